@@ -1,0 +1,70 @@
+// `npm start`: the local runtime on PORT (default 3000), data under SF_DATA_DIR (default .data).
+// Prints where it listens, and a full-access test key on the first start of an empty store.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { DataDirError } from '../lambdas/runtime/local/dynamo';
+import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { localStateFile } from './local-state';
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, localTableDefaults());
+  const runtime = await startLocalRuntime(config);
+  const stateFile = localStateFile();
+  mkdirSync(dirname(stateFile), { recursive: true });
+  writeFileSync(
+    stateFile,
+    JSON.stringify({
+      pid: process.pid,
+      url: runtime.url,
+      dynamoEndpoint: runtime.dynamoEndpoint,
+      dataDir: config.dataDir,
+    }),
+  );
+
+  console.log(`Sendflow is listening on ${runtime.url}`);
+  console.log(
+    `Data: ${config.dataDir === ':memory:' ? 'in memory (lost on exit)' : config.dataDir}; DynamoDB endpoint ${runtime.dynamoEndpoint}`,
+  );
+  if (runtime.seeded) {
+    console.log(`Created the default account ${runtime.seeded.accountId} (plan free) and a full-access test key.`);
+    console.log('It is shown once; keep it:');
+    console.log(`  ${runtime.seeded.apiKey}`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    rmSync(stateFile, { force: true });
+    await runtime.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  console.error(`sendflow: ${describe(error)}`);
+  process.exit(1);
+});
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError) return error.message;
+  if (error instanceof DataDirError) return error.message;
+  const err = error as NodeJS.ErrnoException;
+  if (err.code === 'EADDRINUSE')
+    return `port ${process.env.PORT ?? 3000} is already in use: set PORT to another port, or PORT=0 for any free port.`;
+  if (err.code === 'EACCES' && 'port' in err) return `no permission to listen on port ${process.env.PORT}.`;
+  if (err.code === 'LEVEL_DATABASE_NOT_OPEN' || /lock/i.test(String(err.message)) || err.code === 'LEVEL_LOCKED') {
+    return `the data directory ${process.env.SF_DATA_DIR ?? '.data'} cannot be opened (${rootMessage(err)}); is another Sendflow running on it? Set SF_DATA_DIR to another directory or :memory:.`;
+  }
+  return rootMessage(err);
+}
+
+function rootMessage(error: Error): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(current);
+}

@@ -1,0 +1,70 @@
+// Accounts in DynamoDB: one item per account, keyed by id.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Account, AccountRepository } from '../../app/ports';
+import { ConflictError } from '../../domain/errors';
+import { PLAN_NAMES } from '../../domain/plans';
+
+const accountItem = z.object({
+  id: z.string(),
+  plan: z.enum(PLAN_NAMES),
+  createdAt: z.string(),
+  usageKey: z.string().optional(),
+  usageKeyId: z.string().optional(),
+});
+
+export class DynamoAccountRepository implements AccountRepository {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(account: Account): Promise<void> {
+    try {
+      await this.doc.send(
+        new PutCommand({ TableName: this.tableName, Item: account, ConditionExpression: 'attribute_not_exists(id)' }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`Account ${account.id} exists.`);
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<Account | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
+    return Item ? accountItem.parse(Item) : null;
+  }
+
+  async update(
+    id: string,
+    changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>,
+  ): Promise<Account | null> {
+    const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
+    if (entries.length === 0) return this.get(id);
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+          ConditionExpression: 'attribute_exists(id)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return accountItem.parse(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+
+  async any(): Promise<boolean> {
+    const { Items } = await this.doc.send(
+      new ScanCommand({ TableName: this.tableName, Limit: 1, ProjectionExpression: 'id' }),
+    );
+    return (Items?.length ?? 0) > 0;
+  }
+}

@@ -1,0 +1,75 @@
+// Use cases for API keys (spec §2.4, §5; DESIGN §3): create (secret shown once), list, revoke.
+import { generateApiKey, hashApiKey, keyHint, type Mode } from '../domain/api-keys';
+import { InsufficientScopeError, NotFoundError } from '../domain/errors';
+import { timeOrderedId } from '../domain/ids';
+import { isSubset, normalizeScopes, type Scope } from '../domain/scopes';
+import type { ApiKey, ApiKeyRepository, Clock, Principal, RandomBytes } from './ports';
+
+export interface ApiKeyDeps {
+  readonly apiKeys: ApiKeyRepository;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+}
+
+export interface IssuedKey {
+  readonly key: ApiKey;
+  /** The secret: returned once, never stored. */
+  readonly secret: string;
+}
+
+/** Issues a key for an account; the secret is returned once and only its hash is stored. */
+export async function issueApiKey(
+  deps: ApiKeyDeps,
+  input: { accountId: string; mode: Mode; scopes: readonly Scope[]; name?: string },
+): Promise<IssuedKey> {
+  const secret = generateApiKey(input.mode, deps.random);
+  const now = deps.clock.now();
+  const key: ApiKey = {
+    id: timeOrderedId('key', now, deps.random),
+    hash: hashApiKey(secret),
+    accountId: input.accountId,
+    mode: input.mode,
+    scopes: normalizeScopes(input.scopes),
+    name: input.name ?? 'API key',
+    hint: keyHint(secret),
+    createdAt: new Date(now).toISOString(),
+  };
+  await deps.apiKeys.create(key);
+  return { key, secret };
+}
+
+/** POST /v1/api-keys: scopes must be a subset of the caller's; the new key takes the caller's mode. */
+export async function createApiKey(
+  deps: ApiKeyDeps,
+  caller: Principal,
+  input: { scopes: readonly Scope[]; name?: string },
+): Promise<IssuedKey> {
+  if (!isSubset(input.scopes, caller.scopes)) {
+    const missing = input.scopes.filter((scope) => !caller.scopes.includes(scope));
+    throw new InsufficientScopeError(`A key cannot grant scopes its creator lacks: ${missing.join(', ')}.`);
+  }
+  return issueApiKey(deps, { accountId: caller.accountId, mode: caller.mode, ...input });
+}
+
+/** Active keys of the caller's account and mode, oldest first. */
+export async function listApiKeys(deps: Pick<ApiKeyDeps, 'apiKeys'>, caller: Principal): Promise<ApiKey[]> {
+  const keys = await deps.apiKeys.listByAccount(caller.accountId);
+  return keys.filter((key) => key.mode === caller.mode && !key.revokedAt);
+}
+
+/** DELETE /v1/api-keys/:id: a key of the caller's account and mode; anything else is 404. */
+export function revokeApiKey(deps: ApiKeyDeps, caller: Principal, keyId: string): Promise<ApiKey> {
+  return revokeKey(deps, { accountId: caller.accountId, keyId, mode: caller.mode });
+}
+
+/** Revokes an active key of an account (of one mode when given). Revocation is immediate in the table. */
+export async function revokeKey(
+  deps: ApiKeyDeps,
+  target: { accountId: string; keyId: string; mode?: Mode },
+): Promise<ApiKey> {
+  const keys = await deps.apiKeys.listByAccount(target.accountId);
+  const key = keys.find((k) => k.id === target.keyId && !k.revokedAt && (!target.mode || k.mode === target.mode));
+  const revoked = key && (await deps.apiKeys.revoke(key, new Date(deps.clock.now()).toISOString()));
+  if (!revoked) throw new NotFoundError(`No active API key with id ${target.keyId}.`);
+  return revoked;
+}

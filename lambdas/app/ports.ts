@@ -1,0 +1,80 @@
+// Ports: what the use cases need from the outside world. Adapters implement them per runtime.
+import type { Mode } from '../domain/api-keys';
+import type { PlanName } from '../domain/plans';
+import type { RateWindow } from '../domain/rate-limit';
+import type { Scope } from '../domain/scopes';
+
+/** Wall-clock time in epoch milliseconds. Tests pass a fake. */
+export interface Clock {
+  now(): number;
+}
+
+/** Cryptographically strong random bytes. */
+export type RandomBytes = (size: number) => Uint8Array;
+
+export interface Account {
+  readonly id: string;
+  readonly plan: PlanName;
+  readonly createdAt: string;
+  /** Value of the account's API Gateway API key (usage-plan identity on AWS); absent locally. */
+  readonly usageKey?: string;
+  /** Id of that API Gateway key, to move it between usage plans. */
+  readonly usageKeyId?: string;
+}
+
+export interface AccountRepository {
+  /** Fails with a ConflictError when the id exists. */
+  create(account: Account): Promise<void>;
+  get(id: string): Promise<Account | null>;
+  /** Returns the updated account, or null when it does not exist. */
+  update(id: string, changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>): Promise<Account | null>;
+  /** Whether any account exists: the local runtime seeds one on an empty store. */
+  any(): Promise<boolean>;
+}
+
+export interface ApiKey {
+  readonly id: string;
+  /** SHA-256 hex of the secret; the secret itself is never stored. */
+  readonly hash: string;
+  readonly accountId: string;
+  readonly mode: Mode;
+  readonly scopes: readonly Scope[];
+  readonly name: string;
+  /** Non-secret reminder of which key this is, e.g. `sf_test…a1B2`. */
+  readonly hint: string;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+}
+
+export interface ApiKeyRepository {
+  create(key: ApiKey): Promise<void>;
+  findByHash(hash: string): Promise<ApiKey | null>;
+  /** Keys of one account, oldest first, revoked ones included. */
+  listByAccount(accountId: string): Promise<ApiKey[]>;
+  /** Marks the key revoked; returns the revoked key, or null when there is no such active key. */
+  revoke(key: ApiKey, at: string): Promise<ApiKey | null>;
+}
+
+/** Atomic per-window request counter (one DynamoDB UpdateItem ADD on AWS and locally). */
+export interface RateLimitCounter {
+  /** Adds one to the subject's counter for this window and returns the new count. */
+  increment(subject: string, window: RateWindow): Promise<number>;
+}
+
+/** API Gateway usage plans: the outer, best-effort throttle on AWS. */
+export interface UsagePlans {
+  /** Creates the account's usage identity in its plan; returns what to store on the account. */
+  enroll(accountId: string, plan: PlanName): Promise<Pick<Account, 'usageKey' | 'usageKeyId'>>;
+  /** Moves the account's usage identity from one plan to another. */
+  move(account: Account, to: PlanName): Promise<void>;
+}
+
+/** The authenticated caller: what the authorizer hands to every handler. */
+export interface Principal {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly mode: Mode;
+  readonly scopes: readonly Scope[];
+  readonly plan: PlanName;
+  readonly usageKey?: string;
+}

@@ -1,0 +1,81 @@
+// The one error family. Each error knows its HTTP status and code (DESIGN §7); one middleware maps them.
+
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+export abstract class AppError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  readonly details?: readonly ErrorDetail[];
+
+  constructor(message: string, options?: { cause?: unknown; details?: readonly ErrorDetail[] }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    if (options?.details) this.details = options.details;
+  }
+}
+
+export class InvalidJsonError extends AppError {
+  readonly status = 400;
+  readonly code = 'invalid_json';
+}
+
+export class UnauthorizedError extends AppError {
+  readonly status = 401;
+  readonly code = 'unauthorized';
+}
+
+export class InsufficientScopeError extends AppError {
+  readonly status = 403;
+  readonly code = 'insufficient_scope';
+}
+
+export class NotFoundError extends AppError {
+  readonly status = 404;
+  readonly code = 'not_found';
+}
+
+export class MethodNotAllowedError extends AppError {
+  readonly status = 405;
+  readonly code = 'method_not_allowed';
+  constructor(
+    message: string,
+    readonly allow: readonly string[],
+  ) {
+    super(message);
+  }
+}
+
+export class ConflictError extends AppError {
+  readonly status = 409;
+  readonly code: string;
+  constructor(message: string, code = 'conflict') {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly status = 413;
+  readonly code = 'payload_too_large';
+}
+
+export class ValidationError extends AppError {
+  readonly status = 422;
+  readonly code = 'validation_error';
+}
+
+export class RateLimitedError extends AppError {
+  readonly status = 429;
+  readonly code: string;
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    code: 'rate_limited' | 'monthly_quota_exceeded' = 'rate_limited',
+  ) {
+    super(message);
+    this.code = code;
+  }
+}

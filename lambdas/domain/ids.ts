@@ -1,0 +1,16 @@
+// Identifiers: a type prefix and a time-ordered body (ULID-style: 10 chars of time, 16 of randomness),
+// so that lexical order is creation order, which the delivery log's newest-first cursors rely on.
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+export function timeOrderedId(prefix: string, nowMs: number, randomBytes: (size: number) => Uint8Array): string {
+  let time = '';
+  let t = nowMs;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let rand = '';
+  for (const byte of randomBytes(16)) rand += CROCKFORD[byte % 32];
+  return `${prefix}_${time}${rand}`.toLowerCase();
+}

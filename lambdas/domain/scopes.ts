@@ -1,0 +1,40 @@
+// Scopes an API key can carry (spec §5.4), and the access rule a route declares.
+
+export const SCOPES = ['email:send', 'email:read', 'domain:read', 'webhook:read', 'webhook:write'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/**
+ * What a route requires: one named scope, `full` (every scope: API keys, domain create/delete, contacts;
+ * DESIGN §3), or `public` (no API key at all, e.g. one-click unsubscribe).
+ */
+export type Access = { scope: Scope } | 'full' | 'public';
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function isFullAccess(scopes: readonly Scope[]): boolean {
+  return SCOPES.every((scope) => scopes.includes(scope));
+}
+
+export function allows(access: Access, scopes: readonly Scope[]): boolean {
+  if (access === 'public') return true;
+  if (access === 'full') return isFullAccess(scopes);
+  return scopes.includes(access.scope);
+}
+
+export function isSubset(requested: readonly Scope[], held: readonly Scope[]): boolean {
+  return requested.every((scope) => held.includes(scope));
+}
+
+/** Human description of what a route needs, for 403 messages. */
+export function describeAccess(access: Access): string {
+  if (access === 'public') return 'no API key';
+  if (access === 'full') return 'a full-access key (all scopes)';
+  return `scope ${access.scope}`;
+}
+
+/** Canonical order, duplicates removed: what we store and return. */
+export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
+  return SCOPES.filter((scope) => scopes.includes(scope));
+}

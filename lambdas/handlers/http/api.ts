@@ -1,0 +1,69 @@
+// The API Lambda: one middy chain for every /v1 route, dispatching to the route's handler by manifest id.
+import type { Logger } from '@aws-lambda-powertools/logger';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { AuthenticateDeps } from '../../app/authenticate';
+import type { Clock, RandomBytes, RateLimitCounter } from '../../app/ports';
+import type { RouteSpec } from '../../manifest';
+import { resolveCaller } from '../middleware/caller';
+import { errorMapper } from '../middleware/errors';
+import { guard } from '../middleware/guard';
+import { jsonBody } from '../middleware/json-body';
+import { rateLimit } from '../middleware/rate-limit';
+import { apiKeyHandlers } from './api-keys';
+import type { ApiContext, ApiMiddleware, RouteHandler } from './context';
+
+export interface ApiDeps extends AuthenticateDeps {
+  readonly counter: RateLimitCounter;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  readonly ipRateLimit: number;
+}
+
+/** Every manifest route id must have a handler: the compiler checks the table is complete. */
+export type RouteTable = Record<RouteSpec['id'], RouteHandler>;
+
+export function routeTable(deps: ApiDeps): RouteTable {
+  return { ...apiKeyHandlers(deps) };
+}
+
+export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {
+  const table = routeTable(deps);
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    .use(observability)
+    .use(requestIdHeader())
+    .use(resolveCaller(deps))
+    .use(rateLimit({ counter: deps.counter, clock: deps.clock, ipLimit: deps.ipRateLimit }))
+    .use(errorMapper(deps.logger))
+    .use(guard())
+    .use(jsonBody({ maxBytes: deps.maxBodyBytes }))
+    .handler(async (event, context) => {
+      const { route, principal, body } = context.sendflow;
+      const handler = route && table[route.id];
+      if (!route || !handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
+      return handler({
+        caller: principal,
+        params: stringRecord(event.pathParameters),
+        query: stringRecord(event.queryStringParameters),
+        headers: stringRecord(event.headers),
+        body,
+      });
+    });
+}
+
+/** X-Request-Id on every response, so a customer can quote it to support. */
+function requestIdHeader(): ApiMiddleware {
+  const stamp: NonNullable<ApiMiddleware['after']> = (request) => {
+    if (!request.response) return;
+    request.response.headers = { ...request.response.headers, 'X-Request-Id': request.event.requestContext.requestId };
+  };
+  return { after: stamp, onError: stamp };
+}
+
+function stringRecord(record: Record<string, string | undefined> | null): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(record ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}

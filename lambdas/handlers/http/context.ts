@@ -1,0 +1,33 @@
+// What the HTTP middlewares learn about a request and hand to the route handler.
+
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { Principal } from '../../app/ports';
+import type { RateDecision } from '../../domain/rate-limit';
+import type { RouteSpec } from '../../manifest';
+
+export interface RequestState {
+  /** The manifest route the gateway matched; absent for the gateway's catch-all (404/405). */
+  route?: RouteSpec;
+  /** The authenticated caller, or null for requests without a valid key. */
+  principal: Principal | null;
+  /** Why authentication failed, when it did. */
+  authError?: Error;
+  clientIp: string;
+  decision?: RateDecision;
+  body?: unknown;
+}
+
+export type ApiContext = Context & { sendflow: RequestState };
+export type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
+
+/** What a route handler receives. */
+export interface RouteRequest {
+  readonly caller: Principal;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;
