@@ -1,0 +1,125 @@
+// Argument parsing for the admin CLI: pure, so every refusal (exit 2) is unit-tested.
+import { parseArgs } from 'node:util';
+import { MODES, type Mode } from '../lambdas/domain/api-keys';
+import { isPlanName, PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
+import { isScope, type Scope } from '../lambdas/domain/scopes';
+
+export type AdminCommand =
+  | { name: 'create-account'; plan: PlanName }
+  | { name: 'create-key'; accountId: string; mode: Mode; scopes?: Scope[]; keyName?: string }
+  | { name: 'set-plan'; accountId: string; plan: PlanName }
+  | { name: 'revoke-key'; accountId: string; keyId: string };
+
+export interface AdminTarget {
+  /** `local` (default): the running local runtime of this checkout, or its data directory. */
+  readonly kind: 'local' | 'aws';
+  readonly stack: string;
+}
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage: npm run admin -- <command> [options] [--aws [--stack NAME]]
+
+commands:
+  create-account --plan <${PLAN_NAMES.join('|')}>
+  create-key     --account <id> [--mode live|test] [--scopes a,b] [--name text]
+  set-plan       --account <id> --plan <${PLAN_NAMES.join('|')}>
+  revoke-key     --account <id> --key <key id>
+
+Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
+With --aws it works on the deployed stack (default name Sendflow) with your AWS credentials.`;
+
+export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand; target: AdminTarget } {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [name, ...extra] = positionals;
+  if (!name) throw new UsageError('missing command');
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra.join(' ')}`);
+  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: values.stack ?? 'Sendflow' };
+  const allowed: Record<string, readonly string[]> = {
+    'create-account': ['plan'],
+    'create-key': ['account', 'mode', 'scopes', 'name'],
+    'set-plan': ['account', 'plan'],
+    'revoke-key': ['account', 'key'],
+  };
+  const options = allowed[name];
+  if (!options) throw new UsageError(`unknown command: ${name}`);
+  const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key'].filter(
+    (option) => values[option as keyof typeof values] !== undefined && !options.includes(option),
+  );
+  if (misplaced.length) throw new UsageError(`${name} does not take --${misplaced.join(', --')}`);
+
+  switch (name) {
+    case 'create-account':
+      return { command: { name, plan: plan(values.plan) }, target };
+    case 'set-plan':
+      return { command: { name, accountId: required(values.account, 'account'), plan: plan(values.plan) }, target };
+    case 'revoke-key':
+      return {
+        command: { name, accountId: required(values.account, 'account'), keyId: required(values.key, 'key') },
+        target,
+      };
+    default:
+      return {
+        command: {
+          name: 'create-key',
+          accountId: required(values.account, 'account'),
+          mode: mode(values.mode),
+          ...(values.scopes !== undefined ? { scopes: scopes(values.scopes) } : {}),
+          ...(values.name !== undefined ? { keyName: values.name } : {}),
+        },
+        target,
+      };
+  }
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      plan: { type: 'string' },
+      account: { type: 'string' },
+      mode: { type: 'string' },
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      key: { type: 'string' },
+      aws: { type: 'boolean' },
+      stack: { type: 'string' },
+    },
+  });
+}
+
+function required(value: string | undefined, option: string): string {
+  if (!value?.trim()) throw new UsageError(`--${option} is required`);
+  return value.trim();
+}
+
+function plan(value: string | undefined): PlanName {
+  const name = required(value, 'plan');
+  if (!isPlanName(name)) throw new UsageError(`--plan must be one of ${PLAN_NAMES.join(', ')}, not ${name}`);
+  return name;
+}
+
+function mode(value: string | undefined): Mode {
+  if (value === undefined) return 'live';
+  if (!(MODES as readonly string[]).includes(value)) throw new UsageError(`--mode must be live or test, not ${value}`);
+  return value as Mode;
+}
+
+function scopes(value: string): Scope[] {
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!list.length) throw new UsageError('--scopes needs at least one scope');
+  const unknown = list.filter((s) => !isScope(s));
+  if (unknown.length) throw new UsageError(`unknown scope: ${unknown.join(', ')}`);
+  return list as Scope[];
+}

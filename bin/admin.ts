@@ -1,0 +1,74 @@
+// The platform team's admin CLI: accounts, plans and keys. Non-interactive, JSON on stdout,
+// a clear message and exit 2 for bad arguments, exit 1 when the operation fails.
+import { type AccountDeps, createAccount, createAccountKey, setPlan } from '../lambdas/app/accounts';
+import { revokeKey } from '../lambdas/app/api-keys';
+import { AppError } from '../lambdas/domain/errors';
+import { type AdminCommand, type AdminTarget, parseAdminArgs, USAGE, UsageError } from './admin-args';
+import { localAdminDeps } from './admin-local';
+
+export interface AdminSession {
+  readonly deps: AccountDeps;
+  close(): Promise<void>;
+}
+
+async function openSession(target: AdminTarget): Promise<AdminSession> {
+  if (target.kind === 'local') return localAdminDeps();
+  const { awsAdminDeps } = await import('./admin-aws');
+  return awsAdminDeps(target.stack);
+}
+
+export async function runCommand(deps: AccountDeps, command: AdminCommand): Promise<unknown> {
+  switch (command.name) {
+    case 'create-account': {
+      const account = await createAccount(deps, command.plan);
+      return { account_id: account.id, plan: account.plan };
+    }
+    case 'set-plan': {
+      const account = await setPlan(deps, command.accountId, command.plan);
+      return { account_id: account.id, plan: account.plan };
+    }
+    case 'create-key': {
+      const { key, secret } = await createAccountKey(deps, {
+        accountId: command.accountId,
+        mode: command.mode,
+        ...(command.scopes ? { scopes: command.scopes } : {}),
+        ...(command.keyName ? { name: command.keyName } : {}),
+      });
+      return { id: key.id, key: secret, account_id: key.accountId, mode: key.mode, scopes: key.scopes };
+    }
+    case 'revoke-key': {
+      const key = await revokeKey(deps, { accountId: command.accountId, keyId: command.keyId });
+      return { id: key.id, account_id: key.accountId, revoked: true, revoked_at: key.revokedAt };
+    }
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseAdminArgs>;
+  try {
+    parsed = parseAdminArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`admin: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  const session = await openSession(parsed.target);
+  try {
+    console.log(JSON.stringify(await runCommand(session.deps, parsed.command)));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    console.error(`admin: ${error.message}`);
+    return 1;
+  } finally {
+    await session.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(`admin: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,139 @@
+// The two command-line entry points as a user runs them: `npm start` (bin/local.ts) and the admin CLI
+// against that running runtime, found through the state file it writes.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScript, type Spawned, spawnScript } from '../support/process';
+
+let dir: string;
+let env: Record<string, string>;
+let runtime: Spawned;
+let url: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sendflow-cli-'));
+  env = { PORT: '0', SF_DATA_DIR: join(dir, 'data'), SF_LOCAL_STATE_FILE: join(dir, 'state.json') };
+  runtime = spawnScript('bin/local.ts', [], env);
+  url = (await runtime.waitFor(/listening on (http:\/\/\S+)/))[1] as string;
+}, 30_000);
+
+afterAll(async () => {
+  if (runtime.child.exitCode === null) runtime.child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const admin = (...args: string[]) => runScript('bin/admin.ts', args, env);
+const json = (stdout: string) => JSON.parse(stdout) as Record<string, unknown>;
+
+describe('npm start', () => {
+  it('seeds a default account and prints a full-access test key that works', async () => {
+    const key = (await runtime.waitFor(/^\s+(sf_test_\w+)$/m))[1] as string;
+    const res = await fetch(`${url}/api-keys`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { scopes: string[] }[] };
+    expect(body.data[0]?.scopes).toHaveLength(5);
+    expect(res.headers.get('x-ratelimit-limit')).toBe('10');
+  });
+
+  it('refuses a taken port with one clear line and exit 1', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
+    const port = (blocker.address() as { port: number }).port;
+    const result = runScript('bin/local.ts', [], {
+      ...env,
+      PORT: String(port),
+      SF_DATA_DIR: ':memory:',
+      SF_LOCAL_STATE_FILE: join(dir, 'other.json'),
+    });
+    blocker.close();
+    expect(result.status).toBe(1);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !/npm warn/.test(l)),
+    ).toEqual([`sendflow: port ${port} is already in use: set PORT to another port, or PORT=0 for any free port.`]);
+  });
+
+  it('refuses an unusable data directory with one clear line and exit 1', () => {
+    const file = join(dir, 'not-a-dir');
+    writeFileSync(file, 'x');
+    const result = runScript('bin/local.ts', [], {
+      ...env,
+      SF_DATA_DIR: join(file, 'data'),
+      SF_LOCAL_STATE_FILE: join(dir, 'x.json'),
+    });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sendflow: Cannot use data directory .*not-a-dir/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses invalid configuration listing every problem', () => {
+    const result = runScript('bin/local.ts', [], { ...env, PORT: 'abc', SF_MAX_BODY_BYTES: '-1' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/PORT/);
+    expect(result.stderr).toMatch(/SF_MAX_BODY_BYTES/);
+  });
+});
+
+describe('admin CLI against the running local runtime', () => {
+  it('creates an account and a key, changes the plan, revokes the key', async () => {
+    const created = admin('create-account', '--plan', 'starter');
+    expect(created.status).toBe(0);
+    const account = json(created.stdout);
+    expect(account).toEqual({ account_id: expect.stringMatching(/^acct_/), plan: 'starter' });
+
+    const keyResult = admin('create-key', '--account', account.account_id as string, '--mode', 'test');
+    expect(keyResult.status).toBe(0);
+    const key = json(keyResult.stdout);
+    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^sf_test_/) });
+    expect(key.scopes).toEqual(['email:send', 'email:read', 'domain:read', 'webhook:read', 'webhook:write']);
+
+    const call = () => fetch(`${url}/api-keys`, { headers: { Authorization: `Bearer ${key.key}` } });
+    const first = await call();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('50');
+
+    expect(json(admin('set-plan', '--account', account.account_id as string, '--plan', 'growth').stdout)).toEqual({
+      account_id: account.account_id,
+      plan: 'growth',
+    });
+    expect((await call()).headers.get('x-ratelimit-limit')).toBe('100');
+
+    const scoped = json(
+      admin('create-key', '--account', account.account_id as string, '--scopes', 'email:send,webhook:read').stdout,
+    );
+    expect(scoped.scopes).toEqual(['email:send', 'webhook:read']);
+    expect(scoped.key).toMatch(/^sf_live_/);
+
+    const revoked = admin('revoke-key', '--account', account.account_id as string, '--key', key.id as string);
+    expect(revoked.status).toBe(0);
+    expect(json(revoked.stdout)).toMatchObject({ id: key.id, revoked: true });
+    expect((await call()).status).toBe(401);
+  });
+
+  it('exits 2 with the message and usage for bad arguments, printing nothing on stdout', () => {
+    const result = admin('create-account', '--plan', 'platinum');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/--plan must be one of free, starter, growth, scale, not platinum/);
+    expect(result.stderr).toMatch(/usage: npm run admin/);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 1 with a message for an unknown account', () => {
+    const result = admin('set-plan', '--account', 'acct_missing', '--plan', 'free');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/No account with id acct_missing/);
+  });
+
+  it('shuts down cleanly on SIGTERM and removes its state file', async () => {
+    expect(existsSync(env.SF_LOCAL_STATE_FILE as string)).toBe(true);
+    runtime.child.kill('SIGTERM');
+    expect(await runtime.exited()).toBe(0);
+    expect(existsSync(env.SF_LOCAL_STATE_FILE as string)).toBe(false);
+  });
+});

@@ -1,0 +1,100 @@
+// Every error status over real HTTP: status, JSON body shape, and the headers every response carries.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let full: string;
+let sendOnly: string;
+
+beforeAll(async () => {
+  rt = await startTestRuntime({ SF_MAX_BODY_BYTES: '2048', SF_IP_RATE_LIMIT: '1000' });
+  full = (await rt.newKey()).key;
+  sendOnly = (await rt.newKey({ scopes: ['email:send'] })).key;
+});
+afterAll(() => rt.stop());
+
+async function expectError(res: Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    expect(res.headers.get(h), h).toMatch(/^\d+$/);
+  }
+  expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(body).toMatchObject({ status, code });
+  expect(typeof body.error).toBe('string');
+  expect((body.error as string).length).toBeGreaterThan(0);
+  return body;
+}
+
+describe('error responses', () => {
+  it('400 invalid_json for a malformed body', async () => {
+    const res = await rt.call('/api-keys', { method: 'POST', key: full, body: '{"scopes": [' });
+    await expectError(res, 400, 'invalid_json');
+  });
+
+  it.each([
+    ['missing', undefined, /Missing API key/],
+    ['malformed', 'Bearer not-a-key', /Malformed/],
+    ['unknown', `Bearer sf_test_${'a'.repeat(40)}`, /Invalid API key/],
+    ['non-bearer scheme', 'Basic dXNlcjpwYXNz', /Missing API key/],
+  ])('401 unauthorized for a %s key', async (_, authorization, message) => {
+    const res = await rt.call('/api-keys', { headers: authorization ? { Authorization: authorization } : {} });
+    const body = await expectError(res, 401, 'unauthorized');
+    expect(body.error).toMatch(message);
+    // Unauthenticated requests are counted per client IP, with that limit in the headers.
+    expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
+  });
+
+  it('403 insufficient_scope when the key lacks the route scope', async () => {
+    const res = await rt.call('/api-keys', { key: sendOnly });
+    const body = await expectError(res, 403, 'insufficient_scope');
+    expect(body.error).toMatch(/full-access/);
+  });
+
+  it('404 not_found for an unknown route, with or without a key', async () => {
+    await expectError(await rt.call('/nothing-here', { key: full }), 404, 'not_found');
+    await expectError(await rt.call('/nothing-here'), 404, 'not_found');
+    const outsideStage = await fetch(rt.url.replace(/\/v1$/, '/v2/api-keys'));
+    await expectError(outsideStage, 404, 'not_found');
+  });
+
+  it('404 not_found for an unknown id', async () => {
+    await expectError(await rt.call('/api-keys/key_nope', { method: 'DELETE', key: full }), 404, 'not_found');
+  });
+
+  it('405 method_not_allowed with an Allow header', async () => {
+    const res = await rt.call('/api-keys', { method: 'PATCH', key: full });
+    await expectError(res, 405, 'method_not_allowed');
+    expect(res.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'POST']);
+  });
+
+  it('413 payload_too_large past the configured body limit, and nothing is created', async () => {
+    const before = (await (await rt.call('/api-keys', { key: full })).json()) as { data: unknown[] };
+    const body = JSON.stringify({ scopes: ['email:send'], name: 'x'.repeat(4096) });
+    await expectError(await rt.call('/api-keys', { method: 'POST', key: full, body }), 413, 'payload_too_large');
+    const after = (await (await rt.call('/api-keys', { key: full })).json()) as { data: unknown[] };
+    expect(after.data).toHaveLength(before.data.length);
+  });
+
+  it('422 validation_error with details for each problem', async () => {
+    const res = await rt.call('/api-keys', {
+      method: 'POST',
+      key: full,
+      body: JSON.stringify({ scopes: ['email:send', 'mail:everything'], name: '', extra: 1 }),
+    });
+    const body = await expectError(res, 422, 'validation_error');
+    const details = body.details as { path: string; message: string }[];
+    expect(details.map((d) => d.path).sort()).toEqual(expect.arrayContaining(['name', 'scopes.1']));
+    expect(details.some((d) => /extra/.test(d.message))).toBe(true);
+  });
+
+  it('422 when scopes are omitted: API-created keys must name their scopes', async () => {
+    const body = await expectError(
+      await rt.call('/api-keys', { method: 'POST', key: full, body: '{}' }),
+      422,
+      'validation_error',
+    );
+    expect((body.details as { path: string }[])[0]?.path).toBe('scopes');
+  });
+});

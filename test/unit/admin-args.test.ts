@@ -1,0 +1,59 @@
+// The admin CLI's argument rules: what it accepts, and the message for everything it refuses (exit 2).
+import { describe, expect, it } from 'vitest';
+import { parseAdminArgs, UsageError } from '../../bin/admin-args';
+
+describe('parseAdminArgs', () => {
+  it('parses each command with its defaults', () => {
+    expect(parseAdminArgs(['create-account', '--plan', 'growth'])).toEqual({
+      command: { name: 'create-account', plan: 'growth' },
+      target: { kind: 'local', stack: 'Sendflow' },
+    });
+    expect(parseAdminArgs(['create-key', '--account', 'acct_1']).command).toEqual({
+      name: 'create-key',
+      accountId: 'acct_1',
+      mode: 'live',
+    });
+    expect(
+      parseAdminArgs(['create-key', '--account', 'a', '--mode', 'test', '--scopes', 'email:send, webhook:read'])
+        .command,
+    ).toEqual({
+      name: 'create-key',
+      accountId: 'a',
+      mode: 'test',
+      scopes: ['email:send', 'webhook:read'],
+    });
+    expect(parseAdminArgs(['set-plan', '--account', 'a', '--plan', 'scale']).command).toEqual({
+      name: 'set-plan',
+      accountId: 'a',
+      plan: 'scale',
+    });
+    expect(parseAdminArgs(['revoke-key', '--account', 'a', '--key', 'key_1']).command).toEqual({
+      name: 'revoke-key',
+      accountId: 'a',
+      keyId: 'key_1',
+    });
+    expect(parseAdminArgs(['create-account', '--plan', 'free', '--aws', '--stack', 'Prod']).target).toEqual({
+      kind: 'aws',
+      stack: 'Prod',
+    });
+  });
+
+  it.each([
+    [['create-account'], /--plan is required/],
+    [['create-account', '--plan', 'platinum'], /--plan must be one of/],
+    [['create-key'], /--account is required/],
+    [['create-key', '--account', '  '], /--account is required/],
+    [['create-key', '--account', 'a', '--scopes', 'email:send,nope'], /unknown scope: nope/],
+    [['create-key', '--account', 'a', '--scopes', ','], /at least one scope/],
+    [['create-key', '--account', 'a', '--mode', 'prod'], /--mode must be live or test/],
+    [['create-account', '--plan', 'free', '--account', 'a'], /create-account does not take --account/],
+    [['revoke-key', '--account', 'a'], /--key is required/],
+    [['frobnicate'], /unknown command/],
+    [['create-account', 'extra', '--plan', 'free'], /unexpected argument/],
+    [['create-account', '--plan', 'free', '--bogus'], /Unknown option/],
+    [[], /missing command/],
+  ])('refuses %j', (args, message) => {
+    expect(() => parseAdminArgs(args)).toThrow(UsageError);
+    expect(() => parseAdminArgs(args)).toThrow(message);
+  });
+});
