@@ -1,0 +1,194 @@
+// Unit tests for configuration (lambdas/runtime/config.ts): defaults, overrides, every problem at once, frozen.
+import { describe, expect, it } from 'vitest';
+import { tableEnvVar, tableNames } from '../../lambdas/manifest';
+import { ConfigError, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+
+const TABLES = {
+  SF_TABLE_ACCOUNTS: 'prod-accounts',
+  SF_TABLE_API_KEYS: 'prod-api-keys',
+  SF_TABLE_RATE_LIMITS: 'prod-rate-limits',
+};
+
+/** Runs loadConfig expecting a ConfigError and returns its problems. */
+function problemsOf(env: NodeJS.ProcessEnv, defaults?: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(env, defaults);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('loadConfig accepted the configuration');
+}
+
+describe('tableEnvVar', () => {
+  it('names one variable per manifest table', () => {
+    expect(tableNames.map(tableEnvVar).sort()).toEqual(Object.keys(TABLES).sort());
+  });
+});
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    // Act
+    const config = loadConfig({ ...TABLES });
+
+    // Assert
+    expect(config).toEqual({
+      maxBodyBytes: 1024 * 1024,
+      ipRateLimit: 20,
+      authCacheTtlSeconds: 0,
+      logLevel: 'INFO',
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: '.data',
+      seed: true,
+      tables: { accounts: 'prod-accounts', apiKeys: 'prod-api-keys', rateLimits: 'prod-rate-limits' },
+    });
+  });
+
+  it('reads every variable from the environment, coercing numbers and flags', () => {
+    // Arrange
+    const env = {
+      ...TABLES,
+      SF_MAX_BODY_BYTES: '2048',
+      SF_IP_RATE_LIMIT: '5',
+      SF_AUTH_CACHE_TTL: '300',
+      POWERTOOLS_LOG_LEVEL: 'DEBUG',
+      PORT: '0',
+      SF_HOST: '::1',
+      SF_DATA_DIR: ':memory:',
+      SF_SEED: 'false',
+    };
+
+    // Act
+    const config = loadConfig(env);
+
+    // Assert
+    expect(config).toMatchObject({
+      maxBodyBytes: 2048,
+      ipRateLimit: 5,
+      authCacheTtlSeconds: 300,
+      logLevel: 'DEBUG',
+      port: 0,
+      host: '::1',
+      dataDir: ':memory:',
+      seed: false,
+    });
+  });
+
+  it.each([
+    ['true', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
+  ])('reads SF_SEED=%s as %s', (value, expected) => {
+    expect(loadConfig({ ...TABLES, SF_SEED: value }).seed).toBe(expected);
+  });
+
+  it('lets runtime defaults fill the table names', () => {
+    // Act
+    const config = loadConfig({}, localTableDefaults('dev'));
+
+    // Assert
+    expect(config.tables).toEqual({ accounts: 'dev-accounts', apiKeys: 'dev-apiKeys', rateLimits: 'dev-rateLimits' });
+  });
+
+  it('lets the environment win over runtime defaults', () => {
+    // Arrange
+    const defaults = { ...localTableDefaults('dev'), PORT: '4000', SF_SEED: 'false' };
+
+    // Act
+    const config = loadConfig({ SF_TABLE_API_KEYS: 'from-env', PORT: '5000' }, defaults);
+
+    // Assert
+    expect(config.port).toBe(5000);
+    expect(config.seed).toBe(false);
+    expect(config.tables.apiKeys).toBe('from-env');
+    expect(config.tables.accounts).toBe('dev-accounts');
+  });
+
+  it('treats an empty variable as unset', () => {
+    // Act
+    const config = loadConfig({ ...TABLES, PORT: '', SF_MAX_BODY_BYTES: '' }, { PORT: '4000' });
+
+    // Assert
+    expect(config.port).toBe(4000);
+    expect(config.maxBodyBytes).toBe(1024 * 1024);
+  });
+
+  it('reports every invalid value at once', () => {
+    // Act
+    const problems = problemsOf({ ...TABLES, PORT: 'abc', SF_MAX_BODY_BYTES: '-1' });
+
+    // Assert
+    expect(problems).toHaveLength(2);
+    expect(problems.some((p) => p.startsWith('PORT'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('SF_MAX_BODY_BYTES'))).toBe(true);
+  });
+
+  it('reports every missing table name, alongside other problems', () => {
+    // Act
+    const problems = problemsOf({ SF_SEED: 'maybe' });
+
+    // Assert
+    for (const name of Object.keys(TABLES)) expect(problems.some((p) => p.startsWith(name))).toBe(true);
+    expect(problems.some((p) => p.startsWith('SF_SEED'))).toBe(true);
+    expect(problems).toHaveLength(4);
+  });
+
+  it.each([
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['SF_MAX_BODY_BYTES', '0'],
+    ['SF_MAX_BODY_BYTES', String(10 * 1024 * 1024 + 1)],
+    ['SF_IP_RATE_LIMIT', '0'],
+    ['SF_AUTH_CACHE_TTL', '3601'],
+    ['SF_AUTH_CACHE_TTL', '-5'],
+    ['POWERTOOLS_LOG_LEVEL', 'VERBOSE'],
+    ['SF_SEED', 'yes'],
+    ['SF_TABLE_ACCOUNTS', 'ab'],
+  ])('rejects %s=%s, naming the variable', (name, value) => {
+    // Act
+    const problems = problemsOf({ ...TABLES, [name]: value });
+
+    // Assert
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^${name}: `));
+  });
+
+  it('lists the problems in the error message too', () => {
+    // Act
+    const act = () => loadConfig({ ...TABLES, PORT: 'abc', SF_IP_RATE_LIMIT: 'x' });
+
+    // Assert
+    expect(act).toThrow(ConfigError);
+    expect(act).toThrow(/^Invalid configuration:\n/);
+    expect(act).toThrow(/\n {2}- PORT: /);
+    expect(act).toThrow(/\n {2}- SF_IP_RATE_LIMIT: /);
+  });
+
+  it('returns a frozen configuration, tables included', () => {
+    // Arrange
+    const config = loadConfig({ ...TABLES });
+
+    // Act
+    const mutate = () => {
+      (config as { port: number }).port = 1;
+    };
+    const mutateTables = () => {
+      (config.tables as Record<string, string>).accounts = 'other';
+    };
+
+    // Assert
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.tables)).toBe(true);
+    expect(mutate).toThrow(TypeError);
+    expect(mutateTables).toThrow(TypeError);
+    expect(config.port).toBe(3000);
+    expect(config.tables.accounts).toBe('prod-accounts');
+  });
+
+  it('ignores unrelated environment variables', () => {
+    expect(() => loadConfig({ ...TABLES, HOME: '/root', PATH: '/usr/bin', AWS_REGION: 'eu-west-1' })).not.toThrow();
+  });
+});
