@@ -48,7 +48,7 @@ export async function createApiKey(
     const missing = input.scopes.filter((scope) => !caller.scopes.includes(scope));
     throw new InsufficientScopeError(`A key cannot grant scopes its creator lacks: ${missing.join(', ')}.`);
   }
-  return issueApiKey(deps, { accountId: caller.accountId, mode: caller.mode, ...input });
+  return issueApiKey(deps, { ...input, accountId: caller.accountId, mode: caller.mode });
 }
 
 /** Active keys of the caller's account and mode, oldest first. */

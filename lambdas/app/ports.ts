@@ -40,7 +40,7 @@ export interface ApiKey {
   readonly mode: Mode;
   readonly scopes: readonly Scope[];
   readonly name: string;
-  /** Non-secret reminder of which key this is, e.g. `sf_test…a1B2`. */
+  /** Non-secret reminder of which key this is, e.g. `sf_test_…a1B2`. */
   readonly hint: string;
   readonly createdAt: string;
   readonly revokedAt?: string;

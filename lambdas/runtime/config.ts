@@ -51,7 +51,7 @@ export class ConfigError extends Error {
  * environment (the local runtime names its own tables); the environment always wins.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, string> = {}): Config {
-  const source = { ...defaults, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== '')) };
+  const source = { ...defaults, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== '')) };
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));

@@ -203,13 +203,7 @@ describe('hashesEqual', () => {
     expect(hashesEqual(digest, digest.slice(0, -2) + last)).toBe(false);
   });
 
-  // BUG (lambdas/domain/api-keys.ts, hashesEqual): Buffer.from(x, 'hex') stops at the first non-hex
-  // character and drops a trailing odd nibble, so different strings decode to the same bytes and compare
-  // equal: hashesEqual('ab' + 'x'.repeat(62), 'ab' + 'y'.repeat(62)) === true, hashesEqual('abc', 'abd') === true,
-  // hashesEqual('zz', 'yy') === true. Not reachable through authenticate() today (both sides there are
-  // well-formed SHA-256 hex), but an equality check must never report unequal input as equal.
-  // Remove `.fails` once hashesEqual rejects non-hex / odd-length input (or compares the raw strings).
-  it.fails('is false for different strings that are not well-formed hex digests', () => {
+  it('is false for different strings that are not well-formed hex digests', () => {
     expect(hashesEqual(`ab${'x'.repeat(62)}`, `ab${'y'.repeat(62)}`)).toBe(false);
     expect(hashesEqual('abc', 'abd')).toBe(false);
     expect(hashesEqual('zz', 'yy')).toBe(false);
