@@ -1,0 +1,73 @@
+// The event catalog (spec §6.1) and legacy names (spec §4.1 rule 3, §9.2), plus the standard payload (§2.3).
+import type { Mode } from './api-keys';
+
+export const EVENT_TYPES = [
+  'email.scheduled',
+  'email.sent',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.bounced',
+  'email.complained',
+  'email.opened',
+  'email.clicked',
+  'email.failed',
+  'email.suppressed',
+  'email.unsubscribed',
+  'email.received',
+  'domain.created',
+  'domain.updated',
+  'domain.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.subscribed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A test send's event name (spec §6.1); never subscribable. */
+export const TEST_EVENT = 'test';
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** `delivered` → `email.delivered`; prefixed names pass through; anything else is null. */
+export function normalizeEventName(name: string): EventType | null {
+  const trimmed = name.trim();
+  if (isEventType(trimmed)) return trimmed;
+  const legacy = `email.${trimmed}`;
+  return !trimmed.includes('.') && isEventType(legacy) ? legacy : null;
+}
+
+/** Normalized, deduplicated, in catalog order; or the names that are not events. */
+export function normalizeEventNames(names: readonly string[]): { events: EventType[] } | { unknown: string[] } {
+  const unknown = names.filter((name) => normalizeEventName(name) === null);
+  if (unknown.length) return { unknown };
+  const wanted = new Set(names.map((name) => normalizeEventName(name)));
+  return { events: EVENT_TYPES.filter((type) => wanted.has(type)) };
+}
+
+/** An event as the pipeline carries it. `data` holds the event-specific details (spec §6.3). */
+export interface SendflowEvent {
+  readonly id: string;
+  readonly type: EventType | typeof TEST_EVENT;
+  readonly accountId: string;
+  readonly mode: Mode;
+  /** ISO 8601 UTC, when the thing happened. */
+  readonly timestamp: string;
+  readonly emailId?: string;
+  readonly to?: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The `standard` format body (spec §2.3): exactly these fields, in this order. */
+export function standardPayload(event: SendflowEvent): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    ...(event.emailId !== undefined ? { email_id: event.emailId } : {}),
+    ...(event.to !== undefined ? { to: event.to } : {}),
+    timestamp: event.timestamp,
+    data: event.data,
+  });
+}

@@ -1,0 +1,41 @@
+// SSRF guard rules (DESIGN §4): webhook URLs must reach only public unicast addresses. Pure; the HTTP
+// sender applies `isPublicAddress` to every resolved address and pins the connection to a checked one.
+import ipaddr from 'ipaddr.js';
+
+export interface UrlPolicy {
+  /** Allow http:// and private/loopback targets: the local runtime only, never on AWS. */
+  readonly allowPrivate: boolean;
+}
+
+/** True only for public unicast addresses. IPv4-mapped IPv6 is judged as the IPv4 it carries. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
+}
+
+export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
+
+/**
+ * Static checks of a webhook URL: scheme, credentials, and an IP-literal or localhost host.
+ * The WHATWG parser already turns decimal, octal and hex IPv4 forms into dotted quads.
+ */
+export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'must be an absolute URL' };
+  }
+  const allowed = policy.allowPrivate ? ['https:', 'http:'] : ['https:'];
+  if (!allowed.includes(url.protocol))
+    return { ok: false, reason: `must use ${policy.allowPrivate ? 'http or https' : 'https'}` };
+  if (url.username || url.password) return { ok: false, reason: 'must not contain credentials' };
+  if (policy.allowPrivate) return { ok: true, url };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(host) && !isPublicAddress(host))
+    return { ok: false, reason: 'must not point to a private, loopback or reserved address' };
+  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {
+    return { ok: false, reason: 'must not point to a local host name' };
+  }
+  return { ok: true, url };
+}

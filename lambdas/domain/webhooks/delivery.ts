@@ -1,0 +1,69 @@
+// The delivery state machine (spec §3.2): pure transitions from one attempt's outcome.
+import { maxAttempts, type RetryPolicy, retryDelaySeconds } from './retry-policy';
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+
+/** automatic: the pipeline's attempts (retried); manual: POST …/retry; test: POST /webhooks/:id/test. */
+export type AttemptKind = 'automatic' | 'manual' | 'test';
+
+export interface AttemptOutcome {
+  /** Epoch ms when the attempt started. */
+  readonly at: number;
+  /** HTTP status, or null when no response arrived (time-out, refused, DNS, guard). */
+  readonly statusCode: number | null;
+  readonly durationMs: number;
+  readonly error: string | null;
+  /** First 500 characters of the response body. */
+  readonly response: string;
+}
+
+export interface Transition {
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  /** Epoch ms of the next automatic attempt, or null. */
+  readonly nextAttemptAt: number | null;
+  /** Seconds until the next automatic attempt, or null. */
+  readonly retryInSeconds: number | null;
+  readonly deliveredAt: number | null;
+}
+
+export function isSuccess(outcome: AttemptOutcome): boolean {
+  return outcome.error === null && outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+}
+
+/** Where a delivery goes after an attempt. Only automatic attempts schedule retries. */
+export function afterAttempt(
+  attemptsBefore: number,
+  outcome: AttemptOutcome,
+  kind: AttemptKind,
+  policy: RetryPolicy,
+): Transition {
+  const attempts = attemptsBefore + 1;
+  if (isSuccess(outcome)) {
+    return {
+      status: 'succeeded',
+      attempts,
+      nextAttemptAt: null,
+      retryInSeconds: null,
+      deliveredAt: outcome.at + outcome.durationMs,
+    };
+  }
+  const delay = kind === 'automatic' && attempts < maxAttempts(policy) ? retryDelaySeconds(policy, attempts) : null;
+  if (delay === null)
+    return { status: 'failed', attempts, nextAttemptAt: null, retryInSeconds: null, deliveredAt: null };
+  return {
+    status: 'pending',
+    attempts,
+    nextAttemptAt: outcome.at + outcome.durationMs + delay * 1000,
+    retryInSeconds: delay,
+    deliveredAt: null,
+  };
+}
+
+/** The response excerpt kept per attempt (spec §8.5). */
+export const RESPONSE_EXCERPT_CHARS = 500;
+
+export function excerpt(text: string): string {
+  return [...text].slice(0, RESPONSE_EXCERPT_CHARS).join('');
+}
