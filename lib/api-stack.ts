@@ -1,0 +1,295 @@
+// The stateless stack: the REST API (stage v1), its two functions, usage plans, gateway responses and WAF.
+// Everything here can be replaced without touching data; tables are found through SSM parameters.
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  type Method,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
+import { routes, STAGE, type TableName, type TableSpec, tableEnvVar, tableNames, tables } from '../lambdas/manifest';
+import { ApiFirewall } from './constructs/firewall';
+import { addGatewayResponses } from './constructs/gateway-responses';
+import { NodeFunction, timeouts } from './constructs/node-function';
+import { outputNames } from './outputs';
+
+type TableAccess = 'none' | 'read' | 'readWrite';
+
+/**
+ * What each function may do to each table. Keyed by every manifest table, so adding a table does not
+ * compile until someone decides who may touch it.
+ */
+const tableAccess: Readonly<Record<'api' | 'authorizer', Readonly<Record<TableName, TableAccess>>>> = {
+  // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
+  api: { accounts: 'read', apiKeys: 'readWrite', rateLimits: 'readWrite' },
+  authorizer: { accounts: 'read', apiKeys: 'read', rateLimits: 'none' },
+};
+
+export interface SendflowApiStackProps extends StackProps {
+  /** SSM parameter names holding each table's physical name (from the data stack). */
+  readonly tableParameters: Readonly<Record<TableName, string>>;
+  /** API Gateway authorizer result cache, 0–3600 s; a revoked key keeps working for up to this long. */
+  readonly authorizerCacheTtlSeconds: number;
+  /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
+  readonly ipRateLimit?: number;
+  readonly logRetention?: RetentionDays;
+}
+
+export class SendflowApiStack extends Stack {
+  readonly api: RestApi;
+  readonly apiFunction: NodeFunction;
+  readonly authorizerFunction: NodeFunction;
+
+  constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
+    super(scope, id, props);
+    const ttl = props.authorizerCacheTtlSeconds;
+    if (!Number.isInteger(ttl) || ttl < 0 || ttl > 3600) {
+      throw new Error(`authorizerCacheTtlSeconds must be an integer from 0 to 3600, got ${ttl}`);
+    }
+    const ipRateLimit = props.ipRateLimit ?? 20;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+
+    // Resolved by CloudFormation at deploy time (an SSM parameter type), not looked up at synth.
+    const tableNamesByKey = Object.fromEntries(
+      tableNames.map((table) => [table, StringParameter.valueForStringParameter(this, props.tableParameters[table])]),
+    ) as Record<TableName, string>;
+
+    // loadConfig requires every table variable; names are not access, IAM below is.
+    const environment = {
+      ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), tableNamesByKey[table]])),
+      SF_AUTH_CACHE_TTL: String(ttl),
+      SF_IP_RATE_LIMIT: String(ipRateLimit),
+    };
+
+    this.apiFunction = new NodeFunction(this, 'ApiFunction', {
+      entry: 'lambdas/runtime/aws/api.ts',
+      description: 'Sendflow API: every /v1 route',
+      serviceName: 'sendflow-api',
+      environment,
+      timeout: timeouts.api,
+      memorySize: 1024,
+      logRetention,
+    });
+    this.authorizerFunction = new NodeFunction(this, 'AuthorizerFunction', {
+      entry: 'lambdas/runtime/aws/authorizer.ts',
+      description: 'Sendflow REQUEST authorizer: Bearer API key to principal and usage-plan key',
+      serviceName: 'sendflow-authorizer',
+      environment,
+      timeout: timeouts.authorizer,
+      memorySize: 512,
+      logRetention,
+    });
+    for (const table of tableNames) {
+      grantTable(this, this.apiFunction.role, table, tableNamesByKey[table], tableAccess.api[table]);
+      grantTable(this, this.authorizerFunction.role, table, tableNamesByKey[table], tableAccess.authorizer[table]);
+    }
+
+    this.api = this.restApi(logRetention);
+    const authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: this.authorizerFunction.handler,
+      // Cache key: the key itself. The policy is a wildcard Allow, so a cached answer is valid on every route.
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: Duration.seconds(ttl),
+    });
+    // One invoke permission for the whole API instead of one per method: a function's resource policy is
+    // capped at 20 KB, which a per-method permission for every route and fallback would soon exceed.
+    const integration = new LambdaIntegration(this.apiFunction.handler, {
+      proxy: true,
+      scopePermissionToMethod: false,
+    });
+
+    for (const route of routes) {
+      const resource = this.api.root.resourceForPath(route.path);
+      if (route.access === 'public') {
+        const method = resource.addMethod(route.method, integration, {
+          operationName: route.id,
+          authorizationType: AuthorizationType.NONE,
+          apiKeyRequired: false,
+        });
+        acknowledgeOpenMethod(method, `${route.id} is a public route by design (manifest access 'public').`);
+      } else {
+        const method = resource.addMethod(route.method, integration, {
+          operationName: route.id,
+          authorizationType: AuthorizationType.CUSTOM,
+          authorizer,
+          apiKeyRequired: true,
+        });
+        Validations.of(method).acknowledge({
+          id: 'AwsSolutions-COG4',
+          reason:
+            'Callers are systems holding Sendflow API keys, not Cognito users: the Lambda REQUEST authorizer ' +
+            'verifies the key hash in DynamoDB and returns the usage-plan key (DESIGN §3).',
+        });
+      }
+    }
+
+    // 404 and 405 in our JSON shape, with rate-limit headers, come from the API Lambda: API Gateway prefers
+    // an explicit method over ANY on the same resource, so ANY only catches methods a route does not declare
+    // (the Lambda answers 405 with Allow), and {proxy+} on the root only catches paths no resource matches
+    // (404). No authorizer on them: a wrong method or path is not an authentication failure; the Lambda
+    // still authenticates the caller to charge the right window.
+    const fallbackPaths = new Set(['/']);
+    for (const route of routes) {
+      const segments = route.path.split('/').filter(Boolean);
+      for (let i = 1; i <= segments.length; i++) fallbackPaths.add(`/${segments.slice(0, i).join('/')}`);
+    }
+    const fallbacks = [...fallbackPaths].map((path) => this.api.root.resourceForPath(path));
+    fallbacks.push(this.api.root.addResource('{proxy+}'));
+    for (const resource of fallbacks) {
+      const method = resource.addMethod('ANY', integration, {
+        operationName: 'fallback',
+        authorizationType: AuthorizationType.NONE,
+        apiKeyRequired: false,
+      });
+      acknowledgeOpenMethod(method, 'Fallback for undeclared methods and paths: the API Lambda answers 404/405.');
+    }
+
+    addGatewayResponses(this.api);
+
+    const plans = PLAN_NAMES.map((name) => {
+      const plan = PLANS[name];
+      const usagePlan = this.api.addUsagePlan(`UsagePlan${pascal(name)}`, {
+        name: `${this.stackName}-${name}`,
+        description: `Sendflow ${name} plan: ${plan.requestsPerSecond} requests per second`,
+        throttle: { rateLimit: plan.requestsPerSecond, burstLimit: plan.burst },
+        apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+      });
+      return { name, usagePlan };
+    });
+
+    new ApiFirewall(this, 'Firewall', {
+      stage: this.api.deploymentStage,
+      anonymousRequestsPerSecond: ipRateLimit,
+      requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
+    });
+
+    // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.
+    // RestApi's own `Endpoint` output would duplicate ApiUrl under a hashed name; ApiUrl is the documented one.
+    this.api.node.tryRemoveChild('Endpoint');
+    output(this, outputNames.apiUrl, this.api.url, 'Base URL of the API, including the stage');
+    for (const table of tableNames) {
+      output(this, outputNames.tables[table], tableNamesByKey[table], `Physical name of the ${table} table`);
+    }
+    for (const { name, usagePlan } of plans) {
+      output(this, outputNames.usagePlans[name], usagePlan.usagePlanId, `Usage plan id of the ${name} plan`);
+    }
+  }
+
+  private restApi(logRetention: RetentionDays): RestApi {
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
+    const api = new RestApi(this, 'Api', {
+      restApiName: this.stackName,
+      description: 'Sendflow email delivery API',
+      endpointTypes: [EndpointType.REGIONAL],
+      // The authorizer returns the account's usage-plan key as usageIdentifierKey; clients never send one.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Execution logging needs the account-wide CloudWatch role; keep it when this stack goes, since
+      // every other REST API in the region relies on the same setting.
+      cloudWatchRole: true,
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: STAGE,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            requestTime: AccessLogField.contextRequestTime(),
+            method: AccessLogField.contextHttpMethod(),
+            resource: AccessLogField.contextResourcePath(),
+            path: AccessLogField.contextPath(),
+            status: AccessLogField.contextStatus(),
+            responseLength: AccessLogField.contextResponseLength(),
+            latency: AccessLogField.contextResponseLatency(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            accountId: AccessLogField.contextAuthorizer('accountId'),
+            keyId: AccessLogField.contextAuthorizerPrincipalId(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            wafStatus: AccessLogField.contextWafResponseCode(),
+          }),
+        ),
+        // ERROR keeps execution logs to failures; data tracing stays off because it writes full requests,
+        // Authorization header included, to CloudWatch.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: true,
+      },
+    });
+    const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
+    if (cloudWatchRole) {
+      Validations.of(cloudWatchRole).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          'The account-wide API Gateway logging role serves every REST API in the region, so it needs the ' +
+          'AWS-maintained push-to-CloudWatch policy; a policy scoped to this API would break the others.',
+      });
+    }
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated in the API Lambda with zod, which answers 400/422 in our error shape and behaves ' +
+        'identically in the local runtime; API Gateway models would duplicate the schemas with other errors.',
+    });
+    return api;
+  }
+}
+
+/** Least-privilege DynamoDB access by table name: the table and its manifest indexes, no wildcards. */
+function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: string, access: TableAccess): void {
+  if (access === 'none') return;
+  const tableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: name });
+  const spec: TableSpec = tables[table];
+  const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:Scan',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DescribeTable',
+      ],
+      resources: [tableArn, ...indexes],
+    }),
+  );
+  if (access === 'readWrite') {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+        resources: [tableArn],
+      }),
+    );
+  }
+}
+
+/** Methods without the authorizer: public routes and the 404/405 fallbacks. */
+function acknowledgeOpenMethod(method: Method, why: string): void {
+  Validations.of(method).acknowledge(
+    { id: 'AwsSolutions-APIG4', reason: why },
+    { id: 'AwsSolutions-COG4', reason: `${why} No authorizer of any kind applies.` },
+  );
+}
+
+function output(stack: Stack, name: string, value: string, description: string): void {
+  const out = new CfnOutput(stack, name, { value, description });
+  out.overrideLogicalId(name);
+}
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

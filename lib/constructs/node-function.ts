@@ -1,0 +1,99 @@
+// A Lambda function built from a lambdas/ entry point with the project's defaults: Node 22 on arm64, an
+// ESM bundle made by the local esbuild, its own log group with retention, and a role without managed policies.
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** middy and Powertools are ESM, but some transitive dependencies still call require(). */
+const REQUIRE_SHIM = "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);";
+
+export interface NodeFunctionProps {
+  /** Entry file relative to the repository root, e.g. lambdas/runtime/aws/api.ts. */
+  readonly entry: string;
+  readonly description: string;
+  /** POWERTOOLS_SERVICE_NAME: the `service` key of every log line. */
+  readonly serviceName: string;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly timeout: Duration;
+  readonly memorySize: number;
+  readonly logRetention: RetentionDays;
+}
+
+export class NodeFunction extends Construct {
+  readonly handler: NodejsFunction;
+  readonly role: IRole;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: NodeFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention });
+    // Our own role instead of AWSLambdaBasicExecutionRole: that managed policy lets the function write to
+    // every log group in the account; this one may write to its own log group only.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.serviceName}`,
+    });
+    this.logGroup.grantWrite(role);
+    this.role = role;
+
+    this.handler = new NodejsFunction(this, 'Function', {
+      entry: `${repoRoot}/${props.entry}`,
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: `${repoRoot}/package-lock.json`,
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize,
+      timeout: props.timeout,
+      role,
+      logGroup: this.logGroup,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: props.serviceName,
+        NODE_OPTIONS: '--enable-source-maps',
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_SHIM,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Ship the SDK versions we pinned and tested instead of whatever the runtime image carries.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Pinned to nodejs22.x on purpose: it is the Node line the project builds, tests and runs locally with ' +
+          '(the node 22 devDependency), and it is supported by Lambda until 2027-04-30. Move with the toolchain.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level ' +
+          'permissions, so CDK grants them on *; nothing else in this role is a wildcard.',
+      },
+    );
+  }
+}
+
+/** Function timeouts in one place. */
+export const timeouts = {
+  /** API Gateway gives up on a REST integration after 29 s; stop just before, so the log says why. */
+  api: Duration.seconds(28),
+  authorizer: Duration.seconds(10),
+} as const;

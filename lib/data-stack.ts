@@ -1,0 +1,59 @@
+// The stateful stack: one DynamoDB table per manifest entry. It changes rarely and is deployed first.
+//
+// The api stack finds the tables through SSM parameters written here, not through CloudFormation
+// exports: an export that another stack imports cannot change, so a table replacement (new key schema,
+// new physical name) would be blocked until the importer let go. With parameters the api stack simply
+// re-resolves the name on its next deploy.
+import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
+import { type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
+
+export class SendflowDataStack extends Stack {
+  readonly tables: Readonly<Record<TableName, TableV2>>;
+  /** SSM parameter holding each table's physical name: plain strings, safe to hand to another stack. */
+  readonly tableParameters: Readonly<Record<TableName, string>>;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const built = {} as Record<TableName, TableV2>;
+    const parameters = {} as Record<TableName, string>;
+    for (const name of tableNames) {
+      const table = manifestTable(this, name, tables[name]);
+      const parameterName = `/${this.stackName}/tables/${name}`;
+      new StringParameter(this, `${logicalName(name)}TableName`, {
+        parameterName,
+        stringValue: table.tableName,
+        description: `Physical name of the Sendflow ${name} table (read by the api stack at deploy time).`,
+      });
+      built[name] = table;
+      parameters[name] = parameterName;
+    }
+    this.tables = built;
+    this.tableParameters = parameters;
+  }
+}
+
+function manifestTable(scope: Construct, name: TableName, spec: TableSpec): TableV2 {
+  return new TableV2(scope, logicalName(name), {
+    partitionKey: { name: spec.partitionKey, type: AttributeType.STRING },
+    ...(spec.sortKey ? { sortKey: { name: spec.sortKey, type: AttributeType.STRING } } : {}),
+    billing: Billing.onDemand(),
+    encryption: TableEncryptionV2.awsManagedKey(),
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
+    globalSecondaryIndexes: (spec.indexes ?? []).map((index) => ({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+      ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+    })),
+    // Retained tables hold customer data: they survive stack deletion and refuse an accidental DeleteTable.
+    removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    deletionProtection: spec.retain,
+  });
+}
+
+function logicalName(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}

@@ -1,0 +1,33 @@
+// Stack and output names the admin CLI reads with CloudFormation DescribeStacks. Plain data, no aws-cdk-lib,
+// so the CLI can import it without loading the CDK.
+import type { PlanName } from '../lambdas/domain/plans';
+import { type TableName, tableNames } from '../lambdas/manifest';
+
+/** Default stack names; `cdk deploy --all` deploys the data stack first. */
+export const stackNames = {
+  /** Tables (retained). */
+  data: 'SendflowData',
+  /** API, functions, usage plans, WAF: stateless, safe to replace. Every output below lives here. */
+  api: 'SendflowApi',
+} as const;
+
+/** `apiKeys` → `ApiKeys` */
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** Output keys of the api stack. Values: the stage URL, physical table names, usage plan ids. */
+export const outputNames = {
+  /** e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/v1/ */
+  apiUrl: 'ApiUrl',
+  /** TableAccounts, TableApiKeys, TableRateLimits, … */
+  tables: Object.fromEntries(tableNames.map((table) => [table, `Table${pascal(table)}`])) as Readonly<
+    Record<TableName, string>
+  >,
+  usagePlans: {
+    free: 'UsagePlanFree',
+    starter: 'UsagePlanStarter',
+    growth: 'UsagePlanGrowth',
+    scale: 'UsagePlanScale',
+  } as const satisfies Readonly<Record<PlanName, string>>,
+} as const;

@@ -1,0 +1,414 @@
+// Template assertions for the api stack (lib/api-stack.ts): routes, authorizer, fallbacks, usage plans,
+// gateway responses, functions, IAM, WAF and outputs.
+import { randomBytes } from 'node:crypto';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../lambdas/domain/api-keys';
+import { PLANS } from '../../lambdas/domain/plans';
+import { routes, tableEnvVar, tableNames } from '../../lambdas/manifest';
+import { WELL_FORMED_BEARER } from '../../lib/constructs/firewall';
+import { gatewayErrors } from '../../lib/constructs/gateway-responses';
+import { outputNames } from '../../lib/outputs';
+import { type MethodView, methods, only, synthSendflow } from './synth';
+
+let api: Template;
+let allMethods: MethodView[];
+let authorizerId: string;
+let apiFunctionId: string;
+let authorizerFunctionId: string;
+
+beforeAll(() => {
+  ({ api } = synthSendflow());
+  allMethods = methods(api);
+  authorizerId = only(api, 'AWS::ApiGateway::Authorizer').id;
+  const functions = api.findResources('AWS::Lambda::Function');
+  const byService = (service: string) =>
+    Object.keys(functions).find(
+      (id) => functions[id]?.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === service,
+    ) ?? '';
+  apiFunctionId = byService('sendflow-api');
+  authorizerFunctionId = byService('sendflow-authorizer');
+});
+
+/** The function an AWS_PROXY integration URI points at. */
+function integrationTarget(method: MethodView): string {
+  const uri = JSON.stringify((method.properties.Integration as { Uri: unknown }).Uri);
+  return /"Fn::GetAtt":\["(\w+)","Arn"\]/.exec(uri)?.[1] ?? '';
+}
+
+describe('REST API', () => {
+  it('takes usage-plan keys from the authorizer', () => {
+    api.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
+  });
+
+  it('deploys stage v1 with access logs, execution logging, metrics and tracing', () => {
+    api.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'v1',
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
+      MethodSettings: [
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          MetricsEnabled: true,
+          DataTraceEnabled: false,
+        }),
+      ],
+    });
+  });
+
+  it('never writes the Authorization header to the access log', () => {
+    const stage = only(api, 'AWS::ApiGateway::Stage').properties;
+    expect((stage.AccessLogSetting as { Format: string }).Format).not.toMatch(/authorization/i);
+  });
+});
+
+describe('routes', () => {
+  it.each(routes.map((route) => [route.method, route.path, route]))(
+    '%s %s is its own method behind the authorizer with an API key required',
+    (_method, _path, route) => {
+      const method = allMethods.find((m) => m.path === route.path && m.httpMethod === route.method);
+      expect(method).toBeDefined();
+      expect(method?.properties).toMatchObject({
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        ApiKeyRequired: true,
+        OperationName: route.id,
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(integrationTarget(method as MethodView)).toBe(apiFunctionId);
+    },
+  );
+
+  it('declares no other authorized methods than the manifest routes', () => {
+    const authorized = allMethods.filter((m) => m.properties.AuthorizationType !== 'NONE');
+    expect(authorized.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(
+      routes.map((r) => `${r.method} ${r.path}`).sort(),
+    );
+  });
+});
+
+describe('404/405 fallbacks', () => {
+  const resourcesWithRoutes = () => {
+    const paths = new Set<string>(['/']);
+    for (const route of routes) {
+      const segments = route.path.split('/').filter(Boolean);
+      for (let i = 1; i <= segments.length; i++) paths.add(`/${segments.slice(0, i).join('/')}`);
+    }
+    return [...paths];
+  };
+
+  it('has an open ANY on the root, on every route resource and its parents, and on /{proxy+}', () => {
+    const anyPaths = allMethods.filter((m) => m.httpMethod === 'ANY').map((m) => m.path);
+    expect(anyPaths.sort()).toEqual([...resourcesWithRoutes(), '/{proxy+}'].sort());
+  });
+
+  it('sends fallbacks to the API function without authorizer or API key', () => {
+    for (const method of allMethods.filter((m) => m.httpMethod === 'ANY')) {
+      expect(method.properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+      expect(method.properties.AuthorizerId).toBeUndefined();
+      expect(integrationTarget(method)).toBe(apiFunctionId);
+    }
+  });
+
+  it('grants API Gateway one API-wide invoke permission instead of one per method', () => {
+    const permissions = Object.values(api.findResources('AWS::Lambda::Permission')).filter((p) =>
+      JSON.stringify(p.Properties.FunctionName).includes(apiFunctionId),
+    );
+    expect(permissions).toHaveLength(1);
+    expect(JSON.stringify(permissions[0]?.Properties.SourceArn)).toContain('/*/*/*');
+  });
+});
+
+describe('authorizer', () => {
+  it('is a REQUEST authorizer keyed on the Authorization header with a 60 s cache by default', () => {
+    api.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+      Type: 'REQUEST',
+      IdentitySource: 'method.request.header.Authorization',
+      AuthorizerResultTtlInSeconds: 60,
+    });
+    const uri = JSON.stringify(only(api, 'AWS::ApiGateway::Authorizer').properties.AuthorizerUri);
+    expect(uri).toContain(authorizerFunctionId);
+  });
+
+  it('takes the cache TTL from the sendflow:authorizerCacheTtlSeconds context', () => {
+    // Act
+    const { api: custom } = synthSendflow({ 'sendflow:authorizerCacheTtlSeconds': '300' });
+
+    // Assert
+    custom.hasResourceProperties('AWS::ApiGateway::Authorizer', { AuthorizerResultTtlInSeconds: 300 });
+    custom.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ SF_AUTH_CACHE_TTL: '300' }) },
+    });
+  });
+});
+
+describe('usage plans', () => {
+  it.each([
+    ['free', 10, 20],
+    ['starter', 50, 100],
+    ['growth', 100, 200],
+    ['scale', 500, 1000],
+  ] as const)('%s throttles at %i rps with burst %i on stage v1', (name, rate, burst) => {
+    expect(PLANS[name]).toMatchObject({ requestsPerSecond: rate, burst });
+    const stage = only(api, 'AWS::ApiGateway::Stage').id;
+    api.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: `SendflowApi-${name}`,
+      Throttle: { RateLimit: rate, BurstLimit: burst },
+      ApiStages: [Match.objectLike({ Stage: { Ref: stage } })],
+    });
+  });
+
+  it('has exactly four plans and no request quota', () => {
+    const plans = Object.values(api.findResources('AWS::ApiGateway::UsagePlan'));
+    expect(plans).toHaveLength(4);
+    for (const plan of plans) expect(plan.Properties.Quota).toBeUndefined();
+  });
+});
+
+describe('gateway responses', () => {
+  const responses = () =>
+    new Map(
+      Object.values(api.findResources('AWS::ApiGateway::GatewayResponse')).map((r) => [
+        r.Properties.ResponseType as string,
+        r.Properties as {
+          StatusCode: string;
+          ResponseParameters: Record<string, string>;
+          ResponseTemplates: Record<string, string>;
+        },
+      ]),
+    );
+
+  it.each([
+    ['UNAUTHORIZED', '401', 'unauthorized'],
+    ['ACCESS_DENIED', '401', 'unauthorized'],
+    ['INVALID_API_KEY', '403', 'forbidden'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found'],
+    ['THROTTLED', '429', 'rate_limited'],
+    ['QUOTA_EXCEEDED', '429', 'rate_limited'],
+    ['REQUEST_TOO_LARGE', '413', 'payload_too_large'],
+    ['DEFAULT_4XX', '400', 'bad_request'],
+    ['DEFAULT_5XX', '500', 'internal_error'],
+  ])('%s answers %s with code %s in the JSON error shape', (type, status, code) => {
+    const response = responses().get(type);
+    expect(response?.StatusCode).toBe(status);
+    expect(response?.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json'");
+    const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '{}');
+    expect(body).toMatchObject({ status: Number(status), code });
+    expect(typeof body.error).toBe('string');
+  });
+
+  it('THROTTLED carries Retry-After: 1, X-RateLimit-Remaining: 0 and retry_after 1', () => {
+    const throttled = responses().get('THROTTLED');
+    expect(throttled?.ResponseParameters).toMatchObject({
+      'gatewayresponse.header.Retry-After': "'1'",
+      'gatewayresponse.header.X-RateLimit-Remaining': "'0'",
+    });
+    expect(JSON.parse(throttled?.ResponseTemplates['application/json'] ?? '{}')).toEqual({
+      error: expect.any(String),
+      status: 429,
+      code: 'rate_limited',
+      retry_after: 1,
+    });
+  });
+
+  it('every 429 has a Retry-After header equal to its retry_after', () => {
+    for (const [, response] of responses()) {
+      if (response.StatusCode !== '429') continue;
+      const body = JSON.parse(response.ResponseTemplates['application/json'] ?? '{}');
+      expect(response.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(`'${body.retry_after}'`);
+    }
+  });
+
+  it('the 5xx body reveals nothing but the generic message', () => {
+    const body = JSON.parse(responses().get('DEFAULT_5XX')?.ResponseTemplates['application/json'] ?? '{}');
+    expect(body).toEqual({ error: 'Internal server error.', status: 500, code: 'internal_error' });
+  });
+
+  it('declares one response per configured type', () => {
+    expect([...responses().keys()].sort()).toEqual(gatewayErrors.map((e) => e.type.responseType).sort());
+  });
+});
+
+describe('functions', () => {
+  it('run Node 22 on arm64 with the project bundling conventions', () => {
+    const functions = Object.values(api.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(2);
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+  });
+
+  it('give the API function every table, the cache TTL and its service name', () => {
+    const fn = api.findResources('AWS::Lambda::Function')[apiFunctionId];
+    const variables = fn?.Properties.Environment.Variables as Record<string, unknown>;
+    for (const table of tableNames) expect(variables[tableEnvVar(table)]).toBeDefined();
+    expect(variables).toMatchObject({ SF_AUTH_CACHE_TTL: '60', POWERTOOLS_SERVICE_NAME: 'sendflow-api' });
+  });
+
+  it('log to their own log groups with a retention', () => {
+    const groups = Object.values(api.findResources('AWS::Logs::LogGroup'));
+    expect(groups.length).toBeGreaterThanOrEqual(3);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+    for (const fn of Object.values(api.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: expect.stringMatching(/Logs/) } });
+    }
+  });
+
+  it('use roles without AWS managed policies', () => {
+    for (const [id, role] of Object.entries(api.findResources('AWS::IAM::Role'))) {
+      if (id.includes('CloudWatchRole')) continue;
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe('least privilege', () => {
+  /** Actions each function may perform on each table, by the SSM parameter naming the table. */
+  function tableActions(functionId: string): Record<string, string[]> {
+    const fn = api.findResources('AWS::Lambda::Function')[functionId] ?? {};
+    const role = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const policy = Object.values(api.findResources('AWS::IAM::Policy')).find((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
+    );
+    const result: Record<string, string[]> = {};
+    for (const statement of policy?.Properties.PolicyDocument.Statement ?? []) {
+      for (const resource of [statement.Resource].flat()) {
+        const table = /tables(\w+?)[0-9A-F]{8,}/.exec(JSON.stringify(resource))?.[1];
+        if (!table) continue;
+        result[table] = [...new Set([...(result[table] ?? []), ...[statement.Action].flat()])].sort();
+      }
+    }
+    return result;
+  }
+  const writes = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
+  it('lets the authorizer read accounts and API keys, and nothing else', () => {
+    const actions = tableActions(authorizerFunctionId);
+    expect(Object.keys(actions).sort()).toEqual(['accounts', 'apiKeys']);
+    for (const list of Object.values(actions)) for (const write of writes) expect(list).not.toContain(write);
+  });
+
+  it('lets the API write API keys and rate-limit windows, and only read accounts', () => {
+    const actions = tableActions(apiFunctionId);
+    expect(actions.apiKeys).toEqual(expect.arrayContaining(writes));
+    expect(actions.rateLimits).toEqual(expect.arrayContaining(writes));
+    for (const write of writes) expect(actions.accounts).not.toContain(write);
+  });
+
+  it('names the index it queries instead of index/*', () => {
+    expect(JSON.stringify(api.findResources('AWS::IAM::Policy'))).not.toContain('/index/*');
+    expect(JSON.stringify(api.findResources('AWS::IAM::Policy'))).toContain('/index/byAccount');
+  });
+});
+
+describe('WAF', () => {
+  it('associates a regional web ACL with the v1 stage', () => {
+    const acl = only(api, 'AWS::WAFv2::WebACL').id;
+    const stage = only(api, 'AWS::ApiGateway::Stage').id;
+    api.hasResourceProperties('AWS::WAFv2::WebACL', { Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+    const association = only(api, 'AWS::WAFv2::WebACLAssociation').properties;
+    expect(association.WebACLArn).toEqual({ 'Fn::GetAtt': [acl, 'Arn'] });
+    expect(JSON.stringify(association.ResourceArn)).toContain(`{"Ref":"${stage}"}`);
+  });
+
+  it('limits requests without a well-formed key per client IP and answers 429 in our shape', () => {
+    const acl = only(api, 'AWS::WAFv2::WebACL').properties as {
+      Rules: { Name: string; Action?: unknown; Statement: { RateBasedStatement?: Record<string, unknown> } }[];
+      CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
+    };
+    const anonymous = acl.Rules.find((r) => r.Name === 'AnonymousPerIp');
+    expect(anonymous?.Statement.RateBasedStatement).toMatchObject({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: 60,
+      Limit: 20 * 60,
+      ScopeDownStatement: {
+        NotStatement: {
+          Statement: {
+            RegexMatchStatement: {
+              FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+              RegexString: expect.any(String),
+            },
+          },
+        },
+      },
+    });
+    expect(anonymous?.Action).toEqual({
+      Block: {
+        CustomResponse: {
+          ResponseCode: 429,
+          CustomResponseBodyKey: 'rate_limited',
+          ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+        },
+      },
+    });
+    const body = acl.CustomResponseBodies.rate_limited;
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body?.Content ?? '{}')).toEqual({
+      error: expect.any(String),
+      status: 429,
+      code: 'rate_limited',
+      retry_after: 60,
+    });
+  });
+});
+
+describe('WAF key pattern', () => {
+  // The pattern is PCRE for WAF; this subset means the same in JavaScript.
+  const wellFormed = new RegExp(WELL_FORMED_BEARER);
+
+  it('recognizes every key the app issues, in both modes and any Bearer casing', () => {
+    for (const mode of ['live', 'test'] as const) {
+      const key = generateApiKey(mode, randomBytes);
+      expect(wellFormed.test(`Bearer ${key}`)).toBe(true);
+      expect(wellFormed.test(`bearer ${key}`)).toBe(true);
+    }
+  });
+
+  it('treats missing, foreign and malformed credentials as anonymous', () => {
+    for (const header of [
+      '',
+      'Basic dXNlcjpwYXNz',
+      'Bearer sf_test_short',
+      'Bearer sk_live_0123456789012345678901234567890123',
+    ]) {
+      expect(wellFormed.test(header)).toBe(false);
+    }
+  });
+});
+
+describe('outputs', () => {
+  it('publishes the URL, every table and every usage plan under the names the admin CLI reads', () => {
+    const outputs = api.findOutputs('*');
+    const expected = [
+      outputNames.apiUrl,
+      ...Object.values(outputNames.tables),
+      ...Object.values(outputNames.usagePlans),
+    ];
+    expect(Object.keys(outputs).sort()).toEqual(expected.sort());
+    expect(outputNames.tables).toEqual({
+      accounts: 'TableAccounts',
+      apiKeys: 'TableApiKeys',
+      rateLimits: 'TableRateLimits',
+    });
+  });
+
+  it('points each usage-plan output at its plan', () => {
+    const plans = api.findResources('AWS::ApiGateway::UsagePlan');
+    const outputs = api.findOutputs('*');
+    for (const [plan, output] of Object.entries(outputNames.usagePlans)) {
+      const ref: string = outputs[output]?.Value.Ref;
+      expect(plans[ref]?.Properties.UsagePlanName).toBe(`SendflowApi-${plan}`);
+    }
+  });
+
+  it('exports nothing, so no other stack can pin a value', () => {
+    for (const output of Object.values(api.findOutputs('*'))) expect(output.Export).toBeUndefined();
+  });
+});

@@ -1,0 +1,78 @@
+// The assembled app as bin/app.ts builds it: AwsSolutions checks registered, bundling skipped. cdk-nag v3
+// makes app.synth() throw on any finding. CDK's built-in CloudFormation schema validation stays off here
+// (its wasm engine costs seconds per worker); `npm run synth` runs it.
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { buildSendflow, CONTEXT_AUTHORIZER_CACHE_TTL, settingsFromContext } from '../../lib/app';
+import { SKIP_BUNDLING } from './synth';
+
+function nagCheckedApp(context: Record<string, unknown> = {}): App {
+  const app = new App({ context: { ...SKIP_BUNDLING, ...context }, builtinCloudFormationValidation: false });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return app;
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it('finds nothing unacknowledged in the whole app', () => {
+    // Arrange
+    const app = nagCheckedApp();
+    buildSendflow(app);
+
+    // Act & Assert
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  it('fails synthesis on a finding nobody acknowledged (the check above is live)', () => {
+    // Arrange: a table without point-in-time recovery (AwsSolutions-DDB3).
+    const app = nagCheckedApp();
+    buildSendflow(app);
+    new Table(new Stack(app, 'Careless'), 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+
+    // Act & Assert
+    expect(() => app.synth()).toThrow(/AwsSolutions-DDB3/);
+  });
+
+  it('acknowledges specific findings, each with a reason', () => {
+    // Arrange
+    const app = nagCheckedApp();
+    buildSendflow(app);
+
+    // Act
+    const acknowledged = app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+
+    // Assert
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledged) {
+      expect(id).toMatch(
+        /^(annotation::)?AwsSolutions-(COG4|APIG2|APIG4|IAM4\[Policy::.+\]|IAM5\[Resource::\*\]|L1)$/i,
+      );
+      expect(reason.length).toBeGreaterThan(40);
+    }
+  });
+});
+
+describe('settings from CDK context', () => {
+  it('defaults the authorizer cache to 60 s', () => {
+    expect(settingsFromContext(new App())).toEqual({ authorizerCacheTtlSeconds: 60 });
+  });
+
+  it.each([
+    [300, 300],
+    ['0', 0],
+    ['3600', 3600],
+  ])('accepts %j (numbers from cdk.json, strings from -c)', (value, expected) => {
+    const app = new App({ context: { [CONTEXT_AUTHORIZER_CACHE_TTL]: value } });
+    expect(settingsFromContext(app).authorizerCacheTtlSeconds).toBe(expected);
+  });
+
+  it.each([['-1'], ['3601'], ['1.5'], ['sixty'], [''], [true]])('refuses %j', (value) => {
+    const app = new App({ context: { [CONTEXT_AUTHORIZER_CACHE_TTL]: value } });
+    expect(() => settingsFromContext(app)).toThrow(CONTEXT_AUTHORIZER_CACHE_TTL);
+  });
+});

@@ -1,0 +1,130 @@
+// Template assertions for the data stack (lib/data-stack.ts): one DynamoDB table per manifest entry,
+// on demand, with PITR, TTL, GSIs, encryption and the retention the manifest asks for.
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TableName, type TableSpec, tableNames, tables } from '../../lambdas/manifest';
+import { synthSendflow } from './synth';
+
+let data: Template;
+let tableParameters: Readonly<Record<TableName, string>>;
+
+beforeAll(() => {
+  const synth = synthSendflow();
+  data = synth.data;
+  tableParameters = synth.stacks.data.tableParameters;
+});
+
+type Resource = { Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+/** Logical id of the table whose partition key is the manifest's (each table has its own). */
+function tableIdFor(name: TableName): string {
+  const spec: TableSpec = tables[name];
+  const found = Object.entries(data.findResources('AWS::DynamoDB::GlobalTable')).filter(([, table]) => {
+    const keys = table.Properties.KeySchema as { AttributeName: string; KeyType: string }[];
+    return keys.some((k) => k.KeyType === 'HASH' && k.AttributeName === spec.partitionKey);
+  });
+  expect(found).toHaveLength(1);
+  return (found[0] as [string, unknown])[0];
+}
+
+function tableFor(name: TableName): Resource {
+  return data.findResources('AWS::DynamoDB::GlobalTable')[tableIdFor(name)] as Resource;
+}
+
+describe('tables', () => {
+  it('declares exactly one table per manifest entry', () => {
+    data.resourceCountIs('AWS::DynamoDB::GlobalTable', tableNames.length);
+  });
+
+  it.each(tableNames)('%s is on demand with PITR and encryption', (name) => {
+    const table = tableFor(name);
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      Replicas: [expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+    });
+  });
+
+  it.each(tableNames)('%s has the manifest keys, all strings', (name) => {
+    const spec: TableSpec = tables[name];
+    const table = tableFor(name);
+    const expectedKeys = [
+      { AttributeName: spec.partitionKey, KeyType: 'HASH' },
+      ...(spec.sortKey ? [{ AttributeName: spec.sortKey, KeyType: 'RANGE' }] : []),
+    ];
+    expect(table.Properties.KeySchema).toEqual(expectedKeys);
+    for (const attribute of table.Properties.AttributeDefinitions as { AttributeType: string }[]) {
+      expect(attribute.AttributeType).toBe('S');
+    }
+  });
+
+  it.each(tableNames)('%s has the TTL attribute the manifest names, if any', (name) => {
+    const spec: TableSpec = tables[name];
+    const table = tableFor(name);
+    if (spec.ttlAttribute) {
+      expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: spec.ttlAttribute, Enabled: true });
+    } else {
+      expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+    }
+  });
+
+  it('expires rate-limit windows on expiresAt', () => {
+    expect(tableFor('rateLimits').Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: 'expiresAt',
+      Enabled: true,
+    });
+  });
+
+  it.each(tableNames)('%s has the manifest GSIs', (name) => {
+    const spec: TableSpec = tables[name];
+    const table = tableFor(name);
+    const expected = (spec.indexes ?? []).map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    }));
+    expect(table.Properties.GlobalSecondaryIndexes ?? []).toEqual(expected);
+  });
+
+  it('serves API-key listing from the byAccount index on accountId + createdAt', () => {
+    expect(tableFor('apiKeys').Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'byAccount',
+        KeySchema: [
+          { AttributeName: 'accountId', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+  });
+
+  it.each(tableNames)('%s is retained (and deletion-protected) exactly when the manifest says so', (name) => {
+    const table = tableFor(name);
+    const retain = tables[name].retain;
+    expect(table.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
+    expect(table.UpdateReplacePolicy).toBe(retain ? 'Retain' : 'Delete');
+    const replica = (table.Properties.Replicas as { DeletionProtectionEnabled?: boolean }[])[0];
+    expect(replica?.DeletionProtectionEnabled ?? false).toBe(retain);
+  });
+});
+
+describe('hand-over to the api stack', () => {
+  it('publishes every table name in SSM under the name the api stack resolves', () => {
+    for (const name of tableNames) {
+      expect(tableParameters[name]).toBe(`/SendflowData/tables/${name}`);
+      data.hasResourceProperties('AWS::SSM::Parameter', {
+        Name: tableParameters[name],
+        Type: 'String',
+        Value: { Ref: tableIdFor(name) },
+      });
+    }
+  });
+
+  it('exports nothing: the api stack imports no value, so a table can be replaced', () => {
+    for (const output of Object.values(data.findOutputs('*'))) expect(output.Export).toBeUndefined();
+  });
+});
