@@ -1,0 +1,189 @@
+// Unit tests for the SSRF guard (lambdas/domain/webhooks/address-guard.ts, DESIGN §4): only public unicast
+// addresses, IPv4-mapped IPv6 judged as the IPv4 it carries; webhook URLs refused for http on AWS, credentials,
+// non-public IP literals in any spelling the URL parser accepts, and localhost names.
+import { describe, expect, it } from 'vitest';
+import { checkWebhookUrl, isPublicAddress, type UrlPolicy } from '../../lambdas/domain/webhooks/address-guard';
+
+const AWS: UrlPolicy = { allowPrivate: false };
+const LOCAL: UrlPolicy = { allowPrivate: true };
+
+describe('isPublicAddress', () => {
+  it.each([
+    ['10.0.0.1', '10/8'],
+    ['10.255.255.255', '10/8'],
+    ['172.16.0.1', '172.16/12'],
+    ['172.31.255.255', '172.16/12'],
+    ['192.168.1.1', '192.168/16'],
+    ['100.64.0.1', '100.64/10 (carrier-grade NAT)'],
+    ['100.127.255.255', '100.64/10 (carrier-grade NAT)'],
+    ['127.0.0.1', 'loopback'],
+    ['127.255.0.9', 'loopback'],
+    ['169.254.169.254', 'link-local (cloud metadata)'],
+    ['0.0.0.0', 'unspecified'],
+    ['255.255.255.255', 'broadcast'],
+    ['224.0.0.1', 'multicast'],
+    ['192.0.2.1', 'documentation'],
+    ['240.0.0.1', 'reserved'],
+  ])('refuses IPv4 %s (%s)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each([
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['fc00::1', 'unique local fc00::/7'],
+    ['fd12:3456:789a::1', 'unique local fc00::/7'],
+    ['fe80::1', 'link-local fe80::/10'],
+    ['febf::1', 'link-local fe80::/10'],
+    ['ff02::1', 'multicast'],
+    ['2001:db8::', 'documentation'],
+    ['2001:db8::1', 'documentation'],
+  ])('refuses IPv6 %s (%s)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each([
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:169.254.169.254',
+    '0:0:0:0:0:ffff:c0a8:0101',
+  ])('refuses the IPv4-mapped IPv6 %s (judged as the IPv4 inside)', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it('refuses the NAT64 prefix 64:ff9b::/96, which can reach an internal IPv4 (64:ff9b::a00:1 = 10.0.0.1)', () => {
+    expect(isPublicAddress('64:ff9b::a00:1')).toBe(false);
+    expect(isPublicAddress('64:ff9b::7f00:1')).toBe(false);
+  });
+
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.15.255.255',
+    '172.32.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '11.0.0.1',
+    '2606:4700:4700::1111',
+    '2001:4860:4860::8888',
+    '::ffff:8.8.8.8',
+  ])('allows the public address %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
+
+  it.each(['', 'example.com', '256.0.0.1', ' 8.8.8.8', 'fe80::1%eth0'])(
+    'refuses %j, which is not a plain address',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(false);
+    },
+  );
+});
+
+describe('checkWebhookUrl on AWS (allowPrivate: false)', () => {
+  it('allows a public https URL and returns it parsed', () => {
+    const check = checkWebhookUrl('https://example.com/hook', AWS);
+
+    expect(check.ok).toBe(true);
+    expect(check.ok && check.url.href).toBe('https://example.com/hook');
+  });
+
+  it.each(['https://8.8.8.8/hook', 'https://[2606:4700:4700::1111]/hook', 'https://example.com:8443/a?b=c'])(
+    'allows %s',
+    (url) => {
+      expect(checkWebhookUrl(url, AWS).ok).toBe(true);
+    },
+  );
+
+  it.each(['http://example.com/hook', 'ftp://example.com/hook', 'file:///etc/passwd', 'javascript:alert(1)'])(
+    'refuses the scheme of %s',
+    (url) => {
+      expect(checkWebhookUrl(url, AWS)).toEqual({ ok: false, reason: 'must use https' });
+    },
+  );
+
+  it.each(['https://user:pass@example.com/hook', 'https://user@example.com/hook', 'https://:pass@example.com/hook'])(
+    'refuses credentials in %s',
+    (url) => {
+      expect(checkWebhookUrl(url, AWS)).toEqual({ ok: false, reason: 'must not contain credentials' });
+    },
+  );
+
+  it.each(['not a url', '', '/relative/path', 'https://'])('refuses %j, which is not an absolute URL', (url) => {
+    expect(checkWebhookUrl(url, AWS).ok).toBe(false);
+  });
+
+  it.each([
+    ['dotted loopback', 'https://127.0.0.1/'],
+    ['decimal', 'https://2130706433/'],
+    ['octal', 'https://0177.0.0.1/'],
+    ['hex', 'https://0x7f.0.0.1/'],
+    ['hex, one part', 'https://0x7f000001/'],
+    ['short', 'https://127.1/'],
+    ['trailing dot', 'https://127.0.0.1./'],
+    ['zero', 'https://0/'],
+    ['metadata service', 'https://169.254.169.254/latest/meta-data/'],
+    ['private, with a port', 'https://10.0.0.1:8443/hook'],
+    ['bracketed IPv6 loopback', 'https://[::1]/'],
+    ['bracketed unspecified', 'https://[::]/'],
+    ['bracketed IPv4-mapped', 'https://[::ffff:127.0.0.1]/'],
+    ['bracketed IPv4-mapped, hex', 'https://[::ffff:7f00:1]/'],
+    ['bracketed unique local', 'https://[fd00::1]/'],
+    ['bracketed NAT64', 'https://[64:ff9b::a00:1]/'],
+    ['percent-encoded', 'https://%31%32%37.0.0.1/'],
+    ['full-width digits', 'https://１２７.０.０.１/'],
+  ])('refuses an IP-literal host: %s (%s)', (_, url) => {
+    expect(checkWebhookUrl(url, AWS)).toEqual({
+      ok: false,
+      reason: 'must not point to a private, loopback or reserved address',
+    });
+  });
+
+  it('refuses decimal http://2130706433/ (scheme first, and the host is loopback too)', () => {
+    expect(checkWebhookUrl('http://2130706433/', AWS).ok).toBe(false);
+    expect(checkWebhookUrl('https://2130706433/', AWS).ok).toBe(false);
+  });
+
+  it.each(['https://localhost/', 'https://LOCALHOST:8080/x', 'https://api.localhost/', 'https://a.b.localhost/hook'])(
+    'refuses the local host name in %s',
+    (url) => {
+      expect(checkWebhookUrl(url, AWS)).toEqual({ ok: false, reason: 'must not point to a local host name' });
+    },
+  );
+
+  // BUG (lambdas/domain/webhooks/address-guard.ts, checkWebhookUrl): a trailing dot makes the host an absolute
+  // DNS name, which resolves like the name without it, but the comparison is on the raw hostname, so
+  // 'localhost.' and 'api.localhost.' pass as { ok: true }. Expected: refused like 'localhost'. The DNS check
+  // at creation and at each attempt should still stop these; the static guard alone does not.
+  it.fails.each(['https://localhost./', 'https://api.localhost./hook'])(
+    'refuses the local host name with a trailing dot in %s',
+    (url) => {
+      expect(checkWebhookUrl(url, AWS)).toEqual({ ok: false, reason: 'must not point to a local host name' });
+    },
+  );
+
+  it('does not mistake a lookalike public name for localhost', () => {
+    expect(checkWebhookUrl('https://localhost.example.com/hook', AWS).ok).toBe(true);
+    expect(checkWebhookUrl('https://notlocalhost/hook', AWS).ok).toBe(true);
+  });
+});
+
+describe('checkWebhookUrl in the local runtime (allowPrivate: true)', () => {
+  it.each(['http://127.0.0.1:1234/x', 'http://localhost:3000/hook', 'https://[::1]:8443/', 'http://10.0.0.5/'])(
+    'allows %s',
+    (url) => {
+      const check = checkWebhookUrl(url, LOCAL);
+
+      expect(check.ok).toBe(true);
+      expect(check.ok && check.url.href).toBe(new URL(url).href);
+    },
+  );
+
+  it('still refuses other schemes and credentials', () => {
+    expect(checkWebhookUrl('ftp://127.0.0.1/', LOCAL)).toEqual({ ok: false, reason: 'must use http or https' });
+    expect(checkWebhookUrl('http://u:p@127.0.0.1:1234/', LOCAL)).toEqual({
+      ok: false,
+      reason: 'must not contain credentials',
+    });
+  });
+});
