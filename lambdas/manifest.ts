@@ -19,11 +19,69 @@ export interface RouteSpec {
   readonly rateLimited?: false;
 }
 
+const read = { scope: 'webhook:read' } as const;
+const write = { scope: 'webhook:write' } as const;
+const send = { scope: 'email:send' } as const;
+
 export const routes: readonly RouteSpec[] = [
   { id: 'createApiKey', method: 'POST', path: '/api-keys', access: 'full', summary: 'Create an API key' },
   { id: 'listApiKeys', method: 'GET', path: '/api-keys', access: 'full', summary: 'List API keys' },
   { id: 'revokeApiKey', method: 'DELETE', path: '/api-keys/{id}', access: 'full', summary: 'Revoke an API key' },
+  { id: 'createWebhook', method: 'POST', path: '/webhooks', access: write, summary: 'Register a webhook endpoint' },
+  { id: 'listWebhooks', method: 'GET', path: '/webhooks', access: read, summary: 'List webhook endpoints' },
+  { id: 'getWebhook', method: 'GET', path: '/webhooks/{id}', access: read, summary: 'Retrieve a webhook endpoint' },
+  { id: 'updateWebhook', method: 'PUT', path: '/webhooks/{id}', access: write, summary: 'Update, pause or resume' },
+  { id: 'deleteWebhook', method: 'DELETE', path: '/webhooks/{id}', access: write, summary: 'Delete a webhook' },
+  { id: 'testWebhook', method: 'POST', path: '/webhooks/{id}/test', access: write, summary: 'Send a test event' },
+  {
+    id: 'listDeliveries',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries',
+    access: read,
+    summary: 'List deliveries, newest first',
+  },
+  {
+    id: 'getDelivery',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries/{deliveryId}',
+    access: read,
+    summary: 'Retrieve a delivery with its payload',
+  },
+  {
+    id: 'retryDelivery',
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/retry',
+    access: write,
+    summary: 'Retry a delivery now',
+  },
+  { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email' },
+  { id: 'sendEmailBatch', method: 'POST', path: '/emails/batch', access: send, summary: 'Send up to 100 emails' },
 ];
+
+/** SQS queues; each has a DLQ, and its consumer function reports partial batch failures. */
+export interface QueueSpec {
+  /** Consumer function time-out; the queue's visibility timeout is six times it (AWS guidance). */
+  readonly functionTimeoutSeconds: number;
+  readonly batchSize: number;
+  /** Receives before a message moves to the DLQ. */
+  readonly maxReceiveCount: number;
+}
+
+export const queues = {
+  /** Our events → the dispatcher (fan-out to webhooks). */
+  events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+  /** Delivery jobs (first attempts and retries) → the delivery worker: one attempt each. */
+  deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+} as const satisfies Record<string, QueueSpec>;
+
+export type QueueName = keyof typeof queues;
+
+export function visibilityTimeoutSeconds(queue: QueueSpec): number {
+  return queue.functionTimeoutSeconds * 6;
+}
+
+/** The reconciler runs this often on AWS (an EventBridge Scheduler rate schedule). */
+export const RECONCILE_EVERY_MINUTES = 1;
 
 export interface IndexSpec {
   readonly name: string;
@@ -50,6 +108,18 @@ export const tables = {
     retain: true,
   },
   rateLimits: { partitionKey: 'key', ttlAttribute: 'expiresAt', retain: false },
+  webhooks: { partitionKey: 'tenant', sortKey: 'id', retain: true },
+  deliveries: {
+    partitionKey: 'webhookId',
+    sortKey: 'id',
+    ttlAttribute: 'expiresAt',
+    indexes: [
+      { name: 'byStatus', partitionKey: 'statusKey', sortKey: 'id' },
+      { name: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
+    ],
+    retain: true,
+  },
+  emails: { partitionKey: 'id', retain: true },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

@@ -19,6 +19,31 @@ const schema = z.object({
   SF_HOST: z.string().min(1).default('127.0.0.1'),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
+  /** Seconds between automatic attempts, comma-separated (spec: 1,30,300,1800 → 5 attempts). */
+  SF_RETRY_DELAYS: z
+    .string()
+    .default('1,30,300,1800')
+    .transform((v) => v.split(',').map((d) => Number(d.trim())))
+    .pipe(z.array(z.number().min(0).max(86_400)).min(1).max(20)),
+  /** Answer time-out of one webhook attempt (spec: 10 s). */
+  SF_ATTEMPT_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
+  /** Allow http:// and private/loopback webhook URLs: on in the local runtime, never on AWS. */
+  SF_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
+  /** Days final deliveries stay in the log (spec: 30). */
+  SF_DELIVERY_RETENTION_DAYS: positiveInt.max(365).default(30),
+  /** How overdue a pending attempt must be before the reconciler re-queues it. */
+  SF_RECONCILE_GRACE_SECONDS: positiveInt.default(120),
+  /** Local runtime: seconds between reconciler runs. */
+  SF_RECONCILE_INTERVAL_SECONDS: positiveInt.default(30),
+  /** Simulator: seconds between the events of one simulated email (0 in tests). */
+  SF_SIMULATOR_STEP_SECONDS: z.coerce.number().min(0).max(60).default(1),
+  /** AWS only: queue URLs and the retry schedule group, set by the stack. */
+  SF_EVENTS_QUEUE_URL: z.string().optional(),
+  SF_DELIVERIES_QUEUE_URL: z.string().optional(),
+  SF_DELIVERIES_QUEUE_ARN: z.string().optional(),
+  SF_SCHEDULE_GROUP: z.string().optional(),
+  SF_SCHEDULER_ROLE_ARN: z.string().optional(),
+  SF_SCHEDULER_DLQ_ARN: z.string().optional(),
   ...(Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), z.string().min(3).max(255)])) as Record<
     string,
     z.ZodString
@@ -37,6 +62,24 @@ export interface Config {
   /** Create a default account and key on first start of an empty store. */
   readonly seed: boolean;
   readonly tables: Readonly<Record<TableName, string>>;
+  readonly webhooks: {
+    readonly retryDelaysSeconds: readonly number[];
+    readonly attemptTimeoutMs: number;
+    readonly allowPrivateUrls: boolean;
+    readonly retentionSeconds: number;
+    readonly reconcileGraceSeconds: number;
+    readonly reconcileIntervalSeconds: number;
+  };
+  readonly simulatorStepSeconds: number;
+  /** AWS wiring; absent locally. */
+  readonly aws: {
+    readonly eventsQueueUrl?: string;
+    readonly deliveriesQueueUrl?: string;
+    readonly deliveriesQueueArn?: string;
+    readonly scheduleGroup?: string;
+    readonly schedulerRoleArn?: string;
+    readonly schedulerDlqArn?: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -51,7 +94,10 @@ export class ConfigError extends Error {
  * environment (the local runtime names its own tables); the environment always wins.
  */
 export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, string> = {}): Config {
-  const source = { ...defaults, ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== '')) };
+  const source = {
+    ...defaults,
+    ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== '')),
+  };
   const parsed = schema.safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
@@ -66,6 +112,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     host: c.SF_HOST,
     dataDir: c.SF_DATA_DIR,
     seed: c.SF_SEED,
+    webhooks: Object.freeze({
+      retryDelaysSeconds: Object.freeze(c.SF_RETRY_DELAYS),
+      attemptTimeoutMs: c.SF_ATTEMPT_TIMEOUT_MS,
+      allowPrivateUrls: c.SF_ALLOW_PRIVATE_WEBHOOKS,
+      retentionSeconds: c.SF_DELIVERY_RETENTION_DAYS * 86_400,
+      reconcileGraceSeconds: c.SF_RECONCILE_GRACE_SECONDS,
+      reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
+    }),
+    simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
+    aws: Object.freeze({
+      ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
+      ...(c.SF_DELIVERIES_QUEUE_URL ? { deliveriesQueueUrl: c.SF_DELIVERIES_QUEUE_URL } : {}),
+      ...(c.SF_DELIVERIES_QUEUE_ARN ? { deliveriesQueueArn: c.SF_DELIVERIES_QUEUE_ARN } : {}),
+      ...(c.SF_SCHEDULE_GROUP ? { scheduleGroup: c.SF_SCHEDULE_GROUP } : {}),
+      ...(c.SF_SCHEDULER_ROLE_ARN ? { schedulerRoleArn: c.SF_SCHEDULER_ROLE_ARN } : {}),
+      ...(c.SF_SCHEDULER_DLQ_ARN ? { schedulerDlqArn: c.SF_SCHEDULER_DLQ_ARN } : {}),
+    }),
     tables: Object.freeze(
       Object.fromEntries(tableNames.map((table) => [table, String(source[tableEnvVar(table)])])) as Record<
         TableName,
@@ -75,7 +138,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
   });
 }
 
-/** Physical table names used by the local runtime (and DynamoDB Local tests). */
+/** Defaults of the local runtime: its own table names, and webhooks to http/loopback allowed. */
 export function localTableDefaults(prefix = 'sendflow'): Record<string, string> {
-  return Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `${prefix}-${table}`]));
+  return {
+    ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `${prefix}-${table}`])),
+    SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    SF_RECONCILE_GRACE_SECONDS: '30',
+  };
 }

@@ -1,0 +1,205 @@
+// Use cases that make attempts (spec §3.2, §4.1; DESIGN §4): the pipeline's automatic attempt, the manual
+// retry, and the test send. Every attempt is claimed first (a conditional write on the attempt number), so a
+// duplicated job never sends the same attempt twice nor counts it twice.
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import { type SendflowEvent, TEST_EVENT } from '../../domain/events';
+import { timeOrderedId } from '../../domain/ids';
+import { type AttemptKind, type AttemptOutcome, afterAttempt, type Transition } from '../../domain/webhooks/delivery';
+import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
+import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
+import type { Clock, RandomBytes } from '../ports';
+import { assertActive, getWebhook } from './manage-webhooks';
+import type {
+  Claim,
+  Delivery,
+  DeliveryJob,
+  DeliveryRepository,
+  RetryScheduler,
+  Tenant,
+  Webhook,
+  WebhookRepository,
+  WebhookSender,
+} from './ports';
+
+export interface AttemptDeps {
+  readonly webhooks: WebhookRepository;
+  readonly deliveries: DeliveryRepository;
+  readonly sender: WebhookSender;
+  readonly retries: RetryScheduler;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+  readonly policy: RetryPolicy;
+  /** How long a claim holds: longer than one attempt can take. */
+  readonly claimMs: number;
+  /** How long final deliveries stay in the log (spec: 30 days). */
+  readonly retentionSeconds: number;
+}
+
+export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
+
+const ATTEMPT_LOG_LIMIT = 50;
+
+/** The delivery worker's job: attempt `job.attempt` of a delivery, then schedule the next one if it failed. */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  lookup: WebhookLookup = (tenant, id) => deps.webhooks.get(tenant, id),
+): Promise<'attempted' | 'skipped'> {
+  const claim = claimFor(deps, job.attempt);
+  let delivery: Delivery | null = null;
+  if (job.seed && job.attempt === 1) {
+    const fresh = newDelivery(deps, { id: job.deliveryId, webhookId: job.webhookId, ...job.seed }, claim);
+    if (await deps.deliveries.createClaimed(fresh)) delivery = fresh;
+  }
+  delivery ??= await deps.deliveries.claim(
+    job.webhookId,
+    job.deliveryId,
+    { attemptsBefore: job.attempt - 1, statuses: ['pending'], nowMs: deps.clock.now() },
+    claim,
+  );
+  if (!delivery) return 'skipped';
+
+  const webhook = await lookup(delivery, delivery.webhookId);
+  const { transition, recorded } = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt);
+  if (recorded && transition.retryInSeconds !== null) {
+    await deps.retries.schedule(
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: job.attempt + 1 },
+      transition.retryInSeconds,
+    );
+  }
+  return 'attempted';
+}
+
+/** POST …/deliveries/:id/retry: one immediate attempt with the unchanged body; 409 while one is due or running. */
+export async function retryDelivery(
+  deps: AttemptDeps,
+  tenant: Tenant,
+  webhookId: string,
+  deliveryId: string,
+): Promise<Delivery> {
+  const webhook = await getWebhook(deps, tenant, webhookId);
+  const now = deps.clock.now();
+  const current = await deps.deliveries.get(webhookId, deliveryId, now);
+  if (!current) throw new NotFoundError(`No delivery with id ${deliveryId}.`);
+  const conflict = new ConflictError(
+    'An attempt of this delivery is scheduled or in flight; retry when it has ended.',
+    'retry_conflict',
+  );
+  if (current.status === 'pending' || (current.claim && current.claim.until > now)) throw conflict;
+  assertActive(webhook);
+  const claimed = await deps.deliveries.claim(
+    webhookId,
+    deliveryId,
+    { attemptsBefore: current.attempts, statuses: ['failed', 'succeeded'], nowMs: now },
+    claimFor(deps, current.attempts + 1),
+  );
+  if (!claimed) throw conflict;
+  return (await makeAttempt(deps, claimed, webhook, 'manual', current.attempts + 1)).delivery;
+}
+
+/** POST /v1/webhooks/:id/test: one synchronous attempt of a `test` event, recorded, never retried. */
+export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: string): Promise<Delivery> {
+  const webhook = await getWebhook(deps, tenant, webhookId);
+  assertActive(webhook);
+  const now = deps.clock.now();
+  const event: SendflowEvent = {
+    id: timeOrderedId('evt', now, deps.random),
+    type: TEST_EVENT,
+    accountId: tenant.accountId,
+    mode: tenant.mode,
+    timestamp: new Date(now).toISOString(),
+    data: { message: 'This is a test event from Sendflow.' },
+  };
+  const delivery = newDelivery(
+    deps,
+    {
+      id: deliveryIdFor(event.id, webhook.id),
+      webhookId: webhook.id,
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      eventId: event.id,
+      event: TEST_EVENT,
+      format: webhook.format,
+      payload: renderPayload(event, webhook.format),
+      createdAt: now,
+    },
+    claimFor(deps, 1),
+  );
+  await deps.deliveries.createClaimed(delivery);
+  return (await makeAttempt(deps, delivery, webhook, 'test', 1)).delivery;
+}
+
+function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs'>, attempt: number): Claim {
+  return { attempt, until: deps.clock.now() + deps.claimMs };
+}
+
+function newDelivery(
+  deps: Pick<AttemptDeps, 'policy'>,
+  fields: Pick<
+    Delivery,
+    'id' | 'webhookId' | 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'
+  >,
+  claim: Claim,
+): Delivery {
+  return {
+    ...fields,
+    status: 'pending',
+    attempts: 0,
+    maxAttempts: maxAttempts(deps.policy),
+    attemptLog: [],
+    response: '',
+    // Due now: if the claim holder dies before recording, the reconciler finds the row once the claim lapses.
+    nextAttemptAt: fields.createdAt,
+    deliveredAt: null,
+    claim,
+  };
+}
+
+/** Sends (unless the webhook is paused or gone), applies the state machine and records under the claim. */
+async function makeAttempt(
+  deps: AttemptDeps,
+  delivery: Delivery,
+  webhook: Webhook | null,
+  kind: AttemptKind,
+  attempt: number,
+): Promise<{ delivery: Delivery; transition: Transition; recorded: boolean }> {
+  let outcome: AttemptOutcome;
+  let transition: Transition;
+  if (webhook?.active) {
+    const headers = attemptHeaders(
+      delivery.format,
+      webhook.secret,
+      delivery.eventId,
+      delivery.payload,
+      deps.clock.now(),
+    );
+    outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
+    transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
+  } else {
+    // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume).
+    const at = deps.clock.now();
+    outcome = {
+      at,
+      statusCode: null,
+      durationMs: 0,
+      error: webhook ? 'webhook paused' : 'webhook deleted',
+      response: '',
+    };
+    transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
+  }
+  const { response, ...entry } = outcome;
+  const { claim: _released, expiresAt: _expiry, ...rest } = delivery;
+  const final = transition.status !== 'pending';
+  const next: Delivery = {
+    ...rest,
+    status: transition.status,
+    attempts: transition.attempts,
+    attemptLog: [...delivery.attemptLog, entry].slice(-ATTEMPT_LOG_LIMIT),
+    response,
+    nextAttemptAt: transition.nextAttemptAt,
+    deliveredAt: transition.deliveredAt ?? delivery.deliveredAt,
+    ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
+  };
+  const recorded = await deps.deliveries.record(next, attempt);
+  return { delivery: next, transition, recorded };
+}

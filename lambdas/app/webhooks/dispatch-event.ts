@@ -1,0 +1,39 @@
+// Use case: fan one event out to the active webhooks of its account and mode that subscribe to it.
+import type { SendflowEvent } from '../../domain/events';
+import type { WebhookFormat } from '../../domain/webhooks/format';
+import { deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
+import type { Clock } from '../ports';
+import type { DeliveryJob, DeliveryQueue, WebhookRepository } from './ports';
+
+export interface DispatchDeps {
+  readonly webhooks: WebhookRepository;
+  readonly deliveryQueue: DeliveryQueue;
+  readonly clock: Clock;
+}
+
+/** Returns how many deliveries were queued. Re-dispatching the same event yields the same delivery ids. */
+export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): Promise<number> {
+  const targets = (await deps.webhooks.list(event)).filter(
+    (webhook) => webhook.active && (webhook.events as readonly string[]).includes(event.type),
+  );
+  const bodies = new Map<WebhookFormat, string>();
+  const render = (format: WebhookFormat) =>
+    bodies.get(format) ?? bodies.set(format, renderPayload(event, format)).get(format) ?? '';
+  const createdAt = deps.clock.now();
+  const jobs: DeliveryJob[] = targets.map((webhook) => ({
+    deliveryId: deliveryIdFor(event.id, webhook.id),
+    webhookId: webhook.id,
+    attempt: 1,
+    seed: {
+      accountId: event.accountId,
+      mode: event.mode,
+      eventId: event.id,
+      event: event.type,
+      format: webhook.format,
+      payload: render(webhook.format),
+      createdAt,
+    },
+  }));
+  if (jobs.length) await deps.deliveryQueue.send(jobs);
+  return jobs.length;
+}

@@ -1,0 +1,110 @@
+// Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete.
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { type EventType, normalizeEventNames } from '../../domain/events';
+import { timeOrderedId } from '../../domain/ids';
+import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
+import { generateSigningSecret } from '../../domain/webhooks/signature';
+import type { Clock, RandomBytes } from '../ports';
+import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
+
+export interface ManageWebhookDeps {
+  readonly webhooks: WebhookRepository;
+  readonly urlVerifier: UrlVerifier;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+}
+
+export interface WebhookInput {
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly format?: WebhookFormat;
+  readonly description?: string;
+}
+
+export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, input: WebhookInput): Promise<Webhook> {
+  await verifyUrl(deps, input.url);
+  const now = new Date(deps.clock.now()).toISOString();
+  const webhook: Webhook = {
+    ...tenant,
+    id: timeOrderedId('wh', deps.clock.now(), deps.random),
+    url: input.url,
+    events: normalize(input.events),
+    format: input.format ?? detectFormat(input.url),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+    secret: generateSigningSecret(deps.random),
+    active: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.webhooks.create(webhook);
+  return webhook;
+}
+
+export function listWebhooks(deps: Pick<ManageWebhookDeps, 'webhooks'>, tenant: Tenant): Promise<Webhook[]> {
+  return deps.webhooks.list(tenant);
+}
+
+export async function getWebhook(
+  deps: Pick<ManageWebhookDeps, 'webhooks'>,
+  tenant: Tenant,
+  id: string,
+): Promise<Webhook> {
+  const webhook = await deps.webhooks.get(tenant, id);
+  if (!webhook) throw new NotFoundError(`No webhook with id ${id}.`);
+  return webhook;
+}
+
+/** PUT /v1/webhooks/:id: any of url, events, active, description; pausing is `active: false`. */
+export async function updateWebhook(
+  deps: ManageWebhookDeps,
+  tenant: Tenant,
+  id: string,
+  input: { url?: string; events?: readonly string[]; active?: boolean; description?: string },
+): Promise<Webhook> {
+  const current = await getWebhook(deps, tenant, id);
+  if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
+  const changes: WebhookChanges = {
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
+    ...(input.active !== undefined ? { active: input.active } : {}),
+    ...(input.description !== undefined ? { description: input.description } : {}),
+  };
+  const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
+  if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);
+  return updated;
+}
+
+export async function deleteWebhook(
+  deps: Pick<ManageWebhookDeps, 'webhooks'>,
+  tenant: Tenant,
+  id: string,
+): Promise<void> {
+  if (!(await deps.webhooks.delete(tenant, id))) throw new NotFoundError(`No webhook with id ${id}.`);
+}
+
+/** Refuses a paused webhook for explicit sends (test, manual retry): paused webhooks get no requests. */
+export function assertActive(webhook: Webhook): void {
+  if (!webhook.active)
+    throw new ConflictError('The webhook is paused; resume it (PUT active: true) first.', 'webhook_paused');
+}
+
+function normalize(events: readonly string[]): EventType[] {
+  const result = normalizeEventNames(events);
+  if ('unknown' in result) {
+    throw new ValidationError('The request body is invalid.', {
+      details: result.unknown.map((name) => ({
+        path: `events.${events.indexOf(name)}`,
+        message: `Unknown event type: ${JSON.stringify(name)}.`,
+      })),
+    });
+  }
+  return result.events;
+}
+
+async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {
+  const problem = await deps.urlVerifier.problem(url);
+  if (problem)
+    throw new ValidationError('The request body is invalid.', {
+      details: [{ path: 'url', message: `The URL ${problem}.` }],
+    });
+}

@@ -1,0 +1,142 @@
+// Ports of the webhook pipeline: webhook and delivery storage, the queues, the retry transport, the sender.
+import type { Mode } from '../../domain/api-keys';
+import type { EventType, SendflowEvent } from '../../domain/events';
+import type { AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
+import type { WebhookFormat } from '../../domain/webhooks/format';
+
+/** An account in one mode: test-mode data never meets live-mode data. */
+export interface Tenant {
+  readonly accountId: string;
+  readonly mode: Mode;
+}
+
+export interface Webhook extends Tenant {
+  readonly id: string;
+  readonly url: string;
+  readonly events: readonly EventType[];
+  readonly format: WebhookFormat;
+  readonly description?: string;
+  /** `whsec_…`; signs `standard` deliveries. */
+  readonly secret: string;
+  readonly active: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'active' | 'format' | 'description'>>;
+
+export interface WebhookRepository {
+  create(webhook: Webhook): Promise<void>;
+  get(tenant: Tenant, id: string): Promise<Webhook | null>;
+  /** Every webhook of the tenant (the dispatcher's fan-out query), oldest first. */
+  list(tenant: Tenant): Promise<Webhook[]>;
+  update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null>;
+  delete(tenant: Tenant, id: string): Promise<boolean>;
+}
+
+export type AttemptRecord = Omit<AttemptOutcome, 'response'>;
+
+/** An attempt being made: who holds it and until when (a crashed holder's claim lapses). */
+export interface Claim {
+  readonly attempt: number;
+  readonly until: number;
+}
+
+export interface Delivery extends Tenant {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly eventId: string;
+  /** Event type, or `test`. */
+  readonly event: string;
+  readonly format: WebhookFormat;
+  /** The exact body sent on every attempt. */
+  readonly payload: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly maxAttempts: number;
+  /** One entry per attempt; the latest attempt's status, duration and error are the last entry's. */
+  readonly attemptLog: readonly AttemptRecord[];
+  /** First 500 characters of the latest attempt's response body. */
+  readonly response: string;
+  /** Epoch ms; null when nothing is scheduled. */
+  readonly nextAttemptAt: number | null;
+  readonly deliveredAt: number | null;
+  readonly createdAt: number;
+  readonly claim?: Claim;
+  /** TTL, epoch seconds: set once the delivery is final. */
+  readonly expiresAt?: number;
+}
+
+export interface DeliveryPage {
+  readonly items: Delivery[];
+  readonly hasMore: boolean;
+}
+
+export interface DeliveryRepository {
+  /** Creates the row already claimed for its first attempt; false when it exists (a duplicate job). */
+  createClaimed(delivery: Delivery): Promise<boolean>;
+  /**
+   * Claims the next attempt of an existing row: only if `attempts` is still `attemptsBefore`, the status is one
+   * of `statuses`, and no claim is unexpired at `nowMs`. Returns the claimed row, or null when someone else has it.
+   */
+  claim(
+    webhookId: string,
+    id: string,
+    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number },
+    claim: Claim,
+  ): Promise<Delivery | null>;
+  /** Stores the attempt's result, only if the claim for that attempt is still held. */
+  record(delivery: Delivery, claimedAttempt: number): Promise<boolean>;
+  get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null>;
+  /** Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. */
+  list(
+    webhookId: string,
+    query: { status?: DeliveryStatus; limit: number; after?: string },
+    nowMs: number,
+  ): Promise<DeliveryPage>;
+  /** Pending deliveries due before `dueBefore` (epoch ms), oldest due first. */
+  listDue(
+    dueBefore: number,
+    limit: number,
+  ): Promise<Pick<Delivery, 'id' | 'webhookId' | 'attempts' | 'nextAttemptAt'>[]>;
+}
+
+/** A unit of work on the deliveries queue: make attempt `attempt` of one delivery. */
+export interface DeliveryJob {
+  readonly deliveryId: string;
+  readonly webhookId: string;
+  readonly attempt: number;
+  /** Only on first attempts made from a fresh event: what the row is created from. */
+  readonly seed?: Pick<Delivery, 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'>;
+}
+
+export interface DeliveryQueue {
+  send(jobs: readonly DeliveryJob[], delaySeconds?: number): Promise<void>;
+}
+
+/** Schedules a later attempt: SQS DelaySeconds under a minute, EventBridge Scheduler beyond (DESIGN §4). */
+export interface RetryScheduler {
+  schedule(job: DeliveryJob, delaySeconds: number): Promise<void>;
+}
+
+export interface EventPublisher {
+  /** Queues events for fan-out; `delaySeconds` lets the simulator space its sequences. */
+  publish(events: readonly SendflowEvent[], delaySeconds?: number): Promise<void>;
+}
+
+export interface OutboundRequest {
+  readonly url: string;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One HTTP attempt: never throws for the endpoint's failures; they are the outcome. */
+export interface WebhookSender {
+  send(request: OutboundRequest): Promise<AttemptOutcome>;
+}
+
+/** DNS-aware check of a webhook host at create/update time (DESIGN §4). */
+export interface UrlVerifier {
+  /** Null when acceptable, else the reason it is refused. */
+  problem(url: string): Promise<string | null>;
+}

@@ -1,0 +1,33 @@
+// Use case: the reconciler. Finds pending deliveries whose next attempt is overdue (a lost schedule, a
+// crashed worker) and queues that attempt again; at a local start-up it re-arms every pending retry.
+import type { Clock } from '../ports';
+import type { DeliveryRepository, RetryScheduler } from './ports';
+
+export interface ReconcileDeps {
+  readonly deliveries: DeliveryRepository;
+  readonly retries: RetryScheduler;
+  readonly clock: Clock;
+}
+
+/**
+ * `graceMs`: how late an attempt may normally be (Scheduler fires within its minute; claims last a while).
+ * `all`: re-arm every pending delivery at its own due time (the local runtime after a restart).
+ */
+export async function reconcile(
+  deps: ReconcileDeps,
+  options: { graceMs: number; all?: boolean; limit?: number },
+): Promise<number> {
+  const now = deps.clock.now();
+  const due = await deps.deliveries.listDue(
+    options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
+    options.limit ?? 500,
+  );
+  for (const delivery of due) {
+    const delayMs = Math.max(0, (delivery.nextAttemptAt ?? now) - now);
+    await deps.retries.schedule(
+      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 },
+      delayMs / 1000,
+    );
+  }
+  return due.length;
+}

@@ -1,0 +1,39 @@
+// zod at the queue boundary: the bodies of events-queue and deliveries-queue messages (and of the retry
+// schedules' SQS input, which is the same delivery job).
+import { z } from 'zod';
+import type { DeliveryJob } from '../../app/webhooks/ports';
+import { MODES } from '../../domain/api-keys';
+import type { SendflowEvent } from '../../domain/events';
+import { EVENT_TYPES, TEST_EVENT } from '../../domain/events';
+import { FORMATS } from '../../domain/webhooks/format';
+
+export const eventMessage: z.ZodType<SendflowEvent> = z.object({
+  id: z.string().min(1),
+  type: z.enum([...EVENT_TYPES, TEST_EVENT]),
+  accountId: z.string().min(1),
+  mode: z.enum(MODES),
+  timestamp: z.string(),
+  emailId: z.string().optional(),
+  to: z.string().optional(),
+  data: z.record(z.string(), z.unknown()),
+});
+
+export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
+  deliveryId: z.string().min(1),
+  webhookId: z.string().min(1),
+  attempt: z.number().int().min(1),
+  seed: z
+    .object({
+      accountId: z.string(),
+      mode: z.enum(MODES),
+      eventId: z.string(),
+      event: z.string(),
+      format: z.enum(FORMATS),
+      payload: z.string(),
+      createdAt: z.number(),
+    })
+    .optional(),
+});
+
+export const encodeJob = (job: DeliveryJob): string => JSON.stringify(job);
+export const encodeEvent = (event: SendflowEvent): string => JSON.stringify(event);

@@ -1,0 +1,62 @@
+// Wiring shared by both runtimes: every use case's dependencies from one DynamoDB client, the config, and
+// the few adapters that differ per runtime (queues, retry scheduler). One place, so the two cannot drift.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
+import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
+import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
+import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
+import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
+import { DnsUrlVerifier } from '../adapters/http/url-verifier';
+import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import type { Clock } from '../app/ports';
+import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
+import type { Config } from './config';
+
+/** What differs between AWS and the local runtime. */
+export interface RuntimeAdapters {
+  readonly deliveryQueue: DeliveryQueue;
+  readonly retries: RetryScheduler;
+  readonly events: EventPublisher;
+  readonly clock?: Clock;
+  /** Tests and benchmarks may swap the HTTP sender. */
+  readonly sender?: WebhookSender;
+}
+
+export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const clock = adapters.clock ?? { now: () => Date.now() };
+  const { webhooks: hooks } = config;
+  return {
+    logger,
+    clock,
+    random: randomBytes,
+    accounts: new DynamoAccountRepository(doc, config.tables.accounts),
+    apiKeys: new DynamoApiKeyRepository(doc, config.tables.apiKeys),
+    counter: new DynamoRateLimitCounter(doc, config.tables.rateLimits),
+    webhooks: new DynamoWebhookRepository(doc, config.tables.webhooks),
+    deliveries: new DynamoDeliveryRepository(doc, config.tables.deliveries),
+    urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
+    sender:
+      adapters.sender ??
+      new HttpWebhookSender({
+        timeoutMs: hooks.attemptTimeoutMs,
+        allowPrivate: hooks.allowPrivateUrls,
+        now: () => clock.now(),
+      }),
+    deliveryQueue: adapters.deliveryQueue,
+    retries: adapters.retries,
+    events: adapters.events,
+    policy: { delaysSeconds: hooks.retryDelaysSeconds },
+    claimMs: hooks.attemptTimeoutMs + 20_000,
+    retentionSeconds: hooks.retentionSeconds,
+    graceSeconds: hooks.reconcileGraceSeconds,
+    maxBodyBytes: config.maxBodyBytes,
+    ipRateLimit: config.ipRateLimit,
+    simulatorStepSeconds: config.simulatorStepSeconds,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
