@@ -204,7 +204,7 @@ describe('discordMessage', () => {
   // cut between the two halves of a surrogate pair. Input: data.subject = '😀'.repeat(5000). Expected: the
   // Subject field value is well-formed text. Actual: it ends with a lone high surrogate (\ud83d) before '…',
   // which JSON.stringify sends as an escape Discord cannot decode to a character.
-  it.fails('never cuts an emoji in half', () => {
+  it('never cuts an emoji in half', () => {
     const body = discordMessage(hugeEvent('😀'));
 
     for (const field of firstEmbed(JSON.parse(body)).fields) expect(LONE_SURROGATE.test(field.value)).toBe(false);
@@ -285,7 +285,7 @@ describe('slackMessage', () => {
   // BUG (lambdas/domain/webhooks/chat.ts, slackMessage): fields are escaped first and cut afterwards, so the
   // cut can land inside an entity. Input: data.subject = '&'.repeat(5000). Expected: the Subject field ends
   // with whole entities (then '…'). Actual: it ends with '&amp…', shown to the reader as a literal '&amp…'.
-  it.fails('does not cut an escaped entity in half', () => {
+  it('does not cut an escaped entity in half', () => {
     const body = slack(event({ data: { subject: '&'.repeat(5_000) } }));
 
     const subject = slackFields(body).find((field) => /subject/i.test(field.text));
@@ -294,7 +294,7 @@ describe('slackMessage', () => {
 
   // BUG (lambdas/domain/webhooks/chat.ts, `cut`): same UTF-16 cut as for Discord. Input: data.subject =
   // '😀'.repeat(5000). Expected: well-formed field text. Actual: a lone surrogate before '…'.
-  it.fails('never cuts an emoji in half', () => {
+  it('never cuts an emoji in half', () => {
     const body = slack(hugeEvent('😀'));
 
     for (const text of slackMrkdwn(body)) expect(LONE_SURROGATE.test(text)).toBe(false);

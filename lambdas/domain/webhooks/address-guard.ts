@@ -31,7 +31,7 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
     return { ok: false, reason: `must use ${policy.allowPrivate ? 'http or https' : 'https'}` };
   if (url.username || url.password) return { ok: false, reason: 'must not contain credentials' };
   if (policy.allowPrivate) return { ok: true, url };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (ipaddr.isValid(host) && !isPublicAddress(host))
     return { ok: false, reason: 'must not point to a private, loopback or reserved address' };
   if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal')) {

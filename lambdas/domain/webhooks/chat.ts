@@ -66,7 +66,16 @@ export function describeEvent(event: SendflowEvent): { title: string; fields: Fi
   return { title, fields };
 }
 
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+/** Cuts to `max` UTF-16 units (the platforms' unit) without splitting a character. */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let out = '';
+  for (const char of text) {
+    if (out.length + char.length > max - 1) break;
+    out += char;
+  }
+  return `${out}…`;
+}
 
 /** Discord limits: title 256, ≤25 fields of name 256 / value 1024, footer 2048, 6000 in all. */
 export function discordMessage(event: SendflowEvent): string {
@@ -94,15 +103,17 @@ const slackEscape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('
 /** Slack: colour bar through a legacy attachment wrapping Block Kit; ≤10 section fields of ≤2000 chars. */
 export function slackMessage(event: SendflowEvent): string {
   const { title, fields } = describeEvent(event);
-  const summary = cut(`${title}${event.to ? `: ${event.to}` : ''}`, 3000);
+  const summary = cut(`${title}${event.to ? `: ${event.to}` : ''}`, 500);
   const color = `#${colorOf(event).toString(16).padStart(6, '0')}`;
-  const blocks: unknown[] = [{ type: 'section', text: { type: 'mrkdwn', text: cut(`*${slackEscape(title)}*`, 3000) } }];
+  const blocks: unknown[] = [{ type: 'section', text: { type: 'mrkdwn', text: `*${slackEscape(cut(title, 500))}*` } }];
   if (fields.length) {
     blocks.push({
       type: 'section',
-      fields: fields
-        .slice(0, 10)
-        .map((f) => ({ type: 'mrkdwn', text: cut(`*${slackEscape(f.name)}*\n${slackEscape(f.value)}`, 2000) })),
+      // Cut, then escape: an entity like &amp; is never split. Escaping grows text at most 5×: 5·100 + 5·290 + 3 ≤ 2000.
+      fields: fields.slice(0, 10).map((f) => ({
+        type: 'mrkdwn',
+        text: `*${slackEscape(cut(f.name, 100))}*\n${slackEscape(cut(f.value, 290))}`,
+      })),
     });
   }
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: cut(`${event.id} · ${event.timestamp}`, 3000) }] });

@@ -10,7 +10,7 @@ const DISCORD_HOSTS = new Set(
 export function detectFormat(url: string): WebhookFormat {
   const parsed = URL.canParse(url) ? new URL(url) : null;
   if (!parsed) return 'standard';
-  const host = parsed.hostname.toLowerCase();
+  const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   if (DISCORD_HOSTS.has(host) && /^\/api(\/v\d+)?\/webhooks\//.test(parsed.pathname)) return 'discord';
   if (host === 'hooks.slack.com') return 'slack';
   return 'standard';
