@@ -23,7 +23,7 @@ const read = { scope: 'webhook:read' } as const;
 const write = { scope: 'webhook:write' } as const;
 const send = { scope: 'email:send' } as const;
 
-export const routes: readonly RouteSpec[] = [
+export const routes = [
   { id: 'createApiKey', method: 'POST', path: '/api-keys', access: 'full', summary: 'Create an API key' },
   { id: 'listApiKeys', method: 'GET', path: '/api-keys', access: 'full', summary: 'List API keys' },
   { id: 'revokeApiKey', method: 'DELETE', path: '/api-keys/{id}', access: 'full', summary: 'Revoke an API key' },
@@ -56,7 +56,9 @@ export const routes: readonly RouteSpec[] = [
   },
   { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email' },
   { id: 'sendEmailBatch', method: 'POST', path: '/emails/batch', access: send, summary: 'Send up to 100 emails' },
-];
+] as const satisfies readonly RouteSpec[];
+
+export type RouteId = (typeof routes)[number]['id'];
 
 /** SQS queues; each has a DLQ, and its consumer function reports partial batch failures. */
 export interface QueueSpec {

@@ -7,10 +7,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
+import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
+import type { EmailProvider } from '../app/emails/ports';
 import type { Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import type { Config } from './config';
@@ -29,15 +32,26 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const clock = adapters.clock ?? { now: () => Date.now() };
   const { webhooks: hooks } = config;
+  const random = randomBytes;
+  // Test mode is simulated everywhere; live mode too until the SES adapter lands (the provider is a port).
+  const simulator = new SimulatedEmailProvider({
+    events: adapters.events,
+    clock,
+    random,
+    stepSeconds: config.simulatorStepSeconds,
+  });
+  const providerFor = (_mode: 'live' | 'test'): EmailProvider => simulator;
   return {
     logger,
     clock,
-    random: randomBytes,
+    random,
     accounts: new DynamoAccountRepository(doc, config.tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, config.tables.apiKeys),
     counter: new DynamoRateLimitCounter(doc, config.tables.rateLimits),
     webhooks: new DynamoWebhookRepository(doc, config.tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, config.tables.deliveries),
+    emails: new DynamoEmailRepository(doc, config.tables.emails),
+    providerFor,
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:
       adapters.sender ??
@@ -55,7 +69,6 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
     ipRateLimit: config.ipRateLimit,
-    simulatorStepSeconds: config.simulatorStepSeconds,
   };
 }
 

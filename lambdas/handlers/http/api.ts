@@ -2,9 +2,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
-import type { Clock, RandomBytes, RateLimitCounter } from '../../app/ports';
-import type { RouteSpec } from '../../manifest';
+import type { SendEmailDeps } from '../../app/emails/send-emails';
+import type { RateLimitCounter } from '../../app/ports';
+import type { AttemptDeps } from '../../app/webhooks/attempts';
+import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
+import type { RouteId } from '../../manifest';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
 import { guard } from '../middleware/guard';
@@ -12,21 +16,22 @@ import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import { apiKeyHandlers } from './api-keys';
 import type { ApiContext, ApiMiddleware, RouteHandler } from './context';
+import { deliveryHandlers } from './deliveries';
+import { emailHandlers } from './emails';
+import { webhookHandlers } from './webhooks';
 
-export interface ApiDeps extends AuthenticateDeps {
+export interface ApiDeps extends AuthenticateDeps, ApiKeyDeps, ManageWebhookDeps, AttemptDeps, SendEmailDeps {
   readonly counter: RateLimitCounter;
-  readonly clock: Clock;
-  readonly random: RandomBytes;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly ipRateLimit: number;
 }
 
 /** Every manifest route id must have a handler: the compiler checks the table is complete. */
-export type RouteTable = Record<RouteSpec['id'], RouteHandler>;
+export type RouteTable = Record<RouteId, RouteHandler>;
 
 export function routeTable(deps: ApiDeps): RouteTable {
-  return { ...apiKeyHandlers(deps) };
+  return { ...apiKeyHandlers(deps), ...webhookHandlers(deps), ...deliveryHandlers(deps), ...emailHandlers(deps) };
 }
 
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {
@@ -41,7 +46,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
     .use(jsonBody({ maxBytes: deps.maxBodyBytes }))
     .handler(async (event, context) => {
       const { route, principal, body } = context.sendflow;
-      const handler = route && table[route.id];
+      const handler = route && table[route.id as RouteId];
       if (!route || !handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
       return handler({
         caller: principal,

@@ -1,24 +1,32 @@
-// The local runtime: the same handlers as on AWS, behind a node:http gateway, on an embedded DynamoDB.
-// start() → a running API; stop() → everything closed. Tests start it on port 0.
-import { randomBytes } from 'node:crypto';
+// The local runtime: the same handlers as on AWS, behind a node:http gateway, on an embedded DynamoDB, with
+// in-process queues standing in for SQS and Scheduler. start() → a running API; stop() → everything closed.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
+import type { WebhookSender } from '../../app/webhooks/ports';
+import { reconcile } from '../../app/webhooks/reconcile';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
-import { STAGE } from '../../manifest';
+import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
+import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
+import { encodeEvent, encodeJob } from '../../handlers/queue/messages';
+import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
-import { createRepositories } from '../repositories';
+import { createServices, type Services } from '../services';
 import { createTables, localDynamoClient, startDynalite } from './dynamo';
 import { createGateway } from './gateway';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
+/** How long a clean shutdown waits for queued work to finish. */
+const DRAIN_MS = 5_000;
 
 export interface LocalRuntime {
   /** Base URL including the stage, e.g. http://127.0.0.1:3000/v1 */
@@ -27,29 +35,56 @@ export interface LocalRuntime {
   readonly dynamoEndpoint: string;
   /** Present when this start created the default account on an empty store. */
   readonly seeded?: { accountId: string; apiKey: string };
+  /** The wiring and queues, for tests and benchmarks. */
+  readonly services: Services;
+  readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
   stop(): Promise<void>;
 }
 
 export interface LocalRuntimeOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /** Called on the local DynamoDB client as soon as it exists, e.g. to add a call-counting middleware. */
+  readonly instrument?: (client: DynamoDBClient) => void;
+  readonly sender?: WebhookSender;
 }
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  const clock = options.clock ?? { now: () => Date.now() };
   const logger = options.logger ?? createLogger(config);
   const dynamo = await startDynalite(config.dataDir);
   const client = localDynamoClient(dynamo.endpoint);
+  const local = {
+    events: localQueue('sendflow-events', 'events', 2),
+    deliveries: localQueue('sendflow-deliveries', 'deliveries', 4),
+  };
   let server: Server | undefined;
+  let reconciler: NodeJS.Timeout | undefined;
   try {
+    options.instrument?.(client);
     await createTables(client, config.tables);
-    const repos = createRepositories(client, config.tables);
-    const deps = { ...repos, clock, random: randomBytes, logger };
-    const seeded = config.seed ? await seed({ ...deps, usagePlans: noUsagePlans }) : undefined;
+    const services = createServices(config, client, logger, {
+      deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
+      // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
+      retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
+      events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.sender ? { sender: options.sender } : {}),
+    });
+    const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
 
-    const api = createApiHandler({ ...deps, maxBodyBytes: config.maxBodyBytes, ipRateLimit: config.ipRateLimit });
+    local.events.consume(createDispatcherHandler(services));
+    local.deliveries.consume(createDeliveryWorkerHandler(services));
+    // Timers died with the last process; the table knows every pending retry: re-arm them at their due time.
+    await reconcile(services, { graceMs: 0, all: true, limit: 10_000 });
+    reconciler = setInterval(() => {
+      reconcile(services, { graceMs: services.graceSeconds * 1000 }).catch((error: unknown) =>
+        logger.error('reconciler failed', error as Error),
+      );
+    }, config.webhooks.reconcileIntervalSeconds * 1000);
+
+    const api = createApiHandler(services);
     const gateway = createGateway({
-      authorizer: createAuthorizerHandler(deps),
+      authorizer: createAuthorizerHandler(services),
       api: async (event, context) => {
         const response = await api(event, context as ApiContext, {
           signal: AbortSignal.timeout(INTEGRATION_TIMEOUT_MS),
@@ -58,7 +93,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         return response;
       },
       authCacheTtlSeconds: config.authCacheTtlSeconds,
-      clock: () => clock.now(),
+      clock: () => services.clock.now(),
     });
     server = createServer((req, res) => void gateway(req, res));
     server.keepAliveTimeout = 5_000;
@@ -71,21 +106,40 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       port,
       dynamoEndpoint: dynamo.endpoint,
       ...(seeded ? { seeded } : {}),
+      services,
+      queues: local,
       async stop() {
+        clearInterval(reconciler);
         await new Promise<void>((resolve) => {
           httpServer.close(() => resolve());
-          httpServer.closeAllConnections();
+          httpServer.closeIdleConnections();
         });
+        await Promise.race([Promise.all([local.events.idle(), local.deliveries.idle()]), sleep(DRAIN_MS)]);
+        await Promise.all([local.events.stop(), local.deliveries.stop()]);
+        httpServer.closeAllConnections();
+        await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         client.destroy();
         await dynamo.close();
       },
     };
   } catch (error) {
+    clearInterval(reconciler);
     server?.close();
+    await Promise.all([local.events.stop(), local.deliveries.stop()]);
     client.destroy();
     await dynamo.close();
     throw error;
   }
+}
+
+function localQueue(name: string, queue: QueueName, concurrency: number): InProcessQueue {
+  const spec = queues[queue];
+  return new InProcessQueue(name, {
+    batchSize: spec.batchSize,
+    visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
+    maxReceiveCount: spec.maxReceiveCount,
+    concurrency,
+  });
 }
 
 async function seed(deps: Parameters<typeof createAccount>[0]) {
@@ -104,3 +158,5 @@ function listen(server: Server, port: number, host: string): Promise<void> {
     });
   });
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());

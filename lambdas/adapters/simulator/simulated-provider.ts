@@ -1,0 +1,39 @@
+// The simulator provider: no mail leaves; each recipient's simulator story becomes our events, published
+// with their step delays so webhooks see them in order, the way SES's events would arrive.
+import type { EmailProvider } from '../../app/emails/ports';
+import type { Clock, RandomBytes } from '../../app/ports';
+import type { EventPublisher } from '../../app/webhooks/ports';
+import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
+import { simulatedStory } from '../../domain/email/simulator';
+import type { SendflowEvent } from '../../domain/events';
+import { timeOrderedId } from '../../domain/ids';
+
+export class SimulatedEmailProvider implements EmailProvider {
+  constructor(
+    private readonly deps: { events: EventPublisher; clock: Clock; random: RandomBytes; stepSeconds: number },
+  ) {}
+
+  async send(email: EmailMessage): Promise<void> {
+    const now = this.deps.clock.now();
+    const bySteps = new Map<number, SendflowEvent[]>();
+    for (const recipient of recipients(email)) {
+      for (const step of simulatedStory(recipient)) {
+        const at = now + step.step * this.deps.stepSeconds * 1000;
+        const event: SendflowEvent = {
+          id: timeOrderedId('evt', at, this.deps.random),
+          type: step.type,
+          accountId: email.accountId,
+          mode: email.mode,
+          timestamp: new Date(at).toISOString(),
+          emailId: email.id,
+          to: bareAddress(recipient),
+          data: { from: email.from, subject: email.subject, ...step.data },
+        };
+        bySteps.set(step.step, [...(bySteps.get(step.step) ?? []), event]);
+      }
+    }
+    for (const [step, events] of [...bySteps].sort(([a], [b]) => a - b)) {
+      await this.deps.events.publish(events, step * this.deps.stepSeconds);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// HTTP handlers for the delivery log (spec §2.2, §4.1): list with status filter and cursor, one delivery
+// with its payload, manual retry.
+import { z } from 'zod';
+import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
+import { getWebhook } from '../../app/webhooks/manage-webhooks';
+import type { Delivery } from '../../app/webhooks/ports';
+import { NotFoundError } from '../../domain/errors';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
+import type { RouteHandler } from './context';
+import { json } from './response';
+import { validate } from './validate';
+import { tenantOf } from './webhooks';
+
+const listQuery = z.strictObject({
+  status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z
+    .string()
+    .regex(/^dlv_[0-9a-z]{20,60}$/, 'must be a delivery id')
+    .optional(),
+});
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A delivery as the API shows it (spec §2.2). `payload` only on the single-delivery response. */
+export function deliveryView(delivery: Delivery) {
+  const latest = delivery.attemptLog.at(-1);
+  return {
+    object: 'webhook_delivery',
+    id: delivery.id,
+    webhook_id: delivery.webhookId,
+    event: delivery.event,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    max_attempts: delivery.maxAttempts,
+    status_code: latest?.statusCode ?? null,
+    duration_ms: latest?.durationMs ?? 0,
+    error: latest?.error ?? null,
+    response: delivery.response,
+    // Spec types: status_code integer (0 = no HTTP answer), error string ('' = none).
+    attempt_log: delivery.attemptLog.map((entry) => ({
+      at: new Date(entry.at).toISOString(),
+      status_code: entry.statusCode ?? 0,
+      duration_ms: entry.durationMs,
+      error: entry.error ?? '',
+    })),
+    next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,
+    delivered_at: iso(delivery.deliveredAt),
+    created_at: new Date(delivery.createdAt).toISOString(),
+  };
+}
+
+/** One line on how the latest attempt went, for the test and retry responses. */
+export function attemptSummary(delivery: Delivery): string {
+  const latest = delivery.attemptLog.at(-1);
+  if (!latest) return 'No attempt was made.';
+  if (delivery.status === 'succeeded') return `Delivered: the endpoint answered HTTP ${latest.statusCode}.`;
+  return `Not delivered: ${latest.error ?? `HTTP ${latest.statusCode}`}.`;
+}
+
+export function deliveryHandlers(deps: AttemptDeps) {
+  const list: RouteHandler = async ({ caller, params, query }) => {
+    const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
+    const { status, limit, after } = validate(listQuery, query, 'query');
+    const page = await deps.deliveries.list(
+      webhook.id,
+      { limit, ...(status ? { status } : {}), ...(after ? { after } : {}) },
+      deps.clock.now(),
+    );
+    return json(200, { object: 'list', has_more: page.hasMore, data: page.items.map(deliveryView) });
+  };
+  const get: RouteHandler = async ({ caller, params }) => {
+    const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
+    const delivery = await deps.deliveries.get(webhook.id, params.deliveryId ?? '', deps.clock.now());
+    if (!delivery) throw new NotFoundError(`No delivery with id ${params.deliveryId}.`);
+    return json(200, { ...deliveryView(delivery), payload: delivery.payload });
+  };
+  const retry: RouteHandler = async ({ caller, params }) => {
+    const delivery = await retryDelivery(deps, tenantOf(caller), params.id ?? '', params.deliveryId ?? '');
+    const view = deliveryView(delivery);
+    return json(200, {
+      success: delivery.status === 'succeeded',
+      message: attemptSummary(delivery),
+      delivery: { id: view.id, status: view.status, attempts: view.attempts, status_code: view.status_code },
+    });
+  };
+  return { listDeliveries: list, getDelivery: get, retryDelivery: retry };
+}

@@ -1,0 +1,74 @@
+// HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
+// whole: one bad email refuses them all, each problem reported with its index.
+import { z } from 'zod';
+import { type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import { isEmailAddress } from '../../domain/email/email';
+import type { RouteHandler } from './context';
+import { json } from './response';
+import { validate } from './validate';
+import { tenantOf } from './webhooks';
+
+const MAX_RECIPIENTS = 50;
+
+const address = z
+  .string()
+  .trim()
+  .refine(isEmailAddress, 'Must be an email address: a@example.com or "Name <a@example.com>".');
+const addresses = (max: number) => z.union([address.transform((a) => [a]), z.array(address).min(1).max(max)]);
+
+export const emailBody = z
+  .strictObject({
+    from: address,
+    to: addresses(MAX_RECIPIENTS),
+    subject: z.string().min(1).max(998),
+    html: z.string().optional(),
+    text: z.string().optional(),
+    cc: addresses(MAX_RECIPIENTS).optional(),
+    bcc: addresses(MAX_RECIPIENTS).optional(),
+    reply_to: addresses(10).optional(),
+    headers: z
+      .record(z.string().regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without ":".'), z.string())
+      .optional(),
+    tags: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+          value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+        }),
+      )
+      .max(50)
+      .optional(),
+  })
+  .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
+  .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
+    message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
+    path: ['to'],
+  })
+  .transform(
+    (e): EmailDraft => ({
+      from: e.from,
+      to: e.to,
+      cc: e.cc ?? [],
+      bcc: e.bcc ?? [],
+      replyTo: e.reply_to ?? [],
+      subject: e.subject,
+      ...(e.html !== undefined ? { html: e.html } : {}),
+      ...(e.text !== undefined ? { text: e.text } : {}),
+      headers: e.headers ?? {},
+      tags: e.tags ?? [],
+    }),
+  );
+
+const batchBody = z.array(emailBody).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
+
+export function emailHandlers(deps: SendEmailDeps) {
+  const send: RouteHandler = async ({ caller, body }) => {
+    const [id] = await sendEmails(deps, tenantOf(caller), [validate(emailBody, body ?? {})]);
+    return json(200, { id });
+  };
+  const batch: RouteHandler = async ({ caller, body }) => {
+    const ids = await sendEmails(deps, tenantOf(caller), validate(batchBody, body ?? []));
+    return json(200, { data: ids.map((id) => ({ id })) });
+  };
+  return { sendEmail: send, sendEmailBatch: batch };
+}

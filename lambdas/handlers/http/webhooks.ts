@@ -1,0 +1,110 @@
+// HTTP handlers for /v1/webhooks (spec §4.1): parse → use case → the spec's field sets, nothing more.
+import { z } from 'zod';
+import type { Principal } from '../../app/ports';
+import { type AttemptDeps, testWebhook } from '../../app/webhooks/attempts';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  type ManageWebhookDeps,
+  updateWebhook,
+} from '../../app/webhooks/manage-webhooks';
+import type { Tenant, Webhook } from '../../app/webhooks/ports';
+import { FORMATS } from '../../domain/webhooks/format';
+import type { RouteHandler } from './context';
+import { attemptSummary, deliveryView } from './deliveries';
+import { json } from './response';
+import { validate } from './validate';
+
+const url = z.string().trim().min(1).max(2048);
+const events = z.array(z.string()).min(1, 'Subscribe to at least one event.').max(50);
+
+const createBody = z.strictObject({
+  url,
+  events,
+  format: z.enum(FORMATS).optional(),
+  description: z.string().max(500).optional(),
+});
+
+const updateBody = z
+  .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
+
+export const tenantOf = (caller: Principal): Tenant => ({ accountId: caller.accountId, mode: caller.mode });
+
+export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
+  const create: RouteHandler = async ({ caller, body }) => {
+    const webhook = await createWebhook(deps, tenantOf(caller), validate(createBody, body ?? {}));
+    return json(201, {
+      id: webhook.id,
+      url: webhook.url,
+      events: webhook.events,
+      format: webhook.format,
+      description: webhook.description ?? null,
+      signing_secret: webhook.secret,
+      active: webhook.active,
+      created_at: webhook.createdAt,
+    });
+  };
+  const list: RouteHandler = async ({ caller }) =>
+    json(200, { data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
+  const get: RouteHandler = async ({ caller, params }) => {
+    const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
+    return json(200, {
+      ...listItem(webhook),
+      format: webhook.format,
+      description: webhook.description ?? null,
+      updated_at: webhook.updatedAt,
+    });
+  };
+  const update: RouteHandler = async ({ caller, params, body }) => {
+    const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', validate(updateBody, body ?? {}));
+    return json(200, {
+      id: webhook.id,
+      url: webhook.url,
+      events: webhook.events,
+      active: webhook.active,
+      updated_at: webhook.updatedAt,
+    });
+  };
+  const remove: RouteHandler = async ({ caller, params }) => {
+    await deleteWebhook(deps, tenantOf(caller), params.id ?? '');
+    return json(200, { id: params.id, deleted: true });
+  };
+  const test: RouteHandler = async ({ caller, params }) => {
+    const delivery = await testWebhook(deps, tenantOf(caller), params.id ?? '');
+    const view = deliveryView(delivery);
+    return json(200, {
+      success: delivery.status === 'succeeded',
+      status: view.status_code ?? 0,
+      message: attemptSummary(delivery),
+      delivery: {
+        id: view.id,
+        event: view.event,
+        status: view.status,
+        attempts: view.attempts,
+        status_code: view.status_code,
+        duration_ms: view.duration_ms,
+      },
+    });
+  };
+  return {
+    createWebhook: create,
+    listWebhooks: list,
+    getWebhook: get,
+    updateWebhook: update,
+    deleteWebhook: remove,
+    testWebhook: test,
+  };
+}
+
+function listItem(webhook: Webhook) {
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    events: webhook.events,
+    active: webhook.active,
+    created_at: webhook.createdAt,
+  };
+}
