@@ -24,11 +24,19 @@ export interface TestRuntime extends LocalRuntime {
   call(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
 }
 
+/** Fast defaults for tests: simulated events without spacing, short retries, quiet logs. */
+export const TEST_ENV = {
+  PORT: '0',
+  SF_DATA_DIR: ':memory:',
+  SF_SEED: 'false',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  SF_SIMULATOR_STEP_SECONDS: '0',
+  SF_RETRY_DELAYS: '0.2,0.2,0.2,0.2',
+  SF_IP_RATE_LIMIT: '1000',
+};
+
 export async function startTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
-  const config = loadConfig(
-    { PORT: '0', SF_DATA_DIR: ':memory:', SF_SEED: 'false', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
-    localTableDefaults(),
-  );
+  const config = loadConfig({ ...TEST_ENV, ...env }, localTableDefaults());
   const runtime = await startLocalRuntime(config);
   const client = localDynamoClient(runtime.dynamoEndpoint);
   const repos = createRepositories(client, config.tables);

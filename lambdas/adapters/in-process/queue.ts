@@ -76,6 +76,11 @@ export class InProcessQueue {
     return this.ready.length + this.waiting + this.running;
   }
 
+  /** Resolves when nothing is ready or in flight (delayed messages may still wait). */
+  async settled(): Promise<void> {
+    while (this.ready.length > 0 || this.running > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+
   /** Resolves when nothing is ready, delayed or in flight. */
   idle(): Promise<void> {
     if (this.depth === 0) return Promise.resolve();

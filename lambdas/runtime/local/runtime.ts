@@ -114,7 +114,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
           httpServer.close(() => resolve());
           httpServer.closeIdleConnections();
         });
-        await Promise.race([Promise.all([local.events.idle(), local.deliveries.idle()]), sleep(DRAIN_MS)]);
+        // Delayed retries need no wait: they are in the table and re-armed at the next start.
+        await Promise.race([Promise.all([local.events.settled(), local.deliveries.settled()]), sleep(DRAIN_MS)]);
         await Promise.all([local.events.stop(), local.deliveries.stop()]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();

@@ -1,0 +1,193 @@
+// Nothing is lost: a pending retry survives a restart of the local runtime (the reconciler re-arms it from
+// the table), a crashed attempt is picked up once its claim lapses, a retry that comes due while the
+// webhook is paused ends `failed`, and final deliveries expire after the retention period.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { reconcile } from '../../lambdas/app/webhooks/reconcile';
+import { hashApiKey } from '../../lambdas/domain/api-keys';
+import { localDynamoClient } from '../../lambdas/runtime/local/dynamo';
+import { type Receiver, startReceiver, verifyServiceSignature } from '../support/receiver';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let receiver: Receiver | undefined;
+let runtimes: TestRuntime[] = [];
+afterEach(async () => {
+  for (const rt of runtimes) await rt.stop().catch(() => {});
+  runtimes = [];
+  await receiver?.close();
+  receiver = undefined;
+});
+
+async function start(env: Record<string, string> = {}) {
+  const rt = await startTestRuntime(env);
+  runtimes.push(rt);
+  return rt;
+}
+
+async function hookFor(rt: TestRuntime, key?: string) {
+  receiver ??= await startReceiver();
+  const k = key ?? (await rt.newKey()).key;
+  const res = await rt.call('/webhooks', {
+    method: 'POST',
+    key: k,
+    body: JSON.stringify({ url: `${receiver.url}/h`, events: ['email.sent'] }),
+  });
+  return { key: k, hook: (await res.json()) as { id: string; signing_secret: string } };
+}
+
+const email = (rt: TestRuntime, key: string) =>
+  rt.call('/emails', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 's', text: 't' }),
+  });
+
+async function firstDelivery(rt: TestRuntime, key: string, hookId: string) {
+  const body = (await (await rt.call(`/webhooks/${hookId}/deliveries`, { key })).json()) as {
+    data: Record<string, unknown>[];
+  };
+  return body.data[0];
+}
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('restart', () => {
+  it('a pending retry survives a restart of the local runtime and is attempted on time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sendflow-restart-'));
+    try {
+      const env = { SF_DATA_DIR: dir, SF_RETRY_DELAYS: '1.5,1.5,1.5,1.5' };
+      const first = await start(env);
+      const { key, hook } = await hookFor(first);
+      receiver?.answer((n) => (n === 1 ? { kind: 'status', status: 503 } : { kind: 'status', status: 200 }));
+      await email(first, key);
+      await receiver?.waitFor(1);
+      const pending = await eventually(
+        () => firstDelivery(first, key, hook.id),
+        (d) => d?.attempts === 1,
+      );
+      expect(pending?.status).toBe('pending');
+      await first.stop();
+      runtimes = [];
+
+      const second = await start(env);
+      const requests = await (receiver as Receiver).waitFor(2);
+      expect(requests[1]?.body).toBe(requests[0]?.body);
+      expect(verifyServiceSignature(hook.signing_secret, requests[1] as never)).toBe(true);
+      const done = await eventually(
+        () => firstDelivery(second, key, hook.id),
+        (d) => d?.status === 'succeeded',
+      );
+      expect(done).toMatchObject({ id: pending?.id, attempts: 2 });
+      expect((requests[1]?.at ?? 0) - Date.parse(pending?.next_attempt_at as string)).toBeGreaterThan(-50);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an attempt whose worker died is retried by the reconciler once its claim lapses', async () => {
+    const rt = await start();
+    const { key, hook } = await hookFor(rt);
+    const { accountId } = (await rt.repos.apiKeys.findByHash(hashApiKey(key))) as { accountId: string };
+    const now = Date.now();
+    // The row a crashed worker leaves: claimed for attempt 1, never recorded, claim expired, overdue.
+    await rt.services.deliveries.createClaimed({
+      id: `dlv_${'2'.repeat(36)}`,
+      webhookId: hook.id,
+      accountId,
+      mode: 'test',
+      eventId: 'evt_crash',
+      event: 'email.sent',
+      format: 'standard',
+      payload: '{"crash":true}',
+      status: 'pending',
+      attempts: 0,
+      maxAttempts: 5,
+      attemptLog: [],
+      response: '',
+      nextAttemptAt: now - 120_000,
+      deliveredAt: null,
+      createdAt: now - 120_000,
+      claim: { attempt: 1, until: now - 60_000 },
+    });
+    expect(await reconcile(rt.services, { graceMs: 30_000 })).toBe(1);
+    const [request] = await (receiver as Receiver).waitFor(1);
+    expect(request?.body).toBe('{"crash":true}');
+    const done = await eventually(
+      () => firstDelivery(rt, key, hook.id),
+      (d) => d?.status === 'succeeded',
+    );
+    expect(done?.attempts).toBe(1);
+  });
+});
+
+describe('paused while a retry is due', () => {
+  it('ends the delivery failed with error "webhook paused", without a request; after resume a manual retry works', async () => {
+    const rt = await start({ SF_RETRY_DELAYS: '0.5,0.5,0.5,0.5' });
+    const { key, hook } = await hookFor(rt);
+    receiver?.answer((n) => (n === 1 ? { kind: 'status', status: 500 } : { kind: 'status', status: 200 }));
+    await email(rt, key);
+    await receiver?.waitFor(1);
+    await rt.call(`/webhooks/${hook.id}`, { method: 'PUT', key, body: '{"active": false}' });
+    const failed = await eventually(
+      () => firstDelivery(rt, key, hook.id),
+      (d) => d?.status === 'failed',
+    );
+    expect(failed).toMatchObject({ attempts: 2, error: 'webhook paused', status_code: null });
+    expect(receiver?.received).toHaveLength(1);
+    expect((await rt.call(`/webhooks/${hook.id}/deliveries/${failed?.id}/retry`, { method: 'POST', key })).status).toBe(
+      409,
+    );
+
+    await rt.call(`/webhooks/${hook.id}`, { method: 'PUT', key, body: '{"active": true}' });
+    const retried = await rt.call(`/webhooks/${hook.id}/deliveries/${failed?.id}/retry`, { method: 'POST', key });
+    expect(await retried.json()).toMatchObject({ success: true, delivery: { status: 'succeeded', attempts: 3 } });
+  });
+});
+
+describe('retention', () => {
+  it('stores a final delivery with a TTL 30 days out, and never returns one whose TTL has passed', async () => {
+    const rt = await start();
+    const { key, hook } = await hookFor(rt);
+    receiver?.answer({ kind: 'status', status: 500 });
+    const test = (await (await rt.call(`/webhooks/${hook.id}/test`, { method: 'POST', key })).json()) as {
+      delivery: { id: string };
+    };
+    const doc = DynamoDBDocumentClient.from(localDynamoClient(rt.dynamoEndpoint));
+    try {
+      const key_ = { webhookId: hook.id, id: test.delivery.id };
+      const { Item } = await doc.send(new GetCommand({ TableName: 'sendflow-deliveries', Key: key_ }));
+      expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeGreaterThan(30 * 86400 - 60);
+      expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(30 * 86400);
+
+      // DynamoDB deletes expired items lazily; reads must filter them out meanwhile.
+      await doc.send(
+        new UpdateCommand({
+          TableName: 'sendflow-deliveries',
+          Key: key_,
+          UpdateExpression: 'SET expiresAt = :p',
+          ExpressionAttributeValues: { ':p': 1000 },
+        }),
+      );
+      expect((await rt.call(`/webhooks/${hook.id}/deliveries/${test.delivery.id}`, { key })).status).toBe(404);
+      const list = (await (await rt.call(`/webhooks/${hook.id}/deliveries`, { key })).json()) as { data: unknown[] };
+      expect(list.data).toHaveLength(0);
+      const filtered = (await (await rt.call(`/webhooks/${hook.id}/deliveries?status=failed`, { key })).json()) as {
+        data: unknown[];
+      };
+      expect(filtered.data).toHaveLength(0);
+    } finally {
+      doc.destroy();
+    }
+  });
+});

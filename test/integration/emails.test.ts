@@ -1,0 +1,181 @@
+// POST /v1/emails and /v1/emails/batch over real HTTP, and the simulator's event stories as a webhook
+// receives them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../lambdas/domain/events';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { atWindowStart, startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let receiver: Receiver;
+beforeAll(async () => {
+  rt = await startTestRuntime();
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await rt.stop();
+});
+
+const email = (to: unknown, extra: Record<string, unknown> = {}) => ({
+  from: 'Acme <hi@acme.test>',
+  to,
+  subject: 'Hello',
+  html: '<p>x</p>',
+  ...extra,
+});
+const post = (key: string, path: string, body: unknown) =>
+  rt.call(path, { method: 'POST', key, body: JSON.stringify(body) });
+
+describe('POST /v1/emails', () => {
+  it('accepts an email and returns its id; needs email:send', async () => {
+    const { key } = await rt.newKey({ scopes: ['email:send'] });
+    const res = await post(key, '/emails', email('bob@example.com'));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: expect.stringMatching(/^email_/) });
+    const reader = await rt.newKey({ scopes: ['webhook:read'] });
+    expect((await post(reader.key, '/emails', email('bob@example.com'))).status).toBe(403);
+  });
+
+  it('refuses invalid emails with 422 and a detail per problem', async () => {
+    const { key } = await rt.newKey();
+    const res = await post(key, '/emails', { from: 'nobody', to: [], subject: '' });
+    expect(res.status).toBe(422);
+    const paths = ((await res.json()) as { details: { path: string }[] }).details.map((d) => d.path).sort();
+    expect(paths).toEqual(expect.arrayContaining(['from', 'subject', 'to']));
+    const tooMany = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
+    expect((await post(key, '/emails', email(tooMany))).status).toBe(422);
+    expect((await post(key, '/emails', { from: 'a@acme.test', to: 'b@example.com', subject: 's' })).status).toBe(422);
+  });
+});
+
+describe('POST /v1/emails/batch', () => {
+  it('accepts 1–100 emails and returns their ids in order', async () => {
+    const { key } = await rt.newKey();
+    const res = await post(
+      key,
+      '/emails/batch',
+      Array.from({ length: 100 }, (_, i) => email(`u${i}@example.com`)),
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { data: { id: string }[] };
+    expect(body.data).toHaveLength(100);
+    expect(new Set(body.data.map((d) => d.id)).size).toBe(100);
+    expect((await post(key, '/emails/batch', [])).status).toBe(422);
+    expect(
+      (
+        await post(
+          key,
+          '/emails/batch',
+          Array.from({ length: 101 }, () => email('a@example.com')),
+        )
+      ).status,
+    ).toBe(422);
+  });
+
+  it('is all or nothing: one bad email refuses the batch, with its index in the details', async () => {
+    const { key } = await rt.newKey();
+    const hook = (await (
+      await post(key, '/webhooks', { url: `${receiver.url}/all`, events: ['email.sent'] })
+    ).json()) as { id: string };
+    const before = receiver.received.length;
+    const res = await post(key, '/emails/batch', [
+      email('ok@example.com'),
+      email('not-an-address'),
+      email('fine@example.com', { subject: '' }),
+    ]);
+    expect(res.status).toBe(422);
+    const details = ((await res.json()) as { details: { path: string }[] }).details.map((d) => d.path);
+    expect(details).toEqual(['1.to', '2.subject']);
+    await rt.queues.events.idle();
+    await rt.queues.deliveries.idle();
+    expect(receiver.received.length).toBe(before);
+    const log = (await (await rt.call(`/webhooks/${hook.id}/deliveries`, { key })).json()) as { data: unknown[] };
+    expect(log.data).toHaveLength(0);
+  });
+
+  it('counts as one request toward the rate limit', async () => {
+    const { key } = await rt.newKey({ plan: 'free' });
+    await atWindowStart(800);
+    const res = await post(
+      key,
+      '/emails/batch',
+      Array.from({ length: 20 }, () => email('a@example.com')),
+    );
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('9');
+  });
+});
+
+describe('the simulator stories', () => {
+  const stories: [string, string[]][] = [
+    ['success@simulator.amazonses.com', ['email.sent', 'email.delivered']],
+    ['bounce@simulator.amazonses.com', ['email.sent', 'email.bounced']],
+    ['complaint@simulator.amazonses.com', ['email.sent', 'email.delivered', 'email.complained']],
+    ['suppressionlist@simulator.amazonses.com', ['email.sent', 'email.bounced']],
+    ['ooto@simulator.amazonses.com', ['email.sent', 'email.delivered']],
+    ['delay@simulator.amazonses.com', ['email.sent', 'email.delivery_delayed', 'email.delivered']],
+    ['open@simulator.amazonses.com', ['email.sent', 'email.delivered', 'email.opened']],
+    ['click@simulator.amazonses.com', ['email.sent', 'email.delivered', 'email.opened', 'email.clicked']],
+    ['accountsuppressed@simulator.amazonses.com', ['email.sent', 'email.bounced', 'email.failed']],
+    ['reject@simulator.amazonses.com', ['email.failed']],
+    ['bounce+signup-42@simulator.amazonses.com', ['email.sent', 'email.bounced']],
+    ['someone@example.com', ['email.sent', 'email.delivered']],
+  ];
+
+  it.each(stories)('%s → %j', async (to, expected) => {
+    const { key } = await rt.newKey();
+    const path = `/${encodeURIComponent(to)}`;
+    await post(key, '/webhooks', { url: `${receiver.url}${path}`, events: [...EVENT_TYPES] });
+    const sent = (await (await post(key, '/emails', email(to))).json()) as { id: string };
+    await rt.queues.events.idle();
+    await rt.queues.deliveries.idle();
+    const mine = receiver.received
+      .filter((r) => r.path === path)
+      .map((r) => JSON.parse(r.body) as Record<string, unknown>);
+    expect(mine.map((e) => e.type).sort()).toEqual([...expected].sort());
+    for (const event of mine)
+      expect(event).toMatchObject({
+        email_id: sent.id,
+        to: to.toLowerCase(),
+        data: { from: 'Acme <hi@acme.test>', subject: 'Hello' },
+      });
+    const bounce = mine.find((e) => e.type === 'email.bounced') as { data: Record<string, unknown> } | undefined;
+    if (to.startsWith('accountsuppressed')) {
+      expect(bounce?.data).toMatchObject({
+        bounce_sub_type: 'OnAccountSuppressionList',
+        refused_by_account_suppression_list: true,
+      });
+    } else if (to.startsWith('suppressionlist')) {
+      expect(bounce?.data).toMatchObject({
+        bounce_type: 'Permanent',
+        bounce_sub_type: 'Suppressed',
+        refused_by_account_suppression_list: false,
+      });
+    } else if (bounce) {
+      expect(bounce.data).toMatchObject({
+        bounce_type: 'Permanent',
+        bounce_sub_type: 'General',
+        refused_by_account_suppression_list: false,
+      });
+    }
+  });
+
+  it('gives each recipient of a multi-recipient email its own events', async () => {
+    const { key } = await rt.newKey();
+    await post(key, '/webhooks', { url: `${receiver.url}/multi`, events: ['email.delivered', 'email.bounced'] });
+    await post(
+      key,
+      '/emails',
+      email(['success@simulator.amazonses.com', 'bounce@simulator.amazonses.com'], { cc: 'carol@example.com' }),
+    );
+    await rt.queues.events.idle();
+    await rt.queues.deliveries.idle();
+    const got = receiver.received
+      .filter((r) => r.path === '/multi')
+      .map((r) => JSON.parse(r.body) as { type: string; to: string });
+    expect(got.map((e) => `${e.type} ${e.to}`).sort()).toEqual([
+      'email.bounced bounce@simulator.amazonses.com',
+      'email.delivered carol@example.com',
+      'email.delivered success@simulator.amazonses.com',
+    ]);
+  });
+});
