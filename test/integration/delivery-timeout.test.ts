@@ -42,7 +42,8 @@ it('an endpoint that never answers fails the attempt at 10 s, recorded with its 
     data: Record<string, unknown>[];
   };
   expect(log.data[0]).toMatchObject({ error: 'timed out after 10000 ms', status_code: null });
-  expect((log.data[0]?.attempt_log as Record<string, unknown>[])[0]).toMatchObject({
+  const attempts = (log.data[0] as { attempt_log: Record<string, unknown>[] }).attempt_log;
+  expect(attempts[0]).toMatchObject({
     status_code: 0,
     error: 'timed out after 10000 ms',
   });
