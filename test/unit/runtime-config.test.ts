@@ -7,6 +7,9 @@ const TABLES = {
   SF_TABLE_ACCOUNTS: 'prod-accounts',
   SF_TABLE_API_KEYS: 'prod-api-keys',
   SF_TABLE_RATE_LIMITS: 'prod-rate-limits',
+  SF_TABLE_WEBHOOKS: 'prod-webhooks',
+  SF_TABLE_DELIVERIES: 'prod-deliveries',
+  SF_TABLE_EMAILS: 'prod-emails',
 };
 
 /** Runs loadConfig expecting a ConfigError and returns its problems. */
@@ -41,7 +44,24 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: '.data',
       seed: true,
-      tables: { accounts: 'prod-accounts', apiKeys: 'prod-api-keys', rateLimits: 'prod-rate-limits' },
+      tables: {
+        accounts: 'prod-accounts',
+        apiKeys: 'prod-api-keys',
+        rateLimits: 'prod-rate-limits',
+        webhooks: 'prod-webhooks',
+        deliveries: 'prod-deliveries',
+        emails: 'prod-emails',
+      },
+      webhooks: {
+        retryDelaysSeconds: [1, 30, 300, 1800],
+        attemptTimeoutMs: 10_000,
+        allowPrivateUrls: false,
+        retentionSeconds: 30 * 86_400,
+        reconcileGraceSeconds: 120,
+        reconcileIntervalSeconds: 30,
+      },
+      simulatorStepSeconds: 1,
+      aws: {},
     });
   });
 
@@ -89,7 +109,22 @@ describe('loadConfig', () => {
     const config = loadConfig({}, localTableDefaults('dev'));
 
     // Assert
-    expect(config.tables).toEqual({ accounts: 'dev-accounts', apiKeys: 'dev-apiKeys', rateLimits: 'dev-rateLimits' });
+    expect(config.tables).toEqual({
+      accounts: 'dev-accounts',
+      apiKeys: 'dev-apiKeys',
+      rateLimits: 'dev-rateLimits',
+      webhooks: 'dev-webhooks',
+      deliveries: 'dev-deliveries',
+      emails: 'dev-emails',
+    });
+    // The local runtime allows http and loopback webhook URLs; AWS never does (default false above).
+    expect(config.webhooks.allowPrivateUrls).toBe(true);
+  });
+
+  it('parses the retry schedule and refuses a malformed one', () => {
+    expect(loadConfig({ ...TABLES, SF_RETRY_DELAYS: '0.5, 2,10' }).webhooks.retryDelaysSeconds).toEqual([0.5, 2, 10]);
+    expect(problemsOf({ ...TABLES, SF_RETRY_DELAYS: '1,soon' })[0]).toMatch(/^SF_RETRY_DELAYS/);
+    expect(problemsOf({ ...TABLES, SF_RETRY_DELAYS: '-1' })[0]).toMatch(/^SF_RETRY_DELAYS/);
   });
 
   it('lets the environment win over runtime defaults', () => {
@@ -132,7 +167,7 @@ describe('loadConfig', () => {
     // Assert
     for (const name of Object.keys(TABLES)) expect(problems.some((p) => p.startsWith(name))).toBe(true);
     expect(problems.some((p) => p.startsWith('SF_SEED'))).toBe(true);
-    expect(problems).toHaveLength(4);
+    expect(problems).toHaveLength(Object.keys(TABLES).length + 1);
   });
 
   it.each([
