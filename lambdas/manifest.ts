@@ -56,6 +56,13 @@ export const routes = [
   },
   { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email' },
   { id: 'sendEmailBatch', method: 'POST', path: '/emails/batch', access: send, summary: 'Send up to 100 emails' },
+  {
+    id: 'getEmail',
+    method: 'GET',
+    path: '/emails/{id}',
+    access: { scope: 'email:read' },
+    summary: 'Retrieve an email: status, recipients, event history',
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteId = (typeof routes)[number]['id'];

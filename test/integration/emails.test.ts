@@ -179,3 +179,60 @@ describe('the simulator stories', () => {
     ]);
   });
 });
+
+describe('GET /v1/emails/:id', () => {
+  it('shows the status from the latest event and the whole history, once per event', async () => {
+    const { key, accountId } = await rt.newKey();
+    const sent = (await (
+      await post(key, '/emails', email('complaint@simulator.amazonses.com', { cc: 'c@example.com' }))
+    ).json()) as {
+      id: string;
+    };
+    await rt.queues.events.idle();
+    const res = await rt.call(`/emails/${sent.id}`, { key });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown> & { events: { type: string; to: string }[] };
+    expect(body).toMatchObject({
+      object: 'email',
+      id: sent.id,
+      from: 'Acme <hi@acme.test>',
+      to: ['complaint@simulator.amazonses.com'],
+      cc: ['c@example.com'],
+      subject: 'Hello',
+      status: 'complained',
+    });
+    expect(body.events.map((e) => `${e.type} ${e.to}`).sort()).toEqual([
+      'email.complained complaint@simulator.amazonses.com',
+      'email.delivered c@example.com',
+      'email.delivered complaint@simulator.amazonses.com',
+      'email.sent c@example.com',
+      'email.sent complaint@simulator.amazonses.com',
+    ]);
+
+    // A redelivered event is recorded once.
+    const [first] = body.events as unknown as { id: string; type: string; to: string; timestamp: string }[];
+    const again = {
+      id: first?.id ?? '',
+      type: first?.type as 'email.sent',
+      accountId,
+      mode: 'test' as const,
+      emailId: sent.id,
+      timestamp: first?.timestamp ?? '',
+      data: {},
+    };
+    await rt.services.events.publish([again]);
+    await rt.queues.events.idle();
+    const after = (await (await rt.call(`/emails/${sent.id}`, { key })).json()) as { events: unknown[] };
+    expect(after.events).toHaveLength(5);
+  });
+
+  it('is 404 for another account or mode, and needs email:read', async () => {
+    const { key } = await rt.newKey();
+    const sent = (await (await post(key, '/emails', email('a@example.com'))).json()) as { id: string };
+    const other = await rt.newKey();
+    expect((await rt.call(`/emails/${sent.id}`, { key: other.key })).status).toBe(404);
+    const sender = await rt.newKey({ scopes: ['email:send'] });
+    expect((await rt.call(`/emails/${sent.id}`, { key: sender.key })).status).toBe(403);
+    expect((await rt.call('/emails/email_nope', { key })).status).toBe(404);
+  });
+});

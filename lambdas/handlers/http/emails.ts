@@ -1,8 +1,10 @@
 // HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
 // whole: one bad email refuses them all, each problem reported with its index.
 import { z } from 'zod';
-import { type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import type { EmailRecord } from '../../app/emails/ports';
+import { type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import { isEmailAddress } from '../../domain/email/email';
+import { emailStatus } from '../../domain/email/status';
 import type { RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
@@ -70,5 +72,27 @@ export function emailHandlers(deps: SendEmailDeps) {
     const ids = await sendEmails(deps, tenantOf(caller), validate(batchBody, body ?? []));
     return json(200, { data: ids.map((id) => ({ id })) });
   };
-  return { sendEmail: send, sendEmailBatch: batch };
+  const get: RouteHandler = async ({ caller, params }) =>
+    json(200, emailView(await getEmail(deps, tenantOf(caller), params.id ?? '')));
+  return { sendEmail: send, sendEmailBatch: batch, getEmail: get };
+}
+
+/** An email as GET /v1/emails/:id shows it: status from its history, and the history itself. */
+export function emailView(email: EmailRecord) {
+  return {
+    object: 'email',
+    id: email.id,
+    from: email.from,
+    to: email.to,
+    cc: email.cc,
+    bcc: email.bcc,
+    reply_to: email.replyTo,
+    subject: email.subject,
+    status: emailStatus(email.events),
+    created_at: email.createdAt,
+    tags: email.tags,
+    events: [...email.events]
+      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
+      .map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
+  };
 }
