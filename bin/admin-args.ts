@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { MODES, type Mode } from '../lambdas/domain/api-keys';
 import { isPlanName, PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { isScope, type Scope } from '../lambdas/domain/scopes';
+import { stackNames } from '../lib/outputs';
 
 export type AdminCommand =
   | { name: 'create-account'; plan: PlanName }
@@ -18,6 +19,12 @@ export interface AdminTarget {
 
 export class UsageError extends Error {}
 
+/**
+ * `--stack` default: the app's name, which stands for its api stack (stackNames.api, SendflowApi), the stack
+ * holding the outputs the CLI reads. Any other value is taken as the api stack's own name.
+ */
+export const DEFAULT_STACK = 'Sendflow';
+
 export const USAGE = `usage: npm run admin -- <command> [options] [--aws [--stack NAME]]
 
 commands:
@@ -27,7 +34,9 @@ commands:
   revoke-key     --account <id> --key <key id>
 
 Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
-With --aws it works on the deployed stack (default name Sendflow) with your AWS credentials.`;
+With --aws it works on the deployed stacks with your AWS credentials and region (AWS_PROFILE, AWS_REGION):
+it reads table names and usage plan ids from the outputs of the api stack. --stack names that stack; the
+default, ${DEFAULT_STACK}, means the app's api stack ${stackNames.api}.`;
 
 export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand; target: AdminTarget } {
   let parsed: ReturnType<typeof parse>;
@@ -40,7 +49,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
   const [name, ...extra] = positionals;
   if (!name) throw new UsageError('missing command');
   if (extra.length) throw new UsageError(`unexpected argument: ${extra.join(' ')}`);
-  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: values.stack ?? 'Sendflow' };
+  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: values.stack ?? DEFAULT_STACK };
   const allowed: Record<string, readonly string[]> = {
     'create-account': ['plan'],
     'create-key': ['account', 'mode', 'scopes', 'name'],

@@ -1,6 +1,113 @@
-// The admin CLI's AWS target: placeholder until the stack outputs are fixed.
+// The admin CLI's AWS target: finds the deployed api stack with CloudFormation DescribeStacks, reads the
+// physical table names and usage plan ids from its outputs (lib/outputs.ts), and works on them with the
+// same repositories the functions use plus the API Gateway usage plans. Credentials and region come from the
+// SDK's default chain (AWS_PROFILE, AWS_REGION, …).
+import { randomBytes } from 'node:crypto';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import {
+  CloudFormationClient,
+  CloudFormationServiceException,
+  DescribeStacksCommand,
+  type Stack,
+} from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
+import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
+import { type TableName, tableNames } from '../lambdas/manifest';
+import { createRepositories } from '../lambdas/runtime/repositories';
+import { outputNames, stackNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
+import { DEFAULT_STACK } from './admin-args';
 
-export async function awsAdminDeps(_stack: string): Promise<AdminSession> {
-  throw new Error('not yet');
+/** Raised when the stack cannot be used: not deployed, not finished, or missing outputs. */
+export class StackLookupError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StackLookupError';
+  }
+}
+
+/** SDK clients, injectable for tests; by default built from the environment. */
+export interface AwsAdminClients {
+  readonly cloudFormation?: CloudFormationClient;
+  readonly dynamo?: DynamoDBClient;
+  readonly apiGateway?: APIGatewayClient;
+}
+
+/** `--stack`: the default names the app, which means its api stack; anything else is the api stack's name. */
+export function apiStackName(stack: string): string {
+  return stack === DEFAULT_STACK ? stackNames.api : stack;
+}
+
+export interface StackTargets {
+  readonly tables: Readonly<Record<TableName, string>>;
+  readonly usagePlanIds: Readonly<Record<PlanName, string>>;
+}
+
+/** Table names and usage plan ids from the api stack's outputs; every missing output is named at once. */
+export async function readStackTargets(cloudFormation: CloudFormationClient, stackName: string): Promise<StackTargets> {
+  let found: Stack | undefined;
+  try {
+    const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
+    found = Stacks?.[0];
+  } catch (error) {
+    // CloudFormation answers ValidationException "Stack with id X does not exist" for an unknown stack.
+    if (error instanceof CloudFormationServiceException && /does not exist/i.test(error.message)) {
+      throw new StackLookupError(
+        `Stack ${stackName} does not exist in this account and region. Deploy it with \`npx cdk deploy --all\`, ` +
+          'check AWS_REGION / AWS_PROFILE, or name the api stack with --stack.',
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  if (!found) throw new StackLookupError(`Stack ${stackName} does not exist in this account and region.`);
+  const outputs = new Map((found.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+  const wanted = [
+    ...tableNames.map((table) => outputNames.tables[table]),
+    ...PLAN_NAMES.map((plan) => outputNames.usagePlans[plan]),
+  ];
+  const missing = wanted.filter((key) => !outputs.get(key));
+  if (missing.length) {
+    throw new StackLookupError(
+      `Stack ${stackName} (${found.StackStatus ?? 'status unknown'}) lacks the outputs ${missing.join(', ')}. ` +
+        `Is it the Sendflow api stack (${stackNames.api}), fully deployed from this version?`,
+    );
+  }
+  const value = (key: string) => outputs.get(key) as string;
+  return {
+    tables: Object.fromEntries(tableNames.map((t) => [t, value(outputNames.tables[t])])) as Record<TableName, string>,
+    usagePlanIds: Object.fromEntries(PLAN_NAMES.map((p) => [p, value(outputNames.usagePlans[p])])) as Record<
+      PlanName,
+      string
+    >,
+  };
+}
+
+export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {}): Promise<AdminSession> {
+  const cloudFormation = clients.cloudFormation ?? new CloudFormationClient({});
+  const dynamo = clients.dynamo ?? new DynamoDBClient({});
+  const apiGateway = clients.apiGateway ?? new APIGatewayClient({});
+  const close = async () => {
+    cloudFormation.destroy();
+    dynamo.destroy();
+    apiGateway.destroy();
+  };
+  try {
+    const { tables, usagePlanIds } = await readStackTargets(cloudFormation, apiStackName(stack));
+    const { accounts, apiKeys } = createRepositories(dynamo, tables);
+    return {
+      deps: {
+        accounts,
+        apiKeys,
+        usagePlans: new ApiGatewayUsagePlans({ client: apiGateway, usagePlanIds }),
+        clock: { now: () => Date.now() },
+        random: randomBytes,
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
-// The stateless stack: the REST API (stage v1), its two functions, usage plans, gateway responses and WAF.
+// The stateless stack: the REST API (stage v1), its functions, usage plans, gateway responses, WAF, and the
+// webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms).
 // Everything here can be replaced without touching data; tables are found through SSM parameters.
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
@@ -20,22 +21,81 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
-import { routes, STAGE, type TableName, type TableSpec, tableEnvVar, tableNames, tables } from '../lambdas/manifest';
+import {
+  type RouteSpec,
+  routes,
+  STAGE,
+  type TableName,
+  type TableSpec,
+  tableEnvVar,
+  tableNames,
+  tables,
+} from '../lambdas/manifest';
+import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { outputNames } from './outputs';
 
-type TableAccess = 'none' | 'read' | 'readWrite';
+/**
+ * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. `update`:
+ * UpdateItem on the table and nothing else (conditional updates need no read). `{ query }`: Query on the named
+ * indexes only, nothing on the table itself.
+ */
+type TableAccess = 'none' | 'read' | 'readWrite' | 'update' | { readonly query: readonly string[] };
+
+type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler';
 
 /**
  * What each function may do to each table. Keyed by every manifest table, so adding a table does not
  * compile until someone decides who may touch it.
  */
-const tableAccess: Readonly<Record<'api' | 'authorizer', Readonly<Record<TableName, TableAccess>>>> = {
+const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, TableAccess>>>> = {
   // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
-  api: { accounts: 'read', apiKeys: 'readWrite', rateLimits: 'readWrite' },
-  authorizer: { accounts: 'read', apiKeys: 'read', rateLimits: 'none' },
+  api: {
+    accounts: 'read',
+    apiKeys: 'readWrite',
+    rateLimits: 'readWrite',
+    webhooks: 'readWrite',
+    // Test sends and manual retries make their attempt in the request and record it.
+    deliveries: 'readWrite',
+    emails: 'readWrite',
+  },
+  authorizer: {
+    accounts: 'read',
+    apiKeys: 'read',
+    rateLimits: 'none',
+    webhooks: 'none',
+    deliveries: 'none',
+    emails: 'none',
+  },
+  // Fan-out reads the tenant's webhooks (the delivery rows are created by the worker from the job's seed), and
+  // each email event is appended to its email's history with one conditional UpdateItem.
+  dispatcher: {
+    accounts: 'none',
+    apiKeys: 'none',
+    rateLimits: 'none',
+    webhooks: 'read',
+    deliveries: 'none',
+    emails: 'update',
+  },
+  delivery: {
+    accounts: 'none',
+    apiKeys: 'none',
+    rateLimits: 'none',
+    webhooks: 'read',
+    deliveries: 'readWrite',
+    emails: 'none',
+  },
+  // Finds overdue pending attempts through the byDue index; it writes nothing, it only queues jobs.
+  reconciler: {
+    accounts: 'none',
+    apiKeys: 'none',
+    rateLimits: 'none',
+    webhooks: 'none',
+    deliveries: { query: ['byDue'] },
+    emails: 'none',
+  },
 };
 
 export interface SendflowApiStackProps extends StackProps {
@@ -52,6 +112,7 @@ export class SendflowApiStack extends Stack {
   readonly api: RestApi;
   readonly apiFunction: NodeFunction;
   readonly authorizerFunction: NodeFunction;
+  readonly pipeline: DeliveryPipeline;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -74,11 +135,14 @@ export class SendflowApiStack extends Stack {
       SF_IP_RATE_LIMIT: String(ipRateLimit),
     };
 
+    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention });
+
     this.apiFunction = new NodeFunction(this, 'ApiFunction', {
       entry: 'lambdas/runtime/aws/api.ts',
       description: 'Sendflow API: every /v1 route',
       serviceName: 'sendflow-api',
-      environment,
+      // Emails publish their events (simulated sequences included) onto the events queue.
+      environment: { ...environment, SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl },
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
@@ -92,9 +156,20 @@ export class SendflowApiStack extends Stack {
       memorySize: 512,
       logRetention,
     });
-    for (const table of tableNames) {
-      grantTable(this, this.apiFunction.role, table, tableNamesByKey[table], tableAccess.api[table]);
-      grantTable(this, this.authorizerFunction.role, table, tableNamesByKey[table], tableAccess.authorizer[table]);
+    this.apiFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.pipeline.eventsQueue.queueArn] }),
+    );
+    const functions: Record<FunctionName, NodeFunction> = {
+      api: this.apiFunction,
+      authorizer: this.authorizerFunction,
+      dispatcher: this.pipeline.dispatcher,
+      delivery: this.pipeline.delivery,
+      reconciler: this.pipeline.reconciler,
+    };
+    for (const [name, fn] of Object.entries(functions) as [FunctionName, NodeFunction][]) {
+      for (const table of tableNames) {
+        grantTable(this, fn.role, table, tableNamesByKey[table], tableAccess[name][table]);
+      }
     }
 
     this.api = this.restApi(logRetention);
@@ -111,7 +186,7 @@ export class SendflowApiStack extends Stack {
       scopePermissionToMethod: false,
     });
 
-    for (const route of routes) {
+    for (const route of routes as readonly RouteSpec[]) {
       const resource = this.api.root.resourceForPath(route.path);
       if (route.access === 'public') {
         const method = resource.addMethod(route.method, integration, {
@@ -186,6 +261,18 @@ export class SendflowApiStack extends Stack {
     for (const { name, usagePlan } of plans) {
       output(this, outputNames.usagePlans[name], usagePlan.usagePlanId, `Usage plan id of the ${name} plan`);
     }
+    const { pipeline } = this;
+    output(this, outputNames.queues.events, pipeline.eventsQueue.queueUrl, 'URL of the events queue');
+    output(this, outputNames.queues.deliveries, pipeline.deliveriesQueue.queueUrl, 'URL of the deliveries queue');
+    const deadLetters = {
+      events: pipeline.eventsDlq,
+      deliveries: pipeline.deliveriesDlq,
+      retrySchedules: pipeline.retryScheduleDlq,
+      reconcileSchedule: pipeline.reconcileScheduleDlq,
+    } as const;
+    for (const [name, dlq] of Object.entries(deadLetters) as [keyof typeof deadLetters, typeof pipeline.eventsDlq][]) {
+      output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);
+    }
   }
 
   private restApi(logRetention: RetentionDays): RestApi {
@@ -253,6 +340,24 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   if (access === 'none') return;
   const tableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: name });
   const spec: TableSpec = tables[table];
+  if (access === 'update') {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [tableArn] }),
+    );
+    return;
+  }
+  if (typeof access === 'object') {
+    const known = new Set((spec.indexes ?? []).map((index) => index.name));
+    const unknown = access.query.filter((index) => !known.has(index));
+    if (unknown.length) throw new Error(`Table ${table} has no index ${unknown.join(', ')}`);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: access.query.map((index) => `${tableArn}/index/${index}`),
+      }),
+    );
+    return;
+  }
   const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
   grantee.grantPrincipal.addToPrincipalPolicy(
     new PolicyStatement({

@@ -16,7 +16,7 @@ function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
-/** Output keys of the api stack. Values: the stage URL, physical table names, usage plan ids. */
+/** Output keys of the api stack. Values: the stage URL, physical table names, usage plan ids, queue URLs. */
 export const outputNames = {
   /** e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/v1/ */
   apiUrl: 'ApiUrl',
@@ -30,4 +30,18 @@ export const outputNames = {
     growth: 'UsagePlanGrowth',
     scale: 'UsagePlanScale',
   } as const satisfies Readonly<Record<PlanName, string>>,
+  /** Queue URLs of the webhook pipeline (to inspect depth, or send a test event by hand). */
+  queues: {
+    events: 'EventsQueueUrl',
+    deliveries: 'DeliveriesQueueUrl',
+  } as const,
+  /** Dead-letter queue URLs: where to look, and redrive from, when a DLQ alarm fires. */
+  deadLetterQueues: {
+    events: 'EventsDlqUrl',
+    deliveries: 'DeliveriesDlqUrl',
+    /** Retry schedules EventBridge Scheduler could not deliver to the deliveries queue. */
+    retrySchedules: 'RetryScheduleDlqUrl',
+    /** Reconciler runs EventBridge Scheduler could not invoke. */
+    reconcileSchedule: 'ReconcileScheduleDlqUrl',
+  } as const,
 } as const;

@@ -234,7 +234,8 @@ describe('gateway responses', () => {
 describe('functions', () => {
   it('run Node 22 on arm64 with the project bundling conventions', () => {
     const functions = Object.values(api.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(2);
+    // api, authorizer, and the pipeline's dispatcher, delivery worker and reconciler
+    expect(functions).toHaveLength(5);
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -295,16 +296,26 @@ describe('least privilege', () => {
     for (const list of Object.values(actions)) for (const write of writes) expect(list).not.toContain(write);
   });
 
-  it('lets the API write API keys and rate-limit windows, and only read accounts', () => {
+  it('lets the API write API keys, rate-limit windows, webhooks, deliveries and emails, and only read accounts', () => {
     const actions = tableActions(apiFunctionId);
-    expect(actions.apiKeys).toEqual(expect.arrayContaining(writes));
-    expect(actions.rateLimits).toEqual(expect.arrayContaining(writes));
+    expect(Object.keys(actions).sort()).toEqual([
+      'accounts',
+      'apiKeys',
+      'deliveries',
+      'emails',
+      'rateLimits',
+      'webhooks',
+    ]);
+    for (const table of ['apiKeys', 'rateLimits', 'webhooks', 'deliveries', 'emails']) {
+      expect(actions[table]).toEqual(expect.arrayContaining(writes));
+    }
     for (const write of writes) expect(actions.accounts).not.toContain(write);
   });
 
-  it('names the index it queries instead of index/*', () => {
-    expect(JSON.stringify(api.findResources('AWS::IAM::Policy'))).not.toContain('/index/*');
-    expect(JSON.stringify(api.findResources('AWS::IAM::Policy'))).toContain('/index/byAccount');
+  it('names the indexes it queries instead of index/*', () => {
+    const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
+    expect(policies).not.toContain('/index/*');
+    for (const index of ['byAccount', 'byStatus', 'byDue']) expect(policies).toContain(`/index/${index}`);
   });
 });
 
@@ -384,19 +395,45 @@ describe('WAF key pattern', () => {
 });
 
 describe('outputs', () => {
-  it('publishes the URL, every table and every usage plan under the names the admin CLI reads', () => {
+  it('publishes the URL, every table, every usage plan and the queues under the names the admin CLI reads', () => {
     const outputs = api.findOutputs('*');
     const expected = [
       outputNames.apiUrl,
       ...Object.values(outputNames.tables),
       ...Object.values(outputNames.usagePlans),
+      ...Object.values(outputNames.queues),
+      ...Object.values(outputNames.deadLetterQueues),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
     expect(outputNames.tables).toEqual({
       accounts: 'TableAccounts',
       apiKeys: 'TableApiKeys',
       rateLimits: 'TableRateLimits',
+      webhooks: 'TableWebhooks',
+      deliveries: 'TableDeliveries',
+      emails: 'TableEmails',
     });
+    expect(outputNames.queues).toEqual({ events: 'EventsQueueUrl', deliveries: 'DeliveriesQueueUrl' });
+    expect(outputNames.deadLetterQueues).toEqual({
+      events: 'EventsDlqUrl',
+      deliveries: 'DeliveriesDlqUrl',
+      retrySchedules: 'RetryScheduleDlqUrl',
+      reconcileSchedule: 'ReconcileScheduleDlqUrl',
+    });
+  });
+
+  it('points each queue output at its queue', () => {
+    const queues = api.findResources('AWS::SQS::Queue');
+    const outputs = api.findOutputs('*');
+    const target = (name: string) => outputs[name]?.Value.Ref as string;
+    expect(queues[target(outputNames.queues.events)]?.Properties.RedrivePolicy).toBeDefined();
+    expect(queues[target(outputNames.queues.deliveries)]?.Properties.RedrivePolicy).toBeDefined();
+    expect(target(outputNames.queues.events)).toMatch(/EventsQueue/);
+    expect(target(outputNames.queues.deliveries)).toMatch(/DeliveriesQueue/);
+    expect(target(outputNames.deadLetterQueues.events)).toMatch(/EventsDlq/);
+    expect(target(outputNames.deadLetterQueues.deliveries)).toMatch(/DeliveriesDlq/);
+    expect(target(outputNames.deadLetterQueues.retrySchedules)).toMatch(/RetryScheduleDlq/);
+    expect(target(outputNames.deadLetterQueues.reconcileSchedule)).toMatch(/ReconcileScheduleDlq/);
   });
 
   it('points each usage-plan output at its plan', () => {

@@ -1,5 +1,6 @@
 // Template assertions for the data stack (lib/data-stack.ts): one DynamoDB table per manifest entry,
 // on demand, with PITR, TTL, GSIs, encryption and the retention the manifest asks for.
+import type { CfnElement } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type TableName, type TableSpec, tableNames, tables } from '../../lambdas/manifest';
@@ -7,24 +8,29 @@ import { synthSendflow } from './synth';
 
 let data: Template;
 let tableParameters: Readonly<Record<TableName, string>>;
+let tableIds: Readonly<Record<TableName, string>>;
 
 beforeAll(() => {
   const synth = synthSendflow();
   data = synth.data;
-  tableParameters = synth.stacks.data.tableParameters;
+  const stack = synth.stacks.data;
+  tableParameters = stack.tableParameters;
+  // Partition keys repeat across tables (accounts and emails both use id): ask the construct for its id.
+  tableIds = Object.fromEntries(
+    tableNames.map((name) => [name, stack.getLogicalId(stack.tables[name].node.defaultChild as CfnElement)]),
+  ) as Record<TableName, string>;
 });
 
 type Resource = { Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
-/** Logical id of the table whose partition key is the manifest's (each table has its own). */
+/** Logical id of the manifest table's resource, checked against the manifest's partition key. */
 function tableIdFor(name: TableName): string {
-  const spec: TableSpec = tables[name];
-  const found = Object.entries(data.findResources('AWS::DynamoDB::GlobalTable')).filter(([, table]) => {
-    const keys = table.Properties.KeySchema as { AttributeName: string; KeyType: string }[];
-    return keys.some((k) => k.KeyType === 'HASH' && k.AttributeName === spec.partitionKey);
-  });
-  expect(found).toHaveLength(1);
-  return (found[0] as [string, unknown])[0];
+  const id = tableIds[name];
+  const keys = data.findResources('AWS::DynamoDB::GlobalTable')[id]?.Properties.KeySchema as {
+    AttributeName: string;
+  }[];
+  expect(keys?.[0]?.AttributeName).toBe(tables[name].partitionKey);
+  return id;
 }
 
 function tableFor(name: TableName): Resource {
@@ -87,6 +93,33 @@ describe('tables', () => {
       Projection: { ProjectionType: 'ALL' },
     }));
     expect(table.Properties.GlobalSecondaryIndexes ?? []).toEqual(expected);
+  });
+
+  it('expires final deliveries on expiresAt and serves the status filter and the reconciler from GSIs', () => {
+    const deliveries = tableFor('deliveries').Properties;
+    expect(deliveries.KeySchema).toEqual([
+      { AttributeName: 'webhookId', KeyType: 'HASH' },
+      { AttributeName: 'id', KeyType: 'RANGE' },
+    ]);
+    expect(deliveries.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(deliveries.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'byStatus',
+        KeySchema: [
+          { AttributeName: 'statusKey', KeyType: 'HASH' },
+          { AttributeName: 'id', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'byDue',
+        KeySchema: [
+          { AttributeName: 'dueShard', KeyType: 'HASH' },
+          { AttributeName: 'dueAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
   });
 
   it('serves API-key listing from the byAccount index on accountId + createdAt', () => {

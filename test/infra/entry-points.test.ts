@@ -1,25 +1,36 @@
-// The Lambda entry points (lambdas/runtime/aws/*.ts) as Lambda loads them: configuration from the
-// environment the api stack sets, DynamoDB through the document client (mocked here), Powertools logs
-// carrying the invocation's request id.
+// The Lambda entry points (lambdas/runtime/aws/*.ts) as Lambda loads them: each with exactly the environment
+// the synthesized api stack gives its function (tokens replaced by stand-ins), DynamoDB, SQS and Scheduler
+// mocked, Powertools logs carrying the invocation's request id. A variable an entry point needs that the
+// stack forgot fails here at import, as it would at a cold start.
 import { randomBytes } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
   APIGatewayProxyResult,
   APIGatewayRequestAuthorizerEvent,
   Context,
+  SQSBatchResponse,
+  SQSEvent,
 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import type { Delivery } from '../../lambdas/app/webhooks/ports';
 import { generateApiKey, hashApiKey } from '../../lambdas/domain/api-keys';
 import { SCOPES } from '../../lambdas/domain/scopes';
+import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
+import { synthSendflow } from './synth';
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
+type Entry = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
-let api: Handler<APIGatewayProxyEvent, APIGatewayProxyResult>;
-let authorizer: Handler<APIGatewayRequestAuthorizerEvent, APIGatewayAuthorizerResult>;
+const sqs = mockClient(SQSClient);
+const scheduler = mockClient(SchedulerClient);
+const handlers = {} as Record<Entry, Handler<unknown, unknown>>;
+const environments = {} as Record<Entry, Record<string, string>>;
 let stdout: MockInstance;
 
 function lambdaContext(awsRequestId: string): Context {
@@ -47,25 +58,95 @@ function logLines(): Record<string, unknown>[] {
     .map((line) => JSON.parse(line));
 }
 
+/** A deploy-time value (SSM parameter, queue URL, ARN) becomes a readable stand-in: SF_TABLE_API_KEYS → api-keys-table. */
+function standIn(name: string): string {
+  const table = /^SF_TABLE_(\w+)$/.exec(name)?.[1];
+  if (table) return `${table.toLowerCase().replaceAll('_', '-')}-table`;
+  if (name.endsWith('_URL')) return `https://sqs.eu-west-1.amazonaws.com/123456789012/${name.toLowerCase()}`;
+  if (name.endsWith('_ARN')) return `arn:aws:test:eu-west-1:123456789012:${name.toLowerCase()}`;
+  return `${name.toLowerCase()}-value`;
+}
+
+/** Each function's environment from the template, keyed by its service name. */
+function templateEnvironments(): Record<string, Record<string, string>> {
+  const { api } = synthSendflow();
+  const result: Record<string, Record<string, string>> = {};
+  for (const fn of Object.values(api.findResources('AWS::Lambda::Function'))) {
+    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    result[String(variables.POWERTOOLS_SERVICE_NAME)] = Object.fromEntries(
+      Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : standIn(name)]),
+    );
+  }
+  return result;
+}
+
+function sqsEvent(bodies: unknown[]): SQSEvent {
+  return {
+    Records: bodies.map((body, i) => ({
+      messageId: `msg-${i}`,
+      receiptHandle: `rh-${i}`,
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: '0',
+        SenderId: 'x',
+        ApproximateFirstReceiveTimestamp: '0',
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:eu-west-1:123456789012:queue',
+      awsRegion: 'eu-west-1',
+    })),
+  };
+}
+
+/** Bodies of every SQS message sent, with the queue and delay. */
+function sentMessages() {
+  return sqs.commandCalls(SendMessageBatchCommand).flatMap((call) =>
+    (call.args[0].input.Entries ?? []).map((entry) => ({
+      queueUrl: call.args[0].input.QueueUrl,
+      delaySeconds: entry.DelaySeconds,
+      body: JSON.parse(entry.MessageBody ?? '{}'),
+    })),
+  );
+}
+
+const clean = { ...process.env };
+const loaders: Record<Entry, () => Promise<unknown>> = {
+  api: () => import('../../lambdas/runtime/aws/api'),
+  authorizer: () => import('../../lambdas/runtime/aws/authorizer'),
+  dispatcher: () => import('../../lambdas/runtime/aws/dispatcher'),
+  delivery: () => import('../../lambdas/runtime/aws/delivery'),
+  reconciler: () => import('../../lambdas/runtime/aws/reconciler'),
+};
+
 beforeAll(async () => {
-  // What the api stack puts in both functions' environment.
-  Object.assign(process.env, {
-    AWS_REGION: 'eu-west-1',
-    SF_TABLE_ACCOUNTS: 'accounts-table',
-    SF_TABLE_API_KEYS: 'api-keys-table',
-    SF_TABLE_RATE_LIMITS: 'rate-limits-table',
-    SF_AUTH_CACHE_TTL: '60',
-    SF_IP_RATE_LIMIT: '7',
-    POWERTOOLS_LOG_LEVEL: 'DEBUG',
-  });
-  ({ handler: api } = (await import('../../lambdas/runtime/aws/api')) as unknown as { handler: typeof api });
-  ({ handler: authorizer } = (await import('../../lambdas/runtime/aws/authorizer')) as unknown as {
-    handler: typeof authorizer;
-  });
+  const byService = templateEnvironments();
+  const entries: Record<Entry, string> = {
+    api: 'sendflow-api',
+    authorizer: 'sendflow-authorizer',
+    dispatcher: 'sendflow-dispatcher',
+    delivery: 'sendflow-delivery',
+    reconciler: 'sendflow-reconciler',
+  };
+  for (const [entry, service] of Object.entries(entries) as [Entry, string][]) {
+    const environment = byService[service];
+    if (!environment) throw new Error(`no function with service ${service} in the api stack`);
+    environments[entry] = environment;
+    // Exactly what Lambda would set: the function's variables on a clean process environment.
+    process.env = { ...clean, AWS_REGION: 'eu-west-1', POWERTOOLS_LOG_LEVEL: 'DEBUG', ...environment };
+    handlers[entry] = ((await loaders[entry]()) as unknown as { handler: Handler<unknown, unknown> }).handler;
+  }
+  process.env = clean;
 });
 
 beforeEach(() => {
   dynamo.reset();
+  sqs.reset();
+  scheduler.reset();
+  sqs.on(SendMessageBatchCommand).resolves({ Failed: [] });
+  scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:eu-west-1:1:schedule/g/n' });
   stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
 });
 
@@ -93,12 +174,12 @@ describe('api entry point', () => {
     } as unknown as APIGatewayProxyEvent;
 
     // Act
-    const response = await api(event, lambdaContext('lambda-req-1'));
+    const response = (await handlers.api(event, lambdaContext('lambda-req-1'))) as APIGatewayProxyResult;
 
     // Assert
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body)).toMatchObject({ status: 404, code: 'not_found' });
-    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '7', 'X-Request-Id': 'gw-req-1' });
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '20', 'X-Request-Id': 'gw-req-1' });
     expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, { TableName: 'rate-limits-table' });
     expect(logLines()).toContainEqual(
       expect.objectContaining({ service: 'sendflow-api', function_request_id: 'lambda-req-1' }),
@@ -132,7 +213,7 @@ describe('authorizer entry point', () => {
     } as unknown as APIGatewayRequestAuthorizerEvent;
 
     // Act
-    const result = await authorizer(event, lambdaContext('lambda-req-2'));
+    const result = (await handlers.authorizer(event, lambdaContext('lambda-req-2'))) as APIGatewayAuthorizerResult;
 
     // Assert
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
@@ -149,7 +230,7 @@ describe('authorizer entry point', () => {
     } as unknown as APIGatewayRequestAuthorizerEvent;
 
     // Act
-    const result = await authorizer(event, lambdaContext('lambda-req-3'));
+    const result = (await handlers.authorizer(event, lambdaContext('lambda-req-3'))) as APIGatewayAuthorizerResult;
 
     // Assert
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
@@ -161,5 +242,154 @@ describe('authorizer entry point', () => {
         function_request_id: 'lambda-req-3',
       }),
     );
+  });
+});
+
+const NOW = Date.now();
+const webhook = {
+  tenant: 'acct_1#live',
+  id: 'wh_1',
+  accountId: 'acct_1',
+  mode: 'live',
+  // Refused by the SSRF guard before any connection: the attempt fails without the network.
+  url: 'https://127.0.0.1/hook',
+  events: ['email.delivered'],
+  format: 'standard',
+  secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+  active: true,
+  createdAt: '2026-11-22T00:00:00.000Z',
+  updatedAt: '2026-11-22T00:00:00.000Z',
+};
+
+function pendingDelivery(attempts: number): Delivery & { claim: { attempt: number; until: number } } {
+  return {
+    id: 'dlv_01jaaaaaaaaaaaaaaaaaaaaaaa0123456789',
+    webhookId: 'wh_1',
+    accountId: 'acct_1',
+    mode: 'live',
+    eventId: 'evt_01jaaaaaaaaaaaaaaaaaaaaaaa',
+    event: 'email.delivered',
+    format: 'standard',
+    payload: '{"type":"email.delivered"}',
+    status: 'pending',
+    attempts,
+    maxAttempts: 5,
+    attemptLog: [],
+    response: '',
+    nextAttemptAt: NOW,
+    deliveredAt: null,
+    createdAt: NOW - 60_000,
+    claim: { attempt: attempts + 1, until: NOW + 30_000 },
+  };
+}
+
+describe('dispatcher entry point', () => {
+  it('fans an event out to a subscribed webhook as a job on the stack deliveries queue', async () => {
+    // Arrange
+    dynamo.on(QueryCommand).resolves({ Items: [webhook] });
+    const event = {
+      id: 'evt_01jaaaaaaaaaaaaaaaaaaaaaaa',
+      type: 'email.delivered',
+      accountId: 'acct_1',
+      mode: 'live',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      data: { email_id: 'em_1' },
+    };
+
+    // Act
+    const result = (await handlers.dispatcher(sqsEvent([event]), lambdaContext('lambda-req-4'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'webhooks-table' });
+    expect(sentMessages()).toEqual([
+      {
+        queueUrl: environments.dispatcher.SF_DELIVERIES_QUEUE_URL,
+        delaySeconds: 0,
+        body: expect.objectContaining({ deliveryId: deliveryIdFor(event.id, 'wh_1'), webhookId: 'wh_1', attempt: 1 }),
+      },
+    ]);
+  });
+
+  it('reports a record whose body is not an event as a batch item failure, alone', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    const result = (await handlers.dispatcher(sqsEvent([{ nope: true }]), lambdaContext('r'))) as SQSBatchResponse;
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-0' }] });
+  });
+});
+
+describe('delivery entry point', () => {
+  function arrange(attemptsBefore: number) {
+    dynamo.on(UpdateCommand).resolves({ Attributes: pendingDelivery(attemptsBefore) });
+    dynamo.on(GetCommand).resolves({ Item: webhook });
+    dynamo.on(PutCommand).resolves({});
+  }
+
+  it('retries a failed second attempt in 30 s through SQS DelaySeconds on the stack queue', async () => {
+    // Arrange
+    arrange(1);
+    const job = { deliveryId: pendingDelivery(1).id, webhookId: 'wh_1', attempt: 2 };
+
+    // Act
+    const result = (await handlers.delivery(sqsEvent([job]), lambdaContext('lambda-req-5'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, { TableName: 'deliveries-table' });
+    expect(sentMessages()).toEqual([
+      {
+        queueUrl: environments.delivery.SF_DELIVERIES_QUEUE_URL,
+        delaySeconds: 30,
+        body: { ...job, attempt: 3 },
+      },
+    ]);
+    expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+  });
+
+  it('retries a failed third attempt in 5 min through a schedule in the stack group, role and DLQ', async () => {
+    // Arrange
+    arrange(2);
+    const job = { deliveryId: pendingDelivery(2).id, webhookId: 'wh_1', attempt: 3 };
+
+    // Act
+    const result = (await handlers.delivery(sqsEvent([job]), lambdaContext('lambda-req-6'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    const env = environments.delivery;
+    expect(scheduler).toHaveReceivedCommandWith(CreateScheduleCommand, {
+      Name: `${job.deliveryId}-a4`,
+      GroupName: env.SF_SCHEDULE_GROUP,
+      ActionAfterCompletion: 'DELETE',
+      Target: expect.objectContaining({
+        Arn: env.SF_DELIVERIES_QUEUE_ARN,
+        RoleArn: env.SF_SCHEDULER_ROLE_ARN,
+        DeadLetterConfig: { Arn: env.SF_SCHEDULER_DLQ_ARN },
+        Input: JSON.stringify({ ...job, attempt: 4 }),
+      }),
+    });
+    expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);
+  });
+});
+
+describe('reconciler entry point', () => {
+  it('re-queues an overdue pending attempt now, found through the byDue index', async () => {
+    // Arrange
+    const overdue = pendingDelivery(2);
+    dynamo.on(QueryCommand).resolves({ Items: [{ ...overdue, nextAttemptAt: NOW - 600_000 }] });
+
+    // Act
+    const result = await handlers.reconciler({}, lambdaContext('lambda-req-7'));
+
+    // Assert
+    expect(result).toEqual({ requeued: 1 });
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'deliveries-table', IndexName: 'byDue' });
+    expect(sentMessages()).toEqual([
+      {
+        queueUrl: environments.reconciler.SF_DELIVERIES_QUEUE_URL,
+        delaySeconds: 0,
+        body: { deliveryId: overdue.id, webhookId: 'wh_1', attempt: 3 },
+      },
+    ]);
   });
 });

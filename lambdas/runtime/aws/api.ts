@@ -1,26 +1,13 @@
-// Lambda entry point of the API: wiring only. Configuration, logger and the DynamoDB client are built once
-// per cold start; every invocation reuses them.
-import { randomBytes } from 'node:crypto';
+// Lambda entry point of the API: wiring only, built once per cold start; every invocation reuses it.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createApiHandler } from '../../handlers/http/api';
-import { loadConfig } from '../config';
-import { createLogger } from '../logger';
-import { createRepositories } from '../repositories';
+import { createAwsServices } from './services';
 
-const config = loadConfig(process.env);
-const logger = createLogger(config, 'sendflow-api');
-const repositories = createRepositories(new DynamoDBClient({}), config.tables);
+// Emails publish their events; test sends and manual retries are synchronous attempts, no queue needed.
+const services = createAwsServices('sendflow-api', { events: true });
 
 export const handler = createApiHandler(
-  {
-    ...repositories,
-    clock: { now: () => Date.now() },
-    random: randomBytes,
-    logger,
-    maxBodyBytes: config.maxBodyBytes,
-    ipRateLimit: config.ipRateLimit,
-  },
+  services,
   // Request id, cold start and function name on every log line; keys appended per request are reset.
-  [injectLambdaContext(logger, { resetKeys: true })],
+  [injectLambdaContext(services.logger, { resetKeys: true })],
 );

@@ -1,0 +1,11 @@
+// Lambda entry point of the dispatcher (events queue → deliveries queue): wiring only, built once per cold start.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
+import { createAwsServices } from './services';
+
+const services = createAwsServices('sendflow-dispatcher', { deliveryQueue: true });
+
+export const handler = middy(createDispatcherHandler(services)).use(
+  injectLambdaContext(services.logger, { resetKeys: true }),
+);

@@ -1,0 +1,257 @@
+// The webhook pipeline on AWS (DESIGN §1, §4): events queue → dispatcher → deliveries queue → delivery worker,
+// retries through SQS delays (< 60 s) or one-shot EventBridge Scheduler schedules in their own group, and a
+// reconciler on a rate schedule that re-queues overdue attempts. Every queue has a DLQ and an alarm on its
+// depth; the main queues also alarm on the age of their oldest message. Queue settings come from the manifest.
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Effect, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  type QueueName,
+  type QueueSpec,
+  queues,
+  RECONCILE_EVERY_MINUTES,
+  visibilityTimeoutSeconds,
+} from '../../lambdas/manifest';
+import { NodeFunction } from './node-function';
+
+/** DLQs keep messages for the SQS maximum, so nobody loses one over a long weekend. */
+const DLQ_RETENTION = Duration.days(14);
+
+/**
+ * Age of the oldest message before its queue alarms, seconds. Events: the dispatcher only reads webhooks and
+ * writes jobs, so a healthy queue drains in seconds; 5 minutes means it is failing or far behind, and every
+ * webhook is that late. Deliveries: a job may legitimately wait up to 59 s of DelaySeconds plus a backlog of
+ * slow endpoints (10 s each); 15 minutes behind means the retry schedule (next step 30 min) is no longer kept.
+ */
+export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<QueueName, number>> = { events: 300, deliveries: 900 };
+
+/** How long the reconciler may run: one page of 500 overdue deliveries, one SendMessageBatch each. */
+const RECONCILER_TIMEOUT = Duration.seconds(60);
+
+export interface DeliveryPipelineProps {
+  /** Variables every function gets (table names, limits): loadConfig requires them. */
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logRetention: RetentionDays;
+}
+
+export class DeliveryPipeline extends Construct {
+  readonly eventsQueue: Queue;
+  readonly eventsDlq: Queue;
+  readonly deliveriesQueue: Queue;
+  readonly deliveriesDlq: Queue;
+  /** Where Scheduler puts retry schedules it could not deliver to the deliveries queue. */
+  readonly retryScheduleDlq: Queue;
+  /** Where Scheduler puts reconciler invocations it could not make. */
+  readonly reconcileScheduleDlq: Queue;
+  readonly retryGroup: ScheduleGroup;
+  /** Assumed by Scheduler for the retry schedules: may only send to the deliveries queue and its DLQ. */
+  readonly schedulerRole: Role;
+  readonly dispatcher: NodeFunction;
+  readonly delivery: NodeFunction;
+  readonly reconciler: NodeFunction;
+  readonly reconcileSchedule: Schedule;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    ({ queue: this.eventsQueue, dlq: this.eventsDlq } = this.queueWithDlq('Events', queues.events));
+    ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = this.queueWithDlq('Deliveries', queues.deliveries));
+    this.retryScheduleDlq = this.schedulerDlq('RetryScheduleDlq', 'retry schedules');
+    this.reconcileScheduleDlq = this.schedulerDlq('ReconcileScheduleDlq', 'the reconciler schedule');
+
+    // Retries: one-shot schedules created at run time by the delivery worker, each deleted after it fires.
+    this.retryGroup = new ScheduleGroup(this, 'RetryGroup', { scheduleGroupName: `${stack.stackName}-retries` });
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description:
+        'Assumed by EventBridge Scheduler for webhook retry schedules: sends the job to the deliveries queue',
+      // Confused-deputy guard: only schedules of this account's retry group may use the role.
+      assumedBy: schedulerPrincipal(stack, this.retryGroup.scheduleGroupArn),
+    });
+    // Input goes to the deliveries queue; undeliverable events go to the DLQ with the same role.
+    allowSend(this.schedulerRole, this.deliveriesQueue, this.retryScheduleDlq);
+
+    const common = { logRetention: props.logRetention, memorySize: 512 };
+    this.dispatcher = new NodeFunction(this, 'Dispatcher', {
+      ...common,
+      entry: 'lambdas/runtime/aws/dispatcher.ts',
+      description: 'Sendflow dispatcher: one event to a delivery job per subscribed webhook',
+      serviceName: 'sendflow-dispatcher',
+      timeout: Duration.seconds(queues.events.functionTimeoutSeconds),
+      environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl },
+    });
+    allowSend(this.dispatcher.role, this.deliveriesQueue);
+    this.consume(this.dispatcher, this.eventsQueue, queues.events);
+
+    this.delivery = new NodeFunction(this, 'Delivery', {
+      ...common,
+      entry: 'lambdas/runtime/aws/delivery.ts',
+      description: 'Sendflow delivery worker: one signed webhook attempt per job, then the retry on schedule',
+      serviceName: 'sendflow-delivery',
+      timeout: Duration.seconds(queues.deliveries.functionTimeoutSeconds),
+      environment: {
+        ...props.environment,
+        SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl,
+        SF_DELIVERIES_QUEUE_ARN: this.deliveriesQueue.queueArn,
+        SF_SCHEDULE_GROUP: this.retryGroup.scheduleGroupName,
+        SF_SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
+        SF_SCHEDULER_DLQ_ARN: this.retryScheduleDlq.queueArn,
+      },
+    });
+    allowSend(this.delivery.role, this.deliveriesQueue);
+    const schedules = stack.formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.retryGroup.scheduleGroupName}/*`,
+    });
+    this.delivery.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['scheduler:CreateSchedule'], resources: [schedules] }),
+    );
+    this.delivery.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    Validations.of(this.delivery.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${this.retryGroup.scheduleGroupName}/*]`,
+      reason:
+        'Retry schedules are created at run time, one per delivery attempt, with names derived from the ' +
+        'delivery id; the wildcard is the schedule name inside our own retry group, and the only action is ' +
+        'scheduler:CreateSchedule.',
+    });
+    this.consume(this.delivery, this.deliveriesQueue, queues.deliveries);
+
+    this.reconciler = new NodeFunction(this, 'Reconciler', {
+      ...common,
+      memorySize: 256,
+      entry: 'lambdas/runtime/aws/reconciler.ts',
+      description: 'Sendflow reconciler: re-queues pending webhook attempts that are overdue',
+      serviceName: 'sendflow-reconciler',
+      timeout: RECONCILER_TIMEOUT,
+      environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl },
+    });
+    allowSend(this.reconciler.role, this.deliveriesQueue);
+    const reconcileRole = new Role(this, 'ReconcileScheduleRole', {
+      description: 'Assumed by EventBridge Scheduler to invoke the Sendflow reconciler',
+      assumedBy: schedulerPrincipal(
+        stack,
+        stack.formatArn({ service: 'scheduler', resource: 'schedule-group', resourceName: 'default' }),
+      ),
+    });
+    this.reconcileSchedule = new Schedule(this, 'ReconcileSchedule', {
+      description: 'Runs the Sendflow reconciler: overdue webhook attempts are queued again',
+      schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
+      // A missed run is made up by the next one a minute later: retry briefly, then give up into the DLQ.
+      target: new LambdaInvoke(this.reconciler.handler, {
+        role: reconcileRole,
+        deadLetterQueue: this.reconcileScheduleDlq,
+        retryAttempts: 2,
+        maxEventAge: Duration.minutes(5),
+      }),
+    });
+    Validations.of(reconcileRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.reconciler.handler.node.defaultChild as CfnFunction)}.Arn>:*]`,
+      reason:
+        "CDK's grantInvoke covers the reconciler function's versions and aliases (function ARN + ':*'); the " +
+        'role may invoke that one function and nothing else.',
+    });
+
+    for (const [name, queue, seconds] of [
+      ['Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events],
+      ['Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries],
+    ] as const) {
+      this.alarms.push(
+        new Alarm(this, `${name}QueueOldestMessageAlarm`, {
+          alarmDescription: `Sendflow ${name.toLowerCase()} queue: oldest message older than ${seconds} s`,
+          metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+          threshold: seconds,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    for (const [name, dlq] of [
+      ['EventsDlq', this.eventsDlq],
+      ['DeliveriesDlq', this.deliveriesDlq],
+      ['RetryScheduleDlq', this.retryScheduleDlq],
+      ['ReconcileScheduleDlq', this.reconcileScheduleDlq],
+    ] as const) {
+      this.alarms.push(
+        new Alarm(this, `${name}DepthAlarm`, {
+          alarmDescription: `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
+          metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+  }
+
+  /** A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. */
+  private queueWithDlq(name: string, spec: QueueSpec): { queue: Queue; dlq: Queue } {
+    const dlq = new Queue(this, `${name}Dlq`, {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new Queue(this, `${name}Queue`, {
+      visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(spec)),
+      deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    return { queue, dlq };
+  }
+
+  /** Standard queue for a schedule's undeliverable events (Scheduler requires a standard queue). */
+  private schedulerDlq(id: string, what: string): Queue {
+    const dlq = new Queue(this, id, {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    Validations.of(dlq).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        `This queue is the EventBridge Scheduler dead-letter queue of ${what} (Target.DeadLetterConfig), which ` +
+        'cdk-nag does not recognise as a DLQ; a DLQ has no DLQ of its own, and its depth is alarmed.',
+    });
+    return dlq;
+  }
+
+  /** SQS event source with partial batch responses: one failed record is retried alone, not the batch. */
+  private consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
+    fn.handler.addEventSource(new SqsEventSource(queue, { batchSize: spec.batchSize, reportBatchItemFailures: true }));
+  }
+}
+
+/** scheduler.amazonaws.com, only on behalf of this account's schedules in `groupArn`. */
+function schedulerPrincipal(stack: Stack, groupArn: string): ServicePrincipal {
+  return new ServicePrincipal('scheduler.amazonaws.com', {
+    conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': groupArn } },
+  });
+}
+
+/** sqs:SendMessage (which also authorizes SendMessageBatch) and nothing else; SSE-SQS needs no KMS grant. */
+function allowSend(role: IRole, ...targets: Queue[]): void {
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['sqs:SendMessage'],
+      resources: targets.map((queue) => queue.queueArn),
+    }),
+  );
+}

@@ -1,0 +1,411 @@
+// Template assertions for the webhook pipeline (lib/constructs/delivery-pipeline.ts in the api stack): queues
+// and DLQs from the manifest, event sources with partial batch responses, the retry schedule group and the
+// role Scheduler assumes, the delivery worker's scoped Scheduler permissions, the reconciler schedule, the
+// functions' table access, and the alarms.
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
+import { only, synthSendflow } from './synth';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+let api: Template;
+let resources: Record<string, Resource>;
+const ids = {} as Record<
+  'eventsQueue' | 'eventsDlq' | 'deliveriesQueue' | 'deliveriesDlq' | 'retryDlq' | 'reconcileDlq',
+  string
+>;
+const functions = {} as Record<'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler', string>;
+
+beforeAll(() => {
+  ({ api } = synthSendflow());
+  resources = api.toJSON().Resources as Record<string, Resource>;
+  const queueId = (pattern: RegExp) => {
+    const found = Object.keys(api.findResources('AWS::SQS::Queue')).filter((id) => pattern.test(id));
+    if (found.length !== 1) throw new Error(`expected one queue matching ${pattern}, found ${found.join(', ')}`);
+    return found[0] as string;
+  };
+  ids.eventsQueue = queueId(/EventsQueue/);
+  ids.eventsDlq = queueId(/EventsDlq/);
+  ids.deliveriesQueue = queueId(/DeliveriesQueue/);
+  ids.deliveriesDlq = queueId(/DeliveriesDlq/);
+  ids.retryDlq = queueId(/RetryScheduleDlq/);
+  ids.reconcileDlq = queueId(/ReconcileScheduleDlq/);
+  for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function'))) {
+    const service = String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace('sendflow-', '');
+    functions[service as keyof typeof functions] = id;
+  }
+});
+
+const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+
+function roleOf(functionId: string): string {
+  const role = resources[functionId]?.Properties.Role as { 'Fn::GetAtt': [string] } | undefined;
+  if (!role) throw new Error(`no function ${functionId}`);
+  return role['Fn::GetAtt'][0];
+}
+
+/** Every statement of every inline policy attached to the role. */
+function statementsOf(roleId: string): Statement[] {
+  return Object.values(api.findResources('AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function variablesOf(functionId: string): Record<string, unknown> {
+  const environment = resources[functionId]?.Properties.Environment as
+    | { Variables: Record<string, unknown> }
+    | undefined;
+  return environment?.Variables ?? {};
+}
+
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const mentions = (statement: Statement, needle: string) => JSON.stringify(statement.Resource).includes(needle);
+
+describe('queues', () => {
+  it.each([
+    ['events', 'eventsQueue', 'eventsDlq'],
+    ['deliveries', 'deliveriesQueue', 'deliveriesDlq'],
+  ] as const)('%s: visibility 6× the consumer time-out, redrive to its DLQ after maxReceiveCount', (name, q, dlq) => {
+    const spec = queues[name];
+    const queue = resources[ids[q]]?.Properties;
+    expect(queue).toMatchObject({
+      VisibilityTimeout: visibilityTimeoutSeconds(spec),
+      RedrivePolicy: { deadLetterTargetArn: arn(ids[dlq]), maxReceiveCount: spec.maxReceiveCount },
+      SqsManagedSseEnabled: true,
+    });
+    expect(queue?.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * spec.functionTimeoutSeconds);
+    expect(spec.maxReceiveCount).toBeGreaterThanOrEqual(5);
+  });
+
+  it('consumer time-outs are the manifest ones, so visibility stays at least 6× the real time-out', () => {
+    for (const [name, fn] of [
+      ['events', functions.dispatcher],
+      ['deliveries', functions.delivery],
+    ] as const) {
+      const timeout = resources[fn]?.Properties.Timeout as number;
+      expect(timeout).toBe(queues[name].functionTimeoutSeconds);
+      const queue = resources[name === 'events' ? ids.eventsQueue : ids.deliveriesQueue];
+      expect(queue?.Properties.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeout);
+    }
+  });
+
+  it('every DLQ (including the schedulers) keeps messages 14 days, encrypted, with no DLQ of its own', () => {
+    for (const id of [ids.eventsDlq, ids.deliveriesDlq, ids.retryDlq, ids.reconcileDlq]) {
+      expect(resources[id]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
+    }
+  });
+
+  it('has exactly these six queues, all standard (per-message DelaySeconds needs standard queues)', () => {
+    const all = Object.values(api.findResources('AWS::SQS::Queue'));
+    expect(all).toHaveLength(6);
+    for (const queue of all) expect(queue.Properties.FifoQueue).toBeUndefined();
+  });
+
+  it('refuses plain-HTTP access to every queue', () => {
+    const policies = Object.values(api.findResources('AWS::SQS::QueuePolicy'));
+    const guarded = policies.flatMap((p) => {
+      const denies = (p.Properties.PolicyDocument.Statement as Statement[]).some(
+        (s) =>
+          s.Effect === 'Deny' &&
+          JSON.stringify(s.Condition) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+      );
+      return denies ? (p.Properties.Queues as { Ref: string }[]).map((q) => q.Ref) : [];
+    });
+    expect(guarded.sort()).toEqual(Object.values(ids).sort());
+  });
+});
+
+describe('event sources', () => {
+  it.each([
+    ['dispatcher', 'eventsQueue', 'events'],
+    ['delivery', 'deliveryQueue', 'deliveries'],
+  ] as const)('%s consumes its queue in manifest batches with partial batch responses', (fn, _q, name) => {
+    const queueId = name === 'events' ? ids.eventsQueue : ids.deliveriesQueue;
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arn(queueId),
+      FunctionName: { Ref: functions[fn] },
+      BatchSize: queues[name].batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('has no other event source mapping and no batching window (first attempts go out at once)', () => {
+    const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mappings).toHaveLength(2);
+    for (const mapping of mappings) expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
+  });
+});
+
+describe('retry schedules', () => {
+  it('live in their own schedule group', () => {
+    const group = only(api, 'AWS::Scheduler::ScheduleGroup');
+    expect(group.properties).toEqual({ Name: 'SendflowApi-retries' });
+  });
+
+  it('are sent by a role only scheduler.amazonaws.com may assume, for this account and group', () => {
+    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const group = only(api, 'AWS::Scheduler::ScheduleGroup').id;
+    expect(resources[roleId]?.Properties.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Action: 'sts:AssumeRole',
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': arn(group) },
+          },
+        },
+      ],
+    });
+    expect(resources[roleId]?.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('the scheduler role may only sqs:SendMessage to the deliveries queue and the retry DLQ', () => {
+    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    expect(statementsOf(roleId)).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arn(ids.deliveriesQueue), arn(ids.retryDlq)] },
+    ]);
+  });
+
+  it('the delivery worker may create schedules only in that group and pass only that role, only to Scheduler', () => {
+    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const statements = statementsOf(roleOf(functions.delivery));
+    const scheduling = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('scheduler:')));
+    expect(scheduling).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'scheduler:CreateSchedule',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':scheduler:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':schedule/SendflowApi-retries/*',
+            ],
+          ],
+        },
+      },
+    ]);
+    const passing = statements.filter((s) => actionsOf(s).includes('iam:PassRole'));
+    expect(passing).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: arn(roleId),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ]);
+    // No other function may touch Scheduler or pass roles.
+    for (const fn of ['api', 'authorizer', 'dispatcher', 'reconciler'] as const) {
+      const actions = statementsOf(roleOf(functions[fn])).flatMap(actionsOf);
+      expect(actions.filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'))).toEqual([]);
+    }
+  });
+
+  it('the delivery worker is told the group, queue, role and DLQ it schedules with', () => {
+    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const variables = variablesOf(functions.delivery);
+    expect(variables).toMatchObject({
+      SF_DELIVERIES_QUEUE_URL: { Ref: ids.deliveriesQueue },
+      SF_DELIVERIES_QUEUE_ARN: arn(ids.deliveriesQueue),
+      SF_SCHEDULE_GROUP: 'SendflowApi-retries',
+      SF_SCHEDULER_ROLE_ARN: arn(roleId),
+      SF_SCHEDULER_DLQ_ARN: arn(ids.retryDlq),
+    });
+  });
+});
+
+describe('queue access', () => {
+  const sends = (fn: keyof typeof functions) =>
+    statementsOf(roleOf(functions[fn]))
+      .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
+      .map((s) => s.Resource);
+
+  it('the API publishes to the events queue only, and knows its URL', () => {
+    expect(sends('api')).toEqual([arn(ids.eventsQueue)]);
+    const variables = variablesOf(functions.api);
+    expect(variables.SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
+  });
+
+  it('the dispatcher, delivery worker and reconciler send to the deliveries queue only', () => {
+    for (const fn of ['dispatcher', 'delivery', 'reconciler'] as const) {
+      expect(sends(fn)).toEqual([arn(ids.deliveriesQueue)]);
+    }
+  });
+
+  it('the authorizer sends nowhere', () => {
+    expect(sends('authorizer')).toEqual([]);
+  });
+
+  it('sending is sqs:SendMessage alone (it authorizes SendMessageBatch); no queue admin actions', () => {
+    for (const fn of ['api', 'dispatcher', 'delivery', 'reconciler'] as const) {
+      for (const s of statementsOf(roleOf(functions[fn]))) {
+        if (actionsOf(s).includes('sqs:SendMessage')) expect(s.Action).toBe('sqs:SendMessage');
+      }
+    }
+  });
+});
+
+describe('table access', () => {
+  /** Per table (by its SSM parameter): the actions and whether they reach the table itself or only indexes. */
+  function access(fn: keyof typeof functions) {
+    const result: Record<string, { actions: Set<string>; targets: Set<string> }> = {};
+    for (const s of statementsOf(roleOf(functions[fn]))) {
+      for (const resource of [s.Resource].flat()) {
+        const text = JSON.stringify(resource);
+        const table = /tables(\w+?)[0-9A-F]{8,}/.exec(text)?.[1];
+        if (!table) continue;
+        result[table] ??= { actions: new Set(), targets: new Set() };
+        for (const a of actionsOf(s)) result[table].actions.add(a);
+        result[table].targets.add(/\/index\/(\w+)/.exec(text)?.[1] ?? 'table');
+      }
+    }
+    return Object.fromEntries(
+      Object.entries(result).map(([t, v]) => [t, { actions: [...v.actions].sort(), targets: [...v.targets].sort() }]),
+    );
+  }
+  const reads = [
+    'dynamodb:BatchGetItem',
+    'dynamodb:ConditionCheckItem',
+    'dynamodb:DescribeTable',
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:Scan',
+  ];
+  const writes = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
+
+  it('the dispatcher reads webhooks and may only UpdateItem emails (appending events to their history)', () => {
+    expect(access('dispatcher')).toEqual({
+      webhooks: { actions: reads, targets: ['table'] },
+      emails: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
+    });
+  });
+
+  it('the delivery worker reads webhooks and reads and writes deliveries (table and named indexes)', () => {
+    expect(access('delivery')).toEqual({
+      webhooks: { actions: reads, targets: ['table'] },
+      deliveries: { actions: [...reads, ...writes].sort(), targets: ['byDue', 'byStatus', 'table'] },
+    });
+  });
+
+  it('the reconciler may only Query the byDue index of deliveries', () => {
+    expect(access('reconciler')).toEqual({ deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] } });
+  });
+
+  it('the authorizer never reaches the pipeline tables', () => {
+    const tables = Object.keys(access('authorizer'));
+    for (const table of ['webhooks', 'deliveries', 'emails']) expect(tables).not.toContain(table);
+  });
+});
+
+describe('reconciler', () => {
+  it(`runs every ${RECONCILE_EVERY_MINUTES} minute through Scheduler, with retries and its own DLQ`, () => {
+    const schedule = only(api, 'AWS::Scheduler::Schedule').properties;
+    expect(schedule).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      State: 'ENABLED',
+      Target: {
+        Arn: arn(functions.reconciler),
+        DeadLetterConfig: { Arn: arn(ids.reconcileDlq) },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
+      },
+    });
+    // The schedule is in the default group, not the retry group whose schedules come and go.
+    expect(schedule.GroupName).toBeUndefined();
+  });
+
+  it('invokes through a role that may only invoke the reconciler and dead-letter into its DLQ', () => {
+    const schedule = only(api, 'AWS::Scheduler::Schedule').properties as { Target: { RoleArn: unknown } };
+    const roleId = (schedule.Target.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const trust = resources[roleId]?.Properties.AssumeRolePolicyDocument as { Statement: Statement[] };
+    expect(trust.Statement).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: {
+          StringEquals: {
+            'aws:SourceAccount': { Ref: 'AWS::AccountId' },
+            'aws:SourceArn': expect.anything(),
+          },
+        },
+      }),
+    ]);
+    expect(JSON.stringify(trust)).toContain(':schedule-group/default');
+    const statements = statementsOf(roleId);
+    expect(statements.flatMap(actionsOf).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
+    const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));
+    expect(JSON.stringify(invoke?.Resource)).toContain(functions.reconciler);
+    expect(mentions(invoke as Statement, functions.dispatcher)).toBe(false);
+    const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'));
+    expect(send?.Resource).toEqual(arn(ids.reconcileDlq));
+  });
+
+  it('has a time-out for one page of overdue deliveries and knows the deliveries queue', () => {
+    const fn = resources[functions.reconciler]?.Properties as {
+      Timeout: number;
+      Environment: { Variables: Record<string, unknown> };
+    };
+    expect(fn.Timeout).toBe(60);
+    expect(fn.Environment.Variables.SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
+  });
+});
+
+describe('alarms', () => {
+  const alarms = () => Object.values(api.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const on = (queueId: string, metric: string) =>
+    alarms().filter(
+      (a) =>
+        a.MetricName === metric &&
+        JSON.stringify(a.Dimensions) ===
+          JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }]),
+    );
+
+  it.each([
+    ['events DLQ', 'eventsDlq'],
+    ['deliveries DLQ', 'deliveriesDlq'],
+    ['retry schedule DLQ', 'retryDlq'],
+    ['reconcile schedule DLQ', 'reconcileDlq'],
+  ] as const)('the %s alarms as soon as one message is visible', (_name, key) => {
+    expect(on(ids[key], 'ApproximateNumberOfMessagesVisible')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+  });
+
+  it.each([
+    ['events', 'eventsQueue', 300],
+    ['deliveries', 'deliveriesQueue', 900],
+  ] as const)('the %s queue alarms when its oldest message is older than %i s', (name, key, seconds) => {
+    expect(OLDEST_MESSAGE_ALARM_SECONDS[name]).toBe(seconds);
+    expect(on(ids[key], 'ApproximateAgeOfOldestMessage')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Period: 60,
+        Threshold: seconds,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+  });
+
+  it('has exactly these six alarms', () => {
+    expect(alarms()).toHaveLength(6);
+  });
+});

@@ -1,0 +1,156 @@
+// Unit tests for the admin CLI's AWS target (bin/admin-aws.ts): the stack is found with DescribeStacks, its
+// outputs name the tables and usage plans the session works on, and a missing stack or missing outputs
+// stop it with a message that says what to do. CloudFormation, DynamoDB and API Gateway are mocked.
+import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
+import {
+  CloudFormationClient,
+  CloudFormationServiceException,
+  DescribeStacksCommand,
+} from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_STACK } from '../../bin/admin-args';
+import { apiStackName, awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
+import { createAccount } from '../../lambdas/app/accounts';
+import { PLAN_NAMES } from '../../lambdas/domain/plans';
+import { tableNames } from '../../lambdas/manifest';
+import { outputNames, stackNames } from '../../lib/outputs';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const dynamo = mockClient(DynamoDBDocumentClient);
+const gateway = mockClient(APIGatewayClient);
+
+/** Every output the api stack publishes, with recognisable values. */
+function stackOutputs() {
+  return [
+    { OutputKey: outputNames.apiUrl, OutputValue: 'https://abc.execute-api.eu-west-1.amazonaws.com/v1/' },
+    ...tableNames.map((table) => ({ OutputKey: outputNames.tables[table], OutputValue: `prod-${table}` })),
+    ...PLAN_NAMES.map((plan) => ({ OutputKey: outputNames.usagePlans[plan], OutputValue: `up-${plan}` })),
+  ];
+}
+
+function clients() {
+  return {
+    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+    dynamo: new DynamoDBClient({ region: 'eu-west-1' }),
+    apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
+  };
+}
+
+const notFound = (name: string) =>
+  new CloudFormationServiceException({
+    name: 'ValidationError',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: `Stack with id ${name} does not exist`,
+  });
+
+beforeEach(() => {
+  cloudFormation.reset();
+  dynamo.reset();
+  gateway.reset();
+});
+
+describe('awsAdminDeps', () => {
+  it('reads the default app name as its api stack and works on the tables and plans its outputs name', async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand, { StackName: stackNames.api }).resolves({
+      Stacks: [
+        {
+          StackName: stackNames.api,
+          StackStatus: 'UPDATE_COMPLETE',
+          CreationTime: new Date(),
+          Outputs: stackOutputs(),
+        },
+      ],
+    });
+    gateway.on(CreateApiKeyCommand).resolves({ id: 'apikey-1' });
+    gateway.on(CreateUsagePlanKeyCommand).resolves({});
+    dynamo.on(PutCommand).resolves({});
+
+    // Act
+    const session = await awsAdminDeps(DEFAULT_STACK, clients());
+    const account = await createAccount(session.deps, 'growth');
+    await session.close();
+
+    // Assert
+    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'SendflowApi' });
+    expect(gateway).toHaveReceivedCommandWith(CreateUsagePlanKeyCommand, {
+      usagePlanId: 'up-growth',
+      keyId: 'apikey-1',
+    });
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'prod-accounts',
+      Item: expect.objectContaining({ id: account.id, plan: 'growth', usageKeyId: 'apikey-1' }),
+    });
+  });
+
+  it('takes any other --stack value as the api stack name', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: 'Staging', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+      ],
+    });
+    await (await awsAdminDeps('Staging', clients())).close();
+    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Staging' });
+    expect(apiStackName('Staging')).toBe('Staging');
+    expect(apiStackName(DEFAULT_STACK)).toBe(stackNames.api);
+  });
+
+  it('says a missing stack does not exist, and how to fix it', async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand).rejects(notFound('SendflowApi'));
+
+    // Act
+    const opening = awsAdminDeps(DEFAULT_STACK, clients());
+
+    // Assert
+    await expect(opening).rejects.toThrow(StackLookupError);
+    await expect(opening).rejects.toThrow(/Stack SendflowApi does not exist .*cdk deploy --all.*--stack/);
+  });
+
+  it('names every output a stack lacks (another stack, or one deployed from an older version)', async () => {
+    // Arrange
+    const outputs = stackOutputs().filter(
+      (o) => o.OutputKey !== outputNames.tables.apiKeys && o.OutputKey !== outputNames.usagePlans.scale,
+    );
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [{ StackName: 'Other', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs }],
+    });
+
+    // Act
+    const opening = awsAdminDeps('Other', clients());
+
+    // Assert
+    await expect(opening).rejects.toThrow(StackLookupError);
+    await expect(opening).rejects.toThrow(
+      'Stack Other (UPDATE_COMPLETE) lacks the outputs TableApiKeys, UsagePlanScale. Is it the Sendflow api stack',
+    );
+  });
+
+  it('treats a stack without outputs (e.g. still creating) the same way', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [{ StackName: 'SendflowApi', StackStatus: 'CREATE_IN_PROGRESS', CreationTime: new Date() }],
+    });
+    await expect(awsAdminDeps(DEFAULT_STACK, clients())).rejects.toThrow(/\(CREATE_IN_PROGRESS\) lacks the outputs/);
+  });
+
+  it('lets other CloudFormation errors (credentials, throttling) through and closes the clients', async () => {
+    // Arrange
+    const denied = new CloudFormationServiceException({
+      name: 'AccessDenied',
+      $fault: 'client',
+      $metadata: {},
+      message: 'not authorized to perform: cloudformation:DescribeStacks',
+    });
+    cloudFormation.on(DescribeStacksCommand).rejects(denied);
+    const given = clients();
+    const destroyed = vi.spyOn(given.dynamo, 'destroy');
+
+    // Act & Assert
+    await expect(awsAdminDeps(DEFAULT_STACK, given)).rejects.toBe(denied);
+    expect(destroyed).toHaveBeenCalled();
+  });
+});
