@@ -15,8 +15,10 @@ export interface RouteSpec {
   readonly path: string;
   readonly access: Access;
   readonly summary: string;
-  /** Counts toward the plan's request window (everything but public routes). */
-  readonly rateLimited?: false;
+  /** Honours the Idempotency-Key header (kept 24 h). */
+  readonly idempotent?: true;
+  /** How the body is read: JSON (default), or raw for form posts (one-click unsubscribe). */
+  readonly body?: 'json' | 'raw';
 }
 
 const read = { scope: 'webhook:read' } as const;
@@ -54,8 +56,15 @@ export const routes = [
     access: write,
     summary: 'Retry a delivery now',
   },
-  { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email' },
-  { id: 'sendEmailBatch', method: 'POST', path: '/emails/batch', access: send, summary: 'Send up to 100 emails' },
+  { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email', idempotent: true },
+  {
+    id: 'sendEmailBatch',
+    method: 'POST',
+    path: '/emails/batch',
+    access: send,
+    summary: 'Send up to 100 emails',
+    idempotent: true,
+  },
   {
     id: 'getEmail',
     method: 'GET',
@@ -129,6 +138,10 @@ export const tables = {
     retain: true,
   },
   emails: { partitionKey: 'id', retain: true },
+  /** Idempotency-Key records, 24 h. */
+  idempotency: { partitionKey: 'key', ttlAttribute: 'expiresAt', retain: false },
+  /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */
+  suppressions: { partitionKey: 'tenant', sortKey: 'address', retain: true },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

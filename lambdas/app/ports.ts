@@ -1,5 +1,6 @@
 // Ports: what the use cases need from the outside world. Adapters implement them per runtime.
 import type { Mode } from '../domain/api-keys';
+import type { QuotaWindow } from '../domain/email/quota';
 import type { PlanName } from '../domain/plans';
 import type { RateWindow } from '../domain/rate-limit';
 import type { Scope } from '../domain/scopes';
@@ -59,6 +60,12 @@ export interface ApiKeyRepository {
 export interface RateLimitCounter {
   /** Adds one to the subject's counter for this window and returns the new count. */
   increment(subject: string, window: RateWindow): Promise<number>;
+}
+
+/** The monthly email counter per account. */
+export interface QuotaCounter {
+  /** Adds `count` emails unless that would pass `limit`; false (and nothing added) when it would. */
+  consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean>;
 }
 
 /** API Gateway usage plans: the outer, best-effort throttle on AWS. */

@@ -8,7 +8,10 @@ import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
+import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
+import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
+import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
@@ -48,9 +51,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     accounts: new DynamoAccountRepository(doc, config.tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, config.tables.apiKeys),
     counter: new DynamoRateLimitCounter(doc, config.tables.rateLimits),
+    quotas: new DynamoQuotaCounter(doc, config.tables.rateLimits),
     webhooks: new DynamoWebhookRepository(doc, config.tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, config.tables.deliveries),
     emails: new DynamoEmailRepository(doc, config.tables.emails),
+    idempotency: new DynamoIdempotencyStore(doc, config.tables.idempotency),
+    suppressions: new DynamoSuppressionList(doc, config.tables.suppressions),
     providerFor,
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:

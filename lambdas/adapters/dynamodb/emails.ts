@@ -22,6 +22,7 @@ const emailItem = z.object({
   tags: z.array(z.object({ name: z.string(), value: z.string() })),
   createdAt: z.string(),
   events: z.array(z.object({ id: z.string(), type: z.string(), to: z.string().optional(), timestamp: z.string() })),
+  suppressed: z.array(z.string()).default([]),
 });
 
 export class DynamoEmailRepository implements EmailRepository {

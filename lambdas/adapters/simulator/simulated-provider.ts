@@ -3,7 +3,7 @@
 import type { EmailProvider } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
-import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
+import { bareAddress, type EmailMessage } from '../../domain/email/email';
 import { simulatedStory } from '../../domain/email/simulator';
 import type { SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
@@ -13,10 +13,10 @@ export class SimulatedEmailProvider implements EmailProvider {
     private readonly deps: { events: EventPublisher; clock: Clock; random: RandomBytes; stepSeconds: number },
   ) {}
 
-  async send(email: EmailMessage): Promise<void> {
+  async send(email: EmailMessage, to: readonly string[]): Promise<void> {
     const now = this.deps.clock.now();
     const bySteps = new Map<number, SendflowEvent[]>();
-    for (const recipient of recipients(email)) {
+    for (const recipient of to) {
       for (const step of simulatedStory(recipient)) {
         const at = now + step.step * this.deps.stepSeconds * 1000;
         const event: SendflowEvent = {

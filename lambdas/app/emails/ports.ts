@@ -1,5 +1,6 @@
 // Ports of the email side: storage and the sending provider (the simulator; SES for live mode on AWS).
 import type { EmailMessage } from '../../domain/email/email';
+import type { Tenant } from '../webhooks/ports';
 
 /** One event in an email's history (GET /v1/emails/:id). */
 export interface EmailEventEntry {
@@ -13,6 +14,8 @@ export interface EmailEventEntry {
 export interface EmailRecord extends EmailMessage {
   /** Every event seen for the email, in arrival order (providers do not guarantee order). */
   readonly events: readonly EmailEventEntry[];
+  /** Recipients skipped because they are on the suppression list. */
+  readonly suppressed: readonly string[];
 }
 
 export interface EmailRepository {
@@ -22,7 +25,26 @@ export interface EmailRepository {
   appendEvent(id: string, entry: EmailEventEntry): Promise<void>;
 }
 
-/** Sends (or simulates) one email; what happens next arrives as events. */
+/** Sends (or simulates) one email to the given recipients; what happens next arrives as events. */
 export interface EmailProvider {
-  send(email: EmailMessage): Promise<void>;
+  send(email: EmailMessage, recipients: readonly string[]): Promise<void>;
+}
+
+export type SuppressionReason = 'hard_bounce' | 'complaint' | 'unsubscribe';
+
+export interface Suppression {
+  /** Bare, lower-cased address. */
+  readonly address: string;
+  readonly reason: SuppressionReason;
+  readonly createdAt: string;
+  /** The email that caused it. */
+  readonly emailId?: string;
+}
+
+/** Per account and mode: addresses Sendflow will not send to again. */
+export interface SuppressionList {
+  /** True when newly added; false when the address was already suppressed (the first reason stays). */
+  add(tenant: Tenant, suppression: Suppression): Promise<boolean>;
+  /** The suppressed ones among `addresses` (bare, lower-cased). */
+  find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>>;
 }

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
+import type { IdempotencyStore } from '../../app/idempotency';
 import type { RateLimitCounter } from '../../app/ports';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
@@ -12,16 +13,19 @@ import type { RouteId } from '../../manifest';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
 import { guard } from '../middleware/guard';
+import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import { apiKeyHandlers } from './api-keys';
 import type { ApiContext, ApiMiddleware, RouteHandler } from './context';
 import { deliveryHandlers } from './deliveries';
 import { emailHandlers } from './emails';
+import { json } from './response';
 import { webhookHandlers } from './webhooks';
 
 export interface ApiDeps extends AuthenticateDeps, ApiKeyDeps, ManageWebhookDeps, AttemptDeps, SendEmailDeps {
   readonly counter: RateLimitCounter;
+  readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly ipRateLimit: number;
@@ -44,8 +48,10 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
     .use(errorMapper(deps.logger))
     .use(guard())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes }))
+    .use(idempotency(deps))
     .handler(async (event, context) => {
-      const { route, principal, body } = context.sendflow;
+      const { route, principal, body, replay } = context.sendflow;
+      if (replay) return json(replay.statusCode, JSON.parse(replay.body), { 'Idempotent-Replayed': 'true' });
       const handler = route && table[route.id as RouteId];
       if (!route || !handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
       return handler({

@@ -16,6 +16,10 @@ export interface RequestState {
   clientIp: string;
   decision?: RateDecision;
   body?: unknown;
+  /** An Idempotency-Key this request claimed (completed or released when it ends). */
+  idempotencyClaim?: { key: string; fingerprint: string };
+  /** The stored response to replay for a repeated Idempotency-Key. */
+  replay?: { statusCode: number; body: string };
 }
 
 export type ApiContext = Context & { sendflow: RequestState };

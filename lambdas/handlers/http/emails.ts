@@ -65,11 +65,11 @@ const batchBody = z.array(emailBody).min(1, 'Send at least one email.').max(100,
 
 export function emailHandlers(deps: SendEmailDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
-    const [id] = await sendEmails(deps, tenantOf(caller), [validate(emailBody, body ?? {})]);
+    const [id] = await sendEmails(deps, caller, [validate(emailBody, body ?? {})]);
     return json(200, { id });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const ids = await sendEmails(deps, tenantOf(caller), validate(batchBody, body ?? []));
+    const ids = await sendEmails(deps, caller, validate(batchBody, body ?? []));
     return json(200, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
@@ -89,6 +89,7 @@ export function emailView(email: EmailRecord) {
     reply_to: email.replyTo,
     subject: email.subject,
     status: emailStatus(email.events),
+    suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,
     events: [...email.events]
