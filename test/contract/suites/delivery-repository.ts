@@ -1,0 +1,722 @@
+// Contract suite for the DeliveryRepository port, written once and run against DynamoDeliveryRepository
+// (dynalite, DynamoDB Local) and InMemoryDeliveryRepository: claimed creation, conditional claims and records
+// (DESIGN §4: a duplicated job never sends or counts twice), TTL-filtered reads (DESIGN §5), the newest-first
+// log with `after` cursors, the status filter and exact has_more, and the reconciler's due list.
+import { randomBytes } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { expect, it } from 'vitest';
+import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
+import { timeOrderedId } from '../../../lambdas/domain/ids';
+import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
+import type { RepositoryHarness } from './harness';
+
+/** "Now" for every read: rows expire relative to it. */
+const NOW = Date.UTC(2025, 3, 1, 12, 0, 0, 500);
+const NOW_S = Math.floor(NOW / 1000);
+const T0 = NOW - 3_600_000;
+
+const newWebhookId = () => `wh_${randomBytes(8).toString('hex')}`;
+
+/** A fresh row as attemptDelivery creates it: pending, claimed for attempt 1, due at creation. */
+function newDelivery(webhookId: string, createdAt = T0, overrides: Partial<Delivery> = {}): Delivery {
+  return {
+    id: timeOrderedId('dlv', createdAt, randomBytes),
+    webhookId,
+    accountId: 'acct_contract',
+    mode: 'test',
+    eventId: timeOrderedId('evt', createdAt, randomBytes),
+    event: 'email.delivered',
+    format: 'standard',
+    payload: '{"type":"email.delivered","data":{"n":1}}',
+    status: 'pending',
+    attempts: 0,
+    maxAttempts: 5,
+    attemptLog: [],
+    response: '',
+    nextAttemptAt: createdAt,
+    deliveredAt: null,
+    createdAt,
+    claim: { attempt: 1, until: createdAt + 30_000 },
+    ...overrides,
+  };
+}
+
+/** The row after attempt `attempts` ended in `status` (claim released; final rows get a TTL). */
+function after(delivery: Delivery, status: DeliveryStatus, changes: Partial<Delivery> = {}): Delivery {
+  const { claim: _claim, ...rest } = delivery;
+  const attempts = delivery.attempts + 1;
+  const at = delivery.createdAt + attempts * 1_000;
+  return {
+    ...rest,
+    status,
+    attempts,
+    attemptLog: [
+      ...delivery.attemptLog,
+      {
+        at,
+        statusCode: status === 'succeeded' ? 200 : 503,
+        durationMs: 42,
+        error: status === 'succeeded' ? null : 'HTTP 503',
+      },
+    ],
+    response: status === 'succeeded' ? 'ok' : 'unavailable',
+    nextAttemptAt: status === 'pending' ? at + 30_000 : null,
+    deliveredAt: status === 'succeeded' ? at + 42 : null,
+    ...(status === 'pending' ? {} : { expiresAt: NOW_S + 30 * 86_400 }),
+    ...changes,
+  };
+}
+
+export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRepository>): void {
+  const repo = () => harness.shared();
+
+  /** `count` rows of one webhook, one second apart, stored in shuffled order; returned newest first. */
+  async function seedLog(
+    webhookId: string,
+    count: number,
+    shape: (delivery: Delivery, index: number) => Delivery = (d) => d,
+    target: DeliveryRepository = repo(),
+  ): Promise<Delivery[]> {
+    const rows = Array.from({ length: count }, (_, i) => shape(newDelivery(webhookId, T0 + i * 1_000), i));
+    const shuffled = rows.map((row, i) => ({ row, key: (i * 7) % count })).sort((a, b) => a.key - b.key);
+    for (const { row } of shuffled) expect(await target.createClaimed(row)).toBe(true);
+    return [...rows].reverse();
+  }
+
+  const ids = (rows: readonly Pick<Delivery, 'id'>[]) => rows.map((row) => row.id);
+
+  // --- createClaimed ---------------------------------------------------------------------------------------
+
+  it('createClaimed stores the row as given (claim included) and get returns it exactly', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+
+    // Act
+    const created = await repo().createClaimed(delivery);
+
+    // Assert
+    expect(created).toBe(true);
+    expect(await repo().get(delivery.webhookId, delivery.id, NOW)).toEqual(delivery);
+  });
+
+  it('createClaimed a second time returns false and keeps the first row (a duplicate job)', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+
+    // Act
+    const again = await repo().createClaimed({
+      ...delivery,
+      payload: '{"other":true}',
+      claim: { attempt: 1, until: 1 },
+    });
+
+    // Assert
+    expect(again).toBe(false);
+    expect(await repo().get(delivery.webhookId, delivery.id, NOW)).toEqual(delivery);
+  });
+
+  it('of parallel createClaimed calls for one id, exactly one wins', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+
+    // Act
+    const results = await Promise.all(Array.from({ length: 8 }, () => repo().createClaimed(delivery)));
+
+    // Assert
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  // --- claim ---------------------------------------------------------------------------------------------
+
+  it('claim() with the matching attemptsBefore, an allowed status and no claim returns the full claimed row', async () => {
+    // Arrange: attempt 1 failed and was recorded (claim released), attempt 2 is due.
+    const first = newDelivery(newWebhookId());
+    await repo().createClaimed(first);
+    const pending = after(first, 'pending');
+    expect(await repo().record(pending, 1)).toBe(true);
+    const claim = { attempt: 2, until: NOW + 30_000 };
+
+    // Act
+    const claimed = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+      claim,
+    );
+
+    // Assert
+    expect(claimed).toEqual({ ...pending, claim });
+    expect(await repo().get(first.webhookId, first.id, NOW)).toEqual({ ...pending, claim });
+  });
+
+  it('claim() is refused (null) when attempts is not attemptsBefore, and the row is unchanged', async () => {
+    // Arrange
+    const first = newDelivery(newWebhookId());
+    await repo().createClaimed(first);
+    const pending = after(first, 'pending');
+    await repo().record(pending, 1);
+
+    // Act
+    const stale = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 0, statuses: ['pending'], nowMs: NOW },
+      { attempt: 1, until: NOW + 30_000 },
+    );
+    const ahead = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 2, statuses: ['pending'], nowMs: NOW },
+      { attempt: 3, until: NOW + 30_000 },
+    );
+
+    // Assert
+    expect(stale).toBeNull();
+    expect(ahead).toBeNull();
+    expect(await repo().get(first.webhookId, first.id, NOW)).toEqual(pending);
+  });
+
+  it('claim() is refused when the status is not one of the allowed ones; a list of several is honoured', async () => {
+    // Arrange
+    const first = newDelivery(newWebhookId());
+    await repo().createClaimed(first);
+    const succeeded = after(first, 'succeeded');
+    await repo().record(succeeded, 1);
+
+    // Act
+    const asPending = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+      { attempt: 2, until: NOW + 30_000 },
+    );
+    const asFinal = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 1, statuses: ['failed', 'succeeded'], nowMs: NOW },
+      { attempt: 2, until: NOW + 30_000 },
+    );
+
+    // Assert
+    expect(asPending).toBeNull();
+    expect(asFinal).toEqual({ ...succeeded, claim: { attempt: 2, until: NOW + 30_000 } });
+  });
+
+  it('claim() is refused while another claim is unexpired (until > now and until = now), taken once it lapsed', async () => {
+    // Arrange: a fresh row claimed for attempt 1 until NOW (its holder crashed), retried by a redelivered job.
+    const delivery = newDelivery(newWebhookId(), T0, { claim: { attempt: 1, until: NOW } });
+    await repo().createClaimed(delivery);
+    const expect0 = { attemptsBefore: 0, statuses: ['pending'] as const };
+    const takeover = { attempt: 1, until: NOW + 60_000 };
+
+    // Act
+    const whileHeld = await repo().claim(delivery.webhookId, delivery.id, { ...expect0, nowMs: NOW - 1 }, takeover);
+    const atExpiry = await repo().claim(delivery.webhookId, delivery.id, { ...expect0, nowMs: NOW }, takeover);
+    const lapsed = await repo().claim(delivery.webhookId, delivery.id, { ...expect0, nowMs: NOW + 1 }, takeover);
+    const secondTakeover = await repo().claim(
+      delivery.webhookId,
+      delivery.id,
+      { ...expect0, nowMs: NOW + 2 },
+      { attempt: 1, until: NOW + 90_000 },
+    );
+
+    // Assert
+    expect(whileHeld).toBeNull();
+    expect(atExpiry).toBeNull();
+    expect(lapsed).toEqual({ ...delivery, claim: takeover });
+    expect(secondTakeover).toBeNull();
+  });
+
+  it('of parallel claims for the same attempt, exactly one wins', async () => {
+    // Arrange
+    const first = newDelivery(newWebhookId());
+    await repo().createClaimed(first);
+    await repo().record(after(first, 'pending'), 1);
+
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        repo().claim(
+          first.webhookId,
+          first.id,
+          { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+          { attempt: 2, until: NOW + 1_000 + i },
+        ),
+      ),
+    );
+
+    // Assert
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toHaveLength(1);
+    expect(await repo().get(first.webhookId, first.id, NOW)).toEqual(winners[0]);
+  });
+
+  it('claim() of an unknown row is null and creates nothing', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+
+    // Act
+    const claimed = await repo().claim(
+      webhookId,
+      'dlv_ghost',
+      { attemptsBefore: 0, statuses: ['pending', 'failed', 'succeeded'], nowMs: NOW },
+      { attempt: 1, until: NOW + 1_000 },
+    );
+
+    // Assert
+    expect(claimed).toBeNull();
+    expect(await repo().get(webhookId, 'dlv_ghost', NOW)).toBeNull();
+    expect(await repo().list(webhookId, { limit: 10 }, NOW)).toEqual({ items: [], hasMore: false });
+  });
+
+  // --- record --------------------------------------------------------------------------------------------
+
+  it('record() stores the result while the claim for that attempt is held, replacing the row', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+    const succeeded = after(delivery, 'succeeded');
+
+    // Act
+    const recorded = await repo().record(succeeded, 1);
+
+    // Assert
+    expect(recorded).toBe(true);
+    const stored = await repo().get(delivery.webhookId, delivery.id, NOW);
+    expect(stored).toEqual(succeeded);
+    expect(stored).not.toHaveProperty('claim');
+  });
+
+  it('record() is refused once the claim was released: the same attempt cannot be recorded twice', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+    const failedOnce = after(delivery, 'pending');
+    await repo().record(failedOnce, 1);
+
+    // Act: a duplicate holder of attempt 1 reports a success.
+    const duplicate = await repo().record(after(delivery, 'succeeded'), 1);
+
+    // Assert
+    expect(duplicate).toBe(false);
+    expect(await repo().get(delivery.webhookId, delivery.id, NOW)).toEqual(failedOnce);
+  });
+
+  it("refuses a stale holder's record once the row is claimed for a later attempt", async () => {
+    // Arrange: attempt 1 recorded, attempt 2 claimed by a new holder.
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+    const failedOnce = after(delivery, 'pending');
+    await repo().record(failedOnce, 1);
+    const claimed = await repo().claim(
+      delivery.webhookId,
+      delivery.id,
+      { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+      { attempt: 2, until: NOW + 30_000 },
+    );
+
+    // Act: the holder of attempt 1 (or a confused one) records over it.
+    const stale = await repo().record(after(delivery, 'succeeded'), 1);
+    const wrongAttempt = await repo().record(after(failedOnce, 'succeeded'), 3);
+
+    // Assert
+    expect(stale).toBe(false);
+    expect(wrongAttempt).toBe(false);
+    expect(await repo().get(delivery.webhookId, delivery.id, NOW)).toEqual(claimed);
+  });
+
+  it('record() of an unknown row is refused and creates nothing', async () => {
+    // Arrange
+    const delivery = after(newDelivery(newWebhookId()), 'succeeded');
+
+    // Act
+    const recorded = await repo().record(delivery, 1);
+
+    // Assert
+    expect(recorded).toBe(false);
+    expect(await repo().get(delivery.webhookId, delivery.id, NOW)).toBeNull();
+  });
+
+  // --- get -----------------------------------------------------------------------------------------------
+
+  it('get() never returns a row whose expiresAt ≤ now (TTL passed, not yet deleted)', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const [gone, boundary, alive] = [NOW_S - 1, NOW_S, NOW_S + 1].map((expiresAt) =>
+      after(newDelivery(webhookId), 'failed', { expiresAt }),
+    ) as [Delivery, Delivery, Delivery];
+    for (const row of [gone, boundary, alive]) await repo().createClaimed(row);
+
+    // Act / Assert
+    expect(await repo().get(webhookId, gone.id, NOW)).toBeNull();
+    expect(await repo().get(webhookId, boundary.id, NOW)).toBeNull();
+    expect(await repo().get(webhookId, alive.id, NOW)).toEqual(alive);
+    expect(await repo().get(webhookId, alive.id, (NOW_S + 1) * 1000)).toBeNull();
+  });
+
+  it('get() is null for an unknown id, and for a known id under another webhook', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+
+    // Act / Assert
+    expect(await repo().get(delivery.webhookId, 'dlv_unknown', NOW)).toBeNull();
+    expect(await repo().get(newWebhookId(), delivery.id, NOW)).toBeNull();
+  });
+
+  // --- list ----------------------------------------------------------------------------------------------
+
+  it('lists newest first, only the webhook’s own rows', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 6);
+    await seedLog(newWebhookId(), 3);
+
+    // Act
+    const page = await repo().list(webhookId, { limit: 20 }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: log, hasMore: false });
+  });
+
+  it('lists nothing for a webhook without deliveries', async () => {
+    expect(await repo().list(newWebhookId(), { limit: 20 }, NOW)).toEqual({ items: [], hasMore: false });
+  });
+
+  it('has_more is exact at page boundaries: limit = count-1, count, count+1', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 4);
+
+    // Act
+    const short = await repo().list(webhookId, { limit: 3 }, NOW);
+    const exact = await repo().list(webhookId, { limit: 4 }, NOW);
+    const roomy = await repo().list(webhookId, { limit: 5 }, NOW);
+    const one = await repo().list(webhookId, { limit: 1 }, NOW);
+
+    // Assert
+    expect(short).toEqual({ items: log.slice(0, 3), hasMore: true });
+    expect(exact).toEqual({ items: log, hasMore: false });
+    expect(roomy).toEqual({ items: log, hasMore: false });
+    expect(one).toEqual({ items: log.slice(0, 1), hasMore: true });
+  });
+
+  it('walks the whole log with `after` cursors (older entries), has_more false exactly on the last page', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 7);
+
+    // Act
+    const pages: { ids: string[]; hasMore: boolean }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await repo().list(webhookId, { limit: 3, ...(cursor ? { after: cursor } : {}) }, NOW);
+      pages.push({ ids: ids(page.items), hasMore: page.hasMore });
+      cursor = page.hasMore ? page.items.at(-1)?.id : undefined;
+    } while (cursor);
+
+    // Assert
+    expect(pages).toEqual([
+      { ids: ids(log.slice(0, 3)), hasMore: true },
+      { ids: ids(log.slice(3, 6)), hasMore: true },
+      { ids: ids(log.slice(6)), hasMore: false },
+    ]);
+  });
+
+  it('after the second-to-last row with limit 1 gives the last row and has_more false; after the last, nothing', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 3);
+
+    // Act
+    const last = await repo().list(webhookId, { limit: 1, after: log[1]?.id }, NOW);
+    const beyond = await repo().list(webhookId, { limit: 1, after: log[2]?.id }, NOW);
+
+    // Assert
+    expect(last).toEqual({ items: [log[2]], hasMore: false });
+    expect(beyond).toEqual({ items: [], hasMore: false });
+  });
+
+  it('an `after` cursor that is no row (e.g. one since expired) still returns the older entries', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 4, (d, i) => (i === 2 ? after(d, 'failed', { expiresAt: NOW_S - 5 }) : d));
+    const expired = log[1] as Delivery;
+
+    // Act
+    const page = await repo().list(webhookId, { limit: 5, after: expired.id }, NOW);
+    // A prefix of the newest id's time part: no row has it, it sorts between the newest row and the expired one.
+    const fromMissing = await repo().list(webhookId, { limit: 5, after: log[0]?.id.slice(0, 14) }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: log.slice(2), hasMore: false });
+    expect(ids(fromMissing.items)).toEqual(ids([log[2], log[3]] as Delivery[]));
+  });
+
+  it('never lists expired rows; expired rows in the middle of a page do not shorten it', async () => {
+    // Arrange: 8 rows; the 2nd and 3rd newest and the 5th newest have expired.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 8, (d, i) =>
+      i === 5 || i === 6 || i === 3 ? after(d, 'succeeded', { expiresAt: NOW_S }) : d,
+    );
+    const live = log.filter((d) => d.expiresAt === undefined);
+    expect(live).toHaveLength(5);
+
+    // Act
+    const first = await repo().list(webhookId, { limit: 3 }, NOW);
+    const rest = await repo().list(webhookId, { limit: 3, after: first.items.at(-1)?.id }, NOW);
+    const all = await repo().list(webhookId, { limit: 5 }, NOW);
+    const allButOne = await repo().list(webhookId, { limit: 4 }, NOW);
+
+    // Assert
+    expect(first).toEqual({ items: live.slice(0, 3), hasMore: true });
+    expect(rest).toEqual({ items: live.slice(3), hasMore: false });
+    expect(all).toEqual({ items: live, hasMore: false });
+    expect(allButOne).toEqual({ items: live.slice(0, 4), hasMore: true });
+  });
+
+  it('fills a page across a run of expired rows longer than the page', async () => {
+    // Arrange: newest row live, then 12 expired, then 3 live.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 16, (d, i) =>
+      i >= 3 && i < 15 ? after(d, 'failed', { expiresAt: NOW_S - 60 }) : d,
+    );
+    const live = log.filter((d) => d.expiresAt === undefined);
+
+    // Act
+    const page = await repo().list(webhookId, { limit: 2 }, NOW);
+    const whole = await repo().list(webhookId, { limit: 4 }, NOW);
+    const acrossTheRun = await repo().list(webhookId, { limit: 3, after: live[0]?.id }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: live.slice(0, 2), hasMore: true });
+    expect(whole).toEqual({ items: live, hasMore: false });
+    expect(acrossTheRun).toEqual({ items: live.slice(1), hasMore: false });
+  });
+
+  it('filters by status (byStatus), newest first, with exact has_more', async () => {
+    // Arrange: statuses cycle pending, succeeded, failed (final rows live for 30 days).
+    const webhookId = newWebhookId();
+    const cycle: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
+    const log = await seedLog(webhookId, 9, (d, i) => {
+      const status = cycle[i % 3] as DeliveryStatus;
+      return status === 'pending' ? d : after(d, status);
+    });
+    const of = (status: DeliveryStatus) => log.filter((d) => d.status === status);
+
+    // Act
+    const failed = await repo().list(webhookId, { status: 'failed', limit: 3 }, NOW);
+    const succeeded = await repo().list(webhookId, { status: 'succeeded', limit: 2 }, NOW);
+    const pending = await repo().list(webhookId, { status: 'pending', limit: 10 }, NOW);
+
+    // Assert
+    expect(failed).toEqual({ items: of('failed'), hasMore: false });
+    expect(succeeded).toEqual({ items: of('succeeded').slice(0, 2), hasMore: true });
+    expect(pending).toEqual({ items: of('pending'), hasMore: false });
+  });
+
+  it('pages within a status with `after`, and does not mix in another webhook with the same status', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 10, (d, i) => (i % 2 === 0 ? after(d, 'failed') : after(d, 'succeeded')));
+    await seedLog(newWebhookId(), 5, (d) => after(d, 'failed'));
+    const failed = log.filter((d) => d.status === 'failed');
+
+    // Act
+    const pages: Delivery[][] = [];
+    const more: boolean[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await repo().list(
+        webhookId,
+        { status: 'failed', limit: 2, ...(cursor ? { after: cursor } : {}) },
+        NOW,
+      );
+      pages.push(page.items);
+      more.push(page.hasMore);
+      cursor = page.hasMore ? page.items.at(-1)?.id : undefined;
+    } while (cursor);
+
+    // Assert
+    expect(pages).toEqual([failed.slice(0, 2), failed.slice(2, 4), failed.slice(4)]);
+    expect(more).toEqual([true, true, false]);
+  });
+
+  it('a status page after a cursor of another status returns the older rows of the filtered status', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 6, (d, i) => (i % 2 === 0 ? after(d, 'failed') : after(d, 'succeeded')));
+    const cursor = log.find((d) => d.status === 'succeeded') as Delivery;
+
+    // Act
+    const page = await repo().list(webhookId, { status: 'failed', limit: 5, after: cursor.id }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: log.filter((d) => d.status === 'failed' && d.id < cursor.id), hasMore: false });
+  });
+
+  it('the status filter never returns expired rows and still fills the page', async () => {
+    // Arrange: 6 failed rows, the 2nd and 3rd newest expired.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 6, (d, i) =>
+      after(d, 'failed', i === 3 || i === 4 ? { expiresAt: NOW_S - 1 } : {}),
+    );
+    const live = log.filter((d) => d.expiresAt !== NOW_S - 1);
+
+    // Act
+    const page = await repo().list(webhookId, { status: 'failed', limit: 3 }, NOW);
+    const all = await repo().list(webhookId, { status: 'failed', limit: 4 }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: live.slice(0, 3), hasMore: true });
+    expect(all).toEqual({ items: live, hasMore: false });
+  });
+
+  it('moves a row between status filters when its status changes', async () => {
+    // Arrange
+    const delivery = newDelivery(newWebhookId());
+    await repo().createClaimed(delivery);
+    const pendingBefore = await repo().list(delivery.webhookId, { status: 'pending', limit: 5 }, NOW);
+
+    // Act
+    const succeeded = after(delivery, 'succeeded');
+    await repo().record(succeeded, 1);
+
+    // Assert
+    expect(ids(pendingBefore.items)).toEqual([delivery.id]);
+    expect(await repo().list(delivery.webhookId, { status: 'pending', limit: 5 }, NOW)).toEqual({
+      items: [],
+      hasMore: false,
+    });
+    expect(await repo().list(delivery.webhookId, { status: 'succeeded', limit: 5 }, NOW)).toEqual({
+      items: [succeeded],
+      hasMore: false,
+    });
+  });
+
+  // --- listDue -------------------------------------------------------------------------------------------
+
+  it('listDue returns only pending rows due at or before dueBefore, oldest due first, across webhooks', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const [a, b] = [newWebhookId(), newWebhookId()];
+    const due = (webhookId: string, nextAttemptAt: number, attempts = 1) => {
+      const { claim: _unclaimed, ...row } = newDelivery(webhookId, T0, { attempts, nextAttemptAt });
+      return row;
+    };
+    const rows = {
+      late: due(a, NOW - 50_000, 2),
+      onTime: due(b, NOW, 1),
+      earliest: due(b, NOW - 90_000, 3),
+      future: due(a, NOW + 1),
+      failed: after(newDelivery(a), 'failed'),
+      succeeded: after(newDelivery(b), 'succeeded'),
+      middle: due(a, NOW - 70_000, 1),
+    };
+    for (const row of Object.values(rows)) await fresh.createClaimed(row);
+
+    // Act
+    const listed = await fresh.listDue(NOW, 100);
+
+    // Assert
+    const view = (d: Delivery) => ({
+      id: d.id,
+      webhookId: d.webhookId,
+      attempts: d.attempts,
+      nextAttemptAt: d.nextAttemptAt,
+    });
+    expect(listed).toEqual([rows.earliest, rows.middle, rows.late, rows.onTime].map(view));
+  });
+
+  it('listDue honours the limit (the earliest due first) and an all-pending sweep (MAX_SAFE_INTEGER)', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const webhookId = newWebhookId();
+    const times = [NOW + 86_400_000, NOW - 5_000, NOW - 1_000, NOW - 9_000, NOW + 3_600_000];
+    for (const t of times) await fresh.createClaimed(newDelivery(webhookId, T0, { nextAttemptAt: t, attempts: 1 }));
+
+    // Act
+    const firstTwo = await fresh.listDue(NOW, 2);
+    const everything = await fresh.listDue(Number.MAX_SAFE_INTEGER, 500);
+
+    // Assert
+    expect(firstTwo.map((d) => d.nextAttemptAt)).toEqual([NOW - 9_000, NOW - 5_000]);
+    expect(everything.map((d) => d.nextAttemptAt)).toEqual([...times].sort((x, y) => x - y));
+  });
+
+  it('a row leaves the due list once final, and moves to its new due time when rescheduled', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const webhookId = newWebhookId();
+    const rescheduled = newDelivery(webhookId, T0);
+    const finished = newDelivery(webhookId, T0 + 1);
+    await fresh.createClaimed(rescheduled);
+    await fresh.createClaimed(finished);
+    const before = await fresh.listDue(NOW, 10);
+
+    // Act
+    const retrying = after(rescheduled, 'pending', { nextAttemptAt: NOW + 300_000 });
+    await fresh.record(retrying, 1);
+    await fresh.record(after(finished, 'failed'), 1);
+
+    // Assert
+    expect(ids(before)).toEqual([rescheduled.id, finished.id]);
+    expect(await fresh.listDue(NOW, 10)).toEqual([]);
+    expect(await fresh.listDue(NOW + 300_000, 10)).toEqual([
+      { id: rescheduled.id, webhookId, attempts: 1, nextAttemptAt: NOW + 300_000 },
+    ]);
+  });
+
+  it('listDue is empty when nothing is pending', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    await fresh.createClaimed(after(newDelivery(newWebhookId()), 'succeeded'));
+
+    // Act / Assert
+    expect(await fresh.listDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  });
+
+  // --- DynamoDB layout -----------------------------------------------------------------------------------
+
+  if (harness.raw) {
+    const raw = harness.raw;
+
+    it('keeps only pending rows in the sparse byDue index, keyed by zero-padded due time', async () => {
+      // Arrange
+      const { db, table } = raw();
+      const webhookId = newWebhookId();
+      const pending = newDelivery(webhookId, T0);
+      const final = newDelivery(webhookId, T0 + 1);
+      await repo().createClaimed(pending);
+      await repo().createClaimed(final);
+      await repo().record(after(final, 'succeeded'), 1);
+
+      // Act
+      const read = async (id: string) =>
+        (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
+      const pendingItem = await read(pending.id);
+      const finalItem = await read(final.id);
+
+      // Assert
+      expect(pendingItem).toMatchObject({
+        dueShard: 'due',
+        dueAt: String(T0).padStart(15, '0'),
+        statusKey: `${webhookId}#pending`,
+      });
+      expect(finalItem).toMatchObject({ statusKey: `${webhookId}#succeeded` });
+      expect(finalItem).not.toHaveProperty('dueShard');
+      expect(finalItem).not.toHaveProperty('dueAt');
+      const { Items } = await db.doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'byDue',
+          KeyConditionExpression: 'dueShard = :d',
+          FilterExpression: 'webhookId = :w',
+          ExpressionAttributeValues: { ':d': 'due', ':w': webhookId },
+        }),
+      );
+      expect((Items ?? []).map((item) => item.id)).toEqual([pending.id]);
+    });
+  }
+}

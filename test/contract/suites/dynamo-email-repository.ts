@@ -1,0 +1,241 @@
+// Contract suite for DynamoEmailRepository (EmailRepository port), written once against a DynamoDB endpoint
+// factory (dynamodb-repositories.test.ts runs it on dynalite and DynamoDB Local): createMany writes every email
+// exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
+// back; appendEvent records each event id once.
+import { randomBytes } from 'node:crypto';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, expect, it } from 'vitest';
+import { DynamoEmailRepository } from '../../../lambdas/adapters/dynamodb/emails';
+import type { EmailRecord } from '../../../lambdas/app/emails/ports';
+import { localDynamoClient } from '../../../lambdas/runtime/local/dynamo';
+import { type DynamoEndpointFactory, type DynamoTables, useDynamoTables } from '../../support/dynamo';
+
+function newEmail(i: number, overrides: Partial<EmailRecord> = {}): EmailRecord {
+  return {
+    id: `em_${randomBytes(8).toString('hex')}_${i}`,
+    accountId: 'acct_contract',
+    mode: 'test',
+    from: 'Acme <billing@acme.example>',
+    to: [`user${i}@example.com`],
+    cc: i % 2 ? ['cc@example.com'] : [],
+    bcc: [],
+    replyTo: [],
+    subject: `Invoice #${i}`,
+    html: `<p>Hello ${i}</p>`,
+    headers: { 'X-Entity-Ref-ID': `ref-${i}` },
+    tags: [{ name: 'category', value: 'invoice' }],
+    createdAt: '2025-04-01T10:00:00.000Z',
+    suppressed: i % 3 === 0 ? [`blocked${i}@example.com`] : [],
+    events: [{ id: `evt_${i}`, type: 'email.sent', to: `user${i}@example.com`, timestamp: '2025-04-01T10:00:01.000Z' }],
+    ...overrides,
+  };
+}
+
+/** Reads items back by id (BatchGet, 100 keys a request), in the order asked. */
+async function readBack(db: DynamoTables, table: string, ids: readonly string[]): Promise<unknown[]> {
+  const found = new Map<string, unknown>();
+  for (let i = 0; i < ids.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => ({ id }));
+    while (keys?.length) {
+      const { Responses, UnprocessedKeys } = await db.doc.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
+      );
+      for (const item of Responses?.[table] ?? []) found.set(String(item.id), item);
+      keys = UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return ids.map((id) => found.get(id));
+}
+
+/** A document client that counts BatchWrite requests and their sizes, optionally leaving some unprocessed. */
+function instrumentedClient(endpoint: string, unprocessedOnFirstCall = 0) {
+  const batchSizes: number[] = [];
+  const client = localDynamoClient(endpoint);
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!['BatchWriteCommand', 'BatchWriteItemCommand'].includes(context.commandName ?? '')) return next(args);
+      const input = args.input as { RequestItems: Record<string, unknown[]> };
+      const [table, requests] = Object.entries(input.RequestItems)[0] as [string, unknown[]];
+      batchSizes.push(requests.length);
+      if (batchSizes.length === 1 && unprocessedOnFirstCall > 0) {
+        // Pretend DynamoDB processed only the first items of the first request (throttling).
+        const kept = requests.slice(0, requests.length - unprocessedOnFirstCall);
+        const left = requests.slice(requests.length - unprocessedOnFirstCall);
+        input.RequestItems[table] = kept;
+        const result = await next(args);
+        (result.output as { UnprocessedItems?: unknown }).UnprocessedItems = { [table]: left };
+        return result;
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'countBatchWrites' },
+  );
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return { doc, batchSizes, destroy: () => client.destroy() };
+}
+
+export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
+  const db = useDynamoTables(factory);
+  let repo: DynamoEmailRepository;
+
+  beforeEach(() => {
+    repo = new DynamoEmailRepository(db().doc, db().tables.emails);
+  });
+
+  it('stores one email exactly as given', async () => {
+    // Arrange
+    const email = newEmail(1, { text: 'Hello 1', replyTo: ['support@acme.example'] });
+
+    // Act
+    await repo.createMany([email]);
+
+    // Assert
+    expect(await readBack(db(), db().tables.emails, [email.id])).toEqual([email]);
+  });
+
+  it('stores more than 25 emails (61: chunks of 25, 25, 11), each exactly as given', async () => {
+    // Arrange
+    const emails = Array.from({ length: 61 }, (_, i) => newEmail(i));
+    const counted = instrumentedClient(db().endpoint);
+
+    try {
+      // Act
+      await new DynamoEmailRepository(counted.doc, db().tables.emails).createMany(emails);
+
+      // Assert
+      expect(counted.batchSizes).toEqual([25, 25, 11]);
+      expect(
+        await readBack(
+          db(),
+          db().tables.emails,
+          emails.map((e) => e.id),
+        ),
+      ).toEqual(emails);
+    } finally {
+      counted.destroy();
+    }
+  });
+
+  it('writes exactly 25 and 26 emails in one and two requests', async () => {
+    // Arrange
+    const twentyFive = Array.from({ length: 25 }, (_, i) => newEmail(i));
+    const twentySix = Array.from({ length: 26 }, (_, i) => newEmail(100 + i));
+    const counted = instrumentedClient(db().endpoint);
+
+    try {
+      // Act
+      const repository = new DynamoEmailRepository(counted.doc, db().tables.emails);
+      await repository.createMany(twentyFive);
+      const afterFirst = [...counted.batchSizes];
+      await repository.createMany(twentySix);
+
+      // Assert
+      expect(afterFirst).toEqual([25]);
+      expect(counted.batchSizes).toEqual([25, 25, 1]);
+      const all = [...twentyFive, ...twentySix];
+      expect(
+        await readBack(
+          db(),
+          db().tables.emails,
+          all.map((e) => e.id),
+        ),
+      ).toEqual(all);
+    } finally {
+      counted.destroy();
+    }
+  });
+
+  it('sends nothing for an empty list', async () => {
+    // Arrange
+    const counted = instrumentedClient(db().endpoint);
+
+    try {
+      // Act
+      await new DynamoEmailRepository(counted.doc, db().tables.emails).createMany([]);
+
+      // Assert
+      expect(counted.batchSizes).toEqual([]);
+    } finally {
+      counted.destroy();
+    }
+  });
+
+  it('retries the items DynamoDB leaves unprocessed until all are written', async () => {
+    // Arrange: the first request of 25 comes back with 7 unprocessed.
+    const emails = Array.from({ length: 30 }, (_, i) => newEmail(i));
+    const throttled = instrumentedClient(db().endpoint, 7);
+
+    try {
+      // Act
+      await new DynamoEmailRepository(throttled.doc, db().tables.emails).createMany(emails);
+
+      // Assert
+      expect(throttled.batchSizes).toEqual([25, 7, 5]);
+      expect(
+        await readBack(
+          db(),
+          db().tables.emails,
+          emails.map((e) => e.id),
+        ),
+      ).toEqual(emails);
+    } finally {
+      throttled.destroy();
+    }
+  });
+  it('get() returns a stored email exactly, and null for an unknown id', async () => {
+    // Arrange
+    const email = newEmail(7, { text: 'plain', bcc: ['audit@acme.example'] });
+    await repo.createMany([email]);
+
+    // Act / Assert
+    expect(await repo.get(email.id)).toEqual(email);
+    expect(await repo.get('em_unknown')).toBeNull();
+  });
+
+  it('appendEvent() adds events in arrival order, each event id once (a redelivery changes nothing)', async () => {
+    // Arrange
+    const email = newEmail(8);
+    await repo.createMany([email]);
+    const delivered = {
+      id: 'evt_delivered',
+      type: 'email.delivered',
+      to: 'user8@example.com',
+      timestamp: '2025-04-01T10:00:03.000Z',
+    };
+    const opened = { id: 'evt_opened', type: 'email.opened', timestamp: '2025-04-01T10:05:00.000Z' };
+
+    // Act
+    await repo.appendEvent(email.id, delivered);
+    await repo.appendEvent(email.id, opened);
+    await repo.appendEvent(email.id, delivered);
+
+    // Assert
+    expect((await repo.get(email.id))?.events).toEqual([...email.events, delivered, opened]);
+  });
+
+  it('appendEvent() keeps every one of several events appended at once', async () => {
+    // Arrange
+    const email = newEmail(9, { events: [] });
+    await repo.createMany([email]);
+    const entries = Array.from({ length: 10 }, (_, i) => ({
+      id: `evt_${i}`,
+      type: 'email.opened',
+      timestamp: `2025-04-01T10:00:${String(i).padStart(2, '0')}.000Z`,
+    }));
+
+    // Act
+    await Promise.all(entries.map((entry) => repo.appendEvent(email.id, entry)));
+
+    // Assert
+    const events = (await repo.get(email.id))?.events ?? [];
+    expect([...events].sort((a, b) => a.id.localeCompare(b.id))).toEqual(entries);
+  });
+
+  it('appendEvent() for an email that is not stored does nothing (and creates nothing)', async () => {
+    // Act
+    await repo.appendEvent('em_ghost', { id: 'evt_x', type: 'email.sent', timestamp: '2025-04-01T10:00:00.000Z' });
+
+    // Assert
+    expect(await repo.get('em_ghost')).toBeNull();
+  });
+}

@@ -1,0 +1,244 @@
+// Unit tests for the simulator provider (lambdas/adapters/simulator/simulated-provider.ts, DESIGN §6): every
+// recipient it is given (to, cc and bcc, less the suppressed ones the use case leaves out) gets its own simulator
+// story as our events, published step by step with the step's delay (stepSeconds × step), carrying the email's
+// from and subject, with unique, time-ordered event ids.
+import { describe, expect, it } from 'vitest';
+import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
+import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
+import type { SendflowEvent } from '../../lambdas/domain/events';
+import { FakeClock, RecordingEventPublisher, seededRandom } from '../support/fakes';
+
+const T0 = Date.UTC(2025, 6, 1, 8, 30, 0, 250);
+
+function newEmail(overrides: Partial<EmailMessage> = {}): EmailMessage {
+  return {
+    id: 'em_01simulated',
+    accountId: 'acct_sim',
+    mode: 'test',
+    from: 'Acme <billing@acme.example>',
+    to: ['success@simulator.amazonses.com'],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: 'Your invoice',
+    html: '<p>Hi</p>',
+    headers: {},
+    tags: [],
+    createdAt: new Date(T0).toISOString(),
+    ...overrides,
+  };
+}
+
+function setup(stepSeconds = 2) {
+  const clock = new FakeClock(T0);
+  const events = new RecordingEventPublisher();
+  const provider = new SimulatedEmailProvider({ events, clock, random: seededRandom('simulator'), stepSeconds });
+  return { clock, events, provider };
+}
+
+/** The provider's arguments when every recipient of the email (to, cc, bcc) is to be sent to. */
+const forAll = (email: EmailMessage): [EmailMessage, string[]] => [email, recipients(email)];
+
+const summary = (published: RecordingEventPublisher['published']) =>
+  published.map(({ events, delaySeconds }) => ({ delaySeconds, events: events.map((e) => `${e.type} ${e.to}`) }));
+
+describe('SimulatedEmailProvider', () => {
+  it('publishes success@ as email.sent now and email.delivered one step later, with full event fields', async () => {
+    // Arrange
+    const { events, provider } = setup(2);
+
+    // Act
+    await provider.send(...forAll(newEmail()));
+
+    // Assert
+    expect(events.published).toHaveLength(2);
+    const [sent, delivered] = events.published.map((p) => p.events[0]) as [SendflowEvent, SendflowEvent];
+    expect(events.published.map((p) => [p.delaySeconds, p.events.length])).toEqual([
+      [0, 1],
+      [2, 1],
+    ]);
+    expect(sent).toEqual({
+      id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
+      type: 'email.sent',
+      accountId: 'acct_sim',
+      mode: 'test',
+      timestamp: new Date(T0).toISOString(),
+      emailId: 'em_01simulated',
+      to: 'success@simulator.amazonses.com',
+      data: { from: 'Acme <billing@acme.example>', subject: 'Your invoice' },
+    });
+    expect(delivered).toEqual({
+      ...sent,
+      id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
+      type: 'email.delivered',
+      timestamp: new Date(T0 + 2_000).toISOString(),
+      data: {
+        from: 'Acme <billing@acme.example>',
+        subject: 'Your invoice',
+        smtp_response: '250 2.6.0 Message received',
+      },
+    });
+  });
+
+  it('gives every recipient — to, cc and bcc — its own events, by bare lower-cased address', async () => {
+    // Arrange
+    const { events, provider } = setup(1);
+    const email = newEmail({
+      to: ['Ann <Ann@Example.com>', 'bob@example.com'],
+      cc: ['carol@example.com'],
+      bcc: ['Dave <dave@example.com>'],
+    });
+
+    // Act
+    await provider.send(...forAll(email));
+
+    // Assert
+    expect(summary(events.published)).toEqual([
+      {
+        delaySeconds: 0,
+        events: [
+          'email.sent ann@example.com',
+          'email.sent bob@example.com',
+          'email.sent carol@example.com',
+          'email.sent dave@example.com',
+        ],
+      },
+      {
+        delaySeconds: 1,
+        events: [
+          'email.delivered ann@example.com',
+          'email.delivered bob@example.com',
+          'email.delivered carol@example.com',
+          'email.delivered dave@example.com',
+        ],
+      },
+    ]);
+  });
+
+  it('runs each recipient’s own story, publishing step by step with delay stepSeconds × step', async () => {
+    // Arrange
+    const { events, provider } = setup(3);
+    const email = newEmail({
+      to: ['bounce+first@simulator.amazonses.com', 'click@simulator.amazonses.com'],
+      bcc: ['reject@simulator.amazonses.com'],
+    });
+
+    // Act
+    await provider.send(...forAll(email));
+
+    // Assert
+    expect(summary(events.published)).toEqual([
+      {
+        delaySeconds: 0,
+        events: [
+          'email.sent bounce+first@simulator.amazonses.com',
+          'email.sent click@simulator.amazonses.com',
+          'email.failed reject@simulator.amazonses.com',
+        ],
+      },
+      {
+        delaySeconds: 3,
+        events: ['email.bounced bounce+first@simulator.amazonses.com', 'email.delivered click@simulator.amazonses.com'],
+      },
+      { delaySeconds: 6, events: ['email.opened click@simulator.amazonses.com'] },
+      { delaySeconds: 9, events: ['email.clicked click@simulator.amazonses.com'] },
+    ]);
+    const bounced = events.published[1]?.events[0];
+    expect(bounced?.data).toEqual({
+      from: 'Acme <billing@acme.example>',
+      subject: 'Your invoice',
+      bounce_type: 'Permanent',
+      bounce_sub_type: 'General',
+      refused_by_account_suppression_list: false,
+      diagnostic_code: 'smtp; 550 5.1.1 user unknown',
+    });
+  });
+
+  it('supports fractional step delays, and times each event at now + step × stepSeconds', async () => {
+    // Arrange
+    const { events, provider } = setup(0.25);
+
+    // Act
+    await provider.send(...forAll(newEmail({ to: ['click@simulator.amazonses.com'] })));
+
+    // Assert
+    expect(events.published.map((p) => p.delaySeconds)).toEqual([0, 0.25, 0.5, 0.75]);
+    expect(events.published.map((p) => p.events[0]?.timestamp)).toEqual(
+      [0, 250, 500, 750].map((ms) => new Date(T0 + ms).toISOString()),
+    );
+  });
+
+  it('stamps events from the clock at the moment of sending', async () => {
+    // Arrange
+    const { events, provider, clock } = setup(1);
+    clock.advance(86_400_000);
+
+    // Act
+    await provider.send(...forAll(newEmail()));
+
+    // Assert
+    expect(events.published[0]?.events[0]?.timestamp).toBe(new Date(T0 + 86_400_000).toISOString());
+  });
+
+  it('gives unique event ids, ordered like their timestamps, with the time part of each event’s own time', async () => {
+    // Arrange
+    const { events, provider } = setup(1);
+    const email = newEmail({
+      to: Array.from({ length: 20 }, (_, i) => `click+${i}@simulator.amazonses.com`),
+      cc: ['complaint@simulator.amazonses.com'],
+    });
+
+    // Act
+    await provider.send(...forAll(email));
+
+    // Assert
+    const all = events.published.flatMap((p) => p.events);
+    expect(all).toHaveLength(20 * 4 + 3);
+    expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
+    const byId = [...all].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const timestamps = byId.map((e) => e.timestamp);
+    expect(timestamps).toEqual([...timestamps].sort());
+    const decodeTime = (id: string) =>
+      [...id.slice(4, 14).toUpperCase()].reduce((t, c) => t * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
+    for (const event of all) expect(decodeTime(event.id)).toBe(Date.parse(event.timestamp));
+  });
+
+  it('publishes every event to the account and mode of the email', async () => {
+    // Arrange
+    const { events, provider } = setup(1);
+
+    // Act
+    await provider.send(
+      ...forAll(newEmail({ accountId: 'acct_live', mode: 'live', to: ['a@example.com', 'b@example.com'] })),
+    );
+
+    // Assert
+    const all = events.published.flatMap((p) => p.events);
+    expect(all.every((e) => e.accountId === 'acct_live' && e.mode === 'live' && e.emailId === 'em_01simulated')).toBe(
+      true,
+    );
+  });
+  it('simulates only the recipients it is given (a suppressed cc gets no events)', async () => {
+    // Arrange
+    const { events, provider } = setup(1);
+    const email = newEmail({ to: ['ann@example.com'], cc: ['suppressed@example.com'], bcc: ['bob@example.com'] });
+
+    // Act
+    await provider.send(email, ['ann@example.com', 'bob@example.com']);
+
+    // Assert
+    const to = events.published.flatMap((p) => p.events.map((e) => e.to));
+    expect(new Set(to)).toEqual(new Set(['ann@example.com', 'bob@example.com']));
+  });
+
+  it('publishes nothing for no recipients', async () => {
+    // Arrange
+    const { events, provider } = setup(1);
+
+    // Act
+    await provider.send(newEmail(), []);
+
+    // Assert
+    expect(events.published).toEqual([]);
+  });
+});
