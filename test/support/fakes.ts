@@ -3,7 +3,6 @@
 // null for unknown ids, oldest-first listings, revoke only once. The webhook and delivery fakes pass the same
 // contract suites as their DynamoDB adapters (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
-import type { EmailEventEntry, EmailProvider, EmailRecord, EmailRepository } from '../../lambdas/app/emails/ports';
 import type {
   Account,
   AccountRepository,
@@ -30,7 +29,6 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
-import type { EmailMessage } from '../../lambdas/domain/email/email';
 import { ConflictError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
@@ -273,25 +271,6 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   }
 }
 
-export class InMemoryEmailRepository implements EmailRepository {
-  readonly items = new Map<string, EmailRecord>();
-
-  async createMany(emails: readonly EmailRecord[]): Promise<void> {
-    for (const email of emails) this.items.set(email.id, structuredClone(email));
-  }
-
-  async get(id: string): Promise<EmailRecord | null> {
-    const email = this.items.get(id);
-    return email ? structuredClone(email) : null;
-  }
-
-  async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {
-    const email = this.items.get(id);
-    if (!email || email.events.some((event) => event.id === entry.id)) return;
-    this.items.set(id, { ...email, events: [...email.events, structuredClone(entry)] });
-  }
-}
-
 /** Records every send call with its delay. */
 export class RecordingDeliveryQueue implements DeliveryQueue {
   readonly sent: { jobs: DeliveryJob[]; delaySeconds: number | undefined }[] = [];
@@ -314,14 +293,6 @@ export class RecordingEventPublisher implements EventPublisher {
 
   async publish(events: readonly SendflowEvent[], delaySeconds?: number): Promise<void> {
     this.published.push({ events: structuredClone([...events]), delaySeconds });
-  }
-}
-
-export class RecordingEmailProvider implements EmailProvider {
-  readonly sent: { email: EmailMessage; recipients: string[] }[] = [];
-
-  async send(email: EmailMessage, recipients: readonly string[]): Promise<void> {
-    this.sent.push({ email: structuredClone(email), recipients: [...recipients] });
   }
 }
 

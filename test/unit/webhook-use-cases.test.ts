@@ -14,7 +14,7 @@ import type {
   Webhook,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
-import { reconcile } from '../../lambdas/app/webhooks/reconcile';
+import { type ReconcileDeps, reconcile } from '../../lambdas/app/webhooks/reconcile';
 import { ConflictError, NotFoundError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { AttemptOutcome } from '../../lambdas/domain/webhooks/delivery';
@@ -809,6 +809,17 @@ describe('dispatchEvent', () => {
 // --- reconcile -----------------------------------------------------------------------------------------------
 
 describe('reconcile', () => {
+  /**
+   * The reconciler's webhook deps; the email side (scheduled sends, being added to the same use case) is stubbed
+   * empty here so these tests cover the deliveries alone.
+   */
+  const reconcileDeps = (deps: Pick<ReconcileDeps, 'deliveries' | 'retries' | 'clock'>): ReconcileDeps =>
+    ({
+      ...deps,
+      emails: { listScheduled: async () => [] },
+      sendScheduler: { schedule: async () => {} },
+    }) as unknown as ReconcileDeps;
+
   async function pendingRows() {
     const clock = new FakeClock(T0);
     const deliveries = new InMemoryDeliveryRepository();
@@ -840,7 +851,7 @@ describe('reconcile', () => {
       row('dlv_succeeded', null, 1, 'succeeded'),
     ])
       await deliveries.createClaimed(delivery);
-    return { clock, deliveries, retries, deps: { deliveries, retries, clock } };
+    return { clock, deliveries, retries, deps: reconcileDeps({ deliveries, retries, clock }) };
   }
 
   it('re-queues only the attempts overdue by more than the grace, at once, oldest due first', async () => {
@@ -928,7 +939,9 @@ describe('reconcile', () => {
     env.clock.advance(CLAIM_MS + 60_001);
 
     // Act
-    await reconcile({ deliveries: env.deliveries, retries: env.retries, clock: env.clock }, { graceMs: 60_000 });
+    await reconcile(reconcileDeps({ deliveries: env.deliveries, retries: env.retries, clock: env.clock }), {
+      graceMs: 60_000,
+    });
     const scheduled = env.retries.scheduled[0];
     const result = scheduled ? await attemptDelivery(env.deps, scheduled.job) : undefined;
 
