@@ -66,6 +66,13 @@ export const routes = [
     idempotent: true,
   },
   {
+    id: 'cancelEmail',
+    method: 'POST',
+    path: '/emails/{id}/cancel',
+    access: send,
+    summary: 'Cancel a scheduled email before it is sent',
+  },
+  {
     id: 'getEmail',
     method: 'GET',
     path: '/emails/{id}',
@@ -90,6 +97,8 @@ export const queues = {
   events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
   /** Delivery jobs (first attempts and retries) → the delivery worker: one attempt each. */
   deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+  /** Scheduled sends that came due ({emailId}) → the send worker. */
+  sends: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueName = keyof typeof queues;
@@ -137,7 +146,12 @@ export const tables = {
     ],
     retain: true,
   },
-  emails: { partitionKey: 'id', retain: true },
+  emails: {
+    partitionKey: 'id',
+    // Sparse: only emails still waiting for their scheduled_at, by due time (re-armed after a local restart).
+    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }],
+    retain: true,
+  },
   /** Idempotency-Key records, 24 h. */
   idempotency: { partitionKey: 'key', ttlAttribute: 'expiresAt', retain: false },
   /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */

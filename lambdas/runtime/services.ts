@@ -16,7 +16,7 @@ import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
-import type { EmailProvider } from '../app/emails/ports';
+import type { EmailProvider, SendScheduler } from '../app/emails/ports';
 import type { Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import type { Config } from './config';
@@ -26,6 +26,7 @@ export interface RuntimeAdapters {
   readonly deliveryQueue: DeliveryQueue;
   readonly retries: RetryScheduler;
   readonly events: EventPublisher;
+  readonly sendScheduler: SendScheduler;
   readonly clock?: Clock;
   /** Tests and benchmarks may swap the HTTP sender. */
   readonly sender?: WebhookSender;
@@ -69,6 +70,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     deliveryQueue: adapters.deliveryQueue,
     retries: adapters.retries,
     events: adapters.events,
+    sendScheduler: adapters.sendScheduler,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     claimMs: hooks.attemptTimeoutMs + 20_000,
     retentionSeconds: hooks.retentionSeconds,

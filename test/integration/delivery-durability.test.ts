@@ -95,6 +95,35 @@ describe('restart', () => {
     }
   });
 
+  it('a scheduled email survives a restart and is sent at its time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sendflow-scheduled-'));
+    try {
+      const env = { SF_DATA_DIR: dir };
+      const first = await start(env);
+      const { key } = await hookFor(first);
+      const at = new Date(Date.now() + 1500).toISOString();
+      const res = await first.call('/emails', {
+        method: 'POST',
+        key,
+        body: JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 's', text: 't', scheduled_at: at }),
+      });
+      const { id } = (await res.json()) as { id: string };
+      await first.stop();
+      runtimes = [];
+
+      const second = await start(env);
+      const [request] = await (receiver as Receiver).waitFor(1, 5000);
+      expect(JSON.parse(request?.body ?? '')).toMatchObject({ type: 'email.sent', email_id: id });
+      expect(request?.at ?? 0).toBeGreaterThanOrEqual(Date.parse(at) - 20);
+      await second.queues.events.idle();
+      expect(((await (await second.call(`/emails/${id}`, { key })).json()) as { status: string }).status).not.toBe(
+        'scheduled',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('an attempt whose worker died is retried by the reconciler once its claim lapses', async () => {
     const rt = await start();
     const { key, hook } = await hookFor(rt);

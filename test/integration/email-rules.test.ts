@@ -225,3 +225,86 @@ describe('suppression list', () => {
     expect(receiver.received.filter((r) => r.path === '/s3')).toHaveLength(1);
   });
 });
+
+describe('scheduled sends', () => {
+  it('email.scheduled now, the send at scheduled_at; GET shows it scheduled, then sent', async () => {
+    const { key } = await rt.newKey();
+    await rt.call('/webhooks', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ url: `${receiver.url}/sch`, events: ['email.scheduled', 'email.sent'] }),
+    });
+    const at = new Date(Date.now() + 1500);
+    const res = await send(key, email('b@example.com', { scheduled_at: at.toISOString() }));
+    expect(res.status).toBe(200);
+    const { id } = (await res.json()) as { id: string };
+    await rt.queues.events.idle();
+    const mine = () =>
+      receiver.received
+        .filter((r) => r.path === '/sch')
+        .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+    await rt.queues.deliveries.idle();
+    expect(mine().map((e) => e.type)).toEqual(['email.scheduled']);
+    expect(mine()[0]?.data.scheduled_at).toBe(at.toISOString());
+    expect(await (await rt.call(`/emails/${id}`, { key })).json()).toMatchObject({
+      status: 'scheduled',
+      scheduled_at: at.toISOString(),
+    });
+
+    const started = Date.now();
+    while (!mine().some((e) => e.type === 'email.sent') && Date.now() - started < 5000)
+      await new Promise((r) => setTimeout(r, 20));
+    const sentAt = receiver.received.find((r) => r.path === '/sch' && r.body.includes('email.sent'))?.at ?? 0;
+    expect(sentAt).toBeGreaterThanOrEqual(at.getTime() - 20);
+    await rt.queues.events.idle();
+    expect(((await (await rt.call(`/emails/${id}`, { key })).json()) as { status: string }).status).toBe('delivered');
+    // Sent: too late to cancel.
+    const late = await rt.call(`/emails/${id}/cancel`, { method: 'POST', key });
+    expect(late.status).toBe(409);
+  });
+
+  it('cancel before it fires: nothing is sent, the email shows canceled; a second cancel is 409', async () => {
+    const { key } = await rt.newKey();
+    await rt.call('/webhooks', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ url: `${receiver.url}/cancel`, events: ['email.sent'] }),
+    });
+    const { id } = (await (
+      await send(key, email('b@example.com', { scheduled_at: new Date(Date.now() + 800).toISOString() }))
+    ).json()) as { id: string };
+    const res = await rt.call(`/emails/${id}/cancel`, { method: 'POST', key });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id, status: 'canceled' });
+    expect((await rt.call(`/emails/${id}/cancel`, { method: 'POST', key })).status).toBe(409);
+    await new Promise((r) => setTimeout(r, 1200));
+    await rt.queues.sends.idle();
+    await rt.queues.events.idle();
+    await rt.queues.deliveries.idle();
+    expect(receiver.received.filter((r) => r.path === '/cancel')).toHaveLength(0);
+    const other = await rt.newKey();
+    expect((await rt.call(`/emails/${id}/cancel`, { method: 'POST', key: other.key })).status).toBe(404);
+    const immediate = (await (await send(key, email('b@example.com'))).json()) as { id: string };
+    expect((await rt.call(`/emails/${immediate.id}/cancel`, { method: 'POST', key })).status).toBe(409);
+  });
+
+  it('refuses scheduled_at in the past, too far ahead or malformed with 422 (per index in a batch)', async () => {
+    const { key } = await rt.newKey();
+    for (const at of [
+      new Date(Date.now() - 1000).toISOString(),
+      new Date(Date.now() + 31 * 86_400_000).toISOString(),
+      'tomorrow',
+    ]) {
+      const res = await send(key, email('b@example.com', { scheduled_at: at }));
+      expect(res.status, at).toBe(422);
+      expect(((await res.json()) as { details: { path: string }[] }).details[0]?.path).toBe('scheduled_at');
+    }
+    const batch = await send(
+      key,
+      [email('b@example.com'), email('b@example.com', { scheduled_at: '2001-01-01T00:00:00Z' })],
+      undefined,
+      '/emails/batch',
+    );
+    expect(((await batch.json()) as { details: { path: string }[] }).details[0]?.path).toBe('1.scheduled_at');
+  });
+});

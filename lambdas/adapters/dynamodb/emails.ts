@@ -1,7 +1,13 @@
 // Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Each event is
 // appended once: its id goes into a string set, and a redelivered event fails the condition.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { EmailEventEntry, EmailRecord, EmailRepository } from '../../app/emails/ports';
 import { MODES } from '../../domain/api-keys';
@@ -23,7 +29,22 @@ const emailItem = z.object({
   createdAt: z.string(),
   events: z.array(z.object({ id: z.string(), type: z.string(), to: z.string().optional(), timestamp: z.string() })),
   suppressed: z.array(z.string()).default([]),
+  scheduledAt: z.string().optional(),
+  sentAt: z.string().optional(),
+  canceledAt: z.string().optional(),
 });
+
+const SCHEDULE_SHARD = 'scheduled';
+/** Zero-padded epoch ms: a string sort key that orders like the number. */
+const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
+
+/** A scheduled email waiting to be sent sits in the sparse byScheduled index. */
+function toItem(email: EmailRecord): Record<string, unknown> {
+  const waiting = email.scheduledAt && !email.sentAt && !email.canceledAt;
+  return waiting
+    ? { ...email, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(Date.parse(email.scheduledAt as string)) }
+    : { ...email };
+}
 
 export class DynamoEmailRepository implements EmailRepository {
   constructor(
@@ -35,7 +56,7 @@ export class DynamoEmailRepository implements EmailRepository {
     for (let i = 0; i < emails.length; i += 25) {
       let requests: Record<string, unknown>[] | undefined = emails
         .slice(i, i + 25)
-        .map((email) => ({ PutRequest: { Item: email } }));
+        .map((email) => ({ PutRequest: { Item: toItem(email) } }));
       for (let round = 0; requests?.length; round++) {
         if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
         const { UnprocessedItems } = await this.doc.send(
@@ -50,6 +71,39 @@ export class DynamoEmailRepository implements EmailRepository {
   async get(id: string): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
     return Item ? emailItem.parse(Item) : null;
+  }
+
+  async releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET #at = :at REMOVE scheduleShard, sendAt',
+          ConditionExpression: 'attribute_exists(scheduleShard)',
+          ExpressionAttributeNames: { '#at': outcome === 'sent' ? 'sentAt' : 'canceledAt' },
+          ExpressionAttributeValues: { ':at': at },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? emailItem.parse(Attributes) : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+
+  async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'byScheduled',
+        KeyConditionExpression: 'scheduleShard = :s AND sendAt <= :before',
+        ExpressionAttributeValues: { ':s': SCHEDULE_SHARD, ':before': dueKey(Math.min(dueBefore, 1e15 - 1)) },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => ({ id: item.id as string, sendAt: Number(item.sendAt) }));
   }
 
   async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {

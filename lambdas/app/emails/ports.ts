@@ -16,13 +16,32 @@ export interface EmailRecord extends EmailMessage {
   readonly events: readonly EmailEventEntry[];
   /** Recipients skipped because they are on the suppression list. */
   readonly suppressed: readonly string[];
+  /** ISO 8601: when a scheduled email is to be sent. */
+  readonly scheduledAt?: string;
+  /** Set when a scheduled email was handed to the provider, or cancelled. */
+  readonly sentAt?: string;
+  readonly canceledAt?: string;
 }
 
 export interface EmailRepository {
   createMany(emails: readonly EmailRecord[]): Promise<void>;
   get(id: string): Promise<EmailRecord | null>;
+  /**
+   * Ends a scheduled email's wait, once: `sent` when it goes out, `canceled` when cancelled. Returns the email,
+   * or null when it is not waiting any more (already sent or cancelled).
+   */
+  releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null>;
+  /** Scheduled emails still waiting, due before `dueBefore` (epoch ms), oldest first. */
+  listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
   /** Appends an event once: a redelivered event is recorded only the first time. */
   appendEvent(id: string, entry: EmailEventEntry): Promise<void>;
+}
+
+/** Fires a scheduled email's send at its time (a one-shot schedule on AWS, a timer locally). */
+export interface SendScheduler {
+  schedule(emailId: string, atMs: number): Promise<void>;
+  /** Best effort: a cancelled email is skipped when its schedule fires anyway. */
+  cancel(emailId: string): Promise<void>;
 }
 
 /** Sends (or simulates) one email to the given recipients; what happens next arrives as events. */

@@ -1,14 +1,14 @@
-// Use case: accept one or a batch of emails (POST /v1/emails, /v1/emails/batch): store them, hand each to
-// the provider of its mode. Validation happened at the edge, all-or-nothing for batches.
+// Use cases for sending: accept one or a batch of emails (POST /v1/emails, /v1/emails/batch), send a
+// scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
-import { NotFoundError, RateLimitedError } from '../../domain/errors';
-import type { SendflowEvent } from '../../domain/events';
+import { ConflictError, NotFoundError, RateLimitedError } from '../../domain/errors';
+import type { EventType, SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
-import type { EmailProvider, EmailRecord, EmailRepository, SuppressionList } from './ports';
+import type { EmailProvider, EmailRecord, EmailRepository, SendScheduler, Suppression, SuppressionList } from './ports';
 
 export interface SendEmailDeps {
   readonly emails: EmailRepository;
@@ -17,16 +17,17 @@ export interface SendEmailDeps {
   readonly quotas: QuotaCounter;
   readonly suppressions: SuppressionList;
   readonly events: EventPublisher;
+  readonly sendScheduler: SendScheduler;
   readonly clock: Clock;
   readonly random: RandomBytes;
 }
 
-export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'createdAt'>;
+export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'createdAt'> & { scheduledAt?: string };
 
 /**
  * Accepts emails for the caller's account and mode. Live mode counts each email against the plan's monthly
  * quota first (test mode is simulated and free): past it, 429 monthly_quota_exceeded and nothing is sent.
- * Recipients on the suppression list are skipped; with none left, email.suppressed and nothing is sent.
+ * An email with `scheduledAt` waits for it (email.scheduled); the others go to the provider now.
  */
 export async function sendEmails(
   deps: SendEmailDeps,
@@ -46,9 +47,10 @@ export async function sendEmails(
       );
     }
   }
+  const immediate = drafts.filter((d) => !d.scheduledAt);
   const suppressions = await deps.suppressions.find(
     tenant,
-    drafts.flatMap((d) => recipients(d).map(bareAddress)),
+    immediate.flatMap((d) => recipients(d).map(bareAddress)),
   );
   const emails: EmailRecord[] = drafts.map((draft) => ({
     ...draft,
@@ -57,16 +59,45 @@ export async function sendEmails(
     mode: tenant.mode,
     createdAt: new Date(now).toISOString(),
     events: [],
-    suppressed: recipients(draft).filter((r) => suppressions.has(bareAddress(r))),
+    suppressed: draft.scheduledAt ? [] : suppressedAmong(draft, suppressions),
   }));
   await deps.emails.createMany(emails);
-  const provider = deps.providerFor(tenant.mode);
   for (const email of emails) {
-    const remaining = recipients(email).filter((r) => !email.suppressed.includes(r));
-    if (remaining.length > 0) await provider.send(email, remaining);
-    else await deps.events.publish(suppressedEvents(deps, email, suppressions));
+    if (email.scheduledAt) {
+      await deps.events.publish(
+        emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt }),
+      );
+      await deps.sendScheduler.schedule(email.id, Date.parse(email.scheduledAt));
+    } else {
+      await handOver(deps, email, suppressions);
+    }
   }
   return emails.map((email) => email.id);
+}
+
+/** The scheduled send's job: hand the email to the provider, once, unless it was cancelled meanwhile. */
+export async function sendScheduledEmail(deps: SendEmailDeps, emailId: string): Promise<'sent' | 'skipped'> {
+  const email = await deps.emails.get(emailId);
+  if (!email?.scheduledAt || email.sentAt || email.canceledAt) return 'skipped';
+  const suppressions = await deps.suppressions.find(email, recipients(email).map(bareAddress));
+  const released = await deps.emails.releaseScheduled(emailId, 'sent', new Date(deps.clock.now()).toISOString());
+  if (!released) return 'skipped';
+  await handOver(deps, { ...released, suppressed: suppressedAmong(released, suppressions) }, suppressions);
+  return 'sent';
+}
+
+/** POST /v1/emails/:id/cancel: only a scheduled email still waiting; a sent (or cancelled) one is 409. */
+export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: string): Promise<EmailRecord> {
+  const email = await getEmail(deps, tenant, id);
+  const conflict = new ConflictError(
+    'Only a scheduled email that has not been sent can be cancelled.',
+    'not_cancelable',
+  );
+  if (!email.scheduledAt) throw conflict;
+  const canceled = await deps.emails.releaseScheduled(id, 'canceled', new Date(deps.clock.now()).toISOString());
+  if (!canceled) throw conflict;
+  await deps.sendScheduler.cancel(id);
+  return canceled;
 }
 
 /** An email of the caller's account and mode; anything else is 404. */
@@ -78,25 +109,47 @@ export async function getEmail(deps: Pick<SendEmailDeps, 'emails'>, tenant: Tena
   return email;
 }
 
-/** Every recipient suppressed: nothing is sent, and each recipient gets an email.suppressed event. */
-function suppressedEvents(
+/** To the provider, without its suppressed recipients; with none left, email.suppressed and nothing sent. */
+async function handOver(
+  deps: SendEmailDeps,
+  email: EmailRecord,
+  suppressions: Map<string, Suppression>,
+): Promise<void> {
+  const remaining = recipients(email).filter((r) => !email.suppressed.includes(r));
+  if (remaining.length > 0) return deps.providerFor(email.mode).send(email, remaining);
+  const byRecipient = email.suppressed.map((r) => suppressions.get(bareAddress(r))?.reason ?? 'suppressed');
+  await deps.events.publish(
+    emailEvents(deps, email, email.suppressed, 'email.suppressed', {}).map((event, i) => ({
+      ...event,
+      data: { ...event.data, reason: byRecipient[i] },
+    })),
+  );
+}
+
+function suppressedAmong(
+  email: Pick<EmailMessage, 'to' | 'cc' | 'bcc'>,
+  suppressions: Map<string, Suppression>,
+): string[] {
+  return recipients(email).filter((r) => suppressions.has(bareAddress(r)));
+}
+
+/** One event per recipient, stamped now, with the email's common data. */
+function emailEvents(
   deps: Pick<SendEmailDeps, 'clock' | 'random'>,
   email: EmailRecord,
-  suppressions: Map<string, { reason: string }>,
+  to: readonly string[],
+  type: EventType,
+  data: Record<string, unknown>,
 ): SendflowEvent[] {
   const now = deps.clock.now();
-  return email.suppressed.map((recipient) => ({
+  return to.map((recipient) => ({
     id: timeOrderedId('evt', now, deps.random),
-    type: 'email.suppressed',
+    type,
     accountId: email.accountId,
     mode: email.mode,
     timestamp: new Date(now).toISOString(),
     emailId: email.id,
     to: bareAddress(recipient),
-    data: {
-      from: email.from,
-      subject: email.subject,
-      reason: suppressions.get(bareAddress(recipient))?.reason ?? 'suppressed',
-    },
+    data: { from: email.from, subject: email.subject, ...data },
   }));
 }

@@ -1,11 +1,15 @@
 // Use case: the reconciler. Finds pending deliveries whose next attempt is overdue (a lost schedule, a
-// crashed worker) and queues that attempt again; at a local start-up it re-arms every pending retry.
+// crashed worker) and queues that attempt again, and likewise scheduled emails whose send is overdue; at a
+// local start-up it re-arms every pending retry and every waiting scheduled email.
+import type { EmailRepository, SendScheduler } from '../emails/ports';
 import type { Clock } from '../ports';
 import type { DeliveryRepository, RetryScheduler } from './ports';
 
 export interface ReconcileDeps {
   readonly deliveries: DeliveryRepository;
   readonly retries: RetryScheduler;
+  readonly emails: EmailRepository;
+  readonly sendScheduler: SendScheduler;
   readonly clock: Clock;
 }
 
@@ -29,5 +33,10 @@ export async function reconcile(
       delayMs / 1000,
     );
   }
-  return due.length;
+  const scheduled = await deps.emails.listScheduled(
+    options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
+    options.limit ?? 500,
+  );
+  for (const email of scheduled) await deps.sendScheduler.schedule(email.id, email.sendAt);
+  return due.length + scheduled.length;
 }

@@ -1,5 +1,6 @@
 // An email's status is derived from its event history: the latest event by time (ties: the later stage).
-// Providers deliver events unordered, so arrival order is not trusted.
+// Providers deliver events unordered, so arrival order is not trusted. An unsubscribe does not change the
+// delivery status (spec §6.3); a cancelled scheduled email is `canceled`.
 import type { EventType } from '../events';
 
 const STAGE: Partial<Record<EventType, number>> = {
@@ -11,7 +12,12 @@ const STAGE: Partial<Record<EventType, number>> = {
   'email.clicked': 5,
 };
 
-export function emailStatus(events: readonly { type: string; timestamp: string }[]): string {
+export function emailStatus(email: {
+  readonly events: readonly { type: string; timestamp: string }[];
+  readonly canceledAt?: string;
+}): string {
+  if (email.canceledAt) return 'canceled';
+  const events = email.events.filter((e) => e.type !== 'email.unsubscribed');
   if (events.length === 0) return 'queued';
   const latest = [...events].sort(
     (a, b) =>

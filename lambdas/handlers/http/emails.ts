@@ -2,7 +2,7 @@
 // whole: one bad email refuses them all, each problem reported with its index.
 import { z } from 'zod';
 import type { EmailRecord } from '../../app/emails/ports';
-import { type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import { isEmailAddress } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import type { RouteHandler } from './context';
@@ -11,6 +11,8 @@ import { validate } from './validate';
 import { tenantOf } from './webhooks';
 
 const MAX_RECIPIENTS = 50;
+/** How far ahead scheduled_at may be. */
+const MAX_SCHEDULE_MS = 30 * 24 * 60 * 60 * 1000;
 
 const address = z
   .string()
@@ -18,63 +20,74 @@ const address = z
   .refine(isEmailAddress, 'Must be an email address: a@example.com or "Name <a@example.com>".');
 const addresses = (max: number) => z.union([address.transform((a) => [a]), z.array(address).min(1).max(max)]);
 
-export const emailBody = z
-  .strictObject({
-    from: address,
-    to: addresses(MAX_RECIPIENTS),
-    subject: z.string().min(1).max(998),
-    html: z.string().optional(),
-    text: z.string().optional(),
-    cc: addresses(MAX_RECIPIENTS).optional(),
-    bcc: addresses(MAX_RECIPIENTS).optional(),
-    reply_to: addresses(10).optional(),
-    headers: z
-      .record(z.string().regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without ":".'), z.string())
-      .optional(),
-    tags: z
-      .array(
-        z.strictObject({
-          name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
-          value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
-        }),
-      )
-      .max(50)
-      .optional(),
-  })
-  .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
-  .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
-    message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
-    path: ['to'],
-  })
-  .transform(
-    (e): EmailDraft => ({
-      from: e.from,
-      to: e.to,
-      cc: e.cc ?? [],
-      bcc: e.bcc ?? [],
-      replyTo: e.reply_to ?? [],
-      subject: e.subject,
-      ...(e.html !== undefined ? { html: e.html } : {}),
-      ...(e.text !== undefined ? { text: e.text } : {}),
-      headers: e.headers ?? {},
-      tags: e.tags ?? [],
-    }),
-  );
+/** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
+export const emailBody = (now: number) =>
+  z
+    .strictObject({
+      from: address,
+      to: addresses(MAX_RECIPIENTS),
+      subject: z.string().min(1).max(998),
+      html: z.string().optional(),
+      text: z.string().optional(),
+      cc: addresses(MAX_RECIPIENTS).optional(),
+      bcc: addresses(MAX_RECIPIENTS).optional(),
+      reply_to: addresses(10).optional(),
+      headers: z
+        .record(z.string().regex(/^[!-9;-~]+$/, 'Header names are printable ASCII without ":".'), z.string())
+        .optional(),
+      tags: z
+        .array(
+          z.strictObject({
+            name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+            value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+          }),
+        )
+        .max(50)
+        .optional(),
+      scheduled_at: z.iso
+        .datetime({ offset: true })
+        .refine((at) => Date.parse(at) > now, 'Must be in the future.')
+        .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.')
+        .optional(),
+    })
+    .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
+    .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
+      message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
+      path: ['to'],
+    })
+    .transform(
+      (e): EmailDraft => ({
+        from: e.from,
+        to: e.to,
+        cc: e.cc ?? [],
+        bcc: e.bcc ?? [],
+        replyTo: e.reply_to ?? [],
+        subject: e.subject,
+        ...(e.html !== undefined ? { html: e.html } : {}),
+        ...(e.text !== undefined ? { text: e.text } : {}),
+        headers: e.headers ?? {},
+        tags: e.tags ?? [],
+        ...(e.scheduled_at !== undefined ? { scheduledAt: new Date(e.scheduled_at).toISOString() } : {}),
+      }),
+    );
 
-const batchBody = z.array(emailBody).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
+const batchBody = (now: number) =>
+  z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
 
 export function emailHandlers(deps: SendEmailDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
-    const [id] = await sendEmails(deps, caller, [validate(emailBody, body ?? {})]);
+    const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
     return json(200, { id });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const ids = await sendEmails(deps, caller, validate(batchBody, body ?? []));
+    const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []));
     return json(200, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
     json(200, emailView(await getEmail(deps, tenantOf(caller), params.id ?? '')));
-  return { sendEmail: send, sendEmailBatch: batch, getEmail: get };
+  const cancel: RouteHandler = async ({ caller, params }) =>
+    json(200, emailView(await cancelEmail(deps, tenantOf(caller), params.id ?? '')));
+  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, cancelEmail: cancel };
 }
 
 /** An email as GET /v1/emails/:id shows it: status from its history, and the history itself. */
@@ -88,7 +101,8 @@ export function emailView(email: EmailRecord) {
     bcc: email.bcc,
     reply_to: email.replyTo,
     subject: email.subject,
-    status: emailStatus(email.events),
+    status: emailStatus(email),
+    scheduled_at: email.scheduledAt ?? null,
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,

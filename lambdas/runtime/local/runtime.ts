@@ -16,6 +16,7 @@ import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
 import { encodeEvent, encodeJob } from '../../handlers/queue/messages';
+import { createSendWorkerHandler, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
@@ -56,6 +57,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   const local = {
     events: localQueue('sendflow-events', 'events', 2),
     deliveries: localQueue('sendflow-deliveries', 'deliveries', 4),
+    sends: localQueue('sendflow-sends', 'sends', 2),
   };
   let server: Server | undefined;
   let reconciler: NodeJS.Timeout | undefined;
@@ -67,6 +69,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
       retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
+      // A cancelled email's timer may still fire: the send worker finds it cancelled and skips it.
+      sendScheduler: {
+        schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),
+        cancel: async () => {},
+      },
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -74,6 +81,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
 
     local.events.consume(createDispatcherHandler(services));
     local.deliveries.consume(createDeliveryWorkerHandler(services));
+    local.sends.consume(createSendWorkerHandler(services));
     // Timers died with the last process; the table knows every pending retry: re-arm them at their due time.
     await reconcile(services, { graceMs: 0, all: true, limit: 10_000 });
     reconciler = setInterval(() => {
@@ -115,8 +123,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
           httpServer.closeIdleConnections();
         });
         // Delayed retries need no wait: they are in the table and re-armed at the next start.
-        await Promise.race([Promise.all([local.events.settled(), local.deliveries.settled()]), sleep(DRAIN_MS)]);
-        await Promise.all([local.events.stop(), local.deliveries.stop()]);
+        await Promise.race([Promise.all(Object.values(local).map((q) => q.settled())), sleep(DRAIN_MS)]);
+        await Promise.all(Object.values(local).map((q) => q.stop()));
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         client.destroy();
@@ -126,7 +134,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   } catch (error) {
     clearInterval(reconciler);
     server?.close();
-    await Promise.all([local.events.stop(), local.deliveries.stop()]);
+    await Promise.all(Object.values(local).map((q) => q.stop()));
     client.destroy();
     await dynamo.close();
     throw error;
