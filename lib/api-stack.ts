@@ -38,11 +38,16 @@ import { NodeFunction, timeouts } from './constructs/node-function';
 import { outputNames } from './outputs';
 
 /**
- * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. `update`:
- * UpdateItem on the table and nothing else (conditional updates need no read). `{ query }`: Query on the named
+ * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. `{ only }`: just
+ * these item writes on the table, no reads (a conditional write needs none). `{ query }`: Query on the named
  * indexes only, nothing on the table itself.
  */
-type TableAccess = 'none' | 'read' | 'readWrite' | 'update' | { readonly query: readonly string[] };
+type TableAccess =
+  | 'none'
+  | 'read'
+  | 'readWrite'
+  | { readonly only: readonly ('dynamodb:PutItem' | 'dynamodb:UpdateItem')[] }
+  | { readonly query: readonly string[] };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler';
 
@@ -60,6 +65,10 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     // Test sends and manual retries make their attempt in the request and record it.
     deliveries: 'readWrite',
     emails: 'readWrite',
+    // Idempotency-Key records: claimed, completed, replayed, released on failure.
+    idempotency: 'readWrite',
+    // Sending skips suppressed recipients. (One-click unsubscribe, when it lands, needs PutItem here.)
+    suppressions: 'read',
   },
   authorizer: {
     accounts: 'read',
@@ -68,16 +77,21 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    idempotency: 'none',
+    suppressions: 'none',
   },
-  // Fan-out reads the tenant's webhooks (the delivery rows are created by the worker from the job's seed), and
-  // each email event is appended to its email's history with one conditional UpdateItem.
+  // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
+  // worker from the job's seed), appends each event to its email's history with one conditional UpdateItem,
+  // and suppresses the recipient of a hard bounce or complaint with one conditional PutItem.
   dispatcher: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'read',
     deliveries: 'none',
-    emails: 'update',
+    emails: { only: ['dynamodb:UpdateItem'] },
+    idempotency: 'none',
+    suppressions: { only: ['dynamodb:PutItem'] },
   },
   delivery: {
     accounts: 'none',
@@ -86,6 +100,8 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     webhooks: 'read',
     deliveries: 'readWrite',
     emails: 'none',
+    idempotency: 'none',
+    suppressions: 'none',
   },
   // Finds overdue pending attempts through the byDue index; it writes nothing, it only queues jobs.
   reconciler: {
@@ -95,6 +111,8 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     webhooks: 'none',
     deliveries: { query: ['byDue'] },
     emails: 'none',
+    idempotency: 'none',
+    suppressions: 'none',
   },
 };
 
@@ -340,9 +358,9 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   if (access === 'none') return;
   const tableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: name });
   const spec: TableSpec = tables[table];
-  if (access === 'update') {
+  if (typeof access === 'object' && 'only' in access) {
     grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['dynamodb:UpdateItem'], resources: [tableArn] }),
+      new PolicyStatement({ actions: [...access.only], resources: [tableArn] }),
     );
     return;
   }

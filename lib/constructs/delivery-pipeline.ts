@@ -12,13 +12,7 @@ import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-sch
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import {
-  type QueueName,
-  type QueueSpec,
-  queues,
-  RECONCILE_EVERY_MINUTES,
-  visibilityTimeoutSeconds,
-} from '../../lambdas/manifest';
+import { type QueueSpec, queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { NodeFunction } from './node-function';
 
 /** DLQs keep messages for the SQS maximum, so nobody loses one over a long weekend. */
@@ -30,7 +24,10 @@ const DLQ_RETENTION = Duration.days(14);
  * webhook is that late. Deliveries: a job may legitimately wait up to 59 s of DelaySeconds plus a backlog of
  * slow endpoints (10 s each); 15 minutes behind means the retry schedule (next step 30 min) is no longer kept.
  */
-export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<QueueName, number>> = { events: 300, deliveries: 900 };
+export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<'events' | 'deliveries', number>> = {
+  events: 300,
+  deliveries: 900,
+};
 
 /** How long the reconciler may run: one page of 500 overdue deliveries, one SendMessageBatch each. */
 const RECONCILER_TIMEOUT = Duration.seconds(60);

@@ -296,20 +296,15 @@ describe('least privilege', () => {
     for (const list of Object.values(actions)) for (const write of writes) expect(list).not.toContain(write);
   });
 
-  it('lets the API write API keys, rate-limit windows, webhooks, deliveries and emails, and only read accounts', () => {
+  it('lets the API write keys, windows, webhooks, deliveries, emails and idempotency records; only read the rest', () => {
     const actions = tableActions(apiFunctionId);
-    expect(Object.keys(actions).sort()).toEqual([
-      'accounts',
-      'apiKeys',
-      'deliveries',
-      'emails',
-      'rateLimits',
-      'webhooks',
-    ]);
-    for (const table of ['apiKeys', 'rateLimits', 'webhooks', 'deliveries', 'emails']) {
+    expect(Object.keys(actions).sort()).toEqual([...tableNames].sort());
+    for (const table of ['apiKeys', 'rateLimits', 'webhooks', 'deliveries', 'emails', 'idempotency']) {
       expect(actions[table]).toEqual(expect.arrayContaining(writes));
     }
-    for (const write of writes) expect(actions.accounts).not.toContain(write);
+    for (const table of ['accounts', 'suppressions']) {
+      for (const write of writes) expect(actions[table]).not.toContain(write);
+    }
   });
 
   it('names the indexes it queries instead of index/*', () => {
@@ -412,6 +407,8 @@ describe('outputs', () => {
       webhooks: 'TableWebhooks',
       deliveries: 'TableDeliveries',
       emails: 'TableEmails',
+      idempotency: 'TableIdempotency',
+      suppressions: 'TableSuppressions',
     });
     expect(outputNames.queues).toEqual({ events: 'EventsQueueUrl', deliveries: 'DeliveriesQueueUrl' });
     expect(outputNames.deadLetterQueues).toEqual({

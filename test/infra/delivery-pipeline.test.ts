@@ -283,10 +283,11 @@ describe('table access', () => {
   ];
   const writes = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher reads webhooks and may only UpdateItem emails (appending events to their history)', () => {
+  it('the dispatcher reads webhooks, may only UpdateItem emails and only PutItem suppressions', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: reads, targets: ['table'] },
       emails: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
+      suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
     });
   });
 
@@ -301,9 +302,8 @@ describe('table access', () => {
     expect(access('reconciler')).toEqual({ deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] } });
   });
 
-  it('the authorizer never reaches the pipeline tables', () => {
-    const tables = Object.keys(access('authorizer'));
-    for (const table of ['webhooks', 'deliveries', 'emails']) expect(tables).not.toContain(table);
+  it('the authorizer reaches accounts and API keys only', () => {
+    expect(Object.keys(access('authorizer')).sort()).toEqual(['accounts', 'apiKeys']);
   });
 });
 
