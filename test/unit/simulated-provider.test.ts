@@ -4,6 +4,7 @@
 // from and subject, with unique, time-ordered event ids.
 import { describe, expect, it } from 'vitest';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
+import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { FakeClock, RecordingEventPublisher, seededRandom } from '../support/fakes';
@@ -36,8 +37,11 @@ function setup(stepSeconds = 2) {
   return { clock, events, provider };
 }
 
+/** One outgoing copy per address, as the send use case hands them over. */
+const copies = (addresses: readonly string[]): OutgoingCopy[] => addresses.map((to) => ({ to, headers: {} }));
+
 /** The provider's arguments when every recipient of the email (to, cc, bcc) is to be sent to. */
-const forAll = (email: EmailMessage): [EmailMessage, string[]] => [email, recipients(email)];
+const forAll = (email: EmailMessage): [EmailMessage, OutgoingCopy[]] => [email, copies(recipients(email))];
 
 const summary = (published: RecordingEventPublisher['published']) =>
   published.map(({ events, delaySeconds }) => ({ delaySeconds, events: events.map((e) => `${e.type} ${e.to}`) }));
@@ -224,7 +228,7 @@ describe('SimulatedEmailProvider', () => {
     const email = newEmail({ to: ['ann@example.com'], cc: ['suppressed@example.com'], bcc: ['bob@example.com'] });
 
     // Act
-    await provider.send(email, ['ann@example.com', 'bob@example.com']);
+    await provider.send(email, copies(['ann@example.com', 'bob@example.com']));
 
     // Assert
     const to = events.published.flatMap((p) => p.events.map((e) => e.to));
@@ -236,7 +240,7 @@ describe('SimulatedEmailProvider', () => {
     const { events, provider } = setup(1);
 
     // Act
-    await provider.send(newEmail(), []);
+    await provider.send(newEmail(), copies([]));
 
     // Assert
     expect(events.published).toEqual([]);
