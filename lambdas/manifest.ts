@@ -66,6 +66,21 @@ export const routes = [
     idempotent: true,
   },
   {
+    id: 'unsubscribePage',
+    method: 'GET',
+    path: '/unsubscribe/{token}',
+    access: 'public',
+    summary: 'One-click unsubscribe: a confirmation page (never unsubscribes)',
+  },
+  {
+    id: 'unsubscribe',
+    method: 'POST',
+    path: '/unsubscribe/{token}',
+    access: 'public',
+    body: 'raw',
+    summary: 'One-click unsubscribe (RFC 8058)',
+  },
+  {
     id: 'cancelEmail',
     method: 'POST',
     path: '/emails/{id}/cancel',
@@ -82,6 +97,8 @@ export const routes = [
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteId = (typeof routes)[number]['id'];
+/** Routes without an API key (and without a caller). */
+export type PublicRouteId = Extract<(typeof routes)[number], { access: 'public' }>['id'];
 
 /** SQS queues; each has a DLQ, and its consumer function reports partial batch failures. */
 export interface QueueSpec {

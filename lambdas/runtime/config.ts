@@ -37,6 +37,10 @@ const schema = z.object({
   SF_RECONCILE_INTERVAL_SECONDS: positiveInt.default(30),
   /** Simulator: seconds between the events of one simulated email (0 in tests). */
   SF_SIMULATOR_STEP_SECONDS: z.coerce.number().min(0).max(60).default(1),
+  /** Signs public links (one-click unsubscribe, contact confirmation); at least 32 characters. */
+  SF_SIGNING_SECRET: z.string().min(32).optional(),
+  /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
+  SF_PUBLIC_URL: z.url().optional(),
   /** AWS only: queue URLs and the retry schedule group, set by the stack. */
   SF_EVENTS_QUEUE_URL: z.string().optional(),
   SF_DELIVERIES_QUEUE_URL: z.string().optional(),
@@ -71,6 +75,8 @@ export interface Config {
     readonly reconcileIntervalSeconds: number;
   };
   readonly simulatorStepSeconds: number;
+  readonly signingSecret?: string;
+  readonly publicUrl?: string;
   /** AWS wiring; absent locally. */
   readonly aws: {
     readonly eventsQueueUrl?: string;
@@ -121,6 +127,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
     }),
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
+    ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
+    ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     aws: Object.freeze({
       ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
       ...(c.SF_DELIVERIES_QUEUE_URL ? { deliveriesQueueUrl: c.SF_DELIVERIES_QUEUE_URL } : {}),

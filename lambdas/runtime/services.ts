@@ -16,7 +16,7 @@ import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
-import type { EmailProvider, SendScheduler } from '../app/emails/ports';
+import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import type { Config } from './config';
@@ -27,6 +27,8 @@ export interface RuntimeAdapters {
   readonly retries: RetryScheduler;
   readonly events: EventPublisher;
   readonly sendScheduler: SendScheduler;
+  /** Signs public links; its base URL may only be known once the runtime listens. */
+  readonly links: LinkSigner;
   readonly clock?: Clock;
   /** Tests and benchmarks may swap the HTTP sender. */
   readonly sender?: WebhookSender;
@@ -71,6 +73,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     retries: adapters.retries,
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,
+    links: adapters.links,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     claimMs: hooks.attemptTimeoutMs + 20_000,
     retentionSeconds: hooks.retentionSeconds,

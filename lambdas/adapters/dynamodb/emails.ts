@@ -29,6 +29,7 @@ const emailItem = z.object({
   createdAt: z.string(),
   events: z.array(z.object({ id: z.string(), type: z.string(), to: z.string().optional(), timestamp: z.string() })),
   suppressed: z.array(z.string()).default([]),
+  unsubscribeUrls: z.record(z.string(), z.string()).default({}),
   scheduledAt: z.string().optional(),
   sentAt: z.string().optional(),
   canceledAt: z.string().optional(),

@@ -1,6 +1,6 @@
 // The simulator provider: no mail leaves; each recipient's simulator story becomes our events, published
 // with their step delays so webhooks see them in order, the way SES's events would arrive.
-import type { EmailProvider } from '../../app/emails/ports';
+import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
 import { bareAddress, type EmailMessage } from '../../domain/email/email';
@@ -13,10 +13,10 @@ export class SimulatedEmailProvider implements EmailProvider {
     private readonly deps: { events: EventPublisher; clock: Clock; random: RandomBytes; stepSeconds: number },
   ) {}
 
-  async send(email: EmailMessage, to: readonly string[]): Promise<void> {
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
     const now = this.deps.clock.now();
     const bySteps = new Map<number, SendflowEvent[]>();
-    for (const recipient of to) {
+    for (const { to: recipient } of copies) {
       for (const step of simulatedStory(recipient)) {
         const at = now + step.step * this.deps.stepSeconds * 1000;
         const event: SendflowEvent = {

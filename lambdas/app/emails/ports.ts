@@ -16,6 +16,8 @@ export interface EmailRecord extends EmailMessage {
   readonly events: readonly EmailEventEntry[];
   /** Recipients skipped because they are on the suppression list. */
   readonly suppressed: readonly string[];
+  /** Each recipient's one-click unsubscribe URL (its List-Unsubscribe header). */
+  readonly unsubscribeUrls: Readonly<Record<string, string>>;
   /** ISO 8601: when a scheduled email is to be sent. */
   readonly scheduledAt?: string;
   /** Set when a scheduled email was handed to the provider, or cancelled. */
@@ -44,9 +46,22 @@ export interface SendScheduler {
   cancel(emailId: string): Promise<void>;
 }
 
-/** Sends (or simulates) one email to the given recipients; what happens next arrives as events. */
+/** One recipient's copy: each carries its own List-Unsubscribe headers. */
+export interface OutgoingCopy {
+  readonly to: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** Sends (or simulates) one email, one copy per recipient; what happens next arrives as events. */
 export interface EmailProvider {
-  send(email: EmailMessage, recipients: readonly string[]): Promise<void>;
+  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void>;
+}
+
+/** Where public links point and how they are signed. */
+export interface LinkSigner {
+  readonly secret: string;
+  /** Base URL including /v1 (resolved late: the local runtime learns its port when it listens). */
+  baseUrl(): string;
 }
 
 export type SuppressionReason = 'hard_bounce' | 'complaint' | 'unsubscribe';

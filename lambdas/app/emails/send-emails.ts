@@ -2,13 +2,23 @@
 // scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
+import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, NotFoundError, RateLimitedError } from '../../domain/errors';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
+import { signToken } from '../../domain/tokens';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
-import type { EmailProvider, EmailRecord, EmailRepository, SendScheduler, Suppression, SuppressionList } from './ports';
+import type {
+  EmailProvider,
+  EmailRecord,
+  EmailRepository,
+  LinkSigner,
+  SendScheduler,
+  Suppression,
+  SuppressionList,
+} from './ports';
 
 export interface SendEmailDeps {
   readonly emails: EmailRepository;
@@ -18,6 +28,7 @@ export interface SendEmailDeps {
   readonly suppressions: SuppressionList;
   readonly events: EventPublisher;
   readonly sendScheduler: SendScheduler;
+  readonly links: LinkSigner;
   readonly clock: Clock;
   readonly random: RandomBytes;
 }
@@ -52,15 +63,19 @@ export async function sendEmails(
     tenant,
     immediate.flatMap((d) => recipients(d).map(bareAddress)),
   );
-  const emails: EmailRecord[] = drafts.map((draft) => ({
-    ...draft,
-    id: timeOrderedId('email', now, deps.random),
-    accountId: tenant.accountId,
-    mode: tenant.mode,
-    createdAt: new Date(now).toISOString(),
-    events: [],
-    suppressed: draft.scheduledAt ? [] : suppressedAmong(draft, suppressions),
-  }));
+  const emails: EmailRecord[] = drafts.map((draft) => {
+    const id = timeOrderedId('email', now, deps.random);
+    return {
+      ...draft,
+      id,
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      createdAt: new Date(now).toISOString(),
+      events: [],
+      suppressed: draft.scheduledAt ? [] : suppressedAmong(draft, suppressions),
+      unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
+    };
+  });
   await deps.emails.createMany(emails);
   for (const email of emails) {
     if (email.scheduledAt) {
@@ -116,7 +131,10 @@ async function handOver(
   suppressions: Map<string, Suppression>,
 ): Promise<void> {
   const remaining = recipients(email).filter((r) => !email.suppressed.includes(r));
-  if (remaining.length > 0) return deps.providerFor(email.mode).send(email, remaining);
+  if (remaining.length > 0) {
+    const copies = remaining.map((to) => ({ to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? '') }));
+    return deps.providerFor(email.mode).send(email, copies);
+  }
   const byRecipient = email.suppressed.map((r) => suppressions.get(bareAddress(r))?.reason ?? 'suppressed');
   await deps.events.publish(
     emailEvents(deps, email, email.suppressed, 'email.suppressed', {}).map((event, i) => ({
@@ -152,4 +170,14 @@ function emailEvents(
     to: bareAddress(recipient),
     data: { from: email.from, subject: email.subject, ...data },
   }));
+}
+
+/** The recipient's one-click link: a signed token naming account, mode, email and address. */
+function unsubscribeUrl(links: LinkSigner, tenant: Tenant, emailId: string, recipient: string): string {
+  const token = signToken(
+    'unsubscribe',
+    { a: tenant.accountId, m: tenant.mode, e: emailId, r: bareAddress(recipient) },
+    links.secret,
+  );
+  return `${links.baseUrl()}/unsubscribe/${token}`;
 }

@@ -5,11 +5,12 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
+import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { IdempotencyStore } from '../../app/idempotency';
 import type { RateLimitCounter } from '../../app/ports';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
-import type { RouteId } from '../../manifest';
+import type { PublicRouteId, RouteId } from '../../manifest';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
 import { guard } from '../middleware/guard';
@@ -17,13 +18,20 @@ import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import { apiKeyHandlers } from './api-keys';
-import type { ApiContext, ApiMiddleware, RouteHandler } from './context';
+import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from './context';
 import { deliveryHandlers } from './deliveries';
 import { emailHandlers } from './emails';
 import { json } from './response';
+import { unsubscribeHandlers } from './unsubscribe';
 import { webhookHandlers } from './webhooks';
 
-export interface ApiDeps extends AuthenticateDeps, ApiKeyDeps, ManageWebhookDeps, AttemptDeps, SendEmailDeps {
+export interface ApiDeps
+  extends AuthenticateDeps,
+    ApiKeyDeps,
+    ManageWebhookDeps,
+    AttemptDeps,
+    SendEmailDeps,
+    UnsubscribeDeps {
   readonly counter: RateLimitCounter;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
@@ -31,15 +39,21 @@ export interface ApiDeps extends AuthenticateDeps, ApiKeyDeps, ManageWebhookDeps
   readonly ipRateLimit: number;
 }
 
-/** Every manifest route id must have a handler: the compiler checks the table is complete. */
-export type RouteTable = Record<RouteId, RouteHandler>;
+/** Every manifest route id must have a handler: the compiler checks the tables are complete. */
+export type RouteTable = Record<Exclude<RouteId, PublicRouteId>, RouteHandler>;
+export type PublicRouteTable = Record<PublicRouteId, PublicRouteHandler>;
 
 export function routeTable(deps: ApiDeps): RouteTable {
   return { ...apiKeyHandlers(deps), ...webhookHandlers(deps), ...deliveryHandlers(deps), ...emailHandlers(deps) };
 }
 
+export function publicRouteTable(deps: ApiDeps): PublicRouteTable {
+  return { ...unsubscribeHandlers(deps) };
+}
+
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {
   const table = routeTable(deps);
+  const publicTable = publicRouteTable(deps);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(observability)
     .use(requestIdHeader())
@@ -52,15 +66,20 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
     .handler(async (event, context) => {
       const { route, principal, body, replay } = context.sendflow;
       if (replay) return json(replay.statusCode, JSON.parse(replay.body), { 'Idempotent-Replayed': 'true' });
-      const handler = route && table[route.id as RouteId];
-      if (!route || !handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
-      return handler({
-        caller: principal,
+      if (!route) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
+      const request = {
         params: stringRecord(event.pathParameters),
         query: stringRecord(event.queryStringParameters),
         headers: stringRecord(event.headers),
-        body,
-      });
+      };
+      if (route.access === 'public') {
+        const raw =
+          event.body && event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+        return publicTable[route.id as PublicRouteId]({ ...request, rawBody: raw ?? null });
+      }
+      const handler = table[route.id as Exclude<RouteId, PublicRouteId>];
+      if (!handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
+      return handler({ ...request, caller: principal, body });
     });
 }
 

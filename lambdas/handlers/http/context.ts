@@ -35,3 +35,10 @@ export interface RouteRequest {
 }
 
 export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;
+
+/** What a public route's handler receives: no caller, and the body as sent (for form posts). */
+export interface PublicRouteRequest extends Omit<RouteRequest, 'caller' | 'body'> {
+  readonly rawBody: string | null;
+}
+
+export type PublicRouteHandler = (request: PublicRouteRequest) => Promise<APIGatewayProxyResult>;

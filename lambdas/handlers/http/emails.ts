@@ -5,6 +5,7 @@ import type { EmailRecord } from '../../app/emails/ports';
 import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import { isEmailAddress } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
+import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import type { RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
@@ -103,6 +104,10 @@ export function emailView(email: EmailRecord) {
     subject: email.subject,
     status: emailStatus(email),
     scheduled_at: email.scheduledAt ?? null,
+    // What each recipient's copy carries (RFC 8058), recorded for simulated sends too.
+    recipient_headers: Object.fromEntries(
+      Object.entries(email.unsubscribeUrls).map(([to, url]) => [to, listUnsubscribeHeaders(url)]),
+    ),
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,

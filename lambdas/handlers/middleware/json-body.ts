@@ -7,6 +7,7 @@ export function jsonBody(options: { maxBytes: number }): ApiMiddleware {
   return {
     before: (request) => {
       const { event } = request;
+      if (request.context.sendflow.route?.body === 'raw') return;
       if (event.body === null || event.body === undefined || event.body === '') return;
       const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
       if (Buffer.byteLength(raw, 'utf8') > options.maxBytes) {

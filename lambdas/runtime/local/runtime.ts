@@ -1,7 +1,11 @@
 // The local runtime: the same handlers as on AWS, behind a node:http gateway, on an embedded DynamoDB, with
 // in-process queues standing in for SQS and Scheduler. start() → a running API; stop() → everything closed.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { InProcessQueue } from '../../adapters/in-process/queue';
@@ -52,6 +56,8 @@ export interface LocalRuntimeOptions {
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(config);
+  const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
+  let baseUrl = config.publicUrl ?? '';
   const dynamo = await startDynalite(config.dataDir);
   const client = localDynamoClient(dynamo.endpoint);
   const local = {
@@ -70,6 +76,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
       // A cancelled email's timer may still fire: the send worker finds it cancelled and skips it.
+      links: { secret, baseUrl: () => baseUrl },
       sendScheduler: {
         schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),
         cancel: async () => {},
@@ -108,9 +115,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}/${STAGE}`;
+    baseUrl ||= url;
     const httpServer = server;
     return {
-      url: `http://${host}:${port}/${STAGE}`,
+      url,
       port,
       dynamoEndpoint: dynamo.endpoint,
       ...(seeded ? { seeded } : {}),
@@ -169,3 +178,14 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** The local signing secret: kept in the data directory so links survive restarts; per process in memory. */
+function localSigningSecret(dataDir: string): string {
+  if (dataDir === ':memory:') return randomBytes(32).toString('base64url');
+  const file = join(dataDir, 'signing-secret');
+  if (!existsSync(file)) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(file, 'utf8').trim();
+}

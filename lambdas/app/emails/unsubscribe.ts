@@ -1,0 +1,67 @@
+// Use case: one-click unsubscribe (RFC 8058, spec §6.3). A valid link suppresses its recipient for the
+// email's account and mode; email.unsubscribed fires only for an email sent within 30 days; the email keeps
+// its delivery status. The event id is derived from email and recipient, so a repeated POST (mail providers
+// retry) records and delivers it once.
+import { createHash } from 'node:crypto';
+import { ATTRIBUTION_WINDOW_MS } from '../../domain/email/unsubscribe';
+import { NotFoundError } from '../../domain/errors';
+import { timeOrderedId } from '../../domain/ids';
+import { verifyToken } from '../../domain/tokens';
+import type { Clock } from '../ports';
+import type { EventPublisher, Tenant } from '../webhooks/ports';
+import type { EmailRecord, EmailRepository, LinkSigner, SuppressionList } from './ports';
+
+export interface UnsubscribeDeps {
+  readonly emails: EmailRepository;
+  readonly suppressions: SuppressionList;
+  readonly events: EventPublisher;
+  readonly links: LinkSigner;
+  readonly clock: Clock;
+}
+
+export interface UnsubscribeLink {
+  readonly email: EmailRecord;
+  readonly recipient: string;
+}
+
+/** The email and recipient a link names; a forged, malformed or unknown link is a 404 that reveals nothing. */
+export async function resolveUnsubscribeLink(
+  deps: Pick<UnsubscribeDeps, 'emails' | 'links'>,
+  token: string,
+): Promise<UnsubscribeLink> {
+  const notFound = new NotFoundError('Not found.');
+  const claims = verifyToken('unsubscribe', token, deps.links.secret);
+  if (!claims?.a || !claims.m || !claims.e || !claims.r) throw notFound;
+  const email = await deps.emails.get(claims.e);
+  if (!email || email.accountId !== claims.a || email.mode !== claims.m) throw notFound;
+  return { email, recipient: claims.r };
+}
+
+export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise<UnsubscribeLink> {
+  const link = await resolveUnsubscribeLink(deps, token);
+  const { email, recipient } = link;
+  const tenant: Tenant = { accountId: email.accountId, mode: email.mode };
+  const now = deps.clock.now();
+  await deps.suppressions.add(tenant, {
+    address: recipient,
+    reason: 'unsubscribe',
+    createdAt: new Date(now).toISOString(),
+    emailId: email.id,
+  });
+  const sentAt = Date.parse(email.sentAt ?? email.createdAt);
+  if (email.canceledAt || now - sentAt > ATTRIBUTION_WINDOW_MS) return link;
+  const seed = createHash('sha256').update(`unsubscribe\n${email.id}\n${recipient}`).digest();
+  await deps.events.publish([
+    {
+      id: timeOrderedId('evt', sentAt, (n) => seed.subarray(0, n)),
+      type: 'email.unsubscribed',
+      accountId: email.accountId,
+      mode: email.mode,
+      timestamp: new Date(now).toISOString(),
+      emailId: email.id,
+      to: recipient,
+      data: { from: email.from, subject: email.subject, source: 'list-unsubscribe' },
+    },
+  ]);
+  return link;
+}

@@ -1,0 +1,46 @@
+// Public handlers of the one-click unsubscribe link: POST unsubscribes (RFC 8058), GET only shows a page
+// with a button that POSTs. No API key; rate-limited per client IP.
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { resolveUnsubscribeLink, type UnsubscribeDeps, unsubscribe } from '../../app/emails/unsubscribe';
+import { isOneClickBody, ONE_CLICK } from '../../domain/email/unsubscribe';
+import { ValidationError } from '../../domain/errors';
+import type { PublicRouteHandler } from './context';
+
+const escape = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+
+function page(title: string, body: string): APIGatewayProxyResult {
+  return {
+    statusCode: 200,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${escape(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}</style>
+</head><body>${body}</body></html>`,
+  };
+}
+
+export function unsubscribeHandlers(deps: UnsubscribeDeps) {
+  const confirm: PublicRouteHandler = async ({ params }) => {
+    const { email, recipient } = await resolveUnsubscribeLink(deps, params.token ?? '');
+    return page(
+      'Unsubscribe',
+      `<h1>Unsubscribe</h1><p>Stop emails from <strong>${escape(email.from)}</strong> to <strong>${escape(recipient)}</strong>?</p>
+<form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
+    );
+  };
+  const oneClick: PublicRouteHandler = async ({ params, rawBody }) => {
+    if (!isOneClickBody(rawBody)) {
+      throw new ValidationError('The request body is invalid.', {
+        details: [{ path: 'body', message: `Expected ${ONE_CLICK} (RFC 8058).` }],
+      });
+    }
+    const { recipient } = await unsubscribe(deps, params.token ?? '');
+    return page('Unsubscribed', `<h1>Unsubscribed</h1><p>${escape(recipient)} will get no more of these emails.</p>`);
+  };
+  return { unsubscribePage: confirm, unsubscribe: oneClick };
+}
