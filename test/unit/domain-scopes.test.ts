@@ -118,6 +118,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'DELETE /api-keys/{}': 'full',
   'POST /emails': { scope: 'email:send' },
   'POST /emails/batch': { scope: 'email:send' },
+  // Not in DESIGN §3: cancelling a scheduled send belongs with sending it.
+  'POST /emails/{}/cancel': { scope: 'email:send' },
   'GET /emails/{}': { scope: 'email:read' },
   'GET /emails/{}/events': { scope: 'email:read' },
   'GET /domains': { scope: 'domain:read' },

@@ -149,11 +149,7 @@ describe('InProcessQueue: concurrency', () => {
     expect(blocking.peak()).toBe(3);
   });
 
-  // BUG (lambdas/adapters/in-process/queue.ts, pump()): `running` counts messages in flight, but it is compared
-  // with `concurrency`, which counts batches (pollers). With batchSize 2 and concurrency 3 only 2 batches run at
-  // once; with the local runtime's deliveries queue (batchSize 10, concurrency 4) a full batch blocks every
-  // other batch, so one slow endpoint (10 s time-out) stalls all deliveries behind it.
-  it.fails('runs up to `concurrency` batches at once when batches hold several messages', async () => {
+  it('runs up to `concurrency` batches at once when batches hold several messages', async () => {
     // Arrange
     const queue = newQueue({ batchSize: 2, concurrency: 3 });
     const blocking = blockingHandler();
@@ -391,9 +387,7 @@ describe('InProcessQueue: idle, settled and stop', () => {
 });
 
 describe('InProcessQueue: after stop()', () => {
-  // BUG (lambdas/adapters/in-process/queue.ts, stop()): the timers of delayed messages and pending re-deliveries
-  // are cleared, but `waiting` still counts them, so `depth` stays above 0 forever and idle() never resolves.
-  it.fails('depth no longer counts the delayed messages stop() dropped, and idle() resolves', async () => {
+  it('depth no longer counts the delayed messages stop() dropped, and idle() resolves', async () => {
     // Arrange
     const queue = newQueue();
     queue.consume(async () => undefined);

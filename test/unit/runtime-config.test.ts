@@ -3,14 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { ConfigError, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 
-const TABLES = {
-  SF_TABLE_ACCOUNTS: 'prod-accounts',
-  SF_TABLE_API_KEYS: 'prod-api-keys',
-  SF_TABLE_RATE_LIMITS: 'prod-rate-limits',
-  SF_TABLE_WEBHOOKS: 'prod-webhooks',
-  SF_TABLE_DELIVERIES: 'prod-deliveries',
-  SF_TABLE_EMAILS: 'prod-emails',
-};
+/** One production-looking name per manifest table: `prod-<table>`. */
+const TABLES = Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `prod-${table}`]));
+const tablesNamed = (prefix: string) => Object.fromEntries(tableNames.map((table) => [table, `${prefix}-${table}`]));
 
 /** Runs loadConfig expecting a ConfigError and returns its problems. */
 function problemsOf(env: NodeJS.ProcessEnv, defaults?: Record<string, string>): readonly string[] {
@@ -24,8 +19,10 @@ function problemsOf(env: NodeJS.ProcessEnv, defaults?: Record<string, string>): 
 }
 
 describe('tableEnvVar', () => {
-  it('names one variable per manifest table', () => {
-    expect(tableNames.map(tableEnvVar).sort()).toEqual(Object.keys(TABLES).sort());
+  it('names one SF_TABLE_ variable per manifest table, in upper snake case', () => {
+    expect(tableEnvVar('apiKeys')).toBe('SF_TABLE_API_KEYS');
+    expect(new Set(tableNames.map(tableEnvVar)).size).toBe(tableNames.length);
+    for (const name of tableNames.map(tableEnvVar)) expect(name).toMatch(/^SF_TABLE_[A-Z_]+$/);
   });
 });
 
@@ -44,14 +41,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: '.data',
       seed: true,
-      tables: {
-        accounts: 'prod-accounts',
-        apiKeys: 'prod-api-keys',
-        rateLimits: 'prod-rate-limits',
-        webhooks: 'prod-webhooks',
-        deliveries: 'prod-deliveries',
-        emails: 'prod-emails',
-      },
+      tables: tablesNamed('prod'),
       webhooks: {
         retryDelaysSeconds: [1, 30, 300, 1800],
         attemptTimeoutMs: 10_000,
@@ -109,14 +99,7 @@ describe('loadConfig', () => {
     const config = loadConfig({}, localTableDefaults('dev'));
 
     // Assert
-    expect(config.tables).toEqual({
-      accounts: 'dev-accounts',
-      apiKeys: 'dev-apiKeys',
-      rateLimits: 'dev-rateLimits',
-      webhooks: 'dev-webhooks',
-      deliveries: 'dev-deliveries',
-      emails: 'dev-emails',
-    });
+    expect(config.tables).toEqual(tablesNamed('dev'));
     // The local runtime allows http and loopback webhook URLs; AWS never does (default false above).
     expect(config.webhooks.allowPrivateUrls).toBe(true);
   });

@@ -151,10 +151,6 @@ describe('checkWebhookUrl on AWS (allowPrivate: false)', () => {
     },
   );
 
-  // BUG (lambdas/domain/webhooks/address-guard.ts, checkWebhookUrl): a trailing dot makes the host an absolute
-  // DNS name, which resolves like the name without it, but the comparison is on the raw hostname, so
-  // 'localhost.' and 'api.localhost.' pass as { ok: true }. Expected: refused like 'localhost'. The DNS check
-  // at creation and at each attempt should still stop these; the static guard alone does not.
   it.each(['https://localhost./', 'https://api.localhost./hook'])(
     'refuses the local host name with a trailing dot in %s',
     (url) => {

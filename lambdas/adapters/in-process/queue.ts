@@ -36,7 +36,9 @@ export class InProcessQueue {
   private readonly ready: Message[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: QueueHandler | undefined;
+  /** Messages in flight, and the batches they are in (concurrency bounds batches, as Lambda pollers). */
   private running = 0;
+  private batches = 0;
   private waiting = 0;
   private idleWaiters: (() => void)[] = [];
   private stopped = false;
@@ -92,13 +94,15 @@ export class InProcessQueue {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.waiting = 0;
     while (this.running > 0) await new Promise((r) => setTimeout(r, 10));
   }
 
   private pump(): void {
-    while (this.handler && !this.stopped && this.ready.length > 0 && this.running < this.options.concurrency) {
+    while (this.handler && !this.stopped && this.ready.length > 0 && this.batches < this.options.concurrency) {
       const batch = this.ready.splice(0, this.options.batchSize);
       this.running += batch.length;
+      this.batches += 1;
       this.stats.receiveRequests += 1;
       void this.process(this.handler, batch);
     }
@@ -127,6 +131,7 @@ export class InProcessQueue {
       });
     }
     this.running -= batch.length;
+    this.batches -= 1;
     this.pump();
   }
 

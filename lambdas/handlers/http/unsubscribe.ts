@@ -6,7 +6,7 @@ import { isOneClickBody, ONE_CLICK } from '../../domain/email/unsubscribe';
 import { ValidationError } from '../../domain/errors';
 import type { PublicRouteHandler } from './context';
 
-const escape = (text: string) =>
+const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 function page(title: string, body: string): APIGatewayProxyResult {
@@ -19,7 +19,7 @@ function page(title: string, body: string): APIGatewayProxyResult {
       'Referrer-Policy': 'no-referrer',
     },
     body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escape(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}</style>
+<title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}</style>
 </head><body>${body}</body></html>`,
   };
 }
@@ -29,7 +29,7 @@ export function unsubscribeHandlers(deps: UnsubscribeDeps) {
     const { email, recipient } = await resolveUnsubscribeLink(deps, params.token ?? '');
     return page(
       'Unsubscribe',
-      `<h1>Unsubscribe</h1><p>Stop emails from <strong>${escape(email.from)}</strong> to <strong>${escape(recipient)}</strong>?</p>
+      `<h1>Unsubscribe</h1><p>Stop emails from <strong>${escapeHtml(email.from)}</strong> to <strong>${escapeHtml(recipient)}</strong>?</p>
 <form method="post"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
     );
   };
@@ -40,7 +40,10 @@ export function unsubscribeHandlers(deps: UnsubscribeDeps) {
       });
     }
     const { recipient } = await unsubscribe(deps, params.token ?? '');
-    return page('Unsubscribed', `<h1>Unsubscribed</h1><p>${escape(recipient)} will get no more of these emails.</p>`);
+    return page(
+      'Unsubscribed',
+      `<h1>Unsubscribed</h1><p>${escapeHtml(recipient)} will get no more of these emails.</p>`,
+    );
   };
   return { unsubscribePage: confirm, unsubscribe: oneClick };
 }
