@@ -24,6 +24,7 @@ export interface RouteSpec {
 const read = { scope: 'webhook:read' } as const;
 const write = { scope: 'webhook:write' } as const;
 const send = { scope: 'email:send' } as const;
+const domainRead = { scope: 'domain:read' } as const;
 
 export const routes = [
   { id: 'createApiKey', method: 'POST', path: '/api-keys', access: 'full', summary: 'Create an API key' },
@@ -64,6 +65,37 @@ export const routes = [
     access: send,
     summary: 'Send up to 100 emails',
     idempotent: true,
+  },
+  { id: 'createDomain', method: 'POST', path: '/domains', access: 'full', summary: 'Add a sending domain' },
+  { id: 'listDomains', method: 'GET', path: '/domains', access: domainRead, summary: 'List sending domains' },
+  { id: 'getDomain', method: 'GET', path: '/domains/{id}', access: domainRead, summary: 'Retrieve a domain' },
+  { id: 'deleteDomain', method: 'DELETE', path: '/domains/{id}', access: 'full', summary: 'Delete a domain' },
+  {
+    id: 'verifyDomain',
+    method: 'POST',
+    path: '/domains/{id}/verify',
+    access: domainRead,
+    summary: 'Check the DNS records now',
+  },
+  { id: 'createContact', method: 'POST', path: '/contacts', access: 'full', summary: 'Add a contact (double opt-in)' },
+  { id: 'listContacts', method: 'GET', path: '/contacts', access: 'full', summary: 'List contacts' },
+  { id: 'getContact', method: 'GET', path: '/contacts/{id}', access: 'full', summary: 'Retrieve a contact' },
+  { id: 'updateContact', method: 'PATCH', path: '/contacts/{id}', access: 'full', summary: 'Update a contact' },
+  { id: 'deleteContact', method: 'DELETE', path: '/contacts/{id}', access: 'full', summary: 'Delete a contact' },
+  {
+    id: 'confirmContactPage',
+    method: 'GET',
+    path: '/contacts/confirm/{token}',
+    access: 'public',
+    summary: 'Double opt-in: a confirmation page (never confirms)',
+  },
+  {
+    id: 'confirmContact',
+    method: 'POST',
+    path: '/contacts/confirm/{token}',
+    access: 'public',
+    body: 'raw',
+    summary: 'Double opt-in: confirm the subscription',
   },
   {
     id: 'unsubscribePage',
@@ -171,6 +203,14 @@ export const tables = {
   },
   /** Idempotency-Key records, 24 h. */
   idempotency: { partitionKey: 'key', ttlAttribute: 'expiresAt', retain: false },
+  /** Sending domains by tenant; the sparse byPending index feeds the reconciler's verification checks. */
+  domains: {
+    partitionKey: 'tenant',
+    sortKey: 'id',
+    indexes: [{ name: 'byPending', partitionKey: 'pendingShard', sortKey: 'id' }],
+    retain: true,
+  },
+  contacts: { partitionKey: 'tenant', sortKey: 'id', retain: true },
   /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */
   suppressions: { partitionKey: 'tenant', sortKey: 'address', retain: true },
 } as const satisfies Record<string, TableSpec>;

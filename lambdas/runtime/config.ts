@@ -37,6 +37,8 @@ const schema = z.object({
   SF_RECONCILE_INTERVAL_SECONDS: positiveInt.default(30),
   /** Simulator: seconds between the events of one simulated email (0 in tests). */
   SF_SIMULATOR_STEP_SECONDS: z.coerce.number().min(0).max(60).default(1),
+  /** Simulator: seconds after which an added domain verifies. */
+  SF_DOMAIN_VERIFY_SECONDS: z.coerce.number().min(0).max(86_400).default(10),
   /** Signs public links (one-click unsubscribe, contact confirmation); at least 32 characters. */
   SF_SIGNING_SECRET: z.string().min(32).optional(),
   /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
@@ -75,6 +77,7 @@ export interface Config {
     readonly reconcileIntervalSeconds: number;
   };
   readonly simulatorStepSeconds: number;
+  readonly domainVerifySeconds: number;
   readonly signingSecret?: string;
   readonly publicUrl?: string;
   /** AWS wiring; absent locally. */
@@ -127,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
     }),
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
+    domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     aws: Object.freeze({

@@ -6,7 +6,9 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
+import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
+import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
@@ -15,7 +17,9 @@ import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
+import type { DomainProvider } from '../app/domains/ports';
 import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
@@ -27,6 +31,9 @@ export interface RuntimeAdapters {
   readonly retries: RetryScheduler;
   readonly events: EventPublisher;
   readonly sendScheduler: SendScheduler;
+  /** Live-mode email and domain identities on AWS (SES); the simulators otherwise. */
+  readonly liveProvider?: EmailProvider;
+  readonly domainProvider?: DomainProvider;
   /** Signs public links; its base URL may only be known once the runtime listens. */
   readonly links: LinkSigner;
   readonly clock?: Clock;
@@ -39,14 +46,14 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const clock = adapters.clock ?? { now: () => Date.now() };
   const { webhooks: hooks } = config;
   const random = randomBytes;
-  // Test mode is simulated everywhere; live mode too until the SES adapter lands (the provider is a port).
+  // Test mode is simulated everywhere; live mode uses the live provider where one is wired (SES on AWS).
   const simulator = new SimulatedEmailProvider({
     events: adapters.events,
     clock,
     random,
     stepSeconds: config.simulatorStepSeconds,
   });
-  const providerFor = (_mode: 'live' | 'test'): EmailProvider => simulator;
+  const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
     clock,
@@ -60,6 +67,11 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     emails: new DynamoEmailRepository(doc, config.tables.emails),
     idempotency: new DynamoIdempotencyStore(doc, config.tables.idempotency),
     suppressions: new DynamoSuppressionList(doc, config.tables.suppressions),
+    domains: new DynamoDomainRepository(doc, config.tables.domains),
+    contacts: new DynamoContactRepository(doc, config.tables.contacts),
+    domainProvider:
+      adapters.domainProvider ??
+      new SimulatedDomainProvider({ verifyAfterSeconds: config.domainVerifySeconds, now: () => clock.now() }),
     providerFor,
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:

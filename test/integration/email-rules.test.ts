@@ -107,6 +107,12 @@ describe('Idempotency-Key', () => {
 describe('monthly quota', () => {
   it('counts each live email of a batch and refuses past the plan quota with 429 monthly_quota_exceeded', async () => {
     const { key, accountId } = await rt.newKey({ plan: 'free', mode: 'live' });
+    const domain = (await (
+      await rt.call('/domains', { method: 'POST', key, body: '{"name":"acme.test"}' })
+    ).json()) as { id: string };
+    expect(
+      (await (await rt.call(`/domains/${domain.id}/verify`, { method: 'POST', key })).json()) as object,
+    ).toMatchObject({ status: 'verified' });
     const window = quotaWindow(Date.now());
     await doc.send(
       new PutCommand({

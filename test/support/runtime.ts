@@ -33,6 +33,7 @@ export const TEST_ENV = {
   SF_SIMULATOR_STEP_SECONDS: '0',
   SF_RETRY_DELAYS: '0.2,0.2,0.2,0.2',
   SF_IP_RATE_LIMIT: '1000',
+  SF_DOMAIN_VERIFY_SECONDS: '0',
 };
 
 export async function startTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {

@@ -3,11 +3,13 @@
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import { ConflictError, NotFoundError, RateLimitedError } from '../../domain/errors';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
+import { isVerifiedSender } from '../domains/domains';
+import type { DomainRepository } from '../domains/ports';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 import type {
@@ -22,6 +24,7 @@ import type {
 
 export interface SendEmailDeps {
   readonly emails: EmailRepository;
+  readonly domains: DomainRepository;
   /** The provider for a mode: the simulator in test mode (and everywhere locally). */
   readonly providerFor: (mode: Tenant['mode']) => EmailProvider;
   readonly quotas: QuotaCounter;
@@ -38,16 +41,19 @@ export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'creat
 /**
  * Accepts emails for the caller's account and mode. Live mode counts each email against the plan's monthly
  * quota first (test mode is simulated and free): past it, 429 monthly_quota_exceeded and nothing is sent.
- * An email with `scheduledAt` waits for it (email.scheduled); the others go to the provider now.
+ * An email with `scheduledAt` waits for it (email.scheduled); the others go to the provider now. Live mode
+ * sends only from verified domains of the account (422); test mode does not check.
  */
 export async function sendEmails(
   deps: SendEmailDeps,
   caller: Principal,
   drafts: readonly EmailDraft[],
+  options: { batch: boolean } = { batch: false },
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
   if (caller.mode === 'live') {
+    await assertVerifiedSenders(deps, tenant, drafts, options.batch);
     const window = quotaWindow(now);
     const limit = PLANS[caller.plan].emailsPerMonth;
     if (!(await deps.quotas.consume(caller.accountId, window, drafts.length, limit))) {
@@ -180,4 +186,23 @@ function unsubscribeUrl(links: LinkSigner, tenant: Tenant, emailId: string, reci
     links.secret,
   );
   return `${links.baseUrl()}/unsubscribe/${token}`;
+}
+
+async function assertVerifiedSenders(
+  deps: Pick<SendEmailDeps, 'domains'>,
+  tenant: Tenant,
+  drafts: readonly EmailDraft[],
+  batch: boolean,
+): Promise<void> {
+  const details: { path: string; message: string }[] = [];
+  for (const [i, draft] of drafts.entries()) {
+    const domain = bareAddress(draft.from).split('@')[1] ?? '';
+    if (!(await isVerifiedSender(deps, tenant, domain))) {
+      details.push({
+        path: batch ? `${i}.from` : 'from',
+        message: `The domain ${domain} is not a verified sending domain of this account.`,
+      });
+    }
+  }
+  if (details.length) throw new ValidationError('Live-mode email must come from a verified domain.', { details });
 }

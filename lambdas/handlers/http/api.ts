@@ -4,6 +4,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
+import type { ContactDeps } from '../../app/contacts/contacts';
+import type { DomainDeps } from '../../app/domains/domains';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { IdempotencyStore } from '../../app/idempotency';
@@ -18,8 +20,10 @@ import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import { apiKeyHandlers } from './api-keys';
+import { contactHandlers } from './contacts';
 import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from './context';
 import { deliveryHandlers } from './deliveries';
+import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
 import { json } from './response';
 import { unsubscribeHandlers } from './unsubscribe';
@@ -31,7 +35,9 @@ export interface ApiDeps
     ManageWebhookDeps,
     AttemptDeps,
     SendEmailDeps,
-    UnsubscribeDeps {
+    UnsubscribeDeps,
+    DomainDeps,
+    ContactDeps {
   readonly counter: RateLimitCounter;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
@@ -44,11 +50,20 @@ export type RouteTable = Record<Exclude<RouteId, PublicRouteId>, RouteHandler>;
 export type PublicRouteTable = Record<PublicRouteId, PublicRouteHandler>;
 
 export function routeTable(deps: ApiDeps): RouteTable {
-  return { ...apiKeyHandlers(deps), ...webhookHandlers(deps), ...deliveryHandlers(deps), ...emailHandlers(deps) };
+  const { confirmContactPage: _page, confirmContact: _confirm, ...contacts } = contactHandlers(deps);
+  return {
+    ...apiKeyHandlers(deps),
+    ...webhookHandlers(deps),
+    ...deliveryHandlers(deps),
+    ...emailHandlers(deps),
+    ...domainHandlers(deps),
+    ...contacts,
+  };
 }
 
 export function publicRouteTable(deps: ApiDeps): PublicRouteTable {
-  return { ...unsubscribeHandlers(deps) };
+  const { confirmContactPage, confirmContact } = contactHandlers(deps);
+  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact };
 }
 
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {

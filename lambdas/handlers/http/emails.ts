@@ -81,7 +81,7 @@ export function emailHandlers(deps: SendEmailDeps) {
     return json(200, { id });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []));
+    const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []), { batch: true });
     return json(200, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>

@@ -1,28 +1,10 @@
 // Public handlers of the one-click unsubscribe link: POST unsubscribes (RFC 8058), GET only shows a page
 // with a button that POSTs. No API key; rate-limited per client IP.
-import type { APIGatewayProxyResult } from 'aws-lambda';
 import { resolveUnsubscribeLink, type UnsubscribeDeps, unsubscribe } from '../../app/emails/unsubscribe';
 import { isOneClickBody, ONE_CLICK } from '../../domain/email/unsubscribe';
 import { ValidationError } from '../../domain/errors';
 import type { PublicRouteHandler } from './context';
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-
-function page(title: string, body: string): APIGatewayProxyResult {
-  return {
-    statusCode: 200,
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-      'Referrer-Policy': 'no-referrer',
-    },
-    body: `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem}</style>
-</head><body>${body}</body></html>`,
-  };
-}
+import { escapeHtml, page } from './pages';
 
 export function unsubscribeHandlers(deps: UnsubscribeDeps) {
   const confirm: PublicRouteHandler = async ({ params }) => {

@@ -20,6 +20,7 @@ import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
 import { encodeEvent, encodeJob } from '../../handlers/queue/messages';
+import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
@@ -91,10 +92,9 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     local.sends.consume(createSendWorkerHandler(services));
     // Timers died with the last process; the table knows every pending retry: re-arm them at their due time.
     await reconcile(services, { graceMs: 0, all: true, limit: 10_000 });
+    const reconcileNow = createReconcilerHandler(services);
     reconciler = setInterval(() => {
-      reconcile(services, { graceMs: services.graceSeconds * 1000 }).catch((error: unknown) =>
-        logger.error('reconciler failed', error as Error),
-      );
+      reconcileNow().catch((error: unknown) => logger.error('reconciler failed', error as Error));
     }, config.webhooks.reconcileIntervalSeconds * 1000);
 
     const api = createApiHandler(services);

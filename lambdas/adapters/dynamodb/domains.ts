@@ -1,0 +1,133 @@
+// Sending domains in DynamoDB: by tenant, with a sparse index of pending ones for the reconciler.
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
+import type { Tenant } from '../../app/webhooks/ports';
+import { MODES } from '../../domain/api-keys';
+import { tenantKey } from './webhooks';
+
+const STATUSES = ['pending', 'verified', 'failed'] as const;
+const domainItem = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  mode: z.enum(MODES),
+  name: z.string(),
+  status: z.enum(STATUSES),
+  records: z.array(z.object({ type: z.enum(['CNAME', 'TXT', 'MX']), name: z.string(), value: z.string() })),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const pendingMarks = (status: DomainStatus) => (status === 'pending' ? { pendingShard: 'pending' } : {});
+
+export class DynamoDomainRepository implements DomainRepository {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(domain: Domain): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { tenant: tenantKey(domain), ...domain, ...pendingMarks(domain.status) },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async get(tenant: Tenant, id: string): Promise<Domain | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { tenant: tenantKey(tenant), id } }),
+    );
+    return Item ? domainItem.parse(Item) : null;
+  }
+
+  async list(tenant: Tenant): Promise<Domain[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'tenant = :t',
+        ExpressionAttributeValues: { ':t': tenantKey(tenant) },
+      }),
+    );
+    return (Items ?? []).map((item) => domainItem.parse(item));
+  }
+
+  async setStatus(
+    tenant: Tenant,
+    id: string,
+    from: DomainStatus,
+    to: DomainStatus,
+    at: string,
+  ): Promise<Domain | null> {
+    try {
+      const { Attributes } = await this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { tenant: tenantKey(tenant), id },
+          UpdateExpression:
+            to === 'pending'
+              ? 'SET #s = :to, updatedAt = :at, pendingShard = :p'
+              : 'SET #s = :to, updatedAt = :at REMOVE pendingShard',
+          ConditionExpression: '#s = :from',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: {
+            ':to': to,
+            ':from': from,
+            ':at': at,
+            ...(to === 'pending' ? { ':p': 'pending' } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return domainItem.parse(Attributes);
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+
+  async delete(tenant: Tenant, id: string): Promise<boolean> {
+    try {
+      await this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { tenant: tenantKey(tenant), id },
+          ConditionExpression: 'attribute_exists(id)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async listPending(limit: number): Promise<Domain[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'byPending',
+        KeyConditionExpression: 'pendingShard = :p',
+        ExpressionAttributeValues: { ':p': 'pending' },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => domainItem.parse(item));
+  }
+}

@@ -1,0 +1,149 @@
+// Use cases for contacts (contact.created / updated / deleted / subscribed) with double opt-in: a new
+// contact is pending until its signed confirmation link is used, which subscribes it (once).
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import type { EventType } from '../../domain/events';
+import { timeOrderedId } from '../../domain/ids';
+import { derivedId } from '../../domain/resources';
+import { signToken, verifyToken } from '../../domain/tokens';
+import type { LinkSigner } from '../emails/ports';
+import type { Clock, RandomBytes } from '../ports';
+import type { EventPublisher, Tenant } from '../webhooks/ports';
+
+export type ContactStatus = 'pending' | 'subscribed';
+
+export interface Contact extends Tenant {
+  /** Derived from tenant and address: one contact per address. */
+  readonly id: string;
+  readonly email: string;
+  readonly firstName?: string;
+  readonly lastName?: string;
+  readonly status: ContactStatus;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly subscribedAt?: string;
+}
+
+export type ContactChanges = { firstName?: string | null; lastName?: string | null };
+
+export interface ContactRepository {
+  /** False when the tenant already has a contact with this address. */
+  create(contact: Contact): Promise<boolean>;
+  get(tenant: Tenant, id: string): Promise<Contact | null>;
+  list(tenant: Tenant): Promise<Contact[]>;
+  update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null>;
+  /** pending → subscribed, once; null when it was not pending. */
+  subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null>;
+  delete(tenant: Tenant, id: string): Promise<boolean>;
+}
+
+export interface ContactDeps {
+  readonly contacts: ContactRepository;
+  readonly events: EventPublisher;
+  readonly links: LinkSigner;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+}
+
+export async function createContact(
+  deps: ContactDeps,
+  tenant: Tenant,
+  input: { email: string; firstName?: string; lastName?: string },
+): Promise<{ contact: Contact; confirmationUrl: string }> {
+  const email = input.email.trim().toLowerCase();
+  const now = new Date(deps.clock.now()).toISOString();
+  const contact: Contact = {
+    ...tenant,
+    id: derivedId('ct', tenant.accountId, tenant.mode, email),
+    email,
+    ...(input.firstName !== undefined ? { firstName: input.firstName } : {}),
+    ...(input.lastName !== undefined ? { lastName: input.lastName } : {}),
+    status: 'pending',
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (!(await deps.contacts.create(contact)))
+    throw new ConflictError(`A contact with address ${email} exists.`, 'contact_exists');
+  await announce(deps, 'contact.created', contact);
+  return { contact, confirmationUrl: confirmationUrl(deps.links, contact) };
+}
+
+export async function getContact(deps: Pick<ContactDeps, 'contacts'>, tenant: Tenant, id: string): Promise<Contact> {
+  const contact = await deps.contacts.get(tenant, id);
+  if (!contact) throw new NotFoundError(`No contact with id ${id}.`);
+  return contact;
+}
+
+export async function updateContact(
+  deps: ContactDeps,
+  tenant: Tenant,
+  id: string,
+  changes: ContactChanges,
+): Promise<Contact> {
+  const contact = await deps.contacts.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
+  if (!contact) throw new NotFoundError(`No contact with id ${id}.`);
+  await announce(deps, 'contact.updated', contact);
+  return contact;
+}
+
+export async function deleteContact(deps: ContactDeps, tenant: Tenant, id: string): Promise<Contact> {
+  const contact = await getContact(deps, tenant, id);
+  if (!(await deps.contacts.delete(tenant, id))) throw new NotFoundError(`No contact with id ${id}.`);
+  await announce(deps, 'contact.deleted', contact);
+  return contact;
+}
+
+/** The contact a confirmation link names; forged or unknown links are a 404 that reveals nothing. */
+export async function resolveConfirmation(
+  deps: Pick<ContactDeps, 'contacts' | 'links'>,
+  token: string,
+): Promise<Contact> {
+  const claims = verifyToken('confirm', token, deps.links.secret);
+  const contact =
+    claims?.a && claims.m && claims.c
+      ? await deps.contacts.get({ accountId: claims.a, mode: claims.m as Tenant['mode'] }, claims.c)
+      : null;
+  if (!contact) throw new NotFoundError('Not found.');
+  return contact;
+}
+
+/** The double opt-in: the first use subscribes and fires contact.subscribed; later uses change nothing. */
+export async function confirmContact(deps: ContactDeps, token: string): Promise<Contact> {
+  const contact = await resolveConfirmation(deps, token);
+  const subscribed = await deps.contacts.subscribe(contact, contact.id, new Date(deps.clock.now()).toISOString());
+  if (!subscribed) return contact;
+  await announce(deps, 'contact.subscribed', subscribed);
+  return subscribed;
+}
+
+function confirmationUrl(links: LinkSigner, contact: Contact): string {
+  const token = signToken('confirm', { a: contact.accountId, m: contact.mode, c: contact.id }, links.secret);
+  return `${links.baseUrl()}/contacts/confirm/${token}`;
+}
+
+async function announce(
+  deps: Pick<ContactDeps, 'events' | 'clock' | 'random'>,
+  type: EventType,
+  contact: Contact,
+): Promise<void> {
+  const now = deps.clock.now();
+  await deps.events.publish([
+    {
+      id: timeOrderedId('evt', now, deps.random),
+      type,
+      accountId: contact.accountId,
+      mode: contact.mode,
+      timestamp: new Date(now).toISOString(),
+      data: contactData(contact),
+    },
+  ]);
+}
+
+export function contactData(contact: Contact) {
+  return {
+    id: contact.id,
+    email: contact.email,
+    first_name: contact.firstName ?? null,
+    last_name: contact.lastName ?? null,
+    status: contact.status,
+  };
+}

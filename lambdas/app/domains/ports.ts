@@ -1,0 +1,44 @@
+// Ports of sending domains: their storage and the identity provider (SES Easy DKIM on AWS, a simulator
+// locally that verifies after a configurable delay).
+import type { Tenant } from '../webhooks/ports';
+
+export type DomainStatus = 'pending' | 'verified' | 'failed';
+
+/** A DNS record the customer publishes to verify the domain (Easy DKIM CNAMEs on SES). */
+export interface DnsRecord {
+  readonly type: 'CNAME' | 'TXT' | 'MX';
+  readonly name: string;
+  readonly value: string;
+}
+
+export interface Domain extends Tenant {
+  /** Derived from tenant and name, so one tenant cannot add a name twice. */
+  readonly id: string;
+  readonly name: string;
+  readonly status: DomainStatus;
+  readonly records: readonly DnsRecord[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface DomainRepository {
+  /** False when the tenant already has this domain. */
+  create(domain: Domain): Promise<boolean>;
+  get(tenant: Tenant, id: string): Promise<Domain | null>;
+  list(tenant: Tenant): Promise<Domain[]>;
+  /** Sets the status, only if it is still `from`; returns the updated domain, or null when it changed meanwhile. */
+  setStatus(tenant: Tenant, id: string, from: DomainStatus, to: DomainStatus, at: string): Promise<Domain | null>;
+  delete(tenant: Tenant, id: string): Promise<boolean>;
+  /** Pending domains of every tenant (the reconciler re-checks them). */
+  listPending(limit: number): Promise<Domain[]>;
+}
+
+/** The sending identity behind a domain. */
+export interface DomainProvider {
+  /** Creates the identity; returns the records to publish. Idempotent for a name already registered. */
+  register(name: string): Promise<readonly DnsRecord[]>;
+  /** The provider's current verification state of the identity. */
+  status(domain: Pick<Domain, 'name' | 'createdAt'>): Promise<DomainStatus>;
+  /** Deletes the identity; nothing to do when it is gone already. */
+  remove(name: string): Promise<void>;
+}

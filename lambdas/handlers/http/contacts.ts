@@ -1,0 +1,91 @@
+// HTTP handlers for /v1/contacts (full-access keys) and the public double opt-in link.
+import { z } from 'zod';
+import {
+  type Contact,
+  type ContactDeps,
+  confirmContact,
+  contactData,
+  createContact,
+  deleteContact,
+  getContact,
+  resolveConfirmation,
+  updateContact,
+} from '../../app/contacts/contacts';
+import { isEmailAddress } from '../../domain/email/email';
+import type { PublicRouteHandler, RouteHandler } from './context';
+import { escapeHtml, page } from './pages';
+import { json } from './response';
+import { validate } from './validate';
+import { tenantOf } from './webhooks';
+
+const name = z.string().trim().min(1).max(100);
+const createBody = z.strictObject({
+  email: z
+    .string()
+    .trim()
+    .refine((e) => isEmailAddress(e) && !e.includes('<'), 'Must be an email address.'),
+  first_name: name.optional(),
+  last_name: name.optional(),
+});
+const updateBody = z
+  .strictObject({ first_name: name.nullable().optional(), last_name: name.nullable().optional() })
+  .refine((b) => Object.keys(b).length > 0, 'Give first_name or last_name (null clears it).');
+
+export function contactView(contact: Contact) {
+  return {
+    object: 'contact',
+    ...contactData(contact),
+    created_at: contact.createdAt,
+    updated_at: contact.updatedAt,
+    subscribed_at: contact.subscribedAt ?? null,
+  };
+}
+
+export function contactHandlers(deps: ContactDeps) {
+  const create: RouteHandler = async ({ caller, body }) => {
+    const input = validate(createBody, body ?? {});
+    const { contact, confirmationUrl } = await createContact(deps, tenantOf(caller), {
+      email: input.email,
+      ...(input.first_name ? { firstName: input.first_name } : {}),
+      ...(input.last_name ? { lastName: input.last_name } : {}),
+    });
+    return json(201, { ...contactView(contact), confirmation_url: confirmationUrl });
+  };
+  const list: RouteHandler = async ({ caller }) =>
+    json(200, { object: 'list', data: (await deps.contacts.list(tenantOf(caller))).map(contactView) });
+  const get: RouteHandler = async ({ caller, params }) =>
+    json(200, contactView(await getContact(deps, tenantOf(caller), params.id ?? '')));
+  const update: RouteHandler = async ({ caller, params, body }) => {
+    const input = validate(updateBody, body ?? {});
+    const contact = await updateContact(deps, tenantOf(caller), params.id ?? '', {
+      ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
+      ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
+    });
+    return json(200, contactView(contact));
+  };
+  const remove: RouteHandler = async ({ caller, params }) => {
+    const contact = await deleteContact(deps, tenantOf(caller), params.id ?? '');
+    return json(200, { object: 'contact', id: contact.id, deleted: true });
+  };
+  const confirmPage: PublicRouteHandler = async ({ params }) => {
+    const contact = await resolveConfirmation(deps, params.token ?? '');
+    return page(
+      'Confirm your subscription',
+      `<h1>Confirm your subscription</h1><p>Subscribe <strong>${escapeHtml(contact.email)}</strong>?</p>
+<form method="post"><button type="submit">Confirm</button></form>`,
+    );
+  };
+  const confirm: PublicRouteHandler = async ({ params }) => {
+    const contact = await confirmContact(deps, params.token ?? '');
+    return page('Subscribed', `<h1>Subscribed</h1><p>${escapeHtml(contact.email)} is confirmed. Thank you.</p>`);
+  };
+  return {
+    createContact: create,
+    listContacts: list,
+    getContact: get,
+    updateContact: update,
+    deleteContact: remove,
+    confirmContactPage: confirmPage,
+    confirmContact: confirm,
+  };
+}
