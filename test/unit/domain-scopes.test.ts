@@ -143,7 +143,8 @@ function expectedAccess(method: string, path: string): Access {
   const key = `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
   const listed = DESIGN_ACCESS[key];
   if (listed) return listed;
-  if (path.startsWith('/unsubscribe')) return 'public';
+  // Links in emails: one-click unsubscribe and the contact's double opt-in confirmation.
+  if (path.startsWith('/unsubscribe') || path.startsWith('/contacts/confirm')) return 'public';
   return 'full';
 }
 

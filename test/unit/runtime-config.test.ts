@@ -51,6 +51,7 @@ describe('loadConfig', () => {
         reconcileIntervalSeconds: 30,
       },
       simulatorStepSeconds: 1,
+      domainVerifySeconds: 10,
       aws: {},
     });
   });

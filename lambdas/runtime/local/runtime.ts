@@ -57,9 +57,10 @@ export interface LocalRuntimeOptions {
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(config);
+  const dynamo = await startDynalite(config.dataDir);
+  // After dynalite: it has made (or refused) the data directory, with a clear error.
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
-  const dynamo = await startDynalite(config.dataDir);
   const client = localDynamoClient(dynamo.endpoint);
   const local = {
     events: localQueue('sendflow-events', 'events', 2),
@@ -111,7 +112,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       clock: () => services.clock.now(),
     });
     server = createServer((req, res) => void gateway(req, res));
-    server.keepAliveTimeout = 5_000;
+    // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing.
+    server.keepAliveTimeout = 65_000;
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
