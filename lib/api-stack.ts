@@ -1,7 +1,18 @@
-// The stateless stack: the REST API (stage v1), its functions, usage plans, gateway responses, WAF, and the
-// webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms).
+// The stateless stack: the REST API (stage v1), its functions, usage plans, gateway responses, WAF, the
+// webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms) and the email
+// pipeline (scheduled sends).
 // Everything here can be replaced without touching data; tables are found through SSM parameters.
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  Aws,
+  CfnOutput,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -32,30 +43,40 @@ import {
   tables,
 } from '../lambdas/manifest';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
+import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { NodeFunction, timeouts } from './constructs/node-function';
+import { allowSend } from './constructs/queues';
 import { outputNames } from './outputs';
 
+type ItemAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
+
 /**
- * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. `{ only }`: just
- * these item writes on the table, no reads (a conditional write needs none). `{ query }`: Query on the named
- * indexes only, nothing on the table itself.
+ * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. An object grants
+ * exactly what it lists: `read` (the reads above), `items` (these item actions on the table itself; a
+ * conditional write needs no read), `query` (Query on the named indexes only).
  */
 type TableAccess =
   | 'none'
   | 'read'
   | 'readWrite'
-  | { readonly only: readonly ('dynamodb:PutItem' | 'dynamodb:UpdateItem')[] }
-  | { readonly query: readonly string[] };
+  | { readonly read?: true; readonly items?: readonly ItemAction[]; readonly query?: readonly string[] };
 
-type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler';
+type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender';
 
 /**
  * What each function may do to each table. Keyed by every manifest table, so adding a table does not
- * compile until someone decides who may touch it.
+ * compile until someone decides who may touch it. (Domains and contacts are decided ahead of the manifest.)
  */
-const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, TableAccess>>>> = {
+type Access = Readonly<Record<TableName | 'domains' | 'contacts', TableAccess>>;
+
+const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
   api: {
     accounts: 'read',
@@ -67,8 +88,10 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     emails: 'readWrite',
     // Idempotency-Key records: claimed, completed, replayed, released on failure.
     idempotency: 'readWrite',
-    // Sending skips suppressed recipients. (One-click unsubscribe, when it lands, needs PutItem here.)
-    suppressions: 'read',
+    // Sending skips suppressed recipients; one-click unsubscribe adds one with a conditional PutItem.
+    suppressions: { read: true, items: ['dynamodb:PutItem'] },
+    domains: 'readWrite',
+    contacts: 'readWrite',
   },
   authorizer: {
     accounts: 'read',
@@ -79,6 +102,8 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     emails: 'none',
     idempotency: 'none',
     suppressions: 'none',
+    domains: 'none',
+    contacts: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), appends each event to its email's history with one conditional UpdateItem,
@@ -89,9 +114,11 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     rateLimits: 'none',
     webhooks: 'read',
     deliveries: 'none',
-    emails: { only: ['dynamodb:UpdateItem'] },
+    emails: { items: ['dynamodb:UpdateItem'] },
     idempotency: 'none',
-    suppressions: { only: ['dynamodb:PutItem'] },
+    suppressions: { items: ['dynamodb:PutItem'] },
+    domains: 'none',
+    contacts: 'none',
   },
   delivery: {
     accounts: 'none',
@@ -102,23 +129,44 @@ const tableAccess: Readonly<Record<FunctionName, Readonly<Record<TableName, Tabl
     emails: 'none',
     idempotency: 'none',
     suppressions: 'none',
+    domains: 'none',
+    contacts: 'none',
   },
-  // Finds overdue pending attempts through the byDue index; it writes nothing, it only queues jobs.
+  // Finds overdue pending attempts (byDue) and overdue scheduled sends (byScheduled) and queues them again;
+  // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem.
   reconciler: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: { query: ['byDue'] },
-    emails: 'none',
+    emails: { query: ['byScheduled'] },
     idempotency: 'none',
     suppressions: 'none',
+    domains: { query: ['byPending'], items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    contacts: 'none',
+  },
+  // The send worker: reads the scheduled email, releases it once (conditional UpdateItem), skips recipients
+  // suppressed meanwhile (BatchGetItem).
+  sender: {
+    accounts: 'none',
+    apiKeys: 'none',
+    rateLimits: 'none',
+    webhooks: 'none',
+    deliveries: 'none',
+    emails: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    idempotency: 'none',
+    suppressions: 'read',
+    domains: 'none',
+    contacts: 'none',
   },
 };
 
 export interface SendflowApiStackProps extends StackProps {
   /** SSM parameter names holding each table's physical name (from the data stack). */
   readonly tableParameters: Readonly<Record<TableName, string>>;
+  /** Name of the Secrets Manager secret that signs public links (from the data stack). */
+  readonly signingSecretName: string;
   /** API Gateway authorizer result cache, 0–3600 s; a revoked key keeps working for up to this long. */
   readonly authorizerCacheTtlSeconds: number;
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
@@ -131,6 +179,7 @@ export class SendflowApiStack extends Stack {
   readonly apiFunction: NodeFunction;
   readonly authorizerFunction: NodeFunction;
   readonly pipeline: DeliveryPipeline;
+  readonly emails: EmailPipeline;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -154,13 +203,25 @@ export class SendflowApiStack extends Stack {
     };
 
     this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention });
+    this.emails = new EmailPipeline(this, 'EmailPipeline', {
+      environment,
+      logRetention,
+      eventsQueue: this.pipeline.eventsQueue,
+    });
 
     this.apiFunction = new NodeFunction(this, 'ApiFunction', {
       entry: 'lambdas/runtime/aws/api.ts',
       description: 'Sendflow API: every /v1 route',
       serviceName: 'sendflow-api',
-      // Emails publish their events (simulated sequences included) onto the events queue.
-      environment: { ...environment, SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl },
+      environment: {
+        ...environment,
+        // Emails publish their events (simulated sequences included) onto the events queue.
+        SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl,
+        // Emails with scheduled_at become one-shot schedules (or delayed messages) for the send worker.
+        ...this.emails.schedulingEnvironment(),
+        // Unsubscribe links are signed with the data stack's key, read once per cold start.
+        SF_SIGNING_SECRET_ID: props.signingSecretName,
+      },
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
@@ -174,15 +235,35 @@ export class SendflowApiStack extends Stack {
       memorySize: 512,
       logRetention,
     });
+    allowSend(this.apiFunction.role, this.pipeline.eventsQueue);
+    this.emails.grantScheduling(this.apiFunction);
     this.apiFunction.role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.pipeline.eventsQueue.queueArn] }),
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        // Secrets Manager appends six random characters to a secret's name in its ARN.
+        resources: [
+          this.formatArn({
+            service: 'secretsmanager',
+            resource: 'secret',
+            resourceName: `${props.signingSecretName}-??????`,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
     );
+
+    // The reconciler also re-queues overdue scheduled sends: the sends queue is enough (they are due now).
+    const { reconciler } = this.pipeline;
+    reconciler.handler.addEnvironment('SF_SENDS_QUEUE_URL', this.emails.sendsQueue.queueUrl);
+    allowSend(reconciler.role, this.emails.sendsQueue);
+
     const functions: Record<FunctionName, NodeFunction> = {
       api: this.apiFunction,
       authorizer: this.authorizerFunction,
       dispatcher: this.pipeline.dispatcher,
       delivery: this.pipeline.delivery,
-      reconciler: this.pipeline.reconciler,
+      reconciler,
+      sender: this.emails.sender,
     };
     for (const [name, fn] of Object.entries(functions) as [FunctionName, NodeFunction][]) {
       for (const table of tableNames) {
@@ -191,6 +272,12 @@ export class SendflowApiStack extends Stack {
     }
 
     this.api = this.restApi(logRetention);
+    // Public links point at the stage URL. Built from the API id alone: the stage (this.api.url) depends on
+    // the deployment, which depends on the methods, which depend on this function: that would be a cycle.
+    this.apiFunction.handler.addEnvironment(
+      'SF_PUBLIC_URL',
+      Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
+    );
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: this.authorizerFunction.handler,
       // Cache key: the key itself. The policy is a wildcard Allow, so a cached answer is valid on every route.
@@ -282,11 +369,14 @@ export class SendflowApiStack extends Stack {
     const { pipeline } = this;
     output(this, outputNames.queues.events, pipeline.eventsQueue.queueUrl, 'URL of the events queue');
     output(this, outputNames.queues.deliveries, pipeline.deliveriesQueue.queueUrl, 'URL of the deliveries queue');
+    output(this, outputNames.queues.sends, this.emails.sendsQueue.queueUrl, 'URL of the sends queue');
     const deadLetters = {
       events: pipeline.eventsDlq,
       deliveries: pipeline.deliveriesDlq,
       retrySchedules: pipeline.retryScheduleDlq,
       reconcileSchedule: pipeline.reconcileScheduleDlq,
+      sends: this.emails.sendsDlq,
+      sendSchedules: this.emails.sendScheduleDlq,
     } as const;
     for (const [name, dlq] of Object.entries(deadLetters) as [keyof typeof deadLetters, typeof pipeline.eventsDlq][]) {
       output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);
@@ -353,49 +443,38 @@ export class SendflowApiStack extends Stack {
   }
 }
 
+const READS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+];
+const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+
 /** Least-privilege DynamoDB access by table name: the table and its manifest indexes, no wildcards. */
 function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: string, access: TableAccess): void {
   if (access === 'none') return;
   const tableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: name });
   const spec: TableSpec = tables[table];
-  if (typeof access === 'object' && 'only' in access) {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: [...access.only], resources: [tableArn] }),
-    );
+  const allow = (actions: readonly string[], resources: string[]) =>
+    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources }));
+  const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
+  if (typeof access === 'string') {
+    allow(READS, [tableArn, ...indexes]);
+    if (access === 'readWrite') allow(WRITES, [tableArn]);
     return;
   }
-  if (typeof access === 'object') {
+  if (access.read) allow(READS, [tableArn, ...indexes]);
+  if (access.items?.length) allow(access.items, [tableArn]);
+  if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));
     if (unknown.length) throw new Error(`Table ${table} has no index ${unknown.join(', ')}`);
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: access.query.map((index) => `${tableArn}/index/${index}`),
-      }),
-    );
-    return;
-  }
-  const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: [
-        'dynamodb:GetItem',
-        'dynamodb:BatchGetItem',
-        'dynamodb:Query',
-        'dynamodb:Scan',
-        'dynamodb:ConditionCheckItem',
-        'dynamodb:DescribeTable',
-      ],
-      resources: [tableArn, ...indexes],
-    }),
-  );
-  if (access === 'readWrite') {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-        resources: [tableArn],
-      }),
+    allow(
+      ['dynamodb:Query'],
+      access.query.map((index) => `${tableArn}/index/${index}`),
     );
   }
 }

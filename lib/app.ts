@@ -31,6 +31,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
   const api = new SendflowApiStack(app, stackNames.api, {
     description: 'Sendflow stateless resources: REST API, functions, usage plans, WAF',
     tableParameters: data.tableParameters,
+    signingSecretName: data.signingSecretName,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.

@@ -1,11 +1,13 @@
-// The stateful stack: one DynamoDB table per manifest entry. It changes rarely and is deployed first.
+// The stateful stack: one DynamoDB table per manifest entry, and the key that signs public links. It changes
+// rarely and is deployed first.
 //
 // The api stack finds the tables through SSM parameters written here, not through CloudFormation
 // exports: an export that another stack imports cannot change, so a table replacement (new key schema,
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
-import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
@@ -14,6 +16,13 @@ export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
   /** SSM parameter holding each table's physical name: plain strings, safe to hand to another stack. */
   readonly tableParameters: Readonly<Record<TableName, string>>;
+  /**
+   * Signs public links (one-click unsubscribe, contact confirmation). State, not configuration: links already
+   * sitting in mailboxes must keep verifying, so it lives here, retained, and the api stack finds it by name.
+   */
+  readonly signingSecret: Secret;
+  /** Its name: a plain string, safe to hand to another stack (read with GetSecretValue at cold start). */
+  readonly signingSecretName: string;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -32,6 +41,20 @@ export class SendflowDataStack extends Stack {
     }
     this.tables = built;
     this.tableParameters = parameters;
+
+    this.signingSecretName = `${this.stackName}/signing-secret`;
+    this.signingSecret = new Secret(this, 'SigningSecret', {
+      secretName: this.signingSecretName,
+      description: 'Sendflow link-signing key (HMAC of unsubscribe and confirmation links); never rotate in place',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.signingSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key verifies every one-click unsubscribe (RFC 8058) and confirmation link already delivered; ' +
+        "rotating it would break those links in recipients' mailboxes. It never leaves AWS except as HMACs.",
+    });
   }
 }
 

@@ -30,10 +30,12 @@ export const outputNames = {
     growth: 'UsagePlanGrowth',
     scale: 'UsagePlanScale',
   } as const satisfies Readonly<Record<PlanName, string>>,
-  /** Queue URLs of the webhook pipeline (to inspect depth, or send a test event by hand). */
+  /** Queue URLs of the pipelines (to inspect depth, or send a test event by hand). */
   queues: {
     events: 'EventsQueueUrl',
     deliveries: 'DeliveriesQueueUrl',
+    /** Scheduled sends that came due ({emailId}). */
+    sends: 'SendsQueueUrl',
   } as const,
   /** Dead-letter queue URLs: where to look, and redrive from, when a DLQ alarm fires. */
   deadLetterQueues: {
@@ -43,5 +45,8 @@ export const outputNames = {
     retrySchedules: 'RetryScheduleDlqUrl',
     /** Reconciler runs EventBridge Scheduler could not invoke. */
     reconcileSchedule: 'ReconcileScheduleDlqUrl',
+    sends: 'SendsDlqUrl',
+    /** Send schedules EventBridge Scheduler could not deliver to the sends queue. */
+    sendSchedules: 'SendScheduleDlqUrl',
   } as const,
 } as const;

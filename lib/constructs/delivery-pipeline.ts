@@ -3,20 +3,17 @@
 // reconciler on a rate schedule that re-queues overdue attempts. Every queue has a DLQ and an alarm on its
 // depth; the main queues also alarm on the age of their oldest message. Queue settings come from the manifest.
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { Effect, type IRole, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type QueueSpec, queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { queues, RECONCILE_EVERY_MINUTES } from '../../lambdas/manifest';
 import { NodeFunction } from './node-function';
-
-/** DLQs keep messages for the SQS maximum, so nobody loses one over a long weekend. */
-const DLQ_RETENTION = Duration.days(14);
+import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
 /**
  * Age of the oldest message before its queue alarms, seconds. Events: the dispatcher only reads webhooks and
@@ -60,10 +57,10 @@ export class DeliveryPipeline extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
 
-    ({ queue: this.eventsQueue, dlq: this.eventsDlq } = this.queueWithDlq('Events', queues.events));
-    ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = this.queueWithDlq('Deliveries', queues.deliveries));
-    this.retryScheduleDlq = this.schedulerDlq('RetryScheduleDlq', 'retry schedules');
-    this.reconcileScheduleDlq = this.schedulerDlq('ReconcileScheduleDlq', 'the reconciler schedule');
+    ({ queue: this.eventsQueue, dlq: this.eventsDlq } = queueWithDlq(this, 'Events', queues.events));
+    ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = queueWithDlq(this, 'Deliveries', queues.deliveries));
+    this.retryScheduleDlq = schedulerDlq(this, 'RetryScheduleDlq', 'retry schedules');
+    this.reconcileScheduleDlq = schedulerDlq(this, 'ReconcileScheduleDlq', 'the reconciler schedule');
 
     // Retries: one-shot schedules created at run time by the delivery worker, each deleted after it fires.
     this.retryGroup = new ScheduleGroup(this, 'RetryGroup', { scheduleGroupName: `${stack.stackName}-retries` });
@@ -86,7 +83,7 @@ export class DeliveryPipeline extends Construct {
       environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl },
     });
     allowSend(this.dispatcher.role, this.deliveriesQueue);
-    this.consume(this.dispatcher, this.eventsQueue, queues.events);
+    consume(this.dispatcher, this.eventsQueue, queues.events);
 
     this.delivery = new NodeFunction(this, 'Delivery', {
       ...common,
@@ -126,7 +123,7 @@ export class DeliveryPipeline extends Construct {
         'delivery id; the wildcard is the schedule name inside our own retry group, and the only action is ' +
         'scheduler:CreateSchedule.',
     });
-    this.consume(this.delivery, this.deliveriesQueue, queues.deliveries);
+    consume(this.delivery, this.deliveriesQueue, queues.deliveries);
 
     this.reconciler = new NodeFunction(this, 'Reconciler', {
       ...common,
@@ -163,92 +160,13 @@ export class DeliveryPipeline extends Construct {
         'role may invoke that one function and nothing else.',
     });
 
-    for (const [name, queue, seconds] of [
-      ['Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events],
-      ['Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries],
-    ] as const) {
-      this.alarms.push(
-        new Alarm(this, `${name}QueueOldestMessageAlarm`, {
-          alarmDescription: `Sendflow ${name.toLowerCase()} queue: oldest message older than ${seconds} s`,
-          metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
-          threshold: seconds,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
-    for (const [name, dlq] of [
-      ['EventsDlq', this.eventsDlq],
-      ['DeliveriesDlq', this.deliveriesDlq],
-      ['RetryScheduleDlq', this.retryScheduleDlq],
-      ['ReconcileScheduleDlq', this.reconcileScheduleDlq],
-    ] as const) {
-      this.alarms.push(
-        new Alarm(this, `${name}DepthAlarm`, {
-          alarmDescription: `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
-          metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
-          threshold: 1,
-          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-          evaluationPeriods: 1,
-          treatMissingData: TreatMissingData.NOT_BREACHING,
-        }),
-      );
-    }
+    this.alarms.push(
+      ageAlarm(this, 'Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events),
+      ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
+      dlqAlarm(this, 'EventsDlq', this.eventsDlq),
+      dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq),
+      dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
+      dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
+    );
   }
-
-  /** A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. */
-  private queueWithDlq(name: string, spec: QueueSpec): { queue: Queue; dlq: Queue } {
-    const dlq = new Queue(this, `${name}Dlq`, {
-      retentionPeriod: DLQ_RETENTION,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    const queue = new Queue(this, `${name}Queue`, {
-      visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(spec)),
-      deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    return { queue, dlq };
-  }
-
-  /** Standard queue for a schedule's undeliverable events (Scheduler requires a standard queue). */
-  private schedulerDlq(id: string, what: string): Queue {
-    const dlq = new Queue(this, id, {
-      retentionPeriod: DLQ_RETENTION,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
-    Validations.of(dlq).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        `This queue is the EventBridge Scheduler dead-letter queue of ${what} (Target.DeadLetterConfig), which ` +
-        'cdk-nag does not recognise as a DLQ; a DLQ has no DLQ of its own, and its depth is alarmed.',
-    });
-    return dlq;
-  }
-
-  /** SQS event source with partial batch responses: one failed record is retried alone, not the batch. */
-  private consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
-    fn.handler.addEventSource(new SqsEventSource(queue, { batchSize: spec.batchSize, reportBatchItemFailures: true }));
-  }
-}
-
-/** scheduler.amazonaws.com, only on behalf of this account's schedules in `groupArn`. */
-function schedulerPrincipal(stack: Stack, groupArn: string): ServicePrincipal {
-  return new ServicePrincipal('scheduler.amazonaws.com', {
-    conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': groupArn } },
-  });
-}
-
-/** sqs:SendMessage (which also authorizes SendMessageBatch) and nothing else; SSE-SQS needs no KMS grant. */
-function allowSend(role: IRole, ...targets: Queue[]): void {
-  role.addToPrincipalPolicy(
-    new PolicyStatement({
-      effect: Effect.ALLOW,
-      actions: ['sqs:SendMessage'],
-      resources: targets.map((queue) => queue.queueArn),
-    }),
-  );
 }

@@ -65,7 +65,10 @@ describe('REST API', () => {
 });
 
 describe('routes', () => {
-  it.each(routes.map((route) => [route.method, route.path, route]))(
+  const authorized = routes.filter((route) => route.access !== 'public');
+  const open = routes.filter((route) => route.access === 'public');
+
+  it.each(authorized.map((route) => [route.method, route.path, route]))(
     '%s %s is its own method behind the authorizer with an API key required',
     (_method, _path, route) => {
       const method = allMethods.find((m) => m.path === route.path && m.httpMethod === route.method);
@@ -81,10 +84,25 @@ describe('routes', () => {
     },
   );
 
-  it('declares no other authorized methods than the manifest routes', () => {
-    const authorized = allMethods.filter((m) => m.properties.AuthorizationType !== 'NONE');
-    expect(authorized.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(
-      routes.map((r) => `${r.method} ${r.path}`).sort(),
+  it.each(open.map((route) => [route.method, route.path, route]))(
+    '%s %s (public) is its own method without authorizer or API key',
+    (_method, _path, route) => {
+      const method = allMethods.find((m) => m.path === route.path && m.httpMethod === route.method);
+      expect(method?.properties).toMatchObject({
+        AuthorizationType: 'NONE',
+        ApiKeyRequired: false,
+        OperationName: route.id,
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(method?.properties.AuthorizerId).toBeUndefined();
+      expect(integrationTarget(method as MethodView)).toBe(apiFunctionId);
+    },
+  );
+
+  it('declares no other authorized methods than the non-public manifest routes', () => {
+    const declared = allMethods.filter((m) => m.properties.AuthorizationType !== 'NONE');
+    expect(declared.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(
+      authorized.map((r) => `${r.method} ${r.path}`).sort(),
     );
   });
 });
@@ -234,8 +252,10 @@ describe('gateway responses', () => {
 describe('functions', () => {
   it('run Node 22 on arm64 with the project bundling conventions', () => {
     const functions = Object.values(api.findResources('AWS::Lambda::Function'));
-    // api, authorizer, and the pipeline's dispatcher, delivery worker and reconciler
-    expect(functions).toHaveLength(5);
+    const services = functions.map((fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
+    expect(services).toEqual(
+      ['api', 'authorizer', 'dispatcher', 'delivery', 'reconciler', 'sender'].map((n) => `sendflow-${n}`).sort(),
+    );
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
@@ -302,8 +322,14 @@ describe('least privilege', () => {
     for (const table of ['apiKeys', 'rateLimits', 'webhooks', 'deliveries', 'emails', 'idempotency']) {
       expect(actions[table]).toEqual(expect.arrayContaining(writes));
     }
-    for (const table of ['accounts', 'suppressions']) {
-      for (const write of writes) expect(actions[table]).not.toContain(write);
+    for (const write of writes) expect(actions.accounts).not.toContain(write);
+  });
+
+  it('lets the API read suppressions and add one (one-click unsubscribe), never update or delete one', () => {
+    const actions = tableActions(apiFunctionId).suppressions ?? [];
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem']));
+    for (const write of ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem']) {
+      expect(actions).not.toContain(write);
     }
   });
 
@@ -400,7 +426,8 @@ describe('outputs', () => {
       ...Object.values(outputNames.deadLetterQueues),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
-    expect(outputNames.tables).toEqual({
+    expect(Object.keys(outputNames.tables).sort()).toEqual([...tableNames].sort());
+    expect(outputNames.tables).toMatchObject({
       accounts: 'TableAccounts',
       apiKeys: 'TableApiKeys',
       rateLimits: 'TableRateLimits',
@@ -410,12 +437,18 @@ describe('outputs', () => {
       idempotency: 'TableIdempotency',
       suppressions: 'TableSuppressions',
     });
-    expect(outputNames.queues).toEqual({ events: 'EventsQueueUrl', deliveries: 'DeliveriesQueueUrl' });
+    expect(outputNames.queues).toEqual({
+      events: 'EventsQueueUrl',
+      deliveries: 'DeliveriesQueueUrl',
+      sends: 'SendsQueueUrl',
+    });
     expect(outputNames.deadLetterQueues).toEqual({
       events: 'EventsDlqUrl',
       deliveries: 'DeliveriesDlqUrl',
       retrySchedules: 'RetryScheduleDlqUrl',
       reconcileSchedule: 'ReconcileScheduleDlqUrl',
+      sends: 'SendsDlqUrl',
+      sendSchedules: 'SendScheduleDlqUrl',
     });
   });
 
@@ -431,6 +464,10 @@ describe('outputs', () => {
     expect(target(outputNames.deadLetterQueues.deliveries)).toMatch(/DeliveriesDlq/);
     expect(target(outputNames.deadLetterQueues.retrySchedules)).toMatch(/RetryScheduleDlq/);
     expect(target(outputNames.deadLetterQueues.reconcileSchedule)).toMatch(/ReconcileScheduleDlq/);
+    expect(queues[target(outputNames.queues.sends)]?.Properties.RedrivePolicy).toBeDefined();
+    expect(target(outputNames.queues.sends)).toMatch(/SendsQueue/);
+    expect(target(outputNames.deadLetterQueues.sends)).toMatch(/SendsDlq/);
+    expect(target(outputNames.deadLetterQueues.sendSchedules)).toMatch(/SendScheduleDlq/);
   });
 
   it('points each usage-plan output at its plan', () => {

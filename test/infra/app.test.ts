@@ -63,6 +63,10 @@ describe('cdk-nag AwsSolutions', () => {
               'SQS3',
               // the delivery worker creates retry schedules by name inside its own group only
               'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/SendflowApi-retries/\\*\\]',
+              // the API creates and deletes send schedules by name inside the sends group only
+              'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/SendflowApi-sends/\\*\\]',
+              // the link-signing key is not rotated: delivered links must keep verifying
+              'SMG4',
               // grantInvoke's function-versions suffix on the reconciler schedule role
               'IAM5\\[Resource::<DeliveryPipelineReconcilerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
             ].join('|') +

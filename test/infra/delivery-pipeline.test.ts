@@ -4,7 +4,7 @@
 // functions' table access, and the alarms.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { queues, RECONCILE_EVERY_MINUTES, tables, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
 import { only, synthSendflow } from './synth';
 
@@ -17,7 +17,7 @@ const ids = {} as Record<
   'eventsQueue' | 'eventsDlq' | 'deliveriesQueue' | 'deliveriesDlq' | 'retryDlq' | 'reconcileDlq',
   string
 >;
-const functions = {} as Record<'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler', string>;
+const functions = {} as Record<'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender', string>;
 
 beforeAll(() => {
   ({ api } = synthSendflow());
@@ -40,6 +40,10 @@ beforeAll(() => {
 });
 
 const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const retryGroupId = () =>
+  Object.keys(api.findResources('AWS::Scheduler::ScheduleGroup')).find((id) => /RetryGroup/.test(id)) ?? '';
+const sendsQueueId = () =>
+  Object.keys(api.findResources('AWS::SQS::Queue')).find((id) => /EmailPipelineSendsQueue/.test(id)) ?? '';
 
 function roleOf(functionId: string): string {
   const role = resources[functionId]?.Properties.Role as { 'Fn::GetAtt': [string] } | undefined;
@@ -98,10 +102,11 @@ describe('queues', () => {
     }
   });
 
-  it('has exactly these six queues, all standard (per-message DelaySeconds needs standard queues)', () => {
-    const all = Object.values(api.findResources('AWS::SQS::Queue'));
-    expect(all).toHaveLength(6);
-    for (const queue of all) expect(queue.Properties.FifoQueue).toBeUndefined();
+  it('has these six queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
+    const all = Object.keys(api.findResources('AWS::SQS::Queue'));
+    const pipeline = all.filter((id) => id.startsWith('DeliveryPipeline'));
+    expect(pipeline.sort()).toEqual(Object.values(ids).sort());
+    for (const id of all) expect(resources[id]?.Properties.FifoQueue).toBeUndefined();
   });
 
   it('refuses plain-HTTP access to every queue', () => {
@@ -114,7 +119,7 @@ describe('queues', () => {
       );
       return denies ? (p.Properties.Queues as { Ref: string }[]).map((q) => q.Ref) : [];
     });
-    expect(guarded.sort()).toEqual(Object.values(ids).sort());
+    expect(guarded.sort()).toEqual(Object.keys(api.findResources('AWS::SQS::Queue')).sort());
   });
 });
 
@@ -132,22 +137,27 @@ describe('event sources', () => {
     });
   });
 
-  it('has no other event source mapping and no batching window (first attempts go out at once)', () => {
+  it('no event source mapping has a batching window (first attempts go out at once)', () => {
     const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping'));
-    expect(mappings).toHaveLength(2);
+    const ours = mappings.filter((m) =>
+      [arn(ids.eventsQueue), arn(ids.deliveriesQueue)].some(
+        (q) => JSON.stringify(q) === JSON.stringify(m.Properties.EventSourceArn),
+      ),
+    );
+    expect(ours).toHaveLength(2);
     for (const mapping of mappings) expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
   });
 });
 
 describe('retry schedules', () => {
   it('live in their own schedule group', () => {
-    const group = only(api, 'AWS::Scheduler::ScheduleGroup');
-    expect(group.properties).toEqual({ Name: 'SendflowApi-retries' });
+    expect(resources[retryGroupId()]?.Properties).toEqual({ Name: 'SendflowApi-retries' });
   });
 
   it('are sent by a role only scheduler.amazonaws.com may assume, for this account and group', () => {
-    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
-    const group = only(api, 'AWS::Scheduler::ScheduleGroup').id;
+    const roleId =
+      Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /DeliveryPipelineSchedulerRole/.test(id)) ?? '';
+    const group = retryGroupId();
     expect(resources[roleId]?.Properties.AssumeRolePolicyDocument).toEqual({
       Version: '2012-10-17',
       Statement: [
@@ -165,14 +175,16 @@ describe('retry schedules', () => {
   });
 
   it('the scheduler role may only sqs:SendMessage to the deliveries queue and the retry DLQ', () => {
-    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const roleId =
+      Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /DeliveryPipelineSchedulerRole/.test(id)) ?? '';
     expect(statementsOf(roleId)).toEqual([
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arn(ids.deliveriesQueue), arn(ids.retryDlq)] },
     ]);
   });
 
   it('the delivery worker may create schedules only in that group and pass only that role, only to Scheduler', () => {
-    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const roleId =
+      Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /DeliveryPipelineSchedulerRole/.test(id)) ?? '';
     const statements = statementsOf(roleOf(functions.delivery));
     const scheduling = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('scheduler:')));
     expect(scheduling).toEqual([
@@ -204,15 +216,17 @@ describe('retry schedules', () => {
         Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       },
     ]);
-    // No other function may touch Scheduler or pass roles.
-    for (const fn of ['api', 'authorizer', 'dispatcher', 'reconciler'] as const) {
+    // No other function may touch Scheduler or pass roles (the API's send schedules: email-pipeline tests).
+    for (const fn of ['authorizer', 'dispatcher', 'reconciler'] as const) {
       const actions = statementsOf(roleOf(functions[fn])).flatMap(actionsOf);
       expect(actions.filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'))).toEqual([]);
     }
+    expect(JSON.stringify(statementsOf(roleOf(functions.api)))).not.toContain('retries');
   });
 
   it('the delivery worker is told the group, queue, role and DLQ it schedules with', () => {
-    const roleId = Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /SchedulerRole/.test(id)) ?? '';
+    const roleId =
+      Object.keys(api.findResources('AWS::IAM::Role')).find((id) => /DeliveryPipelineSchedulerRole/.test(id)) ?? '';
     const variables = variablesOf(functions.delivery);
     expect(variables).toMatchObject({
       SF_DELIVERIES_QUEUE_URL: { Ref: ids.deliveriesQueue },
@@ -230,16 +244,18 @@ describe('queue access', () => {
       .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
       .map((s) => s.Resource);
 
-  it('the API publishes to the events queue only, and knows its URL', () => {
-    expect(sends('api')).toEqual([arn(ids.eventsQueue)]);
+  it('the API publishes to the events queue (and schedules sends), and knows its URL', () => {
+    expect(sends('api')).toContainEqual(arn(ids.eventsQueue));
+    expect(JSON.stringify(sends('api'))).not.toContain(ids.deliveriesQueue);
     const variables = variablesOf(functions.api);
     expect(variables.SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
   });
 
-  it('the dispatcher, delivery worker and reconciler send to the deliveries queue only', () => {
-    for (const fn of ['dispatcher', 'delivery', 'reconciler'] as const) {
+  it('the dispatcher and delivery worker send to the deliveries queue only; the reconciler also to sends', () => {
+    for (const fn of ['dispatcher', 'delivery'] as const) {
       expect(sends(fn)).toEqual([arn(ids.deliveriesQueue)]);
     }
+    expect(sends('reconciler')).toEqual([arn(ids.deliveriesQueue), arn(sendsQueueId())]);
   });
 
   it('the authorizer sends nowhere', () => {
@@ -298,8 +314,19 @@ describe('table access', () => {
     });
   });
 
-  it('the reconciler may only Query the byDue index of deliveries', () => {
-    expect(access('reconciler')).toEqual({ deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] } });
+  it('the reconciler may only Query the byDue index of deliveries and the byScheduled index of emails', () => {
+    const { domains, ...rest } = access('reconciler');
+    expect(rest).toEqual({
+      deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] },
+      emails: { actions: ['dynamodb:Query'], targets: ['byScheduled'] },
+    });
+    // Pending domains (once the manifest has the table): byPending, then one item read or conditional update.
+    if ('domains' in tables) {
+      expect(domains).toEqual({
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        targets: ['byPending', 'table'],
+      });
+    }
   });
 
   it('the authorizer reaches accounts and API keys only', () => {
@@ -405,7 +432,10 @@ describe('alarms', () => {
     ]);
   });
 
-  it('has exactly these six alarms', () => {
-    expect(alarms()).toHaveLength(6);
+  it('has these six alarms (the email pipeline adds its own)', () => {
+    const pipeline = Object.keys(api.findResources('AWS::CloudWatch::Alarm')).filter((id) =>
+      id.startsWith('DeliveryPipeline'),
+    );
+    expect(pipeline).toHaveLength(6);
   });
 });

@@ -1,11 +1,19 @@
 // The Lambda entry points (lambdas/runtime/aws/*.ts) as Lambda loads them: each with exactly the environment
-// the synthesized api stack gives its function (tokens replaced by stand-ins), DynamoDB, SQS and Scheduler
-// mocked, Powertools logs carrying the invocation's request id. A variable an entry point needs that the
-// stack forgot fails here at import, as it would at a cold start.
+// the synthesized api stack gives its function (tokens replaced by stand-ins), DynamoDB, SQS, Scheduler and
+// Secrets Manager mocked, Powertools logs carrying the invocation's request id. A variable an entry point
+// needs that the stack forgot fails here at import, as it would at a cold start.
 import { randomBytes } from 'node:crypto';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -20,15 +28,19 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstan
 import type { Delivery } from '../../lambdas/app/webhooks/ports';
 import { generateApiKey, hashApiKey } from '../../lambdas/domain/api-keys';
 import { SCOPES } from '../../lambdas/domain/scopes';
+import { signToken } from '../../lambdas/domain/tokens';
 import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
 import { synthSendflow } from './synth';
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
-type Entry = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler';
+type Entry = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
+const secrets = mockClient(SecretsManagerClient);
+/** What Secrets Manager holds for the stack's signing secret. */
+const SIGNING_SECRET = 'k'.repeat(64);
 const handlers = {} as Record<Entry, Handler<unknown, unknown>>;
 const environments = {} as Record<Entry, Record<string, string>>;
 let stdout: MockInstance;
@@ -60,6 +72,7 @@ function logLines(): Record<string, unknown>[] {
 
 /** A deploy-time value (SSM parameter, queue URL, ARN) becomes a readable stand-in: SF_TABLE_API_KEYS → api-keys-table. */
 function standIn(name: string): string {
+  if (name === 'SF_PUBLIC_URL') return 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1';
   const table = /^SF_TABLE_(\w+)$/.exec(name)?.[1];
   if (table) return `${table.toLowerCase().replaceAll('_', '-')}-table`;
   if (name.endsWith('_URL')) return `https://sqs.eu-west-1.amazonaws.com/123456789012/${name.toLowerCase()}`;
@@ -119,6 +132,7 @@ const loaders: Record<Entry, () => Promise<unknown>> = {
   dispatcher: () => import('../../lambdas/runtime/aws/dispatcher'),
   delivery: () => import('../../lambdas/runtime/aws/delivery'),
   reconciler: () => import('../../lambdas/runtime/aws/reconciler'),
+  sender: () => import('../../lambdas/runtime/aws/sender'),
 };
 
 beforeAll(async () => {
@@ -129,7 +143,9 @@ beforeAll(async () => {
     dispatcher: 'sendflow-dispatcher',
     delivery: 'sendflow-delivery',
     reconciler: 'sendflow-reconciler',
+    sender: 'sendflow-sender',
   };
+  secrets.on(GetSecretValueCommand).resolves({ SecretString: SIGNING_SECRET });
   for (const [entry, service] of Object.entries(entries) as [Entry, string][]) {
     const environment = byService[service];
     if (!environment) throw new Error(`no function with service ${service} in the api stack`);
@@ -376,13 +392,15 @@ describe('reconciler entry point', () => {
   it('re-queues an overdue pending attempt now, found through the byDue index', async () => {
     // Arrange
     const overdue = pendingDelivery(2);
-    dynamo.on(QueryCommand).resolves({ Items: [{ ...overdue, nextAttemptAt: NOW - 600_000 }] });
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { IndexName: 'byDue' }).resolves({ Items: [{ ...overdue, nextAttemptAt: NOW - 600_000 }] });
+    dynamo.on(QueryCommand, { IndexName: 'byScheduled' }).resolves({ Items: [] });
 
     // Act
     const result = await handlers.reconciler({}, lambdaContext('lambda-req-7'));
 
     // Assert
-    expect(result).toEqual({ requeued: 1 });
+    expect(result).toMatchObject({ requeued: 1 });
     expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'deliveries-table', IndexName: 'byDue' });
     expect(sentMessages()).toEqual([
       {
@@ -391,5 +409,138 @@ describe('reconciler entry point', () => {
         body: { deliveryId: overdue.id, webhookId: 'wh_1', attempt: 3 },
       },
     ]);
+  });
+});
+
+describe('reconciler entry point: scheduled sends', () => {
+  it('puts an overdue scheduled email on the stack sends queue now, found through the byScheduled index', async () => {
+    // Arrange
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo
+      .on(QueryCommand, { IndexName: 'byScheduled' })
+      .resolves({ Items: [{ id: 'email_1', sendAt: String(NOW - 600_000).padStart(15, '0') }] });
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+
+    // Act
+    const result = await handlers.reconciler({}, lambdaContext('lambda-req-8'));
+
+    // Assert
+    expect(result).toMatchObject({ requeued: 1 });
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'emails-table', IndexName: 'byScheduled' });
+    expect(sqs).toHaveReceivedCommandWith(SendMessageCommand, {
+      QueueUrl: environments.reconciler.SF_SENDS_QUEUE_URL,
+      MessageBody: JSON.stringify({ emailId: 'email_1' }),
+      DelaySeconds: 0,
+    });
+    expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+  });
+});
+
+describe('api entry point: links', () => {
+  it('read the signing secret the stack names once, at cold start', () => {
+    expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+    expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, {
+      SecretId: environments.api.SF_SIGNING_SECRET_ID,
+    });
+    expect(environments.api.SF_SIGNING_SECRET_ID).toBe('SendflowData/signing-secret');
+  });
+
+  it('verify an unsubscribe link signed with that secret (a public route: no authorizer)', async () => {
+    // Arrange
+    dynamo.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({
+      Item: {
+        id: 'email_1',
+        accountId: 'acct_1',
+        mode: 'live',
+        from: 'Acme <news@acme.example>',
+        to: ['bob@example.com'],
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: 'Hello',
+        headers: {},
+        tags: [],
+        createdAt: new Date(NOW).toISOString(),
+        events: [],
+      },
+    });
+    const token = signToken(
+      'unsubscribe',
+      { a: 'acct_1', m: 'live', e: 'email_1', r: 'bob@example.com' },
+      SIGNING_SECRET,
+    );
+    const event = (value: string) =>
+      ({
+        resource: '/unsubscribe/{token}',
+        path: `/unsubscribe/${value}`,
+        httpMethod: 'GET',
+        headers: {},
+        multiValueHeaders: {},
+        queryStringParameters: null,
+        multiValueQueryStringParameters: null,
+        pathParameters: { token: value },
+        stageVariables: null,
+        body: null,
+        isBase64Encoded: false,
+        requestContext: {
+          requestId: 'gw-req-9',
+          path: `/v1/unsubscribe/${value}`,
+          identity: { sourceIp: '198.51.100.9' },
+        },
+      }) as unknown as APIGatewayProxyEvent;
+
+    // Act
+    const valid = (await handlers.api(event(token), lambdaContext('lambda-req-9'))) as APIGatewayProxyResult;
+    const forged = (await handlers.api(
+      event(signToken('unsubscribe', { a: 'acct_1', m: 'live', e: 'email_1', r: 'bob@example.com' }, 'x'.repeat(64))),
+      lambdaContext('lambda-req-10'),
+    )) as APIGatewayProxyResult;
+
+    // Assert
+    expect(valid.statusCode).toBe(200);
+    expect(valid.body).toContain('bob@example.com');
+    expect(forged.statusCode).toBe(404);
+  });
+});
+
+describe('sender entry point', () => {
+  it('sends a scheduled test-mode email whose time has come through the simulator onto the stack events queue', async () => {
+    // Arrange
+    const email = {
+      id: 'email_2',
+      accountId: 'acct_1',
+      mode: 'test',
+      from: 'news@acme.example',
+      to: ['success@simulator.amazonses.com'],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: 'Later',
+      html: '<p>hi</p>',
+      headers: {},
+      tags: [],
+      createdAt: new Date(NOW - 3_600_000).toISOString(),
+      events: [],
+      scheduledAt: new Date(NOW).toISOString(),
+      unsubscribeUrls: {},
+    };
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled' } });
+    dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
+
+    // Act
+    const result = (await handlers.sender(
+      sqsEvent([{ emailId: 'email_2' }]),
+      lambdaContext('r11'),
+    )) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, { TableName: 'emails-table', Key: { id: 'email_2' } });
+    const sent = sentMessages();
+    expect(sent.map((m) => m.queueUrl)).toEqual(sent.map(() => environments.sender.SF_EVENTS_QUEUE_URL));
+    expect(sent.map((m) => m.body.type)).toEqual(['email.sent', 'email.delivered']);
+    expect(sent[0]?.body).toMatchObject({ emailId: 'email_2', mode: 'test', to: 'success@simulator.amazonses.com' });
   });
 });

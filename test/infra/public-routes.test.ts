@@ -1,54 +1,45 @@
-// Public routes (access 'public', e.g. one-click unsubscribe) get neither the authorizer nor an API key.
-// The manifest has none yet, so this suite adds one to a mocked manifest.
+// Public routes (access 'public': one-click unsubscribe, contact confirmation) get neither the authorizer nor
+// an API key, keep their 405 fallbacks, and pass cdk-nag with their acknowledgement.
 import { App, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../lambdas/manifest';
 import { buildSendflow } from '../../lib/app';
 import { methods, SKIP_BUNDLING, synthSendflow } from './synth';
 
-vi.mock('../../lambdas/manifest', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../lambdas/manifest')>();
-  return {
-    ...original,
-    routes: [
-      ...original.routes,
-      {
-        id: 'unsubscribe',
-        method: 'POST',
-        path: '/unsubscribe/{token}',
-        access: 'public',
-        summary: 'One-click unsubscribe',
-      },
-    ],
-  };
-});
-
+const publicRoutes = routes.filter((route) => route.access === 'public');
 let api: Template;
 
 beforeAll(() => {
   ({ api } = synthSendflow());
 });
 
-describe('a public route', () => {
-  it('is declared without authorizer and without API key', () => {
-    const method = methods(api).find((m) => m.path === '/unsubscribe/{token}' && m.httpMethod === 'POST');
+describe('public routes', () => {
+  it('include one-click unsubscribe, GET (a page) and POST (RFC 8058)', () => {
+    expect(publicRoutes.map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}']),
+    );
+  });
+
+  it.each(publicRoutes.map((r) => [r.method, r.path, r]))('%s %s has no authorizer and no API key', (_m, _p, route) => {
+    const method = methods(api).find((m) => m.path === route.path && m.httpMethod === route.method);
     expect(method?.properties).toMatchObject({
       AuthorizationType: 'NONE',
       ApiKeyRequired: false,
-      OperationName: 'unsubscribe',
+      OperationName: route.id,
     });
     expect(method?.properties.AuthorizerId).toBeUndefined();
   });
 
-  it('still gets the 405 fallback on its resources', () => {
+  it('keep the 405 fallback on their resources', () => {
     const anyPaths = methods(api)
       .filter((m) => m.httpMethod === 'ANY')
       .map((m) => m.path);
     expect(anyPaths).toEqual(expect.arrayContaining(['/unsubscribe', '/unsubscribe/{token}']));
   });
 
-  it('passes cdk-nag with its acknowledgement', () => {
+  it('pass cdk-nag with their acknowledgement', () => {
     const app = new App({ context: SKIP_BUNDLING, builtinCloudFormationValidation: false });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     buildSendflow(app, { authorizerCacheTtlSeconds: 60 });

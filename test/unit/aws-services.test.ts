@@ -1,12 +1,16 @@
 // Unit tests for the AWS wiring (lambdas/runtime/aws/services.ts): each function gets the adapters it asks
-// for, built on the clients given; a missing SF_* variable stops the cold start with every name listed; a port
-// a function was not given refuses to work instead of doing something else.
+// for, built on the clients given; a missing SF_* variable stops the cold start with every name listed; the
+// signing secret is read once from Secrets Manager; a port a function was not given refuses to work instead
+// of doing something else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/aws/retry-scheduler';
+import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
+import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { createAwsServices, missingAwsVariables } from '../../lambdas/runtime/aws/services';
@@ -14,6 +18,8 @@ import { ConfigError } from '../../lambdas/runtime/config';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
+const secrets = mockClient(SecretsManagerClient);
+const SECRET = 's'.repeat(64);
 
 const tablesEnv = Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `${table}-table`]));
 const awsEnv = {
@@ -23,25 +29,36 @@ const awsEnv = {
   SF_SCHEDULE_GROUP: 'SendflowApi-retries',
   SF_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/scheduler',
   SF_SCHEDULER_DLQ_ARN: 'arn:aws:sqs:eu-west-1:123456789012:retry-dlq',
+  SF_SENDS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/sends',
+  SF_SENDS_QUEUE_ARN: 'arn:aws:sqs:eu-west-1:123456789012:sends',
+  SF_SENDS_SCHEDULE_GROUP: 'SendflowApi-sends',
+  SF_SENDS_SCHEDULER_ROLE_ARN: 'arn:aws:iam::123456789012:role/send-scheduler',
+  SF_SENDS_SCHEDULER_DLQ_ARN: 'arn:aws:sqs:eu-west-1:123456789012:send-schedule-dlq',
+  SF_SIGNING_SECRET_ID: 'SendflowData/signing-secret',
+  SF_PUBLIC_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1',
 };
 const clients = () => ({
   dynamo: new DynamoDBClient({ region: 'eu-west-1' }),
   sqs: new SQSClient({ region: 'eu-west-1' }),
   scheduler: new SchedulerClient({ region: 'eu-west-1' }),
+  secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
 });
 const job = { deliveryId: 'dlv_1', webhookId: 'wh_1', attempt: 2 };
 
 beforeEach(() => {
   sqs.reset();
   scheduler.reset();
+  secrets.reset();
   sqs.on(SendMessageBatchCommand).resolves({ Failed: [] });
+  sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+  secrets.on(GetSecretValueCommand).resolves({ SecretString: SECRET });
 });
 
 describe('createAwsServices', () => {
   it('gives the delivery worker the Scheduler-backed retries on the configured queue and group', async () => {
     // Arrange
-    const services = createAwsServices(
+    const services = await createAwsServices(
       'sendflow-delivery',
       { retries: 'scheduler' },
       { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
@@ -64,31 +81,105 @@ describe('createAwsServices', () => {
     });
   });
 
-  it('gives the dispatcher the deliveries queue, the API the events queue, the reconciler queue-only retries', () => {
+  it('gives the dispatcher the deliveries queue, the API the events queue, the reconciler queue-only retries', async () => {
     const env = { ...tablesEnv, ...awsEnv };
-    expect(createAwsServices('d', { deliveryQueue: true }, { env, clients: clients() }).deliveryQueue).toBeInstanceOf(
-      SqsDeliveryQueue,
-    );
-    expect(createAwsServices('a', { events: true }, { env, clients: clients() }).events).toBeInstanceOf(
-      SqsEventPublisher,
-    );
-    expect(createAwsServices('r', { retries: 'queue' }, { env, clients: clients() }).retries).toBeInstanceOf(
-      QueueRetryScheduler,
-    );
+    const build = (needs: Parameters<typeof createAwsServices>[1]) =>
+      createAwsServices('f', needs, { env, clients: clients() });
+    expect((await build({ deliveryQueue: true })).deliveryQueue).toBeInstanceOf(SqsDeliveryQueue);
+    expect((await build({ events: true })).events).toBeInstanceOf(SqsEventPublisher);
+    expect((await build({ retries: 'queue' })).retries).toBeInstanceOf(QueueRetryScheduler);
+    expect((await build({ sends: 'scheduler' })).sendScheduler).toBeInstanceOf(AwsSendScheduler);
+    expect((await build({ sends: 'queue' })).sendScheduler).toBeInstanceOf(QueueSendScheduler);
   });
 
-  it('fails the cold start naming every missing variable the function needs', () => {
+  it('gives the API the send scheduler on the configured sends queue and group', async () => {
+    // Arrange
+    const services = await createAwsServices(
+      'sendflow-api',
+      { sends: 'scheduler' },
+      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
+    );
+
+    // Act
+    await services.sendScheduler.schedule('email_1', Date.now() - 1000);
+    await services.sendScheduler.schedule('email_2', Date.now() + 3_600_000);
+
+    // Assert
+    expect(sqs).toHaveReceivedCommandWith(SendMessageCommand, {
+      QueueUrl: awsEnv.SF_SENDS_QUEUE_URL,
+      MessageBody: JSON.stringify({ emailId: 'email_1' }),
+    });
+    expect(scheduler).toHaveReceivedCommandWith(CreateScheduleCommand, {
+      Name: 'send-email_2',
+      GroupName: awsEnv.SF_SENDS_SCHEDULE_GROUP,
+      Target: expect.objectContaining({
+        Arn: awsEnv.SF_SENDS_QUEUE_ARN,
+        RoleArn: awsEnv.SF_SENDS_SCHEDULER_ROLE_ARN,
+        DeadLetterConfig: { Arn: awsEnv.SF_SENDS_SCHEDULER_DLQ_ARN },
+      }),
+    });
+  });
+
+  it('reads the signing secret named by the stack once, and signs links for the public URL', async () => {
+    // Act
+    const services = await createAwsServices(
+      'sendflow-api',
+      { links: true },
+      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
+    );
+
+    // Assert
+    expect(services.links.secret).toBe(SECRET);
+    expect(services.links.baseUrl()).toBe(awsEnv.SF_PUBLIC_URL);
+    expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+    expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: awsEnv.SF_SIGNING_SECRET_ID });
+  });
+
+  it('prefers SF_SIGNING_SECRET when it is set, without calling Secrets Manager', async () => {
+    const env = { ...tablesEnv, ...awsEnv, SF_SIGNING_SECRET: 'e'.repeat(40) };
+    const services = await createAwsServices('sendflow-api', { links: true }, { env, clients: clients() });
+    expect(services.links.secret).toBe('e'.repeat(40));
+    expect(secrets).not.toHaveReceivedCommand(GetSecretValueCommand);
+  });
+
+  it.each([
+    ['a short secret', { SecretString: 'too-short' }],
+    ['a binary secret', { SecretBinary: new Uint8Array(64) }],
+  ])('fails the cold start on %s instead of signing with it', async (_name, answer) => {
+    secrets.on(GetSecretValueCommand).resolves(answer);
+    const start = createAwsServices(
+      'sendflow-api',
+      { links: true },
+      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
+    );
+    await expect(start).rejects.toThrow(SigningSecretError);
+  });
+
+  it('fails the cold start naming the secret when Secrets Manager refuses', async () => {
+    secrets.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException'));
+    const start = createAwsServices(
+      'sendflow-api',
+      { links: true },
+      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
+    );
+    await expect(start).rejects.toThrow(/Could not read the signing secret SendflowData\/signing-secret/);
+  });
+
+  it('fails the cold start naming every missing variable the function needs', async () => {
     // Arrange
     const { SF_SCHEDULE_GROUP: _group, SF_SCHEDULER_DLQ_ARN: _dlq, ...partial } = awsEnv;
 
     // Act
-    const start = () =>
-      createAwsServices('sendflow-delivery', { retries: 'scheduler' }, { env: { ...tablesEnv, ...partial } });
+    const start = createAwsServices(
+      'sendflow-delivery',
+      { retries: 'scheduler' },
+      { env: { ...tablesEnv, ...partial } },
+    );
 
     // Assert
-    expect(start).toThrow(ConfigError);
-    expect(start).toThrow(/SF_SCHEDULE_GROUP: required by sendflow-delivery, not set/);
-    expect(start).toThrow(/SF_SCHEDULER_DLQ_ARN: required by sendflow-delivery, not set/);
+    await expect(start).rejects.toThrow(ConfigError);
+    await expect(start).rejects.toThrow(/SF_SCHEDULE_GROUP: required by sendflow-delivery, not set/);
+    await expect(start).rejects.toThrow(/SF_SCHEDULER_DLQ_ARN: required by sendflow-delivery, not set/);
   });
 
   it('asks each function only for what it uses', () => {
@@ -104,15 +195,24 @@ describe('createAwsServices', () => {
       'SF_SCHEDULER_ROLE_ARN',
       'SF_SCHEDULER_DLQ_ARN',
     ]);
+    expect(missingAwsVariables(config, { sends: 'queue' })).toEqual(['SF_SENDS_QUEUE_URL']);
+    expect(missingAwsVariables(config, { sends: 'scheduler' })).toEqual([
+      'SF_SENDS_QUEUE_URL',
+      'SF_SENDS_QUEUE_ARN',
+      'SF_SENDS_SCHEDULE_GROUP',
+      'SF_SENDS_SCHEDULER_ROLE_ARN',
+      'SF_SENDS_SCHEDULER_DLQ_ARN',
+    ]);
+    expect(missingAwsVariables(config, { links: true })).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
   });
 
-  it('still reports missing table variables as configuration errors', () => {
-    expect(() => createAwsServices('sendflow-api', {}, { env: {} })).toThrow(/SF_TABLE_WEBHOOKS/);
+  it('still reports missing table variables as configuration errors', async () => {
+    await expect(createAwsServices('sendflow-api', {}, { env: {} })).rejects.toThrow(/SF_TABLE_WEBHOOKS/);
   });
 
   it('makes a port the function was not given refuse to work, naming the function', async () => {
     // Arrange
-    const services = createAwsServices(
+    const services = await createAwsServices(
       'sendflow-dispatcher',
       { deliveryQueue: true },
       {
@@ -126,6 +226,10 @@ describe('createAwsServices', () => {
       'The retry scheduler is not wired into sendflow-dispatcher',
     );
     await expect(services.events.publish([])).rejects.toThrow('The events queue is not wired into sendflow-dispatcher');
+    await expect(services.sendScheduler.schedule('email_1', 0)).rejects.toThrow(
+      'The send scheduler is not wired into sendflow-dispatcher',
+    );
+    expect(() => services.links.secret).toThrow('The link signer is not wired into sendflow-dispatcher');
     expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);
   });
 });

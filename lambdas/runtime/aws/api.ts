@@ -3,8 +3,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { createApiHandler } from '../../handlers/http/api';
 import { createAwsServices } from './services';
 
-// Emails publish their events; test sends and manual retries are synchronous attempts, no queue needed.
-const services = createAwsServices('sendflow-api', { events: true });
+// Emails publish their events and schedule their sends; the links in them are signed with the stack's secret,
+// read once here (top-level await: the cold start waits for it). Test sends and manual retries are synchronous.
+const services = await createAwsServices('sendflow-api', { events: true, sends: 'scheduler', links: true });
 
 export const handler = createApiHandler(
   services,

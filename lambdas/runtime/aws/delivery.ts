@@ -5,7 +5,7 @@ import middy from '@middy/core';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-delivery', { retries: 'scheduler' });
+const services = await createAwsServices('sendflow-delivery', { retries: 'scheduler' });
 
 export const handler = middy(createDeliveryWorkerHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),

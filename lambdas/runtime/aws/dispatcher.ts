@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-dispatcher', { deliveryQueue: true });
+const services = await createAwsServices('sendflow-dispatcher', { deliveryQueue: true });
 
 export const handler = middy(createDispatcherHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),

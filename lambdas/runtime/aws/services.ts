@@ -1,16 +1,21 @@
 // The AWS wiring every Lambda entry point shares: configuration, logger and SDK clients built once per cold
-// start, then the same createServices as the local runtime with the SQS and Scheduler adapters. Each function
-// names the AWS adapters it uses; a variable those need that the stack did not set stops the cold start with
-// a message naming it, instead of a vague failure on the first message.
+// start, then the same createServices as the local runtime with the SQS, Scheduler and Secrets Manager
+// adapters. Each function names the AWS adapters it uses; a variable those need that the stack did not set
+// stops the cold start with a message naming it, instead of a vague failure on the first message.
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../adapters/aws/retry-scheduler';
+import { fetchSigningSecret } from '../../adapters/aws/secrets';
+import { AwsSendScheduler, QueueSendScheduler, SqsSendQueue } from '../../adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../adapters/aws/sqs';
+import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
 import { type Config, ConfigError } from '../config';
-import { createServices, type Services } from '../services';
+import { createServices, type RuntimeAdapters, type Services } from '../services';
 import { createAwsBase } from './base';
+import { type AwsWiring, loadAwsWiring } from './env';
 
 export { type AwsBase, createAwsBase } from './base';
 
@@ -25,6 +30,13 @@ export interface AwsNeeds {
    * `queue`: QueueRetryScheduler, the deliveries queue only (the reconciler, which re-queues overdue attempts).
    */
   readonly retries?: 'scheduler' | 'queue';
+  /**
+   * `scheduler`: AwsSendScheduler, SQS under a minute and one-shot schedules beyond, cancellable (the API).
+   * `queue`: QueueSendScheduler, the sends queue only (the reconciler, which re-queues overdue sends).
+   */
+  readonly sends?: 'scheduler' | 'queue';
+  /** The link signer: the signing secret (read once from Secrets Manager) and the public base URL (the API). */
+  readonly links?: boolean;
 }
 
 /** SDK clients, injectable for tests; by default one of each per cold start. */
@@ -32,10 +44,11 @@ export interface AwsClients {
   readonly dynamo?: DynamoDBClient;
   readonly sqs?: SQSClient;
   readonly scheduler?: SchedulerClient;
+  readonly secrets?: SecretsManagerClient;
 }
 
 /** Every problem at once: the variables `needs` require that the environment lacks. */
-export function missingAwsVariables(config: Config, needs: AwsNeeds): string[] {
+export function missingAwsVariables(config: Config, needs: AwsNeeds, wiring: AwsWiring = {}): string[] {
   const required: [string, string | undefined][] = [];
   if (needs.events) required.push(['SF_EVENTS_QUEUE_URL', config.aws.eventsQueueUrl]);
   if (needs.deliveryQueue || needs.retries) required.push(['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]);
@@ -47,47 +60,113 @@ export function missingAwsVariables(config: Config, needs: AwsNeeds): string[] {
       ['SF_SCHEDULER_DLQ_ARN', config.aws.schedulerDlqArn],
     );
   }
+  if (needs.sends) required.push(['SF_SENDS_QUEUE_URL', wiring.sendsQueueUrl]);
+  if (needs.sends === 'scheduler') {
+    required.push(
+      ['SF_SENDS_QUEUE_ARN', wiring.sendsQueueArn],
+      ['SF_SENDS_SCHEDULE_GROUP', wiring.sendsScheduleGroup],
+      ['SF_SENDS_SCHEDULER_ROLE_ARN', wiring.sendsSchedulerRoleArn],
+      ['SF_SENDS_SCHEDULER_DLQ_ARN', wiring.sendsSchedulerDlqArn],
+    );
+  }
+  if (needs.links) {
+    required.push(
+      ['SF_SIGNING_SECRET_ID', wiring.signingSecretId ?? config.signingSecret],
+      ['SF_PUBLIC_URL', config.publicUrl],
+    );
+  }
   return required.filter(([, value]) => !value).map(([name]) => name);
 }
 
-export function createAwsServices(
+export async function createAwsServices(
   serviceName: string,
   needs: AwsNeeds,
   options: { env?: NodeJS.ProcessEnv; clients?: AwsClients } = {},
-): Services {
-  const { config, logger, dynamo } = createAwsBase(serviceName, options.env, options.clients?.dynamo);
-  const missing = missingAwsVariables(config, needs);
+): Promise<Services> {
+  const env = options.env ?? process.env;
+  const { config, logger, dynamo } = createAwsBase(serviceName, env, options.clients?.dynamo);
+  const wiring = loadAwsWiring(env);
+  const missing = missingAwsVariables(config, needs, wiring);
   if (missing.length) {
     throw new ConfigError(missing.map((name) => `${name}: required by ${serviceName}, not set`));
   }
   const { aws } = config;
-  const sqs = needs.events || needs.deliveryQueue || needs.retries ? (options.clients?.sqs ?? new SQSClient({})) : null;
+  const now = () => Date.now();
+  const needsSqs = needs.events || needs.deliveryQueue || needs.retries || needs.sends;
+  const sqs = needsSqs ? (options.clients?.sqs ?? new SQSClient({})) : null;
+  const needsScheduler = needs.retries === 'scheduler' || needs.sends === 'scheduler';
+  const scheduler = needsScheduler ? (options.clients?.scheduler ?? new SchedulerClient({})) : null;
   const queue = sqs && aws.deliveriesQueueUrl ? new SqsDeliveryQueue(sqs, aws.deliveriesQueueUrl) : null;
 
   let retries: RetryScheduler = unavailable(serviceName, 'retry scheduler');
   if (needs.retries === 'queue' && queue) retries = new QueueRetryScheduler(queue);
-  if (needs.retries === 'scheduler' && queue) {
+  if (needs.retries === 'scheduler' && queue && scheduler) {
     retries = new AwsRetryScheduler({
-      scheduler: options.clients?.scheduler ?? new SchedulerClient({}),
+      scheduler,
       queue,
       groupName: String(aws.scheduleGroup),
       queueArn: String(aws.deliveriesQueueArn),
       roleArn: String(aws.schedulerRoleArn),
       dlqArn: String(aws.schedulerDlqArn),
-      now: () => Date.now(),
+      now,
     });
   }
+
+  const sendQueue = sqs && wiring.sendsQueueUrl ? new SqsSendQueue(sqs, wiring.sendsQueueUrl) : null;
+  let sendScheduler: SendScheduler = unavailable(serviceName, 'send scheduler');
+  if (needs.sends === 'queue' && sendQueue) sendScheduler = new QueueSendScheduler(sendQueue, now);
+  if (needs.sends === 'scheduler' && sendQueue && scheduler) {
+    sendScheduler = new AwsSendScheduler({
+      scheduler,
+      queue: sendQueue,
+      groupName: String(wiring.sendsScheduleGroup),
+      queueArn: String(wiring.sendsQueueArn),
+      roleArn: String(wiring.sendsSchedulerRoleArn),
+      dlqArn: String(wiring.sendsSchedulerDlqArn),
+      now,
+    });
+  }
+
+  let links: LinkSigner = unavailableLinks(serviceName);
+  if (needs.links) {
+    const secret =
+      config.signingSecret ??
+      (await fetchSigningSecret(
+        options.clients?.secrets ?? new SecretsManagerClient({}),
+        String(wiring.signingSecretId),
+      ));
+    const baseUrl = String(config.publicUrl);
+    links = { secret, baseUrl: () => baseUrl };
+  }
+
   const deliveryQueue: DeliveryQueue =
     needs.deliveryQueue && queue ? queue : unavailable(serviceName, 'deliveries queue');
   const events: EventPublisher =
     needs.events && sqs && aws.eventsQueueUrl
       ? new SqsEventPublisher(sqs, aws.eventsQueueUrl)
       : unavailable(serviceName, 'events queue');
-  return createServices(config, dynamo, logger, { deliveryQueue, retries, events });
+  const adapters: RuntimeAdapters = { deliveryQueue, retries, events, sendScheduler, links };
+  return createServices(config, dynamo, logger, adapters);
 }
 
 /** A port this function was not given: any use is a wiring bug, reported as such. */
-function unavailable(serviceName: string, port: string): DeliveryQueue & RetryScheduler & EventPublisher {
+function unavailable(
+  serviceName: string,
+  port: string,
+): DeliveryQueue & RetryScheduler & EventPublisher & SendScheduler {
   const refuse = () => Promise.reject(new Error(`The ${port} is not wired into ${serviceName} (see runtime/aws).`));
-  return { send: refuse, schedule: refuse, publish: refuse };
+  return { send: refuse, schedule: refuse, publish: refuse, cancel: refuse };
+}
+
+/** Links for a function that neither signs nor verifies them: reading the secret is a wiring bug. */
+function unavailableLinks(serviceName: string): LinkSigner {
+  const refuse = (): never => {
+    throw new Error(`The link signer is not wired into ${serviceName} (see runtime/aws).`);
+  };
+  return {
+    get secret(): string {
+      return refuse();
+    },
+    baseUrl: refuse,
+  };
 }

@@ -1,0 +1,43 @@
+// AWS-only wiring the stack hands the email side of its functions (sends queue and schedule group, the
+// signing secret's ARN, the SES configuration set): names and ARNs, parsed once at cold start next to the
+// shared configuration, which they do not concern locally.
+import { z } from 'zod';
+
+const optional = z.string().min(1).optional();
+
+const schema = z.object({
+  SF_SENDS_QUEUE_URL: optional,
+  SF_SENDS_QUEUE_ARN: optional,
+  SF_SENDS_SCHEDULE_GROUP: optional,
+  SF_SENDS_SCHEDULER_ROLE_ARN: optional,
+  SF_SENDS_SCHEDULER_DLQ_ARN: optional,
+  SF_SIGNING_SECRET_ID: optional,
+  SF_SES_CONFIGURATION_SET: optional,
+});
+
+export interface AwsWiring {
+  readonly sendsQueueUrl?: string;
+  readonly sendsQueueArn?: string;
+  readonly sendsScheduleGroup?: string;
+  readonly sendsSchedulerRoleArn?: string;
+  readonly sendsSchedulerDlqArn?: string;
+  /** Name or ARN of the Secrets Manager secret holding the link-signing key (SF_SIGNING_SECRET wins if set). */
+  readonly signingSecretId?: string;
+  /** Every SES SendEmail names it: its event destination is how SES events come back. */
+  readonly sesConfigurationSet?: string;
+}
+
+export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const w = schema.parse(present);
+  const entries = {
+    sendsQueueUrl: w.SF_SENDS_QUEUE_URL,
+    sendsQueueArn: w.SF_SENDS_QUEUE_ARN,
+    sendsScheduleGroup: w.SF_SENDS_SCHEDULE_GROUP,
+    sendsSchedulerRoleArn: w.SF_SENDS_SCHEDULER_ROLE_ARN,
+    sendsSchedulerDlqArn: w.SF_SENDS_SCHEDULER_DLQ_ARN,
+    signingSecretId: w.SF_SIGNING_SECRET_ID,
+    sesConfigurationSet: w.SF_SES_CONFIGURATION_SET,
+  };
+  return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
+}

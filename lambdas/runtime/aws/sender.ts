@@ -1,0 +1,14 @@
+// Lambda entry point of the send worker (sends queue → scheduled emails whose time has come go to the
+// provider): wiring only, built once per cold start. The unsubscribe links were signed when the email was
+// accepted, so the worker needs no signing secret.
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import { createSendWorkerHandler } from '../../handlers/queue/send-worker';
+import { createAwsServices } from './services';
+
+// The simulator (test mode) publishes its events on the events queue.
+const services = await createAwsServices('sendflow-sender', { events: true });
+
+export const handler = middy(createSendWorkerHandler(services)).use(
+  injectLambdaContext(services.logger, { resetKeys: true }),
+);

@@ -1,0 +1,93 @@
+// Building blocks shared by the webhook and email pipelines: manifest queues with their DLQs, Scheduler DLQs,
+// SQS event sources with partial batch responses, scoped send permissions, Scheduler trust, and the two
+// alarms every queue gets (a dead-lettered message; the oldest message getting too old).
+import { Duration, type Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Effect, type IRole, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { type QueueSpec, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import type { NodeFunction } from './node-function';
+
+/** DLQs keep messages for the SQS maximum, so nobody loses one over a long weekend. */
+export const DLQ_RETENTION = Duration.days(14);
+
+/** A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. */
+export function queueWithDlq(scope: Construct, name: string, spec: QueueSpec): { queue: Queue; dlq: Queue } {
+  const dlq = new Queue(scope, `${name}Dlq`, {
+    retentionPeriod: DLQ_RETENTION,
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  const queue = new Queue(scope, `${name}Queue`, {
+    visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(spec)),
+    deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  return { queue, dlq };
+}
+
+/** Standard queue for a schedule's undeliverable events (Scheduler requires a standard queue). */
+export function schedulerDlq(scope: Construct, id: string, what: string): Queue {
+  const dlq = new Queue(scope, id, {
+    retentionPeriod: DLQ_RETENTION,
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+  Validations.of(dlq).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      `This queue is the EventBridge Scheduler dead-letter queue of ${what} (Target.DeadLetterConfig), which ` +
+      'cdk-nag does not recognise as a DLQ; a DLQ has no DLQ of its own, and its depth is alarmed.',
+  });
+  return dlq;
+}
+
+/** SQS event source with partial batch responses: one failed record is retried alone, not the batch. */
+export function consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
+  fn.handler.addEventSource(new SqsEventSource(queue, { batchSize: spec.batchSize, reportBatchItemFailures: true }));
+}
+
+/** scheduler.amazonaws.com, only on behalf of this account's schedules in `groupArn`. */
+export function schedulerPrincipal(stack: Stack, groupArn: string): ServicePrincipal {
+  return new ServicePrincipal('scheduler.amazonaws.com', {
+    conditions: { StringEquals: { 'aws:SourceAccount': stack.account, 'aws:SourceArn': groupArn } },
+  });
+}
+
+/** sqs:SendMessage (which also authorizes SendMessageBatch) and nothing else; SSE-SQS needs no KMS grant. */
+export function allowSend(role: IRole, ...targets: Queue[]): void {
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['sqs:SendMessage'],
+      resources: targets.map((queue) => queue.queueArn),
+    }),
+  );
+}
+
+/** Alarms as soon as one message is dead-lettered. */
+export function dlqAlarm(scope: Construct, name: string, dlq: Queue): Alarm {
+  return new Alarm(scope, `${name}DepthAlarm`, {
+    alarmDescription: `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
+    metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/** Alarms when the queue's oldest message is older than `seconds`: its consumer is failing or far behind. */
+export function ageAlarm(scope: Construct, name: string, queue: Queue, seconds: number): Alarm {
+  return new Alarm(scope, `${name}QueueOldestMessageAlarm`, {
+    alarmDescription: `Sendflow ${name.toLowerCase()} queue: oldest message older than ${seconds} s`,
+    metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+    threshold: seconds,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}

@@ -1,0 +1,316 @@
+// Template assertions for the email side of the api stack (lib/constructs/email-pipeline.ts and its wiring
+// in lib/api-stack.ts): the sends queue and its DLQ, the send worker, the sends schedule group and the role
+// Scheduler assumes, the API's scoped scheduling permissions, the link-signing secret and public URL, the
+// reconciler's access to overdue sends, table access and alarms.
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { queues, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { SENDS_OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/email-pipeline';
+import { synthSendflow } from './synth';
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
+
+let api: Template;
+let data: Template;
+let resources: Record<string, Resource>;
+const ids = {} as Record<
+  'sendsQueue' | 'sendsDlq' | 'sendScheduleDlq' | 'eventsQueue' | 'sendGroup' | 'sendRole' | 'restApi',
+  string
+>;
+const functions = {} as Record<string, string>;
+
+beforeAll(() => {
+  ({ api, data } = synthSendflow());
+  resources = api.toJSON().Resources as Record<string, Resource>;
+  const find = (type: string, pattern: RegExp) => {
+    const found = Object.keys(api.findResources(type)).filter((id) => pattern.test(id));
+    if (found.length !== 1) throw new Error(`expected one ${type} matching ${pattern}, found ${found.join(', ')}`);
+    return found[0] as string;
+  };
+  ids.sendsQueue = find('AWS::SQS::Queue', /^EmailPipelineSendsQueue/);
+  ids.sendsDlq = find('AWS::SQS::Queue', /^EmailPipelineSendsDlq/);
+  ids.sendScheduleDlq = find('AWS::SQS::Queue', /^EmailPipelineSendScheduleDlq/);
+  ids.eventsQueue = find('AWS::SQS::Queue', /^DeliveryPipelineEventsQueue/);
+  ids.sendGroup = find('AWS::Scheduler::ScheduleGroup', /SendGroup/);
+  ids.sendRole = find('AWS::IAM::Role', /SendSchedulerRole/);
+  ids.restApi = find('AWS::ApiGateway::RestApi', /^Api/);
+  for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function'))) {
+    functions[String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace('sendflow-', '')] = id;
+  }
+});
+
+const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+
+function roleOf(fn: string): string {
+  const role = resources[functions[fn] ?? '']?.Properties.Role as { 'Fn::GetAtt': [string] } | undefined;
+  if (!role) throw new Error(`no function ${fn}`);
+  return role['Fn::GetAtt'][0];
+}
+
+function statementsOf(roleId: string): Statement[] {
+  return Object.values(api.findResources('AWS::IAM::Policy'))
+    .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+function variablesOf(fn: string): Record<string, unknown> {
+  const environment = resources[functions[fn] ?? '']?.Properties.Environment as { Variables: Record<string, unknown> };
+  return environment.Variables;
+}
+
+const sendsTo = (fn: string) =>
+  statementsOf(roleOf(fn))
+    .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
+    .map((s) => s.Resource);
+
+const schedulesArn = {
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':scheduler:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      ':schedule/SendflowApi-sends/*',
+    ],
+  ],
+};
+
+describe('sends queue', () => {
+  it('has visibility 6× the send worker time-out and redrives to its DLQ after maxReceiveCount', () => {
+    expect(resources[ids.sendsQueue]?.Properties).toMatchObject({
+      VisibilityTimeout: visibilityTimeoutSeconds(queues.sends),
+      RedrivePolicy: { deadLetterTargetArn: arn(ids.sendsDlq), maxReceiveCount: queues.sends.maxReceiveCount },
+      SqsManagedSseEnabled: true,
+    });
+    expect(resources[functions.sender ?? '']?.Properties.Timeout).toBe(queues.sends.functionTimeoutSeconds);
+  });
+
+  it('its DLQ and the send-schedule DLQ keep messages 14 days, encrypted', () => {
+    for (const id of [ids.sendsDlq, ids.sendScheduleDlq]) {
+      expect(resources[id]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
+    }
+  });
+
+  it('is consumed by the send worker in manifest batches with partial batch responses', () => {
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arn(ids.sendsQueue),
+      FunctionName: { Ref: functions.sender },
+      BatchSize: queues.sends.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+});
+
+describe('send schedules', () => {
+  it('live in their own group', () => {
+    expect(resources[ids.sendGroup]?.Properties).toEqual({ Name: 'SendflowApi-sends' });
+  });
+
+  it('are sent by a role only Scheduler may assume, for this account and the sends group', () => {
+    expect(resources[ids.sendRole]?.Properties.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Action: 'sts:AssumeRole',
+          Condition: {
+            StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': arn(ids.sendGroup) },
+          },
+        },
+      ],
+    });
+    expect(resources[ids.sendRole]?.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('whose role may only sqs:SendMessage to the sends queue and the send-schedule DLQ', () => {
+    expect(statementsOf(ids.sendRole)).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [arn(ids.sendsQueue), arn(ids.sendScheduleDlq)] },
+    ]);
+  });
+
+  it('the API may create and delete schedules only in the sends group, and pass only that role to Scheduler', () => {
+    const statements = statementsOf(roleOf('api'));
+    expect(statements.filter((s) => actionsOf(s).some((a) => a.startsWith('scheduler:')))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        Resource: schedulesArn,
+      },
+    ]);
+    expect(statements.filter((s) => actionsOf(s).includes('iam:PassRole'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: arn(ids.sendRole),
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ]);
+  });
+
+  it('the API is told the queue, group, role and DLQ it schedules with', () => {
+    expect(variablesOf('api')).toMatchObject({
+      SF_SENDS_QUEUE_URL: { Ref: ids.sendsQueue },
+      SF_SENDS_QUEUE_ARN: arn(ids.sendsQueue),
+      SF_SENDS_SCHEDULE_GROUP: 'SendflowApi-sends',
+      SF_SENDS_SCHEDULER_ROLE_ARN: arn(ids.sendRole),
+      SF_SENDS_SCHEDULER_DLQ_ARN: arn(ids.sendScheduleDlq),
+    });
+  });
+
+  it('no function but the API may touch Scheduler or pass the send role', () => {
+    for (const fn of Object.keys(functions).filter((f) => f !== 'api' && f !== 'delivery')) {
+      const actions = statementsOf(roleOf(fn)).flatMap(actionsOf);
+      expect(actions.filter((a) => a.startsWith('scheduler:') || a.startsWith('iam:'))).toEqual([]);
+    }
+    expect(JSON.stringify(statementsOf(roleOf('delivery')))).not.toContain(ids.sendRole);
+  });
+});
+
+describe('queue access', () => {
+  it('the API puts sends due within a minute on the sends queue, besides publishing events', () => {
+    expect(sendsTo('api')).toEqual(expect.arrayContaining([arn(ids.eventsQueue), arn(ids.sendsQueue)]));
+  });
+
+  it('the reconciler re-queues overdue sends on the sends queue, and knows its URL', () => {
+    expect(sendsTo('reconciler')).toContainEqual(arn(ids.sendsQueue));
+    expect(variablesOf('reconciler').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
+  });
+
+  it('the send worker publishes to the events queue only, and knows its URL', () => {
+    expect(sendsTo('sender')).toEqual([arn(ids.eventsQueue)]);
+    expect(variablesOf('sender').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
+  });
+});
+
+describe('links', () => {
+  it('the data stack generates the signing secret, 64 characters, retained', () => {
+    const secrets = data.findResources('AWS::SecretsManager::Secret');
+    expect(Object.values(secrets)).toEqual([
+      expect.objectContaining({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: expect.objectContaining({
+          Name: 'SendflowData/signing-secret',
+          GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false },
+        }),
+      }),
+    ]);
+  });
+
+  it('the API reads it by name, and no other function may read any secret', () => {
+    expect(variablesOf('api').SF_SIGNING_SECRET_ID).toBe('SendflowData/signing-secret');
+    expect(variablesOf('api').SF_SIGNING_SECRET).toBeUndefined();
+    const reads = statementsOf(roleOf('api')).filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')));
+    expect(reads).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':secretsmanager:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':secret:SendflowData/signing-secret-??????',
+            ],
+          ],
+        },
+      },
+    ]);
+    for (const fn of Object.keys(functions).filter((f) => f !== 'api')) {
+      expect(JSON.stringify(statementsOf(roleOf(fn)))).not.toContain('secretsmanager:');
+    }
+  });
+
+  it('the public URL is the v1 stage URL built from the API id alone (no dependency on the stage)', () => {
+    expect(variablesOf('api').SF_PUBLIC_URL).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          { Ref: ids.restApi },
+          '.execute-api.',
+          { Ref: 'AWS::Region' },
+          '.',
+          { Ref: 'AWS::URLSuffix' },
+          '/v1',
+        ],
+      ],
+    });
+  });
+});
+
+describe('table access', () => {
+  /** Per table: the actions and whether they reach the table itself or only indexes. */
+  function access(fn: string) {
+    const result: Record<string, { actions: Set<string>; targets: Set<string> }> = {};
+    for (const s of statementsOf(roleOf(fn))) {
+      for (const resource of [s.Resource].flat()) {
+        const text = JSON.stringify(resource);
+        const table = /tables(\w+?)[0-9A-F]{8,}/.exec(text)?.[1];
+        if (!table) continue;
+        result[table] ??= { actions: new Set(), targets: new Set() };
+        for (const a of actionsOf(s)) result[table].actions.add(a);
+        result[table].targets.add(/\/index\/(\w+)/.exec(text)?.[1] ?? 'table');
+      }
+    }
+    return Object.fromEntries(
+      Object.entries(result).map(([t, v]) => [t, { actions: [...v.actions].sort(), targets: [...v.targets].sort() }]),
+    );
+  }
+
+  it('the send worker reads and releases emails, and reads suppressions; nothing else', () => {
+    expect(access('sender')).toEqual({
+      emails: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      suppressions: {
+        actions: [
+          'dynamodb:BatchGetItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:DescribeTable',
+          'dynamodb:GetItem',
+          'dynamodb:Query',
+          'dynamodb:Scan',
+        ],
+        targets: ['table'],
+      },
+    });
+  });
+});
+
+describe('alarms', () => {
+  const on = (queueId: string, metric: string) =>
+    Object.values(api.findResources('AWS::CloudWatch::Alarm'))
+      .map((a) => a.Properties)
+      .filter(
+        (a) =>
+          a.MetricName === metric &&
+          JSON.stringify(a.Dimensions) ===
+            JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }]),
+      );
+
+  it.each([
+    ['sends DLQ', 'sendsDlq'],
+    ['send-schedule DLQ', 'sendScheduleDlq'],
+  ] as const)('the %s alarms as soon as one message is visible', (_name, key) => {
+    expect(on(ids[key], 'ApproximateNumberOfMessagesVisible')).toEqual([
+      expect.objectContaining({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Period: 60 }),
+    ]);
+  });
+
+  it('the sends queue alarms when its oldest message is older than 5 minutes', () => {
+    expect(SENDS_OLDEST_MESSAGE_ALARM_SECONDS).toBe(300);
+    expect(on(ids.sendsQueue, 'ApproximateAgeOfOldestMessage')).toEqual([
+      expect.objectContaining({ Threshold: 300, ComparisonOperator: 'GreaterThanThreshold', Statistic: 'Maximum' }),
+    ]);
+  });
+});
