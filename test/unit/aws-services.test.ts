@@ -5,6 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,8 @@ import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/a
 import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
+import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
+import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { createAwsServices, missingAwsVariables } from '../../lambdas/runtime/aws/services';
 import { ConfigError } from '../../lambdas/runtime/config';
@@ -19,6 +22,7 @@ import { ConfigError } from '../../lambdas/runtime/config';
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
 const secrets = mockClient(SecretsManagerClient);
+const ses = mockClient(SESv2Client);
 const SECRET = 's'.repeat(64);
 
 const tablesEnv = Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `${table}-table`]));
@@ -36,12 +40,14 @@ const awsEnv = {
   SF_SENDS_SCHEDULER_DLQ_ARN: 'arn:aws:sqs:eu-west-1:123456789012:send-schedule-dlq',
   SF_SIGNING_SECRET_ID: 'SendflowData/signing-secret',
   SF_PUBLIC_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1',
+  SF_SES_CONFIGURATION_SET: 'SendflowApi-email-events',
 };
 const clients = () => ({
   dynamo: new DynamoDBClient({ region: 'eu-west-1' }),
   sqs: new SQSClient({ region: 'eu-west-1' }),
   scheduler: new SchedulerClient({ region: 'eu-west-1' }),
   secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
+  ses: new SESv2Client({ region: 'eu-west-1' }),
 });
 const job = { deliveryId: 'dlv_1', webhookId: 'wh_1', attempt: 2 };
 
@@ -49,6 +55,8 @@ beforeEach(() => {
   sqs.reset();
   scheduler.reset();
   secrets.reset();
+  ses.reset();
+  ses.on(SendEmailCommand).resolves({ MessageId: 'ses-1' });
   sqs.on(SendMessageBatchCommand).resolves({ Failed: [] });
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm' });
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
@@ -135,6 +143,51 @@ describe('createAwsServices', () => {
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: awsEnv.SF_SIGNING_SECRET_ID });
   });
 
+  it('sends live-mode email through SES with the stack configuration set; test mode stays simulated', async () => {
+    // Arrange
+    const services = await createAwsServices(
+      'sendflow-sender',
+      { ses: true },
+      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
+    );
+    const email = {
+      id: 'email_1',
+      accountId: 'acct_1',
+      mode: 'live' as const,
+      from: 'a@acme.example',
+      to: ['b@example.com'],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: 'S',
+      html: '<p>x</p>',
+      headers: {},
+      tags: [],
+      createdAt: new Date().toISOString(),
+    };
+
+    // Act
+    await services.providerFor('live').send(email, [{ to: 'b@example.com', headers: {} }]);
+
+    // Assert
+    expect(services.providerFor('live')).toBeInstanceOf(SesEmailProvider);
+    expect(services.providerFor('test')).toBeInstanceOf(SimulatedEmailProvider);
+    expect(ses).toHaveReceivedCommandWith(SendEmailCommand, {
+      ConfigurationSetName: awsEnv.SF_SES_CONFIGURATION_SET,
+      Destination: { ToAddresses: ['b@example.com'] },
+    });
+  });
+
+  it('keeps live mode simulated in functions that do not send through SES', async () => {
+    const env = { ...tablesEnv, ...awsEnv };
+    const services = await createAwsServices(
+      'sendflow-dispatcher',
+      { deliveryQueue: true },
+      { env, clients: clients() },
+    );
+    expect(services.providerFor('live')).toBeInstanceOf(SimulatedEmailProvider);
+  });
+
   it('prefers SF_SIGNING_SECRET when it is set, without calling Secrets Manager', async () => {
     const env = { ...tablesEnv, ...awsEnv, SF_SIGNING_SECRET: 'e'.repeat(40) };
     const services = await createAwsServices('sendflow-api', { links: true }, { env, clients: clients() });
@@ -204,6 +257,7 @@ describe('createAwsServices', () => {
       'SF_SENDS_SCHEDULER_DLQ_ARN',
     ]);
     expect(missingAwsVariables(config, { links: true })).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
+    expect(missingAwsVariables(config, { ses: true })).toEqual(['SF_EVENTS_QUEUE_URL', 'SF_SES_CONFIGURATION_SET']);
   });
 
   it('still reports missing table variables as configuration errors', async () => {

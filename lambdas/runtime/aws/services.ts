@@ -1,15 +1,18 @@
 // The AWS wiring every Lambda entry point shares: configuration, logger and SDK clients built once per cold
-// start, then the same createServices as the local runtime with the SQS, Scheduler and Secrets Manager
+// start, then the same createServices as the local runtime with the SQS, Scheduler, Secrets Manager and SES
 // adapters. Each function names the AWS adapters it uses; a variable those need that the stack did not set
 // stops the cold start with a message naming it, instead of a vague failure on the first message.
+import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../adapters/aws/retry-scheduler';
 import { fetchSigningSecret } from '../../adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler, SqsSendQueue } from '../../adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../adapters/aws/sqs';
+import { SesEmailProvider } from '../../adapters/ses/ses-provider';
 import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
 import { type Config, ConfigError } from '../config';
@@ -37,6 +40,8 @@ export interface AwsNeeds {
   readonly sends?: 'scheduler' | 'queue';
   /** The link signer: the signing secret (read once from Secrets Manager) and the public base URL (the API). */
   readonly links?: boolean;
+  /** Live-mode email through SES v2 with the stack's configuration set (the API and the send worker). */
+  readonly ses?: boolean;
 }
 
 /** SDK clients, injectable for tests; by default one of each per cold start. */
@@ -45,12 +50,15 @@ export interface AwsClients {
   readonly sqs?: SQSClient;
   readonly scheduler?: SchedulerClient;
   readonly secrets?: SecretsManagerClient;
+  readonly ses?: SESv2Client;
 }
 
 /** Every problem at once: the variables `needs` require that the environment lacks. */
 export function missingAwsVariables(config: Config, needs: AwsNeeds, wiring: AwsWiring = {}): string[] {
   const required: [string, string | undefined][] = [];
-  if (needs.events) required.push(['SF_EVENTS_QUEUE_URL', config.aws.eventsQueueUrl]);
+  // The SES provider publishes email.failed for refused copies: it needs the events queue too.
+  if (needs.events || needs.ses) required.push(['SF_EVENTS_QUEUE_URL', config.aws.eventsQueueUrl]);
+  if (needs.ses) required.push(['SF_SES_CONFIGURATION_SET', wiring.sesConfigurationSet]);
   if (needs.deliveryQueue || needs.retries) required.push(['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]);
   if (needs.retries === 'scheduler') {
     required.push(
@@ -92,7 +100,7 @@ export async function createAwsServices(
   }
   const { aws } = config;
   const now = () => Date.now();
-  const needsSqs = needs.events || needs.deliveryQueue || needs.retries || needs.sends;
+  const needsSqs = needs.events || needs.ses || needs.deliveryQueue || needs.retries || needs.sends;
   const sqs = needsSqs ? (options.clients?.sqs ?? new SQSClient({})) : null;
   const needsScheduler = needs.retries === 'scheduler' || needs.sends === 'scheduler';
   const scheduler = needsScheduler ? (options.clients?.scheduler ?? new SchedulerClient({})) : null;
@@ -142,10 +150,27 @@ export async function createAwsServices(
   const deliveryQueue: DeliveryQueue =
     needs.deliveryQueue && queue ? queue : unavailable(serviceName, 'deliveries queue');
   const events: EventPublisher =
-    needs.events && sqs && aws.eventsQueueUrl
+    (needs.events || needs.ses) && sqs && aws.eventsQueueUrl
       ? new SqsEventPublisher(sqs, aws.eventsQueueUrl)
       : unavailable(serviceName, 'events queue');
-  const adapters: RuntimeAdapters = { deliveryQueue, retries, events, sendScheduler, links };
+  // Live mode goes through SES; test mode stays on the simulator (createServices picks per mode).
+  const liveProvider = needs.ses
+    ? new SesEmailProvider({
+        client: options.clients?.ses ?? new SESv2Client({}),
+        configurationSet: String(wiring.sesConfigurationSet),
+        events,
+        clock: { now },
+        random: randomBytes,
+      })
+    : undefined;
+  const adapters: RuntimeAdapters = {
+    deliveryQueue,
+    retries,
+    events,
+    sendScheduler,
+    links,
+    ...(liveProvider ? { liveProvider } : {}),
+  };
   return createServices(config, dynamo, logger, adapters);
 }
 

@@ -1,0 +1,170 @@
+// The live-mode email provider on AWS (DESIGN §6): one SES v2 SendEmail per recipient copy, each with its own
+// List-Unsubscribe headers, always through our configuration set (its event destination is how delivery,
+// bounces and complaints come back) and tagged with the email, account and mode they belong to. SES refusing a
+// copy outright becomes email.failed for that recipient; throttling is retried with backoff first.
+import {
+  AccountSuspendedException,
+  BadRequestException,
+  LimitExceededException,
+  MailFromDomainNotVerifiedException,
+  MessageRejected,
+  type SESv2Client,
+  SendEmailCommand,
+  type SendEmailRequest,
+  SendingPausedException,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
+import type { Clock, RandomBytes } from '../../app/ports';
+import type { EventPublisher } from '../../app/webhooks/ports';
+import { bareAddress, type EmailMessage } from '../../domain/email/email';
+import type { SendflowEvent } from '../../domain/events';
+import { timeOrderedId } from '../../domain/ids';
+import { mimeAddress } from './addresses';
+import { SES_TAGS } from './tags';
+
+/** SES message tag values: ASCII letters, digits, `_` and `-`, at most 256 characters. */
+const TAG_VALUE = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** Refusals that concern this message or the sending account: retrying the same request will not help. */
+const REFUSALS = [
+  MessageRejected,
+  MailFromDomainNotVerifiedException,
+  SendingPausedException,
+  AccountSuspendedException,
+  BadRequestException,
+] as const;
+/** Rate and quota limits: retried with backoff (on top of the SDK's own retries), then a refusal too. */
+const THROTTLES = [TooManyRequestsException, LimitExceededException] as const;
+
+export interface SesEmailProviderOptions {
+  readonly client: SESv2Client;
+  /** Named on every SendEmail: without it SES publishes no events and the email's story stops at "sent". */
+  readonly configurationSet: string;
+  /** Where email.failed goes for a copy SES refused. */
+  readonly events: EventPublisher;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+  /** Extra attempts of a throttled copy, after the SDK's own retries (default 3). */
+  readonly throttleRetries?: number;
+  /** First backoff before a throttled copy is tried again, doubled each time (default 250 ms). */
+  readonly backoffMs?: number;
+  /** SendEmail calls in flight for one email (default 4): a 50-recipient email is not 50 round trips in a row. */
+  readonly concurrency?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** The SendEmail request of one recipient's copy: exactly what SES receives. */
+export function sendEmailRequest(email: EmailMessage, copy: OutgoingCopy, configurationSet: string): SendEmailRequest {
+  const tags = { [SES_TAGS.emailId]: email.id, [SES_TAGS.accountId]: email.accountId, [SES_TAGS.mode]: email.mode };
+  for (const [name, value] of Object.entries(tags)) {
+    if (!TAG_VALUE.test(value)) throw new TypeError(`SES tag ${name} cannot carry ${JSON.stringify(value)}`);
+  }
+  const body = {
+    ...(email.html !== undefined ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
+    ...(email.text !== undefined ? { Text: { Data: email.text, Charset: 'UTF-8' } } : {}),
+  };
+  return {
+    FromEmailAddress: mimeAddress(email.from),
+    Destination: { ToAddresses: [mimeAddress(copy.to)] },
+    ...(email.replyTo.length ? { ReplyToAddresses: email.replyTo.map(mimeAddress) } : {}),
+    Content: {
+      Simple: {
+        Subject: { Data: email.subject, Charset: 'UTF-8' },
+        Body: body,
+        Headers: messageHeaders(email.headers, copy.headers),
+      },
+    },
+    ConfigurationSetName: configurationSet,
+    EmailTags: Object.entries(tags).map(([Name, Value]) => ({ Name, Value })),
+  };
+}
+
+/** The email's own headers, then the copy's (List-Unsubscribe*), which replace any of the same name. */
+function messageHeaders(
+  custom: Readonly<Record<string, string>>,
+  perCopy: Readonly<Record<string, string>>,
+): { Name: string; Value: string }[] {
+  const ours = new Set(Object.keys(perCopy).map((name) => name.toLowerCase()));
+  return [...Object.entries(custom).filter(([name]) => !ours.has(name.toLowerCase())), ...Object.entries(perCopy)].map(
+    ([Name, Value]) => ({ Name, Value }),
+  );
+}
+
+/** `Name: message` of an SES refusal, or null for anything else (a bug, the network, missing permissions). */
+export function refusalReason(error: unknown): string | null {
+  const known = [...REFUSALS, ...THROTTLES].some((type) => error instanceof type);
+  return known ? `${(error as Error).name}: ${(error as Error).message}` : null;
+}
+
+export class SesEmailProvider implements EmailProvider {
+  private readonly throttleRetries: number;
+  private readonly backoffMs: number;
+  private readonly concurrency: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: SesEmailProviderOptions) {
+    this.throttleRetries = options.throttleRetries ?? 3;
+    this.backoffMs = options.backoffMs ?? 250;
+    this.concurrency = Math.max(1, options.concurrency ?? 4);
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /**
+   * Sends every copy. Refused copies become email.failed events (published once all copies were tried);
+   * an unexpected error is rethrown after that, so the other recipients are not held hostage by one.
+   */
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
+    const reasons: (string | null)[] = new Array(copies.length).fill(null);
+    let unexpected: { error: unknown } | undefined;
+    let next = 0;
+    const worker = async () => {
+      while (next < copies.length) {
+        const i = next++;
+        const copy = copies[i] as OutgoingCopy;
+        try {
+          await this.sendCopy(email, copy);
+        } catch (error) {
+          const reason = refusalReason(error);
+          if (reason) reasons[i] = reason;
+          else unexpected ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, copies.length) }, worker));
+    const failed = copies.flatMap((copy, i) => {
+      const reason = reasons[i];
+      return reason ? [this.failedEvent(email, copy.to, reason)] : [];
+    });
+    if (failed.length) await this.options.events.publish(failed);
+    if (unexpected) throw unexpected.error;
+  }
+
+  private async sendCopy(email: EmailMessage, copy: OutgoingCopy): Promise<void> {
+    const request = sendEmailRequest(email, copy, this.options.configurationSet);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.client.send(new SendEmailCommand(request));
+        return;
+      } catch (error) {
+        const throttled = THROTTLES.some((type) => error instanceof type);
+        if (!throttled || attempt >= this.throttleRetries) throw error;
+        await this.sleep(this.backoffMs * 2 ** attempt);
+      }
+    }
+  }
+
+  private failedEvent(email: EmailMessage, recipient: string, reason: string): SendflowEvent {
+    const now = this.options.clock.now();
+    return {
+      id: timeOrderedId('evt', now, this.options.random),
+      type: 'email.failed',
+      accountId: email.accountId,
+      mode: email.mode,
+      timestamp: new Date(now).toISOString(),
+      emailId: email.id,
+      to: bareAddress(recipient),
+      data: { from: email.from, subject: email.subject, reason },
+    };
+  }
+}

@@ -1,0 +1,288 @@
+// Contract tests for the SES provider (lambdas/adapters/ses/ses-provider.ts) through aws-sdk-client-mock: the
+// exact SendEmail request of each recipient's copy (configuration set, tags, List-Unsubscribe headers, MIME
+// addresses), refusals turned into email.failed for that recipient, throttling retried with backoff, and an
+// unexpected error rethrown after the other copies went out.
+import {
+  AccountSuspendedException,
+  BadRequestException,
+  LimitExceededException,
+  MailFromDomainNotVerifiedException,
+  MessageRejected,
+  NotFoundException,
+  SESv2Client,
+  SendEmailCommand,
+  SendingPausedException,
+  TooManyRequestsException,
+} from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { mimeAddress } from '../../lambdas/adapters/ses/addresses';
+import { SesEmailProvider, sendEmailRequest } from '../../lambdas/adapters/ses/ses-provider';
+import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
+import type { EmailMessage } from '../../lambdas/domain/email/email';
+import { listUnsubscribeHeaders } from '../../lambdas/domain/email/unsubscribe';
+import type { SendflowEvent } from '../../lambdas/domain/events';
+import { eventMessage } from '../../lambdas/handlers/queue/messages';
+
+const ses = mockClient(SESv2Client);
+const NOW = Date.UTC(2026, 10, 22, 9, 30, 0);
+const CONFIGURATION_SET = 'SendflowApi-events';
+
+const email: EmailMessage = {
+  id: 'email_01jdxyz0000000000000000000',
+  accountId: 'acct_01jdabc0000000000000000000',
+  mode: 'live',
+  from: 'Acme Billing <billing@acme.example>',
+  to: ['Bob <bob@example.com>'],
+  cc: ['carol@example.org'],
+  bcc: [],
+  replyTo: ['support@acme.example'],
+  subject: 'Your invoice ✓',
+  html: '<p>Hi</p>',
+  text: 'Hi',
+  headers: { 'X-Campaign': 'nov', 'list-unsubscribe': '<mailto:old@acme.example>' },
+  tags: [{ name: 'category', value: 'invoice' }],
+  createdAt: new Date(NOW).toISOString(),
+};
+
+const url = (r: string) => `https://abc123.execute-api.eu-west-1.amazonaws.com/v1/unsubscribe/tok-${r}`;
+const copies: OutgoingCopy[] = [
+  { to: 'Bob <bob@example.com>', headers: listUnsubscribeHeaders(url('bob')) },
+  { to: 'carol@example.org', headers: listUnsubscribeHeaders(url('carol')) },
+];
+
+interface Harness {
+  provider: SesEmailProvider;
+  published: SendflowEvent[][];
+  sleeps: number[];
+}
+
+function harness(options: { concurrency?: number } = {}): Harness {
+  const published: SendflowEvent[][] = [];
+  const sleeps: number[] = [];
+  let n = 0;
+  const provider = new SesEmailProvider({
+    client: new SESv2Client({ region: 'eu-west-1' }),
+    configurationSet: CONFIGURATION_SET,
+    events: { publish: async (events) => void published.push([...events]) },
+    clock: { now: () => NOW },
+    random: (size) => new Uint8Array(size).fill(n++),
+    sleep: async (ms) => void sleeps.push(ms),
+    ...options,
+  });
+  return { provider, published, sleeps };
+}
+
+/** SendEmail inputs in call order. */
+const requests = () => ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input);
+
+/** A modelled SES exception, as the SDK throws it. */
+const modelled = (Type: new (o: { message: string; $metadata: object }) => Error, message: string): Error =>
+  new Type({ message, $metadata: {} });
+
+beforeEach(() => {
+  ses.reset();
+  ses.on(SendEmailCommand).resolves({ MessageId: '0100019-ses-message-id' });
+});
+
+describe('the SendEmail request of a copy', () => {
+  it('is exactly this for the first recipient', () => {
+    expect(sendEmailRequest(email, copies[0] as OutgoingCopy, CONFIGURATION_SET)).toEqual({
+      FromEmailAddress: 'Acme Billing <billing@acme.example>',
+      Destination: { ToAddresses: ['Bob <bob@example.com>'] },
+      ReplyToAddresses: ['support@acme.example'],
+      Content: {
+        Simple: {
+          Subject: { Data: 'Your invoice ✓', Charset: 'UTF-8' },
+          Body: { Html: { Data: '<p>Hi</p>', Charset: 'UTF-8' }, Text: { Data: 'Hi', Charset: 'UTF-8' } },
+          Headers: [
+            { Name: 'X-Campaign', Value: 'nov' },
+            { Name: 'List-Unsubscribe', Value: `<${url('bob')}>` },
+            { Name: 'List-Unsubscribe-Post', Value: 'List-Unsubscribe=One-Click' },
+          ],
+        },
+      },
+      ConfigurationSetName: CONFIGURATION_SET,
+      EmailTags: [
+        { Name: 'email_id', Value: email.id },
+        { Name: 'account_id', Value: email.accountId },
+        { Name: 'mode', Value: 'live' },
+      ],
+    });
+  });
+
+  it('leaves out what the email does not have (no reply-to, no text part)', () => {
+    const bare = { ...email, replyTo: [], text: undefined, headers: {} } as EmailMessage;
+    const request = sendEmailRequest(bare, copies[1] as OutgoingCopy, CONFIGURATION_SET);
+    expect(request.ReplyToAddresses).toBeUndefined();
+    expect(request.Content?.Simple?.Body).toEqual({ Html: { Data: '<p>Hi</p>', Charset: 'UTF-8' } });
+    expect(request.Content?.Simple?.Headers?.map((h) => h.Name)).toEqual(['List-Unsubscribe', 'List-Unsubscribe-Post']);
+  });
+
+  it('refuses a tag value SES would reject instead of sending an untraceable email', () => {
+    expect(() => sendEmailRequest({ ...email, id: 'email 1' }, copies[0] as OutgoingCopy, CONFIGURATION_SET)).toThrow(
+      /SES tag email_id/,
+    );
+  });
+});
+
+describe('send', () => {
+  it('sends one SendEmail per copy, each to its recipient alone with its own unsubscribe link', async () => {
+    // Arrange
+    const { provider, published } = harness();
+
+    // Act
+    await provider.send(email, copies);
+
+    // Assert
+    expect(requests()).toHaveLength(2);
+    expect(requests().map((r) => r.Destination)).toEqual([
+      { ToAddresses: ['Bob <bob@example.com>'] },
+      { ToAddresses: ['carol@example.org'] },
+    ]);
+    expect(
+      requests().map((r) => r.Content?.Simple?.Headers?.find((h) => h.Name === 'List-Unsubscribe')?.Value),
+    ).toEqual([`<${url('bob')}>`, `<${url('carol')}>`]);
+    for (const request of requests()) {
+      expect(request.ConfigurationSetName).toBe(CONFIGURATION_SET);
+      expect(request.Destination?.CcAddresses).toBeUndefined();
+      expect(request.Destination?.BccAddresses).toBeUndefined();
+    }
+    expect(published).toEqual([]);
+  });
+
+  it.each([
+    ['MessageRejected', MessageRejected],
+    ['MailFromDomainNotVerifiedException', MailFromDomainNotVerifiedException],
+    ['SendingPausedException', SendingPausedException],
+    ['AccountSuspendedException', AccountSuspendedException],
+    ['BadRequestException', BadRequestException],
+  ] as const)(
+    'turns %s for one copy into email.failed for that recipient; the other still goes',
+    async (name, Type) => {
+      // Arrange
+      ses
+        .on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } })
+        .rejects(modelled(Type, 'no way'));
+      const { provider, published } = harness();
+
+      // Act
+      await provider.send(email, copies);
+
+      // Assert
+      expect(requests()).toHaveLength(2);
+      expect(published).toHaveLength(1);
+      const [event] = published[0] ?? [];
+      expect(event).toMatchObject({
+        type: 'email.failed',
+        accountId: email.accountId,
+        mode: 'live',
+        emailId: email.id,
+        to: 'carol@example.org',
+        timestamp: new Date(NOW).toISOString(),
+        data: { from: email.from, subject: email.subject, reason: `${name}: no way` },
+      });
+      expect(eventMessage.parse(JSON.parse(JSON.stringify(event)))).toEqual(event);
+    },
+  );
+
+  it('retries a throttled copy with doubling backoff, and sends it when SES lets it through', async () => {
+    // Arrange
+    const throttled = modelled(TooManyRequestsException, 'Maximum sending rate exceeded.');
+    ses.on(SendEmailCommand).rejectsOnce(throttled).rejectsOnce(throttled).resolves({ MessageId: 'm' });
+    const { provider, published, sleeps } = harness({ concurrency: 1 });
+
+    // Act
+    await provider.send(email, [copies[0] as OutgoingCopy]);
+
+    // Assert
+    expect(requests()).toHaveLength(3);
+    expect(sleeps).toEqual([250, 500]);
+    expect(published).toEqual([]);
+  });
+
+  it.each([
+    ['TooManyRequestsException', TooManyRequestsException],
+    ['LimitExceededException', LimitExceededException],
+  ] as const)('fails a copy still refused with %s after the retries', async (name, Type) => {
+    // Arrange
+    ses.on(SendEmailCommand).rejects(modelled(Type, 'slow down'));
+    const { provider, published, sleeps } = harness();
+
+    // Act
+    await provider.send(email, [copies[0] as OutgoingCopy]);
+
+    // Assert: 1 attempt + 3 retries.
+    expect(requests()).toHaveLength(4);
+    expect(sleeps).toEqual([250, 500, 1000]);
+    expect(published[0]?.[0]).toMatchObject({ to: 'bob@example.com', data: { reason: `${name}: slow down` } });
+  });
+
+  it('rethrows an unexpected error after sending the other copies and failing the refused ones', async () => {
+    // Arrange: three recipients: one refused, one hitting a missing configuration set, one fine.
+    const three = [
+      ...copies,
+      { to: 'dave@example.net', headers: listUnsubscribeHeaders(url('dave')) },
+    ] as OutgoingCopy[];
+    const missing = modelled(NotFoundException, 'Configuration set does not exist');
+    ses.on(SendEmailCommand, { Destination: { ToAddresses: ['Bob <bob@example.com>'] } }).rejects(missing);
+    ses
+      .on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } })
+      .rejects(modelled(MessageRejected, 'Email address is not verified.'));
+    const { provider, published } = harness();
+
+    // Act & Assert
+    await expect(provider.send(email, three)).rejects.toBe(missing);
+    expect(requests().map((r) => r.Destination?.ToAddresses?.[0])).toEqual(
+      expect.arrayContaining(['Bob <bob@example.com>', 'carol@example.org', 'dave@example.net']),
+    );
+    expect(published.flat().map((e) => [e.type, e.to])).toEqual([['email.failed', 'carol@example.org']]);
+  });
+
+  it('never has more SendEmail calls in flight than its concurrency', async () => {
+    // Arrange
+    let inFlight = 0;
+    let most = 0;
+    ses.on(SendEmailCommand).callsFake(async () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      inFlight--;
+      return { MessageId: 'm' };
+    });
+    const many = Array.from({ length: 12 }, (_, i) => ({ to: `r${i}@example.com`, headers: {} }));
+    const { provider } = harness({ concurrency: 3 });
+
+    // Act
+    await provider.send(email, many);
+
+    // Assert
+    expect(requests()).toHaveLength(12);
+    expect(most).toBe(3);
+  });
+});
+
+describe('mimeAddress', () => {
+  it.each([
+    ['bob@example.com', 'bob@example.com'],
+    ['Bob <bob@example.com>', 'Bob <bob@example.com>'],
+    ['"Bob" <bob@example.com>', 'Bob <bob@example.com>'],
+    ['Smith, Bob <bob@example.com>', '"Smith, Bob" <bob@example.com>'],
+    ['Zoë <zoe@example.com>', '=?UTF-8?B?Wm/Dqw==?= <zoe@example.com>'],
+    ['info@bücher.example', 'info@xn--bcher-kva.example'],
+  ])('%s → %s', (input, expected) => {
+    expect(mimeAddress(input)).toBe(expected);
+  });
+
+  it('splits a long non-ASCII display name into encoded words of at most 75 characters', () => {
+    const name = 'Ünïcödé '.repeat(12).trim();
+    const encoded = mimeAddress(`${name} <a@example.com>`);
+    const words = encoded.replace(' <a@example.com>', '').split(' ');
+    expect(words.length).toBeGreaterThan(1);
+    for (const word of words) expect(word.length).toBeLessThanOrEqual(75);
+    const decoded = words
+      .map((w) => Buffer.from(/^=\?UTF-8\?B\?(.*)\?=$/.exec(w)?.[1] ?? '', 'base64').toString('utf8'))
+      .join('');
+    expect(decoded).toBe(name);
+  });
+});
