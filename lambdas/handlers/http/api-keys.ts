@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../app/api-keys';
 import type { ApiKey } from '../../app/ports';
 import { SCOPES } from '../../domain/scopes';
-import type { RouteHandler } from './context';
+import type { RequestSchemas, RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
 
@@ -39,3 +39,5 @@ export function apiKeyHandlers(deps: ApiKeyDeps) {
   };
   return { createApiKey: create, listApiKeys: list, revokeApiKey: revoke };
 }
+
+export const requestSchemas: RequestSchemas = { createApiKey: { body: createBody } };

@@ -12,7 +12,7 @@ import {
   updateContact,
 } from '../../app/contacts/contacts';
 import { isEmailAddress } from '../../domain/email/email';
-import type { PublicRouteHandler, RouteHandler } from './context';
+import type { PublicRouteHandler, RequestSchemas, RouteHandler } from './context';
 import { escapeHtml, page } from './pages';
 import { json } from './response';
 import { validate } from './validate';
@@ -89,3 +89,8 @@ export function contactHandlers(deps: ContactDeps) {
     confirmContact: confirm,
   };
 }
+
+export const requestSchemas: RequestSchemas = {
+  createContact: { body: createBody },
+  updateContact: { body: updateBody },
+};

@@ -2,9 +2,10 @@
 
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { ZodType } from 'zod';
 import type { Principal } from '../../app/ports';
 import type { RateDecision } from '../../domain/rate-limit';
-import type { RouteSpec } from '../../manifest';
+import type { RouteId, RouteSpec } from '../../manifest';
 
 export interface RequestState {
   /** The manifest route the gateway matched; absent for the gateway's catch-all (404/405). */
@@ -35,6 +36,9 @@ export interface RouteRequest {
 }
 
 export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;
+
+/** The zod schemas a route validates, by route id: the OpenAPI document is generated from them. */
+export type RequestSchemas = Partial<Record<RouteId, { readonly body?: ZodType; readonly query?: ZodType }>>;
 
 /** What a public route's handler receives: no caller, and the body as sent (for form posts). */
 export interface PublicRouteRequest extends Omit<RouteRequest, 'caller' | 'body'> {

@@ -6,7 +6,7 @@ import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
-import type { RouteHandler } from './context';
+import type { RequestSchemas, RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
 import { tenantOf } from './webhooks';
@@ -86,3 +86,5 @@ export function deliveryHandlers(deps: AttemptDeps) {
   };
   return { listDeliveries: list, getDelivery: get, retryDelivery: retry };
 }
+
+export const requestSchemas: RequestSchemas = { listDeliveries: { query: listQuery } };

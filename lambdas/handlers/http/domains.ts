@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createDomain, type DomainDeps, deleteDomain, getDomain, verifyDomain } from '../../app/domains/domains';
 import type { Domain } from '../../app/domains/ports';
 import { isDomainName } from '../../domain/resources';
-import type { RouteHandler } from './context';
+import type { RequestSchemas, RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
 import { tenantOf } from './webhooks';
@@ -39,3 +39,5 @@ export function domainHandlers(deps: DomainDeps) {
   };
   return { createDomain: create, listDomains: list, getDomain: get, verifyDomain: verify, deleteDomain: remove };
 }
+
+export const requestSchemas: RequestSchemas = { createDomain: { body: createBody } };

@@ -6,7 +6,7 @@ import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails 
 import { isEmailAddress } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import type { RouteHandler } from './context';
+import type { RequestSchemas, RouteHandler } from './context';
 import { json } from './response';
 import { validate } from './validate';
 import { tenantOf } from './webhooks';
@@ -116,3 +116,8 @@ export function emailView(email: EmailRecord) {
       .map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
   };
 }
+
+export const requestSchemas: RequestSchemas = {
+  sendEmail: { body: emailBody(0) },
+  sendEmailBatch: { body: batchBody(0) },
+};

@@ -12,7 +12,7 @@ import {
 } from '../../app/webhooks/manage-webhooks';
 import type { Tenant, Webhook } from '../../app/webhooks/ports';
 import { FORMATS } from '../../domain/webhooks/format';
-import type { RouteHandler } from './context';
+import type { RequestSchemas, RouteHandler } from './context';
 import { attemptSummary, deliveryView } from './deliveries';
 import { json } from './response';
 import { validate } from './validate';
@@ -108,3 +108,8 @@ function listItem(webhook: Webhook) {
     created_at: webhook.createdAt,
   };
 }
+
+export const requestSchemas: RequestSchemas = {
+  createWebhook: { body: createBody },
+  updateWebhook: { body: updateBody },
+};
