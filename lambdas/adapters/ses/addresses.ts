@@ -1,4 +1,4 @@
-// Addresses as SES v2 accepts them: 7-bit ASCII. A display name with other characters becomes an RFC 2047
+// Addresses and headers between us and SES. Outgoing, as SES v2 accepts them: 7-bit ASCII. A display name with other characters becomes an RFC 2047
 // encoded word, one with specials is quoted, and an internationalized domain becomes punycode. The local
 // part is left alone: SES refuses a non-ASCII one, and that refusal is the right answer.
 import { domainToASCII } from 'node:url';
@@ -45,4 +45,31 @@ function asciiDomain(address: string): string {
   const domain = address.slice(at + 1);
   if (ASCII.test(domain)) return address;
   return `${address.slice(0, at)}@${domainToASCII(domain) || domain}`;
+}
+
+const ENCODED_WORD = /=\?([^?\s]+)\?([bBqQ])\?([^?\s]*)\?=/g;
+
+/**
+ * The reverse, for headers SES reports back (commonHeaders.from, .subject): RFC 2047 encoded words decoded,
+ * the whitespace between two adjacent words dropped; text without encoded words comes back unchanged.
+ */
+export function decodeMimeWords(value: string): string {
+  return value
+    .replace(/(=\?[^?\s]+\?[bBqQ]\?[^?\s]*\?=)\s+(?==\?)/g, '$1')
+    .replace(ENCODED_WORD, (word, charset: string, encoding: string, text: string) => {
+      try {
+        const bytes =
+          encoding.toUpperCase() === 'B'
+            ? Buffer.from(text, 'base64')
+            : Buffer.from(
+                text
+                  .replace(/_/g, ' ')
+                  .replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+                'latin1',
+              );
+        return new TextDecoder(charset).decode(bytes);
+      } catch {
+        return word;
+      }
+    });
 }
