@@ -1,10 +1,10 @@
 // Accounts in DynamoDB: one item per account, keyed by id.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Account, AccountRepository } from '../../app/ports';
 import { ConflictError } from '../../domain/errors';
 import { PLAN_NAMES } from '../../domain/plans';
+import { conditionHeld, unlessConditionFails } from './operations';
 
 const accountItem = z.object({
   id: z.string(),
@@ -21,14 +21,12 @@ export class DynamoAccountRepository implements AccountRepository {
   ) {}
 
   async create(account: Account): Promise<void> {
-    try {
-      await this.doc.send(
+    const written = await conditionHeld(
+      this.doc.send(
         new PutCommand({ TableName: this.tableName, Item: account, ConditionExpression: 'attribute_not_exists(id)' }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`Account ${account.id} exists.`);
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConflictError(`Account ${account.id} exists.`);
   }
 
   async get(id: string): Promise<Account | null> {
@@ -42,8 +40,8 @@ export class DynamoAccountRepository implements AccountRepository {
   ): Promise<Account | null> {
     const entries = Object.entries(changes).filter(([, value]) => value !== undefined);
     if (entries.length === 0) return this.get(id);
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
@@ -53,12 +51,10 @@ export class DynamoAccountRepository implements AccountRepository {
           ConditionExpression: 'attribute_exists(id)',
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return accountItem.parse(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return accountItem.parse(written.Attributes);
   }
 
   async any(): Promise<boolean> {

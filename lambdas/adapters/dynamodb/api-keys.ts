@@ -1,18 +1,12 @@
 // API keys in DynamoDB: keyed by the secret's SHA-256 (the authorizer's one lookup), listed per account
 // through the byAccount index.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { ApiKey, ApiKeyRepository } from '../../app/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { SCOPES } from '../../domain/scopes';
+import { conditionHeld, queryAll, unlessConditionFails } from './operations';
 
 const apiKeyItem = z.object({
   id: z.string(),
@@ -33,19 +27,17 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   ) {}
 
   async create(key: ApiKey): Promise<void> {
-    try {
-      await this.doc.send(
+    const written = await conditionHeld(
+      this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: key,
           ConditionExpression: 'attribute_not_exists(#h)',
           ExpressionAttributeNames: { '#h': 'hash' },
         }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new ConflictError('API key collision; retry.');
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConflictError('API key collision; retry.');
   }
 
   async findByHash(hash: string): Promise<ApiKey | null> {
@@ -54,27 +46,18 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   }
 
   async listByAccount(accountId: string): Promise<ApiKey[]> {
-    const keys: ApiKey[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'byAccount',
-          KeyConditionExpression: 'accountId = :a',
-          ExpressionAttributeValues: { ':a': accountId },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) keys.push(apiKeyItem.parse(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return keys;
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      IndexName: 'byAccount',
+      KeyConditionExpression: 'accountId = :a',
+      ExpressionAttributeValues: { ':a': accountId },
+    });
+    return items.map((item) => apiKeyItem.parse(item));
   }
 
   async revoke(key: ApiKey, at: string): Promise<ApiKey | null> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { hash: key.hash },
@@ -84,11 +67,9 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
           ExpressionAttributeValues: { ':at': at },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return apiKeyItem.parse(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return apiKeyItem.parse(written.Attributes);
   }
 }

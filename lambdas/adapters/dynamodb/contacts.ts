@@ -1,17 +1,16 @@
 // Contacts in DynamoDB, by tenant; the id is derived from the address, so a second create collides.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Contact, ContactChanges, ContactRepository } from '../../app/contacts/contacts';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
+import { conditionHeld, queryAll, unlessConditionFails } from './operations';
 import { tenantKey } from './webhooks';
 
 const contactItem = z.object({
@@ -39,7 +38,7 @@ export class DynamoContactRepository implements ContactRepository {
       Item: { tenant: tenantKey(contact), ...contact },
       ConditionExpression: 'attribute_not_exists(id)',
     });
-    return (await this.conditional(put)) !== null;
+    return conditionHeld(this.doc.send(put));
   }
 
   async get(tenant: Tenant, id: string): Promise<Contact | null> {
@@ -50,21 +49,12 @@ export class DynamoContactRepository implements ContactRepository {
   }
 
   async list(tenant: Tenant): Promise<Contact[]> {
-    const contacts: Contact[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'tenant = :t',
-          ExpressionAttributeValues: { ':t': tenantKey(tenant) },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) contacts.push(contactItem.parse(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return contacts;
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'tenant = :t',
+      ExpressionAttributeValues: { ':t': tenantKey(tenant) },
+    });
+    return items.map((item) => contactItem.parse(item));
   }
 
   async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
@@ -112,24 +102,11 @@ export class DynamoContactRepository implements ContactRepository {
       Key: { tenant: tenantKey(tenant), id },
       ConditionExpression: 'attribute_exists(id)',
     });
-    return (await this.conditional(del)) !== null;
+    return conditionHeld(this.doc.send(del));
   }
 
   private async updated(command: UpdateCommand): Promise<Contact | null> {
-    const attributes = await this.conditional(command);
-    return attributes ? contactItem.parse(attributes) : null;
-  }
-
-  /** Runs a conditional write: the returned attributes (possibly empty), or null when the condition failed. */
-  private async conditional(
-    command: PutCommand | UpdateCommand | DeleteCommand,
-  ): Promise<Record<string, unknown> | null> {
-    try {
-      const result = await this.doc.send(command as UpdateCommand);
-      return result.Attributes ?? {};
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+    const written = await unlessConditionFails(this.doc.send(command));
+    return written ? contactItem.parse(written.Attributes) : null;
   }
 }

@@ -1,7 +1,6 @@
 // Deliveries in DynamoDB. Partition by webhook, sort by the time-ordered delivery id: newest-first listing
 // and `after` cursors fall out of the key. Two sparse indexes: byStatus (the log's status filter) and byDue
 // (pending deliveries by next attempt, for the reconciler). Every state change is conditional on the claim.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -14,6 +13,7 @@ import type { Claim, Delivery, DeliveryPage, DeliveryRepository } from '../../ap
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { FORMATS } from '../../domain/webhooks/format';
+import { conditionHeld, unlessConditionFails } from './operations';
 
 const DUE_SHARD = 'due';
 
@@ -82,8 +82,8 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     claim: Claim,
   ): Promise<Delivery | null> {
     const statuses = Object.fromEntries(expect.statuses.map((status, i) => [`:s${i}`, status]));
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { webhookId, id },
@@ -98,12 +98,10 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
           },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return Attributes ? parse(Attributes) : null;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return written.Attributes ? parse(written.Attributes) : null;
   }
 
   async record(delivery: Delivery, claimedAttempt: number): Promise<boolean> {
@@ -172,13 +170,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   private async conditional(command: PutCommand): Promise<boolean> {
-    try {
-      await this.doc.send(command);
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionHeld(this.doc.send(command));
   }
 }
 

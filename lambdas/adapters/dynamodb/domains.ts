@@ -1,5 +1,4 @@
 // Sending domains in DynamoDB: by tenant, with a sparse index of pending ones for the reconciler.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -12,6 +11,7 @@ import { z } from 'zod';
 import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
+import { unlessConditionFails } from './operations';
 import { tenantKey } from './webhooks';
 
 const STATUSES = ['pending', 'verified', 'failed'] as const;
@@ -35,19 +35,17 @@ export class DynamoDomainRepository implements DomainRepository {
   ) {}
 
   async create(domain: Domain): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { tenant: tenantKey(domain), ...domain, ...pendingMarks(domain.status) },
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return (
+      (await unlessConditionFails(
+        this.doc.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { tenant: tenantKey(domain), ...domain, ...pendingMarks(domain.status) },
+            ConditionExpression: 'attribute_not_exists(id)',
+          }),
+        ),
+      )) !== null
+    );
   }
 
   async get(tenant: Tenant, id: string): Promise<Domain | null> {
@@ -75,8 +73,8 @@ export class DynamoDomainRepository implements DomainRepository {
     to: DomainStatus,
     at: string,
   ): Promise<Domain | null> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { tenant: tenantKey(tenant), id },
@@ -94,28 +92,24 @@ export class DynamoDomainRepository implements DomainRepository {
           },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return domainItem.parse(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return domainItem.parse(written.Attributes);
   }
 
   async delete(tenant: Tenant, id: string): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { tenant: tenantKey(tenant), id },
-          ConditionExpression: 'attribute_exists(id)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return (
+      (await unlessConditionFails(
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { tenant: tenantKey(tenant), id },
+            ConditionExpression: 'attribute_exists(id)',
+          }),
+        ),
+      )) !== null
+    );
   }
 
   async listPending(limit: number): Promise<Domain[]> {

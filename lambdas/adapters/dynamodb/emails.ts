@@ -1,6 +1,5 @@
 // Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Each event is
 // appended once: its id goes into a string set, and a redelivered event fails the condition.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
   type DynamoDBDocumentClient,
@@ -11,6 +10,7 @@ import {
 import { z } from 'zod';
 import type { EmailEventEntry, EmailRecord, EmailRepository } from '../../app/emails/ports';
 import { MODES } from '../../domain/api-keys';
+import { unlessConditionFails } from './operations';
 
 const emailItem = z.object({
   id: z.string(),
@@ -75,8 +75,8 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null> {
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
@@ -86,12 +86,10 @@ export class DynamoEmailRepository implements EmailRepository {
           ExpressionAttributeValues: { ':at': at },
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return Attributes ? emailItem.parse(Attributes) : null;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return written.Attributes ? emailItem.parse(written.Attributes) : null;
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
@@ -108,8 +106,9 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {
-    try {
-      await this.doc.send(
+    // A failed condition: already recorded (a redelivery), or an email we do not store. Nothing to do.
+    await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
@@ -118,10 +117,7 @@ export class DynamoEmailRepository implements EmailRepository {
           ExpressionAttributeNames: { '#events': 'events' },
           ExpressionAttributeValues: { ':none': [], ':entry': [entry], ':ids': new Set([entry.id]), ':id': entry.id },
         }),
-      );
-    } catch (error) {
-      // Already recorded (a redelivery), or an email we do not store: nothing to do either way.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 }

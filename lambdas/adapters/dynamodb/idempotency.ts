@@ -1,5 +1,4 @@
 // Idempotency records in DynamoDB: one conditional Put claims a key; TTL removes it after 24 h.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -15,6 +14,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
 } from '../../app/idempotency';
+import { conditionHeld, unlessConditionFails } from './operations';
 
 const record = z.object({
   fingerprint: z.string(),
@@ -31,8 +31,8 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   ) {}
 
   async begin(key: string, fingerprint: string, nowMs: number): Promise<IdempotencyClaim> {
-    try {
-      await this.doc.send(
+    const claimed = await conditionHeld(
+      this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -46,11 +46,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ExpressionAttributeNames: { '#k': 'key', '#s': 'state' },
           ExpressionAttributeValues: { ':nowSec': Math.floor(nowMs / 1000), ':busy': 'in_progress', ':now': nowMs },
         }),
-      );
-      return { kind: 'new' };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
+    if (claimed) return { kind: 'new' };
     const { Item } = await this.doc.send(
       new GetCommand({ TableName: this.tableName, Key: { key }, ConsistentRead: true }),
     );
@@ -75,8 +73,9 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
   }
 
   async release(key: string, fingerprint: string): Promise<void> {
-    try {
-      await this.doc.send(
+    // A failed condition: the key is not ours to free any more (completed, or claimed anew). Nothing to do.
+    await unlessConditionFails(
+      this.doc.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { key },
@@ -84,9 +83,7 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
           ExpressionAttributeNames: { '#s': 'state' },
           ExpressionAttributeValues: { ':f': fingerprint, ':busy': 'in_progress' },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+      ),
+    );
   }
 }

@@ -1,9 +1,9 @@
 // The monthly email counter: one conditional UpdateItem ADD per send request, refused (and unchanged)
 // when it would pass the limit. Lives in the counters (rateLimits) table, expiring after its month.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QuotaCounter } from '../../app/ports';
 import type { QuotaWindow } from '../../domain/email/quota';
+import { unlessConditionFails } from './operations';
 
 const KEEP_AFTER_MONTH_SECONDS = 35 * 86_400;
 
@@ -15,25 +15,23 @@ export class DynamoQuotaCounter implements QuotaCounter {
 
   async consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean> {
     if (count > limit) return false;
-    try {
-      await this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { key: `quota#${accountId}#${window.month}` },
-          UpdateExpression: 'ADD #n :count SET expiresAt = if_not_exists(expiresAt, :exp)',
-          ConditionExpression: 'attribute_not_exists(#n) OR #n <= :max',
-          ExpressionAttributeNames: { '#n': 'n' },
-          ExpressionAttributeValues: {
-            ':count': count,
-            ':max': limit - count,
-            ':exp': window.resetsAt + KEEP_AFTER_MONTH_SECONDS,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return (
+      (await unlessConditionFails(
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { key: `quota#${accountId}#${window.month}` },
+            UpdateExpression: 'ADD #n :count SET expiresAt = if_not_exists(expiresAt, :exp)',
+            ConditionExpression: 'attribute_not_exists(#n) OR #n <= :max',
+            ExpressionAttributeNames: { '#n': 'n' },
+            ExpressionAttributeValues: {
+              ':count': count,
+              ':max': limit - count,
+              ':exp': window.resetsAt + KEEP_AFTER_MONTH_SECONDS,
+            },
+          }),
+        ),
+      )) !== null
+    );
   }
 }

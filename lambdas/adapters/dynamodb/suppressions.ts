@@ -1,9 +1,9 @@
 // The suppression list in DynamoDB: one item per (account and mode, address). Adding is a conditional Put,
 // so the first reason wins and a repeat says "already there"; checking a send is one BatchGetItem.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Suppression, SuppressionList } from '../../app/emails/ports';
 import type { Tenant } from '../../app/webhooks/ports';
+import { unlessConditionFails } from './operations';
 import { tenantKey } from './webhooks';
 
 export class DynamoSuppressionList implements SuppressionList {
@@ -13,19 +13,17 @@ export class DynamoSuppressionList implements SuppressionList {
   ) {}
 
   async add(tenant: Tenant, suppression: Suppression): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { tenant: tenantKey(tenant), ...suppression },
-          ConditionExpression: 'attribute_not_exists(address)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return (
+      (await unlessConditionFails(
+        this.doc.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { tenant: tenantKey(tenant), ...suppression },
+            ConditionExpression: 'attribute_not_exists(address)',
+          }),
+        ),
+      )) !== null
+    );
   }
 
   async find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>> {

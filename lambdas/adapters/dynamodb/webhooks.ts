@@ -1,12 +1,10 @@
 // Webhook endpoints in DynamoDB: partitioned by tenant (account + mode), so one Query is the dispatcher's
 // whole fan-out lookup and another tenant's ids are simply not found.
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
@@ -15,6 +13,7 @@ import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
+import { conditionHeld, queryAll, unlessConditionFails } from './operations';
 
 const webhookItem = z.object({
   id: z.string(),
@@ -39,18 +38,16 @@ export class DynamoWebhookRepository implements WebhookRepository {
   ) {}
 
   async create(webhook: Webhook): Promise<void> {
-    try {
-      await this.doc.send(
+    const written = await conditionHeld(
+      this.doc.send(
         new PutCommand({
           TableName: this.tableName,
           Item: { tenant: tenantKey(webhook), ...webhook },
           ConditionExpression: 'attribute_not_exists(id)',
         }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new ConflictError(`Webhook ${webhook.id} exists.`);
-      throw error;
-    }
+      ),
+    );
+    if (!written) throw new ConflictError(`Webhook ${webhook.id} exists.`);
   }
 
   async get(tenant: Tenant, id: string): Promise<Webhook | null> {
@@ -61,27 +58,18 @@ export class DynamoWebhookRepository implements WebhookRepository {
   }
 
   async list(tenant: Tenant): Promise<Webhook[]> {
-    const webhooks: Webhook[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'tenant = :t',
-          ExpressionAttributeValues: { ':t': tenantKey(tenant) },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) webhooks.push(webhookItem.parse(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor);
-    return webhooks;
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'tenant = :t',
+      ExpressionAttributeValues: { ':t': tenantKey(tenant) },
+    });
+    return items.map((item) => webhookItem.parse(item));
   }
 
   async update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updatedAt', updatedAt]];
-    try {
-      const { Attributes } = await this.doc.send(
+    const written = await unlessConditionFails(
+      this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { tenant: tenantKey(tenant), id },
@@ -91,27 +79,23 @@ export class DynamoWebhookRepository implements WebhookRepository {
           ConditionExpression: 'attribute_exists(id)',
           ReturnValues: 'ALL_NEW',
         }),
-      );
-      return webhookItem.parse(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return null;
-      throw error;
-    }
+      ),
+    );
+    if (written === null) return null;
+    return webhookItem.parse(written.Attributes);
   }
 
   async delete(tenant: Tenant, id: string): Promise<boolean> {
-    try {
-      await this.doc.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { tenant: tenantKey(tenant), id },
-          ConditionExpression: 'attribute_exists(id)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return (
+      (await unlessConditionFails(
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { tenant: tenantKey(tenant), id },
+            ConditionExpression: 'attribute_exists(id)',
+          }),
+        ),
+      )) !== null
+    );
   }
 }
