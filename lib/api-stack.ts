@@ -1,6 +1,6 @@
 // The stateless stack: the REST API (stage v1), its functions, usage plans, gateway responses, WAF, the
 // webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms) and the email
-// pipeline (scheduled sends).
+// pipeline (scheduled sends, the SES configuration set and its events).
 // Everything here can be replaced without touching data; tables are found through SSM parameters.
 import {
   ArnFormat,
@@ -68,7 +68,7 @@ type TableAccess =
   | 'readWrite'
   | { readonly read?: true; readonly items?: readonly ItemAction[]; readonly query?: readonly string[] };
 
-type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender';
+type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
 
 /**
  * What each function may do to each table. Keyed by every manifest table, so adding a table does not
@@ -157,6 +157,19 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emails: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     suppressions: 'read',
+    domains: 'none',
+    contacts: 'none',
+  },
+  // The SES event mapper reads nothing: the message tags say whose email an event is about.
+  sesEvents: {
+    accounts: 'none',
+    apiKeys: 'none',
+    rateLimits: 'none',
+    webhooks: 'none',
+    deliveries: 'none',
+    emails: 'none',
+    idempotency: 'none',
+    suppressions: 'none',
     domains: 'none',
     contacts: 'none',
   },
@@ -252,6 +265,16 @@ export class SendflowApiStack extends Stack {
       }),
     );
 
+    // Live mode sends through SES with our configuration set: the API (immediate sends) and the send worker
+    // (scheduled ones). Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.
+    this.emails.grantSending(this.apiFunction);
+    this.emails.grantSending(this.emails.sender);
+    this.emails.grantIdentities(this.apiFunction, [
+      'ses:CreateEmailIdentity',
+      'ses:GetEmailIdentity',
+      'ses:DeleteEmailIdentity',
+    ]);
+
     // The reconciler also re-queues overdue scheduled sends: the sends queue is enough (they are due now).
     const { reconciler } = this.pipeline;
     reconciler.handler.addEnvironment('SF_SENDS_QUEUE_URL', this.emails.sendsQueue.queueUrl);
@@ -264,6 +287,7 @@ export class SendflowApiStack extends Stack {
       delivery: this.pipeline.delivery,
       reconciler,
       sender: this.emails.sender,
+      sesEvents: this.emails.sesEvents,
     };
     for (const [name, fn] of Object.entries(functions) as [FunctionName, NodeFunction][]) {
       for (const table of tableNames) {
@@ -370,6 +394,18 @@ export class SendflowApiStack extends Stack {
     output(this, outputNames.queues.events, pipeline.eventsQueue.queueUrl, 'URL of the events queue');
     output(this, outputNames.queues.deliveries, pipeline.deliveriesQueue.queueUrl, 'URL of the deliveries queue');
     output(this, outputNames.queues.sends, this.emails.sendsQueue.queueUrl, 'URL of the sends queue');
+    output(
+      this,
+      outputNames.queues.providerEvents,
+      this.emails.providerEventsQueue.queueUrl,
+      'URL of the provider-events queue (SES events from EventBridge)',
+    );
+    output(
+      this,
+      outputNames.sesConfigurationSet,
+      this.emails.configurationSetName,
+      'SES configuration set every live-mode email is sent with',
+    );
     const deadLetters = {
       events: pipeline.eventsDlq,
       deliveries: pipeline.deliveriesDlq,
@@ -377,6 +413,7 @@ export class SendflowApiStack extends Stack {
       reconcileSchedule: pipeline.reconcileScheduleDlq,
       sends: this.emails.sendsDlq,
       sendSchedules: this.emails.sendScheduleDlq,
+      providerEvents: this.emails.providerEventsDlq,
     } as const;
     for (const [name, dlq] of Object.entries(deadLetters) as [keyof typeof deadLetters, typeof pipeline.eventsDlq][]) {
       output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);

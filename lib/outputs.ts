@@ -36,6 +36,8 @@ export const outputNames = {
     deliveries: 'DeliveriesQueueUrl',
     /** Scheduled sends that came due ({emailId}). */
     sends: 'SendsQueueUrl',
+    /** SES events (EventBridge envelopes) on their way to the mapper. */
+    providerEvents: 'ProviderEventsQueueUrl',
   } as const,
   /** Dead-letter queue URLs: where to look, and redrive from, when a DLQ alarm fires. */
   deadLetterQueues: {
@@ -48,5 +50,9 @@ export const outputNames = {
     sends: 'SendsDlqUrl',
     /** Send schedules EventBridge Scheduler could not deliver to the sends queue. */
     sendSchedules: 'SendScheduleDlqUrl',
+    /** SES events the mapper could not handle, or EventBridge could not deliver to the queue. */
+    providerEvents: 'ProviderEventsDlqUrl',
   } as const,
+  /** The SES configuration set live-mode email is sent with (its events come back through EventBridge). */
+  sesConfigurationSet: 'SesConfigurationSet',
 } as const;

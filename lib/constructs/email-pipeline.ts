@@ -1,14 +1,19 @@
 // The email side on AWS (DESIGN §6). Scheduled sends: the sends queue (with its DLQ) → the send worker, fed
 // by SQS DelaySeconds under a minute and by one-shot EventBridge Scheduler schedules in their own group
-// beyond, through a role that may only send to that queue and the schedule DLQ. Queues and DLQs alarm.
+// beyond, through a role that may only send to that queue and the schedule DLQ. SES: a configuration set
+// whose event destination is the default EventBridge bus; a rule for that configuration set's events → the
+// provider-events queue (with its DLQ) → the mapper → our events queue. Queues and DLQs alarm.
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queues } from '../../lambdas/manifest';
+import { type QueueSpec, queues } from '../../lambdas/manifest';
 import { NodeFunction } from './node-function';
 import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
@@ -18,6 +23,43 @@ import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, sch
  * worker is failing and scheduled emails are going out late.
  */
 export const SENDS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
+
+/**
+ * The provider-events queue (AWS only, so not in the manifest): SES events in their EventBridge envelope →
+ * the mapper, which only maps and publishes, so a batch takes well under a second.
+ */
+export const PROVIDER_EVENTS_QUEUE: QueueSpec = { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 };
+/** A healthy mapper drains the queue in seconds; 5 minutes behind means every webhook is that late. */
+export const PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
+
+/** SES events published to EventBridge: all but Subscription (Sendflow does not use SES list management). */
+export const SES_EVENT_TYPES = [
+  EmailSendingEvent.SEND,
+  EmailSendingEvent.REJECT,
+  EmailSendingEvent.BOUNCE,
+  EmailSendingEvent.COMPLAINT,
+  EmailSendingEvent.DELIVERY,
+  EmailSendingEvent.OPEN,
+  EmailSendingEvent.CLICK,
+  EmailSendingEvent.RENDERING_FAILURE,
+  EmailSendingEvent.DELIVERY_DELAY,
+] as const;
+
+/** Their EventBridge detail-types (research/email.md §1.1), which the rule matches. */
+export const SES_DETAIL_TYPES = [
+  'Email Sent',
+  'Email Rejected',
+  'Email Bounced',
+  'Email Complaint Received',
+  'Email Delivered',
+  'Email Opened',
+  'Email Clicked',
+  'Email Rendering Failed',
+  'Email Delivery Delayed',
+] as const;
+
+/** SES identity actions for domains: the API adds, reads and deletes them; the reconciler only reads. */
+export type IdentityAction = 'ses:CreateEmailIdentity' | 'ses:GetEmailIdentity' | 'ses:DeleteEmailIdentity';
 
 export interface EmailPipelineProps {
   /** Variables every function gets (table names, limits): loadConfig requires them. */
@@ -36,6 +78,14 @@ export class EmailPipeline extends Construct {
   /** Assumed by Scheduler for send schedules: may only send to the sends queue and its schedule DLQ. */
   readonly sendSchedulerRole: Role;
   readonly sender: NodeFunction;
+  /** Every SendEmail names it; its event destination is the default EventBridge bus. */
+  readonly configurationSet: ConfigurationSet;
+  readonly configurationSetName: string;
+  readonly providerEventsQueue: Queue;
+  readonly providerEventsDlq: Queue;
+  readonly sesEventsRule: Rule;
+  /** The mapper: SES events → our events. */
+  readonly sesEvents: NodeFunction;
   readonly alarms: Alarm[] = [];
 
   constructor(scope: Construct, id: string, props: EmailPipelineProps) {
@@ -65,11 +115,91 @@ export class EmailPipeline extends Construct {
     allowSend(this.sender.role, props.eventsQueue);
     consume(this.sender, this.sendsQueue, queues.sends);
 
+    // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches this
+    // configuration set only, through the tag SES puts on every event of a message sent with it.
+    this.configurationSetName = `${stack.stackName}-email-events`;
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
+      configurationSetName: this.configurationSetName,
+      reputationMetrics: true,
+      sendingEnabled: true,
+    });
+    this.configurationSet.addEventDestination('EventBridge', {
+      destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
+      events: [...SES_EVENT_TYPES],
+    });
+    ({ queue: this.providerEventsQueue, dlq: this.providerEventsDlq } = queueWithDlq(
+      this,
+      'ProviderEvents',
+      PROVIDER_EVENTS_QUEUE,
+    ));
+    this.sesEventsRule = new Rule(this, 'SesEventsRule', {
+      description: `SES events of the ${this.configurationSetName} configuration set → the provider-events queue`,
+      eventPattern: {
+        source: ['aws.ses'],
+        detailType: [...SES_DETAIL_TYPES],
+        detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSetName] } } },
+      },
+      // An event EventBridge cannot deliver lands in the same DLQ as one the mapper cannot handle: both are
+      // the same envelope, so one redrive to the provider-events queue replays either.
+      targets: [
+        new SqsQueue(this.providerEventsQueue, {
+          deadLetterQueue: this.providerEventsDlq,
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
+        }),
+      ],
+    });
+    this.sesEvents = new NodeFunction(this, 'SesEvents', {
+      entry: 'lambdas/runtime/aws/ses-events.ts',
+      description: 'Sendflow SES event mapper: SES events of our configuration set to Sendflow events',
+      serviceName: 'sendflow-ses-events',
+      timeout: Duration.seconds(PROVIDER_EVENTS_QUEUE.functionTimeoutSeconds),
+      memorySize: 256,
+      logRetention: props.logRetention,
+      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
+    });
+    allowSend(this.sesEvents.role, props.eventsQueue);
+    consume(this.sesEvents, this.providerEventsQueue, PROVIDER_EVENTS_QUEUE);
+
     this.alarms.push(
       ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),
+      ageAlarm(this, 'ProviderEvents', this.providerEventsQueue, PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS),
       dlqAlarm(this, 'SendsDlq', this.sendsDlq),
       dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
+      dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
     );
+  }
+
+  /**
+   * Lets `fn` send through SES: ses:SendEmail on sending identities and on our configuration set, which SES
+   * authorizes separately whenever a send names one. No IAM condition key names the configuration set, so
+   * the configuration-set resource is the scope: naming any other set is denied.
+   */
+  grantSending(fn: NodeFunction): void {
+    const stack = Stack.of(this);
+    fn.handler.addEnvironment('SF_SES_CONFIGURATION_SET', this.configurationSetName);
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
+        resources: [
+          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+          stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSetName }),
+        ],
+      }),
+    );
+    acknowledgeIdentities(fn, 'Customers send from their own verified domains, added at run time (POST /v1/domains)');
+  }
+
+  /** Lets `fn` manage domain identities (Easy DKIM): identities only, never the account or other resources. */
+  grantIdentities(fn: NodeFunction, actions: readonly IdentityAction[]): void {
+    const stack = Stack.of(this);
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [...actions],
+        resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+      }),
+    );
+    acknowledgeIdentities(fn, 'Domain identities are created per customer domain at run time, named by the domain');
   }
 
   /** What a function needs to schedule and cancel sends (runtime/aws AwsSendScheduler). */
@@ -112,4 +242,13 @@ export class EmailPipeline extends Construct {
         'scheduler:CreateSchedule and scheduler:DeleteSchedule.',
     });
   }
+}
+
+function acknowledgeIdentities(fn: NodeFunction, why: string): void {
+  Validations.of(fn.role).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+    reason:
+      `${why}; their names are not known at deploy time. The wildcard covers SES identities of this account ` +
+      'and region only, and sending also requires our configuration set.',
+  });
 }

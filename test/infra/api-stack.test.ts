@@ -254,7 +254,9 @@ describe('functions', () => {
     const functions = Object.values(api.findResources('AWS::Lambda::Function'));
     const services = functions.map((fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
     expect(services).toEqual(
-      ['api', 'authorizer', 'dispatcher', 'delivery', 'reconciler', 'sender'].map((n) => `sendflow-${n}`).sort(),
+      ['api', 'authorizer', 'dispatcher', 'delivery', 'reconciler', 'sender', 'ses-events']
+        .map((n) => `sendflow-${n}`)
+        .sort(),
     );
     for (const fn of functions) {
       expect(fn.Properties).toMatchObject({
@@ -424,6 +426,7 @@ describe('outputs', () => {
       ...Object.values(outputNames.usagePlans),
       ...Object.values(outputNames.queues),
       ...Object.values(outputNames.deadLetterQueues),
+      outputNames.sesConfigurationSet,
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
     expect(Object.keys(outputNames.tables).sort()).toEqual([...tableNames].sort());
@@ -441,6 +444,7 @@ describe('outputs', () => {
       events: 'EventsQueueUrl',
       deliveries: 'DeliveriesQueueUrl',
       sends: 'SendsQueueUrl',
+      providerEvents: 'ProviderEventsQueueUrl',
     });
     expect(outputNames.deadLetterQueues).toEqual({
       events: 'EventsDlqUrl',
@@ -449,7 +453,9 @@ describe('outputs', () => {
       reconcileSchedule: 'ReconcileScheduleDlqUrl',
       sends: 'SendsDlqUrl',
       sendSchedules: 'SendScheduleDlqUrl',
+      providerEvents: 'ProviderEventsDlqUrl',
     });
+    expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('SendflowApi-email-events');
   });
 
   it('points each queue output at its queue', () => {
@@ -468,6 +474,8 @@ describe('outputs', () => {
     expect(target(outputNames.queues.sends)).toMatch(/SendsQueue/);
     expect(target(outputNames.deadLetterQueues.sends)).toMatch(/SendsDlq/);
     expect(target(outputNames.deadLetterQueues.sendSchedules)).toMatch(/SendScheduleDlq/);
+    expect(target(outputNames.queues.providerEvents)).toMatch(/ProviderEventsQueue/);
+    expect(target(outputNames.deadLetterQueues.providerEvents)).toMatch(/ProviderEventsDlq/);
   });
 
   it('points each usage-plan output at its plan', () => {

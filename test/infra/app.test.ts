@@ -67,6 +67,8 @@ describe('cdk-nag AwsSolutions', () => {
               'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/SendflowApi-sends/\\*\\]',
               // the link-signing key is not rotated: delivered links must keep verifying
               'SMG4',
+              // SES identities are customer domains added at run time
+              'IAM5\\[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/\\*\\]',
               // grantInvoke's function-versions suffix on the reconciler schedule role
               'IAM5\\[Resource::<DeliveryPipelineReconcilerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
             ].join('|') +

@@ -27,8 +27,8 @@ beforeAll(() => {
     if (found.length !== 1) throw new Error(`expected one queue matching ${pattern}, found ${found.join(', ')}`);
     return found[0] as string;
   };
-  ids.eventsQueue = queueId(/EventsQueue/);
-  ids.eventsDlq = queueId(/EventsDlq/);
+  ids.eventsQueue = queueId(/^DeliveryPipelineEventsQueue/);
+  ids.eventsDlq = queueId(/^DeliveryPipelineEventsDlq/);
   ids.deliveriesQueue = queueId(/DeliveriesQueue/);
   ids.deliveriesDlq = queueId(/DeliveriesDlq/);
   ids.retryDlq = queueId(/RetryScheduleDlq/);

@@ -1,11 +1,17 @@
 // Template assertions for the email side of the api stack (lib/constructs/email-pipeline.ts and its wiring
 // in lib/api-stack.ts): the sends queue and its DLQ, the send worker, the sends schedule group and the role
 // Scheduler assumes, the API's scoped scheduling permissions, the link-signing secret and public URL, the
-// reconciler's access to overdue sends, table access and alarms.
+// reconciler's access to overdue sends; the SES configuration set, its EventBridge destination, the rule,
+// the provider-events queue with its DLQ and the mapper; SES permissions scoped to the configuration set and
+// identities; table access and alarms.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queues, visibilityTimeoutSeconds } from '../../lambdas/manifest';
-import { SENDS_OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/email-pipeline';
+import {
+  PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS,
+  PROVIDER_EVENTS_QUEUE,
+  SENDS_OLDEST_MESSAGE_ALARM_SECONDS,
+} from '../../lib/constructs/email-pipeline';
 import { synthSendflow } from './synth';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
@@ -15,7 +21,17 @@ let api: Template;
 let data: Template;
 let resources: Record<string, Resource>;
 const ids = {} as Record<
-  'sendsQueue' | 'sendsDlq' | 'sendScheduleDlq' | 'eventsQueue' | 'sendGroup' | 'sendRole' | 'restApi',
+  | 'sendsQueue'
+  | 'sendsDlq'
+  | 'sendScheduleDlq'
+  | 'eventsQueue'
+  | 'sendGroup'
+  | 'sendRole'
+  | 'restApi'
+  | 'configurationSet'
+  | 'providerEventsQueue'
+  | 'providerEventsDlq'
+  | 'rule',
   string
 >;
 const functions = {} as Record<string, string>;
@@ -35,6 +51,10 @@ beforeAll(() => {
   ids.sendGroup = find('AWS::Scheduler::ScheduleGroup', /SendGroup/);
   ids.sendRole = find('AWS::IAM::Role', /SendSchedulerRole/);
   ids.restApi = find('AWS::ApiGateway::RestApi', /^Api/);
+  ids.configurationSet = find('AWS::SES::ConfigurationSet', /ConfigurationSet/);
+  ids.providerEventsQueue = find('AWS::SQS::Queue', /^EmailPipelineProviderEventsQueue/);
+  ids.providerEventsDlq = find('AWS::SQS::Queue', /^EmailPipelineProviderEventsDlq/);
+  ids.rule = find('AWS::Events::Rule', /SesEventsRule/);
   for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function'))) {
     functions[String(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).replace('sendflow-', '')] = id;
   }
@@ -250,6 +270,178 @@ describe('links', () => {
   });
 });
 
+const sesArn = (resource: string) => ({
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':ses:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:${resource}`,
+    ],
+  ],
+});
+
+describe('SES configuration set and its events', () => {
+  it('is named after the stack, with reputation metrics, sending enabled', () => {
+    expect(resources[ids.configurationSet]?.Properties).toEqual({
+      Name: 'SendflowApi-email-events',
+      ReputationOptions: { ReputationMetricsEnabled: true },
+      SendingOptions: { SendingEnabled: true },
+    });
+  });
+
+  it('publishes every event type but Subscription to the default EventBridge bus (the only bus SES supports)', () => {
+    const destination = Object.values(api.findResources('AWS::SES::ConfigurationSetEventDestination'));
+    expect(destination).toHaveLength(1);
+    expect(destination[0]?.Properties).toEqual({
+      ConfigurationSetName: { Ref: ids.configurationSet },
+      EventDestination: {
+        Enabled: true,
+        EventBridgeDestination: {
+          EventBusArn: {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                ':events:',
+                { Ref: 'AWS::Region' },
+                ':',
+                { Ref: 'AWS::AccountId' },
+                ':event-bus/default',
+              ],
+            ],
+          },
+        },
+        MatchingEventTypes: [
+          'send',
+          'reject',
+          'bounce',
+          'complaint',
+          'delivery',
+          'open',
+          'click',
+          'renderingFailure',
+          'deliveryDelay',
+        ],
+      },
+    });
+  });
+
+  it('a rule on the default bus takes the SES events of that configuration set to the provider-events queue', () => {
+    expect(resources[ids.rule]?.Properties).toMatchObject({
+      State: 'ENABLED',
+      EventPattern: {
+        source: ['aws.ses'],
+        'detail-type': [
+          'Email Sent',
+          'Email Rejected',
+          'Email Bounced',
+          'Email Complaint Received',
+          'Email Delivered',
+          'Email Opened',
+          'Email Clicked',
+          'Email Rendering Failed',
+          'Email Delivery Delayed',
+        ],
+        detail: { mail: { tags: { 'ses:configuration-set': ['SendflowApi-email-events'] } } },
+      },
+      Targets: [
+        {
+          Arn: arn(ids.providerEventsQueue),
+          Id: 'Target0',
+          DeadLetterConfig: { Arn: arn(ids.providerEventsDlq) },
+          RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 86_400 },
+        },
+      ],
+    });
+    expect(resources[ids.rule]?.Properties.EventBusName).toBeUndefined();
+  });
+
+  it('the provider-events queue redrives to its DLQ; only that rule may send to either', () => {
+    expect(resources[ids.providerEventsQueue]?.Properties).toMatchObject({
+      VisibilityTimeout: visibilityTimeoutSeconds(PROVIDER_EVENTS_QUEUE),
+      RedrivePolicy: {
+        deadLetterTargetArn: arn(ids.providerEventsDlq),
+        maxReceiveCount: PROVIDER_EVENTS_QUEUE.maxReceiveCount,
+      },
+      SqsManagedSseEnabled: true,
+    });
+    for (const queue of [ids.providerEventsQueue, ids.providerEventsDlq]) {
+      const policy = Object.values(api.findResources('AWS::SQS::QueuePolicy')).find((p) =>
+        (p.Properties.Queues as { Ref: string }[]).some((q) => q.Ref === queue),
+      );
+      const statements = (policy?.Properties.PolicyDocument.Statement ?? []) as Statement[];
+      const allows = statements.filter((s) => s.Effect === 'Allow');
+      expect(allows).toEqual([
+        expect.objectContaining({
+          Principal: { Service: 'events.amazonaws.com' },
+          Condition: { ArnEquals: { 'aws:SourceArn': arn(ids.rule) } },
+          Resource: arn(queue),
+        }),
+      ]);
+    }
+  });
+
+  it('the mapper consumes it with partial batch responses and publishes to the events queue only', () => {
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: arn(ids.providerEventsQueue),
+      FunctionName: { Ref: functions['ses-events'] },
+      BatchSize: PROVIDER_EVENTS_QUEUE.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(sendsTo('ses-events')).toEqual([arn(ids.eventsQueue)]);
+    expect(variablesOf('ses-events').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
+    expect(JSON.stringify(statementsOf(roleOf('ses-events')))).not.toMatch(/dynamodb:|ses:/);
+  });
+});
+
+describe('SES permissions', () => {
+  const sesStatements = (fn: string) =>
+    statementsOf(roleOf(fn)).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
+  const sending = {
+    Effect: 'Allow',
+    Action: 'ses:SendEmail',
+    Resource: [sesArn('identity/*'), sesArn('configuration-set/SendflowApi-email-events')],
+  };
+
+  it('the API may send only with our configuration set, and manage identities, nothing else', () => {
+    expect(sesStatements('api')).toEqual([
+      sending,
+      {
+        Effect: 'Allow',
+        Action: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        Resource: sesArn('identity/*'),
+      },
+    ]);
+    expect(variablesOf('api').SF_SES_CONFIGURATION_SET).toBe('SendflowApi-email-events');
+  });
+
+  it('the send worker may send only with our configuration set', () => {
+    expect(sesStatements('sender')).toEqual([sending]);
+    expect(variablesOf('sender').SF_SES_CONFIGURATION_SET).toBe('SendflowApi-email-events');
+  });
+
+  it('no other function may send email', () => {
+    for (const fn of Object.keys(functions).filter((f) => !['api', 'sender'].includes(f))) {
+      expect(statementsOf(roleOf(fn)).flatMap(actionsOf)).not.toContain('ses:SendEmail');
+    }
+  });
+
+  it('no statement grants ses:* or any action on every SES resource', () => {
+    for (const fn of Object.keys(functions)) {
+      for (const s of sesStatements(fn)) {
+        expect(actionsOf(s).some((a) => a.includes('*'))).toBe(false);
+        expect(JSON.stringify(s.Resource)).not.toBe('"*"');
+      }
+    }
+  });
+});
+
 describe('table access', () => {
   /** Per table: the actions and whether they reach the table itself or only indexes. */
   function access(fn: string) {
@@ -301,6 +493,7 @@ describe('alarms', () => {
   it.each([
     ['sends DLQ', 'sendsDlq'],
     ['send-schedule DLQ', 'sendScheduleDlq'],
+    ['provider-events DLQ', 'providerEventsDlq'],
   ] as const)('the %s alarms as soon as one message is visible', (_name, key) => {
     expect(on(ids[key], 'ApproximateNumberOfMessagesVisible')).toEqual([
       expect.objectContaining({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', Period: 60 }),
@@ -311,6 +504,12 @@ describe('alarms', () => {
     expect(SENDS_OLDEST_MESSAGE_ALARM_SECONDS).toBe(300);
     expect(on(ids.sendsQueue, 'ApproximateAgeOfOldestMessage')).toEqual([
       expect.objectContaining({ Threshold: 300, ComparisonOperator: 'GreaterThanThreshold', Statistic: 'Maximum' }),
+    ]);
+  });
+
+  it('the provider-events queue alarms when its oldest message is older than 5 minutes', () => {
+    expect(on(ids.providerEventsQueue, 'ApproximateAgeOfOldestMessage')).toEqual([
+      expect.objectContaining({ Threshold: PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS }),
     ]);
   });
 });

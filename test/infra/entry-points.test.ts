@@ -3,8 +3,10 @@
 // Secrets Manager mocked, Powertools logs carrying the invocation's request id. A variable an entry point
 // needs that the stack forgot fails here at import, as it would at a cold start.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -33,12 +35,13 @@ import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
 import { synthSendflow } from './synth';
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
-type Entry = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender';
+type Entry = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
 const secrets = mockClient(SecretsManagerClient);
+const ses = mockClient(SESv2Client);
 /** What Secrets Manager holds for the stack's signing secret. */
 const SIGNING_SECRET = 'k'.repeat(64);
 const handlers = {} as Record<Entry, Handler<unknown, unknown>>;
@@ -133,6 +136,7 @@ const loaders: Record<Entry, () => Promise<unknown>> = {
   delivery: () => import('../../lambdas/runtime/aws/delivery'),
   reconciler: () => import('../../lambdas/runtime/aws/reconciler'),
   sender: () => import('../../lambdas/runtime/aws/sender'),
+  sesEvents: () => import('../../lambdas/runtime/aws/ses-events'),
 };
 
 beforeAll(async () => {
@@ -144,6 +148,7 @@ beforeAll(async () => {
     delivery: 'sendflow-delivery',
     reconciler: 'sendflow-reconciler',
     sender: 'sendflow-sender',
+    sesEvents: 'sendflow-ses-events',
   };
   secrets.on(GetSecretValueCommand).resolves({ SecretString: SIGNING_SECRET });
   for (const [entry, service] of Object.entries(entries) as [Entry, string][]) {
@@ -161,6 +166,8 @@ beforeEach(() => {
   dynamo.reset();
   sqs.reset();
   scheduler.reset();
+  ses.reset();
+  ses.on(SendEmailCommand).resolves({ MessageId: 'ses-message-1' });
   sqs.on(SendMessageBatchCommand).resolves({ Failed: [] });
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:eu-west-1:1:schedule/g/n' });
   stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
@@ -542,5 +549,80 @@ describe('sender entry point', () => {
     expect(sent.map((m) => m.queueUrl)).toEqual(sent.map(() => environments.sender.SF_EVENTS_QUEUE_URL));
     expect(sent.map((m) => m.body.type)).toEqual(['email.sent', 'email.delivered']);
     expect(sent[0]?.body).toMatchObject({ emailId: 'email_2', mode: 'test', to: 'success@simulator.amazonses.com' });
+  });
+});
+
+describe('sender entry point: live mode', () => {
+  it('sends a scheduled live-mode email through SES with the stack configuration set and its unsubscribe link', async () => {
+    // Arrange
+    const url = 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1/unsubscribe/tok';
+    const email = {
+      id: 'email_3',
+      accountId: 'acct_1',
+      mode: 'live',
+      from: 'news@acme.example',
+      to: ['bob@example.com'],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: 'Later',
+      html: '<p>hi</p>',
+      headers: {},
+      tags: [],
+      createdAt: new Date(NOW - 3_600_000).toISOString(),
+      events: [],
+      scheduledAt: new Date(NOW).toISOString(),
+      unsubscribeUrls: { 'bob@example.com': url },
+    };
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled' } });
+    dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
+    dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
+
+    // Act
+    const result = (await handlers.sender(
+      sqsEvent([{ emailId: 'email_3' }]),
+      lambdaContext('r12'),
+    )) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(ses).toHaveReceivedCommandTimes(SendEmailCommand, 1);
+    expect(ses).toHaveReceivedCommandWith(SendEmailCommand, {
+      ConfigurationSetName: environments.sender.SF_SES_CONFIGURATION_SET,
+      Destination: { ToAddresses: ['bob@example.com'] },
+      EmailTags: [
+        { Name: 'email_id', Value: 'email_3' },
+        { Name: 'account_id', Value: 'acct_1' },
+        { Name: 'mode', Value: 'live' },
+      ],
+    });
+    const headers = ses.commandCalls(SendEmailCommand)[0]?.args[0].input.Content?.Simple?.Headers;
+    expect(headers).toContainEqual({ Name: 'List-Unsubscribe', Value: `<${url}>` });
+    expect(sentMessages()).toEqual([]);
+  });
+});
+
+describe('SES events entry point', () => {
+  it('maps an SES bounce from the provider-events queue onto the stack events queue', async () => {
+    // Arrange
+    const body = JSON.parse(
+      readFileSync(new URL('../fixtures/ses/bounce-permanent-onaccountsuppressionlist.json', import.meta.url), 'utf8'),
+    );
+
+    // Act
+    const result = (await handlers.sesEvents(sqsEvent([body]), lambdaContext('r13'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    const sent = sentMessages();
+    expect(sent.map((m) => [m.queueUrl, m.body.type])).toEqual([
+      [environments.sesEvents.SF_EVENTS_QUEUE_URL, 'email.bounced'],
+      [environments.sesEvents.SF_EVENTS_QUEUE_URL, 'email.failed'],
+    ]);
+    expect(sent[0]?.body).toMatchObject({
+      emailId: 'email_01jdxk3m7q8r9s0t1v2w3x4y5z',
+      data: { refused_by_account_suppression_list: true },
+    });
+    expect(dynamo.calls()).toHaveLength(0);
   });
 });

@@ -6,8 +6,9 @@ import middy from '@middy/core';
 import { createSendWorkerHandler } from '../../handlers/queue/send-worker';
 import { createAwsServices } from './services';
 
-// The simulator (test mode) publishes its events on the events queue.
-const services = await createAwsServices('sendflow-sender', { events: true });
+// Live mode goes through SES (refusals publish email.failed); test mode through the simulator, whose events
+// also go onto the events queue.
+const services = await createAwsServices('sendflow-sender', { events: true, ses: true });
 
 export const handler = middy(createSendWorkerHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),
