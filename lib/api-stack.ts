@@ -279,6 +279,10 @@ export class SendflowApiStack extends Stack {
     const { reconciler } = this.pipeline;
     reconciler.handler.addEnvironment('SF_SENDS_QUEUE_URL', this.emails.sendsQueue.queueUrl);
     allowSend(reconciler.role, this.emails.sendsQueue);
+    // It also re-checks pending domains with SES (read only) and announces a change (domain.updated).
+    reconciler.handler.addEnvironment('SF_EVENTS_QUEUE_URL', this.pipeline.eventsQueue.queueUrl);
+    allowSend(reconciler.role, this.pipeline.eventsQueue);
+    this.emails.grantIdentities(reconciler, ['ses:GetEmailIdentity']);
 
     const functions: Record<FunctionName, NodeFunction> = {
       api: this.apiFunction,

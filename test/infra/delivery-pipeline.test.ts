@@ -251,11 +251,15 @@ describe('queue access', () => {
     expect(variables.SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
   });
 
-  it('the dispatcher and delivery worker send to the deliveries queue only; the reconciler also to sends', () => {
+  it('the dispatcher and delivery worker send to the deliveries queue only', () => {
     for (const fn of ['dispatcher', 'delivery'] as const) {
       expect(sends(fn)).toEqual([arn(ids.deliveriesQueue)]);
     }
-    expect(sends('reconciler')).toEqual([arn(ids.deliveriesQueue), arn(sendsQueueId())]);
+  });
+
+  it('the reconciler sends to the deliveries queue, the sends queue and (domain.updated) the events queue', () => {
+    expect(sends('reconciler')).toEqual([arn(ids.deliveriesQueue), arn(sendsQueueId()), arn(ids.eventsQueue)]);
+    expect(variablesOf(functions.reconciler).SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
   });
 
   it('the authorizer sends nowhere', () => {

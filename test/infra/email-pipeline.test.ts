@@ -426,6 +426,20 @@ describe('SES permissions', () => {
     expect(variablesOf('sender').SF_SES_CONFIGURATION_SET).toBe('SendflowApi-email-events');
   });
 
+  it('the reconciler may only read identities (pending domains)', () => {
+    expect(sesStatements('reconciler')).toEqual([
+      { Effect: 'Allow', Action: 'ses:GetEmailIdentity', Resource: sesArn('identity/*') },
+    ]);
+  });
+
+  it('only the API may create or delete identities', () => {
+    for (const fn of Object.keys(functions).filter((f) => f !== 'api')) {
+      const actions = statementsOf(roleOf(fn)).flatMap(actionsOf);
+      expect(actions).not.toContain('ses:CreateEmailIdentity');
+      expect(actions).not.toContain('ses:DeleteEmailIdentity');
+    }
+  });
+
   it('no other function may send email', () => {
     for (const fn of Object.keys(functions).filter((f) => !['api', 'sender'].includes(f))) {
       expect(statementsOf(roleOf(fn)).flatMap(actionsOf)).not.toContain('ses:SendEmail');

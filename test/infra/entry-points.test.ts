@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { GetEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
@@ -624,5 +624,43 @@ describe('SES events entry point', () => {
       data: { refused_by_account_suppression_list: true },
     });
     expect(dynamo.calls()).toHaveLength(0);
+  });
+});
+
+describe('reconciler entry point: pending domains', () => {
+  it('asks SES about a pending domain and, once verified, stores it and announces domain.updated', async () => {
+    // Arrange
+    const pending = {
+      tenant: 'acct_1#live',
+      id: 'dom_1',
+      accountId: 'acct_1',
+      mode: 'live',
+      name: 'acme.example',
+      status: 'pending',
+      records: [{ type: 'CNAME', name: 'tok1._domainkey.acme.example', value: 'tok1.dkim.amazonses.com' }],
+      createdAt: new Date(NOW - 3_600_000).toISOString(),
+      updatedAt: new Date(NOW - 3_600_000).toISOString(),
+      pendingShard: 'pending',
+    };
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { TableName: 'domains-table' }).resolves({ Items: [pending] });
+    dynamo
+      .on(UpdateCommand, { TableName: 'domains-table' })
+      .resolves({ Attributes: { ...pending, status: 'verified' } });
+    ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'SUCCESS' } });
+
+    // Act
+    const result = await handlers.reconciler({}, lambdaContext('r14'));
+
+    // Assert
+    expect(result).toMatchObject({ domainsChecked: 1 });
+    expect(ses).toHaveReceivedCommandWith(GetEmailIdentityCommand, { EmailIdentity: 'acme.example' });
+    expect(sentMessages()).toEqual([
+      {
+        queueUrl: environments.reconciler.SF_EVENTS_QUEUE_URL,
+        delaySeconds: 0,
+        body: expect.objectContaining({ type: 'domain.updated', accountId: 'acct_1', mode: 'live' }),
+      },
+    ]);
   });
 });

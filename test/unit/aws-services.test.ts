@@ -13,7 +13,9 @@ import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/a
 import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
+import { SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
+import { SimulatedDomainProvider } from '../../lambdas/adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { createAwsServices, missingAwsVariables } from '../../lambdas/runtime/aws/services';
@@ -176,6 +178,14 @@ describe('createAwsServices', () => {
       ConfigurationSetName: awsEnv.SF_SES_CONFIGURATION_SET,
       Destination: { ToAddresses: ['b@example.com'] },
     });
+  });
+
+  it('gives functions that manage domains SES identities, and the others the simulator', async () => {
+    const env = { ...tablesEnv, ...awsEnv };
+    const withDomains = await createAwsServices('sendflow-api', { domains: true }, { env, clients: clients() });
+    const without = await createAwsServices('sendflow-sender', { ses: true }, { env, clients: clients() });
+    expect(withDomains.domainProvider).toBeInstanceOf(SesDomainProvider);
+    expect(without.domainProvider).toBeInstanceOf(SimulatedDomainProvider);
   });
 
   it('keeps live mode simulated in functions that do not send through SES', async () => {

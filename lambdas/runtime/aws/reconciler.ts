@@ -1,12 +1,19 @@
 // Lambda entry point of the reconciler (an EventBridge Scheduler rate schedule): re-queues overdue pending
-// attempts onto the deliveries queue and overdue scheduled sends onto the sends queue. Wiring only, built once per cold start.
+// attempts onto the deliveries queue and overdue scheduled sends onto the sends queue, and re-checks pending
+// domains with SES. Wiring only, built once per cold start.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createAwsServices } from './services';
 
 // Overdue attempts and sends are due now: the queues are enough, no Scheduler permissions.
-const services = await createAwsServices('sendflow-reconciler', { retries: 'queue', sends: 'queue' });
+const services = await createAwsServices('sendflow-reconciler', {
+  retries: 'queue',
+  sends: 'queue',
+  // Pending domains are re-checked with SES; a change fires domain.updated.
+  domains: true,
+  events: true,
+});
 
 export const handler = middy(createReconcilerHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),

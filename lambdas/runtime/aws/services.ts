@@ -12,6 +12,7 @@ import { AwsRetryScheduler, QueueRetryScheduler } from '../../adapters/aws/retry
 import { fetchSigningSecret } from '../../adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler, SqsSendQueue } from '../../adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../adapters/aws/sqs';
+import { SesDomainProvider } from '../../adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../adapters/ses/ses-provider';
 import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
@@ -42,6 +43,8 @@ export interface AwsNeeds {
   readonly links?: boolean;
   /** Live-mode email through SES v2 with the stack's configuration set (the API and the send worker). */
   readonly ses?: boolean;
+  /** Sending domains as SES identities with Easy DKIM (the API; the reconciler re-checks pending ones). */
+  readonly domains?: boolean;
 }
 
 /** SDK clients, injectable for tests; by default one of each per cold start. */
@@ -153,16 +156,18 @@ export async function createAwsServices(
     (needs.events || needs.ses) && sqs && aws.eventsQueueUrl
       ? new SqsEventPublisher(sqs, aws.eventsQueueUrl)
       : unavailable(serviceName, 'events queue');
+  const ses = needs.ses || needs.domains ? (options.clients?.ses ?? new SESv2Client({})) : null;
   // Live mode goes through SES; test mode stays on the simulator (createServices picks per mode).
-  const liveProvider = needs.ses
-    ? new SesEmailProvider({
-        client: options.clients?.ses ?? new SESv2Client({}),
-        configurationSet: String(wiring.sesConfigurationSet),
-        events,
-        clock: { now },
-        random: randomBytes,
-      })
-    : undefined;
+  const liveProvider =
+    ses && needs.ses
+      ? new SesEmailProvider({
+          client: ses,
+          configurationSet: String(wiring.sesConfigurationSet),
+          events,
+          clock: { now },
+          random: randomBytes,
+        })
+      : undefined;
   const adapters: RuntimeAdapters = {
     deliveryQueue,
     retries,
@@ -170,6 +175,7 @@ export async function createAwsServices(
     sendScheduler,
     links,
     ...(liveProvider ? { liveProvider } : {}),
+    ...(ses && needs.domains ? { domainProvider: new SesDomainProvider(ses) } : {}),
   };
   return createServices(config, dynamo, logger, adapters);
 }
