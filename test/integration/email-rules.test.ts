@@ -61,12 +61,22 @@ describe('Idempotency-Key', () => {
 
   it('same key, other body: 409, and nothing is sent', async () => {
     const { key } = await rt.newKey();
+    await rt.call('/webhooks', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ url: `${receiver.url}/idem`, events: ['email.sent'] }),
+    });
     await send(key, email('b@example.com'), 'k-2');
     const res = await send(key, email('c@example.com'), 'k-2');
     expect(res.status).toBe(409);
     expect(await res.json()).toMatchObject({ code: 'idempotency_key_reused', status: 409 });
     const onBatch = await send(key, [email('b@example.com')], 'k-2', '/emails/batch');
     expect(onBatch.status).toBe(409);
+    await settle();
+    // Only the first request sent anything: one email.sent, to b@.
+    expect(
+      receiver.received.filter((r) => r.path === '/idem').map((r) => (JSON.parse(r.body) as { to: string }).to),
+    ).toEqual(['b@example.com']);
   });
 
   it('a request still in flight with the key: 409', async () => {
@@ -129,7 +139,9 @@ describe('monthly quota', () => {
     expect(over.status).toBe(429);
     const body = (await over.json()) as { retry_after: number; code: string };
     expect(body.code).toBe('monthly_quota_exceeded');
-    expect(body.retry_after).toBe(Math.ceil(window.resetsAt - Date.now() / 1000));
+    const untilMonthEnd = Math.ceil(window.resetsAt - Date.now() / 1000);
+    expect(body.retry_after).toBeGreaterThanOrEqual(untilMonthEnd);
+    expect(body.retry_after).toBeLessThanOrEqual(untilMonthEnd + 1);
     expect(Number(over.headers.get('retry-after'))).toBe(body.retry_after);
     expect(
       (
@@ -216,9 +228,9 @@ describe('suppression list', () => {
     expect(shown.suppressed).toEqual(['complaint@simulator.amazonses.com']);
   });
 
-  it('is per account and mode; soft and provider-refused bounces do not suppress', async () => {
-    const a = await rt.newKey();
-    await send(a.key, email(['bounce+y@simulator.amazonses.com', 'ooto@simulator.amazonses.com']));
+  it('is per account and mode', async () => {
+    const a = await rt.newKey({ mode: 'test' });
+    await send(a.key, email('bounce+y@simulator.amazonses.com'));
     await settle();
     const b = await rt.newKey();
     await rt.call('/webhooks', {
@@ -229,6 +241,21 @@ describe('suppression list', () => {
     await send(b.key, email('bounce+y@simulator.amazonses.com'));
     await settle();
     expect(receiver.received.filter((r) => r.path === '/s3')).toHaveLength(1);
+    const address = ['bounce+y@simulator.amazonses.com'];
+    expect((await rt.services.suppressions.find({ accountId: a.accountId, mode: 'test' }, address)).size).toBe(1);
+    expect((await rt.services.suppressions.find({ accountId: a.accountId, mode: 'live' }, address)).size).toBe(0);
+  });
+
+  it('bounces SES refused for its own account-level list, and transient outcomes, do not suppress', async () => {
+    const { key, accountId } = await rt.newKey();
+    const addresses = [
+      'accountsuppressed@simulator.amazonses.com',
+      'delay@simulator.amazonses.com',
+      'ooto@simulator.amazonses.com',
+    ];
+    await send(key, email(addresses));
+    await settle();
+    expect([...(await rt.services.suppressions.find({ accountId, mode: 'test' }, addresses)).keys()]).toEqual([]);
   });
 });
 

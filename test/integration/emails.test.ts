@@ -45,6 +45,9 @@ describe('POST /v1/emails', () => {
     const tooMany = Array.from({ length: 51 }, (_, i) => `r${i}@example.com`);
     expect((await post(key, '/emails', email(tooMany))).status).toBe(422);
     expect((await post(key, '/emails', { from: 'a@acme.test', to: 'b@example.com', subject: 's' })).status).toBe(422);
+    const huge = await post(key, '/emails', email('b@example.com', { html: 'x'.repeat(300 * 1024) }));
+    expect(huge.status).toBe(422);
+    expect(((await huge.json()) as { details: { path: string }[] }).details[0]?.path).toBe('html');
   });
 });
 

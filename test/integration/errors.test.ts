@@ -63,6 +63,15 @@ describe('error responses', () => {
     await expectError(await rt.call('/api-keys/key_nope', { method: 'DELETE', key: full }), 404, 'not_found');
   });
 
+  it('404 (not a storage error) for ids longer than any id can be', async () => {
+    await expectError(
+      await rt.call(`/api-keys/${'k'.repeat(1100)}`, { method: 'DELETE', key: full }),
+      404,
+      'not_found',
+    );
+    await expectError(await rt.call(`/unsubscribe/${'t'.repeat(3000)}`), 404, 'not_found');
+  });
+
   it('405 method_not_allowed with an Allow header', async () => {
     const res = await rt.call('/api-keys', { method: 'PATCH', key: full });
     await expectError(res, 405, 'method_not_allowed');

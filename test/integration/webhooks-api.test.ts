@@ -51,6 +51,25 @@ describe('POST /v1/webhooks', () => {
     expect(body.format).toBe(format);
   });
 
+  it('a detected format follows a new URL; a detected chat format moved to your endpoint becomes standard', async () => {
+    const created = (await (
+      await create({ url: 'https://hooks.slack.com/services/T1/B1/x', events: ['email.sent'] })
+    ).json()) as {
+      id: string;
+    };
+    await rt.call(`/webhooks/${created.id}`, { method: 'PUT', key, body: JSON.stringify({ url: hook }) });
+    expect(((await (await rt.call(`/webhooks/${created.id}`, { key })).json()) as { format: string }).format).toBe(
+      'standard',
+    );
+    const chosen = (await (await create({ url: hook, events: ['email.sent'], format: 'discord' })).json()) as {
+      id: string;
+    };
+    await rt.call(`/webhooks/${chosen.id}`, { method: 'PUT', key, body: JSON.stringify({ url: `${hook}/2` }) });
+    expect(((await (await rt.call(`/webhooks/${chosen.id}`, { key })).json()) as { format: string }).format).toBe(
+      'discord',
+    );
+  });
+
   it('keeps an explicit format', async () => {
     const body = (await (await create({ url: hook, events: ['email.sent'], format: 'slack' })).json()) as {
       format: string;

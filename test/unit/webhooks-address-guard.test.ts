@@ -42,6 +42,13 @@ describe('isPublicAddress', () => {
     expect(isPublicAddress(address)).toBe(false);
   });
 
+  it.each(['::127.0.0.1', '::7f00:1', '::8.8.8.8', '::a00:1'])(
+    'refuses the IPv4-compatible IPv6 %s (deprecated; top 96 bits zero)',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(false);
+    },
+  );
+
   it.each([
     '::ffff:127.0.0.1',
     '::ffff:10.0.0.1',

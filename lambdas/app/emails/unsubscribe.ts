@@ -48,12 +48,18 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise
     createdAt: new Date(now).toISOString(),
     emailId: email.id,
   });
+  // A scheduled email that was never sent (cancelled, or still waiting) has no send to attribute.
+  if (email.canceledAt || (email.scheduledAt && !email.sentAt)) return link;
   const sentAt = Date.parse(email.sentAt ?? email.createdAt);
-  if (email.canceledAt || now - sentAt > ATTRIBUTION_WINDOW_MS) return link;
+  if (now - sentAt > ATTRIBUTION_WINDOW_MS) return link;
+  // The id derives from email and recipient, its time part from the first unsubscribe (the send, when the
+  // address was suppressed before for another reason): repeated POSTs give the same event, delivered once.
+  const first = (await deps.suppressions.find(tenant, [recipient])).get(recipient);
+  const at = first?.reason === 'unsubscribe' && first.emailId === email.id ? Date.parse(first.createdAt) : sentAt;
   const seed = createHash('sha256').update(`unsubscribe\n${email.id}\n${recipient}`).digest();
   await deps.events.publish([
     {
-      id: timeOrderedId('evt', sentAt, (n) => seed.subarray(0, n)),
+      id: timeOrderedId('evt', at, (n) => seed.subarray(0, n)),
       type: 'email.unsubscribed',
       accountId: email.accountId,
       mode: email.mode,

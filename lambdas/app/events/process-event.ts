@@ -12,7 +12,14 @@ export interface ProcessEventDeps extends DispatchDeps {
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
 export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): SuppressionReason | null {
-  if (event.type === 'email.bounced' && event.data.bounce_type === 'Permanent') return 'hard_bounce';
+  // A bounce SES refused for its own account-level list is not a recipient verdict: SES keeps refusing it.
+  if (
+    event.type === 'email.bounced' &&
+    event.data.bounce_type === 'Permanent' &&
+    event.data.refused_by_account_suppression_list !== true
+  ) {
+    return 'hard_bounce';
+  }
   if (event.type === 'email.complained') return 'complaint';
   return null;
 }

@@ -94,7 +94,10 @@ export async function retryDelivery(
     claimFor(deps, current.attempts + 1),
   );
   if (!claimed) throw conflict;
-  return (await makeAttempt(deps, claimed, webhook, 'manual', current.attempts + 1)).delivery;
+  const { delivery, recorded } = await makeAttempt(deps, claimed, webhook, 'manual', current.attempts + 1);
+  // The claim lapsed and another attempt took over: do not report a result that was not stored.
+  if (!recorded) throw conflict;
+  return delivery;
 }
 
 /** POST /v1/webhooks/:id/test: one synchronous attempt of a `test` event, recorded, never retried. */
@@ -110,7 +113,7 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
     timestamp: new Date(now).toISOString(),
     data: { message: 'This is a test event from Sendflow.' },
   };
-  const delivery = newDelivery(
+  const row = newDelivery(
     deps,
     {
       id: deliveryIdFor(event.id, webhook.id),
@@ -125,6 +128,8 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
     },
     claimFor(deps, 1),
   );
+  // Never due: a test send that dies mid-attempt is not picked up by the reconciler (no automatic retries).
+  const delivery: Delivery = { ...row, nextAttemptAt: null };
   await deps.deliveries.createClaimed(delivery);
   return (await makeAttempt(deps, delivery, webhook, 'test', 1)).delivery;
 }
@@ -197,7 +202,8 @@ async function makeAttempt(
     attemptLog: [...delivery.attemptLog, entry].slice(-ATTEMPT_LOG_LIMIT),
     response,
     nextAttemptAt: transition.nextAttemptAt,
-    deliveredAt: transition.deliveredAt ?? delivery.deliveredAt,
+    // Null unless delivered: a failed manual retry of a succeeded delivery is not delivered any more.
+    deliveredAt: transition.deliveredAt,
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);

@@ -63,8 +63,12 @@ export async function updateWebhook(
 ): Promise<Webhook> {
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
+  // A format that was detected from the old URL follows the new one (a Slack hook moved to your own endpoint
+  // becomes `standard`, signed); a format chosen explicitly otherwise stays.
+  const redetect = input.url !== undefined && current.format === detectFormat(current.url);
   const changes: WebhookChanges = {
     ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
     ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),

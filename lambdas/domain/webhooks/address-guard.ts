@@ -10,6 +10,9 @@ export interface UrlPolicy {
 /** True only for public unicast addresses. IPv4-mapped IPv6 is judged as the IPv4 it carries. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
+  const raw = ipaddr.parse(address);
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated): the top 96 bits are zero; never a public address.
+  if (raw.kind() === 'ipv6' && (raw as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
   return ipaddr.process(address).range() === 'unicast';
 }
 

@@ -12,6 +12,8 @@ import { validate } from './validate';
 import { tenantOf } from './webhooks';
 
 const MAX_RECIPIENTS = 50;
+/** html + text together: the stored email must stay well inside DynamoDB's 400 KB item. */
+const MAX_CONTENT_BYTES = 256 * 1024;
 /** How far ahead scheduled_at may be. */
 const MAX_SCHEDULE_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -52,6 +54,10 @@ export const emailBody = (now: number) =>
         .optional(),
     })
     .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
+    .refine((e) => Buffer.byteLength(e.html ?? '') + Buffer.byteLength(e.text ?? '') <= MAX_CONTENT_BYTES, {
+      message: `html and text together may be at most ${MAX_CONTENT_BYTES / 1024} KB.`,
+      path: ['html'],
+    })
     .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
       message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
       path: ['to'],

@@ -5,6 +5,9 @@ import { allows, describeAccess } from '../../domain/scopes';
 import type { ApiMiddleware } from '../http/context';
 import { methodsOn } from '../http/routing';
 
+const MAX_ID_LENGTH = 128;
+const MAX_TOKEN_LENGTH = 2200;
+
 export function guard(): ApiMiddleware {
   return {
     before: (request) => {
@@ -18,6 +21,13 @@ export function guard(): ApiMiddleware {
             allow,
           );
         throw new NotFoundError(`No route ${event.httpMethod} ${event.requestContext.path}.`);
+      }
+      // Ids are short; only signed link tokens are long. Anything longer cannot exist (and would exceed
+      // DynamoDB's key size): 404 rather than a storage error.
+      for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
+        if (value && value.length > (name === 'token' ? MAX_TOKEN_LENGTH : MAX_ID_LENGTH)) {
+          throw new NotFoundError(`No route ${event.httpMethod} ${event.requestContext.path.slice(0, 200)}.`);
+        }
       }
       if (route.access === 'public') return;
       if (!principal) throw authError ?? new UnauthorizedError('Missing or invalid API key.');
