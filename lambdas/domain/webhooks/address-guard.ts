@@ -10,6 +10,9 @@ export interface UrlPolicy {
 /** True only for public unicast addresses. IPv4-mapped IPv6 is judged as the IPv4 it carries. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
+  // ipaddr.js reads any dotted tail (::a.b.c.d) as IPv4-mapped; only the ::ffff: form really is.
+  const dotted = address.includes(':') && address.includes('.');
+  if (dotted && !/^(?:0{1,4}:){5}ffff:|^::ffff:/i.test(address)) return false;
   const raw = ipaddr.parse(address);
   // IPv4-compatible IPv6 (::a.b.c.d, deprecated): the top 96 bits are zero; never a public address.
   if (raw.kind() === 'ipv6' && (raw as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
