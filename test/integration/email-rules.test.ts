@@ -341,3 +341,39 @@ describe('scheduled sends', () => {
     expect(((await batch.json()) as { details: { path: string }[] }).details[0]?.path).toBe('1.scheduled_at');
   });
 });
+
+describe('a provider outage', () => {
+  it('leaves each recipient of an accepted email with email.failed, not silence', async () => {
+    const failing = await startTestRuntime();
+    try {
+      failing.services.providerFor('test').send = async () => {
+        throw new Error('provider down');
+      };
+      const { key } = await failing.newKey();
+      await failing.call('/webhooks', {
+        method: 'POST',
+        key,
+        body: JSON.stringify({ url: `${receiver.url}/outage`, events: ['email.failed'] }),
+      });
+      const res = await send2(failing, key, email(['x@example.com', 'y@example.com']));
+      expect(res.status).toBe(200);
+      const { id } = (await res.json()) as { id: string };
+      await failing.queues.events.idle();
+      await failing.queues.deliveries.idle();
+      const failed = receiver.received
+        .filter((r) => r.path === '/outage')
+        .map((r) => JSON.parse(r.body) as { to: string; email_id: string });
+      expect(failed.map((e) => e.to).sort()).toEqual(['x@example.com', 'y@example.com']);
+      expect(failed.every((e) => e.email_id === id)).toBe(true);
+      expect(((await (await failing.call(`/emails/${id}`, { key })).json()) as { status: string }).status).toBe(
+        'failed',
+      );
+    } finally {
+      await failing.stop();
+    }
+  });
+});
+
+function send2(runtime: TestRuntime, key: string, body: unknown) {
+  return runtime.call('/emails', { method: 'POST', key, body: JSON.stringify(body) });
+}

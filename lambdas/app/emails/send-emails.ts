@@ -90,7 +90,7 @@ export async function sendEmails(
       );
       await deps.sendScheduler.schedule(email.id, Date.parse(email.scheduledAt));
     } else {
-      await handOver(deps, email, suppressions);
+      await handOverOrFail(deps, email, suppressions);
     }
   }
   return emails.map((email) => email.id);
@@ -103,7 +103,7 @@ export async function sendScheduledEmail(deps: SendEmailDeps, emailId: string): 
   const suppressions = await deps.suppressions.find(email, recipients(email).map(bareAddress));
   const released = await deps.emails.releaseScheduled(emailId, 'sent', new Date(deps.clock.now()).toISOString());
   if (!released) return 'skipped';
-  await handOver(deps, { ...released, suppressed: suppressedAmong(released, suppressions) }, suppressions);
+  await handOverOrFail(deps, { ...released, suppressed: suppressedAmong(released, suppressions) }, suppressions);
   return 'sent';
 }
 
@@ -128,6 +128,24 @@ export async function getEmail(deps: Pick<SendEmailDeps, 'emails'>, tenant: Tena
     throw new NotFoundError(`No email with id ${id}.`);
   }
   return email;
+}
+
+/**
+ * An accepted email is delivered or visibly failed: when the provider throws (an outage, not a refusal, which
+ * providers report as email.failed themselves), each recipient gets email.failed rather than silence.
+ */
+async function handOverOrFail(
+  deps: SendEmailDeps,
+  email: EmailRecord,
+  suppressions: Map<string, Suppression>,
+): Promise<void> {
+  try {
+    await handOver(deps, email, suppressions);
+  } catch (error) {
+    const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
+    const pending = recipients(email).filter((r) => !email.suppressed.includes(r));
+    await deps.events.publish(emailEvents(deps, email, pending, 'email.failed', { reason }));
+  }
 }
 
 /** To the provider, without its suppressed recipients; with none left, email.suppressed and nothing sent. */
