@@ -1,7 +1,7 @@
 // Contract tests for the SES provider (lambdas/adapters/ses/ses-provider.ts) through aws-sdk-client-mock: the
 // exact SendEmail request of each recipient's copy (configuration set, tags, List-Unsubscribe headers, MIME
-// addresses), refusals turned into email.failed for that recipient, throttling retried with backoff, and an
-// unexpected error rethrown after the other copies went out.
+// addresses), refusals turned into email.failed for that recipient, throttling retried with backoff, an
+// unexpected error failing only its copy when others went out, and an outage (every copy) rethrown.
 import {
   AccountSuspendedException,
   BadRequestException,
@@ -218,25 +218,54 @@ describe('send', () => {
     expect(published[0]?.[0]).toMatchObject({ to: 'bob@example.com', data: { reason: `${name}: slow down` } });
   });
 
-  it('rethrows an unexpected error after sending the other copies and failing the refused ones', async () => {
-    // Arrange: three recipients: one refused, one hitting a missing configuration set, one fine.
+  it('reports an unexpected error as email.failed (name only) when other copies went out, and does not throw', async () => {
+    // Arrange: three recipients: one refused, one hitting an unexpected error, one fine.
     const three = [
       ...copies,
       { to: 'dave@example.net', headers: listUnsubscribeHeaders(url('dave')) },
     ] as OutgoingCopy[];
-    const missing = modelled(NotFoundException, 'Configuration set does not exist');
-    ses.on(SendEmailCommand, { Destination: { ToAddresses: ['Bob <bob@example.com>'] } }).rejects(missing);
+    ses
+      .on(SendEmailCommand, { Destination: { ToAddresses: ['Bob <bob@example.com>'] } })
+      .rejects(modelled(NotFoundException, 'arn:aws:ses:eu-west-1:123456789012:configuration-set/x does not exist'));
     ses
       .on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } })
       .rejects(modelled(MessageRejected, 'Email address is not verified.'));
     const { provider, published } = harness();
 
+    // Act
+    await provider.send(email, three);
+
+    // Assert
+    expect(
+      requests()
+        .map((r) => r.Destination?.ToAddresses?.[0])
+        .sort(),
+    ).toEqual(['Bob <bob@example.com>', 'carol@example.org', 'dave@example.net'].sort());
+    expect(published).toHaveLength(1);
+    expect(published.flat().map((e) => [e.to, e.data.reason])).toEqual([
+      ['bob@example.com', 'provider_error: NotFoundException'],
+      ['carol@example.org', 'MessageRejected: Email address is not verified.'],
+    ]);
+    expect(JSON.stringify(published)).not.toContain('123456789012');
+  });
+
+  it('rethrows when every copy failed unexpectedly (an outage), publishing nothing, so the email fails once', async () => {
+    // Arrange
+    const outage = new Error('connect ETIMEDOUT');
+    ses.on(SendEmailCommand).rejects(outage);
+    const { provider, published } = harness();
+
     // Act & Assert
-    await expect(provider.send(email, three)).rejects.toBe(missing);
-    expect(requests().map((r) => r.Destination?.ToAddresses?.[0])).toEqual(
-      expect.arrayContaining(['Bob <bob@example.com>', 'carol@example.org', 'dave@example.net']),
-    );
-    expect(published.flat().map((e) => [e.type, e.to])).toEqual([['email.failed', 'carol@example.org']]);
+    await expect(provider.send(email, copies)).rejects.toBe(outage);
+    expect(requests()).toHaveLength(2);
+    expect(published).toEqual([]);
+  });
+
+  it('does not throw when every copy was refused: each recipient gets its own email.failed', async () => {
+    ses.on(SendEmailCommand).rejects(modelled(SendingPausedException, 'Sending is paused for this account.'));
+    const { provider, published } = harness();
+    await expect(provider.send(email, copies)).resolves.toBeUndefined();
+    expect(published.flat().map((e) => e.to)).toEqual(['bob@example.com', 'carol@example.org']);
   });
 
   it('never has more SendEmail calls in flight than its concurrency', async () => {

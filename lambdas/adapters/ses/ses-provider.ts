@@ -1,7 +1,8 @@
 // The live-mode email provider on AWS (DESIGN §6): one SES v2 SendEmail per recipient copy, each with its own
 // List-Unsubscribe headers, always through our configuration set (its event destination is how delivery,
 // bounces and complaints come back) and tagged with the email, account and mode they belong to. SES refusing a
-// copy outright becomes email.failed for that recipient; throttling is retried with backoff first.
+// copy outright becomes email.failed for that recipient; throttling is retried with backoff first; an outage
+// that stopped every copy is thrown for the caller to fail the email as a whole.
 import {
   AccountSuspendedException,
   BadRequestException,
@@ -91,6 +92,11 @@ function messageHeaders(
   );
 }
 
+/** An unexpected error's name only: its message may carry ARNs and account ids that webhooks must not show. */
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'unknown';
+}
+
 /** `Name: message` of an SES refusal, or null for anything else (a bug, the network, missing permissions). */
 export function refusalReason(error: unknown): string | null {
   const known = [...REFUSALS, ...THROTTLES].some((type) => error instanceof type);
@@ -111,33 +117,36 @@ export class SesEmailProvider implements EmailProvider {
   }
 
   /**
-   * Sends every copy. Refused copies become email.failed events (published once all copies were tried);
-   * an unexpected error is rethrown after that, so the other recipients are not held hostage by one.
+   * Sends every copy; one recipient's failure never holds back the others. Refused copies become email.failed
+   * with SES's reason. When every copy failed unexpectedly (an outage: network, credentials, a missing
+   * configuration set) nothing reached SES and the first error is rethrown, so the caller fails the whole
+   * email once. Otherwise a copy that failed unexpectedly is reported as email.failed (`provider_error`), since
+   * its siblings did go out and the caller must not fail them too.
    */
   async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
-    const reasons: (string | null)[] = new Array(copies.length).fill(null);
-    let unexpected: { error: unknown } | undefined;
+    const outcomes: ({ reason: string } | { error: unknown } | null)[] = new Array(copies.length).fill(null);
     let next = 0;
     const worker = async () => {
       while (next < copies.length) {
         const i = next++;
-        const copy = copies[i] as OutgoingCopy;
         try {
-          await this.sendCopy(email, copy);
+          await this.sendCopy(email, copies[i] as OutgoingCopy);
         } catch (error) {
           const reason = refusalReason(error);
-          if (reason) reasons[i] = reason;
-          else unexpected ??= { error };
+          outcomes[i] = reason ? { reason } : { error };
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, copies.length) }, worker));
+    const unexpected = outcomes.filter((o): o is { error: unknown } => o !== null && 'error' in o);
+    if (copies.length > 0 && unexpected.length === copies.length) throw unexpected[0]?.error;
     const failed = copies.flatMap((copy, i) => {
-      const reason = reasons[i];
-      return reason ? [this.failedEvent(email, copy.to, reason)] : [];
+      const outcome = outcomes[i];
+      if (!outcome) return [];
+      const reason = 'reason' in outcome ? outcome.reason : `provider_error: ${errorName(outcome.error)}`;
+      return [this.failedEvent(email, copy.to, reason)];
     });
     if (failed.length) await this.options.events.publish(failed);
-    if (unexpected) throw unexpected.error;
   }
 
   private async sendCopy(email: EmailMessage, copy: OutgoingCopy): Promise<void> {
