@@ -1,7 +1,8 @@
 // Identifiers: a type prefix and a time-ordered body (ULID-style: 10 chars of time, 16 of randomness),
 // so that lexical order is creation order, which the delivery log's newest-first cursors rely on.
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** Crockford's base32 alphabet: no I, L, O, U; ids are lower-cased. */
+export const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export function timeOrderedId(prefix: string, nowMs: number, randomBytes: (size: number) => Uint8Array): string {
   let time = '';

@@ -12,11 +12,10 @@ import {
   updateContact,
 } from '../../app/contacts/contacts';
 import { isEmailAddress } from '../../domain/email/email';
-import type { PublicRouteHandler, RequestSchemas, RouteHandler } from './context';
+import { type PublicRouteHandler, type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { escapeHtml, page } from './pages';
 import { json } from './response';
 import { validate } from './validate';
-import { tenantOf } from './webhooks';
 
 const name = z.string().trim().min(1).max(100);
 const createBody = z.strictObject({

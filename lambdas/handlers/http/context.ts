@@ -4,6 +4,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import type { Principal } from '../../app/ports';
+import type { Tenant } from '../../app/webhooks/ports';
 import type { RateDecision } from '../../domain/rate-limit';
 import type { RouteId, RouteSpec } from '../../manifest';
 
@@ -46,3 +47,6 @@ export interface PublicRouteRequest extends Omit<RouteRequest, 'caller' | 'body'
 }
 
 export type PublicRouteHandler = (request: PublicRouteRequest) => Promise<APIGatewayProxyResult>;
+
+/** The account and mode a caller acts in: test-mode data never meets live-mode data. */
+export const tenantOf = (caller: Principal): Tenant => ({ accountId: caller.accountId, mode: caller.mode });

@@ -6,10 +6,9 @@ import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
-import type { RequestSchemas, RouteHandler } from './context';
+import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
 import { validate } from './validate';
-import { tenantOf } from './webhooks';
 
 const listQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),

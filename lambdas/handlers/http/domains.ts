@@ -3,10 +3,9 @@ import { z } from 'zod';
 import { createDomain, type DomainDeps, deleteDomain, getDomain, verifyDomain } from '../../app/domains/domains';
 import type { Domain } from '../../app/domains/ports';
 import { isDomainName } from '../../domain/resources';
-import type { RequestSchemas, RouteHandler } from './context';
+import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
 import { validate } from './validate';
-import { tenantOf } from './webhooks';
 
 const createBody = z.strictObject({
   name: z.string().trim().toLowerCase().refine(isDomainName, 'Must be a domain name such as mail.example.com.'),

@@ -6,10 +6,9 @@ import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails 
 import { isEmailAddress } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import type { RequestSchemas, RouteHandler } from './context';
+import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
 import { validate } from './validate';
-import { tenantOf } from './webhooks';
 
 const MAX_RECIPIENTS = 50;
 /** html + text together: the stored email must stay well inside DynamoDB's 400 KB item. */

@@ -1,6 +1,5 @@
 // HTTP handlers for /v1/webhooks (spec §4.1): parse → use case → the spec's field sets, nothing more.
 import { z } from 'zod';
-import type { Principal } from '../../app/ports';
 import { type AttemptDeps, testWebhook } from '../../app/webhooks/attempts';
 import {
   createWebhook,
@@ -10,9 +9,9 @@ import {
   type ManageWebhookDeps,
   updateWebhook,
 } from '../../app/webhooks/manage-webhooks';
-import type { Tenant, Webhook } from '../../app/webhooks/ports';
+import type { Webhook } from '../../app/webhooks/ports';
 import { FORMATS } from '../../domain/webhooks/format';
-import type { RequestSchemas, RouteHandler } from './context';
+import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliveryView } from './deliveries';
 import { json } from './response';
 import { validate } from './validate';
@@ -30,8 +29,6 @@ const createBody = z.strictObject({
 const updateBody = z
   .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
   .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
-
-export const tenantOf = (caller: Principal): Tenant => ({ accountId: caller.accountId, mode: caller.mode });
 
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
