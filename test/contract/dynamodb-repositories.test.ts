@@ -1,7 +1,13 @@
 // Runs every DynamoDB repository contract suite (test/contract/suites/) against each emulator: dynalite in
 // memory, and DynamoDB Local when Java is present. Each emulator starts once for the whole file.
 import { describe } from 'vitest';
+import { DynamoContactRepository } from '../../lambdas/adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../../lambdas/adapters/dynamodb/deliveries';
+import { DynamoDomainRepository } from '../../lambdas/adapters/dynamodb/domains';
+import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
+import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
+import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
+import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
 import {
   type DynamoEndpointFactory,
@@ -11,12 +17,18 @@ import {
   SKIP_WITHOUT_JAVA,
   sharedEndpoint,
 } from '../support/dynamo';
+import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
+import { domainRepositoryContract } from './suites/domain-repository';
 import { accountRepositoryContract } from './suites/dynamo-account-repository';
 import { apiKeyRepositoryContract } from './suites/dynamo-api-key-repository';
 import { emailRepositoryContract } from './suites/dynamo-email-repository';
 import { rateLimitCounterContract } from './suites/dynamo-rate-limit-counter';
+import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
+import { idempotencyStoreContract } from './suites/idempotency-store';
+import { quotaCounterContract } from './suites/quota-counter';
+import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
 const backends: readonly { factory: DynamoEndpointFactory; skip: string | null }[] = [
@@ -39,5 +51,29 @@ for (const { factory, skip } of backends) {
         dynamoHarness(endpoint, 'deliveries', (db, table) => new DynamoDeliveryRepository(db.doc, table)),
       ));
     describe('DynamoEmailRepository', () => emailRepositoryContract(endpoint));
+    describe('DynamoEmailRepository (port)', () =>
+      emailRepositoryPortContract(
+        dynamoHarness(endpoint, 'emails', (db, table) => new DynamoEmailRepository(db.doc, table)),
+      ));
+    describe('DynamoIdempotencyStore', () =>
+      idempotencyStoreContract(
+        dynamoHarness(endpoint, 'idempotency', (db, table) => new DynamoIdempotencyStore(db.doc, table)),
+      ));
+    describe('DynamoQuotaCounter', () =>
+      quotaCounterContract(
+        dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoQuotaCounter(db.doc, table)),
+      ));
+    describe('DynamoSuppressionList', () =>
+      suppressionListContract(
+        dynamoHarness(endpoint, 'suppressions', (db, table) => new DynamoSuppressionList(db.doc, table)),
+      ));
+    describe('DynamoDomainRepository', () =>
+      domainRepositoryContract(
+        dynamoHarness(endpoint, 'domains', (db, table) => new DynamoDomainRepository(db.doc, table)),
+      ));
+    describe('DynamoContactRepository', () =>
+      contactRepositoryContract(
+        dynamoHarness(endpoint, 'contacts', (db, table) => new DynamoContactRepository(db.doc, table)),
+      ));
   });
 }

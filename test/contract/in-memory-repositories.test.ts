@@ -1,9 +1,24 @@
 // Runs the port contract suites (test/contract/suites/) against the in-memory fakes of test/support/fakes.ts,
 // so the use-case tests that rely on those fakes rely on the same behaviour as the DynamoDB adapters.
 import { describe } from 'vitest';
-import { InMemoryDeliveryRepository, InMemoryWebhookRepository } from '../support/fakes';
+import {
+  InMemoryContactRepository,
+  InMemoryDeliveryRepository,
+  InMemoryDomainRepository,
+  InMemoryEmailRepository,
+  InMemoryIdempotencyStore,
+  InMemoryQuotaCounter,
+  InMemorySuppressionList,
+  InMemoryWebhookRepository,
+} from '../support/fakes';
+import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
+import { domainRepositoryContract } from './suites/domain-repository';
+import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
+import { idempotencyStoreContract } from './suites/idempotency-store';
+import { quotaCounterContract } from './suites/quota-counter';
+import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
 describe('InMemoryWebhookRepository', () =>
@@ -11,3 +26,19 @@ describe('InMemoryWebhookRepository', () =>
 
 describe('InMemoryDeliveryRepository', () =>
   deliveryRepositoryContract(memoryHarness(() => new InMemoryDeliveryRepository())));
+
+describe('InMemoryEmailRepository', () =>
+  emailRepositoryPortContract(memoryHarness(() => new InMemoryEmailRepository())));
+
+describe('InMemoryIdempotencyStore', () =>
+  idempotencyStoreContract(memoryHarness(() => new InMemoryIdempotencyStore())));
+
+describe('InMemoryQuotaCounter', () => quotaCounterContract(memoryHarness(() => new InMemoryQuotaCounter())));
+
+describe('InMemorySuppressionList', () => suppressionListContract(memoryHarness(() => new InMemorySuppressionList())));
+
+describe('InMemoryDomainRepository', () =>
+  domainRepositoryContract(memoryHarness(() => new InMemoryDomainRepository())));
+
+describe('InMemoryContactRepository', () =>
+  contactRepositoryContract(memoryHarness(() => new InMemoryContactRepository())));

@@ -1,14 +1,42 @@
 // In-memory fakes of the application ports (lambdas/app/ports.ts), for unit tests of use cases and handlers.
 // They follow the same contract as the DynamoDB adapters (see test/contract/): conflicts on duplicate keys,
-// null for unknown ids, oldest-first listings, revoke only once. The webhook and delivery fakes pass the same
-// contract suites as their DynamoDB adapters (test/contract/in-memory-repositories.test.ts).
+// null for unknown ids, oldest-first listings, revoke only once. The webhook, delivery, email, idempotency,
+// quota, suppression, domain and contact fakes pass the same contract suites as their DynamoDB adapters
+// (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
+import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
+import type {
+  DnsRecord,
+  Domain,
+  DomainProvider,
+  DomainRepository,
+  DomainStatus,
+} from '../../lambdas/app/domains/ports';
+import type {
+  EmailEventEntry,
+  EmailProvider,
+  EmailRecord,
+  EmailRepository,
+  LinkSigner,
+  OutgoingCopy,
+  SendScheduler,
+  Suppression,
+  SuppressionList,
+} from '../../lambdas/app/emails/ports';
+import {
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  type IdempotencyStore,
+  type StoredResponse,
+} from '../../lambdas/app/idempotency';
 import type {
   Account,
   AccountRepository,
   ApiKey,
   ApiKeyRepository,
   Clock,
+  QuotaCounter,
   RandomBytes,
   RateLimitCounter,
   UsagePlans,
@@ -29,6 +57,8 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
+import type { EmailMessage } from '../../lambdas/domain/email/email';
+import type { QuotaWindow } from '../../lambdas/domain/email/quota';
 import { ConflictError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
@@ -322,4 +352,283 @@ export class ScriptedSender implements WebhookSender {
     const answer = await this.answer(this.requests.length);
     return { at, statusCode: 200, durationMs: 25, error: null, response: 'ok', ...answer };
   }
+}
+
+/** Idempotency records as DynamoIdempotencyStore keeps them: claimed, done, lock lapse and 24 h expiry. */
+export class InMemoryIdempotencyStore implements IdempotencyStore {
+  readonly items = new Map<
+    string,
+    {
+      fingerprint: string;
+      state: 'in_progress' | 'done';
+      lockedUntil: number;
+      expiresAt: number;
+      response?: StoredResponse;
+    }
+  >();
+
+  async begin(key: string, fingerprint: string, nowMs: number): Promise<IdempotencyClaim> {
+    const existing = this.items.get(key);
+    const reclaimable =
+      !existing ||
+      existing.expiresAt < Math.floor(nowMs / 1000) ||
+      (existing.state === 'in_progress' && existing.lockedUntil < nowMs);
+    if (reclaimable) {
+      this.items.set(key, {
+        fingerprint,
+        state: 'in_progress',
+        lockedUntil: nowMs + IDEMPOTENCY_LOCK_MS,
+        expiresAt: Math.floor((nowMs + IDEMPOTENCY_TTL_MS) / 1000),
+      });
+      return { kind: 'new' };
+    }
+    if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' };
+    if (existing.state === 'done' && existing.response) return { kind: 'replay', response: { ...existing.response } };
+    return { kind: 'in_progress' };
+  }
+
+  async complete(key: string, fingerprint: string, response: StoredResponse): Promise<void> {
+    const existing = this.items.get(key);
+    // The adapter's conditional update fails the same way when the key is no longer this request's.
+    if (existing?.fingerprint !== fingerprint) throw new Error(`Idempotency record ${key} is not this request's.`);
+    this.items.set(key, { ...existing, state: 'done', response: { ...response } });
+  }
+
+  async release(key: string, fingerprint: string): Promise<void> {
+    const existing = this.items.get(key);
+    if (existing?.fingerprint === fingerprint && existing.state === 'in_progress') this.items.delete(key);
+  }
+}
+
+/** The monthly counter: refused (and unchanged) past the limit, as DynamoQuotaCounter's conditional ADD. */
+export class InMemoryQuotaCounter implements QuotaCounter {
+  /** Keyed by `accountId#YYYY-MM`. */
+  readonly counts = new Map<string, number>();
+
+  async consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean> {
+    const key = `${accountId}#${window.month}`;
+    const used = this.counts.get(key) ?? 0;
+    if (count > limit || used + count > limit) return false;
+    this.counts.set(key, used + count);
+    return true;
+  }
+}
+
+export class InMemorySuppressionList implements SuppressionList {
+  /** Keyed by `account#mode#address`. */
+  readonly items = new Map<string, Suppression>();
+
+  async add(tenant: Tenant, suppression: Suppression): Promise<boolean> {
+    const key = `${tenantOf(tenant)}#${suppression.address}`;
+    if (this.items.has(key)) return false;
+    this.items.set(key, structuredClone(suppression));
+    return true;
+  }
+
+  async find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>> {
+    const found = new Map<string, Suppression>();
+    for (const address of addresses) {
+      const suppression = this.items.get(`${tenantOf(tenant)}#${address}`);
+      if (suppression) found.set(address, structuredClone(suppression));
+    }
+    return found;
+  }
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export class InMemoryDomainRepository implements DomainRepository {
+  /** Keyed by `account#mode#id`. */
+  readonly items = new Map<string, Domain>();
+
+  async create(domain: Domain): Promise<boolean> {
+    const key = `${tenantOf(domain)}#${domain.id}`;
+    if (this.items.has(key)) return false;
+    this.items.set(key, structuredClone(domain));
+    return true;
+  }
+
+  async get(tenant: Tenant, id: string): Promise<Domain | null> {
+    const domain = this.items.get(`${tenantOf(tenant)}#${id}`);
+    return domain ? structuredClone(domain) : null;
+  }
+
+  async list(tenant: Tenant): Promise<Domain[]> {
+    return [...this.items.values()]
+      .filter((domain) => tenantOf(domain) === tenantOf(tenant))
+      .sort(byId)
+      .map((domain) => structuredClone(domain));
+  }
+
+  async setStatus(
+    tenant: Tenant,
+    id: string,
+    from: DomainStatus,
+    to: DomainStatus,
+    at: string,
+  ): Promise<Domain | null> {
+    const key = `${tenantOf(tenant)}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status !== from) return null;
+    const updated: Domain = { ...current, status: to, updatedAt: at };
+    this.items.set(key, updated);
+    return structuredClone(updated);
+  }
+
+  async delete(tenant: Tenant, id: string): Promise<boolean> {
+    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  }
+
+  async listPending(limit: number): Promise<Domain[]> {
+    return [...this.items.values()]
+      .filter((domain) => domain.status === 'pending')
+      .sort(byId)
+      .slice(0, limit)
+      .map((domain) => structuredClone(domain));
+  }
+}
+
+export class InMemoryContactRepository implements ContactRepository {
+  /** Keyed by `account#mode#id`. */
+  readonly items = new Map<string, Contact>();
+
+  async create(contact: Contact): Promise<boolean> {
+    const key = `${tenantOf(contact)}#${contact.id}`;
+    if (this.items.has(key)) return false;
+    this.items.set(key, structuredClone(contact));
+    return true;
+  }
+
+  async get(tenant: Tenant, id: string): Promise<Contact | null> {
+    const contact = this.items.get(`${tenantOf(tenant)}#${id}`);
+    return contact ? structuredClone(contact) : null;
+  }
+
+  async list(tenant: Tenant): Promise<Contact[]> {
+    return [...this.items.values()]
+      .filter((contact) => tenantOf(contact) === tenantOf(tenant))
+      .sort(byId)
+      .map((contact) => structuredClone(contact));
+  }
+
+  async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
+    const key = `${tenantOf(tenant)}#${id}`;
+    const current = this.items.get(key);
+    if (!current) return null;
+    const updated: Record<string, unknown> = { ...current, updatedAt: at };
+    for (const field of ['firstName', 'lastName'] as const) {
+      const value = changes[field];
+      if (value === null) delete updated[field];
+      else if (value !== undefined) updated[field] = value;
+    }
+    this.items.set(key, updated as unknown as Contact);
+    return structuredClone(updated as unknown as Contact);
+  }
+
+  async subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null> {
+    const key = `${tenantOf(tenant)}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status !== 'pending') return null;
+    const subscribed: Contact = { ...current, status: 'subscribed', subscribedAt: at, updatedAt: at };
+    this.items.set(key, subscribed);
+    return structuredClone(subscribed);
+  }
+
+  async delete(tenant: Tenant, id: string): Promise<boolean> {
+    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  }
+}
+
+const waiting = (email: EmailRecord) => Boolean(email.scheduledAt && !email.sentAt && !email.canceledAt);
+
+export class InMemoryEmailRepository implements EmailRepository {
+  readonly items = new Map<string, EmailRecord>();
+
+  async createMany(emails: readonly EmailRecord[]): Promise<void> {
+    for (const email of emails) this.items.set(email.id, structuredClone(email));
+  }
+
+  async get(id: string): Promise<EmailRecord | null> {
+    const email = this.items.get(id);
+    return email ? structuredClone(email) : null;
+  }
+
+  async releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null> {
+    const email = this.items.get(id);
+    if (!email || !waiting(email)) return null;
+    const released: EmailRecord = { ...email, ...(outcome === 'sent' ? { sentAt: at } : { canceledAt: at }) };
+    this.items.set(id, released);
+    return structuredClone(released);
+  }
+
+  async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
+    return [...this.items.values()]
+      .filter(waiting)
+      .map((email) => ({ id: email.id, sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt as string))) }))
+      .filter((entry) => entry.sendAt <= dueBefore)
+      .sort((a, b) => a.sendAt - b.sendAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, limit);
+  }
+
+  async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {
+    const email = this.items.get(id);
+    if (!email || email.events.some((event) => event.id === entry.id)) return;
+    this.items.set(id, { ...email, events: [...email.events, structuredClone(entry)] });
+  }
+}
+
+/** Records every send: the email and each recipient's copy with its headers. */
+export class RecordingEmailProvider implements EmailProvider {
+  readonly sent: { email: EmailMessage; copies: OutgoingCopy[] }[] = [];
+
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
+    this.sent.push({ email: structuredClone(email), copies: structuredClone([...copies]) });
+  }
+}
+
+export class RecordingSendScheduler implements SendScheduler {
+  readonly scheduled: { emailId: string; atMs: number }[] = [];
+  readonly canceled: string[] = [];
+
+  async schedule(emailId: string, atMs: number): Promise<void> {
+    this.scheduled.push({ emailId, atMs });
+  }
+
+  async cancel(emailId: string): Promise<void> {
+    this.canceled.push(emailId);
+  }
+}
+
+/**
+ * A domain provider whose verification state tests set per name (pending until told otherwise); records
+ * registrations and removals. `onStatus` runs before each status answer, to stage races.
+ */
+export class ScriptedDomainProvider implements DomainProvider {
+  readonly statuses = new Map<string, DomainStatus>();
+  readonly registered: string[] = [];
+  readonly removed: string[] = [];
+  onStatus: (name: string) => Promise<void> | void = () => {};
+
+  async register(name: string): Promise<readonly DnsRecord[]> {
+    this.registered.push(name);
+    return [1, 2, 3].map((i) => ({
+      type: 'CNAME' as const,
+      name: `tok${i}._domainkey.${name}`,
+      value: `tok${i}.dkim.amazonses.com`,
+    }));
+  }
+
+  async status(domain: Pick<Domain, 'name' | 'createdAt'>): Promise<DomainStatus> {
+    await this.onStatus(domain.name);
+    return this.statuses.get(domain.name) ?? 'pending';
+  }
+
+  async remove(name: string): Promise<void> {
+    this.removed.push(name);
+  }
+}
+
+/** Link signing with a fixed secret and base URL. */
+export function fixedLinks(secret = 'link-secret-for-tests', baseUrl = 'https://api.sendflow.test/v1'): LinkSigner {
+  return { secret, baseUrl: () => baseUrl };
 }

@@ -1,0 +1,254 @@
+// Contract suite for the DomainRepository port, run against DynamoDomainRepository (dynalite, DynamoDB Local)
+// and InMemoryDomainRepository: create refuses a duplicate (false) and keeps the first; setStatus changes the
+// status only from the expected one; listPending spans every tenant, holds only pending domains, and a domain
+// leaves it once verified (or failed) and comes back when set pending again.
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import type { Domain, DomainRepository } from '../../../lambdas/app/domains/ports';
+import type { Tenant } from '../../../lambdas/app/webhooks/ports';
+import type { RepositoryHarness } from './harness';
+
+const AT = '2025-04-01T10:00:00.000Z';
+const LATER = '2025-04-01T10:05:00.000Z';
+
+const newTenant = (mode: Tenant['mode'] = 'live'): Tenant => ({
+  accountId: `acct_${randomBytes(6).toString('hex')}`,
+  mode,
+});
+
+function newDomain(tenant: Tenant, overrides: Partial<Domain> = {}): Domain {
+  const name = `${randomBytes(4).toString('hex')}.example.com`;
+  return {
+    ...tenant,
+    id: `dom_${randomBytes(10).toString('hex')}`,
+    name,
+    status: 'pending',
+    records: [
+      { type: 'CNAME', name: `a1._domainkey.${name}`, value: 'a1.dkim.amazonses.com' },
+      { type: 'CNAME', name: `b2._domainkey.${name}`, value: 'b2.dkim.amazonses.com' },
+    ],
+    createdAt: AT,
+    updatedAt: AT,
+    ...overrides,
+  };
+}
+
+export function domainRepositoryContract(harness: RepositoryHarness<DomainRepository>): void {
+  const repo = () => harness.shared();
+
+  it('creates a domain and reads it back exactly; null for an unknown id', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+
+    // Act
+    const created = await repo().create(domain);
+
+    // Assert
+    expect(created).toBe(true);
+    expect(await repo().get(tenant, domain.id)).toEqual(domain);
+    expect(await repo().get(tenant, 'dom_unknown')).toBeNull();
+  });
+
+  it('create() of an id the tenant has is false and keeps the first', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+
+    // Act
+    const again = await repo().create({ ...domain, status: 'verified', records: [] });
+
+    // Assert
+    expect(again).toBe(false);
+    expect(await repo().get(tenant, domain.id)).toEqual(domain);
+  });
+
+  it('keeps tenants apart: the same id in another account or mode is another domain', async () => {
+    // Arrange
+    const live = newTenant('live');
+    const domain = newDomain(live);
+    await repo().create(domain);
+    const test: Tenant = { accountId: live.accountId, mode: 'test' };
+
+    // Act
+    const inTest = await repo().get(test, domain.id);
+    const inOther = await repo().get(newTenant('live'), domain.id);
+    const createdInTest = await repo().create({ ...domain, ...test });
+
+    // Assert
+    expect(inTest).toBeNull();
+    expect(inOther).toBeNull();
+    expect(createdInTest).toBe(true);
+    expect(await repo().list(live)).toEqual([domain]);
+  });
+
+  it('list() gives all of a tenant’s domains and no one else’s', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domains = [newDomain(tenant), newDomain(tenant), newDomain(tenant, { status: 'verified' })];
+    for (const domain of domains) await repo().create(domain);
+    await repo().create(newDomain(newTenant()));
+
+    // Act
+    const listed = await repo().list(tenant);
+
+    // Assert
+    expect([...listed].sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...domains].sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
+  it('setStatus() moves from the expected status, stamps updatedAt and returns the domain as stored', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+
+    // Act
+    const updated = await repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER);
+
+    // Assert
+    const expected = { ...domain, status: 'verified', updatedAt: LATER };
+    expect(updated).toEqual(expected);
+    expect(await repo().get(tenant, domain.id)).toEqual(expected);
+  });
+
+  it('setStatus() from a status the domain no longer has is null and changes nothing (the race is lost once)', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+    await repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER);
+
+    // Act
+    const stale = await repo().setStatus(tenant, domain.id, 'pending', 'failed', '2025-04-01T11:00:00.000Z');
+
+    // Assert
+    expect(stale).toBeNull();
+    expect(await repo().get(tenant, domain.id)).toEqual({ ...domain, status: 'verified', updatedAt: LATER });
+  });
+
+  it('setStatus() of an unknown id, or of another tenant’s domain, is null and creates nothing', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+    const other = newTenant();
+
+    // Act
+    const unknown = await repo().setStatus(tenant, 'dom_missing', 'pending', 'verified', LATER);
+    const foreign = await repo().setStatus(other, domain.id, 'pending', 'verified', LATER);
+
+    // Assert
+    expect(unknown).toBeNull();
+    expect(foreign).toBeNull();
+    expect(await repo().get(tenant, 'dom_missing')).toBeNull();
+    expect(await repo().get(other, domain.id)).toBeNull();
+    expect(await repo().get(tenant, domain.id)).toEqual(domain);
+  });
+
+  it('of two parallel setStatus() calls from pending exactly one wins', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+
+    // Act
+    const results = await Promise.all([
+      repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER),
+      repo().setStatus(tenant, domain.id, 'pending', 'failed', LATER),
+    ]);
+
+    // Assert
+    expect(results.filter((r) => r !== null)).toHaveLength(1);
+  });
+
+  it('delete() is true once, then false; the domain is gone', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+
+    // Act
+    const first = await repo().delete(tenant, domain.id);
+    const second = await repo().delete(tenant, domain.id);
+
+    // Assert
+    expect(first).toBe(true);
+    expect(second).toBe(false);
+    expect(await repo().get(tenant, domain.id)).toBeNull();
+  });
+
+  it('delete() of another tenant’s domain is false and leaves it', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant);
+    await repo().create(domain);
+
+    // Act
+    const foreign = await repo().delete({ accountId: tenant.accountId, mode: 'test' }, domain.id);
+
+    // Assert
+    expect(foreign).toBe(false);
+    expect(await repo().get(tenant, domain.id)).toEqual(domain);
+  });
+
+  it('listPending() spans tenants and holds only pending domains; verifying or failing one takes it out', async () => {
+    // Arrange: fresh storage, since the listing spans every tenant.
+    const fresh = await harness.fresh();
+    const a = newTenant('live');
+    const b = newTenant('test');
+    const pendingA = newDomain(a);
+    const pendingB = newDomain(b);
+    const toVerify = newDomain(a);
+    const toFail = newDomain(b);
+    for (const domain of [pendingA, pendingB, toVerify, toFail, newDomain(a, { status: 'verified' })]) {
+      await fresh.create(domain);
+    }
+    const before = await fresh.listPending(100);
+
+    // Act
+    await fresh.setStatus(a, toVerify.id, 'pending', 'verified', LATER);
+    await fresh.setStatus(b, toFail.id, 'pending', 'failed', LATER);
+    const after = await fresh.listPending(100);
+
+    // Assert
+    const ids = (domains: Domain[]) => domains.map((d) => d.id).sort();
+    expect(ids(before)).toEqual([pendingA.id, pendingB.id, toVerify.id, toFail.id].sort());
+    expect(ids(after)).toEqual([pendingA.id, pendingB.id].sort());
+    expect(after.find((d) => d.id === pendingB.id)).toEqual(pendingB);
+  });
+
+  it('listPending() takes a domain set back to pending, and drops a deleted one', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const tenant = newTenant();
+    const back = newDomain(tenant, { status: 'failed' });
+    const gone = newDomain(tenant);
+    await fresh.create(back);
+    await fresh.create(gone);
+
+    // Act
+    await fresh.setStatus(tenant, back.id, 'failed', 'pending', LATER);
+    await fresh.delete(tenant, gone.id);
+    const pending = await fresh.listPending(100);
+
+    // Assert
+    expect(pending).toEqual([{ ...back, status: 'pending', updatedAt: LATER }]);
+  });
+
+  it('listPending(limit) returns at most limit domains', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const tenant = newTenant();
+    for (let i = 0; i < 5; i++) await fresh.create(newDomain(tenant));
+
+    // Act
+    const two = await fresh.listPending(2);
+
+    // Assert
+    expect(two).toHaveLength(2);
+    expect(two.every((d) => d.status === 'pending')).toBe(true);
+  });
+}

@@ -1,0 +1,138 @@
+// Contract suite for the SuppressionList port, run against DynamoSuppressionList (dynalite, DynamoDB Local) and
+// InMemorySuppressionList: add says whether the address is new and keeps the first reason; find returns the
+// suppressed ones among any number of addresses (DynamoDB's BatchGet takes 100 keys), repeats included; lists
+// of different accounts, and of one account's two modes, are apart.
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import type { Suppression, SuppressionList } from '../../../lambdas/app/emails/ports';
+import type { Tenant } from '../../../lambdas/app/webhooks/ports';
+import type { RepositoryHarness } from './harness';
+
+const newTenant = (mode: Tenant['mode'] = 'live'): Tenant => ({
+  accountId: `acct_${randomBytes(6).toString('hex')}`,
+  mode,
+});
+
+const bounce = (address: string, emailId = 'email_01bounce'): Suppression => ({
+  address,
+  reason: 'hard_bounce',
+  createdAt: '2025-04-01T10:00:00.000Z',
+  emailId,
+});
+
+export function suppressionListContract(harness: RepositoryHarness<SuppressionList>): void {
+  const list = () => harness.shared();
+
+  it('add() is true for a new address and false after; the first reason, time and email stay', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const first = bounce('ada@example.com');
+
+    // Act
+    const added = await list().add(tenant, first);
+    const again = await list().add(tenant, {
+      address: 'ada@example.com',
+      reason: 'complaint',
+      createdAt: '2025-04-02T10:00:00.000Z',
+      emailId: 'email_02complaint',
+    });
+
+    // Assert
+    expect(added).toBe(true);
+    expect(again).toBe(false);
+    expect(await list().find(tenant, ['ada@example.com'])).toEqual(new Map([['ada@example.com', first]]));
+  });
+
+  it('stores a suppression without an email id (e.g. added by hand) and reads it back without one', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const manual: Suppression = {
+      address: 'bob@example.com',
+      reason: 'unsubscribe',
+      createdAt: '2025-04-01T00:00:00Z',
+    };
+
+    // Act
+    await list().add(tenant, manual);
+
+    // Assert
+    const found = await list().find(tenant, ['bob@example.com']);
+    expect(found.get('bob@example.com')).toEqual(manual);
+    expect(found.get('bob@example.com')).not.toHaveProperty('emailId');
+  });
+
+  it('find() returns only the suppressed ones among the addresses asked, keyed by address', async () => {
+    // Arrange
+    const tenant = newTenant();
+    await list().add(tenant, bounce('a@example.com'));
+    await list().add(tenant, { ...bounce('c@example.com'), reason: 'complaint' });
+
+    // Act
+    const found = await list().find(tenant, ['a@example.com', 'b@example.com', 'c@example.com']);
+
+    // Assert
+    expect([...found.keys()].sort()).toEqual(['a@example.com', 'c@example.com']);
+    expect(found.get('c@example.com')?.reason).toBe('complaint');
+  });
+
+  it('find() of no addresses is empty, and of repeated addresses finds each once', async () => {
+    // Arrange
+    const tenant = newTenant();
+    await list().add(tenant, bounce('dup@example.com'));
+
+    // Act
+    const none = await list().find(tenant, []);
+    const repeated = await list().find(tenant, ['dup@example.com', 'dup@example.com', 'other@example.com']);
+
+    // Assert
+    expect(none.size).toBe(0);
+    expect(repeated).toEqual(new Map([['dup@example.com', bounce('dup@example.com')]]));
+  });
+
+  it('find() over 250 addresses (three BatchGet pages) finds every suppressed one, first and last page too', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const addresses = Array.from({ length: 250 }, (_, i) => `user${String(i).padStart(3, '0')}@example.com`);
+    const suppressedIdx = [0, 99, 100, 101, 199, 200, 249];
+    await Promise.all(suppressedIdx.map((i) => list().add(tenant, bounce(addresses[i] as string))));
+
+    // Act
+    const found = await list().find(tenant, addresses);
+
+    // Assert
+    expect([...found.keys()].sort()).toEqual(suppressedIdx.map((i) => addresses[i]));
+  });
+
+  it('keeps accounts and modes apart: an address suppressed in live is not suppressed in test or elsewhere', async () => {
+    // Arrange
+    const live = newTenant('live');
+    const test: Tenant = { accountId: live.accountId, mode: 'test' };
+    const other = newTenant('live');
+    await list().add(live, bounce('eve@example.com'));
+
+    // Act
+    const inTest = await list().find(test, ['eve@example.com']);
+    const inOther = await list().find(other, ['eve@example.com']);
+    const addedInTest = await list().add(test, { ...bounce('eve@example.com'), reason: 'unsubscribe' });
+
+    // Assert
+    expect(inTest.size).toBe(0);
+    expect(inOther.size).toBe(0);
+    expect(addedInTest).toBe(true);
+    expect((await list().find(live, ['eve@example.com'])).get('eve@example.com')?.reason).toBe('hard_bounce');
+    expect((await list().find(test, ['eve@example.com'])).get('eve@example.com')?.reason).toBe('unsubscribe');
+  });
+
+  it('of 10 parallel adds of one address exactly one is new', async () => {
+    // Arrange
+    const tenant = newTenant();
+
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => list().add(tenant, bounce('race@example.com', `email_${i}`))),
+    );
+
+    // Assert
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+}
