@@ -33,7 +33,7 @@ export interface RuntimeAdapters {
   readonly sendScheduler: SendScheduler;
   /** Live-mode email and domain identities on AWS (SES); the simulators otherwise. */
   readonly liveProvider?: EmailProvider;
-  readonly domainProvider?: DomainProvider;
+  readonly liveDomainProvider?: DomainProvider;
   /** Signs public links; its base URL may only be known once the runtime listens. */
   readonly links: LinkSigner;
   readonly clock?: Clock;
@@ -53,6 +53,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     random,
     stepSeconds: config.simulatorStepSeconds,
   });
+  const simulatedDomains = new SimulatedDomainProvider({
+    verifyAfterSeconds: config.domainVerifySeconds,
+    now: () => clock.now(),
+  });
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
@@ -69,9 +73,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     suppressions: new DynamoSuppressionList(doc, config.tables.suppressions),
     domains: new DynamoDomainRepository(doc, config.tables.domains),
     contacts: new DynamoContactRepository(doc, config.tables.contacts),
-    domainProvider:
-      adapters.domainProvider ??
-      new SimulatedDomainProvider({ verifyAfterSeconds: config.domainVerifySeconds, now: () => clock.now() }),
+    domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
+      (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:

@@ -198,3 +198,20 @@ describe('contacts', () => {
     expect((await rt.call('/contacts', { method: 'POST', key, body: '{"email":"not-an-email"}' })).status).toBe(422);
   });
 });
+
+describe('domain names across accounts', () => {
+  it('a name held by one account is 409 domain_taken for another, until the holder deletes it', async () => {
+    const a = await account('/x1', 'live');
+    const b = await account('/x2', 'live');
+    const held = (await (
+      await rt.call('/domains', { method: 'POST', key: a, body: '{"name":"shared.example.com"}' })
+    ).json()) as { id: string };
+    const taken = await rt.call('/domains', { method: 'POST', key: b, body: '{"name":"shared.example.com"}' });
+    expect(taken.status).toBe(409);
+    expect(await taken.json()).toMatchObject({ code: 'domain_taken' });
+    await rt.call(`/domains/${held.id}`, { method: 'DELETE', key: a });
+    expect((await rt.call('/domains', { method: 'POST', key: b, body: '{"name":"shared.example.com"}' })).status).toBe(
+      201,
+    );
+  });
+});

@@ -440,6 +440,19 @@ const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id 
 export class InMemoryDomainRepository implements DomainRepository {
   /** Keyed by `account#mode#id`. */
   readonly items = new Map<string, Domain>();
+  /** Domain name → the account holding it. */
+  readonly names = new Map<string, string>();
+
+  async claimName(name: string, accountId: string): Promise<boolean> {
+    const holder = this.names.get(name);
+    if (holder && holder !== accountId) return false;
+    this.names.set(name, accountId);
+    return true;
+  }
+
+  async releaseName(name: string, accountId: string): Promise<void> {
+    if (this.names.get(name) === accountId) this.names.delete(name);
+  }
 
   async create(domain: Domain): Promise<boolean> {
     const key = `${tenantOf(domain)}#${domain.id}`;

@@ -33,7 +33,13 @@ function setup() {
   const domains = new InMemoryDomainRepository();
   const domainProvider = new ScriptedDomainProvider();
   const events = new RecordingEventPublisher();
-  const deps: DomainDeps = { domains, domainProvider, events, clock, random: seededRandom('domains') };
+  const deps: DomainDeps = {
+    domains,
+    domainProviderFor: () => domainProvider,
+    events,
+    clock,
+    random: seededRandom('domains'),
+  };
   const published = () => events.published.flatMap((p) => p.events);
   return { clock, domains, domainProvider, events, deps, published };
 }
@@ -88,15 +94,16 @@ describe('domains', () => {
       expect(s.published().map((e) => e.type)).toEqual(['domain.created']);
     });
 
-    it('lets the other mode and another account add the same name, each with its own id', async () => {
+    it('lets the other mode of the same account add the same name, with its own id; another account may not', async () => {
       // Act
       const live = await createDomain(s.deps, LIVE, 'acme.example');
       const test = await createDomain(s.deps, TEST, 'acme.example');
-      const other = await createDomain(s.deps, { accountId: 'acct_other', mode: 'live' }, 'acme.example');
+      const other = createDomain(s.deps, { accountId: 'acct_other', mode: 'live' }, 'acme.example');
 
       // Assert
-      expect(new Set([live.id, test.id, other.id]).size).toBe(3);
+      expect(live.id).not.toBe(test.id);
       expect(live.id).toBe(domainId(LIVE, 'acme.example'));
+      await expect(other).rejects.toMatchObject({ code: 'domain_taken' });
     });
   });
 
@@ -303,13 +310,7 @@ describe('domains', () => {
   // account and region, shared by every tenant: SesDomainProvider.register returns an existing identity's records,
   // status() and remove() take the name alone).
   describe('tenants sharing a domain name (one provider identity per name)', () => {
-    // BUG (lambdas/app/domains/domains.ts createDomain/refresh, with lambdas/adapters/ses/ses-domains.ts on AWS):
-    // verification is read from the provider by name only, so an account that adds a domain another account has
-    // verified becomes verified itself without publishing anything. Input: acct_owner adds and verifies
-    // acme.example (live); acct_other adds acme.example (201) and POSTs /verify. Expected: acct_other's domain is
-    // not verified (it proved nothing), so its live email from @acme.example is 422. Actual: status `verified`,
-    // isVerifiedSender true — acct_other can send live email as acme.example through SES.
-    it.fails('another account adding a verified name does not become a verified sender of it', async () => {
+    it('another account cannot add a name an account holds (409 domain_taken), so cannot send as it', async () => {
       // Arrange
       const owner: Tenant = { accountId: 'acct_owner', mode: 'live' };
       const other: Tenant = { accountId: 'acct_other', mode: 'live' };
@@ -318,31 +319,44 @@ describe('domains', () => {
       await verifyDomain(s.deps, owner, owned.id);
 
       // Act
-      const claimed = await createDomain(s.deps, other, 'acme.example');
-      await verifyDomain(s.deps, other, claimed.id);
+      const attempt = createDomain(s.deps, other, 'acme.example');
 
       // Assert
+      await expect(attempt).rejects.toMatchObject({ status: 409, code: 'domain_taken' });
       expect(await isVerifiedSender(s.deps, other, 'acme.example')).toBe(false);
+      expect(s.domainProvider.registered).toEqual(['acme.example']);
     });
 
-    // BUG (lambdas/app/domains/domains.ts deleteDomain): it removes the provider identity by name even when another
-    // tenant still has that name. Input: an account adds acme.example in live and in test mode (both allowed),
-    // verifies it, then DELETEs the test-mode domain. Expected: the identity stays (the live domain still uses it);
-    // actual: provider.remove('acme.example') — on AWS DeleteEmailIdentity — so the live domain still reads
-    // `verified` in Sendflow while SES refuses every live send from it. The same happens across accounts.
-    it.fails('deleting a domain in one tenant keeps the identity another tenant still uses', async () => {
-      // Arrange
-      const live = await createDomain(s.deps, LIVE, 'acme.example');
-      const test = await createDomain(s.deps, TEST, 'acme.example');
+    it('deleting the test-mode domain keeps the live identity and the name; deleting both frees the name', async () => {
+      // Arrange: test mode has its own (simulated) provider, as in production.
+      const testProvider = new ScriptedDomainProvider();
+      const deps = {
+        ...s.deps,
+        domainProviderFor: (mode: Tenant['mode']) => (mode === 'live' ? s.domainProvider : testProvider),
+      };
+      const live = await createDomain(deps, LIVE, 'acme.example');
+      const test = await createDomain(deps, TEST, 'acme.example');
       s.domainProvider.statuses.set('acme.example', 'verified');
-      await verifyDomain(s.deps, LIVE, live.id);
+      await verifyDomain(deps, LIVE, live.id);
 
       // Act
-      await deleteDomain(s.deps, TEST, test.id);
+      await deleteDomain(deps, TEST, test.id);
 
       // Assert
-      expect(await isVerifiedSender(s.deps, LIVE, 'acme.example')).toBe(true);
+      expect(await isVerifiedSender(deps, LIVE, 'acme.example')).toBe(true);
       expect(s.domainProvider.removed).toEqual([]);
+      await expect(createDomain(deps, { accountId: 'acct_other', mode: 'live' }, 'acme.example')).rejects.toMatchObject(
+        {
+          code: 'domain_taken',
+        },
+      );
+      await deleteDomain(deps, LIVE, live.id);
+      expect(s.domainProvider.removed).toEqual(['acme.example']);
+      await expect(
+        createDomain(deps, { accountId: 'acct_other', mode: 'live' }, 'acme.example'),
+      ).resolves.toMatchObject({
+        status: 'pending',
+      });
     });
   });
 

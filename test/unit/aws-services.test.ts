@@ -184,8 +184,10 @@ describe('createAwsServices', () => {
     const env = { ...tablesEnv, ...awsEnv };
     const withDomains = await createAwsServices('sendflow-api', { domains: true }, { env, clients: clients() });
     const without = await createAwsServices('sendflow-sender', { ses: true }, { env, clients: clients() });
-    expect(withDomains.domainProvider).toBeInstanceOf(SesDomainProvider);
-    expect(without.domainProvider).toBeInstanceOf(SimulatedDomainProvider);
+    expect(withDomains.domainProviderFor('live')).toBeInstanceOf(SesDomainProvider);
+    // Test-mode domains never create real SES identities.
+    expect(withDomains.domainProviderFor('test')).toBeInstanceOf(SimulatedDomainProvider);
+    expect(without.domainProviderFor('live')).toBeInstanceOf(SimulatedDomainProvider);
   });
 
   it('keeps live mode simulated in functions that do not send through SES', async () => {

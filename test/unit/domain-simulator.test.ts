@@ -92,18 +92,11 @@ describe('simulatedStory', () => {
     expect(simulatedStory(recipient)).toEqual(SIMULATOR_STORIES.success);
   });
 
-  // BUG (lambdas/domain/email/simulator.ts, simulatedStory): SIMULATOR_STORIES is a plain object literal looked
-  // up by mailbox, so the lower-case names it inherits from Object.prototype are "stories" too:
-  // `constructor@simulator.amazonses.com` returns the Object function and `__proto__@…` returns Object.prototype
-  // (expected: the success story). SimulatedEmailProvider.send then throws "simulatedStory is not a function or
-  // its return value is not iterable" before publishing anything, so every recipient of that email — not just
-  // this one — ends with email.failed `provider_error: TypeError` (a 500 before a1d4b68). Fix:
-  // Object.hasOwn(SIMULATOR_STORIES, mailbox), or a Map.
-  it.fails('treats constructor@ (an inherited property name) as success', () => {
+  it('treats constructor@ (an inherited property name) as success', () => {
     expect(simulatedStory(at('constructor'))).toEqual(SIMULATOR_STORIES.success);
   });
 
-  it.fails('treats __proto__@ (an inherited property name) as success', () => {
+  it('treats __proto__@ (an inherited property name) as success', () => {
     expect(simulatedStory(at('__proto__'))).toEqual(SIMULATOR_STORIES.success);
   });
 

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
-import { unlessConditionFails } from './operations';
+import { conditionHeld, unlessConditionFails } from './operations';
 import { tenantKey } from './webhooks';
 
 const STATUSES = ['pending', 'verified', 'failed'] as const;
@@ -25,6 +25,9 @@ const domainItem = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
 });
+
+/** The partition of name claims: one item per domain name, naming the account that holds it. */
+const NAME_CLAIMS = '#names';
 
 const pendingMarks = (status: DomainStatus) => (status === 'pending' ? { pendingShard: 'pending' } : {});
 
@@ -109,6 +112,32 @@ export class DynamoDomainRepository implements DomainRepository {
           }),
         ),
       )) !== null
+    );
+  }
+
+  async claimName(name: string, accountId: string): Promise<boolean> {
+    return conditionHeld(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { tenant: NAME_CLAIMS, id: name, accountId },
+          ConditionExpression: 'attribute_not_exists(id) OR accountId = :a',
+          ExpressionAttributeValues: { ':a': accountId },
+        }),
+      ),
+    );
+  }
+
+  async releaseName(name: string, accountId: string): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { tenant: NAME_CLAIMS, id: name },
+          ConditionExpression: 'accountId = :a',
+          ExpressionAttributeValues: { ':a': accountId },
+        }),
+      ),
     );
   }
 

@@ -11,7 +11,8 @@ import type { Domain, DomainProvider, DomainRepository } from './ports';
 
 export interface DomainDeps {
   readonly domains: DomainRepository;
-  readonly domainProvider: DomainProvider;
+  /** The identity provider of a mode: SES for live mode on AWS; test mode is always simulated. */
+  readonly domainProviderFor: (mode: Tenant['mode']) => DomainProvider;
   readonly events: EventPublisher;
   readonly clock: Clock;
   readonly random: RandomBytes;
@@ -19,8 +20,15 @@ export interface DomainDeps {
 
 export const domainId = (tenant: Tenant, name: string) => derivedId('dom', tenant.accountId, tenant.mode, name);
 
+/**
+ * Adds a domain. Its name is claimed for the account first: sending identities are shared by name, so a name
+ * another account holds is 409 domain_taken (else it could send as that account's verified domain).
+ */
 export async function createDomain(deps: DomainDeps, tenant: Tenant, name: string): Promise<Domain> {
-  const records = await deps.domainProvider.register(name);
+  if (!(await deps.domains.claimName(name, tenant.accountId))) {
+    throw new ConflictError(`The domain ${name} belongs to another account.`, 'domain_taken');
+  }
+  const records = await deps.domainProviderFor(tenant.mode).register(name);
   const now = new Date(deps.clock.now()).toISOString();
   const domain: Domain = {
     ...tenant,
@@ -48,10 +56,15 @@ export async function verifyDomain(deps: DomainDeps, tenant: Tenant, id: string)
   return refresh(deps, await getDomain(deps, tenant, id));
 }
 
+/** Deletes a domain; the identity and the name claim go only when no mode of the account still has it. */
 export async function deleteDomain(deps: DomainDeps, tenant: Tenant, id: string): Promise<Domain> {
   const domain = await getDomain(deps, tenant, id);
-  await deps.domainProvider.remove(domain.name);
   if (!(await deps.domains.delete(tenant, id))) throw new NotFoundError(`No domain with id ${id}.`);
+  await deps.domainProviderFor(tenant.mode).remove(domain.name);
+  const otherMode: Tenant = { accountId: tenant.accountId, mode: tenant.mode === 'live' ? 'test' : 'live' };
+  if (!(await deps.domains.get(otherMode, domainId(otherMode, domain.name)))) {
+    await deps.domains.releaseName(domain.name, tenant.accountId);
+  }
   await announce(deps, 'domain.deleted', domain);
   return domain;
 }
@@ -73,7 +86,7 @@ export async function isVerifiedSender(
 }
 
 async function refresh(deps: DomainDeps, domain: Domain): Promise<Domain> {
-  const status = await deps.domainProvider.status(domain);
+  const status = await deps.domainProviderFor(domain.mode).status(domain);
   if (status === domain.status) return domain;
   const updated = await deps.domains.setStatus(
     domain,

@@ -29,6 +29,13 @@ export interface DomainRepository {
   /** Sets the status, only if it is still `from`; returns the updated domain, or null when it changed meanwhile. */
   setStatus(tenant: Tenant, id: string, from: DomainStatus, to: DomainStatus, at: string): Promise<Domain | null>;
   delete(tenant: Tenant, id: string): Promise<boolean>;
+  /**
+   * Claims a domain name for an account across all accounts (sending identities are shared by name): true when
+   * the account holds it (now or already), false when another account does.
+   */
+  claimName(name: string, accountId: string): Promise<boolean>;
+  /** Frees the account's claim on a name. */
+  releaseName(name: string, accountId: string): Promise<void>;
   /** Pending domains of every tenant (the reconciler re-checks them). */
   listPending(limit: number): Promise<Domain[]>;
 }

@@ -79,6 +79,7 @@ export function simulatedStory(recipient: string): readonly SimulatedEvent[] {
   const address = /<([^>]+)>/.exec(recipient)?.[1] ?? recipient;
   const [local = '', domain = ''] = address.trim().toLowerCase().split('@');
   const mailbox = local.split('+')[0] ?? '';
-  const story = domain === SIMULATOR_DOMAIN ? SIMULATOR_STORIES[mailbox] : undefined;
+  const story =
+    domain === SIMULATOR_DOMAIN && Object.hasOwn(SIMULATOR_STORIES, mailbox) ? SIMULATOR_STORIES[mailbox] : undefined;
   return story ?? (SIMULATOR_STORIES.success as readonly SimulatedEvent[]);
 }

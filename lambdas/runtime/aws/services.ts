@@ -175,7 +175,7 @@ export async function createAwsServices(
     sendScheduler,
     links,
     ...(liveProvider ? { liveProvider } : {}),
-    ...(ses && needs.domains ? { domainProvider: new SesDomainProvider(ses) } : {}),
+    ...(ses && needs.domains ? { liveDomainProvider: new SesDomainProvider(ses) } : {}),
   };
   return createServices(config, dynamo, logger, adapters);
 }
