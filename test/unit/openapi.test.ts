@@ -18,7 +18,7 @@ describe('docs/openapi.json', () => {
       const operation = doc.paths[`/v1${route.path}`]?.[route.method.toLowerCase()];
       expect(operation, `${route.method} ${route.path}`).toMatchObject({ operationId: route.id });
       const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => name);
-      const declared = (operation?.parameters as { name: string; in: string }[])
+      const declared = ((operation?.parameters ?? []) as { name: string; in: string }[])
         .filter((p) => p.in === 'path')
         .map((p) => p.name);
       expect(declared).toEqual(pathParams);
@@ -28,12 +28,9 @@ describe('docs/openapi.json', () => {
   });
 
   it('carries the request schemas the handlers validate with', () => {
+    type RequestBody = { content: Record<string, { schema: { required?: string[]; properties: object } }> };
     const body = (method: string, path: string) =>
-      (
-        doc.paths[path]?.[method]?.requestBody as {
-          content: Record<string, { schema: { required?: string[]; properties: object } }>;
-        }
-      ).content['application/json']?.schema;
+      (doc.paths[path]?.[method]?.requestBody as RequestBody | undefined)?.content['application/json']?.schema;
     expect(body('post', '/v1/webhooks')?.required).toEqual(['url', 'events']);
     expect(Object.keys(body('post', '/v1/emails')?.properties ?? {})).toEqual(
       expect.arrayContaining(['from', 'to', 'subject', 'html', 'scheduled_at']),
