@@ -265,9 +265,8 @@ export class SendflowApiStack extends Stack {
       }),
     );
 
-    // Live mode sends through SES with our configuration set: the API (immediate sends) and the send worker
-    // (scheduled ones). Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.
-    this.emails.grantSending(this.apiFunction);
+    // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
+    // queues every email. Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.
     this.emails.grantSending(this.emails.sender);
     this.emails.grantIdentities(this.apiFunction, [
       'ses:CreateEmailIdentity',

@@ -115,7 +115,7 @@ describe('restart', () => {
       const [request] = await (receiver as Receiver).waitFor(1, 5000);
       expect(JSON.parse(request?.body ?? '')).toMatchObject({ type: 'email.sent', email_id: id });
       expect(request?.at ?? 0).toBeGreaterThanOrEqual(Date.parse(at) - 20);
-      await second.queues.events.idle();
+      await second.settle();
       expect(((await (await second.call(`/emails/${id}`, { key })).json()) as { status: string }).status).not.toBe(
         'scheduled',
       );

@@ -357,8 +357,7 @@ describe('never doubled', () => {
     };
     for (let i = 0; i < 3; i++) {
       await rt.services.events.publish([event]);
-      await rt.queues.events.idle();
-      await rt.queues.deliveries.idle();
+      await rt.settle();
     }
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === event.id)).toHaveLength(1);
     const log = await deliveries(key, hook.id);

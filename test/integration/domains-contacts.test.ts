@@ -16,8 +16,7 @@ afterAll(async () => {
 });
 
 const settle = async () => {
-  await rt.queues.events.idle();
-  await rt.queues.deliveries.idle();
+  await rt.settle();
 };
 const events = (path: string) =>
   receiver.received

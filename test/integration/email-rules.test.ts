@@ -35,8 +35,7 @@ const send = (key: string, body: unknown, idempotencyKey?: string, path = '/emai
     headers: idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
   });
 const settle = async () => {
-  await rt.queues.events.idle();
-  await rt.queues.deliveries.idle();
+  await rt.settle();
 };
 
 describe('Idempotency-Key', () => {
@@ -271,7 +270,7 @@ describe('scheduled sends', () => {
     const res = await send(key, email('b@example.com', { scheduled_at: at.toISOString() }));
     expect(res.status).toBe(200);
     const { id } = (await res.json()) as { id: string };
-    await rt.queues.events.idle();
+    await rt.settle();
     const mine = () =>
       receiver.received
         .filter((r) => r.path === '/sch')
@@ -289,7 +288,7 @@ describe('scheduled sends', () => {
       await new Promise((r) => setTimeout(r, 20));
     const sentAt = receiver.received.find((r) => r.path === '/sch' && r.body.includes('email.sent'))?.at ?? 0;
     expect(sentAt).toBeGreaterThanOrEqual(at.getTime() - 20);
-    await rt.queues.events.idle();
+    await rt.settle();
     expect(((await (await rt.call(`/emails/${id}`, { key })).json()) as { status: string }).status).toBe('delivered');
     // Sent: too late to cancel.
     const late = await rt.call(`/emails/${id}/cancel`, { method: 'POST', key });
@@ -311,9 +310,7 @@ describe('scheduled sends', () => {
     expect(await res.json()).toMatchObject({ id, status: 'canceled' });
     expect((await rt.call(`/emails/${id}/cancel`, { method: 'POST', key })).status).toBe(409);
     await new Promise((r) => setTimeout(r, 1200));
-    await rt.queues.sends.idle();
-    await rt.queues.events.idle();
-    await rt.queues.deliveries.idle();
+    await rt.settle();
     expect(receiver.received.filter((r) => r.path === '/cancel')).toHaveLength(0);
     const other = await rt.newKey();
     expect((await rt.call(`/emails/${id}/cancel`, { method: 'POST', key: other.key })).status).toBe(404);
@@ -358,8 +355,7 @@ describe('a provider outage', () => {
       const res = await send2(failing, key, email(['x@example.com', 'y@example.com']));
       expect(res.status).toBe(200);
       const { id } = (await res.json()) as { id: string };
-      await failing.queues.events.idle();
-      await failing.queues.deliveries.idle();
+      await failing.settle();
       const failed = receiver.received
         .filter((r) => r.path === '/outage')
         .map((r) => JSON.parse(r.body) as { to: string; email_id: string });

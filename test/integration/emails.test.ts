@@ -89,8 +89,7 @@ describe('POST /v1/emails/batch', () => {
     expect(res.status).toBe(422);
     const details = ((await res.json()) as { details: { path: string }[] }).details.map((d) => d.path);
     expect(details).toEqual(['1.to', '2.subject']);
-    await rt.queues.events.idle();
-    await rt.queues.deliveries.idle();
+    await rt.settle();
     expect(receiver.received.length).toBe(before);
     const log = (await (await rt.call(`/webhooks/${hook.id}/deliveries`, { key })).json()) as { data: unknown[] };
     expect(log.data).toHaveLength(0);
@@ -129,8 +128,7 @@ describe('the simulator stories', () => {
     const path = `/${encodeURIComponent(to)}`;
     await post(key, '/webhooks', { url: `${receiver.url}${path}`, events: [...EVENT_TYPES] });
     const sent = (await (await post(key, '/emails', email(to))).json()) as { id: string };
-    await rt.queues.events.idle();
-    await rt.queues.deliveries.idle();
+    await rt.settle();
     const mine = receiver.received
       .filter((r) => r.path === path)
       .map((r) => JSON.parse(r.body) as Record<string, unknown>);
@@ -170,8 +168,7 @@ describe('the simulator stories', () => {
       '/emails',
       email(['success@simulator.amazonses.com', 'bounce@simulator.amazonses.com'], { cc: 'carol@example.com' }),
     );
-    await rt.queues.events.idle();
-    await rt.queues.deliveries.idle();
+    await rt.settle();
     const got = receiver.received
       .filter((r) => r.path === '/multi')
       .map((r) => JSON.parse(r.body) as { type: string; to: string });
@@ -191,7 +188,7 @@ describe('GET /v1/emails/:id', () => {
     ).json()) as {
       id: string;
     };
-    await rt.queues.events.idle();
+    await rt.settle();
     const res = await rt.call(`/emails/${sent.id}`, { key });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown> & { events: { type: string; to: string }[] };
@@ -224,7 +221,7 @@ describe('GET /v1/emails/:id', () => {
       data: {},
     };
     await rt.services.events.publish([again]);
-    await rt.queues.events.idle();
+    await rt.settle();
     const after = (await (await rt.call(`/emails/${sent.id}`, { key })).json()) as { events: unknown[] };
     expect(after.events).toHaveLength(5);
   });

@@ -21,8 +21,7 @@ afterAll(async () => {
 });
 
 const settle = async () => {
-  await rt.queues.events.idle();
-  await rt.queues.deliveries.idle();
+  await rt.settle();
 };
 
 async function sentEmail(path: string, to = 'reader@example.com') {
@@ -112,7 +111,7 @@ describe('POST /v1/unsubscribe/:token', () => {
       new UpdateCommand({
         TableName: 'sendflow-emails',
         Key: { id },
-        UpdateExpression: 'SET createdAt = :old',
+        UpdateExpression: 'SET createdAt = :old, sentAt = :old',
         ExpressionAttributeValues: { ':old': new Date(Date.now() - 31 * 86_400_000).toISOString() },
       }),
     );

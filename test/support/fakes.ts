@@ -552,7 +552,8 @@ export class InMemoryContactRepository implements ContactRepository {
   }
 }
 
-const waiting = (email: EmailRecord) => Boolean(email.scheduledAt && !email.sentAt && !email.canceledAt);
+/** Every accepted email waits for the send worker until it is sent or cancelled (now, or at scheduled_at). */
+const waiting = (email: EmailRecord) => !email.sentAt && !email.canceledAt;
 
 export class InMemoryEmailRepository implements EmailRepository {
   readonly items = new Map<string, EmailRecord>();
@@ -566,10 +567,19 @@ export class InMemoryEmailRepository implements EmailRepository {
     return email ? structuredClone(email) : null;
   }
 
-  async releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null> {
+  async releaseScheduled(
+    id: string,
+    outcome: 'sent' | 'canceled',
+    at: string,
+    suppressed?: readonly string[],
+  ): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email || !waiting(email)) return null;
-    const released: EmailRecord = { ...email, ...(outcome === 'sent' ? { sentAt: at } : { canceledAt: at }) };
+    const released: EmailRecord = {
+      ...email,
+      ...(outcome === 'sent' ? { sentAt: at } : { canceledAt: at }),
+      ...(suppressed ? { suppressed } : {}),
+    };
     this.items.set(id, released);
     return structuredClone(released);
   }
@@ -577,7 +587,10 @@ export class InMemoryEmailRepository implements EmailRepository {
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
     return [...this.items.values()]
       .filter(waiting)
-      .map((email) => ({ id: email.id, sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt as string))) }))
+      .map((email) => ({
+        id: email.id,
+        sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt ?? email.createdAt))),
+      }))
       .filter((entry) => entry.sendAt <= dueBefore)
       .sort((a, b) => a.sendAt - b.sendAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);

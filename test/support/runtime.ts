@@ -20,6 +20,8 @@ export interface TestRuntime extends LocalRuntime {
     mode?: Mode;
     scopes?: Scope[];
   }): Promise<{ accountId: string; key: string; keyId: string }>;
+  /** Waits for sends due now, then the events they publish, then deliveries (with their retries). */
+  settle(): Promise<void>;
   /** fetch against the runtime: `path` is below /v1. */
   call(path: string, init?: RequestInit & { key?: string }): Promise<Response>;
 }
@@ -59,6 +61,12 @@ export async function startTestRuntime(env: Record<string, string> = {}): Promis
         ...(options.scopes ? { scopes: options.scopes } : {}),
       });
       return { accountId: account.id, key: secret, keyId: key.id };
+    },
+    async settle() {
+      // Sends due now (not ones scheduled for later), then every event and delivery, retries included.
+      await runtime.queues.sends.settled();
+      await runtime.queues.events.idle();
+      await runtime.queues.deliveries.idle();
     },
     call(path, init = {}) {
       const { key, headers, ...rest } = init;

@@ -13,7 +13,7 @@ import {
   getEmail,
   type SendEmailDeps,
   sendEmails,
-  sendScheduledEmail,
+  sendQueuedEmail,
 } from '../../lambdas/app/emails/send-emails';
 import type { Principal } from '../../lambdas/app/ports';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
@@ -66,6 +66,21 @@ function setup() {
   return { clock, emails, domains, providers, quotas, suppressions, events, sendScheduler, deps, published };
 }
 
+/**
+ * POST /v1/emails as the runtime runs it: sendEmails accepts and queues; then the send worker takes every email
+ * due now (scheduled ones wait for their time, as on the sends queue).
+ */
+async function accept(
+  s: ReturnType<typeof setup>,
+  ...args: [Parameters<typeof sendEmails>[1], Parameters<typeof sendEmails>[2], Parameters<typeof sendEmails>[3]?]
+): Promise<string[]> {
+  const ids = await sendEmails(s.deps, ...args);
+  for (const { emailId, atMs } of s.sendScheduler.scheduled) {
+    if (atMs <= s.clock.now()) await sendQueuedEmail(s.deps, emailId);
+  }
+  return ids;
+}
+
 function caller(mode: Tenant['mode'], plan: PlanName = 'free', accountId = ACCOUNT): Principal {
   return { accountId, keyId: 'key_01', mode, scopes: ['email:send'], plan };
 }
@@ -108,7 +123,7 @@ describe('sendEmails: one copy per recipient', () => {
     const email = draft({ to: ['Ada <Ada@Example.com>'], cc: ['bob@example.com'], bcc: ['audit@acme.example'] });
 
     // Act
-    const [id] = await sendEmails(s.deps, caller('test'), [email]);
+    const [id] = await accept(s, caller('test'), [email]);
 
     // Assert
     expect(s.providers.live.sent).toEqual([]);
@@ -133,7 +148,7 @@ describe('sendEmails: one copy per recipient', () => {
     const email = draft({ to: ['Ada <Ada@Example.com>', 'bob@example.com'], bcc: ['carol@example.com'] });
 
     // Act
-    const [id] = await sendEmails(s.deps, caller('test'), [email]);
+    const [id] = await accept(s, caller('test'), [email]);
 
     // Assert
     const copies = s.providers.test.sent[0]?.copies ?? [];
@@ -157,7 +172,7 @@ describe('sendEmails: one copy per recipient', () => {
 
   it('keeps the caller’s own headers off the copies’ unsubscribe headers (they travel on the email)', async () => {
     // Act
-    await sendEmails(s.deps, caller('test'), [draft({ headers: { 'X-Entity-Ref-ID': 'inv-42' } })]);
+    await accept(s, caller('test'), [draft({ headers: { 'X-Entity-Ref-ID': 'inv-42' } })]);
 
     // Assert
     const sent = s.providers.test.sent[0];
@@ -167,8 +182,8 @@ describe('sendEmails: one copy per recipient', () => {
 
   it('sends each email of a batch separately, in order, with distinct ids', async () => {
     // Act
-    const ids = await sendEmails(
-      s.deps,
+    const ids = await accept(
+      s,
       caller('test'),
       [draft({ to: ['a@example.com'] }), draft({ to: ['b@example.com'] }), draft({ to: ['c@example.com'] })],
       { batch: true },
@@ -193,8 +208,8 @@ describe('sendEmails: monthly quota', () => {
 
   it('counts each live email of a batch against the month', async () => {
     // Act
-    await sendEmails(s.deps, caller('live'), [draft()]);
-    await sendEmails(s.deps, caller('live'), [draft(), draft(), draft()], { batch: true });
+    await accept(s, caller('live'), [draft()]);
+    await accept(s, caller('live'), [draft(), draft(), draft()], { batch: true });
 
     // Assert
     expect(s.quotas.counts.get(`${ACCOUNT}#${JUNE}`)).toBe(4);
@@ -206,8 +221,8 @@ describe('sendEmails: monthly quota', () => {
     await suppress(s, live, 'gone@example.com', 'hard_bounce');
 
     // Act
-    await sendEmails(
-      s.deps,
+    await accept(
+      s,
       caller('live'),
       [draft({ scheduledAt: new Date(T0 + 3_600_000).toISOString() }), draft({ to: ['gone@example.com'] })],
       { batch: true },
@@ -222,7 +237,7 @@ describe('sendEmails: monthly quota', () => {
     s.quotas.counts.set(`${ACCOUNT}#${JUNE}`, FREE_LIMIT);
 
     // Act
-    const ids = await sendEmails(s.deps, caller('test'), [draft(), draft()], { batch: true });
+    const ids = await accept(s, caller('test'), [draft(), draft()], { batch: true });
 
     // Assert
     expect(ids).toHaveLength(2);
@@ -235,7 +250,7 @@ describe('sendEmails: monthly quota', () => {
     s.quotas.counts.set(`${ACCOUNT}#${JUNE}`, FREE_LIMIT - 1);
 
     // Act
-    const act = sendEmails(s.deps, caller('live'), [draft(), draft()], { batch: true });
+    const act = accept(s, caller('live'), [draft(), draft()], { batch: true });
 
     // Assert
     const error = await act.catch((e: unknown) => e);
@@ -256,8 +271,8 @@ describe('sendEmails: monthly quota', () => {
     s.quotas.counts.set(`${ACCOUNT}#${JUNE}`, FREE_LIMIT - 1);
 
     // Act
-    const last = await sendEmails(s.deps, caller('live'), [draft()]);
-    const next = sendEmails(s.deps, caller('live'), [draft()]);
+    const last = await accept(s, caller('live'), [draft()]);
+    const next = accept(s, caller('live'), [draft()]);
 
     // Assert
     expect(last).toHaveLength(1);
@@ -270,12 +285,12 @@ describe('sendEmails: monthly quota', () => {
     s.quotas.counts.set(`${ACCOUNT}#${JUNE}`, FREE_LIMIT);
 
     // Act
-    const ids = await sendEmails(s.deps, caller('live', 'starter'), [draft()]);
+    const ids = await accept(s, caller('live', 'starter'), [draft()]);
 
     // Assert
     expect(ids).toHaveLength(1);
     s.quotas.counts.set(`${ACCOUNT}#${JUNE}`, 10_000);
-    await expect(sendEmails(s.deps, caller('live', 'starter'), [draft()])).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(accept(s, caller('live', 'starter'), [draft()])).rejects.toBeInstanceOf(RateLimitedError);
   });
 
   it('starts again on the first of the next month; retry_after is 1 in the month’s last second', async () => {
@@ -284,9 +299,9 @@ describe('sendEmails: monthly quota', () => {
     s.clock.set(Date.UTC(2025, 6, 1) - 1);
 
     // Act
-    const lastSecond = await sendEmails(s.deps, caller('live'), [draft()]).catch((e: RateLimitedError) => e);
+    const lastSecond = await accept(s, caller('live'), [draft()]).catch((e: RateLimitedError) => e);
     s.clock.set(Date.UTC(2025, 6, 1));
-    const nextMonth = await sendEmails(s.deps, caller('live'), [draft()]);
+    const nextMonth = await accept(s, caller('live'), [draft()]);
 
     // Assert
     expect(lastSecond).toMatchObject({ code: 'monthly_quota_exceeded', retryAfterSeconds: 1 });
@@ -306,7 +321,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     await s.domains.create(domain(live, 'acme.example', 'pending'));
 
     // Act
-    const error = await sendEmails(s.deps, caller('live'), [draft()]).catch((e: unknown) => e);
+    const error = await accept(s, caller('live'), [draft()]).catch((e: unknown) => e);
 
     // Assert
     expect(error).toBeInstanceOf(ValidationError);
@@ -325,8 +340,8 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     await s.domains.create(domain(live, 'pending.example', 'pending'));
 
     // Act
-    const error = await sendEmails(
-      s.deps,
+    const error = await accept(
+      s,
       caller('live'),
       [draft(), draft({ from: 'x@pending.example' }), draft({ from: 'y@unknown.example' }), draft()],
       { batch: true },
@@ -344,7 +359,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     await s.domains.create(domain(live, 'acme.example', 'verified'));
 
     // Act
-    const ids = await sendEmails(s.deps, caller('live'), [draft({ from: '"Acme, Inc." <Billing@ACME.Example>' })]);
+    const ids = await accept(s, caller('live'), [draft({ from: '"Acme, Inc." <Billing@ACME.Example>' })]);
 
     // Assert
     expect(ids).toHaveLength(1);
@@ -358,8 +373,8 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     await s.domains.create(domain(live, 'parent.example', 'verified'));
 
     // Act
-    const otherTenants = sendEmails(s.deps, caller('live'), [draft()]);
-    const subdomain = sendEmails(s.deps, caller('live'), [draft({ from: 'a@mail.parent.example' })]);
+    const otherTenants = accept(s, caller('live'), [draft()]);
+    const subdomain = accept(s, caller('live'), [draft({ from: 'a@mail.parent.example' })]);
 
     // Assert
     await expect(otherTenants).rejects.toBeInstanceOf(ValidationError);
@@ -368,7 +383,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('does not check the from-domain in test mode', async () => {
     // Act
-    const ids = await sendEmails(s.deps, caller('test'), [draft({ from: 'anyone@unverified.example' })]);
+    const ids = await accept(s, caller('test'), [draft({ from: 'anyone@unverified.example' })]);
 
     // Assert
     expect(ids).toHaveLength(1);
@@ -390,7 +405,7 @@ describe('sendEmails: suppression list', () => {
     const email = draft({ to: ['Ada <ADA@example.com>'], cc: ['bob@example.com'], bcc: ['carol@example.com'] });
 
     // Act
-    const [id] = await sendEmails(s.deps, caller('test'), [email]);
+    const [id] = await accept(s, caller('test'), [email]);
 
     // Assert
     expect(s.providers.test.sent).toEqual([]);
@@ -422,7 +437,7 @@ describe('sendEmails: suppression list', () => {
     await suppress(s, test, 'bob@example.com', 'complaint');
 
     // Act
-    const [id] = await sendEmails(s.deps, caller('test'), [
+    const [id] = await accept(s, caller('test'), [
       draft({ to: ['ada@example.com', 'Bob <BOB@example.com>'], cc: ['carol@example.com'] }),
     ]);
 
@@ -438,7 +453,7 @@ describe('sendEmails: suppression list', () => {
     await suppress(s, { accountId: 'acct_other', mode: 'test' }, 'ada@example.com', 'hard_bounce');
 
     // Act
-    await sendEmails(s.deps, caller('test'), [draft()]);
+    await accept(s, caller('test'), [draft()]);
 
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com']);
@@ -449,8 +464,8 @@ describe('sendEmails: suppression list', () => {
     await suppress(s, test, 'gone@example.com', 'hard_bounce');
 
     // Act
-    const [suppressedId, sentId] = await sendEmails(
-      s.deps,
+    const [suppressedId, sentId] = await accept(
+      s,
       caller('test'),
       [draft({ to: ['gone@example.com'] }), draft({ to: ['ada@example.com'] })],
       { batch: true },
@@ -478,7 +493,7 @@ describe('a provider outage', () => {
     const email = draft({ to: ['Ada <ada@example.com>', 'gone@example.com'], cc: ['bob@example.com'] });
 
     // Act
-    const ids = await sendEmails(s.deps, caller('test'), [email]);
+    const ids = await accept(s, caller('test'), [email]);
 
     // Assert
     expect(ids).toHaveLength(1);
@@ -494,13 +509,13 @@ describe('a provider outage', () => {
 
   it('fails a scheduled email’s recipients the same way when it comes due, and does not send it again', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
+    const [id] = await accept(s, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
     s.events.published.length = 0;
     s.clock.set(T0 + 3_600_000);
 
     // Act
-    const first = await sendScheduledEmail(s.deps, id as string);
-    const again = await sendScheduledEmail(s.deps, id as string);
+    const first = await sendQueuedEmail(s.deps, id as string);
+    const again = await sendQueuedEmail(s.deps, id as string);
 
     // Assert
     expect([first, again]).toEqual(['sent', 'skipped']);
@@ -522,7 +537,7 @@ describe('scheduled sends', () => {
     const email = draft({ to: ['Ada <ada@example.com>'], cc: ['bob@example.com'], scheduledAt: AT });
 
     // Act
-    const [id] = await sendEmails(s.deps, caller('test'), [email]);
+    const [id] = await accept(s, caller('test'), [email]);
 
     // Assert
     expect(s.providers.test.sent).toEqual([]);
@@ -546,14 +561,14 @@ describe('scheduled sends', () => {
     expect(stored).not.toHaveProperty('sentAt');
   });
 
-  it('sendScheduledEmail at the time hands it to the provider once, with the unsubscribe headers; a repeat is skipped', async () => {
+  it('sendQueuedEmail at the time hands it to the provider once, with the unsubscribe headers; a repeat is skipped', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
+    const [id] = await accept(s, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
     s.clock.set(T0 + 2 * 3_600_000);
 
     // Act
-    const first = await sendScheduledEmail(s.deps, id as string);
-    const second = await sendScheduledEmail(s.deps, id as string);
+    const first = await sendQueuedEmail(s.deps, id as string);
+    const second = await sendQueuedEmail(s.deps, id as string);
 
     // Assert
     expect([first, second]).toEqual(['sent', 'skipped']);
@@ -568,14 +583,14 @@ describe('scheduled sends', () => {
 
   it('checks suppression when it is sent: a recipient suppressed meanwhile is skipped', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [
+    const [id] = await accept(s, caller('test'), [
       draft({ to: ['ada@example.com', 'bob@example.com'], scheduledAt: AT }),
     ]);
     await suppress(s, test, 'bob@example.com', 'unsubscribe');
     s.events.published.length = 0;
 
     // Act
-    await sendScheduledEmail(s.deps, id as string);
+    await sendQueuedEmail(s.deps, id as string);
 
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com']);
@@ -584,12 +599,12 @@ describe('scheduled sends', () => {
 
   it('checks suppression when it is sent: all suppressed meanwhile → email.suppressed, no provider call', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
+    const [id] = await accept(s, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
     await suppress(s, test, 'ada@example.com', 'complaint');
     s.events.published.length = 0;
 
     // Act
-    const result = await sendScheduledEmail(s.deps, id as string);
+    const result = await sendQueuedEmail(s.deps, id as string);
 
     // Assert
     expect(result).toBe('sent');
@@ -599,18 +614,18 @@ describe('scheduled sends', () => {
     ]);
   });
 
-  it('sendScheduledEmail skips a cancelled email, one that was never scheduled, and an unknown id', async () => {
+  it('sendQueuedEmail skips a cancelled email, one that was never scheduled, and an unknown id', async () => {
     // Arrange
-    const [scheduledId] = await sendEmails(s.deps, caller('test'), [draft({ scheduledAt: AT })]);
+    const [scheduledId] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
     await cancelEmail(s.deps, test, scheduledId as string);
-    const [nowId] = await sendEmails(s.deps, caller('test'), [draft()]);
+    const [nowId] = await accept(s, caller('test'), [draft()]);
     s.providers.test.sent.length = 0;
 
     // Act
     const results = [
-      await sendScheduledEmail(s.deps, scheduledId as string),
-      await sendScheduledEmail(s.deps, nowId as string),
-      await sendScheduledEmail(s.deps, 'email_unknown'),
+      await sendQueuedEmail(s.deps, scheduledId as string),
+      await sendQueuedEmail(s.deps, nowId as string),
+      await sendQueuedEmail(s.deps, 'email_unknown'),
     ];
 
     // Assert
@@ -620,7 +635,7 @@ describe('scheduled sends', () => {
 
   it('cancelEmail: the email comes back canceled, its schedule is cancelled, and it is never sent', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft({ scheduledAt: AT })]);
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
     s.clock.advance(60_000);
 
     // Act
@@ -631,7 +646,7 @@ describe('scheduled sends', () => {
     expect(emailStatus(canceled)).toBe('canceled');
     expect(s.sendScheduler.canceled).toEqual([id]);
     expect(emailStatus((await getEmail(s.deps, test, id as string)) ?? canceled)).toBe('canceled');
-    expect(await sendScheduledEmail(s.deps, id as string)).toBe('skipped');
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('skipped');
   });
 
   it.each([
@@ -640,8 +655,8 @@ describe('scheduled sends', () => {
     ['an email already cancelled', 'canceled'],
   ])('cancelEmail of %s is 409 not_cancelable, and cancels no schedule', async (_name, state) => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft(state === 'now' ? {} : { scheduledAt: AT })]);
-    if (state === 'sent') await sendScheduledEmail(s.deps, id as string);
+    const [id] = await accept(s, caller('test'), [draft(state === 'now' ? {} : { scheduledAt: AT })]);
+    if (state === 'sent') await sendQueuedEmail(s.deps, id as string);
     if (state === 'canceled') await cancelEmail(s.deps, test, id as string);
     const cancelsBefore = s.sendScheduler.canceled.length;
 
@@ -656,7 +671,7 @@ describe('scheduled sends', () => {
 
   it('cancelEmail of another account’s or the other mode’s email is 404, and it stays scheduled', async () => {
     // Arrange
-    const [id] = await sendEmails(s.deps, caller('test'), [draft({ scheduledAt: AT })]);
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
 
     // Act
     const otherAccount = cancelEmail(s.deps, { accountId: 'acct_other', mode: 'test' }, id as string);
@@ -666,7 +681,7 @@ describe('scheduled sends', () => {
     await expect(otherAccount).rejects.toBeInstanceOf(NotFoundError);
     await expect(otherMode).rejects.toBeInstanceOf(NotFoundError);
     expect(s.sendScheduler.canceled).toEqual([]);
-    expect(await sendScheduledEmail(s.deps, id as string)).toBe('sent');
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('sent');
   });
 
   it('cancelEmail of an unknown id is 404', async () => {

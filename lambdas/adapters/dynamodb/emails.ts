@@ -41,10 +41,9 @@ const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, 
 
 /** A scheduled email waiting to be sent sits in the sparse byScheduled index. */
 function toItem(email: EmailRecord): Record<string, unknown> {
-  const waiting = email.scheduledAt && !email.sentAt && !email.canceledAt;
-  return waiting
-    ? { ...email, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(Date.parse(email.scheduledAt as string)) }
-    : { ...email };
+  const waiting = !email.sentAt && !email.canceledAt;
+  const due = Date.parse(email.scheduledAt ?? email.createdAt);
+  return waiting ? { ...email, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(due) } : { ...email };
 }
 
 export class DynamoEmailRepository implements EmailRepository {
@@ -74,22 +73,26 @@ export class DynamoEmailRepository implements EmailRepository {
     return Item ? emailItem.parse(Item) : null;
   }
 
-  async releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null> {
+  async releaseScheduled(
+    id: string,
+    outcome: 'sent' | 'canceled',
+    at: string,
+    suppressed?: readonly string[],
+  ): Promise<EmailRecord | null> {
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: 'SET #at = :at REMOVE scheduleShard, sendAt',
+          UpdateExpression: `SET #at = :at${suppressed ? ', suppressed = :s' : ''} REMOVE scheduleShard, sendAt`,
           ConditionExpression: 'attribute_exists(scheduleShard)',
           ExpressionAttributeNames: { '#at': outcome === 'sent' ? 'sentAt' : 'canceledAt' },
-          ExpressionAttributeValues: { ':at': at },
+          ExpressionAttributeValues: { ':at': at, ...(suppressed ? { ':s': suppressed } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       ),
     );
-    if (written === null) return null;
-    return written.Attributes ? emailItem.parse(written.Attributes) : null;
+    return written ? emailItem.parse(written.Attributes) : null;
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {

@@ -29,11 +29,16 @@ export interface EmailRepository {
   createMany(emails: readonly EmailRecord[]): Promise<void>;
   get(id: string): Promise<EmailRecord | null>;
   /**
-   * Ends a scheduled email's wait, once: `sent` when it goes out, `canceled` when cancelled. Returns the email,
-   * or null when it is not waiting any more (already sent or cancelled).
+   * Ends an email's wait, once: `sent` when it goes to the provider (with the recipients skipped as
+   * suppressed), `canceled` when cancelled. Returns the email, or null when it is not waiting any more.
    */
-  releaseScheduled(id: string, outcome: 'sent' | 'canceled', at: string): Promise<EmailRecord | null>;
-  /** Scheduled emails still waiting, due before `dueBefore` (epoch ms), oldest first. */
+  releaseScheduled(
+    id: string,
+    outcome: 'sent' | 'canceled',
+    at: string,
+    suppressed?: readonly string[],
+  ): Promise<EmailRecord | null>;
+  /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
   /** Appends an event once: a redelivered event is recorded only the first time. */
   appendEvent(id: string, entry: EmailEventEntry): Promise<void>;

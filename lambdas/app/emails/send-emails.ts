@@ -64,11 +64,6 @@ export async function sendEmails(
       );
     }
   }
-  const immediate = drafts.filter((d) => !d.scheduledAt);
-  const suppressions = await deps.suppressions.find(
-    tenant,
-    immediate.flatMap((d) => recipients(d).map(bareAddress)),
-  );
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {
@@ -78,32 +73,42 @@ export async function sendEmails(
       mode: tenant.mode,
       createdAt: new Date(now).toISOString(),
       events: [],
-      suppressed: draft.scheduledAt ? [] : suppressedAmong(draft, suppressions),
+      suppressed: [],
       unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
     };
   });
+  // Stored first, then queued: the request never talks to the provider. The send worker hands each email over
+  // once (a conditional release), so a batch of 100 emails to 50 recipients each cannot outlast the request,
+  // and a crash between store and queue is caught by the reconciler (every waiting email is indexed).
   await deps.emails.createMany(emails);
   for (const email of emails) {
     if (email.scheduledAt) {
       await deps.events.publish(
         emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt }),
       );
-      await deps.sendScheduler.schedule(email.id, Date.parse(email.scheduledAt));
-    } else {
-      await handOverOrFail(deps, email, suppressions);
     }
+    await deps.sendScheduler.schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now);
   }
   return emails.map((email) => email.id);
 }
 
-/** The scheduled send's job: hand the email to the provider, once, unless it was cancelled meanwhile. */
-export async function sendScheduledEmail(deps: SendEmailDeps, emailId: string): Promise<'sent' | 'skipped'> {
+/**
+ * The send worker's job, for every accepted email (now, or at scheduled_at): hand it to the provider once,
+ * unless it was cancelled meanwhile; recipients suppressed by then are skipped.
+ */
+export async function sendQueuedEmail(deps: SendEmailDeps, emailId: string): Promise<'sent' | 'skipped'> {
   const email = await deps.emails.get(emailId);
-  if (!email?.scheduledAt || email.sentAt || email.canceledAt) return 'skipped';
+  if (!email || email.sentAt || email.canceledAt) return 'skipped';
   const suppressions = await deps.suppressions.find(email, recipients(email).map(bareAddress));
-  const released = await deps.emails.releaseScheduled(emailId, 'sent', new Date(deps.clock.now()).toISOString());
+  const suppressed = suppressedAmong(email, suppressions);
+  const released = await deps.emails.releaseScheduled(
+    emailId,
+    'sent',
+    new Date(deps.clock.now()).toISOString(),
+    suppressed,
+  );
   if (!released) return 'skipped';
-  await handOverOrFail(deps, { ...released, suppressed: suppressedAmong(released, suppressions) }, suppressions);
+  await handOverOrFail(deps, { ...released, suppressed }, suppressions);
   return 'sent';
 }
 

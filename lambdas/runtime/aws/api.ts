@@ -3,14 +3,13 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { createApiHandler } from '../../handlers/http/api';
 import { createAwsServices } from './services';
 
-// Emails publish their events, schedule their sends and go out through SES in live mode; domains are SES
-// identities. Links in emails are signed with the stack's secret, read once here (top-level await: the cold
-// start waits for it). Test sends and manual retries are synchronous attempts.
+// Emails are stored and queued here (the send worker hands them to SES); domains are SES identities. Links
+// in emails are signed with the stack's secret, read once here (top-level await: the cold start waits for
+// it). Test sends and manual retries are synchronous attempts.
 const services = await createAwsServices('sendflow-api', {
   events: true,
   sends: 'scheduler',
   links: true,
-  ses: true,
   domains: true,
 });
 

@@ -41,7 +41,9 @@ async function readBack(db: DynamoTables, table: string, ids: readonly string[])
       const { Responses, UnprocessedKeys } = await db.doc.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
       );
-      for (const item of Responses?.[table] ?? []) found.set(String(item.id), item);
+      // The byScheduled index keys (scheduleShard, sendAt) are storage, not the email: leave them out.
+      for (const { scheduleShard: _shard, sendAt: _at, ...item } of Responses?.[table] ?? [])
+        found.set(String(item.id), item);
       keys = UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
     }
   }

@@ -74,19 +74,21 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(stored).not.toHaveProperty('sentAt');
   });
 
-  it('releaseScheduled() of an email that was never scheduled, or of an unknown id, is null and changes nothing', async () => {
+  it('releaseScheduled(): an email sent now waits for the send worker too, and is released once', async () => {
     // Arrange
     const now = newEmail();
     await repo().createMany([now]);
 
     // Act
-    const unscheduled = await repo().releaseScheduled(now.id, 'canceled', iso(T0));
+    const sent = await repo().releaseScheduled(now.id, 'sent', iso(T0), ['gone@example.com']);
+    const again = await repo().releaseScheduled(now.id, 'canceled', iso(T0));
     const unknown = await repo().releaseScheduled('email_unknown', 'sent', iso(T0));
 
     // Assert
-    expect(unscheduled).toBeNull();
+    expect(sent).toEqual({ ...now, sentAt: iso(T0), suppressed: ['gone@example.com'] });
+    expect(again).toBeNull();
     expect(unknown).toBeNull();
-    expect(await repo().get(now.id)).toEqual(now);
+    expect(await repo().get(now.id)).toEqual(sent);
     expect(await repo().get('email_unknown')).toBeNull();
   });
 
@@ -117,7 +119,15 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     const alreadySent = scheduled(T0 + 2_000, { sentAt: iso(T0 + 2_000) });
     const alreadyCanceled = scheduled(T0 + 3_000, { canceledAt: iso(T0) });
     // Created in an order unlike their due times.
-    await fresh.createMany([exactlyDue, notYet, newEmail(), later, alreadySent, soon, alreadyCanceled]);
+    await fresh.createMany([
+      exactlyDue,
+      notYet,
+      newEmail({ sentAt: iso(T0) }),
+      later,
+      alreadySent,
+      soon,
+      alreadyCanceled,
+    ]);
 
     // Act
     const due = await fresh.listScheduled(T0 + 10_000, 100);
