@@ -13,7 +13,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CallCounts, type CallSnapshot, countCalls } from '../lambdas/adapters/dynamodb/call-counter';
-import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
+import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { PLANS } from '../lambdas/domain/plans';
 import { type TableName, tableEnvVar } from '../lambdas/manifest';
@@ -170,6 +170,7 @@ async function createScaleAccountKeys(endpoint: string, config: Config, count: n
     const deps = {
       ...createRepositories(client, config.tables),
       usagePlans: noUsagePlans,
+      authorizerCache: outOfProcessAuthorizerCache,
       clock: { now: () => Date.now() },
       random: randomBytes,
     };

@@ -11,9 +11,10 @@ import {
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ApiGatewayAuthorizerCache } from '../lambdas/adapters/aws/authorizer-cache';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
-import { type TableName, tableNames } from '../lambdas/manifest';
+import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import { outputNames, stackNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
@@ -42,6 +43,7 @@ export function apiStackName(stack: string): string {
 export interface StackTargets {
   readonly tables: Readonly<Record<TableName, string>>;
   readonly usagePlanIds: Readonly<Record<PlanName, string>>;
+  readonly restApiId: string;
 }
 
 /** Table names and usage plan ids from the api stack's outputs; every missing output is named at once. */
@@ -66,6 +68,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
   const wanted = [
     ...tableNames.map((table) => outputNames.tables[table]),
     ...PLAN_NAMES.map((plan) => outputNames.usagePlans[plan]),
+    outputNames.restApiId,
   ];
   const missing = wanted.filter((key) => !outputs.get(key));
   if (missing.length) {
@@ -81,6 +84,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
       PlanName,
       string
     >,
+    restApiId: value(outputNames.restApiId),
   };
 }
 
@@ -94,13 +98,14 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     apiGateway.destroy();
   };
   try {
-    const { tables, usagePlanIds } = await readStackTargets(cloudFormation, apiStackName(stack));
+    const { tables, usagePlanIds, restApiId } = await readStackTargets(cloudFormation, apiStackName(stack));
     const { accounts, apiKeys } = createRepositories(dynamo, tables);
     return {
       deps: {
         accounts,
         apiKeys,
         usagePlans: new ApiGatewayUsagePlans({ client: apiGateway, usagePlanIds }),
+        authorizerCache: new ApiGatewayAuthorizerCache(apiGateway, restApiId, STAGE),
         clock: { now: () => Date.now() },
         random: randomBytes,
       },

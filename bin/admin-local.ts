@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
+import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { createTables, type LocalDynamo, localDynamoClient, startDynalite } from '../lambdas/runtime/local/dynamo';
 import { createRepositories } from '../lambdas/runtime/repositories';
@@ -25,7 +25,13 @@ export async function localAdminDeps(): Promise<AdminSession> {
   }
   const repos = createRepositories(client, config.tables);
   return {
-    deps: { ...repos, usagePlans: noUsagePlans, clock: { now: () => Date.now() }, random: randomBytes },
+    deps: {
+      ...repos,
+      usagePlans: noUsagePlans,
+      authorizerCache: outOfProcessAuthorizerCache,
+      clock: { now: () => Date.now() },
+      random: randomBytes,
+    },
     async close() {
       client.destroy();
       await dynamo?.close();

@@ -305,6 +305,24 @@ export class SendflowApiStack extends Stack {
       'SF_PUBLIC_URL',
       Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
     );
+    // Revoking a key flushes the stage's authorizer cache, so the key stops working at once, not after the TTL.
+    this.apiFunction.handler.addEnvironment('SF_REST_API_ID', this.api.restApiId);
+    this.apiFunction.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['apigateway:DELETE'],
+        resources: [
+          Fn.join('', [
+            'arn:',
+            Aws.PARTITION,
+            ':apigateway:',
+            Aws.REGION,
+            '::/restapis/',
+            this.api.restApiId,
+            `/stages/${STAGE}/cache/authorizers`,
+          ]),
+        ],
+      }),
+    );
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
       handler: this.authorizerFunction.handler,
       // Cache key: the key itself. The policy is a wildcard Allow, so a cached answer is valid on every route.
@@ -387,6 +405,7 @@ export class SendflowApiStack extends Stack {
     // RestApi's own `Endpoint` output would duplicate ApiUrl under a hashed name; ApiUrl is the documented one.
     this.api.node.tryRemoveChild('Endpoint');
     output(this, outputNames.apiUrl, this.api.url, 'Base URL of the API, including the stage');
+    output(this, outputNames.restApiId, this.api.restApiId, 'REST API id (authorizer cache flushes)');
     for (const table of tableNames) {
       output(this, outputNames.tables[table], tableNamesByKey[table], `Physical name of the ${table} table`);
     }

@@ -20,6 +20,8 @@ function pascal(name: string): string {
 export const outputNames = {
   /** e.g. https://abc123.execute-api.eu-west-1.amazonaws.com/v1/ */
   apiUrl: 'ApiUrl',
+  /** The REST API id: the admin CLI flushes its authorizer cache after revoke-key and set-plan. */
+  restApiId: 'RestApiId',
   /** TableAccounts, TableApiKeys, TableRateLimits, … */
   tables: Object.fromEntries(tableNames.map((table) => [table, `Table${pascal(table)}`])) as Readonly<
     Record<TableName, string>

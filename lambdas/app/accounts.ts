@@ -5,12 +5,21 @@ import { timeOrderedId } from '../domain/ids';
 import type { PlanName } from '../domain/plans';
 import { SCOPES, type Scope } from '../domain/scopes';
 import { type IssuedKey, issueApiKey } from './api-keys';
-import type { Account, AccountRepository, ApiKeyRepository, Clock, RandomBytes, UsagePlans } from './ports';
+import type {
+  Account,
+  AccountRepository,
+  ApiKeyRepository,
+  AuthorizerCache,
+  Clock,
+  RandomBytes,
+  UsagePlans,
+} from './ports';
 
 export interface AccountDeps {
   readonly accounts: AccountRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly usagePlans: UsagePlans;
+  readonly authorizerCache: AuthorizerCache;
   readonly clock: Clock;
   readonly random: RandomBytes;
 }
@@ -28,7 +37,10 @@ export async function setPlan(deps: AccountDeps, accountId: string, plan: PlanNa
   const account = await requireAccount(deps, accountId);
   if (account.plan === plan) return account;
   await deps.usagePlans.move(account, plan);
-  return (await deps.accounts.update(accountId, { plan })) ?? account;
+  const updated = (await deps.accounts.update(accountId, { plan })) ?? account;
+  // The plan travels in the authorizer's cached context: flush it so the new limit applies now.
+  await deps.authorizerCache.flush();
+  return updated;
 }
 
 /** The dashboard path of spec §5.5: all scopes unless a subset is named. */

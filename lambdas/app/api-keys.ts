@@ -3,10 +3,11 @@ import { generateApiKey, hashApiKey, keyHint, type Mode } from '../domain/api-ke
 import { InsufficientScopeError, NotFoundError } from '../domain/errors';
 import { timeOrderedId } from '../domain/ids';
 import { isSubset, normalizeScopes, type Scope } from '../domain/scopes';
-import type { ApiKey, ApiKeyRepository, Clock, Principal, RandomBytes } from './ports';
+import type { ApiKey, ApiKeyRepository, AuthorizerCache, Clock, Principal, RandomBytes } from './ports';
 
 export interface ApiKeyDeps {
   readonly apiKeys: ApiKeyRepository;
+  readonly authorizerCache: AuthorizerCache;
   readonly clock: Clock;
   readonly random: RandomBytes;
 }
@@ -62,7 +63,7 @@ export function revokeApiKey(deps: ApiKeyDeps, caller: Principal, keyId: string)
   return revokeKey(deps, { accountId: caller.accountId, keyId, mode: caller.mode });
 }
 
-/** Revokes an active key of an account (of one mode when given). Revocation is immediate in the table. */
+/** Revokes an active key of an account (of one mode when given), in the table and in the authorizer's cache. */
 export async function revokeKey(
   deps: ApiKeyDeps,
   target: { accountId: string; keyId: string; mode?: Mode },
@@ -71,5 +72,6 @@ export async function revokeKey(
   const key = keys.find((k) => k.id === target.keyId && !k.revokedAt && (!target.mode || k.mode === target.mode));
   const revoked = key && (await deps.apiKeys.revoke(key, new Date(deps.clock.now()).toISOString()));
   if (!revoked) throw new NotFoundError(`No active API key with id ${target.keyId}.`);
+  await deps.authorizerCache.flush();
   return revoked;
 }

@@ -68,6 +68,14 @@ export interface QuotaCounter {
   consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean>;
 }
 
+/**
+ * The authorizer's result cache (API Gateway caches the REQUEST authorizer per Authorization header). Flushed
+ * when a key is revoked or a plan changes, so neither waits for the cache entry to expire.
+ */
+export interface AuthorizerCache {
+  flush(): Promise<void>;
+}
+
 /** API Gateway usage plans: the outer, best-effort throttle on AWS. */
 export interface UsagePlans {
   /** Creates the account's usage identity in its plan; returns what to store on the account. */

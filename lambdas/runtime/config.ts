@@ -45,6 +45,8 @@ const schema = z.object({
   SF_PUBLIC_URL: z.url().optional(),
   /** AWS only: queue URLs and the retry schedule group, set by the stack. */
   SF_EVENTS_QUEUE_URL: z.string().optional(),
+  /** The REST API whose authorizer cache is flushed on revocations and plan changes. */
+  SF_REST_API_ID: z.string().optional(),
   SF_DELIVERIES_QUEUE_URL: z.string().optional(),
   SF_DELIVERIES_QUEUE_ARN: z.string().optional(),
   SF_SCHEDULE_GROUP: z.string().optional(),
@@ -83,6 +85,7 @@ export interface Config {
   /** AWS wiring; absent locally. */
   readonly aws: {
     readonly eventsQueueUrl?: string;
+    readonly restApiId?: string;
     readonly deliveriesQueueUrl?: string;
     readonly deliveriesQueueArn?: string;
     readonly scheduleGroup?: string;
@@ -135,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     aws: Object.freeze({
       ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
+      ...(c.SF_REST_API_ID ? { restApiId: c.SF_REST_API_ID } : {}),
       ...(c.SF_DELIVERIES_QUEUE_URL ? { deliveriesQueueUrl: c.SF_DELIVERIES_QUEUE_URL } : {}),
       ...(c.SF_DELIVERIES_QUEUE_ARN ? { deliveriesQueueArn: c.SF_DELIVERIES_QUEUE_ARN } : {}),
       ...(c.SF_SCHEDULE_GROUP ? { scheduleGroup: c.SF_SCHEDULE_GROUP } : {}),

@@ -21,7 +21,7 @@ import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
-import type { Clock } from '../app/ports';
+import type { AuthorizerCache, Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import type { Config } from './config';
 
@@ -34,6 +34,8 @@ export interface RuntimeAdapters {
   /** Live-mode email and domain identities on AWS (SES); the simulators otherwise. */
   readonly liveProvider?: EmailProvider;
   readonly liveDomainProvider?: DomainProvider;
+  /** Flushed when a key is revoked or a plan changes (API Gateway's cache; the local gateway's). */
+  readonly authorizerCache: AuthorizerCache;
   /** Signs public links; its base URL may only be known once the runtime listens. */
   readonly links: LinkSigner;
   readonly clock?: Clock;
@@ -89,6 +91,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,
     links: adapters.links,
+    authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     claimMs: hooks.attemptTimeoutMs + 20_000,
     retentionSeconds: hooks.retentionSeconds,

@@ -422,6 +422,7 @@ describe('outputs', () => {
     const outputs = api.findOutputs('*');
     const expected = [
       outputNames.apiUrl,
+      outputNames.restApiId,
       ...Object.values(outputNames.tables),
       ...Object.values(outputNames.usagePlans),
       ...Object.values(outputNames.queues),
@@ -489,5 +490,19 @@ describe('outputs', () => {
 
   it('exports nothing, so no other stack can pin a value', () => {
     for (const output of Object.values(api.findOutputs('*'))) expect(output.Export).toBeUndefined();
+  });
+});
+
+describe('authorizer cache flush', () => {
+  it('lets the API flush only its own stage authorizer cache, and tells it the REST API id', async () => {
+    const { api } = await synthSendflow();
+    const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('"apigateway:DELETE"');
+    expect(policies).toMatch(/\/stages\/v1\/cache\/authorizers/);
+    expect(policies.match(/apigateway:DELETE/g)).toHaveLength(1);
+    const fns = Object.values(api.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables?: Record<string, unknown> } };
+    }[];
+    expect(fns.filter((f) => f.Properties.Environment?.Variables?.SF_REST_API_ID)).toHaveLength(1);
   });
 });

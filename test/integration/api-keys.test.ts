@@ -124,3 +124,37 @@ describe('DELETE /v1/api-keys/:id', () => {
     expect((await rt.call('/api-keys', { key: live.secret })).status).toBe(200);
   });
 });
+
+describe('with the authorizer cache on (as on AWS)', () => {
+  it('a revoked key stops working at once: revocation flushes the cache', async () => {
+    const cached = await startTestRuntime({ SF_AUTH_CACHE_TTL: '60' });
+    try {
+      const { key: admin } = await cached.newKey();
+      const victim = (await (
+        await cached.call('/api-keys', {
+          method: 'POST',
+          key: admin,
+          body: JSON.stringify({ scopes: ['webhook:read'] }),
+        })
+      ).json()) as { id: string; key: string };
+      expect((await cached.call('/webhooks', { key: victim.key })).status).toBe(200);
+      expect((await cached.call(`/api-keys/${victim.id}`, { method: 'DELETE', key: admin })).status).toBe(200);
+      expect((await cached.call('/webhooks', { key: victim.key })).status).toBe(401);
+    } finally {
+      await cached.stop();
+    }
+  });
+
+  it('a plan change applies at once: set-plan flushes the cache', async () => {
+    const cached = await startTestRuntime({ SF_AUTH_CACHE_TTL: '60' });
+    try {
+      const { key, accountId } = await cached.newKey({ plan: 'free' });
+      expect((await cached.call('/api-keys', { key })).headers.get('x-ratelimit-limit')).toBe('10');
+      const { setPlan } = await import('../../lambdas/app/accounts');
+      await setPlan(cached.admin, accountId, 'scale');
+      expect((await cached.call('/api-keys', { key })).headers.get('x-ratelimit-limit')).toBe('500');
+    } finally {
+      await cached.stop();
+    }
+  });
+});

@@ -35,6 +35,7 @@ import type {
   AccountRepository,
   ApiKey,
   ApiKeyRepository,
+  AuthorizerCache,
   Clock,
   QuotaCounter,
   RandomBytes,
@@ -657,4 +658,13 @@ export class ScriptedDomainProvider implements DomainProvider {
 /** Link signing with a fixed secret and base URL. */
 export function fixedLinks(secret = 'link-secret-for-tests', baseUrl = 'https://api.sendflow.test/v1'): LinkSigner {
   return { secret, baseUrl: () => baseUrl };
+}
+
+/** Counts authorizer-cache flushes. */
+export class RecordingAuthorizerCache implements AuthorizerCache {
+  flushes = 0;
+
+  async flush(): Promise<void> {
+    this.flushes += 1;
+  }
 }

@@ -46,6 +46,7 @@ export async function startTestRuntime(env: Record<string, string> = {}): Promis
   const admin: AccountDeps = {
     ...repos,
     usagePlans: noUsagePlans,
+    authorizerCache: runtime.services.authorizerCache,
     clock: { now: () => Date.now() },
     random: randomBytes,
   };

@@ -26,6 +26,7 @@ const gateway = mockClient(APIGatewayClient);
 function stackOutputs() {
   return [
     { OutputKey: outputNames.apiUrl, OutputValue: 'https://abc.execute-api.eu-west-1.amazonaws.com/v1/' },
+    { OutputKey: outputNames.restApiId, OutputValue: 'abc' },
     ...tableNames.map((table) => ({ OutputKey: outputNames.tables[table], OutputValue: `prod-${table}` })),
     ...PLAN_NAMES.map((plan) => ({ OutputKey: outputNames.usagePlans[plan], OutputValue: `up-${plan}` })),
   ];

@@ -8,6 +8,7 @@ import {
   FakeClock,
   InMemoryAccountRepository,
   InMemoryApiKeyRepository,
+  RecordingAuthorizerCache,
   RecordingUsagePlans,
   seededRandom,
 } from '../support/fakes';
@@ -18,13 +19,15 @@ describe('account use cases', () => {
   let usagePlans: RecordingUsagePlans;
   let clock: FakeClock;
   let deps: AccountDeps;
+  let authorizerCache: RecordingAuthorizerCache;
 
   beforeEach(() => {
     accounts = new InMemoryAccountRepository();
     apiKeys = new InMemoryApiKeyRepository();
     usagePlans = new RecordingUsagePlans({ usageKey: 'usage-key-value', usageKeyId: 'usage-key-id' });
     clock = new FakeClock(Date.UTC(2025, 6, 1, 0, 0, 0, 0));
-    deps = { accounts, apiKeys, usagePlans, clock, random: seededRandom() };
+    authorizerCache = new RecordingAuthorizerCache();
+    deps = { accounts, apiKeys, usagePlans, authorizerCache, clock, random: seededRandom() };
   });
 
   describe('createAccount', () => {

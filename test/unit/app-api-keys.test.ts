@@ -7,7 +7,13 @@ import type { Principal } from '../../lambdas/app/ports';
 import { hashApiKey, parseApiKey } from '../../lambdas/domain/api-keys';
 import { InsufficientScopeError, NotFoundError, UnauthorizedError } from '../../lambdas/domain/errors';
 import { SCOPES } from '../../lambdas/domain/scopes';
-import { FakeClock, InMemoryAccountRepository, InMemoryApiKeyRepository, seededRandom } from '../support/fakes';
+import {
+  FakeClock,
+  InMemoryAccountRepository,
+  InMemoryApiKeyRepository,
+  RecordingAuthorizerCache,
+  seededRandom,
+} from '../support/fakes';
 
 const caller: Principal = {
   accountId: 'acct_01',
@@ -21,11 +27,13 @@ describe('API key use cases', () => {
   let apiKeys: InMemoryApiKeyRepository;
   let clock: FakeClock;
   let deps: ApiKeyDeps;
+  let authorizerCache: RecordingAuthorizerCache;
 
   beforeEach(() => {
     apiKeys = new InMemoryApiKeyRepository();
     clock = new FakeClock(Date.UTC(2025, 2, 14, 9, 26, 53, 589));
-    deps = { apiKeys, clock, random: seededRandom() };
+    authorizerCache = new RecordingAuthorizerCache();
+    deps = { apiKeys, authorizerCache, clock, random: seededRandom() };
   });
 
   describe('createApiKey', () => {

@@ -14,6 +14,7 @@ import {
   FakeClock,
   InMemoryAccountRepository,
   InMemoryApiKeyRepository,
+  RecordingAuthorizerCache,
   RecordingUsagePlans,
   seededRandom,
 } from '../support/fakes';
@@ -116,7 +117,7 @@ describe('authorizer handler', () => {
     const usagePlans = new RecordingUsagePlans(
       options.usageKey ? { usageKey: options.usageKey, usageKeyId: 'usage-id-1' } : {},
     );
-    const deps = { accounts, apiKeys, usagePlans, clock, random };
+    const deps = { accounts, apiKeys, usagePlans, authorizerCache: new RecordingAuthorizerCache(), clock, random };
     const account = await createAccount(deps, options.plan ?? 'starter');
     const issued = await createAccountKey(deps, {
       accountId: account.id,

@@ -3,11 +3,13 @@
 // adapters. Each function names the AWS adapters it uses; a variable those need that the stack did not set
 // stops the cold start with a message naming it, instead of a vague failure on the first message.
 import { randomBytes } from 'node:crypto';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { ApiGatewayAuthorizerCache } from '../../adapters/aws/authorizer-cache';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../adapters/aws/retry-scheduler';
 import { fetchSigningSecret } from '../../adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler, SqsSendQueue } from '../../adapters/aws/send-scheduler';
@@ -15,7 +17,9 @@ import { SqsDeliveryQueue, SqsEventPublisher } from '../../adapters/aws/sqs';
 import { SesDomainProvider } from '../../adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../adapters/ses/ses-provider';
 import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
+import type { AuthorizerCache } from '../../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
+import { STAGE } from '../../manifest';
 import { type Config, ConfigError } from '../config';
 import { createServices, type RuntimeAdapters, type Services } from '../services';
 import { createAwsBase } from './base';
@@ -54,6 +58,7 @@ export interface AwsClients {
   readonly scheduler?: SchedulerClient;
   readonly secrets?: SecretsManagerClient;
   readonly ses?: SESv2Client;
+  readonly apiGateway?: APIGatewayClient;
 }
 
 /** Every problem at once: the variables `needs` require that the environment lacks. */
@@ -168,7 +173,14 @@ export async function createAwsServices(
           random: randomBytes,
         })
       : undefined;
+  const authorizerCache: AuthorizerCache = aws.restApiId
+    ? new ApiGatewayAuthorizerCache(options.clients?.apiGateway ?? new APIGatewayClient({}), aws.restApiId, STAGE)
+    : {
+        flush: () =>
+          Promise.reject(new Error(`The authorizer cache is not wired into ${serviceName} (see runtime/aws).`)),
+      };
   const adapters: RuntimeAdapters = {
+    authorizerCache,
     deliveryQueue,
     retries,
     events,

@@ -20,20 +20,39 @@ const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
+/** API Gateway's authorizer result cache, keyed by the Authorization header; flushable like the real one. */
+export class AuthorizerResultCache {
+  private readonly entries = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
+
+  get(key: string, now: number): APIGatewayAuthorizerResult | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expires > now ? hit.result : undefined;
+  }
+
+  set(key: string, result: APIGatewayAuthorizerResult, expires: number): void {
+    this.entries.set(key, { result, expires });
+  }
+
+  flush(): void {
+    this.entries.clear();
+  }
+}
+
 export interface GatewayOptions {
   readonly authorizer: Authorizer;
+  readonly cache: AuthorizerResultCache;
   readonly api: ApiHandler;
   readonly authCacheTtlSeconds: number;
   readonly clock: () => number;
 }
 
 export function createGateway(options: GatewayOptions) {
-  const cache = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
+  const { cache } = options;
 
   async function authorize(event: APIGatewayProxyEvent, methodArn: string) {
     const key = event.headers.Authorization ?? event.headers.authorization ?? '';
-    const hit = cache.get(key);
-    if (hit && hit.expires > options.clock()) return hit.result;
+    const hit = cache.get(key, options.clock());
+    if (hit) return hit;
     const result = await options.authorizer({
       type: 'REQUEST',
       methodArn,
@@ -48,8 +67,7 @@ export function createGateway(options: GatewayOptions) {
       stageVariables: null,
       requestContext: event.requestContext,
     } as APIGatewayRequestAuthorizerEvent);
-    if (options.authCacheTtlSeconds > 0)
-      cache.set(key, { result, expires: options.clock() + options.authCacheTtlSeconds * 1000 });
+    if (options.authCacheTtlSeconds > 0) cache.set(key, result, options.clock() + options.authCacheTtlSeconds * 1000);
     return result;
   }
 

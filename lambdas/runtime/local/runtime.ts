@@ -27,7 +27,7 @@ import type { Config } from '../config';
 import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { createTables, localDynamoClient, startDynalite } from './dynamo';
-import { createGateway } from './gateway';
+import { AuthorizerResultCache, createGateway } from './gateway';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -58,6 +58,7 @@ export interface LocalRuntimeOptions {
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(config);
   const dynamo = await startDynalite(config.dataDir);
+  const authorizerCache = new AuthorizerResultCache();
   // After dynalite: it has made (or refused) the data directory, with a clear error.
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
@@ -79,6 +80,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
       // A cancelled email's timer may still fire: the send worker finds it cancelled and skips it.
       links: { secret, baseUrl: () => baseUrl },
+      authorizerCache: { flush: async () => authorizerCache.flush() },
       sendScheduler: {
         schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),
         cancel: async () => {},
@@ -101,6 +103,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const api = createApiHandler(services);
     const gateway = createGateway({
       authorizer: createAuthorizerHandler(services),
+      cache: authorizerCache,
       api: async (event, context) => {
         const response = await api(event, context as ApiContext, {
           signal: AbortSignal.timeout(INTEGRATION_TIMEOUT_MS),
