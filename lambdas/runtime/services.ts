@@ -23,6 +23,7 @@ import type { DomainProvider } from '../app/domains/ports';
 import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
+import { queues } from '../manifest';
 import type { Config } from './config';
 
 /** What differs between AWS and the local runtime. */
@@ -93,7 +94,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     links: adapters.links,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
-    claimMs: hooks.attemptTimeoutMs + 20_000,
+    // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
+    // can lapse, so no second worker ever takes over an attempt the first could still record.
+    claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
