@@ -12,13 +12,8 @@ import {
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  AwsRetryScheduler,
-  atExpression,
-  QueueRetryScheduler,
-  retryScheduleName,
-  SCHEDULE_RETRY_POLICY,
-} from '../../lambdas/adapters/aws/retry-scheduler';
+import { atExpression, SCHEDULE_RETRY_POLICY } from '../../lambdas/adapters/aws/one-shot';
+import { AwsRetryScheduler, QueueRetryScheduler, retryScheduleName } from '../../lambdas/adapters/aws/retry-scheduler';
 import { SqsDeliveryQueue } from '../../lambdas/adapters/aws/sqs';
 import type { DeliveryJob } from '../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../lambdas/domain/ids';

@@ -169,7 +169,7 @@ describe('schedule names', () => {
   it('fall back to a stable digest for ids too long or with other characters', () => {
     for (const id of ['email_'.padEnd(80, 'x'), 'email:odd/chars']) {
       const name = sendScheduleName(id);
-      expect(name).toMatch(/^send-[0-9a-f]{48}$/);
+      expect(name).toMatch(/^send-[0-9a-f]{59}$/);
       expect(sendScheduleName(id)).toBe(name);
     }
     expect(sendScheduleName('email:a')).not.toBe(sendScheduleName('email:b'));

@@ -2,23 +2,11 @@
 // under 60 s goes through SQS DelaySeconds (exact to the second) and a longer one becomes a one-shot at()
 // schedule in our own group that sends the job to the deliveries queue, then deletes itself. Both paths end
 // on the same queue with the same message.
-import { createHash } from 'node:crypto';
-import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { DeliveryJob, DeliveryQueue, RetryScheduler } from '../../app/webhooks/ports';
 import { encodeJob } from '../../handlers/queue/messages';
+import { createOneShot, SCHEDULER_MIN_DELAY_SECONDS, safeScheduleName } from './one-shot';
 import { SQS_MAX_DELAY_SECONDS } from './sqs';
-
-/** Below this, Scheduler's one-minute precision is worse than the delay itself. */
-export const SCHEDULER_MIN_DELAY_SECONDS = 60;
-
-/**
- * Scheduler's own retries when it cannot reach the queue: a handful, within an hour. After that the event
- * goes to the scheduler DLQ (alarmed), and the reconciler re-queues the overdue attempt in any case.
- */
-export const SCHEDULE_RETRY_POLICY = { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 } as const;
-
-/** Schedule names: 1–64 of [0-9a-zA-Z-_.]; client tokens: 1–64 of [a-zA-Z0-9-_]. The name obeys both. */
-const SAFE_NAME = /^[0-9A-Za-z_-]{1,64}$/;
 
 export interface AwsRetrySchedulerOptions {
   readonly scheduler: SchedulerClient;
@@ -43,15 +31,7 @@ export interface AwsRetrySchedulerOptions {
  */
 export function retryScheduleName(job: Pick<DeliveryJob, 'deliveryId' | 'attempt'>): string {
   const name = `${job.deliveryId}-a${job.attempt}`;
-  if (SAFE_NAME.test(name)) return name;
-  const digest = createHash('sha256').update(name).digest('hex').slice(0, 40);
-  return `dlv-${digest}-a${job.attempt}`.slice(0, 64);
-}
-
-/** `at(yyyy-mm-ddThh:mm:ss)` in UTC, rounded up to the whole second so an attempt never fires early. */
-export function atExpression(epochMs: number): string {
-  const whole = Math.ceil(epochMs / 1000) * 1000;
-  return `at(${new Date(whole).toISOString().slice(0, 19)})`;
+  return safeScheduleName(name, 'dlv-', `-a${job.attempt}`);
 }
 
 export class AwsRetryScheduler implements RetryScheduler {
@@ -62,33 +42,12 @@ export class AwsRetryScheduler implements RetryScheduler {
       await this.options.queue.send([job], delaySeconds);
       return;
     }
-    const { scheduler, groupName, queueArn, roleArn, dlqArn, now } = this.options;
-    const name = retryScheduleName(job);
-    try {
-      await scheduler.send(
-        new CreateScheduleCommand({
-          Name: name,
-          ClientToken: name,
-          GroupName: groupName,
-          Description: `Attempt ${job.attempt} of delivery ${job.deliveryId}`,
-          ScheduleExpression: atExpression(now() + delaySeconds * 1000),
-          ScheduleExpressionTimezone: 'UTC',
-          FlexibleTimeWindow: { Mode: 'OFF' },
-          ActionAfterCompletion: 'DELETE',
-          Target: {
-            Arn: queueArn,
-            RoleArn: roleArn,
-            Input: encodeJob(job),
-            DeadLetterConfig: { Arn: dlqArn },
-            RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
-          },
-        }),
-      );
-    } catch (error) {
-      // The schedule exists: this job was handled before (an SQS redelivery). The first one stands.
-      if (error instanceof ConflictException) return;
-      throw error;
-    }
+    await createOneShot(this.options, {
+      name: retryScheduleName(job),
+      description: `Attempt ${job.attempt} of delivery ${job.deliveryId}`,
+      atMs: this.options.now() + delaySeconds * 1000,
+      input: encodeJob(job),
+    });
   }
 }
 

@@ -2,22 +2,12 @@
 // DelaySeconds (exact to the second); a later one becomes a one-shot EventBridge Scheduler schedule in the
 // sends group that puts {emailId} on the same queue at its time, then deletes itself. Cancelling deletes the
 // schedule; a send that fires anyway finds the email cancelled and is skipped by the worker.
-import { createHash } from 'node:crypto';
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
-  type SchedulerClient,
-} from '@aws-sdk/client-scheduler';
+import { DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SendScheduler } from '../../app/emails/ports';
 import { encodeSend } from '../../handlers/queue/send-worker';
-import { atExpression, SCHEDULE_RETRY_POLICY, SCHEDULER_MIN_DELAY_SECONDS } from './retry-scheduler';
+import { createOneShot, SCHEDULER_MIN_DELAY_SECONDS, safeScheduleName } from './one-shot';
 import { SQS_MAX_DELAY_SECONDS, sqsDelaySeconds } from './sqs';
-
-/** Schedule names: 1–64 of [0-9a-zA-Z-_.]; client tokens: 1–64 of [a-zA-Z0-9-_]. The name obeys both. */
-const SAFE_NAME = /^[0-9A-Za-z_-]{1,64}$/;
 
 /**
  * Schedule name and client token of one email's send: `send-${emailId}`, so scheduling the same email twice
@@ -25,9 +15,7 @@ const SAFE_NAME = /^[0-9A-Za-z_-]{1,64}$/;
  * (`email_` + 26) give 37 characters; anything longer or with other characters becomes a stable digest.
  */
 export function sendScheduleName(emailId: string): string {
-  const name = `send-${emailId}`;
-  if (SAFE_NAME.test(name)) return name;
-  return `send-${createHash('sha256').update(emailId).digest('hex').slice(0, 48)}`;
+  return safeScheduleName(`send-${emailId}`, 'send-');
 }
 
 /** The sends queue with a delay: one SendMessage per email (a scheduled send is one email). */
@@ -68,38 +56,17 @@ export class AwsSendScheduler implements SendScheduler {
   constructor(private readonly options: AwsSendSchedulerOptions) {}
 
   async schedule(emailId: string, atMs: number): Promise<void> {
-    const { scheduler, queue, groupName, queueArn, roleArn, dlqArn, now } = this.options;
-    const delaySeconds = (atMs - now()) / 1000;
+    const delaySeconds = (atMs - this.options.now()) / 1000;
     if (delaySeconds < SCHEDULER_MIN_DELAY_SECONDS) {
-      await queue.send(emailId, delaySeconds);
+      await this.options.queue.send(emailId, delaySeconds);
       return;
     }
-    const name = sendScheduleName(emailId);
-    try {
-      await scheduler.send(
-        new CreateScheduleCommand({
-          Name: name,
-          ClientToken: name,
-          GroupName: groupName,
-          Description: `Scheduled send of ${emailId}`,
-          ScheduleExpression: atExpression(atMs),
-          ScheduleExpressionTimezone: 'UTC',
-          FlexibleTimeWindow: { Mode: 'OFF' },
-          ActionAfterCompletion: 'DELETE',
-          Target: {
-            Arn: queueArn,
-            RoleArn: roleArn,
-            Input: encodeSend(emailId),
-            DeadLetterConfig: { Arn: dlqArn },
-            RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
-          },
-        }),
-      );
-    } catch (error) {
-      // Already scheduled (a retried request, or the reconciler): the first schedule stands.
-      if (error instanceof ConflictException) return;
-      throw error;
-    }
+    await createOneShot(this.options, {
+      name: sendScheduleName(emailId),
+      description: `Scheduled send of ${emailId}`,
+      atMs,
+      input: encodeSend(emailId),
+    });
   }
 
   async cancel(emailId: string): Promise<void> {
