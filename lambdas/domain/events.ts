@@ -1,5 +1,7 @@
 // The event catalog (spec §6.1) and legacy names (spec §4.1 rule 3, §9.2), plus the standard payload (§2.3).
 import type { Mode } from './api-keys';
+import { bareAddress, type EmailMessage } from './email/email';
+import { timeOrderedId } from './ids';
 
 export const EVENT_TYPES = [
   'email.scheduled',
@@ -70,4 +72,53 @@ export function standardPayload(event: SendflowEvent): string {
     timestamp: event.timestamp,
     data: event.data,
   });
+}
+
+/** What a new event is made from: `at` is when it happened; `idAt` (default `at`) orders its id. */
+export interface NewEvent {
+  readonly type: SendflowEvent['type'];
+  readonly accountId: string;
+  readonly mode: Mode;
+  readonly at: number;
+  readonly idAt?: number;
+  readonly emailId?: string;
+  readonly to?: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A new event with a time-ordered id from `random` (a seeded one makes the id deterministic). */
+export function newEvent(event: NewEvent, random: (size: number) => Uint8Array): SendflowEvent {
+  return {
+    id: timeOrderedId('evt', event.idAt ?? event.at, random),
+    type: event.type,
+    accountId: event.accountId,
+    mode: event.mode,
+    timestamp: new Date(event.at).toISOString(),
+    ...(event.emailId !== undefined ? { emailId: event.emailId } : {}),
+    ...(event.to !== undefined ? { to: event.to } : {}),
+    data: event.data,
+  };
+}
+
+/** An event about one recipient of an email: `to` is its bare address; data carries from and subject. */
+export function emailEvent(
+  email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject'>,
+  recipient: string,
+  type: SendflowEvent['type'],
+  data: Readonly<Record<string, unknown>>,
+  timing: { at: number; idAt?: number },
+  random: (size: number) => Uint8Array,
+): SendflowEvent {
+  return newEvent(
+    {
+      type,
+      accountId: email.accountId,
+      mode: email.mode,
+      ...timing,
+      emailId: email.id,
+      to: bareAddress(recipient),
+      data: { from: email.from, subject: email.subject, ...data },
+    },
+    random,
+  );
 }

@@ -18,9 +18,8 @@ import {
 import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
-import { bareAddress, type EmailMessage } from '../../domain/email/email';
-import type { SendflowEvent } from '../../domain/events';
-import { timeOrderedId } from '../../domain/ids';
+import type { EmailMessage } from '../../domain/email/email';
+import { emailEvent, type SendflowEvent } from '../../domain/events';
 import { mimeAddress } from './addresses';
 import { SES_TAGS } from './tags';
 
@@ -164,16 +163,13 @@ export class SesEmailProvider implements EmailProvider {
   }
 
   private failedEvent(email: EmailMessage, recipient: string, reason: string): SendflowEvent {
-    const now = this.options.clock.now();
-    return {
-      id: timeOrderedId('evt', now, this.options.random),
-      type: 'email.failed',
-      accountId: email.accountId,
-      mode: email.mode,
-      timestamp: new Date(now).toISOString(),
-      emailId: email.id,
-      to: bareAddress(recipient),
-      data: { from: email.from, subject: email.subject, reason },
-    };
+    return emailEvent(
+      email,
+      recipient,
+      'email.failed',
+      { reason },
+      { at: this.options.clock.now() },
+      this.options.random,
+    );
   }
 }

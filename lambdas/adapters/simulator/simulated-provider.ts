@@ -3,10 +3,9 @@
 import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
-import { bareAddress, type EmailMessage } from '../../domain/email/email';
+import type { EmailMessage } from '../../domain/email/email';
 import { simulatedStory } from '../../domain/email/simulator';
-import type { SendflowEvent } from '../../domain/events';
-import { timeOrderedId } from '../../domain/ids';
+import { emailEvent, type SendflowEvent } from '../../domain/events';
 
 export class SimulatedEmailProvider implements EmailProvider {
   constructor(
@@ -19,16 +18,7 @@ export class SimulatedEmailProvider implements EmailProvider {
     for (const { to: recipient } of copies) {
       for (const step of simulatedStory(recipient)) {
         const at = now + step.step * this.deps.stepSeconds * 1000;
-        const event: SendflowEvent = {
-          id: timeOrderedId('evt', at, this.deps.random),
-          type: step.type,
-          accountId: email.accountId,
-          mode: email.mode,
-          timestamp: new Date(at).toISOString(),
-          emailId: email.id,
-          to: bareAddress(recipient),
-          data: { from: email.from, subject: email.subject, ...step.data },
-        };
+        const event = emailEvent(email, recipient, step.type, step.data, { at }, this.deps.random);
         bySteps.set(step.step, [...(bySteps.get(step.step) ?? []), event]);
       }
     }

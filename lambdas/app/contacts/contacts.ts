@@ -1,8 +1,7 @@
 // Use cases for contacts (contact.created / updated / deleted / subscribed) with double opt-in: a new
 // contact is pending until its signed confirmation link is used, which subscribes it (once).
 import { ConflictError, NotFoundError } from '../../domain/errors';
-import type { EventType } from '../../domain/events';
-import { timeOrderedId } from '../../domain/ids';
+import { type EventType, newEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
 import { signToken, verifyToken } from '../../domain/tokens';
 import type { LinkSigner } from '../emails/ports';
@@ -125,16 +124,9 @@ async function announce(
   type: EventType,
   contact: Contact,
 ): Promise<void> {
-  const now = deps.clock.now();
+  const at = deps.clock.now();
   await deps.events.publish([
-    {
-      id: timeOrderedId('evt', now, deps.random),
-      type,
-      accountId: contact.accountId,
-      mode: contact.mode,
-      timestamp: new Date(now).toISOString(),
-      data: contactData(contact),
-    },
+    newEvent({ type, accountId: contact.accountId, mode: contact.mode, at, data: contactData(contact) }, deps.random),
   ]);
 }
 

@@ -2,8 +2,7 @@
 // the reconciler's re-check of pending ones. Verification state lives with the provider (SES); every change
 // we observe is stored once and announced once (a conditional status update).
 import { ConflictError, NotFoundError } from '../../domain/errors';
-import type { EventType } from '../../domain/events';
-import { timeOrderedId } from '../../domain/ids';
+import { type EventType, newEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
@@ -105,15 +104,8 @@ async function announce(
   type: EventType,
   domain: Domain,
 ): Promise<void> {
-  const now = deps.clock.now();
+  const data = { id: domain.id, name: domain.name, status: domain.status };
   await deps.events.publish([
-    {
-      id: timeOrderedId('evt', now, deps.random),
-      type,
-      accountId: domain.accountId,
-      mode: domain.mode,
-      timestamp: new Date(now).toISOString(),
-      data: { id: domain.id, name: domain.name, status: domain.status },
-    },
+    newEvent({ type, accountId: domain.accountId, mode: domain.mode, at: deps.clock.now(), data }, deps.random),
   ]);
 }

@@ -4,7 +4,7 @@ import { bareAddress, type EmailMessage, recipients } from '../../domain/email/e
 import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
-import type { EventType, SendflowEvent } from '../../domain/events';
+import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
@@ -188,17 +188,8 @@ function emailEvents(
   type: EventType,
   data: Record<string, unknown>,
 ): SendflowEvent[] {
-  const now = deps.clock.now();
-  return to.map((recipient) => ({
-    id: timeOrderedId('evt', now, deps.random),
-    type,
-    accountId: email.accountId,
-    mode: email.mode,
-    timestamp: new Date(now).toISOString(),
-    emailId: email.id,
-    to: bareAddress(recipient),
-    data: { from: email.from, subject: email.subject, ...data },
-  }));
+  const at = deps.clock.now();
+  return to.map((recipient) => emailEvent(email, recipient, type, data, { at }, deps.random));
 }
 
 /** The recipient's one-click link: a signed token naming account, mode, email and address. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { ATTRIBUTION_WINDOW_MS } from '../../domain/email/unsubscribe';
 import { NotFoundError } from '../../domain/errors';
-import { timeOrderedId } from '../../domain/ids';
+import { emailEvent } from '../../domain/events';
 import { verifyToken } from '../../domain/tokens';
 import type { Clock } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
@@ -58,16 +58,9 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise
   const at = first?.reason === 'unsubscribe' && first.emailId === email.id ? Date.parse(first.createdAt) : sentAt;
   const seed = createHash('sha256').update(`unsubscribe\n${email.id}\n${recipient}`).digest();
   await deps.events.publish([
-    {
-      id: timeOrderedId('evt', at, (n) => seed.subarray(0, n)),
-      type: 'email.unsubscribed',
-      accountId: email.accountId,
-      mode: email.mode,
-      timestamp: new Date(now).toISOString(),
-      emailId: email.id,
-      to: recipient,
-      data: { from: email.from, subject: email.subject, source: 'list-unsubscribe' },
-    },
+    emailEvent(email, recipient, 'email.unsubscribed', { source: 'list-unsubscribe' }, { at: now, idAt: at }, (n) =>
+      seed.subarray(0, n),
+    ),
   ]);
   return link;
 }
