@@ -74,3 +74,16 @@ describe('per-IP window for requests without a valid key', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
   });
 });
+
+describe('public link routes', () => {
+  it('count in their own, ten times wider per-IP window (mailbox providers post many unsubscribes)', async () => {
+    await atWindowStart(800);
+    const link = `${rt.url}/unsubscribe/not.a-valid-token-but-a-public-route-xxxxxxxxxxxxxxxxxxxxxxxxxxxx`;
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () => fetch(link, { method: 'POST', body: 'List-Unsubscribe=One-Click' })),
+    );
+    // SF_IP_RATE_LIMIT is 3 here: anonymous API calls would be refused from the 4th; public links are not.
+    expect(responses.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+    expect(responses[0]?.headers.get('x-ratelimit-limit')).toBe('30');
+  });
+});
