@@ -1,17 +1,11 @@
 // Contacts in DynamoDB, by tenant; the id is derived from the address, so a second create collides.
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Contact, ContactChanges, ContactRepository } from '../../app/contacts/contacts';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
-import { conditionHeld, queryAll, unlessConditionFails } from './operations';
-import { tenantKey } from './webhooks';
+import { unlessConditionFails } from './operations';
+import { TenantTable } from './tenant-table';
 
 const contactItem = z.object({
   id: z.string(),
@@ -27,34 +21,25 @@ const contactItem = z.object({
 });
 
 export class DynamoContactRepository implements ContactRepository {
+  private readonly table: TenantTable<Contact>;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
-
-  async create(contact: Contact): Promise<boolean> {
-    const put = new PutCommand({
-      TableName: this.tableName,
-      Item: { tenant: tenantKey(contact), ...contact },
-      ConditionExpression: 'attribute_not_exists(id)',
-    });
-    return conditionHeld(this.doc.send(put));
+  ) {
+    this.table = new TenantTable(doc, tableName, (item) => contactItem.parse(item));
   }
 
-  async get(tenant: Tenant, id: string): Promise<Contact | null> {
-    const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { tenant: tenantKey(tenant), id } }),
-    );
-    return Item ? contactItem.parse(Item) : null;
+  create(contact: Contact): Promise<boolean> {
+    return this.table.create(contact);
   }
 
-  async list(tenant: Tenant): Promise<Contact[]> {
-    const items = await queryAll(this.doc, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'tenant = :t',
-      ExpressionAttributeValues: { ':t': tenantKey(tenant) },
-    });
-    return items.map((item) => contactItem.parse(item));
+  get(tenant: Tenant, id: string): Promise<Contact | null> {
+    return this.table.get(tenant, id);
+  }
+
+  list(tenant: Tenant): Promise<Contact[]> {
+    return this.table.list(tenant);
   }
 
   async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
@@ -73,7 +58,7 @@ export class DynamoContactRepository implements ContactRepository {
     return this.updated(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { tenant: tenantKey(tenant), id },
+        Key: this.table.key(tenant, id),
         UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ConditionExpression: 'attribute_exists(id)',
         ExpressionAttributeValues: values,
@@ -86,7 +71,7 @@ export class DynamoContactRepository implements ContactRepository {
     return this.updated(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: { tenant: tenantKey(tenant), id },
+        Key: this.table.key(tenant, id),
         UpdateExpression: 'SET #s = :subscribed, subscribedAt = :at, updatedAt = :at',
         ConditionExpression: '#s = :pending',
         ExpressionAttributeNames: { '#s': 'status' },
@@ -96,13 +81,8 @@ export class DynamoContactRepository implements ContactRepository {
     );
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    const del = new DeleteCommand({
-      TableName: this.tableName,
-      Key: { tenant: tenantKey(tenant), id },
-      ConditionExpression: 'attribute_exists(id)',
-    });
-    return conditionHeld(this.doc.send(del));
+  delete(tenant: Tenant, id: string): Promise<boolean> {
+    return this.table.delete(tenant, id);
   }
 
   private async updated(command: UpdateCommand): Promise<Contact | null> {

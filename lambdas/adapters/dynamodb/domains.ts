@@ -2,7 +2,6 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -12,7 +11,7 @@ import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/p
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { conditionHeld, unlessConditionFails } from './operations';
-import { tenantKey } from './webhooks';
+import { TenantTable } from './tenant-table';
 
 const STATUSES = ['pending', 'verified', 'failed'] as const;
 const domainItem = z.object({
@@ -32,41 +31,25 @@ const NAME_CLAIMS = '#names';
 const pendingMarks = (status: DomainStatus) => (status === 'pending' ? { pendingShard: 'pending' } : {});
 
 export class DynamoDomainRepository implements DomainRepository {
+  private readonly table: TenantTable<Domain>;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
-
-  async create(domain: Domain): Promise<boolean> {
-    return (
-      (await unlessConditionFails(
-        this.doc.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { tenant: tenantKey(domain), ...domain, ...pendingMarks(domain.status) },
-            ConditionExpression: 'attribute_not_exists(id)',
-          }),
-        ),
-      )) !== null
-    );
+  ) {
+    this.table = new TenantTable(doc, tableName, (item) => domainItem.parse(item));
   }
 
-  async get(tenant: Tenant, id: string): Promise<Domain | null> {
-    const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { tenant: tenantKey(tenant), id } }),
-    );
-    return Item ? domainItem.parse(Item) : null;
+  create(domain: Domain): Promise<boolean> {
+    return this.table.create({ ...domain, ...pendingMarks(domain.status) });
   }
 
-  async list(tenant: Tenant): Promise<Domain[]> {
-    const { Items } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: 'tenant = :t',
-        ExpressionAttributeValues: { ':t': tenantKey(tenant) },
-      }),
-    );
-    return (Items ?? []).map((item) => domainItem.parse(item));
+  get(tenant: Tenant, id: string): Promise<Domain | null> {
+    return this.table.get(tenant, id);
+  }
+
+  list(tenant: Tenant): Promise<Domain[]> {
+    return this.table.list(tenant);
   }
 
   async setStatus(
@@ -80,7 +63,7 @@ export class DynamoDomainRepository implements DomainRepository {
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { tenant: tenantKey(tenant), id },
+          Key: this.table.key(tenant, id),
           UpdateExpression:
             to === 'pending'
               ? 'SET #s = :to, updatedAt = :at, pendingShard = :p'
@@ -101,18 +84,8 @@ export class DynamoDomainRepository implements DomainRepository {
     return domainItem.parse(written.Attributes);
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return (
-      (await unlessConditionFails(
-        this.doc.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: { tenant: tenantKey(tenant), id },
-            ConditionExpression: 'attribute_exists(id)',
-          }),
-        ),
-      )) !== null
-    );
+  delete(tenant: Tenant, id: string): Promise<boolean> {
+    return this.table.delete(tenant, id);
   }
 
   async claimName(name: string, accountId: string): Promise<boolean> {

@@ -4,7 +4,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-s
 import type { Suppression, SuppressionList } from '../../app/emails/ports';
 import type { Tenant } from '../../app/webhooks/ports';
 import { unlessConditionFails } from './operations';
-import { tenantKey } from './webhooks';
+import { tenantKey } from './tenant-table';
 
 export class DynamoSuppressionList implements SuppressionList {
   constructor(

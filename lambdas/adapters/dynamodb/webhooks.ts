@@ -1,19 +1,14 @@
 // Webhook endpoints in DynamoDB: partitioned by tenant (account + mode), so one Query is the dispatcher's
 // whole fan-out lookup and another tenant's ids are simply not found.
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Tenant, Webhook, WebhookChanges, WebhookRepository } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
-import { conditionHeld, queryAll, unlessConditionFails } from './operations';
+import { unlessConditionFails } from './operations';
+import { TenantTable } from './tenant-table';
 
 const webhookItem = z.object({
   id: z.string(),
@@ -29,41 +24,26 @@ const webhookItem = z.object({
   updatedAt: z.string(),
 });
 
-export const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
-
 export class DynamoWebhookRepository implements WebhookRepository {
+  private readonly table: TenantTable<Webhook>;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.table = new TenantTable(doc, tableName, (item) => webhookItem.parse(item));
+  }
 
   async create(webhook: Webhook): Promise<void> {
-    const written = await conditionHeld(
-      this.doc.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { tenant: tenantKey(webhook), ...webhook },
-          ConditionExpression: 'attribute_not_exists(id)',
-        }),
-      ),
-    );
-    if (!written) throw new ConflictError(`Webhook ${webhook.id} exists.`);
+    if (!(await this.table.create(webhook))) throw new ConflictError(`Webhook ${webhook.id} exists.`);
   }
 
-  async get(tenant: Tenant, id: string): Promise<Webhook | null> {
-    const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { tenant: tenantKey(tenant), id } }),
-    );
-    return Item ? webhookItem.parse(Item) : null;
+  get(tenant: Tenant, id: string): Promise<Webhook | null> {
+    return this.table.get(tenant, id);
   }
 
-  async list(tenant: Tenant): Promise<Webhook[]> {
-    const items = await queryAll(this.doc, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'tenant = :t',
-      ExpressionAttributeValues: { ':t': tenantKey(tenant) },
-    });
-    return items.map((item) => webhookItem.parse(item));
+  list(tenant: Tenant): Promise<Webhook[]> {
+    return this.table.list(tenant);
   }
 
   async update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null> {
@@ -72,7 +52,7 @@ export class DynamoWebhookRepository implements WebhookRepository {
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { tenant: tenantKey(tenant), id },
+          Key: this.table.key(tenant, id),
           UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
           ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name as string])),
           ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
@@ -85,17 +65,7 @@ export class DynamoWebhookRepository implements WebhookRepository {
     return webhookItem.parse(written.Attributes);
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return (
-      (await unlessConditionFails(
-        this.doc.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: { tenant: tenantKey(tenant), id },
-            ConditionExpression: 'attribute_exists(id)',
-          }),
-        ),
-      )) !== null
-    );
+  delete(tenant: Tenant, id: string): Promise<boolean> {
+    return this.table.delete(tenant, id);
   }
 }

@@ -1,0 +1,60 @@
+// A table partitioned by tenant (account and mode) and keyed by id: webhooks, domains, contacts. Another
+// tenant's id is simply not found, and one Query lists a tenant's items.
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tenant } from '../../app/webhooks/ports';
+import { conditionHeld, queryAll } from './operations';
+
+export const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
+
+export class TenantTable<T> {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    readonly tableName: string,
+    private readonly parse: (item: Record<string, unknown>) => T,
+  ) {}
+
+  key(tenant: Tenant, id: string): { tenant: string; id: string } {
+    return { tenant: tenantKey(tenant), id };
+  }
+
+  /** Stores a new item (extra attributes allowed); false when its id exists in the tenant. */
+  create(item: Tenant & { readonly id: string }): Promise<boolean> {
+    return conditionHeld(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { tenant: tenantKey(item), ...item },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      ),
+    );
+  }
+
+  async get(tenant: Tenant, id: string): Promise<T | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: this.key(tenant, id) }));
+    return Item ? this.parse(Item) : null;
+  }
+
+  /** Every item of the tenant, across pages, in id order. */
+  async list(tenant: Tenant): Promise<T[]> {
+    const items = await queryAll(this.doc, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'tenant = :t',
+      ExpressionAttributeValues: { ':t': tenantKey(tenant) },
+    });
+    return items.map((item) => this.parse(item));
+  }
+
+  /** False when there was no such item. */
+  delete(tenant: Tenant, id: string): Promise<boolean> {
+    return conditionHeld(
+      this.doc.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.key(tenant, id),
+          ConditionExpression: 'attribute_exists(id)',
+        }),
+      ),
+    );
+  }
+}
