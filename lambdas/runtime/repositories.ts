@@ -1,9 +1,18 @@
-// Wiring shared by both runtimes: DynamoDB repositories over one document client and the manifest's tables.
+// Every DynamoDB repository over one document client and the manifest's tables: the one place they are built
+// (both runtimes' services, the admin CLI, tests and benchmarks).
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
+import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
+import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
+import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
+import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
+import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
+import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
+import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
+import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { TableName } from '../manifest';
 
 export function createRepositories(client: DynamoDBClient, tables: Readonly<Record<TableName, string>>) {
@@ -12,6 +21,14 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     accounts: new DynamoAccountRepository(doc, tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, tables.apiKeys),
     counter: new DynamoRateLimitCounter(doc, tables.rateLimits),
+    quotas: new DynamoQuotaCounter(doc, tables.rateLimits),
+    webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
+    deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
+    emails: new DynamoEmailRepository(doc, tables.emails),
+    idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),
+    suppressions: new DynamoSuppressionList(doc, tables.suppressions),
+    domains: new DynamoDomainRepository(doc, tables.domains),
+    contacts: new DynamoContactRepository(doc, tables.contacts),
   };
 }
 

@@ -3,18 +3,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
-import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
-import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
-import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
-import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
-import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
-import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
-import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
-import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
-import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
-import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
@@ -25,6 +13,7 @@ import type { AuthorizerCache, Clock } from '../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import { queues } from '../manifest';
 import type { Config } from './config';
+import { createRepositories } from './repositories';
 
 /** What differs between AWS and the local runtime. */
 export interface RuntimeAdapters {
@@ -45,7 +34,6 @@ export interface RuntimeAdapters {
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const clock = adapters.clock ?? { now: () => Date.now() };
   const { webhooks: hooks } = config;
   const random = randomBytes;
@@ -65,17 +53,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     logger,
     clock,
     random,
-    accounts: new DynamoAccountRepository(doc, config.tables.accounts),
-    apiKeys: new DynamoApiKeyRepository(doc, config.tables.apiKeys),
-    counter: new DynamoRateLimitCounter(doc, config.tables.rateLimits),
-    quotas: new DynamoQuotaCounter(doc, config.tables.rateLimits),
-    webhooks: new DynamoWebhookRepository(doc, config.tables.webhooks),
-    deliveries: new DynamoDeliveryRepository(doc, config.tables.deliveries),
-    emails: new DynamoEmailRepository(doc, config.tables.emails),
-    idempotency: new DynamoIdempotencyStore(doc, config.tables.idempotency),
-    suppressions: new DynamoSuppressionList(doc, config.tables.suppressions),
-    domains: new DynamoDomainRepository(doc, config.tables.domains),
-    contacts: new DynamoContactRepository(doc, config.tables.contacts),
+    ...createRepositories(client, config.tables),
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,
