@@ -55,6 +55,7 @@ import type {
   Tenant,
   Webhook,
   WebhookChanges,
+  WebhookRef,
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
@@ -205,6 +206,14 @@ export class InMemoryWebhookRepository implements WebhookRepository {
   async get(tenant: Tenant, id: string): Promise<Webhook | null> {
     const webhook = this.items.get(`${tenantOf(tenant)}#${id}`);
     return webhook ? structuredClone(webhook) : null;
+  }
+
+  async getMany(refs: readonly WebhookRef[]): Promise<Webhook[]> {
+    const keys = new Set(refs.map((ref) => `${tenantOf(ref)}#${ref.id}`));
+    return [...keys].flatMap((key) => {
+      const webhook = this.items.get(key);
+      return webhook ? [structuredClone(webhook)] : [];
+    });
   }
 
   async list(tenant: Tenant): Promise<Webhook[]> {

@@ -2,7 +2,7 @@
 // tenant's id is simply not found, and one Query lists a tenant's items.
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Tenant } from '../../app/webhooks/ports';
-import { conditionHeld, queryAll } from './operations';
+import { batchGetAll, conditionHeld, queryAll } from './operations';
 
 export const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
 
@@ -33,6 +33,16 @@ export class TenantTable<T> {
   async get(tenant: Tenant, id: string): Promise<T | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: this.key(tenant, id) }));
     return Item ? this.parse(Item) : null;
+  }
+
+  /** The items found under these (tenant, id) pairs, in no particular order; missing ones are left out. */
+  async getMany(refs: readonly (Tenant & { readonly id: string })[]): Promise<T[]> {
+    const items = await batchGetAll(
+      this.doc,
+      this.tableName,
+      refs.map((ref) => this.key(ref, ref.id)),
+    );
+    return items.map((item) => this.parse(item));
   }
 
   /** Every item of the tenant, across pages, in id order. */

@@ -2,7 +2,7 @@
 // whole fan-out lookup and another tenant's ids are simply not found.
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { Tenant, Webhook, WebhookChanges, WebhookRepository } from '../../app/webhooks/ports';
+import type { Tenant, Webhook, WebhookChanges, WebhookRef, WebhookRepository } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { EVENT_TYPES } from '../../domain/events';
@@ -40,6 +40,10 @@ export class DynamoWebhookRepository implements WebhookRepository {
 
   get(tenant: Tenant, id: string): Promise<Webhook | null> {
     return this.table.get(tenant, id);
+  }
+
+  getMany(refs: readonly WebhookRef[]): Promise<Webhook[]> {
+    return this.table.getMany(refs);
   }
 
   list(tenant: Tenant): Promise<Webhook[]> {

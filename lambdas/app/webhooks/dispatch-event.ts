@@ -6,7 +6,7 @@ import type { Clock } from '../ports';
 import type { DeliveryJob, DeliveryQueue, WebhookRepository } from './ports';
 
 export interface DispatchDeps {
-  readonly webhooks: WebhookRepository;
+  readonly webhooks: Pick<WebhookRepository, 'list'>;
   readonly deliveryQueue: DeliveryQueue;
   readonly clock: Clock;
 }

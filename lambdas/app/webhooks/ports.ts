@@ -25,9 +25,14 @@ export interface Webhook extends Tenant {
 
 export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'active' | 'format' | 'description'>>;
 
+/** A webhook's key: its tenant and its id. */
+export type WebhookRef = Tenant & { readonly id: string };
+
 export interface WebhookRepository {
   create(webhook: Webhook): Promise<void>;
   get(tenant: Tenant, id: string): Promise<Webhook | null>;
+  /** The webhooks found under these references (any tenants, duplicates allowed); missing ones are left out. */
+  getMany(refs: readonly WebhookRef[]): Promise<Webhook[]>;
   /** Every webhook of the tenant (the dispatcher's fan-out query), oldest first. */
   list(tenant: Tenant): Promise<Webhook[]>;
   update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null>;

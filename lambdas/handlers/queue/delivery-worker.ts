@@ -4,28 +4,61 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AttemptDeps, attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
-import type { Webhook } from '../../app/webhooks/ports';
+import type { DeliveryJob, Tenant, Webhook, WebhookRef } from '../../app/webhooks/ports';
 import { deliveryJobMessage } from './messages';
 
 export function createDeliveryWorkerHandler(deps: AttemptDeps) {
   return (event: SQSEvent) => {
-    const lookup = batchLookup(deps);
+    const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
+    const lookup = batchLookup(deps, [...jobs.values()]);
     const processor = new BatchProcessor(EventType.SQS);
-    const record = async (message: SQSRecord) =>
-      attemptDelivery(deps, deliveryJobMessage.parse(JSON.parse(message.body)), lookup);
-    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+    const attempt = async (record: SQSRecord) => {
+      const job = jobs.get(record) ?? parseJob(record);
+      if (job instanceof Error) throw job;
+      return attemptDelivery(deps, job, lookup);
+    };
+    return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false });
   };
 }
 
-/** One read per webhook per batch, shared by the batch's parallel attempts. */
-function batchLookup(deps: Pick<AttemptDeps, 'webhooks'>): WebhookLookup {
-  const seen = new Map<string, Promise<Webhook | null>>();
-  return (tenant, id) => {
-    const key = `${tenant.accountId}#${tenant.mode}#${id}`;
-    let found = seen.get(key);
+/** A record's job, or why it is not one (that record alone fails). */
+function parseJob(record: SQSRecord): DeliveryJob | Error {
+  try {
+    return deliveryJobMessage.parse(JSON.parse(record.body));
+  } catch (error) {
+    return error as Error;
+  }
+}
+
+const refKey = (tenant: Tenant, id: string) => `${tenant.accountId}#${tenant.mode}#${id}`;
+
+/**
+ * The batch's webhooks, each read once. First attempts name their tenant, so their webhooks are read in one
+ * BatchGetItem that starts now, alongside the claims. A retry's tenant comes from its delivery row: those are
+ * read one GetItem per webhook when asked for.
+ */
+function batchLookup(deps: Pick<AttemptDeps, 'webhooks'>, jobs: readonly (DeliveryJob | Error)[]): WebhookLookup {
+  const refs: WebhookRef[] = jobs.flatMap((job) =>
+    !(job instanceof Error) && job.seed
+      ? [{ accountId: job.seed.accountId, mode: job.seed.mode, id: job.webhookId }]
+      : [],
+  );
+  const prefetched = new Set(refs.map((ref) => refKey(ref, ref.id)));
+  const many = refs.length
+    ? deps.webhooks
+        .getMany(refs)
+        .then((found) => new Map(found.map((webhook) => [refKey(webhook, webhook.id), webhook])))
+    : Promise.resolve(new Map<string, Webhook>());
+  // Every claim may come back "already taken": nobody awaits `many` then, and its failure is nobody's.
+  many.catch(() => {});
+  const single = new Map<string, Promise<Webhook | null>>();
+  return async (tenant, id) => {
+    const key = refKey(tenant, id);
+    if (prefetched.has(key)) return (await many).get(key) ?? null;
+    let found = single.get(key);
     if (!found) {
       found = deps.webhooks.get(tenant, id);
-      seen.set(key, found);
+      single.set(key, found);
     }
     return found;
   };

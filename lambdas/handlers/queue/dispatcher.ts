@@ -1,13 +1,31 @@
 // SQS handler of the events queue: each record is one event, recorded on its email and fanned out to its
 // webhooks. A record that fails (a DynamoDB or SQS error) is reported back alone and retried by SQS, then
-// redriven to the DLQ.
+// redriven to the DLQ. A tenant's webhooks are listed once per batch.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type ProcessEventDeps, processEvent } from '../../app/events/process-event';
+import type { Tenant, Webhook } from '../../app/webhooks/ports';
 import { eventMessage } from './messages';
 
 export function createDispatcherHandler(deps: ProcessEventDeps) {
-  const processor = new BatchProcessor(EventType.SQS);
-  const record = async (message: SQSRecord) => processEvent(deps, eventMessage.parse(JSON.parse(message.body)));
-  return (event: SQSEvent) => processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+  return (event: SQSEvent) => {
+    const batchDeps = { ...deps, webhooks: { list: batchList(deps) } };
+    const processor = new BatchProcessor(EventType.SQS);
+    const record = async (message: SQSRecord) => processEvent(batchDeps, eventMessage.parse(JSON.parse(message.body)));
+    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+  };
+}
+
+/** One listing per tenant per batch, shared by the batch's events (if it fails, they fail and SQS retries them). */
+function batchList(deps: Pick<ProcessEventDeps, 'webhooks'>): (tenant: Tenant) => Promise<Webhook[]> {
+  const listed = new Map<string, Promise<Webhook[]>>();
+  return (tenant) => {
+    const key = `${tenant.accountId}#${tenant.mode}`;
+    let webhooks = listed.get(key);
+    if (!webhooks) {
+      webhooks = deps.webhooks.list(tenant);
+      listed.set(key, webhooks);
+    }
+    return webhooks;
+  };
 }

@@ -219,6 +219,47 @@ export function webhookRepositoryContract(harness: RepositoryHarness<WebhookRepo
     expect(await repo().get(tenant, webhook.id)).toEqual(webhook);
   });
 
+  it('gets many webhooks in one call: across tenants, each once, leaving unknown ids and wrong tenants out', async () => {
+    // Arrange
+    const first = newTenant('live');
+    const second = newTenant('test');
+    const a = newWebhook(first);
+    const b = newWebhook(first, { active: false, format: 'slack' });
+    const c = newWebhook(second);
+    for (const webhook of [a, b, c]) await repo().create(webhook);
+
+    // Act
+    const found = await repo().getMany([
+      { ...first, id: a.id },
+      { ...first, id: b.id },
+      { ...first, id: a.id },
+      { ...second, id: c.id },
+      { ...second, id: a.id },
+      { ...first, id: 'wh_unknown' },
+    ]);
+
+    // Assert
+    expect(found.sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([a, b, c].sort((x, y) => (x.id < y.id ? -1 : 1)));
+  });
+
+  it('gets more webhooks than one BatchGetItem takes (100 keys)', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const webhooks = Array.from({ length: 130 }, (_, i) => newWebhook(tenant, {}, T0 + i));
+    await Promise.all(webhooks.map((webhook) => repo().create(webhook)));
+
+    // Act
+    const found = await repo().getMany(webhooks.map((webhook) => ({ ...tenant, id: webhook.id })));
+
+    // Assert
+    expect(new Set(found.map((webhook) => webhook.id))).toEqual(new Set(webhooks.map((webhook) => webhook.id)));
+    expect(found).toHaveLength(130);
+  });
+
+  it('gets nothing for no references', async () => {
+    expect(await repo().getMany([])).toEqual([]);
+  });
+
   it("lists one tenant's webhooks oldest first; other accounts and the other mode are separate", async () => {
     // Arrange: created out of order, with neighbours in the other mode and in another account.
     const live = newTenant('live');

@@ -1,0 +1,253 @@
+// The SQS handlers' batch reads, on the in-memory fakes: the delivery worker reads the webhooks of a batch's
+// first attempts in one getMany and a retry's webhook in one get, and the dispatcher lists a tenant's webhooks
+// once per batch. A bad record or a failed read fails only the records it concerns.
+import type { SQSEvent } from 'aws-lambda';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AttemptDeps } from '../../lambdas/app/webhooks/attempts';
+import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import type { SendflowEvent } from '../../lambdas/domain/events';
+import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
+import { createDeliveryWorkerHandler } from '../../lambdas/handlers/queue/delivery-worker';
+import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
+import { encodeEvent, encodeJob } from '../../lambdas/handlers/queue/messages';
+import {
+  FakeClock,
+  InMemoryDeliveryRepository,
+  InMemoryEmailRepository,
+  InMemorySuppressionList,
+  InMemoryWebhookRepository,
+  RecordingDeliveryQueue,
+  RecordingRetryScheduler,
+  ScriptedSender,
+  seededRandom,
+} from '../support/fakes';
+
+const T0 = Date.UTC(2025, 5, 1, 9, 0, 0);
+const LIVE: Tenant = { accountId: 'acct_one', mode: 'live' };
+const TEST: Tenant = { accountId: 'acct_two', mode: 'test' };
+
+const webhook = (tenant: Tenant, id: string): Webhook => ({
+  ...tenant,
+  id,
+  url: `https://hooks.example.com/${id}`,
+  events: ['email.delivered'],
+  format: 'standard',
+  secret: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
+  active: true,
+  createdAt: new Date(T0 - 60_000).toISOString(),
+  updatedAt: new Date(T0 - 60_000).toISOString(),
+});
+
+const event = (tenant: Tenant, n: number): SendflowEvent => ({
+  id: `evt_${String(n).padStart(4, '0')}`,
+  type: 'email.delivered',
+  accountId: tenant.accountId,
+  mode: tenant.mode,
+  timestamp: new Date(T0 - 1_000).toISOString(),
+  emailId: `em_${n}`,
+  to: 'user@example.com',
+  data: { from: 'billing@acme.example', subject: 'Invoice' },
+});
+
+const firstJob = (e: SendflowEvent, hook: Webhook): DeliveryJob => ({
+  deliveryId: deliveryIdFor(e.id, hook.id),
+  webhookId: hook.id,
+  attempt: 1,
+  seed: {
+    accountId: e.accountId,
+    mode: e.mode,
+    eventId: e.id,
+    event: e.type,
+    format: hook.format,
+    payload: renderPayload(e, hook.format),
+    createdAt: T0,
+  },
+});
+
+const sqsEvent = (bodies: readonly string[]): SQSEvent =>
+  ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, body })) }) as unknown as SQSEvent;
+
+describe('delivery worker batch', () => {
+  let webhooks: InMemoryWebhookRepository;
+  let deliveries: InMemoryDeliveryRepository;
+  let sender: ScriptedSender;
+  let deps: AttemptDeps;
+  const hooks = [webhook(LIVE, 'wh_a'), webhook(LIVE, 'wh_b'), webhook(TEST, 'wh_c')];
+
+  beforeEach(async () => {
+    const clock = new FakeClock(T0);
+    webhooks = new InMemoryWebhookRepository();
+    deliveries = new InMemoryDeliveryRepository();
+    sender = new ScriptedSender(clock);
+    deps = {
+      webhooks,
+      deliveries,
+      sender,
+      retries: new RecordingRetryScheduler(),
+      clock,
+      random: seededRandom(),
+      policy: { delaysSeconds: [1, 30, 300, 1800] },
+      claimMs: 40_000,
+      retentionSeconds: 30 * 86_400,
+    };
+    for (const hook of hooks) await webhooks.create(hook);
+  });
+
+  it("reads the webhooks of a batch's first attempts in one getMany and sends every attempt", async () => {
+    // Arrange
+    const jobs = Array.from({ length: 10 }, (_, n) => {
+      const hook = hooks[n % 3] as Webhook;
+      return firstJob(event(hook, n), hook);
+    });
+    const getMany = vi.spyOn(webhooks, 'getMany');
+    const get = vi.spyOn(webhooks, 'get');
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(jobs.map(encodeJob)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(getMany).toHaveBeenCalledTimes(1);
+    expect(get).not.toHaveBeenCalled();
+    expect(new Set(getMany.mock.calls[0]?.[0].map((ref) => `${ref.accountId}#${ref.mode}#${ref.id}`))).toEqual(
+      new Set(['acct_one#live#wh_a', 'acct_one#live#wh_b', 'acct_two#test#wh_c']),
+    );
+    expect(sender.requests.map((r) => r.url).sort()).toEqual(
+      jobs.map((j) => `https://hooks.example.com/${j.webhookId}`).sort(),
+    );
+    for (const job of jobs)
+      expect(deliveries.items.get(`${job.webhookId}#${job.deliveryId}`)?.status).toBe('succeeded');
+  });
+
+  it("reads a retry's webhook once per batch with get, after the claim gave its tenant", async () => {
+    // Arrange
+    const hook = hooks[0] as Webhook;
+    const firsts = [0, 1].map((n) => firstJob(event(LIVE, n), hook));
+    sender.answers({ statusCode: 500 });
+    await createDeliveryWorkerHandler(deps)(sqsEvent(firsts.map(encodeJob)));
+    sender.answers({ statusCode: 200 });
+    (deps.clock as FakeClock).advance(1_000);
+    const get = vi.spyOn(webhooks, 'get');
+    const getMany = vi.spyOn(webhooks, 'getMany');
+
+    // Act
+    const retries = firsts.map((job) => ({ deliveryId: job.deliveryId, webhookId: job.webhookId, attempt: 2 }));
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(retries.map(encodeJob)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(get).toHaveBeenCalledTimes(1);
+    expect(get).toHaveBeenCalledWith(expect.objectContaining(LIVE), hook.id);
+    expect(getMany).not.toHaveBeenCalled();
+    expect(sender.requests).toHaveLength(4);
+  });
+
+  it('fails a malformed record alone', async () => {
+    // Arrange
+    const hook = hooks[0] as Webhook;
+    const good = firstJob(event(LIVE, 1), hook);
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(['{"deliveryId":', encodeJob(good)]));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    expect(sender.requests).toHaveLength(1);
+  });
+
+  it('fails the first attempts whose webhooks could not be read, and sends nothing for them', async () => {
+    // Arrange
+    const jobs = [0, 1].map((n) => firstJob(event(LIVE, n), hooks[0] as Webhook));
+    vi.spyOn(webhooks, 'getMany').mockRejectedValue(new Error('DynamoDB unavailable'));
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(jobs.map(encodeJob)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }]);
+    expect(sender.requests).toHaveLength(0);
+  });
+
+  it('leaves no unhandled rejection when a failed getMany is awaited by no record (every claim taken)', async () => {
+    // Arrange
+    const job = firstJob(event(LIVE, 7), hooks[0] as Webhook);
+    await createDeliveryWorkerHandler(deps)(sqsEvent([encodeJob(job)]));
+    vi.spyOn(webhooks, 'getMany').mockRejectedValue(new Error('DynamoDB unavailable'));
+    const unhandled = vi.fn();
+    process.on('unhandledRejection', unhandled);
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent([encodeJob(job)]));
+    await new Promise((resolve) => setImmediate(resolve));
+    process.off('unhandledRejection', unhandled);
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(unhandled).not.toHaveBeenCalled();
+    expect(sender.requests).toHaveLength(1);
+  });
+});
+
+describe('dispatcher batch', () => {
+  it("lists each tenant's webhooks once per batch and fans every event out", async () => {
+    // Arrange
+    const webhooks = new InMemoryWebhookRepository();
+    const deliveryQueue = new RecordingDeliveryQueue();
+    await webhooks.create(webhook(LIVE, 'wh_a'));
+    await webhooks.create(webhook(TEST, 'wh_c'));
+    const list = vi.spyOn(webhooks, 'list');
+    const events = Array.from({ length: 10 }, (_, n) => event(n < 7 ? LIVE : TEST, n));
+    const handler = createDispatcherHandler({
+      webhooks,
+      deliveryQueue,
+      clock: new FakeClock(T0),
+      emails: new InMemoryEmailRepository(),
+      suppressions: new InMemorySuppressionList(),
+    });
+
+    // Act
+    const first = await handler(sqsEvent(events.map(encodeEvent)));
+    const second = await handler(sqsEvent(events.slice(0, 1).map(encodeEvent)));
+
+    // Assert
+    expect(first.batchItemFailures).toEqual([]);
+    expect(second.batchItemFailures).toEqual([]);
+    expect(list.mock.calls.map(([tenant]) => `${tenant.accountId}#${tenant.mode}`)).toEqual([
+      'acct_one#live',
+      'acct_two#test',
+      'acct_one#live',
+    ]);
+    const jobs = deliveryQueue.sent.flatMap((s) => s.jobs);
+    expect(jobs.map((j) => j.webhookId)).toEqual([...Array(7).fill('wh_a'), ...Array(3).fill('wh_c'), 'wh_a']);
+  });
+
+  it("fails the events whose tenant's listing failed, queues nothing for them, and lists afresh next batch", async () => {
+    // Arrange
+    const webhooks = new InMemoryWebhookRepository();
+    const deliveryQueue = new RecordingDeliveryQueue();
+    await webhooks.create(webhook(LIVE, 'wh_a'));
+    await webhooks.create(webhook(TEST, 'wh_c'));
+    const list = vi.spyOn(webhooks, 'list').mockRejectedValueOnce(new Error('throttled'));
+    const handler = createDispatcherHandler({
+      webhooks,
+      deliveryQueue,
+      clock: new FakeClock(T0),
+      emails: new InMemoryEmailRepository(),
+      suppressions: new InMemorySuppressionList(),
+    });
+
+    // Act
+    const failed = await handler(sqsEvent([event(LIVE, 1), event(LIVE, 2), event(TEST, 3)].map(encodeEvent)));
+    const retried = await handler(sqsEvent([event(LIVE, 1), event(LIVE, 2)].map(encodeEvent)));
+
+    // Assert
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }]);
+    expect(retried.batchItemFailures).toEqual([]);
+    expect(list).toHaveBeenCalledTimes(3);
+    expect(deliveryQueue.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual([
+      deliveryIdFor('evt_0003', 'wh_c'),
+      deliveryIdFor('evt_0001', 'wh_a'),
+      deliveryIdFor('evt_0002', 'wh_a'),
+    ]);
+  });
+});
