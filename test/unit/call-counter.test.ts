@@ -79,6 +79,23 @@ describe('countCalls', () => {
     counts.detach();
   });
 
+  it('names the table of a batch read', async () => {
+    // Arrange
+    const counts = countCalls(client);
+
+    // Act
+    await repos.webhooks.getMany([{ accountId: 'acct_x', mode: 'live', id: 'wh_1' }]);
+    await repos.suppressions.find({ accountId: 'acct_x', mode: 'live' }, ['a@example.com']);
+
+    // Assert
+    expect(counts.snapshot({ byTable: true })).toEqual({
+      'BatchGetItem cc-suppressions': 1,
+      'BatchGetItem cc-webhooks': 1,
+    });
+    expect(counts.snapshot()).toEqual({ BatchGetItem: 2 });
+    counts.detach();
+  });
+
   it('counts a call that DynamoDB refuses', async () => {
     // Arrange
     const existing = account();

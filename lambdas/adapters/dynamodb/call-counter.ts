@@ -5,7 +5,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /**
  * Calls per operation name without the `Command` suffix, e.g. `{ GetItem: 2, Query: 1 }`; per table, the
- * keys are `operation table`, e.g. `{ 'GetItem sendflow-accounts': 1, 'GetItem sendflow-apiKeys': 1 }`.
+ * keys are `operation table`, e.g. `{ 'GetItem sendflow-accounts': 1, 'BatchGetItem sendflow-webhooks': 1 }` (a
+ * batch call over several tables lists them all).
  */
 export type CallSnapshot = Readonly<Record<string, number>>;
 
@@ -23,14 +24,13 @@ let counters = 0;
 
 /** Starts counting the calls made through `client` (and any DocumentClient built from it). */
 export function countCalls(client: Pick<DynamoDBClient, 'middlewareStack'>): CallCounts {
-  let counts = new Map<string, number>(); // key: `operation table`, or the operation alone (batch calls)
+  let counts = new Map<string, number>(); // key: `operation table…`, or the operation alone
   // A unique name per counter: two counters on one client must not override each other.
   const name = `sendflowCallCounter${++counters}`;
   client.middlewareStack.add(
     (next, context) => (args) => {
       const operation = String(context.commandName ?? 'Unknown').replace(/Command$/, '');
-      const table = (args.input as { TableName?: unknown }).TableName;
-      const key = typeof table === 'string' ? `${operation} ${table}` : operation;
+      const key = [operation, ...tablesOf(args.input)].join(' ');
       counts.set(key, (counts.get(key) ?? 0) + 1);
       return next(args);
     },
@@ -53,4 +53,11 @@ export function countCalls(client: Pick<DynamoDBClient, 'middlewareStack'>): Cal
       client.middlewareStack.remove(name);
     },
   };
+}
+
+/** The tables a call names: `TableName`, or the keys of a batch call's `RequestItems`. */
+function tablesOf(input: unknown): string[] {
+  const { TableName, RequestItems } = input as { TableName?: unknown; RequestItems?: unknown };
+  if (typeof TableName === 'string') return [TableName];
+  return RequestItems && typeof RequestItems === 'object' ? Object.keys(RequestItems).sort() : [];
 }
