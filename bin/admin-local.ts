@@ -5,7 +5,13 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
-import { createTables, type LocalDynamo, localDynamoClient, startDynalite } from '../lambdas/runtime/local/dynamo';
+import {
+  createTables,
+  embeddedDynamoClient,
+  type LocalDynamo,
+  localDynamoClient,
+  startDynalite,
+} from '../lambdas/runtime/local/dynamo';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import type { AdminSession } from './admin';
 import { localStateFile } from './local-state';
@@ -20,7 +26,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
   } else {
     if (config.dataDir === ':memory:') throw new Error('no local runtime is running and SF_DATA_DIR is :memory:');
     dynamo = await startDynalite(config.dataDir);
-    client = localDynamoClient(dynamo.endpoint);
+    client = embeddedDynamoClient(dynamo);
     await createTables(client, config.tables);
   }
   const repos = createRepositories(client, config.tables);
