@@ -188,22 +188,28 @@ describe('delivery worker batch', () => {
   });
 });
 
+/** A dispatcher on fakes, with one webhook in each tenant (wh_a live, wh_c test). */
+async function dispatcher() {
+  const webhooks = new InMemoryWebhookRepository();
+  const deliveryQueue = new RecordingDeliveryQueue();
+  await webhooks.create(webhook(LIVE, 'wh_a'));
+  await webhooks.create(webhook(TEST, 'wh_c'));
+  const handler = createDispatcherHandler({
+    webhooks,
+    deliveryQueue,
+    clock: new FakeClock(T0),
+    emails: new InMemoryEmailRepository(),
+    suppressions: new InMemorySuppressionList(),
+  });
+  return { webhooks, deliveryQueue, handler };
+}
+
 describe('dispatcher batch', () => {
   it("lists each tenant's webhooks once per batch and fans every event out", async () => {
     // Arrange
-    const webhooks = new InMemoryWebhookRepository();
-    const deliveryQueue = new RecordingDeliveryQueue();
-    await webhooks.create(webhook(LIVE, 'wh_a'));
-    await webhooks.create(webhook(TEST, 'wh_c'));
+    const { webhooks, deliveryQueue, handler } = await dispatcher();
     const list = vi.spyOn(webhooks, 'list');
     const events = Array.from({ length: 10 }, (_, n) => event(n < 7 ? LIVE : TEST, n));
-    const handler = createDispatcherHandler({
-      webhooks,
-      deliveryQueue,
-      clock: new FakeClock(T0),
-      emails: new InMemoryEmailRepository(),
-      suppressions: new InMemorySuppressionList(),
-    });
 
     // Act
     const first = await handler(sqsEvent(events.map(encodeEvent)));
@@ -223,18 +229,8 @@ describe('dispatcher batch', () => {
 
   it("fails the events whose tenant's listing failed, queues nothing for them, and lists afresh next batch", async () => {
     // Arrange
-    const webhooks = new InMemoryWebhookRepository();
-    const deliveryQueue = new RecordingDeliveryQueue();
-    await webhooks.create(webhook(LIVE, 'wh_a'));
-    await webhooks.create(webhook(TEST, 'wh_c'));
+    const { webhooks, deliveryQueue, handler } = await dispatcher();
     const list = vi.spyOn(webhooks, 'list').mockRejectedValueOnce(new Error('throttled'));
-    const handler = createDispatcherHandler({
-      webhooks,
-      deliveryQueue,
-      clock: new FakeClock(T0),
-      emails: new InMemoryEmailRepository(),
-      suppressions: new InMemorySuppressionList(),
-    });
 
     // Act
     const failed = await handler(sqsEvent([event(LIVE, 1), event(LIVE, 2), event(TEST, 3)].map(encodeEvent)));
