@@ -390,9 +390,13 @@ async function main(): Promise<void> {
     const loop = await medianCeiling(bench, 'ceiling: POST loop', 1);
     const wide = await medianCeiling(bench, `ceiling: ${WORKER_CONCURRENCY} in flight`, WORKER_CONCURRENCY);
 
-    process.stdout.write(`pipeline: ${EVENTS} events published at once, in batches of ${PUBLISH_BATCH}… `);
-    const { costs: burstCosts, ...pipeline } = await runPipeline(bench, 'pipeline, burst', EVENTS);
-    console.log('done');
+    // The burst is the noisiest figure on a shared machine: three of them too, the median kept.
+    process.stdout.write(`pipeline: 3 × ${EVENTS} events published at once, in batches of ${PUBLISH_BATCH}… `);
+    const bursts: (PhaseResult & { costs: Costs })[] = [];
+    for (let i = 0; i < 3; i++) bursts.push(await runPipeline(bench, 'pipeline, burst (median of 3)', EVENTS));
+    bursts.sort((a, b) => rate(a) - rate(b));
+    const { costs: burstCosts, ...pipeline } = bursts[1] as PhaseResult & { costs: Costs };
+    console.log(`done (${bursts.map((b) => rate(b).toFixed(0)).join(', ')} deliveries/s)`);
 
     process.stdout.write(`latency: ${LATENCY_ROUNDS} rounds of ${PUBLISH_BATCH} events, each round after the last… `);
     const latency = await runLatencyRounds(bench);
@@ -403,7 +407,7 @@ async function main(): Promise<void> {
     console.log('done');
 
     const stored = await countStored(bench);
-    const published = WARMUP_EVENTS + EVENTS + LATENCY_ROUNDS * PUBLISH_BATCH + COST_EVENTS;
+    const published = WARMUP_EVENTS + 3 * EVENTS + LATENCY_ROUNDS * PUBLISH_BATCH + COST_EVENTS;
     report([loop, wide, pipeline, latency, metered], { burst: burstCosts, metered: costs }, stored, published);
   } finally {
     bench.receiver.stop();
@@ -787,7 +791,7 @@ function report(
   const total = publishedEvents * WEBHOOKS;
   console.log(
     `stored deliveries after the run: ${stored.succeeded ?? 0} succeeded, ${stored.pending ?? 0} pending, ` +
-      `${stored.failed ?? 0} failed (expected ${total} succeeded: warm-up + burst + paced + metered)`,
+      `${stored.failed ?? 0} failed (expected ${total} succeeded: warm-up + 3 bursts + paced + metered)`,
   );
 
   const n = costs.deliveries;
