@@ -23,7 +23,10 @@ const itemBytes = new Map();
 const original = db.updateIndexes;
 db.updateIndexes = (store, table, oldItem, newItem, cb) => {
   if (enabled) {
-    if (newItem) itemBytes.set(table.TableName, [...(itemBytes.get(table.TableName) ?? []), db.itemSize(newItem)]);
+    if (newItem) {
+      if (!itemBytes.has(table.TableName)) itemBytes.set(table.TableName, []);
+      itemBytes.get(table.TableName).push(db.itemSize(newItem));
+    }
     for (const [key, units] of indexWriteUnits(table, oldItem, newItem)) {
       indexWrites.set(key, (indexWrites.get(key) ?? 0) + units);
     }

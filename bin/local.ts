@@ -9,7 +9,13 @@ import { localStateFile } from './local-state';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, localTableDefaults());
-  const runtime = await startLocalRuntime(config);
+  const runtime = await startLocalRuntime(config, {
+    // As a crash would: a runtime whose storage is gone should not keep answering 500s.
+    onDynamoFailure: (error) => {
+      console.error(`sendflow: ${error.message}`);
+      process.exit(1);
+    },
+  });
   const stateFile = localStateFile();
   mkdirSync(dirname(stateFile), { recursive: true });
   writeFileSync(
@@ -57,9 +63,6 @@ function describe(error: unknown): string {
   if (err.code === 'EADDRINUSE')
     return `port ${process.env.PORT ?? 3000} is already in use: set PORT to another port, or PORT=0 for any free port.`;
   if (err.code === 'EACCES' && 'port' in err) return `no permission to listen on port ${process.env.PORT}.`;
-  if (err.code === 'LEVEL_DATABASE_NOT_OPEN' || /lock/i.test(String(err.message)) || err.code === 'LEVEL_LOCKED') {
-    return `the data directory ${process.env.SF_DATA_DIR ?? '.data'} cannot be opened (${rootMessage(err)}); is another Sendflow running on it? Set SF_DATA_DIR to another directory or :memory:.`;
-  }
   return rootMessage(err);
 }
 

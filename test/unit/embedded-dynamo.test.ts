@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConditionalCheckFailedException,
+  CreateTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
@@ -14,12 +15,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
 import {
   createTables,
+  DataDirError,
   embeddedDynamoClient,
   type LocalDynamo,
   localDynamoClient,
   startDynalite,
 } from '../../lambdas/runtime/local/dynamo';
 
+/** Lets tests crash dynalite's thread or slow a request down (see the file). */
+const TEST_PRELOAD = new URL('../support/dynalite-test-preload.mjs', import.meta.url).href;
 const tables = Object.fromEntries(tableNames.map((t) => [t, `ed-${t}`])) as Record<TableName, string>;
 const doc = (client: DynamoDBClient) => DynamoDBDocumentClient.from(client);
 
@@ -156,19 +160,108 @@ describe('embedded dynalite on disk', () => {
     expect(read.Item).toEqual({ id: 'acct_disk', plan: 'pro' });
   });
 
-  it('fails requests after the thread has stopped instead of leaving them waiting', async () => {
+  it('lets the requests it is working on finish before it closes the store', async () => {
+    // Arrange: a table whose requests dynalite holds for 100 ms (test preload)
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    const first = await startDynalite(dir, { preload: TEST_PRELOAD });
+    await embeddedDynamoClient(first).send(
+      new CreateTableCommand({
+        TableName: 'ed-slow',
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    // Act: five PutItems handed to the thread, then close() at once
+    const writes = Array.from({ length: 5 }, (_, i) =>
+      first.request(
+        'DynamoDB_20120810.PutItem',
+        Buffer.from(JSON.stringify({ TableName: 'ed-slow', Item: { id: { S: `late${i}` } } })),
+      ),
+    );
+    const closed = first.close();
+    const answers = await Promise.all(writes);
+    await closed;
+
+    // Assert
+    expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill(200));
+    dynamo = await startDynalite(dir);
+    const reopened = doc(embeddedDynamoClient(dynamo));
+    for (let i = 0; i < 5; i++) {
+      const read = await reopened.send(new GetCommand({ TableName: 'ed-slow', Key: { id: `late${i}` } }));
+      expect(read.Item).toEqual({ id: `late${i}` });
+    }
+  });
+
+  it('settles every close() call, however many run at once, and refuses requests once closing', async () => {
     // Arrange
     dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
-    const stopped = await startDynalite(dir);
-    const client = embeddedDynamoClient(stopped);
-    await stopped.close();
+    const closing = await startDynalite(dir);
+    const client = embeddedDynamoClient(closing);
 
     // Act
-    const failure = await doc(client)
+    const closes = [closing.close(), closing.close()];
+    const late = await doc(client)
+      .send(new GetCommand({ TableName: tables.accounts, Key: { id: 'x' } }))
+      .catch((error: unknown) => error);
+    await Promise.all(closes);
+    const after = await doc(client)
       .send(new GetCommand({ TableName: tables.accounts, Key: { id: 'x' } }))
       .catch((error: unknown) => error);
 
     // Assert
-    expect((failure as Error).message).toMatch(/embedded DynamoDB stopped/);
+    expect((late as Error).message).toMatch(/embedded DynamoDB is closing/);
+    expect((after as Error).message).toMatch(/embedded DynamoDB (is closing|stopped)/);
+  });
+
+  it('refuses a data directory another embedded DynamoDB holds, with a clear DataDirError', async () => {
+    // Arrange
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    dynamo = await startDynalite(dir);
+
+    // Act
+    const second = await startDynalite(dir).catch((error: unknown) => error);
+
+    // Assert
+    expect(second).toBeInstanceOf(DataDirError);
+    expect((second as Error).message).toMatch(/^Cannot open data directory .*; is another Sendflow running on it\?/);
+  });
+});
+
+describe('embedded dynalite that dies', () => {
+  it('fails the requests it held and every later one, and reports the failure once', async () => {
+    // Arrange
+    const failures: Error[] = [];
+    const crashing = await startDynalite(':memory:', {
+      preload: TEST_PRELOAD,
+      onFailure: (error) => failures.push(error),
+    });
+    const client = doc(embeddedDynamoClient(crashing));
+
+    // Act
+    const held = await client
+      .send(new GetCommand({ TableName: 'crash-now', Key: { id: 'x' } }))
+      .catch((error: unknown) => error);
+    const later = await client
+      .send(new GetCommand({ TableName: 'ed-accounts', Key: { id: 'x' } }))
+      .catch((error: unknown) => error);
+    await crashing.close();
+
+    // Assert
+    expect((held as Error).message).toMatch(/^The embedded DynamoDB stopped: its thread exited \(code 9\)/);
+    expect((later as Error).message).toMatch(/^The embedded DynamoDB stopped/);
+    expect(failures).toHaveLength(1);
+  });
+
+  it('rejects at start when the thread cannot start, instead of hanging', async () => {
+    // Act
+    const failed = await startDynalite(':memory:', { preload: 'file:///nonexistent/sendflow-preload.mjs' }).catch(
+      (error: unknown) => error,
+    );
+
+    // Assert
+    expect((failed as Error).message).toMatch(/^The embedded DynamoDB did not start: .*sendflow-preload/);
   });
 });

@@ -155,17 +155,45 @@ describe('delivery worker batch', () => {
     expect(sender.requests).toHaveLength(1);
   });
 
-  it('fails the first attempts whose webhooks could not be read, and sends nothing for them', async () => {
+  it('falls back to one read per webhook when the batch read fails: an unreadable webhook fails only its own', async () => {
     // Arrange
-    const jobs = [0, 1].map((n) => firstJob(event(LIVE, n), hooks[0] as Webhook));
-    vi.spyOn(webhooks, 'getMany').mockRejectedValue(new Error('DynamoDB unavailable'));
+    const [a, b] = hooks as [Webhook, Webhook];
+    const jobs = [firstJob(event(LIVE, 0), a), firstJob(event(LIVE, 1), b), firstJob(event(LIVE, 2), a)];
+    vi.spyOn(webhooks, 'getMany').mockRejectedValue(new Error('item wh_b is not a valid webhook'));
+    const get = vi.spyOn(webhooks, 'get');
+    get.mockImplementation(async (_tenant, id) => {
+      if (id === b.id) throw new Error('item wh_b is not a valid webhook');
+      return structuredClone(a);
+    });
 
     // Act
     const result = await createDeliveryWorkerHandler(deps)(sqsEvent(jobs.map(encodeJob)));
 
     // Assert
-    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }]);
-    expect(sender.requests).toHaveLength(0);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(sender.requests.map((r) => r.url)).toEqual([a.url, a.url]);
+    expect(get).toHaveBeenCalledTimes(2);
+  });
+
+  it("never uses another tenant's webhook with the same id", async () => {
+    // Arrange
+    const live = { ...webhook(LIVE, 'wh_same'), url: 'https://live.example.com/hook' };
+    const test = { ...webhook(TEST, 'wh_same'), url: 'https://test.example.com/hook' };
+    await webhooks.create(live);
+    await webhooks.create(test);
+    const jobs = [firstJob(event(LIVE, 0), live), firstJob(event(TEST, 1), test), firstJob(event(LIVE, 2), live)];
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(jobs.map(encodeJob)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    const sentTo = new Map(sender.requests.map((r) => [JSON.parse(r.body).id as string, r.url]));
+    expect(Object.fromEntries(sentTo)).toEqual({
+      evt_0000: live.url,
+      evt_0001: test.url,
+      evt_0002: live.url,
+    });
   });
 
   it('leaves no unhandled rejection when a failed getMany is awaited by no record (every claim taken)', async () => {

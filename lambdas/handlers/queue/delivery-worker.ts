@@ -34,8 +34,10 @@ const refKey = (tenant: Tenant, id: string) => `${tenant.accountId}#${tenant.mod
 
 /**
  * The batch's webhooks, each read once. First attempts name their tenant, so their webhooks are read in one
- * BatchGetItem that starts now, alongside the claims. A retry's tenant comes from its delivery row: those are
- * read one GetItem per webhook when asked for.
+ * BatchGetItem that starts now, alongside the claims (so a webhook paused in those few milliseconds may still
+ * get this attempt, as with a read just after the claim). A retry's tenant comes from its delivery row: those
+ * are read one GetItem per webhook when asked for, as are all of them if the batch read fails (one unreadable
+ * item then fails only its own deliveries).
  */
 function batchLookup(deps: Pick<AttemptDeps, 'webhooks'>, jobs: readonly (DeliveryJob | Error)[]): WebhookLookup {
   const refs: WebhookRef[] = jobs.flatMap((job) =>
@@ -44,17 +46,20 @@ function batchLookup(deps: Pick<AttemptDeps, 'webhooks'>, jobs: readonly (Delive
       : [],
   );
   const prefetched = new Set(refs.map((ref) => refKey(ref, ref.id)));
-  const many = refs.length
+  // null when the batch read fails (its failure is handled here: every claim may come back "already taken").
+  const many: Promise<Map<string, Webhook> | null> = refs.length
     ? deps.webhooks
         .getMany(refs)
         .then((found) => new Map(found.map((webhook) => [refKey(webhook, webhook.id), webhook])))
-    : Promise.resolve(new Map<string, Webhook>());
-  // Every claim may come back "already taken": nobody awaits `many` then, and its failure is nobody's.
-  many.catch(() => {});
+        .catch(() => null)
+    : Promise.resolve(null);
   const single = new Map<string, Promise<Webhook | null>>();
   return async (tenant, id) => {
     const key = refKey(tenant, id);
-    if (prefetched.has(key)) return (await many).get(key) ?? null;
+    if (prefetched.has(key)) {
+      const batch = await many;
+      if (batch) return batch.get(key) ?? null;
+    }
     let found = single.get(key);
     if (!found) {
       found = deps.webhooks.get(tenant, id);

@@ -40,13 +40,35 @@ function answer(listener, { id, target, body }, reply) {
   req.emit('end');
 }
 
+/** One request answered in this thread (the start-up check): resolves with dynalite's status and body. */
+function ask(listener, target, body) {
+  return new Promise((resolve, reject) => {
+    try {
+      answer(listener, { id: 0, target, body: Buffer.from(body) }, resolve);
+    } catch (error) {
+      reject(error);
+    }
+  });
+}
+
 async function main(port, { path, preload }) {
   if (preload) await import(preload);
   const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const listener = server.listeners('request')[0];
+  // dynalite opens its store lazily and swallows the failure (another process holding the directory's lock):
+  // one request now tells the parent at start, not at its first real request.
+  const check = await ask(listener, 'DynamoDB_20120810.ListTables', '{}').catch((error) => ({
+    status: 0,
+    body: error.message,
+  }));
+  if (check.status !== 200) {
+    port.postMessage({ id: 0, failed: `the store does not open: ${check.body}` });
+    return;
+  }
   const reply = (message) => port.postMessage(message);
   port.on('message', (request) => {
     if (request.id !== 0) return answer(listener, request, reply);
+    // The parent sends this once nothing of its own is in flight; dynalite then closes its store.
     server.close(() => reply({ id: 0, closed: true }));
   });
   await new Promise((resolve, reject) => {

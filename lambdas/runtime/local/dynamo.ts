@@ -28,27 +28,41 @@ interface ThreadRequest {
   readonly body: Uint8Array;
 }
 
-/** Thread → parent: the answer to request `id`, or `ready` / `closed` (id 0). */
-type ThreadMessage =
-  | { readonly id: number; readonly status: number; readonly headers: Record<string, string>; readonly body: string }
+/** Thread → parent: the answer to request `id`, or (id 0) `ready`, `failed` at start, `closed`. */
+type ThreadMessage = ThreadAnswer | ThreadControl;
+interface ThreadAnswer {
+  readonly id: number;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+type ThreadControl =
   | { readonly id: 0; readonly ready: { readonly port: number } }
+  | { readonly id: 0; readonly failed: string }
   | { readonly id: 0; readonly closed: true };
 
 export interface LocalDynamo {
   /** The loopback HTTP endpoint, for clients outside the runtime. */
   readonly endpoint: string;
   /** Sends one DynamoDB JSON request to the thread and resolves with its answer. */
-  request(target: string, body: Uint8Array): Promise<{ status: number; headers: Record<string, string>; body: string }>;
+  request(target: string, body: Uint8Array): Promise<ThreadAnswer>;
+  /** Lets the requests already sent finish (up to a few seconds), then closes the store and ends the thread. */
   close(): Promise<void>;
 }
 
 export class DataDirError extends Error {}
 
+export interface DynaliteOptions extends Pick<ThreadOptions, 'preload'> {
+  /** Called once if the thread dies on its own (not after close): every request from then on fails. */
+  readonly onFailure?: (error: Error) => void;
+}
+
+/** How long the thread may take to start, and how long close() waits for requests in flight. */
+const START_MS = 30_000;
+const DRAIN_MS = 5_000;
+
 /** Starts dynalite in a worker thread. `dataDir` is a directory or `:memory:`. */
-export async function startDynalite(
-  dataDir: string,
-  options: Pick<ThreadOptions, 'preload'> = {},
-): Promise<LocalDynamo> {
+export async function startDynalite(dataDir: string, options: DynaliteOptions = {}): Promise<LocalDynamo> {
   const onDisk = dataDir !== ':memory:';
   if (onDisk) {
     try {
@@ -57,45 +71,85 @@ export async function startDynalite(
       throw new DataDirError(`Cannot use data directory ${dataDir}: ${(error as Error).message}`, { cause: error });
     }
   }
-  const workerData: ThreadOptions = { ...(onDisk ? { path: dataDir } : {}), ...options };
+  const cannotOpen = (reason: string) =>
+    onDisk
+      ? new DataDirError(
+          `Cannot open data directory ${dataDir} (${reason}); is another Sendflow running on it? ` +
+            'Set SF_DATA_DIR to another directory or :memory:.',
+        )
+      : new Error(`The embedded DynamoDB did not start: ${reason}`);
+  const workerData: ThreadOptions = {
+    ...(onDisk ? { path: dataDir } : {}),
+    ...(options.preload ? { preload: options.preload } : {}),
+  };
   const thread = new Worker(new URL('./dynalite-thread.mjs', import.meta.url), { workerData });
-  const waiting = new Map<number, (message: ThreadMessage) => void>();
+  const waiting = new Map<number, { resolve(answer: ThreadAnswer): void; reject(error: Error): void }>();
+  let control: { resolve(message: ThreadControl): void; reject(error: Error): void } | undefined;
   let failure: Error | undefined;
+  let closing: Promise<void> | undefined;
   const fail = (error: Error) => {
+    if (failure) return;
     failure = new Error(`The embedded DynamoDB stopped: ${error.message}`, { cause: error });
-    for (const resolve of waiting.values()) resolve({ id: 0, status: 500, headers: {}, body: failure.message });
+    for (const pending of waiting.values()) pending.reject(failure);
     waiting.clear();
+    control?.reject(failure);
+    if (!closing) options.onFailure?.(failure);
   };
   thread.on('message', (message: ThreadMessage) => {
-    waiting.get(message.id)?.(message);
+    if (message.id === 0) return control?.resolve(message as ThreadControl);
+    waiting.get(message.id)?.resolve(message as ThreadAnswer);
     waiting.delete(message.id);
   });
-  thread.once('error', fail);
-  thread.once('exit', (code) => fail(new Error(`thread exited with code ${code}`)));
-  const control = (message: ThreadRequest | undefined) =>
-    new Promise<ThreadMessage>((resolve, reject) => {
+  thread.on('error', fail);
+  thread.on('exit', (code) => fail(new Error(`its thread exited (code ${code})`)));
+  const controlMessage = (message?: ThreadRequest) =>
+    new Promise<ThreadControl>((resolve, reject) => {
       if (failure) return reject(failure);
-      waiting.set(0, resolve);
+      control = { resolve, reject };
       if (message) thread.postMessage(message);
     });
 
-  const ready = await control(undefined);
-  if (!('ready' in ready)) throw failure ?? new Error('The embedded DynamoDB did not start');
+  const started = await withTimeout(controlMessage(), START_MS).catch((error: Error) => ({
+    id: 0 as const,
+    failed: (error.cause as Error | undefined)?.message ?? error.message,
+  }));
+  if (!('ready' in started)) {
+    await thread.terminate();
+    throw cannotOpen('failed' in started ? started.failed : 'it did not start');
+  }
+  const inFlight = new Set<Promise<unknown>>();
   let next = 1;
   return {
-    endpoint: `http://127.0.0.1:${ready.ready.port}`,
-    request: (target, body) =>
-      new Promise((resolve, reject) => {
-        if (failure) return reject(failure);
-        const id = next++;
-        waiting.set(id, (message) => ('status' in message && message.id ? resolve(message) : reject(failure)));
-        thread.postMessage({ id, target, body } satisfies ThreadRequest);
-      }),
-    async close() {
-      if (!failure) await control({ id: 0, target: '', body: new Uint8Array() });
-      await thread.terminate();
+    endpoint: `http://127.0.0.1:${started.ready.port}`,
+    request(target, body) {
+      if (failure) return Promise.reject(failure);
+      if (closing) return Promise.reject(new Error('The embedded DynamoDB is closing'));
+      const id = next++;
+      const answer = new Promise<ThreadAnswer>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      // A view into a larger pool buffer would be cloned whole: send only its bytes.
+      thread.postMessage({ id, target, body: body.slice() } satisfies ThreadRequest);
+      const settled = answer.catch(() => {}).finally(() => inFlight.delete(settled));
+      inFlight.add(settled);
+      return answer;
+    },
+    close() {
+      closing ??= (async () => {
+        // dynalite would close its store under a request it is still working on: let those finish first.
+        await withTimeout(Promise.all(inFlight), DRAIN_MS).catch(() => {});
+        if (!failure) await controlMessage({ id: 0, target: '', body: new Uint8Array() }).catch(() => {});
+        await thread.terminate();
+      })();
+      return closing;
     },
   };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A DynamoDB client for a local endpoint (dynalite or DynamoDB Local), with dummy credentials. */
@@ -127,10 +181,15 @@ function threadHandler(dynamo: LocalDynamo): HttpHandler {
   return {
     async handle(request: HttpRequest) {
       // The SDK serializes JSON to bytes; they cross to the thread as they are.
-      const bytes = typeof request.body === 'string' ? Buffer.from(request.body) : (request.body as Uint8Array);
+      const body = request.body as string | Uint8Array | undefined;
+      const bytes = typeof body === 'string' || body === undefined ? Buffer.from(body ?? '') : body;
       const answer = await dynamo.request(String(request.headers['x-amz-target']), bytes);
-      const body = Buffer.from(answer.body);
-      return { response: new HttpResponse({ statusCode: answer.status, headers: answer.headers, body }) };
+      const response = new HttpResponse({
+        statusCode: answer.status,
+        headers: answer.headers,
+        body: Buffer.from(answer.body),
+      });
+      return { response };
     },
     updateHttpClientConfig() {},
     httpHandlerConfigs: () => ({}),

@@ -54,12 +54,20 @@ export interface LocalRuntimeOptions {
   readonly instrument?: (client: DynamoDBClient) => void;
   /** A module for the embedded DynamoDB's thread to import before dynalite starts (a benchmark's meter). */
   readonly dynamoPreload?: string;
+  /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
+  readonly onDynamoFailure?: (error: Error) => void;
   readonly sender?: WebhookSender;
 }
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(config);
-  const dynamo = await startDynalite(config.dataDir, { preload: options.dynamoPreload });
+  const dynamo = await startDynalite(config.dataDir, {
+    ...(options.dynamoPreload ? { preload: options.dynamoPreload } : {}),
+    onFailure: (error) => {
+      logger.error('The embedded DynamoDB stopped: every request fails from now on', error);
+      options.onDynamoFailure?.(error);
+    },
+  });
   const authorizerCache = new AuthorizerResultCache();
   // After dynalite: it has made (or refused) the data directory, with a clear error.
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
@@ -72,6 +80,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   };
   let server: Server | undefined;
   let reconciler: NodeJS.Timeout | undefined;
+  let reconciling: Promise<unknown> = Promise.resolve();
   try {
     options.instrument?.(client);
     await createTables(client, config.tables);
@@ -99,7 +108,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     await reconcile(services, { graceMs: 0, all: true, limit: 10_000 });
     const reconcileNow = createReconcilerHandler(services);
     reconciler = setInterval(() => {
-      reconcileNow().catch((error: unknown) => logger.error('reconciler failed', error as Error));
+      reconciling = reconcileNow().catch((error: unknown) => logger.error('reconciler failed', error as Error));
     }, config.webhooks.reconcileIntervalSeconds * 1000);
 
     const api = createApiHandler(services);
@@ -141,6 +150,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         // Delayed retries need no wait: they are in the table and re-armed at the next start.
         await Promise.race([Promise.all(Object.values(local).map((q) => q.settled())), sleep(DRAIN_MS)]);
         await Promise.all(Object.values(local).map((q) => q.stop()));
+        await reconciling;
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         client.destroy();
