@@ -72,6 +72,17 @@ describe('npm start', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses the data directory of a Sendflow already running, with one clear line and exit 1', () => {
+    const result = runScript('bin/local.ts', [], { ...env, SF_LOCAL_STATE_FILE: join(dir, 'second.json') });
+    expect(result.status).toBe(1);
+    const lines = result.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !/npm warn/.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^sendflow: Cannot open data directory .*; is another Sendflow running on it\?/);
+  });
+
   it('refuses invalid configuration listing every problem', () => {
     const result = runScript('bin/local.ts', [], { ...env, PORT: 'abc', SF_MAX_BODY_BYTES: '-1' });
     expect(result.status).toBe(1);

@@ -11,7 +11,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
 import {
   createTables,
@@ -221,11 +221,14 @@ describe('embedded dynalite on disk', () => {
     dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
     dynamo = await startDynalite(dir);
 
+    const onFailure = vi.fn();
+
     // Act
-    const second = await startDynalite(dir).catch((error: unknown) => error);
+    const second = await startDynalite(dir, { onFailure }).catch((error: unknown) => error);
 
     // Assert
     expect(second).toBeInstanceOf(DataDirError);
+    expect(onFailure).not.toHaveBeenCalled();
     expect((second as Error).message).toMatch(/^Cannot open data directory .*; is another Sendflow running on it\?/);
   });
 });
@@ -257,11 +260,14 @@ describe('embedded dynalite that dies', () => {
 
   it('rejects at start when the thread cannot start, instead of hanging', async () => {
     // Act
-    const failed = await startDynalite(':memory:', { preload: 'file:///nonexistent/sendflow-preload.mjs' }).catch(
-      (error: unknown) => error,
-    );
+    const onFailure = vi.fn();
+    const failed = await startDynalite(':memory:', {
+      preload: 'file:///nonexistent/sendflow-preload.mjs',
+      onFailure,
+    }).catch((error: unknown) => error);
 
     // Assert
+    expect(onFailure).not.toHaveBeenCalled();
     expect((failed as Error).message).toMatch(/^The embedded DynamoDB did not start: .*sendflow-preload/);
   });
 });

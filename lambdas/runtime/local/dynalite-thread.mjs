@@ -7,6 +7,7 @@
 // Plain JavaScript: a worker thread starts without the parent's TypeScript loader on Node 20. The message
 // shapes (ThreadOptions, ThreadRequest, ThreadMessage) are declared in dynamo.ts.
 import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
 
@@ -40,31 +41,38 @@ function answer(listener, { id, target, body }, reply) {
   req.emit('end');
 }
 
-/** One request answered in this thread (the start-up check): resolves with dynalite's status and body. */
-function ask(listener, target, body) {
-  return new Promise((resolve, reject) => {
-    try {
-      answer(listener, { id: 0, target, body: Buffer.from(body) }, resolve);
-    } catch (error) {
-      reject(error);
-    }
-  });
+/**
+ * Starts dynalite and waits for its store to open. dynalite opens it lazily and swallows the failure (another
+ * process holding the directory's lock): the store is caught on its way out of dynalite's `db.create` so that
+ * its opening can be awaited, and a failure told to the parent at start, not at its first request.
+ */
+async function startDynalite(options) {
+  const db = createRequire(import.meta.url)('dynalite/db');
+  const create = db.create;
+  let store;
+  db.create = (...args) => {
+    store = create(...args);
+    return store;
+  };
+  try {
+    const server = dynalite(options);
+    await store.db.open();
+    return server;
+  } finally {
+    db.create = create;
+  }
 }
 
 async function main(port, { path, preload }) {
   if (preload) await import(preload);
-  const server = dynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const listener = server.listeners('request')[0];
-  // dynalite opens its store lazily and swallows the failure (another process holding the directory's lock):
-  // one request now tells the parent at start, not at its first real request.
-  const check = await ask(listener, 'DynamoDB_20120810.ListTables', '{}').catch((error) => ({
-    status: 0,
-    body: error.message,
-  }));
-  if (check.status !== 200) {
-    port.postMessage({ id: 0, failed: `the store does not open: ${check.body}` });
+  let server;
+  try {
+    server = await startDynalite({ ...(path ? { path } : {}), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  } catch (error) {
+    port.postMessage({ id: 0, failed: `the store does not open: ${(error.cause ?? error).message}` });
     return;
   }
+  const listener = server.listeners('request')[0];
   const reply = (message) => port.postMessage(message);
   port.on('message', (request) => {
     if (request.id !== 0) return answer(listener, request, reply);

@@ -86,6 +86,7 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
   const waiting = new Map<number, { resolve(answer: ThreadAnswer): void; reject(error: Error): void }>();
   let control: { resolve(message: ThreadControl): void; reject(error: Error): void } | undefined;
   let failure: Error | undefined;
+  let running = false;
   let closing: Promise<void> | undefined;
   const fail = (error: Error) => {
     if (failure) return;
@@ -93,7 +94,7 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
     for (const pending of waiting.values()) pending.reject(failure);
     waiting.clear();
     control?.reject(failure);
-    if (!closing) options.onFailure?.(failure);
+    if (running && !closing) options.onFailure?.(failure);
   };
   thread.on('message', (message: ThreadMessage) => {
     if (message.id === 0) return control?.resolve(message as ThreadControl);
@@ -117,6 +118,7 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
     await thread.terminate();
     throw cannotOpen('failed' in started ? started.failed : 'it did not start');
   }
+  running = true;
   const inFlight = new Set<Promise<unknown>>();
   let next = 1;
   return {
