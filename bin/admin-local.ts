@@ -5,13 +5,8 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
-import {
-  createTables,
-  embeddedDynamoClient,
-  type LocalDynamo,
-  localDynamoClient,
-  startDynalite,
-} from '../lambdas/runtime/local/dynamo';
+import { type LocalDynamo, startDynalite } from '../lambdas/runtime/local/dynalite';
+import { createTables, embeddedDynamoClient, localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import type { AdminSession } from './admin';
 import { localStateFile } from './local-state';

@@ -3,7 +3,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
-import { DataDirError } from '../lambdas/runtime/local/dynamo';
+import { DataDirError } from '../lambdas/runtime/local/dynalite';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { localStateFile } from './local-state';
 

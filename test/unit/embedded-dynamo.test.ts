@@ -7,20 +7,15 @@ import { join } from 'node:path';
 import {
   ConditionalCheckFailedException,
   CreateTableCommand,
+  DescribeTableCommand,
   type DynamoDBClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import {
-  createTables,
-  DataDirError,
-  embeddedDynamoClient,
-  type LocalDynamo,
-  localDynamoClient,
-  startDynalite,
-} from '../../lambdas/runtime/local/dynamo';
+import { DataDirError, type LocalDynamo, startDynalite } from '../../lambdas/runtime/local/dynalite';
+import { createTables, embeddedDynamoClient, localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 
 /** Lets tests crash dynalite's thread or slow a request down (see the file). */
 const TEST_PRELOAD = new URL('../support/dynalite-test-preload.mjs', import.meta.url).href;
@@ -43,6 +38,20 @@ describe('embedded dynalite', () => {
     embedded.destroy();
     http.destroy();
     await dynamo.close();
+  });
+
+  it('returns from createTables only once every table is ACTIVE', async () => {
+    // Arrange
+    const fresh = Object.fromEntries(tableNames.map((t) => [t, `edf-${t}`])) as Record<TableName, string>;
+
+    // Act
+    await createTables(embedded, fresh);
+
+    // Assert
+    for (const name of Object.values(fresh)) {
+      const { Table } = await embedded.send(new DescribeTableCommand({ TableName: name }));
+      expect(Table?.TableStatus).toBe('ACTIVE');
+    }
   });
 
   it('serves the embedded client and the HTTP endpoint from one store', async () => {

@@ -26,7 +26,8 @@ import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../m
 import type { Config } from '../config';
 import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
-import { createTables, embeddedDynamoClient, startDynalite } from './dynamo';
+import { startDynalite } from './dynalite';
+import { createTables, embeddedDynamoClient } from './dynamo';
 import { AuthorizerResultCache, createGateway } from './gateway';
 
 /** API Gateway's integration time-out for REST APIs. */
