@@ -1,16 +1,10 @@
 // Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Each event is
 // appended once: its id goes into a string set, and a redelivered event fails the condition.
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { EmailEventEntry, EmailRecord, EmailRepository } from '../../app/emails/ports';
 import { MODES } from '../../domain/api-keys';
-import { unlessConditionFails } from './operations';
+import { batchPutAll, unlessConditionFails } from './operations';
 
 const emailItem = z.object({
   id: z.string(),
@@ -52,20 +46,8 @@ export class DynamoEmailRepository implements EmailRepository {
     private readonly tableName: string,
   ) {}
 
-  async createMany(emails: readonly EmailRecord[]): Promise<void> {
-    for (let i = 0; i < emails.length; i += 25) {
-      let requests: Record<string, unknown>[] | undefined = emails
-        .slice(i, i + 25)
-        .map((email) => ({ PutRequest: { Item: toItem(email) } }));
-      for (let round = 0; requests?.length; round++) {
-        if (round > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** round)));
-        const { UnprocessedItems } = await this.doc.send(
-          new BatchWriteCommand({ RequestItems: { [this.tableName]: requests as never } }),
-        );
-        requests = UnprocessedItems?.[this.tableName] as Record<string, unknown>[] | undefined;
-        if (round > 8 && requests?.length) throw new Error('DynamoDB kept items unprocessed');
-      }
-    }
+  createMany(emails: readonly EmailRecord[]): Promise<void> {
+    return batchPutAll(this.doc, this.tableName, emails.map(toItem));
   }
 
   async get(id: string): Promise<EmailRecord | null> {

@@ -1,18 +1,20 @@
 // The DynamoDB idioms the repositories share: a conditional write whose failed condition is an expected
-// answer (not an error), a query read across all its pages, and a batch read of every key it is given.
+// answer (not an error), a query read across all its pages, and batch reads and writes that see every key or
+// item through, whatever DynamoDB leaves unprocessed.
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
-  type BatchGetCommandOutput,
+  BatchWriteCommand,
   type DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 
-/** BatchGetItem takes at most 100 keys. */
+/** BatchGetItem takes at most 100 keys, BatchWriteItem 25 requests. */
 const BATCH_GET_KEYS = 100;
-/** Rounds of UnprocessedKeys before giving up (backoff 50 ms doubling, capped at 1 s: about 5 s in all). */
-const BATCH_GET_ROUNDS = 10;
+const BATCH_WRITE_ITEMS = 25;
+/** Rounds of unprocessed keys or items before giving up (pause 50 ms doubling, capped at 1 s: about 5 s in all). */
+const BATCH_ROUNDS = 10;
 
 /** The write's result, or null when its condition failed; any other error is thrown. */
 export async function unlessConditionFails<T>(write: Promise<T>): Promise<T | null> {
@@ -46,7 +48,7 @@ export async function queryAll(
 
 /**
  * The items stored under `keys` (missing ones are left out, duplicates read once), in BatchGetItem calls of
- * 100 keys, retrying what DynamoDB leaves unprocessed with a growing pause, as AWS recommends.
+ * 100 keys.
  */
 export async function batchGetAll(
   doc: DynamoDBDocumentClient,
@@ -55,17 +57,43 @@ export async function batchGetAll(
 ): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
   const items: Record<string, unknown>[] = [];
-  for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + BATCH_GET_KEYS);
+  await untilProcessed(`keys of ${tableName}`, unique, BATCH_GET_KEYS, async (Keys) => {
+    const result = await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys } } }));
+    items.push(...(result.Responses?.[tableName] ?? []));
+    return result.UnprocessedKeys?.[tableName]?.Keys;
+  });
+  return items;
+}
+
+/** Puts every item (unconditionally), in BatchWriteItem calls of 25. */
+export async function batchPutAll(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  items: readonly Record<string, unknown>[],
+): Promise<void> {
+  const puts = items.map((Item) => ({ PutRequest: { Item } }));
+  await untilProcessed(`items of ${tableName}`, puts, BATCH_WRITE_ITEMS, async (chunk) => {
+    const result = await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: chunk } }));
+    return result.UnprocessedItems?.[tableName] as typeof puts | undefined;
+  });
+}
+
+/**
+ * Sends `requests` in chunks of `size`. `send` returns what DynamoDB left unprocessed, which goes again after
+ * a growing pause, as AWS recommends; after 10 rounds it gives up with an error naming `what`.
+ */
+async function untilProcessed<T>(
+  what: string,
+  requests: readonly T[],
+  size: number,
+  send: (chunk: T[]) => Promise<T[] | undefined>,
+): Promise<void> {
+  for (let i = 0; i < requests.length; i += size) {
+    let pending: T[] | undefined = requests.slice(i, i + size);
     for (let round = 0; pending?.length; round++) {
-      if (round === BATCH_GET_ROUNDS) throw new Error(`DynamoDB left keys of ${tableName} unprocessed`);
+      if (round === BATCH_ROUNDS) throw new Error(`DynamoDB left ${what} unprocessed`);
       if (round > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** round)));
-      const result: BatchGetCommandOutput = await doc.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }),
-      );
-      items.push(...(result.Responses?.[tableName] ?? []));
-      pending = result.UnprocessedKeys?.[tableName]?.Keys;
+      pending = await send(pending);
     }
   }
-  return items;
 }
