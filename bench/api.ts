@@ -21,6 +21,7 @@ import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { createRepositories } from '../lambdas/runtime/repositories';
+import { positiveInt, printTable } from './report';
 
 const DURATION = positiveInt('BENCH_DURATION', 10);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
@@ -327,6 +328,7 @@ function report(results: readonly PhaseResult[]): void {
         .join(', '),
       String(r.errors),
     ]),
+    2,
   );
 
   console.log('\nDynamoDB calls per request (SDK middleware on the runtime client ÷ requests the runtime received)');
@@ -347,6 +349,7 @@ function report(results: readonly PhaseResult[]): void {
         per(total),
       ];
     }),
+    2,
   );
   for (const r of results) {
     const others = Object.entries(r.calls).filter(([key]) => !known.has(key));
@@ -376,22 +379,6 @@ function report(results: readonly PhaseResult[]): void {
         '.',
     );
   }
-}
-
-function printTable(head: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (i < 2 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
-  console.log(line(head));
-  for (const row of rows) console.log(line(row));
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${raw}`);
-  return value;
 }
 
 main().catch((error: unknown) => {

@@ -30,6 +30,7 @@ import { queues as queueSpecs } from '../lambdas/manifest';
 import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { positiveInt, printTable } from './report';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 1000);
 const WEBHOOKS = positiveInt('BENCH_WEBHOOKS', 5);
@@ -920,28 +921,12 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] as number;
 }
 
-function printTable(head: readonly string[], rows: readonly (readonly string[])[]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (i < 1 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
-  console.log(line(head));
-  for (const row of rows) console.log(line(row));
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number, message: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(message())), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${raw}`);
-  return value;
 }
 
 if (process.argv.includes('--receiver')) {

@@ -1,0 +1,19 @@
+// What both benchmarks print and read: aligned text tables, and positive whole numbers from the environment.
+
+/** Prints `rows` under `head`, the first `leftColumns` columns left-aligned (labels), the rest right-aligned. */
+export function printTable(head: readonly string[], rows: readonly (readonly string[])[], leftColumns = 1): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, i) => (i < leftColumns ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  console.log(line(head));
+  for (const row of rows) console.log(line(row));
+}
+
+/** `process.env[name]` as a positive whole number, `fallback` when unset; anything else is an error. */
+export function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${raw}`);
+  return value;
+}
