@@ -40,20 +40,6 @@ describe('embedded dynalite', () => {
     await dynamo.close();
   });
 
-  it('returns from createTables only once every table is ACTIVE', async () => {
-    // Arrange
-    const fresh = Object.fromEntries(tableNames.map((t) => [t, `edf-${t}`])) as Record<TableName, string>;
-
-    // Act
-    await createTables(embedded, fresh);
-
-    // Assert
-    for (const name of Object.values(fresh)) {
-      const { Table } = await embedded.send(new DescribeTableCommand({ TableName: name }));
-      expect(Table?.TableStatus).toBe('ACTIVE');
-    }
-  });
-
   it('serves the embedded client and the HTTP endpoint from one store', async () => {
     // Arrange
     const item = { id: 'acct_both', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' };
@@ -239,6 +225,37 @@ describe('embedded dynalite on disk', () => {
     expect(second).toBeInstanceOf(DataDirError);
     expect(onFailure).not.toHaveBeenCalled();
     expect((second as Error).message).toMatch(/^Cannot open data directory .*; is another Sendflow running on it\?/);
+  });
+});
+
+describe('createTables on the embedded dynalite', () => {
+  it('returns only once every table is ACTIVE, so the first write to each succeeds', async () => {
+    // Arrange: new tables stay CREATING for 300 ms (test preload)
+    const slow = await startDynalite(':memory:', { preload: `${TEST_PRELOAD}?createTableMs=300` });
+    const client = embeddedDynamoClient(slow);
+
+    try {
+      // Act
+      await createTables(client, tables);
+      const statuses = await Promise.allSettled(
+        Object.values(tables).map((name) =>
+          client.send(new DescribeTableCommand({ TableName: name })).then(({ Table }) => Table?.TableStatus),
+        ),
+      );
+      const put = await doc(client)
+        .send(new PutCommand({ TableName: tables.accounts, Item: { id: 'acct_first', plan: 'free' } }))
+        .then(() => 'stored')
+        .catch((error: unknown) => (error as Error).name);
+
+      // Assert
+      expect(statuses.map((w) => (w.status === 'fulfilled' ? w.value : 'failed'))).toEqual(
+        Object.values(tables).map(() => 'ACTIVE'),
+      );
+      expect(put).toBe('stored');
+    } finally {
+      client.destroy();
+      await slow.close();
+    }
   });
 });
 
