@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down`);
+    // Whatever is unfinished is journaled: never let a stuck close keep the process past 10 s.
+    setTimeout(() => process.exit(0), 9_000).unref();
     rmSync(stateFile, { force: true });
     await runtime.stop();
     process.exit(0);

@@ -31,6 +31,8 @@ export interface RuntimeAdapters {
   readonly clock?: Clock;
   /** Tests and benchmarks may swap the HTTP sender. */
   readonly sender?: WebhookSender;
+  /** See Claim.epoch: the local runtime's start time; absent (0) on AWS. */
+  readonly claimEpoch?: number;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -75,6 +77,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
+    claimEpoch: adapters.claimEpoch ?? 0,
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,

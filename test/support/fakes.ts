@@ -266,7 +266,9 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     const current = this.items.get(key);
     if (!current || current.attempts !== expect.attemptsBefore || !expect.statuses.includes(current.status))
       return null;
-    if (current.claim && !(current.claim.until < expect.nowMs)) return null;
+    const held =
+      current.claim && current.claim.until >= expect.nowMs && (current.claim.epoch ?? 0) >= (claim.epoch ?? 0);
+    if (held) return null;
     const claimed: Delivery = { ...current, claim: { ...claim } };
     this.items.set(key, claimed);
     return structuredClone(claimed);

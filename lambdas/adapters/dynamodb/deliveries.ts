@@ -41,7 +41,7 @@ const deliveryItem = z.object({
   nextAttemptAt: z.number().nullable(),
   deliveredAt: z.number().nullable(),
   createdAt: z.number(),
-  claim: z.object({ attempt: z.number().int(), until: z.number() }).optional(),
+  claim: z.object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional() }).optional(),
   expiresAt: z.number().optional(),
 });
 
@@ -88,12 +88,13 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
           TableName: this.tableName,
           Key: { webhookId, id },
           UpdateExpression: 'SET #claim = :claim',
-          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now)`,
-          ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until' },
+          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)`,
+          ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until', '#epoch': 'epoch' },
           ExpressionAttributeValues: {
             ':claim': claim,
             ':before': expect.attemptsBefore,
             ':now': expect.nowMs,
+            ':epoch': claim.epoch ?? 0,
             ...statuses,
           },
           ReturnValues: 'ALL_NEW',

@@ -1,9 +1,11 @@
 // The local SQS: an in-process queue with the same contract the Lambda event source gives our handlers —
 // JSON bodies, batches, per-message delays, a visibility timeout, partial batch failures, and redrive to a
-// dead-letter list after maxReceiveCount. Messages live in memory; durable state (pending retries) lives in
-// the tables and the reconciler re-arms it after a restart.
+// dead-letter list after maxReceiveCount. With a journal (the data directory), every message is on disk before
+// send() returns and stays there until acked, so a crash or a stop loses nothing: the next start hands out
+// again what was ready, delayed or in flight (at least once, as SQS). Without one (`:memory:`) it is memory only.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { JournalMessage, QueueJournal } from './journal';
 
 export interface QueueOptions {
   readonly batchSize: number;
@@ -11,14 +13,14 @@ export interface QueueOptions {
   readonly maxReceiveCount: number;
   /** Batches handled at once (Lambda's concurrent pollers). */
   readonly concurrency: number;
+  /** Where messages are kept until acked; none keeps them in memory only. */
+  readonly journal?: QueueJournal;
 }
 
-interface Message {
-  readonly id: string;
-  readonly body: string;
-  readonly sentAt: number;
-  receiveCount: number;
-}
+type Message = JournalMessage;
+
+/** setTimeout's longest delay (about 24.8 days); longer delays are re-armed when it fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type QueueHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
@@ -41,30 +43,32 @@ export class InProcessQueue {
   private batches = 0;
   private waiting = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Draining: no new batch is taken and no timer armed; sends are still accepted (and journaled). */
+  private draining = false;
   private stopped = false;
 
   constructor(
     readonly name: string,
     private readonly options: QueueOptions,
-  ) {}
+  ) {
+    const journal = options.journal;
+    if (!journal) return;
+    this.deadLetters.push(...journal.deadLetters());
+    // Oldest first; what was in flight at a crash is simply ready again.
+    for (const message of journal.messages().sort((a, b) => a.sentAt - b.sentAt)) this.enqueue(message);
+  }
 
   /** SendMessageBatch: up to 10 bodies a request; `delaySeconds` may be fractional locally. */
   send(bodies: readonly string[], delaySeconds = 0): void {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     this.stats.sendRequests += Math.ceil(bodies.length / 10);
     this.stats.messagesSent += bodies.length;
-    const messages = bodies.map((body) => ({ id: randomUUID(), body, sentAt: Date.now(), receiveCount: 0 }));
-    if (delaySeconds > 0) {
-      this.waiting += messages.length;
-      this.later(delaySeconds * 1000, () => {
-        this.waiting -= messages.length;
-        this.ready.push(...messages);
-        this.pump();
-      });
-    } else {
-      this.ready.push(...messages);
-      this.pump();
-    }
+    const now = Date.now();
+    const visibleAt = now + Math.max(0, delaySeconds) * 1000;
+    const messages = bodies.map((body) => ({ id: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt }));
+    this.options.journal?.sent(messages);
+    for (const message of messages) this.enqueue(message);
+    this.pump();
   }
 
   /** Starts delivering batches to `handler`, like an event source mapping. */
@@ -89,17 +93,46 @@ export class InProcessQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking new batches; waits for batches in flight; drops timers. */
-  async stop(): Promise<void> {
-    this.stopped = true;
+  /**
+   * Stops taking new batches and drops timers, then waits up to `waitMs` for the batches in flight. Sends are
+   * still accepted meanwhile (a batch in flight may publish), and kept for the next start.
+   */
+  async drain(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
+    this.draining = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     this.waiting = 0;
-    while (this.running > 0) await new Promise((r) => setTimeout(r, 10));
+    const deadline = Date.now() + waitMs;
+    while (this.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /**
+   * drain(), then no more sends, and the journal closed: what is not acked by then (delayed, or still in
+   * flight) stays in it for the next start.
+   */
+  async stop(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
+    await this.drain(waitMs);
+    this.stopped = true;
+    this.options.journal?.close();
+  }
+
+  /** Ready now, or at its visibleAt. */
+  private enqueue(message: Message): void {
+    // Draining: it is in the journal for the next start (in memory only, it goes as delayed messages always did).
+    if (this.draining) return;
+    if (message.visibleAt <= Date.now()) {
+      this.ready.push(message);
+      return;
+    }
+    this.waiting += 1;
+    this.later(message.visibleAt, () => {
+      this.waiting -= 1;
+      this.ready.push(message);
+    });
   }
 
   private pump(): void {
-    while (this.handler && !this.stopped && this.ready.length > 0 && this.batches < this.options.concurrency) {
+    while (this.handler && !this.draining && this.ready.length > 0 && this.batches < this.options.concurrency) {
       const batch = this.ready.splice(0, this.options.batchSize);
       this.running += batch.length;
       this.batches += 1;
@@ -119,16 +152,16 @@ export class InProcessQueue {
       failed = new Set(batch.map((m) => m.id));
     }
     if (failed.size < batch.length) this.stats.deleteRequests += 1;
+    this.options.journal?.acked(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
     for (const message of batch.filter((m) => failed.has(m.id))) {
       if (message.receiveCount >= this.options.maxReceiveCount) {
         this.deadLetters.push(message);
+        this.options.journal?.buried(message);
         continue;
       }
-      this.waiting += 1;
-      this.later(this.options.visibilityTimeoutMs, () => {
-        this.waiting -= 1;
-        this.ready.push(message);
-      });
+      message.visibleAt = Date.now() + this.options.visibilityTimeoutMs;
+      this.options.journal?.requeued(message);
+      this.enqueue(message);
     }
     this.running -= batch.length;
     this.batches -= 1;
@@ -154,13 +187,18 @@ export class InProcessQueue {
     };
   }
 
-  private later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (this.stopped) return;
-      run();
-      this.pump();
-    }, ms);
+  /** Runs `run` at epoch ms `at` (in steps of at most MAX_TIMER_MS), unless the queue stops first. */
+  private later(at: number, run: () => void): void {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        if (this.draining) return;
+        if (Date.now() < at) return this.later(at, run);
+        run();
+        this.pump();
+      },
+      Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
+    );
     this.timers.add(timer);
   }
 }

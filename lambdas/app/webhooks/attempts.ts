@@ -31,6 +31,8 @@ export interface AttemptDeps {
   readonly policy: RetryPolicy;
   /** How long a claim holds: longer than one attempt can take. */
   readonly claimMs: number;
+  /** Claims of an earlier epoch are void (see Claim.epoch); 0 where claims only lapse. */
+  readonly claimEpoch?: number;
   /** How long final deliveries stay in the log (spec: 30 days). */
   readonly retentionSeconds: number;
 }
@@ -85,7 +87,7 @@ export async function retryDelivery(
     'An attempt of this delivery is scheduled or in flight; retry when it has ended.',
     'retry_conflict',
   );
-  if (current.status === 'pending' || (current.claim && current.claim.until > now)) throw conflict;
+  if (current.status === 'pending' || claimHeld(current.claim, now, deps.claimEpoch ?? 0)) throw conflict;
   assertActive(webhook);
   const claimed = await deps.deliveries.claim(
     webhookId,
@@ -134,8 +136,13 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
   return (await makeAttempt(deps, delivery, webhook, 'test', 1)).delivery;
 }
 
-function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs'>, attempt: number): Claim {
-  return { attempt, until: deps.clock.now() + deps.claimMs };
+function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs' | 'claimEpoch'>, attempt: number): Claim {
+  return { attempt, until: deps.clock.now() + deps.claimMs, epoch: deps.claimEpoch ?? 0 };
+}
+
+/** Whether a claim still stands: unexpired, and not from an earlier epoch (a runtime that has died). */
+function claimHeld(claim: Claim | undefined, now: number, epoch: number): boolean {
+  return claim !== undefined && claim.until > now && (claim.epoch ?? 0) >= epoch;
 }
 
 function newDelivery(

@@ -45,6 +45,12 @@ export type AttemptRecord = Omit<AttemptOutcome, 'response'>;
 export interface Claim {
   readonly attempt: number;
   readonly until: number;
+  /**
+   * The claiming runtime's epoch: a claim from an earlier epoch is void at once. The local runtime, the only
+   * process on its data directory, takes its start time, so a restart frees what the dead process held; on AWS
+   * it is 0 and claims only lapse.
+   */
+  readonly epoch?: number;
 }
 
 export interface Delivery extends Tenant {
@@ -82,7 +88,8 @@ export interface DeliveryRepository {
   createClaimed(delivery: Delivery): Promise<boolean>;
   /**
    * Claims the next attempt of an existing row: only if `attempts` is still `attemptsBefore`, the status is one
-   * of `statuses`, and no claim is unexpired at `nowMs`. Returns the claimed row, or null when someone else has it.
+   * of `statuses`, and no claim is held (unexpired at `nowMs`, and of `claim.epoch` or later). Returns the
+   * claimed row, or null when someone else has it.
    */
   claim(
     webhookId: string,

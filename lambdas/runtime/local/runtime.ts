@@ -1,5 +1,6 @@
 // The local runtime: the same handlers as on AWS, behind a node:http gateway, on an embedded DynamoDB, with
-// in-process queues standing in for SQS and Scheduler. start() → a running API; stop() → everything closed.
+// in-process queues standing in for SQS and Scheduler, journaled in the data directory so nothing accepted is
+// lost to a crash or a stop. start() → a running API; stop() → everything closed within STOP_MS.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,12 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
 import type { WebhookSender } from '../../app/webhooks/ports';
-import { reconcile } from '../../app/webhooks/reconcile';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
@@ -32,8 +33,11 @@ import { AuthorizerResultCache, createGateway } from './gateway';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
-/** How long a clean shutdown waits for queued work to finish. */
-const DRAIN_MS = 5_000;
+/**
+ * How long a clean stop waits for requests and batches in flight. What is unfinished then stays in the journal
+ * (and its claims die with this epoch), so the next start picks it up; nothing needs draining.
+ */
+const STOP_MS = 6_000;
 
 export interface LocalRuntime {
   /** Base URL including the stage, e.g. http://127.0.0.1:3000/v1 */
@@ -75,11 +79,12 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
   const local = {
-    events: localQueue('sendflow-events', 'events'),
-    deliveries: localQueue('sendflow-deliveries', 'deliveries'),
-    sends: localQueue('sendflow-sends', 'sends'),
+    events: localQueue(config.dataDir, 'events'),
+    deliveries: localQueue(config.dataDir, 'deliveries'),
+    sends: localQueue(config.dataDir, 'sends'),
   };
   let server: Server | undefined;
+  let closing = false;
   let reconciler: NodeJS.Timeout | undefined;
   let reconciling: Promise<unknown> = Promise.resolve();
   try {
@@ -97,6 +102,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),
         cancel: async () => {},
       },
+      // Claims of the process that last held this data directory are void: it is gone.
+      claimEpoch: Date.now(),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -105,12 +112,14 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     local.events.consume(createDispatcherHandler(services));
     local.deliveries.consume(createDeliveryWorkerHandler(services));
     local.sends.consume(createSendWorkerHandler(services));
-    // Timers died with the last process; the table knows every pending retry: re-arm them at their due time.
-    await reconcile(services, { graceMs: 0, all: true, limit: 10_000 });
+    // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
+    // reconciler's first run, now, finds what a crash left between a table write and its queue message.
     const reconcileNow = createReconcilerHandler(services);
-    reconciler = setInterval(() => {
+    const runReconciler = () => {
       reconciling = reconcileNow().catch((error: unknown) => logger.error('reconciler failed', error as Error));
-    }, config.webhooks.reconcileIntervalSeconds * 1000);
+    };
+    runReconciler();
+    reconciler = setInterval(runReconciler, config.webhooks.reconcileIntervalSeconds * 1000);
 
     const api = createApiHandler(services);
     const gateway = createGateway({
@@ -126,7 +135,14 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
     });
-    server = createServer((req, res) => void gateway(req, res));
+    server = createServer((req, res) => {
+      if (!closing) return void gateway(req, res);
+      // Stopping: a request that arrives on a kept-alive connection is refused at once, and the connection closed.
+      res.shouldKeepAlive = false;
+      res
+        .writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' })
+        .end(JSON.stringify({ error: 'Sendflow is shutting down; try again.', status: 503, code: 'unavailable' }));
+    });
     // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing.
     server.keepAliveTimeout = 65_000;
     await listen(server, config.port, config.host);
@@ -143,15 +159,18 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       services,
       queues: local,
       async stop() {
+        closing = true;
         clearInterval(reconciler);
-        await new Promise<void>((resolve) => {
-          httpServer.close(() => resolve());
-          httpServer.closeIdleConnections();
-        });
-        // Delayed retries need no wait: they are in the table and re-armed at the next start.
-        await Promise.race([Promise.all(Object.values(local).map((q) => q.settled())), sleep(DRAIN_MS)]);
-        await Promise.all(Object.values(local).map((q) => q.stop()));
-        await reconciling;
+        const deadline = Date.now() + STOP_MS;
+        const left = () => Math.max(0, deadline - Date.now());
+        // Stop listening and answer the requests in flight (their messages reach the journals); then the queues
+        // take no new batch, and what is unfinished when the time is up stays journaled for the next start.
+        const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+        httpServer.closeIdleConnections();
+        await Promise.race([closed, sleep(left())]);
+        await Promise.all(Object.values(local).map((q) => q.drain(left())));
+        await Promise.all(Object.values(local).map((q) => q.stop(0)));
+        await Promise.race([reconciling, sleep(left())]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         client.destroy();
@@ -161,7 +180,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   } catch (error) {
     clearInterval(reconciler);
     server?.close();
-    await Promise.all(Object.values(local).map((q) => q.stop()));
+    await Promise.all(Object.values(local).map((q) => q.stop(0)));
     client.destroy();
     await dynamo.close();
     throw error;
@@ -174,13 +193,20 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
  */
 export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = { events: 2, deliveries: 8, sends: 2 };
 
-function localQueue(name: string, queue: QueueName, concurrency = LOCAL_QUEUE_CONCURRENCY[queue]): InProcessQueue {
+/** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */
+function localQueue(dataDir: string, queue: QueueName): InProcessQueue {
   const spec = queues[queue];
-  return new InProcessQueue(name, {
+  let journal: QueueJournal | undefined;
+  if (dataDir !== ':memory:') {
+    mkdirSync(join(dataDir, 'queues'), { recursive: true, mode: 0o700 });
+    journal = QueueJournal.open(join(dataDir, 'queues', `${queue}.journal`));
+  }
+  return new InProcessQueue(`sendflow-${queue}`, {
     batchSize: spec.batchSize,
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
-    concurrency,
+    concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
+    ...(journal ? { journal } : {}),
   });
 }
 

@@ -228,6 +228,26 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(secondTakeover).toBeNull();
   });
 
+  it('claim() takes an unexpired claim of an earlier epoch (a runtime that died), not one of the same epoch', async () => {
+    // Arrange: claimed for an hour by the runtime of epoch 5, which was killed.
+    const delivery = newDelivery(newWebhookId(), T0, { claim: { attempt: 1, until: NOW + 3_600_000, epoch: 5 } });
+    await repo().createClaimed(delivery);
+    const expect0 = { attemptsBefore: 0, statuses: ['pending'] as const, nowMs: NOW };
+
+    // Act
+    const sameEpoch = await repo().claim(delivery.webhookId, delivery.id, expect0, {
+      attempt: 1,
+      until: NOW + 60_000,
+      epoch: 5,
+    });
+    const restarted = { attempt: 1, until: NOW + 60_000, epoch: 6 };
+    const nextEpoch = await repo().claim(delivery.webhookId, delivery.id, expect0, restarted);
+
+    // Assert
+    expect(sameEpoch).toBeNull();
+    expect(nextEpoch).toEqual({ ...delivery, claim: restarted });
+  });
+
   it('of parallel claims for the same attempt, exactly one wins', async () => {
     // Arrange
     const first = newDelivery(newWebhookId());
