@@ -139,15 +139,25 @@ export interface QueueSpec {
   readonly batchSize: number;
   /** Receives before a message moves to the DLQ. */
   readonly maxReceiveCount: number;
+  /**
+   * Batches its consumer handles at once: the event source's MaximumConcurrency on AWS (2–1000), the local
+   * queue's concurrency. Bounded, so the pipeline can never take the account concurrency the API needs.
+   */
+  readonly maxConcurrency: number;
 }
 
 export const queues = {
   /** Our events → the dispatcher (fan-out to webhooks). */
-  events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
-  /** Delivery jobs (first attempts and retries) → the delivery worker: one attempt each. */
-  deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+  events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 10 },
+  /** Delivery jobs (first attempts and retries) → the delivery worker: one attempt each. The shared lane. */
+  deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 50 },
+  /**
+   * The slow lane: jobs of endpoints that hang, fail to answer or answer slowly, or that already have their
+   * share of attempts in flight. Its small concurrency is all such endpoints can hold together.
+   */
+  slowDeliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 5 },
   /** Scheduled sends that came due ({emailId}) → the send worker. */
-  sends: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+  sends: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 10 },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueName = keyof typeof queues;

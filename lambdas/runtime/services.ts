@@ -10,7 +10,10 @@ import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { AuthorizerCache, Clock } from '../app/ports';
+import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
+import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
+import type { Lanes } from '../handlers/queue/delivery-worker';
 import { queues } from '../manifest';
 import type { Config } from './config';
 import { createRepositories } from './repositories';
@@ -33,6 +36,8 @@ export interface RuntimeAdapters {
   readonly sender?: WebhookSender;
   /** See Claim.epoch: the local runtime's start time; absent (0) on AWS. */
   readonly claimEpoch?: number;
+  /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
+  readonly slowLane?: { readonly queue: DeliveryQueue; readonly arn: string };
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -78,6 +83,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     claimEpoch: adapters.claimEpoch ?? 0,
+    ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, clock) } : {}),
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
@@ -86,3 +92,11 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, clock: Clock): Lanes {
+  return {
+    gate: new EndpointGate(LANE_POLICY, clock),
+    slowLane: slow.queue,
+    isSlowLane: (record) => record.eventSourceARN === slow.arn,
+  };
+}

@@ -40,6 +40,9 @@ export class DeliveryPipeline extends Construct {
   readonly eventsDlq: Queue;
   readonly deliveriesQueue: Queue;
   readonly deliveriesDlq: Queue;
+  /** The slow lane (DESIGN §4, isolation): consumed by the same worker with its own small concurrency. */
+  readonly slowDeliveriesQueue: Queue;
+  readonly slowDeliveriesDlq: Queue;
   /** Where Scheduler puts retry schedules it could not deliver to the deliveries queue. */
   readonly retryScheduleDlq: Queue;
   /** Where Scheduler puts reconciler invocations it could not make. */
@@ -59,6 +62,11 @@ export class DeliveryPipeline extends Construct {
 
     ({ queue: this.eventsQueue, dlq: this.eventsDlq } = queueWithDlq(this, 'Events', queues.events));
     ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = queueWithDlq(this, 'Deliveries', queues.deliveries));
+    ({ queue: this.slowDeliveriesQueue, dlq: this.slowDeliveriesDlq } = queueWithDlq(
+      this,
+      'SlowDeliveries',
+      queues.slowDeliveries,
+    ));
     this.retryScheduleDlq = schedulerDlq(this, 'RetryScheduleDlq', 'retry schedules');
     this.reconcileScheduleDlq = schedulerDlq(this, 'ReconcileScheduleDlq', 'the reconciler schedule');
 
@@ -98,9 +106,11 @@ export class DeliveryPipeline extends Construct {
         SF_SCHEDULE_GROUP: this.retryGroup.scheduleGroupName,
         SF_SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
         SF_SCHEDULER_DLQ_ARN: this.retryScheduleDlq.queueArn,
+        SF_SLOW_DELIVERIES_QUEUE_URL: this.slowDeliveriesQueue.queueUrl,
+        SF_SLOW_DELIVERIES_QUEUE_ARN: this.slowDeliveriesQueue.queueArn,
       },
     });
-    allowSend(this.delivery.role, this.deliveriesQueue);
+    allowSend(this.delivery.role, this.deliveriesQueue, this.slowDeliveriesQueue);
     const schedules = stack.formatArn({
       service: 'scheduler',
       resource: 'schedule',
@@ -124,6 +134,7 @@ export class DeliveryPipeline extends Construct {
         'scheduler:CreateSchedule.',
     });
     consume(this.delivery, this.deliveriesQueue, queues.deliveries);
+    consume(this.delivery, this.slowDeliveriesQueue, queues.slowDeliveries);
 
     this.reconciler = new NodeFunction(this, 'Reconciler', {
       ...common,
@@ -165,6 +176,7 @@ export class DeliveryPipeline extends Construct {
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
       dlqAlarm(this, 'EventsDlq', this.eventsDlq),
       dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq),
+      dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq),
       dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
       dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
     );

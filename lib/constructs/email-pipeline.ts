@@ -28,7 +28,12 @@ export const SENDS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
  * The provider-events queue (AWS only, so not in the manifest): SES events in their EventBridge envelope →
  * the mapper, which only maps and publishes, so a batch takes well under a second.
  */
-export const PROVIDER_EVENTS_QUEUE: QueueSpec = { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 };
+export const PROVIDER_EVENTS_QUEUE: QueueSpec = {
+  functionTimeoutSeconds: 30,
+  batchSize: 10,
+  maxReceiveCount: 5,
+  maxConcurrency: 10,
+};
 /** A healthy mapper drains the queue in seconds; 5 minutes behind means every webhook is that late. */
 export const PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
 

@@ -45,9 +45,18 @@ export function schedulerDlq(scope: Construct, id: string, what: string): Queue 
   return dlq;
 }
 
-/** SQS event source with partial batch responses: one failed record is retried alone, not the batch. */
+/**
+ * SQS event source with partial batch responses (one failed record is retried alone, not the batch) and a
+ * bounded MaximumConcurrency, so no queue's backlog can take the account concurrency the API needs.
+ */
 export function consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
-  fn.handler.addEventSource(new SqsEventSource(queue, { batchSize: spec.batchSize, reportBatchItemFailures: true }));
+  fn.handler.addEventSource(
+    new SqsEventSource(queue, {
+      batchSize: spec.batchSize,
+      reportBatchItemFailures: true,
+      maxConcurrency: spec.maxConcurrency,
+    }),
+  );
 }
 
 /** scheduler.amazonaws.com, only on behalf of this account's schedules in `groupArn`. */

@@ -14,7 +14,14 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown;
 let api: Template;
 let resources: Record<string, Resource>;
 const ids = {} as Record<
-  'eventsQueue' | 'eventsDlq' | 'deliveriesQueue' | 'deliveriesDlq' | 'retryDlq' | 'reconcileDlq',
+  | 'eventsQueue'
+  | 'eventsDlq'
+  | 'deliveriesQueue'
+  | 'deliveriesDlq'
+  | 'slowDeliveriesQueue'
+  | 'slowDeliveriesDlq'
+  | 'retryDlq'
+  | 'reconcileDlq',
   string
 >;
 const functions = {} as Record<'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender', string>;
@@ -29,8 +36,10 @@ beforeAll(() => {
   };
   ids.eventsQueue = queueId(/^DeliveryPipelineEventsQueue/);
   ids.eventsDlq = queueId(/^DeliveryPipelineEventsDlq/);
-  ids.deliveriesQueue = queueId(/DeliveriesQueue/);
-  ids.deliveriesDlq = queueId(/DeliveriesDlq/);
+  ids.deliveriesQueue = queueId(/^DeliveryPipelineDeliveriesQueue/);
+  ids.slowDeliveriesQueue = queueId(/^DeliveryPipelineSlowDeliveriesQueue/);
+  ids.deliveriesDlq = queueId(/^DeliveryPipelineDeliveriesDlq/);
+  ids.slowDeliveriesDlq = queueId(/^DeliveryPipelineSlowDeliveriesDlq/);
   ids.retryDlq = queueId(/RetryScheduleDlq/);
   ids.reconcileDlq = queueId(/ReconcileScheduleDlq/);
   for (const [id, fn] of Object.entries(api.findResources('AWS::Lambda::Function'))) {
@@ -97,12 +106,12 @@ describe('queues', () => {
   });
 
   it('every DLQ (including the schedulers) keeps messages 14 days, encrypted, with no DLQ of its own', () => {
-    for (const id of [ids.eventsDlq, ids.deliveriesDlq, ids.retryDlq, ids.reconcileDlq]) {
+    for (const id of [ids.eventsDlq, ids.deliveriesDlq, ids.slowDeliveriesDlq, ids.retryDlq, ids.reconcileDlq]) {
       expect(resources[id]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
     }
   });
 
-  it('has these six queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
+  it('has these eight queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
     const all = Object.keys(api.findResources('AWS::SQS::Queue'));
     const pipeline = all.filter((id) => id.startsWith('DeliveryPipeline'));
     expect(pipeline.sort()).toEqual(Object.values(ids).sort());
@@ -126,26 +135,30 @@ describe('queues', () => {
 describe('event sources', () => {
   it.each([
     ['dispatcher', 'eventsQueue', 'events'],
-    ['delivery', 'deliveryQueue', 'deliveries'],
-  ] as const)('%s consumes its queue in manifest batches with partial batch responses', (fn, _q, name) => {
-    const queueId = name === 'events' ? ids.eventsQueue : ids.deliveriesQueue;
+    ['delivery', 'deliveriesQueue', 'deliveries'],
+    ['delivery', 'slowDeliveriesQueue', 'slowDeliveries'],
+  ] as const)('%s consumes %s in manifest batches, partial batch responses, bounded concurrency', (fn, q, name) => {
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      EventSourceArn: arn(queueId),
+      EventSourceArn: arn(ids[q]),
       FunctionName: { Ref: functions[fn] },
       BatchSize: queues[name].batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: queues[name].maxConcurrency },
     });
   });
 
-  it('no event source mapping has a batching window (first attempts go out at once)', () => {
+  it('bounds every event source of the stack (the slow lane far below the shared one)', () => {
     const mappings = Object.values(api.findResources('AWS::Lambda::EventSourceMapping'));
-    const ours = mappings.filter((m) =>
-      [arn(ids.eventsQueue), arn(ids.deliveriesQueue)].some(
-        (q) => JSON.stringify(q) === JSON.stringify(m.Properties.EventSourceArn),
-      ),
-    );
-    expect(ours).toHaveLength(2);
-    for (const mapping of mappings) expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeUndefined();
+    for (const mapping of mappings) {
+      expect(mapping.Properties.ScalingConfig?.MaximumConcurrency).toBeGreaterThanOrEqual(2);
+    }
+    expect(queues.slowDeliveries.maxConcurrency).toBeLessThan(queues.deliveries.maxConcurrency / 5);
+  });
+
+  it('names the slow lane in the delivery worker environment', () => {
+    const variables = variablesOf(functions.delivery);
+    expect(variables.SF_SLOW_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.slowDeliveriesQueue });
+    expect(variables.SF_SLOW_DELIVERIES_QUEUE_ARN).toEqual(arn(ids.slowDeliveriesQueue));
   });
 });
 
@@ -251,10 +264,9 @@ describe('queue access', () => {
     expect(variables.SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
   });
 
-  it('the dispatcher and delivery worker send to the deliveries queue only', () => {
-    for (const fn of ['dispatcher', 'delivery'] as const) {
-      expect(sends(fn)).toEqual([arn(ids.deliveriesQueue)]);
-    }
+  it('the dispatcher sends to the deliveries queue only; the delivery worker also to the slow lane', () => {
+    expect(sends('dispatcher')).toEqual([arn(ids.deliveriesQueue)]);
+    expect(sends('delivery')).toEqual([[arn(ids.deliveriesQueue), arn(ids.slowDeliveriesQueue)]]);
   });
 
   it('the reconciler sends to the deliveries queue, the sends queue and (domain.updated) the events queue', () => {
@@ -436,10 +448,11 @@ describe('alarms', () => {
     ]);
   });
 
-  it('has these six alarms (the email pipeline adds its own)', () => {
+  it('has these seven alarms (the email pipeline adds its own)', () => {
     const pipeline = Object.keys(api.findResources('AWS::CloudWatch::Alarm')).filter((id) =>
       id.startsWith('DeliveryPipeline'),
     );
-    expect(pipeline).toHaveLength(6);
+    expect(pipeline).toHaveLength(7);
+    expect(pipeline.some((id) => id.startsWith('DeliveryPipelineSlowDeliveriesDlqDepthAlarm'))).toBe(true);
   });
 });

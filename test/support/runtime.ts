@@ -68,6 +68,7 @@ export async function startTestRuntime(env: Record<string, string> = {}): Promis
       await runtime.queues.sends.settled();
       await runtime.queues.events.idle();
       await runtime.queues.deliveries.idle();
+      await runtime.queues.slowDeliveries.idle();
     },
     call(path, init = {}) {
       const { key, headers, ...rest } = init;

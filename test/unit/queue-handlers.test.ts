@@ -4,10 +4,11 @@
 import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AttemptDeps } from '../../lambdas/app/webhooks/attempts';
+import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
 import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
-import { createDeliveryWorkerHandler } from '../../lambdas/handlers/queue/delivery-worker';
+import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
 import { encodeEvent, encodeJob } from '../../lambdas/handlers/queue/messages';
 import {
@@ -231,6 +232,81 @@ async function dispatcher() {
   });
   return { webhooks, deliveryQueue, handler };
 }
+
+describe('delivery worker lanes', () => {
+  const SLOW_ARN = 'arn:aws:sqs:local:000000000000:slow';
+  const hook = webhook(LIVE, 'wh_slow');
+  let deps: AttemptDeps & { lanes: Lanes };
+  let sender: ScriptedSender;
+  let slowLane: RecordingDeliveryQueue;
+  let clock: FakeClock;
+  let deliveries: InMemoryDeliveryRepository;
+
+  beforeEach(async () => {
+    clock = new FakeClock(T0);
+    deliveries = new InMemoryDeliveryRepository();
+    sender = new ScriptedSender(clock);
+    slowLane = new RecordingDeliveryQueue();
+    const webhooks = new InMemoryWebhookRepository();
+    await webhooks.create(hook);
+    deps = {
+      webhooks,
+      deliveries,
+      sender,
+      retries: new RecordingRetryScheduler(),
+      clock,
+      random: seededRandom(),
+      policy: { delaysSeconds: [1] },
+      claimMs: 40_000,
+      retentionSeconds: 86_400,
+      lanes: {
+        gate: new EndpointGate({ perEndpoint: 2, slowAfterMs: 2_000, slowForMs: 60_000 }, clock),
+        slowLane,
+        isSlowLane: (record) => record.eventSourceARN === SLOW_ARN,
+      },
+    };
+  });
+
+  const inLane = (bodies: string[], arn: string) => {
+    const event = sqsEvent(bodies);
+    for (const record of event.Records) record.eventSourceARN = arn;
+    return event;
+  };
+
+  it("attempts an endpoint's share of a batch and moves the rest to the slow lane unattempted", async () => {
+    // Arrange: five jobs for one endpoint whose attempts stay in flight together.
+    const jobs = [0, 1, 2, 3, 4].map((n) => firstJob(event(LIVE, n), hook));
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(inLane(jobs.map(encodeJob), 'arn:shared'));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sender.requests).toHaveLength(2);
+    expect(slowLane.sent.flatMap((s) => s.jobs)).toHaveLength(3);
+    expect(slowLane.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual(
+      jobs.slice(2).map((j) => j.deliveryId),
+    );
+  });
+
+  it('after a slow outcome sends every job of that endpoint to the slow lane, where they are attempted', async () => {
+    // Arrange: one attempt that times out after 10 s marks the endpoint slow.
+    sender.answers({ statusCode: null, durationMs: 10_000, error: 'timed out' });
+    await createDeliveryWorkerHandler(deps)(inLane([encodeJob(firstJob(event(LIVE, 0), hook))], 'arn:shared'));
+    sender.answers({ statusCode: 200 });
+    const next = firstJob(event(LIVE, 1), hook);
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(inLane([encodeJob(next)], 'arn:shared'));
+    const diverted = slowLane.sent.flatMap((s) => s.jobs);
+    await createDeliveryWorkerHandler(deps)(inLane(diverted.map(encodeJob), SLOW_ARN));
+
+    // Assert
+    expect(diverted.map((j) => j.deliveryId)).toEqual([next.deliveryId]);
+    expect(sender.requests).toHaveLength(2);
+    expect(deliveries.items.get(`${hook.id}#${next.deliveryId}`)?.status).toBe('succeeded');
+  });
+});
 
 describe('dispatcher batch', () => {
   it("lists each tenant's webhooks once per batch and fans every event out", async () => {

@@ -77,6 +77,11 @@ export class InProcessQueue {
     this.pump();
   }
 
+  /** An SQS-shaped ARN, the eventSourceARN of its records. */
+  get arn(): string {
+    return `arn:aws:sqs:local:000000000000:${this.name}`;
+  }
+
   /** Messages not yet handled: ready, delayed, or in flight. */
   get depth(): number {
     return this.ready.length + this.waiting + this.running;
@@ -182,7 +187,7 @@ export class InProcessQueue {
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:local:000000000000:${this.name}`,
+      eventSourceARN: this.arn,
       awsRegion: 'local',
     };
   }

@@ -10,6 +10,7 @@ import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-polic
 import type { Clock, RandomBytes } from '../ports';
 import { assertActive, getWebhook } from './manage-webhooks';
 import type {
+  AttemptRecord,
   Claim,
   Delivery,
   DeliveryJob,
@@ -46,6 +47,8 @@ export async function attemptDelivery(
   deps: AttemptDeps,
   job: DeliveryJob,
   lookup: WebhookLookup = (tenant, id) => deps.webhooks.get(tenant, id),
+  /** Told how the endpoint answered, when a request was made (endpoint health). */
+  observe?: (attempt: AttemptRecord) => void,
 ): Promise<'attempted' | 'skipped'> {
   const claim = claimFor(deps, job.attempt);
   let delivery: Delivery | null = null;
@@ -62,7 +65,10 @@ export async function attemptDelivery(
   if (!delivery) return 'skipped';
 
   const webhook = await lookup(delivery, delivery.webhookId);
-  const { transition, recorded } = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt);
+  const made = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt);
+  const { transition, recorded } = made;
+  const last = made.delivery.attemptLog.at(-1);
+  if (webhook?.active && last) observe?.(last);
   if (recorded && transition.retryInSeconds !== null) {
     await deps.retries.schedule(
       { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: job.attempt + 1 },

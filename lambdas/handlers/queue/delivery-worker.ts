@@ -1,13 +1,25 @@
-// SQS handler of the deliveries queue: one attempt per record, records of a batch in parallel. The
-// endpoint's failures are outcomes (recorded, retried on schedule), not batch failures; only our own
-// errors make SQS redeliver. Webhooks are read once per batch.
+// SQS handler of the deliveries queues (the shared lane and the slow lane): one attempt per record, records of
+// a batch in parallel. The endpoint's failures are outcomes (recorded, retried on schedule), not batch
+// failures; only our own errors make SQS redeliver. Webhooks are read once per batch. In the shared lane, a job
+// whose endpoint is slow or already has its share of attempts in flight moves to the slow lane unattempted.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AttemptDeps, attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
-import type { DeliveryJob, Tenant, Webhook, WebhookRef } from '../../app/webhooks/ports';
+import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
+import type { AttemptRecord, DeliveryJob, DeliveryQueue, Tenant, Webhook, WebhookRef } from '../../app/webhooks/ports';
 import { deliveryJobMessage } from './messages';
 
-export function createDeliveryWorkerHandler(deps: AttemptDeps) {
+/** The two lanes (DESIGN §4, isolation). */
+export interface Lanes {
+  readonly gate: EndpointGate;
+  /** Where the shared lane sends the jobs its gate turns away. */
+  readonly slowLane: DeliveryQueue;
+  /** Whether a record came from the slow lane: its jobs are attempted whatever the gate says. */
+  readonly isSlowLane: (record: SQSRecord) => boolean;
+}
+
+export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes?: Lanes }) {
+  const { lanes } = deps;
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
     const lookup = batchLookup(deps, [...jobs.values()]);
@@ -15,7 +27,20 @@ export function createDeliveryWorkerHandler(deps: AttemptDeps) {
     const attempt = async (record: SQSRecord) => {
       const job = jobs.get(record) ?? parseJob(record);
       if (job instanceof Error) throw job;
-      return attemptDelivery(deps, job, lookup);
+      if (!lanes) return attemptDelivery(deps, job, lookup);
+      const endpoint = job.webhookId;
+      if (lanes.isSlowLane(record)) {
+        return attemptDelivery(deps, job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
+      }
+      if (!lanes.gate.enter(endpoint)) return lanes.slowLane.send([job]);
+      let seen: AttemptRecord | undefined;
+      try {
+        return await attemptDelivery(deps, job, lookup, (outcome) => {
+          seen = outcome;
+        });
+      } finally {
+        lanes.gate.leave(endpoint, seen);
+      }
     };
     return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false });
   };

@@ -13,6 +13,8 @@ const schema = z.object({
   SF_SENDS_SCHEDULER_DLQ_ARN: optional,
   SF_SIGNING_SECRET_ID: optional,
   SF_SES_CONFIGURATION_SET: optional,
+  SF_SLOW_DELIVERIES_QUEUE_URL: optional,
+  SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
 });
 
 export interface AwsWiring {
@@ -25,6 +27,9 @@ export interface AwsWiring {
   readonly signingSecretId?: string;
   /** Every SES SendEmail names it: its event destination is how SES events come back. */
   readonly sesConfigurationSet?: string;
+  /** The slow deliveries lane (the delivery worker sends slow endpoints' jobs there, and consumes it). */
+  readonly slowDeliveriesQueueUrl?: string;
+  readonly slowDeliveriesQueueArn?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -38,6 +43,8 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     sendsSchedulerDlqArn: w.SF_SENDS_SCHEDULER_DLQ_ARN,
     signingSecretId: w.SF_SIGNING_SECRET_ID,
     sesConfigurationSet: w.SF_SES_CONFIGURATION_SET,
+    slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
+    slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

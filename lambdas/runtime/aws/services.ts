@@ -49,6 +49,8 @@ export interface AwsNeeds {
   readonly ses?: boolean;
   /** Sending domains as SES identities with Easy DKIM (the API; the reconciler re-checks pending ones). */
   readonly domains?: boolean;
+  /** The slow deliveries lane (the delivery worker). */
+  readonly slowLane?: boolean;
 }
 
 /** SDK clients, injectable for tests; by default one of each per cold start. */
@@ -74,6 +76,12 @@ export function missingAwsVariables(config: Config, needs: AwsNeeds, wiring: Aws
       ['SF_SCHEDULE_GROUP', config.aws.scheduleGroup],
       ['SF_SCHEDULER_ROLE_ARN', config.aws.schedulerRoleArn],
       ['SF_SCHEDULER_DLQ_ARN', config.aws.schedulerDlqArn],
+    );
+  }
+  if (needs.slowLane) {
+    required.push(
+      ['SF_SLOW_DELIVERIES_QUEUE_URL', wiring.slowDeliveriesQueueUrl],
+      ['SF_SLOW_DELIVERIES_QUEUE_ARN', wiring.slowDeliveriesQueueArn],
     );
   }
   if (needs.sends) required.push(['SF_SENDS_QUEUE_URL', wiring.sendsQueueUrl]);
@@ -108,7 +116,7 @@ export async function createAwsServices(
   }
   const { aws } = config;
   const now = () => Date.now();
-  const needsSqs = needs.events || needs.ses || needs.deliveryQueue || needs.retries || needs.sends;
+  const needsSqs = needs.events || needs.ses || needs.deliveryQueue || needs.retries || needs.sends || needs.slowLane;
   const sqs = needsSqs ? (options.clients?.sqs ?? new SQSClient({})) : null;
   const needsScheduler = needs.retries === 'scheduler' || needs.sends === 'scheduler';
   const scheduler = needsScheduler ? (options.clients?.scheduler ?? new SchedulerClient({})) : null;
@@ -188,6 +196,14 @@ export async function createAwsServices(
     links,
     ...(liveProvider ? { liveProvider } : {}),
     ...(ses && needs.domains ? { liveDomainProvider: new SesDomainProvider(ses) } : {}),
+    ...(sqs && needs.slowLane
+      ? {
+          slowLane: {
+            queue: new SqsDeliveryQueue(sqs, String(wiring.slowDeliveriesQueueUrl)),
+            arn: String(wiring.slowDeliveriesQueueArn),
+          },
+        }
+      : {}),
   };
   return createServices(config, dynamo, logger, adapters);
 }

@@ -81,6 +81,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   const local = {
     events: localQueue(config.dataDir, 'events'),
     deliveries: localQueue(config.dataDir, 'deliveries'),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries'),
     sends: localQueue(config.dataDir, 'sends'),
   };
   let server: Server | undefined;
@@ -104,13 +105,19 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
       // Claims of the process that last held this data directory are void: it is gone.
       claimEpoch: Date.now(),
+      slowLane: {
+        queue: { send: async (jobs, delay) => local.slowDeliveries.send(jobs.map(encodeJob), delay) },
+        arn: local.slowDeliveries.arn,
+      },
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
     const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
 
     local.events.consume(createDispatcherHandler(services));
-    local.deliveries.consume(createDeliveryWorkerHandler(services));
+    const deliveryWorker = createDeliveryWorkerHandler(services);
+    local.deliveries.consume(deliveryWorker);
+    local.slowDeliveries.consume(deliveryWorker);
     local.sends.consume(createSendWorkerHandler(services));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now, finds what a crash left between a table write and its queue message.
@@ -191,7 +198,12 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
  * Batches each local queue hands out at once: its "Lambda concurrency". A delivery batch spends most of its
  * time waiting on receivers and on the DynamoDB thread, so the deliveries queue keeps more of them going.
  */
-export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = { events: 2, deliveries: 8, sends: 2 };
+export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
+  events: 2,
+  deliveries: 8,
+  slowDeliveries: 2,
+  sends: 2,
+};
 
 /** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */
 function localQueue(dataDir: string, queue: QueueName): InProcessQueue {
