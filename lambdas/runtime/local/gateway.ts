@@ -12,6 +12,7 @@ import type {
 import { PayloadTooLargeError } from '../../domain/errors';
 import { errorResponse } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
+import { headerValue } from '../../handlers/middleware/caller';
 import { STAGE } from '../../manifest';
 
 /** API Gateway's own payload ceiling; our handlers enforce the (smaller) configured limit. */
@@ -49,8 +50,8 @@ export interface GatewayOptions {
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
 
-  async function authorize(event: APIGatewayProxyEvent, methodArn: string) {
-    const key = event.headers.Authorization ?? event.headers.authorization ?? '';
+  /** As API Gateway: the identity source (the Authorization header, any casing) is the cache key. */
+  async function authorize(event: APIGatewayProxyEvent, methodArn: string, key: string) {
     const hit = cache.get(key, options.clock());
     if (hit) return hit;
     const result = await options.authorizer({
@@ -81,9 +82,12 @@ export function createGateway(options: GatewayOptions) {
     const match: PathMatch = inStage ? matchPath(req.method ?? 'GET', path) : { kind: 'not_found' };
     const event = toEvent(req, url, path, body, match);
 
-    if (match.kind === 'route' && match.route.access !== 'public') {
+    // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
+    // 401 itself; the API Lambda does that here, with rate-limit headers (it finds no key).
+    const key = headerValue(event.headers, 'authorization');
+    if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
-      const result = await authorize(event, methodArn);
+      const result = await authorize(event, methodArn, key);
       const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
