@@ -119,20 +119,24 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 }
 
 function toEvent(req: IncomingMessage, url: URL, path: string, body: string, match: PathMatch): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Built through Maps and Object.fromEntries, as JSON.parse builds the event on AWS: a name like `__proto__`
+  // or `constructor` is an own data property, never a prototype lookup or a prototype change.
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    single.set(name, value);
+    multi.set(name, [...(multi.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const singleQuery = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+    singleQuery.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
+  const headers = Object.fromEntries(single);
+  const multiValueHeaders = Object.fromEntries(multi);
   const resource =
     match.kind === 'route' ? match.route.path : match.kind === 'method_not_allowed' ? match.resource : '/{proxy+}';
   const pathParameters =
@@ -146,8 +150,8 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
     httpMethod: method,
     headers,
     multiValueHeaders,
-    queryStringParameters: Object.keys(query).length ? query : null,
-    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    queryStringParameters: singleQuery.size ? Object.fromEntries(singleQuery) : null,
+    multiValueQueryStringParameters: multiQuery.size ? Object.fromEntries(multiQuery) : null,
     pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : null,
     stageVariables: null,
     body: body || null,
@@ -160,7 +164,7 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
       httpMethod: method,
       identity: {
         sourceIp,
-        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
+        userAgent: headerValue(headers, 'user-agent') ?? null,
       } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,
       stage: STAGE,
