@@ -15,9 +15,6 @@ import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { STAGE } from '../../manifest';
 
-/** API Gateway's own payload ceiling; our handlers enforce the (smaller) configured limit. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
-
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -45,7 +42,12 @@ export interface GatewayOptions {
   readonly api: ApiHandler;
   readonly authCacheTtlSeconds: number;
   readonly clock: () => number;
+  /** SF_MAX_BODY_BYTES: the gateway refuses larger bodies (413) before buffering them, on every route. */
+  readonly maxBodyBytes: number;
 }
+
+/** A gateway answer; `close` ends the connection after it (the request's body was not read to its end). */
+type Answer = APIGatewayProxyResult & { close?: boolean };
 
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
@@ -72,53 +74,97 @@ export function createGateway(options: GatewayOptions) {
     return result;
   }
 
-  async function handle(req: IncomingMessage): Promise<APIGatewayProxyResult> {
+  async function handle(req: IncomingMessage): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const body = await readBody(req);
-    if (body === null) return errorResponse(new PayloadTooLargeError('Request body exceeds 10 MB.'));
+    const requestId = randomUUID();
+    // Refused by its declared size before a byte of it is read, as API Gateway refuses past its 10 MB.
+    const declared = Number(req.headers['content-length']);
+    if (declared > options.maxBodyBytes) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
     const stagePrefix = `/${STAGE}`;
     const inStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
     const path = inStage ? url.pathname.slice(stagePrefix.length) || '/' : url.pathname;
     const match: PathMatch = inStage ? matchPath(req.method ?? 'GET', path) : { kind: 'not_found' };
-    const event = toEvent(req, url, path, body, match);
+    const event = toEvent(req, url, path, match, requestId);
 
     // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
     // 401 itself; the API Lambda does that here, with rate-limit headers (it finds no key).
     const key = headerValue(event.headers, 'authorization');
+    let readable = match.kind === 'route' && match.route.access === 'public';
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
       const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
+      readable = allowed;
     }
-    return options.api(event, lambdaContext(event.requestContext.requestId));
+    // Only a request that will be served has its body read: a refused one (401, 404, 405) is answered
+    // from its headers, and its connection closed rather than drained.
+    if (readable) {
+      const body = await readBody(req, options.maxBodyBytes);
+      if (body === null) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
+      event.body = body || null;
+    }
+    return options.api(event, lambdaContext(requestId));
   }
 
   return async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let result: APIGatewayProxyResult;
+    let result: Answer;
     try {
       result = await handle(req);
     } catch {
       result = errorResponse(new Error('gateway'));
     }
-    res.writeHead(result.statusCode, result.headers as Record<string, string>);
+    const headers = { ...(result.headers as Record<string, string>) };
+    if (result.close || !req.complete) headers.Connection = 'close';
+    res.writeHead(result.statusCode, headers);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   };
 }
 
-/** The body as text, or null past API Gateway's 10 MB (drained, so the client still gets its answer). */
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
-  }
-  return size > GATEWAY_MAX_BODY ? null : Buffer.concat(chunks).toString('utf8');
+/** API Gateway's own answers (gateway responses): the one error shape, no rate-limit headers. */
+function gatewayError(error: Error, requestId: string): Answer {
+  const response = errorResponse(error);
+  return { ...response, headers: { ...response.headers, 'X-Request-Id': requestId }, close: true };
 }
 
-function toEvent(req: IncomingMessage, url: URL, path: string, body: string, match: PathMatch): APIGatewayProxyEvent {
+const tooLarge = (max: number) => new PayloadTooLargeError(`Request body exceeds ${max} bytes.`);
+
+/**
+ * The body as text, or null as soon as it passes `max` bytes: reading stops there (the connection is then
+ * closed), so a chunked body without a declared length is never buffered past the limit either.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (value: string | null) => {
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.pause();
+        done(null);
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(Buffer.concat(chunks).toString('utf8'));
+    const onError = (error: Error) => {
+      req.off('data', onData).off('end', onEnd);
+      reject(error);
+    };
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  path: string,
+  match: PathMatch,
+  requestId: string,
+): APIGatewayProxyEvent {
   // Built through Maps and Object.fromEntries, as JSON.parse builds the event on AWS: a name like `__proto__`
   // or `constructor` is an own data property, never a prototype lookup or a prototype change.
   const single = new Map<string, string>();
@@ -154,7 +200,7 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
     multiValueQueryStringParameters: multiQuery.size ? Object.fromEntries(multiQuery) : null,
     pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : null,
     stageVariables: null,
-    body: body || null,
+    body: null,
     isBase64Encoded: false,
     requestContext: {
       accountId: '000000000000',
@@ -168,7 +214,7 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
       } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,
       stage: STAGE,
-      requestId: randomUUID(),
+      requestId,
       requestTimeEpoch: now,
       resourceId: 'local',
       resourcePath: resource,

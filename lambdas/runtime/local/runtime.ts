@@ -125,6 +125,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
+      maxBodyBytes: config.maxBodyBytes,
     });
     server = createServer((req, res) => void gateway(req, res));
     // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing.
