@@ -1,7 +1,7 @@
 // The local API Gateway: node:http in, REST API proxy events out. Like API Gateway it strips the stage,
 // matches the manifest's resources, runs the REQUEST authorizer (with its result cache), then the API Lambda.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -10,7 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../../domain/errors';
-import { errorResponse } from '../../handlers/http/response';
+import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { STAGE } from '../../manifest';
@@ -44,6 +44,36 @@ export interface GatewayOptions {
   readonly clock: () => number;
   /** SF_MAX_BODY_BYTES: the gateway refuses larger bodies (413) before buffering them, on every route. */
   readonly maxBodyBytes: number;
+  /** A body that sends nothing for this long is cut with 408 (a slow-drip client holds no socket for long). */
+  readonly bodyIdleTimeoutMs: number;
+}
+
+export interface GatewayTimeouts {
+  /** The whole request (headers and body) must arrive within this (node's requestTimeout): else 408. */
+  readonly requestTimeoutMs: number;
+  /** The headers must arrive within this (node's headersTimeout, at most requestTimeoutMs). */
+  readonly headersTimeoutMs: number;
+}
+
+/** Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** The gateway's HTTP server, with the time-outs node:http leaves lax by default (requests: 300 s). */
+export function createGatewayServer(
+  listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  timeouts: GatewayTimeouts,
+): Server {
+  const server = createServer(
+    {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+      // How often node checks those two (default 30 s, which would let a 1 s time-out run to 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersTimeoutMs / 4))),
+    },
+    (req, res) => void listener(req, res),
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
 }
 
 /** A gateway answer; `close` ends the connection after it (the request's body was not read to its end). */
@@ -101,8 +131,9 @@ export function createGateway(options: GatewayOptions) {
     // Only a request that will be served has its body read: a refused one (401, 404, 405) is answered
     // from its headers, and its connection closed rather than drained.
     if (readable) {
-      const body = await readBody(req, options.maxBodyBytes);
-      if (body === null) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
+      const body = await readBody(req, options.maxBodyBytes, options.bodyIdleTimeoutMs);
+      if (body === TOO_LARGE) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
+      if (body === IDLE) return { ...timedOut(options.bodyIdleTimeoutMs, requestId), close: true };
       event.body = body || null;
     }
     return options.api(event, lambdaContext(requestId));
@@ -115,6 +146,7 @@ export function createGateway(options: GatewayOptions) {
     } catch {
       result = errorResponse(new Error('gateway'));
     }
+    if (res.destroyed) return; // the client left, or a node time-out already answered 408 and closed
     const headers = { ...(result.headers as Record<string, string>) };
     if (result.close || !req.complete) headers.Connection = 'close';
     res.writeHead(result.statusCode, headers);
@@ -130,31 +162,50 @@ function gatewayError(error: Error, requestId: string): Answer {
 
 const tooLarge = (max: number) => new PayloadTooLargeError(`Request body exceeds ${max} bytes.`);
 
+function timedOut(idleMs: number, requestId: string): APIGatewayProxyResult {
+  return json(
+    408,
+    { error: `The request body sent nothing for ${idleMs} ms.`, status: 408, code: 'request_timeout' },
+    { 'X-Request-Id': requestId },
+  );
+}
+
+const TOO_LARGE = Symbol('too large');
+const IDLE = Symbol('idle');
+
 /**
- * The body as text, or null as soon as it passes `max` bytes: reading stops there (the connection is then
- * closed), so a chunked body without a declared length is never buffered past the limit either.
+ * The body as text; TOO_LARGE as soon as it passes `max` bytes, IDLE when no byte came for `idleMs`. Reading
+ * stops there (the connection is then closed), so a chunked body without a declared length is never buffered
+ * past the limit, and a body sent a byte at a time cannot hold the socket between bytes for long.
  */
-function readBody(req: IncomingMessage, max: number): Promise<string | null> {
+function readBody(req: IncomingMessage, max: number, idleMs: number): Promise<string | typeof TOO_LARGE | typeof IDLE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (value: string | null) => {
-      req.off('data', onData).off('end', onEnd).off('error', onError);
+    let idle = setTimeout(() => stop(IDLE), idleMs);
+    const cleanUp = () => {
+      clearTimeout(idle);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const stop = (value: string | typeof TOO_LARGE | typeof IDLE) => {
+      cleanUp();
+      if (typeof value !== 'string') req.pause();
       resolve(value);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) {
-        req.pause();
-        done(null);
-      } else chunks.push(chunk);
+      if (size > max) return stop(TOO_LARGE);
+      chunks.push(chunk);
+      clearTimeout(idle);
+      idle = setTimeout(() => stop(IDLE), idleMs);
     };
-    const onEnd = () => done(Buffer.concat(chunks).toString('utf8'));
+    const onEnd = () => stop(Buffer.concat(chunks).toString('utf8'));
     const onError = (error: Error) => {
-      req.off('data', onData).off('end', onEnd);
+      cleanUp();
       reject(error);
     };
-    req.on('data', onData).on('end', onEnd).on('error', onError);
+    const onClose = () => onError(new Error('the client closed the request before its body ended'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
   });
 }
 

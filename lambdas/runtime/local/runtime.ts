@@ -3,7 +3,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -28,7 +28,7 @@ import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
-import { AuthorizerResultCache, createGateway } from './gateway';
+import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -126,10 +126,9 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
       maxBodyBytes: config.maxBodyBytes,
+      bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
     });
-    server = createServer((req, res) => void gateway(req, res));
-    // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing.
-    server.keepAliveTimeout = 65_000;
+    server = createGatewayServer(gateway, config.localHttp);
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
