@@ -1,6 +1,6 @@
 // The local API Gateway: node:http in, REST API proxy events out. Like API Gateway it strips the stage,
 // matches the manifest's resources, runs the REQUEST authorizer (with its result cache), then the API Lambda.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runtime-authorizer-cache';
 import { PayloadTooLargeError } from '../../domain/errors';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
@@ -46,6 +47,12 @@ export interface GatewayOptions {
   readonly maxBodyBytes: number;
   /** A body that sends nothing for this long is cut with 408 (a slow-drip client holds no socket for long). */
   readonly bodyIdleTimeoutMs: number;
+  /**
+   * The local stand-in for FlushStageAuthorizersCache: POST ADMIN_FLUSH_PATH from a loopback address with
+   * this token in ADMIN_TOKEN_HEADER flushes the cache (the admin CLI reads it from the state file); anything
+   * else there is a 404, as any unknown path.
+   */
+  readonly adminToken?: string;
 }
 
 export interface GatewayTimeouts {
@@ -107,6 +114,10 @@ export function createGateway(options: GatewayOptions) {
   async function handle(req: IncomingMessage): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
+    if (url.pathname === ADMIN_FLUSH_PATH && isAdmin(req, options.adminToken)) {
+      cache.flush();
+      return { statusCode: 204, headers: { 'X-Request-Id': requestId }, body: '' };
+    }
     // Refused by its declared size before a byte of it is read, as API Gateway refuses past its 10 MB.
     const declared = Number(req.headers['content-length']);
     if (declared > options.maxBodyBytes) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
@@ -152,6 +163,16 @@ export function createGateway(options: GatewayOptions) {
     res.writeHead(result.statusCode, headers);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   };
+}
+
+function isAdmin(req: IncomingMessage, token: string | undefined): boolean {
+  const given = req.headers[ADMIN_TOKEN_HEADER];
+  if (!token || req.method !== 'POST' || typeof given !== 'string') return false;
+  const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (!(address === '::1' || address.startsWith('127.'))) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** API Gateway's own answers (gateway responses): the one error shape, no rate-limit headers. */

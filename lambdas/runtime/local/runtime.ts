@@ -40,6 +40,8 @@ export interface LocalRuntime {
   readonly url: string;
   readonly port: number;
   readonly dynamoEndpoint: string;
+  /** Authorizes the admin CLI's cache flush (gateway ADMIN_FLUSH_PATH); random per start. */
+  readonly adminToken: string;
   /** Present when this start created the default account on an empty store. */
   readonly seeded?: { accountId: string; apiKey: string };
   /** The wiring and queues, for tests and benchmarks. */
@@ -113,6 +115,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     }, config.webhooks.reconcileIntervalSeconds * 1000);
 
     const api = createApiHandler(services);
+    const adminToken = randomBytes(32).toString('base64url');
     const gateway = createGateway({
       authorizer: createAuthorizerHandler(services),
       cache: authorizerCache,
@@ -127,6 +130,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       clock: () => services.clock.now(),
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
+      adminToken,
     });
     server = createGatewayServer(gateway, config.localHttp);
     await listen(server, config.port, config.host);
@@ -139,6 +143,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       url,
       port,
       dynamoEndpoint: dynamo.endpoint,
+      adminToken,
       ...(seeded ? { seeded } : {}),
       services,
       queues: local,
