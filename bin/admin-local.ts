@@ -8,6 +8,7 @@ import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/l
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { type LocalDynamo, startDynalite } from '../lambdas/runtime/local/dynalite';
 import { createTables, embeddedDynamoClient, localDynamoClient } from '../lambdas/runtime/local/dynamo';
+import { makeDataDirPrivate } from '../lambdas/runtime/local/private-files';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import type { AdminSession } from './admin';
 import { runningLocalRuntime } from './local-state';
@@ -28,6 +29,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
   } else {
     if (config.dataDir === ':memory:') throw new Error('no local runtime is running and SF_DATA_DIR is :memory:');
     dynamo = await startDynalite(config.dataDir);
+    makeDataDirPrivate(config.dataDir);
     client = embeddedDynamoClient(dynamo);
     await createTables(client, config.tables);
   }

@@ -3,6 +3,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lambdas/runtime/local/private-files';
 
 const checkout = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,12 +22,12 @@ export function localStateFile(): string {
 }
 
 export function writeLocalState(file: string, state: LocalState): void {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   // Written whole under another name, then renamed: a reader never sees half a file, and the mode is set
   // before the token is in it (a file left by an older version keeps its mode otherwise).
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify(state), { mode: 0o600 });
-  chmodSync(temporary, 0o600);
+  writeFileSync(temporary, JSON.stringify(state), { mode: PRIVATE_FILE_MODE });
+  chmodSync(temporary, PRIVATE_FILE_MODE);
   renameSync(temporary, file);
 }
 

@@ -2,7 +2,7 @@
 // in-process queues standing in for SQS and Scheduler. start() → a running API; stop() → everything closed.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
+import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -73,6 +74,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   });
   const authorizerCache = new AuthorizerResultCache();
   // After dynalite: it has made (or refused) the data directory, with a clear error.
+  makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
@@ -214,7 +216,8 @@ function localSigningSecret(dataDir: string): string {
   const file = join(dataDir, 'signing-secret');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   }
+  chmodSync(file, PRIVATE_FILE_MODE); // one an older version left readable
   return readFileSync(file, 'utf8').trim();
 }
