@@ -1,19 +1,27 @@
 // The admin CLI's local target: the DynamoDB endpoint of the local runtime running from this checkout
-// (announced in its state file), or, when none runs, the data directory opened directly.
+// (announced in its state file), or, when none runs, the data directory opened directly. Revocations and
+// plan changes flush the running runtime's authorizer cache through its loopback admin endpoint.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { type LocalDynamo, startDynalite } from '../lambdas/runtime/local/dynalite';
 import { createTables, embeddedDynamoClient, localDynamoClient } from '../lambdas/runtime/local/dynamo';
+import { makeDataDirPrivate } from '../lambdas/runtime/local/private-files';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import type { AdminSession } from './admin';
-import { localStateFile } from './local-state';
+import { runningLocalRuntime } from './local-state';
 
 export async function localAdminDeps(): Promise<AdminSession> {
   const config = loadConfig(process.env, localTableDefaults());
-  const endpoint = process.env.SF_DYNAMODB_ENDPOINT ?? runningRuntimeEndpoint();
+  const running = runningLocalRuntime();
+  const endpoint = process.env.SF_DYNAMODB_ENDPOINT ?? running?.dynamoEndpoint;
+  // The cache to flush is the running runtime's, when the CLI works on that runtime's store.
+  const cache =
+    running && endpoint === running.dynamoEndpoint
+      ? runtimeAuthorizerCache(new URL(running.url).origin, running.adminToken)
+      : outOfProcessAuthorizerCache;
   let dynamo: LocalDynamo | undefined;
   let client: DynamoDBClient;
   if (endpoint) {
@@ -21,6 +29,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
   } else {
     if (config.dataDir === ':memory:') throw new Error('no local runtime is running and SF_DATA_DIR is :memory:');
     dynamo = await startDynalite(config.dataDir);
+    makeDataDirPrivate(config.dataDir);
     client = embeddedDynamoClient(dynamo);
     await createTables(client, config.tables);
   }
@@ -29,7 +38,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
     deps: {
       ...repos,
       usagePlans: noUsagePlans,
-      authorizerCache: outOfProcessAuthorizerCache,
+      authorizerCache: cache,
       clock: { now: () => Date.now() },
       random: randomBytes,
     },
@@ -38,15 +47,4 @@ export async function localAdminDeps(): Promise<AdminSession> {
       await dynamo?.close();
     },
   };
-}
-
-/** The endpoint a live local runtime announced, if its process still exists. */
-function runningRuntimeEndpoint(): string | undefined {
-  try {
-    const state = JSON.parse(readFileSync(localStateFile(), 'utf8')) as { pid: number; dynamoEndpoint: string };
-    process.kill(state.pid, 0);
-    return state.dynamoEndpoint;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,11 +1,10 @@
 // `npm start`: the local runtime on PORT (default 3000), data under SF_DATA_DIR (default .data).
 // Prints where it listens, and a full-access test key on the first start of an empty store.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { rmSync } from 'node:fs';
 import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { DataDirError } from '../lambdas/runtime/local/dynalite';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { localStateFile } from './local-state';
+import { localStateFile, writeLocalState } from './local-state';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, localTableDefaults());
@@ -17,16 +16,13 @@ async function main(): Promise<void> {
     },
   });
   const stateFile = localStateFile();
-  mkdirSync(dirname(stateFile), { recursive: true });
-  writeFileSync(
-    stateFile,
-    JSON.stringify({
-      pid: process.pid,
-      url: runtime.url,
-      dynamoEndpoint: runtime.dynamoEndpoint,
-      dataDir: config.dataDir,
-    }),
-  );
+  writeLocalState(stateFile, {
+    pid: process.pid,
+    url: runtime.url,
+    dynamoEndpoint: runtime.dynamoEndpoint,
+    dataDir: config.dataDir,
+    adminToken: runtime.adminToken,
+  });
 
   console.log(`Sendflow is listening on ${runtime.url}`);
   console.log(

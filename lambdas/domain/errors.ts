@@ -67,13 +67,19 @@ export class ValidationError extends AppError {
   readonly code = 'validation_error';
 }
 
+/** A per-account limit on stored resources (webhooks, domains) is reached: 422, as the request cannot succeed. */
+export class LimitExceededError extends AppError {
+  readonly status = 422;
+  readonly code = 'limit_exceeded';
+}
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code: string;
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
-    code: 'rate_limited' | 'monthly_quota_exceeded' = 'rate_limited',
+    code: 'rate_limited' | 'monthly_quota_exceeded' | 'test_quota_exceeded' = 'rate_limited',
   ) {
     super(message);
     this.code = code;

@@ -1,4 +1,5 @@
-// Plan tiers and their limits (spec §8): requests per second and emails per calendar month.
+// Plan tiers and their limits (spec §8: requests per second, emails per calendar month), and the per-account
+// limits that bound how much outbound traffic one account can cause (README "Limits").
 
 export const PLAN_NAMES = ['free', 'starter', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -10,13 +11,54 @@ export interface Plan {
   /** Burst allowance of the API Gateway usage plan (the outer, best-effort shield). */
   readonly burst: number;
   readonly emailsPerMonth: number;
+  /** Domains per account and mode: each is a provider identity (SES allows 10,000 per region), re-checked. */
+  readonly domainsPerMode: number;
+  /**
+   * Test-mode recipients per UTC day (every to, cc and bcc of every accepted email): the simulator sends
+   * nothing real, but each recipient fans out to every subscribed webhook, so test mode is metered too.
+   */
+  readonly testRecipientsPerDay: number;
 }
 
+/**
+ * Webhooks per account and mode, on every plan: with one recipient's few events each, it caps the POSTs one
+ * recipient causes (peers: PayPal 10 per app, YCloud 20, Brevo 40 per account).
+ */
+export const WEBHOOKS_PER_MODE = 10;
+
 export const PLANS: Readonly<Record<PlanName, Plan>> = {
-  free: { name: 'free', requestsPerSecond: 10, burst: 20, emailsPerMonth: 3_000 },
-  starter: { name: 'starter', requestsPerSecond: 50, burst: 100, emailsPerMonth: 10_000 },
-  growth: { name: 'growth', requestsPerSecond: 100, burst: 200, emailsPerMonth: 50_000 },
-  scale: { name: 'scale', requestsPerSecond: 500, burst: 1_000, emailsPerMonth: 200_000 },
+  free: {
+    name: 'free',
+    requestsPerSecond: 10,
+    burst: 20,
+    emailsPerMonth: 3_000,
+    domainsPerMode: 3,
+    testRecipientsPerDay: 1_000,
+  },
+  starter: {
+    name: 'starter',
+    requestsPerSecond: 50,
+    burst: 100,
+    emailsPerMonth: 10_000,
+    domainsPerMode: 10,
+    testRecipientsPerDay: 10_000,
+  },
+  growth: {
+    name: 'growth',
+    requestsPerSecond: 100,
+    burst: 200,
+    emailsPerMonth: 50_000,
+    domainsPerMode: 50,
+    testRecipientsPerDay: 50_000,
+  },
+  scale: {
+    name: 'scale',
+    requestsPerSecond: 500,
+    burst: 1_000,
+    emailsPerMonth: 200_000,
+    domainsPerMode: 200,
+    testRecipientsPerDay: 200_000,
+  },
 };
 
 export function isPlanName(value: string): value is PlanName {

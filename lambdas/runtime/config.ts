@@ -19,6 +19,12 @@ const schema = z.object({
   SF_HOST: z.string().min(1).default('127.0.0.1'),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
+  /** Local gateway: the whole request (headers and body) must arrive within this; else 408 and close. */
+  SF_REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(30_000),
+  /** Local gateway: the request headers must arrive within this (at most the request time-out). */
+  SF_HEADERS_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
+  /** Local gateway: a body that sends nothing for this long is cut (408). */
+  SF_BODY_IDLE_TIMEOUT_MS: positiveInt.max(600_000).default(10_000),
   /** Seconds between automatic attempts, comma-separated (spec: 1,30,300,1800 → 5 attempts). */
   SF_RETRY_DELAYS: z
     .string()
@@ -69,6 +75,12 @@ export interface Config {
   readonly dataDir: string;
   /** Create a default account and key on first start of an empty store. */
   readonly seed: boolean;
+  /** Local gateway time-outs. */
+  readonly localHttp: {
+    readonly requestTimeoutMs: number;
+    readonly headersTimeoutMs: number;
+    readonly bodyIdleTimeoutMs: number;
+  };
   readonly tables: Readonly<Record<TableName, string>>;
   readonly webhooks: {
     readonly retryDelaysSeconds: readonly number[];
@@ -124,6 +136,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     host: c.SF_HOST,
     dataDir: c.SF_DATA_DIR,
     seed: c.SF_SEED,
+    localHttp: Object.freeze({
+      requestTimeoutMs: c.SF_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: Math.min(c.SF_HEADERS_TIMEOUT_MS, c.SF_REQUEST_TIMEOUT_MS),
+      bodyIdleTimeoutMs: c.SF_BODY_IDLE_TIMEOUT_MS,
+    }),
     webhooks: Object.freeze({
       retryDelaysSeconds: Object.freeze(c.SF_RETRY_DELAYS),
       attemptTimeoutMs: c.SF_ATTEMPT_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 // /v1/webhooks over real HTTP: field sets exactly as the spec's tables, legacy names normalized, format
 // detection, validation, scopes, and isolation between accounts and modes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;
@@ -11,6 +11,10 @@ beforeAll(async () => {
   key = (await rt.newKey()).key;
 });
 afterAll(() => rt.stop());
+// A fresh account per test: an account has at most 10 webhooks per mode (README "Limits").
+beforeEach(async () => {
+  key = (await rt.newKey()).key;
+});
 
 const create = (body: unknown, as = key) =>
   rt.call('/webhooks', { method: 'POST', key: as, body: JSON.stringify(body) });

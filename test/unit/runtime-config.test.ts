@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: '.data',
       seed: true,
+      localHttp: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, bodyIdleTimeoutMs: 10_000 },
       tables: tablesNamed('prod'),
       webhooks: {
         retryDelaysSeconds: [1, 30, 300, 1800],

@@ -8,7 +8,7 @@ export const noUsagePlans: UsagePlans = {
 };
 
 /**
- * The admin CLI's view of the local runtime's authorizer cache: it lives in the runtime's process, where
- * SF_AUTH_CACHE_TTL defaults to 0 (nothing cached). With a TTL set, admin changes apply as entries expire.
+ * The admin CLI's view of the authorizer cache when no runtime runs on the store it works on: nothing to
+ * flush (a running one is flushed through runtime-authorizer-cache.ts).
  */
 export const outOfProcessAuthorizerCache: AuthorizerCache = { flush: async () => {} };

@@ -1,7 +1,7 @@
 // Use cases for sending domains (domain.created / updated / deleted): add, list, read, verify, delete, and
 // the reconciler's re-check of pending ones. Verification state lives with the provider (SES); every change
 // we observe is stored once and announced once (a conditional status update).
-import { ConflictError, NotFoundError } from '../../domain/errors';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
 import { type EventType, newEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
 import type { Clock, RandomBytes } from '../ports';
@@ -22,8 +22,19 @@ export const domainId = (tenant: Tenant, name: string) => derivedId('dom', tenan
 /**
  * Adds a domain. Its name is claimed for the account first: sending identities are shared by name, so a name
  * another account holds is 409 domain_taken (else it could send as that account's verified domain).
+ * `limit`: the plan's domains per account and mode (422 limit_exceeded when reached; checked before the
+ * claim, so concurrent requests can pass it by their number: it bounds growth, not an exact count).
  */
-export async function createDomain(deps: DomainDeps, tenant: Tenant, name: string): Promise<Domain> {
+export async function createDomain(
+  deps: DomainDeps,
+  tenant: Tenant,
+  name: string,
+  options: { limit?: number } = {},
+): Promise<Domain> {
+  const { limit } = options;
+  if (limit !== undefined && (await deps.domains.list(tenant)).length >= limit) {
+    throw new LimitExceededError(`This plan allows ${limit} domains per mode; delete one first.`);
+  }
   if (!(await deps.domains.claimName(name, tenant.accountId))) {
     throw new ConflictError(`The domain ${name} belongs to another account.`, 'domain_taken');
   }

@@ -21,6 +21,7 @@ import type {
   Suppression,
   SuppressionList,
 } from './ports';
+import { meterTestMode } from './test-quota';
 
 export interface SendEmailDeps {
   readonly emails: EmailRepository;
@@ -40,7 +41,8 @@ export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'creat
 
 /**
  * Accepts emails for the caller's account and mode. Live mode counts each email against the plan's monthly
- * quota first (test mode is simulated and free): past it, 429 monthly_quota_exceeded and nothing is sent.
+ * quota first: past it, 429 monthly_quota_exceeded and nothing is sent. Test mode counts recipients per day
+ * instead (test-quota.ts).
  * An email with `scheduledAt` waits for it (email.scheduled); the others go to the provider now. Live mode
  * sends only from verified domains of the account (422); test mode does not check.
  */
@@ -63,7 +65,7 @@ export async function sendEmails(
         'monthly_quota_exceeded',
       );
     }
-  }
+  } else await meterTestMode(deps, caller, drafts);
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {

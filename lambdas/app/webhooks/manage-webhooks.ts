@@ -1,7 +1,8 @@
 // Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete.
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
 import { type EventType, normalizeEventNames } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
+import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
@@ -21,7 +22,13 @@ export interface WebhookInput {
   readonly description?: string;
 }
 
+/**
+ * Creates a webhook, at most WEBHOOKS_PER_MODE per account and mode (422 limit_exceeded past it). Checked
+ * before and, against concurrent creations, after: ids are time-ordered, so every racing request sees the same
+ * order, and one that finds itself past the limit removes its own webhook and answers 422.
+ */
 export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, input: WebhookInput): Promise<Webhook> {
+  if ((await deps.webhooks.list(tenant)).length >= WEBHOOKS_PER_MODE) throw webhookLimit();
   await verifyUrl(deps, input.url);
   const now = new Date(deps.clock.now()).toISOString();
   const webhook: Webhook = {
@@ -37,8 +44,18 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     updatedAt: now,
   };
   await deps.webhooks.create(webhook);
+  const ids = (await deps.webhooks.list(tenant)).map((w) => w.id).sort();
+  if (ids.indexOf(webhook.id) >= WEBHOOKS_PER_MODE) {
+    await deps.webhooks.delete(tenant, webhook.id);
+    throw webhookLimit();
+  }
   return webhook;
 }
+
+const webhookLimit = () =>
+  new LimitExceededError(
+    `An account has at most ${WEBHOOKS_PER_MODE} webhooks per mode; delete one (or subscribe it to more events) first.`,
+  );
 
 export function listWebhooks(deps: Pick<ManageWebhookDeps, 'webhooks'>, tenant: Tenant): Promise<Webhook[]> {
   return deps.webhooks.list(tenant);

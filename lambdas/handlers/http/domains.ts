@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { createDomain, type DomainDeps, deleteDomain, getDomain, verifyDomain } from '../../app/domains/domains';
 import type { Domain } from '../../app/domains/ports';
+import { PLANS } from '../../domain/plans';
 import { isDomainName } from '../../domain/resources';
 import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
@@ -25,7 +26,14 @@ export function domainView(domain: Domain) {
 
 export function domainHandlers(deps: DomainDeps) {
   const create: RouteHandler = async ({ caller, body }) =>
-    json(201, domainView(await createDomain(deps, tenantOf(caller), validate(createBody, body ?? {}).name)));
+    json(
+      201,
+      domainView(
+        await createDomain(deps, tenantOf(caller), validate(createBody, body ?? {}).name, {
+          limit: PLANS[caller.plan].domainsPerMode,
+        }),
+      ),
+    );
   const list: RouteHandler = async ({ caller }) =>
     json(200, { object: 'list', data: (await deps.domains.list(tenantOf(caller))).map(domainView) });
   const get: RouteHandler = async ({ caller, params }) =>

@@ -1,7 +1,7 @@
 // The local API Gateway: node:http in, REST API proxy events out. Like API Gateway it strips the stage,
 // matches the manifest's resources, runs the REQUEST authorizer (with its result cache), then the API Lambda.
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -9,13 +9,12 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runtime-authorizer-cache';
 import { PayloadTooLargeError } from '../../domain/errors';
-import { errorResponse } from '../../handlers/http/response';
+import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
+import { headerValue } from '../../handlers/middleware/caller';
 import { STAGE } from '../../manifest';
-
-/** API Gateway's own payload ceiling; our handlers enforce the (smaller) configured limit. */
-const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -44,13 +43,54 @@ export interface GatewayOptions {
   readonly api: ApiHandler;
   readonly authCacheTtlSeconds: number;
   readonly clock: () => number;
+  /** SF_MAX_BODY_BYTES: the gateway refuses larger bodies (413) before buffering them, on every route. */
+  readonly maxBodyBytes: number;
+  /** A body that sends nothing for this long is cut with 408 (a slow-drip client holds no socket for long). */
+  readonly bodyIdleTimeoutMs: number;
+  /**
+   * The local stand-in for FlushStageAuthorizersCache: POST ADMIN_FLUSH_PATH from a loopback address with
+   * this token in ADMIN_TOKEN_HEADER flushes the cache (the admin CLI reads it from the state file); anything
+   * else there is a 404, as any unknown path.
+   */
+  readonly adminToken?: string;
 }
+
+export interface GatewayTimeouts {
+  /** The whole request (headers and body) must arrive within this (node's requestTimeout): else 408. */
+  readonly requestTimeoutMs: number;
+  /** The headers must arrive within this (node's headersTimeout, at most requestTimeoutMs). */
+  readonly headersTimeoutMs: number;
+}
+
+/** Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** The gateway's HTTP server, with the time-outs node:http leaves lax by default (requests: 300 s). */
+export function createGatewayServer(
+  listener: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  timeouts: GatewayTimeouts,
+): Server {
+  const server = createServer(
+    {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: Math.min(timeouts.headersTimeoutMs, timeouts.requestTimeoutMs),
+      // How often node checks those two (default 30 s, which would let a 1 s time-out run to 30 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(timeouts.headersTimeoutMs / 4))),
+    },
+    (req, res) => void listener(req, res),
+  );
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  return server;
+}
+
+/** A gateway answer; `close` ends the connection after it (the request's body was not read to its end). */
+type Answer = APIGatewayProxyResult & { close?: boolean };
 
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
 
-  async function authorize(event: APIGatewayProxyEvent, methodArn: string) {
-    const key = event.headers.Authorization ?? event.headers.authorization ?? '';
+  /** As API Gateway: the identity source (the Authorization header, any casing) is the cache key. */
+  async function authorize(event: APIGatewayProxyEvent, methodArn: string, key: string) {
     const hit = cache.get(key, options.clock());
     if (hit) return hit;
     const result = await options.authorizer({
@@ -71,64 +111,150 @@ export function createGateway(options: GatewayOptions) {
     return result;
   }
 
-  async function handle(req: IncomingMessage): Promise<APIGatewayProxyResult> {
+  async function handle(req: IncomingMessage): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const body = await readBody(req);
-    if (body === null) return errorResponse(new PayloadTooLargeError('Request body exceeds 10 MB.'));
+    const requestId = randomUUID();
+    if (url.pathname === ADMIN_FLUSH_PATH && isAdmin(req, options.adminToken)) {
+      cache.flush();
+      return { statusCode: 204, headers: { 'X-Request-Id': requestId }, body: '' };
+    }
+    // Refused by its declared size before a byte of it is read, as API Gateway refuses past its 10 MB.
+    const declared = Number(req.headers['content-length']);
+    if (declared > options.maxBodyBytes) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
     const stagePrefix = `/${STAGE}`;
     const inStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
     const path = inStage ? url.pathname.slice(stagePrefix.length) || '/' : url.pathname;
     const match: PathMatch = inStage ? matchPath(req.method ?? 'GET', path) : { kind: 'not_found' };
-    const event = toEvent(req, url, path, body, match);
+    const event = toEvent(req, url, path, match, requestId);
 
-    if (match.kind === 'route' && match.route.access !== 'public') {
+    // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
+    // 401 itself; the API Lambda does that here, with rate-limit headers (it finds no key).
+    const key = headerValue(event.headers, 'authorization');
+    let readable = match.kind === 'route' && match.route.access === 'public';
+    if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
-      const result = await authorize(event, methodArn);
+      const result = await authorize(event, methodArn, key);
       const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
+      readable = allowed;
     }
-    return options.api(event, lambdaContext(event.requestContext.requestId));
+    // Only a request that will be served has its body read: a refused one (401, 404, 405) is answered
+    // from its headers, and its connection closed rather than drained.
+    if (readable) {
+      const body = await readBody(req, options.maxBodyBytes, options.bodyIdleTimeoutMs);
+      if (body === TOO_LARGE) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
+      if (body === IDLE) return { ...timedOut(options.bodyIdleTimeoutMs, requestId), close: true };
+      event.body = body || null;
+    }
+    return options.api(event, lambdaContext(requestId));
   }
 
   return async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let result: APIGatewayProxyResult;
+    let result: Answer;
     try {
       result = await handle(req);
     } catch {
       result = errorResponse(new Error('gateway'));
     }
-    res.writeHead(result.statusCode, result.headers as Record<string, string>);
+    if (res.destroyed) return; // the client left, or a node time-out already answered 408 and closed
+    const headers = { ...(result.headers as Record<string, string>) };
+    if (result.close || !req.complete) headers.Connection = 'close';
+    res.writeHead(result.statusCode, headers);
     res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
   };
 }
 
-/** The body as text, or null past API Gateway's 10 MB (drained, so the client still gets its answer). */
-async function readBody(req: IncomingMessage): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
-  }
-  return size > GATEWAY_MAX_BODY ? null : Buffer.concat(chunks).toString('utf8');
+function isAdmin(req: IncomingMessage, token: string | undefined): boolean {
+  const given = req.headers[ADMIN_TOKEN_HEADER];
+  if (!token || req.method !== 'POST' || typeof given !== 'string') return false;
+  const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  if (!(address === '::1' || address.startsWith('127.'))) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function toEvent(req: IncomingMessage, url: URL, path: string, body: string, match: PathMatch): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+/** API Gateway's own answers (gateway responses): the one error shape, no rate-limit headers. */
+function gatewayError(error: Error, requestId: string): Answer {
+  const response = errorResponse(error);
+  return { ...response, headers: { ...response.headers, 'X-Request-Id': requestId }, close: true };
+}
+
+const tooLarge = (max: number) => new PayloadTooLargeError(`Request body exceeds ${max} bytes.`);
+
+function timedOut(idleMs: number, requestId: string): APIGatewayProxyResult {
+  return json(
+    408,
+    { error: `The request body sent nothing for ${idleMs} ms.`, status: 408, code: 'request_timeout' },
+    { 'X-Request-Id': requestId },
+  );
+}
+
+const TOO_LARGE = Symbol('too large');
+const IDLE = Symbol('idle');
+
+/**
+ * The body as text; TOO_LARGE as soon as it passes `max` bytes, IDLE when no byte came for `idleMs`. Reading
+ * stops there (the connection is then closed), so a chunked body without a declared length is never buffered
+ * past the limit, and a body sent a byte at a time cannot hold the socket between bytes for long.
+ */
+function readBody(req: IncomingMessage, max: number, idleMs: number): Promise<string | typeof TOO_LARGE | typeof IDLE> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let idle = setTimeout(() => stop(IDLE), idleMs);
+    const cleanUp = () => {
+      clearTimeout(idle);
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const stop = (value: string | typeof TOO_LARGE | typeof IDLE) => {
+      cleanUp();
+      if (typeof value !== 'string') req.pause();
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) return stop(TOO_LARGE);
+      chunks.push(chunk);
+      clearTimeout(idle);
+      idle = setTimeout(() => stop(IDLE), idleMs);
+    };
+    const onEnd = () => stop(Buffer.concat(chunks).toString('utf8'));
+    const onError = (error: Error) => {
+      cleanUp();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the client closed the request before its body ended'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  path: string,
+  match: PathMatch,
+  requestId: string,
+): APIGatewayProxyEvent {
+  // Built through Maps and Object.fromEntries, as JSON.parse builds the event on AWS: a name like `__proto__`
+  // or `constructor` is an own data property, never a prototype lookup or a prototype change.
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    single.set(name, value);
+    multi.set(name, [...(multi.get(name) ?? []), value]);
   }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
+  const singleQuery = new Map<string, string>();
+  const multiQuery = new Map<string, string[]>();
   for (const [name, value] of url.searchParams) {
-    query[name] = value;
-    multiQuery[name] = [...(multiQuery[name] ?? []), value];
+    singleQuery.set(name, value);
+    multiQuery.set(name, [...(multiQuery.get(name) ?? []), value]);
   }
+  const headers = Object.fromEntries(single);
+  const multiValueHeaders = Object.fromEntries(multi);
   const resource =
     match.kind === 'route' ? match.route.path : match.kind === 'method_not_allowed' ? match.resource : '/{proxy+}';
   const pathParameters =
@@ -142,11 +268,11 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
     httpMethod: method,
     headers,
     multiValueHeaders,
-    queryStringParameters: Object.keys(query).length ? query : null,
-    multiValueQueryStringParameters: Object.keys(multiQuery).length ? multiQuery : null,
+    queryStringParameters: singleQuery.size ? Object.fromEntries(singleQuery) : null,
+    multiValueQueryStringParameters: multiQuery.size ? Object.fromEntries(multiQuery) : null,
     pathParameters: pathParameters && Object.keys(pathParameters).length ? pathParameters : null,
     stageVariables: null,
-    body: body || null,
+    body: null,
     isBase64Encoded: false,
     requestContext: {
       accountId: '000000000000',
@@ -156,11 +282,11 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
       httpMethod: method,
       identity: {
         sourceIp,
-        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
+        userAgent: headerValue(headers, 'user-agent') ?? null,
       } as APIGatewayProxyEvent['requestContext']['identity'],
       path: url.pathname,
       stage: STAGE,
-      requestId: randomUUID(),
+      requestId,
       requestTimeEpoch: now,
       resourceId: 'local',
       resourcePath: resource,

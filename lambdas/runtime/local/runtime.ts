@@ -3,8 +3,8 @@
 // lost to a crash or a stop. start() → a running API; stop() → everything closed within STOP_MS.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -29,7 +29,8 @@ import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
-import { AuthorizerResultCache, createGateway } from './gateway';
+import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
+import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -44,6 +45,8 @@ export interface LocalRuntime {
   readonly url: string;
   readonly port: number;
   readonly dynamoEndpoint: string;
+  /** Authorizes the admin CLI's cache flush (gateway ADMIN_FLUSH_PATH); random per start. */
+  readonly adminToken: string;
   /** Present when this start created the default account on an empty store. */
   readonly seeded?: { accountId: string; apiKey: string };
   /** The wiring and queues, for tests and benchmarks. */
@@ -75,6 +78,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   });
   const authorizerCache = new AuthorizerResultCache();
   // After dynalite: it has made (or refused) the data directory, with a clear error.
+  makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
@@ -129,6 +133,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     reconciler = setInterval(runReconciler, config.webhooks.reconcileIntervalSeconds * 1000);
 
     const api = createApiHandler(services);
+    const adminToken = randomBytes(32).toString('base64url');
     const gateway = createGateway({
       authorizer: createAuthorizerHandler(services),
       cache: authorizerCache,
@@ -141,17 +146,18 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
+      maxBodyBytes: config.maxBodyBytes,
+      bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
+      adminToken,
     });
-    server = createServer((req, res) => {
-      if (!closing) return void gateway(req, res);
+    server = createGatewayServer(async (req, res) => {
+      if (!closing) return gateway(req, res);
       // Stopping: a request that arrives on a kept-alive connection is refused at once, and the connection closed.
       res.shouldKeepAlive = false;
       res
         .writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' })
         .end(JSON.stringify({ error: 'Sendflow is shutting down; try again.', status: 503, code: 'unavailable' }));
-    });
-    // Longer than clients keep idle sockets (undici: 4 s), so a client never reuses one we are closing.
-    server.keepAliveTimeout = 65_000;
+    }, config.localHttp);
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -162,6 +168,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       url,
       port,
       dynamoEndpoint: dynamo.endpoint,
+      adminToken,
       ...(seeded ? { seeded } : {}),
       services,
       queues: local,
@@ -247,7 +254,8 @@ function localSigningSecret(dataDir: string): string {
   const file = join(dataDir, 'signing-secret');
   if (!existsSync(file)) {
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    writeFileSync(file, randomBytes(32).toString('base64url'), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   }
+  chmodSync(file, PRIVATE_FILE_MODE); // one an older version left readable
   return readFileSync(file, 'utf8').trim();
 }
