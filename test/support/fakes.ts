@@ -262,7 +262,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   async claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number },
+    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
     claim: Claim,
   ): Promise<Delivery | null> {
     const key = `${webhookId}#${id}`;
@@ -270,7 +270,9 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     if (!current || current.attempts !== expect.attemptsBefore || !expect.statuses.includes(current.status))
       return null;
     if (current.claim && !(current.claim.until < expect.nowMs)) return null;
-    const claimed: Delivery = { ...current, claim: { ...claim } };
+    const since = expect.claimedBefore;
+    if (since !== undefined && current.claimedAt !== undefined && !(current.claimedAt < since)) return null;
+    const claimed: Delivery = { ...current, claim: { ...claim }, claimedAt: expect.nowMs };
     this.items.set(key, claimed);
     return structuredClone(claimed);
   }

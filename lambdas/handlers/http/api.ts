@@ -88,6 +88,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
         params: stringRecord(event.pathParameters),
         query: stringRecord(event.queryStringParameters),
         headers: stringRecord(event.headers),
+        receivedAt: event.requestContext.requestTimeEpoch ?? deps.clock.now(),
       };
       if (route.access === 'public') {
         const raw =

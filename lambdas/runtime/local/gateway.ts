@@ -72,6 +72,8 @@ export function createGateway(options: GatewayOptions) {
   }
 
   async function handle(req: IncomingMessage): Promise<APIGatewayProxyResult> {
+    // requestTimeEpoch is when the request arrived, as API Gateway stamps it: before the body is read.
+    const receivedAt = Date.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     const body = await readBody(req);
     if (body === null) return errorResponse(new PayloadTooLargeError('Request body exceeds 10 MB.'));
@@ -79,7 +81,7 @@ export function createGateway(options: GatewayOptions) {
     const inStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
     const path = inStage ? url.pathname.slice(stagePrefix.length) || '/' : url.pathname;
     const match: PathMatch = inStage ? matchPath(req.method ?? 'GET', path) : { kind: 'not_found' };
-    const event = toEvent(req, url, path, body, match);
+    const event = toEvent(req, url, path, body, match, receivedAt);
 
     if (match.kind === 'route' && match.route.access !== 'public') {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
@@ -114,7 +116,14 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return size > GATEWAY_MAX_BODY ? null : Buffer.concat(chunks).toString('utf8');
 }
 
-function toEvent(req: IncomingMessage, url: URL, path: string, body: string, match: PathMatch): APIGatewayProxyEvent {
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  path: string,
+  body: string,
+  match: PathMatch,
+  receivedAt: number,
+): APIGatewayProxyEvent {
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -134,7 +143,6 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
   const pathParameters =
     match.kind === 'route' ? match.params : match.kind === 'not_found' ? { proxy: path.slice(1) } : null;
   const method = (req.method ?? 'GET').toUpperCase();
-  const now = Date.now();
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   return {
     resource,
@@ -161,7 +169,7 @@ function toEvent(req: IncomingMessage, url: URL, path: string, body: string, mat
       path: url.pathname,
       stage: STAGE,
       requestId: randomUUID(),
-      requestTimeEpoch: now,
+      requestTimeEpoch: receivedAt,
       resourceId: 'local',
       resourcePath: resource,
     },
