@@ -211,6 +211,17 @@ export const tables = {
     indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }],
     retain: true,
   },
+  /**
+   * Each email's event history, one item per event (the email item stays the same size however many events
+   * it gets). Keyed by event id so a redelivered event is recorded once; byTime reads the newest first.
+   * Kept as long as the email (no TTL).
+   */
+  emailEvents: {
+    partitionKey: 'emailId',
+    sortKey: 'eventId',
+    indexes: [{ name: 'byTime', partitionKey: 'emailId', sortKey: 'at' }],
+    retain: true,
+  },
   /** Idempotency-Key records, 24 h. */
   idempotency: { partitionKey: 'key', ttlAttribute: 'expiresAt', retain: false },
   /** Sending domains by tenant; the sparse byPending index feeds the reconciler's verification checks. */

@@ -86,6 +86,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Test sends and manual retries make their attempt in the request and record it.
     deliveries: 'readWrite',
     emails: 'readWrite',
+    // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
+    emailEvents: { query: ['byTime'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure.
     idempotency: 'readWrite',
     // Sending skips suppressed recipients; one-click unsubscribe adds one with a conditional PutItem.
@@ -100,21 +102,24 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
     domains: 'none',
     contacts: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
-  // worker from the job's seed), appends each event to its email's history with one conditional UpdateItem,
-  // and suppresses the recipient of a hard bounce or complaint with one conditional PutItem.
+  // worker from the job's seed), records each event in its email's history with one conditional PutItem
+  // (the email item itself is never touched), and suppresses the recipient of a hard bounce or complaint with
+  // one conditional PutItem.
   dispatcher: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'read',
     deliveries: 'none',
-    emails: { items: ['dynamodb:UpdateItem'] },
+    emails: 'none',
+    emailEvents: { items: ['dynamodb:PutItem'] },
     idempotency: 'none',
     suppressions: { items: ['dynamodb:PutItem'] },
     domains: 'none',
@@ -127,6 +132,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'read',
     deliveries: 'readWrite',
     emails: 'none',
+    emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
     domains: 'none',
@@ -141,6 +147,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: { query: ['byDue'] },
     emails: { query: ['byScheduled'] },
+    emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
     domains: { query: ['byPending'], items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
@@ -155,6 +162,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'read',
     domains: 'none',
@@ -168,6 +176,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
     domains: 'none',

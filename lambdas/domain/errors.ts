@@ -57,6 +57,16 @@ export class ConflictError extends AppError {
   }
 }
 
+/** A public link that was genuine but is no longer valid (expired, or what it named is gone). */
+export class GoneError extends AppError {
+  readonly status = 410;
+  readonly code: string;
+  constructor(message: string, code: 'link_expired' | 'link_revoked') {
+    super(message);
+    this.code = code;
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly status = 413;
   readonly code = 'payload_too_large';

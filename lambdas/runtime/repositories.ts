@@ -7,6 +7,7 @@ import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
 import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
+import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
@@ -25,6 +26,7 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     emails: new DynamoEmailRepository(doc, tables.emails),
+    emailHistory: new DynamoEmailHistory(doc, tables.emailEvents),
     idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),
     suppressions: new DynamoSuppressionList(doc, tables.suppressions),
     domains: new DynamoDomainRepository(doc, tables.domains),

@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { DynamoContactRepository } from '../../lambdas/adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../../lambdas/adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../../lambdas/adapters/dynamodb/domains';
+import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
@@ -24,6 +25,7 @@ import { accountRepositoryContract } from './suites/dynamo-account-repository';
 import { apiKeyRepositoryContract } from './suites/dynamo-api-key-repository';
 import { emailRepositoryContract } from './suites/dynamo-email-repository';
 import { rateLimitCounterContract } from './suites/dynamo-rate-limit-counter';
+import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
@@ -54,6 +56,10 @@ for (const { factory, skip } of backends) {
     describe('DynamoEmailRepository (port)', () =>
       emailRepositoryPortContract(
         dynamoHarness(endpoint, 'emails', (db, table) => new DynamoEmailRepository(db.doc, table)),
+      ));
+    describe('DynamoEmailHistory', () =>
+      emailHistoryContract(
+        dynamoHarness(endpoint, 'emailEvents', (db, table) => new DynamoEmailHistory(db.doc, table)),
       ));
     describe('DynamoIdempotencyStore', () =>
       idempotencyStoreContract(

@@ -5,6 +5,7 @@ import {
   InMemoryContactRepository,
   InMemoryDeliveryRepository,
   InMemoryDomainRepository,
+  InMemoryEmailHistory,
   InMemoryEmailRepository,
   InMemoryIdempotencyStore,
   InMemoryQuotaCounter,
@@ -14,6 +15,7 @@ import {
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
 import { domainRepositoryContract } from './suites/domain-repository';
+import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
@@ -29,6 +31,8 @@ describe('InMemoryDeliveryRepository', () =>
 
 describe('InMemoryEmailRepository', () =>
   emailRepositoryPortContract(memoryHarness(() => new InMemoryEmailRepository())));
+
+describe('InMemoryEmailHistory', () => emailHistoryContract(memoryHarness(() => new InMemoryEmailHistory())));
 
 describe('InMemoryIdempotencyStore', () =>
   idempotencyStoreContract(memoryHarness(() => new InMemoryIdempotencyStore())));

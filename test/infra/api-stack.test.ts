@@ -16,6 +16,7 @@ let allMethods: MethodView[];
 let authorizerId: string;
 let apiFunctionId: string;
 let authorizerFunctionId: string;
+let dispatcherFunctionId: string;
 
 beforeAll(() => {
   ({ api } = synthSendflow());
@@ -28,6 +29,7 @@ beforeAll(() => {
     ) ?? '';
   apiFunctionId = byService('sendflow-api');
   authorizerFunctionId = byService('sendflow-authorizer');
+  dispatcherFunctionId = byService('sendflow-dispatcher');
 });
 
 /** The function an AWS_PROXY integration URI points at. */
@@ -333,6 +335,18 @@ describe('least privilege', () => {
     for (const write of ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem']) {
       expect(actions).not.toContain(write);
     }
+  });
+
+  it('lets the dispatcher add history items (one conditional PutItem each) and never touch the email items', () => {
+    const actions = tableActions(dispatcherFunctionId);
+    expect(actions.emailEvents).toEqual(['dynamodb:PutItem']);
+    expect(actions.emails).toBeUndefined();
+  });
+
+  it('lets the API only query the history newest first (byTime), never write it', () => {
+    const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('/index/byTime');
+    expect(tableActions(apiFunctionId).emailEvents).toEqual(['dynamodb:Query']);
   });
 
   it('names the indexes it queries instead of index/*', () => {

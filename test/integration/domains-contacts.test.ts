@@ -183,6 +183,35 @@ describe('contacts', () => {
     expect(events('/c1')[1]?.data).toMatchObject({ id: contact.id, email: 'ada@example.com', status: 'subscribed' });
   });
 
+  it('a confirmation link dies with its contact: after delete and re-create, the old link is a 410 page', async () => {
+    // Arrange
+    const { key } = await rt.newKey();
+    const create = () =>
+      rt.call('/contacts', { method: 'POST', key, body: JSON.stringify({ email: 'kay@example.com' }) });
+    const first = (await (await create()).json()) as { id: string; confirmation_url: string };
+    expect((await rt.call(`/contacts/${first.id}`, { method: 'DELETE', key })).status).toBe(200);
+    const again = (await (await create()).json()) as { id: string; confirmation_url: string };
+    expect(again.id).toBe(first.id);
+
+    // Act
+    const oldPage = await fetch(first.confirmation_url);
+    const oldConfirm = await fetch(first.confirmation_url, { method: 'POST' });
+
+    // Assert: a clear page, and the re-created contact is still pending until its own link is used.
+    for (const res of [oldPage, oldConfirm]) {
+      expect(res.status).toBe(410);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(await res.text()).toContain('no longer valid');
+    }
+    expect(((await (await rt.call(`/contacts/${again.id}`, { key })).json()) as { status: string }).status).toBe(
+      'pending',
+    );
+    expect((await fetch(again.confirmation_url, { method: 'POST' })).status).toBe(200);
+    expect(((await (await rt.call(`/contacts/${again.id}`, { key })).json()) as { status: string }).status).toBe(
+      'subscribed',
+    );
+  });
+
   it('needs a full-access key and keeps tenants apart', async () => {
     const key = await account('/c2');
     const created = (await (

@@ -14,9 +14,11 @@ import type {
 } from '../../lambdas/app/domains/ports';
 import type {
   EmailEventEntry,
+  EmailHistory,
   EmailProvider,
   EmailRecord,
   EmailRepository,
+  HistoryPage,
   LinkSigner,
   OutgoingCopy,
   SendScheduler,
@@ -60,6 +62,7 @@ import type {
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
 import type { EmailMessage } from '../../lambdas/domain/email/email';
+import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
 import { ConflictError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
@@ -259,7 +262,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   async claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number },
+    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
     claim: Claim,
   ): Promise<Delivery | null> {
     const key = `${webhookId}#${id}`;
@@ -269,7 +272,9 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     const held =
       current.claim && current.claim.until >= expect.nowMs && (current.claim.epoch ?? 0) >= (claim.epoch ?? 0);
     if (held) return null;
-    const claimed: Delivery = { ...current, claim: { ...claim } };
+    const since = expect.claimedBefore;
+    if (since !== undefined && current.claimedAt !== undefined && !(current.claimedAt < since)) return null;
+    const claimed: Delivery = { ...current, claim: { ...claim }, claimedAt: expect.nowMs };
     this.items.set(key, claimed);
     return structuredClone(claimed);
   }
@@ -607,11 +612,28 @@ export class InMemoryEmailRepository implements EmailRepository {
       .sort((a, b) => a.sendAt - b.sendAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);
   }
+}
 
-  async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {
-    const email = this.items.get(id);
-    if (!email || email.events.some((event) => event.id === entry.id)) return;
-    this.items.set(id, { ...email, events: [...email.events, structuredClone(entry)] });
+/** Email histories in memory: one entry per event id, read newest first by (time, id) as the byTime index. */
+export class InMemoryEmailHistory implements EmailHistory {
+  readonly items = new Map<string, Map<string, EmailEventEntry>>();
+
+  async record(emailId: string, entry: EmailEventEntry): Promise<boolean> {
+    const events = this.items.get(emailId) ?? new Map<string, EmailEventEntry>();
+    this.items.set(emailId, events);
+    if (events.has(entry.id)) return false;
+    events.set(entry.id, structuredClone(entry));
+    return true;
+  }
+
+  async latest(emailId: string, limit: number): Promise<HistoryPage> {
+    const events = [...(this.items.get(emailId)?.values() ?? [])].sort((a, b) =>
+      historyOrderKey(a) < historyOrderKey(b) ? -1 : historyOrderKey(a) > historyOrderKey(b) ? 1 : 0,
+    );
+    return {
+      events: structuredClone(events.slice(Math.max(0, events.length - limit))),
+      truncated: events.length > limit,
+    };
   }
 }
 

@@ -13,7 +13,7 @@ import {
   updateContact,
 } from '../../lambdas/app/contacts/contacts';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
-import { ConflictError, NotFoundError } from '../../lambdas/domain/errors';
+import { ConflictError, GoneError, NotFoundError } from '../../lambdas/domain/errors';
 import { derivedId } from '../../lambdas/domain/resources';
 import { signToken, verifyToken } from '../../lambdas/domain/tokens';
 import {
@@ -92,7 +92,7 @@ describe('contacts', () => {
       ]);
     });
 
-    it('gives a confirmation URL under /contacts/confirm/ whose confirm token names account, mode and contact', async () => {
+    it('gives a confirmation URL whose token names account, mode, contact, its creation, and expires in 7 days', async () => {
       // Act
       const { contact, confirmationUrl } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
 
@@ -102,6 +102,8 @@ describe('contacts', () => {
         a: TENANT.accountId,
         m: 'test',
         c: contact.id,
+        i: contact.createdAt,
+        x: String(Math.floor(T0 / 1000) + 7 * 86_400),
       });
       expect(verifyToken('unsubscribe', tokenOf(confirmationUrl), SECRET)).toBeNull();
     });
@@ -189,22 +191,19 @@ describe('contacts', () => {
       ['an unsubscribe token with the same claims', 'kind'],
       ['a token signed with another secret', 'secret'],
       ['a malformed token', 'malformed'],
-      ['a genuine token naming another account', 'account'],
-      ['a genuine token naming the other mode', 'mode'],
       ['a token without the contact claim', 'missing'],
     ])('is 404 for %s, and subscribes nothing', async (_name, variant) => {
       // Arrange
       const { contact, confirmationUrl } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
-      const claims = { a: TENANT.accountId, m: TENANT.mode, c: contact.id };
       const genuine = tokenOf(confirmationUrl);
+      const claims = verifyToken('confirm', genuine, SECRET) as Record<string, string>;
+      const { c: _contact, ...withoutContact } = claims;
       const tokens: Record<string, string> = {
         forged: `${Buffer.from(JSON.stringify({ ...claims, c: 'ct_other' })).toString('base64url')}.${genuine.split('.')[1]}`,
         kind: signToken('unsubscribe', claims, SECRET),
         secret: signToken('confirm', claims, `${SECRET}-old`),
         malformed: 'abc.def',
-        account: signToken('confirm', { ...claims, a: 'acct_other' }, SECRET),
-        mode: signToken('confirm', { ...claims, m: 'live' }, SECRET),
-        missing: signToken('confirm', { a: claims.a, m: claims.m }, SECRET),
+        missing: signToken('confirm', withoutContact, SECRET),
       };
 
       // Act
@@ -216,13 +215,82 @@ describe('contacts', () => {
       expect(s.published().map((e) => e.type)).toEqual(['contact.created']);
     });
 
-    it('is 404 for the link of a deleted contact', async () => {
+    it.each([
+      ['another account', { a: 'acct_other' }],
+      ['the other mode', { m: 'live' }],
+    ])('is 410 link_revoked for a genuine link naming a contact of %s that does not exist', async (_name, change) => {
+      // Arrange
+      const { confirmationUrl } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
+      const claims = verifyToken('confirm', tokenOf(confirmationUrl), SECRET) as Record<string, string>;
+
+      // Act
+      const error = await confirmContact(s.deps, signToken('confirm', { ...claims, ...change }, SECRET)).catch(
+        (e: unknown) => e,
+      );
+
+      // Assert
+      expect(error).toBeInstanceOf(GoneError);
+      expect(error).toMatchObject({ status: 410, code: 'link_revoked' });
+    });
+
+    it('is 410 link_revoked for the link of a deleted contact', async () => {
       // Arrange
       const { contact, confirmationUrl } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
       await deleteContact(s.deps, TENANT, contact.id);
 
       // Act / Assert
-      await expect(confirmContact(s.deps, tokenOf(confirmationUrl))).rejects.toBeInstanceOf(NotFoundError);
+      await expect(confirmContact(s.deps, tokenOf(confirmationUrl))).rejects.toMatchObject({
+        status: 410,
+        code: 'link_revoked',
+      });
+    });
+
+    it('dies with the contact it named: after delete and re-create, the old link is 410 and subscribes nothing', async () => {
+      // Arrange: the same address re-created later gets the same id, but is another contact.
+      const first = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
+      await deleteContact(s.deps, TENANT, first.contact.id);
+      s.clock.advance(60_000);
+      const again = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
+      expect(again.contact.id).toBe(first.contact.id);
+      expect(again.confirmationUrl).not.toBe(first.confirmationUrl);
+
+      // Act
+      const old = await confirmContact(s.deps, tokenOf(first.confirmationUrl)).catch((e: unknown) => e);
+      const page = await resolveConfirmation(s.deps, tokenOf(first.confirmationUrl)).catch((e: unknown) => e);
+
+      // Assert
+      expect(old).toMatchObject({ status: 410, code: 'link_revoked' });
+      expect(page).toMatchObject({ status: 410, code: 'link_revoked' });
+      expect((await s.contacts.get(TENANT, again.contact.id))?.status).toBe('pending');
+      expect(s.published().filter((e) => e.type === 'contact.subscribed')).toEqual([]);
+      expect(await confirmContact(s.deps, tokenOf(again.confirmationUrl))).toMatchObject({ status: 'subscribed' });
+    });
+
+    it('expires 7 days after it was issued: 410 link_expired, and nothing is subscribed', async () => {
+      // Arrange
+      const { contact, confirmationUrl } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
+      s.clock.advance(7 * 86_400_000 - 1);
+      expect(await resolveConfirmation(s.deps, tokenOf(confirmationUrl))).toEqual(contact);
+
+      // Act
+      s.clock.advance(1);
+      const error = await confirmContact(s.deps, tokenOf(confirmationUrl)).catch((e: unknown) => e);
+
+      // Assert
+      expect(error).toBeInstanceOf(GoneError);
+      expect(error).toMatchObject({ status: 410, code: 'link_expired' });
+      expect((await s.contacts.get(TENANT, contact.id))?.status).toBe('pending');
+      expect(s.published().map((e) => e.type)).toEqual(['contact.created']);
+    });
+
+    it('treats a link issued without an expiry (before links expired) as expired', async () => {
+      // Arrange
+      const { contact } = await createContact(s.deps, TENANT, { email: 'ada@example.com' });
+      const legacy = signToken('confirm', { a: TENANT.accountId, m: TENANT.mode, c: contact.id }, SECRET);
+
+      // Act / Assert
+      await expect(confirmContact(s.deps, legacy)).rejects.toMatchObject({ status: 410, code: 'link_expired' });
+      expect((await s.contacts.get(TENANT, contact.id))?.status).toBe('pending');
     });
   });
 

@@ -1,16 +1,16 @@
 // Unit tests of the events-queue use case (lambdas/app/events/process-event.ts) on in-memory fakes: a permanent
 // bounce or a complaint suppresses the recipient in the event's account and mode (first reason kept), a
-// transient or undetermined bounce does not; every email event is appended to its email's history once; the
-// event is fanned out to subscribed webhooks; a redelivery changes nothing but re-queues the same deliveries.
+// transient or undetermined bounce does not; every email event is recorded in its email's history once; the
+// event is fanned out to subscribed webhooks; a redelivery changes nothing but re-queues the same deliveries;
+// a step that fails (history, fan-out) never holds back the others, and fails the event so it is retried.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { EmailRecord } from '../../lambdas/app/emails/ports';
 import { type ProcessEventDeps, processEvent, suppressionReason } from '../../lambdas/app/events/process-event';
 import type { Webhook } from '../../lambdas/app/webhooks/ports';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
 import {
   FakeClock,
-  InMemoryEmailRepository,
+  InMemoryEmailHistory,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
   RecordingDeliveryQueue,
@@ -19,26 +19,6 @@ import {
 const T0 = Date.UTC(2025, 5, 10, 9, 0, 0);
 const TENANT = { accountId: 'acct_events', mode: 'live' as const };
 const EMAIL_ID = 'email_01jxevents';
-
-function newEmail(): EmailRecord {
-  return {
-    id: EMAIL_ID,
-    ...TENANT,
-    from: 'Acme <billing@acme.example>',
-    to: ['ada@example.com', 'bob@example.com'],
-    cc: [],
-    bcc: [],
-    replyTo: [],
-    subject: 'Invoice',
-    text: 'Hello',
-    headers: {},
-    tags: [],
-    createdAt: new Date(T0).toISOString(),
-    events: [],
-    suppressed: [],
-    unsubscribeUrls: {},
-  };
-}
 
 function newEvent(type: SendflowEvent['type'], overrides: Partial<SendflowEvent> = {}): SendflowEvent {
   return {
@@ -68,10 +48,10 @@ function setup() {
   const clock = new FakeClock(T0 + 5_000);
   const webhooks = new InMemoryWebhookRepository();
   const deliveryQueue = new RecordingDeliveryQueue();
-  const emails = new InMemoryEmailRepository();
+  const emailHistory = new InMemoryEmailHistory();
   const suppressions = new InMemorySuppressionList();
-  const deps: ProcessEventDeps = { webhooks, deliveryQueue, clock, emails, suppressions };
-  return { clock, webhooks, deliveryQueue, emails, suppressions, deps };
+  const deps: ProcessEventDeps = { webhooks, deliveryQueue, clock, emailHistory, suppressions };
+  return { clock, webhooks, deliveryQueue, emailHistory, suppressions, deps };
 }
 
 const webhook = (overrides: Partial<Webhook> = {}): Webhook => ({
@@ -122,7 +102,6 @@ describe('processEvent', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(async () => {
     s = setup();
-    await s.emails.createMany([newEmail()]);
   });
 
   it('a permanent bounce suppresses the recipient as hard_bounce, at the event’s time, naming the email', async () => {
@@ -147,7 +126,7 @@ describe('processEvent', () => {
 
     // Assert
     expect(s.suppressions.items.size).toBe(0);
-    expect((await s.emails.get(EMAIL_ID))?.events.map((e) => e.type)).toEqual(['email.bounced']);
+    expect((await s.emailHistory.latest(EMAIL_ID, 100)).events.map((e) => e.type)).toEqual(['email.bounced']);
   });
 
   it('a complaint suppresses the recipient as complaint', async () => {
@@ -190,22 +169,22 @@ describe('processEvent', () => {
     expect(s.suppressions.items.size).toBe(0);
   });
 
-  it('appends each event to its email’s history with id, type, recipient and time, in arrival order', async () => {
+  it('records each event in its email’s history with id, type, recipient and time, read back by time', async () => {
     // Arrange
     const sent = newEvent('email.sent', { timestamp: new Date(T0 + 1_000).toISOString() });
     const delivered = newEvent('email.delivered', { to: 'bob@example.com', id: 'evt_delivered_bob' });
     const opened = newEvent('email.opened', { id: 'evt_opened_noto' });
     const { to: _to, ...openedWithoutTo } = opened;
 
-    // Act
+    // Act: they arrive out of order.
     await processEvent(s.deps, delivered);
     await processEvent(s.deps, sent);
     await processEvent(s.deps, openedWithoutTo);
 
-    // Assert
-    expect((await s.emails.get(EMAIL_ID))?.events).toEqual([
-      { id: delivered.id, type: 'email.delivered', to: 'bob@example.com', timestamp: delivered.timestamp },
+    // Assert: by time, ties (delivered and opened) by id.
+    expect((await s.emailHistory.latest(EMAIL_ID, 100)).events).toEqual([
       { id: sent.id, type: 'email.sent', to: 'ada@example.com', timestamp: sent.timestamp },
+      { id: delivered.id, type: 'email.delivered', to: 'bob@example.com', timestamp: delivered.timestamp },
       { id: opened.id, type: 'email.opened', timestamp: opened.timestamp },
     ]);
   });
@@ -220,7 +199,7 @@ describe('processEvent', () => {
     await processEvent(s.deps, event);
 
     // Assert
-    expect((await s.emails.get(EMAIL_ID))?.events).toHaveLength(1);
+    expect((await s.emailHistory.latest(EMAIL_ID, 100)).events).toHaveLength(1);
     expect(s.suppressions.items.size).toBe(1);
     const queued = s.deliveryQueue.sent.map((batch) => batch.jobs.map((j) => j.deliveryId));
     expect(queued).toEqual([[deliveryIdFor(event.id, 'wh_01bounces')], [deliveryIdFor(event.id, 'wh_01bounces')]]);
@@ -255,12 +234,12 @@ describe('processEvent', () => {
     await processEvent(s.deps, event);
 
     // Assert
-    expect((await s.emails.get(EMAIL_ID))?.events).toEqual([]);
+    expect((await s.emailHistory.latest(EMAIL_ID, 100)).events).toEqual([]);
     expect(s.suppressions.items.size).toBe(0);
     expect(s.deliveryQueue.sent.flatMap((b) => b.jobs.map((j) => j.webhookId))).toEqual(['wh_01bounces']);
   });
 
-  it('suppresses even when the email is not stored (history skipped, no error)', async () => {
+  it('suppresses and records even when the email is not stored (no error; only a stored email shows history)', async () => {
     // Act
     await processEvent(s.deps, bounce('Permanent', { emailId: 'email_unknown' }));
 
@@ -268,6 +247,77 @@ describe('processEvent', () => {
     expect((await s.suppressions.find(TENANT, ['ada@example.com'])).get('ada@example.com')?.emailId).toBe(
       'email_unknown',
     );
-    expect(await s.emails.get('email_unknown')).toBeNull();
+    expect((await s.emailHistory.latest('email_unknown', 10)).events).toHaveLength(1);
+  });
+});
+
+describe('processEvent when a step fails', () => {
+  let s: ReturnType<typeof setup>;
+  beforeEach(async () => {
+    s = setup();
+    await s.webhooks.create(webhook());
+  });
+  const failing = (message: string) => async () => {
+    throw new Error(message);
+  };
+
+  it('a failed history write (the email item once passed 400 KB here) does not hold back the fan-out, and fails the event for a retry', async () => {
+    // Arrange
+    s.emailHistory.record = failing('Item size has exceeded the maximum allowed size');
+    const event = bounce('Permanent');
+
+    // Act
+    const processing = processEvent(s.deps, event);
+
+    // Assert: the deliveries are queued, the suppression is written, and the queue sees the failure.
+    await expect(processing).rejects.toThrow('maximum allowed size');
+    expect(s.deliveryQueue.sent.flatMap((b) => b.jobs.map((j) => j.deliveryId))).toEqual([
+      deliveryIdFor(event.id, 'wh_01bounces'),
+    ]);
+    expect(s.suppressions.items.size).toBe(1);
+  });
+
+  it('the retry of that event records the history and queues the same deliveries again (the worker skips them)', async () => {
+    // Arrange
+    const record = s.emailHistory.record.bind(s.emailHistory);
+    s.emailHistory.record = failing('throttled');
+    const event = bounce('Permanent');
+    await expect(processEvent(s.deps, event)).rejects.toThrow('throttled');
+
+    // Act
+    s.emailHistory.record = record;
+    await processEvent(s.deps, event);
+
+    // Assert
+    expect((await s.emailHistory.latest(EMAIL_ID, 10)).events.map((e) => e.id)).toEqual([event.id]);
+    const queued = s.deliveryQueue.sent.map((batch) => batch.jobs.map((j) => j.deliveryId));
+    expect(queued).toEqual([[deliveryIdFor(event.id, 'wh_01bounces')], [deliveryIdFor(event.id, 'wh_01bounces')]]);
+  });
+
+  it('a failed fan-out still records the history, and fails the event', async () => {
+    // Arrange
+    s.deliveryQueue.send = failing('SQS unavailable');
+
+    // Act / Assert
+    await expect(processEvent(s.deps, bounce('Permanent'))).rejects.toThrow('SQS unavailable');
+    expect((await s.emailHistory.latest(EMAIL_ID, 10)).events.map((e) => e.type)).toEqual(['email.bounced']);
+  });
+
+  it('two failed steps fail the event with both reasons', async () => {
+    // Arrange
+    s.deliveryQueue.send = failing('SQS unavailable');
+    s.emailHistory.record = failing('throttled');
+
+    // Act
+    const processing = processEvent(s.deps, bounce('Permanent'));
+
+    // Assert
+    await expect(processing).rejects.toBeInstanceOf(AggregateError);
+    await expect(processing).rejects.toMatchObject({
+      errors: [
+        expect.objectContaining({ message: 'SQS unavailable' }),
+        expect.objectContaining({ message: 'throttled' }),
+      ],
+    });
   });
 });

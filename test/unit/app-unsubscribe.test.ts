@@ -35,7 +35,6 @@ function newEmail(overrides: Partial<EmailRecord> = {}): EmailRecord {
     headers: {},
     tags: [],
     createdAt: new Date(T0).toISOString(),
-    events: [],
     suppressed: [],
     unsubscribeUrls: {},
     ...overrides,

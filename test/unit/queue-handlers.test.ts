@@ -14,7 +14,7 @@ import { encodeEvent, encodeJob } from '../../lambdas/handlers/queue/messages';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
-  InMemoryEmailRepository,
+  InMemoryEmailHistory,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
   RecordingDeliveryQueue,
@@ -227,7 +227,7 @@ async function dispatcher() {
     webhooks,
     deliveryQueue,
     clock: new FakeClock(T0),
-    emails: new InMemoryEmailRepository(),
+    emailHistory: new InMemoryEmailHistory(),
     suppressions: new InMemorySuppressionList(),
   });
   return { webhooks, deliveryQueue, handler };

@@ -155,6 +155,7 @@ describe('attemptDelivery', () => {
       status: 'pending',
       attempts: 0,
       claim: { attempt: 1, until: T0 + CLAIM_MS },
+      claimedAt: T0,
       nextAttemptAt: T0,
     });
     expect(sender.requests).toHaveLength(1);
@@ -178,6 +179,8 @@ describe('attemptDelivery', () => {
       nextAttemptAt: null,
       deliveredAt: T0 + 25,
       createdAt: T0,
+      // Kept after the attempt: manual retries asked before it are simultaneous with it.
+      claimedAt: T0,
       expiresAt: Math.floor(T0 / 1000) + DAYS_30,
     });
     expect(retries.scheduled).toEqual([]);
@@ -488,7 +491,7 @@ describe('retryDelivery', () => {
     const scheduledBefore = env.retries.scheduled.length;
 
     // Act
-    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     expect(retried).toMatchObject({ status: 'succeeded', attempts: 6, maxAttempts: 5, response: 'fixed' });
@@ -507,7 +510,7 @@ describe('retryDelivery', () => {
     const scheduledBefore = env.retries.scheduled.length;
 
     // Act
-    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     expect(retried).toMatchObject({ status: 'failed', attempts: 6, nextAttemptAt: null });
@@ -521,9 +524,10 @@ describe('retryDelivery', () => {
     await env.webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
     await attemptDelivery(env.deps, job);
+    env.clock.advance(1_000);
 
     // Act
-    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     expect(retried).toMatchObject({ status: 'succeeded', attempts: 2 });
@@ -540,7 +544,7 @@ describe('retryDelivery', () => {
     await attemptDelivery(env.deps, job);
 
     // Act
-    const act = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const act = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     await expect(act).rejects.toBeInstanceOf(ConflictError);
@@ -554,12 +558,13 @@ describe('retryDelivery', () => {
     const { webhook, job } = await exhausted(env);
     let second: unknown;
     env.sender.answers(async (n) => {
-      if (n === 6) second = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId).catch((e) => e);
+      if (n === 6)
+        second = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now()).catch((e) => e);
       return { statusCode: 200 };
     });
 
     // Act
-    const first = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const first = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     expect(first).toMatchObject({ status: 'succeeded', attempts: 6 });
@@ -568,16 +573,75 @@ describe('retryDelivery', () => {
     expect(env.sender.requests).toHaveLength(6);
   });
 
+  it('single-flight: a retry that arrived before the latest attempt was claimed gets 409, even once that attempt ended', async () => {
+    // Arrange: two retries arrive together; the first claims and finishes before the second reads the row.
+    const env = setup();
+    const { webhook, job } = await exhausted(env);
+    env.sender.answers({ statusCode: 200 });
+    const arrived = env.clock.now();
+    env.clock.advance(5);
+    const first = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, arrived);
+    env.clock.advance(50);
+
+    // Act
+    const second = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, arrived);
+
+    // Assert
+    expect(first).toMatchObject({ status: 'succeeded', attempts: 6, claimedAt: arrived + 5 });
+    await expect(second).rejects.toMatchObject({ status: 409, code: 'retry_conflict' });
+    expect(env.sender.requests).toHaveLength(6);
+  });
+
+  it('single-flight: a retry that arrived in the very millisecond the latest attempt was claimed is simultaneous (409)', async () => {
+    // Arrange
+    const env = setup();
+    const { webhook, job } = await exhausted(env);
+    await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
+    const claimedAt = env.stored(webhook.id, job.deliveryId)?.claimedAt as number;
+
+    // Act / Assert
+    await expect(retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, claimedAt)).rejects.toMatchObject({
+      code: 'retry_conflict',
+    });
+    expect(env.sender.requests).toHaveLength(6);
+  });
+
+  it('a retry that arrived after the previous retry started is a new retry', async () => {
+    // Arrange
+    const env = setup();
+    const { webhook, job } = await exhausted(env);
+    await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
+    const claimedAt = env.stored(webhook.id, job.deliveryId)?.claimedAt as number;
+    env.clock.advance(1);
+
+    // Act
+    const again = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, claimedAt + 1);
+
+    // Assert
+    expect(again).toMatchObject({ attempts: 7 });
+    expect(env.sender.requests).toHaveLength(7);
+  });
+
   it('gives 404 for an unknown delivery, an unknown webhook, and another tenant’s webhook', async () => {
     // Arrange
     const env = setup();
     const { webhook, job } = await exhausted(env);
 
     // Act / Assert
-    await expect(retryDelivery(env.deps, TENANT, webhook.id, 'dlv_unknown')).rejects.toBeInstanceOf(NotFoundError);
-    await expect(retryDelivery(env.deps, TENANT, 'wh_unknown', job.deliveryId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(retryDelivery(env.deps, TENANT, webhook.id, 'dlv_unknown', env.clock.now())).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(retryDelivery(env.deps, TENANT, 'wh_unknown', job.deliveryId, env.clock.now())).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
     await expect(
-      retryDelivery(env.deps, { accountId: TENANT.accountId, mode: 'live' }, webhook.id, job.deliveryId),
+      retryDelivery(
+        env.deps,
+        { accountId: TENANT.accountId, mode: 'live' },
+        webhook.id,
+        job.deliveryId,
+        env.clock.now(),
+      ),
     ).rejects.toMatchObject({ status: 404, code: 'not_found' });
     expect(env.sender.requests).toHaveLength(5);
   });
@@ -589,7 +653,9 @@ describe('retryDelivery', () => {
     env.clock.advance((DAYS_30 + 1) * 1000);
 
     // Act / Assert
-    await expect(retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now())).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it('refuses with 409 webhook_paused for a paused webhook, sending nothing', async () => {
@@ -599,7 +665,7 @@ describe('retryDelivery', () => {
     await env.webhooks.update(TENANT, webhook.id, { active: false }, new Date(env.clock.now()).toISOString());
 
     // Act
-    const act = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId);
+    const act = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
 
     // Assert
     await expect(act).rejects.toMatchObject({ status: 409, code: 'webhook_paused' });

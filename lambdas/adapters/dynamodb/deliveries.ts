@@ -42,6 +42,7 @@ const deliveryItem = z.object({
   deliveredAt: z.number().nullable(),
   createdAt: z.number(),
   claim: z.object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional() }).optional(),
+  claimedAt: z.number().optional(),
   expiresAt: z.number().optional(),
 });
 
@@ -78,23 +79,27 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   async claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number },
+    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
     claim: Claim,
   ): Promise<Delivery | null> {
     const statuses = Object.fromEntries(expect.statuses.map((status, i) => [`:s${i}`, status]));
+    const since = expect.claimedBefore;
+    // Single-flight manual retries: nobody claimed an attempt since the request arrived.
+    const notSince = since === undefined ? '' : ' AND (attribute_not_exists(claimedAt) OR claimedAt < :since)';
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { webhookId, id },
-          UpdateExpression: 'SET #claim = :claim',
-          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)`,
+          UpdateExpression: 'SET #claim = :claim, claimedAt = :now',
+          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)${notSince}`,
           ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until', '#epoch': 'epoch' },
           ExpressionAttributeValues: {
             ':claim': claim,
             ':before': expect.attemptsBefore,
             ':now': expect.nowMs,
             ':epoch': claim.epoch ?? 0,
+            ...(since === undefined ? {} : { ':since': since }),
             ...statuses,
           },
           ReturnValues: 'ALL_NEW',

@@ -1,8 +1,8 @@
-// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Each event is
-// appended once: its id goes into a string set, and a redelivered event fails the condition.
+// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Their event
+// history lives apart, in the emailEvents table (email-history.ts), so the item never grows with it.
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { EmailEventEntry, EmailRecord, EmailRepository } from '../../app/emails/ports';
+import type { EmailRecord, EmailRepository } from '../../app/emails/ports';
 import { MODES } from '../../domain/api-keys';
 import { batchPutAll, unlessConditionFails } from './operations';
 
@@ -21,7 +21,6 @@ const emailItem = z.object({
   headers: z.record(z.string(), z.string()),
   tags: z.array(z.object({ name: z.string(), value: z.string() })),
   createdAt: z.string(),
-  events: z.array(z.object({ id: z.string(), type: z.string(), to: z.string().optional(), timestamp: z.string() })),
   suppressed: z.array(z.string()).default([]),
   unsubscribeUrls: z.record(z.string(), z.string()).default({}),
   scheduledAt: z.string().optional(),
@@ -88,21 +87,5 @@ export class DynamoEmailRepository implements EmailRepository {
       }),
     );
     return (Items ?? []).map((item) => ({ id: item.id as string, sendAt: Number(item.sendAt) }));
-  }
-
-  async appendEvent(id: string, entry: EmailEventEntry): Promise<void> {
-    // A failed condition: already recorded (a redelivery), or an email we do not store. Nothing to do.
-    await unlessConditionFails(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          UpdateExpression: 'SET #events = list_append(if_not_exists(#events, :none), :entry) ADD eventIds :ids',
-          ConditionExpression: 'attribute_exists(id) AND NOT contains(eventIds, :id)',
-          ExpressionAttributeNames: { '#events': 'events' },
-          ExpressionAttributeValues: { ':none': [], ':entry': [entry], ':ids': new Set([entry.id]), ':id': entry.id },
-        }),
-      ),
-    );
   }
 }

@@ -1,6 +1,7 @@
 // Use cases for contacts (contact.created / updated / deleted / subscribed) with double opt-in: a new
 // contact is pending until its signed confirmation link is used, which subscribes it (once).
-import { ConflictError, NotFoundError } from '../../domain/errors';
+import { confirmationClaims, readConfirmation } from '../../domain/contacts/confirmation';
+import { ConflictError, GoneError, NotFoundError } from '../../domain/errors';
 import { type EventType, newEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
 import { signToken, verifyToken } from '../../domain/tokens';
@@ -63,7 +64,7 @@ export async function createContact(
   if (!(await deps.contacts.create(contact)))
     throw new ConflictError(`A contact with address ${email} exists.`, 'contact_exists');
   await announce(deps, 'contact.created', contact);
-  return { contact, confirmationUrl: confirmationUrl(deps.links, contact) };
+  return { contact, confirmationUrl: confirmationUrl(deps.links, contact, deps.clock.now()) };
 }
 
 export async function getContact(deps: Pick<ContactDeps, 'contacts'>, tenant: Tenant, id: string): Promise<Contact> {
@@ -91,17 +92,25 @@ export async function deleteContact(deps: ContactDeps, tenant: Tenant, id: strin
   return contact;
 }
 
-/** The contact a confirmation link names; forged or unknown links are a 404 that reveals nothing. */
+/**
+ * The contact a confirmation link names. Forged or malformed links are a 404 that reveals nothing; a genuine
+ * link is 410 once it expired (7 days) or once the contact it named is gone (deleted, or deleted and
+ * re-created: the new contact has its own link).
+ */
 export async function resolveConfirmation(
-  deps: Pick<ContactDeps, 'contacts' | 'links'>,
+  deps: Pick<ContactDeps, 'contacts' | 'links' | 'clock'>,
   token: string,
 ): Promise<Contact> {
-  const claims = verifyToken('confirm', token, deps.links.secret);
-  const contact =
-    claims?.a && claims.m && claims.c
-      ? await deps.contacts.get({ accountId: claims.a, mode: claims.m as Tenant['mode'] }, claims.c)
-      : null;
-  if (!contact) throw new NotFoundError('Not found.');
+  const claims = readConfirmation(verifyToken('confirm', token, deps.links.secret), deps.clock.now());
+  if (claims.kind === 'invalid') throw new NotFoundError('Not found.');
+  if (claims.kind === 'expired') throw new GoneError('This confirmation link has expired.', 'link_expired');
+  const contact = await deps.contacts.get(
+    { accountId: claims.accountId, mode: claims.mode as Tenant['mode'] },
+    claims.id,
+  );
+  if (!contact || contact.createdAt !== claims.createdAt) {
+    throw new GoneError('This confirmation link is no longer valid: the contact it named was removed.', 'link_revoked');
+  }
   return contact;
 }
 
@@ -114,8 +123,8 @@ export async function confirmContact(deps: ContactDeps, token: string): Promise<
   return subscribed;
 }
 
-function confirmationUrl(links: LinkSigner, contact: Contact): string {
-  const token = signToken('confirm', { a: contact.accountId, m: contact.mode, c: contact.id }, links.secret);
+function confirmationUrl(links: LinkSigner, contact: Contact, nowMs: number): string {
+  const token = signToken('confirm', confirmationClaims(contact, nowMs), links.secret);
   return `${links.baseUrl()}/contacts/confirm/${token}`;
 }
 

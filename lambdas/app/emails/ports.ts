@@ -12,8 +12,6 @@ export interface EmailEventEntry {
 }
 
 export interface EmailRecord extends EmailMessage {
-  /** Every event seen for the email, in arrival order (providers do not guarantee order). */
-  readonly events: readonly EmailEventEntry[];
   /** Recipients skipped because they are on the suppression list. */
   readonly suppressed: readonly string[];
   /** Each recipient's one-click unsubscribe URL (its List-Unsubscribe header). */
@@ -40,8 +38,24 @@ export interface EmailRepository {
   ): Promise<EmailRecord | null>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
-  /** Appends an event once: a redelivered event is recorded only the first time. */
-  appendEvent(id: string, entry: EmailEventEntry): Promise<void>;
+}
+
+/** The newest events of an email's history, oldest of them first. */
+export interface HistoryPage {
+  readonly events: readonly EmailEventEntry[];
+  /** True when older events exist beyond the page. */
+  readonly truncated: boolean;
+}
+
+/**
+ * An email's event history, kept apart from the email (one record per event), so no number of events can make
+ * the email too large to store or stop its events from being dispatched.
+ */
+export interface EmailHistory {
+  /** Records an event once: a redelivered event (same id) is recorded only the first time. True when new. */
+  record(emailId: string, entry: EmailEventEntry): Promise<boolean>;
+  /** The `limit` newest events by time (ties by id), returned oldest first. */
+  latest(emailId: string, limit: number): Promise<HistoryPage>;
 }
 
 /** Fires a scheduled email's send at its time (a one-shot schedule on AWS, a timer locally). */

@@ -74,7 +74,6 @@ export async function sendEmails(
       accountId: tenant.accountId,
       mode: tenant.mode,
       createdAt: new Date(now).toISOString(),
-      events: [],
       suppressed: [],
       unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
     };

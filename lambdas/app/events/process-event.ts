@@ -1,12 +1,13 @@
-// Use case: what happens to every event on the events queue. It is written into its email's history, hard
-// bounces and complaints put the recipient on the suppression list, and it is fanned out to the subscribed
-// webhooks. Each step is idempotent, so a redelivered event changes nothing.
+// Use case: what happens to every event on the events queue. It is fanned out to the subscribed webhooks,
+// written into its email's history, and a hard bounce or complaint puts the recipient on the suppression list.
+// Each step is idempotent, so a redelivered event changes nothing; the steps run independently, so a step
+// that fails (a history write, say) never holds back the webhook fan-out.
 import type { SendflowEvent } from '../../domain/events';
-import type { EmailRepository, SuppressionList, SuppressionReason } from '../emails/ports';
+import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 
 export interface ProcessEventDeps extends DispatchDeps {
-  readonly emails: EmailRepository;
+  readonly emailHistory: Pick<EmailHistory, 'record'>;
   readonly suppressions: SuppressionList;
 }
 
@@ -24,23 +25,40 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
   return null;
 }
 
+/**
+ * Runs every step to its end, then fails if any step failed: the queue then redelivers the event and every step
+ * runs again, the ones that had succeeded as no-ops (a recorded event stays recorded, re-queued deliveries keep
+ * their ids and find their attempt claimed or made). So a failed step is retried, never dropped, and never
+ * delays the others.
+ */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
+  const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
   const reason = suppressionReason(event);
   if (reason && event.to) {
-    await deps.suppressions.add(event, {
-      address: event.to,
-      reason,
-      createdAt: event.timestamp,
-      ...(event.emailId ? { emailId: event.emailId } : {}),
-    });
+    steps.push(
+      deps.suppressions.add(event, {
+        address: event.to,
+        reason,
+        createdAt: event.timestamp,
+        ...(event.emailId ? { emailId: event.emailId } : {}),
+      }),
+    );
   }
   if (event.emailId) {
-    await deps.emails.appendEvent(event.emailId, {
-      id: event.id,
-      type: event.type,
-      timestamp: event.timestamp,
-      ...(event.to ? { to: event.to } : {}),
-    });
+    steps.push(
+      deps.emailHistory.record(event.emailId, {
+        id: event.id,
+        type: event.type,
+        timestamp: event.timestamp,
+        ...(event.to ? { to: event.to } : {}),
+      }),
+    );
   }
-  await dispatchEvent(deps, event);
+  const failed = (await Promise.allSettled(steps)).filter((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed.length === 1) throw failed[0]?.reason;
+  if (failed.length > 1)
+    throw new AggregateError(
+      failed.map((f) => f.reason),
+      `${failed.length} steps of event ${event.id} failed`,
+    );
 }

@@ -53,7 +53,12 @@ export async function attemptDelivery(
   const claim = claimFor(deps, job.attempt);
   let delivery: Delivery | null = null;
   if (job.seed && job.attempt === 1) {
-    const fresh = newDelivery(deps, { id: job.deliveryId, webhookId: job.webhookId, ...job.seed }, claim);
+    const fresh = newDelivery(
+      deps,
+      { id: job.deliveryId, webhookId: job.webhookId, ...job.seed },
+      claim,
+      deps.clock.now(),
+    );
     if (await deps.deliveries.createClaimed(fresh)) delivery = fresh;
   }
   delivery ??= await deps.deliveries.claim(
@@ -78,12 +83,19 @@ export async function attemptDelivery(
   return 'attempted';
 }
 
-/** POST …/deliveries/:id/retry: one immediate attempt with the unchanged body; 409 while one is due or running. */
+/**
+ * POST …/deliveries/:id/retry: one immediate attempt with the unchanged body; 409 while one is due or running.
+ * Single-flight: `requestedAt` is when the request arrived (API Gateway's requestTimeEpoch). The retry claims only
+ * if no attempt was claimed at or after that moment, so of any number of simultaneous retries exactly one makes
+ * an attempt, even those that read the row after the first had already finished; a retry asked after the
+ * previous attempt started is a new retry.
+ */
 export async function retryDelivery(
   deps: AttemptDeps,
   tenant: Tenant,
   webhookId: string,
   deliveryId: string,
+  requestedAt: number,
 ): Promise<Delivery> {
   const webhook = await getWebhook(deps, tenant, webhookId);
   const now = deps.clock.now();
@@ -94,11 +106,12 @@ export async function retryDelivery(
     'retry_conflict',
   );
   if (current.status === 'pending' || claimHeld(current.claim, now, deps.claimEpoch ?? 0)) throw conflict;
+  if (current.claimedAt !== undefined && current.claimedAt >= requestedAt) throw conflict;
   assertActive(webhook);
   const claimed = await deps.deliveries.claim(
     webhookId,
     deliveryId,
-    { attemptsBefore: current.attempts, statuses: ['failed', 'succeeded'], nowMs: now },
+    { attemptsBefore: current.attempts, statuses: ['failed', 'succeeded'], nowMs: now, claimedBefore: requestedAt },
     claimFor(deps, current.attempts + 1),
   );
   if (!claimed) throw conflict;
@@ -135,6 +148,7 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
       createdAt: now,
     },
     claimFor(deps, 1),
+    now,
   );
   // Never due: a test send that dies mid-attempt is not picked up by the reconciler (no automatic retries).
   const delivery: Delivery = { ...row, nextAttemptAt: null };
@@ -158,6 +172,7 @@ function newDelivery(
     'id' | 'webhookId' | 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'
   >,
   claim: Claim,
+  claimedAt: number,
 ): Delivery {
   return {
     ...fields,
@@ -170,6 +185,7 @@ function newDelivery(
     nextAttemptAt: fields.createdAt,
     deliveredAt: null,
     claim,
+    claimedAt,
   };
 }
 

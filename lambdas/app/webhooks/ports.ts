@@ -74,6 +74,11 @@ export interface Delivery extends Tenant {
   readonly deliveredAt: number | null;
   readonly createdAt: number;
   readonly claim?: Claim;
+  /**
+   * Epoch ms: when the latest attempt was claimed. Kept after the attempt ends: a manual retry asked before
+   * that moment was simultaneous with that attempt, and must not make another (single-flight).
+   */
+  readonly claimedAt?: number;
   /** TTL, epoch seconds: set once the delivery is final. */
   readonly expiresAt?: number;
 }
@@ -88,13 +93,14 @@ export interface DeliveryRepository {
   createClaimed(delivery: Delivery): Promise<boolean>;
   /**
    * Claims the next attempt of an existing row: only if `attempts` is still `attemptsBefore`, the status is one
-   * of `statuses`, and no claim is held (unexpired at `nowMs`, and of `claim.epoch` or later). Returns the
-   * claimed row, or null when someone else has it.
+   * of `statuses`, no claim is held (unexpired at `nowMs`, and of `claim.epoch` or later), and (when
+   * `claimedBefore` is given) no attempt was claimed at or after `claimedBefore`. Stores `claimedAt` = `nowMs`.
+   * Returns the claimed row, or null when someone else has it.
    */
   claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number },
+    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
     claim: Claim,
   ): Promise<Delivery | null>;
   /** Stores the attempt's result, only if the claim for that attempt is still held. */

@@ -6,6 +6,7 @@ import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
 import type { ContactDeps } from '../../app/contacts/contacts';
 import type { DomainDeps } from '../../app/domains/domains';
+import type { ReadEmailDeps } from '../../app/emails/read-email';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { IdempotencyStore } from '../../app/idempotency';
@@ -35,6 +36,7 @@ export interface ApiDeps
     ManageWebhookDeps,
     AttemptDeps,
     SendEmailDeps,
+    ReadEmailDeps,
     UnsubscribeDeps,
     DomainDeps,
     ContactDeps {
@@ -86,6 +88,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
         params: stringRecord(event.pathParameters),
         query: stringRecord(event.queryStringParameters),
         headers: stringRecord(event.headers),
+        receivedAt: event.requestContext.requestTimeEpoch ?? deps.clock.now(),
       };
       if (route.access === 'public') {
         const raw =

@@ -1,4 +1,5 @@
 // HTTP handlers for /v1/contacts (full-access keys) and the public double opt-in link.
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { z } from 'zod';
 import {
   type Contact,
@@ -12,12 +13,31 @@ import {
   updateContact,
 } from '../../app/contacts/contacts';
 import { isEmailAddress } from '../../domain/email/email';
+import { GoneError } from '../../domain/errors';
 import { type PublicRouteHandler, type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { escapeHtml, page } from './pages';
 import { json } from './response';
 import { validate } from './validate';
 
 const name = z.string().trim().min(1).max(100);
+
+/** A person follows these links: a link that expired or outlived its contact gets a page saying so (410). */
+async function unlessGone(render: () => Promise<APIGatewayProxyResult>): Promise<APIGatewayProxyResult> {
+  try {
+    return await render();
+  } catch (error) {
+    if (!(error instanceof GoneError)) throw error;
+    const why =
+      error.code === 'link_expired'
+        ? 'This confirmation link has expired: links are valid for 7 days.'
+        : 'This confirmation link is no longer valid: the subscription it was for was removed.';
+    return page(
+      'Link no longer valid',
+      `<h1>Link no longer valid</h1><p>${why}</p><p>Ask the sender for a new confirmation email.</p>`,
+      410,
+    );
+  }
+}
 const createBody = z.strictObject({
   email: z
     .string()
@@ -66,18 +86,20 @@ export function contactHandlers(deps: ContactDeps) {
     const contact = await deleteContact(deps, tenantOf(caller), params.id ?? '');
     return json(200, { object: 'contact', id: contact.id, deleted: true });
   };
-  const confirmPage: PublicRouteHandler = async ({ params }) => {
-    const contact = await resolveConfirmation(deps, params.token ?? '');
-    return page(
-      'Confirm your subscription',
-      `<h1>Confirm your subscription</h1><p>Subscribe <strong>${escapeHtml(contact.email)}</strong>?</p>
+  const confirmPage: PublicRouteHandler = ({ params }) =>
+    unlessGone(async () => {
+      const contact = await resolveConfirmation(deps, params.token ?? '');
+      return page(
+        'Confirm your subscription',
+        `<h1>Confirm your subscription</h1><p>Subscribe <strong>${escapeHtml(contact.email)}</strong>?</p>
 <form method="post"><button type="submit">Confirm</button></form>`,
-    );
-  };
-  const confirm: PublicRouteHandler = async ({ params }) => {
-    const contact = await confirmContact(deps, params.token ?? '');
-    return page('Subscribed', `<h1>Subscribed</h1><p>${escapeHtml(contact.email)} is confirmed. Thank you.</p>`);
-  };
+      );
+    });
+  const confirm: PublicRouteHandler = ({ params }) =>
+    unlessGone(async () => {
+      const contact = await confirmContact(deps, params.token ?? '');
+      return page('Subscribed', `<h1>Subscribed</h1><p>${escapeHtml(contact.email)} is confirmed. Thank you.</p>`);
+    });
   return {
     createContact: create,
     listContacts: list,

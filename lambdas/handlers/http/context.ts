@@ -34,6 +34,8 @@ export interface RouteRequest {
   readonly query: Readonly<Record<string, string>>;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: unknown;
+  /** Epoch ms when the request arrived at the gateway (API Gateway's requestTimeEpoch). */
+  readonly receivedAt: number;
 }
 
 export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;

@@ -74,8 +74,8 @@ export function deliveryHandlers(deps: AttemptDeps) {
     if (!delivery) throw new NotFoundError(`No delivery with id ${params.deliveryId}.`);
     return json(200, { ...deliveryView(delivery), payload: delivery.payload });
   };
-  const retry: RouteHandler = async ({ caller, params }) => {
-    const delivery = await retryDelivery(deps, tenantOf(caller), params.id ?? '', params.deliveryId ?? '');
+  const retry: RouteHandler = async ({ caller, params, receivedAt }) => {
+    const delivery = await retryDelivery(deps, tenantOf(caller), params.id ?? '', params.deliveryId ?? '', receivedAt);
     const view = deliveryView(delivery);
     return json(200, {
       success: delivery.status === 'succeeded',

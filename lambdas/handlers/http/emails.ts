@@ -1,8 +1,8 @@
 // HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
 // whole: one bad email refuses them all, each problem reported with its index.
 import { z } from 'zod';
-import type { EmailRecord } from '../../app/emails/ports';
-import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
+import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import { isEmailAddress } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
@@ -80,7 +80,7 @@ export const emailBody = (now: number) =>
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
 
-export function emailHandlers(deps: SendEmailDeps) {
+export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
     const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
     return json(200, { id });
@@ -90,14 +90,17 @@ export function emailHandlers(deps: SendEmailDeps) {
     return json(200, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await getEmail(deps, tenantOf(caller), params.id ?? '')));
+    json(200, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
   const cancel: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await cancelEmail(deps, tenantOf(caller), params.id ?? '')));
+    json(200, emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))));
   return { sendEmail: send, sendEmailBatch: batch, getEmail: get, cancelEmail: cancel };
 }
 
-/** An email as GET /v1/emails/:id shows it: status from its history, and the history itself. */
-export function emailView(email: EmailRecord) {
+/**
+ * An email as GET /v1/emails/:id shows it: status from its history, and the newest events of that history
+ * (oldest of them first); `events_truncated` says older events were left out.
+ */
+export function emailView({ email, history }: EmailWithHistory) {
   return {
     object: 'email',
     id: email.id,
@@ -107,7 +110,7 @@ export function emailView(email: EmailRecord) {
     bcc: email.bcc,
     reply_to: email.replyTo,
     subject: email.subject,
-    status: emailStatus(email),
+    status: emailStatus({ events: history.events, ...(email.canceledAt ? { canceledAt: email.canceledAt } : {}) }),
     scheduled_at: email.scheduledAt ?? null,
     // What each recipient's copy carries (RFC 8058), recorded for simulated sends too.
     recipient_headers: Object.fromEntries(
@@ -116,9 +119,8 @@ export function emailView(email: EmailRecord) {
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,
-    events: [...email.events]
-      .sort((a, b) => Date.parse(a.timestamp) - Date.parse(b.timestamp))
-      .map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
+    events: history.events.map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
+    events_truncated: history.truncated,
   };
 }
 

@@ -5,9 +5,9 @@ export const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 /** `body` is trusted markup: callers escape every value they put in it. */
-export function page(title: string, body: string): APIGatewayProxyResult {
+export function page(title: string, body: string, statusCode = 200): APIGatewayProxyResult {
   return {
-    statusCode: 200,
+    statusCode,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',

@@ -260,7 +260,6 @@ function toEvent(
   const pathParameters =
     match.kind === 'route' ? match.params : match.kind === 'not_found' ? { proxy: path.slice(1) } : null;
   const method = (req.method ?? 'GET').toUpperCase();
-  const now = Date.now();
   const sourceIp = (req.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
   return {
     resource,
@@ -287,7 +286,8 @@ function toEvent(
       path: url.pathname,
       stage: STAGE,
       requestId,
-      requestTimeEpoch: now,
+      // When the request arrived, as API Gateway stamps it: before the body is read.
+      requestTimeEpoch: Date.now(),
       resourceId: 'local',
       resourcePath: resource,
     },

@@ -146,8 +146,8 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     );
 
     // Assert
-    expect(claimed).toEqual({ ...pending, claim });
-    expect(await repo().get(first.webhookId, first.id, NOW)).toEqual({ ...pending, claim });
+    expect(claimed).toEqual({ ...pending, claim, claimedAt: NOW });
+    expect(await repo().get(first.webhookId, first.id, NOW)).toEqual({ ...pending, claim, claimedAt: NOW });
   });
 
   it('claim() is refused (null) when attempts is not attemptsBefore, and the row is unchanged', async () => {
@@ -200,7 +200,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
     // Assert
     expect(asPending).toBeNull();
-    expect(asFinal).toEqual({ ...succeeded, claim: { attempt: 2, until: NOW + 30_000 } });
+    expect(asFinal).toEqual({ ...succeeded, claim: { attempt: 2, until: NOW + 30_000 }, claimedAt: NOW });
   });
 
   it('claim() is refused while another claim is unexpired (until > now and until = now), taken once it lapsed', async () => {
@@ -224,7 +224,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     // Assert
     expect(whileHeld).toBeNull();
     expect(atExpiry).toBeNull();
-    expect(lapsed).toEqual({ ...delivery, claim: takeover });
+    expect(lapsed).toEqual({ ...delivery, claim: takeover, claimedAt: NOW + 1 });
     expect(secondTakeover).toBeNull();
   });
 
@@ -246,6 +246,56 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     // Assert
     expect(sameEpoch).toBeNull();
     expect(nextEpoch).toEqual({ ...delivery, claim: restarted });
+  });
+
+  it('claim() with claimedBefore is refused when an attempt was claimed at or after it, even once that attempt ended', async () => {
+    // Arrange: a final row whose latest attempt was claimed at NOW - 10 and has ended (claim released).
+    const first = newDelivery(newWebhookId(), T0, { claimedAt: NOW - 10 });
+    await repo().createClaimed(first);
+    const failed = after(first, 'failed');
+    await repo().record(failed, 1);
+    const final = { attemptsBefore: 1, statuses: ['failed', 'succeeded'] as const, nowMs: NOW };
+    const claim = { attempt: 2, until: NOW + 30_000 };
+
+    // Act: requests that arrived before that claim, in its millisecond, and after it.
+    const before = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 11 }, claim);
+    const sameMs = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 10 }, claim);
+    const afterIt = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 9 }, claim);
+
+    // Assert: only the later request claims; the claim time is stored and survives the record.
+    expect(before).toBeNull();
+    expect(sameMs).toBeNull();
+    expect(afterIt).toEqual({ ...failed, claim, claimedAt: NOW });
+    const retried = after(afterIt as Delivery, 'succeeded');
+    expect(await repo().record(retried, 2)).toBe(true);
+    expect((await repo().get(first.webhookId, first.id, NOW))?.claimedAt).toBe(NOW);
+    const late = await repo().claim(
+      first.webhookId,
+      first.id,
+      { ...final, attemptsBefore: 2, claimedBefore: NOW },
+      claim,
+    );
+    expect(late).toBeNull();
+  });
+
+  it('claim() with claimedBefore is allowed on a row that never stored a claim time (written before it existed)', async () => {
+    // Arrange
+    const first = newDelivery(newWebhookId());
+    await repo().createClaimed(first);
+    const failed = after(first, 'failed');
+    await repo().record(failed, 1);
+    const claim = { attempt: 2, until: NOW + 30_000 };
+
+    // Act
+    const claimed = await repo().claim(
+      first.webhookId,
+      first.id,
+      { attemptsBefore: 1, statuses: ['failed'], nowMs: NOW, claimedBefore: NOW - 1 },
+      claim,
+    );
+
+    // Assert
+    expect(claimed).toEqual({ ...failed, claim, claimedAt: NOW });
   });
 
   it('of parallel claims for the same attempt, exactly one wins', async () => {

@@ -1,7 +1,7 @@
 // Contract suite for DynamoEmailRepository (EmailRepository port), written once against a DynamoDB endpoint
 // factory (dynamodb-repositories.test.ts runs it on dynalite and DynamoDB Local): createMany writes every email
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
-// back; appendEvent records each event id once.
+// back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
@@ -27,7 +27,6 @@ function newEmail(i: number, overrides: Partial<EmailRecord> = {}): EmailRecord 
     createdAt: '2025-04-01T10:00:00.000Z',
     suppressed: i % 3 === 0 ? [`blocked${i}@example.com`] : [],
     unsubscribeUrls: { [`user${i}@example.com`]: `https://api.sendflow.test/v1/unsubscribe/tok${i}` },
-    events: [{ id: `evt_${i}`, type: 'email.sent', to: `user${i}@example.com`, timestamp: '2025-04-01T10:00:01.000Z' }],
     ...overrides,
   };
 }
@@ -193,52 +192,5 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Act / Assert: every field given comes back (the reader may add defaults for fields it did not get).
     expect(await repo.get(email.id)).toMatchObject(email);
     expect(await repo.get('em_unknown')).toBeNull();
-  });
-
-  it('appendEvent() adds events in arrival order, each event id once (a redelivery changes nothing)', async () => {
-    // Arrange
-    const email = newEmail(8);
-    await repo.createMany([email]);
-    const delivered = {
-      id: 'evt_delivered',
-      type: 'email.delivered',
-      to: 'user8@example.com',
-      timestamp: '2025-04-01T10:00:03.000Z',
-    };
-    const opened = { id: 'evt_opened', type: 'email.opened', timestamp: '2025-04-01T10:05:00.000Z' };
-
-    // Act
-    await repo.appendEvent(email.id, delivered);
-    await repo.appendEvent(email.id, opened);
-    await repo.appendEvent(email.id, delivered);
-
-    // Assert
-    expect((await repo.get(email.id))?.events).toEqual([...email.events, delivered, opened]);
-  });
-
-  it('appendEvent() keeps every one of several events appended at once', async () => {
-    // Arrange
-    const email = newEmail(9, { events: [] });
-    await repo.createMany([email]);
-    const entries = Array.from({ length: 10 }, (_, i) => ({
-      id: `evt_${i}`,
-      type: 'email.opened',
-      timestamp: `2025-04-01T10:00:${String(i).padStart(2, '0')}.000Z`,
-    }));
-
-    // Act
-    await Promise.all(entries.map((entry) => repo.appendEvent(email.id, entry)));
-
-    // Assert
-    const events = (await repo.get(email.id))?.events ?? [];
-    expect([...events].sort((a, b) => a.id.localeCompare(b.id))).toEqual(entries);
-  });
-
-  it('appendEvent() for an email that is not stored does nothing (and creates nothing)', async () => {
-    // Act
-    await repo.appendEvent('em_ghost', { id: 'evt_x', type: 'email.sent', timestamp: '2025-04-01T10:00:00.000Z' });
-
-    // Assert
-    expect(await repo.get('em_ghost')).toBeNull();
   });
 }

@@ -1,11 +1,10 @@
-// Contract suite for the EmailRepository port's scheduling and history, run against DynamoEmailRepository
-// (dynalite, DynamoDB Local) and InMemoryEmailRepository: releaseScheduled ends a scheduled email's wait once
-// ('sent' or 'canceled'); listScheduled lists only waiting emails due by a time, soonest first; appendEvent
-// records each event id once, even when redelivered, and ignores an unknown email. (DynamoDB-only batch writes
-// are in dynamo-email-repository.ts.)
+// Contract suite for the EmailRepository port's scheduling, run against DynamoEmailRepository (dynalite,
+// DynamoDB Local) and InMemoryEmailRepository: releaseScheduled ends a scheduled email's wait once ('sent' or
+// 'canceled'); listScheduled lists only waiting emails due by a time, soonest first. (DynamoDB-only batch
+// writes are in dynamo-email-repository.ts; the event history is email-history.ts.)
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { EmailEventEntry, EmailRecord, EmailRepository } from '../../../lambdas/app/emails/ports';
+import type { EmailRecord, EmailRepository } from '../../../lambdas/app/emails/ports';
 import type { RepositoryHarness } from './harness';
 
 const T0 = Date.UTC(2025, 3, 1, 10, 0, 0);
@@ -27,7 +26,6 @@ function newEmail(overrides: Partial<EmailRecord> = {}): EmailRecord {
     headers: {},
     tags: [],
     createdAt: iso(T0),
-    events: [],
     suppressed: [],
     unsubscribeUrls: { 'ada@example.com': `https://api.sendflow.test/v1/unsubscribe/${id}` },
     ...overrides,
@@ -171,69 +169,5 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     // Assert
     expect(early).toEqual([]);
     expect(eventually).toEqual([{ id: inAMonth.id, sendAt: T0 + 30 * 86_400_000 }]);
-  });
-
-  it('appendEvent() records each event id once, in arrival order, however often it is redelivered', async () => {
-    // Arrange
-    const email = newEmail();
-    await repo().createMany([email]);
-    const sent: EmailEventEntry = { id: 'evt_sent', type: 'email.sent', to: 'ada@example.com', timestamp: iso(T0) };
-    const delivered: EmailEventEntry = {
-      id: 'evt_delivered',
-      type: 'email.delivered',
-      to: 'ada@example.com',
-      timestamp: iso(T0 + 2_000),
-    };
-
-    // Act: out of order and redelivered, including a redelivery with a changed body.
-    await repo().appendEvent(email.id, delivered);
-    await repo().appendEvent(email.id, sent);
-    await repo().appendEvent(email.id, delivered);
-    await repo().appendEvent(email.id, { ...sent, timestamp: iso(T0 + 9_000) });
-    await repo().appendEvent(email.id, sent);
-
-    // Assert
-    expect((await repo().get(email.id))?.events).toEqual([delivered, sent]);
-  });
-
-  it('appendEvent() of the same event delivered in parallel records it once', async () => {
-    // Arrange
-    const email = newEmail();
-    await repo().createMany([email]);
-    const opened: EmailEventEntry = { id: 'evt_opened', type: 'email.opened', timestamp: iso(T0 + 5_000) };
-
-    // Act
-    await Promise.all(Array.from({ length: 5 }, () => repo().appendEvent(email.id, opened)));
-
-    // Assert
-    expect((await repo().get(email.id))?.events).toEqual([opened]);
-  });
-
-  it('appendEvent() for an unknown email id is ignored: no error, nothing created', async () => {
-    // Act
-    const act = repo().appendEvent('email_ghost', { id: 'evt_x', type: 'email.sent', timestamp: iso(T0) });
-
-    // Assert
-    await expect(act).resolves.toBeUndefined();
-    expect(await repo().get('email_ghost')).toBeNull();
-  });
-
-  it('appendEvent() keeps the scheduling state: a waiting email still waits, and releases once', async () => {
-    // Arrange
-    const email = scheduled(T0 + 60_000);
-    await repo().createMany([email]);
-    const event: EmailEventEntry = {
-      id: 'evt_sched',
-      type: 'email.scheduled',
-      to: 'ada@example.com',
-      timestamp: iso(T0),
-    };
-
-    // Act
-    await repo().appendEvent(email.id, event);
-    const released = await repo().releaseScheduled(email.id, 'sent', iso(T0 + 60_000));
-
-    // Assert
-    expect(released).toEqual({ ...email, events: [event], sentAt: iso(T0 + 60_000) });
   });
 }

@@ -1,0 +1,123 @@
+// Contract suite for the EmailHistory port, run against DynamoEmailHistory (dynalite, DynamoDB Local) and
+// InMemoryEmailHistory: record() keeps each event id once (redelivered, in parallel, or with a changed body);
+// latest() gives the newest events by time (ties by id), oldest of them first, and says when older ones exist;
+// histories of different emails stay apart; a thousand events on one email are all kept and read.
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import type { EmailEventEntry, EmailHistory } from '../../../lambdas/app/emails/ports';
+import type { RepositoryHarness } from './harness';
+
+const T0 = Date.UTC(2025, 3, 1, 10, 0, 0);
+const iso = (ms: number) => new Date(ms).toISOString();
+const newEmailId = () => `email_${randomBytes(8).toString('hex')}`;
+
+export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): void {
+  const history = () => harness.shared();
+
+  it('record() keeps each event id once, however often and in whatever form it is redelivered', async () => {
+    // Arrange
+    const emailId = newEmailId();
+    const sent: EmailEventEntry = { id: 'evt_sent', type: 'email.sent', to: 'ada@example.com', timestamp: iso(T0) };
+    const delivered: EmailEventEntry = {
+      id: 'evt_delivered',
+      type: 'email.delivered',
+      to: 'ada@example.com',
+      timestamp: iso(T0 + 2_000),
+    };
+
+    // Act: out of order and redelivered, including a redelivery with a changed time.
+    const firsts = [await history().record(emailId, delivered), await history().record(emailId, sent)];
+    const agains = [
+      await history().record(emailId, delivered),
+      await history().record(emailId, { ...sent, timestamp: iso(T0 + 9_000) }),
+    ];
+
+    // Assert: by time, the first record of each id kept.
+    expect(firsts).toEqual([true, true]);
+    expect(agains).toEqual([false, false]);
+    expect(await history().latest(emailId, 10)).toEqual({ events: [sent, delivered], truncated: false });
+  });
+
+  it('record() of the same event in parallel keeps it once, and exactly one call says it was new', async () => {
+    // Arrange
+    const emailId = newEmailId();
+    const opened: EmailEventEntry = { id: 'evt_opened', type: 'email.opened', timestamp: iso(T0 + 5_000) };
+
+    // Act
+    const results = await Promise.all(Array.from({ length: 5 }, () => history().record(emailId, opened)));
+
+    // Assert
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await history().latest(emailId, 10)).events).toEqual([opened]);
+  });
+
+  it('an event without a recipient comes back without one', async () => {
+    // Arrange
+    const emailId = newEmailId();
+    const event: EmailEventEntry = { id: 'evt_noto', type: 'email.opened', timestamp: iso(T0) };
+
+    // Act
+    await history().record(emailId, event);
+
+    // Assert
+    expect((await history().latest(emailId, 1)).events).toEqual([event]);
+  });
+
+  it('latest() orders by time whatever the ISO form, ties by id, and keeps emails apart', async () => {
+    // Arrange: the same instants written with an offset and without milliseconds; two events at one instant.
+    const emailId = newEmailId();
+    const other = newEmailId();
+    const entries: EmailEventEntry[] = [
+      { id: 'evt_c', type: 'email.delivered', timestamp: '2025-04-01T12:00:01+02:00' },
+      { id: 'evt_b', type: 'email.opened', timestamp: iso(T0 + 3_000) },
+      { id: 'evt_a', type: 'email.sent', timestamp: '2025-04-01T10:00:00.500Z' },
+      { id: 'evt_d', type: 'email.clicked', timestamp: iso(T0 + 3_000) },
+    ];
+    await Promise.all(entries.map((entry) => history().record(emailId, entry)));
+    await history().record(other, { id: 'evt_other', type: 'email.sent', timestamp: iso(T0) });
+
+    // Act
+    const page = await history().latest(emailId, 10);
+
+    // Assert
+    expect(page.events.map((e) => e.id)).toEqual(['evt_a', 'evt_c', 'evt_b', 'evt_d']);
+    expect(page.events[1]?.timestamp).toBe('2025-04-01T12:00:01+02:00');
+    expect((await history().latest(newEmailId(), 10)).events).toEqual([]);
+  });
+
+  it('latest(n) gives the n newest, oldest first, and says older ones exist only when they do', async () => {
+    // Arrange
+    const emailId = newEmailId();
+    const entries = Array.from({ length: 5 }, (_, i) => ({
+      id: `evt_${i}`,
+      type: 'email.opened',
+      timestamp: iso(T0 + i * 1_000),
+    }));
+    for (const entry of [...entries].reverse()) await history().record(emailId, entry);
+
+    // Act / Assert
+    expect(await history().latest(emailId, 3)).toEqual({ events: entries.slice(2), truncated: true });
+    expect(await history().latest(emailId, 5)).toEqual({ events: entries, truncated: false });
+    expect(await history().latest(emailId, 6)).toEqual({ events: entries, truncated: false });
+  });
+
+  it('a thousand events on one email are all kept (no item grows with them) and the newest are read', async () => {
+    // Arrange: each event as large as a real one (a 30-character id, a long recipient).
+    const emailId = newEmailId();
+    const entries = Array.from({ length: 1000 }, (_, i) => ({
+      id: `evt_${String(i).padStart(4, '0')}${'x'.repeat(22)}`,
+      type: 'email.opened',
+      to: `a-rather-long-recipient-address-${i}@customer-domain.example.com`,
+      timestamp: iso(T0 + i * 1_000),
+    }));
+
+    // Act
+    for (let i = 0; i < entries.length; i += 50) {
+      await Promise.all(entries.slice(i, i + 50).map((entry) => history().record(emailId, entry)));
+    }
+
+    // Assert
+    expect(await history().latest(emailId, 100)).toEqual({ events: entries.slice(900), truncated: true });
+    expect(await history().latest(emailId, 1000)).toEqual({ events: entries, truncated: false });
+  }, 60_000);
+}
