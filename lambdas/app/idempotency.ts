@@ -33,11 +33,36 @@ export function requestFingerprint(routeId: string, body: unknown): string {
     .digest('hex');
 }
 
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+/**
+ * JSON with object keys sorted at every depth. Iterative (an explicit stack, not recursion), so no nesting can
+ * overflow the call stack, whatever the body parser let through.
+ */
+export function stableJson(root: unknown): string {
+  const out: string[] = [];
+  // Each item is literal text to write, or a value still to be written; popped in order from the end.
+  const stack: ({ text: string } | { value: unknown })[] = [{ value: root }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if ('text' in item) {
+      out.push(item.text);
+      continue;
+    }
+    const { value } = item;
+    // Pushed last to first, one at a time: spreading a wide array into push() would pass its argument limit.
+    if (Array.isArray(value)) {
+      stack.push({ text: ']' });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i] }, ...(i ? [{ text: ',' }] : []));
+      stack.push({ text: '[' });
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      stack.push({ text: '}' });
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i] as [string, unknown];
+        stack.push({ value: v }, { text: `${i ? ',' : ''}${JSON.stringify(k)}:` });
+      }
+      stack.push({ text: '{' });
+    } else {
+      out.push(JSON.stringify(value) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestFingerprint } from '../../lambdas/app/idempotency';
+import { requestFingerprint, stableJson } from '../../lambdas/app/idempotency';
 
 const EMAIL = {
   from: 'Acme <billing@acme.example>',
@@ -99,5 +99,32 @@ describe('requestFingerprint', () => {
 
   it('treats a missing body like null', () => {
     expect(requestFingerprint('sendEmail', undefined)).toBe(requestFingerprint('sendEmail', null));
+  });
+
+  it('fingerprints 100,000 levels of nesting and 200,000 siblings without overflowing the stack', () => {
+    // Arrange
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    const wide = Array.from({ length: 200_000 }, (_, i) => ({ [`k${i}`]: i }));
+
+    // Act / Assert
+    expect(requestFingerprint('sendEmail', deep)).toMatch(/^[0-9a-f]{64}$/);
+    expect(stableJson(wide).length).toBe(JSON.stringify(wide).length);
+  });
+});
+
+describe('stableJson', () => {
+  it('is JSON.stringify with keys sorted, for any JSON value', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(JSON.parse(stableJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(stableJson(reversedKeys(value))).toBe(stableJson(value));
+      }),
+    );
+  });
+
+  it('keeps prototype-named keys as data: {"__proto__":1} is not {}', () => {
+    const proto = JSON.parse('{"__proto__":{"a":1},"constructor":2}');
+    expect(stableJson(proto)).toBe('{"__proto__":{"a":1},"constructor":2}');
+    expect(requestFingerprint('r', proto)).not.toBe(requestFingerprint('r', {}));
   });
 });

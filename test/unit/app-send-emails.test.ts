@@ -335,6 +335,27 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     expect(s.providers.live.sent).toEqual([]);
   });
 
+  it('refuses an email larger than 256 KB as stored (unsubscribe links counted) before anything is counted', async () => {
+    // Arrange: 250 KB of html fits alone; with 50 recipients' unsubscribe links the stored email does not.
+    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    const to = Array.from({ length: 50 }, (_, i) => `recipient-${i}@example.com`);
+    const big = draft({ html: 'h'.repeat(250 * 1024), to });
+
+    // Act
+    const error = await accept(s, caller('live'), [draft(), big], { batch: true }).catch((e: unknown) => e);
+
+    // Assert
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).details).toEqual([
+      { path: '1', message: expect.stringMatching(/^The email as stored .* is 26\d KB; at most 256 KB\.$/) },
+    ]);
+    expect(s.quotas.counts.size).toBe(0);
+    expect(s.emails.items.size).toBe(0);
+    expect(s.sendScheduler.scheduled).toEqual([]);
+    // The same html to one recipient fits.
+    await expect(accept(s, caller('live'), [draft({ html: 'h'.repeat(250 * 1024) })])).resolves.toHaveLength(1);
+  });
+
   it('reports every bad email of a batch by index ("1.from", "2.from"), and refuses the whole batch', async () => {
     // Arrange
     await s.domains.create(domain(live, 'acme.example', 'verified'));

@@ -119,6 +119,22 @@ describe('the SendEmail request of a copy', () => {
     expect(request.Content?.Simple?.Headers?.map((h) => h.Name)).toEqual(['List-Unsubscribe', 'List-Unsubscribe-Post']);
   });
 
+  it('passes headers named like Object.prototype members as headers (a record without a prototype)', () => {
+    // Arrange: as the API builds them.
+    const headers: Record<string, string> = Object.create(null);
+    for (const name of ['__proto__', 'constructor', 'toString']) headers[name] = `v-${name}`;
+
+    // Act
+    const request = sendEmailRequest({ ...email, headers }, copies[0] as OutgoingCopy, CONFIGURATION_SET);
+
+    // Assert
+    expect(request.Content?.Simple?.Headers?.slice(0, 3)).toEqual([
+      { Name: '__proto__', Value: 'v-__proto__' },
+      { Name: 'constructor', Value: 'v-constructor' },
+      { Name: 'toString', Value: 'v-toString' },
+    ]);
+  });
+
   it('refuses a tag value SES would reject instead of sending an untraceable email', () => {
     expect(() => sendEmailRequest({ ...email, id: 'email 1' }, copies[0] as OutgoingCopy, CONFIGURATION_SET)).toThrow(
       /SES tag email_id/,

@@ -18,7 +18,15 @@ const emailItem = z.object({
   subject: z.string(),
   html: z.string().optional(),
   text: z.string().optional(),
-  headers: z.record(z.string(), z.string()),
+  // A list of [name, value] pairs since headers may be named `constructor` or `__proto__`, which the SDK's
+  // marshaller cannot write as map keys; items from before are maps. Read back into a record without a prototype.
+  headers: z
+    .union([z.array(z.tuple([z.string(), z.string()])), z.record(z.string(), z.string()).transform(Object.entries)])
+    .transform((pairs) => {
+      const headers: Record<string, string> = Object.create(null);
+      for (const [name, value] of pairs) headers[name] = value;
+      return headers;
+    }),
   tags: z.array(z.object({ name: z.string(), value: z.string() })),
   createdAt: z.string(),
   suppressed: z.array(z.string()).default([]),
@@ -36,7 +44,8 @@ const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, 
 function toItem(email: EmailRecord): Record<string, unknown> {
   const waiting = !email.sentAt && !email.canceledAt;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
-  return waiting ? { ...email, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(due) } : { ...email };
+  const item = { ...email, headers: Object.entries(email.headers) };
+  return waiting ? { ...item, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(due) } : item;
 }
 
 export class DynamoEmailRepository implements EmailRepository {

@@ -1,6 +1,6 @@
 // Addresses and headers between us and SES. Outgoing, as SES v2 accepts them: 7-bit ASCII. A display name with other characters becomes an RFC 2047
 // encoded word, one with specials is quoted, and an internationalized domain becomes punycode. The local
-// part is left alone: SES refuses a non-ASCII one, and that refusal is the right answer.
+// part is left alone: SES refuses a non-ASCII one, and so does the API before it (domain/email/email.ts).
 import { domainToASCII } from 'node:url';
 
 const ASCII = /^[\x20-\x7e]*$/;

@@ -1,6 +1,7 @@
 // Use cases for sending: accept one or a batch of emails (POST /v1/emails, /v1/emails/batch), send a
 // scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
+import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
@@ -54,18 +55,6 @@ export async function sendEmails(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
-  if (caller.mode === 'live') {
-    await assertVerifiedSenders(deps, tenant, drafts, options.batch);
-    const window = quotaWindow(now);
-    const limit = PLANS[caller.plan].emailsPerMonth;
-    if (!(await deps.quotas.consume(caller.accountId, window, drafts.length, limit))) {
-      throw new RateLimitedError(
-        `Monthly email quota of ${limit} (plan ${caller.plan}) reached; it resets at the start of next month (UTC).`,
-        secondsUntilReset(window, now),
-        'monthly_quota_exceeded',
-      );
-    }
-  } else await meterTestMode(deps, caller, drafts);
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {
@@ -78,6 +67,20 @@ export async function sendEmails(
       unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
     };
   });
+  // Before anything is counted: an email too large to store is refused whole, like any bad input.
+  assertStorable(emails, options.batch);
+  if (caller.mode === 'live') {
+    await assertVerifiedSenders(deps, tenant, drafts, options.batch);
+    const window = quotaWindow(now);
+    const limit = PLANS[caller.plan].emailsPerMonth;
+    if (!(await deps.quotas.consume(caller.accountId, window, drafts.length, limit))) {
+      throw new RateLimitedError(
+        `Monthly email quota of ${limit} (plan ${caller.plan}) reached; it resets at the start of next month (UTC).`,
+        secondsUntilReset(window, now),
+        'monthly_quota_exceeded',
+      );
+    }
+  } else await meterTestMode(deps, caller, drafts);
   // Stored first, then queued: the request never talks to the provider. The send worker hands each email over
   // once (a conditional release), so a batch of 100 emails to 50 recipients each cannot outlast the request,
   // and a crash between store and queue is caught by the reconciler (every waiting email is indexed).
@@ -220,4 +223,16 @@ async function assertVerifiedSenders(
     }
   }
   if (details.length) throw new ValidationError('Live-mode email must come from a verified domain.', { details });
+}
+
+/** Each email as it will be stored (unsubscribe links included) within EMAIL_LIMITS.storedBytes, else 422. */
+function assertStorable(emails: readonly EmailRecord[], batch: boolean): void {
+  const limitKb = EMAIL_LIMITS.storedBytes / 1024;
+  const details = emails.flatMap((email, i) => {
+    const bytes = storedBytes(email);
+    if (bytes <= EMAIL_LIMITS.storedBytes) return [];
+    const message = `The email as stored (html, text, headers, addresses, tags and one unsubscribe link per recipient) is ${Math.ceil(bytes / 1024)} KB; at most ${limitKb} KB.`;
+    return [{ path: batch ? String(i) : 'body', message }];
+  });
+  if (details.length) throw new ValidationError(`An email is larger than ${limitKb} KB as stored.`, { details });
 }

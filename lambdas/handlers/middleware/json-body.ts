@@ -1,7 +1,13 @@
-// JSON request bodies: 413 past the size limit, 400 for malformed JSON. Content-Type is not policed:
-// every body on these routes is JSON, and `curl -d` (form content type) should just work.
-import { InvalidJsonError, PayloadTooLargeError } from '../../domain/errors';
+// JSON request bodies: 413 past the size limit, 400 for malformed JSON, 422 past the nesting limit. Content-Type
+// is not policed: every body on these routes is JSON, and `curl -d` (form content type) should just work.
+import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../domain/errors';
 import type { ApiMiddleware } from '../http/context';
+
+/**
+ * Deepest nesting a body may have. Ours need 4 (a batch of emails with tags); anything far deeper is an attack
+ * on whatever walks the value recursively later (a fingerprint, a validator, a logger), so it stops here.
+ */
+export const MAX_JSON_DEPTH = 32;
 
 export function jsonBody(options: { maxBytes: number }): ApiMiddleware {
   return {
@@ -13,11 +19,36 @@ export function jsonBody(options: { maxBytes: number }): ApiMiddleware {
       if (Buffer.byteLength(raw, 'utf8') > options.maxBytes) {
         throw new PayloadTooLargeError(`Request body exceeds ${options.maxBytes} bytes.`);
       }
+      let body: unknown;
       try {
-        request.context.sendflow.body = JSON.parse(raw);
+        body = JSON.parse(raw);
       } catch {
         throw new InvalidJsonError('The request body is not valid JSON.');
       }
+      if (jsonDepth(raw) > MAX_JSON_DEPTH) {
+        throw new ValidationError('The request body is nested too deeply.', {
+          details: [{ path: 'body', message: `JSON may nest at most ${MAX_JSON_DEPTH} arrays and objects deep.` }],
+        });
+      }
+      request.context.sendflow.body = body;
     },
   };
+}
+
+/** How deep arrays and objects nest in JSON text, counted in one pass without recursion (strings skipped). */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return deepest;
 }

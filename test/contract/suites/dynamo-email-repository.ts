@@ -3,7 +3,7 @@
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
 // back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../../lambdas/adapters/dynamodb/emails';
 import type { EmailRecord } from '../../../lambdas/app/emails/ports';
@@ -40,9 +40,10 @@ async function readBack(db: DynamoTables, table: string, ids: readonly string[])
       const { Responses, UnprocessedKeys } = await db.doc.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
       );
-      // The byScheduled index keys (scheduleShard, sendAt) are storage, not the email: leave them out.
-      for (const { scheduleShard: _shard, sendAt: _at, ...item } of Responses?.[table] ?? [])
-        found.set(String(item.id), item);
+      // The byScheduled index keys (scheduleShard, sendAt) are storage, not the email: leave them out. Headers
+      // are stored as [name, value] pairs (a map could not hold one named `constructor`): read them as a record.
+      for (const { scheduleShard: _shard, sendAt: _at, headers, ...item } of Responses?.[table] ?? [])
+        found.set(String(item.id), { ...item, headers: Object.fromEntries(headers as [string, string][]) });
       keys = UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
     }
   }
@@ -192,5 +193,28 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Act / Assert: every field given comes back (the reader may add defaults for fields it did not get).
     expect(await repo.get(email.id)).toMatchObject(email);
     expect(await repo.get('em_unknown')).toBeNull();
+  });
+
+  it('keeps headers named like Object.prototype members as plain data, in order, with no prototype', async () => {
+    // Arrange: JSON.parse gives "__proto__" as an own key, as a request body does.
+    const headers = JSON.parse('{"__proto__":"a","constructor":"b","toString":"c","hasOwnProperty":"d","X-A":"e"}');
+    const email = newEmail(7, { headers });
+
+    // Act
+    await repo.createMany([email]);
+    const stored = await repo.get(email.id);
+
+    // Assert
+    expect(Object.getPrototypeOf(stored?.headers)).toBeNull();
+    expect(Object.entries(stored?.headers ?? {})).toEqual(Object.entries(headers));
+  });
+
+  it('reads an email stored before headers were pairs (headers as a map)', async () => {
+    // Arrange
+    const email = newEmail(8);
+    await db().doc.send(new PutCommand({ TableName: db().tables.emails, Item: { ...email } }));
+
+    // Act / Assert
+    expect(Object.entries((await repo.get(email.id))?.headers ?? {})).toEqual([['X-Entity-Ref-ID', 'ref-8']]);
   });
 }
