@@ -4,13 +4,15 @@
 // the same POSTs with as many in flight as the delivery worker runs. Prints deliveries/s, accept→hit latency, and the AWS requests each delivery costs (DynamoDB
 // calls and request units, SQS requests, Scheduler invocations), priced per million deliveries.
 // docs/benchmarks.md has the method and the figures. Env: BENCH_EVENTS (default 1000), BENCH_WEBHOOKS
-// (default 5), BENCH_LATENCY_ROUNDS (default 20 rounds of one batch of 10 events), BENCH_COST_EVENTS (default
+// (default 5), BENCH_DATA_DIR (default: a temporary directory on disk), BENCH_LATENCY_ROUNDS (default 20 rounds of one batch of 10 events), BENCH_COST_EVENTS (default
 // 200: the burst in which request units are measured).
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -33,6 +35,8 @@ import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '.
 import { positiveInt, printTable } from './report';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 1000);
+/** BENCH_DATA_DIR, or a fresh temporary directory removed at the end; `:memory:` measures without disk. */
+const DATA_DIR = process.env.BENCH_DATA_DIR || mkdtempSync(join(tmpdir(), 'sendflow-bench-'));
 const WEBHOOKS = positiveInt('BENCH_WEBHOOKS', 5);
 const LATENCY_ROUNDS = positiveInt('BENCH_LATENCY_ROUNDS', 20);
 /** Events of the cost phase: request units are measured there (per-delivery counts do not depend on N). */
@@ -415,6 +419,7 @@ async function main(): Promise<void> {
     bench.seeder.destroy();
     await bench.sender.close();
     await bench.runtime.stop();
+    if (!process.env.BENCH_DATA_DIR) rmSync(DATA_DIR, { recursive: true, force: true });
   }
 }
 
@@ -423,7 +428,8 @@ async function startBench(): Promise<Bench> {
     {
       PORT: '0',
       SF_HOST: '127.0.0.1',
-      SF_DATA_DIR: ':memory:',
+      // On disk, as `npm start` runs: the store and the queue journals write files.
+      SF_DATA_DIR: DATA_DIR,
       SF_SEED: 'false',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       SF_SIMULATOR_STEP_SECONDS: '0',

@@ -315,10 +315,10 @@ describe('table access', () => {
   ];
   const writes = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher reads webhooks, may only UpdateItem emails and only PutItem suppressions', () => {
+  it('the dispatcher reads webhooks, may only PutItem email history and suppressions', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: reads, targets: ['table'] },
-      emails: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
+      emailEvents: { actions: ['dynamodb:PutItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
     });
   });

@@ -287,7 +287,9 @@ function expectErrorShape(res: Sent, what: string): void {
     }
   }
   if (res.status === 429) expect(body.retry_after, what).toEqual(expect.any(Number));
-  expect(res.headers['x-ratelimit-limit'], what).toMatch(/^\d+$/);
+  // The gateway's own answers (a body over the limit, a stalled body) come before the rate-limit window, as API
+  // Gateway's gateway responses do; every answer of the API itself carries the window.
+  if (![408, 413].includes(res.status)) expect(res.headers['x-ratelimit-limit'], what).toMatch(/^\d+$/);
 }
 
 describe('fuzzing every route', () => {
@@ -304,7 +306,7 @@ describe('fuzzing every route', () => {
           expect(res.status, what).toBeLessThan(500);
           if (res.status < 400) return;
           expectErrorShape(res, what);
-          expect(queueDepths(), what).toEqual({ events: 0, deliveries: 0, sends: 0 });
+          expect(queueDepths(), what).toEqual({ events: 0, deliveries: 0, slowDeliveries: 0, sends: 0 });
           expect(await snapshot(), what).toBe(before);
         }),
         { numRuns: Math.ceil((RUNS[route.id] ?? RUNS_PER_ROUTE) * SCALE) },

@@ -245,7 +245,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
     // Assert
     expect(sameEpoch).toBeNull();
-    expect(nextEpoch).toEqual({ ...delivery, claim: restarted });
+    expect(nextEpoch).toEqual({ ...delivery, claim: restarted, claimedAt: NOW });
   });
 
   it('claim() with claimedBefore is refused when an attempt was claimed at or after it, even once that attempt ended', async () => {
