@@ -121,7 +121,8 @@ async function main(): Promise<void> {
     await runtime.stop();
     const stopped = size(data);
     const live = await compactedSize(data);
-    report(samples, { sending, drained, stopped, live, duration, load, receiver: receiver.stats() });
+    const demand = rate * webhooks * EVENTS_PER_EMAIL;
+    report(samples, { sending, drained, stopped, live, duration, demand, load, receiver: receiver.stats() });
   } finally {
     await runtime.stop();
     receiver.server.close();
@@ -363,12 +364,14 @@ interface Outcome {
   readonly stopped: number;
   readonly live: number;
   readonly duration: number;
+  /** Deliveries a second the load asks for. */
+  readonly demand: number;
   readonly load: Load;
   readonly receiver: { requests: number; duplicates: number };
 }
 
 function report(samples: readonly Sample[], outcome: Outcome): void {
-  const { sending, drained, stopped, live, duration, load, receiver } = outcome;
+  const { sending, drained, stopped, live, duration, demand, load, receiver } = outcome;
   console.log('');
   printTable(
     ['t (s)', 'emails', 'deliveries', 'backlog', 'disk MB', 'RSS MB', 'heap MB', 'dynalite heap MB'],
@@ -391,7 +394,7 @@ function report(samples: readonly Sample[], outcome: Outcome): void {
   console.log('');
   console.log(
     `emails: ${load.accepted} accepted, ${load.failed} refused or failed, ${load.skipped} skipped ` +
-      `(${MAX_IN_FLIGHT} requests in flight); webhook requests: ${receiver.requests} ` +
+      `(${MAX_IN_FLIGHT} already in flight); webhook requests: ${receiver.requests} ` +
       `(${receiver.duplicates} repeats); backlog at the end of the sending ${sending.backlog}, after the drain ` +
       `${drained.backlog}`,
   );
@@ -408,6 +411,11 @@ function report(samples: readonly Sample[], outcome: Outcome): void {
       `${slope.toFixed(1)} MB/min, ${mb(secondHalf[0]?.rss ?? 0)} → ${mb(sending.rss)} MB → ` +
       `${slope <= RSS_FLAT_MB_PER_MIN ? 'met' : 'NOT met'}`,
   );
+  // A runtime that falls behind holds its backlog (queued messages) in memory: RSS cannot be flat then.
+  const grew = sending.backlog - (secondHalf[0]?.backlog ?? 0);
+  if (grew > demand * 5) {
+    console.log(`  (the backlog grew by ${grew} deliveries over the second half: the runtime did not keep up)`);
+  }
 }
 
 /** Least-squares slope of RSS over time, in MB per minute. */
