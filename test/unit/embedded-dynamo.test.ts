@@ -1,7 +1,8 @@
 // The embedded DynamoDB: dynalite in its own thread, reached by the runtime's client over a MessagePort and by
 // everything else over loopback HTTP. Both doors lead to one store; errors come back as the SDK's own
 // exceptions; an on-disk store survives a restart; a stopped thread fails requests instead of hanging them.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -11,7 +12,7 @@ import {
   type DynamoDBClient,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
 import { DataDirError, type LocalDynamo, startDynalite } from '../../lambdas/runtime/local/dynalite';
@@ -211,6 +212,66 @@ describe('embedded dynalite on disk', () => {
     expect((after as Error).message).toMatch(/embedded DynamoDB (is closing|stopped)/);
   });
 
+  it('deletes the files compaction replaces while Queries and Scans cut short by Limit run, so it stays near its live size', async () => {
+    // Arrange: 10 items of 100 KB (1 MB live), overwritten 320 times (32 MB written), a Query and a Scan with
+    // Limit after each write, as the runtime's queues and reconciler do
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    dynamo = await startDynalite(dir);
+    const embedded = embeddedDynamoClient(dynamo);
+    await createTables(embedded, tables);
+    const client = doc(embedded);
+    const value = randomBytes(75_000).toString('base64');
+    const table = tables.accounts;
+
+    // Act
+    for (let i = 0; i < 320; i++) {
+      await client.send(new PutCommand({ TableName: table, Item: { id: `acct_${i % 10}`, value: `${i}${value}` } }));
+      await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'id = :id',
+          ExpressionAttributeValues: { ':id': 'acct_1' },
+          Limit: 1,
+        }),
+      );
+      await client.send(new ScanCommand({ TableName: table, Limit: 1 }));
+    }
+    const settled = await settledSize(dir);
+
+    // Assert: less than was written. LevelDB keeps a 4 MB log and up to four 4 MB level-0 files before it
+    // compacts them (12 MB here); with every Query's iterator left open, no file was ever deleted (78 MB).
+    expect(settled / 1e6).toBeLessThan(32);
+  });
+
+  it('keeps its directory 0700 and every file in it 0600, those of an older run and those it writes later', async () => {
+    // Arrange: a directory left readable to all by an older run, with a file in it
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    const data = join(dir, 'data');
+    mkdirSync(data);
+    chmodSync(data, 0o755);
+    writeFileSync(join(data, 'OLD.log'), 'x');
+    chmodSync(join(data, 'OLD.log'), 0o644);
+
+    // Act: enough writes for LevelDB to write a table file (its memtable holds 4 MB)
+    dynamo = await startDynalite(data);
+    const embedded = embeddedDynamoClient(dynamo);
+    await createTables(embedded, tables);
+    const value = randomBytes(75_000).toString('base64');
+    for (let i = 0; i < 60; i++) {
+      await doc(embedded).send(new PutCommand({ TableName: tables.accounts, Item: { id: `acct_${i}`, value } }));
+    }
+    await dynamo.close();
+    dynamo = undefined;
+
+    // Assert
+    const files = readdirSync(data);
+    expect(files.some((file) => file.endsWith('.ldb'))).toBe(true);
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(Object.fromEntries(files.map((file) => [file, statSync(join(data, file)).mode & 0o777]))).toEqual(
+      Object.fromEntries(files.map((file) => [file, 0o600])),
+    );
+  });
+
   it('refuses a data directory another embedded DynamoDB holds, with a clear DataDirError', async () => {
     // Arrange
     dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
@@ -297,3 +358,16 @@ describe('embedded dynalite that dies', () => {
     expect((failed as Error).message).toMatch(/^The embedded DynamoDB did not start: .*sendflow-preload/);
   });
 });
+
+/** The bytes under `dir` once LevelDB's background compaction has stopped changing them (up to 5 s). */
+async function settledSize(dir: string): Promise<number> {
+  const size = () => readdirSync(dir).reduce((sum, file) => sum + statSync(join(dir, file)).size, 0);
+  let last = size();
+  for (let waited = 0; waited < 5_000; waited += 250) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const now = size();
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
+}

@@ -8,6 +8,7 @@
 // shapes (ThreadOptions, ThreadRequest, ThreadMessage) are declared in dynamo.ts.
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
+import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
 
@@ -56,11 +57,45 @@ async function startDynalite(options) {
   };
   try {
     const server = dynalite(options);
+    closeIteratorsWhenDone(store.db);
     await store.db.open();
     return server;
   } finally {
     db.create = create;
   }
+}
+
+/**
+ * dynalite 4 reads every Query and Scan (and ListTables, and a deleted table's keys) through `createValueStream`
+ * or `createKeyStream` on its Level store: a Readable over a LevelDB iterator whose destroy() calls
+ * `iterator.return()`, which abstract-level iterators do not have, and whose end does not close the iterator
+ * either. So every Query and Scan left its iterator open, held in the store's resource set until the store
+ * closed. An open LevelDB iterator pins the version it reads (its memtable and table files): compactions ran
+ * and wrote new files but could delete none of the old ones, so the data directory grew by everything ever
+ * written, and memory by the pinned memtables, table handles and blocks. These streams close their iterator
+ * when they end, fail, or are destroyed (dynalite destroys one when `Limit` or the 1 MB page cuts a read
+ * short). A closing iterator finishes the read it is doing first (abstract-level waits for it).
+ */
+function closeIteratorsWhenDone(db) {
+  const stream = (iterator) =>
+    new Readable({
+      objectMode: true,
+      read() {
+        iterator.next().then(
+          (item) => this.push(item === undefined ? null : item),
+          (error) => this.destroy(error),
+        );
+      },
+      // Also runs at the end of the data (autoDestroy).
+      destroy(error, done) {
+        iterator.close().then(
+          () => done(error),
+          (closeError) => done(error ?? closeError),
+        );
+      },
+    });
+  db.createValueStream = (options) => stream(db.values(options));
+  db.createKeyStream = (options) => stream(db.keys(options));
 }
 
 async function main(port, { path, preload }) {

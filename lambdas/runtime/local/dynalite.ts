@@ -1,8 +1,9 @@
 // The embedded DynamoDB: dynalite in a worker thread of this process (dynalite-thread.mjs), on disk or in
 // memory. This side starts the thread, routes each request's answer back by id, lets requests in flight finish
 // before it closes the store, and turns a thread that will not start or dies into clear errors.
-import { mkdirSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { chmodSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { isMainThread, Worker } from 'node:worker_threads';
 
 /** What the thread (dynalite-thread.mjs) starts with. */
 interface ThreadOptions {
@@ -57,7 +58,8 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
   const onDisk = dataDir !== ':memory:';
   if (onDisk) {
     try {
-      mkdirSync(dataDir, { recursive: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      keepPrivate(dataDir);
     } catch (error) {
       throw new DataDirError(`Cannot use data directory ${dataDir}: ${(error as Error).message}`, { cause: error });
     }
@@ -135,6 +137,22 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
       return closing;
     },
   };
+}
+
+/**
+ * The store holds key hashes, webhook secrets and every email: only its owner may read it. The directory and
+ * the files an older run left get 0700 and 0600. LevelDB creates its files later, from its own native threads,
+ * with mode 0644 less the umask; a process has one umask and a worker thread cannot set it, so this process's
+ * umask gains 077 (whatever else the local runtime creates from then on is private too).
+ */
+function keepPrivate(dataDir: string): void {
+  if (isMainThread) process.umask(process.umask(0o077) | 0o077);
+  chmodSync(dataDir, 0o700);
+  for (const file of readdirSync(dataDir)) {
+    const path = join(dataDir, file);
+    const { mode } = statSync(path);
+    if (mode & 0o077) chmodSync(path, mode & 0o700);
+  }
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
