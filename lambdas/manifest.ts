@@ -159,6 +159,12 @@ export function visibilityTimeoutSeconds(queue: QueueSpec): number {
 /** The reconciler runs this often on AWS (an EventBridge Scheduler rate schedule). */
 export const RECONCILE_EVERY_MINUTES = 1;
 
+/**
+ * The sparse index of a table that keeps a transactional outbox (adapters/dynamodb/outbox): only items with
+ * events not yet relayed are in it, oldest first, for the reconciler's sweep.
+ */
+const outboxIndex = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' } as const;
+
 export interface IndexSpec {
   readonly name: string;
   readonly partitionKey: string;
@@ -207,12 +213,12 @@ export const tables = {
   domains: {
     partitionKey: 'tenant',
     sortKey: 'id',
-    indexes: [{ name: 'byPending', partitionKey: 'pendingShard', sortKey: 'id' }],
+    indexes: [{ name: 'byPending', partitionKey: 'pendingShard', sortKey: 'id' }, outboxIndex],
     retain: true,
   },
-  contacts: { partitionKey: 'tenant', sortKey: 'id', retain: true },
+  contacts: { partitionKey: 'tenant', sortKey: 'id', indexes: [outboxIndex], retain: true },
   /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */
-  suppressions: { partitionKey: 'tenant', sortKey: 'address', retain: true },
+  suppressions: { partitionKey: 'tenant', sortKey: 'address', indexes: [outboxIndex], retain: true },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

@@ -58,6 +58,13 @@ type ItemAction =
   | 'dynamodb:DeleteItem';
 
 /**
+ * What relaying a table's outbox takes: UpdateItem (DELETE the relayed events, then REMOVE the index keys) and,
+ * where deletions leave tombstones, DeleteItem of the tombstone once its events are out.
+ */
+const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
+const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+/**
  * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. An object grants
  * exactly what it lists: `read` (the reads above), `items` (these item actions on the table itself; a
  * conditional write needs no read), `query` (Query on the named indexes only).
@@ -88,8 +95,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emails: 'readWrite',
     // Idempotency-Key records: claimed, completed, replayed, released on failure.
     idempotency: 'readWrite',
-    // Sending skips suppressed recipients; one-click unsubscribe adds one with a conditional PutItem.
-    suppressions: { read: true, items: ['dynamodb:PutItem'] },
+    // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
+    // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
+    suppressions: { read: true, items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     domains: 'readWrite',
     contacts: 'readWrite',
   },
@@ -133,7 +141,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
   },
   // Finds overdue pending attempts (byDue) and overdue scheduled sends (byScheduled) and queues them again;
-  // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem.
+  // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
+  // every outbox (byOutbox) and relays what it finds (RELAY).
   reconciler: {
     accounts: 'none',
     apiKeys: 'none',
@@ -142,9 +151,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     deliveries: { query: ['byDue'] },
     emails: { query: ['byScheduled'] },
     idempotency: 'none',
-    suppressions: 'none',
-    domains: { query: ['byPending'], items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
-    contacts: 'none',
+    suppressions: { query: ['byOutbox'], items: RELAY },
+    domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
+    contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
   },
   // The send worker: reads the scheduled email, releases it once (conditional UpdateItem), skips recipients
   // suppressed meanwhile (BatchGetItem).

@@ -17,6 +17,7 @@ import { domainRepositoryContract } from './suites/domain-repository';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
@@ -42,3 +43,12 @@ describe('InMemoryDomainRepository', () =>
 
 describe('InMemoryContactRepository', () =>
   contactRepositoryContract(memoryHarness(() => new InMemoryContactRepository())));
+
+describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
+  outboxContract(
+    memoryHarness(() => ({
+      domains: new InMemoryDomainRepository(),
+      contacts: new InMemoryContactRepository(),
+      suppressions: new InMemorySuppressionList(),
+    })),
+  ));

@@ -30,6 +30,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
 } from '../../lambdas/app/idempotency';
+import type { Outbox, OutboxRef, PendingEvents, Recorded } from '../../lambdas/app/outbox';
 import type {
   Account,
   AccountRepository,
@@ -427,6 +428,21 @@ export class InMemoryQuotaCounter implements QuotaCounter {
 export class InMemorySuppressionList implements SuppressionList {
   /** Keyed by `account#mode#address`. */
   readonly items = new Map<string, Suppression>();
+  /** `account#mode#address#emailId` of every recorded one-click unsubscribe. */
+  readonly unsubscribes = new Set<string>();
+  readonly outbox = new InMemoryOutbox('suppressions');
+
+  async unsubscribe(
+    tenant: Tenant,
+    suppression: Suppression & { readonly emailId: string },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const key = `${tenantOf(tenant)}#${suppression.address}`;
+    if (this.unsubscribes.has(`${key}#${suppression.emailId}`)) return null;
+    this.unsubscribes.add(`${key}#${suppression.emailId}`);
+    if (!this.items.has(key)) this.items.set(key, structuredClone(suppression));
+    return this.outbox.record({ tenant: tenantOf(tenant), address: suppression.address }, events);
+  }
 
   async add(tenant: Tenant, suppression: Suppression): Promise<boolean> {
     const key = `${tenantOf(tenant)}#${suppression.address}`;
@@ -445,6 +461,54 @@ export class InMemorySuppressionList implements SuppressionList {
   }
 }
 
+/**
+ * An outbox as DynamoOutbox keeps one per table: events recorded with a state change (in the same synchronous
+ * step here, which is what one item write is there), cleared exactly, listed by age. `failClears` makes the
+ * next clears throw (fault injection).
+ */
+export class InMemoryOutbox implements Outbox {
+  readonly entries = new Map<string, { ref: OutboxRef; events: Map<string, SendflowEvent>; since: number }>();
+  failClears = 0;
+
+  constructor(readonly name: string) {}
+
+  record(ref: OutboxRef, events: readonly SendflowEvent[]): PendingEvents {
+    const key = JSON.stringify(ref);
+    if (events.length) {
+      const entry = this.entries.get(key) ?? { ref, events: new Map(), since: Number.POSITIVE_INFINITY };
+      for (const event of events) entry.events.set(event.id, structuredClone(event));
+      entry.since = Math.min(entry.since, ...events.map((event) => Date.parse(event.timestamp)));
+      this.entries.set(key, entry);
+    }
+    return { ref, events: structuredClone([...events]) };
+  }
+
+  async clear(pending: PendingEvents): Promise<void> {
+    if (this.failClears > 0) {
+      this.failClears -= 1;
+      throw new Error(`clearing the ${this.name} outbox failed (injected)`);
+    }
+    const key = JSON.stringify(pending.ref);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    for (const event of pending.events) entry.events.delete(event.id);
+    if (entry.events.size === 0) this.entries.delete(key);
+  }
+
+  async due(before: number, limit: number): Promise<PendingEvents[]> {
+    return [...this.entries.values()]
+      .filter((entry) => entry.since <= before)
+      .sort((a, b) => a.since - b.since)
+      .slice(0, limit)
+      .map((entry) => ({ ref: entry.ref, events: structuredClone([...entry.events.values()]) }));
+  }
+
+  /** Every event waiting in this outbox. */
+  waiting(): SendflowEvent[] {
+    return [...this.entries.values()].flatMap((entry) => [...entry.events.values()]);
+  }
+}
+
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class InMemoryDomainRepository implements DomainRepository {
@@ -452,6 +516,7 @@ export class InMemoryDomainRepository implements DomainRepository {
   readonly items = new Map<string, Domain>();
   /** Domain name → the account holding it. */
   readonly names = new Map<string, string>();
+  readonly outbox = new InMemoryOutbox('domains');
 
   async claimName(name: string, accountId: string): Promise<boolean> {
     const holder = this.names.get(name);
@@ -464,11 +529,11 @@ export class InMemoryDomainRepository implements DomainRepository {
     if (this.names.get(name) === accountId) this.names.delete(name);
   }
 
-  async create(domain: Domain): Promise<boolean> {
+  async create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(domain)}#${domain.id}`;
-    if (this.items.has(key)) return false;
+    if (this.items.has(key)) return null;
     this.items.set(key, structuredClone(domain));
-    return true;
+    return this.outbox.record({ tenant: tenantOf(domain), id: domain.id }, events);
   }
 
   async get(tenant: Tenant, id: string): Promise<Domain | null> {
@@ -486,20 +551,25 @@ export class InMemoryDomainRepository implements DomainRepository {
   async setStatus(
     tenant: Tenant,
     id: string,
-    from: DomainStatus,
-    to: DomainStatus,
-    at: string,
-  ): Promise<Domain | null> {
+    change: { from: DomainStatus; to: DomainStatus; at: string },
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
-    if (current?.status !== from) return null;
-    const updated: Domain = { ...current, status: to, updatedAt: at };
+    if (current?.status !== change.from) return null;
+    const updated: Domain = { ...current, status: change.to, updatedAt: change.at };
     this.items.set(key, updated);
-    return structuredClone(updated);
+    return { value: structuredClone(updated), pending: this.outbox.record({ tenant: tenantOf(tenant), id }, events) };
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  async delete(
+    tenant: Tenant,
+    id: string,
+    _at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    if (!this.items.delete(`${tenantOf(tenant)}#${id}`)) return null;
+    return this.outbox.record({ tenant: tenantOf(tenant), id }, events);
   }
 
   async listPending(limit: number): Promise<Domain[]> {
@@ -514,12 +584,13 @@ export class InMemoryDomainRepository implements DomainRepository {
 export class InMemoryContactRepository implements ContactRepository {
   /** Keyed by `account#mode#id`. */
   readonly items = new Map<string, Contact>();
+  readonly outbox = new InMemoryOutbox('contacts');
 
-  async create(contact: Contact): Promise<boolean> {
+  async create(contact: Contact, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(contact)}#${contact.id}`;
-    if (this.items.has(key)) return false;
+    if (this.items.has(key)) return null;
     this.items.set(key, structuredClone(contact));
-    return true;
+    return this.outbox.record({ tenant: tenantOf(contact), id: contact.id }, events);
   }
 
   async get(tenant: Tenant, id: string): Promise<Contact | null> {
@@ -534,7 +605,13 @@ export class InMemoryContactRepository implements ContactRepository {
       .map((contact) => structuredClone(contact));
   }
 
-  async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
+  async update(
+    tenant: Tenant,
+    id: string,
+    changes: ContactChanges,
+    at: string,
+    announce: (updated: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
     if (!current) return null;
@@ -544,21 +621,35 @@ export class InMemoryContactRepository implements ContactRepository {
       if (value === null) delete updated[field];
       else if (value !== undefined) updated[field] = value;
     }
-    this.items.set(key, updated as unknown as Contact);
-    return structuredClone(updated as unknown as Contact);
+    const contact = updated as unknown as Contact;
+    this.items.set(key, contact);
+    const pending = this.outbox.record({ tenant: tenantOf(tenant), id }, announce(structuredClone(contact)));
+    return { value: structuredClone(contact), pending };
   }
 
-  async subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null> {
+  async subscribe(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    announce: (subscribed: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
     if (current?.status !== 'pending') return null;
     const subscribed: Contact = { ...current, status: 'subscribed', subscribedAt: at, updatedAt: at };
     this.items.set(key, subscribed);
-    return structuredClone(subscribed);
+    const pending = this.outbox.record({ tenant: tenantOf(tenant), id }, announce(structuredClone(subscribed)));
+    return { value: structuredClone(subscribed), pending };
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  async delete(
+    tenant: Tenant,
+    id: string,
+    _at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    if (!this.items.delete(`${tenantOf(tenant)}#${id}`)) return null;
+    return this.outbox.record({ tenant: tenantOf(tenant), id }, events);
   }
 }
 

@@ -203,7 +203,7 @@ describe('sendEmails: monthly quota', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(async () => {
     s = setup();
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
   });
 
   it('counts each live email of a batch against the month', async () => {
@@ -318,7 +318,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('refuses an unverified from-domain with 422 on "from"; nothing is counted, stored or sent', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'pending'));
+    await s.domains.create(domain(live, 'acme.example', 'pending'), []);
 
     // Act
     const error = await accept(s, caller('live'), [draft()]).catch((e: unknown) => e);
@@ -336,8 +336,8 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('reports every bad email of a batch by index ("1.from", "2.from"), and refuses the whole batch', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
-    await s.domains.create(domain(live, 'pending.example', 'pending'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
+    await s.domains.create(domain(live, 'pending.example', 'pending'), []);
 
     // Act
     const error = await accept(
@@ -356,7 +356,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('accepts a verified domain whatever the case and display name of the from address', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
 
     // Act
     const ids = await accept(s, caller('live'), [draft({ from: '"Acme, Inc." <Billing@ACME.Example>' })]);
@@ -368,9 +368,9 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('does not accept a domain verified in test mode or by another account, nor a subdomain of a verified one', async () => {
     // Arrange
-    await s.domains.create(domain(test, 'acme.example', 'verified'));
-    await s.domains.create(domain({ accountId: 'acct_other', mode: 'live' }, 'acme.example', 'verified'));
-    await s.domains.create(domain(live, 'parent.example', 'verified'));
+    await s.domains.create(domain(test, 'acme.example', 'verified'), []);
+    await s.domains.create(domain({ accountId: 'acct_other', mode: 'live' }, 'acme.example', 'verified'), []);
+    await s.domains.create(domain(live, 'parent.example', 'verified'), []);
 
     // Act
     const otherTenants = accept(s, caller('live'), [draft()]);

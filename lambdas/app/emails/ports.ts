@@ -1,5 +1,7 @@
 // Ports of the email side: storage and the sending provider (the simulator; SES for live mode on AWS).
 import type { EmailMessage } from '../../domain/email/email';
+import type { SendflowEvent } from '../../domain/events';
+import type { Outbox, PendingEvents } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
 /** One event in an email's history (GET /v1/emails/:id). */
@@ -82,8 +84,19 @@ export interface Suppression {
 
 /** Per account and mode: addresses Sendflow will not send to again. */
 export interface SuppressionList {
+  readonly outbox: Outbox;
   /** True when newly added; false when the address was already suppressed (the first reason stays). */
   add(tenant: Tenant, suppression: Suppression): Promise<boolean>;
+  /**
+   * A one-click unsubscribe from email `suppression.emailId`: suppresses the address (unless it already is;
+   * the first reason stays) and records `events` with it, once per email and address. Null when this email's
+   * unsubscribe of this address was recorded before (its events with it).
+   */
+  unsubscribe(
+    tenant: Tenant,
+    suppression: Suppression & { readonly emailId: string },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null>;
   /** The suppressed ones among `addresses` (bare, lower-cased). */
   find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>>;
 }
