@@ -146,8 +146,14 @@ export const queues = {
   events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
   /** Delivery jobs (first attempts and retries) → the delivery worker: one attempt each. */
   deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
-  /** Scheduled sends that came due ({emailId}) → the send worker. */
-  sends: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5 },
+  /**
+   * Accepted emails whose time came ({emailId}) → the send worker. One email per invocation: its 50 copies at 4
+   * SendEmail calls in flight take a few seconds even at SES's starting rate of 14/s, and 60 s leaves room for
+   * throttling backoff before the worker's deadline (15 s before the time-out) stops new claims. A throttled
+   * or failed copy goes back to pending and the message is received again after the visibility time-out
+   * (6 min: the backoff), at most 5 times; then it is email.failed.
+   */
+  sends: { functionTimeoutSeconds: 60, batchSize: 1, maxReceiveCount: 5 },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueName = keyof typeof queues;
@@ -203,8 +209,9 @@ export const tables = {
   },
   emails: {
     partitionKey: 'id',
-    // Sparse: only emails still waiting for their scheduled_at, by due time (re-armed after a local restart).
-    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }],
+    // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart); and
+    // emails with events not yet relayed (email.scheduled, email.failed, email.suppressed).
+    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }, outboxIndex],
     retain: true,
   },
   /** Idempotency-Key records, 24 h. */

@@ -149,14 +149,15 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: { query: ['byDue'] },
-    emails: { query: ['byScheduled'] },
+    emails: { query: ['byScheduled', 'byOutbox'], items: RELAY },
     idempotency: 'none',
     suppressions: { query: ['byOutbox'], items: RELAY },
     domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
     contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
   },
-  // The send worker: reads the scheduled email, releases it once (conditional UpdateItem), skips recipients
-  // suppressed meanwhile (BatchGetItem).
+  // The send worker: reads the email, starts it and claims and settles each recipient with conditional
+  // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
+  // recipients suppressed meanwhile (BatchGetItem).
   sender: {
     accounts: 'none',
     apiKeys: 'none',

@@ -75,6 +75,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
+    // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
+    sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,
+    maxSendTries: queues.sends.maxReceiveCount as number,
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,

@@ -96,7 +96,7 @@ describe('tables', () => {
   });
 
   it('gives every table that records events a sparse byOutbox index (outboxShard, outboxDue) for the sweep', () => {
-    for (const name of ['domains', 'contacts', 'suppressions'] as const) {
+    for (const name of ['emails', 'domains', 'contacts', 'suppressions'] as const) {
       expect(tableFor(name).Properties.GlobalSecondaryIndexes).toContainEqual({
         IndexName: 'byOutbox',
         KeySchema: [

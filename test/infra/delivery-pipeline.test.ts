@@ -322,7 +322,7 @@ describe('table access', () => {
     const { domains, ...rest } = access('reconciler');
     expect(rest).toEqual({
       deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] },
-      emails: { actions: ['dynamodb:Query'], targets: ['byScheduled'] },
+      emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduled', 'table'] },
       // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
       contacts: {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],

@@ -486,7 +486,7 @@ describe('table access', () => {
           'dynamodb:Query',
           'dynamodb:Scan',
         ],
-        targets: ['table'],
+        targets: ['byOutbox', 'table'],
       },
     });
   });

@@ -13,12 +13,15 @@ import type {
   DomainStatus,
 } from '../../lambdas/app/domains/ports';
 import type {
+  CopyOutcome,
   EmailEventEntry,
   EmailProvider,
   EmailRecord,
   EmailRepository,
   LinkSigner,
   OutgoingCopy,
+  RecipientExpectation,
+  RecipientState,
   SendScheduler,
   Suppression,
   SuppressionList,
@@ -60,7 +63,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
-import type { EmailMessage } from '../../lambdas/domain/email/email';
+import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
 import { ConflictError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
@@ -653,41 +656,81 @@ export class InMemoryContactRepository implements ContactRepository {
   }
 }
 
-/** Every accepted email waits for the send worker until it is sent or cancelled (now, or at scheduled_at). */
-const waiting = (email: EmailRecord) => !email.sentAt && !email.canceledAt;
-
+/** Every accepted email waits for the send worker until every recipient is settled, or it is cancelled. */
 export class InMemoryEmailRepository implements EmailRepository {
   readonly items = new Map<string, EmailRecord>();
+  /** Ids of emails still waiting (the byScheduled index). */
+  readonly waiting = new Set<string>();
+  readonly outbox = new InMemoryOutbox('emails');
+  /** Fault injection: the write (1-based, counted across createMany's emails) that throws. */
+  failOnWrite: number | null = null;
+  private writes = 0;
 
-  async createMany(emails: readonly EmailRecord[]): Promise<void> {
-    for (const email of emails) this.items.set(email.id, structuredClone(email));
+  async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+    const recorded: PendingEvents[] = [];
+    for (const email of emails) {
+      this.writes += 1;
+      if (this.failOnWrite === this.writes) throw new Error(`write ${this.writes} failed (injected)`);
+      this.items.set(email.id, structuredClone(email));
+      if (!email.sentAt && !email.canceledAt) this.waiting.add(email.id);
+      const own = events.filter((event) => event.emailId === email.id);
+      recorded.push(this.outbox.record({ id: email.id }, own));
+    }
+    return recorded;
   }
 
   async get(id: string): Promise<EmailRecord | null> {
     const email = this.items.get(id);
-    return email ? structuredClone(email) : null;
+    if (!email) return null;
+    const states = email.recipientStates ?? {};
+    const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
+    return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });
   }
 
-  async releaseScheduled(
-    id: string,
-    outcome: 'sent' | 'canceled',
-    at: string,
-    suppressed?: readonly string[],
-  ): Promise<EmailRecord | null> {
+  async startSending(id: string, at: string): Promise<EmailRecord | null> {
     const email = this.items.get(id);
-    if (!email || !waiting(email)) return null;
-    const released: EmailRecord = {
-      ...email,
-      ...(outcome === 'sent' ? { sentAt: at } : { canceledAt: at }),
-      ...(suppressed ? { suppressed } : {}),
-    };
-    this.items.set(id, released);
-    return structuredClone(released);
+    if (!email || !this.waiting.has(id) || email.canceledAt) return null;
+    const started: EmailRecord = { ...email, sentAt: email.sentAt ?? at, recipientStates: email.recipientStates ?? {} };
+    this.items.set(id, started);
+    return this.get(id);
+  }
+
+  async cancel(id: string, at: string): Promise<EmailRecord | null> {
+    const email = this.items.get(id);
+    if (!email || !this.waiting.has(id) || email.sentAt) return null;
+    this.items.set(id, { ...email, canceledAt: at });
+    this.waiting.delete(id);
+    return this.get(id);
+  }
+
+  async setRecipient(
+    id: string,
+    index: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const email = this.items.get(id);
+    if (!email?.recipientStates) return null;
+    const current = email.recipientStates[String(index)];
+    const holds =
+      expect.state === 'pending'
+        ? current === undefined || current.state === 'pending'
+        : expect.state === 'claimed'
+          ? current?.state === 'claimed' && current.tries === expect.tries
+          : current?.state === 'claimed' && current.until < expect.now;
+    if (!holds) return null;
+    this.items.set(id, { ...email, recipientStates: { ...email.recipientStates, [String(index)]: { ...to } } });
+    return this.outbox.record({ id }, events);
+  }
+
+  async finishSending(id: string): Promise<void> {
+    this.waiting.delete(id);
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
     return [...this.items.values()]
-      .filter(waiting)
+      .filter((email) => this.waiting.has(email.id))
       .map((email) => ({
         id: email.id,
         sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt ?? email.createdAt))),
@@ -704,12 +747,32 @@ export class InMemoryEmailRepository implements EmailRepository {
   }
 }
 
-/** Records every send: the email and each recipient's copy with its headers. */
+/**
+ * Records every send: the email and each recipient's copy with its headers. Each copy is taken unless
+ * `outcome` says otherwise (per recipient address); `throws` makes the next calls fail outright.
+ */
 export class RecordingEmailProvider implements EmailProvider {
   readonly sent: { email: EmailMessage; copies: OutgoingCopy[] }[] = [];
+  outcome: (to: string) => CopyOutcome = () => ({ status: 'sent' });
+  throws = 0;
+  /** Runs inside each call, after it is recorded (e.g. to stage a crash mid-send). */
+  during: () => Promise<void> | void = () => {};
 
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
     this.sent.push({ email: structuredClone(email), copies: structuredClone([...copies]) });
+    await this.during();
+    if (this.throws > 0) {
+      this.throws -= 1;
+      const error = new Error('connect ETIMEDOUT (injected)');
+      error.name = 'TimeoutError';
+      throw error;
+    }
+    return copies.map((copy) => this.outcome(copy.to));
+  }
+
+  /** Every recipient a copy went to, in order. */
+  recipients(): string[] {
+    return this.sent.flatMap((send) => send.copies.map((copy) => copy.to));
   }
 }
 

@@ -432,7 +432,7 @@ describe('sendEmails: suppression list', () => {
     ]);
   });
 
-  it('partly suppressed: the provider gets only the rest; the skipped ones are listed and get no event', async () => {
+  it('partly suppressed: the provider gets only the rest; the skipped ones are listed, each with email.suppressed', async () => {
     // Arrange
     await suppress(s, test, 'bob@example.com', 'complaint');
 
@@ -444,7 +444,9 @@ describe('sendEmails: suppression list', () => {
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com', 'carol@example.com']);
     expect((await s.emails.get(id as string))?.suppressed).toEqual(['Bob <BOB@example.com>']);
-    expect(s.published()).toEqual([]);
+    expect(s.published().map((e) => [e.type, e.to, e.data.reason])).toEqual([
+      ['email.suppressed', 'bob@example.com', 'complaint'],
+    ]);
   });
 
   it('uses only the caller’s account and mode list: an address suppressed in live is sent to in test', async () => {
@@ -482,12 +484,14 @@ describe('a provider outage', () => {
   const AT = new Date(T0 + 3_600_000).toISOString();
   beforeEach(() => {
     s = setup();
+    // The last try: an outage is retried on later receives first (see app-send-claims.test.ts).
+    s.deps = { ...s.deps, maxSendTries: 1 };
     s.providers.test.send = async () => {
       throw new TypeError('connect ECONNREFUSED 10.0.0.1:443 arn:aws:ses:eu-west-1:123456789012:identity/x');
     };
   });
 
-  it('leaves each recipient that was not suppressed with email.failed naming only the error type, and still accepts', async () => {
+  it('on the last try, leaves each recipient with email.failed naming only the error type (suppressed ones: email.suppressed)', async () => {
     // Arrange
     await suppress(s, test, 'gone@example.com', 'hard_bounce');
     const email = draft({ to: ['Ada <ada@example.com>', 'gone@example.com'], cc: ['bob@example.com'] });
@@ -499,10 +503,11 @@ describe('a provider outage', () => {
     expect(ids).toHaveLength(1);
     const events = s.published();
     expect(events.map((e) => [e.type, e.to, e.emailId])).toEqual([
+      ['email.suppressed', 'gone@example.com', ids[0]],
       ['email.failed', 'ada@example.com', ids[0]],
       ['email.failed', 'bob@example.com', ids[0]],
     ]);
-    for (const event of events) {
+    for (const event of events.filter((e) => e.type === 'email.failed')) {
       expect(event.data).toEqual({ from: email.from, subject: email.subject, reason: 'provider_error: TypeError' });
     }
   });
@@ -594,7 +599,7 @@ describe('scheduled sends', () => {
 
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com']);
-    expect(s.published()).toEqual([]);
+    expect(s.published().map((e) => [e.type, e.to])).toEqual([['email.suppressed', 'bob@example.com']]);
   });
 
   it('checks suppression when it is sent: all suppressed meanwhile → email.suppressed, no provider call', async () => {

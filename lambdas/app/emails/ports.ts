@@ -13,6 +13,19 @@ export interface EmailEventEntry {
   readonly timestamp: string;
 }
 
+/**
+ * Where one recipient's copy stands. `pending` (or no entry): not sent yet. `claimed`: a send worker holds it
+ * until `until` (epoch ms) and is handing it to the provider. Then exactly one final state: `sent` (the
+ * provider took it; its events follow), `failed` (email.failed recorded with it) or `suppressed`
+ * (email.suppressed recorded with it). `tries` counts the claims.
+ */
+export type RecipientState =
+  | { readonly state: 'pending'; readonly tries: number }
+  | { readonly state: 'claimed'; readonly tries: number; readonly until: number }
+  | { readonly state: 'sent' | 'failed' | 'suppressed'; readonly tries: number; readonly reason?: string };
+
+export const FINAL_STATES: readonly RecipientState['state'][] = ['sent', 'failed', 'suppressed'];
+
 export interface EmailRecord extends EmailMessage {
   /** Every event seen for the email, in arrival order (providers do not guarantee order). */
   readonly events: readonly EmailEventEntry[];
@@ -22,24 +35,46 @@ export interface EmailRecord extends EmailMessage {
   readonly unsubscribeUrls: Readonly<Record<string, string>>;
   /** ISO 8601: when a scheduled email is to be sent. */
   readonly scheduledAt?: string;
-  /** Set when a scheduled email was handed to the provider, or cancelled. */
+  /** Set when the send worker started on it (it can no longer be cancelled), or when cancelled. */
   readonly sentAt?: string;
   readonly canceledAt?: string;
+  /** Per recipient, by its index in recipients(email): where its copy stands (absent: pending). */
+  readonly recipientStates?: Readonly<Record<string, RecipientState>>;
 }
 
+/** What a recipient must still be for a change of its state to apply. */
+export type RecipientExpectation =
+  | { readonly state: 'pending' }
+  /** Claimed by this worker: the claim it took (tries) is still the one stored. */
+  | { readonly state: 'claimed'; readonly tries: number }
+  /** Claimed by a worker whose claim ran out before `now` (epoch ms). */
+  | { readonly state: 'lapsed'; readonly now: number };
+
 export interface EmailRepository {
-  createMany(emails: readonly EmailRecord[]): Promise<void>;
+  readonly outbox: Outbox;
+  /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
+  createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
   get(id: string): Promise<EmailRecord | null>;
   /**
-   * Ends an email's wait, once: `sent` when it goes to the provider (with the recipients skipped as
-   * suppressed), `canceled` when cancelled. Returns the email, or null when it is not waiting any more.
+   * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
+   * the email, or null when it is not waiting any more (every recipient settled, or cancelled).
    */
-  releaseScheduled(
+  startSending(id: string, at: string): Promise<EmailRecord | null>;
+  /** Cancels a waiting email the send worker has not started on; null otherwise. */
+  cancel(id: string, at: string): Promise<EmailRecord | null>;
+  /**
+   * Moves one recipient (by index) to `to`, only if it is still as `expect` says, recording `events` with it.
+   * Null when it is not (another worker has it, or it is settled).
+   */
+  setRecipient(
     id: string,
-    outcome: 'sent' | 'canceled',
-    at: string,
-    suppressed?: readonly string[],
-  ): Promise<EmailRecord | null>;
+    index: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null>;
+  /** Every recipient is settled: the email stops waiting (leaves the reconciler's index). */
+  finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
   /** Appends an event once: a redelivered event is recorded only the first time. */
@@ -59,9 +94,21 @@ export interface OutgoingCopy {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Sends (or simulates) one email, one copy per recipient; what happens next arrives as events. */
+/** What became of one copy at the provider. */
+export type CopyOutcome =
+  /** The provider took it; what happens next arrives as its events (email.sent first). */
+  | { readonly status: 'sent' }
+  /** Refused for good (SES rejected the message, the sender is not allowed, ...): email.failed. */
+  | { readonly status: 'refused'; readonly reason: string }
+  /** Not taken this time (throttled, an outage): worth another try later. */
+  | { readonly status: 'retry'; readonly reason: string };
+
+/**
+ * Sends (or simulates) one email, one copy per recipient, and says what became of each copy (same order).
+ * It publishes no email.failed itself: the send worker records each outcome with the recipient's state.
+ */
 export interface EmailProvider {
-  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void>;
+  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
 }
 
 /** Where public links point and how they are signed. */

@@ -25,7 +25,8 @@ export interface ReconcileDeps {
 }
 
 /** Every table that keeps an outbox: the sweep goes through each. */
-export const outboxesOf = (deps: Pick<ReconcileDeps, 'domains' | 'contacts' | 'suppressions'>): Outbox[] => [
+export const outboxesOf = (deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions'>): Outbox[] => [
+  deps.emails.outbox,
   deps.domains.outbox,
   deps.contacts.outbox,
   deps.suppressions.outbox,
