@@ -157,14 +157,15 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
-  // recipients suppressed meanwhile (BatchGetItem).
+  // recipients suppressed meanwhile (BatchGetItem); aborts a batch its request left undecided (PutItem of the
+  // batch's decision, conditional).
   sender: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: 'none',
-    emails: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     suppressions: 'read',
     domains: 'none',

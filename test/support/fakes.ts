@@ -13,6 +13,7 @@ import type {
   DomainStatus,
 } from '../../lambdas/app/domains/ports';
 import type {
+  BatchState,
   CopyOutcome,
   EmailEventEntry,
   EmailProvider,
@@ -426,6 +427,12 @@ export class InMemoryQuotaCounter implements QuotaCounter {
     this.counts.set(key, used + count);
     return true;
   }
+
+  async release(accountId: string, window: QuotaWindow, count: number): Promise<void> {
+    const key = `${accountId}#${window.month}`;
+    const used = this.counts.get(key) ?? 0;
+    if (used >= count) this.counts.set(key, used - count);
+  }
 }
 
 export class InMemorySuppressionList implements SuppressionList {
@@ -662,6 +669,7 @@ export class InMemoryEmailRepository implements EmailRepository {
   /** Ids of emails still waiting (the byScheduled index). */
   readonly waiting = new Set<string>();
   readonly outbox = new InMemoryOutbox('emails');
+  readonly batches = new Map<string, BatchState>();
   /** Fault injection: the write (1-based, counted across createMany's emails) that throws. */
   failOnWrite: number | null = null;
   private writes = 0;
@@ -685,6 +693,21 @@ export class InMemoryEmailRepository implements EmailRepository {
     const states = email.recipientStates ?? {};
     const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
     return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });
+  }
+
+  async decideBatch(
+    batchId: string,
+    state: BatchState,
+    events: readonly SendflowEvent[] = [],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }> {
+    const decided = this.batches.get(batchId);
+    if (decided) return { state: decided, pending: null };
+    this.batches.set(batchId, state);
+    return { state, pending: this.outbox.record({ id: batchId }, events) };
+  }
+
+  async batchState(batchId: string): Promise<BatchState | null> {
+    return this.batches.get(batchId) ?? null;
   }
 
   async startSending(id: string, at: string): Promise<EmailRecord | null> {

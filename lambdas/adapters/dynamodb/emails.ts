@@ -2,9 +2,16 @@
 // appended once: its id goes into a string set, and a redelivered event fails the condition. Each recipient's
 // send state lives in the `recipientStates` map (by recipient index), changed one conditional UpdateItem at a
 // time, with the event it causes (email.failed, email.suppressed) recorded in the item's outbox.
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type {
+  BatchState,
   EmailEventEntry,
   EmailRecord,
   EmailRepository,
@@ -15,7 +22,7 @@ import type { PendingEvents } from '../../app/outbox';
 import { MODES } from '../../domain/api-keys';
 import { recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
-import { batchPutAll, unlessConditionFails } from './operations';
+import { batchPutAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
 
 const recipientState = z.object({
@@ -47,7 +54,11 @@ const emailItem = z.object({
   sentAt: z.string().optional(),
   canceledAt: z.string().optional(),
   recipientStates: z.record(z.string(), recipientState).optional(),
+  batchId: z.string().optional(),
 });
+
+/** A batch's decision lives in the emails table as an item of this kind, keyed by the batch id. */
+const BATCH_KIND = 'batch';
 
 /** The email as stored; `suppressed` also names the recipients whose state is suppressed. */
 function parseEmail(item: unknown): EmailRecord {
@@ -90,7 +101,32 @@ export class DynamoEmailRepository implements EmailRepository {
 
   async get(id: string): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
-    return Item ? parseEmail(Item) : null;
+    return Item && Item.kind !== BATCH_KIND ? parseEmail(Item) : null;
+  }
+
+  async decideBatch(
+    batchId: string,
+    state: BatchState,
+    events: readonly SendflowEvent[] = [],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }> {
+    const decided = await conditionHeld(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { id: batchId, kind: BATCH_KIND, batchState: state, ...outboxAttributes(events) },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      ),
+    );
+    if (decided) return { state, pending: this.outbox.pending({ id: batchId }, events) };
+    return { state: (await this.batchState(batchId)) ?? state, pending: null };
+  }
+
+  async batchState(batchId: string): Promise<BatchState | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { id: batchId }, ConsistentRead: true }),
+    );
+    return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
   }
 
   async startSending(id: string, at: string): Promise<EmailRecord | null> {

@@ -40,7 +40,12 @@ export interface EmailRecord extends EmailMessage {
   readonly canceledAt?: string;
   /** Per recipient, by its index in recipients(email): where its copy stands (absent: pending). */
   readonly recipientStates?: Readonly<Record<string, RecipientState>>;
+  /** The batch it was accepted in: it may be sent only once that batch is committed (all of it stored). */
+  readonly batchId?: string;
 }
+
+/** A batch's fate, decided once: committed (every email stored), or aborted (never to be sent). */
+export type BatchState = 'committed' | 'aborted';
 
 /** What a recipient must still be for a change of its state to apply. */
 export type RecipientExpectation =
@@ -55,6 +60,18 @@ export interface EmailRepository {
   /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
   createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
   get(id: string): Promise<EmailRecord | null>;
+  /**
+   * Decides a batch's fate once (one conditional write): `committed` with its events (email.scheduled of its
+   * emails) once every email is stored, `aborted` when the batch failed. Returns the state that holds (the
+   * first decision wins) and, when this call committed it, the events to relay.
+   */
+  decideBatch(
+    batchId: string,
+    state: BatchState,
+    events?: readonly SendflowEvent[],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }>;
+  /** The batch's fate, or null while undecided. */
+  batchState(batchId: string): Promise<BatchState | null>;
   /**
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
    * the email, or null when it is not waiting any more (every recipient settled, or cancelled).

@@ -80,6 +80,7 @@ export async function sendEmails(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
+  let counted: { window: ReturnType<typeof quotaWindow> } | null = null;
   if (caller.mode === 'live') {
     await assertVerifiedSenders(deps, tenant, drafts, options.batch);
     const window = quotaWindow(now);
@@ -91,7 +92,11 @@ export async function sendEmails(
         'monthly_quota_exceeded',
       );
     }
+    counted = { window };
   }
+  // Several emails are one batch: stored first, each naming the batch, and sendable only once one write
+  // (the batch's decision) says every one of them is stored.
+  const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {
@@ -103,23 +108,60 @@ export async function sendEmails(
       events: [],
       suppressed: [],
       unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
+      ...(batchId ? { batchId } : {}),
     };
   });
-  // Stored first, then queued: the request never talks to the provider. The send worker hands each email over
-  // once (a conditional release), so a batch of 100 emails to 50 recipients each cannot outlast the request,
-  // and a crash between store and queue is caught by the reconciler (every waiting email is indexed).
-  // email.scheduled is recorded with the email (its outbox) and relayed after: never lost, never before it.
+  // email.scheduled is recorded with the email (a batch's: with its decision) and relayed after: never lost,
+  // never before it is stored.
   const scheduled = emails.flatMap((email) =>
     email.scheduledAt
       ? emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt })
       : [],
   );
-  const recorded = await deps.emails.createMany(emails, scheduled);
+  let recorded: PendingEvents[];
+  try {
+    recorded = await store(deps, emails, scheduled, batchId);
+  } catch (error) {
+    // Nothing of it will be sent: give the quota back, and let the error answer (5xx).
+    if (counted) await deps.quotas.release(caller.accountId, counted.window, drafts.length).catch(() => {});
+    throw error;
+  }
   for (const pending of recorded) await relay(deps, deps.emails.outbox, pending);
+  // Stored first, then queued: the request never talks to the provider. A queuing error does not fail the
+  // request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
   for (const email of emails) {
-    await deps.sendScheduler.schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now);
+    await deps.sendScheduler
+      .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now)
+      .catch(() => undefined);
   }
   return emails.map((email) => email.id);
+}
+
+/** Time after which a batch nobody decided is aborted by the send worker: well past the API's 29 s. */
+export const BATCH_DECISION_MS = 60_000;
+
+/**
+ * Stores the emails. A batch is all or nothing: its emails are written (each naming the batch), then one
+ * conditional write commits it; if anything fails, the batch is aborted instead (the first decision wins, so a
+ * commit that went through despite an error stands, and the request succeeds after all).
+ */
+async function store(
+  deps: SendEmailDeps,
+  emails: readonly EmailRecord[],
+  scheduled: readonly SendflowEvent[],
+  batchId: string | undefined,
+): Promise<PendingEvents[]> {
+  if (!batchId) return deps.emails.createMany(emails, scheduled);
+  try {
+    await deps.emails.createMany(emails);
+    const decided = await deps.emails.decideBatch(batchId, 'committed', scheduled);
+    if (decided.state !== 'committed') throw new Error(`batch ${batchId} was aborted while being stored`);
+    return decided.pending ? [decided.pending] : [];
+  } catch (error) {
+    const decided = await deps.emails.decideBatch(batchId, 'aborted').catch(() => null);
+    if (decided?.state === 'committed') return [];
+    throw error;
+  }
 }
 
 /**
@@ -139,6 +181,7 @@ export async function sendQueuedEmail(
 ): Promise<'sent' | 'skipped'> {
   const found = await deps.emails.get(emailId);
   if (!found || found.canceledAt) return 'skipped';
+  if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
   const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString());
   if (!email) return 'skipped';
   const all = recipients(email);
@@ -204,6 +247,20 @@ export async function sendQueuedEmail(
   // that worker's (if it dies, they lapse, and the reconciler queues the email again: it stays indexed).
   if (retry > 0) throw new SendIncompleteError(emailId, retry);
   return 'skipped';
+}
+
+/**
+ * Whether the email's batch was committed. Undecided past BATCH_DECISION_MS, its request is gone: the batch
+ * is aborted here (unless it commits first). An aborted batch's emails are cancelled, never sent.
+ */
+async function batchCommitted(deps: SendEmailDeps, email: EmailRecord): Promise<boolean> {
+  const batchId = email.batchId as string;
+  let state = await deps.emails.batchState(batchId);
+  if (state === null && deps.clock.now() - Date.parse(email.createdAt) > BATCH_DECISION_MS) {
+    state = (await deps.emails.decideBatch(batchId, 'aborted')).state;
+  }
+  if (state === 'aborted') await deps.emails.cancel(email.id, new Date(deps.clock.now()).toISOString());
+  return state === 'committed';
 }
 
 async function allSettled(deps: Pick<SendEmailDeps, 'emails'>, emailId: string): Promise<boolean> {

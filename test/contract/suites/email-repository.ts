@@ -179,6 +179,36 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await repo().startSending(email.id, iso(T0))).toBeNull();
   });
 
+  it('decideBatch(): the first decision holds (commit or abort), with the committing call’s events; get() never returns it', async () => {
+    // Arrange
+    const committed = `batch_${randomBytes(6).toString('hex')}`;
+    const aborted = `batch_${randomBytes(6).toString('hex')}`;
+    const event = {
+      id: `evt_${randomBytes(6).toString('hex')}`,
+      type: 'email.scheduled' as const,
+      accountId: 'acct_contract',
+      mode: 'live' as const,
+      timestamp: iso(T0),
+      data: {},
+    };
+
+    // Act
+    const undecided = await repo().batchState(committed);
+    const commit = await repo().decideBatch(committed, 'committed', [event]);
+    const lateAbort = await repo().decideBatch(committed, 'aborted');
+    const abort = await repo().decideBatch(aborted, 'aborted');
+    const lateCommit = await repo().decideBatch(aborted, 'committed', [event]);
+
+    // Assert
+    expect(undecided).toBeNull();
+    expect(commit).toEqual({ state: 'committed', pending: { ref: { id: committed }, events: [event] } });
+    expect(lateAbort).toEqual({ state: 'committed', pending: null });
+    expect(abort.state).toBe('aborted');
+    expect(lateCommit).toEqual({ state: 'aborted', pending: null });
+    expect([await repo().batchState(committed), await repo().batchState(aborted)]).toEqual(['committed', 'aborted']);
+    expect(await repo().get(committed)).toBeNull();
+  });
+
   it('listScheduled() lists only waiting emails due by the time (inclusive), soonest first, with sendAt in ms', async () => {
     // Arrange: fresh storage, since the listing spans every account.
     const fresh = await harness.fresh();
