@@ -156,8 +156,14 @@ export const queues = {
    * share of attempts in flight. Its small concurrency is all such endpoints can hold together.
    */
   slowDeliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 5 },
-  /** Scheduled sends that came due ({emailId}) → the send worker. */
-  sends: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 10 },
+  /**
+   * Accepted emails whose time came ({emailId}) → the send worker. One email per invocation: its 50 copies at 4
+   * SendEmail calls in flight take a few seconds even at SES's starting rate of 14/s, and 60 s leaves room for
+   * throttling backoff before the worker's deadline (15 s before the time-out) stops new claims. A throttled
+   * or failed copy goes back to pending and the message is received again after the visibility time-out
+   * (6 min: the backoff), at most 5 times; then it is email.failed.
+   */
+  sends: { functionTimeoutSeconds: 60, batchSize: 1, maxReceiveCount: 5, maxConcurrency: 10 },
 } as const satisfies Record<string, QueueSpec>;
 
 export type QueueName = keyof typeof queues;
@@ -168,6 +174,12 @@ export function visibilityTimeoutSeconds(queue: QueueSpec): number {
 
 /** The reconciler runs this often on AWS (an EventBridge Scheduler rate schedule). */
 export const RECONCILE_EVERY_MINUTES = 1;
+
+/**
+ * The sparse index of a table that keeps a transactional outbox (adapters/dynamodb/outbox): only items with
+ * events not yet relayed are in it, oldest first, for the reconciler's sweep.
+ */
+const outboxIndex = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' } as const;
 
 export interface IndexSpec {
   readonly name: string;
@@ -207,8 +219,9 @@ export const tables = {
   },
   emails: {
     partitionKey: 'id',
-    // Sparse: only emails still waiting for their scheduled_at, by due time (re-armed after a local restart).
-    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }],
+    // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart); and
+    // emails with events not yet relayed (email.scheduled, email.failed, email.suppressed).
+    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }, outboxIndex],
     retain: true,
   },
   /**
@@ -228,12 +241,12 @@ export const tables = {
   domains: {
     partitionKey: 'tenant',
     sortKey: 'id',
-    indexes: [{ name: 'byPending', partitionKey: 'pendingShard', sortKey: 'id' }],
+    indexes: [{ name: 'byPending', partitionKey: 'pendingShard', sortKey: 'id' }, outboxIndex],
     retain: true,
   },
-  contacts: { partitionKey: 'tenant', sortKey: 'id', retain: true },
+  contacts: { partitionKey: 'tenant', sortKey: 'id', indexes: [outboxIndex], retain: true },
   /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */
-  suppressions: { partitionKey: 'tenant', sortKey: 'address', retain: true },
+  suppressions: { partitionKey: 'tenant', sortKey: 'address', indexes: [outboxIndex], retain: true },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

@@ -58,6 +58,13 @@ type ItemAction =
   | 'dynamodb:DeleteItem';
 
 /**
+ * What relaying a table's outbox takes: UpdateItem (DELETE the relayed events, then REMOVE the index keys) and,
+ * where deletions leave tombstones, DeleteItem of the tombstone once its events are out.
+ */
+const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
+const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+/**
  * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. An object grants
  * exactly what it lists: `read` (the reads above), `items` (these item actions on the table itself; a
  * conditional write needs no read), `query` (Query on the named indexes only).
@@ -90,8 +97,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emailEvents: { query: ['byTime'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure.
     idempotency: 'readWrite',
-    // Sending skips suppressed recipients; one-click unsubscribe adds one with a conditional PutItem.
-    suppressions: { read: true, items: ['dynamodb:PutItem'] },
+    // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
+    // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
+    suppressions: { read: true, items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     domains: 'readWrite',
     contacts: 'readWrite',
   },
@@ -139,29 +147,32 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
   },
   // Finds overdue pending attempts (byDue) and overdue scheduled sends (byScheduled) and queues them again;
-  // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem.
+  // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
+  // every outbox (byOutbox) and relays what it finds (RELAY).
   reconciler: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: { query: ['byDue'] },
-    emails: { query: ['byScheduled'] },
+    emails: { query: ['byScheduled', 'byOutbox'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: 'none',
-    domains: { query: ['byPending'], items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
-    contacts: 'none',
+    suppressions: { query: ['byOutbox'], items: RELAY },
+    domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
+    contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
   },
-  // The send worker: reads the scheduled email, releases it once (conditional UpdateItem), skips recipients
-  // suppressed meanwhile (BatchGetItem).
+  // The send worker: reads the email, starts it and claims and settles each recipient with conditional
+  // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
+  // recipients suppressed meanwhile (BatchGetItem); aborts a batch its request left undecided (PutItem of the
+  // batch's decision, conditional).
   sender: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: 'none',
-    emails: { items: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'read',

@@ -66,6 +66,8 @@ export interface RateLimitCounter {
 export interface QuotaCounter {
   /** Adds `count` emails unless that would pass `limit`; false (and nothing added) when it would. */
   consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean>;
+  /** Gives back `count` emails consumed by a request that then failed (nothing of it was sent). */
+  release(accountId: string, window: QuotaWindow, count: number): Promise<void>;
 }
 
 /**

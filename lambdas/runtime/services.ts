@@ -84,6 +84,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     claimEpoch: adapters.claimEpoch ?? 0,
     ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, clock) } : {}),
+    // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
+    sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,
+    maxSendTries: queues.sends.maxReceiveCount as number,
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,

@@ -10,6 +10,7 @@ import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempote
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
+import type { TableName } from '../../lambdas/manifest';
 import {
   type DynamoEndpointFactory,
   dynaliteInMemory,
@@ -17,6 +18,7 @@ import {
   hasJava,
   SKIP_WITHOUT_JAVA,
   sharedEndpoint,
+  useDynamoTables,
 } from '../support/dynamo';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
@@ -29,6 +31,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
@@ -81,5 +84,14 @@ for (const { factory, skip } of backends) {
       contactRepositoryContract(
         dynamoHarness(endpoint, 'contacts', (db, table) => new DynamoContactRepository(db.doc, table)),
       ));
+    describe('DynamoOutbox (domains, contacts, suppressions)', () => {
+      const db = useDynamoTables(endpoint);
+      const build = (tables: Readonly<Record<TableName, string>>) => ({
+        domains: new DynamoDomainRepository(db().doc, tables.domains),
+        contacts: new DynamoContactRepository(db().doc, tables.contacts),
+        suppressions: new DynamoSuppressionList(db().doc, tables.suppressions),
+      });
+      outboxContract({ shared: () => build(db().tables), fresh: async () => build(await db().freshTables()) });
+    });
   });
 }

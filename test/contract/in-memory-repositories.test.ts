@@ -19,6 +19,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
@@ -46,3 +47,12 @@ describe('InMemoryDomainRepository', () =>
 
 describe('InMemoryContactRepository', () =>
   contactRepositoryContract(memoryHarness(() => new InMemoryContactRepository())));
+
+describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
+  outboxContract(
+    memoryHarness(() => ({
+      domains: new InMemoryDomainRepository(),
+      contacts: new InMemoryContactRepository(),
+      suppressions: new InMemorySuppressionList(),
+    })),
+  ));

@@ -95,6 +95,19 @@ describe('tables', () => {
     expect(table.Properties.GlobalSecondaryIndexes ?? []).toEqual(expected);
   });
 
+  it('gives every table that records events a sparse byOutbox index (outboxShard, outboxDue) for the sweep', () => {
+    for (const name of ['emails', 'domains', 'contacts', 'suppressions'] as const) {
+      expect(tableFor(name).Properties.GlobalSecondaryIndexes).toContainEqual({
+        IndexName: 'byOutbox',
+        KeySchema: [
+          { AttributeName: 'outboxShard', KeyType: 'HASH' },
+          { AttributeName: 'outboxDue', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      });
+    }
+  });
+
   it('expires final deliveries on expiresAt and serves the status filter and the reconciler from GSIs', () => {
     const deliveries = tableFor('deliveries').Properties;
     expect(deliveries.KeySchema).toEqual([

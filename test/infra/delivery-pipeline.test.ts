@@ -4,7 +4,7 @@
 // functions' table access, and the alarms.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { queues, RECONCILE_EVERY_MINUTES, tables, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
 import { only, synthSendflow } from './synth';
 
@@ -330,19 +330,23 @@ describe('table access', () => {
     });
   });
 
-  it('the reconciler may only Query the byDue index of deliveries and the byScheduled index of emails', () => {
+  it('the reconciler queries byDue, byScheduled and every byOutbox index, and relays outboxes item by item', () => {
     const { domains, ...rest } = access('reconciler');
     expect(rest).toEqual({
       deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] },
-      emails: { actions: ['dynamodb:Query'], targets: ['byScheduled'] },
+      emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduled', 'table'] },
+      // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
+      contacts: {
+        actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        targets: ['byOutbox', 'table'],
+      },
+      suppressions: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'table'] },
     });
-    // Pending domains (once the manifest has the table): byPending, then one item read or conditional update.
-    if ('domains' in tables) {
-      expect(domains).toEqual({
-        actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-        targets: ['byPending', 'table'],
-      });
-    }
+    // Pending domains: byPending, then one item read or conditional update; its outbox as the others.
+    expect(domains).toEqual({
+      actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      targets: ['byOutbox', 'byPending', 'table'],
+    });
   });
 
   it('the authorizer reaches accounts and API keys only', () => {

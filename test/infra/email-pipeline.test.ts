@@ -474,9 +474,9 @@ describe('table access', () => {
     );
   }
 
-  it('the send worker reads and releases emails, and reads suppressions; nothing else', () => {
+  it('the send worker reads emails and settles recipients, decides undecided batches, reads suppressions; nothing else', () => {
     expect(access('sender')).toEqual({
-      emails: { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      emails: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: {
         actions: [
           'dynamodb:BatchGetItem',
@@ -486,7 +486,7 @@ describe('table access', () => {
           'dynamodb:Query',
           'dynamodb:Scan',
         ],
-        targets: ['table'],
+        targets: ['byOutbox', 'table'],
       },
     });
   });

@@ -13,6 +13,8 @@ import type {
   DomainStatus,
 } from '../../lambdas/app/domains/ports';
 import type {
+  BatchState,
+  CopyOutcome,
   EmailEventEntry,
   EmailHistory,
   EmailProvider,
@@ -21,6 +23,8 @@ import type {
   HistoryPage,
   LinkSigner,
   OutgoingCopy,
+  RecipientExpectation,
+  RecipientState,
   SendScheduler,
   Suppression,
   SuppressionList,
@@ -32,6 +36,7 @@ import {
   type IdempotencyStore,
   type StoredResponse,
 } from '../../lambdas/app/idempotency';
+import type { Outbox, OutboxRef, PendingEvents, Recorded } from '../../lambdas/app/outbox';
 import type {
   Account,
   AccountRepository,
@@ -61,7 +66,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
-import type { EmailMessage } from '../../lambdas/domain/email/email';
+import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
 import { ConflictError } from '../../lambdas/domain/errors';
@@ -429,11 +434,32 @@ export class InMemoryQuotaCounter implements QuotaCounter {
     this.counts.set(key, used + count);
     return true;
   }
+
+  async release(accountId: string, window: QuotaWindow, count: number): Promise<void> {
+    const key = `${accountId}#${window.month}`;
+    const used = this.counts.get(key) ?? 0;
+    if (used >= count) this.counts.set(key, used - count);
+  }
 }
 
 export class InMemorySuppressionList implements SuppressionList {
   /** Keyed by `account#mode#address`. */
   readonly items = new Map<string, Suppression>();
+  /** `account#mode#address#emailId` of every recorded one-click unsubscribe. */
+  readonly unsubscribes = new Set<string>();
+  readonly outbox = new InMemoryOutbox('suppressions');
+
+  async unsubscribe(
+    tenant: Tenant,
+    suppression: Suppression & { readonly emailId: string },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const key = `${tenantOf(tenant)}#${suppression.address}`;
+    if (this.unsubscribes.has(`${key}#${suppression.emailId}`)) return null;
+    this.unsubscribes.add(`${key}#${suppression.emailId}`);
+    if (!this.items.has(key)) this.items.set(key, structuredClone(suppression));
+    return this.outbox.record({ tenant: tenantOf(tenant), address: suppression.address }, events);
+  }
 
   async add(tenant: Tenant, suppression: Suppression): Promise<boolean> {
     const key = `${tenantOf(tenant)}#${suppression.address}`;
@@ -452,6 +478,54 @@ export class InMemorySuppressionList implements SuppressionList {
   }
 }
 
+/**
+ * An outbox as DynamoOutbox keeps one per table: events recorded with a state change (in the same synchronous
+ * step here, which is what one item write is there), cleared exactly, listed by age. `failClears` makes the
+ * next clears throw (fault injection).
+ */
+export class InMemoryOutbox implements Outbox {
+  readonly entries = new Map<string, { ref: OutboxRef; events: Map<string, SendflowEvent>; since: number }>();
+  failClears = 0;
+
+  constructor(readonly name: string) {}
+
+  record(ref: OutboxRef, events: readonly SendflowEvent[]): PendingEvents {
+    const key = JSON.stringify(ref);
+    if (events.length) {
+      const entry = this.entries.get(key) ?? { ref, events: new Map(), since: Number.POSITIVE_INFINITY };
+      for (const event of events) entry.events.set(event.id, structuredClone(event));
+      entry.since = Math.min(entry.since, ...events.map((event) => Date.parse(event.timestamp)));
+      this.entries.set(key, entry);
+    }
+    return { ref, events: structuredClone([...events]) };
+  }
+
+  async clear(pending: PendingEvents): Promise<void> {
+    if (this.failClears > 0) {
+      this.failClears -= 1;
+      throw new Error(`clearing the ${this.name} outbox failed (injected)`);
+    }
+    const key = JSON.stringify(pending.ref);
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    for (const event of pending.events) entry.events.delete(event.id);
+    if (entry.events.size === 0) this.entries.delete(key);
+  }
+
+  async due(before: number, limit: number): Promise<PendingEvents[]> {
+    return [...this.entries.values()]
+      .filter((entry) => entry.since <= before)
+      .sort((a, b) => a.since - b.since)
+      .slice(0, limit)
+      .map((entry) => ({ ref: entry.ref, events: structuredClone([...entry.events.values()]) }));
+  }
+
+  /** Every event waiting in this outbox. */
+  waiting(): SendflowEvent[] {
+    return [...this.entries.values()].flatMap((entry) => [...entry.events.values()]);
+  }
+}
+
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 export class InMemoryDomainRepository implements DomainRepository {
@@ -459,6 +533,7 @@ export class InMemoryDomainRepository implements DomainRepository {
   readonly items = new Map<string, Domain>();
   /** Domain name → the account holding it. */
   readonly names = new Map<string, string>();
+  readonly outbox = new InMemoryOutbox('domains');
 
   async claimName(name: string, accountId: string): Promise<boolean> {
     const holder = this.names.get(name);
@@ -471,11 +546,11 @@ export class InMemoryDomainRepository implements DomainRepository {
     if (this.names.get(name) === accountId) this.names.delete(name);
   }
 
-  async create(domain: Domain): Promise<boolean> {
+  async create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(domain)}#${domain.id}`;
-    if (this.items.has(key)) return false;
+    if (this.items.has(key)) return null;
     this.items.set(key, structuredClone(domain));
-    return true;
+    return this.outbox.record({ tenant: tenantOf(domain), id: domain.id }, events);
   }
 
   async get(tenant: Tenant, id: string): Promise<Domain | null> {
@@ -493,20 +568,25 @@ export class InMemoryDomainRepository implements DomainRepository {
   async setStatus(
     tenant: Tenant,
     id: string,
-    from: DomainStatus,
-    to: DomainStatus,
-    at: string,
-  ): Promise<Domain | null> {
+    change: { from: DomainStatus; to: DomainStatus; at: string },
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
-    if (current?.status !== from) return null;
-    const updated: Domain = { ...current, status: to, updatedAt: at };
+    if (current?.status !== change.from) return null;
+    const updated: Domain = { ...current, status: change.to, updatedAt: change.at };
     this.items.set(key, updated);
-    return structuredClone(updated);
+    return { value: structuredClone(updated), pending: this.outbox.record({ tenant: tenantOf(tenant), id }, events) };
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  async delete(
+    tenant: Tenant,
+    id: string,
+    _at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    if (!this.items.delete(`${tenantOf(tenant)}#${id}`)) return null;
+    return this.outbox.record({ tenant: tenantOf(tenant), id }, events);
   }
 
   async listPending(limit: number): Promise<Domain[]> {
@@ -521,12 +601,13 @@ export class InMemoryDomainRepository implements DomainRepository {
 export class InMemoryContactRepository implements ContactRepository {
   /** Keyed by `account#mode#id`. */
   readonly items = new Map<string, Contact>();
+  readonly outbox = new InMemoryOutbox('contacts');
 
-  async create(contact: Contact): Promise<boolean> {
+  async create(contact: Contact, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(contact)}#${contact.id}`;
-    if (this.items.has(key)) return false;
+    if (this.items.has(key)) return null;
     this.items.set(key, structuredClone(contact));
-    return true;
+    return this.outbox.record({ tenant: tenantOf(contact), id: contact.id }, events);
   }
 
   async get(tenant: Tenant, id: string): Promise<Contact | null> {
@@ -541,7 +622,13 @@ export class InMemoryContactRepository implements ContactRepository {
       .map((contact) => structuredClone(contact));
   }
 
-  async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
+  async update(
+    tenant: Tenant,
+    id: string,
+    changes: ContactChanges,
+    at: string,
+    announce: (updated: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
     if (!current) return null;
@@ -551,59 +638,129 @@ export class InMemoryContactRepository implements ContactRepository {
       if (value === null) delete updated[field];
       else if (value !== undefined) updated[field] = value;
     }
-    this.items.set(key, updated as unknown as Contact);
-    return structuredClone(updated as unknown as Contact);
+    const contact = updated as unknown as Contact;
+    this.items.set(key, contact);
+    const pending = this.outbox.record({ tenant: tenantOf(tenant), id }, announce(structuredClone(contact)));
+    return { value: structuredClone(contact), pending };
   }
 
-  async subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null> {
+  async subscribe(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    announce: (subscribed: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
     const key = `${tenantOf(tenant)}#${id}`;
     const current = this.items.get(key);
     if (current?.status !== 'pending') return null;
     const subscribed: Contact = { ...current, status: 'subscribed', subscribedAt: at, updatedAt: at };
     this.items.set(key, subscribed);
-    return structuredClone(subscribed);
+    const pending = this.outbox.record({ tenant: tenantOf(tenant), id }, announce(structuredClone(subscribed)));
+    return { value: structuredClone(subscribed), pending };
   }
 
-  async delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.items.delete(`${tenantOf(tenant)}#${id}`);
+  async delete(
+    tenant: Tenant,
+    id: string,
+    _at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    if (!this.items.delete(`${tenantOf(tenant)}#${id}`)) return null;
+    return this.outbox.record({ tenant: tenantOf(tenant), id }, events);
   }
 }
 
-/** Every accepted email waits for the send worker until it is sent or cancelled (now, or at scheduled_at). */
-const waiting = (email: EmailRecord) => !email.sentAt && !email.canceledAt;
-
+/** Every accepted email waits for the send worker until every recipient is settled, or it is cancelled. */
 export class InMemoryEmailRepository implements EmailRepository {
   readonly items = new Map<string, EmailRecord>();
+  /** Ids of emails still waiting (the byScheduled index). */
+  readonly waiting = new Set<string>();
+  readonly outbox = new InMemoryOutbox('emails');
+  readonly batches = new Map<string, BatchState>();
+  /** Fault injection: the write (1-based, counted across createMany's emails) that throws. */
+  failOnWrite: number | null = null;
+  private writes = 0;
 
-  async createMany(emails: readonly EmailRecord[]): Promise<void> {
-    for (const email of emails) this.items.set(email.id, structuredClone(email));
+  async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+    const recorded: PendingEvents[] = [];
+    for (const email of emails) {
+      this.writes += 1;
+      if (this.failOnWrite === this.writes) throw new Error(`write ${this.writes} failed (injected)`);
+      this.items.set(email.id, structuredClone(email));
+      if (!email.sentAt && !email.canceledAt) this.waiting.add(email.id);
+      const own = events.filter((event) => event.emailId === email.id);
+      recorded.push(this.outbox.record({ id: email.id }, own));
+    }
+    return recorded;
   }
 
   async get(id: string): Promise<EmailRecord | null> {
     const email = this.items.get(id);
-    return email ? structuredClone(email) : null;
+    if (!email) return null;
+    const states = email.recipientStates ?? {};
+    const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
+    return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });
   }
 
-  async releaseScheduled(
-    id: string,
-    outcome: 'sent' | 'canceled',
-    at: string,
-    suppressed?: readonly string[],
-  ): Promise<EmailRecord | null> {
+  async decideBatch(
+    batchId: string,
+    state: BatchState,
+    events: readonly SendflowEvent[] = [],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }> {
+    const decided = this.batches.get(batchId);
+    if (decided) return { state: decided, pending: null };
+    this.batches.set(batchId, state);
+    return { state, pending: this.outbox.record({ id: batchId }, events) };
+  }
+
+  async batchState(batchId: string): Promise<BatchState | null> {
+    return this.batches.get(batchId) ?? null;
+  }
+
+  async startSending(id: string, at: string): Promise<EmailRecord | null> {
     const email = this.items.get(id);
-    if (!email || !waiting(email)) return null;
-    const released: EmailRecord = {
-      ...email,
-      ...(outcome === 'sent' ? { sentAt: at } : { canceledAt: at }),
-      ...(suppressed ? { suppressed } : {}),
-    };
-    this.items.set(id, released);
-    return structuredClone(released);
+    if (!email || !this.waiting.has(id) || email.canceledAt) return null;
+    const started: EmailRecord = { ...email, sentAt: email.sentAt ?? at, recipientStates: email.recipientStates ?? {} };
+    this.items.set(id, started);
+    return this.get(id);
+  }
+
+  async cancel(id: string, at: string): Promise<EmailRecord | null> {
+    const email = this.items.get(id);
+    if (!email || !this.waiting.has(id) || email.sentAt) return null;
+    this.items.set(id, { ...email, canceledAt: at });
+    this.waiting.delete(id);
+    return this.get(id);
+  }
+
+  async setRecipient(
+    id: string,
+    index: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const email = this.items.get(id);
+    if (!email?.recipientStates) return null;
+    const current = email.recipientStates[String(index)];
+    const holds =
+      expect.state === 'pending'
+        ? current === undefined || current.state === 'pending'
+        : expect.state === 'claimed'
+          ? current?.state === 'claimed' && current.tries === expect.tries
+          : current?.state === 'claimed' && current.until < expect.now;
+    if (!holds) return null;
+    this.items.set(id, { ...email, recipientStates: { ...email.recipientStates, [String(index)]: { ...to } } });
+    return this.outbox.record({ id }, events);
+  }
+
+  async finishSending(id: string): Promise<void> {
+    this.waiting.delete(id);
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
     return [...this.items.values()]
-      .filter(waiting)
+      .filter((email) => this.waiting.has(email.id))
       .map((email) => ({
         id: email.id,
         sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt ?? email.createdAt))),
@@ -637,12 +794,32 @@ export class InMemoryEmailHistory implements EmailHistory {
   }
 }
 
-/** Records every send: the email and each recipient's copy with its headers. */
+/**
+ * Records every send: the email and each recipient's copy with its headers. Each copy is taken unless
+ * `outcome` says otherwise (per recipient address); `throws` makes the next calls fail outright.
+ */
 export class RecordingEmailProvider implements EmailProvider {
   readonly sent: { email: EmailMessage; copies: OutgoingCopy[] }[] = [];
+  outcome: (to: string) => CopyOutcome = () => ({ status: 'sent' });
+  throws = 0;
+  /** Runs inside each call, after it is recorded (e.g. to stage a crash mid-send). */
+  during: () => Promise<void> | void = () => {};
 
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
     this.sent.push({ email: structuredClone(email), copies: structuredClone([...copies]) });
+    await this.during();
+    if (this.throws > 0) {
+      this.throws -= 1;
+      const error = new Error('connect ETIMEDOUT (injected)');
+      error.name = 'TimeoutError';
+      throw error;
+    }
+    return copies.map((copy) => this.outcome(copy.to));
+  }
+
+  /** Every recipient a copy went to, in order. */
+  recipients(): string[] {
+    return this.sent.flatMap((send) => send.copies.map((copy) => copy.to));
   }
 }
 

@@ -204,7 +204,7 @@ describe('sendEmails: monthly quota', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(async () => {
     s = setup();
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
   });
 
   it('counts each live email of a batch against the month', async () => {
@@ -319,7 +319,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('refuses an unverified from-domain with 422 on "from"; nothing is counted, stored or sent', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'pending'));
+    await s.domains.create(domain(live, 'acme.example', 'pending'), []);
 
     // Act
     const error = await accept(s, caller('live'), [draft()]).catch((e: unknown) => e);
@@ -337,7 +337,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('refuses an email larger than 256 KB as stored (unsubscribe links counted) before anything is counted', async () => {
     // Arrange: 250 KB of html fits alone; with 50 recipients' unsubscribe links the stored email does not.
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
     const to = Array.from({ length: 50 }, (_, i) => `recipient-${i}@example.com`);
     const big = draft({ html: 'h'.repeat(250 * 1024), to });
 
@@ -358,8 +358,8 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('reports every bad email of a batch by index ("1.from", "2.from"), and refuses the whole batch', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
-    await s.domains.create(domain(live, 'pending.example', 'pending'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
+    await s.domains.create(domain(live, 'pending.example', 'pending'), []);
 
     // Act
     const error = await accept(
@@ -378,7 +378,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('accepts a verified domain whatever the case and display name of the from address', async () => {
     // Arrange
-    await s.domains.create(domain(live, 'acme.example', 'verified'));
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
 
     // Act
     const ids = await accept(s, caller('live'), [draft({ from: '"Acme, Inc." <Billing@ACME.Example>' })]);
@@ -390,9 +390,9 @@ describe('sendEmails: live mode sends only from verified domains', () => {
 
   it('does not accept a domain verified in test mode or by another account, nor a subdomain of a verified one', async () => {
     // Arrange
-    await s.domains.create(domain(test, 'acme.example', 'verified'));
-    await s.domains.create(domain({ accountId: 'acct_other', mode: 'live' }, 'acme.example', 'verified'));
-    await s.domains.create(domain(live, 'parent.example', 'verified'));
+    await s.domains.create(domain(test, 'acme.example', 'verified'), []);
+    await s.domains.create(domain({ accountId: 'acct_other', mode: 'live' }, 'acme.example', 'verified'), []);
+    await s.domains.create(domain(live, 'parent.example', 'verified'), []);
 
     // Act
     const otherTenants = accept(s, caller('live'), [draft()]);
@@ -454,7 +454,7 @@ describe('sendEmails: suppression list', () => {
     ]);
   });
 
-  it('partly suppressed: the provider gets only the rest; the skipped ones are listed and get no event', async () => {
+  it('partly suppressed: the provider gets only the rest; the skipped ones are listed, each with email.suppressed', async () => {
     // Arrange
     await suppress(s, test, 'bob@example.com', 'complaint');
 
@@ -466,7 +466,9 @@ describe('sendEmails: suppression list', () => {
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com', 'carol@example.com']);
     expect((await s.emails.get(id as string))?.suppressed).toEqual(['Bob <BOB@example.com>']);
-    expect(s.published()).toEqual([]);
+    expect(s.published().map((e) => [e.type, e.to, e.data.reason])).toEqual([
+      ['email.suppressed', 'bob@example.com', 'complaint'],
+    ]);
   });
 
   it('uses only the caller’s account and mode list: an address suppressed in live is sent to in test', async () => {
@@ -504,12 +506,14 @@ describe('a provider outage', () => {
   const AT = new Date(T0 + 3_600_000).toISOString();
   beforeEach(() => {
     s = setup();
+    // The last try: an outage is retried on later receives first (see app-send-claims.test.ts).
+    s.deps = { ...s.deps, maxSendTries: 1 };
     s.providers.test.send = async () => {
       throw new TypeError('connect ECONNREFUSED 10.0.0.1:443 arn:aws:ses:eu-west-1:123456789012:identity/x');
     };
   });
 
-  it('leaves each recipient that was not suppressed with email.failed naming only the error type, and still accepts', async () => {
+  it('on the last try, leaves each recipient with email.failed naming only the error type (suppressed ones: email.suppressed)', async () => {
     // Arrange
     await suppress(s, test, 'gone@example.com', 'hard_bounce');
     const email = draft({ to: ['Ada <ada@example.com>', 'gone@example.com'], cc: ['bob@example.com'] });
@@ -521,10 +525,11 @@ describe('a provider outage', () => {
     expect(ids).toHaveLength(1);
     const events = s.published();
     expect(events.map((e) => [e.type, e.to, e.emailId])).toEqual([
+      ['email.suppressed', 'gone@example.com', ids[0]],
       ['email.failed', 'ada@example.com', ids[0]],
       ['email.failed', 'bob@example.com', ids[0]],
     ]);
-    for (const event of events) {
+    for (const event of events.filter((e) => e.type === 'email.failed')) {
       expect(event.data).toEqual({ from: email.from, subject: email.subject, reason: 'provider_error: TypeError' });
     }
   });
@@ -616,7 +621,7 @@ describe('scheduled sends', () => {
 
     // Assert
     expect(s.providers.test.sent[0]?.copies.map((c) => c.to)).toEqual(['ada@example.com']);
-    expect(s.published()).toEqual([]);
+    expect(s.published().map((e) => [e.type, e.to])).toEqual([['email.suppressed', 'bob@example.com']]);
   });
 
   it('checks suppression when it is sent: all suppressed meanwhile → email.suppressed, no provider call', async () => {

@@ -21,8 +21,6 @@ import { SesEmailProvider, sendEmailRequest } from '../../lambdas/adapters/ses/s
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import type { EmailMessage } from '../../lambdas/domain/email/email';
 import { listUnsubscribeHeaders } from '../../lambdas/domain/email/unsubscribe';
-import type { SendflowEvent } from '../../lambdas/domain/events';
-import { eventMessage } from '../../lambdas/handlers/queue/messages';
 
 const ses = mockClient(SESv2Client);
 const NOW = Date.UTC(2026, 10, 22, 9, 30, 0);
@@ -53,24 +51,18 @@ const copies: OutgoingCopy[] = [
 
 interface Harness {
   provider: SesEmailProvider;
-  published: SendflowEvent[][];
   sleeps: number[];
 }
 
 function harness(options: { concurrency?: number } = {}): Harness {
-  const published: SendflowEvent[][] = [];
   const sleeps: number[] = [];
-  let n = 0;
   const provider = new SesEmailProvider({
     client: new SESv2Client({ region: 'eu-west-1' }),
     configurationSet: CONFIGURATION_SET,
-    events: { publish: async (events) => void published.push([...events]) },
-    clock: { now: () => NOW },
-    random: (size) => new Uint8Array(size).fill(n++),
     sleep: async (ms) => void sleeps.push(ms),
     ...options,
   });
-  return { provider, published, sleeps };
+  return { provider, sleeps };
 }
 
 /** SendEmail inputs in call order. */
@@ -145,12 +137,13 @@ describe('the SendEmail request of a copy', () => {
 describe('send', () => {
   it('sends one SendEmail per copy, each to its recipient alone with its own unsubscribe link', async () => {
     // Arrange
-    const { provider, published } = harness();
+    const { provider } = harness();
 
     // Act
-    await provider.send(email, copies);
+    const outcomes = await provider.send(email, copies);
 
     // Assert
+    expect(outcomes).toEqual([{ status: 'sent' }, { status: 'sent' }]);
     expect(requests()).toHaveLength(2);
     expect(requests().map((r) => r.Destination)).toEqual([
       { ToAddresses: ['Bob <bob@example.com>'] },
@@ -164,7 +157,6 @@ describe('send', () => {
       expect(request.Destination?.CcAddresses).toBeUndefined();
       expect(request.Destination?.BccAddresses).toBeUndefined();
     }
-    expect(published).toEqual([]);
   });
 
   it.each([
@@ -174,31 +166,21 @@ describe('send', () => {
     ['AccountSuspendedException', AccountSuspendedException],
     ['BadRequestException', BadRequestException],
   ] as const)(
-    'turns %s for one copy into email.failed for that recipient; the other still goes',
+    'turns %s for one copy into a refusal for that recipient (no retry); the other still goes',
     async (name, Type) => {
       // Arrange
       ses
         .on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } })
         .rejects(modelled(Type, 'no way'));
-      const { provider, published } = harness();
+      const { provider, sleeps } = harness();
 
       // Act
-      await provider.send(email, copies);
+      const outcomes = await provider.send(email, copies);
 
       // Assert
       expect(requests()).toHaveLength(2);
-      expect(published).toHaveLength(1);
-      const [event] = published[0] ?? [];
-      expect(event).toMatchObject({
-        type: 'email.failed',
-        accountId: email.accountId,
-        mode: 'live',
-        emailId: email.id,
-        to: 'carol@example.org',
-        timestamp: new Date(NOW).toISOString(),
-        data: { from: email.from, subject: email.subject, reason: `${name}: no way` },
-      });
-      expect(eventMessage.parse(JSON.parse(JSON.stringify(event)))).toEqual(event);
+      expect(sleeps).toEqual([]);
+      expect(outcomes).toEqual([{ status: 'sent' }, { status: 'refused', reason: `${name}: no way` }]);
     },
   );
 
@@ -206,35 +188,38 @@ describe('send', () => {
     // Arrange
     const throttled = modelled(TooManyRequestsException, 'Maximum sending rate exceeded.');
     ses.on(SendEmailCommand).rejectsOnce(throttled).rejectsOnce(throttled).resolves({ MessageId: 'm' });
-    const { provider, published, sleeps } = harness({ concurrency: 1 });
+    const { provider, sleeps } = harness({ concurrency: 1 });
 
     // Act
-    await provider.send(email, [copies[0] as OutgoingCopy]);
+    const outcomes = await provider.send(email, [copies[0] as OutgoingCopy]);
 
     // Assert
     expect(requests()).toHaveLength(3);
     expect(sleeps).toEqual([250, 500]);
-    expect(published).toEqual([]);
+    expect(outcomes).toEqual([{ status: 'sent' }]);
   });
 
   it.each([
     ['TooManyRequestsException', TooManyRequestsException],
     ['LimitExceededException', LimitExceededException],
-  ] as const)('fails a copy still refused with %s after the retries', async (name, Type) => {
-    // Arrange
-    ses.on(SendEmailCommand).rejects(modelled(Type, 'slow down'));
-    const { provider, published, sleeps } = harness();
+  ] as const)(
+    'says retry (later, by the send worker) for a copy still refused with %s after the backoff',
+    async (name, Type) => {
+      // Arrange
+      ses.on(SendEmailCommand).rejects(modelled(Type, 'slow down'));
+      const { provider, sleeps } = harness();
 
-    // Act
-    await provider.send(email, [copies[0] as OutgoingCopy]);
+      // Act
+      const outcomes = await provider.send(email, [copies[0] as OutgoingCopy]);
 
-    // Assert: 1 attempt + 3 retries.
-    expect(requests()).toHaveLength(4);
-    expect(sleeps).toEqual([250, 500, 1000]);
-    expect(published[0]?.[0]).toMatchObject({ to: 'bob@example.com', data: { reason: `${name}: slow down` } });
-  });
+      // Assert: 1 attempt + 3 retries.
+      expect(requests()).toHaveLength(4);
+      expect(sleeps).toEqual([250, 500, 1000]);
+      expect(outcomes).toEqual([{ status: 'retry', reason: `${name}: slow down` }]);
+    },
+  );
 
-  it('reports an unexpected error as email.failed (name only) when other copies went out, and does not throw', async () => {
+  it('gives each copy its own outcome: refused (final), retry for an unexpected error (name only), sent', async () => {
     // Arrange: three recipients: one refused, one hitting an unexpected error, one fine.
     const three = [
       ...copies,
@@ -246,10 +231,10 @@ describe('send', () => {
     ses
       .on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } })
       .rejects(modelled(MessageRejected, 'Email address is not verified.'));
-    const { provider, published } = harness();
+    const { provider } = harness();
 
     // Act
-    await provider.send(email, three);
+    const outcomes = await provider.send(email, three);
 
     // Assert
     expect(
@@ -257,31 +242,39 @@ describe('send', () => {
         .map((r) => r.Destination?.ToAddresses?.[0])
         .sort(),
     ).toEqual(['Bob <bob@example.com>', 'carol@example.org', 'dave@example.net'].sort());
-    expect(published).toHaveLength(1);
-    expect(published.flat().map((e) => [e.to, e.data.reason])).toEqual([
-      ['bob@example.com', 'provider_error: NotFoundException'],
-      ['carol@example.org', 'MessageRejected: Email address is not verified.'],
+    expect(outcomes).toEqual([
+      { status: 'retry', reason: 'provider_error: NotFoundException' },
+      { status: 'refused', reason: 'MessageRejected: Email address is not verified.' },
+      { status: 'sent' },
     ]);
-    expect(JSON.stringify(published)).not.toContain('123456789012');
+    expect(JSON.stringify(outcomes)).not.toContain('123456789012');
   });
 
-  it('rethrows when every copy failed unexpectedly (an outage), publishing nothing, so the email fails once', async () => {
+  it('says retry for every copy of an outage (nothing reached SES), and never throws', async () => {
     // Arrange
     const outage = new Error('connect ETIMEDOUT');
     ses.on(SendEmailCommand).rejects(outage);
-    const { provider, published } = harness();
+    const { provider } = harness();
 
-    // Act & Assert
-    await expect(provider.send(email, copies)).rejects.toBe(outage);
+    // Act
+    const outcomes = await provider.send(email, copies);
+
+    // Assert
     expect(requests()).toHaveLength(2);
-    expect(published).toEqual([]);
+    expect(outcomes).toEqual([
+      { status: 'retry', reason: 'provider_error: Error' },
+      { status: 'retry', reason: 'provider_error: Error' },
+    ]);
   });
 
-  it('does not throw when every copy was refused: each recipient gets its own email.failed', async () => {
+  it('says refused for every copy SES refused (sending paused), each with SES’s reason', async () => {
     ses.on(SendEmailCommand).rejects(modelled(SendingPausedException, 'Sending is paused for this account.'));
-    const { provider, published } = harness();
-    await expect(provider.send(email, copies)).resolves.toBeUndefined();
-    expect(published.flat().map((e) => e.to)).toEqual(['bob@example.com', 'carol@example.org']);
+    const { provider } = harness();
+    const outcomes = await provider.send(email, copies);
+    expect(outcomes).toEqual([
+      { status: 'refused', reason: 'SendingPausedException: Sending is paused for this account.' },
+      { status: 'refused', reason: 'SendingPausedException: Sending is paused for this account.' },
+    ]);
   });
 
   it('never has more SendEmail calls in flight than its concurrency', async () => {

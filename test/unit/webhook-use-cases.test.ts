@@ -876,14 +876,19 @@ describe('dispatchEvent', () => {
 
 describe('reconcile', () => {
   /**
-   * The reconciler's webhook deps; the email side (scheduled sends, being added to the same use case) is stubbed
-   * empty here so these tests cover the deliveries alone.
+   * The reconciler's webhook deps; the email side (scheduled sends) and the outboxes are stubbed empty here so
+   * these tests cover the deliveries alone.
    */
+  const emptyOutbox = { name: 'empty', clear: async () => {}, due: async () => [] };
   const reconcileDeps = (deps: Pick<ReconcileDeps, 'deliveries' | 'retries' | 'clock'>): ReconcileDeps =>
     ({
       ...deps,
-      emails: { listScheduled: async () => [] },
+      emails: { listScheduled: async () => [], outbox: emptyOutbox },
       sendScheduler: { schedule: async () => {} },
+      events: { publish: async () => {} },
+      domains: { outbox: emptyOutbox },
+      contacts: { outbox: emptyOutbox },
+      suppressions: { outbox: emptyOutbox },
     }) as unknown as ReconcileDeps;
 
   async function pendingRows() {

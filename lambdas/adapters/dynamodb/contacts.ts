@@ -1,10 +1,25 @@
-// Contacts in DynamoDB, by tenant; the id is derived from the address, so a second create collides.
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// Contacts in DynamoDB, by tenant; the id is derived from the address, so a second create collides. Every
+// change that fires a contact.* event records it in the item's outbox with the same write. An event carries
+// the contact as it is after the change, so changes are read, applied and written back on a revision number
+// (optimistic concurrency: the event and the stored contact cannot disagree).
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Contact, ContactChanges, ContactRepository } from '../../app/contacts/contacts';
+import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
-import { unlessConditionFails } from './operations';
+import type { SendflowEvent } from '../../domain/events';
+import { conditionHeld } from './operations';
+import {
+  CREATE_CONDITION,
+  DynamoOutbox,
+  isTombstone,
+  LIVE_CONDITION,
+  recordEvents,
+  setFields,
+  tombstone,
+  updateExpression,
+} from './outbox';
 import { TenantTable } from './tenant-table';
 
 const contactItem = z.object({
@@ -20,73 +35,131 @@ const contactItem = z.object({
   subscribedAt: z.string().optional(),
 });
 
+const KEY = ['tenant', 'id'];
+const OPTIONAL = ['firstName', 'lastName', 'subscribedAt'] as const;
+/** Read-apply-write rounds before giving up on a contact that keeps changing under us. */
+const ROUNDS = 5;
+
 export class DynamoContactRepository implements ContactRepository {
-  private readonly table: TenantTable<Contact>;
+  private readonly table: TenantTable<Contact | null>;
+  readonly outbox: DynamoOutbox;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {
-    this.table = new TenantTable(doc, tableName, (item) => contactItem.parse(item));
+    this.table = new TenantTable(doc, tableName, (item) => (isTombstone(item) ? null : contactItem.parse(item)));
+    this.outbox = new DynamoOutbox(doc, tableName, KEY, { tombstones: true });
   }
 
-  create(contact: Contact): Promise<boolean> {
-    return this.table.create(contact);
+  async create(contact: Contact, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
+    const Key = this.table.key(contact, contact.id);
+    const absent = OPTIONAL.filter((field) => contact[field] === undefined);
+    const written = await conditionHeld(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(setFields({ ...contact, rev: 1 }, KEY), { remove: absent }, recordEvents(events)),
+          ConditionExpression: CREATE_CONDITION,
+        }),
+      ),
+    );
+    return written ? this.outbox.pending(Key, events) : null;
   }
 
   get(tenant: Tenant, id: string): Promise<Contact | null> {
     return this.table.get(tenant, id);
   }
 
-  list(tenant: Tenant): Promise<Contact[]> {
-    return this.table.list(tenant);
+  async list(tenant: Tenant): Promise<Contact[]> {
+    return (await this.table.list(tenant)).filter((contact): contact is Contact => contact !== null);
   }
 
-  async update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null> {
-    const set: string[] = ['updatedAt = :at'];
-    const remove: string[] = [];
-    const values: Record<string, unknown> = { ':at': at };
-    for (const field of ['firstName', 'lastName'] as const) {
-      const value = changes[field];
-      if (value === undefined) continue;
-      if (value === null) remove.push(field);
-      else {
-        set.push(`${field} = :${field}`);
-        values[`:${field}`] = value;
+  update(
+    tenant: Tenant,
+    id: string,
+    changes: ContactChanges,
+    at: string,
+    announce: (updated: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
+    return this.change(tenant, id, announce, (current) => {
+      const next: Record<string, unknown> = { ...current, updatedAt: at };
+      for (const field of ['firstName', 'lastName'] as const) {
+        const value = changes[field];
+        if (value === null) delete next[field];
+        else if (value !== undefined) next[field] = value;
       }
+      return next as unknown as Contact;
+    });
+  }
+
+  subscribe(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    announce: (subscribed: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null> {
+    return this.change(tenant, id, announce, (current) =>
+      current.status === 'pending' ? { ...current, status: 'subscribed', subscribedAt: at, updatedAt: at } : null,
+    );
+  }
+
+  async delete(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const Key = this.table.key(tenant, id);
+    const written = await conditionHeld(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(tombstone(at), recordEvents(events)),
+          ConditionExpression: LIVE_CONDITION,
+        }),
+      ),
+    );
+    return written ? this.outbox.pending(Key, events) : null;
+  }
+
+  /**
+   * Reads the contact, applies `apply` (null: nothing to change), and writes the result with its events only
+   * if the contact is still the revision read; a concurrent change makes it read and apply again.
+   */
+  private async change(
+    tenant: Tenant,
+    id: string,
+    announce: (next: Contact) => SendflowEvent[],
+    apply: (current: Contact) => Contact | null,
+  ): Promise<Recorded<Contact> | null> {
+    const Key = this.table.key(tenant, id);
+    for (let round = 0; round < ROUNDS; round++) {
+      const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key, ConsistentRead: true }));
+      if (!Item || isTombstone(Item)) return null;
+      const next = apply(contactItem.parse(Item));
+      if (!next) return null;
+      const events = announce(next);
+      const rev = typeof Item.rev === 'number' ? Item.rev : 0;
+      const absent = OPTIONAL.filter((field) => next[field] === undefined);
+      const written = await conditionHeld(
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key,
+            ...updateExpression(
+              setFields({ ...next, rev: rev + 1 }, KEY),
+              { remove: absent, ...(rev ? { values: { ':rev': rev } } : {}) },
+              recordEvents(events),
+            ),
+            ConditionExpression: `${LIVE_CONDITION} AND ${rev === 0 ? 'attribute_not_exists(rev)' : 'rev = :rev'}`,
+          }),
+        ),
+      );
+      if (written) return { value: next, pending: this.outbox.pending(Key, events) };
     }
-    return this.updated(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: this.table.key(tenant, id),
-        UpdateExpression: `SET ${set.join(', ')}${remove.length ? ` REMOVE ${remove.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(id)',
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-  }
-
-  async subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null> {
-    return this.updated(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: this.table.key(tenant, id),
-        UpdateExpression: 'SET #s = :subscribed, subscribedAt = :at, updatedAt = :at',
-        ConditionExpression: '#s = :pending',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':subscribed': 'subscribed', ':pending': 'pending', ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-  }
-
-  delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.table.delete(tenant, id);
-  }
-
-  private async updated(command: UpdateCommand): Promise<Contact | null> {
-    const written = await unlessConditionFails(this.doc.send(command));
-    return written ? contactItem.parse(written.Attributes) : null;
+    throw new Error(`Contact ${id} kept changing; gave up after ${ROUNDS} rounds`);
   }
 }

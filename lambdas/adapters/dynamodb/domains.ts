@@ -1,4 +1,5 @@
-// Sending domains in DynamoDB: by tenant, with a sparse index of pending ones for the reconciler.
+// Sending domains in DynamoDB: by tenant, with a sparse index of pending ones for the reconciler. Every change
+// that fires a domain.* event records it in the item's outbox with the same write (adapters/dynamodb/outbox).
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -8,9 +9,21 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
+import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
+import type { SendflowEvent } from '../../domain/events';
 import { conditionHeld, unlessConditionFails } from './operations';
+import {
+  CREATE_CONDITION,
+  DynamoOutbox,
+  isTombstone,
+  LIVE_CONDITION,
+  recordEvents,
+  setFields,
+  tombstone,
+  updateExpression,
+} from './outbox';
 import { TenantTable } from './tenant-table';
 
 const STATUSES = ['pending', 'verified', 'failed'] as const;
@@ -27,65 +40,91 @@ const domainItem = z.object({
 
 /** The partition of name claims: one item per domain name, naming the account that holds it. */
 const NAME_CLAIMS = '#names';
-
-const pendingMarks = (status: DomainStatus) => (status === 'pending' ? { pendingShard: 'pending' } : {});
+const KEY = ['tenant', 'id'];
 
 export class DynamoDomainRepository implements DomainRepository {
-  private readonly table: TenantTable<Domain>;
+  private readonly table: TenantTable<Domain | null>;
+  readonly outbox: DynamoOutbox;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {
-    this.table = new TenantTable(doc, tableName, (item) => domainItem.parse(item));
+    this.table = new TenantTable(doc, tableName, (item) => (isTombstone(item) ? null : domainItem.parse(item)));
+    this.outbox = new DynamoOutbox(doc, tableName, KEY, { tombstones: true });
   }
 
-  create(domain: Domain): Promise<boolean> {
-    return this.table.create({ ...domain, ...pendingMarks(domain.status) });
+  async create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
+    const Key = this.table.key(domain, domain.id);
+    const written = await conditionHeld(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(setFields(domain, KEY), pendingMark(domain.status), recordEvents(events)),
+          ConditionExpression: CREATE_CONDITION,
+        }),
+      ),
+    );
+    return written ? this.outbox.pending(Key, events) : null;
   }
 
   get(tenant: Tenant, id: string): Promise<Domain | null> {
     return this.table.get(tenant, id);
   }
 
-  list(tenant: Tenant): Promise<Domain[]> {
-    return this.table.list(tenant);
+  async list(tenant: Tenant): Promise<Domain[]> {
+    return (await this.table.list(tenant)).filter((domain): domain is Domain => domain !== null);
   }
 
   async setStatus(
     tenant: Tenant,
     id: string,
-    from: DomainStatus,
-    to: DomainStatus,
-    at: string,
-  ): Promise<Domain | null> {
+    change: { from: DomainStatus; to: DomainStatus; at: string },
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
+    const Key = this.table.key(tenant, id);
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: this.table.key(tenant, id),
-          UpdateExpression:
-            to === 'pending'
-              ? 'SET #s = :to, updatedAt = :at, pendingShard = :p'
-              : 'SET #s = :to, updatedAt = :at REMOVE pendingShard',
-          ConditionExpression: '#s = :from',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':to': to,
-            ':from': from,
-            ':at': at,
-            ...(to === 'pending' ? { ':p': 'pending' } : {}),
-          },
+          Key,
+          ...updateExpression(
+            {
+              set: ['#s = :to', 'updatedAt = :at'],
+              names: { '#s': 'status' },
+              values: { ':to': change.to, ':from': change.from, ':at': change.at },
+            },
+            pendingMark(change.to),
+            recordEvents(events),
+          ),
+          ConditionExpression: `#s = :from AND ${LIVE_CONDITION}`,
           ReturnValues: 'ALL_NEW',
         }),
       ),
     );
     if (written === null) return null;
-    return domainItem.parse(written.Attributes);
+    return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
   }
 
-  delete(tenant: Tenant, id: string): Promise<boolean> {
-    return this.table.delete(tenant, id);
+  async delete(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const Key = this.table.key(tenant, id);
+    const written = await conditionHeld(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(tombstone(at), { remove: ['pendingShard'] }, recordEvents(events)),
+          ConditionExpression: LIVE_CONDITION,
+        }),
+      ),
+    );
+    return written ? this.outbox.pending(Key, events) : null;
   }
 
   async claimName(name: string, accountId: string): Promise<boolean> {
@@ -124,6 +163,13 @@ export class DynamoDomainRepository implements DomainRepository {
         Limit: limit,
       }),
     );
-    return (Items ?? []).map((item) => domainItem.parse(item));
+    return (Items ?? []).filter((item) => !isTombstone(item)).map((item) => domainItem.parse(item));
   }
+}
+
+/** A pending domain sits in the sparse byPending index; any other status leaves it. */
+function pendingMark(status: DomainStatus) {
+  return status === 'pending'
+    ? { set: ['pendingShard = :pendingShard'], values: { ':pendingShard': 'pending' } }
+    : { remove: ['pendingShard'] };
 }

@@ -1,10 +1,35 @@
 // Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Their event
-// history lives apart, in the emailEvents table (email-history.ts), so the item never grows with it.
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// history lives apart, in the emailEvents table (email-history.ts), so the item never grows with it. Each recipient's
+// send state lives in the `recipientStates` map (by recipient index), changed one conditional UpdateItem at a
+// time, with the event it causes (email.failed, email.suppressed) recorded in the item's outbox.
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { EmailRecord, EmailRepository } from '../../app/emails/ports';
+import type {
+  BatchState,
+  EmailRecord,
+  EmailRepository,
+  RecipientExpectation,
+  RecipientState,
+} from '../../app/emails/ports';
+import type { PendingEvents } from '../../app/outbox';
 import { MODES } from '../../domain/api-keys';
-import { batchPutAll, unlessConditionFails } from './operations';
+import { recipients } from '../../domain/email/email';
+import type { SendflowEvent } from '../../domain/events';
+import { batchPutAll, conditionHeld, unlessConditionFails } from './operations';
+import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
+
+const recipientState = z.object({
+  state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
+  tries: z.number(),
+  until: z.number().optional(),
+  reason: z.string().optional(),
+});
 
 const emailItem = z.object({
   id: z.string(),
@@ -34,7 +59,20 @@ const emailItem = z.object({
   scheduledAt: z.string().optional(),
   sentAt: z.string().optional(),
   canceledAt: z.string().optional(),
+  recipientStates: z.record(z.string(), recipientState).optional(),
+  batchId: z.string().optional(),
 });
+
+/** A batch's decision lives in the emails table as an item of this kind, keyed by the batch id. */
+const BATCH_KIND = 'batch';
+
+/** The email as stored; `suppressed` also names the recipients whose state is suppressed. */
+function parseEmail(item: unknown): EmailRecord {
+  const email = emailItem.parse(item) as EmailRecord;
+  const states = email.recipientStates ?? {};
+  const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
+  return { ...email, suppressed: [...new Set([...email.suppressed, ...byState])] };
+}
 
 const SCHEDULE_SHARD = 'scheduled';
 /** Zero-padded epoch ms: a string sort key that orders like the number. */
@@ -49,40 +87,133 @@ function toItem(email: EmailRecord): Record<string, unknown> {
 }
 
 export class DynamoEmailRepository implements EmailRepository {
+  readonly outbox: DynamoOutbox;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.outbox = new DynamoOutbox(doc, tableName, ['id']);
+  }
 
-  createMany(emails: readonly EmailRecord[]): Promise<void> {
-    return batchPutAll(this.doc, this.tableName, emails.map(toItem));
+  async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+    const eventsOf = (email: EmailRecord) => events.filter((event) => event.emailId === email.id);
+    await batchPutAll(
+      this.doc,
+      this.tableName,
+      emails.map((email) => ({ ...toItem(email), ...outboxAttributes(eventsOf(email)) })),
+    );
+    return emails.map((email) => this.outbox.pending({ id: email.id }, eventsOf(email)));
   }
 
   async get(id: string): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
-    return Item ? emailItem.parse(Item) : null;
+    return Item && Item.kind !== BATCH_KIND ? parseEmail(Item) : null;
   }
 
-  async releaseScheduled(
-    id: string,
-    outcome: 'sent' | 'canceled',
-    at: string,
-    suppressed?: readonly string[],
-  ): Promise<EmailRecord | null> {
+  async decideBatch(
+    batchId: string,
+    state: BatchState,
+    events: readonly SendflowEvent[] = [],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }> {
+    const decided = await conditionHeld(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { id: batchId, kind: BATCH_KIND, batchState: state, ...outboxAttributes(events) },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      ),
+    );
+    if (decided) return { state, pending: this.outbox.pending({ id: batchId }, events) };
+    return { state: (await this.batchState(batchId)) ?? state, pending: null };
+  }
+
+  async batchState(batchId: string): Promise<BatchState | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { id: batchId }, ConsistentRead: true }),
+    );
+    return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
+  }
+
+  async startSending(id: string, at: string): Promise<EmailRecord | null> {
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET #at = :at${suppressed ? ', suppressed = :s' : ''} REMOVE scheduleShard, sendAt`,
-          ConditionExpression: 'attribute_exists(scheduleShard)',
-          ExpressionAttributeNames: { '#at': outcome === 'sent' ? 'sentAt' : 'canceledAt' },
-          ExpressionAttributeValues: { ':at': at, ...(suppressed ? { ':s': suppressed } : {}) },
+          UpdateExpression:
+            'SET sentAt = if_not_exists(sentAt, :at), recipientStates = if_not_exists(recipientStates, :none)',
+          ConditionExpression: 'attribute_exists(scheduleShard) AND attribute_not_exists(canceledAt)',
+          ExpressionAttributeValues: { ':at': at, ':none': {} },
           ReturnValues: 'ALL_NEW',
         }),
       ),
     );
-    return written ? emailItem.parse(written.Attributes) : null;
+    return written ? parseEmail(written.Attributes) : null;
+  }
+
+  async cancel(id: string, at: string): Promise<EmailRecord | null> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET canceledAt = :at REMOVE scheduleShard, sendAt',
+          ConditionExpression: 'attribute_exists(scheduleShard) AND attribute_not_exists(sentAt)',
+          ExpressionAttributeValues: { ':at': at },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return written ? parseEmail(written.Attributes) : null;
+  }
+
+  async setRecipient(
+    id: string,
+    index: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const path = 'recipientStates.#r';
+    const conditions: Record<RecipientExpectation['state'], string> = {
+      pending: `attribute_exists(recipientStates) AND (attribute_not_exists(${path}) OR ${path}.#st = :pending)`,
+      claimed: `${path}.#st = :claimed AND ${path}.#tries = :tries`,
+      lapsed: `${path}.#st = :claimed AND ${path}.#until < :now`,
+    };
+    const values: Record<string, unknown> = { ':to': to };
+    if (expect.state === 'pending') values[':pending'] = 'pending';
+    if (expect.state === 'claimed') Object.assign(values, { ':claimed': 'claimed', ':tries': expect.tries });
+    if (expect.state === 'lapsed') Object.assign(values, { ':claimed': 'claimed', ':now': expect.now });
+    const names: Record<string, string> = { '#r': String(index) };
+    names['#st'] = 'state';
+    if (expect.state === 'claimed') names['#tries'] = 'tries';
+    if (expect.state === 'lapsed') names['#until'] = 'until';
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          ...updateExpression({ set: [`${path} = :to`], names, values }, recordEvents(events)),
+          ConditionExpression: conditions[expect.state],
+        }),
+      ),
+    );
+    return written ? this.outbox.pending({ id }, events) : null;
+  }
+
+  async finishSending(id: string): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'REMOVE scheduleShard, sendAt',
+          ConditionExpression: 'attribute_exists(scheduleShard)',
+        }),
+      ),
+    );
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {

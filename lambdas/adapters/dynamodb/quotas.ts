@@ -34,4 +34,19 @@ export class DynamoQuotaCounter implements QuotaCounter {
       )) !== null
     );
   }
+
+  async release(accountId: string, window: QuotaWindow, count: number): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { key: `quota#${accountId}#${window.month}` },
+          UpdateExpression: 'ADD #n :minus',
+          ConditionExpression: '#n >= :count',
+          ExpressionAttributeNames: { '#n': 'n' },
+          ExpressionAttributeValues: { ':minus': -count, ':count': count },
+        }),
+      ),
+    );
+  }
 }

@@ -1,8 +1,9 @@
 // The live-mode email provider on AWS (DESIGN §6): one SES v2 SendEmail per recipient copy, each with its own
 // List-Unsubscribe headers, always through our configuration set (its event destination is how delivery,
-// bounces and complaints come back) and tagged with the email, account and mode they belong to. SES refusing a
-// copy outright becomes email.failed for that recipient; throttling is retried with backoff first; an outage
-// that stopped every copy is thrown for the caller to fail the email as a whole.
+// bounces and complaints come back) and tagged with the email, account and mode they belong to. Each copy's
+// outcome goes back to the send worker, which records it with the recipient: SES refusing a copy outright is
+// `refused` (email.failed); throttling is retried with backoff here first, then, like an outage, `retry`
+// (the worker tries again on a later receive of the sends message).
 import {
   AccountSuspendedException,
   BadRequestException,
@@ -15,11 +16,8 @@ import {
   SendingPausedException,
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
-import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
-import type { Clock, RandomBytes } from '../../app/ports';
-import type { EventPublisher } from '../../app/webhooks/ports';
+import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { EmailMessage } from '../../domain/email/email';
-import { emailEvent, type SendflowEvent } from '../../domain/events';
 import { mimeAddress } from './addresses';
 import { SES_TAGS } from './tags';
 
@@ -41,10 +39,6 @@ export interface SesEmailProviderOptions {
   readonly client: SESv2Client;
   /** Named on every SendEmail: without it SES publishes no events and the email's story stops at "sent". */
   readonly configurationSet: string;
-  /** Where email.failed goes for a copy SES refused. */
-  readonly events: EventPublisher;
-  readonly clock: Clock;
-  readonly random: RandomBytes;
   /** Extra attempts of a throttled copy, after the SDK's own retries (default 3). */
   readonly throttleRetries?: number;
   /** First backoff before a throttled copy is tried again, doubled each time (default 250 ms). */
@@ -116,36 +110,30 @@ export class SesEmailProvider implements EmailProvider {
   }
 
   /**
-   * Sends every copy; one recipient's failure never holds back the others. Refused copies become email.failed
-   * with SES's reason. When every copy failed unexpectedly (an outage: network, credentials, a missing
-   * configuration set) nothing reached SES and the first error is rethrown, so the caller fails the whole
-   * email once. Otherwise a copy that failed unexpectedly is reported as email.failed (`provider_error`), since
-   * its siblings did go out and the caller must not fail them too.
+   * Sends every copy, `concurrency` at a time; one recipient's failure never holds back the others. A refusal
+   * (SES said no to this message or sender) is final; a copy still throttled after the backoff, or one that
+   * failed unexpectedly (network, credentials, a missing configuration set), is worth another try later. An
+   * unexpected error's reason names its type only: its message may carry ARNs and account ids.
    */
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
-    const outcomes: ({ reason: string } | { error: unknown } | null)[] = new Array(copies.length).fill(null);
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+    const outcomes: CopyOutcome[] = new Array(copies.length);
     let next = 0;
     const worker = async () => {
       while (next < copies.length) {
         const i = next++;
         try {
           await this.sendCopy(email, copies[i] as OutgoingCopy);
+          outcomes[i] = { status: 'sent' };
         } catch (error) {
+          const throttled = THROTTLES.some((type) => error instanceof type);
           const reason = refusalReason(error);
-          outcomes[i] = reason ? { reason } : { error };
+          if (reason && !throttled) outcomes[i] = { status: 'refused', reason };
+          else outcomes[i] = { status: 'retry', reason: reason ?? `provider_error: ${errorName(error)}` };
         }
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, copies.length) }, worker));
-    const unexpected = outcomes.filter((o): o is { error: unknown } => o !== null && 'error' in o);
-    if (copies.length > 0 && unexpected.length === copies.length) throw unexpected[0]?.error;
-    const failed = copies.flatMap((copy, i) => {
-      const outcome = outcomes[i];
-      if (!outcome) return [];
-      const reason = 'reason' in outcome ? outcome.reason : `provider_error: ${errorName(outcome.error)}`;
-      return [this.failedEvent(email, copy.to, reason)];
-    });
-    if (failed.length) await this.options.events.publish(failed);
+    return outcomes;
   }
 
   private async sendCopy(email: EmailMessage, copy: OutgoingCopy): Promise<void> {
@@ -160,16 +148,5 @@ export class SesEmailProvider implements EmailProvider {
         await this.sleep(this.backoffMs * 2 ** attempt);
       }
     }
-  }
-
-  private failedEvent(email: EmailMessage, recipient: string, reason: string): SendflowEvent {
-    return emailEvent(
-      email,
-      recipient,
-      'email.failed',
-      { reason },
-      { at: this.options.clock.now() },
-      this.options.random,
-    );
   }
 }

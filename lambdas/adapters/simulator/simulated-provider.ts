@@ -1,6 +1,6 @@
 // The simulator provider: no mail leaves; each recipient's simulator story becomes our events, published
 // with their step delays so webhooks see them in order, the way SES's events would arrive.
-import type { EmailProvider, OutgoingCopy } from '../../app/emails/ports';
+import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
 import type { EmailMessage } from '../../domain/email/email';
@@ -12,7 +12,8 @@ export class SimulatedEmailProvider implements EmailProvider {
     private readonly deps: { events: EventPublisher; clock: Clock; random: RandomBytes; stepSeconds: number },
   ) {}
 
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void> {
+  /** Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). */
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
     const now = this.deps.clock.now();
     const bySteps = new Map<number, SendflowEvent[]>();
     for (const { to: recipient } of copies) {
@@ -25,5 +26,6 @@ export class SimulatedEmailProvider implements EmailProvider {
     for (const [step, events] of [...bySteps].sort(([a], [b]) => a - b)) {
       await this.deps.events.publish(events, step * this.deps.stepSeconds);
     }
+    return copies.map(() => ({ status: 'sent' }));
   }
 }

@@ -1,11 +1,13 @@
 // Use cases for contacts (contact.created / updated / deleted / subscribed) with double opt-in: a new
-// contact is pending until its signed confirmation link is used, which subscribes it (once).
+// contact is pending until its signed confirmation link is used, which subscribes it (once). Each change is
+// stored together with its event (the contact's outbox) and relayed right after; the reconciler sweeps the rest.
 import { confirmationClaims, readConfirmation } from '../../domain/contacts/confirmation';
 import { ConflictError, GoneError, NotFoundError } from '../../domain/errors';
-import { type EventType, newEvent } from '../../domain/events';
+import { type EventType, newEvent, type SendflowEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
 import { signToken, verifyToken } from '../../domain/tokens';
 import type { LinkSigner } from '../emails/ports';
+import { type Outbox, type PendingEvents, type Recorded, relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 
@@ -25,15 +27,32 @@ export interface Contact extends Tenant {
 
 export type ContactChanges = { firstName?: string | null; lastName?: string | null };
 
+/**
+ * Every change that fires a contact.* event records it in the same write (the outbox). `announce` makes the
+ * events from the contact as the change leaves it.
+ */
 export interface ContactRepository {
-  /** False when the tenant already has a contact with this address. */
-  create(contact: Contact): Promise<boolean>;
+  readonly outbox: Outbox;
+  /** Stores a new contact with its events; null when the tenant already has a contact with this address. */
+  create(contact: Contact, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   get(tenant: Tenant, id: string): Promise<Contact | null>;
   list(tenant: Tenant): Promise<Contact[]>;
-  update(tenant: Tenant, id: string, changes: ContactChanges, at: string): Promise<Contact | null>;
+  update(
+    tenant: Tenant,
+    id: string,
+    changes: ContactChanges,
+    at: string,
+    announce: (updated: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null>;
   /** pending → subscribed, once; null when it was not pending. */
-  subscribe(tenant: Tenant, id: string, at: string): Promise<Contact | null>;
-  delete(tenant: Tenant, id: string): Promise<boolean>;
+  subscribe(
+    tenant: Tenant,
+    id: string,
+    at: string,
+    announce: (subscribed: Contact) => SendflowEvent[],
+  ): Promise<Recorded<Contact> | null>;
+  /** Deletes it with its events (unreadable at once; the item goes when they are relayed); null if absent. */
+  delete(tenant: Tenant, id: string, at: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
 }
 
 export interface ContactDeps {
@@ -61,9 +80,9 @@ export async function createContact(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await deps.contacts.create(contact)))
-    throw new ConflictError(`A contact with address ${email} exists.`, 'contact_exists');
-  await announce(deps, 'contact.created', contact);
+  const recorded = await deps.contacts.create(contact, announce(deps, 'contact.created', contact));
+  if (!recorded) throw new ConflictError(`A contact with address ${email} exists.`, 'contact_exists');
+  await relay(deps, deps.contacts.outbox, recorded);
   return { contact, confirmationUrl: confirmationUrl(deps.links, contact, deps.clock.now()) };
 }
 
@@ -79,16 +98,21 @@ export async function updateContact(
   id: string,
   changes: ContactChanges,
 ): Promise<Contact> {
-  const contact = await deps.contacts.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
-  if (!contact) throw new NotFoundError(`No contact with id ${id}.`);
-  await announce(deps, 'contact.updated', contact);
-  return contact;
+  const at = new Date(deps.clock.now()).toISOString();
+  const updated = await deps.contacts.update(tenant, id, changes, at, (contact) =>
+    announce(deps, 'contact.updated', contact),
+  );
+  if (!updated) throw new NotFoundError(`No contact with id ${id}.`);
+  await relay(deps, deps.contacts.outbox, updated.pending);
+  return updated.value;
 }
 
 export async function deleteContact(deps: ContactDeps, tenant: Tenant, id: string): Promise<Contact> {
   const contact = await getContact(deps, tenant, id);
-  if (!(await deps.contacts.delete(tenant, id))) throw new NotFoundError(`No contact with id ${id}.`);
-  await announce(deps, 'contact.deleted', contact);
+  const at = new Date(deps.clock.now()).toISOString();
+  const recorded = await deps.contacts.delete(tenant, id, at, announce(deps, 'contact.deleted', contact));
+  if (!recorded) throw new NotFoundError(`No contact with id ${id}.`);
+  await relay(deps, deps.contacts.outbox, recorded);
   return contact;
 }
 
@@ -117,10 +141,13 @@ export async function resolveConfirmation(
 /** The double opt-in: the first use subscribes and fires contact.subscribed; later uses change nothing. */
 export async function confirmContact(deps: ContactDeps, token: string): Promise<Contact> {
   const contact = await resolveConfirmation(deps, token);
-  const subscribed = await deps.contacts.subscribe(contact, contact.id, new Date(deps.clock.now()).toISOString());
+  const at = new Date(deps.clock.now()).toISOString();
+  const subscribed = await deps.contacts.subscribe(contact, contact.id, at, (next) =>
+    announce(deps, 'contact.subscribed', next),
+  );
   if (!subscribed) return contact;
-  await announce(deps, 'contact.subscribed', subscribed);
-  return subscribed;
+  await relay(deps, deps.contacts.outbox, subscribed.pending);
+  return subscribed.value;
 }
 
 function confirmationUrl(links: LinkSigner, contact: Contact, nowMs: number): string {
@@ -128,15 +155,12 @@ function confirmationUrl(links: LinkSigner, contact: Contact, nowMs: number): st
   return `${links.baseUrl()}/contacts/confirm/${token}`;
 }
 
-async function announce(
-  deps: Pick<ContactDeps, 'events' | 'clock' | 'random'>,
-  type: EventType,
-  contact: Contact,
-): Promise<void> {
+/** The event of a change, made before the write that records it (so its id is fixed from then on). */
+function announce(deps: Pick<ContactDeps, 'clock' | 'random'>, type: EventType, contact: Contact): SendflowEvent[] {
   const at = deps.clock.now();
-  await deps.events.publish([
+  return [
     newEvent({ type, accountId: contact.accountId, mode: contact.mode, at, data: contactData(contact) }, deps.random),
-  ]);
+  ];
 }
 
 export function contactData(contact: Contact) {

@@ -1,9 +1,11 @@
 // Use cases for sending domains (domain.created / updated / deleted): add, list, read, verify, delete, and
 // the reconciler's re-check of pending ones. Verification state lives with the provider (SES); every change
-// we observe is stored once and announced once (a conditional status update).
+// we observe is stored once and announced once: the conditional write that stores it records its event in the
+// domain's outbox, relayed right after (and swept by the reconciler if that fails).
 import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
-import { type EventType, newEvent } from '../../domain/events';
+import { type EventType, newEvent, type SendflowEvent } from '../../domain/events';
 import { derivedId } from '../../domain/resources';
+import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 import type { Domain, DomainProvider, DomainRepository } from './ports';
@@ -49,9 +51,9 @@ export async function createDomain(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await deps.domains.create(domain)))
-    throw new ConflictError(`The domain ${name} is already added.`, 'domain_exists');
-  await announce(deps, 'domain.created', domain);
+  const recorded = await deps.domains.create(domain, announce(deps, 'domain.created', domain));
+  if (!recorded) throw new ConflictError(`The domain ${name} is already added.`, 'domain_exists');
+  await relay(deps, deps.domains.outbox, recorded);
   return domain;
 }
 
@@ -69,13 +71,15 @@ export async function verifyDomain(deps: DomainDeps, tenant: Tenant, id: string)
 /** Deletes a domain; the identity and the name claim go only when no mode of the account still has it. */
 export async function deleteDomain(deps: DomainDeps, tenant: Tenant, id: string): Promise<Domain> {
   const domain = await getDomain(deps, tenant, id);
-  if (!(await deps.domains.delete(tenant, id))) throw new NotFoundError(`No domain with id ${id}.`);
+  const now = new Date(deps.clock.now()).toISOString();
+  const recorded = await deps.domains.delete(tenant, id, now, announce(deps, 'domain.deleted', domain));
+  if (!recorded) throw new NotFoundError(`No domain with id ${id}.`);
+  await relay(deps, deps.domains.outbox, recorded);
   await deps.domainProviderFor(tenant.mode).remove(domain.name);
   const otherMode: Tenant = { accountId: tenant.accountId, mode: tenant.mode === 'live' ? 'test' : 'live' };
   if (!(await deps.domains.get(otherMode, domainId(otherMode, domain.name)))) {
     await deps.domains.releaseName(domain.name, tenant.accountId);
   }
-  await announce(deps, 'domain.deleted', domain);
   return domain;
 }
 
@@ -98,25 +102,16 @@ export async function isVerifiedSender(
 async function refresh(deps: DomainDeps, domain: Domain): Promise<Domain> {
   const status = await deps.domainProviderFor(domain.mode).status(domain);
   if (status === domain.status) return domain;
-  const updated = await deps.domains.setStatus(
-    domain,
-    domain.id,
-    domain.status,
-    status,
-    new Date(deps.clock.now()).toISOString(),
-  );
+  const change = { from: domain.status, to: status, at: new Date(deps.clock.now()).toISOString() };
+  const events = announce(deps, 'domain.updated', { ...domain, status });
+  const updated = await deps.domains.setStatus(domain, domain.id, change, events);
   if (!updated) return (await deps.domains.get(domain, domain.id)) ?? domain;
-  await announce(deps, 'domain.updated', updated);
-  return updated;
+  await relay(deps, deps.domains.outbox, updated.pending);
+  return updated.value;
 }
 
-async function announce(
-  deps: Pick<DomainDeps, 'events' | 'clock' | 'random'>,
-  type: EventType,
-  domain: Domain,
-): Promise<void> {
+/** The event of a change, made before the write that records it (so its id is fixed from then on). */
+function announce(deps: Pick<DomainDeps, 'clock' | 'random'>, type: EventType, domain: Domain): SendflowEvent[] {
   const data = { id: domain.id, name: domain.name, status: domain.status };
-  await deps.events.publish([
-    newEvent({ type, accountId: domain.accountId, mode: domain.mode, at: deps.clock.now(), data }, deps.random),
-  ]);
+  return [newEvent({ type, accountId: domain.accountId, mode: domain.mode, at: deps.clock.now(), data }, deps.random)];
 }

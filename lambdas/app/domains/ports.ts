@@ -1,5 +1,7 @@
 // Ports of sending domains: their storage and the identity provider (SES Easy DKIM on AWS, a simulator
 // locally that verifies after a configurable delay).
+import type { SendflowEvent } from '../../domain/events';
+import type { Outbox, PendingEvents, Recorded } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
 export type DomainStatus = 'pending' | 'verified' | 'failed';
@@ -21,14 +23,25 @@ export interface Domain extends Tenant {
   readonly updatedAt: string;
 }
 
+/** Every change that fires a domain.* event records it in the same write (its outbox), to be relayed. */
 export interface DomainRepository {
-  /** False when the tenant already has this domain. */
-  create(domain: Domain): Promise<boolean>;
+  readonly outbox: Outbox;
+  /** Stores a new domain with its events; null when the tenant already has this domain. */
+  create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   get(tenant: Tenant, id: string): Promise<Domain | null>;
   list(tenant: Tenant): Promise<Domain[]>;
-  /** Sets the status, only if it is still `from`; returns the updated domain, or null when it changed meanwhile. */
-  setStatus(tenant: Tenant, id: string, from: DomainStatus, to: DomainStatus, at: string): Promise<Domain | null>;
-  delete(tenant: Tenant, id: string): Promise<boolean>;
+  /** Sets the status, only if it is still `from`, with its events; null when it changed meanwhile. */
+  setStatus(
+    tenant: Tenant,
+    id: string,
+    change: { from: DomainStatus; to: DomainStatus; at: string },
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null>;
+  /**
+   * Deletes the domain and records its events (the item stays, unreadable, until they are relayed); null
+   * when there was no such domain.
+   */
+  delete(tenant: Tenant, id: string, at: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   /**
    * Claims a domain name for an account across all accounts (sending identities are shared by name): true when
    * the account holds it (now or already), false when another account does.

@@ -1,5 +1,7 @@
 // Ports of the email side: storage and the sending provider (the simulator; SES for live mode on AWS).
 import type { EmailMessage } from '../../domain/email/email';
+import type { SendflowEvent } from '../../domain/events';
+import type { Outbox, PendingEvents } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
 /** One event in an email's history (GET /v1/emails/:id). */
@@ -11,6 +13,19 @@ export interface EmailEventEntry {
   readonly timestamp: string;
 }
 
+/**
+ * Where one recipient's copy stands. `pending` (or no entry): not sent yet. `claimed`: a send worker holds it
+ * until `until` (epoch ms) and is handing it to the provider. Then exactly one final state: `sent` (the
+ * provider took it; its events follow), `failed` (email.failed recorded with it) or `suppressed`
+ * (email.suppressed recorded with it). `tries` counts the claims.
+ */
+export type RecipientState =
+  | { readonly state: 'pending'; readonly tries: number }
+  | { readonly state: 'claimed'; readonly tries: number; readonly until: number }
+  | { readonly state: 'sent' | 'failed' | 'suppressed'; readonly tries: number; readonly reason?: string };
+
+export const FINAL_STATES: readonly RecipientState['state'][] = ['sent', 'failed', 'suppressed'];
+
 export interface EmailRecord extends EmailMessage {
   /** Recipients skipped because they are on the suppression list. */
   readonly suppressed: readonly string[];
@@ -18,24 +33,63 @@ export interface EmailRecord extends EmailMessage {
   readonly unsubscribeUrls: Readonly<Record<string, string>>;
   /** ISO 8601: when a scheduled email is to be sent. */
   readonly scheduledAt?: string;
-  /** Set when a scheduled email was handed to the provider, or cancelled. */
+  /** Set when the send worker started on it (it can no longer be cancelled), or when cancelled. */
   readonly sentAt?: string;
   readonly canceledAt?: string;
+  /** Per recipient, by its index in recipients(email): where its copy stands (absent: pending). */
+  readonly recipientStates?: Readonly<Record<string, RecipientState>>;
+  /** The batch it was accepted in: it may be sent only once that batch is committed (all of it stored). */
+  readonly batchId?: string;
 }
 
+/** A batch's fate, decided once: committed (every email stored), or aborted (never to be sent). */
+export type BatchState = 'committed' | 'aborted';
+
+/** What a recipient must still be for a change of its state to apply. */
+export type RecipientExpectation =
+  | { readonly state: 'pending' }
+  /** Claimed by this worker: the claim it took (tries) is still the one stored. */
+  | { readonly state: 'claimed'; readonly tries: number }
+  /** Claimed by a worker whose claim ran out before `now` (epoch ms). */
+  | { readonly state: 'lapsed'; readonly now: number };
+
 export interface EmailRepository {
-  createMany(emails: readonly EmailRecord[]): Promise<void>;
+  readonly outbox: Outbox;
+  /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
+  createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
   get(id: string): Promise<EmailRecord | null>;
   /**
-   * Ends an email's wait, once: `sent` when it goes to the provider (with the recipients skipped as
-   * suppressed), `canceled` when cancelled. Returns the email, or null when it is not waiting any more.
+   * Decides a batch's fate once (one conditional write): `committed` with its events (email.scheduled of its
+   * emails) once every email is stored, `aborted` when the batch failed. Returns the state that holds (the
+   * first decision wins) and, when this call committed it, the events to relay.
    */
-  releaseScheduled(
+  decideBatch(
+    batchId: string,
+    state: BatchState,
+    events?: readonly SendflowEvent[],
+  ): Promise<{ state: BatchState; pending: PendingEvents | null }>;
+  /** The batch's fate, or null while undecided. */
+  batchState(batchId: string): Promise<BatchState | null>;
+  /**
+   * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
+   * the email, or null when it is not waiting any more (every recipient settled, or cancelled).
+   */
+  startSending(id: string, at: string): Promise<EmailRecord | null>;
+  /** Cancels a waiting email the send worker has not started on; null otherwise. */
+  cancel(id: string, at: string): Promise<EmailRecord | null>;
+  /**
+   * Moves one recipient (by index) to `to`, only if it is still as `expect` says, recording `events` with it.
+   * Null when it is not (another worker has it, or it is settled).
+   */
+  setRecipient(
     id: string,
-    outcome: 'sent' | 'canceled',
-    at: string,
-    suppressed?: readonly string[],
-  ): Promise<EmailRecord | null>;
+    index: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null>;
+  /** Every recipient is settled: the email stops waiting (leaves the reconciler's index). */
+  finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
 }
@@ -71,9 +125,21 @@ export interface OutgoingCopy {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Sends (or simulates) one email, one copy per recipient; what happens next arrives as events. */
+/** What became of one copy at the provider. */
+export type CopyOutcome =
+  /** The provider took it; what happens next arrives as its events (email.sent first). */
+  | { readonly status: 'sent' }
+  /** Refused for good (SES rejected the message, the sender is not allowed, ...): email.failed. */
+  | { readonly status: 'refused'; readonly reason: string }
+  /** Not taken this time (throttled, an outage): worth another try later. */
+  | { readonly status: 'retry'; readonly reason: string };
+
+/**
+ * Sends (or simulates) one email, one copy per recipient, and says what became of each copy (same order).
+ * It publishes no email.failed itself: the send worker records each outcome with the recipient's state.
+ */
 export interface EmailProvider {
-  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<void>;
+  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
 }
 
 /** Where public links point and how they are signed. */
@@ -96,8 +162,19 @@ export interface Suppression {
 
 /** Per account and mode: addresses Sendflow will not send to again. */
 export interface SuppressionList {
+  readonly outbox: Outbox;
   /** True when newly added; false when the address was already suppressed (the first reason stays). */
   add(tenant: Tenant, suppression: Suppression): Promise<boolean>;
+  /**
+   * A one-click unsubscribe from email `suppression.emailId`: suppresses the address (unless it already is;
+   * the first reason stays) and records `events` with it, once per email and address. Null when this email's
+   * unsubscribe of this address was recorded before (its events with it).
+   */
+  unsubscribe(
+    tenant: Tenant,
+    suppression: Suppression & { readonly emailId: string },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null>;
   /** The suppressed ones among `addresses` (bare, lower-cased). */
   find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>>;
 }

@@ -1,8 +1,10 @@
 // Use cases for sending: accept one or a batch of emails (POST /v1/emails, /v1/emails/batch), send a
 // scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
+// Sending claims each recipient before its copy goes to the provider and records exactly one outcome per
+// recipient (sent, failed, suppressed), with its event in the email's outbox: see sendQueuedEmail.
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
-import { quotaWindow, secondsUntilReset } from '../../domain/email/quota';
+import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
@@ -11,16 +13,20 @@ import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
 import { isVerifiedSender } from '../domains/domains';
 import type { DomainRepository } from '../domains/ports';
+import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
-import type {
-  EmailProvider,
-  EmailRecord,
-  EmailRepository,
-  LinkSigner,
-  SendScheduler,
-  Suppression,
-  SuppressionList,
+import {
+  type CopyOutcome,
+  type EmailProvider,
+  type EmailRecord,
+  type EmailRepository,
+  FINAL_STATES,
+  type LinkSigner,
+  type RecipientExpectation,
+  type RecipientState,
+  type SendScheduler,
+  type SuppressionList,
 } from './ports';
 import { meterTestMode } from './test-quota';
 
@@ -36,6 +42,28 @@ export interface SendEmailDeps {
   readonly links: LinkSigner;
   readonly clock: Clock;
   readonly random: RandomBytes;
+  /**
+   * How long a send worker holds a recipient's claim: longer than the send function can run, so a claim only
+   * lapses when its worker is gone (default 15 minutes).
+   */
+  readonly sendClaimMs?: number;
+  /** Claims of one recipient before a retryable outcome (throttling, an outage) becomes email.failed. */
+  readonly maxSendTries?: number;
+}
+
+const DEFAULT_CLAIM_MS = 15 * 60_000;
+const DEFAULT_MAX_TRIES = 5;
+/** Copies claimed and handed to the provider at a time: what a worker stopped mid-way can leave in doubt. */
+const SEND_CHUNK = 10;
+/** The reason of email.failed for a recipient whose claim lapsed with no outcome recorded (see README). */
+export const OUTCOME_UNKNOWN = 'send_outcome_unknown';
+
+/** The send worker did not settle every recipient it could (retryable outcomes, or its time ran out). */
+export class SendIncompleteError extends Error {
+  constructor(emailId: string, pending: number) {
+    super(`${pending} recipient(s) of ${emailId} still to send; the sends message is to be received again`);
+    this.name = 'SendIncompleteError';
+  }
 }
 
 export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'createdAt'> & { scheduledAt?: string };
@@ -55,6 +83,9 @@ export async function sendEmails(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
+  // Several emails are one batch: stored first, each naming the batch, and sendable only once one write
+  // (the batch's decision) says every one of them is stored.
+  const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {
@@ -65,10 +96,12 @@ export async function sendEmails(
       createdAt: new Date(now).toISOString(),
       suppressed: [],
       unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
+      ...(batchId ? { batchId } : {}),
     };
   });
   // Before anything is counted: an email too large to store is refused whole, like any bad input.
   assertStorable(emails, options.batch);
+  let counted: { window: QuotaWindow; count: number };
   if (caller.mode === 'live') {
     await assertVerifiedSenders(deps, tenant, drafts, options.batch);
     const window = quotaWindow(now);
@@ -80,40 +113,226 @@ export async function sendEmails(
         'monthly_quota_exceeded',
       );
     }
-  } else await meterTestMode(deps, caller, drafts);
-  // Stored first, then queued: the request never talks to the provider. The send worker hands each email over
-  // once (a conditional release), so a batch of 100 emails to 50 recipients each cannot outlast the request,
-  // and a crash between store and queue is caught by the reconciler (every waiting email is indexed).
-  await deps.emails.createMany(emails);
+    counted = { window, count: drafts.length };
+  } else counted = await meterTestMode(deps, caller, drafts);
+  // email.scheduled is recorded with the email (a batch's: with its decision) and relayed after: never lost,
+  // never before it is stored.
+  const scheduled = emails.flatMap((email) =>
+    email.scheduledAt
+      ? emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt })
+      : [],
+  );
+  let recorded: PendingEvents[];
+  try {
+    recorded = await store(deps, emails, scheduled, batchId);
+  } catch (error) {
+    // Nothing of it will be sent: give the quota back, and let the error answer (5xx).
+    await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
+    throw error;
+  }
+  for (const pending of recorded) await relay(deps, deps.emails.outbox, pending);
+  // Stored first, then queued: the request never talks to the provider. A queuing error does not fail the
+  // request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
   for (const email of emails) {
-    if (email.scheduledAt) {
-      await deps.events.publish(
-        emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt }),
-      );
-    }
-    await deps.sendScheduler.schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now);
+    await deps.sendScheduler
+      .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now)
+      .catch(() => undefined);
   }
   return emails.map((email) => email.id);
 }
 
+/** Time after which a batch nobody decided is aborted by the send worker: well past the API's 29 s. */
+export const BATCH_DECISION_MS = 60_000;
+
 /**
- * The send worker's job, for every accepted email (now, or at scheduled_at): hand it to the provider once,
- * unless it was cancelled meanwhile; recipients suppressed by then are skipped.
+ * Stores the emails. A batch is all or nothing: its emails are written (each naming the batch), then one
+ * conditional write commits it; if anything fails, the batch is aborted instead (the first decision wins, so a
+ * commit that went through despite an error stands, and the request succeeds after all).
  */
-export async function sendQueuedEmail(deps: SendEmailDeps, emailId: string): Promise<'sent' | 'skipped'> {
-  const email = await deps.emails.get(emailId);
-  if (!email || email.sentAt || email.canceledAt) return 'skipped';
-  const suppressions = await deps.suppressions.find(email, recipients(email).map(bareAddress));
-  const suppressed = suppressedAmong(email, suppressions);
-  const released = await deps.emails.releaseScheduled(
-    emailId,
-    'sent',
-    new Date(deps.clock.now()).toISOString(),
-    suppressed,
+async function store(
+  deps: SendEmailDeps,
+  emails: readonly EmailRecord[],
+  scheduled: readonly SendflowEvent[],
+  batchId: string | undefined,
+): Promise<PendingEvents[]> {
+  if (!batchId) return deps.emails.createMany(emails, scheduled);
+  try {
+    await deps.emails.createMany(emails);
+    const decided = await deps.emails.decideBatch(batchId, 'committed', scheduled);
+    if (decided.state !== 'committed') throw new Error(`batch ${batchId} was aborted while being stored`);
+    return decided.pending ? [decided.pending] : [];
+  } catch (error) {
+    const decided = await deps.emails.decideBatch(batchId, 'aborted').catch(() => null);
+    if (decided?.state === 'committed') return [];
+    throw error;
+  }
+}
+
+/**
+ * The send worker's job, for every accepted email (now, or at scheduled_at), safe to run again at any point:
+ * every recipient ends with exactly one of sent (the provider took it; its events follow), failed or
+ * suppressed (each recorded with its event). Recipients are claimed before their copy goes to the provider,
+ * so a redelivered message never sends to a recipient twice; a claim that lapsed with no outcome recorded
+ * (its worker died between the provider call and the record) becomes email.failed `send_outcome_unknown`,
+ * never a second copy. Retryable outcomes (throttling, an outage) go back to pending and the call throws
+ * SendIncompleteError, so SQS receives the message again after its visibility time-out (the backoff); after
+ * `maxSendTries` claims they are email.failed. `deadline` (epoch ms): no new claims from then on.
+ */
+export async function sendQueuedEmail(
+  deps: SendEmailDeps,
+  emailId: string,
+  options: { deadline?: number } = {},
+): Promise<'sent' | 'skipped'> {
+  const found = await deps.emails.get(emailId);
+  if (!found || found.canceledAt) return 'skipped';
+  if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
+  const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString());
+  if (!email) return 'skipped';
+  const all = recipients(email);
+  const stateOf = (i: number): RecipientState => email.recipientStates?.[String(i)] ?? { state: 'pending', tries: 0 };
+  const outbox: PendingEvents[] = [];
+  const settled = new Set<number>();
+  const record = async (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => {
+    const pending = await deps.emails.setRecipient(emailId, i, expect, to, events);
+    if (pending) outbox.push(pending);
+    if (pending && FINAL_STATES.includes(to.state)) settled.add(i);
+    return pending !== null;
+  };
+  const now = deps.clock.now();
+
+  // Settled before, or lapsed: a claim whose worker is gone, outcome unknown. At most once: failed.
+  for (const [i, to] of all.entries()) {
+    const state = stateOf(i);
+    if (FINAL_STATES.includes(state.state)) settled.add(i);
+    else if (state.state === 'claimed' && state.until < now) {
+      const failed = failedEvents(deps, email, [to], OUTCOME_UNKNOWN);
+      await record(
+        i,
+        { state: 'lapsed', now },
+        { state: 'failed', tries: state.tries, reason: OUTCOME_UNKNOWN },
+        failed,
+      );
+    }
+  }
+  // Suppressed by now: email.suppressed, nothing sent.
+  const pendingIdx = all.flatMap((_, i) => (stateOf(i).state === 'pending' ? [i] : []));
+  const suppressions = await deps.suppressions.find(
+    email,
+    pendingIdx.map((i) => bareAddress(all[i] as string)),
   );
-  if (!released) return 'skipped';
-  await handOverOrFail(deps, { ...released, suppressed }, suppressions);
-  return 'sent';
+  const toSend: number[] = [];
+  for (const i of pendingIdx) {
+    const to = all[i] as string;
+    const suppression = suppressions.get(bareAddress(to));
+    if (!suppression) {
+      toSend.push(i);
+      continue;
+    }
+    const event = emailEvents(deps, email, [to], 'email.suppressed', { reason: suppression.reason });
+    await record(i, { state: 'pending' }, { state: 'suppressed', tries: stateOf(i).tries }, event);
+  }
+  // The rest, a chunk at a time: claim, hand over, record each outcome.
+  let retry = 0;
+  for (let start = 0; start < toSend.length; start += SEND_CHUNK) {
+    if (options.deadline !== undefined && deps.clock.now() >= options.deadline) {
+      retry += toSend.length - start;
+      break;
+    }
+    retry += await sendChunk(deps, email, toSend.slice(start, start + SEND_CHUNK), stateOf, record);
+    for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
+  }
+  for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
+  // Settled by this worker or, meanwhile, by another: the last to see every recipient settled ends the wait.
+  if (settled.size === all.length || (retry === 0 && (await allSettled(deps, emailId)))) {
+    await deps.emails.finishSending(emailId);
+    return 'sent';
+  }
+  // Left for later: retryable outcomes or the deadline (receive again); claims another worker still holds are
+  // that worker's (if it dies, they lapse, and the reconciler queues the email again: it stays indexed).
+  if (retry > 0) throw new SendIncompleteError(emailId, retry);
+  return 'skipped';
+}
+
+/**
+ * Whether the email's batch was committed. Undecided past BATCH_DECISION_MS, its request is gone: the batch
+ * is aborted here (unless it commits first). An aborted batch's emails are cancelled, never sent.
+ */
+async function batchCommitted(deps: SendEmailDeps, email: EmailRecord): Promise<boolean> {
+  const batchId = email.batchId as string;
+  let state = await deps.emails.batchState(batchId);
+  if (state === null && deps.clock.now() - Date.parse(email.createdAt) > BATCH_DECISION_MS) {
+    state = (await deps.emails.decideBatch(batchId, 'aborted')).state;
+  }
+  if (state === 'aborted') await deps.emails.cancel(email.id, new Date(deps.clock.now()).toISOString());
+  return state === 'committed';
+}
+
+async function allSettled(deps: Pick<SendEmailDeps, 'emails'>, emailId: string): Promise<boolean> {
+  const email = await deps.emails.get(emailId);
+  const states = email?.recipientStates ?? {};
+  return (
+    email !== null && recipients(email).every((_, i) => FINAL_STATES.includes(states[String(i)]?.state ?? 'pending'))
+  );
+}
+
+/** Claims, hands over and records one chunk of recipients; returns how many are left to retry. */
+async function sendChunk(
+  deps: SendEmailDeps,
+  email: EmailRecord,
+  chunk: readonly number[],
+  stateOf: (i: number) => RecipientState,
+  record: (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => Promise<boolean>,
+): Promise<number> {
+  const all = recipients(email);
+  const until = deps.clock.now() + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
+  const claimed = (
+    await Promise.all(
+      chunk.map(async (i) => {
+        const tries = stateOf(i).tries + 1;
+        const ok = await record(i, { state: 'pending' }, { state: 'claimed', tries, until }, []);
+        return ok ? { i, tries } : null;
+      }),
+    )
+  ).filter((claim): claim is { i: number; tries: number } => claim !== null);
+  if (claimed.length === 0) return 0;
+  const copies = claimed.map(({ i }) => {
+    const to = all[i] as string;
+    return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? '') };
+  });
+  let outcomes: CopyOutcome[];
+  try {
+    outcomes = await deps.providerFor(email.mode).send(email, copies);
+  } catch (error) {
+    // Nothing known to have gone out (an outage before the provider took anything).
+    const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
+    outcomes = copies.map(() => ({ status: 'retry', reason }));
+  }
+  const maxTries = deps.maxSendTries ?? DEFAULT_MAX_TRIES;
+  let retry = 0;
+  await Promise.all(
+    claimed.map(async ({ i, tries }, n) => {
+      const outcome = outcomes[n] ?? { status: 'retry', reason: 'provider_error: no outcome' };
+      const held = { state: 'claimed', tries } as const;
+      const to = all[i] as string;
+      if (outcome.status === 'sent') return record(i, held, { state: 'sent', tries }, []);
+      if (outcome.status === 'retry' && tries < maxTries) {
+        retry += 1;
+        return record(i, held, { state: 'pending', tries }, []);
+      }
+      const failed = failedEvents(deps, email, [to], outcome.reason);
+      return record(i, held, { state: 'failed', tries, reason: outcome.reason }, failed);
+    }),
+  );
+  return retry;
+}
+
+function failedEvents(
+  deps: Pick<SendEmailDeps, 'clock' | 'random'>,
+  email: EmailRecord,
+  to: readonly string[],
+  reason: string,
+): SendflowEvent[] {
+  return emailEvents(deps, email, to, 'email.failed', { reason });
 }
 
 /** POST /v1/emails/:id/cancel: only a scheduled email still waiting; a sent (or cancelled) one is 409. */
@@ -124,7 +343,7 @@ export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: strin
     'not_cancelable',
   );
   if (!email.scheduledAt) throw conflict;
-  const canceled = await deps.emails.releaseScheduled(id, 'canceled', new Date(deps.clock.now()).toISOString());
+  const canceled = await deps.emails.cancel(id, new Date(deps.clock.now()).toISOString());
   if (!canceled) throw conflict;
   await deps.sendScheduler.cancel(id);
   return canceled;
@@ -137,51 +356,6 @@ export async function getEmail(deps: Pick<SendEmailDeps, 'emails'>, tenant: Tena
     throw new NotFoundError(`No email with id ${id}.`);
   }
   return email;
-}
-
-/**
- * An accepted email is delivered or visibly failed: when the provider throws (an outage, not a refusal, which
- * providers report as email.failed themselves), each recipient gets email.failed rather than silence.
- */
-async function handOverOrFail(
-  deps: SendEmailDeps,
-  email: EmailRecord,
-  suppressions: Map<string, Suppression>,
-): Promise<void> {
-  try {
-    await handOver(deps, email, suppressions);
-  } catch (error) {
-    const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
-    const pending = recipients(email).filter((r) => !email.suppressed.includes(r));
-    await deps.events.publish(emailEvents(deps, email, pending, 'email.failed', { reason }));
-  }
-}
-
-/** To the provider, without its suppressed recipients; with none left, email.suppressed and nothing sent. */
-async function handOver(
-  deps: SendEmailDeps,
-  email: EmailRecord,
-  suppressions: Map<string, Suppression>,
-): Promise<void> {
-  const remaining = recipients(email).filter((r) => !email.suppressed.includes(r));
-  if (remaining.length > 0) {
-    const copies = remaining.map((to) => ({ to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? '') }));
-    return deps.providerFor(email.mode).send(email, copies);
-  }
-  const byRecipient = email.suppressed.map((r) => suppressions.get(bareAddress(r))?.reason ?? 'suppressed');
-  await deps.events.publish(
-    emailEvents(deps, email, email.suppressed, 'email.suppressed', {}).map((event, i) => ({
-      ...event,
-      data: { ...event.data, reason: byRecipient[i] },
-    })),
-  );
-}
-
-function suppressedAmong(
-  email: Pick<EmailMessage, 'to' | 'cc' | 'bcc'>,
-  suppressions: Map<string, Suppression>,
-): string[] {
-  return recipients(email).filter((r) => suppressions.has(bareAddress(r)));
 }
 
 /** One event per recipient, stamped now, with the email's common data. */

@@ -1,19 +1,22 @@
 // Test mode is simulated, not free: every recipient of an accepted test-mode email counts against the plan's
 // test recipients per day, because each one fans out to the account's webhooks (amplification bound).
 import { recipients } from '../../domain/email/email';
-import { secondsUntilReset } from '../../domain/email/quota';
+import { type QuotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { testQuotaWindow } from '../../domain/email/test-quota';
 import { RateLimitedError } from '../../domain/errors';
 import { PLANS } from '../../domain/plans';
 import type { Clock, Principal, QuotaCounter } from '../ports';
 import type { EmailDraft } from './send-emails';
 
-/** Counts the drafts' recipients, all or nothing; past the day's limit, 429 test_quota_exceeded. */
+/**
+ * Counts the drafts' recipients, all or nothing; past the day's limit, 429 test_quota_exceeded. Returns what
+ * it counted, for the caller to give back if the request then fails.
+ */
 export async function meterTestMode(
   deps: { readonly quotas: QuotaCounter; readonly clock: Clock },
   caller: Principal,
   drafts: readonly EmailDraft[],
-): Promise<void> {
+): Promise<{ window: QuotaWindow; count: number }> {
   const now = deps.clock.now();
   const window = testQuotaWindow(now);
   const limit = PLANS[caller.plan].testRecipientsPerDay;
@@ -25,4 +28,5 @@ export async function meterTestMode(
       'test_quota_exceeded',
     );
   }
+  return { window, count };
 }

@@ -1,12 +1,14 @@
 // Use case: one-click unsubscribe (RFC 8058, spec §6.3). A valid link suppresses its recipient for the
 // email's account and mode; email.unsubscribed fires only for an email sent within 30 days; the email keeps
-// its delivery status. The event id is derived from email and recipient, so a repeated POST (mail providers
-// retry) records and delivers it once.
+// its delivery status. The suppression and the event are one write (the suppression item's outbox), recorded
+// once per email and recipient, so a repeated POST (mail providers retry) changes nothing; the event is
+// relayed right after, and swept by the reconciler if that fails.
 import { createHash } from 'node:crypto';
 import { ATTRIBUTION_WINDOW_MS } from '../../domain/email/unsubscribe';
 import { NotFoundError } from '../../domain/errors';
 import { emailEvent } from '../../domain/events';
 import { verifyToken } from '../../domain/tokens';
+import { relay } from '../outbox';
 import type { Clock } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 import type { EmailRecord, EmailRepository, LinkSigner, SuppressionList } from './ports';
@@ -42,25 +44,30 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise
   const { email, recipient } = link;
   const tenant: Tenant = { accountId: email.accountId, mode: email.mode };
   const now = deps.clock.now();
-  await deps.suppressions.add(tenant, {
+  const suppression = {
     address: recipient,
-    reason: 'unsubscribe',
+    reason: 'unsubscribe' as const,
     createdAt: new Date(now).toISOString(),
     emailId: email.id,
-  });
+  };
   // A scheduled email that was never sent (cancelled, or still waiting) has no send to attribute.
-  if (email.canceledAt || (email.scheduledAt && !email.sentAt)) return link;
   const sentAt = Date.parse(email.sentAt ?? email.createdAt);
-  if (now - sentAt > ATTRIBUTION_WINDOW_MS) return link;
-  // The id derives from email and recipient, its time part from the first unsubscribe (the send, when the
-  // address was suppressed before for another reason): repeated POSTs give the same event, delivered once.
-  const first = (await deps.suppressions.find(tenant, [recipient])).get(recipient);
-  const at = first?.reason === 'unsubscribe' && first.emailId === email.id ? Date.parse(first.createdAt) : sentAt;
+  const unsent = email.canceledAt || (email.scheduledAt && !email.sentAt);
+  if (unsent || now - sentAt > ATTRIBUTION_WINDOW_MS) {
+    await deps.suppressions.add(tenant, suppression);
+    return link;
+  }
+  // The id derives from email and recipient (and the send): whoever records it, it is the same event.
   const seed = createHash('sha256').update(`unsubscribe\n${email.id}\n${recipient}`).digest();
-  await deps.events.publish([
-    emailEvent(email, recipient, 'email.unsubscribed', { source: 'list-unsubscribe' }, { at: now, idAt: at }, (n) =>
-      seed.subarray(0, n),
-    ),
-  ]);
+  const event = emailEvent(
+    email,
+    recipient,
+    'email.unsubscribed',
+    { source: 'list-unsubscribe' },
+    { at: now, idAt: sentAt },
+    (n) => seed.subarray(0, n),
+  );
+  const recorded = await deps.suppressions.unsubscribe(tenant, suppression, [event]);
+  await relay(deps, deps.suppressions.outbox, recorded);
   return link;
 }

@@ -1,17 +1,36 @@
 // Use case: the reconciler. Finds pending deliveries whose next attempt is overdue (a lost schedule, a
-// crashed worker) and queues that attempt again, and likewise scheduled emails whose send is overdue; at a
-// local start-up it re-arms every pending retry and every waiting scheduled email.
+// crashed worker) and queues that attempt again, and likewise scheduled emails whose send is overdue; relays
+// events left in any outbox (a crash or an error between a state change and its publish); at a local start-up
+// it re-arms every pending retry and every waiting scheduled email, and relays every waiting event.
 import type { EmailRepository, SendScheduler } from '../emails/ports';
+import { type Outbox, sweepOutboxes } from '../outbox';
 import type { Clock } from '../ports';
-import type { DeliveryRepository, RetryScheduler } from './ports';
+import type { DeliveryRepository, EventPublisher, RetryScheduler } from './ports';
+
+/** A repository that records events with its state changes. */
+interface WithOutbox {
+  readonly outbox: Outbox;
+}
 
 export interface ReconcileDeps {
   readonly deliveries: DeliveryRepository;
   readonly retries: RetryScheduler;
   readonly emails: EmailRepository;
   readonly sendScheduler: SendScheduler;
+  readonly events: EventPublisher;
+  readonly domains: WithOutbox;
+  readonly contacts: WithOutbox;
+  readonly suppressions: WithOutbox;
   readonly clock: Clock;
 }
+
+/** Every table that keeps an outbox: the sweep goes through each. */
+export const outboxesOf = (deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions'>): Outbox[] => [
+  deps.emails.outbox,
+  deps.domains.outbox,
+  deps.contacts.outbox,
+  deps.suppressions.outbox,
+];
 
 /**
  * `graceMs`: how late an attempt may normally be (Scheduler fires within its minute; claims last a while).
@@ -38,5 +57,9 @@ export async function reconcile(
     options.limit ?? 500,
   );
   for (const email of scheduled) await deps.sendScheduler.schedule(email.id, email.sendAt);
-  return due.length + scheduled.length;
+  // Events wait in an outbox only between their write and the publish that follows it: older than the grace,
+  // they were left behind.
+  const before = options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs;
+  const relayed = await sweepOutboxes({ events: deps.events, outboxes: outboxesOf(deps) }, before, options.limit);
+  return due.length + scheduled.length + relayed;
 }

@@ -1,16 +1,31 @@
 // SQS handler of the sends queue: each record is an accepted email whose time has come ({emailId}): now for
-// ordinary sends, scheduled_at for scheduled ones.
+// ordinary sends, scheduled_at for scheduled ones. A record whose recipients are not all settled (throttling,
+// an outage, time running out) fails alone, so SQS receives it again after the visibility time-out.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { z } from 'zod';
 import { type SendEmailDeps, sendQueuedEmail } from '../../app/emails/send-emails';
 
 export const sendMessage = z.object({ emailId: z.string().min(1) });
 export const encodeSend = (emailId: string): string => JSON.stringify({ emailId });
 
+/**
+ * Time kept back from the function's time-out (at most half of what is left): no recipient is claimed after
+ * that, so Lambda never stops the worker between a provider call and its record (one chunk of SendEmail calls
+ * with their backoff fits in it).
+ */
+export const SEND_DEADLINE_MARGIN_MS = 15_000;
+
 export function createSendWorkerHandler(deps: SendEmailDeps) {
   const processor = new BatchProcessor(EventType.SQS);
-  const record = async (message: SQSRecord) =>
-    sendQueuedEmail(deps, sendMessage.parse(JSON.parse(message.body)).emailId);
-  return (event: SQSEvent) => processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+  return (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    const remaining = context?.getRemainingTimeInMillis();
+    const deadline =
+      remaining === undefined
+        ? undefined
+        : deps.clock.now() + remaining - Math.min(SEND_DEADLINE_MARGIN_MS, remaining / 2);
+    const record = async (message: SQSRecord) =>
+      sendQueuedEmail(deps, sendMessage.parse(JSON.parse(message.body)).emailId, deadline ? { deadline } : {});
+    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+  };
 }

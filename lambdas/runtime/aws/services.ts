@@ -2,7 +2,6 @@
 // start, then the same createServices as the local runtime with the SQS, Scheduler, Secrets Manager and SES
 // adapters. Each function names the AWS adapters it uses; a variable those need that the stack did not set
 // stops the cold start with a message naming it, instead of a vague failure on the first message.
-import { randomBytes } from 'node:crypto';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -176,9 +175,6 @@ export async function createAwsServices(
       ? new SesEmailProvider({
           client: ses,
           configurationSet: String(wiring.sesConfigurationSet),
-          events,
-          clock: { now },
-          random: randomBytes,
         })
       : undefined;
   const authorizerCache: AuthorizerCache = aws.restApiId

@@ -209,7 +209,7 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   events: 2,
   deliveries: 8,
   slowDeliveries: 2,
-  sends: 2,
+  sends: 8,
 };
 
 /** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */

@@ -10,6 +10,8 @@ import type { RepositoryHarness } from './harness';
 
 const AT = '2025-04-01T10:00:00.000Z';
 const LATER = '2025-04-02T08:30:00.000Z';
+/** No events: these cases are about the stored contact (the outbox has its own suite). */
+const none = () => [];
 
 const newTenant = (mode: Tenant['mode'] = 'test'): Tenant => ({
   accountId: `acct_${randomBytes(6).toString('hex')}`,
@@ -41,10 +43,10 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     const { firstName: _f, lastName: _l, ...bare } = newContact(tenant);
 
     // Act
-    const created = [await repo().create(named), await repo().create(bare)];
+    const created = [await repo().create(named, []), await repo().create(bare, [])];
 
     // Assert
-    expect(created).toEqual([true, true]);
+    expect(created.map((c) => c !== null)).toEqual([true, true]);
     expect(await repo().get(tenant, named.id)).toEqual(named);
     expect(await repo().get(tenant, bare.id)).toEqual(bare);
     expect(await repo().get(tenant, 'ct_unknown')).toBeNull();
@@ -54,13 +56,13 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const again = await repo().create({ ...contact, firstName: 'Eve', status: 'subscribed' });
+    const again = await repo().create({ ...contact, firstName: 'Eve', status: 'subscribed' }, []);
 
     // Assert
-    expect(again).toBe(false);
+    expect(again).toBeNull();
     expect(await repo().get(tenant, contact.id)).toEqual(contact);
   });
 
@@ -68,18 +70,18 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant('live');
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
     const test: Tenant = { accountId: tenant.accountId, mode: 'test' };
 
     // Act
     const inTest = await repo().get(test, contact.id);
     const inOther = await repo().get(newTenant('live'), contact.id);
-    const createdInTest = await repo().create({ ...contact, ...test });
+    const createdInTest = await repo().create({ ...contact, ...test }, []);
 
     // Assert
     expect(inTest).toBeNull();
     expect(inOther).toBeNull();
-    expect(createdInTest).toBe(true);
+    expect(createdInTest).not.toBeNull();
     expect(await repo().list(tenant)).toEqual([contact]);
   });
 
@@ -87,8 +89,8 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contacts = Array.from({ length: 4 }, () => newContact(tenant));
-    for (const contact of contacts) await repo().create(contact);
-    await repo().create(newContact(newTenant()));
+    for (const contact of contacts) await repo().create(contact, []);
+    await repo().create(newContact(newTenant()), []);
 
     // Act
     const listed = await repo().list(tenant);
@@ -102,15 +104,15 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const updated = await repo().update(tenant, contact.id, { firstName: 'Augusta', lastName: null }, LATER);
+    const updated = await repo().update(tenant, contact.id, { firstName: 'Augusta', lastName: null }, LATER, none);
 
     // Assert
     const { lastName: _cleared, ...rest } = contact;
     const expected = { ...rest, firstName: 'Augusta', updatedAt: LATER };
-    expect(updated).toEqual(expected);
+    expect(updated?.value).toEqual(expected);
     expect(await repo().get(tenant, contact.id)).toEqual(expected);
   });
 
@@ -118,29 +120,29 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const onlyLast = await repo().update(tenant, contact.id, { lastName: 'King' }, LATER);
-    const cleared = await repo().update(tenant, contact.id, { firstName: null, lastName: null }, LATER);
+    const onlyLast = await repo().update(tenant, contact.id, { lastName: 'King' }, LATER, none);
+    const cleared = await repo().update(tenant, contact.id, { firstName: null, lastName: null }, LATER, none);
 
     // Assert
-    expect(onlyLast).toMatchObject({ firstName: 'Ada', lastName: 'King' });
-    expect(cleared).not.toHaveProperty('firstName');
-    expect(cleared).not.toHaveProperty('lastName');
-    expect(await repo().get(tenant, contact.id)).toEqual(cleared);
+    expect(onlyLast?.value).toMatchObject({ firstName: 'Ada', lastName: 'King' });
+    expect(cleared?.value).not.toHaveProperty('firstName');
+    expect(cleared?.value).not.toHaveProperty('lastName');
+    expect(await repo().get(tenant, contact.id)).toEqual(cleared?.value);
   });
 
   it('update() of an unknown id, or of another tenant’s contact, is null and creates nothing', async () => {
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
     const other = newTenant();
 
     // Act
-    const unknown = await repo().update(tenant, 'ct_missing', { firstName: 'X' }, LATER);
-    const foreign = await repo().update(other, contact.id, { firstName: 'X' }, LATER);
+    const unknown = await repo().update(tenant, 'ct_missing', { firstName: 'X' }, LATER, none);
+    const foreign = await repo().update(other, contact.id, { firstName: 'X' }, LATER, none);
 
     // Assert
     expect(unknown).toBeNull();
@@ -154,15 +156,15 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const first = await repo().subscribe(tenant, contact.id, LATER);
-    const second = await repo().subscribe(tenant, contact.id, '2025-04-03T00:00:00.000Z');
+    const first = await repo().subscribe(tenant, contact.id, LATER, none);
+    const second = await repo().subscribe(tenant, contact.id, '2025-04-03T00:00:00.000Z', none);
 
     // Assert
     const expected = { ...contact, status: 'subscribed', subscribedAt: LATER, updatedAt: LATER };
-    expect(first).toEqual(expected);
+    expect(first?.value).toEqual(expected);
     expect(second).toBeNull();
     expect(await repo().get(tenant, contact.id)).toEqual(expected);
   });
@@ -172,7 +174,7 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     const tenant = newTenant();
 
     // Act
-    const result = await repo().subscribe(tenant, 'ct_missing', LATER);
+    const result = await repo().subscribe(tenant, 'ct_missing', LATER, none);
 
     // Assert
     expect(result).toBeNull();
@@ -183,10 +185,12 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const results = await Promise.all(Array.from({ length: 5 }, () => repo().subscribe(tenant, contact.id, LATER)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => repo().subscribe(tenant, contact.id, LATER, none)),
+    );
 
     // Assert
     expect(results.filter((r) => r !== null)).toHaveLength(1);
@@ -196,15 +200,15 @@ export function contactRepositoryContract(harness: RepositoryHarness<ContactRepo
     // Arrange
     const tenant = newTenant();
     const contact = newContact(tenant);
-    await repo().create(contact);
+    await repo().create(contact, []);
 
     // Act
-    const foreign = await repo().delete(newTenant(), contact.id);
-    const first = await repo().delete(tenant, contact.id);
-    const second = await repo().delete(tenant, contact.id);
+    const foreign = await repo().delete(newTenant(), contact.id, LATER, []);
+    const first = await repo().delete(tenant, contact.id, LATER, []);
+    const second = await repo().delete(tenant, contact.id, LATER, []);
 
     // Assert
-    expect([foreign, first, second]).toEqual([false, true, false]);
+    expect([foreign, first, second].map((r) => r !== null)).toEqual([false, true, false]);
     expect(await repo().get(tenant, contact.id)).toBeNull();
   });
 }

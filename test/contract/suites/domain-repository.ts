@@ -42,10 +42,10 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     const domain = newDomain(tenant);
 
     // Act
-    const created = await repo().create(domain);
+    const created = await repo().create(domain, []);
 
     // Assert
-    expect(created).toBe(true);
+    expect(created).not.toBeNull();
     expect(await repo().get(tenant, domain.id)).toEqual(domain);
     expect(await repo().get(tenant, 'dom_unknown')).toBeNull();
   });
@@ -54,13 +54,13 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
 
     // Act
-    const again = await repo().create({ ...domain, status: 'verified', records: [] });
+    const again = await repo().create({ ...domain, status: 'verified', records: [] }, []);
 
     // Assert
-    expect(again).toBe(false);
+    expect(again).toBeNull();
     expect(await repo().get(tenant, domain.id)).toEqual(domain);
   });
 
@@ -68,18 +68,18 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const live = newTenant('live');
     const domain = newDomain(live);
-    await repo().create(domain);
+    await repo().create(domain, []);
     const test: Tenant = { accountId: live.accountId, mode: 'test' };
 
     // Act
     const inTest = await repo().get(test, domain.id);
     const inOther = await repo().get(newTenant('live'), domain.id);
-    const createdInTest = await repo().create({ ...domain, ...test });
+    const createdInTest = await repo().create({ ...domain, ...test }, []);
 
     // Assert
     expect(inTest).toBeNull();
     expect(inOther).toBeNull();
-    expect(createdInTest).toBe(true);
+    expect(createdInTest).not.toBeNull();
     expect(await repo().list(live)).toEqual([domain]);
   });
 
@@ -87,8 +87,8 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domains = [newDomain(tenant), newDomain(tenant), newDomain(tenant, { status: 'verified' })];
-    for (const domain of domains) await repo().create(domain);
-    await repo().create(newDomain(newTenant()));
+    for (const domain of domains) await repo().create(domain, []);
+    await repo().create(newDomain(newTenant()), []);
 
     // Act
     const listed = await repo().list(tenant);
@@ -103,14 +103,14 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
 
     // Act
-    const updated = await repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER);
+    const updated = await repo().setStatus(tenant, domain.id, { from: 'pending', to: 'verified', at: LATER }, []);
 
     // Assert
     const expected = { ...domain, status: 'verified', updatedAt: LATER };
-    expect(updated).toEqual(expected);
+    expect(updated?.value).toEqual(expected);
     expect(await repo().get(tenant, domain.id)).toEqual(expected);
   });
 
@@ -118,11 +118,16 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
-    await repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER);
+    await repo().create(domain, []);
+    await repo().setStatus(tenant, domain.id, { from: 'pending', to: 'verified', at: LATER }, []);
 
     // Act
-    const stale = await repo().setStatus(tenant, domain.id, 'pending', 'failed', '2025-04-01T11:00:00.000Z');
+    const stale = await repo().setStatus(
+      tenant,
+      domain.id,
+      { from: 'pending', to: 'failed', at: '2025-04-01T11:00:00.000Z' },
+      [],
+    );
 
     // Assert
     expect(stale).toBeNull();
@@ -133,12 +138,12 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
     const other = newTenant();
 
     // Act
-    const unknown = await repo().setStatus(tenant, 'dom_missing', 'pending', 'verified', LATER);
-    const foreign = await repo().setStatus(other, domain.id, 'pending', 'verified', LATER);
+    const unknown = await repo().setStatus(tenant, 'dom_missing', { from: 'pending', to: 'verified', at: LATER }, []);
+    const foreign = await repo().setStatus(other, domain.id, { from: 'pending', to: 'verified', at: LATER }, []);
 
     // Assert
     expect(unknown).toBeNull();
@@ -152,12 +157,12 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
 
     // Act
     const results = await Promise.all([
-      repo().setStatus(tenant, domain.id, 'pending', 'verified', LATER),
-      repo().setStatus(tenant, domain.id, 'pending', 'failed', LATER),
+      repo().setStatus(tenant, domain.id, { from: 'pending', to: 'verified', at: LATER }, []),
+      repo().setStatus(tenant, domain.id, { from: 'pending', to: 'failed', at: LATER }, []),
     ]);
 
     // Assert
@@ -168,15 +173,15 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
 
     // Act
-    const first = await repo().delete(tenant, domain.id);
-    const second = await repo().delete(tenant, domain.id);
+    const first = await repo().delete(tenant, domain.id, LATER, []);
+    const second = await repo().delete(tenant, domain.id, LATER, []);
 
     // Assert
-    expect(first).toBe(true);
-    expect(second).toBe(false);
+    expect(first).not.toBeNull();
+    expect(second).toBeNull();
     expect(await repo().get(tenant, domain.id)).toBeNull();
   });
 
@@ -184,13 +189,13 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const tenant = newTenant();
     const domain = newDomain(tenant);
-    await repo().create(domain);
+    await repo().create(domain, []);
 
     // Act
-    const foreign = await repo().delete({ accountId: tenant.accountId, mode: 'test' }, domain.id);
+    const foreign = await repo().delete({ accountId: tenant.accountId, mode: 'test' }, domain.id, LATER, []);
 
     // Assert
-    expect(foreign).toBe(false);
+    expect(foreign).toBeNull();
     expect(await repo().get(tenant, domain.id)).toEqual(domain);
   });
 
@@ -204,13 +209,13 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     const toVerify = newDomain(a);
     const toFail = newDomain(b);
     for (const domain of [pendingA, pendingB, toVerify, toFail, newDomain(a, { status: 'verified' })]) {
-      await fresh.create(domain);
+      await fresh.create(domain, []);
     }
     const before = await fresh.listPending(100);
 
     // Act
-    await fresh.setStatus(a, toVerify.id, 'pending', 'verified', LATER);
-    await fresh.setStatus(b, toFail.id, 'pending', 'failed', LATER);
+    await fresh.setStatus(a, toVerify.id, { from: 'pending', to: 'verified', at: LATER }, []);
+    await fresh.setStatus(b, toFail.id, { from: 'pending', to: 'failed', at: LATER }, []);
     const after = await fresh.listPending(100);
 
     // Assert
@@ -226,12 +231,12 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     const tenant = newTenant();
     const back = newDomain(tenant, { status: 'failed' });
     const gone = newDomain(tenant);
-    await fresh.create(back);
-    await fresh.create(gone);
+    await fresh.create(back, []);
+    await fresh.create(gone, []);
 
     // Act
-    await fresh.setStatus(tenant, back.id, 'failed', 'pending', LATER);
-    await fresh.delete(tenant, gone.id);
+    await fresh.setStatus(tenant, back.id, { from: 'failed', to: 'pending', at: LATER }, []);
+    await fresh.delete(tenant, gone.id, LATER, []);
     const pending = await fresh.listPending(100);
 
     // Assert
@@ -242,7 +247,7 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     // Arrange
     const fresh = await harness.fresh();
     const tenant = newTenant();
-    for (let i = 0; i < 5; i++) await fresh.create(newDomain(tenant));
+    for (let i = 0; i < 5; i++) await fresh.create(newDomain(tenant), []);
 
     // Act
     const two = await fresh.listPending(2);

@@ -1,7 +1,8 @@
 // Contract suite for the EmailRepository port's scheduling, run against DynamoEmailRepository (dynalite,
-// DynamoDB Local) and InMemoryEmailRepository: releaseScheduled ends a scheduled email's wait once ('sent' or
-// 'canceled'); listScheduled lists only waiting emails due by a time, soonest first. (DynamoDB-only batch
-// writes are in dynamo-email-repository.ts; the event history is email-history.ts.)
+// DynamoDB Local) and InMemoryEmailRepository: startSending and cancel end a waiting email's wait at most one
+// way; setRecipient moves a recipient only from the state expected (claims, lapses, outcomes); listScheduled
+// lists only waiting emails due by a time, soonest first. (DynamoDB-only batch writes are in
+// dynamo-email-repository.ts; the event history is email-history.ts.)
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { EmailRecord, EmailRepository } from '../../../lambdas/app/emails/ports';
@@ -38,73 +39,173 @@ const scheduled = (atMs: number, overrides: Partial<EmailRecord> = {}) =>
 export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepository>): void {
   const repo = () => harness.shared();
 
-  it('releaseScheduled(sent) ends the wait once: the email comes back with sentAt; a second release is null', async () => {
+  it('startSending() starts a waiting email once (sentAt kept from the first start), with empty recipient states', async () => {
     // Arrange
     const email = scheduled(T0 + 3_600_000);
     await repo().createMany([email]);
 
     // Act
-    const sent = await repo().releaseScheduled(email.id, 'sent', iso(T0 + 3_600_000));
-    const again = await repo().releaseScheduled(email.id, 'sent', iso(T0 + 3_600_500));
-    const cancelLate = await repo().releaseScheduled(email.id, 'canceled', iso(T0 + 3_601_000));
+    const started = await repo().startSending(email.id, iso(T0 + 3_600_000));
+    const again = await repo().startSending(email.id, iso(T0 + 3_700_000));
+    const cancelLate = await repo().cancel(email.id, iso(T0 + 3_601_000));
+    const unknown = await repo().startSending('email_unknown', iso(T0));
 
     // Assert
-    expect(sent).toEqual({ ...email, sentAt: iso(T0 + 3_600_000) });
-    expect(again).toBeNull();
+    expect(started).toEqual({ ...email, sentAt: iso(T0 + 3_600_000), recipientStates: {} });
+    expect(again?.sentAt).toBe(iso(T0 + 3_600_000));
     expect(cancelLate).toBeNull();
-    expect(await repo().get(email.id)).toEqual({ ...email, sentAt: iso(T0 + 3_600_000) });
-  });
-
-  it('releaseScheduled(canceled) ends the wait once: canceledAt is set; sending it afterwards is null', async () => {
-    // Arrange
-    const email = scheduled(T0 + 3_600_000);
-    await repo().createMany([email]);
-
-    // Act
-    const canceled = await repo().releaseScheduled(email.id, 'canceled', iso(T0 + 60_000));
-    const sendLate = await repo().releaseScheduled(email.id, 'sent', iso(T0 + 3_600_000));
-
-    // Assert
-    expect(canceled).toEqual({ ...email, canceledAt: iso(T0 + 60_000) });
-    expect(sendLate).toBeNull();
-    const stored = await repo().get(email.id);
-    expect(stored?.canceledAt).toBe(iso(T0 + 60_000));
-    expect(stored).not.toHaveProperty('sentAt');
-  });
-
-  it('releaseScheduled(): an email sent now waits for the send worker too, and is released once', async () => {
-    // Arrange
-    const now = newEmail();
-    await repo().createMany([now]);
-
-    // Act
-    const sent = await repo().releaseScheduled(now.id, 'sent', iso(T0), ['gone@example.com']);
-    const again = await repo().releaseScheduled(now.id, 'canceled', iso(T0));
-    const unknown = await repo().releaseScheduled('email_unknown', 'sent', iso(T0));
-
-    // Assert
-    expect(sent).toEqual({ ...now, sentAt: iso(T0), suppressed: ['gone@example.com'] });
-    expect(again).toBeNull();
     expect(unknown).toBeNull();
-    expect(await repo().get(now.id)).toEqual(sent);
     expect(await repo().get('email_unknown')).toBeNull();
   });
 
-  it('releaseScheduled(): of a send and a cancel racing, exactly one wins', async () => {
+  it('cancel() ends the wait once: canceledAt is set; starting it afterwards is null', async () => {
+    // Arrange
+    const email = scheduled(T0 + 3_600_000);
+    await repo().createMany([email]);
+
+    // Act
+    const canceled = await repo().cancel(email.id, iso(T0 + 60_000));
+    const again = await repo().cancel(email.id, iso(T0 + 70_000));
+    const sendLate = await repo().startSending(email.id, iso(T0 + 3_600_000));
+
+    // Assert
+    expect(canceled).toEqual({ ...email, canceledAt: iso(T0 + 60_000) });
+    expect(again).toBeNull();
+    expect(sendLate).toBeNull();
+    expect(await repo().get(email.id)).not.toHaveProperty('sentAt');
+  });
+
+  it('of a start and a cancel racing, exactly one wins', async () => {
     // Arrange
     const email = scheduled(T0 + 60_000);
     await repo().createMany([email]);
 
     // Act
-    const [sent, canceled] = await Promise.all([
-      repo().releaseScheduled(email.id, 'sent', iso(T0 + 60_000)),
-      repo().releaseScheduled(email.id, 'canceled', iso(T0 + 60_000)),
+    const [started, canceled] = await Promise.all([
+      repo().startSending(email.id, iso(T0 + 60_000)),
+      repo().cancel(email.id, iso(T0 + 60_000)),
     ]);
 
     // Assert
-    expect([sent, canceled].filter((r) => r !== null)).toHaveLength(1);
+    expect([started, canceled].filter((r) => r !== null)).toHaveLength(1);
     const stored = await repo().get(email.id);
     expect(Boolean(stored?.sentAt) !== Boolean(stored?.canceledAt)).toBe(true);
+  });
+
+  it('setRecipient() moves a recipient only from the state expected: one claim wins, its holder settles it', async () => {
+    // Arrange
+    const email = newEmail({ to: ['a@example.com', 'b@example.com'] });
+    await repo().createMany([email]);
+    await repo().startSending(email.id, iso(T0));
+    const claim = { state: 'claimed', tries: 1, until: T0 + 60_000 } as const;
+
+    // Act
+    const claims = await Promise.all(
+      [0, 1, 2].map(() => repo().setRecipient(email.id, 0, { state: 'pending' }, claim, [])),
+    );
+    const byOther = await repo().setRecipient(
+      email.id,
+      0,
+      { state: 'claimed', tries: 2 },
+      { state: 'sent', tries: 2 },
+      [],
+    );
+    const notLapsed = await repo().setRecipient(
+      email.id,
+      0,
+      { state: 'lapsed', now: T0 + 60_000 },
+      { state: 'failed', tries: 1 },
+      [],
+    );
+    const sent = await repo().setRecipient(
+      email.id,
+      0,
+      { state: 'claimed', tries: 1 },
+      { state: 'sent', tries: 1 },
+      [],
+    );
+    const reclaim = await repo().setRecipient(email.id, 0, { state: 'pending' }, claim, []);
+
+    // Assert
+    expect(claims.filter((c) => c !== null)).toHaveLength(1);
+    expect([byOther, notLapsed, reclaim]).toEqual([null, null, null]);
+    expect(sent).not.toBeNull();
+    expect((await repo().get(email.id))?.recipientStates).toEqual({ '0': { state: 'sent', tries: 1 } });
+  });
+
+  it('setRecipient() takes over a lapsed claim once, records its events, and names suppressed recipients', async () => {
+    // Arrange
+    const email = newEmail({ to: ['a@example.com', 'b@example.com'] });
+    await repo().createMany([email]);
+    await repo().startSending(email.id, iso(T0));
+    await repo().setRecipient(email.id, 0, { state: 'pending' }, { state: 'claimed', tries: 1, until: T0 }, []);
+    const failed = {
+      id: 'evt_failed',
+      type: 'email.failed' as const,
+      accountId: email.accountId,
+      mode: email.mode,
+      timestamp: iso(T0),
+      emailId: email.id,
+      to: 'a@example.com',
+      data: { reason: 'send_outcome_unknown' },
+    };
+
+    // Act
+    const lapsed = await repo().setRecipient(
+      email.id,
+      0,
+      { state: 'lapsed', now: T0 + 1 },
+      { state: 'failed', tries: 1, reason: 'send_outcome_unknown' },
+      [failed],
+    );
+    const twice = await repo().setRecipient(
+      email.id,
+      0,
+      { state: 'lapsed', now: T0 + 1 },
+      { state: 'failed', tries: 1 },
+      [],
+    );
+    await repo().setRecipient(email.id, 1, { state: 'pending' }, { state: 'suppressed', tries: 0 }, []);
+    await repo().finishSending(email.id);
+
+    // Assert
+    expect(lapsed?.events).toEqual([failed]);
+    expect(twice).toBeNull();
+    expect((await repo().outbox.due(T0, 10)).flatMap((p) => p.events)).toContainEqual(failed);
+    const stored = await repo().get(email.id);
+    expect(stored?.suppressed).toEqual(['b@example.com']);
+    expect(stored?.recipientStates?.['0']).toEqual({ state: 'failed', tries: 1, reason: 'send_outcome_unknown' });
+    expect(await repo().startSending(email.id, iso(T0))).toBeNull();
+  });
+
+  it('decideBatch(): the first decision holds (commit or abort), with the committing call’s events; get() never returns it', async () => {
+    // Arrange
+    const committed = `batch_${randomBytes(6).toString('hex')}`;
+    const aborted = `batch_${randomBytes(6).toString('hex')}`;
+    const event = {
+      id: `evt_${randomBytes(6).toString('hex')}`,
+      type: 'email.scheduled' as const,
+      accountId: 'acct_contract',
+      mode: 'live' as const,
+      timestamp: iso(T0),
+      data: {},
+    };
+
+    // Act
+    const undecided = await repo().batchState(committed);
+    const commit = await repo().decideBatch(committed, 'committed', [event]);
+    const lateAbort = await repo().decideBatch(committed, 'aborted');
+    const abort = await repo().decideBatch(aborted, 'aborted');
+    const lateCommit = await repo().decideBatch(aborted, 'committed', [event]);
+
+    // Assert
+    expect(undecided).toBeNull();
+    expect(commit).toEqual({ state: 'committed', pending: { ref: { id: committed }, events: [event] } });
+    expect(lateAbort).toEqual({ state: 'committed', pending: null });
+    expect(abort.state).toBe('aborted');
+    expect(lateCommit).toEqual({ state: 'aborted', pending: null });
+    expect([await repo().batchState(committed), await repo().batchState(aborted)]).toEqual(['committed', 'aborted']);
+    expect(await repo().get(committed)).toBeNull();
   });
 
   it('listScheduled() lists only waiting emails due by the time (inclusive), soonest first, with sendAt in ms', async () => {
@@ -146,8 +247,9 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     const [first, second, third, fourth] = emails.map((e) => e.id);
 
     // Act
-    await fresh.releaseScheduled(first as string, 'sent', iso(T0 + 1_000));
-    await fresh.releaseScheduled(third as string, 'canceled', iso(T0 + 1_500));
+    await fresh.startSending(first as string, iso(T0 + 1_000));
+    await fresh.finishSending(first as string);
+    await fresh.cancel(third as string, iso(T0 + 1_500));
     const all = await fresh.listScheduled(T0 + 60_000, 100);
     const one = await fresh.listScheduled(T0 + 60_000, 1);
 

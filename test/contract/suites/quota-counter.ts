@@ -32,6 +32,21 @@ export function quotaCounterContract(harness: RepositoryHarness<QuotaCounter>): 
     expect(results).toEqual([true, true, true, false]);
   });
 
+  it('release() gives back what a failed request consumed, never below zero', async () => {
+    // Arrange
+    const account = newAccount();
+    await counter().consume(account, APRIL, 8, 10);
+
+    // Act
+    await counter().release(account, APRIL, 5);
+    await counter().release(account, APRIL, 50);
+    await counter().release(newAccount(), APRIL, 1);
+
+    // Assert: 3 used, so 7 fit and 8 do not.
+    expect(await counter().consume(account, APRIL, 8, 10)).toBe(false);
+    expect(await counter().consume(account, APRIL, 7, 10)).toBe(true);
+  });
+
   it('refuses a batch that would pass the limit as a whole, and counts none of it', async () => {
     // Arrange
     const account = newAccount();
