@@ -1,7 +1,7 @@
 // Use case: the reconciler. Finds pending deliveries whose next attempt is overdue (a lost schedule, a
 // crashed worker) and queues that attempt again, and likewise scheduled emails whose send is overdue; relays
-// events left in any outbox (a crash or an error between a state change and its publish); at a local start-up
-// it re-arms every pending retry and every waiting scheduled email, and relays every waiting event.
+// events left in any outbox (a crash or an error between a state change and its publish). Every minute on AWS;
+// locally at start-up and every SF_RECONCILE_INTERVAL_SECONDS (the queue journals keep what was queued).
 import type { EmailRepository, SendScheduler } from '../emails/ports';
 import { type Outbox, sweepOutboxes } from '../outbox';
 import type { Clock } from '../ports';
