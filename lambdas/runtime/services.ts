@@ -83,7 +83,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     claimEpoch: adapters.claimEpoch ?? 0,
-    ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, clock) } : {}),
+    ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
     // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
     sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,
     maxSendTries: queues.sends.maxReceiveCount as number,
@@ -96,10 +96,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 
 export type Services = ReturnType<typeof createServices>;
 
-function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, clock: Clock): Lanes {
+function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, shared: DeliveryQueue, clock: Clock): Lanes {
   return {
     gate: new EndpointGate(LANE_POLICY, clock),
     slowLane: slow.queue,
+    sharedLane: shared,
+    busyDelaySeconds: LANE_POLICY.busyDelaySeconds,
     isSlowLane: (record) => record.eventSourceARN === slow.arn,
   };
 }

@@ -24,25 +24,38 @@ describe('isSlowOutcome', () => {
 });
 
 describe('EndpointGate', () => {
-  const policy = { perEndpoint: 2, slowAfterMs: 1_000, slowForMs: 60_000 };
+  const policy = { perEndpoint: 2, busyWaitMs: 0, busyDelaySeconds: 1, slowAfterMs: 1_000, slowForMs: 60_000 };
 
-  it('lets in perEndpoint attempts per endpoint, each endpoint counted apart, and one more after a leave', () => {
+  it('lets in perEndpoint attempts per endpoint (busy past that), each endpoint counted apart', () => {
     const gate = new EndpointGate(policy, new FakeClock(0));
-    expect([gate.enter('a'), gate.enter('a'), gate.enter('a')]).toEqual([true, true, false]);
-    expect(gate.enter('b')).toBe(true);
-    gate.leave('a', attempt(5));
-    expect(gate.enter('a')).toBe(true);
+    const [first, second, third] = [gate.enter('a'), gate.enter('a'), gate.enter('a')];
+    expect([first?.kind, second?.kind, third.kind]).toEqual(['go', 'go', 'busy']);
+    expect(gate.enter('b').kind).toBe('go');
+    if (first.kind === 'go') gate.leave('a', first.ticket, attempt(5));
+    expect(gate.enter('a').kind).toBe('go');
   });
 
   it('keeps a slow endpoint out for slowForMs after a slow outcome, then lets it back', () => {
     const clock = new FakeClock(0);
     const gate = new EndpointGate(policy, clock);
-    gate.enter('a');
-    gate.leave('a', attempt(5_000, null));
+    const door = gate.enter('a');
+    clock.advance(5_000);
+    if (door.kind === 'go') gate.leave('a', door.ticket, attempt(5_000, null));
     clock.advance(59_999);
-    expect(gate.enter('a')).toBe(false);
+    expect(gate.enter('a').kind).toBe('slow');
     clock.advance(1);
-    expect(gate.enter('a')).toBe(true);
+    expect(gate.enter('a').kind).toBe('go');
+  });
+
+  it('finds a hanging endpoint by its oldest attempt in flight, before that attempt ends', () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    gate.enter('a');
+    clock.advance(999);
+    expect(gate.enter('a').kind).toBe('go');
+    clock.advance(1);
+    expect(gate.enter('a').kind).toBe('slow');
+    expect(gate.enter('b').kind).toBe('go');
   });
 
   it('learns from the slow lane too: a slow outcome seen there renews the mark; none (a skip) changes nothing', () => {
@@ -52,8 +65,23 @@ describe('EndpointGate', () => {
     clock.advance(50_000);
     gate.observe('a', attempt(3_000));
     clock.advance(50_000);
-    expect(gate.enter('a')).toBe(false);
+    expect(gate.enter('a').kind).toBe('slow');
     gate.observe('b');
-    expect(gate.enter('b')).toBe(true);
+    expect(gate.enter('b').kind).toBe('go');
+  });
+
+  it("enterWhenFree lets a busy endpoint's job in when one of its young attempts ends; never waits on an old one", async () => {
+    const clock = { now: () => Date.now() };
+    const gate = new EndpointGate({ ...policy, perEndpoint: 1, busyWaitMs: 50 }, clock);
+    const first = gate.enter('a');
+    const waiting = gate.enterWhenFree('a');
+    if (first.kind === 'go') gate.leave('a', first.ticket, attempt(5));
+    expect((await waiting).kind).toBe('go');
+
+    // The attempt in flight is now 50 ms old: a new job does not wait for it.
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    expect((await gate.enterWhenFree('a')).kind).toBe('busy');
+    expect(Date.now() - started).toBeLessThan(20);
   });
 });

@@ -239,6 +239,7 @@ describe('delivery worker lanes', () => {
   let deps: AttemptDeps & { lanes: Lanes };
   let sender: ScriptedSender;
   let slowLane: RecordingDeliveryQueue;
+  let sharedLane: RecordingDeliveryQueue;
   let clock: FakeClock;
   let deliveries: InMemoryDeliveryRepository;
 
@@ -247,6 +248,7 @@ describe('delivery worker lanes', () => {
     deliveries = new InMemoryDeliveryRepository();
     sender = new ScriptedSender(clock);
     slowLane = new RecordingDeliveryQueue();
+    sharedLane = new RecordingDeliveryQueue();
     const webhooks = new InMemoryWebhookRepository();
     await webhooks.create(hook);
     deps = {
@@ -260,8 +262,13 @@ describe('delivery worker lanes', () => {
       claimMs: 40_000,
       retentionSeconds: 86_400,
       lanes: {
-        gate: new EndpointGate({ perEndpoint: 2, slowAfterMs: 2_000, slowForMs: 60_000 }, clock),
+        gate: new EndpointGate(
+          { perEndpoint: 2, busyWaitMs: 0, busyDelaySeconds: 1, slowAfterMs: 2_000, slowForMs: 60_000 },
+          clock,
+        ),
         slowLane,
+        sharedLane,
+        busyDelaySeconds: 1,
         isSlowLane: (record) => record.eventSourceARN === SLOW_ARN,
       },
     };
@@ -273,18 +280,19 @@ describe('delivery worker lanes', () => {
     return event;
   };
 
-  it("attempts an endpoint's share of a batch and moves the rest to the slow lane unattempted", async () => {
-    // Arrange: five jobs for one endpoint whose attempts stay in flight together.
+  it("attempts an endpoint's share of a batch and sends the rest back to the shared lane a second later", async () => {
+    // Arrange: five jobs for one healthy endpoint, in flight together.
     const jobs = [0, 1, 2, 3, 4].map((n) => firstJob(event(LIVE, n), hook));
 
     // Act
     const result = await createDeliveryWorkerHandler(deps)(inLane(jobs.map(encodeJob), 'arn:shared'));
 
-    // Assert
+    // Assert: not the slow lane, which is for slow endpoints only.
     expect(result.batchItemFailures).toEqual([]);
     expect(sender.requests).toHaveLength(2);
-    expect(slowLane.sent.flatMap((s) => s.jobs)).toHaveLength(3);
-    expect(slowLane.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual(
+    expect(slowLane.sent).toEqual([]);
+    expect(sharedLane.sent.map((s) => s.delaySeconds)).toEqual([1, 1, 1]);
+    expect(sharedLane.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual(
       jobs.slice(2).map((j) => j.deliveryId),
     );
   });

@@ -1,7 +1,8 @@
 // SQS handler of the deliveries queues (the shared lane and the slow lane): one attempt per record, records of
 // a batch in parallel. The endpoint's failures are outcomes (recorded, retried on schedule), not batch
 // failures; only our own errors make SQS redeliver. Webhooks are read once per batch. In the shared lane, a job
-// whose endpoint is slow or already has its share of attempts in flight moves to the slow lane unattempted.
+// whose endpoint is slow moves to the slow lane unattempted, and one whose endpoint already has its share of
+// attempts in flight waits for one of them to end, or comes back a moment later.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AttemptDeps, attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
@@ -12,8 +13,11 @@ import { deliveryJobMessage } from './messages';
 /** The two lanes (DESIGN §4, isolation). */
 export interface Lanes {
   readonly gate: EndpointGate;
-  /** Where the shared lane sends the jobs its gate turns away. */
+  /** Where the shared lane sends the jobs of slow endpoints. */
   readonly slowLane: DeliveryQueue;
+  /** The shared lane itself: a job of an endpoint at its share goes back to it, `busyDelaySeconds` later. */
+  readonly sharedLane: DeliveryQueue;
+  readonly busyDelaySeconds: number;
   /** Whether a record came from the slow lane: its jobs are attempted whatever the gate says. */
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
@@ -32,14 +36,17 @@ export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes
       if (lanes.isSlowLane(record)) {
         return attemptDelivery(deps, job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
       }
-      if (!lanes.gate.enter(endpoint)) return lanes.slowLane.send([job]);
+      const door = await lanes.gate.enterWhenFree(endpoint);
+      if (door.kind === 'slow') return lanes.slowLane.send([job]);
+      if (door.kind === 'busy') return lanes.sharedLane.send([job], lanes.busyDelaySeconds);
+      const { ticket } = door;
       let seen: AttemptRecord | undefined;
       try {
         return await attemptDelivery(deps, job, lookup, (outcome) => {
           seen = outcome;
         });
       } finally {
-        lanes.gate.leave(endpoint, seen);
+        lanes.gate.leave(endpoint, ticket, seen);
       }
     };
     return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false });

@@ -5,7 +5,11 @@ import middy from '@middy/core';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createAwsServices } from './services';
 
-const services = await createAwsServices('sendflow-delivery', { retries: 'scheduler', slowLane: true });
+const services = await createAwsServices('sendflow-delivery', {
+  retries: 'scheduler',
+  slowLane: true,
+  deliveryQueue: true,
+});
 
 export const handler = middy(createDeliveryWorkerHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),
