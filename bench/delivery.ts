@@ -378,7 +378,7 @@ async function main(): Promise<void> {
       `${cpus().length} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'})`,
   );
   console.log(
-    `pipeline: local runtime in this process (in-memory dynalite, in-process queues: events ×2 batches, ` +
+    `pipeline: local runtime in this process (dynalite and the queue journals in ${DATA_DIR}, in-process queues: events ×2 batches, ` +
       `deliveries ×${WORKER_BATCHES} batches of ${queueSpecs.deliveries.batchSize}); receiver: a child process on ` +
       `127.0.0.1 that answers 200 and verifies every signature\n`,
   );
