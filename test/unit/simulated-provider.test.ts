@@ -184,7 +184,7 @@ describe('SimulatedEmailProvider', () => {
     expect(events.published[0]?.events[0]?.timestamp).toBe(new Date(T0 + 86_400_000).toISOString());
   });
 
-  it('gives unique event ids, ordered like their timestamps, with the time part of each event’s own time', async () => {
+  it('gives unique event ids, ordered like their timestamps, timed from the email’s creation plus each step', async () => {
     // Arrange
     const { events, provider } = setup(1);
     const email = newEmail({
@@ -204,7 +204,11 @@ describe('SimulatedEmailProvider', () => {
     expect(timestamps).toEqual([...timestamps].sort());
     const decodeTime = (id: string) =>
       [...id.slice(4, 14).toUpperCase()].reduce((t, c) => t * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
-    for (const event of all) expect(decodeTime(event.id)).toBe(Date.parse(event.timestamp));
+    // Derived, not drawn: the email's creation plus the step's offset (T0 is also the fake clock's now here).
+    const created = Date.parse(email.createdAt);
+    for (const event of all) {
+      expect(decodeTime(event.id)).toBe(created + Date.parse(event.timestamp) - T0);
+    }
   });
 
   it('publishes every event to the account and mode of the email', async () => {
@@ -244,5 +248,22 @@ describe('SimulatedEmailProvider', () => {
 
     // Assert
     expect(events.published).toEqual([]);
+  });
+
+  it('publishes the same event ids when a copy is sent again (a send received again after a partial publish)', async () => {
+    // Arrange
+    const { events, provider, clock } = setup(2);
+    const email = newEmail({ to: ['success@simulator.amazonses.com', 'click@simulator.amazonses.com'] });
+
+    // Act
+    await provider.send(...forAll(email));
+    const first = events.published.flatMap((p) => p.events.map((e) => e.id));
+    clock.advance(30_000);
+    await provider.send(...forAll(email));
+    const again = events.published.flatMap((p) => p.events.map((e) => e.id)).slice(first.length);
+
+    // Assert: the same ids, all distinct, ordered by step like the events themselves.
+    expect(again).toEqual(first);
+    expect(new Set(first).size).toBe(first.length);
   });
 });

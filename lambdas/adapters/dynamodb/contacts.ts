@@ -8,6 +8,7 @@ import type { Contact, ContactChanges, ContactRepository } from '../../app/conta
 import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
+import { ConflictError } from '../../domain/errors';
 import type { SendflowEvent } from '../../domain/events';
 import { conditionHeld } from './operations';
 import {
@@ -160,6 +161,7 @@ export class DynamoContactRepository implements ContactRepository {
       );
       if (written) return { value: next, pending: this.outbox.pending(Key, events) };
     }
-    throw new Error(`Contact ${id} kept changing; gave up after ${ROUNDS} rounds`);
+    // Others keep changing it: the client's to retry (409), not a server fault.
+    throw new ConflictError(`Contact ${id} is being changed by other requests; try again.`, 'conflict');
   }
 }

@@ -94,9 +94,9 @@ export class QueueJournal {
   private append(entries: readonly Entry[]): void {
     // After close (a handler finishing during shutdown): the work stays unacked and is redelivered.
     if (this.closed || entries.length === 0) return;
-    const text = entries.map(line).join('');
-    writeSync(this.fd, text);
-    this.fileBytes += Buffer.byteLength(text);
+    const bytes = Buffer.from(entries.map(line).join(''));
+    writeAll(this.fd, bytes);
+    this.fileBytes += bytes.length;
     if (this.fileBytes > Math.max(COMPACT_FLOOR_BYTES, this.keptBytes * COMPACT_RATIO)) this.compact();
   }
 
@@ -106,9 +106,11 @@ export class QueueJournal {
     this.sizes.set(id, bytes);
   }
 
+  /** The old descriptor is closed only once the new file is in place and open: a failed rewrite keeps it. */
   private compact(): void {
-    closeSync(this.fd);
+    const old = this.fd;
     this.fd = this.rewrite();
+    closeSync(old);
   }
 
   /** Writes the live and dead messages to a new file, then renames it over the journal; returns its fd. */
@@ -117,14 +119,17 @@ export class QueueJournal {
       ...[...this.live.values()].map((m) => line(sendEntry(m))),
       ...[...this.dead.values()].map((m) => line({ ...sendEntry(m), dead: 1 })),
     ];
-    const text = lines.join('');
+    const bytes = Buffer.from(lines.join(''));
     const temporary = `${this.path}.tmp`;
     const fd = openSync(temporary, 'w', 0o600);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
+    try {
+      writeAll(fd, bytes);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, this.path);
-    this.fileBytes = this.keptBytes = Buffer.byteLength(text);
+    this.fileBytes = this.keptBytes = bytes.length;
     return openSync(this.path, 'a', 0o600);
   }
 
@@ -163,6 +168,12 @@ export class QueueJournal {
 }
 
 const line = (entry: Entry) => `${JSON.stringify(entry)}\n`;
+
+/** writeSync may write less than asked (a full disk, a signal): loop, so lines are never torn mid-file. */
+function writeAll(fd: number, bytes: Buffer): void {
+  let written = 0;
+  while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+}
 
 function sendEntry(m: JournalMessage): Entry {
   return { s: m.id, b: m.body, t: m.sentAt, v: m.visibleAt, n: m.receiveCount };

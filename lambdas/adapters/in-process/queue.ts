@@ -15,6 +15,8 @@ export interface QueueOptions {
   readonly concurrency: number;
   /** Where messages are kept until acked; none keeps them in memory only. */
   readonly journal?: QueueJournal;
+  /** Told when the journal cannot record a batch's outcome (the batch stays unacked on disk). */
+  readonly onError?: (error: Error) => void;
 }
 
 type Message = JournalMessage;
@@ -142,7 +144,7 @@ export class InProcessQueue {
       this.running += batch.length;
       this.batches += 1;
       this.stats.receiveRequests += 1;
-      void this.process(this.handler, batch);
+      this.process(this.handler, batch).catch((error: unknown) => this.options.onError?.(error as Error));
     }
     if (this.depth === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
@@ -156,21 +158,25 @@ export class InProcessQueue {
     } catch {
       failed = new Set(batch.map((m) => m.id));
     }
-    if (failed.size < batch.length) this.stats.deleteRequests += 1;
-    this.options.journal?.acked(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
-    for (const message of batch.filter((m) => failed.has(m.id))) {
-      if (message.receiveCount >= this.options.maxReceiveCount) {
-        this.deadLetters.push(message);
-        this.options.journal?.buried(message);
-        continue;
+    try {
+      if (failed.size < batch.length) this.stats.deleteRequests += 1;
+      this.options.journal?.acked(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
+      for (const message of batch.filter((m) => failed.has(m.id))) {
+        if (message.receiveCount >= this.options.maxReceiveCount) {
+          this.deadLetters.push(message);
+          this.options.journal?.buried(message);
+          continue;
+        }
+        message.visibleAt = Date.now() + this.options.visibilityTimeoutMs;
+        this.options.journal?.requeued(message);
+        this.enqueue(message);
       }
-      message.visibleAt = Date.now() + this.options.visibilityTimeoutMs;
-      this.options.journal?.requeued(message);
-      this.enqueue(message);
+    } finally {
+      // A journal that cannot be written (a full disk) leaves the batch unacked on disk, never the queue stuck.
+      this.running -= batch.length;
+      this.batches -= 1;
+      this.pump();
     }
-    this.running -= batch.length;
-    this.batches -= 1;
-    this.pump();
   }
 
   private record(message: Message): SQSRecord {

@@ -1,5 +1,6 @@
 // The simulator provider: no mail leaves; each recipient's simulator story becomes our events, published
 // with their step delays so webhooks see them in order, the way SES's events would arrive.
+import { createHash } from 'node:crypto';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { Clock, RandomBytes } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
@@ -19,7 +20,12 @@ export class SimulatedEmailProvider implements EmailProvider {
     for (const { to: recipient } of copies) {
       for (const step of simulatedStory(recipient)) {
         const at = now + step.step * this.deps.stepSeconds * 1000;
-        const event = emailEvent(email, recipient, step.type, step.data, { at }, this.deps.random);
+        // Ids derive from the email, the copy and the step: a send received again after a partial publish
+        // publishes the same events again (the dispatcher keeps the first), never new ones with new ids.
+        const seed = createHash('sha256').update(`simulator\n${email.id}\n${recipient}\n${step.step}\n${step.type}`);
+        const digest = seed.digest();
+        const idAt = Date.parse(email.createdAt) + step.step * this.deps.stepSeconds * 1000;
+        const event = emailEvent(email, recipient, step.type, step.data, { at, idAt }, (n) => digest.subarray(0, n));
         bySteps.set(step.step, [...(bySteps.get(step.step) ?? []), event]);
       }
     }

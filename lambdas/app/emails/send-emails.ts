@@ -44,7 +44,7 @@ export interface SendEmailDeps {
   readonly random: RandomBytes;
   /**
    * How long a send worker holds a recipient's claim: longer than the send function can run, so a claim only
-   * lapses when its worker is gone (default 15 minutes).
+   * lapses when its worker is gone (the runtime sets the send function's time-out + 60 s).
    */
   readonly sendClaimMs?: number;
   /** Claims of one recipient before a retryable outcome (throttling, an outage) becomes email.failed. */

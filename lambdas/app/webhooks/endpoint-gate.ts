@@ -50,12 +50,19 @@ export class EndpointGate {
       const waitMs = oldest + this.policy.busyWaitMs - this.clock.now();
       if (waitMs <= 0) break;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
         const queue = this.waiting.get(endpoint) ?? [];
-        queue.push(() => {
+        const wake = () => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        // Timed out: leave the line, so a later leave() wakes a job still waiting.
+        const timer = setTimeout(() => {
+          const index = queue.indexOf(wake);
+          if (index >= 0) queue.splice(index, 1);
+          if (queue.length === 0) this.waiting.delete(endpoint);
+          resolve();
+        }, waitMs);
+        queue.push(wake);
         this.waiting.set(endpoint, queue);
       });
       answer = this.enter(endpoint);

@@ -6,7 +6,7 @@ import middy from '@middy/core';
 import { createSendWorkerHandler } from '../../handlers/queue/send-worker';
 import { createAwsServices } from './services';
 
-// Live mode goes through SES (refusals publish email.failed); test mode through the simulator, whose events
+// Live mode goes through SES (a refused copy's email.failed goes through the email's outbox); test mode through the simulator, whose events
 // also go onto the events queue.
 const services = await createAwsServices('sendflow-sender', { events: true, ses: true });
 

@@ -65,7 +65,8 @@ export interface AwsClients {
 /** Every problem at once: the variables `needs` require that the environment lacks. */
 export function missingAwsVariables(config: Config, needs: AwsNeeds, wiring: AwsWiring = {}): string[] {
   const required: [string, string | undefined][] = [];
-  // The SES provider publishes email.failed for refused copies: it needs the events queue too.
+  // The send worker relays the events it records with a recipient's state (email.failed, email.suppressed):
+  // a function that sends needs the events queue too.
   if (needs.events || needs.ses) required.push(['SF_EVENTS_QUEUE_URL', config.aws.eventsQueueUrl]);
   if (needs.ses) required.push(['SF_SES_CONFIGURATION_SET', wiring.sesConfigurationSet]);
   if (needs.deliveryQueue || needs.retries) required.push(['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]);

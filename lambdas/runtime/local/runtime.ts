@@ -83,10 +83,10 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
   const local = {
-    events: localQueue(config.dataDir, 'events'),
-    deliveries: localQueue(config.dataDir, 'deliveries'),
-    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries'),
-    sends: localQueue(config.dataDir, 'sends'),
+    events: localQueue(config.dataDir, 'events', logger),
+    deliveries: localQueue(config.dataDir, 'deliveries', logger),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger),
+    sends: localQueue(config.dataDir, 'sends', logger),
   };
   let server: Server | undefined;
   let closing = false;
@@ -124,13 +124,16 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     local.slowDeliveries.consume(deliveryWorker);
     local.sends.consume(createSendWorkerHandler(services));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
-    // reconciler's first run, now, finds what a crash left between a table write and its queue message.
-    const reconcileNow = createReconcilerHandler(services);
-    const runReconciler = () => {
-      reconciling = reconcileNow().catch((error: unknown) => logger.error('reconciler failed', error as Error));
+    // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
+    // left between a table write and its queue message or publish.
+    const runReconciler = (handler: () => Promise<unknown>) => () => {
+      reconciling = handler().catch((error: unknown) => logger.error('reconciler failed', error as Error));
     };
-    runReconciler();
-    reconciler = setInterval(runReconciler, config.webhooks.reconcileIntervalSeconds * 1000);
+    runReconciler(createReconcilerHandler({ ...services, graceSeconds: 0 }))();
+    reconciler = setInterval(
+      runReconciler(createReconcilerHandler(services)),
+      config.webhooks.reconcileIntervalSeconds * 1000,
+    );
 
     const api = createApiHandler(services);
     const adminToken = randomBytes(32).toString('base64url');
@@ -213,7 +216,7 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
 };
 
 /** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */
-function localQueue(dataDir: string, queue: QueueName): InProcessQueue {
+function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
   const spec = queues[queue];
   let journal: QueueJournal | undefined;
   if (dataDir !== ':memory:') {
@@ -225,6 +228,7 @@ function localQueue(dataDir: string, queue: QueueName): InProcessQueue {
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
+    onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
   });
 }
