@@ -14,7 +14,7 @@ import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import type { Lanes } from '../handlers/queue/delivery-worker';
-import { queues } from '../manifest';
+import { queues, visibilityTimeoutSeconds } from '../manifest';
 import type { Config } from './config';
 import { createRepositories } from './repositories';
 
@@ -87,6 +87,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
     sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,
     maxSendTries: queues.sends.maxReceiveCount as number,
+    sendRetryMs: visibilityTimeoutSeconds(queues.sends) * 1000,
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,

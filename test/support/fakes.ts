@@ -754,6 +754,13 @@ export class InMemoryEmailRepository implements EmailRepository {
     return this.outbox.record({ id }, events);
   }
 
+  /** Due times moved by deferSend (otherwise scheduledAt or createdAt). */
+  readonly deferred = new Map<string, number>();
+
+  async deferSend(id: string, untilMs: number): Promise<void> {
+    if (this.waiting.has(id)) this.deferred.set(id, untilMs);
+  }
+
   async finishSending(id: string): Promise<void> {
     this.waiting.delete(id);
   }
@@ -763,7 +770,8 @@ export class InMemoryEmailRepository implements EmailRepository {
       .filter((email) => this.waiting.has(email.id))
       .map((email) => ({
         id: email.id,
-        sendAt: Math.max(0, Math.floor(Date.parse(email.scheduledAt ?? email.createdAt))),
+        sendAt:
+          this.deferred.get(email.id) ?? Math.max(0, Math.floor(Date.parse(email.scheduledAt ?? email.createdAt))),
       }))
       .filter((entry) => entry.sendAt <= dueBefore)
       .sort((a, b) => a.sendAt - b.sendAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))

@@ -203,6 +203,21 @@ describe('per-recipient claims', () => {
     });
   });
 
+  it('a send left for later is out of the reconciler’s sight until the queue’s backoff has passed', async () => {
+    // Arrange: SES throttles the only recipient.
+    const id = await s.accept(['r0@example.com']);
+    s.provider.outcome = () => ({ status: 'retry', reason: 'TooManyRequestsException' });
+    const retryMs = 6 * 60_000;
+
+    // Act
+    expect(await receive({ ...s.deps, sendRetryMs: retryMs }, id)).toBe('again');
+    const now = s.clock.now();
+
+    // Assert: the reconciler (which lists what is due before now - grace) does not re-queue it early.
+    expect(await s.deps.emails.listScheduled(now + retryMs - 1, 10)).toEqual([]);
+    expect(await s.deps.emails.listScheduled(now + retryMs, 10)).toEqual([{ id, sendAt: now + retryMs }]);
+  });
+
   it('email.failed and email.suppressed wait in the email’s outbox when the publish fails, and the sweep relays them once', async () => {
     // Arrange
     await s.deps.suppressions.add(CALLER, { address: 'r1@example.com', reason: 'complaint', createdAt: 'x' });

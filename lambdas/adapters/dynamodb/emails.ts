@@ -203,6 +203,20 @@ export class DynamoEmailRepository implements EmailRepository {
     return written ? this.outbox.pending({ id }, events) : null;
   }
 
+  async deferSend(id: string, untilMs: number): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET sendAt = :due',
+          ConditionExpression: 'attribute_exists(scheduleShard)',
+          ExpressionAttributeValues: { ':due': dueKey(untilMs) },
+        }),
+      ),
+    );
+  }
+
   async finishSending(id: string): Promise<void> {
     await unlessConditionFails(
       this.doc.send(

@@ -88,6 +88,11 @@ export interface EmailRepository {
     to: RecipientState,
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null>;
+  /**
+   * A send left for later (retryable outcomes): the reconciler leaves it alone until `untilMs`, when the sends
+   * queue hands its message out again anyway, so it cannot undo the queue's backoff.
+   */
+  deferSend(id: string, untilMs: number): Promise<void>;
   /** Every recipient is settled: the email stops waiting (leaves the reconciler's index). */
   finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */

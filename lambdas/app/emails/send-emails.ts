@@ -49,10 +49,13 @@ export interface SendEmailDeps {
   readonly sendClaimMs?: number;
   /** Claims of one recipient before a retryable outcome (throttling, an outage) becomes email.failed. */
   readonly maxSendTries?: number;
+  /** When a send left for later is received again (the sends queue's visibility time-out): the backoff. */
+  readonly sendRetryMs?: number;
 }
 
 const DEFAULT_CLAIM_MS = 15 * 60_000;
 const DEFAULT_MAX_TRIES = 5;
+const DEFAULT_RETRY_MS = 6 * 60_000;
 /** Copies claimed and handed to the provider at a time: what a worker stopped mid-way can leave in doubt. */
 const SEND_CHUNK = 10;
 /** The reason of email.failed for a recipient whose claim lapsed with no outcome recorded (see README). */
@@ -249,7 +252,10 @@ export async function sendQueuedEmail(
   }
   // Left for later: retryable outcomes or the deadline (receive again); claims another worker still holds are
   // that worker's (if it dies, they lapse, and the reconciler queues the email again: it stays indexed).
-  if (retry > 0) throw new SendIncompleteError(emailId, retry);
+  if (retry > 0) {
+    await deps.emails.deferSend(emailId, deps.clock.now() + (deps.sendRetryMs ?? DEFAULT_RETRY_MS));
+    throw new SendIncompleteError(emailId, retry);
+  }
   return 'skipped';
 }
 

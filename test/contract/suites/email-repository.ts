@@ -239,6 +239,22 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     ]);
   });
 
+  it('deferSend() moves a waiting email’s due time (the reconciler leaves it alone till then); a finished one stays gone', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const [waiting, finished] = [scheduled(T0 + 1_000), scheduled(T0 + 2_000)];
+    await fresh.createMany([waiting, finished]);
+    await fresh.finishSending(finished.id);
+
+    // Act
+    await fresh.deferSend(waiting.id, T0 + 360_000);
+    await fresh.deferSend(finished.id, T0 + 360_000);
+
+    // Assert
+    expect(await fresh.listScheduled(T0 + 359_999, 10)).toEqual([]);
+    expect(await fresh.listScheduled(T0 + 360_000, 10)).toEqual([{ id: waiting.id, sendAt: T0 + 360_000 }]);
+  });
+
   it('listScheduled() drops an email once it is sent or cancelled, and honours the limit', async () => {
     // Arrange
     const fresh = await harness.fresh();
