@@ -267,6 +267,24 @@ describe('send', () => {
     ]);
   });
 
+  it('never sends again a copy whose request may have reached SES (a reset once sent): send_outcome_unknown', async () => {
+    // Arrange: the connection to SES is reset after the request went out for Bob; Carol's never connected.
+    const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' });
+    ses.on(SendEmailCommand, { Destination: { ToAddresses: ['Bob <bob@example.com>'] } }).rejects(reset);
+    ses.on(SendEmailCommand, { Destination: { ToAddresses: ['carol@example.org'] } }).rejects(refused);
+    const { provider } = harness();
+
+    // Act
+    const outcomes = await provider.send(email, copies);
+
+    // Assert: Bob's may have been sent (SendEmail has no idempotency token), Carol's surely was not.
+    expect(outcomes).toEqual([
+      { status: 'refused', reason: 'send_outcome_unknown' },
+      { status: 'retry', reason: 'provider_error: Error' },
+    ]);
+  });
+
   it('says refused for every copy SES refused (sending paused), each with SES’s reason', async () => {
     ses.on(SendEmailCommand).rejects(modelled(SendingPausedException, 'Sending is paused for this account.'));
     const { provider } = harness();

@@ -11,6 +11,7 @@ import {
   MailFromDomainNotVerifiedException,
   MessageRejected,
   type SESv2Client,
+  SESv2ServiceException,
   SendEmailCommand,
   type SendEmailRequest,
   SendingPausedException,
@@ -96,6 +97,28 @@ export function refusalReason(error: unknown): string | null {
   return known ? `${(error as Error).name}: ${(error as Error).message}` : null;
 }
 
+/** Errors of a connection that was never made: the request did not leave, so trying again is safe. */
+const NOT_SENT = /^(connect )?(ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b|^connect /;
+
+/**
+ * A copy's outcome from SendEmail's error. SES answered: a refusal is final, anything else (throttling, its
+ * own fault, a missing configuration set) is retried later. SES did not answer: a connection never made is
+ * retried; anything else (a reset or time-out once the request was on its way) may have been sent, and
+ * SendEmail has no idempotency token, so it is never sent again: email.failed send_outcome_unknown.
+ */
+function outcomeOf(error: unknown): CopyOutcome {
+  const throttled = THROTTLES.some((type) => error instanceof type);
+  const reason = refusalReason(error);
+  if (reason && !throttled) return { status: 'refused', reason };
+  if (reason) return { status: 'retry', reason };
+  const code = (error as { code?: string }).code ?? '';
+  const message = error instanceof Error ? error.message : '';
+  if (error instanceof SESv2ServiceException || NOT_SENT.test(code) || NOT_SENT.test(message)) {
+    return { status: 'retry', reason: `provider_error: ${errorName(error)}` };
+  }
+  return { status: 'refused', reason: 'send_outcome_unknown' };
+}
+
 export class SesEmailProvider implements EmailProvider {
   private readonly throttleRetries: number;
   private readonly backoffMs: number;
@@ -125,10 +148,7 @@ export class SesEmailProvider implements EmailProvider {
           await this.sendCopy(email, copies[i] as OutgoingCopy);
           outcomes[i] = { status: 'sent' };
         } catch (error) {
-          const throttled = THROTTLES.some((type) => error instanceof type);
-          const reason = refusalReason(error);
-          if (reason && !throttled) outcomes[i] = { status: 'refused', reason };
-          else outcomes[i] = { status: 'retry', reason: reason ?? `provider_error: ${errorName(error)}` };
+          outcomes[i] = outcomeOf(error);
         }
       }
     };

@@ -174,7 +174,9 @@ export async function createAwsServices(
   const liveProvider =
     ses && needs.ses
       ? new SesEmailProvider({
-          client: ses,
+          // No SDK retries for sending: a retried SendEmail after a reset may be a second copy (the provider
+          // retries throttling itself, and the send worker what surely did not reach SES).
+          client: options.clients?.ses ?? new SESv2Client({ maxAttempts: 1 }),
           configurationSet: String(wiring.sesConfigurationSet),
         })
       : undefined;
