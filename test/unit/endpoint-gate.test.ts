@@ -23,39 +23,42 @@ describe('isSlowOutcome', () => {
   });
 });
 
+/** An endpoint (webhook) of its own account, unless told otherwise. */
+const at = (endpoint: string, account = `acct_${endpoint}`) => ({ account, endpoint });
+
 describe('EndpointGate', () => {
   const policy = { perEndpoint: 2, busyWaitMs: 0, busyDelaySeconds: 1, slowAfterMs: 1_000, slowForMs: 60_000 };
 
   it('lets in perEndpoint attempts per endpoint (busy past that), each endpoint counted apart', () => {
     const gate = new EndpointGate(policy, new FakeClock(0));
-    const [first, second, third] = [gate.enter('a'), gate.enter('a'), gate.enter('a')];
+    const [first, second, third] = [gate.enter(at('a')), gate.enter(at('a')), gate.enter(at('a'))];
     expect([first?.kind, second?.kind, third.kind]).toEqual(['go', 'go', 'busy']);
-    expect(gate.enter('b').kind).toBe('go');
-    if (first.kind === 'go') gate.leave('a', first.ticket, attempt(5));
-    expect(gate.enter('a').kind).toBe('go');
+    expect(gate.enter(at('b')).kind).toBe('go');
+    if (first.kind === 'go') gate.leave(at('a'), first.ticket, attempt(5));
+    expect(gate.enter(at('a')).kind).toBe('go');
   });
 
   it('keeps a slow endpoint out for slowForMs after a slow outcome, then lets it back', () => {
     const clock = new FakeClock(0);
     const gate = new EndpointGate(policy, clock);
-    const door = gate.enter('a');
+    const door = gate.enter(at('a'));
     clock.advance(5_000);
-    if (door.kind === 'go') gate.leave('a', door.ticket, attempt(5_000, null));
+    if (door.kind === 'go') gate.leave(at('a'), door.ticket, attempt(5_000, null));
     clock.advance(59_999);
-    expect(gate.enter('a').kind).toBe('slow');
+    expect(gate.enter(at('a')).kind).toBe('slow');
     clock.advance(1);
-    expect(gate.enter('a').kind).toBe('go');
+    expect(gate.enter(at('a')).kind).toBe('go');
   });
 
   it('finds a hanging endpoint by its oldest attempt in flight, before that attempt ends', () => {
     const clock = new FakeClock(0);
     const gate = new EndpointGate(policy, clock);
-    gate.enter('a');
+    gate.enter(at('a'));
     clock.advance(999);
-    expect(gate.enter('a').kind).toBe('go');
+    expect(gate.enter(at('a')).kind).toBe('go');
     clock.advance(1);
-    expect(gate.enter('a').kind).toBe('slow');
-    expect(gate.enter('b').kind).toBe('go');
+    expect(gate.enter(at('a')).kind).toBe('slow');
+    expect(gate.enter(at('b')).kind).toBe('go');
   });
 
   it('learns from the slow lane too: a slow outcome seen there renews the mark; none (a skip) changes nothing', () => {
@@ -65,23 +68,36 @@ describe('EndpointGate', () => {
     clock.advance(50_000);
     gate.observe('a', attempt(3_000));
     clock.advance(50_000);
-    expect(gate.enter('a').kind).toBe('slow');
+    expect(gate.enter(at('a')).kind).toBe('slow');
     gate.observe('b');
-    expect(gate.enter('b').kind).toBe('go');
+    expect(gate.enter(at('b')).kind).toBe('go');
   });
 
   it("enterWhenFree lets a busy endpoint's job in when one of its young attempts ends; never waits on an old one", async () => {
     const clock = { now: () => Date.now() };
     const gate = new EndpointGate({ ...policy, perEndpoint: 1, busyWaitMs: 50 }, clock);
-    const first = gate.enter('a');
-    const waiting = gate.enterWhenFree('a');
-    if (first.kind === 'go') gate.leave('a', first.ticket, attempt(5));
+    const first = gate.enter(at('a'));
+    const waiting = gate.enterWhenFree(at('a'));
+    if (first.kind === 'go') gate.leave(at('a'), first.ticket, attempt(5));
     expect((await waiting).kind).toBe('go');
 
     // The attempt in flight is now 50 ms old: a new job does not wait for it.
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
-    expect((await gate.enterWhenFree('a')).kind).toBe('busy');
+    expect((await gate.enterWhenFree(at('a'))).kind).toBe('busy');
     expect(Date.now() - started).toBeLessThan(20);
+  });
+
+  it("shares by account (two webhooks at one host count together), and a slow webhook leaves the account's others in", () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    expect([gate.enter(at('w1', 'acct')).kind, gate.enter(at('w2', 'acct')).kind]).toEqual(['go', 'go']);
+    expect(gate.enter(at('w3', 'acct')).kind).toBe('busy');
+    expect(gate.enter(at('w1', 'other')).kind).toBe('go');
+
+    gate.observe('w1', attempt(5_000, null));
+
+    expect(gate.enter(at('w1', 'acct')).kind).toBe('slow');
+    expect(gate.enter(at('w3', 'acct')).kind).toBe('busy');
   });
 });

@@ -91,6 +91,7 @@ const nextJob = (job: DeliveryJob, attempt: number): DeliveryJob => ({
   deliveryId: job.deliveryId,
   webhookId: job.webhookId,
   attempt,
+  ...(job.seed ? { accountId: job.seed.accountId } : {}),
 });
 
 function setup(delaysSeconds: readonly number[] = [1, 30, 300, 1800]) {

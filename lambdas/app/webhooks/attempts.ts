@@ -76,7 +76,12 @@ export async function attemptDelivery(
   if (webhook?.active && last) observe?.(last);
   if (recorded && transition.retryInSeconds !== null) {
     await deps.retries.schedule(
-      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: job.attempt + 1 },
+      {
+        deliveryId: delivery.id,
+        webhookId: delivery.webhookId,
+        attempt: job.attempt + 1,
+        accountId: delivery.accountId,
+      },
       transition.retryInSeconds,
     );
   }

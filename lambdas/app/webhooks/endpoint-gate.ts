@@ -14,11 +14,18 @@ export type GateAnswer =
   | { readonly kind: 'busy' }
   | { readonly kind: 'slow' };
 
+/** Who an attempt is for: the account holds the share, the endpoint (a webhook) carries the slow mark. */
+export interface Door {
+  readonly account: string;
+  readonly endpoint: string;
+}
+
 export class EndpointGate {
-  /** Start times of the attempts in flight, per endpoint. */
-  private readonly inFlight = new Map<string, number[]>();
+  /** Start times of the attempts in flight, per account and per endpoint. */
+  private readonly byAccount = new Map<string, number[]>();
+  private readonly byEndpoint = new Map<string, number[]>();
   private readonly slowUntil = new Map<string, number>();
-  /** Jobs waiting for an attempt of their endpoint to end. */
+  /** Jobs waiting for an attempt of their account to end. */
   private readonly waiting = new Map<string, (() => void)[]>();
 
   constructor(
@@ -26,31 +33,33 @@ export class EndpointGate {
     private readonly clock: Clock,
   ) {}
 
-  enter(endpoint: string): GateAnswer {
+  enter({ account, endpoint }: Door): GateAnswer {
     const now = this.clock.now();
-    const starts = this.inFlight.get(endpoint) ?? [];
-    if (starts.some((start) => now - start >= this.policy.slowAfterMs)) this.markSlow(endpoint, now);
+    const mine = this.byEndpoint.get(endpoint) ?? [];
+    if (mine.some((start) => now - start >= this.policy.slowAfterMs)) this.markSlow(endpoint, now);
     const until = this.slowUntil.get(endpoint);
     if (until !== undefined && until > now) return { kind: 'slow' };
     this.slowUntil.delete(endpoint);
-    if (starts.length >= this.policy.perEndpoint) return { kind: 'busy' };
-    this.inFlight.set(endpoint, [...starts, now]);
+    const share = this.byAccount.get(account) ?? [];
+    if (share.length >= this.policy.perEndpoint) return { kind: 'busy' };
+    this.byAccount.set(account, [...share, now]);
+    this.byEndpoint.set(endpoint, [...mine, now]);
     return { kind: 'go', ticket: now };
   }
 
   /**
-   * enter(), waiting while the endpoint is busy for one of its attempts to end, as long as its oldest attempt
-   * in flight is younger than `busyWaitMs`: a healthy endpoint's attempts end in milliseconds, so a burst to it
-   * flows without going round the queue, while jobs of one that has stopped answering do not hold their batch.
+   * enter(), waiting while the account is at its share for one of its attempts to end, as long as its oldest
+   * attempt in flight is younger than `busyWaitMs`: healthy attempts end in milliseconds, so a burst flows
+   * without going round the queue, while jobs behind an endpoint that stopped answering do not hold a batch.
    */
-  async enterWhenFree(endpoint: string): Promise<GateAnswer> {
-    let answer = this.enter(endpoint);
+  async enterWhenFree(door: Door): Promise<GateAnswer> {
+    let answer = this.enter(door);
     while (answer.kind === 'busy') {
-      const oldest = Math.min(...(this.inFlight.get(endpoint) ?? [this.clock.now()]));
+      const oldest = Math.min(...(this.byAccount.get(door.account) ?? [this.clock.now()]));
       const waitMs = oldest + this.policy.busyWaitMs - this.clock.now();
       if (waitMs <= 0) break;
       await new Promise<void>((resolve) => {
-        const queue = this.waiting.get(endpoint) ?? [];
+        const queue = this.waiting.get(door.account) ?? [];
         const wake = () => {
           clearTimeout(timer);
           resolve();
@@ -59,26 +68,24 @@ export class EndpointGate {
         const timer = setTimeout(() => {
           const index = queue.indexOf(wake);
           if (index >= 0) queue.splice(index, 1);
-          if (queue.length === 0) this.waiting.delete(endpoint);
+          if (queue.length === 0) this.waiting.delete(door.account);
           resolve();
         }, waitMs);
         queue.push(wake);
-        this.waiting.set(endpoint, queue);
+        this.waiting.set(door.account, queue);
       });
-      answer = this.enter(endpoint);
+      answer = this.enter(door);
     }
     return answer;
   }
 
   /** Ends the attempt enter() let in; its outcome (none when it was skipped) may mark the endpoint slow. */
-  leave(endpoint: string, ticket: number, outcome?: AttemptRecord): void {
-    const starts = this.inFlight.get(endpoint) ?? [];
-    const index = starts.indexOf(ticket);
-    if (index >= 0) starts.splice(index, 1);
-    if (starts.length === 0) this.inFlight.delete(endpoint);
+  leave({ account, endpoint }: Door, ticket: number, outcome?: AttemptRecord): void {
+    release(this.byAccount, account, ticket);
+    release(this.byEndpoint, endpoint, ticket);
     this.observe(endpoint, outcome);
-    const next = this.waiting.get(endpoint)?.shift();
-    if (this.waiting.get(endpoint)?.length === 0) this.waiting.delete(endpoint);
+    const next = this.waiting.get(account)?.shift();
+    if (this.waiting.get(account)?.length === 0) this.waiting.delete(account);
     next?.();
   }
 
@@ -90,4 +97,11 @@ export class EndpointGate {
   private markSlow(endpoint: string, now: number): void {
     this.slowUntil.set(endpoint, now + this.policy.slowForMs);
   }
+}
+
+function release(inFlight: Map<string, number[]>, key: string, ticket: number): void {
+  const starts = inFlight.get(key) ?? [];
+  const index = starts.indexOf(ticket);
+  if (index >= 0) starts.splice(index, 1);
+  if (starts.length === 0) inFlight.delete(key);
 }

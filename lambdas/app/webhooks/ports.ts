@@ -124,6 +124,8 @@ export interface DeliveryJob {
   readonly deliveryId: string;
   readonly webhookId: string;
   readonly attempt: number;
+  /** The delivery's account, on retries (first attempts carry it in `seed`): the lanes share by account. */
+  readonly accountId?: string;
   /** Only on first attempts made from a fresh event: what the row is created from. */
   readonly seed?: Pick<Delivery, 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'>;
 }

@@ -36,17 +36,19 @@ export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes
       if (lanes.isSlowLane(record)) {
         return attemptDelivery(deps, job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
       }
-      const door = await lanes.gate.enterWhenFree(endpoint);
-      if (door.kind === 'slow') return lanes.slowLane.send([job]);
-      if (door.kind === 'busy') return lanes.sharedLane.send([job], lanes.busyDelaySeconds);
-      const { ticket } = door;
+      // A retry names its account too; a job from before that change falls back to its webhook.
+      const who = { account: job.seed?.accountId ?? job.accountId ?? endpoint, endpoint };
+      const answer = await lanes.gate.enterWhenFree(who);
+      if (answer.kind === 'slow') return lanes.slowLane.send([job]);
+      if (answer.kind === 'busy') return lanes.sharedLane.send([job], lanes.busyDelaySeconds);
+      const { ticket } = answer;
       let seen: AttemptRecord | undefined;
       try {
         return await attemptDelivery(deps, job, lookup, (outcome) => {
           seen = outcome;
         });
       } finally {
-        lanes.gate.leave(endpoint, ticket, seen);
+        lanes.gate.leave(who, ticket, seen);
       }
     };
     return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false });
