@@ -363,7 +363,7 @@ describe('delivery entry point', () => {
       {
         queueUrl: environments.delivery.SF_DELIVERIES_QUEUE_URL,
         delaySeconds: 30,
-        body: { ...job, attempt: 3 },
+        body: { ...job, attempt: 3, accountId: 'acct_1' },
       },
     ]);
     expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
@@ -388,7 +388,7 @@ describe('delivery entry point', () => {
         Arn: env.SF_DELIVERIES_QUEUE_ARN,
         RoleArn: env.SF_SCHEDULER_ROLE_ARN,
         DeadLetterConfig: { Arn: env.SF_SCHEDULER_DLQ_ARN },
-        Input: JSON.stringify({ ...job, attempt: 4 }),
+        Input: JSON.stringify({ ...job, attempt: 4, accountId: 'acct_1' }),
       }),
     });
     expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);
