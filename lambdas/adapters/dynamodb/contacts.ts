@@ -152,10 +152,12 @@ export class DynamoContactRepository implements ContactRepository {
             Key,
             ...updateExpression(
               setFields({ ...next, rev: rev + 1 }, KEY),
-              { remove: absent, ...(rev ? { values: { ':rev': rev } } : {}) },
+              { remove: absent, values: { ...(rev ? { ':rev': rev } : {}), ':incarnation': Item.createdAt } },
               recordEvents(events),
             ),
-            ConditionExpression: `${LIVE_CONDITION} AND ${rev === 0 ? 'attribute_not_exists(rev)' : 'rev = :rev'}`,
+            // The revision read, of the contact read: a contact deleted and created again meanwhile (its revisions
+            // start over) is another contact, and the change is not applied to it.
+            ConditionExpression: `${LIVE_CONDITION} AND ${rev === 0 ? 'attribute_not_exists(rev)' : 'rev = :rev'} AND createdAt = :incarnation`,
           }),
         ),
       );
