@@ -748,7 +748,9 @@ export class InMemoryEmailRepository implements EmailRepository {
         ? current === undefined || current.state === 'pending'
         : expect.state === 'claimed'
           ? current?.state === 'claimed' && current.tries === expect.tries
-          : current?.state === 'claimed' && current.until < expect.now;
+          : expect.state === 'orphaned'
+            ? current?.state === 'claimed' && current.epoch !== undefined && current.epoch < expect.epoch
+            : current?.state === 'claimed' && current.until < expect.now;
     if (!holds) return null;
     this.items.set(id, { ...email, recipientStates: { ...email.recipientStates, [String(index)]: { ...to } } });
     return this.outbox.record({ id }, events);

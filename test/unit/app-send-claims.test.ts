@@ -176,6 +176,30 @@ describe('per-recipient claims', () => {
     expect(s.provider.recipients()).toHaveLength(50);
   });
 
+  it('a restarted local runtime sends again what the dead one had claimed (an earlier epoch), each copy once more', async () => {
+    // Arrange: the runtime of epoch 1 dies during the second chunk's provider call.
+    const id = await s.accept();
+    let calls = 0;
+    s.provider.during = () => {
+      calls += 1;
+      if (calls === 2) return new Promise<void>(() => {});
+    };
+    void receive({ ...s.deps, claimEpoch: 1 }, id);
+    await new Promise((resolve) => setImmediate(resolve));
+    const killedChunk = s.provider.sent[1]?.copies.map((c) => c.to) ?? [];
+
+    // Act: the next runtime (epoch 2) receives the message again, long before the claims would lapse.
+    s.provider.during = () => {};
+    const again = await receive({ ...s.deps, claimEpoch: 2 }, id);
+
+    // Assert: the orphaned chunk is handed over again (the simulator's derived ids make that harmless); no failure.
+    expect(again).toBe('sent');
+    const outcomes = s.outcomes();
+    for (const to of FIFTY)
+      expect(outcomes.get(to), to).toEqual(killedChunk.includes(to) ? ['sent', 'sent'] : ['sent']);
+    expect(s.events.published.filter((e) => e.type === 'email.failed')).toEqual([]);
+  });
+
   it('throttling goes back to pending and is retried on the next receive; after the last try, email.failed', async () => {
     // Arrange: SES throttles r0 always, r1 once.
     const id = await s.accept(['r0@example.com', 'r1@example.com', 'r2@example.com']);

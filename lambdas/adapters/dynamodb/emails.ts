@@ -28,6 +28,7 @@ const recipientState = z.object({
   state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
   tries: z.number(),
   until: z.number().optional(),
+  epoch: z.number().optional(),
   reason: z.string().optional(),
 });
 
@@ -181,15 +182,18 @@ export class DynamoEmailRepository implements EmailRepository {
       pending: `attribute_exists(recipientStates) AND (attribute_not_exists(${path}) OR ${path}.#st = :pending)`,
       claimed: `${path}.#st = :claimed AND ${path}.#tries = :tries`,
       lapsed: `${path}.#st = :claimed AND ${path}.#until < :now`,
+      orphaned: `${path}.#st = :claimed AND ${path}.#epoch < :epoch`,
     };
     const values: Record<string, unknown> = { ':to': to };
     if (expect.state === 'pending') values[':pending'] = 'pending';
     if (expect.state === 'claimed') Object.assign(values, { ':claimed': 'claimed', ':tries': expect.tries });
     if (expect.state === 'lapsed') Object.assign(values, { ':claimed': 'claimed', ':now': expect.now });
+    if (expect.state === 'orphaned') Object.assign(values, { ':claimed': 'claimed', ':epoch': expect.epoch });
     const names: Record<string, string> = { '#r': String(index) };
     names['#st'] = 'state';
     if (expect.state === 'claimed') names['#tries'] = 'tries';
     if (expect.state === 'lapsed') names['#until'] = 'until';
+    if (expect.state === 'orphaned') names['#epoch'] = 'epoch';
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({

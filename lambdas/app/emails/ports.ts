@@ -21,7 +21,13 @@ export interface EmailEventEntry {
  */
 export type RecipientState =
   | { readonly state: 'pending'; readonly tries: number }
-  | { readonly state: 'claimed'; readonly tries: number; readonly until: number }
+  | {
+      readonly state: 'claimed';
+      readonly tries: number;
+      readonly until: number;
+      /** The claiming runtime's epoch (see Claim.epoch in the webhook ports); 0 or absent on AWS. */
+      readonly epoch?: number;
+    }
   | { readonly state: 'sent' | 'failed' | 'suppressed'; readonly tries: number; readonly reason?: string };
 
 export const FINAL_STATES: readonly RecipientState['state'][] = ['sent', 'failed', 'suppressed'];
@@ -51,7 +57,9 @@ export type RecipientExpectation =
   /** Claimed by this worker: the claim it took (tries) is still the one stored. */
   | { readonly state: 'claimed'; readonly tries: number }
   /** Claimed by a worker whose claim ran out before `now` (epoch ms). */
-  | { readonly state: 'lapsed'; readonly now: number };
+  | { readonly state: 'lapsed'; readonly now: number }
+  /** Claimed by a runtime of an epoch before `epoch`: one that has died (the local runtime after a restart). */
+  | { readonly state: 'orphaned'; readonly epoch: number };
 
 export interface EmailRepository {
   readonly outbox: Outbox;

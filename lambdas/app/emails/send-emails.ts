@@ -49,6 +49,12 @@ export interface SendEmailDeps {
   readonly sendClaimMs?: number;
   /** Claims of one recipient before a retryable outcome (throttling, an outage) becomes email.failed. */
   readonly maxSendTries?: number;
+  /**
+   * The runtime's epoch (see Claim.epoch): claims of an earlier one are from a runtime that died. Only the local
+   * runtime has epochs, and it sends through the simulator, whose copies are idempotent (derived event ids),
+   * so such a claim goes back to pending and is sent again instead of ending `send_outcome_unknown`.
+   */
+  readonly claimEpoch?: number;
   /** When a send left for later is received again (the sends queue's visibility time-out): the backoff. */
   readonly sendRetryMs?: number;
 }
@@ -192,7 +198,9 @@ export async function sendQueuedEmail(
   const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString());
   if (!email) return 'skipped';
   const all = recipients(email);
-  const stateOf = (i: number): RecipientState => email.recipientStates?.[String(i)] ?? { state: 'pending', tries: 0 };
+  const reopened = new Map<number, RecipientState>();
+  const stateOf = (i: number): RecipientState =>
+    reopened.get(i) ?? email.recipientStates?.[String(i)] ?? { state: 'pending', tries: 0 };
   const outbox: PendingEvents[] = [];
   const settled = new Set<number>();
   const record = async (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => {
@@ -206,8 +214,12 @@ export async function sendQueuedEmail(
   // Settled before, or lapsed: a claim whose worker is gone, outcome unknown. At most once: failed.
   for (const [i, to] of all.entries()) {
     const state = stateOf(i);
+    const epoch = deps.claimEpoch ?? 0;
     if (FINAL_STATES.includes(state.state)) settled.add(i);
-    else if (state.state === 'claimed' && state.until < now) {
+    else if (state.state === 'claimed' && state.epoch !== undefined && state.epoch < epoch) {
+      const pending = { state: 'pending', tries: state.tries } as const;
+      if (await record(i, { state: 'orphaned', epoch }, pending, [])) reopened.set(i, pending);
+    } else if (state.state === 'claimed' && state.until < now) {
       const failed = failedEvents(deps, email, [to], OUTCOME_UNKNOWN);
       await record(
         i,
@@ -295,7 +307,8 @@ async function sendChunk(
     await Promise.all(
       chunk.map(async (i) => {
         const tries = stateOf(i).tries + 1;
-        const ok = await record(i, { state: 'pending' }, { state: 'claimed', tries, until }, []);
+        const epoch = deps.claimEpoch ?? 0;
+        const ok = await record(i, { state: 'pending' }, { state: 'claimed', tries, until, epoch }, []);
         return ok ? { i, tries } : null;
       }),
     )

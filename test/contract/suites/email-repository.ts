@@ -178,6 +178,29 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await repo().startSending(email.id, iso(T0))).toBeNull();
   });
 
+  it('setRecipient() reopens, once, a claim of an earlier epoch (a runtime that died), whatever its time left', async () => {
+    // Arrange: claimed for an hour by the runtime of epoch 5.
+    const email = newEmail({ to: ['a@example.com'] });
+    await repo().createMany([email]);
+    await repo().startSending(email.id, iso(T0));
+    const claim = { state: 'claimed', tries: 1, until: T0 + 3_600_000, epoch: 5 } as const;
+    await repo().setRecipient(email.id, 0, { state: 'pending' }, claim, []);
+    const pending = { state: 'pending', tries: 1 } as const;
+
+    // Act
+    const sameEpoch = await repo().setRecipient(email.id, 0, { state: 'orphaned', epoch: 5 }, pending, []);
+    const stored = (await repo().get(email.id))?.recipientStates?.['0'];
+    const next = await repo().setRecipient(email.id, 0, { state: 'orphaned', epoch: 6 }, pending, []);
+    const twice = await repo().setRecipient(email.id, 0, { state: 'orphaned', epoch: 6 }, pending, []);
+
+    // Assert
+    expect(sameEpoch).toBeNull();
+    expect(stored).toEqual(claim);
+    expect(next).not.toBeNull();
+    expect(twice).toBeNull();
+    expect((await repo().get(email.id))?.recipientStates?.['0']).toEqual(pending);
+  });
+
   it('decideBatch(): the first decision holds (commit or abort), with the committing call’s events; get() never returns it', async () => {
     // Arrange
     const committed = `batch_${randomBytes(6).toString('hex')}`;
