@@ -45,10 +45,14 @@ export class TenantTable<T> {
     return items.map((item) => this.parse(item));
   }
 
-  /** Every item of the tenant, across pages, in id order. */
+  /**
+   * Every item of the tenant, across pages, in id order. Strongly consistent: a limit check sees every item
+   * created before it (concurrent creations included), and the dispatcher a webhook created a moment ago.
+   */
   async list(tenant: Tenant): Promise<T[]> {
     const items = await queryAll(this.doc, {
       TableName: this.tableName,
+      ConsistentRead: true,
       KeyConditionExpression: 'tenant = :t',
       ExpressionAttributeValues: { ':t': tenantKey(tenant) },
     });
