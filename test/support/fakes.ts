@@ -56,6 +56,7 @@ import type {
   DeliveryPage,
   DeliveryQueue,
   DeliveryRepository,
+  DueDelivery,
   EventPublisher,
   OutboundRequest,
   RetryScheduler,
@@ -314,10 +315,12 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     };
   }
 
-  async listDue(dueBefore: number, limit: number) {
+  async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
+    const order = (d: DueDelivery) => [String(d.nextAttemptAt).padStart(15, '0'), d.webhookId, d.id].join('#');
     return [...this.items.values()]
       .filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= dueBefore)
-      .sort((a, b) => (a.nextAttemptAt as number) - (b.nextAttemptAt as number))
+      .filter((d) => !after || order(d) > order(after))
+      .sort((a, b) => (order(a) < order(b) ? -1 : 1))
       .slice(0, limit)
       .map(({ id, webhookId, attempts, nextAttemptAt }) => ({ id, webhookId, attempts, nextAttemptAt }));
   }

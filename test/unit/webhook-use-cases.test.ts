@@ -970,22 +970,25 @@ describe('reconcile', () => {
     expect(retries.scheduled.find((s) => s.job.deliveryId === 'dlv_future')?.delaySeconds).toBe(29.5);
   });
 
-  it('passes its limit on (default 500)', async () => {
+  it('pages through every overdue row, `limit` at a time (default 500), each page after the last', async () => {
     // Arrange
     const { retries, deps, deliveries } = await pendingRows();
+    const overdue = (await deliveries.listDue(T0, 500)).map((d) => d.id);
     const listDue = vi.spyOn(deliveries, 'listDue');
 
-    // Act
-    const limited = await reconcile(deps, { graceMs: 0, limit: 1 });
-    await reconcile(deps, { graceMs: 0 });
+    // Act: pages of one; then a run whose time budget is spent after its first page.
+    const paged = await reconcile(deps, { graceMs: 0, limit: 1 });
+    const onePage = retries.scheduled.length;
+    await reconcile(deps, { graceMs: 0, limit: 1, budgetMs: 0 });
 
     // Assert
-    expect(limited).toBe(1);
-    expect(retries.scheduled[0]?.job.deliveryId).toBe('dlv_long_overdue');
-    expect(listDue.mock.calls).toEqual([
-      [T0, 1],
-      [T0, 500],
-    ]);
+    expect(overdue.length).toBeGreaterThan(1);
+    expect(paged).toBe(overdue.length);
+    expect(retries.scheduled.slice(0, onePage).map((s) => s.job.deliveryId)).toEqual(overdue);
+    expect(retries.scheduled.length - onePage).toBe(1);
+    expect(listDue.mock.calls[0]).toEqual([T0, 1, undefined]);
+    expect(listDue.mock.calls[1]?.[2]?.id).toBe(overdue[0]);
+    expect(listDue.mock.calls).toHaveLength(overdue.length + 1 + 1);
   });
 
   it('recovers a first attempt whose worker crashed: the row is found once its claim lapsed and attempted again', async () => {

@@ -9,7 +9,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { Claim, Delivery, DeliveryPage, DeliveryRepository } from '../../app/webhooks/ports';
+import type { Claim, Delivery, DeliveryPage, DeliveryRepository, DueDelivery } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { FORMATS } from '../../domain/webhooks/format';
@@ -159,7 +159,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
   }
 
-  async listDue(dueBefore: number, limit: number) {
+  async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
     const { Items } = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -167,6 +167,16 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
         KeyConditionExpression: 'dueShard = :d AND dueAt <= :before',
         ExpressionAttributeValues: { ':d': DUE_SHARD, ':before': dueKey(Math.min(dueBefore, 1e15 - 1)) },
         Limit: limit,
+        ...(after
+          ? {
+              ExclusiveStartKey: {
+                dueShard: DUE_SHARD,
+                dueAt: dueKey(after.nextAttemptAt ?? 0),
+                webhookId: after.webhookId,
+                id: after.id,
+              },
+            }
+          : {}),
       }),
     );
     return (Items ?? []).map((item) => {

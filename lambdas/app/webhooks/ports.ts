@@ -112,12 +112,15 @@ export interface DeliveryRepository {
     query: { status?: DeliveryStatus; limit: number; after?: string },
     nowMs: number,
   ): Promise<DeliveryPage>;
-  /** Pending deliveries due before `dueBefore` (epoch ms), oldest due first. */
-  listDue(
-    dueBefore: number,
-    limit: number,
-  ): Promise<Pick<Delivery, 'id' | 'webhookId' | 'attempts' | 'nextAttemptAt'>[]>;
+  /**
+   * Pending deliveries due before `dueBefore` (epoch ms), oldest due first; `after` (the last one of the page
+   * before) continues the listing past it.
+   */
+  listDue(dueBefore: number, limit: number, after?: DueDelivery): Promise<DueDelivery[]>;
 }
+
+/** What the reconciler needs of a pending delivery. */
+export type DueDelivery = Pick<Delivery, 'id' | 'webhookId' | 'attempts' | 'nextAttemptAt'>;
 
 /** A unit of work on the deliveries queue: make attempt `attempt` of one delivery. */
 export interface DeliveryJob {

@@ -5,7 +5,10 @@
 import type { EmailRepository, SendScheduler } from '../emails/ports';
 import { type Outbox, sweepOutboxes } from '../outbox';
 import type { Clock } from '../ports';
-import type { DeliveryRepository, EventPublisher, RetryScheduler } from './ports';
+import type { DeliveryRepository, DueDelivery, EventPublisher, RetryScheduler } from './ports';
+
+/** How long one run may keep paging through overdue deliveries (the AWS reconciler's time-out is 60 s). */
+const RECONCILE_BUDGET_MS = 40_000;
 
 /** A repository that records events with its state changes. */
 interface WithOutbox {
@@ -38,19 +41,30 @@ export const outboxesOf = (deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'con
  */
 export async function reconcile(
   deps: ReconcileDeps,
-  options: { graceMs: number; all?: boolean; limit?: number },
+  options: { graceMs: number; all?: boolean; limit?: number; budgetMs?: number },
 ): Promise<number> {
   const now = deps.clock.now();
-  const due = await deps.deliveries.listDue(
-    options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
-    options.limit ?? 500,
-  );
-  for (const delivery of due) {
-    const delayMs = Math.max(0, (delivery.nextAttemptAt ?? now) - now);
-    await deps.retries.schedule(
-      { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 },
-      delayMs / 1000,
+  // Every overdue delivery, page after page, however many (an outage can leave thousands), within the budget.
+  const pageSize = options.limit ?? 500;
+  const deadline = now + (options.budgetMs ?? RECONCILE_BUDGET_MS);
+  let requeued = 0;
+  let after: DueDelivery | undefined;
+  for (;;) {
+    const due = await deps.deliveries.listDue(
+      options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
+      pageSize,
+      after,
     );
+    for (const delivery of due) {
+      const delayMs = Math.max(0, (delivery.nextAttemptAt ?? now) - now);
+      await deps.retries.schedule(
+        { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 },
+        delayMs / 1000,
+      );
+    }
+    requeued += due.length;
+    after = due.at(-1);
+    if (due.length < pageSize || deps.clock.now() >= deadline) break;
   }
   const scheduled = await deps.emails.listScheduled(
     options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
@@ -61,5 +75,5 @@ export async function reconcile(
   // they were left behind.
   const before = options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs;
   const relayed = await sweepOutboxes({ events: deps.events, outboxes: outboxesOf(deps) }, before, options.limit);
-  return due.length + scheduled.length + relayed;
+  return requeued + scheduled.length + relayed;
 }

@@ -715,6 +715,29 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(everything.map((d) => d.nextAttemptAt)).toEqual([...times].sort((x, y) => x - y));
   });
 
+  it('listDue pages past `after`: every due row exactly once, rows with the same due time included', async () => {
+    // Arrange: seven overdue rows, three of them due at the same millisecond, across two webhooks.
+    const fresh = await harness.fresh();
+    const [a, b] = [newWebhookId(), newWebhookId()];
+    const rows = [NOW - 7_000, NOW - 5_000, NOW - 5_000, NOW - 5_000, NOW - 2_000, NOW - 1_000, NOW].map((t, i) =>
+      newDelivery(i % 2 ? a : b, T0 + i, { nextAttemptAt: t, attempts: 1 }),
+    );
+    for (const row of rows) await fresh.createClaimed(row);
+
+    // Act
+    const seen: string[] = [];
+    let after: Awaited<ReturnType<typeof fresh.listDue>>[number] | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await fresh.listDue(NOW, 3, after);
+      seen.push(...page.map((d) => d.id));
+      if (page.length < 3) break;
+      after = page.at(-1);
+    }
+
+    // Assert
+    expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
+  });
+
   it('a row leaves the due list once final, and moves to its new due time when rescheduled', async () => {
     // Arrange
     const fresh = await harness.fresh();
