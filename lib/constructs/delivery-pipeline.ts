@@ -26,7 +26,7 @@ export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<'events' | 'deliverie
   deliveries: 900,
 };
 
-/** How long the reconciler may run: one page of 500 overdue deliveries, one SendMessageBatch each. */
+/** How long the reconciler may run: it pages through overdue deliveries for up to 40 s (reconcile.ts), then the rest. */
 const RECONCILER_TIMEOUT = Duration.seconds(60);
 
 export interface DeliveryPipelineProps {
