@@ -54,19 +54,9 @@ export class DynamoContactRepository implements ContactRepository {
   }
 
   async create(contact: Contact, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
-    const Key = this.table.key(contact, contact.id);
     const absent = OPTIONAL.filter((field) => contact[field] === undefined);
-    const written = await conditionHeld(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(setFields({ ...contact, rev: 1 }, KEY), { remove: absent }, recordEvents(events)),
-          ConditionExpression: CREATE_CONDITION,
-        }),
-      ),
-    );
-    return written ? this.outbox.pending(Key, events) : null;
+    const parts = [setFields({ ...contact, rev: 1 }, KEY), { remove: absent }];
+    return this.outbox.write(this.table.key(contact, contact.id), parts, CREATE_CONDITION, events);
   }
 
   get(tenant: Tenant, id: string): Promise<Contact | null> {
@@ -112,18 +102,7 @@ export class DynamoContactRepository implements ContactRepository {
     at: string,
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null> {
-    const Key = this.table.key(tenant, id);
-    const written = await conditionHeld(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(tombstone(at), recordEvents(events)),
-          ConditionExpression: LIVE_CONDITION,
-        }),
-      ),
-    );
-    return written ? this.outbox.pending(Key, events) : null;
+    return this.outbox.write(this.table.key(tenant, id), [tombstone(at)], LIVE_CONDITION, events);
   }
 
   /**

@@ -55,18 +55,8 @@ export class DynamoDomainRepository implements DomainRepository {
   }
 
   async create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
-    const Key = this.table.key(domain, domain.id);
-    const written = await conditionHeld(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(setFields(domain, KEY), pendingMark(domain.status), recordEvents(events)),
-          ConditionExpression: CREATE_CONDITION,
-        }),
-      ),
-    );
-    return written ? this.outbox.pending(Key, events) : null;
+    const parts = [setFields(domain, KEY), pendingMark(domain.status)];
+    return this.outbox.write(this.table.key(domain, domain.id), parts, CREATE_CONDITION, events);
   }
 
   get(tenant: Tenant, id: string): Promise<Domain | null> {
@@ -113,18 +103,8 @@ export class DynamoDomainRepository implements DomainRepository {
     at: string,
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null> {
-    const Key = this.table.key(tenant, id);
-    const written = await conditionHeld(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(tombstone(at), { remove: ['pendingShard'] }, recordEvents(events)),
-          ConditionExpression: LIVE_CONDITION,
-        }),
-      ),
-    );
-    return written ? this.outbox.pending(Key, events) : null;
+    const parts = [tombstone(at), { remove: ['pendingShard'] }];
+    return this.outbox.write(this.table.key(tenant, id), parts, LIVE_CONDITION, events);
   }
 
   async claimName(name: string, accountId: string): Promise<boolean> {

@@ -145,6 +145,29 @@ export class DynamoOutbox implements Outbox {
     return { ref: this.ref(key), events };
   }
 
+  /**
+   * One conditional UpdateItem of the item at `key`: `parts` change it and `events` go into its outbox in the
+   * same write. The events to relay, or null when `condition` failed (nothing written).
+   */
+  async write(
+    key: Readonly<Record<string, string>>,
+    parts: readonly UpdateParts[],
+    condition: string,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.name,
+          Key: key,
+          ...updateExpression(...parts, recordEvents(events)),
+          ConditionExpression: condition,
+        }),
+      ),
+    );
+    return written === null ? null : this.pending(key, events);
+  }
+
   async clear(pending: PendingEvents): Promise<void> {
     const Key = this.ref(pending.ref);
     let rest: Record<string, unknown> | undefined;
