@@ -48,7 +48,6 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const simulator = new SimulatedEmailProvider({
     events: adapters.events,
     clock,
-    random,
     stepSeconds: config.simulatorStepSeconds,
   });
   const simulatedDomains = new SimulatedDomainProvider({

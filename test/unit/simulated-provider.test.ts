@@ -7,7 +7,7 @@ import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulat
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import type { SendflowEvent } from '../../lambdas/domain/events';
-import { FakeClock, RecordingEventPublisher, seededRandom } from '../support/fakes';
+import { FakeClock, RecordingEventPublisher } from '../support/fakes';
 
 const T0 = Date.UTC(2025, 6, 1, 8, 30, 0, 250);
 
@@ -33,7 +33,7 @@ function newEmail(overrides: Partial<EmailMessage> = {}): EmailMessage {
 function setup(stepSeconds = 2) {
   const clock = new FakeClock(T0);
   const events = new RecordingEventPublisher();
-  const provider = new SimulatedEmailProvider({ events, clock, random: seededRandom('simulator'), stepSeconds });
+  const provider = new SimulatedEmailProvider({ events, clock, stepSeconds });
   return { clock, events, provider };
 }
 

@@ -941,35 +941,6 @@ describe('reconcile', () => {
     ]);
   });
 
-  it('with `all`, re-arms every pending delivery with the delay left until its nextAttemptAt', async () => {
-    // Arrange
-    const { retries, deps } = await pendingRows();
-
-    // Act
-    const count = await reconcile(deps, { graceMs: 60_000, all: true });
-
-    // Assert
-    expect(count).toBe(4);
-    expect(retries.scheduled).toEqual([
-      { job: { deliveryId: 'dlv_long_overdue', webhookId: 'wh_r', attempt: 1 }, delaySeconds: 0 },
-      { job: { deliveryId: 'dlv_overdue', webhookId: 'wh_r', attempt: 3 }, delaySeconds: 0 },
-      { job: { deliveryId: 'dlv_in_grace', webhookId: 'wh_r', attempt: 2 }, delaySeconds: 0 },
-      { job: { deliveryId: 'dlv_future', webhookId: 'wh_r', attempt: 4 }, delaySeconds: 300 },
-    ]);
-  });
-
-  it('measures the delay from the clock: later, the same row is due sooner', async () => {
-    // Arrange
-    const { retries, deps, clock } = await pendingRows();
-    clock.advance(4 * 60_000 + 30_500);
-
-    // Act
-    await reconcile(deps, { graceMs: 60_000, all: true });
-
-    // Assert
-    expect(retries.scheduled.find((s) => s.job.deliveryId === 'dlv_future')?.delaySeconds).toBe(29.5);
-  });
-
   it('pages through every overdue row, `limit` at a time (default 500), each page after the last', async () => {
     // Arrange
     const { retries, deps, deliveries } = await pendingRows();

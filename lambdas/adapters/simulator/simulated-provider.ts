@@ -2,16 +2,14 @@
 // with their step delays so webhooks see them in order, the way SES's events would arrive.
 import { createHash } from 'node:crypto';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
-import type { Clock, RandomBytes } from '../../app/ports';
+import type { Clock } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
 import type { EmailMessage } from '../../domain/email/email';
 import { simulatedStory } from '../../domain/email/simulator';
 import { emailEvent, type SendflowEvent } from '../../domain/events';
 
 export class SimulatedEmailProvider implements EmailProvider {
-  constructor(
-    private readonly deps: { events: EventPublisher; clock: Clock; random: RandomBytes; stepSeconds: number },
-  ) {}
+  constructor(private readonly deps: { events: EventPublisher; clock: Clock; stepSeconds: number }) {}
 
   /** Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). */
   async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {

@@ -36,44 +36,36 @@ export const outboxesOf = (deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'con
 ];
 
 /**
- * `graceMs`: how late an attempt may normally be (Scheduler fires within its minute; claims last a while).
- * `all`: re-arm every pending delivery at its own due time (the local runtime after a restart).
+ * Queues again what is overdue by more than `graceMs` (how late an attempt may normally be: Scheduler fires
+ * within its minute, claims last a while): pending attempts, waiting sends, events left in an outbox.
  */
 export async function reconcile(
   deps: ReconcileDeps,
-  options: { graceMs: number; all?: boolean; limit?: number; budgetMs?: number },
+  options: { graceMs: number; limit?: number; budgetMs?: number },
 ): Promise<number> {
   const now = deps.clock.now();
+  const before = now - options.graceMs;
   // Every overdue delivery, page after page, however many (an outage can leave thousands), within the budget.
   const pageSize = options.limit ?? 500;
   const deadline = now + (options.budgetMs ?? RECONCILE_BUDGET_MS);
   let requeued = 0;
   let after: DueDelivery | undefined;
   for (;;) {
-    const due = await deps.deliveries.listDue(
-      options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
-      pageSize,
-      after,
-    );
+    const due = await deps.deliveries.listDue(before, pageSize, after);
     for (const delivery of due) {
-      const delayMs = Math.max(0, (delivery.nextAttemptAt ?? now) - now);
       await deps.retries.schedule(
         { deliveryId: delivery.id, webhookId: delivery.webhookId, attempt: delivery.attempts + 1 },
-        delayMs / 1000,
+        0,
       );
     }
     requeued += due.length;
     after = due.at(-1);
     if (due.length < pageSize || deps.clock.now() >= deadline) break;
   }
-  const scheduled = await deps.emails.listScheduled(
-    options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs,
-    options.limit ?? 500,
-  );
+  const scheduled = await deps.emails.listScheduled(before, pageSize);
   for (const email of scheduled) await deps.sendScheduler.schedule(email.id, email.sendAt);
   // Events wait in an outbox only between their write and the publish that follows it: older than the grace,
   // they were left behind.
-  const before = options.all ? Number.MAX_SAFE_INTEGER : now - options.graceMs;
   const relayed = await sweepOutboxes({ events: deps.events, outboxes: outboxesOf(deps) }, before, options.limit);
   return requeued + scheduled.length + relayed;
 }
