@@ -56,11 +56,13 @@ export class QueueJournal {
   }
 
   sent(messages: readonly JournalMessage[]): void {
-    for (const message of messages) {
+    const lines = messages.map((message) => {
+      const text = line(sendEntry(message));
       this.live.set(message.id, message);
-      this.keep(message.id, line(sendEntry(message)));
-    }
-    this.append(messages.map((m) => sendEntry(m)));
+      this.keep(message.id, text);
+      return text;
+    });
+    this.write(lines);
   }
 
   acked(ids: readonly string[]): void {
@@ -92,9 +94,13 @@ export class QueueJournal {
   }
 
   private append(entries: readonly Entry[]): void {
+    this.write(entries.map(line));
+  }
+
+  private write(lines: readonly string[]): void {
     // After close (a handler finishing during shutdown): the work stays unacked and is redelivered.
-    if (this.closed || entries.length === 0) return;
-    const bytes = Buffer.from(entries.map(line).join(''));
+    if (this.closed || lines.length === 0) return;
+    const bytes = Buffer.from(lines.join(''));
     writeAll(this.fd, bytes);
     this.fileBytes += bytes.length;
     if (this.fileBytes > Math.max(COMPACT_FLOOR_BYTES, this.keptBytes * COMPACT_RATIO)) this.compact();
