@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { MODES, type Mode } from '../lambdas/domain/api-keys';
 import { isPlanName, PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { isScope, type Scope } from '../lambdas/domain/scopes';
-import { stackNames } from '../lib/outputs';
+import { DEFAULT_STAGE, InvalidStageError, parseStage, stackNames } from '../lib/outputs';
 
 export type AdminCommand =
   | { name: 'create-account'; plan: PlanName }
@@ -14,18 +14,13 @@ export type AdminCommand =
 export interface AdminTarget {
   /** `local` (default): the running local runtime of this checkout, or its data directory. */
   readonly kind: 'local' | 'aws';
+  /** The api stack whose outputs `--aws` reads: the stage's (stackNames(stage).api), or `--stack`'s. */
   readonly stack: string;
 }
 
 export class UsageError extends Error {}
 
-/**
- * `--stack` default: the app's name, which stands for its api stack (stackNames.api, SendflowApi), the stack
- * holding the outputs the CLI reads. Any other value is taken as the api stack's own name.
- */
-export const DEFAULT_STACK = 'Sendflow';
-
-export const USAGE = `usage: npm run admin -- <command> [options] [--aws [--stack NAME]]
+export const USAGE = `usage: npm run admin -- <command> [options] [--aws [--stage NAME | --stack NAME]]
 
 commands:
   create-account --plan <${PLAN_NAMES.join('|')}>
@@ -35,8 +30,9 @@ commands:
 
 Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
 With --aws it works on the deployed stacks with your AWS credentials and region (AWS_PROFILE, AWS_REGION):
-it reads table names and usage plan ids from the outputs of the api stack. --stack names that stack; the
-default, ${DEFAULT_STACK}, means the app's api stack ${stackNames.api}.`;
+it reads table names and usage plan ids from the outputs of the api stack of --stage NAME (default
+${DEFAULT_STAGE}: ${stackNames(DEFAULT_STAGE).api}; staging: ${stackNames('staging').api}). --stack NAME names an
+api stack directly instead.`;
 
 export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand; target: AdminTarget } {
   let parsed: ReturnType<typeof parse>;
@@ -49,7 +45,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
   const [name, ...extra] = positionals;
   if (!name) throw new UsageError('missing command');
   if (extra.length) throw new UsageError(`unexpected argument: ${extra.join(' ')}`);
-  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: values.stack ?? DEFAULT_STACK };
+  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: apiStack(values.stage, values.stack) };
   const allowed: Record<string, readonly string[]> = {
     'create-account': ['plan'],
     'create-key': ['account', 'mode', 'scopes', 'name'],
@@ -100,9 +96,22 @@ function parse(argv: readonly string[]) {
       name: { type: 'string' },
       key: { type: 'string' },
       aws: { type: 'boolean' },
+      stage: { type: 'string' },
       stack: { type: 'string' },
     },
   });
+}
+
+/** `--stack` names the api stack outright; otherwise `--stage` (default DEFAULT_STAGE) derives it. */
+function apiStack(stage: string | undefined, stack: string | undefined): string {
+  if (stage !== undefined && stack !== undefined) throw new UsageError('--stage and --stack exclude each other');
+  if (stack !== undefined) return required(stack, 'stack');
+  try {
+    return stackNames(parseStage(stage)).api;
+  } catch (error) {
+    if (error instanceof InvalidStageError) throw new UsageError(`--stage: ${error.message}`);
+    throw error;
+  }
 }
 
 function required(value: string | undefined, option: string): string {

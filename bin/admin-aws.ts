@@ -16,9 +16,8 @@ import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
 import { createRepositories } from '../lambdas/runtime/repositories';
-import { outputNames, stackNames } from '../lib/outputs';
+import { outputNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
-import { DEFAULT_STACK } from './admin-args';
 
 /** Raised when the stack cannot be used: not deployed, not finished, or missing outputs. */
 export class StackLookupError extends Error {
@@ -33,11 +32,6 @@ export interface AwsAdminClients {
   readonly cloudFormation?: CloudFormationClient;
   readonly dynamo?: DynamoDBClient;
   readonly apiGateway?: APIGatewayClient;
-}
-
-/** `--stack`: the default names the app, which means its api stack; anything else is the api stack's name. */
-export function apiStackName(stack: string): string {
-  return stack === DEFAULT_STACK ? stackNames.api : stack;
 }
 
 export interface StackTargets {
@@ -57,7 +51,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
     if (error instanceof CloudFormationServiceException && /does not exist/i.test(error.message)) {
       throw new StackLookupError(
         `Stack ${stackName} does not exist in this account and region. Deploy it with \`npx cdk deploy --all\`, ` +
-          'check AWS_REGION / AWS_PROFILE, or name the api stack with --stack.',
+          'check AWS_REGION / AWS_PROFILE and --stage, or name the api stack with --stack.',
         { cause: error },
       );
     }
@@ -74,7 +68,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
   if (missing.length) {
     throw new StackLookupError(
       `Stack ${stackName} (${found.StackStatus ?? 'status unknown'}) lacks the outputs ${missing.join(', ')}. ` +
-        `Is it the Sendflow api stack (${stackNames.api}), fully deployed from this version?`,
+        'Is it a Sendflow api stack (Sendflow-<stage>-Api), fully deployed from this version?',
     );
   }
   const value = (key: string) => outputs.get(key) as string;
@@ -88,6 +82,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
   };
 }
 
+/** `stack`: the api stack's name (AdminTarget.stack, derived from --stage or given with --stack). */
 export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {}): Promise<AdminSession> {
   const cloudFormation = clients.cloudFormation ?? new CloudFormationClient({});
   const dynamo = clients.dynamo ?? new DynamoDBClient({});
@@ -98,7 +93,7 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     apiGateway.destroy();
   };
   try {
-    const { tables, usagePlanIds, restApiId } = await readStackTargets(cloudFormation, apiStackName(stack));
+    const { tables, usagePlanIds, restApiId } = await readStackTargets(cloudFormation, stack);
     const { accounts, apiKeys } = createRepositories(dynamo, tables);
     return {
       deps: {

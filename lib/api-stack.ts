@@ -2,17 +2,7 @@
 // webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms) and the email
 // pipeline (scheduled sends, the SES configuration set and its events).
 // Everything here can be replaced without touching data; tables are found through SSM parameters.
-import {
-  ArnFormat,
-  Aws,
-  CfnOutput,
-  Duration,
-  Fn,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -198,8 +188,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
 export interface SendflowApiStackProps extends StackProps {
   /** SSM parameter names holding each table's physical name (from the data stack). */
   readonly tableParameters: Readonly<Record<TableName, string>>;
-  /** Name of the Secrets Manager secret that signs public links (from the data stack). */
-  readonly signingSecretName: string;
+  /** SSM parameter holding the ARN of the Secrets Manager secret that signs public links (from the data stack). */
+  readonly signingSecretParameter: string;
   /** API Gateway authorizer result cache, 0–3600 s; a revoked key keeps working for up to this long. */
   readonly authorizerCacheTtlSeconds: number;
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
@@ -227,6 +217,8 @@ export class SendflowApiStack extends Stack {
     const tableNamesByKey = Object.fromEntries(
       tableNames.map((table) => [table, StringParameter.valueForStringParameter(this, props.tableParameters[table])]),
     ) as Record<TableName, string>;
+    // The secret's name is generated (it is retained, so a fixed name would collide on redeploy): its full ARN.
+    const signingSecretArn = StringParameter.valueForStringParameter(this, props.signingSecretParameter);
 
     // loadConfig requires every table variable; names are not access, IAM below is.
     const environment = {
@@ -253,7 +245,7 @@ export class SendflowApiStack extends Stack {
         // Emails with scheduled_at become one-shot schedules (or delayed messages) for the send worker.
         ...this.emails.schedulingEnvironment(),
         // Unsubscribe links are signed with the data stack's key, read once per cold start.
-        SF_SIGNING_SECRET_ID: props.signingSecretName,
+        SF_SIGNING_SECRET_ID: signingSecretArn,
       },
       timeout: timeouts.api,
       memorySize: 1024,
@@ -273,15 +265,8 @@ export class SendflowApiStack extends Stack {
     this.apiFunction.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['secretsmanager:GetSecretValue'],
-        // Secrets Manager appends six random characters to a secret's name in its ARN.
-        resources: [
-          this.formatArn({
-            service: 'secretsmanager',
-            resource: 'secret',
-            resourceName: `${props.signingSecretName}-??????`,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
-        ],
+        // The full ARN (with Secrets Manager's random suffix): exactly that secret.
+        resources: [signingSecretArn],
       }),
     );
 

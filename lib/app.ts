@@ -1,40 +1,65 @@
 // Assembles the Sendflow CDK app: the data stack, then the api stack that depends on it. bin/app.ts and
 // the infrastructure tests both build the app through here, so tests check what deploys.
-import type { App } from 'aws-cdk-lib';
+import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
 import { SendflowDataStack } from './data-stack';
-import { stackNames } from './outputs';
+import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
 const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
+/** `-c sendflow:stage=staging`: qualifies every stack and physical name (lib/outputs.ts, DEFAULT_STAGE). */
+export const CONTEXT_STAGE = 'sendflow:stage';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
+  /** Deployment stage; DEFAULT_STAGE (`prod`) when omitted. */
+  readonly stage?: string;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
 export function settingsFromContext(app: App): SendflowSettings {
+  return { authorizerCacheTtlSeconds: authorizerCacheTtl(app), stage: stageFromContext(app) };
+}
+
+function authorizerCacheTtl(app: App): number {
   const raw: unknown = app.node.tryGetContext(CONTEXT_AUTHORIZER_CACHE_TTL);
-  if (raw === undefined) return { authorizerCacheTtlSeconds: DEFAULT_AUTHORIZER_CACHE_TTL };
+  if (raw === undefined) return DEFAULT_AUTHORIZER_CACHE_TTL;
   const ttl = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0 || ttl > 3600) {
     throw new Error(`Context ${CONTEXT_AUTHORIZER_CACHE_TTL} must be an integer from 0 to 3600, got ${String(raw)}`);
   }
-  return { authorizerCacheTtlSeconds: ttl };
+  return ttl;
+}
+
+function stageFromContext(app: App): string {
+  const raw: unknown = app.node.tryGetContext(CONTEXT_STAGE);
+  try {
+    return parseStage(raw);
+  } catch (error) {
+    if (error instanceof InvalidStageError) throw new Error(`Context ${CONTEXT_STAGE}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Environment-agnostic stacks: no account, no region, no lookups, so synth works offline. */
 export function buildSendflow(app: App, settings: SendflowSettings = settingsFromContext(app)) {
-  const data = new SendflowDataStack(app, stackNames.data, {
-    description: 'Sendflow stateful resources: DynamoDB tables (retained)',
+  const stage = parseStage(settings.stage ?? DEFAULT_STAGE);
+  const names = stackNames(stage);
+  const data = new SendflowDataStack(app, names.data, {
+    description: `Sendflow ${stage} stateful resources: DynamoDB tables and the link-signing secret (retained)`,
+    stage,
+    // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
+    terminationProtection: true,
   });
-  const api = new SendflowApiStack(app, stackNames.api, {
-    description: 'Sendflow stateless resources: REST API, functions, usage plans, WAF',
+  const api = new SendflowApiStack(app, names.api, {
+    description: `Sendflow ${stage} stateless resources: REST API, functions, usage plans, WAF`,
     tableParameters: data.tableParameters,
-    signingSecretName: data.signingSecretName,
+    signingSecretParameter: data.signingSecretParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
-  api.addStackDependency(data, 'reads the table names the data stack publishes in SSM');
-  return { data, api };
+  api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');
+  // Stack tags reach every taggable resource (CDK) and every resource CloudFormation tags on deploy.
+  for (const stack of [data, api]) Tags.of(stack).add(STAGE_TAG, stage);
+  return { data, api, stage };
 }

@@ -1,6 +1,10 @@
 // The stateful stack: one DynamoDB table per manifest entry, and the key that signs public links. It changes
 // rarely and is deployed first.
 //
+// What outlives the stack (retained tables, the secret) has a generated name, so a redeploy never collides
+// with it; the stage guard refuses to create the stack while such leftovers of an earlier one exist, instead
+// of silently starting over with empty tables (docs/runbook.md, "Destroy and redeploy").
+//
 // The api stack finds the tables through SSM parameters written here, not through CloudFormation
 // exports: an export that another stack imports cannot change, so a table replacement (new key schema,
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
@@ -11,6 +15,19 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
+import { StageGuard } from './constructs/stage-guard';
+import { STAGE_TAG } from './outputs';
+
+export interface SendflowDataStackProps extends StackProps {
+  /** Deployment stage: the guard looks for resources tagged with it (the app tags every stack). */
+  readonly stage: string;
+}
+
+/**
+ * Retained, except when the stack operation that created the resource rolls back: a failed first deploy (the
+ * guard's refusal included) then leaves nothing behind to collide with or orphan.
+ */
+const RETAIN = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
 
 export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
@@ -18,13 +35,14 @@ export class SendflowDataStack extends Stack {
   readonly tableParameters: Readonly<Record<TableName, string>>;
   /**
    * Signs public links (one-click unsubscribe, contact confirmation). State, not configuration: links already
-   * sitting in mailboxes must keep verifying, so it lives here, retained, and the api stack finds it by name.
+   * sitting in mailboxes must keep verifying, so it lives here, retained, with a generated name.
    */
   readonly signingSecret: Secret;
-  /** Its name: a plain string, safe to hand to another stack (read with GetSecretValue at cold start). */
-  readonly signingSecretName: string;
+  /** SSM parameter holding the secret's ARN: the api stack resolves it at deploy time, as it does table names. */
+  readonly signingSecretParameter: string;
+  readonly guard: StageGuard;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props: SendflowDataStackProps) {
     super(scope, id, props);
     const built = {} as Record<TableName, TableV2>;
     const parameters = {} as Record<TableName, string>;
@@ -42,18 +60,29 @@ export class SendflowDataStack extends Stack {
     this.tables = built;
     this.tableParameters = parameters;
 
-    this.signingSecretName = `${this.stackName}/signing-secret`;
     this.signingSecret = new Secret(this, 'SigningSecret', {
-      secretName: this.signingSecretName,
       description: 'Sendflow link-signing key (HMAC of unsubscribe and confirmation links); never rotate in place',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RETAIN,
+    });
+    this.signingSecretParameter = `/${this.stackName}/signing-secret`;
+    new StringParameter(this, 'SigningSecretArn', {
+      parameterName: this.signingSecretParameter,
+      stringValue: this.signingSecret.secretArn,
+      description: 'ARN of the Sendflow link-signing secret (read by the api stack at deploy time).',
     });
     Validations.of(this.signingSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'The key verifies every one-click unsubscribe (RFC 8058) and confirmation link already delivered; ' +
         "rotating it would break those links in recipients' mailboxes. It never leaves AWS except as HMACs.",
+    });
+
+    // Runs once the new tables and secret exist, so it can tell them from leftovers by ARN (an imported
+    // leftover is this stack's own too, whatever its old aws:cloudformation:stack-id tag says).
+    this.guard = new StageGuard(this, 'StageGuard', {
+      tag: { key: STAGE_TAG, value: props.stage },
+      owned: [...tableNames.map((name) => built[name].tableArn), this.signingSecret.secretArn],
     });
   }
 }
@@ -72,7 +101,7 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
       ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
     })),
     // Retained tables hold customer data: they survive stack deletion and refuse an accidental DeleteTable.
-    removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: spec.retain ? RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: spec.retain,
   });
 }

@@ -1,15 +1,48 @@
-// Stack and output names the admin CLI reads with CloudFormation DescribeStacks. Plain data, no aws-cdk-lib,
-// so the CLI can import it without loading the CDK.
+// Deployment stages, and the stack and output names the admin CLI reads with CloudFormation DescribeStacks.
+// Plain data, no aws-cdk-lib, so the CLI can import it without loading the CDK.
 import type { PlanName } from '../lambdas/domain/plans';
 import { type TableName, tableNames } from '../lambdas/manifest';
 
-/** Default stack names; `cdk deploy --all` deploys the data stack first. */
-export const stackNames = {
-  /** Tables (retained). */
-  data: 'SendflowData',
-  /** API, functions, usage plans, WAF: stateless, safe to replace. Every output below lives here. */
-  api: 'SendflowApi',
-} as const;
+/**
+ * A deployment stage (`-c sendflow:stage=NAME`, the admin CLI's `--stage NAME`): every stack and physical name
+ * carries it, so stages live side by side in one account and region. Not to be confused with the API Gateway
+ * stage (`v1`), which is the same in every deployment stage.
+ */
+export const DEFAULT_STAGE = 'prod';
+
+/** Lowercase letters, digits and hyphens, 1–20 characters, starting with a letter: fits every name it goes into. */
+export const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
+/** The tag every stack (and so every taggable resource) carries; the data-stack guard finds retained data by it. */
+export const STAGE_TAG = 'sendflow:stage';
+
+export class InvalidStageError extends Error {
+  constructor(value: unknown) {
+    super(
+      `Invalid Sendflow stage ${JSON.stringify(value)}: use 1 to 20 lowercase letters, digits or hyphens, ` +
+        `starting with a letter (e.g. ${DEFAULT_STAGE}, staging, dev-alice)`,
+    );
+    this.name = 'InvalidStageError';
+  }
+}
+
+/** `value` as a stage name, or InvalidStageError; undefined means the default stage. */
+export function parseStage(value: unknown): string {
+  if (value === undefined) return DEFAULT_STAGE;
+  if (typeof value !== 'string' || !STAGE_PATTERN.test(value)) throw new InvalidStageError(value);
+  return value;
+}
+
+/** Stack names of a stage; `cdk deploy --all` deploys the data stack first. */
+export function stackNames(stage: string = DEFAULT_STAGE): { readonly data: string; readonly api: string } {
+  const valid = parseStage(stage);
+  return {
+    /** Tables and the link-signing secret (retained). */
+    data: `Sendflow-${valid}-Data`,
+    /** API, functions, usage plans, WAF: stateless, safe to replace. Every output below lives here. */
+    api: `Sendflow-${valid}-Api`,
+  };
+}
 
 /** `apiKeys` → `ApiKeys` */
 function pascal(name: string): string {

@@ -2,7 +2,7 @@
 // retries through SQS delays (< 60 s) or one-shot EventBridge Scheduler schedules in their own group, and a
 // reconciler on a rate schedule that re-queues overdue attempts. Every queue has a DLQ and an alarm on its
 // depth; the main queues also alarm on the age of their oldest message. Queue settings come from the manifest.
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -71,7 +71,12 @@ export class DeliveryPipeline extends Construct {
     this.reconcileScheduleDlq = schedulerDlq(this, 'ReconcileScheduleDlq', 'the reconciler schedule');
 
     // Retries: one-shot schedules created at run time by the delivery worker, each deleted after it fires.
-    this.retryGroup = new ScheduleGroup(this, 'RetryGroup', { scheduleGroupName: `${stack.stackName}-retries` });
+    // Not retained: its schedules target this stack's queues, which go with it; the next deploy of the stage
+    // creates the group again under the same stage-qualified name.
+    this.retryGroup = new ScheduleGroup(this, 'RetryGroup', {
+      scheduleGroupName: `${stack.stackName}-retries`,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.schedulerRole = new Role(this, 'SchedulerRole', {
       description:
         'Assumed by EventBridge Scheduler for webhook retry schedules: sends the job to the deliveries queue',

@@ -3,7 +3,7 @@
 // beyond, through a role that may only send to that queue and the schedule DLQ. SES: a configuration set
 // whose event destination is the default EventBridge bus; a rule for that configuration set's events → the
 // provider-events queue (with its DLQ) → the mapper → our events queue. Queues and DLQs alarm.
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -100,7 +100,11 @@ export class EmailPipeline extends Construct {
     ({ queue: this.sendsQueue, dlq: this.sendsDlq } = queueWithDlq(this, 'Sends', queues.sends));
     this.sendScheduleDlq = schedulerDlq(this, 'SendScheduleDlq', 'scheduled sends');
     // One-shot schedules created at run time by the API (one per scheduled email), each deleted after it fires.
-    this.sendGroup = new ScheduleGroup(this, 'SendGroup', { scheduleGroupName: `${stack.stackName}-sends` });
+    // Not retained, like the retry group: its schedules target this stack's sends queue.
+    this.sendGroup = new ScheduleGroup(this, 'SendGroup', {
+      scheduleGroupName: `${stack.stackName}-sends`,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.sendSchedulerRole = new Role(this, 'SendSchedulerRole', {
       description: 'Assumed by EventBridge Scheduler for scheduled sends: puts the email id on the sends queue',
       // Confused-deputy guard: only schedules of this account's sends group may use the role.

@@ -1,6 +1,7 @@
 // AWS WAF in front of the API stage: the per-client-IP limit for requests without a valid key (DESIGN §3's
 // brute-force shield; the local runtime does the same in the app), a flood ceiling per IP, and two
 // low-false-positive AWS managed rule groups. Blocks answer 429 in our JSON error shape.
+import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -52,11 +53,14 @@ export class ApiFirewall extends Construct {
       visibilityConfig: visibility(name),
     });
 
+    // Web ACL names are unique per account and region; the stack name carries the stage.
+    const name = Stack.of(this).stackName;
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      name,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       description: 'Sendflow API: per-IP limits for anonymous traffic, flood ceiling, AWS managed rules.',
-      visibilityConfig: visibility('sendflow-api'),
+      visibilityConfig: visibility(name),
       customResponseBodies: {
         [RATE_LIMITED_BODY]: {
           contentType: 'APPLICATION_JSON',

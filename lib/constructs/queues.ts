@@ -1,7 +1,7 @@
 // Building blocks shared by the webhook and email pipelines: manifest queues with their DLQs, Scheduler DLQs,
 // SQS event sources with partial batch responses, scoped send permissions, Scheduler trust, and the two
 // alarms every queue gets (a dead-lettered message; the oldest message getting too old).
-import { Duration, type Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Effect, type IRole, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -80,6 +80,7 @@ export function allowSend(role: IRole, ...targets: Queue[]): void {
 /** Alarms as soon as one message is dead-lettered. */
 export function dlqAlarm(scope: Construct, name: string, dlq: Queue): Alarm {
   return new Alarm(scope, `${name}DepthAlarm`, {
+    alarmName: stageAlarmName(scope, `${name}Depth`),
     alarmDescription: `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
     metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
     threshold: 1,
@@ -92,6 +93,7 @@ export function dlqAlarm(scope: Construct, name: string, dlq: Queue): Alarm {
 /** Alarms when the queue's oldest message is older than `seconds`: its consumer is failing or far behind. */
 export function ageAlarm(scope: Construct, name: string, queue: Queue, seconds: number): Alarm {
   return new Alarm(scope, `${name}QueueOldestMessageAlarm`, {
+    alarmName: stageAlarmName(scope, `${name}QueueOldestMessage`),
     alarmDescription: `Sendflow ${name.toLowerCase()} queue: oldest message older than ${seconds} s`,
     metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
     threshold: seconds,
@@ -99,4 +101,12 @@ export function ageAlarm(scope: Construct, name: string, queue: Queue, seconds: 
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
+}
+
+/**
+ * `<stack name>-<suffix>`: alarm names are unique per account and region, and the stack name carries the stage,
+ * so two stages never share one (and the name says at once which stage is paging).
+ */
+export function stageAlarmName(scope: Construct, suffix: string): string {
+  return `${Stack.of(scope).stackName}-${suffix}`;
 }

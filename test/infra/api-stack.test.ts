@@ -174,7 +174,7 @@ describe('usage plans', () => {
     expect(PLANS[name]).toMatchObject({ requestsPerSecond: rate, burst });
     const stage = only(api, 'AWS::ApiGateway::Stage').id;
     api.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      UsagePlanName: `SendflowApi-${name}`,
+      UsagePlanName: `Sendflow-prod-Api-${name}`,
       Throttle: { RateLimit: rate, BurstLimit: burst },
       ApiStages: [Match.objectLike({ Stage: { Ref: stage } })],
     });
@@ -472,7 +472,7 @@ describe('outputs', () => {
       sendSchedules: 'SendScheduleDlqUrl',
       providerEvents: 'ProviderEventsDlqUrl',
     });
-    expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('SendflowApi-email-events');
+    expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('Sendflow-prod-Api-email-events');
   });
 
   it('points each queue output at its queue', () => {
@@ -500,7 +500,7 @@ describe('outputs', () => {
     const outputs = api.findOutputs('*');
     for (const [plan, output] of Object.entries(outputNames.usagePlans)) {
       const ref: string = outputs[output]?.Value.Ref;
-      expect(plans[ref]?.Properties.UsagePlanName).toBe(`SendflowApi-${plan}`);
+      expect(plans[ref]?.Properties.UsagePlanName).toBe(`Sendflow-prod-Api-${plan}`);
     }
   });
 

@@ -62,15 +62,17 @@ describe('cdk-nag AwsSolutions', () => {
               // Scheduler DLQs, which cdk-nag does not recognise as DLQs
               'SQS3',
               // the delivery worker creates retry schedules by name inside its own group only
-              'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/SendflowApi-retries/\\*\\]',
+              'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Sendflow-prod-Api-retries/\\*\\]',
               // the API creates and deletes send schedules by name inside the sends group only
-              'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/SendflowApi-sends/\\*\\]',
+              'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Sendflow-prod-Api-sends/\\*\\]',
               // the link-signing key is not rotated: delivered links must keep verifying
               'SMG4',
               // SES identities are customer domains added at run time
               'IAM5\\[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/\\*\\]',
               // grantInvoke's function-versions suffix on the reconciler schedule role
               'IAM5\\[Resource::<DeliveryPipelineReconcilerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
+              // the same suffix on the stage guard's Provider framework role, which invokes the guard function
+              'IAM5\\[Resource::<StageGuardHandlerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
             ].join('|') +
             ')$',
           'i',
@@ -83,7 +85,7 @@ describe('cdk-nag AwsSolutions', () => {
 
 describe('settings from CDK context', () => {
   it('defaults the authorizer cache to 60 s', () => {
-    expect(settingsFromContext(new App())).toEqual({ authorizerCacheTtlSeconds: 60 });
+    expect(settingsFromContext(new App())).toEqual({ authorizerCacheTtlSeconds: 60, stage: 'prod' });
   });
 
   it.each([

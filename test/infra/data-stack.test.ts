@@ -64,6 +64,13 @@ describe('tables', () => {
     }
   });
 
+  it.each(tableNames)('%s has a generated name (no TableName) and carries the stage tag', (name) => {
+    const table = tableFor(name);
+    expect(table.Properties.TableName).toBeUndefined();
+    const replica = (table.Properties.Replicas as { Tags?: { Key: string; Value: string }[] }[])[0];
+    expect(replica?.Tags).toContainEqual({ Key: 'sendflow:stage', Value: 'prod' });
+  });
+
   it.each(tableNames)('%s has the TTL attribute the manifest names, if any', (name) => {
     const spec: TableSpec = tables[name];
     const table = tableFor(name);
@@ -151,7 +158,9 @@ describe('tables', () => {
   it.each(tableNames)('%s is retained (and deletion-protected) exactly when the manifest says so', (name) => {
     const table = tableFor(name);
     const retain = tables[name].retain;
-    expect(table.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
+    // Retained on delete and replacement, but not when its own creation rolls back: a failed first deploy
+    // leaves nothing behind.
+    expect(table.DeletionPolicy).toBe(retain ? 'RetainExceptOnCreate' : 'Delete');
     expect(table.UpdateReplacePolicy).toBe(retain ? 'Retain' : 'Delete');
     const replica = (table.Properties.Replicas as { DeletionProtectionEnabled?: boolean }[])[0];
     expect(replica?.DeletionProtectionEnabled ?? false).toBe(retain);
@@ -161,7 +170,7 @@ describe('tables', () => {
 describe('hand-over to the api stack', () => {
   it('publishes every table name in SSM under the name the api stack resolves', () => {
     for (const name of tableNames) {
-      expect(tableParameters[name]).toBe(`/SendflowData/tables/${name}`);
+      expect(tableParameters[name]).toBe(`/Sendflow-prod-Data/tables/${name}`);
       data.hasResourceProperties('AWS::SSM::Parameter', {
         Name: tableParameters[name],
         Type: 'String',

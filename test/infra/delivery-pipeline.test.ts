@@ -107,7 +107,11 @@ describe('queues', () => {
 
   it('every DLQ (including the schedulers) keeps messages 14 days, encrypted, with no DLQ of its own', () => {
     for (const id of [ids.eventsDlq, ids.deliveriesDlq, ids.slowDeliveriesDlq, ids.retryDlq, ids.reconcileDlq]) {
-      expect(resources[id]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
+      expect(resources[id]?.Properties).toEqual({
+        MessageRetentionPeriod: 14 * 86_400,
+        SqsManagedSseEnabled: true,
+        Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
+      });
     }
   });
 
@@ -164,7 +168,10 @@ describe('event sources', () => {
 
 describe('retry schedules', () => {
   it('live in their own schedule group', () => {
-    expect(resources[retryGroupId()]?.Properties).toEqual({ Name: 'SendflowApi-retries' });
+    expect(resources[retryGroupId()]?.Properties).toEqual({
+      Name: 'Sendflow-prod-Api-retries',
+      Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
+    });
   });
 
   it('are sent by a role only scheduler.amazonaws.com may assume, for this account and group', () => {
@@ -214,7 +221,7 @@ describe('retry schedules', () => {
               { Ref: 'AWS::Region' },
               ':',
               { Ref: 'AWS::AccountId' },
-              ':schedule/SendflowApi-retries/*',
+              ':schedule/Sendflow-prod-Api-retries/*',
             ],
           ],
         },
@@ -244,7 +251,7 @@ describe('retry schedules', () => {
     expect(variables).toMatchObject({
       SF_DELIVERIES_QUEUE_URL: { Ref: ids.deliveriesQueue },
       SF_DELIVERIES_QUEUE_ARN: arn(ids.deliveriesQueue),
-      SF_SCHEDULE_GROUP: 'SendflowApi-retries',
+      SF_SCHEDULE_GROUP: 'Sendflow-prod-Api-retries',
       SF_SCHEDULER_ROLE_ARN: arn(roleId),
       SF_SCHEDULER_DLQ_ARN: arn(ids.retryDlq),
     });

@@ -95,7 +95,7 @@ const schedulesArn = {
       { Ref: 'AWS::Region' },
       ':',
       { Ref: 'AWS::AccountId' },
-      ':schedule/SendflowApi-sends/*',
+      ':schedule/Sendflow-prod-Api-sends/*',
     ],
   ],
 };
@@ -112,7 +112,11 @@ describe('sends queue', () => {
 
   it('its DLQ and the send-schedule DLQ keep messages 14 days, encrypted', () => {
     for (const id of [ids.sendsDlq, ids.sendScheduleDlq]) {
-      expect(resources[id]?.Properties).toEqual({ MessageRetentionPeriod: 14 * 86_400, SqsManagedSseEnabled: true });
+      expect(resources[id]?.Properties).toEqual({
+        MessageRetentionPeriod: 14 * 86_400,
+        SqsManagedSseEnabled: true,
+        Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
+      });
     }
   });
 
@@ -128,7 +132,10 @@ describe('sends queue', () => {
 
 describe('send schedules', () => {
   it('live in their own group', () => {
-    expect(resources[ids.sendGroup]?.Properties).toEqual({ Name: 'SendflowApi-sends' });
+    expect(resources[ids.sendGroup]?.Properties).toEqual({
+      Name: 'Sendflow-prod-Api-sends',
+      Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
+    });
   });
 
   it('are sent by a role only Scheduler may assume, for this account and the sends group', () => {
@@ -177,7 +184,7 @@ describe('send schedules', () => {
     expect(variablesOf('api')).toMatchObject({
       SF_SENDS_QUEUE_URL: { Ref: ids.sendsQueue },
       SF_SENDS_QUEUE_ARN: arn(ids.sendsQueue),
-      SF_SENDS_SCHEDULE_GROUP: 'SendflowApi-sends',
+      SF_SENDS_SCHEDULE_GROUP: 'Sendflow-prod-Api-sends',
       SF_SENDS_SCHEDULER_ROLE_ARN: arn(ids.sendRole),
       SF_SENDS_SCHEDULER_DLQ_ARN: arn(ids.sendScheduleDlq),
     });
@@ -209,43 +216,44 @@ describe('queue access', () => {
 });
 
 describe('links', () => {
-  it('the data stack generates the signing secret, 64 characters, retained', () => {
+  it('the data stack generates the signing secret, 64 characters, retained under a generated name', () => {
     const secrets = data.findResources('AWS::SecretsManager::Secret');
     expect(Object.values(secrets)).toEqual([
       expect.objectContaining({
-        DeletionPolicy: 'Retain',
+        DeletionPolicy: 'RetainExceptOnCreate',
         UpdateReplacePolicy: 'Retain',
         Properties: expect.objectContaining({
-          Name: 'SendflowData/signing-secret',
           GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false },
         }),
       }),
     ]);
+    // A fixed name would collide with the retained secret when the stage is deployed again.
+    expect(Object.values(secrets)[0]?.Properties.Name).toBeUndefined();
   });
 
-  it('the API reads it by name, and no other function may read any secret', () => {
-    expect(variablesOf('api').SF_SIGNING_SECRET_ID).toBe('SendflowData/signing-secret');
+  it('the data stack publishes the secret ARN in SSM; the API reads exactly that secret, no other function any', () => {
+    // Arrange: the data stack's parameter and the api stack's deploy-time reference to it.
+    const [secretId] = Object.keys(data.findResources('AWS::SecretsManager::Secret'));
+    data.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/Sendflow-prod-Data/signing-secret',
+      Type: 'String',
+      Value: { Ref: secretId },
+    });
+    const parameters = api.toJSON().Parameters as Record<string, { Type: string; Default?: string }>;
+    const [parameterId] = Object.entries(parameters)
+      .filter(([, p]) => p.Default === '/Sendflow-prod-Data/signing-secret')
+      .map(([id, p]) => {
+        expect(p.Type).toBe('AWS::SSM::Parameter::Value<String>');
+        return id;
+      });
+    expect(parameterId).toBeDefined();
+
+    // Act & Assert
+    expect(variablesOf('api').SF_SIGNING_SECRET_ID).toEqual({ Ref: parameterId });
     expect(variablesOf('api').SF_SIGNING_SECRET).toBeUndefined();
     const reads = statementsOf(roleOf('api')).filter((s) => actionsOf(s).some((a) => a.startsWith('secretsmanager:')));
     expect(reads).toEqual([
-      {
-        Effect: 'Allow',
-        Action: 'secretsmanager:GetSecretValue',
-        Resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':secretsmanager:',
-              { Ref: 'AWS::Region' },
-              ':',
-              { Ref: 'AWS::AccountId' },
-              ':secret:SendflowData/signing-secret-??????',
-            ],
-          ],
-        },
-      },
+      { Effect: 'Allow', Action: 'secretsmanager:GetSecretValue', Resource: { Ref: parameterId } },
     ]);
     for (const fn of Object.keys(functions).filter((f) => f !== 'api')) {
       expect(JSON.stringify(statementsOf(roleOf(fn)))).not.toContain('secretsmanager:');
@@ -288,9 +296,10 @@ const sesArn = (resource: string) => ({
 describe('SES configuration set and its events', () => {
   it('is named after the stack, with reputation metrics, sending enabled', () => {
     expect(resources[ids.configurationSet]?.Properties).toEqual({
-      Name: 'SendflowApi-email-events',
+      Name: 'Sendflow-prod-Api-email-events',
       ReputationOptions: { ReputationMetricsEnabled: true },
       SendingOptions: { SendingEnabled: true },
+      Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
     });
   });
 
@@ -348,7 +357,7 @@ describe('SES configuration set and its events', () => {
           'Email Rendering Failed',
           'Email Delivery Delayed',
         ],
-        detail: { mail: { tags: { 'ses:configuration-set': ['SendflowApi-email-events'] } } },
+        detail: { mail: { tags: { 'ses:configuration-set': ['Sendflow-prod-Api-email-events'] } } },
       },
       Targets: [
         {
@@ -406,7 +415,7 @@ describe('SES permissions', () => {
   const sending = {
     Effect: 'Allow',
     Action: 'ses:SendEmail',
-    Resource: [sesArn('identity/*'), sesArn('configuration-set/SendflowApi-email-events')],
+    Resource: [sesArn('identity/*'), sesArn('configuration-set/Sendflow-prod-Api-email-events')],
   };
 
   it('the API may only manage identities: it queues email, the send worker sends it', () => {
@@ -422,7 +431,7 @@ describe('SES permissions', () => {
 
   it('the send worker may send only with our configuration set', () => {
     expect(sesStatements('sender')).toEqual([sending]);
-    expect(variablesOf('sender').SF_SES_CONFIGURATION_SET).toBe('SendflowApi-email-events');
+    expect(variablesOf('sender').SF_SES_CONFIGURATION_SET).toBe('Sendflow-prod-Api-email-events');
   });
 
   it('the reconciler may only read identities (pending domains)', () => {

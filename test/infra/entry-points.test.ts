@@ -44,6 +44,8 @@ const secrets = mockClient(SecretsManagerClient);
 const ses = mockClient(SESv2Client);
 /** What Secrets Manager holds for the stack's signing secret. */
 const SIGNING_SECRET = 'k'.repeat(64);
+/** The secret's generated name, as its ARN reaches the api stack through SSM. */
+const SIGNING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:SigningSecretCF7EC744-AbCdEf';
 const handlers = {} as Record<Entry, Handler<unknown, unknown>>;
 const environments = {} as Record<Entry, Record<string, string>>;
 let stdout: MockInstance;
@@ -76,6 +78,7 @@ function logLines(): Record<string, unknown>[] {
 /** A deploy-time value (SSM parameter, queue URL, ARN) becomes a readable stand-in: SF_TABLE_API_KEYS → api-keys-table. */
 function standIn(name: string): string {
   if (name === 'SF_PUBLIC_URL') return 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1';
+  if (name === 'SF_SIGNING_SECRET_ID') return SIGNING_SECRET_ARN;
   const table = /^SF_TABLE_(\w+)$/.exec(name)?.[1];
   if (table) return `${table.toLowerCase().replaceAll('_', '-')}-table`;
   if (name.endsWith('_URL')) return `https://sqs.eu-west-1.amazonaws.com/123456789012/${name.toLowerCase()}`;
@@ -449,7 +452,7 @@ describe('api entry point: links', () => {
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, {
       SecretId: environments.api.SF_SIGNING_SECRET_ID,
     });
-    expect(environments.api.SF_SIGNING_SECRET_ID).toBe('SendflowData/signing-secret');
+    expect(environments.api.SF_SIGNING_SECRET_ID).toBe(SIGNING_SECRET_ARN);
   });
 
   it('verify an unsubscribe link signed with that secret (a public route: no authorizer)', async () => {

@@ -6,7 +6,7 @@ describe('parseAdminArgs', () => {
   it('parses each command with its defaults', () => {
     expect(parseAdminArgs(['create-account', '--plan', 'growth'])).toEqual({
       command: { name: 'create-account', plan: 'growth' },
-      target: { kind: 'local', stack: 'Sendflow' },
+      target: { kind: 'local', stack: 'Sendflow-prod-Api' },
     });
     expect(parseAdminArgs(['create-key', '--account', 'acct_1']).command).toEqual({
       name: 'create-key',
@@ -38,6 +38,17 @@ describe('parseAdminArgs', () => {
     });
   });
 
+  it('targets the api stack of --stage, the default stage (prod) without it', () => {
+    expect(parseAdminArgs(['create-account', '--plan', 'free', '--aws']).target).toEqual({
+      kind: 'aws',
+      stack: 'Sendflow-prod-Api',
+    });
+    expect(parseAdminArgs(['create-account', '--plan', 'free', '--aws', '--stage', 'staging']).target).toEqual({
+      kind: 'aws',
+      stack: 'Sendflow-staging-Api',
+    });
+  });
+
   it.each([
     [['create-account'], /--plan is required/],
     [['create-account', '--plan', 'platinum'], /--plan must be one of/],
@@ -52,6 +63,10 @@ describe('parseAdminArgs', () => {
     [['create-account', 'extra', '--plan', 'free'], /unexpected argument/],
     [['create-account', '--plan', 'free', '--bogus'], /Unknown option/],
     [[], /missing command/],
+    [['create-account', '--plan', 'free', '--aws', '--stage', 'Staging'], /--stage: Invalid Sendflow stage "Staging"/],
+    [['create-account', '--plan', 'free', '--aws', '--stage', '1st'], /starting with a letter/],
+    [['create-account', '--plan', 'free', '--aws', '--stage', 'a'.repeat(21)], /1 to 20 lowercase/],
+    [['create-account', '--plan', 'free', '--aws', '--stage', 'staging', '--stack', 'X'], /exclude each other/],
   ])('refuses %j', (args, message) => {
     expect(() => parseAdminArgs(args)).toThrow(UsageError);
     expect(() => parseAdminArgs(args)).toThrow(message);

@@ -11,12 +11,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_STACK } from '../../bin/admin-args';
-import { apiStackName, awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
+import { awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
 import { createAccount } from '../../lambdas/app/accounts';
 import { PLAN_NAMES } from '../../lambdas/domain/plans';
 import { tableNames } from '../../lambdas/manifest';
 import { outputNames, stackNames } from '../../lib/outputs';
+
+/** The default stage's api stack, as `--aws` without --stage or --stack targets it. */
+const PROD_API = stackNames().api;
 
 const cloudFormation = mockClient(CloudFormationClient);
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -55,12 +57,12 @@ beforeEach(() => {
 });
 
 describe('awsAdminDeps', () => {
-  it('reads the default app name as its api stack and works on the tables and plans its outputs name', async () => {
+  it('reads the named api stack and works on the tables and plans its outputs name', async () => {
     // Arrange
-    cloudFormation.on(DescribeStacksCommand, { StackName: stackNames.api }).resolves({
+    cloudFormation.on(DescribeStacksCommand, { StackName: PROD_API }).resolves({
       Stacks: [
         {
-          StackName: stackNames.api,
+          StackName: PROD_API,
           StackStatus: 'UPDATE_COMPLETE',
           CreationTime: new Date(),
           Outputs: stackOutputs(),
@@ -72,12 +74,12 @@ describe('awsAdminDeps', () => {
     dynamo.on(PutCommand).resolves({});
 
     // Act
-    const session = await awsAdminDeps(DEFAULT_STACK, clients());
+    const session = await awsAdminDeps(PROD_API, clients());
     const account = await createAccount(session.deps, 'growth');
     await session.close();
 
     // Assert
-    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'SendflowApi' });
+    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Sendflow-prod-Api' });
     expect(gateway).toHaveReceivedCommandWith(CreateUsagePlanKeyCommand, {
       usagePlanId: 'up-growth',
       keyId: 'apikey-1',
@@ -88,28 +90,33 @@ describe('awsAdminDeps', () => {
     });
   });
 
-  it('takes any other --stack value as the api stack name', async () => {
+  it("finds another stage's api stack by its stage-qualified name", async () => {
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
-        { StackName: 'Staging', StackStatus: 'CREATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+        {
+          StackName: 'Sendflow-staging-Api',
+          StackStatus: 'CREATE_COMPLETE',
+          CreationTime: new Date(),
+          Outputs: stackOutputs(),
+        },
       ],
     });
-    await (await awsAdminDeps('Staging', clients())).close();
-    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Staging' });
-    expect(apiStackName('Staging')).toBe('Staging');
-    expect(apiStackName(DEFAULT_STACK)).toBe(stackNames.api);
+    await (await awsAdminDeps(stackNames('staging').api, clients())).close();
+    expect(cloudFormation).toHaveReceivedCommandWith(DescribeStacksCommand, { StackName: 'Sendflow-staging-Api' });
   });
 
   it('says a missing stack does not exist, and how to fix it', async () => {
     // Arrange
-    cloudFormation.on(DescribeStacksCommand).rejects(notFound('SendflowApi'));
+    cloudFormation.on(DescribeStacksCommand).rejects(notFound(PROD_API));
 
     // Act
-    const opening = awsAdminDeps(DEFAULT_STACK, clients());
+    const opening = awsAdminDeps(PROD_API, clients());
 
     // Assert
     await expect(opening).rejects.toThrow(StackLookupError);
-    await expect(opening).rejects.toThrow(/Stack SendflowApi does not exist .*cdk deploy --all.*--stack/);
+    await expect(opening).rejects.toThrow(
+      /Stack Sendflow-prod-Api does not exist .*cdk deploy --all.*--stage.*--stack/,
+    );
   });
 
   it('names every output a stack lacks (another stack, or one deployed from an older version)', async () => {
@@ -127,15 +134,15 @@ describe('awsAdminDeps', () => {
     // Assert
     await expect(opening).rejects.toThrow(StackLookupError);
     await expect(opening).rejects.toThrow(
-      'Stack Other (UPDATE_COMPLETE) lacks the outputs TableApiKeys, UsagePlanScale. Is it the Sendflow api stack',
+      'Stack Other (UPDATE_COMPLETE) lacks the outputs TableApiKeys, UsagePlanScale. Is it a Sendflow api stack (Sendflow-<stage>-Api)',
     );
   });
 
   it('treats a stack without outputs (e.g. still creating) the same way', async () => {
     cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [{ StackName: 'SendflowApi', StackStatus: 'CREATE_IN_PROGRESS', CreationTime: new Date() }],
+      Stacks: [{ StackName: PROD_API, StackStatus: 'CREATE_IN_PROGRESS', CreationTime: new Date() }],
     });
-    await expect(awsAdminDeps(DEFAULT_STACK, clients())).rejects.toThrow(/\(CREATE_IN_PROGRESS\) lacks the outputs/);
+    await expect(awsAdminDeps(PROD_API, clients())).rejects.toThrow(/\(CREATE_IN_PROGRESS\) lacks the outputs/);
   });
 
   it('lets other CloudFormation errors (credentials, throttling) through and closes the clients', async () => {
@@ -151,7 +158,7 @@ describe('awsAdminDeps', () => {
     const destroyed = vi.spyOn(given.dynamo, 'destroy');
 
     // Act & Assert
-    await expect(awsAdminDeps(DEFAULT_STACK, given)).rejects.toBe(denied);
+    await expect(awsAdminDeps(PROD_API, given)).rejects.toBe(denied);
     expect(destroyed).toHaveBeenCalled();
   });
 });

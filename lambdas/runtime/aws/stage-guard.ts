@@ -1,0 +1,70 @@
+// Lambda entry point of the data-stack guard (lib/constructs/stage-guard.ts), invoked by the CDK Provider
+// framework, which turns a thrown error into a failed resource whose reason CloudFormation shows. On Create it
+// refuses while tables or secrets tagged with this stage exist that are neither this stack's own resources nor
+// tagged as created by this stack: data retained by an earlier data stack of the stage. Update and Delete do
+// nothing (the guard protects a stack's birth; afterwards the stack owns its data).
+import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
+import { z } from 'zod';
+import { listTaggedDataResources, type TaggedResource } from '../../adapters/aws/stage-resources';
+
+/** CloudFormation tags every resource it creates with its stack's id; a retained one keeps the old stack's. */
+export const STACK_ID_TAG = 'aws:cloudformation:stack-id';
+/** Where the refusal sends the operator. */
+export const RUNBOOK = 'docs/runbook.md, "Destroy and redeploy"';
+/** CloudFormation's status reason is short: name this many leftovers, count the rest. */
+const LISTED = 8;
+
+const properties = z.object({
+  TagKey: z.string().min(1),
+  Stage: z.string().min(1),
+  StackId: z.string().min(1),
+  Owned: z.array(z.string()).default([]),
+});
+export type StageGuardProperties = z.infer<typeof properties>;
+
+const event = z.object({
+  RequestType: z.enum(['Create', 'Update', 'Delete']),
+  ResourceProperties: properties,
+});
+
+export class StrandedDataError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StrandedDataError';
+  }
+}
+
+/** Tagged resources that belong to neither this stack's current resources nor this stack. */
+export function strandedResources(found: readonly TaggedResource[], guard: StageGuardProperties): TaggedResource[] {
+  const owned = new Set(guard.Owned);
+  return found.filter((resource) => !owned.has(resource.arn) && resource.tags[STACK_ID_TAG] !== guard.StackId);
+}
+
+/** The refusal CloudFormation shows: what was found, where it came from, and what to do. */
+export function refusal(stranded: readonly TaggedResource[], guard: StageGuardProperties): string {
+  const listed = stranded.slice(0, LISTED).map((resource) => {
+    const from = resource.tags[STACK_ID_TAG];
+    return `${resource.arn}${from ? ` (from ${from})` : ''}`;
+  });
+  const more = stranded.length > LISTED ? [`and ${stranded.length - LISTED} more`] : [];
+  return (
+    `Sendflow stage ${guard.Stage}: ${stranded.length} table(s) or secret(s) tagged ` +
+    `${guard.TagKey}=${guard.Stage} were retained by an earlier data stack of this stage, and a new stack would ` +
+    `orphan them behind empty ones: ${[...listed, ...more].join('; ')}. Re-adopt them with \`cdk import\`, or ` +
+    `delete them (or remove their ${guard.TagKey} tag), then deploy again. See ${RUNBOOK}.`
+  );
+}
+
+/** Throws StrandedDataError on Create when leftovers exist; answers the Provider framework otherwise. */
+export function createStageGuardHandler(client: ResourceGroupsTaggingAPIClient) {
+  return async (input: unknown): Promise<Record<string, never>> => {
+    const { RequestType, ResourceProperties: guard } = event.parse(input);
+    if (RequestType !== 'Create') return {};
+    const found = await listTaggedDataResources(client, { key: guard.TagKey, value: guard.Stage });
+    const stranded = strandedResources(found, guard);
+    if (stranded.length) throw new StrandedDataError(refusal(stranded, guard));
+    return {};
+  };
+}
+
+export const handler = createStageGuardHandler(new ResourceGroupsTaggingAPIClient({}));

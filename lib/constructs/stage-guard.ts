@@ -1,0 +1,84 @@
+// The data stack's guard: a custom resource (CDK Provider framework + lambdas/runtime/aws/stage-guard.ts) that,
+// when it is created, fails the deploy if tables or secrets tagged with this stage exist that belong neither to
+// this stack nor to its current resources: data retained by an earlier data stack of the same stage, which a
+// new stack would silently orphan behind empty tables. Its role may call tag:GetResources and nothing else.
+import { Aws, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { NodeFunction } from './node-function';
+
+/** CloudFormation type of the guard; its properties are what the handler parses (StageGuardProperties there). */
+export const STAGE_GUARD_TYPE = 'Custom::SendflowStageGuard';
+
+export interface StageGuardProps {
+  /** The stage tag every resource of this stage carries. */
+  readonly tag: { readonly key: string; readonly value: string };
+  /** ARNs of this stack's own tagged data resources (tables, the secret): never leftovers. */
+  readonly owned: readonly string[];
+  readonly logRetention?: RetentionDays;
+}
+
+export class StageGuard extends Construct {
+  readonly handler: NodeFunction;
+  readonly provider: Provider;
+  readonly resource: CustomResource;
+
+  constructor(scope: Construct, id: string, props: StageGuardProps) {
+    super(scope, id);
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    this.handler = new NodeFunction(this, 'Handler', {
+      entry: 'lambdas/runtime/aws/stage-guard.ts',
+      description: 'Sendflow stage guard: refuses a data stack while data retained by an earlier one exists',
+      serviceName: 'sendflow-stage-guard',
+      environment: {},
+      timeout: Duration.seconds(60),
+      memorySize: 256,
+      logRetention,
+    });
+    this.handler.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['tag:GetResources'], resources: ['*'] }));
+    Validations.of(this.handler.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'tag:GetResources supports no resource-level permissions; it only reads tags, and it is the only ' +
+        'action this role has besides its own log group and X-Ray.',
+    });
+
+    // The framework's own function gets a role without managed policies too: its log group and the invoke.
+    const frameworkLogs = new LogGroup(this, 'ProviderLogs', { retention: logRetention });
+    const frameworkRole = new Role(this, 'ProviderRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Execution role of the Sendflow stage guard provider (invokes the guard function)',
+    });
+    frameworkLogs.grantWrite(frameworkRole);
+    this.provider = new Provider(this, 'Provider', {
+      onEventHandler: this.handler.handler,
+      frameworkOnEventRole: frameworkRole,
+      logGroup: frameworkLogs,
+    });
+    Validations.of(frameworkRole).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(this).getLogicalId(this.handler.handler.node.defaultChild as never)}.Arn>:*]`,
+      reason:
+        "The Provider framework's grantInvoke covers the guard function's versions and aliases (function ARN + " +
+        "':*'); the role may invoke that one function and nothing else.",
+    });
+    Validations.of(this.provider).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        "The Provider framework's own function runs the Node version CDK ships it for; the guard function it " +
+        'invokes is ours (Node 22, like every Sendflow function).',
+    });
+
+    this.resource = new CustomResource(this, 'Resource', {
+      serviceToken: this.provider.serviceToken,
+      resourceType: STAGE_GUARD_TYPE,
+      properties: {
+        TagKey: props.tag.key,
+        Stage: props.tag.value,
+        StackId: Aws.STACK_ID,
+        Owned: [...props.owned],
+      },
+    });
+  }
+}

@@ -1,0 +1,301 @@
+// Deployment stages (lib/app.ts, lib/outputs.ts): `-c sendflow:stage=NAME` qualifies every stack and physical
+// name, so two stages synthesize with no name in common and deploy side by side in one account and region;
+// the default stage needs no context; a bad name stops synth with a clear message. Also what makes a redeploy
+// safe: nothing retained keeps a fixed name, and the data stack's guard (a custom resource whose role may only
+// call tag:GetResources) runs once the stack's own tables and secret exist.
+import { App, Stack } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableNames, tables } from '../../lambdas/manifest';
+import { buildSendflow, CONTEXT_STAGE, settingsFromContext } from '../../lib/app';
+import { STAGE_GUARD_TYPE } from '../../lib/constructs/stage-guard';
+import { DEFAULT_STAGE, parseStage, stackNames } from '../../lib/outputs';
+import { SKIP_BUNDLING, synthSendflow } from './synth';
+
+type Resource = {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  DeletionPolicy?: string;
+  DependsOn?: string[];
+};
+type Synth = ReturnType<typeof synthSendflow>;
+
+let prod: Synth;
+let staging: Synth;
+
+beforeAll(() => {
+  prod = synthSendflow();
+  staging = synthSendflow({ [CONTEXT_STAGE]: 'staging' });
+});
+
+const templates = (synth: Synth): Template[] => [synth.data, synth.api];
+const resourcesOf = (template: Template) => Object.entries(template.toJSON().Resources as Record<string, Resource>);
+
+/**
+ * Properties named *Name that name something inside another resource, or no resource at all: never unique per
+ * account and region, so two stages may share them.
+ */
+const SCOPED_NAMES = new Set([
+  // an inline policy's name is unique per role
+  'AWS::IAM::Policy.PolicyName',
+  // the API Gateway stage (v1), its methods' operation names and its authorizer are scoped to their REST API
+  'AWS::ApiGateway::Stage.StageName',
+  'AWS::ApiGateway::Method.OperationName',
+  'AWS::ApiGateway::Authorizer.Name',
+  // the metric an alarm watches (ApproximateAgeOfOldestMessage), told apart by its dimensions
+  'AWS::CloudWatch::Alarm.MetricName',
+]);
+
+/**
+ * Every physical name a template sets, as `value → Type.Property (logical id)`: each top-level property named
+ * Name or *Name holding a literal (an object is a reference to another resource, not a name), the web ACL's
+ * metric name, and the SSM parameter names the api stack resolves at deploy time.
+ */
+function physicalNames(template: Template): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const [id, resource] of resourcesOf(template)) {
+    for (const [key, value] of Object.entries(resource.Properties ?? {})) {
+      if (!/Name$/.test(key) || typeof value !== 'string' || SCOPED_NAMES.has(`${resource.Type}.${key}`)) continue;
+      names.set(value, `${resource.Type}.${key} (${id})`);
+    }
+    if (resource.Type === 'AWS::WAFv2::WebACL') {
+      const visibility = resource.Properties?.VisibilityConfig as { MetricName: string };
+      names.set(visibility.MetricName, `${resource.Type}.VisibilityConfig.MetricName`);
+    }
+  }
+  const parameters = (template.toJSON().Parameters ?? {}) as Record<string, { Type: string; Default?: string }>;
+  for (const [id, parameter] of Object.entries(parameters)) {
+    // CDK's own BootstrapVersion parameter reads the bootstrap stack's, shared by design.
+    if (parameter.Type.startsWith('AWS::SSM::Parameter::Value') && id !== 'BootstrapVersion') {
+      names.set(String(parameter.Default), `Parameters.${id}`);
+    }
+  }
+  return names;
+}
+
+describe('two stages side by side', () => {
+  it('have stage-qualified stack names: Sendflow-<stage>-Data and Sendflow-<stage>-Api', () => {
+    expect([prod.stacks.data.stackName, prod.stacks.api.stackName]).toEqual([
+      'Sendflow-prod-Data',
+      'Sendflow-prod-Api',
+    ]);
+    expect([staging.stacks.data.stackName, staging.stacks.api.stackName]).toEqual([
+      'Sendflow-staging-Data',
+      'Sendflow-staging-Api',
+    ]);
+    expect(stackNames('staging')).toEqual({ data: 'Sendflow-staging-Data', api: 'Sendflow-staging-Api' });
+  });
+
+  it('share no physical name', () => {
+    // Arrange
+    const prodNames = templates(prod).map(physicalNames);
+    const stagingNames = templates(staging).map(physicalNames);
+    const all = (maps: Map<string, string>[]) => new Map(maps.flatMap((m) => [...m]));
+
+    // Act
+    const shared = [...all(prodNames).entries()].filter(([name]) => all(stagingNames).has(name));
+
+    // Assert: the check looks at something (groups, parameters, alarms, plans, configuration set, API, web ACL).
+    expect(shared).toEqual([]);
+    expect(all(prodNames).size).toBeGreaterThan(tableNames.length + 15);
+  });
+
+  it('qualify every physical name with the stack name, which carries the stage', () => {
+    for (const synth of [prod, staging]) {
+      const stage = synth.stacks.stage;
+      for (const [name, where] of templates(synth).flatMap((t) => [...physicalNames(t)])) {
+        expect({ where, qualified: name.includes(`Sendflow-${stage}-`) }).toEqual({ where, qualified: true });
+      }
+    }
+  });
+
+  it.each([
+    ['AWS::Scheduler::ScheduleGroup', 'Name', ['Sendflow-staging-Api-retries', 'Sendflow-staging-Api-sends']],
+    ['AWS::SES::ConfigurationSet', 'Name', ['Sendflow-staging-Api-email-events']],
+    ['AWS::ApiGateway::RestApi', 'Name', ['Sendflow-staging-Api']],
+    ['AWS::WAFv2::WebACL', 'Name', ['Sendflow-staging-Api']],
+  ])('name %s after the stage', (type, property, expected) => {
+    const values = resourcesOf(staging.api)
+      .filter(([, r]) => r.Type === type)
+      .map(([, r]) => r.Properties?.[property]);
+    expect(values.sort()).toEqual(expected);
+  });
+
+  it('give every alarm a stage-qualified name', () => {
+    const alarms = resourcesOf(staging.api).filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm');
+    expect(alarms.length).toBeGreaterThan(0);
+    for (const [, alarm] of alarms) expect(alarm.Properties?.AlarmName).toMatch(/^Sendflow-staging-Api-/);
+  });
+
+  it('publish table names and the secret ARN under parameters of their own stage', () => {
+    const parameterNames = resourcesOf(staging.data)
+      .filter(([, r]) => r.Type === 'AWS::SSM::Parameter')
+      .map(([, r]) => r.Properties?.Name);
+    expect(parameterNames.sort()).toEqual(
+      [...tableNames.map((t) => `/Sendflow-staging-Data/tables/${t}`), '/Sendflow-staging-Data/signing-secret'].sort(),
+    );
+  });
+
+  it('tag every stack with sendflow:stage', () => {
+    for (const synth of [prod, staging]) {
+      for (const stack of [synth.stacks.data, synth.stacks.api]) {
+        expect(stack.tags.tagValues()).toEqual(expect.objectContaining({ 'sendflow:stage': synth.stacks.stage }));
+      }
+    }
+  });
+});
+
+describe('the stage setting', () => {
+  it('defaults to prod without context', () => {
+    expect(DEFAULT_STAGE).toBe('prod');
+    expect(settingsFromContext(new App()).stage).toBe('prod');
+    expect(prod.stacks.stage).toBe('prod');
+  });
+
+  it.each(['staging', 'dev-alice', 'a', 'a'.repeat(20), 'e2e'])('accepts %j', (stage) => {
+    expect(settingsFromContext(new App({ context: { [CONTEXT_STAGE]: stage } })).stage).toBe(stage);
+  });
+
+  it.each([['Prod'], ['1st'], ['-x'], ['a'.repeat(21)], [''], ['st_aging'], ['st aging'], [true]])(
+    'refuses %j with a clear message',
+    (stage) => {
+      const app = new App({ context: { [CONTEXT_STAGE]: stage } });
+      expect(() => settingsFromContext(app)).toThrow(
+        /^Context sendflow:stage: Invalid Sendflow stage .*: use 1 to 20 lowercase letters, digits or hyphens, starting with a letter/,
+      );
+    },
+  );
+
+  it('refuses a bad stage handed to buildSendflow directly, before building anything', () => {
+    const app = new App({ context: SKIP_BUNDLING });
+    expect(() => buildSendflow(app, { authorizerCacheTtlSeconds: 60, stage: 'Bad Stage' })).toThrow(
+      /Invalid Sendflow stage "Bad Stage"/,
+    );
+    expect(app.node.children.filter((c) => c instanceof Stack)).toEqual([]);
+    expect(() => parseStage('x'.repeat(21))).toThrow(/1 to 20/);
+  });
+});
+
+describe('safe redeploys', () => {
+  it('nothing retained keeps a fixed name', () => {
+    for (const template of templates(staging)) {
+      for (const [id, resource] of resourcesOf(template)) {
+        if (resource.DeletionPolicy === undefined || resource.DeletionPolicy === 'Delete') continue;
+        const fixed = Object.keys(resource.Properties ?? {}).filter((key) => /Name$/.test(key));
+        expect({ id, type: resource.Type, fixed }).toEqual({ id, type: resource.Type, fixed: [] });
+      }
+    }
+  });
+
+  it('retained data survives deletion and replacement, but not the rollback of its own creation', () => {
+    const retained = resourcesOf(staging.data).filter(
+      ([, r]) => r.DeletionPolicy?.startsWith('Retain') && r.Type !== 'AWS::Logs::LogGroup',
+    );
+    expect(retained.map(([, r]) => r.Type).sort()).toEqual(
+      [
+        ...tableNames.filter((t) => tables[t].retain).map(() => 'AWS::DynamoDB::GlobalTable'),
+        'AWS::SecretsManager::Secret',
+      ].sort(),
+    );
+    for (const [, resource] of retained) expect(resource.DeletionPolicy).toBe('RetainExceptOnCreate');
+  });
+
+  it('Scheduler groups go with the api stack (their schedules target its queues)', () => {
+    const groups = resourcesOf(staging.api).filter(([, r]) => r.Type === 'AWS::Scheduler::ScheduleGroup');
+    expect(groups).toHaveLength(2);
+    for (const [, group] of groups) expect(group.DeletionPolicy).toBe('Delete');
+  });
+
+  it('the secret carries the stage tag and no name', () => {
+    const [[, secret]] = resourcesOf(staging.data).filter(([, r]) => r.Type === 'AWS::SecretsManager::Secret') as [
+      [string, Resource],
+    ];
+    expect(secret.Properties?.Name).toBeUndefined();
+    expect(secret.Properties?.Tags).toContainEqual({ Key: 'sendflow:stage', Value: 'staging' });
+  });
+
+  it('the data stack has termination protection; the api stack is disposable', () => {
+    expect(staging.stacks.data.terminationProtection).toBe(true);
+    expect(staging.stacks.api.terminationProtection).toBe(false);
+  });
+});
+
+describe('the data-stack guard', () => {
+  const guardOf = (synth: Synth) => {
+    const found = resourcesOf(synth.data).filter(([, r]) => r.Type === STAGE_GUARD_TYPE);
+    expect(found).toHaveLength(1);
+    return found[0] as [string, Resource];
+  };
+
+  it('is a custom resource told the stage tag, this stack id and every table and secret the stack owns', () => {
+    // Arrange
+    const [, guard] = guardOf(staging);
+    const ownedIds = resourcesOf(staging.data)
+      .filter(([, r]) => r.Type === 'AWS::DynamoDB::GlobalTable' || r.Type === 'AWS::SecretsManager::Secret')
+      .map(([id, r]) => (r.Type === 'AWS::SecretsManager::Secret' ? { Ref: id } : { 'Fn::GetAtt': [id, 'Arn'] }));
+
+    // Act & Assert: referencing them also makes CloudFormation create it after them.
+    expect(guard.Properties).toEqual({
+      ServiceToken: expect.anything(),
+      TagKey: 'sendflow:stage',
+      Stage: 'staging',
+      StackId: { Ref: 'AWS::StackId' },
+      Owned: expect.arrayContaining(ownedIds),
+    });
+    expect(guard.Properties?.Owned).toHaveLength(tableNames.length + 1);
+  });
+
+  it('is served by the Provider framework, which invokes the guard function (ESM, Node 22)', () => {
+    const [, guard] = guardOf(staging);
+    const serviceToken = guard.Properties?.ServiceToken as { 'Fn::GetAtt': [string, string] };
+    const functions = Object.fromEntries(
+      resourcesOf(staging.data).filter(([, r]) => r.Type === 'AWS::Lambda::Function'),
+    );
+    const framework = functions[serviceToken['Fn::GetAtt'][0]];
+    const target = (framework?.Properties?.Environment as { Variables: { USER_ON_EVENT_FUNCTION_ARN: unknown } })
+      .Variables.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string, string] };
+    const guardFunction = functions[target['Fn::GetAtt'][0]];
+    expect(guardFunction?.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Handler: 'index.handler',
+      Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'sendflow-stage-guard' } },
+    });
+  });
+
+  it("the guard function's role may call tag:GetResources and nothing else beyond its logs and tracing", () => {
+    // Arrange
+    const functions = resourcesOf(staging.data).filter(
+      ([, r]) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        (r.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+          ?.POWERTOOLS_SERVICE_NAME === 'sendflow-stage-guard',
+    );
+    const roleId = ((functions[0]?.[1].Properties?.Role as { 'Fn::GetAtt': [string] }) ?? { 'Fn::GetAtt': [''] })[
+      'Fn::GetAtt'
+    ][0];
+    const statements = resourcesOf(staging.data)
+      .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
+      .filter(([, r]) => (r.Properties?.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap(([, r]) => (r.Properties?.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement);
+
+    // Act
+    const actions = statements.flatMap((s) => [s.Action].flat()).sort();
+
+    // Assert
+    expect(actions).toEqual([
+      'logs:CreateLogStream',
+      'logs:PutLogEvents',
+      'tag:GetResources',
+      'xray:PutTelemetryRecords',
+      'xray:PutTraceSegments',
+    ]);
+    const managed = resourcesOf(staging.data).find(([id]) => id === roleId)?.[1].Properties?.ManagedPolicyArns;
+    expect(managed).toBeUndefined();
+  });
+
+  it('no role in the data stack carries a managed policy (the framework role included)', () => {
+    for (const [, role] of resourcesOf(staging.data).filter(([, r]) => r.Type === 'AWS::IAM::Role')) {
+      expect(role.Properties?.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
