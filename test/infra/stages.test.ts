@@ -14,7 +14,7 @@ import { SKIP_BUNDLING, synthSendflow } from './synth';
 
 type Resource = {
   Type: string;
-  Properties?: Record<string, unknown>;
+  Properties: Record<string, unknown>;
   DeletionPolicy?: string;
   DependsOn?: string[];
 };
@@ -252,8 +252,8 @@ describe('the data-stack guard', () => {
       resourcesOf(staging.data).filter(([, r]) => r.Type === 'AWS::Lambda::Function'),
     );
     const framework = functions[serviceToken['Fn::GetAtt'][0]];
-    const target = (framework?.Properties?.Environment as { Variables: { USER_ON_EVENT_FUNCTION_ARN: unknown } })
-      .Variables.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string, string] };
+    const environment = (framework as Resource).Properties.Environment as { Variables: Record<string, unknown> };
+    const target = environment.Variables.USER_ON_EVENT_FUNCTION_ARN as { 'Fn::GetAtt': [string, string] };
     const guardFunction = functions[target['Fn::GetAtt'][0]];
     expect(guardFunction?.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
@@ -275,8 +275,8 @@ describe('the data-stack guard', () => {
     ][0];
     const statements = resourcesOf(staging.data)
       .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
-      .filter(([, r]) => (r.Properties?.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
-      .flatMap(([, r]) => (r.Properties?.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement);
+      .filter(([, r]) => (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
+      .flatMap(([, r]) => (r.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement);
 
     // Act
     const actions = statements.flatMap((s) => [s.Action].flat()).sort();
