@@ -23,12 +23,6 @@ export interface SendflowDataStackProps extends StackProps {
   readonly stage: string;
 }
 
-/**
- * Retained, except when the stack operation that created the resource rolls back: a failed first deploy (the
- * guard's refusal included) then leaves nothing behind to collide with or orphan.
- */
-const RETAIN = RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
-
 export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
   /** SSM parameter holding each table's physical name: plain strings, safe to hand to another stack. */
@@ -44,10 +38,14 @@ export class SendflowDataStack extends Stack {
 
   constructor(scope: Construct, id: string, props: SendflowDataStackProps) {
     super(scope, id, props);
+    // First, before any table or secret exists: a refusal then leaves nothing behind. Everything retained
+    // below depends on it.
+    this.guard = new StageGuard(this, 'StageGuard', { tag: { key: STAGE_TAG, value: props.stage } });
     const built = {} as Record<TableName, TableV2>;
     const parameters = {} as Record<TableName, string>;
     for (const name of tableNames) {
       const table = manifestTable(this, name, tables[name]);
+      table.node.addDependency(this.guard.resource);
       const parameterName = `/${this.stackName}/tables/${name}`;
       new StringParameter(this, `${logicalName(name)}TableName`, {
         parameterName,
@@ -63,8 +61,10 @@ export class SendflowDataStack extends Stack {
     this.signingSecret = new Secret(this, 'SigningSecret', {
       description: 'Sendflow link-signing key (HMAC of unsubscribe and confirmation links); never rotate in place',
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
-      removalPolicy: RETAIN,
+      // Retained, except when the deploy that created it rolls back (then nothing is left to orphan).
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
+    this.signingSecret.node.addDependency(this.guard.resource);
     this.signingSecretParameter = `/${this.stackName}/signing-secret`;
     new StringParameter(this, 'SigningSecretArn', {
       parameterName: this.signingSecretParameter,
@@ -76,13 +76,6 @@ export class SendflowDataStack extends Stack {
       reason:
         'The key verifies every one-click unsubscribe (RFC 8058) and confirmation link already delivered; ' +
         "rotating it would break those links in recipients' mailboxes. It never leaves AWS except as HMACs.",
-    });
-
-    // Runs once the new tables and secret exist, so it can tell them from leftovers by ARN (an imported
-    // leftover is this stack's own too, whatever its old aws:cloudformation:stack-id tag says).
-    this.guard = new StageGuard(this, 'StageGuard', {
-      tag: { key: STAGE_TAG, value: props.stage },
-      owned: [...tableNames.map((name) => built[name].tableArn), this.signingSecret.secretArn],
     });
   }
 }
@@ -101,7 +94,9 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
       ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
     })),
     // Retained tables hold customer data: they survive stack deletion and refuse an accidental DeleteTable.
-    removalPolicy: spec.retain ? RETAIN : RemovalPolicy.DESTROY,
+    // Plain Retain, not RetainExceptOnCreate: deletion protection would fail that rollback's delete anyway;
+    // a table a failed first deploy leaves behind is tagged, and the guard names it on the next attempt.
+    removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: spec.retain,
   });
 }

@@ -16,8 +16,6 @@ export const STAGE_GUARD_TYPE = 'Custom::SendflowStageGuard';
 export interface StageGuardProps {
   /** The stage tag every resource of this stage carries. */
   readonly tag: { readonly key: string; readonly value: string };
-  /** ARNs of this stack's own tagged data resources (tables, the secret): never leftovers. */
-  readonly owned: readonly string[];
   readonly logRetention?: RetentionDays;
 }
 
@@ -39,11 +37,15 @@ export class StageGuard extends Construct {
       logRetention,
     });
     this.handler.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['tag:GetResources'], resources: ['*'] }));
+    // Its own stack's resources: an imported leftover is this stack's own, whatever stack its tags still name.
+    this.handler.role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['cloudformation:ListStackResources'], resources: [Aws.STACK_ID] }),
+    );
     Validations.of(this.handler.role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'tag:GetResources supports no resource-level permissions; it only reads tags, and it is the only ' +
-        'action this role has besides its own log group and X-Ray.',
+        'tag:GetResources supports no resource-level permissions and only reads tags; the only other actions ' +
+        'are ListStackResources on this very stack, its own log group and X-Ray.',
     });
 
     // The framework's own function gets a role without managed policies too: its log group and the invoke.
@@ -71,7 +73,6 @@ export class StageGuard extends Construct {
         TagKey: props.tag.key,
         Stage: props.tag.value,
         StackId: Aws.STACK_ID,
-        Owned: [...props.owned],
       },
     });
   }

@@ -158,9 +158,7 @@ describe('tables', () => {
   it.each(tableNames)('%s is retained (and deletion-protected) exactly when the manifest says so', (name) => {
     const table = tableFor(name);
     const retain = tables[name].retain;
-    // Retained on delete and replacement, but not when its own creation rolls back: a failed first deploy
-    // leaves nothing behind.
-    expect(table.DeletionPolicy).toBe(retain ? 'RetainExceptOnCreate' : 'Delete');
+    expect(table.DeletionPolicy).toBe(retain ? 'Retain' : 'Delete');
     expect(table.UpdateReplacePolicy).toBe(retain ? 'Retain' : 'Delete');
     const replica = (table.Properties.Replicas as { DeletionProtectionEnabled?: boolean }[])[0];
     expect(replica?.DeletionProtectionEnabled ?? false).toBe(retain);

@@ -2,7 +2,7 @@
 // name, so two stages synthesize with no name in common and deploy side by side in one account and region;
 // the default stage needs no context; a bad name stops synth with a clear message. Also what makes a redeploy
 // safe: nothing retained keeps a fixed name, and the data stack's guard (a custom resource whose role may only
-// call tag:GetResources) runs once the stack's own tables and secret exist.
+// list tagged resources and its own stack's) runs before any table or the secret is created.
 import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -187,17 +187,16 @@ describe('safe redeploys', () => {
     }
   });
 
-  it('retained data survives deletion and replacement, but not the rollback of its own creation', () => {
+  it('retains exactly the manifest tables marked retain, and the secret (unless its own creation rolls back)', () => {
     const retained = resourcesOf(staging.data).filter(
       ([, r]) => r.DeletionPolicy?.startsWith('Retain') && r.Type !== 'AWS::Logs::LogGroup',
     );
-    expect(retained.map(([, r]) => r.Type).sort()).toEqual(
+    expect(retained.map(([, r]) => [r.Type, r.DeletionPolicy]).sort()).toEqual(
       [
-        ...tableNames.filter((t) => tables[t].retain).map(() => 'AWS::DynamoDB::GlobalTable'),
-        'AWS::SecretsManager::Secret',
+        ...tableNames.filter((t) => tables[t].retain).map(() => ['AWS::DynamoDB::GlobalTable', 'Retain']),
+        ['AWS::SecretsManager::Secret', 'RetainExceptOnCreate'],
       ].sort(),
     );
-    for (const [, resource] of retained) expect(resource.DeletionPolicy).toBe('RetainExceptOnCreate');
   });
 
   it('Scheduler groups go with the api stack (their schedules target its queues)', () => {
@@ -227,22 +226,24 @@ describe('the data-stack guard', () => {
     return found[0] as [string, Resource];
   };
 
-  it('is a custom resource told the stage tag, this stack id and every table and secret the stack owns', () => {
-    // Arrange
+  it('is a custom resource told the stage tag and this stack id', () => {
     const [, guard] = guardOf(staging);
-    const ownedIds = resourcesOf(staging.data)
-      .filter(([, r]) => r.Type === 'AWS::DynamoDB::GlobalTable' || r.Type === 'AWS::SecretsManager::Secret')
-      .map(([id, r]) => (r.Type === 'AWS::SecretsManager::Secret' ? { Ref: id } : { 'Fn::GetAtt': [id, 'Arn'] }));
-
-    // Act & Assert: referencing them also makes CloudFormation create it after them.
     expect(guard.Properties).toEqual({
       ServiceToken: expect.anything(),
       TagKey: 'sendflow:stage',
       Stage: 'staging',
       StackId: { Ref: 'AWS::StackId' },
-      Owned: expect.arrayContaining(ownedIds),
     });
-    expect(guard.Properties?.Owned).toHaveLength(tableNames.length + 1);
+  });
+
+  it('runs before any table or the secret exists: each depends on it, so a refusal creates nothing', () => {
+    const [guardId] = guardOf(staging);
+    const data = resourcesOf(staging.data).filter(
+      ([, r]) => r.Type === 'AWS::DynamoDB::GlobalTable' || r.Type === 'AWS::SecretsManager::Secret',
+    );
+    expect(data).toHaveLength(tableNames.length + 1);
+    for (const [id, resource] of data)
+      expect({ id, dependsOn: resource.DependsOn }).toEqual({ id, dependsOn: [guardId] });
   });
 
   it('is served by the Provider framework, which invokes the guard function (ESM, Node 22)', () => {
@@ -262,7 +263,7 @@ describe('the data-stack guard', () => {
     });
   });
 
-  it("the guard function's role may call tag:GetResources and nothing else beyond its logs and tracing", () => {
+  it("the guard function's role may list tagged resources and its own stack's resources, nothing else", () => {
     // Arrange
     const functions = resourcesOf(staging.data).filter(
       ([, r]) =>
@@ -276,19 +277,27 @@ describe('the data-stack guard', () => {
     const statements = resourcesOf(staging.data)
       .filter(([, r]) => r.Type === 'AWS::IAM::Policy')
       .filter(([, r]) => (r.Properties.Roles as { Ref: string }[]).some((role) => role.Ref === roleId))
-      .flatMap(([, r]) => (r.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement);
+      .flatMap(
+        ([, r]) =>
+          (r.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement,
+      );
 
     // Act
     const actions = statements.flatMap((s) => [s.Action].flat()).sort();
 
     // Assert
     expect(actions).toEqual([
+      'cloudformation:ListStackResources',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'tag:GetResources',
       'xray:PutTelemetryRecords',
       'xray:PutTraceSegments',
     ]);
+    expect(statements.find((s) => s.Action === 'cloudformation:ListStackResources')?.Resource).toEqual({
+      Ref: 'AWS::StackId',
+    });
+    expect(statements.find((s) => s.Action === 'tag:GetResources')?.Resource).toBe('*');
     const managed = resourcesOf(staging.data).find(([id]) => id === roleId)?.[1].Properties?.ManagedPolicyArns;
     expect(managed).toBeUndefined();
   });

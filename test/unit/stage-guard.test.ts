@@ -1,7 +1,8 @@
 // Unit tests for the data-stack guard (lambdas/runtime/aws/stage-guard.ts and adapters/aws/stage-resources.ts):
-// the exact GetResources requests it pages through (aws-sdk-client-mock), what counts as data retained by an
-// earlier stack (tagged with the stage, neither owned nor tagged with this stack's id), and the refusal text
-// CloudFormation shows. Update and Delete never look.
+// the exact GetResources and ListStackResources requests it pages through (aws-sdk-client-mock), what counts as
+// data retained by an earlier stack (tagged with the stage, not in this stack, not tagged with its id), and the
+// refusal text CloudFormation shows. Update and Delete never look.
+import { CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import {
   GetResourcesCommand,
   ResourceGroupsTaggingAPIClient,
@@ -9,7 +10,11 @@ import {
 } from '@aws-sdk/client-resource-groups-tagging-api';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { DATA_RESOURCE_TYPES, listTaggedDataResources } from '../../lambdas/adapters/aws/stage-resources';
+import {
+  DATA_RESOURCE_TYPES,
+  listStackPhysicalIds,
+  listTaggedDataResources,
+} from '../../lambdas/adapters/aws/stage-resources';
 import {
   createStageGuardHandler,
   handler,
@@ -18,7 +23,9 @@ import {
 } from '../../lambdas/runtime/aws/stage-guard';
 
 const tagging = mockClient(ResourceGroupsTaggingAPIClient);
+const cloudFormation = mockClient(CloudFormationClient);
 const client = new ResourceGroupsTaggingAPIClient({ region: 'eu-west-1' });
+const clients = { tagging: client, cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }) };
 
 const STACK = 'arn:aws:cloudformation:eu-west-1:123456789012:stack/Sendflow-prod-Data/new-0000';
 const OLD_STACK = 'arn:aws:cloudformation:eu-west-1:123456789012:stack/Sendflow-prod-Data/old-1111';
@@ -32,7 +39,20 @@ function mapping(arn: string, stackId?: string): ResourceTagMapping {
   };
 }
 
-function customResourceEvent(requestType: 'Create' | 'Update' | 'Delete', owned: string[] = []) {
+/** ListStackResources answers: this stack holds these physical ids (table names, secret ARNs). */
+function stackHolds(...physicalIds: string[]) {
+  cloudFormation.on(ListStackResourcesCommand).resolves({
+    StackResourceSummaries: physicalIds.map((id, i) => ({
+      LogicalResourceId: `Resource${i}`,
+      PhysicalResourceId: id,
+      ResourceType: id.startsWith('arn:') ? 'AWS::SecretsManager::Secret' : 'AWS::DynamoDB::GlobalTable',
+      ResourceStatus: 'CREATE_COMPLETE',
+      LastUpdatedTimestamp: new Date(),
+    })),
+  });
+}
+
+function customResourceEvent(requestType: 'Create' | 'Update' | 'Delete') {
   return {
     RequestType: requestType,
     ServiceToken: 'arn:aws:lambda:eu-west-1:123456789012:function:framework',
@@ -47,15 +67,16 @@ function customResourceEvent(requestType: 'Create' | 'Update' | 'Delete', owned:
       TagKey: 'sendflow:stage',
       Stage: 'prod',
       StackId: STACK,
-      Owned: owned,
     },
   };
 }
 
-const guard = createStageGuardHandler(client);
+const guard = createStageGuardHandler(clients);
 
 beforeEach(() => {
   tagging.reset();
+  cloudFormation.reset();
+  stackHolds();
 });
 
 describe('listTaggedDataResources', () => {
@@ -89,24 +110,68 @@ describe('listTaggedDataResources', () => {
   });
 });
 
-describe('the stage guard on Create', () => {
-  it('lets a first deploy through: nothing tagged with the stage but its own new tables and secret', async () => {
+describe('listStackPhysicalIds', () => {
+  it("asks for the guard's own stack by id, following every page", async () => {
     // Arrange
-    const owned = [table('Sendflow-prod-Data-Accounts-NEW'), secret('SigningSecret-NEW')];
-    tagging.on(GetResourcesCommand).resolves({ ResourceTagMappingList: owned.map((arn) => mapping(arn, STACK)) });
+    cloudFormation
+      .on(ListStackResourcesCommand)
+      .resolvesOnce({
+        StackResourceSummaries: [
+          {
+            LogicalResourceId: 'A',
+            PhysicalResourceId: 'table-a',
+            ResourceType: 'AWS::DynamoDB::GlobalTable',
+            ResourceStatus: 'CREATE_COMPLETE',
+            LastUpdatedTimestamp: new Date(),
+          },
+        ],
+        NextToken: 'next',
+      })
+      .resolvesOnce({
+        StackResourceSummaries: [
+          {
+            LogicalResourceId: 'Guard',
+            ResourceType: 'Custom::SendflowStageGuard',
+            ResourceStatus: 'CREATE_IN_PROGRESS',
+            LastUpdatedTimestamp: new Date(),
+          },
+        ],
+      });
+
+    // Act
+    const ids = await listStackPhysicalIds(clients.cloudFormation, STACK);
+
+    // Assert
+    expect(cloudFormation.commandCalls(ListStackResourcesCommand).map((call) => call.args[0].input)).toEqual([
+      { StackName: STACK },
+      { StackName: STACK, NextToken: 'next' },
+    ]);
+    expect([...ids]).toEqual(['table-a']);
+  });
+});
+
+describe('the stage guard on Create', () => {
+  it('lets a first deploy through without asking CloudFormation when nothing is tagged with the stage', async () => {
+    // Arrange
+    tagging.on(GetResourcesCommand).resolves({ ResourceTagMappingList: [] });
 
     // Act & Assert
-    await expect(guard(customResourceEvent('Create', owned))).resolves.toEqual({});
+    await expect(guard(customResourceEvent('Create'))).resolves.toEqual({});
     expect(tagging).toHaveReceivedCommandTimes(GetResourcesCommand, 1);
+    expect(cloudFormation).not.toHaveReceivedCommand(ListStackResourcesCommand);
   });
 
-  it('counts a resource as its own when the owned list names it, whatever stack tag it kept (cdk import)', async () => {
-    // Arrange: a table re-adopted with `cdk import` still carries the deleted stack's id.
-    const imported = table('Sendflow-prod-Data-Accounts-OLD');
-    tagging.on(GetResourcesCommand).resolves({ ResourceTagMappingList: [mapping(imported, OLD_STACK)] });
+  it('counts tables and secrets in its own stack as its own, whatever stack id they are tagged with (cdk import)', async () => {
+    // Arrange: a table and the secret re-adopted with `cdk import` still carry the deleted stack's id.
+    const name = 'Sendflow-prod-Data-Accounts-OLD';
+    tagging.on(GetResourcesCommand).resolves({
+      ResourceTagMappingList: [mapping(table(name), OLD_STACK), mapping(secret('SigningSecret-OLD'), OLD_STACK)],
+    });
+    stackHolds(name, secret('SigningSecret-OLD'));
 
     // Act & Assert
-    await expect(guard(customResourceEvent('Create', [imported]))).resolves.toEqual({});
+    await expect(guard(customResourceEvent('Create'))).resolves.toEqual({});
+    expect(cloudFormation).toHaveReceivedCommandWith(ListStackResourcesCommand, { StackName: STACK });
   });
 
   it('counts a resource as its own when it carries this stack id', async () => {
@@ -116,17 +181,18 @@ describe('the stage guard on Create', () => {
 
   it('refuses while data retained by an earlier stack of the stage exists, naming it and the way out', async () => {
     // Arrange
-    const owned = [table('Sendflow-prod-Data-Accounts-NEW')];
+    const own = 'Sendflow-prod-Data-Accounts-NEW';
     tagging.on(GetResourcesCommand).resolves({
       ResourceTagMappingList: [
-        mapping(owned[0] as string, STACK),
+        mapping(table(own), STACK),
         mapping(table('Sendflow-prod-Data-Accounts-OLD'), OLD_STACK),
         mapping(secret('SigningSecret-OLD')),
       ],
     });
+    stackHolds(own);
 
     // Act
-    const creating = guard(customResourceEvent('Create', owned));
+    const creating = guard(customResourceEvent('Create'));
 
     // Assert
     await expect(creating).rejects.toThrow(StrandedDataError);
@@ -160,6 +226,7 @@ describe('the stage guard on Update and Delete', () => {
     tagging.on(GetResourcesCommand).resolves({ ResourceTagMappingList: [mapping(table('old'), OLD_STACK)] });
     await expect(guard(customResourceEvent(requestType))).resolves.toEqual({});
     expect(tagging).not.toHaveReceivedCommand(GetResourcesCommand);
+    expect(cloudFormation).not.toHaveReceivedCommand(ListStackResourcesCommand);
   });
 
   it('refuses an event without the properties it needs (a template and handler out of step)', async () => {
@@ -167,7 +234,7 @@ describe('the stage guard on Update and Delete', () => {
     await expect(guard({ ...event, ResourceProperties: { ServiceToken: 'x' } })).rejects.toThrow(/TagKey/);
   });
 
-  it('the Lambda entry point is the same guard, built with its own client', async () => {
+  it('the Lambda entry point is the same guard, built with its own clients', async () => {
     tagging.on(GetResourcesCommand).resolves({ ResourceTagMappingList: [mapping(table('old'), OLD_STACK)] });
     await expect(handler(customResourceEvent('Create'))).rejects.toThrow(StrandedDataError);
   });

@@ -1,5 +1,7 @@
-// The Resource Groups Tagging API as the data-stack guard sees it: every DynamoDB table and Secrets Manager
-// secret of this account and region that carries a given tag, with all its tags (CloudFormation's among them).
+// What the data-stack guard reads: from the Resource Groups Tagging API, every DynamoDB table and Secrets
+// Manager secret of this account and region that carries a given tag, with all its tags (CloudFormation's among
+// them); from CloudFormation, the physical ids of the resources the guard's own stack holds.
+import { type CloudFormationClient, ListStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import { GetResourcesCommand, type ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 
 /** What a stage keeps beyond its stacks: retained tables and the link-signing secret. */
@@ -33,4 +35,23 @@ export async function listTaggedDataResources(
     token = page.PaginationToken || undefined;
   } while (token);
   return found;
+}
+
+/**
+ * Physical ids of every resource in the stack so far (a table's is its name, a secret's its ARN), following
+ * every page. Imported resources are among them, whatever stack their aws:cloudformation tags still name.
+ */
+export async function listStackPhysicalIds(client: CloudFormationClient, stackId: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListStackResourcesCommand({ StackName: stackId, ...(token ? { NextToken: token } : {}) }),
+    );
+    for (const summary of page.StackResourceSummaries ?? []) {
+      if (summary.PhysicalResourceId) ids.add(summary.PhysicalResourceId);
+    }
+    token = page.NextToken || undefined;
+  } while (token);
+  return ids;
 }

@@ -1,11 +1,12 @@
 // Lambda entry point of the data-stack guard (lib/constructs/stage-guard.ts), invoked by the CDK Provider
 // framework, which turns a thrown error into a failed resource whose reason CloudFormation shows. On Create it
-// refuses while tables or secrets tagged with this stage exist that are neither this stack's own resources nor
-// tagged as created by this stack: data retained by an earlier data stack of the stage. Update and Delete do
-// nothing (the guard protects a stack's birth; afterwards the stack owns its data).
+// refuses while tables or secrets tagged with this stage exist that are neither resources of this stack nor
+// tagged as created by it: data retained by an earlier data stack of the stage. Update and Delete do nothing
+// (the guard protects a stack's birth; afterwards the stack owns its data).
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
 import { z } from 'zod';
-import { listTaggedDataResources, type TaggedResource } from '../../adapters/aws/stage-resources';
+import { listStackPhysicalIds, listTaggedDataResources, type TaggedResource } from '../../adapters/aws/stage-resources';
 
 /** CloudFormation tags every resource it creates with its stack's id; a retained one keeps the old stack's. */
 export const STACK_ID_TAG = 'aws:cloudformation:stack-id';
@@ -18,7 +19,6 @@ const properties = z.object({
   TagKey: z.string().min(1),
   Stage: z.string().min(1),
   StackId: z.string().min(1),
-  Owned: z.array(z.string()).default([]),
 });
 export type StageGuardProperties = z.infer<typeof properties>;
 
@@ -34,10 +34,26 @@ export class StrandedDataError extends Error {
   }
 }
 
-/** Tagged resources that belong to neither this stack's current resources nor this stack. */
-export function strandedResources(found: readonly TaggedResource[], guard: StageGuardProperties): TaggedResource[] {
-  const owned = new Set(guard.Owned);
-  return found.filter((resource) => !owned.has(resource.arn) && resource.tags[STACK_ID_TAG] !== guard.StackId);
+/**
+ * Tagged resources that are not in this stack (`ownIds`: physical ids, a table's name or a secret's ARN) and
+ * not tagged with its id either.
+ */
+export function strandedResources(
+  found: readonly TaggedResource[],
+  ownIds: ReadonlySet<string>,
+  stackId: string,
+): TaggedResource[] {
+  return found.filter(
+    (resource) =>
+      !ownIds.has(resource.arn) &&
+      !ownIds.has(tableName(resource.arn) ?? resource.arn) &&
+      resource.tags[STACK_ID_TAG] !== stackId,
+  );
+}
+
+/** `arn:aws:dynamodb:…:table/NAME` → NAME; undefined for anything else. */
+function tableName(arn: string): string | undefined {
+  return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/.exec(arn)?.[1];
 }
 
 /** The refusal CloudFormation shows: what was found, where it came from, and what to do. */
@@ -55,16 +71,26 @@ export function refusal(stranded: readonly TaggedResource[], guard: StageGuardPr
   );
 }
 
+export interface StageGuardClients {
+  readonly tagging: ResourceGroupsTaggingAPIClient;
+  readonly cloudFormation: CloudFormationClient;
+}
+
 /** Throws StrandedDataError on Create when leftovers exist; answers the Provider framework otherwise. */
-export function createStageGuardHandler(client: ResourceGroupsTaggingAPIClient) {
+export function createStageGuardHandler(clients: StageGuardClients) {
   return async (input: unknown): Promise<Record<string, never>> => {
     const { RequestType, ResourceProperties: guard } = event.parse(input);
     if (RequestType !== 'Create') return {};
-    const found = await listTaggedDataResources(client, { key: guard.TagKey, value: guard.Stage });
-    const stranded = strandedResources(found, guard);
+    const found = await listTaggedDataResources(clients.tagging, { key: guard.TagKey, value: guard.Stage });
+    if (!found.length) return {};
+    const ownIds = await listStackPhysicalIds(clients.cloudFormation, guard.StackId);
+    const stranded = strandedResources(found, ownIds, guard.StackId);
     if (stranded.length) throw new StrandedDataError(refusal(stranded, guard));
     return {};
   };
 }
 
-export const handler = createStageGuardHandler(new ResourceGroupsTaggingAPIClient({}));
+export const handler = createStageGuardHandler({
+  tagging: new ResourceGroupsTaggingAPIClient({}),
+  cloudFormation: new CloudFormationClient({}),
+});
