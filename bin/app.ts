@@ -1,5 +1,6 @@
 // The CDK app (cdk.json runs it with tsx). cdk-nag's AwsSolutions checks run on every synth; violations
 // fail it. SKIP_BUNDLING=1 synthesizes without running esbuild (faster, same templates but asset hashes).
+// `-c sendflow:stage=NAME` picks the deployment stage (default prod; lib/app.ts, lib/outputs.ts).
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildSendflow } from '../lib/app';

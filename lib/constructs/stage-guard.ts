@@ -1,7 +1,8 @@
 // The data stack's guard: a custom resource (CDK Provider framework + lambdas/runtime/aws/stage-guard.ts) that,
-// when it is created, fails the deploy if tables or secrets tagged with this stage exist that belong neither to
-// this stack nor to its current resources: data retained by an earlier data stack of the same stage, which a
-// new stack would silently orphan behind empty tables. Its role may call tag:GetResources and nothing else.
+// when it is created, fails the deploy if tables or secrets tagged with this stage exist that are not this
+// stack's: data retained by an earlier data stack of the same stage, which a new stack would silently orphan
+// behind empty ones. Its role may list tagged resources (tag:GetResources) and its own stack's resources
+// (cloudformation:ListStackResources on this stack only), nothing else.
 import { Aws, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';

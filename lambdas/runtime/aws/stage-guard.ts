@@ -43,12 +43,8 @@ export function strandedResources(
   ownIds: ReadonlySet<string>,
   stackId: string,
 ): TaggedResource[] {
-  return found.filter(
-    (resource) =>
-      !ownIds.has(resource.arn) &&
-      !ownIds.has(tableName(resource.arn) ?? resource.arn) &&
-      resource.tags[STACK_ID_TAG] !== stackId,
-  );
+  const own = (arn: string) => ownIds.has(arn) || ownIds.has(tableName(arn) ?? '');
+  return found.filter((resource) => !own(resource.arn) && resource.tags[STACK_ID_TAG] !== stackId);
 }
 
 /** `arn:aws:dynamodb:…:table/NAME` → NAME; undefined for anything else. */
