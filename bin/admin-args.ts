@@ -31,8 +31,8 @@ commands:
 Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
 With --aws it works on the deployed stacks with your AWS credentials and region (AWS_PROFILE, AWS_REGION):
 it reads table names and usage plan ids from the outputs of the api stack of --stage NAME (default
-${DEFAULT_STAGE}: ${stackNames(DEFAULT_STAGE).api}; staging: ${stackNames('staging').api}). --stack NAME names an
-api stack directly instead.`;
+${DEFAULT_STAGE}, whose api stack is ${stackNames(DEFAULT_STAGE).api}; --stage staging reads ${stackNames('staging').api}).
+--stack NAME names an api stack directly instead.`;
 
 export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand; target: AdminTarget } {
   let parsed: ReturnType<typeof parse>;
