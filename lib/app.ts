@@ -9,16 +9,35 @@ export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds'
 const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 /** `-c sendflow:stage=staging`: qualifies every stack and physical name (lib/outputs.ts, DEFAULT_STAGE). */
 export const CONTEXT_STAGE = 'sendflow:stage';
+/** `-c sendflow:adopt=true`, for `cdk import` only: retained data without its dependency on the guard. */
+export const CONTEXT_ADOPT = 'sendflow:adopt';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
   /** Deployment stage; DEFAULT_STAGE (`prod`) when omitted. */
   readonly stage?: string;
+  /**
+   * Synthesize the data stack for `cdk import` (docs/runbook.md): its tables and secret then do not depend on
+   * the stage guard, which an import cannot create, so the template CDK imports them with stays valid.
+   */
+  readonly adopt?: boolean;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
 export function settingsFromContext(app: App): SendflowSettings {
-  return { authorizerCacheTtlSeconds: authorizerCacheTtl(app), stage: stageFromContext(app) };
+  const adopt = adoptFromContext(app);
+  return {
+    authorizerCacheTtlSeconds: authorizerCacheTtl(app),
+    stage: stageFromContext(app),
+    ...(adopt ? { adopt } : {}),
+  };
+}
+
+function adoptFromContext(app: App): boolean {
+  const raw: unknown = app.node.tryGetContext(CONTEXT_ADOPT);
+  if (raw === undefined || raw === false || raw === 'false') return false;
+  if (raw === true || raw === 'true') return true;
+  throw new Error(`Context ${CONTEXT_ADOPT} must be true or false, got ${String(raw)}`);
 }
 
 function authorizerCacheTtl(app: App): number {
@@ -48,6 +67,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
   const data = new SendflowDataStack(app, names.data, {
     description: `Sendflow ${stage} stateful resources: DynamoDB tables and the link-signing secret (retained)`,
     stage,
+    guardFirst: !settings.adopt,
     // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
     terminationProtection: true,
   });

@@ -21,6 +21,12 @@ import { STAGE_TAG } from './outputs';
 export interface SendflowDataStackProps extends StackProps {
   /** Deployment stage: the guard looks for resources tagged with it (the app tags every stack). */
   readonly stage: string;
+  /**
+   * Tables and the secret depend on the guard, so it runs before they exist (default). Off only to synthesize
+   * for `cdk import`, whose template holds the imported resources alone: a dependency on the guard there would
+   * be unresolved.
+   */
+  readonly guardFirst?: boolean;
 }
 
 export class SendflowDataStack extends Stack {
@@ -41,11 +47,14 @@ export class SendflowDataStack extends Stack {
     // First, before any table or secret exists: a refusal then leaves nothing behind. Everything retained
     // below depends on it.
     this.guard = new StageGuard(this, 'StageGuard', { tag: { key: STAGE_TAG, value: props.stage } });
+    const afterGuard = (construct: Construct) => {
+      if (props.guardFirst !== false) construct.node.addDependency(this.guard.resource);
+    };
     const built = {} as Record<TableName, TableV2>;
     const parameters = {} as Record<TableName, string>;
     for (const name of tableNames) {
       const table = manifestTable(this, name, tables[name]);
-      table.node.addDependency(this.guard.resource);
+      afterGuard(table);
       const parameterName = `/${this.stackName}/tables/${name}`;
       new StringParameter(this, `${logicalName(name)}TableName`, {
         parameterName,
@@ -64,7 +73,7 @@ export class SendflowDataStack extends Stack {
       // Retained, except when the deploy that created it rolls back (then nothing is left to orphan).
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
     });
-    this.signingSecret.node.addDependency(this.guard.resource);
+    afterGuard(this.signingSecret);
     this.signingSecretParameter = `/${this.stackName}/signing-secret`;
     new StringParameter(this, 'SigningSecretArn', {
       parameterName: this.signingSecretParameter,

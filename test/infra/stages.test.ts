@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableNames, tables } from '../../lambdas/manifest';
-import { buildSendflow, CONTEXT_STAGE, settingsFromContext } from '../../lib/app';
+import { buildSendflow, CONTEXT_ADOPT, CONTEXT_STAGE, settingsFromContext } from '../../lib/app';
 import { STAGE_GUARD_TYPE } from '../../lib/constructs/stage-guard';
 import { DEFAULT_STAGE, parseStage, stackNames } from '../../lib/outputs';
 import { SKIP_BUNDLING, synthSendflow } from './synth';
@@ -308,3 +308,58 @@ describe('the data-stack guard', () => {
     }
   });
 });
+
+/**
+ * What `cdk import` of a stage's retained data into a new data stack sends CloudFormation: the imported resources
+ * alone (CDK adds them to the empty current template). Returns every logical id they refer to (Ref, Fn::GetAtt,
+ * DependsOn) that is not among them: CloudFormation rejects such a template as unresolved.
+ */
+function danglingInImportTemplate(template: Template): string[] {
+  const imported = resourcesOf(template).filter(
+    ([, r]) =>
+      (r.Type === 'AWS::DynamoDB::GlobalTable' && r.DeletionPolicy === 'Retain') ||
+      r.Type === 'AWS::SecretsManager::Secret',
+  );
+  const ids = new Set(imported.map(([id]) => id));
+  const referenced = new Set<string>();
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (typeof value !== 'object' || value === null) return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === 'Ref' && typeof inner === 'string' && !inner.startsWith('AWS::')) referenced.add(inner);
+      if (key === 'Fn::GetAtt' && Array.isArray(inner)) referenced.add(String(inner[0]));
+      walk(inner);
+    }
+  };
+  for (const [, resource] of imported) {
+    walk(resource.Properties);
+    for (const dependency of resource.DependsOn ?? []) referenced.add(dependency);
+  }
+  return [...referenced].filter((id) => !ids.has(id));
+}
+
+describe('re-adopting retained data (cdk import)', () => {
+  it('the deployed template cannot be imported as is: its data waits for the guard', () => {
+    expect(danglingInImportTemplate(staging.data)).toEqual([guardLogicalId(staging)]);
+  });
+
+  it('-c sendflow:adopt=true synthesizes the data for import: no dependency outside the imported resources', () => {
+    // Arrange
+    const adopting = synthSendflow({ [CONTEXT_STAGE]: 'staging', [CONTEXT_ADOPT]: 'true' });
+
+    // Act & Assert: same resources, same logical ids, only the dependency is gone.
+    expect(danglingInImportTemplate(adopting.data)).toEqual([]);
+    expect(Object.keys(adopting.data.toJSON().Resources).sort()).toEqual(
+      Object.keys(staging.data.toJSON().Resources).sort(),
+    );
+    expect(settingsFromContext(new App({ context: { [CONTEXT_ADOPT]: true } })).adopt).toBe(true);
+    expect(() => settingsFromContext(new App({ context: { [CONTEXT_ADOPT]: 'yes' } }))).toThrow(
+      'Context sendflow:adopt must be true or false, got yes',
+    );
+  });
+});
+
+function guardLogicalId(synth: Synth): string {
+  const [id] = Object.keys(synth.data.findResources(STAGE_GUARD_TYPE));
+  return id as string;
+}
