@@ -323,7 +323,10 @@ function danglingInImportTemplate(template: Template): string[] {
   const ids = new Set(imported.map(([id]) => id));
   const referenced = new Set<string>();
   const walk = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(walk);
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+      return;
+    }
     if (typeof value !== 'object' || value === null) return;
     for (const [key, inner] of Object.entries(value)) {
       if (key === 'Ref' && typeof inner === 'string' && !inner.startsWith('AWS::')) referenced.add(inner);
