@@ -6,11 +6,11 @@
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
 import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
+import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
 
 export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
@@ -70,11 +70,20 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
       indexName: index.name,
       partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
       ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+      ...projectionOf(index.projection),
     })),
     // Retained tables hold customer data: they survive stack deletion and refuse an accidental DeleteTable.
     removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: spec.retain,
   });
+}
+
+/** The manifest's projection as TableV2 takes it (ALL when the manifest names none). */
+function projectionOf(projection: Projection = { type: 'ALL' }) {
+  if (projection.type === 'INCLUDE') {
+    return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...projection.attributes] };
+  }
+  return { projectionType: projection.type === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL };
 }
 
 function logicalName(name: string): string {

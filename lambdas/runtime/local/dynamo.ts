@@ -83,7 +83,11 @@ export function createTableInput(name: string, spec: TableSpec): CreateTableComm
               { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
               ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
             ],
-            Projection: { ProjectionType: 'ALL' as const },
+            // The manifest's projection, as on AWS: an index query returns what the entry holds, no more.
+            Projection:
+              index.projection?.type === 'INCLUDE'
+                ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] }
+                : { ProjectionType: index.projection?.type ?? ('ALL' as const) },
           })),
         }
       : {}),
