@@ -11,6 +11,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
+import { deployedIndexes } from './index-migration';
 
 export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
@@ -66,7 +67,7 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
     encryption: TableEncryptionV2.awsManagedKey(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
-    globalSecondaryIndexes: (spec.indexes ?? []).map((index) => ({
+    globalSecondaryIndexes: deployedIndexes(scope, name, spec).map((index) => ({
       indexName: index.name,
       partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
       ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
