@@ -228,8 +228,8 @@ export const tables = {
     sortKey: 'id',
     ttlAttribute: 'expiresAt',
     // Both sparse and small, so a first attempt that succeeds costs the table two writes and the indexes two
-    // (adapters/dynamodb/deliveries.ts has the layout): byDue holds pending rows only, spread over shards by
-    // webhook (the reconciler reads each; `?status=pending` reads its webhook's shard); byStatusKey holds
+    // (adapters/dynamodb/deliveries.ts has the layout): byDueShard holds pending rows only, spread over shards by
+    // webhook (the reconciler reads each; `?status=pending` reads its webhook's shards); byStatusKey holds
     // failed rows only (`?status=failed`); succeeded rows, the bulk of the log, are in no index.
     indexes: [
       {

@@ -76,7 +76,7 @@ const deliveryItem = z.object({
 
 const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(item);
 
-/** Zero-padded epoch ms: the byDue sort key, a string that orders like the number. */
+/** Zero-padded epoch ms: the byDueShard sort key, a string that orders like the number. */
 const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
 /**

@@ -565,7 +565,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(acrossTheRun).toEqual({ items: live.slice(1), hasMore: false });
   });
 
-  it('filters by status (byStatus), newest first, with exact has_more', async () => {
+  it('filters by status (failed and pending from their indexes, succeeded from the log), newest first, with exact has_more', async () => {
     // Arrange: statuses cycle pending, succeeded, failed (final rows live for 30 days).
     const webhookId = newWebhookId();
     const cycle: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
