@@ -36,15 +36,18 @@ db.updateIndexes = (store, table, oldItem, newItem, cb) => {
 
 /**
  * Write units on each GSI for one table write: an item entering an index is one put, one leaving it is one
- * delete, a changed index key is both, and a rewrite that keeps the key but changes projected attributes
- * (every attribute: the indexes project ALL) is one update. Each is sized in 1 KB units of the index entry,
- * which with ALL projection is the item.
+ * delete, a changed index key is both, and a rewrite that keeps the key but changes a projected attribute is
+ * one update (a change to an attribute the index does not project costs the index nothing). Each is sized in
+ * 1 KB units of the index entry: the projected attributes (ALL: the item; KEYS_ONLY: the table's and the
+ * index's keys; INCLUDE: those and the named attributes).
  */
 function indexWriteUnits(table, oldItem, newItem) {
-  const kb = (item) => Math.max(1, Math.ceil(db.itemSize(item) / 1024));
+  const tableKeys = table.KeySchema.map((k) => k.AttributeName);
   const result = [];
   for (const index of table.GlobalSecondaryIndexes ?? []) {
     const names = index.KeySchema.map((k) => k.AttributeName);
+    const entry = projector(index, tableKeys);
+    const kb = (item) => Math.max(1, Math.ceil(db.itemSize(entry(item)) / 1024));
     const keyOf = (item) =>
       item && names.every((n) => item[n] !== undefined) ? JSON.stringify(names.map((n) => item[n])) : null;
     const before = keyOf(oldItem);
@@ -52,11 +55,20 @@ function indexWriteUnits(table, oldItem, newItem) {
     const label = `${table.TableName} ${index.IndexName}`;
     if (before !== null && after !== before) result.push([`${label} delete`, kb(oldItem)]);
     if (after !== null && after !== before) result.push([`${label} put`, kb(newItem)]);
-    if (before !== null && after === before && JSON.stringify(oldItem) !== JSON.stringify(newItem)) {
+    if (before !== null && after === before && JSON.stringify(entry(oldItem)) !== JSON.stringify(entry(newItem))) {
       result.push([`${label} update`, kb(newItem)]);
     }
   }
   return result;
+}
+
+/** The index entry of an item: the attributes the index projects, in a fixed order. */
+function projector(index, tableKeys) {
+  const { ProjectionType, NonKeyAttributes = [] } = index.Projection ?? { ProjectionType: 'ALL' };
+  if (ProjectionType === 'ALL') return (item) => item;
+  const kept = [...new Set([...tableKeys, ...index.KeySchema.map((k) => k.AttributeName), ...NonKeyAttributes])];
+  return (item) =>
+    Object.fromEntries(kept.filter((name) => item[name] !== undefined).map((name) => [name, item[name]]));
 }
 
 const channel = new BroadcastChannel(CHANNEL);

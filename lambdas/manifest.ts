@@ -181,11 +181,27 @@ export const RECONCILE_EVERY_MINUTES = 1;
  */
 const outboxIndex = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' } as const;
 
+/**
+ * What an index entry holds besides the keys: KEYS_ONLY (the table's and the index's keys), INCLUDE (those and
+ * the named attributes) or ALL (the whole item). An entry is billed by its size on every write, so an index
+ * that only finds items projects what its reader needs and leaves the rest (payloads, bodies) to the table.
+ * DynamoDB cannot change a projection in place: a new projection needs an index of another name
+ * (docs/runbook/cost.md).
+ */
+export type Projection =
+  | { readonly type: 'KEYS_ONLY' }
+  | { readonly type: 'INCLUDE'; readonly attributes: readonly string[] }
+  | { readonly type: 'ALL' };
+
 export interface IndexSpec {
   readonly name: string;
   readonly partitionKey: string;
   readonly sortKey?: string;
+  /** ALL when omitted. */
+  readonly projection?: Projection;
 }
+
+const KEYS_ONLY = { type: 'KEYS_ONLY' } as const;
 
 export interface TableSpec {
   readonly partitionKey: string;
@@ -211,17 +227,35 @@ export const tables = {
     partitionKey: 'webhookId',
     sortKey: 'id',
     ttlAttribute: 'expiresAt',
+    // Both sparse and small, so a first attempt that succeeds costs the table two writes and the indexes two
+    // (adapters/dynamodb/deliveries.ts has the layout): byDueShard holds pending rows only, spread over shards by
+    // webhook (the reconciler reads each; `?status=pending` reads its webhook's shards); byStatusKey holds
+    // failed rows only (`?status=failed`); succeeded rows, the bulk of the log, are in no index.
     indexes: [
-      { name: 'byStatus', partitionKey: 'statusKey', sortKey: 'id' },
-      { name: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
+      {
+        name: 'byStatusKey',
+        partitionKey: 'statusKey',
+        sortKey: 'id',
+        projection: { type: 'INCLUDE', attributes: ['expiresAt'] },
+      },
+      {
+        name: 'byDueShard',
+        partitionKey: 'dueShard',
+        sortKey: 'dueAt',
+        projection: { type: 'INCLUDE', attributes: ['attempts'] },
+      },
     ],
     retain: true,
   },
   emails: {
     partitionKey: 'id',
-    // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart); and
-    // emails with events not yet relayed (email.scheduled, email.failed, email.suppressed).
-    indexes: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }, outboxIndex],
+    // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart), keys
+    // only (never the body) and spread over shards; and emails with events not yet relayed (email.scheduled,
+    // email.failed, email.suppressed).
+    indexes: [
+      { name: 'byScheduleShard', partitionKey: 'scheduleShard', sortKey: 'sendAt', projection: KEYS_ONLY },
+      outboxIndex,
+    ],
     retain: true,
   },
   /**

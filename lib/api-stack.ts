@@ -136,7 +136,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
   },
-  // Finds overdue pending attempts (byDue) and overdue scheduled sends (byScheduled) and queues them again;
+  // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
   // every outbox (byOutbox) and relays what it finds (RELAY).
   reconciler: {
@@ -144,8 +144,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
-    deliveries: { query: ['byDue'] },
-    emails: { query: ['byScheduled', 'byOutbox'], items: RELAY },
+    deliveries: { query: ['byDueShard'] },
+    emails: { query: ['byScheduleShard', 'byOutbox'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: { query: ['byOutbox'], items: RELAY },

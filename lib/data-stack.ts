@@ -10,12 +10,13 @@
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
 import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, Billing, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
+import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
 import { StageGuard } from './constructs/stage-guard';
+import { deployedIndexes } from './index-migration';
 import { STAGE_TAG } from './outputs';
 
 export interface SendflowDataStackProps extends StackProps {
@@ -97,10 +98,11 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
     encryption: TableEncryptionV2.awsManagedKey(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
-    globalSecondaryIndexes: (spec.indexes ?? []).map((index) => ({
+    globalSecondaryIndexes: deployedIndexes(scope, name, spec).map((index) => ({
       indexName: index.name,
       partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
       ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+      ...projectionOf(index.projection),
     })),
     // Retained tables hold customer data: they survive stack deletion and refuse an accidental DeleteTable.
     // Plain Retain, not RetainExceptOnCreate: deletion protection would fail that rollback's delete anyway;
@@ -108,6 +110,14 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
     removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: spec.retain,
   });
+}
+
+/** The manifest's projection as TableV2 takes it (ALL when the manifest names none). */
+function projectionOf(projection: Projection = { type: 'ALL' }) {
+  if (projection.type === 'INCLUDE') {
+    return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...projection.attributes] };
+  }
+  return { projectionType: projection.type === 'KEYS_ONLY' ? ProjectionType.KEYS_ONLY : ProjectionType.ALL };
 }
 
 function logicalName(name: string): string {

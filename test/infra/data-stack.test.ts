@@ -88,7 +88,7 @@ describe('tables', () => {
     });
   });
 
-  it.each(tableNames)('%s has the manifest GSIs', (name) => {
+  it.each(tableNames)('%s has the manifest GSIs, each with its manifest projection (ALL when none)', (name) => {
     const spec: TableSpec = tables[name];
     const table = tableFor(name);
     const expected = (spec.indexes ?? []).map((index) => ({
@@ -97,7 +97,10 @@ describe('tables', () => {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' }] : []),
       ],
-      Projection: { ProjectionType: 'ALL' },
+      Projection:
+        index.projection?.type === 'INCLUDE'
+          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: index.projection.attributes }
+          : { ProjectionType: index.projection?.type ?? 'ALL' },
     }));
     expect(table.Properties.GlobalSecondaryIndexes ?? []).toEqual(expected);
   });
@@ -115,7 +118,7 @@ describe('tables', () => {
     }
   });
 
-  it('expires final deliveries on expiresAt and serves the status filter and the reconciler from GSIs', () => {
+  it('expires final deliveries on expiresAt and serves the status filter and the reconciler from small GSIs', () => {
     const deliveries = tableFor('deliveries').Properties;
     expect(deliveries.KeySchema).toEqual([
       { AttributeName: 'webhookId', KeyType: 'HASH' },
@@ -124,22 +127,33 @@ describe('tables', () => {
     expect(deliveries.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
     expect(deliveries.GlobalSecondaryIndexes).toEqual([
       {
-        IndexName: 'byStatus',
+        IndexName: 'byStatusKey',
         KeySchema: [
           { AttributeName: 'statusKey', KeyType: 'HASH' },
           { AttributeName: 'id', KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['expiresAt'] },
       },
       {
-        IndexName: 'byDue',
+        IndexName: 'byDueShard',
         KeySchema: [
           { AttributeName: 'dueShard', KeyType: 'HASH' },
           { AttributeName: 'dueAt', KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['attempts'] },
       },
     ]);
+  });
+
+  it('never copies an email whole into an index: byScheduleShard is keys only', () => {
+    expect(tableFor('emails').Properties.GlobalSecondaryIndexes).toContainEqual({
+      IndexName: 'byScheduleShard',
+      KeySchema: [
+        { AttributeName: 'scheduleShard', KeyType: 'HASH' },
+        { AttributeName: 'sendAt', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    });
   });
 
   it('serves API-key listing from the byAccount index on accountId + createdAt', () => {

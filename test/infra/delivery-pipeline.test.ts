@@ -333,15 +333,15 @@ describe('table access', () => {
   it('the delivery worker reads webhooks and reads and writes deliveries (table and named indexes)', () => {
     expect(access('delivery')).toEqual({
       webhooks: { actions: reads, targets: ['table'] },
-      deliveries: { actions: [...reads, ...writes].sort(), targets: ['byDue', 'byStatus', 'table'] },
+      deliveries: { actions: [...reads, ...writes].sort(), targets: ['byDueShard', 'byStatusKey', 'table'] },
     });
   });
 
-  it('the reconciler queries byDue, byScheduled and every byOutbox index, and relays outboxes item by item', () => {
+  it('the reconciler queries byDueShard, byScheduleShard and every byOutbox index, and relays outboxes item by item', () => {
     const { domains, ...rest } = access('reconciler');
     expect(rest).toEqual({
-      deliveries: { actions: ['dynamodb:Query'], targets: ['byDue'] },
-      emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduled', 'table'] },
+      deliveries: { actions: ['dynamodb:Query'], targets: ['byDueShard'] },
+      emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduleShard', 'table'] },
       // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
       contacts: {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],

@@ -399,19 +399,28 @@ describe('delivery entry point', () => {
 });
 
 describe('reconciler entry point', () => {
-  it('re-queues an overdue pending attempt now, found through the byDue index', async () => {
-    // Arrange
+  it('re-queues an overdue pending attempt now, found through the byDueShard index (one shard of several)', async () => {
+    // Arrange: the entry as the index projects it (keys and attempts), in one shard; the others are empty.
     const overdue = pendingDelivery(2);
     dynamo.on(QueryCommand).resolves({ Items: [] });
-    dynamo.on(QueryCommand, { IndexName: 'byDue' }).resolves({ Items: [{ ...overdue, nextAttemptAt: NOW - 600_000 }] });
-    dynamo.on(QueryCommand, { IndexName: 'byScheduled' }).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { IndexName: 'byDueShard', ExpressionAttributeValues: { ':d': 'due#3' } }).resolves({
+      Items: [
+        {
+          id: overdue.id,
+          webhookId: 'wh_1',
+          dueShard: 'due#3',
+          dueAt: String(NOW - 600_000).padStart(15, '0'),
+          attempts: overdue.attempts,
+        },
+      ],
+    });
 
     // Act
     const result = await handlers.reconciler({}, lambdaContext('lambda-req-7'));
 
     // Assert
     expect(result).toMatchObject({ requeued: 1 });
-    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'deliveries-table', IndexName: 'byDue' });
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'deliveries-table', IndexName: 'byDueShard' });
     expect(sentMessages()).toEqual([
       {
         queueUrl: environments.reconciler.SF_DELIVERIES_QUEUE_URL,
@@ -423,11 +432,11 @@ describe('reconciler entry point', () => {
 });
 
 describe('reconciler entry point: scheduled sends', () => {
-  it('puts an overdue scheduled email on the stack sends queue now, found through the byScheduled index', async () => {
-    // Arrange
+  it('puts an overdue scheduled email on the stack sends queue now, found through the byScheduleShard index', async () => {
+    // Arrange: in one shard of several.
     dynamo.on(QueryCommand).resolves({ Items: [] });
     dynamo
-      .on(QueryCommand, { IndexName: 'byScheduled' })
+      .on(QueryCommand, { IndexName: 'byScheduleShard', ExpressionAttributeValues: { ':s': 'scheduled#5' } })
       .resolves({ Items: [{ id: 'email_1', sendAt: String(NOW - 600_000).padStart(15, '0') }] });
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
 
@@ -436,7 +445,7 @@ describe('reconciler entry point: scheduled sends', () => {
 
     // Assert
     expect(result).toMatchObject({ requeued: 1 });
-    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'emails-table', IndexName: 'byScheduled' });
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'emails-table', IndexName: 'byScheduleShard' });
     expect(sqs).toHaveReceivedCommandWith(SendMessageCommand, {
       QueueUrl: environments.reconciler.SF_SENDS_QUEUE_URL,
       MessageBody: JSON.stringify({ emailId: 'email_1' }),
@@ -535,7 +544,7 @@ describe('sender entry point', () => {
       scheduledAt: new Date(NOW).toISOString(),
       unsubscribeUrls: {},
     };
-    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled' } });
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
 
@@ -577,7 +586,7 @@ describe('sender entry point: live mode', () => {
       scheduledAt: new Date(NOW).toISOString(),
       unsubscribeUrls: { 'bob@example.com': url },
     };
-    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled' } });
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
 

@@ -676,7 +676,7 @@ export class InMemoryContactRepository implements ContactRepository {
 /** Every accepted email waits for the send worker until every recipient is settled, or it is cancelled. */
 export class InMemoryEmailRepository implements EmailRepository {
   readonly items = new Map<string, EmailRecord>();
-  /** Ids of emails still waiting (the byScheduled index). */
+  /** Ids of emails still waiting (the byScheduleShard index). */
   readonly waiting = new Set<string>();
   readonly outbox = new InMemoryOutbox('emails');
   readonly batches = new Map<string, BatchState>();

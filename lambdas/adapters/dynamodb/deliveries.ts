@@ -1,6 +1,8 @@
 // Deliveries in DynamoDB. Partition by webhook, sort by the time-ordered delivery id: newest-first listing
-// and `after` cursors fall out of the key. Two sparse indexes: byStatus (the log's status filter) and byDue
-// (pending deliveries by next attempt, for the reconciler). Every state change is conditional on the claim.
+// and `after` cursors fall out of the key. Two sparse, small indexes, so that a first attempt that succeeds
+// costs two index writes: byDueShard holds pending rows only (the reconciler's due list, and `?status=pending`),
+// byStatusKey failed rows only (`?status=failed`). Succeeded rows, the bulk of a log, are in no index: their
+// filter reads the partition. Every state change is conditional on the claim.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,9 +15,35 @@ import type { Claim, Delivery, DeliveryPage, DeliveryRepository, DueDelivery } f
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { FORMATS } from '../../domain/webhooks/format';
-import { conditionHeld, unlessConditionFails } from './operations';
+import { batchGetAll, conditionHeld, queryAll, unlessConditionFails } from './operations';
+import { shardOf } from './shards';
 
-const DUE_SHARD = 'due';
+/** byDueShard key values: the reconciler reads each (no single key value takes every pending row). */
+const DUE_SHARDS = 16;
+/** A webhook's pending rows spread over this many consecutive shards, so one busy endpoint is not one key. */
+const DUE_SPREAD = 4;
+/** The single key value of rows written before the shards (docs/runbook/cost.md): read until they move. */
+const LEGACY_DUE_SHARD = 'due';
+const dueShard = (n: number) => `due#${n % DUE_SHARDS}`;
+const ALL_DUE_SHARDS = [LEGACY_DUE_SHARD, ...Array.from({ length: DUE_SHARDS }, (_, n) => dueShard(n))];
+/** The shards a webhook's pending rows are in (and the legacy one). */
+function dueShardsOf(webhookId: string): string[] {
+  const base = shardOf(webhookId, DUE_SHARDS);
+  return [LEGACY_DUE_SHARD, ...Array.from({ length: DUE_SPREAD }, (_, i) => dueShard(base + i))];
+}
+const dueShardFor = (webhookId: string, id: string) =>
+  dueShard(shardOf(webhookId, DUE_SHARDS) + shardOf(id, DUE_SPREAD));
+/** Sort key of a pending row that is never due (a test send in flight): after every zero-padded time. */
+const NEVER_DUE = 'never';
+
+/** A byDueShard entry: the keys and `attempts` (the index's projection). */
+const dueEntry = z.object({
+  id: z.string(),
+  webhookId: z.string(),
+  attempts: z.number().int(),
+  dueAt: z.string().regex(/^\d{15}$/),
+});
+type DueEntry = z.infer<typeof dueEntry>;
 
 const deliveryItem = z.object({
   id: z.string(),
@@ -48,16 +76,36 @@ const deliveryItem = z.object({
 
 const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(item);
 
-/** Zero-padded epoch ms: the byDue sort key, a string that orders like the number. */
+/** Zero-padded epoch ms: the byDueShard sort key, a string that orders like the number. */
 const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
+/**
+ * The stored item: a pending row carries its byDueShard keys (a first attempt in flight too, due at its
+ * creation, so the reconciler finds it if its worker dies), a failed one its byStatusKey key. A PutItem
+ * replaces the item, so a row that changes status leaves the index it no longer belongs in.
+ */
 function toItem(delivery: Delivery): Record<string, unknown> {
-  const pending = delivery.status === 'pending' && delivery.nextAttemptAt !== null;
+  const { webhookId, id, status, nextAttemptAt } = delivery;
   return {
     ...delivery,
-    statusKey: `${delivery.webhookId}#${delivery.status}`,
-    ...(pending ? { dueShard: DUE_SHARD, dueAt: dueKey(delivery.nextAttemptAt as number) } : {}),
+    ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
+    ...(status === 'pending'
+      ? { dueShard: dueShardFor(webhookId, id), dueAt: nextAttemptAt === null ? NEVER_DUE : dueKey(nextAttemptAt) }
+      : {}),
   };
+}
+
+const expiryFilter = 'attribute_not_exists(expiresAt) OR expiresAt > :now';
+
+/** Newest first. */
+const byIdDescending = (a: { id: string }, b: { id: string }) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/** The reconciler's order: due time, then the table key (a total order, so pages never skip or repeat). */
+function dueOrder(a: Pick<DueEntry, 'dueAt' | 'webhookId' | 'id'>, b: Pick<DueEntry, 'dueAt' | 'webhookId' | 'id'>) {
+  for (const key of ['dueAt', 'webhookId', 'id'] as const) {
+    if (a[key] !== b[key]) return a[key] < b[key] ? -1 : 1;
+  }
+  return 0;
 }
 
 export class DynamoDeliveryRepository implements DeliveryRepository {
@@ -134,20 +182,24 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     query: { status?: DeliveryStatus; limit: number; after?: string },
     nowMs: number,
   ): Promise<DeliveryPage> {
-    const byStatus = query.status !== undefined;
-    const partition = byStatus ? `${webhookId}#${query.status}` : webhookId;
-    let cursor: Record<string, unknown> | undefined = query.after
-      ? { webhookId, id: query.after, ...(byStatus ? { statusKey: partition } : {}) }
-      : undefined;
+    if (query.status === 'pending') return this.listPending(webhookId, query, nowMs);
+    if (query.status === 'failed') return this.listFailed(webhookId, query, nowMs);
+    // The whole log, or its succeeded rows (most of it, so the filter discards little): the webhook's partition.
+    const status = query.status;
+    let cursor: Record<string, unknown> | undefined = query.after ? { webhookId, id: query.after } : undefined;
     const items: Delivery[] = [];
     do {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.tableName,
-          ...(byStatus ? { IndexName: 'byStatus' } : {}),
-          KeyConditionExpression: `${byStatus ? 'statusKey' : 'webhookId'} = :p`,
-          FilterExpression: 'attribute_not_exists(expiresAt) OR expiresAt > :now',
-          ExpressionAttributeValues: { ':p': partition, ':now': Math.floor(nowMs / 1000) },
+          KeyConditionExpression: 'webhookId = :p',
+          FilterExpression: status ? `(${expiryFilter}) AND #status = :s` : expiryFilter,
+          ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: {
+            ':p': webhookId,
+            ':now': Math.floor(nowMs / 1000),
+            ...(status ? { ':s': status } : {}),
+          },
           ScanIndexForward: false,
           Limit: query.limit + 1 - items.length,
           ExclusiveStartKey: cursor,
@@ -159,30 +211,110 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
   }
 
-  async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
-    const { Items } = await this.doc.send(
-      new QueryCommand({
+  /** Failed rows: byStatusKey (keys and expiry) page by page, each page's rows read with BatchGetItem. */
+  private async listFailed(webhookId: string, query: { limit: number; after?: string }, nowMs: number) {
+    const partition = `${webhookId}#failed`;
+    let cursor: Record<string, unknown> | undefined = query.after
+      ? { webhookId, id: query.after, statusKey: partition }
+      : undefined;
+    const items: Delivery[] = [];
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'byStatusKey',
+          KeyConditionExpression: 'statusKey = :p',
+          FilterExpression: expiryFilter,
+          ExpressionAttributeValues: { ':p': partition, ':now': Math.floor(nowMs / 1000) },
+          ScanIndexForward: false,
+          Limit: query.limit + 1 - items.length,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      items.push(...(await this.rows(page.Items ?? [], 'failed', nowMs)));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor && items.length <= query.limit);
+    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+  }
+
+  /**
+   * Pending rows: few at any time (attempts in flight or waiting for a retry), all in the webhook's byDueShard
+   * shards. Their keys are read whole and ordered newest first; the page's rows are read with BatchGetItem.
+   */
+  private async listPending(webhookId: string, query: { limit: number; after?: string }, nowMs: number) {
+    const keys: Record<string, unknown>[] = [];
+    for (const shard of dueShardsOf(webhookId)) {
+      const entries = await queryAll(this.doc, {
         TableName: this.tableName,
-        IndexName: 'byDue',
-        KeyConditionExpression: 'dueShard = :d AND dueAt <= :before',
-        ExpressionAttributeValues: { ':d': DUE_SHARD, ':before': dueKey(Math.min(dueBefore, 1e15 - 1)) },
-        Limit: limit,
-        ...(after
-          ? {
-              ExclusiveStartKey: {
-                dueShard: DUE_SHARD,
-                dueAt: dueKey(after.nextAttemptAt ?? 0),
-                webhookId: after.webhookId,
-                id: after.id,
-              },
-            }
-          : {}),
+        IndexName: 'byDueShard',
+        KeyConditionExpression: 'dueShard = :d',
+        FilterExpression: query.after ? 'webhookId = :w AND id < :after' : 'webhookId = :w',
+        ExpressionAttributeValues: { ':d': shard, ':w': webhookId, ...(query.after ? { ':after': query.after } : {}) },
+        ProjectionExpression: 'webhookId, id',
+      });
+      keys.push(...entries);
+    }
+    const ordered = [...new Map(keys.map((key) => [key.id as string, key])).values()].sort((a, b) =>
+      byIdDescending(a as { id: string }, b as { id: string }),
+    );
+    const items: Delivery[] = [];
+    for (let i = 0; i < ordered.length && items.length <= query.limit; i += query.limit + 1) {
+      items.push(...(await this.rows(ordered.slice(i, i + query.limit + 1), 'pending', nowMs)));
+    }
+    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+  }
+
+  /**
+   * The rows under these index entries, in their order; a row whose status changed since the index was read
+   * (an attempt recorded meanwhile), or that expired, is left out.
+   */
+  private async rows(entries: readonly Record<string, unknown>[], status: DeliveryStatus, nowMs: number) {
+    if (entries.length === 0) return [];
+    const keys = entries.map((entry) => ({ webhookId: entry.webhookId as string, id: entry.id as string }));
+    const found = new Map(
+      (await batchGetAll(this.doc, this.tableName, keys)).map((item) => [item.id as string, parse(item)]),
+    );
+    return keys
+      .map((key) => found.get(key.id))
+      .filter((row): row is Delivery => row !== undefined && row.status === status && live(row, nowMs));
+  }
+
+  async listDue(dueBefore: number, limit: number, after?: DueDelivery): Promise<DueDelivery[]> {
+    const before = dueKey(Math.min(dueBefore, 1e15 - 1));
+    const start = after ? { dueAt: dueKey(after.nextAttemptAt ?? 0), webhookId: after.webhookId, id: after.id } : null;
+    const from = start?.dueAt ?? dueKey(0);
+    if (from > before) return [];
+    // Up to `limit` rows past `after` from every shard, merged in one order: the first `limit` of them are the
+    // page (rows due at the same time as `after` may sit in any shard).
+    const perShard = await Promise.all(
+      ALL_DUE_SHARDS.map(async (shard) => {
+        const rows: DueEntry[] = [];
+        let cursor: Record<string, unknown> | undefined;
+        do {
+          const page = await this.doc.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              IndexName: 'byDueShard',
+              KeyConditionExpression: 'dueShard = :d AND dueAt BETWEEN :from AND :before',
+              ExpressionAttributeValues: { ':d': shard, ':from': from, ':before': before },
+              Limit: limit,
+              ExclusiveStartKey: cursor,
+            }),
+          );
+          for (const item of page.Items ?? []) {
+            const row = dueEntry.parse(item);
+            if (!start || dueOrder(row, start) > 0) rows.push(row);
+          }
+          cursor = page.LastEvaluatedKey;
+        } while (cursor && rows.length < limit);
+        return rows;
       }),
     );
-    return (Items ?? []).map((item) => {
-      const { id, webhookId, attempts, nextAttemptAt } = parse(item);
-      return { id, webhookId, attempts, nextAttemptAt };
-    });
+    return perShard
+      .flat()
+      .sort(dueOrder)
+      .slice(0, limit)
+      .map(({ id, webhookId, attempts, dueAt }) => ({ id, webhookId, attempts, nextAttemptAt: Number(dueAt) }));
   }
 
   private async conditional(command: PutCommand): Promise<boolean> {

@@ -23,6 +23,7 @@ import { recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
 import { batchPutAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
+import { shardOf } from './shards';
 
 const recipientState = z.object({
   state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
@@ -75,16 +76,27 @@ function parseEmail(item: unknown): EmailRecord {
   return { ...email, suppressed: [...new Set([...email.suppressed, ...byState])] };
 }
 
-const SCHEDULE_SHARD = 'scheduled';
+/** byScheduleShard key values (no single key value takes every waiting email); the reconciler reads each. */
+const SCHEDULE_SHARDS = 8;
+/** The single key value of emails written before the shards (docs/runbook/cost.md): read until they leave. */
+const LEGACY_SCHEDULE_SHARD = 'scheduled';
+const scheduleShardOf = (id: string) => `scheduled#${shardOf(id, SCHEDULE_SHARDS)}`;
+const ALL_SCHEDULE_SHARDS = [
+  LEGACY_SCHEDULE_SHARD,
+  ...Array.from({ length: SCHEDULE_SHARDS }, (_, n) => `scheduled#${n}`),
+];
 /** Zero-padded epoch ms: a string sort key that orders like the number. */
 const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
-/** A scheduled email waiting to be sent sits in the sparse byScheduled index. */
+/**
+ * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
+ * byScheduleShard index, keys only: an entry costs one write unit however large the email.
+ */
 function toItem(email: EmailRecord): Record<string, unknown> {
   const waiting = !email.sentAt && !email.canceledAt;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
   const item = { ...email, headers: Object.entries(email.headers) };
-  return waiting ? { ...item, scheduleShard: SCHEDULE_SHARD, sendAt: dueKey(due) } : item;
+  return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
 }
 
 export class DynamoEmailRepository implements EmailRepository {
@@ -235,15 +247,26 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   async listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]> {
-    const { Items } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'byScheduled',
-        KeyConditionExpression: 'scheduleShard = :s AND sendAt <= :before',
-        ExpressionAttributeValues: { ':s': SCHEDULE_SHARD, ':before': dueKey(Math.min(dueBefore, 1e15 - 1)) },
-        Limit: limit,
+    const before = dueKey(Math.min(dueBefore, 1e15 - 1));
+    // The earliest `limit` of every shard, merged: the earliest `limit` overall.
+    const perShard = await Promise.all(
+      ALL_SCHEDULE_SHARDS.map(async (shard) => {
+        const { Items } = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'byScheduleShard',
+            KeyConditionExpression: 'scheduleShard = :s AND sendAt <= :before',
+            ExpressionAttributeValues: { ':s': shard, ':before': before },
+            Limit: limit,
+          }),
+        );
+        return (Items ?? []).map((item) => ({ id: item.id as string, sendAt: item.sendAt as string }));
       }),
     );
-    return (Items ?? []).map((item) => ({ id: item.id as string, sendAt: Number(item.sendAt) }));
+    return perShard
+      .flat()
+      .sort((a, b) => (a.sendAt < b.sendAt ? -1 : a.sendAt > b.sendAt ? 1 : a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(({ id, sendAt }) => ({ id, sendAt: Number(sendAt) }));
   }
 }

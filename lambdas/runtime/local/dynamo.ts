@@ -2,11 +2,17 @@
 // embedded dynalite (dynalite.ts) over its thread's MessagePort (`embeddedDynamoClient`); everything else uses
 // its loopback HTTP endpoint (`localDynamoClient`). Both doors lead to one store, with the tables CDK deploys.
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
   CreateTableCommand,
   type CreateTableCommandInput,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
+  ResourceNotFoundException,
+  ScanCommand,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/core/protocols';
 import { type TableName, type TableSpec, tables } from '../../manifest';
@@ -83,24 +89,86 @@ export function createTableInput(name: string, spec: TableSpec): CreateTableComm
               { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
               ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
             ],
-            Projection: { ProjectionType: 'ALL' as const },
+            // The manifest's projection, as on AWS: an index query returns what the entry holds, no more.
+            Projection:
+              index.projection?.type === 'INCLUDE'
+                ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.attributes] }
+                : { ProjectionType: index.projection?.type ?? ('ALL' as const) },
           })),
         }
       : {}),
   };
 }
 
-/** Creates every manifest table that does not exist yet. */
+/**
+ * Creates every manifest table that does not exist yet, and rebuilds one whose indexes are not the manifest's
+ * (a data directory made before an index was renamed or changed its projection).
+ */
 export async function createTables(client: DynamoDBClient, names: Readonly<Record<TableName, string>>): Promise<void> {
   for (const [table, spec] of Object.entries(tables) as [TableName, TableSpec][]) {
+    const input = createTableInput(names[table], spec);
     try {
-      await client.send(new CreateTableCommand(createTableInput(names[table], spec)));
+      await client.send(new CreateTableCommand(input));
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      await untilActive(client, names[table]);
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[table] }));
+      if (Table && indexesOf(Table) !== indexesOf(input)) await rebuild(client, input);
     }
   }
   // A new table is CREATING for a moment (a timer in dynalite, longer on DynamoDB Local), and refuses items.
   for (const name of Object.values(names)) await untilActive(client, name);
+}
+
+/** The indexes of a table, as a comparable string: names, keys and projections. */
+function indexesOf(table: Pick<TableDescription, 'GlobalSecondaryIndexes'>): string {
+  const indexes = (table.GlobalSecondaryIndexes ?? []).map((index) => ({
+    name: index.IndexName,
+    keys: index.KeySchema?.map((key) => `${key.AttributeName}:${key.KeyType}`),
+    projection: index.Projection?.ProjectionType ?? 'ALL',
+    attributes: [...(index.Projection?.NonKeyAttributes ?? [])].sort(),
+  }));
+  return JSON.stringify(indexes.sort((a, b) => String(a.name).localeCompare(String(b.name))));
+}
+
+/**
+ * Replaces a table by one made from `input`, with the same items. Local only: dynalite cannot add an index to
+ * a table, and DynamoDB's own way (one index at a time, backfilled) is the operator's on AWS
+ * (docs/runbook/cost.md). The items are held in memory meanwhile, which a development data directory allows.
+ */
+async function rebuild(client: DynamoDBClient, input: CreateTableCommandInput): Promise<void> {
+  const name = input.TableName as string;
+  const items: Record<string, AttributeValue>[] = [];
+  let cursor: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: name, ExclusiveStartKey: cursor }));
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  await client.send(new DeleteTableCommand({ TableName: name }));
+  await untilGone(client, name);
+  await client.send(new CreateTableCommand(input));
+  await untilActive(client, name);
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length) {
+      const { UnprocessedItems } = await client.send(new BatchWriteItemCommand({ RequestItems: { [name]: requests } }));
+      requests = (UnprocessedItems?.[name] ?? []) as typeof requests;
+    }
+  }
+}
+
+async function untilGone(client: DynamoDBClient, name: string): Promise<void> {
+  for (let waited = 0; waited < TABLE_ACTIVE_MS; waited += 10) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: name }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return;
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`Table ${name} was not deleted within ${TABLE_ACTIVE_MS} ms`);
 }
 
 async function untilActive(client: DynamoDBClient, name: string): Promise<void> {

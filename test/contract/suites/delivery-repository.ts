@@ -3,7 +3,7 @@
 // (DESIGN §4: a duplicated job never sends or counts twice), TTL-filtered reads (DESIGN §5), the newest-first
 // log with `after` cursors, the status filter and exact has_more, and the reconciler's due list.
 import { randomBytes } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
@@ -565,7 +565,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(acrossTheRun).toEqual({ items: live.slice(1), hasMore: false });
   });
 
-  it('filters by status (byStatus), newest first, with exact has_more', async () => {
+  it('filters by status (failed and pending from their indexes, succeeded from the log), newest first, with exact has_more', async () => {
     // Arrange: statuses cycle pending, succeeded, failed (final rows live for 30 days).
     const webhookId = newWebhookId();
     const cycle: DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
@@ -775,41 +775,108 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
   if (harness.raw) {
     const raw = harness.raw;
 
-    it('keeps only pending rows in the sparse byDue index, keyed by zero-padded due time', async () => {
-      // Arrange
+    /** The entries of one of the deliveries table's indexes (every page), as stored. */
+    async function entries(index: string, key: string, value: string) {
       const { db, table } = raw();
-      const webhookId = newWebhookId();
-      const pending = newDelivery(webhookId, T0);
-      const final = newDelivery(webhookId, T0 + 1);
-      await repo().createClaimed(pending);
-      await repo().createClaimed(final);
-      await repo().record(after(final, 'succeeded'), 1);
-
-      // Act
-      const read = async (id: string) =>
-        (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
-      const pendingItem = await read(pending.id);
-      const finalItem = await read(final.id);
-
-      // Assert
-      expect(pendingItem).toMatchObject({
-        dueShard: 'due',
-        dueAt: String(T0).padStart(15, '0'),
-        statusKey: `${webhookId}#pending`,
-      });
-      expect(finalItem).toMatchObject({ statusKey: `${webhookId}#succeeded` });
-      expect(finalItem).not.toHaveProperty('dueShard');
-      expect(finalItem).not.toHaveProperty('dueAt');
       const { Items } = await db.doc.send(
         new QueryCommand({
           TableName: table,
-          IndexName: 'byDue',
-          KeyConditionExpression: 'dueShard = :d',
-          FilterExpression: 'webhookId = :w',
-          ExpressionAttributeValues: { ':d': 'due', ':w': webhookId },
+          IndexName: index,
+          KeyConditionExpression: '#k = :v',
+          ExpressionAttributeNames: { '#k': key },
+          ExpressionAttributeValues: { ':v': value },
         }),
       );
-      expect((Items ?? []).map((item) => item.id)).toEqual([pending.id]);
+      return Items ?? [];
+    }
+    const read = async (webhookId: string, id: string) => {
+      const { db, table } = raw();
+      return (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
+    };
+
+    it('keeps a pending row (a first attempt in flight too) in byDueShard only, keys and attempts, by zero-padded due time', async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const pending = newDelivery(webhookId, T0);
+
+      // Act
+      await repo().createClaimed(pending);
+
+      // Assert: in no status index; its byDueShard entry is the keys and `attempts`, never the payload.
+      const item = await read(webhookId, pending.id);
+      expect(item).toMatchObject({ dueShard: expect.stringMatching(/^due#\d+$/), dueAt: String(T0).padStart(15, '0') });
+      expect(item).not.toHaveProperty('statusKey');
+      const [entry, ...others] = (await entries('byDueShard', 'dueShard', item?.dueShard)).filter(
+        (e) => e.webhookId === webhookId,
+      );
+      expect(others).toEqual([]);
+      expect(entry).toEqual({
+        webhookId,
+        id: pending.id,
+        dueShard: item?.dueShard,
+        dueAt: String(T0).padStart(15, '0'),
+        attempts: 0,
+      });
+    });
+
+    it('a succeeded row is in no index; a failed row is in byStatusKey only, keys and expiry', async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const [ok, bad] = [newDelivery(webhookId, T0), newDelivery(webhookId, T0 + 1)];
+      await repo().createClaimed(ok);
+      await repo().createClaimed(bad);
+
+      // Act
+      await repo().record(after(ok, 'succeeded'), 1);
+      await repo().record(after(bad, 'failed'), 1);
+
+      // Assert
+      const okItem = await read(webhookId, ok.id);
+      const badItem = await read(webhookId, bad.id);
+      for (const attribute of ['statusKey', 'dueShard', 'dueAt']) expect(okItem).not.toHaveProperty(attribute);
+      expect(badItem).not.toHaveProperty('dueShard');
+      expect(badItem).toMatchObject({ statusKey: `${webhookId}#failed` });
+      expect(await entries('byStatusKey', 'statusKey', `${webhookId}#failed`)).toEqual([
+        { webhookId, id: bad.id, statusKey: `${webhookId}#failed`, expiresAt: NOW_S + 30 * 86_400 },
+      ]);
+    });
+
+    it("spreads pending rows over byDueShard's key values: across webhooks, and one webhook's over several", async () => {
+      // Arrange
+      const many = Array.from({ length: 48 }, () => newDelivery(newWebhookId(), T0));
+      const busy = newWebhookId();
+      const ofBusy = Array.from({ length: 24 }, (_, i) => newDelivery(busy, T0 + i));
+
+      // Act
+      for (const row of [...many, ...ofBusy]) await repo().createClaimed(row);
+
+      // Assert
+      const shards = async (rows: Delivery[]) =>
+        new Set(await Promise.all(rows.map(async (row) => (await read(row.webhookId, row.id))?.dueShard)));
+      expect((await shards(many)).size).toBeGreaterThanOrEqual(10);
+      expect((await shards(ofBusy)).size).toBeGreaterThan(1);
+      expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
+    });
+
+    it('still finds a pending row stored before the shards (dueShard "due"): due list and status filter', async () => {
+      // Arrange: the item as the single-key layout wrote it, due at 5 ms after the epoch (before any other row).
+      const { db, table } = raw();
+      const webhookId = newWebhookId();
+      const { claim: _claim, ...old } = newDelivery(webhookId, T0, { attempts: 1, nextAttemptAt: 5 });
+      await db.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...old, statusKey: `${webhookId}#pending`, dueShard: 'due', dueAt: '000000000000005' },
+        }),
+      );
+
+      // Act
+      const due = await repo().listDue(10, 10);
+      const listed = await repo().list(webhookId, { status: 'pending', limit: 10 }, NOW);
+
+      // Assert
+      expect(due).toEqual([{ id: old.id, webhookId, attempts: 1, nextAttemptAt: 5 }]);
+      expect(listed).toEqual({ items: [old], hasMore: false });
     });
   }
 }

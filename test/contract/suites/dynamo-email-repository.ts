@@ -3,7 +3,7 @@
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
 // back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
 import { DynamoEmailRepository } from '../../../lambdas/adapters/dynamodb/emails';
 import type { EmailRecord } from '../../../lambdas/app/emails/ports';
@@ -40,7 +40,7 @@ async function readBack(db: DynamoTables, table: string, ids: readonly string[])
       const { Responses, UnprocessedKeys } = await db.doc.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
       );
-      // The byScheduled index keys (scheduleShard, sendAt) are storage, not the email: leave them out. Headers
+      // The byScheduleShard index keys (scheduleShard, sendAt) are storage, not the email: leave them out. Headers
       // are stored as [name, value] pairs (a map could not hold one named `constructor`): read them as a record.
       for (const { scheduleShard: _shard, sendAt: _at, headers, ...item } of Responses?.[table] ?? [])
         found.set(String(item.id), { ...item, headers: Object.fromEntries(headers as [string, string][]) });
@@ -216,5 +216,59 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
 
     // Act / Assert
     expect(Object.entries((await repo.get(email.id))?.headers ?? {})).toEqual([['X-Entity-Ref-ID', 'ref-8']]);
+  });
+
+  it('keeps a waiting email in byScheduleShard as keys only, however large, spread over several key values', async () => {
+    // Arrange: 24 emails sent now (recipients to settle), one with a 100 KB body.
+    const emails = Array.from({ length: 24 }, (_, i) =>
+      newEmail(300 + i, i === 0 ? { html: 'x'.repeat(100_000) } : {}),
+    );
+
+    // Act
+    await repo.createMany(emails);
+
+    // Assert
+    const stored = await Promise.all(
+      emails.map(
+        async (email) =>
+          (await db().doc.send(new GetCommand({ TableName: db().tables.emails, Key: { id: email.id } }))).Item,
+      ),
+    );
+    const shards = new Set(stored.map((item) => item?.scheduleShard));
+    expect([...shards].every((shard) => /^scheduled#\d+$/.test(String(shard)))).toBe(true);
+    expect(shards.size).toBeGreaterThan(1);
+    const { Items } = await db().doc.send(
+      new QueryCommand({
+        TableName: db().tables.emails,
+        IndexName: 'byScheduleShard',
+        KeyConditionExpression: 'scheduleShard = :s',
+        FilterExpression: 'id = :id',
+        ExpressionAttributeValues: { ':s': stored[0]?.scheduleShard, ':id': emails[0]?.id },
+      }),
+    );
+    expect(Items).toEqual([{ id: emails[0]?.id, scheduleShard: stored[0]?.scheduleShard, sendAt: stored[0]?.sendAt }]);
+  });
+
+  it('lists a waiting email stored before the shards (scheduleShard "scheduled")', async () => {
+    // Arrange
+    const tables = await db().freshTables();
+    const fresh = new DynamoEmailRepository(db().doc, tables.emails);
+    const email = newEmail(9);
+    await db().doc.send(
+      new PutCommand({
+        TableName: tables.emails,
+        Item: {
+          ...email,
+          headers: [],
+          scheduleShard: 'scheduled',
+          sendAt: String(Date.parse(email.createdAt)).padStart(15, '0'),
+        },
+      }),
+    );
+
+    // Act / Assert
+    expect(await fresh.listScheduled(Date.parse(email.createdAt), 10)).toEqual([
+      { id: email.id, sendAt: Date.parse(email.createdAt) },
+    ]);
   });
 }

@@ -1,0 +1,97 @@
+// A local data directory made before an index changed (name or projection): createTables rebuilds the table
+// with the manifest's indexes and keeps every item, so `npm start` on an old SF_DATA_DIR keeps working.
+// dynalite cannot add a GSI to an existing table, so the rebuild copies the items through a new table.
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tables } from '../../lambdas/manifest';
+import { createTableInput, createTables } from '../../lambdas/runtime/local/dynamo';
+import { type DynamoEndpoint, dynaliteInMemory } from '../support/dynamo';
+
+let dynamo: DynamoEndpoint;
+let client: DynamoDBClient;
+beforeAll(async () => {
+  dynamo = await dynaliteInMemory.start();
+  client = dynamo.client();
+});
+afterAll(async () => {
+  client.destroy();
+  await dynamo.stop();
+});
+
+async function untilActive(name: string) {
+  while ((await client.send(new DescribeTableCommand({ TableName: name }))).Table?.TableStatus !== 'ACTIVE') {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const names = Object.fromEntries(Object.keys(tables).map((t) => [t, `upgrade-${t}`])) as Parameters<
+  typeof createTables
+>[1];
+
+it('rebuilds a table whose indexes differ from the manifest, with every item, and leaves matching tables alone', async () => {
+  // Arrange: the deliveries table as the single-key layout made it (byStatus and byDue, ALL), with 60 rows.
+  const current = createTableInput(names.deliveries, tables.deliveries);
+  await client.send(
+    new CreateTableCommand({
+      ...current,
+      AttributeDefinitions: ['webhookId', 'id', 'statusKey', 'dueShard', 'dueAt'].map((name) => ({
+        AttributeName: name,
+        AttributeType: 'S',
+      })),
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'byStatus',
+          KeySchema: [
+            { AttributeName: 'statusKey', KeyType: 'HASH' },
+            { AttributeName: 'id', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+        {
+          IndexName: 'byDue',
+          KeySchema: [
+            { AttributeName: 'dueShard', KeyType: 'HASH' },
+            { AttributeName: 'dueAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
+  await client.send(new CreateTableCommand(createTableInput(names.webhooks, tables.webhooks)));
+  await untilActive(names.deliveries);
+  await untilActive(names.webhooks);
+  const doc = DynamoDBDocumentClient.from(client);
+  const rows = Array.from({ length: 60 }, (_, i) => ({
+    webhookId: 'wh_old',
+    id: `dlv_${String(i).padStart(3, '0')}`,
+    status: 'pending',
+    attempts: 1,
+    statusKey: 'wh_old#pending',
+    dueShard: 'due',
+    dueAt: String(1_000 + i).padStart(15, '0'),
+  }));
+  for (const Item of rows) await doc.send(new PutCommand({ TableName: names.deliveries, Item }));
+  const webhooksBefore = await client.send(new DescribeTableCommand({ TableName: names.webhooks }));
+
+  // Act
+  await createTables(client, names);
+
+  // Assert
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: names.deliveries }));
+  expect(
+    Table?.GlobalSecondaryIndexes?.map((i) => ({ name: i.IndexName, projection: i.Projection?.ProjectionType })),
+  ).toEqual(tables.deliveries.indexes.map((i) => ({ name: i.name, projection: i.projection.type })));
+  const { Items } = await doc.send(
+    new QueryCommand({
+      TableName: names.deliveries,
+      IndexName: 'byDueShard',
+      KeyConditionExpression: 'dueShard = :d',
+      ExpressionAttributeValues: { ':d': 'due' },
+    }),
+  );
+  expect(Items?.map((item) => item.id).sort()).toEqual(rows.map((row) => row.id));
+  const webhooksAfter = await client.send(new DescribeTableCommand({ TableName: names.webhooks }));
+  expect(webhooksAfter.Table?.CreationDateTime).toEqual(webhooksBefore.Table?.CreationDateTime);
+});
