@@ -647,7 +647,15 @@ describe('reconciler entry point: pending domains', () => {
     dynamo
       .on(UpdateCommand, { TableName: 'domains-table' })
       .resolves({ Attributes: { ...pending, status: 'verified' } });
-    ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'SUCCESS' } });
+    ses.on(GetEmailIdentityCommand).resolves({
+      VerifiedForSendingStatus: true,
+      DkimAttributes: { Status: 'SUCCESS' },
+      // Tagged by this deployment (the owner its template sets) for this account.
+      Tags: [
+        { Key: 'sendflow:managed', Value: environments.reconciler.SF_SES_IDENTITY_OWNER },
+        { Key: 'sendflow:account', Value: 'acct_1' },
+      ],
+    });
 
     // Act
     const result = await handlers.reconciler({}, lambdaContext('r14'));
