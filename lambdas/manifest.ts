@@ -290,3 +290,9 @@ export const tableNames = Object.keys(tables) as TableName[];
 export function tableEnvVar(table: TableName): string {
   return `SF_TABLE_${table.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
 }
+
+/**
+ * Tags on every SES identity Sendflow creates (AWS only): the deployment that owns it, whose IAM policies allow
+ * identity actions and sending only where this tag matches, and the Sendflow account it was created for.
+ */
+export const SES_IDENTITY_TAGS = { managed: 'sendflow:managed', account: 'sendflow:account' } as const;

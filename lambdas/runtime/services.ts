@@ -5,6 +5,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import type { DomainProvider } from '../app/domains/ports';
@@ -91,6 +92,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
     ipRateLimit: config.ipRateLimit,
+    // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
+    // (one process); on AWS the WAF's rate-based rules are the limit.
+    anonymousCounter: new InMemoryRateLimitCounter(),
   };
 }
 

@@ -13,7 +13,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type QueueSpec, queues } from '../../lambdas/manifest';
+import { type QueueSpec, queues, SES_IDENTITY_TAGS } from '../../lambdas/manifest';
 import { NodeFunction } from './node-function';
 import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
@@ -180,9 +180,19 @@ export class EmailPipeline extends Construct {
   }
 
   /**
-   * Lets `fn` send through SES: ses:SendEmail on sending identities and on our configuration set, which SES
-   * authorizes separately whenever a send names one. No IAM condition key names the configuration set, so
-   * the configuration-set resource is the scope: naming any other set is denied.
+   * The `sendflow:managed` tag value of this deployment's SES identities: the stack's (stage-qualified) name.
+   * Identities outlive the stack (CloudFormation does not manage them), so a redeploy under the same name
+   * finds its own again, and another stage's, or the operator's untagged ones, are never ours.
+   */
+  get identityOwner(): string {
+    return Stack.of(this).stackName;
+  }
+
+  /**
+   * Lets `fn` send through SES: ses:SendEmail from identities this deployment created (tagged
+   * `sendflow:managed` = identityOwner, so never the operator's own or another stage's) and with our
+   * configuration set, which SES authorizes separately whenever a send names one. No IAM condition key names
+   * the configuration set, so the configuration-set resource is the scope: naming any other set is denied.
    */
   grantSending(fn: NodeFunction): void {
     const stack = Stack.of(this);
@@ -190,8 +200,14 @@ export class EmailPipeline extends Construct {
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
+        resources: [identityArns(stack)],
+        conditions: { StringEquals: { [`aws:ResourceTag/${SES_IDENTITY_TAGS.managed}`]: this.identityOwner } },
+      }),
+    );
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:SendEmail'],
         resources: [
-          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
           stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSetName }),
         ],
       }),
@@ -199,15 +215,39 @@ export class EmailPipeline extends Construct {
     acknowledgeIdentities(fn, 'Customers send from their own verified domains, added at run time (POST /v1/domains)');
   }
 
-  /** Lets `fn` manage domain identities (Easy DKIM): identities only, never the account or other resources. */
+  /**
+   * Lets `fn` manage domain identities (Easy DKIM), and only this deployment's: it may create an identity only
+   * with our two tags (SES needs ses:TagResource for tags given at creation, allowed under the same
+   * conditions), and read or delete only an identity tagged `sendflow:managed` = identityOwner. The app then
+   * checks the `sendflow:account` tag against the caller (lambdas/adapters/ses/ses-domains.ts), which IAM cannot.
+   */
   grantIdentities(fn: NodeFunction, actions: readonly IdentityAction[]): void {
     const stack = Stack.of(this);
-    fn.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [...actions],
-        resources: [stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
-      }),
-    );
+    const owner = this.identityOwner;
+    fn.handler.addEnvironment('SF_SES_IDENTITY_OWNER', owner);
+    if (actions.includes('ses:CreateEmailIdentity')) {
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:CreateEmailIdentity', 'ses:TagResource'],
+          resources: [identityArns(stack)],
+          conditions: {
+            StringEquals: { [`aws:RequestTag/${SES_IDENTITY_TAGS.managed}`]: owner },
+            Null: { [`aws:RequestTag/${SES_IDENTITY_TAGS.account}`]: 'false' },
+            'ForAllValues:StringEquals': { 'aws:TagKeys': [SES_IDENTITY_TAGS.managed, SES_IDENTITY_TAGS.account] },
+          },
+        }),
+      );
+    }
+    const onOurs = actions.filter((action) => action !== 'ses:CreateEmailIdentity');
+    if (onOurs.length) {
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: onOurs,
+          resources: [identityArns(stack)],
+          conditions: { StringEquals: { [`aws:ResourceTag/${SES_IDENTITY_TAGS.managed}`]: owner } },
+        }),
+      );
+    }
     acknowledgeIdentities(fn, 'Domain identities are created per customer domain at run time, named by the domain');
   }
 
@@ -253,11 +293,17 @@ export class EmailPipeline extends Construct {
   }
 }
 
+/** Every SES identity of this account and region: the names are customers' domains, added at run time. */
+function identityArns(stack: Stack): string {
+  return stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+}
+
 function acknowledgeIdentities(fn: NodeFunction, why: string): void {
   Validations.of(fn.role).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
     reason:
       `${why}; their names are not known at deploy time. The wildcard covers SES identities of this account ` +
-      'and region only, and sending also requires our configuration set.',
+      'and region only, conditioned on the sendflow:managed tag this deployment puts on the identities it ' +
+      'creates, and sending also requires our configuration set.',
   });
 }

@@ -412,32 +412,58 @@ describe('SES configuration set and its events', () => {
 describe('SES permissions', () => {
   const sesStatements = (fn: string) =>
     statementsOf(roleOf(fn)).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
-  const sending = {
-    Effect: 'Allow',
-    Action: 'ses:SendEmail',
-    Resource: [sesArn('identity/*'), sesArn('configuration-set/Sendflow-prod-Api-email-events')],
-  };
+  const OWNER = 'Sendflow-prod-Api';
+  /** Only identities this deployment created (tagged sendflow:managed = its stack name), never untagged ones. */
+  const onOurIdentities = { StringEquals: { 'aws:ResourceTag/sendflow:managed': OWNER } };
+  const sending = [
+    { Effect: 'Allow', Action: 'ses:SendEmail', Resource: sesArn('identity/*'), Condition: onOurIdentities },
+    { Effect: 'Allow', Action: 'ses:SendEmail', Resource: sesArn('configuration-set/Sendflow-prod-Api-email-events') },
+  ];
 
-  it('the API may only manage identities: it queues email, the send worker sends it', () => {
+  it('the API may only manage identities, and only ones it creates with our tags or finds tagged as ours', () => {
     expect(sesStatements('api')).toEqual([
       {
         Effect: 'Allow',
-        Action: ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        Action: ['ses:CreateEmailIdentity', 'ses:TagResource'],
         Resource: sesArn('identity/*'),
+        Condition: {
+          StringEquals: { 'aws:RequestTag/sendflow:managed': OWNER },
+          Null: { 'aws:RequestTag/sendflow:account': 'false' },
+          'ForAllValues:StringEquals': { 'aws:TagKeys': ['sendflow:managed', 'sendflow:account'] },
+        },
+      },
+      {
+        Effect: 'Allow',
+        Action: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        Resource: sesArn('identity/*'),
+        Condition: onOurIdentities,
       },
     ]);
     expect(variablesOf('api').SF_SES_CONFIGURATION_SET).toBeUndefined();
+    expect(variablesOf('api').SF_SES_IDENTITY_OWNER).toBe(OWNER);
   });
 
-  it('the send worker may send only with our configuration set', () => {
-    expect(sesStatements('sender')).toEqual([sending]);
+  it('the send worker may send only from identities tagged as ours, and only with our configuration set', () => {
+    expect(sesStatements('sender')).toEqual(sending);
     expect(variablesOf('sender').SF_SES_CONFIGURATION_SET).toBe('Sendflow-prod-Api-email-events');
   });
 
-  it('the reconciler may only read identities (pending domains)', () => {
+  it('the reconciler may only read identities tagged as ours (pending domains)', () => {
     expect(sesStatements('reconciler')).toEqual([
-      { Effect: 'Allow', Action: 'ses:GetEmailIdentity', Resource: sesArn('identity/*') },
+      { Effect: 'Allow', Action: 'ses:GetEmailIdentity', Resource: sesArn('identity/*'), Condition: onOurIdentities },
     ]);
+    expect(variablesOf('reconciler').SF_SES_IDENTITY_OWNER).toBe(OWNER);
+  });
+
+  it('every statement on identities is conditioned on our tag: none reaches an untagged identity', () => {
+    for (const fn of Object.keys(functions)) {
+      for (const s of sesStatements(fn)) {
+        if (!JSON.stringify(s.Resource).includes('identity/')) continue;
+        const equals = (s.Condition as { StringEquals?: Record<string, string> } | undefined)?.StringEquals ?? {};
+        const tagged = equals['aws:ResourceTag/sendflow:managed'] ?? equals['aws:RequestTag/sendflow:managed'];
+        expect(tagged, `${fn}: ${actionsOf(s).join(', ')}`).toBe(OWNER);
+      }
+    }
   });
 
   it('only the API may create or delete identities', () => {

@@ -181,14 +181,14 @@ afterEach(() => {
 });
 
 describe('api entry point', () => {
-  it('answers an unknown path with 404, counts the caller IP in the configured table, and logs the request id', async () => {
-    // Arrange
-    dynamo.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
+  it('answers an unknown path with 404 and rate-limit headers, writes nothing to DynamoDB, and logs the request id', async () => {
+    // Arrange: an unknown key (the API Lambda looks its hash up, and finds nothing).
+    dynamo.on(GetCommand).resolves({});
     const event = {
       resource: '/{proxy+}',
       path: '/nope',
       httpMethod: 'GET',
-      headers: {},
+      headers: { Authorization: `Bearer ${generateApiKey('test', randomBytes)}` },
       multiValueHeaders: {},
       queryStringParameters: null,
       multiValueQueryStringParameters: null,
@@ -206,7 +206,8 @@ describe('api entry point', () => {
     expect(response.statusCode).toBe(404);
     expect(JSON.parse(response.body)).toMatchObject({ status: 404, code: 'not_found' });
     expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '20', 'X-Request-Id': 'gw-req-1' });
-    expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, { TableName: 'rate-limits-table' });
+    // Anonymous traffic is counted per IP in memory (the WAF limits it on AWS): never a DynamoDB write.
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
     expect(logLines()).toContainEqual(
       expect.objectContaining({ service: 'sendflow-api', function_request_id: 'lambda-req-1' }),
     );
@@ -245,6 +246,26 @@ describe('authorizer entry point', () => {
     expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Allow' });
     expect(result.usageIdentifierKey).toBe('U'.repeat(40));
     expect(result.context).toMatchObject({ accountId: 'acct_1', plan: 'growth' });
+  });
+
+  it.each([
+    ['an unknown, well-formed key', () => `Bearer ${generateApiKey('test', randomBytes)}`, ['GetCommand']],
+    ['a malformed key', () => 'Bearer sf_test_not-a-key', []],
+  ])('denies %s with no DynamoDB write', async (_name, header, calls) => {
+    // Arrange
+    dynamo.on(GetCommand).resolves({});
+    const event = {
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/v1/GET/api-keys',
+      headers: { Authorization: header() },
+    } as unknown as APIGatewayRequestAuthorizerEvent;
+
+    // Act
+    const result = (await handlers.authorizer(event, lambdaContext('lambda-req-4'))) as APIGatewayAuthorizerResult;
+
+    // Assert
+    expect(result.policyDocument.Statement[0]).toMatchObject({ Effect: 'Deny' });
+    expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(calls);
   });
 
   it('denies a request without a key and logs why with the request id', async () => {
@@ -659,7 +680,15 @@ describe('reconciler entry point: pending domains', () => {
     dynamo
       .on(UpdateCommand, { TableName: 'domains-table' })
       .resolves({ Attributes: { ...pending, status: 'verified' } });
-    ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'SUCCESS' } });
+    ses.on(GetEmailIdentityCommand).resolves({
+      VerifiedForSendingStatus: true,
+      DkimAttributes: { Status: 'SUCCESS' },
+      // Tagged by this deployment (the owner its template sets) for this account.
+      Tags: [
+        { Key: 'sendflow:managed', Value: environments.reconciler.SF_SES_IDENTITY_OWNER },
+        { Key: 'sendflow:account', Value: 'acct_1' },
+      ],
+    });
 
     // Act
     const result = await handlers.reconciler({}, lambdaContext('r14'));

@@ -242,4 +242,24 @@ describe('domain names across accounts', () => {
       201,
     );
   });
+  it('a test-mode domain never blocks another account’s live domain of that name, nor frees it when deleted', async () => {
+    // Arrange: a test-mode key adds the name first (test mode never touches SES).
+    const { key: squatter } = await rt.newKey({ mode: 'test' });
+    const { key: owner } = await rt.newKey({ mode: 'live' });
+    const { key: third } = await rt.newKey({ mode: 'live' });
+    const body = '{"name":"claimed-in-test.example.com"}';
+    const test = await rt.call('/domains', { method: 'POST', key: squatter, body });
+    expect(test.status).toBe(201);
+
+    // Act
+    const live = await rt.call('/domains', { method: 'POST', key: owner, body });
+    await rt.call(`/domains/${((await test.json()) as { id: string }).id}`, { method: 'DELETE', key: squatter });
+    const after = await rt.call('/domains', { method: 'POST', key: third, body });
+
+    // Assert
+    expect(live.status).toBe(201);
+    expect(await live.json()).toMatchObject({ name: 'claimed-in-test.example.com', status: 'pending' });
+    expect(after.status).toBe(409);
+    expect(await after.json()).toMatchObject({ code: 'domain_taken' });
+  });
 });

@@ -5,12 +5,13 @@
 // (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
 import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
-import type {
-  DnsRecord,
-  Domain,
-  DomainProvider,
-  DomainRepository,
-  DomainStatus,
+import {
+  type DnsRecord,
+  type Domain,
+  type DomainProvider,
+  type DomainRepository,
+  type DomainStatus,
+  IdentityUnavailableError,
 } from '../../lambdas/app/domains/ports';
 import type {
   BatchState,
@@ -857,9 +858,12 @@ export class ScriptedDomainProvider implements DomainProvider {
   readonly statuses = new Map<string, DomainStatus>();
   readonly registered: string[] = [];
   readonly removed: string[] = [];
+  /** Names the provider already has as identities Sendflow did not create (the operator's own). */
+  readonly unavailable = new Set<string>();
   onStatus: (name: string) => Promise<void> | void = () => {};
 
-  async register(name: string): Promise<readonly DnsRecord[]> {
+  async register(name: string, _accountId?: string): Promise<readonly DnsRecord[]> {
+    if (this.unavailable.has(name)) throw new IdentityUnavailableError(name);
     this.registered.push(name);
     return [1, 2, 3].map((i) => ({
       type: 'CNAME' as const,

@@ -1,8 +1,19 @@
 // Unit tests of the sending-domain use cases (lambdas/app/domains/domains.ts) on in-memory fakes with a fake
 // clock: create (pending, the provider's DNS records, domain.created; 409 domain_exists on a duplicate), verify
 // (domain.updated only when the state changes, once, also when racing the reconciler), checkPendingDomains,
-// delete (provider.remove, domain.deleted; 404 after), and isVerifiedSender for live-mode sends.
+// delete (provider.remove, domain.deleted; 404 after), and isVerifiedSender for live-mode sends. Name claims
+// are live-mode only; an identity Sendflow did not create for the account (SES through aws-sdk-client-mock) is
+// 409 domain_unavailable with nothing stored, and is never deleted.
+import {
+  AlreadyExistsException,
+  CreateEmailIdentityCommand,
+  DeleteEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  SESv2Client,
+} from '@aws-sdk/client-sesv2';
+import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { identityTags, SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import {
   checkPendingDomains,
   createDomain,
@@ -307,8 +318,7 @@ describe('domains', () => {
   });
 
   // ScriptedDomainProvider keys identities by name only, as SES does (one identity per name in Sendflow's AWS
-  // account and region, shared by every tenant: SesDomainProvider.register returns an existing identity's records,
-  // status() and remove() take the name alone).
+  // account and region, shared by every tenant): the live-mode name claim is what keeps tenants apart.
   describe('tenants sharing a domain name (one provider identity per name)', () => {
     it('another account cannot add a name an account holds (409 domain_taken), so cannot send as it', async () => {
       // Arrange
@@ -357,6 +367,107 @@ describe('domains', () => {
       ).resolves.toMatchObject({
         status: 'pending',
       });
+    });
+  });
+
+  describe('name claims: live mode only (test mode never touches SES)', () => {
+    it('a test-mode domain of one account never blocks another account’s live domain of that name', async () => {
+      // Arrange
+      const squatter: Tenant = { accountId: 'acct_squatter', mode: 'test' };
+      await createDomain(s.deps, squatter, 'acme.example');
+
+      // Act
+      const live = await createDomain(s.deps, { accountId: 'acct_owner', mode: 'live' }, 'acme.example');
+
+      // Assert
+      expect(live).toMatchObject({ accountId: 'acct_owner', mode: 'live', status: 'pending' });
+      expect([...s.domains.names]).toEqual([['acme.example', 'acct_owner']]);
+    });
+
+    it('another account’s live domain does not block a test-mode domain of that name either', async () => {
+      await createDomain(s.deps, { accountId: 'acct_owner', mode: 'live' }, 'acme.example');
+      const test = createDomain(s.deps, { accountId: 'acct_other', mode: 'test' }, 'acme.example');
+      await expect(test).resolves.toMatchObject({ accountId: 'acct_other', mode: 'test' });
+    });
+
+    it('deleting a test-mode domain leaves another account’s live claim alone', async () => {
+      // Arrange
+      const test = await createDomain(s.deps, { accountId: 'acct_other', mode: 'test' }, 'acme.example');
+      await createDomain(s.deps, { accountId: 'acct_owner', mode: 'live' }, 'acme.example');
+
+      // Act
+      await deleteDomain(s.deps, { accountId: 'acct_other', mode: 'test' }, test.id);
+
+      // Assert
+      expect(s.domains.names.get('acme.example')).toBe('acct_owner');
+    });
+  });
+
+  describe('an identity the provider has and Sendflow did not create for this account', () => {
+    it('is 409 domain_unavailable: nothing stored, no event, and the name claim released', async () => {
+      // Arrange
+      s.domainProvider.unavailable.add('operator.example');
+
+      // Act
+      const error = await createDomain(s.deps, LIVE, 'operator.example').catch((e: unknown) => e);
+
+      // Assert
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ status: 409, code: 'domain_unavailable' });
+      expect(await s.domains.list(LIVE)).toEqual([]);
+      expect(s.domains.names.size).toBe(0);
+      expect(s.published()).toEqual([]);
+    });
+
+    it('through SES: CreateEmailIdentity AlreadyExists on an untagged or foreign identity → 409, nothing stored, nothing deleted', async () => {
+      // Arrange: the operator's own verified identity (untagged), and one another stage created.
+      const ses = mockClient(SESv2Client);
+      ses.on(CreateEmailIdentityCommand).rejects(new AlreadyExistsException({ message: 'exists', $metadata: {} }));
+      ses
+        .on(GetEmailIdentityCommand, { EmailIdentity: 'operator.example' })
+        .resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'SUCCESS', Tokens: ['t1', 't2', 't3'] } })
+        .on(GetEmailIdentityCommand, { EmailIdentity: 'staging.example' })
+        .resolves({
+          VerifiedForSendingStatus: true,
+          DkimAttributes: { Status: 'SUCCESS', Tokens: ['t1', 't2', 't3'] },
+          Tags: identityTags('SendflowApi-staging', LIVE.accountId),
+        });
+      const provider = new SesDomainProvider(new SESv2Client({ region: 'eu-west-1' }), { owner: 'SendflowApi-prod' });
+      const deps: DomainDeps = { ...s.deps, domainProviderFor: () => provider };
+
+      // Act
+      const results = await Promise.all(
+        ['operator.example', 'staging.example'].map((name) => createDomain(deps, LIVE, name).catch((e: unknown) => e)),
+      );
+
+      // Assert
+      for (const error of results) expect(error).toMatchObject({ status: 409, code: 'domain_unavailable' });
+      expect(await s.domains.list(LIVE)).toEqual([]);
+      expect(s.domains.names.size).toBe(0);
+      expect(s.published()).toEqual([]);
+      expect(ses).not.toHaveReceivedCommand(DeleteEmailIdentityCommand);
+      ses.restore();
+    });
+
+    it('deleting a domain whose identity is no longer ours never deletes the identity', async () => {
+      // Arrange: stored while ours; since then the identity was replaced by an untagged one of the operator.
+      const ses = mockClient(SESv2Client);
+      ses.on(CreateEmailIdentityCommand).resolves({ DkimAttributes: { Tokens: ['t1', 't2', 't3'] } });
+      const provider = new SesDomainProvider(new SESv2Client({ region: 'eu-west-1' }), { owner: 'SendflowApi-prod' });
+      const deps: DomainDeps = { ...s.deps, domainProviderFor: () => provider };
+      const domain = await createDomain(deps, LIVE, 'acme.example');
+      ses.on(GetEmailIdentityCommand).resolves({ VerifiedForSendingStatus: true });
+
+      // Act
+      await deleteDomain(deps, LIVE, domain.id);
+
+      // Assert
+      expect(ses).toHaveReceivedCommandWith(CreateEmailIdentityCommand, {
+        Tags: identityTags('SendflowApi-prod', LIVE.accountId),
+      });
+      expect(ses).not.toHaveReceivedCommand(DeleteEmailIdentityCommand);
+      expect(await s.domains.get(LIVE, domain.id)).toBeNull();
+      ses.restore();
     });
   });
 

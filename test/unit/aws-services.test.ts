@@ -5,7 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { CreateEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,7 @@ const awsEnv = {
   SF_SIGNING_SECRET_ID: 'SendflowData/signing-secret',
   SF_PUBLIC_URL: 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1',
   SF_SES_CONFIGURATION_SET: 'SendflowApi-email-events',
+  SF_SES_IDENTITY_OWNER: 'SendflowApi',
 };
 const clients = () => ({
   dynamo: new DynamoDBClient({ region: 'eu-west-1' }),
@@ -190,6 +191,25 @@ describe('createAwsServices', () => {
     expect(without.domainProviderFor('live')).toBeInstanceOf(SimulatedDomainProvider);
   });
 
+  it('tags the SES identities it creates with SF_SES_IDENTITY_OWNER and the account', async () => {
+    // Arrange
+    const env = { ...tablesEnv, ...awsEnv };
+    const services = await createAwsServices('sendflow-api', { domains: true }, { env, clients: clients() });
+    ses.on(CreateEmailIdentityCommand).resolves({ DkimAttributes: { Tokens: ['t1', 't2', 't3'] } });
+
+    // Act
+    await services.domainProviderFor('live').register('acme.example', 'acct_1');
+
+    // Assert
+    expect(ses).toHaveReceivedCommandWith(CreateEmailIdentityCommand, {
+      EmailIdentity: 'acme.example',
+      Tags: [
+        { Key: 'sendflow:managed', Value: 'SendflowApi' },
+        { Key: 'sendflow:account', Value: 'acct_1' },
+      ],
+    });
+  });
+
   it('keeps live mode simulated in functions that do not send through SES', async () => {
     const env = { ...tablesEnv, ...awsEnv };
     const services = await createAwsServices(
@@ -270,6 +290,7 @@ describe('createAwsServices', () => {
     ]);
     expect(missingAwsVariables(config, { links: true })).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
     expect(missingAwsVariables(config, { ses: true })).toEqual(['SF_EVENTS_QUEUE_URL', 'SF_SES_CONFIGURATION_SET']);
+    expect(missingAwsVariables(config, { domains: true })).toEqual(['SF_SES_IDENTITY_OWNER']);
   });
 
   it('still reports missing table variables as configuration errors', async () => {

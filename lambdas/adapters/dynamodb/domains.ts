@@ -38,8 +38,11 @@ const domainItem = z.object({
   updatedAt: z.string(),
 });
 
-/** The partition of name claims: one item per domain name, naming the account that holds it. */
-const NAME_CLAIMS = '#names';
+/**
+ * The partition of live-mode name claims: one item per domain name, naming the account that holds it. (Claims
+ * once covered test mode too, under `#names`; those items are ignored, so an old test-mode claim blocks nothing.)
+ */
+const NAME_CLAIMS = '#live-names';
 const KEY = ['tenant', 'id'];
 
 export class DynamoDomainRepository implements DomainRepository {

@@ -1,5 +1,6 @@
 // The domain simulator: DKIM records shaped like SES's, and verification that succeeds a configurable delay
-// after the domain was added (SF_DOMAIN_VERIFY_SECONDS).
+// after the domain was added (SF_DOMAIN_VERIFY_SECONDS). Its identities are per account (nothing is shared),
+// so no name is ever unavailable here.
 import { createHash } from 'node:crypto';
 import type { DnsRecord, DomainProvider, DomainStatus } from '../../app/domains/ports';
 

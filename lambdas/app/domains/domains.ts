@@ -8,7 +8,7 @@ import { derivedId } from '../../domain/resources';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
-import type { Domain, DomainProvider, DomainRepository } from './ports';
+import { type Domain, type DomainProvider, type DomainRepository, IdentityUnavailableError } from './ports';
 
 export interface DomainDeps {
   readonly domains: DomainRepository;
@@ -22,8 +22,11 @@ export interface DomainDeps {
 export const domainId = (tenant: Tenant, name: string) => derivedId('dom', tenant.accountId, tenant.mode, name);
 
 /**
- * Adds a domain. Its name is claimed for the account first: sending identities are shared by name, so a name
- * another account holds is 409 domain_taken (else it could send as that account's verified domain).
+ * Adds a domain. A live-mode name is claimed for the account first: live sending identities are shared by
+ * name, so a name another account holds is 409 domain_taken (else it could send as that account's verified
+ * domain). An identity the provider already has and Sendflow did not create for this account (the operator's
+ * own domain, another deployment's) is 409 domain_unavailable, and nothing is stored or claimed. Test mode
+ * never touches the provider, so a test-mode name claims nothing and never blocks anyone's live domain.
  * `limit`: the plan's domains per account and mode (422 limit_exceeded when reached; checked before the
  * claim, so concurrent requests can pass it by their number: it bounds growth, not an exact count).
  */
@@ -37,10 +40,27 @@ export async function createDomain(
   if (limit !== undefined && (await deps.domains.list(tenant)).length >= limit) {
     throw new LimitExceededError(`This plan allows ${limit} domains per mode; delete one first.`);
   }
-  if (!(await deps.domains.claimName(name, tenant.accountId))) {
+  const claims = tenant.mode === 'live';
+  if (claims && !(await deps.domains.claimName(name, tenant.accountId))) {
     throw new ConflictError(`The domain ${name} belongs to another account.`, 'domain_taken');
   }
-  const records = await deps.domainProviderFor(tenant.mode).register(name);
+  let records: Domain['records'];
+  try {
+    records = await deps.domainProviderFor(tenant.mode).register(name, tenant.accountId);
+  } catch (error) {
+    // Nothing is stored for a name that could not be registered: the claim goes too (unless an earlier
+    // request of this account already stored the domain).
+    if (claims && !(await deps.domains.get(tenant, domainId(tenant, name)))) {
+      await deps.domains.releaseName(name, tenant.accountId);
+    }
+    if (error instanceof IdentityUnavailableError) {
+      throw new ConflictError(
+        `The domain ${name} is not available for sending through Sendflow.`,
+        'domain_unavailable',
+      );
+    }
+    throw error;
+  }
   const now = new Date(deps.clock.now()).toISOString();
   const domain: Domain = {
     ...tenant,
@@ -68,18 +88,18 @@ export async function verifyDomain(deps: DomainDeps, tenant: Tenant, id: string)
   return refresh(deps, await getDomain(deps, tenant, id));
 }
 
-/** Deletes a domain; the identity and the name claim go only when no mode of the account still has it. */
+/**
+ * Deletes a domain, then its identity (the provider deletes only an identity it created for this account) and,
+ * in live mode, the account's claim on the name.
+ */
 export async function deleteDomain(deps: DomainDeps, tenant: Tenant, id: string): Promise<Domain> {
   const domain = await getDomain(deps, tenant, id);
   const now = new Date(deps.clock.now()).toISOString();
   const recorded = await deps.domains.delete(tenant, id, now, announce(deps, 'domain.deleted', domain));
   if (!recorded) throw new NotFoundError(`No domain with id ${id}.`);
   await relay(deps, deps.domains.outbox, recorded);
-  await deps.domainProviderFor(tenant.mode).remove(domain.name);
-  const otherMode: Tenant = { accountId: tenant.accountId, mode: tenant.mode === 'live' ? 'test' : 'live' };
-  if (!(await deps.domains.get(otherMode, domainId(otherMode, domain.name)))) {
-    await deps.domains.releaseName(domain.name, tenant.accountId);
-  }
+  await deps.domainProviderFor(tenant.mode).remove(domain.name, tenant.accountId);
+  if (tenant.mode === 'live') await deps.domains.releaseName(domain.name, tenant.accountId);
   return domain;
 }
 

@@ -43,8 +43,9 @@ export interface DomainRepository {
    */
   delete(tenant: Tenant, id: string, at: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   /**
-   * Claims a domain name for an account across all accounts (sending identities are shared by name): true when
-   * the account holds it (now or already), false when another account does.
+   * Claims a live-mode domain name for an account across all accounts (live sending identities are shared by
+   * name): true when the account holds it (now or already), false when another account does. Test mode never
+   * claims: it never touches the provider.
    */
   claimName(name: string, accountId: string): Promise<boolean>;
   /** Frees the account's claim on a name. */
@@ -53,12 +54,26 @@ export interface DomainRepository {
   listPending(limit: number): Promise<Domain[]>;
 }
 
-/** The sending identity behind a domain. */
+/**
+ * The name exists with the provider as an identity Sendflow did not create for this account (the operator's
+ * own, another deployment's, another account's): it must not be used, reported on, or deleted.
+ */
+export class IdentityUnavailableError extends Error {
+  constructor(readonly domain: string) {
+    super(`The identity ${domain} exists and was not created by Sendflow for this account`);
+    this.name = 'IdentityUnavailableError';
+  }
+}
+
+/** The sending identity behind a domain, created for one account. */
 export interface DomainProvider {
-  /** Creates the identity; returns the records to publish. Idempotent for a name already registered. */
-  register(name: string): Promise<readonly DnsRecord[]>;
-  /** The provider's current verification state of the identity. */
-  status(domain: Pick<Domain, 'name' | 'createdAt'>): Promise<DomainStatus>;
-  /** Deletes the identity; nothing to do when it is gone already. */
-  remove(name: string): Promise<void>;
+  /**
+   * Creates the identity for `accountId`; returns the records to publish. Idempotent for a name already
+   * registered for that account; IdentityUnavailableError for an identity that is not.
+   */
+  register(name: string, accountId: string): Promise<readonly DnsRecord[]>;
+  /** The provider's current verification state of the account's identity (failed when it is not theirs). */
+  status(domain: Pick<Domain, 'name' | 'createdAt' | 'accountId'>): Promise<DomainStatus>;
+  /** Deletes the identity if it is the account's; nothing to do when it is gone already or not theirs. */
+  remove(name: string, accountId: string): Promise<void>;
 }

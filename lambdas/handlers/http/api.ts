@@ -41,6 +41,8 @@ export interface ApiDeps
     DomainDeps,
     ContactDeps {
   readonly counter: RateLimitCounter;
+  /** Per-IP windows of requests without a valid key: in memory, never a DynamoDB write. */
+  readonly anonymousCounter: RateLimitCounter;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
@@ -75,7 +77,14 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
     .use(observability)
     .use(requestIdHeader())
     .use(resolveCaller(deps))
-    .use(rateLimit({ counter: deps.counter, clock: deps.clock, ipLimit: deps.ipRateLimit }))
+    .use(
+      rateLimit({
+        counter: deps.counter,
+        anonymousCounter: deps.anonymousCounter,
+        clock: deps.clock,
+        ipLimit: deps.ipRateLimit,
+      }),
+    )
     .use(errorMapper(deps.logger))
     .use(guard())
     .use(jsonBody({ maxBytes: deps.maxBodyBytes }))

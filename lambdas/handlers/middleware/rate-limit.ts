@@ -1,4 +1,8 @@
 // Counts every request against its window and stamps X-RateLimit-* on every response, errors included.
+// Callers with a valid key count in their account's DynamoDB window; everyone else in a per-IP window kept in
+// memory, so anonymous traffic (an unknown, malformed or missing key) never reaches a DynamoDB write.
+
+import type { RateLimitCounter } from '../../app/ports';
 import { consumeRequest, type RateLimitDeps } from '../../app/rate-limit';
 import { RateLimitedError } from '../../domain/errors';
 import { PLANS } from '../../domain/plans';
@@ -11,17 +15,25 @@ import type { ApiMiddleware, RequestState } from '../http/context';
  */
 export const PUBLIC_ROUTE_IP_FACTOR = 10;
 
-/** Which window a request counts against, and its size. */
-function windowOf(state: RequestState, ipLimit: number): { subject: string; limit: number } {
+/** Which window a request counts against, its size, and whether it is an account's (stored) window. */
+function windowOf(state: RequestState, ipLimit: number): { subject: string; limit: number; anonymous: boolean } {
   if (state.principal) {
-    return { subject: `account:${state.principal.accountId}`, limit: PLANS[state.principal.plan].requestsPerSecond };
+    const limit = PLANS[state.principal.plan].requestsPerSecond;
+    return { subject: `account:${state.principal.accountId}`, limit, anonymous: false };
   }
   if (state.route?.access === 'public')
-    return { subject: `public-ip:${state.clientIp}`, limit: ipLimit * PUBLIC_ROUTE_IP_FACTOR };
-  return { subject: `ip:${state.clientIp}`, limit: ipLimit };
+    return { subject: `public-ip:${state.clientIp}`, limit: ipLimit * PUBLIC_ROUTE_IP_FACTOR, anonymous: true };
+  return { subject: `ip:${state.clientIp}`, limit: ipLimit, anonymous: true };
 }
 
-export function rateLimit(deps: RateLimitDeps & { ipLimit: number }): ApiMiddleware {
+/**
+ * `counter`: the accounts' windows (DynamoDB, shared by every container). `anonymousCounter`: the per-IP
+ * windows of requests without a valid key, in memory: exact in the one-process local runtime; on AWS the
+ * WAF's rate-based rules are the limit (DESIGN §3) and a container's own count never exceeds theirs.
+ */
+export function rateLimit(
+  deps: RateLimitDeps & { anonymousCounter: RateLimitCounter; ipLimit: number },
+): ApiMiddleware {
   const stamp: NonNullable<ApiMiddleware['after']> = (request) => {
     const decision = request.context.sendflow?.decision;
     if (!decision || !request.response) return;
@@ -30,8 +42,9 @@ export function rateLimit(deps: RateLimitDeps & { ipLimit: number }): ApiMiddlew
   return {
     before: async (request) => {
       const state = request.context.sendflow;
-      const { subject, limit } = windowOf(state, deps.ipLimit);
-      state.decision = await consumeRequest(deps, subject, limit);
+      const { subject, limit, anonymous } = windowOf(state, deps.ipLimit);
+      const counter = anonymous ? deps.anonymousCounter : deps.counter;
+      state.decision = await consumeRequest({ counter, clock: deps.clock }, subject, limit);
       if (state.decision.limited) {
         throw new RateLimitedError(
           `Rate limit of ${limit} requests per second exceeded; retry after ${state.decision.retryAfter} s.`,

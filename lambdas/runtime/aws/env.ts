@@ -13,6 +13,7 @@ const schema = z.object({
   SF_SENDS_SCHEDULER_DLQ_ARN: optional,
   SF_SIGNING_SECRET_ID: optional,
   SF_SES_CONFIGURATION_SET: optional,
+  SF_SES_IDENTITY_OWNER: optional,
   SF_SLOW_DELIVERIES_QUEUE_URL: optional,
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
 });
@@ -27,6 +28,11 @@ export interface AwsWiring {
   readonly signingSecretId?: string;
   /** Every SES SendEmail names it: its event destination is how SES events come back. */
   readonly sesConfigurationSet?: string;
+  /**
+   * The `sendflow:managed` tag value on every SES identity this deployment creates (its stage-qualified api
+   * stack name); the stack's IAM policies allow identity actions only on identities carrying it.
+   */
+  readonly sesIdentityOwner?: string;
   /** The slow deliveries lane (the delivery worker sends slow endpoints' jobs there, and consumes it). */
   readonly slowDeliveriesQueueUrl?: string;
   readonly slowDeliveriesQueueArn?: string;
@@ -43,6 +49,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     sendsSchedulerDlqArn: w.SF_SENDS_SCHEDULER_DLQ_ARN,
     signingSecretId: w.SF_SIGNING_SECRET_ID,
     sesConfigurationSet: w.SF_SES_CONFIGURATION_SET,
+    sesIdentityOwner: w.SF_SES_IDENTITY_OWNER,
     slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
   };

@@ -69,6 +69,7 @@ export function missingAwsVariables(config: Config, needs: AwsNeeds, wiring: Aws
   // a function that sends needs the events queue too.
   if (needs.events || needs.ses) required.push(['SF_EVENTS_QUEUE_URL', config.aws.eventsQueueUrl]);
   if (needs.ses) required.push(['SF_SES_CONFIGURATION_SET', wiring.sesConfigurationSet]);
+  if (needs.domains) required.push(['SF_SES_IDENTITY_OWNER', wiring.sesIdentityOwner]);
   if (needs.deliveryQueue || needs.retries) required.push(['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]);
   if (needs.retries === 'scheduler') {
     required.push(
@@ -194,7 +195,9 @@ export async function createAwsServices(
     sendScheduler,
     links,
     ...(liveProvider ? { liveProvider } : {}),
-    ...(ses && needs.domains ? { liveDomainProvider: new SesDomainProvider(ses) } : {}),
+    ...(ses && needs.domains
+      ? { liveDomainProvider: new SesDomainProvider(ses, { owner: String(wiring.sesIdentityOwner) }) }
+      : {}),
     ...(sqs && needs.slowLane
       ? {
           slowLane: {
