@@ -75,6 +75,7 @@ function firstJob(event: SendflowEvent, webhook: Webhook, createdAt = T0): Deliv
     deliveryId: deliveryIdFor(event.id, webhook.id),
     webhookId: webhook.id,
     attempt: 1,
+    eventAt: Date.parse(event.timestamp),
     seed: {
       accountId: event.accountId,
       mode: event.mode,
