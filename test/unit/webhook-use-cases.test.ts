@@ -969,7 +969,7 @@ describe('reconcile', () => {
     const webhook = newWebhook();
     await env.webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
-    const { seed, ...bare } = job;
+    const { seed, eventAt: _eventAt, ...bare } = job;
     await env.deliveries.createClaimed({
       ...(seed as NonNullable<typeof seed>),
       id: job.deliveryId,
