@@ -14,6 +14,13 @@ const schema = z.object({
   /** Authorizer result cache, seconds (API Gateway caps it at 3600). */
   SF_AUTH_CACHE_TTL: nonNegativeInt.max(3600).default(0),
   POWERTOOLS_LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('INFO'),
+  /** Powertools Metrics (EMF on stdout, namespace Sendflow): on by default, off in the local runtime. */
+  SF_METRICS: flag.default(true),
+  /** The `service` dimension of every metric: one value per deployment (stage), shared by its functions. */
+  SF_METRICS_SERVICE: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,100}$/)
+    .default('sendflow'),
   /** Local runtime only. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   SF_HOST: z.string().min(1).default('127.0.0.1'),
@@ -69,6 +76,8 @@ export interface Config {
   readonly ipRateLimit: number;
   readonly authCacheTtlSeconds: number;
   readonly logLevel: z.infer<typeof schema>['POWERTOOLS_LOG_LEVEL'];
+  /** Metrics' `service` dimension, or null when metrics are off (the log lines stay). */
+  readonly metricsService: string | null;
   readonly port: number;
   readonly host: string;
   /** A directory, or `:memory:` for an ephemeral store. */
@@ -132,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ipRateLimit: c.SF_IP_RATE_LIMIT,
     authCacheTtlSeconds: c.SF_AUTH_CACHE_TTL,
     logLevel: c.POWERTOOLS_LOG_LEVEL,
+    metricsService: c.SF_METRICS ? c.SF_METRICS_SERVICE : null,
     port: c.PORT,
     host: c.SF_HOST,
     dataDir: c.SF_DATA_DIR,
@@ -171,11 +181,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
   });
 }
 
-/** Defaults of the local runtime: its own table names, and webhooks to http/loopback allowed. */
+/**
+ * Defaults of the local runtime: its own table names, webhooks to http/loopback allowed, and no EMF lines
+ * among the log lines (SF_METRICS=true turns them on, e.g. to check what the dashboard will see).
+ */
 export function localTableDefaults(prefix = 'sendflow'): Record<string, string> {
   return {
     ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `${prefix}-${table}`])),
     SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
     SF_RECONCILE_GRACE_SECONDS: '30',
+    SF_METRICS: 'false',
   };
 }

@@ -8,9 +8,11 @@ import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
+import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { AuthorizerCache, Clock } from '../app/ports';
+import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
@@ -37,6 +39,8 @@ export interface RuntimeAdapters {
   readonly sender?: WebhookSender;
   /** See Claim.epoch: the local runtime's start time; absent (0) on AWS. */
   readonly claimEpoch?: number;
+  /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
+  readonly telemetry?: Telemetry;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly arn: string };
 }
@@ -58,6 +62,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
+    telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
     clock,
     random,
     ...createRepositories(client, config.tables),

@@ -75,6 +75,11 @@ function logLines(): Record<string, unknown>[] {
     .map((line) => JSON.parse(line));
 }
 
+/** The EMF lines among them (Powertools Metrics). */
+function emfLines(): Record<string, unknown>[] {
+  return logLines().filter((line) => '_aws' in line);
+}
+
 /** A deploy-time value (SSM parameter, queue URL, ARN) becomes a readable stand-in: SF_TABLE_API_KEYS → api-keys-table. */
 function standIn(name: string): string {
   if (name === 'SF_PUBLIC_URL') return 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1';
@@ -159,7 +164,9 @@ beforeAll(async () => {
     if (!environment) throw new Error(`no function with service ${service} in the api stack`);
     environments[entry] = environment;
     // Exactly what Lambda would set: the function's variables on a clean process environment.
-    process.env = { ...clean, AWS_REGION: 'eu-west-1', POWERTOOLS_LOG_LEVEL: 'DEBUG', ...environment };
+    // SF_METRICS is unset on Lambda (metrics on); test/setup.ts turns it off for every other test.
+    const { SF_METRICS: _off, ...unset } = clean;
+    process.env = { ...unset, AWS_REGION: 'eu-west-1', POWERTOOLS_LOG_LEVEL: 'DEBUG', ...environment };
     handlers[entry] = ((await loaders[entry]()) as unknown as { handler: Handler<unknown, unknown> }).handler;
   }
   process.env = clean;
@@ -210,6 +217,20 @@ describe('api entry point', () => {
     expect(dynamo.calls().map((call) => call.args[0].constructor.name)).toEqual(['GetCommand']);
     expect(logLines()).toContainEqual(
       expect.objectContaining({ service: 'sendflow-api', function_request_id: 'lambda-req-1' }),
+    );
+    // One request line, and its EMF published before the invocation returned.
+    expect(logLines()).toContainEqual(
+      expect.objectContaining({
+        message: 'api request',
+        route: 'unmatched',
+        method: 'GET',
+        status: 404,
+        request_id: 'gw-req-1',
+        function_request_id: 'lambda-req-1',
+      }),
+    );
+    expect(emfLines()).toContainEqual(
+      expect.objectContaining({ service: 'sendflow', route: 'unmatched', status: '404', ApiRequests: 1 }),
     );
   });
 });
@@ -391,6 +412,19 @@ describe('delivery entry point', () => {
       },
     ]);
     expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+    // The attempt's line carries the invocation's request id; its metrics are out when the invocation ends.
+    expect(logLines()).toContainEqual(
+      expect.objectContaining({
+        message: 'webhook attempt',
+        delivery_id: job.deliveryId,
+        webhook_id: 'wh_1',
+        attempt: 2,
+        outcome: 'failed',
+        function_request_id: 'lambda-req-5',
+      }),
+    );
+    expect(emfLines()).toContainEqual(expect.objectContaining({ service: 'sendflow', DeliveriesAttempted: 1 }));
+    expect(emfLines()).toContainEqual(expect.objectContaining({ DeliveriesFailed: 1, errorClass: expect.any(String) }));
   });
 
   it('retries a failed third attempt in 5 min through a schedule in the stack group, role and DLQ', async () => {

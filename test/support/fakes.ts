@@ -50,6 +50,7 @@ import type {
   RateLimitCounter,
   UsagePlans,
 } from '../../lambdas/app/ports';
+import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../lambdas/app/telemetry';
 import type {
   Claim,
   Delivery,
@@ -893,5 +894,34 @@ export class RecordingAuthorizerCache implements AuthorizerCache {
 
   async flush(): Promise<void> {
     this.flushes += 1;
+  }
+}
+
+/** Telemetry that keeps every report, and counts flushes. */
+export class RecordingTelemetry implements Telemetry {
+  readonly attempts: AttemptReport[] = [];
+  readonly requests: RequestReport[] = [];
+  readonly emailCounts: { outcome: EmailOutcome; count: number }[] = [];
+  flushes = 0;
+
+  attempted(report: AttemptReport): void {
+    this.attempts.push(report);
+  }
+
+  requested(report: RequestReport): void {
+    this.requests.push(report);
+  }
+
+  emails(outcome: EmailOutcome, count: number): void {
+    this.emailCounts.push({ outcome, count });
+  }
+
+  flush(): void {
+    this.flushes += 1;
+  }
+
+  /** Total of one email outcome. */
+  emailTotal(outcome: EmailOutcome): number {
+    return this.emailCounts.filter((e) => e.outcome === outcome).reduce((sum, e) => sum + e.count, 0);
   }
 }

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       ipRateLimit: 20,
       authCacheTtlSeconds: 0,
       logLevel: 'INFO',
+      metricsService: 'sendflow',
       port: 3000,
       host: '127.0.0.1',
       dataDir: '.data',
@@ -85,6 +86,17 @@ describe('loadConfig', () => {
       dataDir: ':memory:',
       seed: false,
     });
+  });
+
+  it('turns metrics off with SF_METRICS=false, names their service with SF_METRICS_SERVICE, refuses odd names', () => {
+    expect(loadConfig({ ...TABLES, SF_METRICS: 'false' }).metricsService).toBeNull();
+    expect(loadConfig({ ...TABLES, SF_METRICS_SERVICE: 'sendflow-staging' }).metricsService).toBe('sendflow-staging');
+    expect(() => loadConfig({ ...TABLES, SF_METRICS_SERVICE: 'acct 1/2' })).toThrow(/SF_METRICS_SERVICE/);
+  });
+
+  it('keeps metrics off in the local runtime unless SF_METRICS says otherwise', () => {
+    expect(loadConfig({}, localTableDefaults()).metricsService).toBeNull();
+    expect(loadConfig({ SF_METRICS: 'true' }, localTableDefaults()).metricsService).toBe('sendflow');
   });
 
   it.each([

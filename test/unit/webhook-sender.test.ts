@@ -11,6 +11,7 @@ import { createServer as createNetServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressNotAllowedError, guardedLookup, refusedAddress } from '../../lambdas/adapters/http/guarded-lookup';
 import { HttpWebhookSender } from '../../lambdas/adapters/http/webhook-sender';
+import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 
 const dns = vi.hoisted(() => ({
   answers: new Map<string, LookupAddress[] | NodeJS.ErrnoException>(),
@@ -178,6 +179,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
       // Assert
       expect(outcome).toMatchObject({ statusCode: status, error: `HTTP ${status}`, response: `failure ${status}` });
+      expect(errorClassOf(outcome)).toBe(status < 500 ? 'http_4xx' : 'http_5xx');
     },
   );
 
@@ -195,6 +197,7 @@ describe('HttpWebhookSender: outcomes', () => {
     // Assert
     expect(outcome.statusCode).toBe(status);
     expect(outcome.error).toBe(`redirect not followed (HTTP ${status} to ${target.url}/moved)`);
+    expect(errorClassOf(outcome)).toBe('redirect');
     expect(redirecting.got).toHaveLength(1);
     expect(target.got).toHaveLength(0);
   });
@@ -254,6 +257,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 300 ms', response: '' });
+    expect(errorClassOf(outcome)).toBe('timeout');
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(outcome.durationMs).toBeLessThan(900);
     expect(server.got).toHaveLength(1);
@@ -286,6 +290,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'connection refused', response: '' });
+    expect(errorClassOf(outcome)).toBe('connection');
   });
 
   it('reports a name that does not resolve as a DNS failure', async () => {
@@ -297,6 +302,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'DNS lookup failed (ENOTFOUND)' });
+    expect(errorClassOf(outcome)).toBe('dns');
   });
 
   it('connects to the address its own lookup returned (one resolution, Host header kept)', async () => {
@@ -326,6 +332,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'URL must use https', response: '' });
+    expect(errorClassOf(outcome)).toBe('blocked_address');
     expect(server.got).toHaveLength(0);
   });
 
@@ -340,6 +347,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
     expect(outcome.statusCode).toBeNull();
     // Refused by the static check before any lookup (the guarded lookup would refuse it too, see below).
     expect(outcome.error).toBe('URL must not point to a local host name');
+    expect(errorClassOf(outcome)).toBe('blocked_address');
     expect(listener.connections()).toBe(0);
   });
 
@@ -366,6 +374,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
         error: `address not allowed: inside.sendflow.test resolves to ${refused}`,
         response: '',
       });
+      expect(errorClassOf(outcome)).toBe('blocked_address');
       expect(listener.connections()).toBe(0);
     },
   );
@@ -385,6 +394,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
     // Assert
     expect(outcome.statusCode).toBeNull();
     expect(outcome.error).toMatch(/address not allowed|must not point to a local host name/);
+    expect(errorClassOf(outcome)).toBe('blocked_address');
     expect(listener.connections()).toBe(0);
   });
 });

@@ -75,6 +75,7 @@ function firstJob(event: SendflowEvent, webhook: Webhook, createdAt = T0): Deliv
     deliveryId: deliveryIdFor(event.id, webhook.id),
     webhookId: webhook.id,
     attempt: 1,
+    eventAt: Date.parse(event.timestamp),
     seed: {
       accountId: event.accountId,
       mode: event.mode,
@@ -968,7 +969,7 @@ describe('reconcile', () => {
     const webhook = newWebhook();
     await env.webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
-    const { seed, ...bare } = job;
+    const { seed, eventAt: _eventAt, ...bare } = job;
     await env.deliveries.createClaimed({
       ...(seed as NonNullable<typeof seed>),
       id: job.deliveryId,

@@ -3,6 +3,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { isPublicAddress } from '../../domain/webhooks/address-guard';
+import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 
 export class AddressNotAllowedError extends Error {
   readonly code = 'EADDRNOTALLOWED';
@@ -19,7 +20,7 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       if (error) return callback(error, '', 4);
       const refused = allowPrivate ? null : refusedAddress(addresses);
       if (refused)
-        return callback(new AddressNotAllowedError(`address not allowed: ${hostname} resolves to ${refused}`), '', 4);
+        return callback(new AddressNotAllowedError(ATTEMPT_ERRORS.addressNotAllowed(hostname, refused)), '', 4);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const [first] = addresses;
       if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);

@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import type { OutboundRequest, WebhookSender } from '../../app/webhooks/ports';
 import { checkWebhookUrl } from '../../domain/webhooks/address-guard';
 import { type AttemptOutcome, excerpt } from '../../domain/webhooks/delivery';
+import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { guardedLookup } from './guarded-lookup';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -39,7 +40,7 @@ export class HttpWebhookSender implements WebhookSender {
       ...fields,
     });
     const check = checkWebhookUrl(outbound.url, { allowPrivate: this.options.allowPrivate });
-    if (!check.ok) return done({ statusCode: null, error: `URL ${check.reason}`, response: '' });
+    if (!check.ok) return done({ statusCode: null, error: ATTEMPT_ERRORS.urlRefused(check.reason), response: '' });
 
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
@@ -61,7 +62,7 @@ export class HttpWebhookSender implements WebhookSender {
       }
       return done({ statusCode: status, error, response: excerpt(body) });
     } catch (caught) {
-      const message = signal.aborted ? `timed out after ${this.options.timeoutMs} ms` : describe(caught);
+      const message = signal.aborted ? ATTEMPT_ERRORS.timedOut(this.options.timeoutMs) : describe(caught);
       return done({ statusCode: null, error: message, response: '' });
     }
   }
@@ -89,8 +90,8 @@ function describe(error: unknown): string {
   let current = error as (Error & { code?: string }) | undefined;
   while (current?.cause instanceof Error) current = current.cause as Error & { code?: string };
   if (!current) return 'request failed';
-  if (current.code === 'ENOTFOUND' || current.code === 'EAI_AGAIN') return `DNS lookup failed (${current.code})`;
-  if (current.code === 'ECONNREFUSED') return 'connection refused';
-  if (current.code === 'ECONNRESET' || current.code === 'UND_ERR_SOCKET') return 'connection closed by the endpoint';
+  if (current.code === 'ENOTFOUND' || current.code === 'EAI_AGAIN') return ATTEMPT_ERRORS.dnsFailed(current.code);
+  if (current.code === 'ECONNREFUSED') return ATTEMPT_ERRORS.connectionRefused;
+  if (current.code === 'ECONNRESET' || current.code === 'UND_ERR_SOCKET') return ATTEMPT_ERRORS.connectionClosed;
   return current.message || current.code || 'request failed';
 }

@@ -15,6 +15,7 @@ import { isVerifiedSender } from '../domains/domains';
 import type { DomainRepository } from '../domains/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
+import { noTelemetry, type Telemetry } from '../telemetry';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 import {
   type CopyOutcome,
@@ -57,6 +58,8 @@ export interface SendEmailDeps {
   readonly claimEpoch?: number;
   /** When a send left for later is received again (the sends queue's visibility time-out): the backoff. */
   readonly sendRetryMs?: number;
+  /** Told how many emails were accepted, and each recipient sent or failed; nothing when absent. */
+  readonly telemetry?: Telemetry;
 }
 
 const DEFAULT_CLAIM_MS = 15 * 60_000;
@@ -139,6 +142,7 @@ export async function sendEmails(
     await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
     throw error;
   }
+  (deps.telemetry ?? noTelemetry).emails('accepted', emails.length);
   for (const pending of recorded) await relay(deps, deps.emails.outbox, pending);
   // Stored first, then queued: the request never talks to the provider. A queuing error does not fail the
   // request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
@@ -206,6 +210,8 @@ export async function sendQueuedEmail(
   const record = async (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => {
     const pending = await deps.emails.setRecipient(emailId, i, expect, to, events);
     if (pending) outbox.push(pending);
+    // Counted where the outcome is stored: a redelivered message cannot count a recipient twice.
+    if (pending && (to.state === 'sent' || to.state === 'failed')) (deps.telemetry ?? noTelemetry).emails(to.state, 1);
     if (pending && FINAL_STATES.includes(to.state)) settled.add(i);
     return pending !== null;
   };

@@ -5,9 +5,11 @@ import { ConflictError, NotFoundError } from '../../domain/errors';
 import { type SendflowEvent, TEST_EVENT } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { type AttemptKind, type AttemptOutcome, afterAttempt, type Transition } from '../../domain/webhooks/delivery';
+import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
 import type { Clock, RandomBytes } from '../ports';
+import { noTelemetry, type Telemetry } from '../telemetry';
 import { assertActive, getWebhook } from './manage-webhooks';
 import type {
   AttemptRecord,
@@ -36,6 +38,8 @@ export interface AttemptDeps {
   readonly claimEpoch?: number;
   /** How long final deliveries stay in the log (spec: 30 days). */
   readonly retentionSeconds: number;
+  /** Told of every attempt (a log line and metrics); nothing when absent. */
+  readonly telemetry?: Telemetry;
 }
 
 export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
@@ -70,7 +74,9 @@ export async function attemptDelivery(
   if (!delivery) return 'skipped';
 
   const webhook = await lookup(delivery, delivery.webhookId);
-  const made = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt);
+  // The event's time rides on first-attempt jobs; a first attempt the reconciler re-queued has only the row's.
+  const eventAt = job.attempt === 1 ? (job.eventAt ?? delivery.createdAt) : undefined;
+  const made = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt, eventAt);
   const { transition, recorded } = made;
   const last = made.delivery.attemptLog.at(-1);
   if (webhook?.active && last) observe?.(last);
@@ -201,6 +207,8 @@ async function makeAttempt(
   webhook: Webhook | null,
   kind: AttemptKind,
   attempt: number,
+  /** First automatic attempts: when their event happened (epoch ms). */
+  eventAt?: number,
 ): Promise<{ delivery: Delivery; transition: Transition; recorded: boolean }> {
   let outcome: AttemptOutcome;
   let transition: Transition;
@@ -221,7 +229,7 @@ async function makeAttempt(
       at,
       statusCode: null,
       durationMs: 0,
-      error: webhook ? 'webhook paused' : 'webhook deleted',
+      error: webhook ? ATTEMPT_ERRORS.webhookPaused : ATTEMPT_ERRORS.webhookDeleted,
       response: '',
     };
     transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
@@ -241,5 +249,21 @@ async function makeAttempt(
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);
+  (deps.telemetry ?? noTelemetry).attempted({
+    deliveryId: delivery.id,
+    webhookId: delivery.webhookId,
+    accountId: delivery.accountId,
+    mode: delivery.mode,
+    eventType: delivery.event,
+    attempt,
+    kind,
+    requested: webhook?.active === true,
+    statusCode: outcome.statusCode,
+    durationMs: outcome.durationMs,
+    error: outcome.error,
+    deliveryStatus: transition.status,
+    recorded,
+    ...(eventAt !== undefined ? { firstAttemptLagMs: Math.max(0, outcome.at - eventAt) } : {}),
+  });
   return { delivery: next, transition, recorded };
 }

@@ -20,10 +20,12 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
   const render = (format: WebhookFormat) =>
     bodies.get(format) ?? bodies.set(format, renderPayload(event, format)).get(format) ?? '';
   const createdAt = deps.clock.now();
+  const eventAt = Date.parse(event.timestamp);
   const jobs: DeliveryJob[] = targets.map((webhook) => ({
     deliveryId: deliveryIdFor(event.id, webhook.id),
     webhookId: webhook.id,
     attempt: 1,
+    ...(Number.isFinite(eventAt) ? { eventAt } : {}),
     seed: {
       accountId: event.accountId,
       mode: event.mode,

@@ -127,6 +127,8 @@ export interface DeliveryJob {
   readonly deliveryId: string;
   readonly webhookId: string;
   readonly attempt: number;
+  /** First attempts: epoch ms of the event's time (its `timestamp`), for the event-to-first-attempt lag. */
+  readonly eventAt?: number;
   /** The delivery's account, on retries (first attempts carry it in `seed`): the lanes share by account. */
   readonly accountId?: string;
   /** Only on first attempts made from a fresh event: what the row is created from. */

@@ -11,6 +11,7 @@ import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { IdempotencyStore } from '../../app/idempotency';
 import type { RateLimitCounter } from '../../app/ports';
+import type { Telemetry } from '../../app/telemetry';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
 import type { PublicRouteId, RouteId } from '../../manifest';
@@ -20,6 +21,7 @@ import { guard } from '../middleware/guard';
 import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
+import { requestLog } from '../middleware/request-log';
 import { apiKeyHandlers } from './api-keys';
 import { contactHandlers } from './contacts';
 import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from './context';
@@ -45,6 +47,8 @@ export interface ApiDeps
   readonly anonymousCounter: RateLimitCounter;
   readonly idempotency: IdempotencyStore;
   readonly logger: Logger;
+  /** Told of every request (a log line and metrics), on AWS and locally. */
+  readonly telemetry: Telemetry;
   readonly maxBodyBytes: number;
   readonly ipRateLimit: number;
 }
@@ -75,6 +79,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
   const publicTable = publicRouteTable(deps);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(observability)
+    .use(requestLog(deps.telemetry))
     .use(requestIdHeader())
     .use(resolveCaller(deps))
     .use(

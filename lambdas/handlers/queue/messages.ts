@@ -22,6 +22,7 @@ export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
   deliveryId: z.string().min(1),
   webhookId: z.string().min(1),
   attempt: z.number().int().min(1),
+  eventAt: z.number().optional(),
   accountId: z.string().min(1).optional(),
   seed: z
     .object({

@@ -1,6 +1,7 @@
 // Lambda entry point of the API: wiring only, built once per cold start; every invocation reuses it.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { createApiHandler } from '../../handlers/http/api';
+import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createAwsServices } from './services';
 
 // Emails are stored and queued here (the send worker hands them to SES); domains are SES identities. Links
@@ -15,6 +16,7 @@ const services = await createAwsServices('sendflow-api', {
 
 export const handler = createApiHandler(
   services,
-  // Request id, cold start and function name on every log line; keys appended per request are reset.
-  [injectLambdaContext(services.logger, { resetKeys: true })],
+  // Request id, cold start and function name on every log line; keys appended per request are reset. The
+  // request's metrics are published before the invocation ends.
+  [injectLambdaContext(services.logger, { resetKeys: true }), flushTelemetry(services.telemetry)],
 );

@@ -2,6 +2,7 @@
 // retries through SQS delays or Scheduler): wiring only, built once per cold start.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
+import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createAwsServices } from './services';
 
@@ -11,6 +12,7 @@ const services = await createAwsServices('sendflow-delivery', {
   deliveryQueue: true,
 });
 
-export const handler = middy(createDeliveryWorkerHandler(services)).use(
-  injectLambdaContext(services.logger, { resetKeys: true }),
-);
+export const handler = middy(createDeliveryWorkerHandler(services))
+  .use(injectLambdaContext(services.logger, { resetKeys: true }))
+  // The attempts' metrics are published before the invocation ends.
+  .use(flushTelemetry(services.telemetry));

@@ -3,6 +3,7 @@
 // accepted, so the worker needs no signing secret.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
+import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createSendWorkerHandler } from '../../handlers/queue/send-worker';
 import { createAwsServices } from './services';
 
@@ -10,6 +11,7 @@ import { createAwsServices } from './services';
 // also go onto the events queue.
 const services = await createAwsServices('sendflow-sender', { events: true, ses: true });
 
-export const handler = middy(createSendWorkerHandler(services)).use(
-  injectLambdaContext(services.logger, { resetKeys: true }),
-);
+export const handler = middy(createSendWorkerHandler(services))
+  .use(injectLambdaContext(services.logger, { resetKeys: true }))
+  // The sent and failed recipients' metrics are published before the invocation ends.
+  .use(flushTelemetry(services.telemetry));

@@ -14,6 +14,7 @@ import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
+import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
@@ -118,11 +119,14 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     });
     const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
 
+    // Like the AWS functions' flush middleware: a batch's or a request's metrics are published when it ends
+    // (only if SF_METRICS is on locally; the log lines are written as they happen either way).
+    const flushing = flushAfter(services.telemetry);
     local.events.consume(createDispatcherHandler(services));
-    const deliveryWorker = createDeliveryWorkerHandler(services);
+    const deliveryWorker = flushing(createDeliveryWorkerHandler(services));
     local.deliveries.consume(deliveryWorker);
     local.slowDeliveries.consume(deliveryWorker);
-    local.sends.consume(createSendWorkerHandler(services));
+    local.sends.consume(flushing(createSendWorkerHandler(services)));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
     // left between a table write and its queue message or publish.
@@ -140,13 +144,13 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const gateway = createGateway({
       authorizer: createAuthorizerHandler(services),
       cache: authorizerCache,
-      api: async (event, context) => {
+      api: flushing(async (event, context) => {
         const response = await api(event, context as ApiContext, {
           signal: AbortSignal.timeout(INTEGRATION_TIMEOUT_MS),
         });
         if (!response) throw new Error('API handler returned no response');
         return response;
-      },
+      }),
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
       maxBodyBytes: config.maxBodyBytes,
@@ -216,6 +220,18 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
 };
 
 /** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */
+/** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
+function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
+  return <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await handler(...args);
+      } finally {
+        telemetry.flush();
+      }
+    };
+}
+
 function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
   const spec = queues[queue];
   let journal: QueueJournal | undefined;

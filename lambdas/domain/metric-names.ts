@@ -1,0 +1,35 @@
+// The CloudWatch namespace and metric names Sendflow publishes (EMF): the dashboard and alarms are built on
+// these exact strings, so they live in one place and are never spelled elsewhere.
+
+export const METRICS_NAMESPACE = 'Sendflow';
+
+export const METRIC_NAMES = {
+  /** Count, every attempt recorded on a delivery (a paused or deleted webhook's end included). */
+  deliveriesAttempted: 'DeliveriesAttempted',
+  deliveriesSucceeded: 'DeliveriesSucceeded',
+  /** Count; published twice: without dimension (the total) and by `errorClass`. */
+  deliveriesFailed: 'DeliveriesFailed',
+  /** Milliseconds, one value per HTTP request made to an endpoint. */
+  attemptDuration: 'AttemptDuration',
+  /** Milliseconds from the event's time to the start of its first automatic attempt. */
+  firstAttemptLag: 'FirstAttemptLag',
+  /** Count of emails stored by POST /v1/emails and /v1/emails/batch (each email of a batch). */
+  emailsAccepted: 'EmailsAccepted',
+  /** Count of recipients the provider took. */
+  emailsSent: 'EmailsSent',
+  /** Count of recipients that ended email.failed (refused, retries exhausted, outcome unknown). */
+  emailsFailed: 'EmailsFailed',
+  /** Count; published twice: without dimension (the total) and by `route` (operation id) and `status`. */
+  apiRequests: 'ApiRequests',
+} as const;
+
+export type MetricName = (typeof METRIC_NAMES)[keyof typeof METRIC_NAMES];
+
+/** Dimension names (low cardinality only: never an account, webhook, delivery or email id). */
+export const METRIC_DIMENSIONS = {
+  /** Every metric: the deployment it comes from (SF_METRICS_SERVICE, `sendflow` unless the stack sets it). */
+  service: 'service',
+  errorClass: 'errorClass',
+  route: 'route',
+  status: 'status',
+} as const;

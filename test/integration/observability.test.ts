@@ -1,0 +1,121 @@
+// The local runtime's log lines and metrics (README "Observability"): a failed delivery writes one
+// `webhook attempt` line per attempt (delivery, webhook, account, outcome, status, duration, error) and every
+// API request one `api request` line (route, method, status, duration, request id, account), at INFO; with
+// SF_METRICS=true the same EMF lines as on AWS follow each invocation. Nothing secret is ever written.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { type CapturedStdout, captureStdout, emfSummary } from '../support/stdout';
+
+let rt: TestRuntime;
+let receiver: Receiver;
+let stdout: CapturedStdout;
+beforeAll(async () => {
+  stdout = captureStdout();
+  // Two automatic attempts, INFO lines and EMF on.
+  rt = await startTestRuntime({ POWERTOOLS_LOG_LEVEL: 'INFO', SF_METRICS: 'true', SF_RETRY_DELAYS: '0.2' });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver.close();
+  await rt?.stop();
+  stdout.restore();
+});
+
+const linesWith = (message: string) => stdout.lines().filter((line) => line.message === message);
+
+it('logs each failed attempt of a delivery, then counts it in EMF by error class', async () => {
+  // Arrange
+  const { key, accountId } = await rt.newKey();
+  receiver.answer({ kind: 'status', status: 500, body: 'down' });
+  const hookRes = await rt.call('/webhooks', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ url: `${receiver.url}/hook`, events: ['email.sent'] }),
+  });
+  const hook = (await hookRes.json()) as { id: string; secret: string };
+
+  // Act
+  const sent = await rt.call('/emails', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ from: 'a@acme.example', to: ['ada@example.com'], subject: 'Hi', html: '<p>Hi</p>' }),
+  });
+  await receiver.waitFor(2);
+  await rt.settle();
+
+  // Assert: one line per attempt, the second ending the delivery.
+  expect(sent.status).toBeLessThan(300);
+  const attempts = linesWith('webhook attempt').filter((line) => line.webhook_id === hook.id);
+  expect(attempts).toEqual([
+    expect.objectContaining({
+      level: 'INFO',
+      account_id: accountId,
+      mode: 'test',
+      event_type: 'email.sent',
+      attempt: 1,
+      kind: 'automatic',
+      outcome: 'failed',
+      error_class: 'http_5xx',
+      status_code: 500,
+      error: 'HTTP 500',
+      delivery_status: 'pending',
+      recorded: true,
+    }),
+    expect.objectContaining({ attempt: 2, outcome: 'failed', status_code: 500, delivery_status: 'failed' }),
+  ]);
+  expect(attempts[0]?.delivery_id).toMatch(/^dlv_/);
+  expect(attempts[1]?.delivery_id).toBe(attempts[0]?.delivery_id);
+  expect(attempts[0]?.duration_ms).toEqual(expect.any(Number));
+  expect(attempts[0]?.first_attempt_lag_ms).toEqual(expect.any(Number));
+  expect(attempts[1]).not.toHaveProperty('first_attempt_lag_ms');
+
+  // EMF, as CloudWatch would read it: the failures by class, the email accepted and sent.
+  const emf = stdout.emf().map(emfSummary);
+  const byClass = emf.filter((line) => line.dimensionValues.errorClass === 'http_5xx');
+  const failures = byClass.flatMap((line) => [line.metrics.DeliveriesFailed?.value].flat());
+  expect(failures.length).toBeGreaterThanOrEqual(2);
+  expect(byClass[0]).toMatchObject({ namespace: 'Sendflow', dimensions: [['service', 'errorClass']] });
+  const names = new Set(emf.flatMap((line) => Object.keys(line.metrics)));
+  for (const name of ['DeliveriesAttempted', 'DeliveriesFailed', 'AttemptDuration', 'FirstAttemptLag']) {
+    expect(names).toContain(name);
+  }
+  for (const name of ['EmailsAccepted', 'EmailsSent', 'ApiRequests']) expect(names).toContain(name);
+
+  // Nothing secret: no API key, no signing secret, no webhook URL, no body.
+  const all = JSON.stringify(stdout.lines());
+  expect(all).not.toContain(key);
+  expect(all).not.toContain(hook.secret);
+  expect(all).not.toContain(receiver.url);
+  expect(all).not.toContain('<p>Hi</p>');
+});
+
+it('logs one line per API request with route, status, duration, request id and account', async () => {
+  // Arrange
+  const { key, accountId } = await rt.newKey();
+
+  // Act
+  const listed = await rt.call('/webhooks', { key });
+  const denied = await rt.call('/webhooks', { key: 'sf_test_notarealkeynotarealkeynotarealkey12' });
+  const unknown = await rt.call('/nowhere', { key });
+
+  // Assert
+  const byRequest = (res: Response) =>
+    linesWith('api request').filter((line) => line.request_id === res.headers.get('x-request-id'));
+  expect(byRequest(listed)).toEqual([
+    expect.objectContaining({
+      level: 'INFO',
+      route: 'listWebhooks',
+      method: 'GET',
+      status: 200,
+      account_id: accountId,
+      duration_ms: expect.any(Number),
+    }),
+  ]);
+  expect(byRequest(denied)).toEqual([expect.objectContaining({ route: 'listWebhooks', status: 401 })]);
+  expect(byRequest(denied)[0]).not.toHaveProperty('account_id');
+  expect(byRequest(unknown)).toEqual([
+    expect.objectContaining({ route: 'unmatched', status: 404, account_id: accountId }),
+  ]);
+  expect(JSON.stringify(stdout.lines())).not.toContain(key);
+});

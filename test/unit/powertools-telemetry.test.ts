@@ -1,0 +1,283 @@
+// Unit tests of the Powertools telemetry adapter (lambdas/adapters/telemetry/powertools-telemetry.ts): the log
+// line of an attempt (success and failure) and of an API request, and the EMF lines flush() writes: namespace
+// Sendflow, the metric names of METRIC_NAMES, the `service` dimension, errorClass and route/status sets.
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PowertoolsTelemetry, safeError } from '../../lambdas/adapters/telemetry/powertools-telemetry';
+import type { AttemptReport } from '../../lambdas/app/telemetry';
+import { type CapturedStdout, captureStdout, emfSummary } from '../support/stdout';
+
+const succeeded: AttemptReport = {
+  deliveryId: 'dlv_1',
+  webhookId: 'wh_1',
+  accountId: 'acct_1',
+  mode: 'live',
+  eventType: 'email.delivered',
+  attempt: 1,
+  kind: 'automatic',
+  requested: true,
+  statusCode: 200,
+  durationMs: 42,
+  error: null,
+  deliveryStatus: 'succeeded',
+  recorded: true,
+  firstAttemptLagMs: 1_500,
+};
+
+const timedOut: AttemptReport = {
+  ...succeeded,
+  deliveryId: 'dlv_2',
+  attempt: 2,
+  statusCode: null,
+  durationMs: 10_000,
+  error: 'timed out after 10000 ms',
+  deliveryStatus: 'pending',
+  firstAttemptLagMs: undefined as never,
+};
+delete (timedOut as { firstAttemptLagMs?: number }).firstAttemptLagMs;
+
+let stdout: CapturedStdout;
+beforeEach(() => {
+  stdout = captureStdout();
+});
+afterEach(() => stdout.restore());
+
+function telemetry(metricsService: string | null = 'sendflow-test') {
+  return new PowertoolsTelemetry({
+    logger: new Logger({ serviceName: 'sendflow-delivery', logLevel: 'INFO' }),
+    metricsService,
+  });
+}
+
+const logLines = () => stdout.lines().filter((line) => !('_aws' in line));
+
+describe('PowertoolsTelemetry: attempts', () => {
+  it('logs a succeeded attempt at INFO with its delivery, webhook, account, outcome, status and duration', () => {
+    // Act
+    telemetry().attempted(succeeded);
+
+    // Assert
+    expect(logLines()).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'webhook attempt',
+        service: 'sendflow-delivery',
+        delivery_id: 'dlv_1',
+        webhook_id: 'wh_1',
+        account_id: 'acct_1',
+        mode: 'live',
+        event_type: 'email.delivered',
+        attempt: 1,
+        kind: 'automatic',
+        outcome: 'succeeded',
+        status_code: 200,
+        duration_ms: 42,
+        delivery_status: 'succeeded',
+        recorded: true,
+        first_attempt_lag_ms: 1_500,
+      }),
+    ]);
+    // Powertools leaves null fields out: no error, no class.
+    expect(logLines()[0]).not.toHaveProperty('error');
+    expect(logLines()[0]).not.toHaveProperty('error_class');
+  });
+
+  it('logs a failed attempt with its error and error class', () => {
+    // Act
+    telemetry().attempted(timedOut);
+
+    // Assert
+    expect(logLines()).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'webhook attempt',
+        delivery_id: 'dlv_2',
+        attempt: 2,
+        outcome: 'failed',
+        error_class: 'timeout',
+        duration_ms: 10_000,
+        error: 'timed out after 10000 ms',
+        delivery_status: 'pending',
+      }),
+    ]);
+    expect(logLines()[0]).not.toHaveProperty('first_attempt_lag_ms');
+    expect(logLines()[0]).not.toHaveProperty('status_code');
+  });
+
+  it('writes nothing to EMF before flush, then one line per dimension set with the attempts folded in', () => {
+    // Arrange
+    const t = telemetry();
+    t.attempted(succeeded);
+    t.attempted(timedOut);
+    t.attempted({ ...timedOut, deliveryId: 'dlv_3', statusCode: 503, error: 'HTTP 503', durationMs: 80 });
+    expect(stdout.emf()).toEqual([]);
+
+    // Act
+    t.flush();
+
+    // Assert
+    const lines = stdout.emf().map(emfSummary);
+    expect(lines).toHaveLength(3);
+    const [base, timeout, http5xx] = lines;
+    expect(base).toEqual({
+      namespace: 'Sendflow',
+      dimensions: [['service']],
+      dimensionValues: { service: 'sendflow-test' },
+      metrics: {
+        DeliveriesAttempted: { unit: 'Count', value: [1, 1, 1] },
+        DeliveriesSucceeded: { unit: 'Count', value: 1 },
+        DeliveriesFailed: { unit: 'Count', value: [1, 1] },
+        AttemptDuration: { unit: 'Milliseconds', value: [42, 10_000, 80] },
+        FirstAttemptLag: { unit: 'Milliseconds', value: 1_500 },
+      },
+    });
+    expect(timeout).toEqual({
+      namespace: 'Sendflow',
+      dimensions: [['service', 'errorClass']],
+      dimensionValues: { service: 'sendflow-test', errorClass: 'timeout' },
+      metrics: { DeliveriesFailed: { unit: 'Count', value: 1 } },
+    });
+    expect(http5xx?.dimensionValues).toEqual({ service: 'sendflow-test', errorClass: 'http_5xx' });
+  });
+
+  it('counts a paused webhook as attempted and failed (webhook_paused) but times no request', () => {
+    // Arrange
+    const t = telemetry();
+
+    // Act
+    t.attempted({ ...timedOut, requested: false, durationMs: 0, error: 'webhook paused', deliveryStatus: 'failed' });
+    t.flush();
+
+    // Assert
+    const [base, byClass] = stdout.emf().map(emfSummary);
+    expect(Object.keys(base?.metrics ?? {})).toEqual(['DeliveriesAttempted', 'DeliveriesFailed']);
+    expect(byClass?.dimensionValues).toEqual({ service: 'sendflow-test', errorClass: 'webhook_paused' });
+  });
+
+  it('writes nothing a second time: flush empties the buffers', () => {
+    const t = telemetry();
+    t.attempted(succeeded);
+    t.flush();
+    const first = stdout.emf().length;
+    t.flush();
+    expect(stdout.emf()).toHaveLength(first);
+  });
+});
+
+describe('PowertoolsTelemetry: API requests and emails', () => {
+  it('logs one line per request with route, method, status, duration, request id and account, never a path', () => {
+    // Act
+    telemetry().requested({
+      route: 'createEmail',
+      method: 'POST',
+      status: 202,
+      durationMs: 17,
+      requestId: 'req-1',
+      accountId: 'acct_1',
+    });
+
+    // Assert
+    expect(logLines()).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        message: 'api request',
+        route: 'createEmail',
+        method: 'POST',
+        status: 202,
+        duration_ms: 17,
+        request_id: 'req-1',
+        account_id: 'acct_1',
+      }),
+    ]);
+  });
+
+  it('counts requests in total and by route and status', () => {
+    // Arrange
+    const t = telemetry();
+    const request = { route: 'listWebhooks', method: 'GET', durationMs: 3, requestId: 'r' };
+
+    // Act
+    t.requested({ ...request, status: 200 });
+    t.requested({ ...request, status: 200 });
+    t.requested({ ...request, status: 429 });
+    t.flush();
+
+    // Assert
+    const lines = stdout.emf().map(emfSummary);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        dimensions: [['service']],
+        metrics: { ApiRequests: { unit: 'Count', value: [1, 1, 1] } },
+      }),
+      expect.objectContaining({
+        dimensions: [['service', 'route', 'status']],
+        dimensionValues: { service: 'sendflow-test', route: 'listWebhooks', status: '200' },
+        metrics: { ApiRequests: { unit: 'Count', value: [1, 1] } },
+      }),
+      expect.objectContaining({
+        dimensionValues: { service: 'sendflow-test', route: 'listWebhooks', status: '429' },
+        metrics: { ApiRequests: { unit: 'Count', value: 1 } },
+      }),
+    ]);
+  });
+
+  it('counts emails accepted, sent and failed', () => {
+    // Arrange
+    const t = telemetry();
+
+    // Act
+    t.emails('accepted', 3);
+    t.emails('sent', 1);
+    t.emails('sent', 1);
+    t.emails('failed', 1);
+    t.emails('failed', 0);
+    t.flush();
+
+    // Assert
+    expect(stdout.emf().map(emfSummary)).toEqual([
+      expect.objectContaining({
+        metrics: {
+          EmailsAccepted: { unit: 'Count', value: 3 },
+          EmailsSent: { unit: 'Count', value: [1, 1] },
+          EmailsFailed: { unit: 'Count', value: 1 },
+        },
+      }),
+    ]);
+  });
+
+  it('writes log lines but no EMF when metrics are off', () => {
+    // Arrange
+    const t = telemetry(null);
+
+    // Act
+    t.attempted(timedOut);
+    t.emails('accepted', 1);
+    t.flush();
+
+    // Assert
+    expect(stdout.emf()).toEqual([]);
+    expect(logLines()).toHaveLength(1);
+  });
+
+  it('writes nothing below the logger level: a SILENT logger keeps tests quiet', () => {
+    // Arrange
+    const t = new PowertoolsTelemetry({ logger: new Logger({ logLevel: 'SILENT' }), metricsService: null });
+
+    // Act
+    t.attempted(succeeded);
+    t.requested({ route: 'getEmail', method: 'GET', status: 200, durationMs: 1, requestId: 'r' });
+
+    // Assert
+    expect(stdout.lines()).toEqual([]);
+  });
+});
+
+describe('safeError', () => {
+  it('cuts URLs out of an error (a redirect target may carry a token) and bounds its length', () => {
+    expect(safeError('redirect not followed (HTTP 302 to https://hooks.example/t/SECRET?x=1)')).toBe(
+      'redirect not followed (HTTP 302 to <url>',
+    );
+    expect(safeError(null)).toBeNull();
+    expect(safeError('x'.repeat(1000))?.length).toBe(301);
+  });
+});
