@@ -880,7 +880,7 @@ export class ScriptedDomainProvider implements DomainProvider {
 
 /** Link signing with a fixed secret and base URL. */
 export function fixedLinks(secret = 'link-secret-for-tests', baseUrl = 'https://api.sendflow.test/v1'): LinkSigner {
-  return { secret, baseUrl: () => baseUrl };
+  return { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl };
 }
 
 /** Counts authorizer-cache flushes. */

@@ -1,6 +1,9 @@
-// The webhook sender: one POST per attempt with undici, a hard deadline, no redirects followed, the response
-// read up to a bound, and every connection made through the guarded lookup.
-import { Agent, request } from 'undici';
+// The webhook sender: one POST per attempt with node:http(s), a hard deadline, no redirects followed, the
+// response read up to a bound, and every connection made through the guarded lookup. Node's own client rather
+// than undici: the same behaviour, and half a megabyte less in every Lambda bundle that attempts deliveries.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { OutboundRequest, WebhookSender } from '../../app/webhooks/ports';
 import { checkWebhookUrl } from '../../domain/webhooks/address-guard';
 import { type AttemptOutcome, excerpt } from '../../domain/webhooks/delivery';
@@ -17,17 +20,15 @@ export interface SenderOptions {
 }
 
 export class HttpWebhookSender implements WebhookSender {
-  private readonly agent: Agent;
+  // Keep-alive: repeated attempts to one endpoint reuse the connection (made through the guarded lookup).
+  private readonly http = new HttpAgent({ keepAlive: true });
+  private readonly https = new HttpsAgent({ keepAlive: true });
+  private readonly lookup: LookupFunction;
   private readonly now: () => number;
 
   constructor(private readonly options: SenderOptions) {
     this.now = options.now ?? Date.now;
-    this.agent = new Agent({
-      connect: { lookup: guardedLookup(options.allowPrivate), timeout: options.timeoutMs },
-      keepAliveTimeout: 4_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-    });
+    this.lookup = guardedLookup(options.allowPrivate);
   }
 
   async send(outbound: OutboundRequest): Promise<AttemptOutcome> {
@@ -41,17 +42,12 @@ export class HttpWebhookSender implements WebhookSender {
     const check = checkWebhookUrl(outbound.url, { allowPrivate: this.options.allowPrivate });
     if (!check.ok) return done({ statusCode: null, error: `URL ${check.reason}`, response: '' });
 
+    // One deadline for connecting, the headers and the body alike.
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     try {
-      const res = await request(outbound.url, {
-        method: 'POST',
-        body: outbound.body,
-        headers: outbound.headers,
-        dispatcher: this.agent,
-        signal,
-      });
-      const body = await readBounded(res.body);
-      const status = res.statusCode;
+      const res = await this.post(outbound, signal);
+      const body = await readBounded(res);
+      const status = res.statusCode ?? 0;
       let error: string | null = null;
       if (status >= 300 && status < 400) {
         const location = res.headers.location;
@@ -67,11 +63,34 @@ export class HttpWebhookSender implements WebhookSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    this.http.destroy();
+    this.https.destroy();
+  }
+
+  /** The response once its headers arrived; a redirect is a response like any other (never followed). */
+  private post(outbound: OutboundRequest, signal: AbortSignal): Promise<IncomingMessage> {
+    const url = new URL(outbound.url);
+    const secure = url.protocol === 'https:';
+    const body = Buffer.from(outbound.body, 'utf8');
+    return new Promise((resolve, reject) => {
+      const req = (secure ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'POST',
+          headers: { ...outbound.headers, 'Content-Length': String(body.byteLength) },
+          agent: secure ? this.https : this.http,
+          lookup: this.lookup,
+          signal,
+        },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
   }
 }
 
-async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+async function readBounded(body: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

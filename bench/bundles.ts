@@ -1,0 +1,153 @@
+// `npm run bench:bundles`: how much each Lambda function weighs and how long its module takes to load. Builds
+// every entry point exactly as `cdk synth` does (bench/bundle-build.ts), then imports each bundle in BENCH_RUNS
+// (default 9) fresh `node` processes with the environment the synthesized stack gives that function (deploy-time
+// values replaced by stand-ins, AWS endpoints pointed at a closed local port so an AWS call at import fails
+// instead of leaving the machine). Prints size, median/min/max import time and the heaviest packages per bundle;
+// exits 1 when a bundle is over its limit or fails to load.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildSendflow } from '../lib/app';
+import { type BuiltBundle, buildBundle, bytesByPackage, FUNCTIONS } from './bundle-build';
+import { positiveInt, printTable } from './report';
+
+const RUNS = positiveInt('BENCH_RUNS', 9);
+const TOP = positiveInt('BENCH_TOP', 4);
+const run = promisify(execFile);
+
+/** Deploy-time values (tokens) become readable stand-ins: a queue URL looks like a queue URL. */
+function standIn(name: string): string {
+  if (name === 'SF_PUBLIC_URL') return 'https://abc123.execute-api.eu-west-1.amazonaws.com/v1';
+  const table = /^SF_TABLE_(\w+)$/.exec(name)?.[1];
+  if (table) return `${table.toLowerCase().replaceAll('_', '-')}-table`;
+  if (name.endsWith('_URL')) return `https://sqs.eu-west-1.amazonaws.com/123456789012/${name.toLowerCase()}`;
+  if (name.endsWith('_ARN')) return `arn:aws:test:eu-west-1:123456789012:${name.toLowerCase()}`;
+  return `${name.toLowerCase()}-value`;
+}
+
+/** Every function's environment in the synthesized app (bundling skipped), keyed by its service name. */
+function environments(): Map<string, Record<string, string>> {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  buildSendflow(app);
+  const result = new Map<string, Record<string, string>>();
+  for (const stack of app.node.children.filter((child): child is Stack => child instanceof Stack)) {
+    for (const fn of Object.values(Template.fromStack(stack).findResources('AWS::Lambda::Function'))) {
+      const variables = (fn.Properties?.Environment?.Variables ?? {}) as Record<string, unknown>;
+      const service = variables.POWERTOOLS_SERVICE_NAME;
+      if (typeof service !== 'string') continue;
+      result.set(
+        service,
+        Object.fromEntries(
+          Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : standIn(name)]),
+        ),
+      );
+    }
+  }
+  return result;
+}
+
+/** What the Lambda runtime adds, and a closed port for every AWS endpoint: nothing at import may call AWS. */
+function lambdaEnvironment(service: string, variables: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    AWS_REGION: 'eu-west-1',
+    AWS_LAMBDA_FUNCTION_NAME: service,
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
+    AWS_ACCESS_KEY_ID: 'AKIDSTANDIN',
+    AWS_SECRET_ACCESS_KEY: 'stand-in',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...variables,
+  };
+}
+
+/** In a fresh process: milliseconds from just before `import()` of the bundle to its handler being there. */
+const PROBE = `const t0 = performance.now();
+const mod = await import(process.argv[1]);
+const ms = performance.now() - t0;
+if (typeof mod.handler !== 'function') throw new Error('no handler export');
+process.stdout.write(String(ms));`;
+
+async function importMs(bundle: BuiltBundle, env: NodeJS.ProcessEnv): Promise<number> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', PROBE, pathToFileURL(bundle.file).href],
+    { env, timeout: 30_000 },
+  );
+  return Number(stdout);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
+const kb = (bytes: number) => (bytes / 1000).toFixed(1);
+
+async function main(): Promise<void> {
+  const out = mkdtempSync(join(tmpdir(), 'sendflow-bundles-'));
+  try {
+    const envs = environments();
+    const bundles = await Promise.all(FUNCTIONS.map((fn) => buildBundle(fn, join(out, fn.name))));
+    const times = new Map<string, number[]>(FUNCTIONS.map((fn) => [fn.name, []]));
+    const failures: string[] = [];
+    // Round-robin, one process at a time: a load spike on the machine touches every function alike.
+    for (let i = 0; i < RUNS; i++) {
+      for (const bundle of bundles) {
+        const variables = envs.get(bundle.fn.service);
+        if (!variables) throw new Error(`no function with service ${bundle.fn.service} in the synthesized app`);
+        try {
+          times.get(bundle.fn.name)?.push(await importMs(bundle, lambdaEnvironment(bundle.fn.service, variables)));
+        } catch (error) {
+          if (i === 0) failures.push(`${bundle.fn.name}: import failed: ${(error as Error).message.split('\n')[0]}`);
+        }
+      }
+    }
+    console.log(`Bundles as lib/constructs/node-function.ts builds them; import time over ${RUNS} fresh processes`);
+    console.log(`(node ${process.version}, KB = 1000 bytes)\n`);
+    printTable(
+      ['function', 'bytes', 'KB', 'limit KB', 'import ms p50', 'min', 'max', 'within limit'],
+      bundles.map(({ fn, bytes }) => {
+        const ms = times.get(fn.name) ?? [];
+        const ok = bytes <= fn.maxBytes;
+        if (!ok) failures.push(`${fn.name}: ${bytes} bytes, over its limit of ${fn.maxBytes}`);
+        const fmt = (v: number) => (ms.length ? v.toFixed(0) : '-');
+        return [
+          fn.name,
+          String(bytes),
+          kb(bytes),
+          kb(fn.maxBytes),
+          fmt(median(ms)),
+          fmt(Math.min(...ms)),
+          fmt(Math.max(...ms)),
+          ok ? 'yes' : 'NO',
+        ];
+      }),
+    );
+    console.log(`\nHeaviest packages per bundle (KB in the minified output; our own code is lambdas):\n`);
+    printTable(
+      ['function', ...Array.from({ length: TOP }, (_, i) => `#${i + 1}`)],
+      bundles.map(({ fn, metafile }) => [
+        fn.name,
+        ...bytesByPackage(metafile)
+          .slice(0, TOP)
+          .map(([name, bytes]) => `${name} ${kb(bytes)}`),
+      ]),
+      TOP + 1,
+    );
+    if (failures.length) {
+      console.error(`\n${failures.join('\n')}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+await main();
