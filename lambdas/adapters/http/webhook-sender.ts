@@ -10,6 +10,7 @@ import { type AttemptOutcome, excerpt } from '../../domain/webhooks/delivery';
 import { guardedLookup } from './guarded-lookup';
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
+const IDLE_SOCKET_MS = 4_000;
 
 export interface SenderOptions {
   /** Answer time-out (spec: 10 s). */
@@ -20,9 +21,11 @@ export interface SenderOptions {
 }
 
 export class HttpWebhookSender implements WebhookSender {
-  // Keep-alive: repeated attempts to one endpoint reuse the connection (made through the guarded lookup).
-  private readonly http = new HttpAgent({ keepAlive: true });
-  private readonly https = new HttpsAgent({ keepAlive: true });
+  // Keep-alive: repeated attempts to one endpoint reuse the connection (made through the guarded lookup). An
+  // idle socket is closed after 4 s (the agents' `timeout` acts on idle sockets only; the deadline below bounds
+  // a request): shorter than servers' usual 5 s, so we never reuse a socket the endpoint is closing.
+  private readonly http = new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
+  private readonly https = new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS });
   private readonly lookup: LookupFunction;
   private readonly now: () => number;
 
