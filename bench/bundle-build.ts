@@ -58,13 +58,13 @@ const TRANSLATED = new Set([
  * (`--bundle --platform=node --target --format --outfile=index.mjs --minify --sourcemap --sources-content
  * --external --banner:js --main-fields`).
  */
-export function esbuildOptions(entry: string, outdir: string): BuildOptions {
+export function esbuildOptions(entry: string, outdir: string, root = repoRoot): BuildOptions {
   const untranslated = Object.keys(BUNDLING).filter((key) => !TRANSLATED.has(key));
   if (untranslated.length) {
     throw new Error(`bench/bundle-build.ts does not translate the bundling option(s) ${untranslated.join(', ')}`);
   }
   return {
-    absWorkingDir: repoRoot,
+    absWorkingDir: root,
     entryPoints: [entry],
     bundle: true,
     platform: 'node',
@@ -91,9 +91,17 @@ export interface BuiltBundle {
   readonly metafile: Metafile;
 }
 
-/** Builds one function's bundle into `outdir` (written to disk when `write`, else kept in memory). */
-export async function buildBundle(fn: FunctionBundle, outdir: string, write = true): Promise<BuiltBundle> {
-  const options = esbuildOptions(fn.entry, outdir);
+/**
+ * Builds one function's bundle into `outdir` (written to disk when `write`, else kept in memory), from the
+ * sources under `root` (another checkout, for a before/after comparison; with its own node_modules).
+ */
+export async function buildBundle(
+  fn: FunctionBundle,
+  outdir: string,
+  write = true,
+  root = repoRoot,
+): Promise<BuiltBundle> {
+  const options = esbuildOptions(fn.entry, outdir, root);
   const result: BuildResult = await build({ ...options, write });
   const file = String(options.outfile);
   const bytes = write

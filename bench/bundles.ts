@@ -3,7 +3,9 @@
 // (default 9) fresh `node` processes with the environment the synthesized stack gives that function (deploy-time
 // values replaced by stand-ins, AWS endpoints pointed at a closed local port so an AWS call at import fails
 // instead of leaving the machine). Prints size, import time (wall and CPU: median, min, max) and the heaviest
-// packages per bundle; exits 1 when a bundle is over its limit or fails to load. Env: BENCH_RUNS, BENCH_TOP.
+// packages per bundle; exits 1 when a bundle is over its limit or fails to load. Env: BENCH_RUNS, BENCH_TOP;
+// BENCH_BASELINE=<another checkout> also builds that checkout's bundles and times them interleaved with these
+// (before/after under the same load), BENCH_BASELINE_ENV=NAME=value,… adds variables to its processes only.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,61 +103,127 @@ function median(values: readonly number[]): number {
 
 const kb = (bytes: number) => (bytes / 1000).toFixed(1);
 
+/** BENCH_BASELINE_ENV: `NAME=value` pairs, comma-separated, added to the baseline's processes only. */
+function baselineVariables(): Record<string, string> {
+  const raw = process.env.BENCH_BASELINE_ENV ?? '';
+  return Object.fromEntries(
+    raw
+      .split(',')
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  );
+}
+
+interface Timed {
+  readonly bundle: BuiltBundle;
+  readonly label: 'baseline' | 'current';
+  readonly extra: Record<string, string>;
+  readonly times: ImportTime[];
+  failed?: string;
+}
+
+const stat = (runs: readonly ImportTime[], pick: (t: ImportTime) => number, of: (v: number[]) => number) =>
+  runs.length ? of(runs.map(pick)).toFixed(0) : '-';
+const p50 = (values: number[]) => median(values);
+const min = (values: number[]) => Math.min(...values);
+const max = (values: number[]) => Math.max(...values);
+
 async function main(): Promise<void> {
   const out = mkdtempSync(join(tmpdir(), 'sendflow-bundles-'));
   try {
     const envs = environments();
-    const bundles = await Promise.all(FUNCTIONS.map((fn) => buildBundle(fn, join(out, fn.name))));
-    const times = new Map<string, ImportTime[]>(FUNCTIONS.map((fn) => [fn.name, []]));
-    const failures: string[] = [];
-    // Round-robin, one process at a time: a load spike on the machine touches every function alike.
+    const baselineRoot = process.env.BENCH_BASELINE;
+    const current = await Promise.all(FUNCTIONS.map((fn) => buildBundle(fn, join(out, fn.name))));
+    const baseline = baselineRoot
+      ? await Promise.all(FUNCTIONS.map((fn) => buildBundle(fn, join(out, `baseline-${fn.name}`), true, baselineRoot)))
+      : [];
+    const timed: Timed[] = [
+      ...baseline.map((bundle) => ({ bundle, label: 'baseline' as const, extra: baselineVariables(), times: [] })),
+      ...current.map((bundle) => ({ bundle, label: 'current' as const, extra: {}, times: [] })),
+    ];
+    // Round-robin, one process at a time, baseline and current interleaved: a load spike on the machine
+    // touches every bundle alike.
     for (let i = 0; i < RUNS; i++) {
-      for (const bundle of bundles) {
-        const variables = envs.get(bundle.fn.service);
-        if (!variables) throw new Error(`no function with service ${bundle.fn.service} in the synthesized app`);
+      for (const entry of timed) {
+        const { fn } = entry.bundle;
+        const variables = envs.get(fn.service);
+        if (!variables) throw new Error(`no function with service ${fn.service} in the synthesized app`);
         try {
-          times.get(bundle.fn.name)?.push(await importTime(bundle, lambdaEnvironment(bundle.fn.service, variables)));
+          entry.times.push(
+            await importTime(entry.bundle, lambdaEnvironment(fn.service, { ...variables, ...entry.extra })),
+          );
         } catch (error) {
           const stderr = String((error as { stderr?: unknown }).stderr ?? '')
             .trim()
             .split('\n');
-          if (i === 0) failures.push(`${bundle.fn.name}: import failed: ${stderr.at(-1) || (error as Error).message}`);
+          entry.failed ??= stderr.at(-1) || (error as Error).message;
         }
       }
     }
+    const failures: string[] = [];
+    for (const entry of timed) {
+      if (entry.failed && entry.label === 'current')
+        failures.push(`${entry.bundle.fn.name}: import failed: ${entry.failed}`);
+      if (entry.failed && entry.label === 'baseline')
+        console.error(`baseline ${entry.bundle.fn.name}: import failed: ${entry.failed}`);
+    }
+    const ofCurrent = timed.filter((t) => t.label === 'current');
     console.log(`Bundles as lib/constructs/node-function.ts builds them; import time over ${RUNS} fresh processes`);
     console.log(`(node ${process.version}, KB = 1000 bytes)\n`);
     printTable(
       ['function', 'bytes', 'KB', 'limit KB', 'import ms p50', 'min', 'max', 'CPU ms p50', 'min', 'within limit'],
-      bundles.map(({ fn, bytes }) => {
-        const runs = times.get(fn.name) ?? [];
-        const ms = runs.map((t) => t.ms);
-        const cpu = runs.map((t) => t.cpuMs);
+      ofCurrent.map(({ bundle: { fn, bytes }, times }) => {
         const ok = bytes <= fn.maxBytes;
         if (!ok) failures.push(`${fn.name}: ${bytes} bytes, over its limit of ${fn.maxBytes}`);
-        const fmt = (v: number) => (runs.length ? v.toFixed(0) : '-');
         return [
           fn.name,
           String(bytes),
           kb(bytes),
           kb(fn.maxBytes),
-          fmt(median(ms)),
-          fmt(Math.min(...ms)),
-          fmt(Math.max(...ms)),
-          fmt(median(cpu)),
-          fmt(Math.min(...cpu)),
+          stat(times, (t) => t.ms, p50),
+          stat(times, (t) => t.ms, min),
+          stat(times, (t) => t.ms, max),
+          stat(times, (t) => t.cpuMs, p50),
+          stat(times, (t) => t.cpuMs, min),
           ok ? 'yes' : 'NO',
         ];
       }),
     );
+    if (baselineRoot) {
+      console.log(`\nBaseline ${baselineRoot} → this checkout, measured interleaved in the same run:\n`);
+      printTable(
+        ['function', 'bytes', '→', 'CPU ms p50', '→', 'CPU ms min', '→', 'wall ms p50', '→'],
+        FUNCTIONS.map((fn) => {
+          const [b, c] = (['baseline', 'current'] as const).map((label) =>
+            timed.find((t) => t.label === label && t.bundle.fn.name === fn.name),
+          );
+          const bt = b?.times ?? [];
+          const ct = c?.times ?? [];
+          return [
+            fn.name,
+            String(b?.bundle.bytes ?? '-'),
+            String(c?.bundle.bytes ?? '-'),
+            stat(bt, (t) => t.cpuMs, p50),
+            stat(ct, (t) => t.cpuMs, p50),
+            stat(bt, (t) => t.cpuMs, min),
+            stat(ct, (t) => t.cpuMs, min),
+            stat(bt, (t) => t.ms, p50),
+            stat(ct, (t) => t.ms, p50),
+          ];
+        }),
+      );
+    }
     console.log(`\nHeaviest packages per bundle (KB in the minified output; our own code is lambdas):\n`);
     printTable(
       ['function', ...Array.from({ length: TOP }, (_, i) => `#${i + 1}`)],
-      bundles.map(({ fn, metafile }) => [
-        fn.name,
+      [
+        ...baseline.map((b) => ({ ...b, name: `${b.fn.name} (baseline)` })),
+        ...current.map((b) => ({ ...b, name: b.fn.name })),
+      ].map(({ name, metafile }) => [
+        name,
         ...bytesByPackage(metafile)
           .slice(0, TOP)
-          .map(([name, bytes]) => `${name} ${kb(bytes)}`),
+          .map(([pkg, bytes]) => `${pkg} ${kb(bytes)}`),
       ]),
       TOP + 1,
     );
