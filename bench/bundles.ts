@@ -153,10 +153,9 @@ async function main(): Promise<void> {
             await importTime(entry.bundle, lambdaEnvironment(fn.service, { ...variables, ...entry.extra })),
           );
         } catch (error) {
-          const stderr = String((error as { stderr?: unknown }).stderr ?? '')
-            .trim()
-            .split('\n');
-          entry.failed ??= stderr.at(-1) || (error as Error).message;
+          // Node prints the failing source line, the error (`Name [Class]: message`), its stack: keep the error.
+          const stderr = String((error as { stderr?: unknown }).stderr ?? '').split('\n');
+          entry.failed ??= stderr.find((line) => /^[\w$]+( \[\w+\])?: /.test(line)) ?? (error as Error).message;
         }
       }
     }
