@@ -83,6 +83,15 @@ export class LimitExceededError extends AppError {
   readonly code = 'limit_exceeded';
 }
 
+/**
+ * A dependency the request needs is failing right now (e.g. the signing secret could not be read): 503, and
+ * the next request tries again. The message is the caller's; what failed is in `cause`, for the log only.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly status = 503;
+  readonly code = 'service_unavailable';
+}
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code: string;

@@ -1,5 +1,5 @@
 // The authorizer's context map: how a Principal crosses API Gateway (string values only) to the handlers.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Principal } from '../app/ports';
 import { MODES } from '../domain/api-keys';
 import { PLAN_NAMES } from '../domain/plans';

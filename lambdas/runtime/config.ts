@@ -1,5 +1,5 @@
 // One configuration schema, parsed once at start-up, frozen; every problem is reported at once.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
 
 const positiveInt = z.coerce.number().int().positive();

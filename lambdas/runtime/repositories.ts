@@ -1,7 +1,6 @@
 // Every DynamoDB repository over one document client and the manifest's tables: the one place they are built
 // (both runtimes' services, the admin CLI, tests and benchmarks).
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
 import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
@@ -15,9 +14,10 @@ import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { TableName } from '../manifest';
+import { documentClient } from './document-client';
 
 export function createRepositories(client: DynamoDBClient, tables: Readonly<Record<TableName, string>>) {
-  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  const doc = documentClient(client);
   return {
     accounts: new DynamoAccountRepository(doc, tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, tables.apiKeys),

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -12,6 +12,20 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** middy and Powertools are ESM, but some transitive dependencies still call require(). */
 const REQUIRE_SHIM = "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);";
+
+/** How every function is bundled; bench/bundles.ts and the bundle-size test build with exactly these. */
+export const BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: REQUIRE_SHIM,
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // Ship the SDK versions we pinned and tested instead of whatever the runtime image carries.
+  bundleAwsSDK: true,
+  forceDockerBundling: false,
+} satisfies BundlingOptions;
 
 export interface NodeFunctionProps {
   /** Entry file relative to the repository root, e.g. lambdas/runtime/aws/api.ts. */
@@ -60,18 +74,7 @@ export class NodeFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_SHIM,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Ship the SDK versions we pinned and tested instead of whatever the runtime image carries.
-        bundleAwsSDK: true,
-        forceDockerBundling: false,
-      },
+      bundling: BUNDLING,
     });
 
     Validations.of(this).acknowledge(

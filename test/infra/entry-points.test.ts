@@ -1,6 +1,7 @@
 // The Lambda entry points (lambdas/runtime/aws/*.ts) as Lambda loads them: each with exactly the environment
 // the synthesized api stack gives its function (tokens replaced by stand-ins), DynamoDB, SQS, Scheduler and
-// Secrets Manager mocked, Powertools logs carrying the invocation's request id. A variable an entry point
+// Secrets Manager mocked, Powertools logs carrying the invocation's request id. No entry point calls AWS at
+// import: the API reads its signing secret on first use, and a failed read fails that request only. A variable an entry point
 // needs that the stack forgot fails here at import, as it would at a cold start.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -49,6 +50,8 @@ const SIGNING_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret
 const handlers = {} as Record<Entry, Handler<unknown, unknown>>;
 const environments = {} as Record<Entry, Record<string, string>>;
 let stdout: MockInstance;
+/** Secrets Manager reads made while the seven entry points were imported (cold starts). */
+let secretReadsAtColdStart = -1;
 
 function lambdaContext(awsRequestId: string): Context {
   return {
@@ -170,6 +173,7 @@ beforeAll(async () => {
     handlers[entry] = ((await loaders[entry]()) as unknown as { handler: Handler<unknown, unknown> }).handler;
   }
   process.env = clean;
+  secretReadsAtColdStart = secrets.commandCalls(GetSecretValueCommand).length;
 });
 
 beforeEach(() => {
@@ -511,8 +515,76 @@ describe('reconciler entry point: scheduled sends', () => {
 });
 
 describe('api entry point: links', () => {
-  it('read the signing secret the stack names once, at cold start', () => {
-    expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
+  it('reads no secret at cold start', () => {
+    expect(secretReadsAtColdStart).toBe(0);
+    expect(environments.api.SF_SIGNING_SECRET_ID).toBeTruthy();
+  });
+
+  it('answers 503 when the secret cannot be read, reads it again on the next request, then keeps it', async () => {
+    // Arrange: the first read fails (the SDK's own retries are behind the mock), the next ones succeed.
+    secrets.reset();
+    secrets
+      .on(GetSecretValueCommand)
+      .rejectsOnce(new Error('Secrets Manager is unavailable'))
+      .resolves({ SecretString: SIGNING_SECRET });
+    dynamo.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
+    dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: undefined });
+    const token = signToken(
+      'unsubscribe',
+      { a: 'acct_1', m: 'live', e: 'email_9', r: 'x@example.com' },
+      SIGNING_SECRET,
+    );
+    const event = {
+      resource: '/unsubscribe/{token}',
+      path: `/unsubscribe/${token}`,
+      httpMethod: 'GET',
+      headers: {},
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: { token },
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: {
+        requestId: 'gw-req-8',
+        path: `/v1/unsubscribe/${token}`,
+        identity: { sourceIp: '198.51.100.8' },
+      },
+    } as unknown as APIGatewayProxyEvent;
+
+    // Powertools writes ERROR lines to stderr.
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+
+    // Act
+    const failed = (await handlers.api(event, lambdaContext('lambda-req-s1'))) as APIGatewayProxyResult;
+    const errorLines = stderr.mock.calls.map(([chunk]) => String(chunk));
+    stderr.mockRestore();
+    const next = (await handlers.api(event, lambdaContext('lambda-req-s2'))) as APIGatewayProxyResult;
+    const cached = (await handlers.api(event, lambdaContext('lambda-req-s3'))) as APIGatewayProxyResult;
+
+    // Assert: the container survived the failure; only the request that needed the secret got the 503.
+    expect(failed.statusCode).toBe(503);
+    expect(JSON.parse(failed.body)).toEqual({
+      error: 'Links cannot be signed or checked right now; try again shortly.',
+      status: 503,
+      code: 'service_unavailable',
+    });
+    expect(failed.body).not.toContain(environments.api.SF_SIGNING_SECRET_ID);
+    // The log says what failed (the message the caller saw does not).
+    const errorLine = JSON.parse(errorLines.at(-1) ?? '{}');
+    expect(errorLine).toMatchObject({
+      level: 'ERROR',
+      message: 'request failed',
+      function_request_id: 'lambda-req-s1',
+    });
+    expect(errorLine.error.cause.message).toBe(
+      `Could not read the signing secret ${environments.api.SF_SIGNING_SECRET_ID}`,
+    );
+    // Verified with the secret read on the second request: the token is genuine, the email unknown (404).
+    expect(next.statusCode).toBe(404);
+    expect(cached.statusCode).toBe(404);
+    expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 2);
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, {
       SecretId: environments.api.SF_SIGNING_SECRET_ID,
     });

@@ -72,7 +72,7 @@ import type {
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
-import { ConflictError } from '../../lambdas/domain/errors';
+import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
 import type { RateWindow } from '../../lambdas/domain/rate-limit';
@@ -885,7 +885,15 @@ export class ScriptedDomainProvider implements DomainProvider {
 
 /** Link signing with a fixed secret and base URL. */
 export function fixedLinks(secret = 'link-secret-for-tests', baseUrl = 'https://api.sendflow.test/v1'): LinkSigner {
-  return { secret, baseUrl: () => baseUrl };
+  return { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl };
+}
+
+/** Links whose secret cannot be read right now (Secrets Manager failing on AWS): every use is a 503. */
+export function unreadableLinks(baseUrl = 'https://api.sendflow.test/v1'): LinkSigner {
+  return {
+    secret: () => Promise.reject(new ServiceUnavailableError('Links cannot be signed or checked right now.')),
+    baseUrl: () => baseUrl,
+  };
 }
 
 /** Counts authorizer-cache flushes. */

@@ -13,7 +13,7 @@ import {
   updateContact,
 } from '../../lambdas/app/contacts/contacts';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
-import { ConflictError, GoneError, NotFoundError } from '../../lambdas/domain/errors';
+import { ConflictError, GoneError, NotFoundError, ServiceUnavailableError } from '../../lambdas/domain/errors';
 import { derivedId } from '../../lambdas/domain/resources';
 import { signToken, verifyToken } from '../../lambdas/domain/tokens';
 import {
@@ -22,6 +22,7 @@ import {
   InMemoryContactRepository,
   RecordingEventPublisher,
   seededRandom,
+  unreadableLinks,
 } from '../support/fakes';
 
 const T0 = Date.UTC(2025, 5, 10, 9, 0, 0);
@@ -106,6 +107,24 @@ describe('contacts', () => {
         x: String(Math.floor(T0 / 1000) + 7 * 86_400),
       });
       expect(verifyToken('unsubscribe', tokenOf(confirmationUrl), SECRET)).toBeNull();
+    });
+
+    it('stores nothing and fires nothing when the signing secret cannot be read (503, the caller may retry)', async () => {
+      // Arrange
+      const deps = { ...s.deps, links: unreadableLinks(BASE) };
+      const id = derivedId('ct', TENANT.accountId, 'test', 'ada@example.com');
+
+      // Act
+      const created = createContact(deps, TENANT, { email: 'ada@example.com' });
+
+      // Assert
+      await expect(created).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(await s.contacts.get(TENANT, id)).toBeNull();
+      expect(s.published()).toEqual([]);
+      // The retry with the secret back succeeds, not 409.
+      await expect(createContact(s.deps, TENANT, { email: 'ada@example.com' })).resolves.toMatchObject({
+        contact: { id },
+      });
     });
 
     it('leaves names out when not given, and the event shows them as null', async () => {

@@ -18,7 +18,13 @@ import {
 import type { Principal } from '../../lambdas/app/ports';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
 import { emailStatus } from '../../lambdas/domain/email/status';
-import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../lambdas/domain/errors';
+import {
+  ConflictError,
+  NotFoundError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '../../lambdas/domain/errors';
 import type { PlanName } from '../../lambdas/domain/plans';
 import { verifyToken } from '../../lambdas/domain/tokens';
 import {
@@ -32,6 +38,7 @@ import {
   RecordingEventPublisher,
   RecordingSendScheduler,
   seededRandom,
+  unreadableLinks,
 } from '../support/fakes';
 
 const T0 = Date.UTC(2025, 5, 10, 9, 0, 0);
@@ -116,6 +123,24 @@ describe('sendEmails: one copy per recipient', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(() => {
     s = setup();
+  });
+
+  it('stores, counts, schedules and sends nothing when the signing secret cannot be read (503)', async () => {
+    // Arrange
+    const deps = { ...s.deps, links: unreadableLinks(BASE) };
+    await s.domains.create(domain(live, 'acme.example', 'verified'), []);
+
+    // Act
+    const accepted = sendEmails(deps, caller('live'), [draft(), draft({ to: ['bob@example.com'] })], { batch: true });
+
+    // Assert
+    await expect(accepted).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(s.emails.items.size).toBe(0);
+    expect(s.emails.batches.size).toBe(0);
+    expect([...s.quotas.counts.values()].reduce((a, b) => a + b, 0)).toBe(0);
+    expect(s.sendScheduler.scheduled).toEqual([]);
+    expect(s.providers.live.sent).toEqual([]);
+    expect(s.published()).toEqual([]);
   });
 
   it('hands the email to the mode’s provider with one copy per to, cc and bcc recipient, stores it, and returns its id', async () => {

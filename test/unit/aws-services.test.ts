@@ -1,7 +1,7 @@
-// Unit tests for the AWS wiring (lambdas/runtime/aws/services.ts): each function gets the adapters it asks
-// for, built on the clients given; a missing SF_* variable stops the cold start with every name listed; the
-// signing secret is read once from Secrets Manager; a port a function was not given refuses to work instead
-// of doing something else.
+// Unit tests for the AWS wiring (lambdas/runtime/aws/services.ts and its plugs): each function gets the
+// adapters its plugs build, on the clients given; a missing SF_* variable stops the cold start with every name
+// listed; the signing secret is read on first use, not at cold start, and cached; a port a function was not
+// given refuses to work instead of doing something else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -18,8 +18,19 @@ import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
 import { SimulatedDomainProvider } from '../../lambdas/adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
+import { authorizerCache } from '../../lambdas/runtime/aws/plugs/authorizer-cache';
+import { signedLinks } from '../../lambdas/runtime/aws/plugs/links';
+import {
+  deliveriesQueue,
+  eventsQueue,
+  queuedRetries,
+  queuedSends,
+  slowLane,
+} from '../../lambdas/runtime/aws/plugs/queues';
+import { scheduledRetries, scheduledSends } from '../../lambdas/runtime/aws/plugs/schedules';
+import { sesDomains, sesEmail } from '../../lambdas/runtime/aws/plugs/ses';
 import { createAwsServices, missingAwsVariables } from '../../lambdas/runtime/aws/services';
-import { ConfigError } from '../../lambdas/runtime/config';
+import { type Config, ConfigError, loadConfig } from '../../lambdas/runtime/config';
 
 const sqs = mockClient(SQSClient);
 const scheduler = mockClient(SchedulerClient);
@@ -45,13 +56,13 @@ const awsEnv = {
   SF_SES_CONFIGURATION_SET: 'SendflowApi-email-events',
   SF_SES_IDENTITY_OWNER: 'SendflowApi',
 };
-const clients = () => ({
-  dynamo: new DynamoDBClient({ region: 'eu-west-1' }),
-  sqs: new SQSClient({ region: 'eu-west-1' }),
-  scheduler: new SchedulerClient({ region: 'eu-west-1' }),
-  secrets: new SecretsManagerClient({ region: 'eu-west-1' }),
-  ses: new SESv2Client({ region: 'eu-west-1' }),
-});
+const clients = () => [
+  new DynamoDBClient({ region: 'eu-west-1' }),
+  new SQSClient({ region: 'eu-west-1' }),
+  new SchedulerClient({ region: 'eu-west-1' }),
+  new SecretsManagerClient({ region: 'eu-west-1' }),
+  new SESv2Client({ region: 'eu-west-1' }),
+];
 const job = { deliveryId: 'dlv_1', webhookId: 'wh_1', attempt: 2 };
 
 beforeEach(() => {
@@ -69,11 +80,10 @@ beforeEach(() => {
 describe('createAwsServices', () => {
   it('gives the delivery worker the Scheduler-backed retries on the configured queue and group', async () => {
     // Arrange
-    const services = await createAwsServices(
-      'sendflow-delivery',
-      { retries: 'scheduler' },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
+    const services = createAwsServices('sendflow-delivery', [scheduledRetries], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
 
     // Act
     await services.retries.schedule(job, 5);
@@ -92,24 +102,23 @@ describe('createAwsServices', () => {
     });
   });
 
-  it('gives the dispatcher the deliveries queue, the API the events queue, the reconciler queue-only retries', async () => {
+  it('gives the dispatcher the deliveries queue, the API the events queue, the reconciler queue-only retries', () => {
     const env = { ...tablesEnv, ...awsEnv };
-    const build = (needs: Parameters<typeof createAwsServices>[1]) =>
-      createAwsServices('f', needs, { env, clients: clients() });
-    expect((await build({ deliveryQueue: true })).deliveryQueue).toBeInstanceOf(SqsDeliveryQueue);
-    expect((await build({ events: true })).events).toBeInstanceOf(SqsEventPublisher);
-    expect((await build({ retries: 'queue' })).retries).toBeInstanceOf(QueueRetryScheduler);
-    expect((await build({ sends: 'scheduler' })).sendScheduler).toBeInstanceOf(AwsSendScheduler);
-    expect((await build({ sends: 'queue' })).sendScheduler).toBeInstanceOf(QueueSendScheduler);
+    const build = (plugs: Parameters<typeof createAwsServices>[1]) =>
+      createAwsServices('f', plugs, { env, clients: clients() });
+    expect(build([deliveriesQueue]).deliveryQueue).toBeInstanceOf(SqsDeliveryQueue);
+    expect(build([eventsQueue]).events).toBeInstanceOf(SqsEventPublisher);
+    expect(build([queuedRetries]).retries).toBeInstanceOf(QueueRetryScheduler);
+    expect(build([scheduledSends]).sendScheduler).toBeInstanceOf(AwsSendScheduler);
+    expect(build([queuedSends]).sendScheduler).toBeInstanceOf(QueueSendScheduler);
   });
 
   it('gives the API the send scheduler on the configured sends queue and group', async () => {
     // Arrange
-    const services = await createAwsServices(
-      'sendflow-api',
-      { sends: 'scheduler' },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
+    const services = createAwsServices('sendflow-api', [scheduledSends], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
 
     // Act
     await services.sendScheduler.schedule('email_1', Date.now() - 1000);
@@ -131,16 +140,18 @@ describe('createAwsServices', () => {
     });
   });
 
-  it('reads the signing secret named by the stack once, and signs links for the public URL', async () => {
+  it('reads the signing secret named by the stack on first use, not at cold start, then from its cache', async () => {
     // Act
-    const services = await createAwsServices(
-      'sendflow-api',
-      { links: true },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
+    const services = createAwsServices('sendflow-api', [signedLinks], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
+    const atColdStart = secrets.commandCalls(GetSecretValueCommand).length;
 
     // Assert
-    expect(services.links.secret).toBe(SECRET);
+    expect(atColdStart).toBe(0);
+    expect(await services.links.secret()).toBe(SECRET);
+    expect(await services.links.secret()).toBe(SECRET);
     expect(services.links.baseUrl()).toBe(awsEnv.SF_PUBLIC_URL);
     expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: awsEnv.SF_SIGNING_SECRET_ID });
@@ -148,11 +159,10 @@ describe('createAwsServices', () => {
 
   it('sends live-mode email through SES with the stack configuration set; test mode stays simulated', async () => {
     // Arrange
-    const services = await createAwsServices(
-      'sendflow-sender',
-      { ses: true },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
+    const services = createAwsServices('sendflow-sender', [sesEmail], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
     const email = {
       id: 'email_1',
       accountId: 'acct_1',
@@ -181,10 +191,10 @@ describe('createAwsServices', () => {
     });
   });
 
-  it('gives functions that manage domains SES identities, and the others the simulator', async () => {
+  it('gives functions that manage domains SES identities, and the others the simulator', () => {
     const env = { ...tablesEnv, ...awsEnv };
-    const withDomains = await createAwsServices('sendflow-api', { domains: true }, { env, clients: clients() });
-    const without = await createAwsServices('sendflow-sender', { ses: true }, { env, clients: clients() });
+    const withDomains = createAwsServices('sendflow-api', [sesDomains], { env, clients: clients() });
+    const without = createAwsServices('sendflow-sender', [sesEmail], { env, clients: clients() });
     expect(withDomains.domainProviderFor('live')).toBeInstanceOf(SesDomainProvider);
     // Test-mode domains never create real SES identities.
     expect(withDomains.domainProviderFor('test')).toBeInstanceOf(SimulatedDomainProvider);
@@ -194,7 +204,7 @@ describe('createAwsServices', () => {
   it('tags the SES identities it creates with SF_SES_IDENTITY_OWNER and the account', async () => {
     // Arrange
     const env = { ...tablesEnv, ...awsEnv };
-    const services = await createAwsServices('sendflow-api', { domains: true }, { env, clients: clients() });
+    const services = createAwsServices('sendflow-api', [sesDomains], { env, clients: clients() });
     ses.on(CreateEmailIdentityCommand).resolves({ DkimAttributes: { Tokens: ['t1', 't2', 't3'] } });
 
     // Act
@@ -210,44 +220,43 @@ describe('createAwsServices', () => {
     });
   });
 
-  it('keeps live mode simulated in functions that do not send through SES', async () => {
+  it('keeps live mode simulated in functions that do not send through SES', () => {
     const env = { ...tablesEnv, ...awsEnv };
-    const services = await createAwsServices(
-      'sendflow-dispatcher',
-      { deliveryQueue: true },
-      { env, clients: clients() },
-    );
+    const services = createAwsServices('sendflow-dispatcher', [deliveriesQueue], { env, clients: clients() });
     expect(services.providerFor('live')).toBeInstanceOf(SimulatedEmailProvider);
   });
 
   it('prefers SF_SIGNING_SECRET when it is set, without calling Secrets Manager', async () => {
     const env = { ...tablesEnv, ...awsEnv, SF_SIGNING_SECRET: 'e'.repeat(40) };
-    const services = await createAwsServices('sendflow-api', { links: true }, { env, clients: clients() });
-    expect(services.links.secret).toBe('e'.repeat(40));
+    const services = createAwsServices('sendflow-api', [signedLinks], { env, clients: clients() });
+    expect(await services.links.secret()).toBe('e'.repeat(40));
     expect(secrets).not.toHaveReceivedCommand(GetSecretValueCommand);
   });
 
   it.each([
     ['a short secret', { SecretString: 'too-short' }],
     ['a binary secret', { SecretBinary: new Uint8Array(64) }],
-  ])('fails the cold start on %s instead of signing with it', async (_name, answer) => {
+  ])('refuses to sign with %s: a 503 for the request, the cold start unharmed', async (_name, answer) => {
     secrets.on(GetSecretValueCommand).resolves(answer);
-    const start = createAwsServices(
-      'sendflow-api',
-      { links: true },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
-    await expect(start).rejects.toThrow(SigningSecretError);
+    const services = createAwsServices('sendflow-api', [signedLinks], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
+    await expect(services.links.secret()).rejects.toThrow(SigningSecretError);
+    await expect(services.links.secret()).rejects.toMatchObject({ status: 503, code: 'service_unavailable' });
   });
 
-  it('fails the cold start naming the secret when Secrets Manager refuses', async () => {
+  it('names the secret in the error cause when Secrets Manager refuses, and not in the message', async () => {
     secrets.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException'));
-    const start = createAwsServices(
-      'sendflow-api',
-      { links: true },
-      { env: { ...tablesEnv, ...awsEnv }, clients: clients() },
-    );
-    await expect(start).rejects.toThrow(/Could not read the signing secret SendflowData\/signing-secret/);
+    const services = createAwsServices('sendflow-api', [signedLinks], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
+    const error = (await services.links.secret().catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(SigningSecretError);
+    expect(error.message).not.toContain('signing-secret');
+    expect((error.cause as Error).message).toBe('Could not read the signing secret SendflowData/signing-secret');
+    expect(((error.cause as Error).cause as Error).message).toBe('AccessDeniedException');
   });
 
   it('fails the cold start naming every missing variable the function needs', async () => {
@@ -255,58 +264,56 @@ describe('createAwsServices', () => {
     const { SF_SCHEDULE_GROUP: _group, SF_SCHEDULER_DLQ_ARN: _dlq, ...partial } = awsEnv;
 
     // Act
-    const start = createAwsServices(
-      'sendflow-delivery',
-      { retries: 'scheduler' },
-      { env: { ...tablesEnv, ...partial } },
-    );
+    const start = () =>
+      createAwsServices('sendflow-delivery', [scheduledRetries], { env: { ...tablesEnv, ...partial } });
 
     // Assert
-    await expect(start).rejects.toThrow(ConfigError);
-    await expect(start).rejects.toThrow(/SF_SCHEDULE_GROUP: required by sendflow-delivery, not set/);
-    await expect(start).rejects.toThrow(/SF_SCHEDULER_DLQ_ARN: required by sendflow-delivery, not set/);
+    expect(start).toThrow(ConfigError);
+    expect(start).toThrow(/SF_SCHEDULE_GROUP: required by sendflow-delivery, not set/);
+    expect(start).toThrow(/SF_SCHEDULER_DLQ_ARN: required by sendflow-delivery, not set/);
   });
 
-  it('asks each function only for what it uses', () => {
-    const config = { aws: {} } as Parameters<typeof missingAwsVariables>[0];
-    expect(missingAwsVariables(config, {})).toEqual([]);
-    expect(missingAwsVariables(config, { events: true })).toEqual(['SF_EVENTS_QUEUE_URL']);
-    expect(missingAwsVariables(config, { deliveryQueue: true })).toEqual(['SF_DELIVERIES_QUEUE_URL']);
-    expect(missingAwsVariables(config, { retries: 'queue' })).toEqual(['SF_DELIVERIES_QUEUE_URL']);
-    expect(missingAwsVariables(config, { retries: 'scheduler' })).toEqual([
+  it('asks each function only for what its plugs use', () => {
+    const config: Config = loadConfig(tablesEnv);
+    const missing = (...plugs: Parameters<typeof missingAwsVariables>[0]) => missingAwsVariables(plugs, config);
+    expect(missing()).toEqual([]);
+    expect(missing(eventsQueue)).toEqual(['SF_EVENTS_QUEUE_URL']);
+    expect(missing(deliveriesQueue)).toEqual(['SF_DELIVERIES_QUEUE_URL']);
+    expect(missing(queuedRetries)).toEqual(['SF_DELIVERIES_QUEUE_URL']);
+    expect(missing(scheduledRetries)).toEqual([
       'SF_DELIVERIES_QUEUE_URL',
       'SF_DELIVERIES_QUEUE_ARN',
       'SF_SCHEDULE_GROUP',
       'SF_SCHEDULER_ROLE_ARN',
       'SF_SCHEDULER_DLQ_ARN',
     ]);
-    expect(missingAwsVariables(config, { sends: 'queue' })).toEqual(['SF_SENDS_QUEUE_URL']);
-    expect(missingAwsVariables(config, { sends: 'scheduler' })).toEqual([
+    expect(missing(queuedSends)).toEqual(['SF_SENDS_QUEUE_URL']);
+    expect(missing(scheduledSends)).toEqual([
       'SF_SENDS_QUEUE_URL',
       'SF_SENDS_QUEUE_ARN',
       'SF_SENDS_SCHEDULE_GROUP',
       'SF_SENDS_SCHEDULER_ROLE_ARN',
       'SF_SENDS_SCHEDULER_DLQ_ARN',
     ]);
-    expect(missingAwsVariables(config, { links: true })).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
-    expect(missingAwsVariables(config, { ses: true })).toEqual(['SF_EVENTS_QUEUE_URL', 'SF_SES_CONFIGURATION_SET']);
-    expect(missingAwsVariables(config, { domains: true })).toEqual(['SF_SES_IDENTITY_OWNER']);
+    expect(missing(signedLinks)).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
+    expect(missing(sesEmail, eventsQueue)).toEqual(['SF_SES_CONFIGURATION_SET', 'SF_EVENTS_QUEUE_URL']);
+    expect(missing(slowLane)).toEqual(['SF_SLOW_DELIVERIES_QUEUE_URL', 'SF_SLOW_DELIVERIES_QUEUE_ARN']);
+    expect(missing(authorizerCache)).toEqual(['SF_REST_API_ID']);
+    // Two plugs on one queue ask for it once.
+    expect(missing(deliveriesQueue, scheduledRetries)).toHaveLength(5);
+    expect(missing(sesDomains)).toEqual(['SF_SES_IDENTITY_OWNER']);
   });
 
-  it('still reports missing table variables as configuration errors', async () => {
-    await expect(createAwsServices('sendflow-api', {}, { env: {} })).rejects.toThrow(/SF_TABLE_WEBHOOKS/);
+  it('still reports missing table variables as configuration errors', () => {
+    expect(() => createAwsServices('sendflow-api', [], { env: {} })).toThrow(/SF_TABLE_WEBHOOKS/);
   });
 
   it('makes a port the function was not given refuse to work, naming the function', async () => {
     // Arrange
-    const services = await createAwsServices(
-      'sendflow-dispatcher',
-      { deliveryQueue: true },
-      {
-        env: { ...tablesEnv, SF_DELIVERIES_QUEUE_URL: awsEnv.SF_DELIVERIES_QUEUE_URL },
-        clients: clients(),
-      },
-    );
+    const services = createAwsServices('sendflow-dispatcher', [deliveriesQueue], {
+      env: { ...tablesEnv, SF_DELIVERIES_QUEUE_URL: awsEnv.SF_DELIVERIES_QUEUE_URL },
+      clients: clients(),
+    });
 
     // Act & Assert
     await expect(services.retries.schedule(job, 1)).rejects.toThrow(
@@ -316,7 +323,10 @@ describe('createAwsServices', () => {
     await expect(services.sendScheduler.schedule('email_1', 0)).rejects.toThrow(
       'The send scheduler is not wired into sendflow-dispatcher',
     );
-    expect(() => services.links.secret).toThrow('The link signer is not wired into sendflow-dispatcher');
+    await expect(services.links.secret()).rejects.toThrow('The link signer is not wired into sendflow-dispatcher');
+    await expect(services.authorizerCache.flush()).rejects.toThrow(
+      'The authorizer cache is not wired into sendflow-dispatcher',
+    );
     expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);
   });
 });

@@ -305,6 +305,25 @@ describe('HttpWebhookSender: outcomes', () => {
     expect(errorClassOf(outcome)).toBe('dns');
   });
 
+  it('reuses one kept-alive connection for consecutive attempts to the same endpoint', async () => {
+    // Arrange
+    const sockets = new Set<string>();
+    const sender = newSender();
+    const seen = await httpServer((_req, res) => {
+      sockets.add(`${res.socket?.remotePort}`);
+      res.writeHead(200).end('ok');
+    });
+
+    // Act
+    await sender.send(request(seen.url));
+    await sender.send(request(seen.url));
+    await sender.send(request(seen.url));
+
+    // Assert
+    expect(seen.got).toHaveLength(3);
+    expect(sockets.size).toBe(1);
+  });
+
   it('connects to the address its own lookup returned (one resolution, Host header kept)', async () => {
     // Arrange
     const server = await httpServer();

@@ -1,6 +1,6 @@
 // Accounts in DynamoDB: one item per account, keyed by id.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Account, AccountRepository } from '../../app/ports';
 import { ConflictError } from '../../domain/errors';
 import { PLAN_NAMES } from '../../domain/plans';

@@ -1,7 +1,7 @@
 // API keys in DynamoDB: keyed by the secret's SHA-256 (the authorizer's one lookup), listed per account
 // through the byAccount index.
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ApiKey, ApiKeyRepository } from '../../app/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';

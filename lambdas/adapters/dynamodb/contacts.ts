@@ -3,7 +3,7 @@
 // the contact as it is after the change, so changes are read, applied and written back on a revision number
 // (optimistic concurrency: the event and the stored contact cannot disagree).
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Contact, ContactChanges, ContactRepository } from '../../app/contacts/contacts';
 import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';

@@ -7,7 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
 import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';

@@ -1,7 +1,7 @@
 // Email histories in DynamoDB: one small item per event (emailId, eventId), written with a conditional put so a
 // redelivered event is recorded once, and read newest first through the byTime index (at = time#eventId).
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EmailEventEntry, EmailHistory, HistoryPage } from '../../app/emails/ports';
 import { historyOrderKey } from '../../domain/email/history';
 import { unlessConditionFails } from './operations';

@@ -6,7 +6,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_TTL_MS,

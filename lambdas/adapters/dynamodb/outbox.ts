@@ -4,7 +4,7 @@
 // strings; once the set is empty the index keys go, and a deleted item's tombstone goes with them.
 // dynalite has no transactions and no streams, so one item is the unit of atomicity on AWS and locally alike.
 import { DeleteCommand, type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Outbox, OutboxRef, PendingEvents } from '../../app/outbox';
 import { MODES } from '../../domain/api-keys';
 import type { SendflowEvent } from '../../domain/events';

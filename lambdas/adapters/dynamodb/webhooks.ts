@@ -1,7 +1,7 @@
 // Webhook endpoints in DynamoDB: partitioned by tenant (account + mode), so one Query is the dispatcher's
 // whole fan-out lookup and another tenant's ids are simply not found.
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Tenant, Webhook, WebhookChanges, WebhookRef, WebhookRepository } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';

@@ -1,7 +1,7 @@
 // zod at the SES boundary: the EventBridge envelope of a configuration-set event (source aws.ses) and the SES
 // event record in its `detail` (research/email.md §1.2), one schema per event type. Unknown fields pass;
 // fields we read are checked, so a malformed record fails loudly instead of becoming a wrong webhook.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const timestamp = z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'not a timestamp');
 

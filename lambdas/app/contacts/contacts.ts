@@ -80,10 +80,12 @@ export async function createContact(
     createdAt: now,
     updatedAt: now,
   };
+  // Read before the write: a secret that cannot be read refuses the request (503) with nothing stored.
+  const secret = await deps.links.secret();
   const recorded = await deps.contacts.create(contact, announce(deps, 'contact.created', contact));
   if (!recorded) throw new ConflictError(`A contact with address ${email} exists.`, 'contact_exists');
   await relay(deps, deps.contacts.outbox, recorded);
-  return { contact, confirmationUrl: confirmationUrl(deps.links, contact, deps.clock.now()) };
+  return { contact, confirmationUrl: confirmationUrl(deps.links, secret, contact, deps.clock.now()) };
 }
 
 export async function getContact(deps: Pick<ContactDeps, 'contacts'>, tenant: Tenant, id: string): Promise<Contact> {
@@ -125,7 +127,7 @@ export async function resolveConfirmation(
   deps: Pick<ContactDeps, 'contacts' | 'links' | 'clock'>,
   token: string,
 ): Promise<Contact> {
-  const claims = readConfirmation(verifyToken('confirm', token, deps.links.secret), deps.clock.now());
+  const claims = readConfirmation(verifyToken('confirm', token, await deps.links.secret()), deps.clock.now());
   if (claims.kind === 'invalid') throw new NotFoundError('Not found.');
   if (claims.kind === 'expired') throw new GoneError('This confirmation link has expired.', 'link_expired');
   const contact = await deps.contacts.get(
@@ -150,8 +152,8 @@ export async function confirmContact(deps: ContactDeps, token: string): Promise<
   return subscribed.value;
 }
 
-function confirmationUrl(links: LinkSigner, contact: Contact, nowMs: number): string {
-  const token = signToken('confirm', confirmationClaims(contact, nowMs), links.secret);
+function confirmationUrl(links: LinkSigner, secret: string, contact: Contact, nowMs: number): string {
+  const token = signToken('confirm', confirmationClaims(contact, nowMs), secret);
   return `${links.baseUrl()}/contacts/confirm/${token}`;
 }
 

@@ -157,7 +157,11 @@ export interface EmailProvider {
 
 /** Where public links point and how they are signed. */
 export interface LinkSigner {
-  readonly secret: string;
+  /**
+   * The HMAC key of public links. Asynchronous: on AWS it is read from Secrets Manager on first use and cached;
+   * a failed read rejects with a ServiceUnavailableError (503) and the next call tries again.
+   */
+  secret(): Promise<string>;
   /** Base URL including /v1 (resolved late: the local runtime learns its port when it listens). */
   baseUrl(): string;
 }

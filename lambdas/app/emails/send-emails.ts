@@ -98,6 +98,8 @@ export async function sendEmails(
   // Several emails are one batch: stored first, each naming the batch, and sendable only once one write
   // (the batch's decision) says every one of them is stored.
   const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
+  // Read before anything is written: a secret that cannot be read refuses the request whole (503).
+  const secret = await deps.links.secret();
   const emails: EmailRecord[] = drafts.map((draft) => {
     const id = timeOrderedId('email', now, deps.random);
     return {
@@ -107,7 +109,9 @@ export async function sendEmails(
       mode: tenant.mode,
       createdAt: new Date(now).toISOString(),
       suppressed: [],
-      unsubscribeUrls: Object.fromEntries(recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, tenant, id, r)])),
+      unsubscribeUrls: Object.fromEntries(
+        recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, secret, tenant, id, r)]),
+      ),
       ...(batchId ? { batchId } : {}),
     };
   });
@@ -396,11 +400,11 @@ function emailEvents(
 }
 
 /** The recipient's one-click link: a signed token naming account, mode, email and address. */
-function unsubscribeUrl(links: LinkSigner, tenant: Tenant, emailId: string, recipient: string): string {
+function unsubscribeUrl(links: LinkSigner, secret: string, tenant: Tenant, emailId: string, recipient: string): string {
   const token = signToken(
     'unsubscribe',
     { a: tenant.accountId, m: tenant.mode, e: emailId, r: bareAddress(recipient) },
-    links.secret,
+    secret,
   );
   return `${links.baseUrl()}/unsubscribe/${token}`;
 }

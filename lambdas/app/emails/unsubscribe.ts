@@ -32,7 +32,7 @@ export async function resolveUnsubscribeLink(
   token: string,
 ): Promise<UnsubscribeLink> {
   const notFound = new NotFoundError('Not found.');
-  const claims = verifyToken('unsubscribe', token, deps.links.secret);
+  const claims = verifyToken('unsubscribe', token, await deps.links.secret());
   if (!claims?.a || !claims.m || !claims.e || !claims.r) throw notFound;
   const email = await deps.emails.get(claims.e);
   if (!email || email.accountId !== claims.a || email.mode !== claims.m) throw notFound;

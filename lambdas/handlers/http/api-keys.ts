@@ -1,5 +1,5 @@
 // HTTP handlers for /v1/api-keys: parse → use case → response. The secret appears only in the 201.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../app/api-keys';
 import type { ApiKey } from '../../app/ports';
 import { SCOPES } from '../../domain/scopes';

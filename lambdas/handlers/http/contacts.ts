@@ -1,6 +1,6 @@
 // HTTP handlers for /v1/contacts (full-access keys) and the public double opt-in link.
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type Contact,
   type ContactDeps,

@@ -1,6 +1,6 @@
 // HTTP handlers for the delivery log (spec §2.2, §4.1): list with status filter and cursor, one delivery
 // with its payload, manual retry.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
 import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';

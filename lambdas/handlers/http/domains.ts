@@ -1,5 +1,5 @@
 // HTTP handlers for /v1/domains: add (with the DNS records to publish), list, read, verify, delete.
-import { z } from 'zod';
+import * as z from 'zod';
 import { createDomain, type DomainDeps, deleteDomain, getDomain, verifyDomain } from '../../app/domains/domains';
 import type { Domain } from '../../app/domains/ports';
 import { PLANS } from '../../domain/plans';

@@ -1,6 +1,6 @@
 // HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
 // whole: one bad email refuses them all, each problem reported with its index.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
 import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import { addressProblem } from '../../domain/email/email';

@@ -1,6 +1,6 @@
 // The OpenAPI document, generated from the manifest's routes and the handlers' zod schemas, so the
 // published contract cannot drift from the code (DESIGN §1). `npm run openapi` writes docs/openapi.json.
-import { z } from 'zod';
+import * as z from 'zod';
 import { routes, STAGE } from '../../manifest';
 import { requestSchemas as apiKeys } from './api-keys';
 import { requestSchemas as contacts } from './contacts';

@@ -1,5 +1,5 @@
 // zod at the HTTP boundary: a failed parse becomes a 422 listing every problem with its path.
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ValidationError } from '../../domain/errors';
 
 export function validate<T extends z.ZodType>(schema: T, input: unknown, where = 'body'): z.infer<T> {

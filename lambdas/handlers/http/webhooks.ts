@@ -1,5 +1,5 @@
 // HTTP handlers for /v1/webhooks (spec §4.1): parse → use case → the spec's field sets, nothing more.
-import { z } from 'zod';
+import * as z from 'zod';
 import { type AttemptDeps, testWebhook } from '../../app/webhooks/attempts';
 import {
   createWebhook,

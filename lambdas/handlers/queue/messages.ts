@@ -1,6 +1,6 @@
 // zod at the queue boundary: the bodies of events-queue and deliveries-queue messages (and of the retry
 // schedules' SQS input, which is the same delivery job).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { DeliveryJob } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import type { SendflowEvent } from '../../domain/events';

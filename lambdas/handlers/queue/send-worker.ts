@@ -3,7 +3,7 @@
 // an outage, time running out) fails alone, so SQS receives it again after the visibility time-out.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type SendEmailDeps, sendQueuedEmail } from '../../app/emails/send-emails';
 
 export const sendMessage = z.object({ emailId: z.string().min(1) });

@@ -2,17 +2,24 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { createApiHandler } from '../../handlers/http/api';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
+import { authorizerCache } from './plugs/authorizer-cache';
+import { signedLinks } from './plugs/links';
+import { eventsQueue } from './plugs/queues';
+import { scheduledSends } from './plugs/schedules';
+import { sesDomains } from './plugs/ses';
 import { createAwsServices } from './services';
 
 // Emails are stored and queued here (the send worker hands them to SES); domains are SES identities. Links
-// in emails are signed with the stack's secret, read once here (top-level await: the cold start waits for
-// it). Test sends and manual retries are synchronous attempts.
-const services = await createAwsServices('sendflow-api', {
-  events: true,
-  sends: 'scheduler',
-  links: true,
-  domains: true,
-});
+// in emails are signed with the stack's secret, read on first use and cached (no AWS call at cold start: a
+// Secrets Manager failure fails that request with a 503, not the container). Test sends and manual retries
+// are synchronous attempts.
+const services = createAwsServices('sendflow-api', [
+  eventsQueue,
+  scheduledSends,
+  signedLinks,
+  sesDomains,
+  authorizerCache,
+]);
 
 export const handler = createApiHandler(
   services,

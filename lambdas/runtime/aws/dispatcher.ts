@@ -2,9 +2,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
+import { deliveriesQueue } from './plugs/queues';
 import { createAwsServices } from './services';
 
-const services = await createAwsServices('sendflow-dispatcher', { deliveryQueue: true });
+const services = createAwsServices('sendflow-dispatcher', [deliveriesQueue]);
 
 export const handler = middy(createDispatcherHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),

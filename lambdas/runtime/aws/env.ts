@@ -1,7 +1,7 @@
 // AWS-only wiring the stack hands the email side of its functions (sends queue and schedule group, the
 // signing secret's ARN, the SES configuration set): names and ARNs, parsed once at cold start next to the
 // shared configuration, which they do not concern locally.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const optional = z.string().min(1).optional();
 

@@ -3,9 +3,10 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { createSesEventsHandler } from '../../adapters/ses/ses-events-handler';
+import { eventsQueue } from './plugs/queues';
 import { createAwsServices } from './services';
 
-const services = await createAwsServices('sendflow-ses-events', { events: true });
+const services = createAwsServices('sendflow-ses-events', [eventsQueue]);
 
 export const handler = middy(createSesEventsHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),

@@ -5,7 +5,7 @@
 // (the guard protects a stack's birth; afterwards the stack owns its data).
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { ResourceGroupsTaggingAPIClient } from '@aws-sdk/client-resource-groups-tagging-api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { listStackPhysicalIds, listTaggedDataResources, type TaggedResource } from '../../adapters/aws/stage-resources';
 
 /** CloudFormation tags every resource it creates with its stack's id; a retained one keeps the old stack's. */

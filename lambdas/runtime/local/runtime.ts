@@ -102,7 +102,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
       // A cancelled email's timer may still fire: the send worker finds it cancelled and skips it.
-      links: { secret, baseUrl: () => baseUrl },
+      links: { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl },
       authorizerCache: { flush: async () => authorizerCache.flush() },
       sendScheduler: {
         schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),

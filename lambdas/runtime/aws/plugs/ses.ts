@@ -1,0 +1,28 @@
+// SES v2 plugs: live-mode email with the stack's configuration set (the send worker), and sending domains as
+// SES identities with Easy DKIM (the API; the reconciler re-checks pending ones). Only the SES client.
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { SesDomainProvider } from '../../../adapters/ses/ses-domains';
+import { SesEmailProvider } from '../../../adapters/ses/ses-provider';
+import type { AwsPlug } from '../services';
+
+/** Live mode through SES; test mode stays on the simulator (createServices picks per mode). */
+export const sesEmail: AwsPlug = {
+  requires: ({ wiring }) => [['SF_SES_CONFIGURATION_SET', wiring.sesConfigurationSet]],
+  build: (ctx) => ({
+    liveProvider: new SesEmailProvider({
+      // No SDK retries for sending: a retried SendEmail after a reset may be a second copy (the provider
+      // retries throttling itself, and the send worker what surely did not reach SES).
+      client: ctx.injected(SESv2Client) ?? new SESv2Client({ maxAttempts: 1 }),
+      configurationSet: String(ctx.wiring.sesConfigurationSet),
+    }),
+  }),
+};
+
+/** Live-mode domains as SES identities; test-mode domains never create one. */
+export const sesDomains: AwsPlug = {
+  // Identities are tagged with, and IAM conditioned on, the owner: the api stack's name.
+  requires: ({ wiring }) => [['SF_SES_IDENTITY_OWNER', wiring.sesIdentityOwner]],
+  build: (ctx) => ({
+    liveDomainProvider: new SesDomainProvider(ctx.client(SESv2Client), { owner: String(ctx.wiring.sesIdentityOwner) }),
+  }),
+};
