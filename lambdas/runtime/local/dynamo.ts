@@ -105,19 +105,20 @@ export function createTableInput(name: string, spec: TableSpec): CreateTableComm
  * (a data directory made before an index was renamed or changed its projection).
  */
 export async function createTables(client: DynamoDBClient, names: Readonly<Record<TableName, string>>): Promise<void> {
+  const created: string[] = [];
   for (const [table, spec] of Object.entries(tables) as [TableName, TableSpec][]) {
     const input = createTableInput(names[table], spec);
     try {
       await client.send(new CreateTableCommand(input));
+      created.push(names[table]);
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
-      await untilActive(client, names[table]);
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[table] }));
-      if (Table && indexesOf(Table) !== indexesOf(input)) await rebuild(client, input);
+      const existing = await untilActive(client, names[table]);
+      if (indexesOf(existing) !== indexesOf(input)) await rebuild(client, input);
     }
   }
   // A new table is CREATING for a moment (a timer in dynalite, longer on DynamoDB Local), and refuses items.
-  for (const name of Object.values(names)) await untilActive(client, name);
+  for (const name of created) await untilActive(client, name);
 }
 
 /** The indexes of a table, as a comparable string: names, keys and projections. */
@@ -171,10 +172,11 @@ async function untilGone(client: DynamoDBClient, name: string): Promise<void> {
   throw new Error(`Table ${name} was not deleted within ${TABLE_ACTIVE_MS} ms`);
 }
 
-async function untilActive(client: DynamoDBClient, name: string): Promise<void> {
+/** Waits until the table is ACTIVE; its description then. */
+async function untilActive(client: DynamoDBClient, name: string): Promise<TableDescription> {
   for (let waited = 0; waited < TABLE_ACTIVE_MS; waited += 10) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    if (Table?.TableStatus === 'ACTIVE') return Table;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`Table ${name} did not become ACTIVE within ${TABLE_ACTIVE_MS} ms`);
