@@ -36,6 +36,7 @@ import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
+import { Monitoring } from './constructs/monitoring';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
 import { outputNames } from './outputs';
@@ -195,6 +196,8 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
+  /** Subscribed by email to the alarm topic (`-c sendflow:alarmEmail=…`). */
+  readonly alarmEmail?: string;
 }
 
 export class SendflowApiStack extends Stack {
@@ -203,6 +206,7 @@ export class SendflowApiStack extends Stack {
   readonly authorizerFunction: NodeFunction;
   readonly pipeline: DeliveryPipeline;
   readonly emails: EmailPipeline;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -225,6 +229,8 @@ export class SendflowApiStack extends Stack {
       ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), tableNamesByKey[table]])),
       SF_AUTH_CACHE_TTL: String(ttl),
       SF_IP_RATE_LIMIT: String(ipRateLimit),
+      // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
+      SF_METRICS_SERVICE: this.stackName,
     };
 
     this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention });
@@ -441,10 +447,29 @@ export class SendflowApiStack extends Stack {
       sends: this.emails.sendsDlq,
       sendSchedules: this.emails.sendScheduleDlq,
       providerEvents: this.emails.providerEventsDlq,
+      slowDeliveries: pipeline.slowDeliveriesDlq,
     } as const;
     for (const [name, dlq] of Object.entries(deadLetters) as [keyof typeof deadLetters, typeof pipeline.eventsDlq][]) {
       output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);
     }
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      functions,
+      api: this.api,
+      queues: {
+        events: pipeline.eventsQueue,
+        deliveries: pipeline.deliveriesQueue,
+        slowDeliveries: pipeline.slowDeliveriesQueue,
+        sends: this.emails.sendsQueue,
+        providerEvents: this.emails.providerEventsQueue,
+      },
+      deadLetterQueues: deadLetters,
+      metricsService: this.stackName,
+      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+    });
+    // Last, so it reaches every alarm the constructs above made.
+    this.monitoring.notifyAll();
+    output(this, outputNames.alarmTopic, this.monitoring.topic.topicArn, 'SNS topic every alarm notifies');
   }
 
   private restApi(logRetention: RetentionDays): RestApi {
@@ -485,7 +510,8 @@ export class SendflowApiStack extends Stack {
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
         metricsEnabled: true,
-        tracingEnabled: true,
+        // No code is instrumented for X-Ray: traces would show only the gateway hop, at a price.
+        tracingEnabled: false,
       },
     });
     const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');

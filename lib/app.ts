@@ -11,6 +11,8 @@ const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 export const CONTEXT_STAGE = 'sendflow:stage';
 /** `-c sendflow:adopt=true`, for `cdk import` only: retained data without its dependency on the guard. */
 export const CONTEXT_ADOPT = 'sendflow:adopt';
+/** `-c sendflow:alarmEmail=oncall@example.com`: subscribes that address to the alarm topic. */
+export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
@@ -21,16 +23,29 @@ export interface SendflowSettings {
    * the stage guard, which an import cannot create, so the template CDK imports them with stays valid.
    */
   readonly adopt?: boolean;
+  /** Subscribed by email to the topic every alarm notifies. */
+  readonly alarmEmail?: string;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
 export function settingsFromContext(app: App): SendflowSettings {
   const adopt = adoptFromContext(app);
+  const alarmEmail = alarmEmailFromContext(app);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage: stageFromContext(app),
     ...(adopt ? { adopt } : {}),
+    ...(alarmEmail ? { alarmEmail } : {}),
   };
+}
+
+function alarmEmailFromContext(app: App): string | undefined {
+  const raw: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAIL);
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw) || raw.length > 254) {
+    throw new Error(`Context ${CONTEXT_ALARM_EMAIL} must be an email address, got ${String(raw)}`);
+  }
+  return raw;
 }
 
 function adoptFromContext(app: App): boolean {
@@ -76,6 +91,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     tableParameters: data.tableParameters,
     signingSecretParameter: data.signingSecretParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
+    ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -87,7 +87,11 @@ export const outputNames = {
     sendSchedules: 'SendScheduleDlqUrl',
     /** SES events the mapper could not handle, or EventBridge could not deliver to the queue. */
     providerEvents: 'ProviderEventsDlqUrl',
+    /** Jobs of slow endpoints the delivery worker could not settle. */
+    slowDeliveries: 'SlowDeliveriesDlqUrl',
   } as const,
+  /** The SNS topic every alarm notifies (subscribe a pager or chat to it). */
+  alarmTopic: 'AlarmTopicArn',
   /** The SES configuration set live-mode email is sent with (its events come back through EventBridge). */
   sesConfigurationSet: 'SesConfigurationSet',
 } as const;

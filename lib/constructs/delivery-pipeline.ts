@@ -21,9 +21,11 @@ import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, sch
  * webhook is that late. Deliveries: a job may legitimately wait up to 59 s of DelaySeconds plus a backlog of
  * slow endpoints (10 s each); 15 minutes behind means the retry schedule (next step 30 min) is no longer kept.
  */
-export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<'events' | 'deliveries', number>> = {
+export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<'events' | 'deliveries' | 'slowDeliveries', number>> = {
   events: 300,
   deliveries: 900,
+  // The slow lane is slow by design (hanging endpoints, 5 at a time), but 30 minutes behind skips a retry step.
+  slowDeliveries: 1800,
 };
 
 /** How long the reconciler may run: it pages through overdue deliveries for up to 40 s (reconcile.ts), then the rest. */
@@ -179,6 +181,7 @@ export class DeliveryPipeline extends Construct {
     this.alarms.push(
       ageAlarm(this, 'Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events),
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
+      ageAlarm(this, 'SlowDeliveries', this.slowDeliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.slowDeliveries),
       dlqAlarm(this, 'EventsDlq', this.eventsDlq),
       dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq),
       dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq),

@@ -43,10 +43,10 @@ describe('REST API', () => {
     api.hasResourceProperties('AWS::ApiGateway::RestApi', { ApiKeySourceType: 'AUTHORIZER' });
   });
 
-  it('deploys stage v1 with access logs, execution logging, metrics and tracing', () => {
+  it('deploys stage v1 with access logs, execution logging and metrics, without X-Ray tracing', () => {
     api.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v1',
-      TracingEnabled: true,
+      TracingEnabled: false,
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
       MethodSettings: [
         Match.objectLike({
@@ -265,7 +265,6 @@ describe('functions', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: 'index.handler',
-        TracingConfig: { Mode: 'Active' },
       });
     }
   });
@@ -444,6 +443,7 @@ describe('outputs', () => {
       ...Object.values(outputNames.queues),
       ...Object.values(outputNames.deadLetterQueues),
       outputNames.sesConfigurationSet,
+      outputNames.alarmTopic,
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
     expect(Object.keys(outputNames.tables).sort()).toEqual([...tableNames].sort());
@@ -471,7 +471,9 @@ describe('outputs', () => {
       sends: 'SendsDlqUrl',
       sendSchedules: 'SendScheduleDlqUrl',
       providerEvents: 'ProviderEventsDlqUrl',
+      slowDeliveries: 'SlowDeliveriesDlqUrl',
     });
+    expect(outputNames.alarmTopic).toBe('AlarmTopicArn');
     expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('Sendflow-prod-Api-email-events');
   });
 
@@ -493,6 +495,7 @@ describe('outputs', () => {
     expect(target(outputNames.deadLetterQueues.sendSchedules)).toMatch(/SendScheduleDlq/);
     expect(target(outputNames.queues.providerEvents)).toMatch(/ProviderEventsQueue/);
     expect(target(outputNames.deadLetterQueues.providerEvents)).toMatch(/ProviderEventsDlq/);
+    expect(target(outputNames.deadLetterQueues.slowDeliveries)).toMatch(/SlowDeliveriesDlq/);
   });
 
   it('points each usage-plan output at its plan', () => {

@@ -459,11 +459,12 @@ describe('alarms', () => {
     ]);
   });
 
-  it('has these seven alarms (the email pipeline adds its own)', () => {
+  it('has these eight alarms (the email pipeline adds its own)', () => {
     const pipeline = Object.keys(api.findResources('AWS::CloudWatch::Alarm')).filter((id) =>
       id.startsWith('DeliveryPipeline'),
     );
-    expect(pipeline).toHaveLength(7);
+    expect(pipeline).toHaveLength(8);
+    expect(pipeline.some((id) => id.startsWith('DeliveryPipelineSlowDeliveriesQueueOldestMessageAlarm'))).toBe(true);
     expect(pipeline.some((id) => id.startsWith('DeliveryPipelineSlowDeliveriesDlqDepthAlarm'))).toBe(true);
   });
 });

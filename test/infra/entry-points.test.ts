@@ -234,7 +234,7 @@ describe('api entry point', () => {
       }),
     );
     expect(emfLines()).toContainEqual(
-      expect.objectContaining({ service: 'sendflow', route: 'unmatched', status: '404', ApiRequests: 1 }),
+      expect.objectContaining({ service: 'Sendflow-prod-Api', route: 'unmatched', status: '404', ApiRequests: 1 }),
     );
   });
 });
@@ -427,7 +427,9 @@ describe('delivery entry point', () => {
         function_request_id: 'lambda-req-5',
       }),
     );
-    expect(emfLines()).toContainEqual(expect.objectContaining({ service: 'sendflow', DeliveriesAttempted: 1 }));
+    expect(emfLines()).toContainEqual(
+      expect.objectContaining({ service: 'Sendflow-prod-Api', DeliveriesAttempted: 1 }),
+    );
     expect(emfLines()).toContainEqual(expect.objectContaining({ DeliveriesFailed: 1, errorClass: expect.any(String) }));
   });
 

@@ -291,8 +291,6 @@ describe('the data-stack guard', () => {
       'logs:CreateLogStream',
       'logs:PutLogEvents',
       'tag:GetResources',
-      'xray:PutTelemetryRecords',
-      'xray:PutTraceSegments',
     ]);
     expect(statements.find((s) => s.Action === 'cloudformation:ListStackResources')?.Resource).toEqual({
       Ref: 'AWS::StackId',

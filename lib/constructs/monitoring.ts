@@ -1,0 +1,226 @@
+// What pages the platform team and what they look at: one SNS topic every alarm of the stack notifies (alarm
+// and recovery), the alarms only this view can add (Lambda errors and throttles per function, API 5XX and p99
+// latency), and a CloudWatch dashboard of the API, the functions, the queues and Sendflow's own EMF metrics.
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { METRIC_DIMENSIONS, METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/domain/metric-names';
+import type { NodeFunction } from './node-function';
+import { stageAlarmName } from './queues';
+
+/** API p99 latency above this for three 5-minute periods pages: sends and reads answer in well under a second. */
+export const API_P99_LATENCY_ALARM_MS = 5_000;
+/** 5XX answers in 5 minutes before the API pages: one is a bug to read about, five is an outage. */
+export const API_5XX_ALARM_COUNT = 5;
+
+export interface MonitoringProps {
+  /** Every function of the stack, by a short name used in alarm names and dashboard labels. */
+  readonly functions: Readonly<Record<string, NodeFunction>>;
+  readonly api: RestApi;
+  /** Main queues (depth and age on the dashboard) and dead-letter queues (depth), by name. */
+  readonly queues: Readonly<Record<string, Queue>>;
+  readonly deadLetterQueues: Readonly<Record<string, Queue>>;
+  /** `service` dimension of the EMF metrics (SF_METRICS_SERVICE of the functions). */
+  readonly metricsService: string;
+  /** Subscribed to the topic by email when set (`-c sendflow:alarmEmail=…`); confirm the subscription mail. */
+  readonly alarmEmail?: string;
+}
+
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly dashboard: Dashboard;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+
+    // A customer-managed key: CloudWatch must be allowed to encrypt what it publishes, which the AWS-managed
+    // SNS key's policy cannot grant.
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: `${stack.stackName}: encrypts the alarm topic`,
+      enableKeyRotation: true,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+      }),
+    );
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: `Sendflow alarms (${stack.stackName})`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // enforceSSL gives the topic a policy, which replaces the default one: CloudWatch needs its own allow.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['sns:Publish'],
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*' }),
+          },
+        },
+      }),
+    );
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    for (const [name, fn] of Object.entries(props.functions)) {
+      this.alarms.push(
+        sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
+          description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
+        }),
+        sumAlarm(this, `${pascal(name)}Throttles`, fn.handler.metricThrottles(fiveMinutes), 1, {
+          description: `Sendflow ${name} function: invocations throttled; account concurrency is exhausted`,
+        }),
+      );
+    }
+    this.alarms.push(
+      sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
+        description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
+      }),
+      new Alarm(this, 'ApiLatencyP99Alarm', {
+        alarmName: stageAlarmName(this, 'ApiLatencyP99'),
+        alarmDescription: `Sendflow API: p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 15 minutes`,
+        metric: props.api.metricLatency({ ...fiveMinutes, statistic: 'p99' }),
+        threshold: API_P99_LATENCY_ALARM_MS,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: stack.stackName,
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(...this.widgets(props));
+  }
+
+  /** Every alarm of the stack, queue alarms of the pipelines included, notifies the topic, and again when OK. */
+  notifyAll(): void {
+    const action = new SnsAction(this.topic);
+    for (const construct of Stack.of(this).node.findAll()) {
+      if (construct instanceof Alarm) {
+        construct.addAlarmAction(action);
+        construct.addOkAction(action);
+      }
+    }
+  }
+
+  private widgets(props: MonitoringProps): GraphWidget[] {
+    const { api } = props;
+    const sendflow = (metricName: string, dimensions: Record<string, string> = {}, statistic = 'Sum'): Metric =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { [METRIC_DIMENSIONS.service]: props.metricsService, ...dimensions },
+        statistic,
+        period: Duration.minutes(1),
+      });
+    const functions = Object.entries(props.functions);
+    const perFunction = (label: string, metric: (fn: NodeFunction) => IMetric) =>
+      graph(
+        label,
+        functions.map(([name, fn]) => withLabel(metric(fn), name)),
+      );
+    const queues = Object.entries(props.queues);
+    return [
+      graph('API requests', [
+        withLabel(api.metricCount(oneMinute), 'requests'),
+        withLabel(api.metricClientError(oneMinute), '4XX'),
+        withLabel(api.metricServerError(oneMinute), '5XX'),
+      ]),
+      graph('API latency (ms)', [
+        withLabel(api.metricLatency({ ...oneMinute, statistic: 'p50' }), 'p50'),
+        withLabel(api.metricLatency({ ...oneMinute, statistic: 'p99' }), 'p99'),
+      ]),
+      graph('Webhook attempts', [
+        withLabel(sendflow(METRIC_NAMES.deliveriesAttempted), 'attempted'),
+        withLabel(sendflow(METRIC_NAMES.deliveriesSucceeded), 'succeeded'),
+        withLabel(sendflow(METRIC_NAMES.deliveriesFailed), 'failed'),
+      ]),
+      graph('Attempt duration and first-attempt lag (ms, p99)', [
+        withLabel(sendflow(METRIC_NAMES.attemptDuration, {}, 'p99'), 'attempt duration'),
+        withLabel(sendflow(METRIC_NAMES.firstAttemptLag, {}, 'p99'), 'event to first attempt'),
+      ]),
+      graph('Emails', [
+        withLabel(sendflow(METRIC_NAMES.emailsAccepted), 'accepted'),
+        withLabel(sendflow(METRIC_NAMES.emailsSent), 'recipients sent'),
+        withLabel(sendflow(METRIC_NAMES.emailsFailed), 'recipients failed'),
+      ]),
+      perFunction('Function errors', (fn) => fn.handler.metricErrors(oneMinute)),
+      perFunction('Function throttles', (fn) => fn.handler.metricThrottles(oneMinute)),
+      perFunction('Function duration (ms, p99)', (fn) => fn.handler.metricDuration({ ...oneMinute, statistic: 'p99' })),
+      graph(
+        'Queue depth (visible messages)',
+        queues.map(([name, q]) => withLabel(q.metricApproximateNumberOfMessagesVisible(maxPerMinute), name)),
+      ),
+      graph(
+        'Oldest message (s)',
+        queues.map(([name, q]) => withLabel(q.metricApproximateAgeOfOldestMessage(maxPerMinute), name)),
+      ),
+      graph(
+        'Dead-lettered messages',
+        Object.entries(props.deadLetterQueues).map(([name, q]) =>
+          withLabel(q.metricApproximateNumberOfMessagesVisible(maxPerMinute), name),
+        ),
+      ),
+    ];
+  }
+}
+
+const oneMinute = { period: Duration.minutes(1), statistic: 'Sum' } as const;
+const fiveMinutes = { period: Duration.minutes(5), statistic: 'Sum' } as const;
+const maxPerMinute = { period: Duration.minutes(1), statistic: 'Maximum' } as const;
+
+function sumAlarm(
+  scope: Construct,
+  name: string,
+  metric: IMetric,
+  threshold: number,
+  { description }: { description: string },
+): Alarm {
+  return new Alarm(scope, `${name}Alarm`, {
+    alarmName: stageAlarmName(scope, name),
+    alarmDescription: description,
+    metric,
+    threshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+}
+
+function graph(title: string, metrics: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, left: metrics, width: 12, height: 6 });
+}
+
+function withLabel(metric: IMetric, label: string): IMetric {
+  return metric instanceof Metric || metric instanceof MathExpression ? metric.with({ label }) : metric;
+}
+
+function pascal(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
+}
