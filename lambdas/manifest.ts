@@ -186,7 +186,7 @@ const outboxIndex = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'o
  * the named attributes) or ALL (the whole item). An entry is billed by its size on every write, so an index
  * that only finds items projects what its reader needs and leaves the rest (payloads, bodies) to the table.
  * DynamoDB cannot change a projection in place: a new projection needs an index of another name
- * (docs/runbook/cost.md).
+ * (docs/runbook.md ("Upgrading a stage across an index change")).
  */
 export type Projection =
   | { readonly type: 'KEYS_ONLY' }

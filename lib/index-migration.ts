@@ -2,7 +2,7 @@
 // DynamoDB creates or deletes at most one GSI per table update, and CloudFormation refuses a template that asks
 // for more ("Cannot perform more than one GSI creation or deletion in a single update"); a new projection needs
 // an index of a new name. `-c sendflow:indexMigration=N` deploys step N; without it the data stack has the
-// manifest's indexes (a new stage, or the last step). docs/runbook/cost.md has the procedure.
+// manifest's indexes (a new stage, or the last step). docs/runbook.md ("Upgrading a stage across an index change") has the procedure.
 import type { Construct } from 'constructs';
 import type { IndexSpec, TableName, TableSpec } from '../lambdas/manifest';
 

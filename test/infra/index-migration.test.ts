@@ -1,5 +1,5 @@
 // Template assertions for moving an existing stage to the manifest's indexes (lib/index-migration.ts,
-// docs/runbook/cost.md): every step, and the step after it, differ by at most one GSI created or deleted per
+// docs/runbook.md ("Upgrading a stage across an index change")): every step, and the step after it, differ by at most one GSI created or deleted per
 // table, which is all DynamoDB and CloudFormation allow in one update; no index changes definition in place.
 import { describe, expect, it } from 'vitest';
 import { type TableName, type TableSpec, tableNames, tables } from '../../lambdas/manifest';

@@ -22,7 +22,7 @@ import { shardOf } from './shards';
 const DUE_SHARDS = 16;
 /** A webhook's pending rows spread over this many consecutive shards, so one busy endpoint is not one key. */
 const DUE_SPREAD = 4;
-/** The single key value of rows written before the shards (docs/runbook/cost.md): read until they move. */
+/** The single key value of rows written before the shards (docs/runbook.md ("Upgrading a stage across an index change")): read until they move. */
 const LEGACY_DUE_SHARD = 'due';
 const dueShard = (n: number) => `due#${n % DUE_SHARDS}`;
 const ALL_DUE_SHARDS = [LEGACY_DUE_SHARD, ...Array.from({ length: DUE_SHARDS }, (_, n) => dueShard(n))];

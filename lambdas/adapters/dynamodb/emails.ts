@@ -78,7 +78,7 @@ function parseEmail(item: unknown): EmailRecord {
 
 /** byScheduleShard key values (no single key value takes every waiting email); the reconciler reads each. */
 const SCHEDULE_SHARDS = 8;
-/** The single key value of emails written before the shards (docs/runbook/cost.md): read until they leave. */
+/** The single key value of emails written before the shards (docs/runbook.md ("Upgrading a stage across an index change")): read until they leave. */
 const LEGACY_SCHEDULE_SHARD = 'scheduled';
 const scheduleShardOf = (id: string) => `scheduled#${shardOf(id, SCHEDULE_SHARDS)}`;
 const ALL_SCHEDULE_SHARDS = [

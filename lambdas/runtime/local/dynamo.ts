@@ -135,7 +135,7 @@ function indexesOf(table: Pick<TableDescription, 'GlobalSecondaryIndexes'>): str
 /**
  * Replaces a table by one made from `input`, with the same items. Local only: dynalite cannot add an index to
  * a table, and DynamoDB's own way (one index at a time, backfilled) is the operator's on AWS
- * (docs/runbook/cost.md). The items are held in memory meanwhile, which a development data directory allows.
+ * (docs/runbook.md ("Upgrading a stage across an index change")). The items are held in memory meanwhile, which a development data directory allows.
  */
 async function rebuild(client: DynamoDBClient, input: CreateTableCommandInput): Promise<void> {
   const name = input.TableName as string;
