@@ -146,8 +146,9 @@ describe('dashboard and metrics', () => {
   it('every function publishes its metrics under its stage (SF_METRICS_SERVICE = the stack name)', () => {
     const functions = api.findResources('AWS::Lambda::Function') as Resources;
     for (const id of ourFunctions(api)) {
-      const env = (functions[id]?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-      expect(env.SF_METRICS_SERVICE, id).toBe('Sendflow-prod-Api');
+      const env = (functions[id]?.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+        ?.Variables;
+      expect(env?.SF_METRICS_SERVICE, id).toBe('Sendflow-prod-Api');
     }
   });
 
