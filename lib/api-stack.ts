@@ -42,11 +42,13 @@ import { allowSend } from './constructs/queues';
 import { outputNames } from './outputs';
 
 type ItemAction =
+  | 'dynamodb:Query'
   | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem';
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem';
 
 /**
  * What relaying a table's outbox takes: UpdateItem (DELETE the relayed events, then REMOVE the index keys) and,
@@ -56,15 +58,21 @@ const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 /**
- * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. An object grants
- * exactly what it lists: `read` (the reads above), `items` (these item actions on the table itself; a
- * conditional write needs no read), `query` (Query on the named indexes only).
+ * `read`: reads on the table and Query on its manifest indexes. `readWrite`: also PutItem and UpdateItem on the
+ * table. An object grants exactly what it lists: `read` (the reads above), `write` (PutItem, UpdateItem),
+ * `items` (these item actions on the table itself; a conditional write needs no read), `query` (Query on the
+ * named indexes only).
  */
 type TableAccess =
   | 'none'
   | 'read'
   | 'readWrite'
-  | { readonly read?: true; readonly items?: readonly ItemAction[]; readonly query?: readonly string[] };
+  | {
+      readonly read?: true;
+      readonly write?: true;
+      readonly items?: readonly ItemAction[];
+      readonly query?: readonly string[];
+    };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
 
@@ -78,25 +86,30 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
   api: {
     accounts: 'read',
+    // Revoking a key is an UpdateItem; keys are never deleted.
     apiKeys: 'readWrite',
     rateLimits: 'readWrite',
-    webhooks: 'readWrite',
+    // DELETE /v1/webhooks/:id deletes the item.
+    webhooks: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
     // Test sends and manual retries make their attempt in the request and record it.
     deliveries: 'readWrite',
-    emails: 'readWrite',
+    // A batch (POST /v1/emails/batch) stores its emails with BatchWriteItem.
+    emails: { read: true, write: true, items: ['dynamodb:BatchWriteItem'] },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure.
-    idempotency: 'readWrite',
+    idempotency: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
     // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
     // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
     suppressions: { read: true, items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-    domains: 'readWrite',
-    contacts: 'readWrite',
+    // Deleting a domain or contact leaves a tombstone (DeleteItem once its events are relayed).
+    domains: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
+    contacts: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
   },
+  // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
-    accounts: 'read',
-    apiKeys: 'read',
+    accounts: { items: ['dynamodb:GetItem'] },
+    apiKeys: { items: ['dynamodb:GetItem'] },
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: 'none',
@@ -533,15 +546,15 @@ export class SendflowApiStack extends Stack {
   }
 }
 
-const READS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/**
+ * Reads of a table: GetItem, BatchGetItem (tenant-scoped lists and suppression checks) and Query; on its indexes
+ * only Query means anything. No Scan, DescribeTable or ConditionCheckItem: no function calls them (the IAM tier,
+ * test/iam, records every call each bundle makes and fails on a missing grant).
+ */
+const READS: readonly ItemAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const INDEX_READS = ['dynamodb:Query'];
+/** Writes: conditional PutItem and UpdateItem. DeleteItem is granted only where `items` names it. */
+const WRITES: readonly ItemAction[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
 /** Least-privilege DynamoDB access by table name: the table and its manifest indexes, no wildcards. */
 function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: string, access: TableAccess): void {
@@ -551,13 +564,18 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   const allow = (actions: readonly string[], resources: string[]) =>
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources }));
   const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
+  const reads = () => {
+    allow(READS, [tableArn]);
+    if (indexes.length) allow(INDEX_READS, indexes);
+  };
   if (typeof access === 'string') {
-    allow(READS, [tableArn, ...indexes]);
+    reads();
     if (access === 'readWrite') allow(WRITES, [tableArn]);
     return;
   }
-  if (access.read) allow(READS, [tableArn, ...indexes]);
-  if (access.items?.length) allow(access.items, [tableArn]);
+  if (access.read) reads();
+  const items = [...(access.write ? WRITES : []), ...(access.items ?? [])];
+  if (items.length) allow([...new Set(items)], [tableArn]);
   if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));
