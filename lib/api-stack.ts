@@ -101,7 +101,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     idempotency: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
     // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
     // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
-    suppressions: { read: true, items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // Suppressions are only ever read by key, many at once (BatchGetItem).
+    suppressions: { items: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     // Deleting a domain or contact leaves a tombstone (DeleteItem once its events are relayed).
     domains: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
     contacts: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
@@ -179,7 +180,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: 'read',
+    // The suppression check of a send: one BatchGetItem by key.
+    suppressions: { items: ['dynamodb:BatchGetItem'] },
     domains: 'none',
     contacts: 'none',
   },
