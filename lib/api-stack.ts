@@ -129,7 +129,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'read',
+    // The fan-out lists the tenant's webhooks: one Query on the table.
+    webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
     emailEvents: { items: ['dynamodb:PutItem'] },
@@ -138,12 +139,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
   },
+  // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
+  // records each attempt; it lists nothing, so it has no Query and no index.
   delivery: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'read',
-    deliveries: 'readWrite',
+    webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+    deliveries: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     emails: 'none',
     emailEvents: 'none',
     idempotency: 'none',
