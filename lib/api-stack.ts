@@ -85,25 +85,33 @@ type Access = Readonly<Record<TableName | 'domains' | 'contacts', TableAccess>>;
 const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
   api: {
-    accounts: 'read',
-    // Revoking a key is an UpdateItem; keys are never deleted.
-    apiKeys: 'readWrite',
-    rateLimits: 'readWrite',
-    // DELETE /v1/webhooks/:id deletes the item.
+    // Each table gets the item actions its repositories issue for the API's routes (lambdas/adapters/dynamodb),
+    // Query on the table where a route lists a tenant's items, and only the indexes a route queries.
+    // The caller's key and account are looked up by key (the fallback routes authenticate too).
+    accounts: { items: ['dynamodb:GetItem'] },
+    // Keys are listed by account (byAccount) and revoked with an UpdateItem; never deleted.
+    apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
+    // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each.
+    rateLimits: { items: ['dynamodb:UpdateItem'] },
+    // Listed per tenant (Query), read by key, created, updated and deleted (DELETE /v1/webhooks/:id).
     webhooks: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
-    // Test sends and manual retries make their attempt in the request and record it.
-    deliveries: 'readWrite',
-    // A batch (POST /v1/emails/batch) stores its emails with BatchWriteItem.
-    emails: { read: true, write: true, items: ['dynamodb:BatchWriteItem'] },
+    // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
+    // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows.
+    deliveries: { read: true, write: true, query: ['byStatusKey', 'byDueShard'] },
+    // Emails are read and changed by id, a batch stored with BatchWriteItem; the API lists no emails.
+    emails: {
+      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },
-    // Idempotency-Key records: claimed, completed, replayed, released on failure.
-    idempotency: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
-    // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
-    // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
-    // Suppressions are only ever read by key, many at once (BatchGetItem).
+    // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
+    idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+    // Sending skips suppressed recipients (read by key, many at once); one-click unsubscribe suppresses with a
+    // conditional UpdateItem that records email.unsubscribed (the outbox), relayed at once (UpdateItem);
+    // outside the 30 days, a PutItem.
     suppressions: { items: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-    // Deleting a domain or contact leaves a tombstone (DeleteItem once its events are relayed).
+    // Listed per tenant (Query on the table, no index), created, updated; deleting leaves a tombstone, and a
+    // domain's name claim is released with DeleteItem.
     domains: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
     contacts: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
   },
@@ -578,7 +586,8 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
     if (access === 'readWrite') allow(WRITES, [tableArn]);
     return;
   }
-  if (access.read) reads();
+  // In the object form, `read` is the table only: indexes are named in `query`.
+  if (access.read) allow(READS, [tableArn]);
   const items = [...(access.write ? WRITES : []), ...(access.items ?? [])];
   if (items.length) allow([...new Set(items)], [tableArn]);
   if (access.query?.length) {
