@@ -348,16 +348,47 @@ describe.skipIf(!hasJava)(`IAM tier: bundles against their roles ${hasJava ? '' 
     ).toBeGreaterThan(0);
     // Attempts go to hooks.example.com, which does not resolve here: each fails and is retried later. Handing
     // the retries straight back walks the retry schedule, from SQS delays to one-shot schedules (bounded).
-    for (let round = 0; round < 5 && (await drain('sendflow-delivery')) > 0; round++);
+    for (let round = 0; round < 3 && (await drain('sendflow-delivery')) > 0; round++);
     await drain('sendflow-dispatcher');
   });
 
-  it('reconciler: one scheduled run over overdue attempts, sends, outboxes and pending domains', async () => {
+  it('reconciler: re-checks pending domains; later, re-queues overdue work and relays what outboxes kept', async () => {
     // A pending domain for it to re-check with SES.
     expect((await call('/domains', { method: 'POST', key: liveKey, body: { name: 'news.example.com' } })).status).toBe(
       201,
     );
     await host('sendflow-reconciler').invoke({});
+
+    // Work only a later run finds: events the API could not relay (SQS down: they stay in the outboxes, a
+    // deleted contact as a tombstone), and an email scheduled an hour ahead.
+    const api = host('sendflow-api').keyId;
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const email = { from: 'hello@mail.example.com', to: ['reader@example.org'], subject: 'Later', text: 'Hi' };
+    standIns.sqsOutage.add(api);
+    try {
+      const kept = await call('/domains', { method: 'POST', key: liveKey, body: { name: 'kept.example.com' } });
+      expect(kept.status).toBe(201);
+      expect((await call(`/domains/${kept.body.id}`, { method: 'DELETE', key: liveKey })).status).toBeLessThan(300);
+      const contact = await call('/contacts', { method: 'POST', key: liveKey, body: { email: 'kept@example.org' } });
+      expect((await call(`/contacts/${contact.body.id}`, { method: 'DELETE', key: liveKey })).status).toBeLessThan(300);
+      // Test mode: the live domain was deleted above, and the reconciler queues both modes alike.
+      const scheduled = await call('/emails', {
+        method: 'POST',
+        key: testKey,
+        body: { ...email, scheduled_at: later },
+      });
+      expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(200);
+    } finally {
+      standIns.sqsOutage.delete(api);
+    }
+    // The same bundle and role, three hours on: every retry and the scheduled send are overdue.
+    const reconciler = host('sendflow-reconciler');
+    const threeHoursOn = await startLambda(reconciler.fn, standIns.endpoints, { clockOffsetMs: 3 * 3_600_000 });
+    try {
+      await threeHoursOn.invoke({});
+    } finally {
+      await threeHoursOn.stop();
+    }
   });
 
   it('API: a delivery read and retried by hand, then the webhook deleted', async () => {

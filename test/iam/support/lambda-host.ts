@@ -23,7 +23,11 @@ export function accessKeyIdFor(fn: BundledFunction): string {
   return `AKIA${fn.service.replace(/[^A-Za-z0-9]/g, '').toUpperCase()}`;
 }
 
-export async function startLambda(fn: BundledFunction, endpoints: Record<string, string>): Promise<LambdaHost> {
+export async function startLambda(
+  fn: BundledFunction,
+  endpoints: Record<string, string>,
+  options: { clockOffsetMs?: number } = {},
+): Promise<LambdaHost> {
   const keyId = accessKeyIdFor(fn);
   const child: ChildProcess = fork(CHILD, [fn.entry, fn.handlerExport], {
     execPath: process.execPath,
@@ -44,6 +48,8 @@ export async function startLambda(fn: BundledFunction, endpoints: Record<string,
       LAMBDA_TASK_ROOT: fn.entry.replace(/\/[^/]+$/, ''),
       TZ: ':UTC',
       ...endpoints,
+      // Read by lambda-child.mjs only, never by the bundle.
+      ...(options.clockOffsetMs ? { SF_IAM_TIER_CLOCK_OFFSET_MS: String(options.clockOffsetMs) } : {}),
     },
   });
   let text = '';

@@ -29,6 +29,8 @@ export interface StandIns {
   readonly messages: SentMessage[];
   /** AWS_ENDPOINT_URL_* for the functions' environment. */
   readonly endpoints: Record<string, string>;
+  /** Callers (access key ids) whose SendMessage calls fail (recorded, then answered 500), e.g. to leave outboxes. */
+  readonly sqsOutage: Set<string>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   const messages: SentMessage[] = [];
   const record = (call: Call) => calls.push(call);
   const identities = new Map<string, Record<string, string>>();
+  const sqsOutage = new Set<string>();
   const servers: Server[] = [];
   const endpoints: Record<string, string> = {};
   const add = async (envName: string, service: string, handler: Handler) => {
@@ -146,6 +149,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     if (op === 'SendMessage' || op === 'SendMessageBatch') {
       // SendMessageBatch is authorized as sqs:SendMessage.
       record({ caller, operation: op, action: 'sqs:SendMessage', resource: queueArn });
+      if (sqsOutage.has(caller)) throw new AwsError(500, 'InternalError', 'stand-in outage');
       const entries =
         op === 'SendMessage' ? [{ Id: '0', ...input, MessageBody: String(input.MessageBody) }] : (input.Entries ?? []);
       for (const e of entries) messages.push({ queueArn, body: e.MessageBody, delaySeconds: e.DelaySeconds });
@@ -284,6 +288,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     calls,
     messages,
     endpoints,
+    sqsOutage,
     stop: () =>
       Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => {}),
   };
