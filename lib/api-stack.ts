@@ -54,6 +54,14 @@ type ItemAction =
  * What relaying a table's outbox takes: UpdateItem (DELETE the relayed events, then REMOVE the index keys) and,
  * where deletions leave tombstones, DeleteItem of the tombstone once its events are out.
  */
+/** A tenant table the API serves: listed per tenant (Query on the table), read, written and deleted by key. */
+const TENANT_ITEMS: readonly ItemAction[] = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
 const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
@@ -93,8 +101,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
     // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each.
     rateLimits: { items: ['dynamodb:UpdateItem'] },
-    // Listed per tenant (Query), read by key, created, updated and deleted (DELETE /v1/webhooks/:id).
-    webhooks: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
+    // Listed per tenant (Query on the table), read by key, created, updated and deleted (DELETE /v1/webhooks/:id).
+    // No BatchGetItem: only the delivery worker reads webhooks many at once.
+    webhooks: { items: TENANT_ITEMS },
     // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
     // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows.
     deliveries: { read: true, write: true, query: ['byStatusKey', 'byDueShard'] },
@@ -106,14 +115,15 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emailEvents: { query: ['byTime'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
     idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
-    // Sending skips suppressed recipients (read by key, many at once); one-click unsubscribe suppresses with a
-    // conditional UpdateItem that records email.unsubscribed (the outbox), relayed at once (UpdateItem);
-    // outside the 30 days, a PutItem.
-    suppressions: { items: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-    // Listed per tenant (Query on the table, no index), created, updated; deleting leaves a tombstone, and a
-    // domain's name claim is released with DeleteItem.
-    domains: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
-    contacts: { read: true, write: true, items: ['dynamodb:DeleteItem'] },
+    // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
+    // outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem. The API never reads suppressions:
+    // the send worker checks them.
+    suppressions: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // Listed per tenant (Query on the table, no index), read by key, created, updated; deleting leaves a
+    // tombstone, and a domain's name claim is released with DeleteItem.
+    domains: { items: TENANT_ITEMS },
+    // Contacts are created through their outbox (a conditional UpdateItem), never put.
+    contacts: { items: TENANT_ITEMS.filter((action) => action !== 'dynamodb:PutItem') },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {

@@ -226,12 +226,14 @@ describe.skipIf(!hasJava)(`IAM tier: bundles against their roles ${hasJava ? '' 
     );
 
     const email = { from: 'Hello <hello@mail.example.com>', to: ['reader@example.org'], subject: 'Hi', text: 'Hello' };
-    const sent = await call('/emails', {
-      method: 'POST',
-      key: liveKey,
-      body: email,
-      headers: { 'Idempotency-Key': randomUUID() },
-    });
+    const idempotencyKey = randomUUID();
+    const send = () =>
+      call('/emails', { method: 'POST', key: liveKey, body: email, headers: { 'Idempotency-Key': idempotencyKey } });
+    const sent = await send();
+    // The same key again: replayed from its record, not sent twice.
+    expect((await send()).body.id).toBe(sent.body.id);
+    // An undeclared path: the API's fallback, which authenticates the caller itself to charge its window.
+    expect((await call('/nowhere', { key: liveKey })).status).toBe(404);
     expectStatus(sent, [200, 201, 202], 'send live email');
     expectStatus(await call(`/emails/${sent.body.id}`, { key: liveKey }), 200, 'get email');
     const later = new Date(Date.now() + 3_600_000).toISOString();
@@ -397,6 +399,10 @@ describe.skipIf(!hasJava)(`IAM tier: bundles against their roles ${hasJava ? '' 
     const [delivery] = (list.body.data ?? []) as { id: string }[];
     expect(delivery, JSON.stringify(list.body)).toBeDefined();
     expect((await call(`/webhooks/${hook?.id}/deliveries/${delivery?.id}`, { key: liveKey })).status).toBe(200);
+    for (const status of ['failed', 'pending']) {
+      const filtered = await call(`/webhooks/${hook?.id}/deliveries?status=${status}`, { key: liveKey });
+      expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
+    }
     const retry = await call(`/webhooks/${hook?.id}/deliveries/${delivery?.id}/retry`, {
       method: 'POST',
       key: liveKey,
