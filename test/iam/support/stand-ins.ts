@@ -284,6 +284,15 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     throw new Error(`API Gateway ${req.method} ${path}`);
   });
 
+  // Every other service (AWS_ENDPOINT_URL, which the service-specific variables override): a call to it is
+  // recorded as unknown, so a new SDK client in a bundle fails the tier until it has a stand-in and a check.
+  await add('AWS_ENDPOINT_URL', 'unknown', async (req, _body, caller) => {
+    const service = /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? 'unknown';
+    const operation = `${req.method} ${req.url} ${req.headers['x-amz-target'] ?? ''}`.trim();
+    record({ caller, operation, action: `${service}:UNKNOWN`, resource: '*' });
+    throw new AwsError(400, 'UnknownOperationException', `${service} has no stand-in`);
+  });
+
   return {
     calls,
     messages,
