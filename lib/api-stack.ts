@@ -42,29 +42,45 @@ import { allowSend } from './constructs/queues';
 import { outputNames } from './outputs';
 
 type ItemAction =
+  | 'dynamodb:Query'
   | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem';
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem';
 
 /**
  * What relaying a table's outbox takes: UpdateItem (DELETE the relayed events, then REMOVE the index keys) and,
  * where deletions leave tombstones, DeleteItem of the tombstone once its events are out.
  */
+/** A tenant table the API serves: listed per tenant (Query on the table), read, written and deleted by key. */
+const TENANT_ITEMS: readonly ItemAction[] = [
+  'dynamodb:GetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
 const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 /**
- * `read`: reads on the table and its manifest indexes. `readWrite`: also writes to the table. An object grants
- * exactly what it lists: `read` (the reads above), `items` (these item actions on the table itself; a
- * conditional write needs no read), `query` (Query on the named indexes only).
+ * `read`: reads on the table and Query on its manifest indexes. `readWrite`: also PutItem and UpdateItem on the
+ * table. An object grants exactly what it lists: `read` (the reads above), `write` (PutItem, UpdateItem),
+ * `items` (these item actions on the table itself; a conditional write needs no read), `query` (Query on the
+ * named indexes only).
  */
 type TableAccess =
   | 'none'
   | 'read'
   | 'readWrite'
-  | { readonly read?: true; readonly items?: readonly ItemAction[]; readonly query?: readonly string[] };
+  | {
+      readonly read?: true;
+      readonly write?: true;
+      readonly items?: readonly ItemAction[];
+      readonly query?: readonly string[];
+    };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
 
@@ -77,26 +93,42 @@ type Access = Readonly<Record<TableName | 'domains' | 'contacts', TableAccess>>;
 const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
   api: {
-    accounts: 'read',
-    apiKeys: 'readWrite',
-    rateLimits: 'readWrite',
-    webhooks: 'readWrite',
-    // Test sends and manual retries make their attempt in the request and record it.
-    deliveries: 'readWrite',
-    emails: 'readWrite',
+    // Each table gets the item actions its repositories issue for the API's routes (lambdas/adapters/dynamodb),
+    // Query on the table where a route lists a tenant's items, and only the indexes a route queries.
+    // The caller's key and account are looked up by key (the fallback routes authenticate too).
+    accounts: { items: ['dynamodb:GetItem'] },
+    // Keys are listed by account (byAccount) and revoked with an UpdateItem; never deleted.
+    apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
+    // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each.
+    rateLimits: { items: ['dynamodb:UpdateItem'] },
+    // Listed per tenant (Query on the table), read by key, created, updated and deleted (DELETE /v1/webhooks/:id).
+    // No BatchGetItem: only the delivery worker reads webhooks many at once.
+    webhooks: { items: TENANT_ITEMS },
+    // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
+    // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows.
+    deliveries: { read: true, write: true, query: ['byStatusKey', 'byDueShard'] },
+    // Emails are read and changed by id, a batch stored with BatchWriteItem; the API lists no emails.
+    emails: {
+      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+    },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },
-    // Idempotency-Key records: claimed, completed, replayed, released on failure.
-    idempotency: 'readWrite',
-    // Sending skips suppressed recipients; one-click unsubscribe suppresses with a conditional UpdateItem that
-    // records email.unsubscribed (the outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem.
-    suppressions: { read: true, items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
-    domains: 'readWrite',
-    contacts: 'readWrite',
+    // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
+    idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+    // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
+    // outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem. The API never reads suppressions:
+    // the send worker checks them.
+    suppressions: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // Listed per tenant (Query on the table, no index), read by key, created, updated; deleting leaves a
+    // tombstone, and a domain's name claim is released with DeleteItem.
+    domains: { items: TENANT_ITEMS },
+    // Contacts are created through their outbox (a conditional UpdateItem), never put.
+    contacts: { items: TENANT_ITEMS.filter((action) => action !== 'dynamodb:PutItem') },
   },
+  // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
-    accounts: 'read',
-    apiKeys: 'read',
+    accounts: { items: ['dynamodb:GetItem'] },
+    apiKeys: { items: ['dynamodb:GetItem'] },
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: 'none',
@@ -115,7 +147,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'read',
+    // The fan-out lists the tenant's webhooks: one Query on the table.
+    webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
     emailEvents: { items: ['dynamodb:PutItem'] },
@@ -124,12 +157,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
   },
+  // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
+  // records each attempt; it lists nothing, so it has no Query and no index.
   delivery: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'read',
-    deliveries: 'readWrite',
+    webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+    deliveries: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     emails: 'none',
     emailEvents: 'none',
     idempotency: 'none',
@@ -166,7 +201,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: 'read',
+    // The suppression check of a send: one BatchGetItem by key.
+    suppressions: { items: ['dynamodb:BatchGetItem'] },
     domains: 'none',
     contacts: 'none',
   },
@@ -533,15 +569,15 @@ export class SendflowApiStack extends Stack {
   }
 }
 
-const READS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/**
+ * Reads of a table: GetItem, BatchGetItem (tenant-scoped lists and suppression checks) and Query; on its indexes
+ * only Query means anything. No Scan, DescribeTable or ConditionCheckItem: no function calls them (the IAM tier,
+ * test/iam, records every call each bundle makes and fails on a missing grant).
+ */
+const READS: readonly ItemAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const INDEX_READS = ['dynamodb:Query'];
+/** Writes: conditional PutItem and UpdateItem. DeleteItem is granted only where `items` names it. */
+const WRITES: readonly ItemAction[] = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
 /** Least-privilege DynamoDB access by table name: the table and its manifest indexes, no wildcards. */
 function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: string, access: TableAccess): void {
@@ -551,13 +587,19 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   const allow = (actions: readonly string[], resources: string[]) =>
     grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources }));
   const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
+  const reads = () => {
+    allow(READS, [tableArn]);
+    if (indexes.length) allow(INDEX_READS, indexes);
+  };
   if (typeof access === 'string') {
-    allow(READS, [tableArn, ...indexes]);
+    reads();
     if (access === 'readWrite') allow(WRITES, [tableArn]);
     return;
   }
-  if (access.read) allow(READS, [tableArn, ...indexes]);
-  if (access.items?.length) allow(access.items, [tableArn]);
+  // In the object form, `read` is the table only: indexes are named in `query`.
+  if (access.read) allow(READS, [tableArn]);
+  const items = [...(access.write ? WRITES : []), ...(access.items ?? [])];
+  if (items.length) allow([...new Set(items)], [tableArn]);
   if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));
