@@ -16,7 +16,7 @@ import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
 import { createRepositories } from '../../lambdas/runtime/repositories';
 import { buildSendflow } from '../../lib/app';
-import { type DynamoEndpoint, dynamoDbLocal, hasJava, SKIP_WITHOUT_JAVA } from '../support/dynamo';
+import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
 import { accessKeyIdFor, type LambdaHost, startLambda } from './support/lambda-host';
 import { deniedCalls, unusedGrants } from './support/policy-check';
 import { type StandIns, startStandIns } from './support/stand-ins';
@@ -35,8 +35,11 @@ const SERVICES = [
 type Service = (typeof SERVICES)[number];
 
 // Each scenario is bounded (every invocation by 15 s, a test by 60 s) so a slow shared machine stays green.
-describe.skipIf(!hasJava)(
-  `IAM tier: bundles against their roles ${hasJava ? '' : SKIP_WITHOUT_JAVA}`,
+/** DynamoDB Local where Java is installed; dynalite (the local runtime's engine) otherwise, so the tier always runs. */
+const DYNAMO = process.env.SF_IAM_TIER_DYNALITE === '1' || !hasJava ? dynaliteInMemory : dynamoDbLocal;
+
+describe(
+  `IAM tier: bundles against their roles (${DYNAMO.name})`,
   { timeout: 60_000 },
   () => {
     let outdir = '';
@@ -55,7 +58,7 @@ describe.skipIf(!hasJava)(
     beforeAll(async () => {
       outdir = mkdtempSync(join(tmpdir(), 'sendflow-iam-'));
       standIns = await startStandIns(() => String(dynamo?.endpoint));
-      const [started] = await Promise.all([dynamoDbLocal.start(), synthesize()]);
+      const [started] = await Promise.all([DYNAMO.start(), synthesize()]);
       dynamo = started;
       // The tables the template names (SSM stand-ins), created as the data stack defines them.
       const env = functions[0]?.environment ?? {};
