@@ -236,6 +236,23 @@ describe('domains', () => {
       expect((await s.domains.listPending(100)).map((d) => d.name)).toEqual(['c.example']);
     });
 
+    it('checks the other domains when SES refuses to answer for one, then reports the refusal', async () => {
+      // Arrange: the first pending domain's identity predates tagging (AccessDenied); the next ones verified.
+      for (const name of ['a.example', 'b.example', 'c.example']) await createDomain(s.deps, LIVE, name);
+      s.domainProvider.onStatus = (name) => {
+        if (name === 'a.example') throw new Error('AccessDenied');
+      };
+      s.domainProvider.statuses.set('b.example', 'verified');
+      s.domainProvider.statuses.set('c.example', 'verified');
+
+      // Act
+      const run = checkPendingDomains(s.deps);
+
+      // Assert
+      await expect(run).rejects.toThrow(/1 of 3 pending domains could not be checked/);
+      expect((await s.domains.listPending(100)).map((d) => d.name)).toEqual(['a.example']);
+    });
+
     it('checks at most `limit` domains a run', async () => {
       // Arrange
       for (const name of ['a.example', 'b.example', 'c.example']) await createDomain(s.deps, LIVE, name);

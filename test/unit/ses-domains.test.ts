@@ -141,6 +141,11 @@ describe('status', () => {
   it.each([
     ['verified for sending', { VerifiedForSendingStatus: true, DkimAttributes: { Status: 'SUCCESS' } }, 'verified'],
     ['DKIM verified', { VerifiedForSendingStatus: false, DkimAttributes: { Status: 'SUCCESS' } }, 'verified'],
+    [
+      'verified for sending by its parent domain only (its own DKIM records never published)',
+      { VerifiedForSendingStatus: true, DkimAttributes: { Status: 'PENDING' } },
+      'pending',
+    ],
     ['DKIM pending', { DkimAttributes: { Status: 'PENDING' }, VerificationStatus: 'PENDING' }, 'pending'],
     ['DKIM not started', { DkimAttributes: { Status: 'NOT_STARTED' } }, 'pending'],
     ['a temporary failure', { DkimAttributes: { Status: 'TEMPORARY_FAILURE' } }, 'pending'],

@@ -43,9 +43,14 @@ export function dkimRecords(domain: string, attributes: DkimAttributes | undefin
   }));
 }
 
-/** SES's view of an identity as our status: verified for sending or DKIM verified; failed; else pending. */
+/**
+ * SES's view of an identity as our status: verified only once its own DKIM records are found. SES also reports
+ * a subdomain of a verified parent as verified for sending (it inherits the parent's verification): that proves
+ * nothing about who controls the subdomain, so it does not count here (a customer adding `x.<someone else's
+ * domain>` never gets a verified domain). Failed when its DKIM failed; else pending.
+ */
 export function identityStatus(identity: GetEmailIdentityResponse): DomainStatus {
-  if (identity.VerifiedForSendingStatus || identity.DkimAttributes?.Status === 'SUCCESS') return 'verified';
+  if (identity.DkimAttributes?.Status === 'SUCCESS') return 'verified';
   if (identity.DkimAttributes?.Status === 'FAILED' || identity.VerificationStatus === 'FAILED') return 'failed';
   return 'pending';
 }

@@ -106,7 +106,12 @@ export async function deleteDomain(deps: DomainDeps, tenant: Tenant, id: string)
 /** The reconciler: re-checks pending domains, so verification is noticed without anyone asking. */
 export async function checkPendingDomains(deps: DomainDeps, limit = 100): Promise<number> {
   const pending = await deps.domains.listPending(limit);
-  for (const domain of pending) await refresh(deps, domain);
+  // One domain SES will not answer for (an identity from before tagging: AccessDenied) must not stop the others.
+  const failures: unknown[] = [];
+  for (const domain of pending) await refresh(deps, domain).catch((error: unknown) => failures.push(error));
+  if (failures.length) {
+    throw new AggregateError(failures, `${failures.length} of ${pending.length} pending domains could not be checked`);
+  }
   return pending.length;
 }
 
