@@ -106,7 +106,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: TENANT_ITEMS },
     // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
     // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows.
-    deliveries: { read: true, write: true, query: ['byStatusKey', 'byDueShard'] },
+    deliveries: { read: true, write: true, query: ['byStatusKey'] },
     // Emails are read and changed by id, a batch stored with BatchWriteItem; the API lists no emails.
     emails: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],

@@ -858,6 +858,36 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
     });
 
+    it("lists a webhook's pending rows from its own partition, never from the index other webhooks share", async () => {
+      // Arrange: other webhooks' pending rows fill the shared byDueShard key values.
+      const { db } = raw();
+      const webhookId = newWebhookId();
+      const mine = newDelivery(webhookId, T0);
+      await repo().createClaimed(mine);
+      for (let i = 0; i < 20; i++) await repo().createClaimed(newDelivery(newWebhookId(), T0));
+      const queried: string[] = [];
+      db.doc.middlewareStack.add(
+        (next) => async (args) => {
+          const input = args.input as { KeyConditionExpression?: string; IndexName?: string };
+          if (input.KeyConditionExpression) queried.push(input.IndexName ?? 'table');
+          return next(args);
+        },
+        { step: 'initialize', name: 'recordQueries' },
+      );
+
+      // Act
+      let listed: Awaited<ReturnType<ReturnType<typeof repo>['list']>>;
+      try {
+        listed = await repo().list(webhookId, { status: 'pending', limit: 10 }, NOW);
+      } finally {
+        db.doc.middlewareStack.remove('recordQueries');
+      }
+
+      // Assert
+      expect(listed.items.map((row) => row.id)).toEqual([mine.id]);
+      expect(queried).toEqual(['table']);
+    });
+
     it('still finds a pending row stored before the shards (dueShard "due"): due list and status filter', async () => {
       // Arrange: the item as the single-key layout wrote it, due at 5 ms after the epoch (before any other row).
       const { db, table } = raw();
