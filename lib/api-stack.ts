@@ -38,6 +38,7 @@ import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
 import { outputNames } from './outputs';
 
 type ItemAction =
@@ -195,6 +196,10 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
+  /** Each SQS consumer's MaximumConcurrency (lib/consumers.ts); the manifest's when omitted. */
+  readonly maxConcurrency?: MaxConcurrency;
+  /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
+  readonly sesMaxSendRate?: number;
 }
 
 export class SendflowApiStack extends Stack {
@@ -227,11 +232,14 @@ export class SendflowApiStack extends Stack {
       SF_IP_RATE_LIMIT: String(ipRateLimit),
     };
 
-    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention });
+    const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention, maxConcurrency });
     this.emails = new EmailPipeline(this, 'EmailPipeline', {
       environment,
       logRetention,
       eventsQueue: this.pipeline.eventsQueue,
+      maxConcurrency,
+      sesMaxSendRate: props.sesMaxSendRate ?? DEFAULT_SES_MAX_SEND_RATE,
     });
 
     this.apiFunction = new NodeFunction(this, 'ApiFunction', {

@@ -2,6 +2,7 @@
 // the infrastructure tests both build the app through here, so tests check what deploys.
 import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
+import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 
@@ -11,6 +12,10 @@ const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 export const CONTEXT_STAGE = 'sendflow:stage';
 /** `-c sendflow:adopt=true`, for `cdk import` only: retained data without its dependency on the guard. */
 export const CONTEXT_ADOPT = 'sendflow:adopt';
+/** `{"deliveries": 20, ...}`: MaximumConcurrency per SQS consumer (lib/consumers.ts); missing keys keep the manifest's. */
+export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
+/** The SES account's sending rate, emails per second (default 14), shared by the send worker's invocations. */
+export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
@@ -21,6 +26,10 @@ export interface SendflowSettings {
    * the stage guard, which an import cannot create, so the template CDK imports them with stays valid.
    */
   readonly adopt?: boolean;
+  /** Every SQS consumer's MaximumConcurrency; the manifest's when omitted. */
+  readonly maxConcurrency?: MaxConcurrency;
+  /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
+  readonly sesMaxSendRate?: number;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -29,6 +38,8 @@ export function settingsFromContext(app: App): SendflowSettings {
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage: stageFromContext(app),
+    maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
+    sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     ...(adopt ? { adopt } : {}),
   };
 }
@@ -76,6 +87,8 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     tableParameters: data.tableParameters,
     signingSecretParameter: data.signingSecretParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
+    ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
+    ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -14,6 +14,7 @@ import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-l
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type QueueSpec, queues, SES_IDENTITY_TAGS } from '../../lambdas/manifest';
+import type { MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
 import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
@@ -36,6 +37,16 @@ export const PROVIDER_EVENTS_QUEUE: QueueSpec = {
 };
 /** A healthy mapper drains the queue in seconds; 5 minutes behind means every webhook is that late. */
 export const PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
+
+/**
+ * One send worker invocation's share of the account's sending rate: the rate over the sends consumer's
+ * MaximumConcurrency, so all invocations together stay under it. Rounded down to a thousandth of an email per
+ * second (never over the account's rate); with a rate of at least 1 and at most 1000 invocations the share is
+ * at least 0.001, never 0.
+ */
+export function sendRateShare(accountRate: number, sendsConcurrency: number): number {
+  return Math.floor((accountRate * 1000) / sendsConcurrency) / 1000;
+}
 
 /** SES events published to EventBridge: all but Subscription (Sendflow does not use SES list management). */
 export const SES_EVENT_TYPES = [
@@ -72,6 +83,13 @@ export interface EmailPipelineProps {
   readonly logRetention: RetentionDays;
   /** Where the send worker publishes events (the simulator's, in test mode). */
   readonly eventsQueue: Queue;
+  /** MaximumConcurrency of the sends and provider-events consumers; the manifest's when omitted. */
+  readonly maxConcurrency?: Pick<MaxConcurrency, 'sends' | 'providerEvents'>;
+  /**
+   * The SES account's sending rate, emails per second: each send worker invocation paces its live-mode
+   * SendEmail calls at its share (sendRateShare). No pacing when omitted.
+   */
+  readonly sesMaxSendRate?: number;
 }
 
 export class EmailPipeline extends Construct {
@@ -112,6 +130,16 @@ export class EmailPipeline extends Construct {
     });
     allowSend(this.sendSchedulerRole, this.sendsQueue, this.sendScheduleDlq);
 
+    const sends = { ...queues.sends, maxConcurrency: props.maxConcurrency?.sends ?? queues.sends.maxConcurrency };
+    const providerEvents = {
+      ...PROVIDER_EVENTS_QUEUE,
+      maxConcurrency: props.maxConcurrency?.providerEvents ?? PROVIDER_EVENTS_QUEUE.maxConcurrency,
+    };
+    // Each invocation paces itself at its share, so the sends consumer as a whole stays under the account's rate.
+    const pacing: Record<string, string> =
+      props.sesMaxSendRate === undefined
+        ? {}
+        : { SF_SES_MAX_SEND_RATE: String(sendRateShare(props.sesMaxSendRate, sends.maxConcurrency)) };
     this.sender = new NodeFunction(this, 'Sender', {
       entry: 'lambdas/runtime/aws/sender.ts',
       description: 'Sendflow send worker: scheduled emails whose time has come go to the provider',
@@ -119,10 +147,10 @@ export class EmailPipeline extends Construct {
       timeout: Duration.seconds(queues.sends.functionTimeoutSeconds),
       memorySize: 512,
       logRetention: props.logRetention,
-      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
+      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl, ...pacing },
     });
     allowSend(this.sender.role, props.eventsQueue);
-    consume(this.sender, this.sendsQueue, queues.sends);
+    consume(this.sender, this.sendsQueue, sends);
 
     // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches this
     // configuration set only, through the tag SES puts on every event of a message sent with it.
@@ -168,7 +196,7 @@ export class EmailPipeline extends Construct {
       environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
     });
     allowSend(this.sesEvents.role, props.eventsQueue);
-    consume(this.sesEvents, this.providerEventsQueue, PROVIDER_EVENTS_QUEUE);
+    consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
     this.alarms.push(
       ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),
