@@ -3,7 +3,7 @@
 // beyond, through a role that may only send to that queue and the schedule DLQ. SES: a configuration set
 // whose event destination is the default EventBridge bus; a rule for that configuration set's events → the
 // provider-events queue (with its DLQ) → the mapper → our events queue. Queues and DLQs alarm.
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -13,6 +13,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EMAIL_LIMITS } from '../../lambdas/domain/email/limits';
 import { type QueueSpec, queues, SES_IDENTITY_TAGS } from '../../lambdas/manifest';
 import type { MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
@@ -47,6 +48,14 @@ export const PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
 export function sendRateShare(accountRate: number, sendsConcurrency: number): number {
   return Math.floor((accountRate * 1000) / sendsConcurrency) / 1000;
 }
+
+/**
+ * Seconds of an invocation in which the send worker may start copies: its time-out less the deadline margin
+ * (lambdas/handlers/queue/send-worker.ts SEND_DEADLINE_MARGIN_MS, 15 s).
+ */
+export const SEND_WINDOW_SECONDS = queues.sends.functionTimeoutSeconds - 15;
+/** Warning id when a share cannot send one full email (EMAIL_LIMITS.recipients copies) in one invocation. */
+export const SLOW_SHARE_WARNING = '@sendflow/send-rate-share';
 
 /** SES events published to EventBridge: all but Subscription (Sendflow does not use SES list management). */
 export const SES_EVENT_TYPES = [
@@ -136,10 +145,20 @@ export class EmailPipeline extends Construct {
       maxConcurrency: props.maxConcurrency?.providerEvents ?? PROVIDER_EVENTS_QUEUE.maxConcurrency,
     };
     // Each invocation paces itself at its share, so the sends consumer as a whole stays under the account's rate.
-    const pacing: Record<string, string> =
-      props.sesMaxSendRate === undefined
-        ? {}
-        : { SF_SES_MAX_SEND_RATE: String(sendRateShare(props.sesMaxSendRate, sends.maxConcurrency)) };
+    const share =
+      props.sesMaxSendRate === undefined ? undefined : sendRateShare(props.sesMaxSendRate, sends.maxConcurrency);
+    const pacing: Record<string, string> = share === undefined ? {} : { SF_SES_MAX_SEND_RATE: String(share) };
+    if (share !== undefined && share * SEND_WINDOW_SECONDS < EMAIL_LIMITS.recipients) {
+      // Not an error (a sandbox account sends 1/s): such emails go out over several receives of their message.
+      Annotations.of(this).addWarningV2(
+        SLOW_SHARE_WARNING,
+        `Each send worker invocation may send ${share}/s (sendflow:sesMaxSendRate ${props.sesMaxSendRate} over ` +
+          `${sends.maxConcurrency} invocations): an email to ${EMAIL_LIMITS.recipients} recipients needs ` +
+          `${Math.ceil(EMAIL_LIMITS.recipients / share)} s, more than the ${SEND_WINDOW_SECONDS} s an invocation ` +
+          'has, so it goes out over several receives (6 minutes apart). Lower the sends concurrency ' +
+          '(sendflow:maxConcurrency) or raise the rate.',
+      );
+    }
     this.sender = new NodeFunction(this, 'Sender', {
       entry: 'lambdas/runtime/aws/sender.ts',
       description: 'Sendflow send worker: scheduled emails whose time has come go to the provider',

@@ -169,3 +169,22 @@ describe('cdk.json', () => {
     expect(senderVariables(api).SF_SES_MAX_SEND_RATE).toBe('1.4');
   });
 });
+
+describe('a share too small for one email', () => {
+  it('warns at synth when an invocation cannot send a full email in its window (a sandbox rate), and not by default', async () => {
+    // Arrange
+    const { Annotations, Match } = await import('aws-cdk-lib/assertions');
+    const { SEND_DEADLINE_MARGIN_MS } = await import('../../lambdas/handlers/queue/send-worker');
+    const { SEND_WINDOW_SECONDS, SLOW_SHARE_WARNING } = await import('../../lib/constructs/email-pipeline');
+
+    // Act
+    const sandbox = synthSendflow({ [CONTEXT_SES_MAX_SEND_RATE]: 1 }).stacks.api;
+    const usual = synthSendflow().stacks.api;
+
+    // Assert
+    expect(SEND_WINDOW_SECONDS).toBe(queues.sends.functionTimeoutSeconds - SEND_DEADLINE_MARGIN_MS / 1000);
+    const warning = Match.stringLikeRegexp(`needs 500 s.*${SLOW_SHARE_WARNING}`);
+    Annotations.fromStack(sandbox).hasWarning('*', warning);
+    Annotations.fromStack(usual).hasNoWarning('*', Match.stringLikeRegexp(SLOW_SHARE_WARNING));
+  });
+});
