@@ -157,9 +157,10 @@ export const queues = {
    */
   slowDeliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 5 },
   /**
-   * Accepted emails whose time came ({emailId}) → the send worker. One email per invocation: its 50 copies at 4
-   * SendEmail calls in flight take a few seconds even at SES's starting rate of 14/s, and 60 s leaves room for
-   * throttling backoff before the worker's deadline (15 s before the time-out) stops new claims. A throttled
+   * Accepted emails whose time came ({emailId}) → the send worker. One email per invocation, paced at its share
+   * of the SES account's rate (sendflow:sesMaxSendRate over this maxConcurrency: 1.4/s of 14/s), so its 50
+   * copies take about 35 s, inside the 45 s before the worker's deadline (15 s before the time-out) stops new
+   * claims and turns; copies left over go out on the next receive. A throttled
    * or failed copy goes back to pending and the message is received again after the visibility time-out
    * (6 min: the backoff), at most 5 times; then it is email.failed.
    */

@@ -39,6 +39,7 @@ import { addGatewayResponses } from './constructs/gateway-responses';
 import { Monitoring } from './constructs/monitoring';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
+import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
 import { outputNames } from './outputs';
 
 type ItemAction =
@@ -234,6 +235,10 @@ export interface SendflowApiStackProps extends StackProps {
   readonly logRetention?: RetentionDays;
   /** Subscribed by email to the alarm topic (`-c sendflow:alarmEmail=…`). */
   readonly alarmEmail?: string;
+  /** Each SQS consumer's MaximumConcurrency (lib/consumers.ts); the manifest's when omitted. */
+  readonly maxConcurrency?: MaxConcurrency;
+  /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
+  readonly sesMaxSendRate?: number;
 }
 
 export class SendflowApiStack extends Stack {
@@ -269,11 +274,14 @@ export class SendflowApiStack extends Stack {
       SF_METRICS_SERVICE: this.stackName,
     };
 
-    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention });
+    const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention, maxConcurrency });
     this.emails = new EmailPipeline(this, 'EmailPipeline', {
       environment,
       logRetention,
       eventsQueue: this.pipeline.eventsQueue,
+      maxConcurrency,
+      sesMaxSendRate: props.sesMaxSendRate ?? DEFAULT_SES_MAX_SEND_RATE,
     });
 
     this.apiFunction = new NodeFunction(this, 'ApiFunction', {

@@ -2,6 +2,7 @@
 // the infrastructure tests both build the app through here, so tests check what deploys.
 import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
+import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 
@@ -13,6 +14,10 @@ export const CONTEXT_STAGE = 'sendflow:stage';
 export const CONTEXT_ADOPT = 'sendflow:adopt';
 /** `-c sendflow:alarmEmail=oncall@example.com`: subscribes that address to the alarm topic. */
 export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
+/** `{"deliveries": 20, ...}`: MaximumConcurrency per SQS consumer (lib/consumers.ts); missing keys keep the manifest's. */
+export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
+/** The SES account's sending rate, emails per second (default 14), shared by the send worker's invocations. */
+export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
@@ -25,6 +30,10 @@ export interface SendflowSettings {
   readonly adopt?: boolean;
   /** Subscribed by email to the topic every alarm notifies. */
   readonly alarmEmail?: string;
+  /** Every SQS consumer's MaximumConcurrency; the manifest's when omitted. */
+  readonly maxConcurrency?: MaxConcurrency;
+  /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
+  readonly sesMaxSendRate?: number;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -34,6 +43,8 @@ export function settingsFromContext(app: App): SendflowSettings {
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage: stageFromContext(app),
+    maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
+    sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     ...(adopt ? { adopt } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
   };
@@ -92,6 +103,8 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     signingSecretParameter: data.signingSecretParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
     ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+    ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
+    ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -52,6 +52,12 @@ const schema = z.object({
   SF_SIMULATOR_STEP_SECONDS: z.coerce.number().min(0).max(60).default(1),
   /** Simulator: seconds after which an added domain verifies. */
   SF_DOMAIN_VERIFY_SECONDS: z.coerce.number().min(0).max(86_400).default(10),
+  /**
+   * Live-mode copies per second this process may hand to the provider (SES's maximum send rate); unset: no
+   * pacing. On AWS the stack sets the send worker's share (sendflow:sesMaxSendRate over the sends consumer's
+   * MaximumConcurrency); locally, one process, it is the whole rate. Test mode is never paced.
+   */
+  SF_SES_MAX_SEND_RATE: z.coerce.number().positive().max(10_000).optional(),
   /** Signs public links (one-click unsubscribe, contact confirmation); at least 32 characters. */
   SF_SIGNING_SECRET: z.string().min(32).optional(),
   /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
@@ -101,6 +107,8 @@ export interface Config {
   };
   readonly simulatorStepSeconds: number;
   readonly domainVerifySeconds: number;
+  /** Live-mode copies per second of this process (SF_SES_MAX_SEND_RATE); absent: unpaced. */
+  readonly sesMaxSendRate?: number;
   readonly signingSecret?: string;
   readonly publicUrl?: string;
   /** AWS wiring; absent locally. */
@@ -161,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     }),
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
+    ...(c.SF_SES_MAX_SEND_RATE !== undefined ? { sesMaxSendRate: c.SF_SES_MAX_SEND_RATE } : {}),
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     aws: Object.freeze({

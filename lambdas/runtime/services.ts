@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
+import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
@@ -69,6 +70,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,
+    // One bucket per process: the send worker invocation's share on AWS, the whole rate locally.
+    ...(config.sesMaxSendRate ? { livePacer: new TokenBucketPacer({ perSecond: config.sesMaxSendRate, clock }) } : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:
       adapters.sender ??

@@ -11,7 +11,8 @@ import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-sch
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queues, RECONCILE_EVERY_MINUTES } from '../../lambdas/manifest';
+import { type QueueName, type QueueSpec, queues, RECONCILE_EVERY_MINUTES } from '../../lambdas/manifest';
+import type { MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
 import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
@@ -35,6 +36,8 @@ export interface DeliveryPipelineProps {
   /** Variables every function gets (table names, limits): loadConfig requires them. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
+  /** MaximumConcurrency of the events, deliveries and slow-lane consumers; the manifest's when omitted. */
+  readonly maxConcurrency?: Pick<MaxConcurrency, 'events' | 'deliveries' | 'slowDeliveries'>;
 }
 
 export class DeliveryPipeline extends Construct {
@@ -61,6 +64,10 @@ export class DeliveryPipeline extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
     super(scope, id);
     const stack = Stack.of(this);
+    const spec = (name: QueueName & keyof NonNullable<DeliveryPipelineProps['maxConcurrency']>): QueueSpec => ({
+      ...queues[name],
+      maxConcurrency: props.maxConcurrency?.[name] ?? queues[name].maxConcurrency,
+    });
 
     ({ queue: this.eventsQueue, dlq: this.eventsDlq } = queueWithDlq(this, 'Events', queues.events));
     ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = queueWithDlq(this, 'Deliveries', queues.deliveries));
@@ -98,7 +105,7 @@ export class DeliveryPipeline extends Construct {
       environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl },
     });
     allowSend(this.dispatcher.role, this.deliveriesQueue);
-    consume(this.dispatcher, this.eventsQueue, queues.events);
+    consume(this.dispatcher, this.eventsQueue, spec('events'));
 
     this.delivery = new NodeFunction(this, 'Delivery', {
       ...common,
@@ -140,8 +147,8 @@ export class DeliveryPipeline extends Construct {
         'delivery id; the wildcard is the schedule name inside our own retry group, and the only action is ' +
         'scheduler:CreateSchedule.',
     });
-    consume(this.delivery, this.deliveriesQueue, queues.deliveries);
-    consume(this.delivery, this.slowDeliveriesQueue, queues.slowDeliveries);
+    consume(this.delivery, this.deliveriesQueue, spec('deliveries'));
+    consume(this.delivery, this.slowDeliveriesQueue, spec('slowDeliveries'));
 
     this.reconciler = new NodeFunction(this, 'Reconciler', {
       ...common,

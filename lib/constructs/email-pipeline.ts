@@ -3,7 +3,7 @@
 // beyond, through a role that may only send to that queue and the schedule DLQ. SES: a configuration set
 // whose event destination is the default EventBridge bus; a rule for that configuration set's events → the
 // provider-events queue (with its DLQ) → the mapper → our events queue. Queues and DLQs alarm.
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -13,7 +13,9 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { EMAIL_LIMITS } from '../../lambdas/domain/email/limits';
 import { type QueueSpec, queues, SES_IDENTITY_TAGS } from '../../lambdas/manifest';
+import type { MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
 import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
 
@@ -36,6 +38,24 @@ export const PROVIDER_EVENTS_QUEUE: QueueSpec = {
 };
 /** A healthy mapper drains the queue in seconds; 5 minutes behind means every webhook is that late. */
 export const PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
+
+/**
+ * One send worker invocation's share of the account's sending rate: the rate over the sends consumer's
+ * MaximumConcurrency, so all invocations together stay under it. Rounded down to a thousandth of an email per
+ * second (never over the account's rate); with a rate of at least 1 and at most 1000 invocations the share is
+ * at least 0.001, never 0.
+ */
+export function sendRateShare(accountRate: number, sendsConcurrency: number): number {
+  return Math.floor((accountRate * 1000) / sendsConcurrency) / 1000;
+}
+
+/**
+ * Seconds of an invocation in which the send worker may start copies: its time-out less the deadline margin
+ * (lambdas/handlers/queue/send-worker.ts SEND_DEADLINE_MARGIN_MS, 15 s).
+ */
+export const SEND_WINDOW_SECONDS = queues.sends.functionTimeoutSeconds - 15;
+/** Warning id when a share cannot send one full email (EMAIL_LIMITS.recipients copies) in one invocation. */
+export const SLOW_SHARE_WARNING = '@sendflow/send-rate-share';
 
 /** SES events published to EventBridge: all but Subscription (Sendflow does not use SES list management). */
 export const SES_EVENT_TYPES = [
@@ -72,6 +92,13 @@ export interface EmailPipelineProps {
   readonly logRetention: RetentionDays;
   /** Where the send worker publishes events (the simulator's, in test mode). */
   readonly eventsQueue: Queue;
+  /** MaximumConcurrency of the sends and provider-events consumers; the manifest's when omitted. */
+  readonly maxConcurrency?: Pick<MaxConcurrency, 'sends' | 'providerEvents'>;
+  /**
+   * The SES account's sending rate, emails per second: each send worker invocation paces its live-mode
+   * SendEmail calls at its share (sendRateShare). No pacing when omitted.
+   */
+  readonly sesMaxSendRate?: number;
 }
 
 export class EmailPipeline extends Construct {
@@ -112,6 +139,26 @@ export class EmailPipeline extends Construct {
     });
     allowSend(this.sendSchedulerRole, this.sendsQueue, this.sendScheduleDlq);
 
+    const sends = { ...queues.sends, maxConcurrency: props.maxConcurrency?.sends ?? queues.sends.maxConcurrency };
+    const providerEvents = {
+      ...PROVIDER_EVENTS_QUEUE,
+      maxConcurrency: props.maxConcurrency?.providerEvents ?? PROVIDER_EVENTS_QUEUE.maxConcurrency,
+    };
+    // Each invocation paces itself at its share, so the sends consumer as a whole stays under the account's rate.
+    const share =
+      props.sesMaxSendRate === undefined ? undefined : sendRateShare(props.sesMaxSendRate, sends.maxConcurrency);
+    const pacing: Record<string, string> = share === undefined ? {} : { SF_SES_MAX_SEND_RATE: String(share) };
+    if (share !== undefined && share * SEND_WINDOW_SECONDS < EMAIL_LIMITS.recipients) {
+      // Not an error (a sandbox account sends 1/s): such emails go out over several receives of their message.
+      Annotations.of(this).addWarningV2(
+        SLOW_SHARE_WARNING,
+        `Each send worker invocation may send ${share}/s (sendflow:sesMaxSendRate ${props.sesMaxSendRate} over ` +
+          `${sends.maxConcurrency} invocations): an email to ${EMAIL_LIMITS.recipients} recipients needs ` +
+          `${Math.ceil(EMAIL_LIMITS.recipients / share)} s, more than the ${SEND_WINDOW_SECONDS} s an invocation ` +
+          'has, so it goes out over several receives (6 minutes apart). Lower the sends concurrency ' +
+          '(sendflow:maxConcurrency) or raise the rate.',
+      );
+    }
     this.sender = new NodeFunction(this, 'Sender', {
       entry: 'lambdas/runtime/aws/sender.ts',
       description: 'Sendflow send worker: scheduled emails whose time has come go to the provider',
@@ -119,10 +166,10 @@ export class EmailPipeline extends Construct {
       timeout: Duration.seconds(queues.sends.functionTimeoutSeconds),
       memorySize: 512,
       logRetention: props.logRetention,
-      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
+      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl, ...pacing },
     });
     allowSend(this.sender.role, props.eventsQueue);
-    consume(this.sender, this.sendsQueue, queues.sends);
+    consume(this.sender, this.sendsQueue, sends);
 
     // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches this
     // configuration set only, through the tag SES puts on every event of a message sent with it.
@@ -168,7 +215,7 @@ export class EmailPipeline extends Construct {
       environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
     });
     allowSend(this.sesEvents.role, props.eventsQueue);
-    consume(this.sesEvents, this.providerEventsQueue, PROVIDER_EVENTS_QUEUE);
+    consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
     this.alarms.push(
       ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),

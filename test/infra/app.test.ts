@@ -6,6 +6,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildSendflow, CONTEXT_AUTHORIZER_CACHE_TTL, settingsFromContext } from '../../lib/app';
+import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
 import { SKIP_BUNDLING } from './synth';
 
 function nagCheckedApp(context: Record<string, unknown> = {}): App {
@@ -84,8 +85,13 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('settings from CDK context', () => {
-  it('defaults the authorizer cache to 60 s', () => {
-    expect(settingsFromContext(new App())).toEqual({ authorizerCacheTtlSeconds: 60, stage: 'prod' });
+  it('defaults the authorizer cache to 60 s, the consumers to the manifest and the SES rate to 14/s', () => {
+    expect(settingsFromContext(new App())).toEqual({
+      authorizerCacheTtlSeconds: 60,
+      stage: 'prod',
+      maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+      sesMaxSendRate: 14,
+    });
   });
 
   it.each([

@@ -13,6 +13,7 @@ import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/a
 import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
+import { TokenBucketPacer } from '../../lambdas/adapters/in-process/send-pacer';
 import { SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
 import { SimulatedDomainProvider } from '../../lambdas/adapters/simulator/simulated-domains';
@@ -189,6 +190,22 @@ describe('createAwsServices', () => {
       ConfigurationSetName: awsEnv.SF_SES_CONFIGURATION_SET,
       Destination: { ToAddresses: ['b@example.com'] },
     });
+  });
+
+  it('paces the send worker at the SF_SES_MAX_SEND_RATE its template sets, and nothing without it', () => {
+    // Act
+    const paced = createAwsServices('sendflow-sender', [sesEmail], {
+      env: { ...tablesEnv, ...awsEnv, SF_SES_MAX_SEND_RATE: '1.4' },
+      clients: clients(),
+    });
+    const unpaced = createAwsServices('sendflow-sender', [sesEmail], {
+      env: { ...tablesEnv, ...awsEnv },
+      clients: clients(),
+    });
+
+    // Assert
+    expect(paced.livePacer).toBeInstanceOf(TokenBucketPacer);
+    expect(unpaced.livePacer).toBeUndefined();
   });
 
   it('gives functions that manage domains SES identities, and the others the simulator', () => {

@@ -94,6 +94,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...TABLES, SF_METRICS_SERVICE: 'acct 1/2' })).toThrow(/SF_METRICS_SERVICE/);
   });
 
+  it('paces live sends only when SF_SES_MAX_SEND_RATE is set: a positive number, fractions allowed', () => {
+    expect(loadConfig(TABLES).sesMaxSendRate).toBeUndefined();
+    expect(loadConfig({ ...TABLES, SF_SES_MAX_SEND_RATE: '1.4' }).sesMaxSendRate).toBe(1.4);
+    for (const bad of ['0', '-2', 'fast', '10001']) {
+      expect(() => loadConfig({ ...TABLES, SF_SES_MAX_SEND_RATE: bad })).toThrow(/SF_SES_MAX_SEND_RATE/);
+    }
+  });
+
   it('keeps metrics off in the local runtime unless SF_METRICS says otherwise', () => {
     expect(loadConfig({}, localTableDefaults()).metricsService).toBeNull();
     expect(loadConfig({ SF_METRICS: 'true' }, localTableDefaults()).metricsService).toBe('sendflow');

@@ -155,6 +155,18 @@ export interface EmailProvider {
   send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
 }
 
+/**
+ * Holds live-mode copies to the sending rate: SES's maximum send rate, or on AWS one send worker invocation's
+ * share of it. Each copy takes its turn before its provider call.
+ */
+export interface SendPacer {
+  /**
+   * Waits for one copy's turn and resolves true; resolves false at once, taking no turn, when that turn would
+   * come after `notAfter` (epoch ms).
+   */
+  take(notAfter?: number): Promise<boolean>;
+}
+
 /** Where public links point and how they are signed. */
 export interface LinkSigner {
   /**

@@ -17,6 +17,7 @@ import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
+import { pacedProvider } from './paced-provider';
 import {
   type CopyOutcome,
   type EmailProvider,
@@ -26,6 +27,7 @@ import {
   type LinkSigner,
   type RecipientExpectation,
   type RecipientState,
+  type SendPacer,
   type SendScheduler,
   type SuppressionList,
 } from './ports';
@@ -60,6 +62,11 @@ export interface SendEmailDeps {
   readonly sendRetryMs?: number;
   /** Told how many emails were accepted, and each recipient sent or failed; nothing when absent. */
   readonly telemetry?: Telemetry;
+  /**
+   * Holds live-mode copies to the sending rate (SES's, or this invocation's share of it); unpaced when absent.
+   * Test mode is never paced: its copies never reach SES.
+   */
+  readonly livePacer?: SendPacer;
 }
 
 const DEFAULT_CLAIM_MS = 15 * 60_000;
@@ -263,7 +270,8 @@ export async function sendQueuedEmail(
       retry += toSend.length - start;
       break;
     }
-    retry += await sendChunk(deps, email, toSend.slice(start, start + SEND_CHUNK), stateOf, record);
+    const chunk = toSend.slice(start, start + SEND_CHUNK);
+    retry += await sendChunk(deps, email, chunk, stateOf, record, options.deadline);
     for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
   }
   for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
@@ -310,6 +318,7 @@ async function sendChunk(
   chunk: readonly number[],
   stateOf: (i: number) => RecipientState,
   record: (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => Promise<boolean>,
+  deadline: number | undefined,
 ): Promise<number> {
   const all = recipients(email);
   const until = deps.clock.now() + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
@@ -328,9 +337,12 @@ async function sendChunk(
     const to = all[i] as string;
     return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? '') };
   });
+  // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry).
+  const provider = deps.providerFor(email.mode);
+  const paced = email.mode === 'live' && deps.livePacer ? pacedProvider(provider, deps.livePacer, deadline) : provider;
   let outcomes: CopyOutcome[];
   try {
-    outcomes = await deps.providerFor(email.mode).send(email, copies);
+    outcomes = await paced.send(email, copies);
   } catch (error) {
     // Nothing known to have gone out (an outage before the provider took anything).
     const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;

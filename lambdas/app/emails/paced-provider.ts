@@ -1,0 +1,44 @@
+// A provider whose copies keep the sending rate (SendPacer): each copy waits for its turn, then goes to the
+// inner provider alone, a few in flight. A copy whose turn would come after the worker's deadline is not sent
+// now: `retry`, so the next receive of the sends message sends it.
+import type { EmailMessage } from '../../domain/email/email';
+import type { CopyOutcome, EmailProvider, OutgoingCopy, SendPacer } from './ports';
+
+/** Copies in flight at once: paced, they start 1/rate apart, so more would only help a provider slower than that. */
+export const PACED_IN_FLIGHT = 4;
+/** The outcome reason of a copy left for the next receive: its turn came too late for this one. */
+export const SEND_RATE_DEFERRED = 'send_rate: no turn before the send deadline';
+
+export function pacedProvider(inner: EmailProvider, pacer: SendPacer, notAfter?: number): EmailProvider {
+  return {
+    async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+      const outcomes: CopyOutcome[] = new Array(copies.length);
+      let next = 0;
+      const worker = async () => {
+        while (next < copies.length) {
+          const i = next++;
+          outcomes[i] = await sendOne(inner, pacer, email, copies[i] as OutgoingCopy, notAfter);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(PACED_IN_FLIGHT, copies.length) }, worker));
+      return outcomes;
+    },
+  };
+}
+
+async function sendOne(
+  inner: EmailProvider,
+  pacer: SendPacer,
+  email: EmailMessage,
+  copy: OutgoingCopy,
+  notAfter: number | undefined,
+): Promise<CopyOutcome> {
+  if (!(await pacer.take(notAfter))) return { status: 'retry', reason: SEND_RATE_DEFERRED };
+  try {
+    const [outcome] = await inner.send(email, [copy]);
+    return outcome ?? { status: 'retry', reason: 'provider_error: no outcome' };
+  } catch (error) {
+    // As for an unpaced send (send-emails.ts): a provider that throws took nothing.
+    return { status: 'retry', reason: `provider_error: ${error instanceof Error ? error.name : 'unknown'}` };
+  }
+}
