@@ -4,7 +4,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CachedSigningSecret, SigningSecretError } from '../../lambdas/adapters/aws/secrets';
+import { CachedSigningSecret, RETRY_AFTER_MS, SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { ServiceUnavailableError } from '../../lambdas/domain/errors';
 
 const secrets = mockClient(SecretsManagerClient);
@@ -51,7 +51,7 @@ describe('CachedSigningSecret', () => {
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: 'stage/signing-secret' });
   });
 
-  it('answers from its cache within maxAge, and reads again once it has passed', async () => {
+  it('answers from its cache within maxAge; past it, answers the value it has at once and refreshes behind', async () => {
     // Arrange
     secrets.on(GetSecretValueCommand).resolvesOnce({ SecretString: FIRST }).resolves({ SecretString: ROTATED });
     const { secret, clock } = cachedSecret();
@@ -62,10 +62,12 @@ describe('CachedSigningSecret', () => {
     const cached = await secret.value();
     const callsWithinMaxAge = secrets.commandCalls(GetSecretValueCommand).length;
     clock.ms += 1;
+    const whileRefreshing = await secret.value();
+    await settle();
     const refreshed = await secret.value();
 
     // Assert
-    expect([read, cached, refreshed]).toEqual([FIRST, FIRST, ROTATED]);
+    expect([read, cached, whileRefreshing, refreshed]).toEqual([FIRST, FIRST, FIRST, ROTATED]);
     expect(callsWithinMaxAge).toBe(1);
     expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 2);
   });
@@ -78,7 +80,7 @@ describe('CachedSigningSecret', () => {
     expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 1);
   });
 
-  it('keeps signing with the value it has when a refresh fails, and refreshes on a later call', async () => {
+  it('keeps signing with the value it has when a refresh fails, and tries again only after RETRY_AFTER_MS', async () => {
     // Arrange
     secrets
       .on(GetSecretValueCommand)
@@ -91,10 +93,17 @@ describe('CachedSigningSecret', () => {
     await secret.value();
     clock.ms += MAX_AGE_MS;
     const duringOutage = await secret.value();
+    await settle();
+    const rightAfter = await secret.value();
+    const callsRightAfter = secrets.commandCalls(GetSecretValueCommand).length;
+    clock.ms += RETRY_AFTER_MS;
+    await secret.value();
+    await settle();
     const afterOutage = await secret.value();
 
     // Assert
-    expect(duringOutage).toBe(FIRST);
+    expect([duringOutage, rightAfter]).toEqual([FIRST, FIRST]);
+    expect(callsRightAfter).toBe(2);
     expect(afterOutage).toBe(ROTATED);
     expect(secrets).toHaveReceivedCommandTimes(GetSecretValueCommand, 3);
   });
@@ -106,3 +115,9 @@ describe('CachedSigningSecret', () => {
     await expect(secret.value()).resolves.toBe(FIRST);
   });
 });
+
+/** Lets a background refresh (a few resolved promises) finish. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+  await new Promise((resolve) => setImmediate(resolve));
+}

@@ -46,9 +46,10 @@ export interface CachedSecretOptions {
 
 /**
  * The signing secret, read on first use and cached for `maxAgeMs`. Concurrent callers share one read. A failed
- * read is not cached: that call rejects (SigningSecretError, a 503) and the next one reads again; once a value
- * was read, a failed refresh keeps serving it (the secret rarely changes, Secrets Manager may blink). The
- * SDK client's own retries (3 attempts, backoff) bound the retries of one read.
+ * first read is not cached: that call rejects (SigningSecretError, a 503) and the next one reads again. Once a
+ * value was read, an expired one is still served at once while a refresh runs in the background (the secret
+ * rarely changes; no request waits on Secrets Manager), and a failed refresh is tried again after
+ * `retryAfterMs`, not on every request.
  */
 export class CachedSigningSecret {
   private cached?: { readonly value: string; readonly at: number };
@@ -62,20 +63,23 @@ export class CachedSigningSecret {
   value(): Promise<string> {
     const { cached } = this;
     if (cached && this.now() - cached.at < this.options.maxAgeMs) return Promise.resolve(cached.value);
-    this.reading ??= this.read(cached?.value).finally(() => {
+    this.reading ??= this.read().finally(() => {
       this.reading = undefined;
     });
-    return this.reading;
+    if (!cached) return this.reading;
+    this.reading.catch(() => {
+      // Keep serving the value read before; ask again in a while, not on the next request.
+      this.cached = { value: cached.value, at: this.now() - this.options.maxAgeMs + RETRY_AFTER_MS };
+    });
+    return Promise.resolve(cached.value);
   }
 
-  private async read(stale: string | undefined): Promise<string> {
-    try {
-      const value = await fetchSigningSecret(this.options.client, this.options.secretId);
-      this.cached = { value, at: this.now() };
-      return value;
-    } catch (error) {
-      if (stale !== undefined) return stale;
-      throw error;
-    }
+  private async read(): Promise<string> {
+    const value = await fetchSigningSecret(this.options.client, this.options.secretId);
+    this.cached = { value, at: this.now() };
+    return value;
   }
 }
+
+/** After a failed refresh, the value read before is served this long before the next try. */
+export const RETRY_AFTER_MS = 30_000;

@@ -12,12 +12,15 @@ export const signedLinks: AwsPlug = {
     ['SF_SIGNING_SECRET_ID', wiring.signingSecretId ?? config.signingSecret],
     ['SF_PUBLIC_URL', config.publicUrl],
   ],
-  build: ({ config, wiring, client, now }) => {
+  build: ({ config, wiring, injected, now }) => {
     const baseUrl = String(config.publicUrl);
     const fixed = config.signingSecret;
     if (fixed !== undefined) return { links: { secret: () => Promise.resolve(fixed), baseUrl: () => baseUrl } };
     const secret = new CachedSigningSecret({
-      client: client(SecretsManagerClient),
+      // Bounded: a first read that hangs fails its request in seconds, not at the function's time-out.
+      client:
+        injected(SecretsManagerClient) ??
+        new SecretsManagerClient({ requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 } }),
       secretId: String(wiring.signingSecretId),
       maxAgeMs: SIGNING_SECRET_MAX_AGE_MS,
       now,
