@@ -22,6 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
+import { PUBLIC_ROUTE_IP_FACTOR } from '../lambdas/handlers/middleware/rate-limit';
 import {
   type RouteSpec,
   routes,
@@ -404,6 +405,7 @@ export class SendflowApiStack extends Stack {
       stage: this.api.deploymentStage,
       anonymousRequestsPerSecond: ipRateLimit,
       requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
+      linkRequestsPerSecond: ipRateLimit * PUBLIC_ROUTE_IP_FACTOR,
     });
 
     // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.
