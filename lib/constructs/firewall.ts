@@ -34,7 +34,7 @@ const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
  * a malformed token, or any other path, does not match and counts as anonymous traffic.
  */
 export function linkPathPattern(stageName: string): string {
-  const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+  const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
   const paths = new Set(
     routes
       .filter((route) => route.access === 'public')
@@ -43,10 +43,10 @@ export function linkPathPattern(stageName: string): string {
         if (parts.some((part) => /[{}]/.test(part))) {
           throw new Error(`Public route ${route.path}: the link rule only knows the {token} parameter`);
         }
-        return parts.map(escape).join(TOKEN_PATTERN);
+        return parts.map(literal).join(TOKEN_PATTERN);
       }),
   );
-  return `^/${escape(stageName)}(${[...paths].join('|')})$`;
+  return `^/${literal(stageName)}(${[...paths].join('|')})$`;
 }
 
 /**
