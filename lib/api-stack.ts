@@ -33,6 +33,7 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
@@ -196,6 +197,8 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
+  /** Serve the API, and so its public links, on this domain too (docs/runbook/edge.md). */
+  readonly customDomain?: CustomDomainSettings;
 }
 
 export class SendflowApiStack extends Stack {
@@ -305,11 +308,15 @@ export class SendflowApiStack extends Stack {
     }
 
     this.api = this.restApi(logRetention);
-    // Public links point at the stage URL. Built from the API id alone: the stage (this.api.url) depends on
-    // the deployment, which depends on the methods, which depend on this function: that would be a cycle.
+    // Public links point at the custom domain when there is one: it outlives this stack's execute-api host.
+    // Otherwise at the stage URL, built from the API id alone: the stage (this.api.url) depends on the
+    // deployment, which depends on the methods, which depend on this function: that would be a cycle.
+    const customDomain =
+      props.customDomain && new ApiCustomDomain(this, 'CustomDomain', { ...props.customDomain, api: this.api });
     this.apiFunction.handler.addEnvironment(
       'SF_PUBLIC_URL',
-      Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
+      customDomain?.url ??
+        Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
     );
     // Revoking a key flushes the stage's authorizer cache, so the key stops working at once, not after the TTL.
     this.apiFunction.handler.addEnvironment('SF_REST_API_ID', this.api.restApiId);

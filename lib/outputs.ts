@@ -88,6 +88,13 @@ export const outputNames = {
     /** SES events the mapper could not handle, or EventBridge could not deliver to the queue. */
     providerEvents: 'ProviderEventsDlqUrl',
   } as const,
+  /** Only with a custom domain (`-c sendflow:domainName=…`): where its DNS record points. */
+  customDomain: {
+    /** The regional domain name (d-….execute-api.REGION.amazonaws.com): the CNAME or alias target. */
+    target: 'CustomDomainTarget',
+    /** The Route 53 hosted zone id of that target, for an alias record. */
+    hostedZoneId: 'CustomDomainHostedZoneId',
+  } as const,
   /** The SES configuration set live-mode email is sent with (its events come back through EventBridge). */
   sesConfigurationSet: 'SesConfigurationSet',
 } as const;
