@@ -29,9 +29,11 @@ const RATE_LIMITED_BODY = 'rate_limited';
 const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
 
 /**
- * URI paths of the public routes with a well-formed token, as WAF sees them: the stage (`/v1`) comes first
- * on the execute-api host and on the custom domain alike (its base path is the stage name). A link path with
- * a malformed token, or any other path, does not match and counts as anonymous traffic.
+ * URI paths of the public routes with a well-formed token. Clients send the stage (`/v1`) first on the
+ * execute-api host and on the custom domain alike (its base path is the stage name); the stage segment is
+ * optional here so the rule holds whether WAF sees the path before or after API Gateway strips a base path
+ * (a path without it reaches the stage on neither host). A link path with a malformed token, or any other
+ * path, does not match and counts as anonymous traffic.
  */
 export function linkPathPattern(stageName: string): string {
   const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
@@ -46,7 +48,7 @@ export function linkPathPattern(stageName: string): string {
         return parts.map(literal).join(TOKEN_PATTERN);
       }),
   );
-  return `^/${literal(stageName)}(${[...paths].join('|')})$`;
+  return `^(/${literal(stageName)})?(${[...paths].join('|')})$`;
 }
 
 /**

@@ -85,12 +85,18 @@ describe('link path pattern', () => {
     expect(link.test(`/v1/contacts/confirm/${confirm}`)).toBe(true);
   });
 
+  it('matches them with the base path stripped too (custom domain, whichever path WAF sees)', () => {
+    expect(link.test(`/unsubscribe/${unsubscribe}`)).toBe(true);
+    expect(link.test(`/contacts/confirm/${confirm}`)).toBe(true);
+  });
+
   it('leaves other paths and malformed tokens to the anonymous rule', () => {
     for (const path of [
       '/v1/emails',
       `/v1/emails/${unsubscribe}`,
-      `/unsubscribe/${unsubscribe}`,
       `/v2/unsubscribe/${unsubscribe}`,
+      `/v1/v1/unsubscribe/${unsubscribe}`,
+      `/V1/unsubscribe/${unsubscribe}`,
       '/v1/unsubscribe/not-a-token',
       `/v1/unsubscribe/${unsubscribe}/extra`,
       `/v1/unsubscribe/x/../../emails/${unsubscribe}`,
