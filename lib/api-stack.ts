@@ -22,6 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
+import { PUBLIC_ROUTE_IP_FACTOR } from '../lambdas/handlers/middleware/rate-limit';
 import {
   type RouteSpec,
   routes,
@@ -32,6 +33,7 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
@@ -239,6 +241,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
   readonly sesMaxSendRate?: number;
+  /** Serve the API, and so its public links, on this domain too (docs/runbook.md ("Custom domain")). */
+  readonly customDomain?: CustomDomainSettings;
 }
 
 export class SendflowApiStack extends Stack {
@@ -354,11 +358,15 @@ export class SendflowApiStack extends Stack {
     }
 
     this.api = this.restApi(logRetention);
-    // Public links point at the stage URL. Built from the API id alone: the stage (this.api.url) depends on
-    // the deployment, which depends on the methods, which depend on this function: that would be a cycle.
+    // Public links point at the custom domain when there is one: it outlives this stack's execute-api host.
+    // Otherwise at the stage URL, built from the API id alone: the stage (this.api.url) depends on the
+    // deployment, which depends on the methods, which depend on this function: that would be a cycle.
+    const customDomain =
+      props.customDomain && new ApiCustomDomain(this, 'CustomDomain', { ...props.customDomain, api: this.api });
     this.apiFunction.handler.addEnvironment(
       'SF_PUBLIC_URL',
-      Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
+      customDomain?.url ??
+        Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
     );
     // Revoking a key flushes the stage's authorizer cache, so the key stops working at once, not after the TTL.
     this.apiFunction.handler.addEnvironment('SF_REST_API_ID', this.api.restApiId);
@@ -454,6 +462,7 @@ export class SendflowApiStack extends Stack {
       stage: this.api.deploymentStage,
       anonymousRequestsPerSecond: ipRateLimit,
       requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
+      linkRequestsPerSecond: ipRateLimit * PUBLIC_ROUTE_IP_FACTOR,
     });
 
     // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.

@@ -2,6 +2,7 @@
 // the infrastructure tests both build the app through here, so tests check what deploys.
 import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
+import type { CustomDomainSettings } from './constructs/custom-domain';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
@@ -18,6 +19,10 @@ export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
 export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
 /** The SES account's sending rate, emails per second (default 14), shared by the send worker's invocations. */
 export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
+/** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
+export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
+/** `-c sendflow:certificateArn=arn:aws:acm:REGION:ACCOUNT:certificate/ID`: an ACM certificate for the domain. */
+export const CONTEXT_CERTIFICATE_ARN = 'sendflow:certificateArn';
 
 export interface SendflowSettings {
   readonly authorizerCacheTtlSeconds: number;
@@ -34,12 +39,15 @@ export interface SendflowSettings {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
   readonly sesMaxSendRate?: number;
+  /** Custom domain for the API and its public links (docs/runbook.md ("Custom domain")); the execute-api host when omitted. */
+  readonly customDomain?: CustomDomainSettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
 export function settingsFromContext(app: App): SendflowSettings {
   const adopt = adoptFromContext(app);
   const alarmEmail = alarmEmailFromContext(app);
+  const customDomain = customDomainFromContext(app);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage: stageFromContext(app),
@@ -47,6 +55,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     ...(adopt ? { adopt } : {}),
     ...(alarmEmail ? { alarmEmail } : {}),
+    ...(customDomain ? { customDomain } : {}),
   };
 }
 
@@ -57,6 +66,32 @@ function alarmEmailFromContext(app: App): string | undefined {
     throw new Error(`Context ${CONTEXT_ALARM_EMAIL} must be an email address, got ${String(raw)}`);
   }
   return raw;
+}
+
+/** One DNS label: letters, digits and inner hyphens, 1–63 characters. */
+const HOST_LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** A fully qualified hostname of at least two labels, at most 253 characters (no wildcard, scheme or path). */
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})+$`);
+/** An ACM certificate ARN in any partition; the region must be the stack's (a regional API domain). */
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:certificate\/[A-Za-z0-9-]+$/;
+
+function customDomainFromContext(app: App): CustomDomainSettings | undefined {
+  const domain: unknown = app.node.tryGetContext(CONTEXT_DOMAIN_NAME);
+  const certificate: unknown = app.node.tryGetContext(CONTEXT_CERTIFICATE_ARN);
+  if (domain === undefined && certificate === undefined) return undefined;
+  if (certificate === undefined) throw new Error(`Context ${CONTEXT_DOMAIN_NAME} needs ${CONTEXT_CERTIFICATE_ARN} too`);
+  if (domain === undefined) throw new Error(`Context ${CONTEXT_CERTIFICATE_ARN} needs ${CONTEXT_DOMAIN_NAME} too`);
+  const domainName = typeof domain === 'string' ? domain.toLowerCase() : '';
+  if (!HOSTNAME.test(domainName)) {
+    throw new Error(`Context ${CONTEXT_DOMAIN_NAME} must be a hostname such as api.example.com, got ${String(domain)}`);
+  }
+  if (typeof certificate !== 'string' || !ACM_CERTIFICATE_ARN.test(certificate)) {
+    throw new Error(
+      `Context ${CONTEXT_CERTIFICATE_ARN} must be an ACM certificate ARN ` +
+        `(arn:aws:acm:REGION:ACCOUNT:certificate/ID), got ${String(certificate)}`,
+    );
+  }
+  return { domainName, certificateArn: certificate };
 }
 
 function adoptFromContext(app: App): boolean {
@@ -105,6 +140,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
+    ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -92,6 +92,13 @@ export const outputNames = {
   } as const,
   /** The SNS topic every alarm notifies (subscribe a pager or chat to it). */
   alarmTopic: 'AlarmTopicArn',
+  /** Only with a custom domain (`-c sendflow:domainName=…`): where its DNS record points. */
+  customDomain: {
+    /** The regional domain name (d-….execute-api.REGION.amazonaws.com): the CNAME or alias target. */
+    target: 'CustomDomainTarget',
+    /** The Route 53 hosted zone id of that target, for an alias record. */
+    hostedZoneId: 'CustomDomainHostedZoneId',
+  } as const,
   /** The SES configuration set live-mode email is sent with (its events come back through EventBridge). */
   sesConfigurationSet: 'SesConfigurationSet',
 } as const;

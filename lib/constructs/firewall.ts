@@ -1,10 +1,12 @@
 // AWS WAF in front of the API stage: the per-client-IP limit for requests without a valid key (DESIGN §3's
-// brute-force shield; the local runtime does the same in the app), a flood ceiling per IP, and two
-// low-false-positive AWS managed rule groups. Blocks answer 429 in our JSON error shape.
+// brute-force shield; the local runtime does the same in the app), a separate per-IP limit for the public
+// link routes, a flood ceiling per IP, and two low-false-positive AWS managed rule groups. Blocks answer 429
+// in our JSON error shape.
 import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { routes, STAGE } from '../../lambdas/manifest';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;
@@ -12,11 +14,42 @@ export interface ApiFirewallProps {
   readonly anonymousRequestsPerSecond: number;
   /** Requests per second per client IP, whatever they carry: a ceiling well above the top plan. */
   readonly requestsPerSecondPerIp: number;
+  /**
+   * Requests per second per client IP to the public link routes (one-click unsubscribe, confirmation): the
+   * app's public-route window (SF_IP_RATE_LIMIT × PUBLIC_ROUTE_IP_FACTOR), so AWS and local agree.
+   */
+  readonly linkRequestsPerSecond: number;
 }
 
 /** Rate-based rules count over a sliding window of at least 60 s; limits are per window. */
 const WINDOW_SECONDS = 60;
 const RATE_LIMITED_BODY = 'rate_limited';
+
+/** A signed link token as lambdas/domain/tokens.ts issues it: base64url payload, '.', 43-character HMAC. */
+const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
+
+/**
+ * URI paths of the public routes with a well-formed token. Clients send the stage (`/v1`) first on the
+ * execute-api host and on the custom domain alike (its base path is the stage name); the stage segment is
+ * optional here so the rule holds whether WAF sees the path before or after API Gateway strips a base path
+ * (a path without it reaches the stage on neither host). A link path with a malformed token, or any other
+ * path, does not match and counts as anonymous traffic.
+ */
+export function linkPathPattern(stageName: string): string {
+  const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+  const paths = new Set(
+    routes
+      .filter((route) => route.access === 'public')
+      .map((route) => {
+        const parts = route.path.split('{token}');
+        if (parts.some((part) => /[{}]/.test(part))) {
+          throw new Error(`Public route ${route.path}: the link rule only knows the {token} parameter`);
+        }
+        return parts.map(literal).join(TOKEN_PATTERN);
+      }),
+  );
+  return `^(/${literal(stageName)})?(${[...paths].join('|')})$`;
+}
 
 /**
  * WAF runs before the authorizer and cannot know whether a key is valid, only whether one is present and
@@ -53,6 +86,15 @@ export class ApiFirewall extends Construct {
       visibilityConfig: visibility(name),
     });
 
+    const linkPath: CfnWebACL.StatementProperty = {
+      regexMatchStatement: {
+        // The stage's name is a token here (a Ref); the API Gateway stage is always STAGE.
+        regexString: linkPathPattern(STAGE),
+        fieldToMatch: { uriPath: {} },
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+
     // Web ACL names are unique per account and region; the stack name carries the stage.
     const name = Stack.of(this).stackName;
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
@@ -82,15 +124,26 @@ export class ApiFirewall extends Construct {
               aggregateKeyType: 'IP',
               evaluationWindowSec: WINDOW_SECONDS,
               limit: props.anonymousRequestsPerSecond * WINDOW_SECONDS,
+              // Link routes have their own, wider limit below: mailbox providers POST RFC 8058 one-click
+              // unsubscribes from a few shared addresses, for every Sendflow sender at once, in bursts after a
+              // campaign. Counted here, such a burst would be blocked at the anonymous limit. Their tokens are
+              // HMAC-signed, so the tight brute-force limit buys nothing there (docs/runbook.md ("Custom domain")).
               scopeDownStatement: {
-                notStatement: {
-                  statement: {
-                    regexMatchStatement: {
-                      regexString: WELL_FORMED_BEARER,
-                      fieldToMatch: { singleHeader: { Name: 'authorization' } },
-                      textTransformations: [{ priority: 0, type: 'NONE' }],
+                andStatement: {
+                  statements: [
+                    {
+                      notStatement: {
+                        statement: {
+                          regexMatchStatement: {
+                            regexString: WELL_FORMED_BEARER,
+                            fieldToMatch: { singleHeader: { Name: 'authorization' } },
+                            textTransformations: [{ priority: 0, type: 'NONE' }],
+                          },
+                        },
+                      },
                     },
-                  },
+                    { notStatement: { statement: linkPath } },
+                  ],
                 },
               },
             },
@@ -98,8 +151,22 @@ export class ApiFirewall extends Construct {
           visibilityConfig: visibility('anonymous-per-ip'),
         },
         {
-          name: 'FloodPerIp',
+          name: 'LinkPerIp',
           priority: 1,
+          action: block429,
+          statement: {
+            rateBasedStatement: {
+              aggregateKeyType: 'IP',
+              evaluationWindowSec: WINDOW_SECONDS,
+              limit: props.linkRequestsPerSecond * WINDOW_SECONDS,
+              scopeDownStatement: linkPath,
+            },
+          },
+          visibilityConfig: visibility('link-per-ip'),
+        },
+        {
+          name: 'FloodPerIp',
+          priority: 2,
           action: block429,
           statement: {
             rateBasedStatement: {
@@ -112,8 +179,8 @@ export class ApiFirewall extends Construct {
         },
         // Known-bad IPs and exploit payloads (Log4Shell and the like). The common rule set is left out on
         // purpose: its XSS and 8 KB body-size rules would block ordinary HTML email bodies.
-        managed(2, 'AWSManagedRulesAmazonIpReputationList'),
-        managed(3, 'AWSManagedRulesKnownBadInputsRuleSet'),
+        managed(3, 'AWSManagedRulesAmazonIpReputationList'),
+        managed(4, 'AWSManagedRulesKnownBadInputsRuleSet'),
       ],
     });
 

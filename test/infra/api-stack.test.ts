@@ -402,13 +402,20 @@ describe('WAF', () => {
       EvaluationWindowSec: 60,
       Limit: 20 * 60,
       ScopeDownStatement: {
-        NotStatement: {
-          Statement: {
-            RegexMatchStatement: {
-              FieldToMatch: { SingleHeader: { Name: 'authorization' } },
-              RegexString: expect.any(String),
+        AndStatement: {
+          Statements: expect.arrayContaining([
+            {
+              NotStatement: {
+                Statement: {
+                  RegexMatchStatement: {
+                    FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+                    RegexString: WELL_FORMED_BEARER,
+                    TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+                  },
+                },
+              },
             },
-          },
+          ]),
         },
       },
     });
