@@ -18,10 +18,13 @@ export const retiredIndexes: Partial<Record<TableName, readonly IndexSpec[]>> = 
 };
 
 /**
- * Each step's indexes by name, for the tables that change. 1 and 2 add the new indexes while the old code
+ * Each step's indexes by name, for the tables that change. 0 is the layout before the change, as deployed (what
+ * `cdk import` of a stage created by an earlier version must describe, since an import does not compare
+ * indexes); 1 and 2 add the new indexes while the old code
  * still reads the old ones; the api stack moves to the new code at 2; 3 and the manifest drop the old ones.
  */
 export const migrationSteps = {
+  0: { deliveries: ['byStatus', 'byDue'], emails: ['byScheduled', 'byOutbox'] },
   1: { deliveries: ['byStatus', 'byDue', 'byStatusKey'], emails: ['byScheduled', 'byScheduleShard', 'byOutbox'] },
   2: {
     deliveries: ['byStatus', 'byDue', 'byStatusKey', 'byDueShard'],
