@@ -241,7 +241,7 @@ export interface SendflowApiStackProps extends StackProps {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
   readonly sesMaxSendRate?: number;
-  /** Serve the API, and so its public links, on this domain too (docs/runbook.md ("Custom domain")). */
+  /** Serve the API, and so its public links, on this domain too (docs/runbook.md, "Custom domain"). */
   readonly customDomain?: CustomDomainSettings;
 }
 

@@ -39,7 +39,7 @@ export interface SendflowSettings {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
   readonly sesMaxSendRate?: number;
-  /** Custom domain for the API and its public links (docs/runbook.md ("Custom domain")); the execute-api host when omitted. */
+  /** Custom domain for the API and its public links (docs/runbook.md, "Custom domain"); the execute-api host when omitted. */
   readonly customDomain?: CustomDomainSettings;
 }
 

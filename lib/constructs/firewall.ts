@@ -127,7 +127,7 @@ export class ApiFirewall extends Construct {
               // Link routes have their own, wider limit below: mailbox providers POST RFC 8058 one-click
               // unsubscribes from a few shared addresses, for every Sendflow sender at once, in bursts after a
               // campaign. Counted here, such a burst would be blocked at the anonymous limit. Their tokens are
-              // HMAC-signed, so the tight brute-force limit buys nothing there (docs/runbook.md ("Custom domain")).
+              // HMAC-signed, so the tight brute-force limit buys nothing there (docs/runbook.md, "WAF limits").
               scopeDownStatement: {
                 andStatement: {
                   statements: [
