@@ -70,8 +70,11 @@ function alarmEmailFromContext(app: App): string | undefined {
 
 /** One DNS label: letters, digits and inner hyphens, 1–63 characters. */
 const HOST_LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-/** A fully qualified hostname of at least two labels, at most 253 characters (no wildcard, scheme or path). */
-const HOSTNAME = new RegExp(`^(?=.{1,253}$)${HOST_LABEL}(?:\\.${HOST_LABEL})+$`);
+/**
+ * A fully qualified hostname of at least two labels, at most 253 characters, its last label not all digits
+ * (so no IP address), and no wildcard, scheme, port or path.
+ */
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)(?:${HOST_LABEL}\\.)+(?=[a-z0-9-]*[a-z])${HOST_LABEL}$`);
 /** An ACM certificate ARN in any partition; the region must be the stack's (a regional API domain). */
 const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z]{2}(?:-[a-z]+)+-\d:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 

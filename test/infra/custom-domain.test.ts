@@ -93,6 +93,11 @@ describe('without a custom domain', () => {
 });
 
 describe('custom domain context', () => {
+  it('accepts deep and hyphenated hostnames', () => {
+    const domainName = 'links-eu.mail2.example.co.uk';
+    expect(settings({ ...withDomain, [CONTEXT_DOMAIN_NAME]: domainName }).customDomain?.domainName).toBe(domainName);
+  });
+
   it('is read together, the hostname lowercased', () => {
     expect(
       settings({ [CONTEXT_DOMAIN_NAME]: 'API.Example.com', [CONTEXT_CERTIFICATE_ARN]: CERTIFICATE }).customDomain,
@@ -112,6 +117,8 @@ describe('custom domain context', () => {
     '-api.example.com',
     'api..example.com',
     'api_1.example.com',
+    'api.example.com:443',
+    '192.0.2.1',
     '*.example.com',
     `${'a'.repeat(64)}.example.com`,
     '',
