@@ -275,8 +275,16 @@ describe('PowertoolsTelemetry: API requests and emails', () => {
 describe('safeError', () => {
   it('cuts URLs out of an error (a redirect target may carry a token) and bounds its length', () => {
     expect(safeError('redirect not followed (HTTP 302 to https://hooks.example/t/SECRET?x=1)')).toBe(
-      'redirect not followed (HTTP 302 to <url>',
+      'redirect not followed (HTTP 302 to <url>)',
     );
+    expect(safeError('fetch https://hooks.example/t/SECRET failed')).toBe('fetch <url> failed');
+    expect(safeError('redirect not followed (HTTP 307 to /callback?token=SECRET)')).toBe(
+      'redirect not followed (HTTP 307 to <url>)',
+    );
+    expect(safeError('redirect not followed (HTTP 301 to cb?token=SECRET)')).toBe(
+      'redirect not followed (HTTP 301 to <url>)',
+    );
+    expect(safeError('connect ECONNREFUSED 127.0.0.1:443')).toBe('connect ECONNREFUSED 127.0.0.1:443');
     expect(safeError(null)).toBeNull();
     expect(safeError('x'.repeat(1000))?.length).toBe(301);
   });

@@ -18,6 +18,7 @@ import {
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
+import { mapWithLimit } from '../../app/pool';
 import type { EmailMessage } from '../../domain/email/email';
 import { mimeAddress } from './addresses';
 import { SES_TAGS } from './tags';
@@ -138,22 +139,15 @@ export class SesEmailProvider implements EmailProvider {
    * failed unexpectedly (network, credentials, a missing configuration set), is worth another try later. An
    * unexpected error's reason names its type only: its message may carry ARNs and account ids.
    */
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
-    const outcomes: CopyOutcome[] = new Array(copies.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < copies.length) {
-        const i = next++;
-        try {
-          await this.sendCopy(email, copies[i] as OutgoingCopy);
-          outcomes[i] = { status: 'sent' };
-        } catch (error) {
-          outcomes[i] = outcomeOf(error);
-        }
+  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+    return mapWithLimit(copies, this.concurrency, async (copy): Promise<CopyOutcome> => {
+      try {
+        await this.sendCopy(email, copy);
+        return { status: 'sent' };
+      } catch (error) {
+        return outcomeOf(error);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, copies.length) }, worker));
-    return outcomes;
+    });
   }
 
   private async sendCopy(email: EmailMessage, copy: OutgoingCopy): Promise<void> {

@@ -127,6 +127,7 @@ export class PowertoolsTelemetry implements Telemetry {
 /** The error text for a log line: URLs (a redirect's Location may carry a token) cut out, length bounded. */
 export function safeError(error: string | null): string | null {
   if (error === null) return null;
-  const redacted = error.replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
+  // URLs may carry tokens: a redirect's target, absolute or relative (`(HTTP 302 to cb?token=…)`), and any other.
+  const redacted = error.replace(/(\(HTTP \d{3} to ).*$/, '$1<url>)').replace(/\b[a-z][a-z0-9+.-]*:\/\/\S+/gi, '<url>');
   return redacted.length > MAX_LOGGED_ERROR ? `${redacted.slice(0, MAX_LOGGED_ERROR)}…` : redacted;
 }

@@ -2,6 +2,7 @@
 // inner provider alone, a few in flight. A copy whose turn would come after the worker's deadline is not sent
 // now: `retry`, so the next receive of the sends message sends it.
 import type { EmailMessage } from '../../domain/email/email';
+import { mapWithLimit } from '../pool';
 import type { CopyOutcome, EmailProvider, OutgoingCopy, SendPacer } from './ports';
 
 /** Copies in flight at once: paced, they start 1/rate apart, so more would only help a provider slower than that. */
@@ -11,18 +12,8 @@ export const SEND_RATE_DEFERRED = 'send_rate: no turn before the send deadline';
 
 export function pacedProvider(inner: EmailProvider, pacer: SendPacer, notAfter?: number): EmailProvider {
   return {
-    async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
-      const outcomes: CopyOutcome[] = new Array(copies.length);
-      let next = 0;
-      const worker = async () => {
-        while (next < copies.length) {
-          const i = next++;
-          outcomes[i] = await sendOne(inner, pacer, email, copies[i] as OutgoingCopy, notAfter);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(PACED_IN_FLIGHT, copies.length) }, worker));
-      return outcomes;
-    },
+    send: (email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> =>
+      mapWithLimit(copies, PACED_IN_FLIGHT, (copy) => sendOne(inner, pacer, email, copy, notAfter)),
   };
 }
 
