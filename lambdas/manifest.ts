@@ -57,6 +57,13 @@ export const routes = [
     access: write,
     summary: 'Retry a delivery now',
   },
+  {
+    id: 'checkWebhookSignature',
+    method: 'POST',
+    path: '/webhooks/{id}/signature-check',
+    access: read,
+    summary: 'Diagnose a signature check: the headers and raw body your endpoint received',
+  },
   { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email', idempotent: true },
   {
     id: 'sendEmailBatch',

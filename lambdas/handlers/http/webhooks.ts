@@ -10,6 +10,7 @@ import {
   updateWebhook,
 } from '../../app/webhooks/manage-webhooks';
 import type { Webhook } from '../../app/webhooks/ports';
+import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { FORMATS } from '../../domain/webhooks/format';
 import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliveryView } from './deliveries';
@@ -29,6 +30,14 @@ const createBody = z.strictObject({
 const updateBody = z
   .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
   .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
+
+/** What an endpoint received: its headers (any casing) and the raw body, as text. */
+const signatureCheckBody = z.strictObject({
+  headers: z
+    .record(z.string().min(1).max(256), z.string().max(8192))
+    .refine((headers) => Object.keys(headers).length <= 100, 'Give at most 100 headers.'),
+  body: z.string().max(256 * 1024),
+});
 
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
@@ -86,7 +95,13 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       },
     });
   };
+  const signatureCheck: RouteHandler = async ({ caller, params, body }) =>
+    json(
+      200,
+      await checkWebhookSignature(deps, tenantOf(caller), params.id ?? '', validate(signatureCheckBody, body ?? {})),
+    );
   return {
+    checkWebhookSignature: signatureCheck,
     createWebhook: create,
     listWebhooks: list,
     getWebhook: get,
@@ -109,4 +124,5 @@ function listItem(webhook: Webhook) {
 export const requestSchemas: RequestSchemas = {
   createWebhook: { body: createBody },
   updateWebhook: { body: updateBody },
+  checkWebhookSignature: { body: signatureCheckBody },
 };
