@@ -630,7 +630,7 @@ async function runCeiling(bench: Bench, events: number, name: string, inFlight: 
     for (let job = jobs[next++]; job; job = jobs[next++]) {
       const { webhook, hook, event, body } = job;
       startedAt.set(`${hook} ${event.id}`, now());
-      const headers = attemptHeaders(webhook.format, webhook.secret, event.id, body, Date.now());
+      const headers = attemptHeaders(webhook.format, [webhook.secret], event.id, body, Date.now());
       const outcome = await bench.sender.send({ url: webhook.url, body, headers });
       if (outcome.statusCode !== 200) failed++;
     }

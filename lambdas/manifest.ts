@@ -58,6 +58,13 @@ export const routes = [
     summary: 'Retry a delivery now',
   },
   {
+    id: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhooks/{id}/rotate-secret',
+    access: write,
+    summary: 'Rotate the signing secret, the previous one signing on for a grace period',
+  },
+  {
     id: 'checkWebhookSignature',
     method: 'POST',
     path: '/webhooks/{id}/signature-check',

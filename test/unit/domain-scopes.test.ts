@@ -137,6 +137,10 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'GET /webhooks/{}/deliveries': { scope: 'webhook:read' },
   'GET /webhooks/{}/deliveries/{}': { scope: 'webhook:read' },
   'POST /webhooks/{}/deliveries/{}/retry': { scope: 'webhook:write' },
+  // Issue 10: rotating changes the webhook; checking a signature only reads it.
+  'POST /webhooks/{}/rotate-secret': { scope: 'webhook:write' },
+  'POST /webhooks/{}/signature-check': { scope: 'webhook:read' },
+  'GET /emails/{}/deliveries': { scope: 'webhook:read' },
 };
 
 function expectedAccess(method: string, path: string): Access {

@@ -101,7 +101,7 @@ describe('signatureHeaders', () => {
     const nowMs = VECTOR.timestamp * 1000 + 999;
 
     // Act
-    const headers = signatureHeaders(VECTOR.secret, VECTOR.id, VECTOR.body, nowMs);
+    const headers = signatureHeaders([VECTOR.secret], VECTOR.id, VECTOR.body, nowMs);
 
     // Assert
     expect(headers).toEqual({
@@ -115,10 +115,10 @@ describe('signatureHeaders', () => {
 
   it('is fresh per attempt: a later attempt has a new timestamp and webhook-signature, same body signature and id', () => {
     // Arrange
-    const first = signatureHeaders(SECRET, 'evt_1', BODY, Date.UTC(2026, 0, 1, 12, 0, 0));
+    const first = signatureHeaders([SECRET], 'evt_1', BODY, Date.UTC(2026, 0, 1, 12, 0, 0));
 
     // Act: the 2nd automatic attempt, one second later (spec §6.2.4).
-    const second = signatureHeaders(SECRET, 'evt_1', BODY, Date.UTC(2026, 0, 1, 12, 0, 1));
+    const second = signatureHeaders([SECRET], 'evt_1', BODY, Date.UTC(2026, 0, 1, 12, 0, 1));
 
     // Assert
     expect(first['X-Service-Timestamp']).toBe(String(Date.UTC(2026, 0, 1, 12, 0, 0) / 1000));

@@ -19,6 +19,8 @@ const webhookItem = z.object({
   format: z.enum(FORMATS),
   description: z.string().optional(),
   secret: z.string(),
+  previousSecret: z.string().optional(),
+  previousSecretExpiresAt: z.string().optional(),
   active: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -8,6 +8,7 @@ import { type AttemptKind, type AttemptOutcome, afterAttempt, type Transition } 
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
+import { liveSecrets } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { assertActive, getWebhook } from './manage-webhooks';
@@ -213,13 +214,9 @@ async function makeAttempt(
   let outcome: AttemptOutcome;
   let transition: Transition;
   if (webhook?.active) {
-    const headers = attemptHeaders(
-      delivery.format,
-      webhook.secret,
-      delivery.eventId,
-      delivery.payload,
-      deps.clock.now(),
-    );
+    // Signed with the secrets live now, so a retry of an old delivery uses the secrets of the day.
+    const now = deps.clock.now();
+    const headers = attemptHeaders(delivery.format, liveSecrets(webhook, now), delivery.eventId, delivery.payload, now);
     outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
   } else {

@@ -1,4 +1,5 @@
-// Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete.
+// Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete, and
+// rotate the signing secret.
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
 import { type EventType, normalizeEventNames } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
@@ -93,6 +94,33 @@ export async function updateWebhook(
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);
   return updated;
+}
+
+/** Seconds the previous secret keeps signing after a rotation, by default (a day) and at most (a week). */
+export const DEFAULT_GRACE_SECONDS = 86_400;
+export const MAX_GRACE_SECONDS = 604_800;
+
+/**
+ * POST /v1/webhooks/:id/rotate-secret: a new signing secret at once; the previous one also signs for
+ * `graceSeconds` (0: it stops at once), so receivers can switch without losing a delivery.
+ */
+export async function rotateSecret(
+  deps: ManageWebhookDeps,
+  tenant: Tenant,
+  id: string,
+  graceSeconds: number,
+): Promise<{ webhook: Webhook; previousSecretExpiresAt: string | null }> {
+  const current = await getWebhook(deps, tenant, id);
+  const now = deps.clock.now();
+  const expiresAt = new Date(now + graceSeconds * 1000).toISOString();
+  const changes: WebhookChanges = {
+    secret: generateSigningSecret(deps.random),
+    previousSecret: current.secret,
+    previousSecretExpiresAt: expiresAt,
+  };
+  const webhook = await deps.webhooks.update(tenant, id, changes, new Date(now).toISOString());
+  if (!webhook) throw new NotFoundError(`No webhook with id ${id}.`);
+  return { webhook, previousSecretExpiresAt: graceSeconds > 0 ? expiresAt : null };
 }
 
 export async function deleteWebhook(

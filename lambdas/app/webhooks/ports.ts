@@ -18,12 +18,20 @@ export interface Webhook extends Tenant {
   readonly description?: string;
   /** `whsec_…`; signs `standard` deliveries. */
   readonly secret: string;
+  /** The secret before the last rotation: it also signs until `previousSecretExpiresAt` (ISO 8601). */
+  readonly previousSecret?: string;
+  readonly previousSecretExpiresAt?: string;
   readonly active: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
 
-export type WebhookChanges = Partial<Pick<Webhook, 'url' | 'events' | 'active' | 'format' | 'description'>>;
+export type WebhookChanges = Partial<
+  Pick<
+    Webhook,
+    'url' | 'events' | 'active' | 'format' | 'description' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+  >
+>;
 
 /** A webhook's key: its tenant and its id. */
 export type WebhookRef = Tenant & { readonly id: string };

@@ -1,6 +1,7 @@
 // POST /v1/webhooks/:id/signature-check: why a receiver's signature check fails. The webhook's secret never
 // leaves Sendflow: the caller sends what its endpoint received, and gets a verdict and the first problem found.
 import { deliveryIdFor } from '../../domain/webhooks/render';
+import { liveSecrets } from '../../domain/webhooks/signature';
 import { checkSignature, type SignatureDiagnosis } from '../../domain/webhooks/signature-check';
 import type { Clock } from '../ports';
 import { getWebhook } from './manage-webhooks';
@@ -31,10 +32,13 @@ export async function checkWebhookSignature(
   const nowMs = deps.clock.now();
   const eventId = Object.entries(received.headers).find(([name]) => name.toLowerCase() === 'webhook-id')?.[1];
   const delivery = eventId ? await deps.deliveries.get(webhook.id, deliveryIdFor(eventId, webhook.id), nowMs) : null;
+  const secrets = liveSecrets(webhook, nowMs);
+  const retired = webhook.previousSecret && !secrets.includes(webhook.previousSecret) ? webhook.previousSecret : null;
   return checkSignature({
     headers: received.headers,
     body: received.body,
-    secret: webhook.secret,
+    secrets,
+    ...(retired ? { retiredSecret: retired } : {}),
     nowMs,
     ...(delivery ? { sentBody: delivery.payload } : {}),
   });

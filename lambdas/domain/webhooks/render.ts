@@ -26,11 +26,11 @@ export const USER_AGENT = 'Sendflow-Webhooks/1.0 (+https://sendflow.dev/docs/web
 /** Headers of one attempt: standard deliveries are signed with a fresh timestamp; chat ones are not. */
 export function attemptHeaders(
   format: WebhookFormat,
-  secret: string,
+  secrets: readonly string[],
   eventId: string,
   body: string,
   nowMs: number,
 ): Record<string, string> {
   const base = { 'Content-Type': 'application/json', 'User-Agent': USER_AGENT };
-  return format === 'standard' ? { ...base, ...signatureHeaders(secret, eventId, body, nowMs) } : base;
+  return format === 'standard' ? { ...base, ...signatureHeaders(secrets, eventId, body, nowMs) } : base;
 }

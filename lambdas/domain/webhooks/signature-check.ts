@@ -12,8 +12,10 @@ export interface SignatureCheckInput {
   readonly headers: Readonly<Record<string, string>>;
   /** The raw body as received. */
   readonly body: string;
-  /** The webhook's signing secret. */
-  readonly secret: string;
+  /** The webhook's live signing secrets, newest first (two during a rotation's grace period). */
+  readonly secrets: readonly string[];
+  /** A secret rotated out (its grace period over): a signature made with it is named as such. */
+  readonly retiredSecret?: string;
   /** The body Sendflow sent for the delivery the headers name, when it is still in the log. */
   readonly sentBody?: string;
   readonly nowMs: number;
@@ -45,25 +47,30 @@ function checkStandard(input: SignatureCheckInput, headers: Record<string, strin
   if (!/^\d{1,12}$/.test(timestamp)) return invalid('webhook-timestamp is not a Unix time in whole seconds.');
   const seconds = Number(timestamp);
   const given = (headers['webhook-signature'] as string).split(' ').filter(Boolean);
-  const sign = (body: string) => standardWebhookSignature(input.secret, id, seconds, body);
-  if (!given.some((signature) => same(signature, sign(input.body)))) {
-    return mismatch(input, (body) => given.some((signature) => same(signature, sign(body))));
-  }
+  const signedWith = (secret: string, body: string) =>
+    given.some((signature) => same(signature, standardWebhookSignature(secret, id, seconds, body)));
+  const signs = (body: string) => input.secrets.some((secret) => signedWith(secret, body));
+  if (!signs(input.body)) return mismatch(input, signs, (secret) => signedWith(secret, input.body));
   return fresh(seconds, input.nowMs, 'webhook-timestamp');
 }
 
 function checkService(input: SignatureCheckInput, headers: Record<string, string>): SignatureDiagnosis {
   const given = (headers['x-service-signature'] as string).trim().toLowerCase();
-  const sign = (body: string) => serviceSignature(input.secret, body);
-  if (!same(given, sign(input.body))) return mismatch(input, (body) => same(given, sign(body)));
+  const signedWith = (secret: string, body: string) => same(given, serviceSignature(secret, body));
+  const signs = (body: string) => input.secrets.some((secret) => signedWith(secret, body));
+  if (!signs(input.body)) return mismatch(input, signs, (secret) => signedWith(secret, input.body));
   const timestamp = headers['x-service-timestamp'];
   if (timestamp === undefined) return invalid('header missing: X-Service-Timestamp (needed to refuse replays).');
   if (!/^\d{1,12}$/.test(timestamp)) return invalid('X-Service-Timestamp is not a Unix time in whole seconds.');
   return fresh(Number(timestamp), input.nowMs, 'X-Service-Timestamp');
 }
 
-/** The signature does not match this body: say whether the body changed, or else the secret is wrong. */
-function mismatch(input: SignatureCheckInput, signs: (body: string) => boolean): SignatureDiagnosis {
+/** The signature does not match: say whether the body changed, the secret was rotated out, or it is wrong. */
+function mismatch(
+  input: SignatureCheckInput,
+  signs: (body: string) => boolean,
+  signedWith: (secret: string) => boolean,
+): SignatureDiagnosis {
   const sent = input.sentBody;
   if (sent !== undefined && input.body !== sent) {
     if (signs(sent)) {
@@ -84,6 +91,12 @@ function mismatch(input: SignatureCheckInput, signs: (body: string) => boolean):
           'the raw bytes as received, before any JSON parsing.',
       );
     }
+  }
+  if (input.retiredSecret !== undefined && signedWith(input.retiredSecret)) {
+    return invalid(
+      'signed with a rotated-out secret: the signature was made with the previous signing secret, whose grace ' +
+        'period is over. Use the current secret (from the rotation) and ask for a retry of the delivery.',
+    );
   }
   return invalid(
     sent === undefined || input.body === sent

@@ -21,14 +21,36 @@ export function standardWebhookSignature(secret: string, id: string, timestampSe
   return `v1,${mac}`;
 }
 
-/** Every signature header of one `standard` attempt; the timestamp is fresh per attempt. */
-export function signatureHeaders(secret: string, eventId: string, body: string, nowMs: number): Record<string, string> {
+/**
+ * Every signature header of one `standard` attempt; the timestamp is fresh per attempt. `secrets` are the live
+ * ones, newest first (two during a rotation's grace period): `webhook-signature` carries one `v1,` signature
+ * per secret, space-separated, as Standard Webhooks defines, so either secret verifies. `X-Service-Signature`
+ * holds one value: the oldest live secret's, so a receiver that has not switched yet keeps working until the
+ * grace period ends (the grace period's promise); one that switched early verifies `webhook-signature`.
+ */
+export function signatureHeaders(
+  secrets: readonly string[],
+  eventId: string,
+  body: string,
+  nowMs: number,
+): Record<string, string> {
   const timestamp = Math.floor(nowMs / 1000);
+  const oldest = secrets[secrets.length - 1] ?? '';
   return {
-    'X-Service-Signature': serviceSignature(secret, body),
+    'X-Service-Signature': serviceSignature(oldest, body),
     'X-Service-Timestamp': String(timestamp),
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': standardWebhookSignature(secret, eventId, timestamp, body),
+    'webhook-signature': secrets.map((secret) => standardWebhookSignature(secret, eventId, timestamp, body)).join(' '),
   };
+}
+
+/** The secrets that sign now, newest first: the current one, and the previous one until its expiry. */
+export function liveSecrets(
+  webhook: { readonly secret: string; readonly previousSecret?: string; readonly previousSecretExpiresAt?: string },
+  nowMs: number,
+): string[] {
+  const { previousSecret, previousSecretExpiresAt } = webhook;
+  const previousLive = previousSecret && previousSecretExpiresAt && Date.parse(previousSecretExpiresAt) > nowMs;
+  return previousLive ? [webhook.secret, previousSecret] : [webhook.secret];
 }

@@ -3,10 +3,13 @@ import * as z from 'zod';
 import { type AttemptDeps, testWebhook } from '../../app/webhooks/attempts';
 import {
   createWebhook,
+  DEFAULT_GRACE_SECONDS,
   deleteWebhook,
   getWebhook,
   listWebhooks,
+  MAX_GRACE_SECONDS,
   type ManageWebhookDeps,
+  rotateSecret,
   updateWebhook,
 } from '../../app/webhooks/manage-webhooks';
 import type { Webhook } from '../../app/webhooks/ports';
@@ -30,6 +33,10 @@ const createBody = z.strictObject({
 const updateBody = z
   .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
   .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
+
+const rotateBody = z.strictObject({
+  grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(DEFAULT_GRACE_SECONDS),
+});
 
 /** What an endpoint received: its headers (any casing) and the raw body, as text. */
 const signatureCheckBody = z.strictObject({
@@ -100,7 +107,17 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       200,
       await checkWebhookSignature(deps, tenantOf(caller), params.id ?? '', validate(signatureCheckBody, body ?? {})),
     );
+  const rotate: RouteHandler = async ({ caller, params, body }) => {
+    const { grace_period_seconds } = validate(rotateBody, body ?? {});
+    const rotated = await rotateSecret(deps, tenantOf(caller), params.id ?? '', grace_period_seconds);
+    return json(200, {
+      id: rotated.webhook.id,
+      signing_secret: rotated.webhook.secret,
+      previous_secret_expires_at: rotated.previousSecretExpiresAt,
+    });
+  };
   return {
+    rotateWebhookSecret: rotate,
     checkWebhookSignature: signatureCheck,
     createWebhook: create,
     listWebhooks: list,
@@ -125,4 +142,5 @@ export const requestSchemas: RequestSchemas = {
   createWebhook: { body: createBody },
   updateWebhook: { body: updateBody },
   checkWebhookSignature: { body: signatureCheckBody },
+  rotateWebhookSecret: { body: rotateBody },
 };

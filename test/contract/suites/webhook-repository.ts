@@ -49,6 +49,28 @@ export function webhookRepositoryContract(harness: RepositoryHarness<WebhookRepo
     expect(await repo().get(tenant, described.id)).toEqual(described);
   });
 
+  it('stores a rotation: the new secret, the previous one and its expiry, read back by get, getMany and list', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const webhook = newWebhook(tenant);
+    await repo().create(webhook);
+    const rotation = {
+      secret: 'whsec_bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmU=',
+      previousSecret: webhook.secret,
+      previousSecretExpiresAt: '2025-04-02T10:00:00.000Z',
+    };
+
+    // Act
+    const updated = await repo().update(tenant, webhook.id, rotation, '2025-04-01T10:00:00.000Z');
+
+    // Assert
+    const expected = { ...webhook, ...rotation, updatedAt: '2025-04-01T10:00:00.000Z' };
+    expect(updated).toEqual(expected);
+    expect(await repo().get(tenant, webhook.id)).toEqual(expected);
+    expect(await repo().getMany([{ ...tenant, id: webhook.id }])).toEqual([expected]);
+    expect(await repo().list(tenant)).toEqual([expected]);
+  });
+
   it('gives null for an unknown id', async () => {
     expect(await repo().get(newTenant(), 'wh_unknown')).toBeNull();
   });
