@@ -255,10 +255,13 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     const from = start?.dueAt ?? dueKey(0);
     if (from > before) return [];
     // Up to `limit` rows past `after` from every shard, merged in one order: the first `limit` of them are the
-    // page (rows due at the same time as `after` may sit in any shard).
+    // page (rows due at the same time as `after` may sit in any shard). The index orders rows of equal due time
+    // in no particular order, so a shard is read until its `limit`-th row's due time is passed: a tie group is
+    // never cut, and no row that sorts before the page's last one is left for a later page (which would skip it).
     const perShard = await Promise.all(
       ALL_DUE_SHARDS.map(async (shard) => {
         const rows: DueEntry[] = [];
+        let lastRead = '';
         let cursor: Record<string, unknown> | undefined;
         do {
           const page = await this.doc.send(
@@ -273,10 +276,11 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
           );
           for (const item of page.Items ?? []) {
             const row = dueEntry.parse(item);
+            lastRead = row.dueAt;
             if (!start || dueOrder(row, start) > 0) rows.push(row);
           }
           cursor = page.LastEvaluatedKey;
-        } while (cursor && rows.length < limit);
+        } while (cursor && (rows.length < limit || lastRead === rows[limit - 1]?.dueAt));
         return rows;
       }),
     );

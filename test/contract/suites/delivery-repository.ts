@@ -738,6 +738,30 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
   });
 
+  it('listDue never skips a row of a large tie group (many rows of one webhook due at the same millisecond)', async () => {
+    // Arrange: 16 rows of each of two webhooks, all due at once: several per shard, in the index's tie order.
+    const fresh = await harness.fresh();
+    const rows = [newWebhookId(), newWebhookId()].flatMap((webhookId, w) =>
+      Array.from({ length: 16 }, (_, i) =>
+        newDelivery(webhookId, T0 + w * 100 + i, { nextAttemptAt: NOW - 1_000, attempts: 1 }),
+      ),
+    );
+    for (const row of rows) await fresh.createClaimed(row);
+
+    // Act: pages of 2
+    const seen: string[] = [];
+    let after: Awaited<ReturnType<typeof fresh.listDue>>[number] | undefined;
+    for (let pages = 0; pages < 40; pages++) {
+      const page = await fresh.listDue(NOW, 2, after);
+      seen.push(...page.map((d) => d.id));
+      if (page.length < 2) break;
+      after = page.at(-1);
+    }
+
+    // Assert
+    expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
+  });
+
   it('a row leaves the due list once final, and moves to its new due time when rescheduled', async () => {
     // Arrange
     const fresh = await harness.fresh();
