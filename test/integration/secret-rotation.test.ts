@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Receiver, startReceiver } from '../support/receiver';
+import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;
@@ -44,9 +44,7 @@ async function testSend(key: string, id: string) {
   const { delivery } = (await res.json()) as { delivery: { id: string } };
   const [got] = (await receiver.waitFor(before + 1)).slice(before);
   if (!got) throw new Error('nothing received');
-  const headers = Object.fromEntries(
-    Object.entries(got.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
+  const headers = stringHeaders(got.headers);
   return { deliveryId: delivery.id, headers, body: got.body };
 }
 
@@ -101,9 +99,7 @@ describe('POST /v1/webhooks/:id/rotate-secret', () => {
     await rt.call(`/webhooks/${hook.id}/deliveries/${before.deliveryId}/retry`, { method: 'POST', key });
     const [retried] = (await receiver.waitFor(count + 1)).slice(count);
     if (!retried) throw new Error('retry not received');
-    const retriedHeaders = Object.fromEntries(
-      Object.entries(retried.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-    );
+    const retriedHeaders = stringHeaders(retried.headers);
 
     // Assert
     expect(rotated.body.previous_secret_expires_at).toBeNull();

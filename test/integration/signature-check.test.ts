@@ -2,7 +2,7 @@
 // send are valid; the same request re-serialised, signed for another webhook, or stripped of a header gets the
 // diagnosis a person needs; other accounts get 404, keys without webhook:read 403, bad bodies 400/422.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Receiver, startReceiver } from '../support/receiver';
+import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;
@@ -28,9 +28,7 @@ async function receivedTestSend(key: string) {
   await rt.call(`/webhooks/${id}/test`, { method: 'POST', key });
   const [got] = (await receiver.waitFor(before + 1)).slice(before);
   if (!got) throw new Error('no request received');
-  const headers = Object.fromEntries(
-    Object.entries(got.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
+  const headers = stringHeaders(got.headers);
   return { id, headers, body: got.body };
 }
 

@@ -18,6 +18,13 @@ export interface Received {
   readonly at: number;
 }
 
+/** A request's single-valued headers as a plain map (what a receiver passes to a signature library). */
+export function stringHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
 export interface Receiver {
   readonly url: string;
   readonly received: Received[];

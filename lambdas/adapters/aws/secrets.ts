@@ -63,21 +63,28 @@ export class CachedSigningSecret {
   value(): Promise<string> {
     const { cached } = this;
     if (cached && this.now() - cached.at < this.options.maxAgeMs) return Promise.resolve(cached.value);
-    this.reading ??= this.read().finally(() => {
-      this.reading = undefined;
-    });
-    if (!cached) return this.reading;
-    this.reading.catch(() => {
-      // Keep serving the value read before; ask again in a while, not on the next request.
-      this.cached = { value: cached.value, at: this.now() - this.options.maxAgeMs + RETRY_AFTER_MS };
-    });
-    return Promise.resolve(cached.value);
+    if (!this.reading) {
+      this.reading = this.read().finally(() => {
+        this.reading = undefined;
+      });
+      // A refresh behind a value still served: nobody awaits it, and read() already handled its failure.
+      if (cached) this.reading.catch(() => {});
+    }
+    return cached ? Promise.resolve(cached.value) : this.reading;
   }
 
   private async read(): Promise<string> {
-    const value = await fetchSigningSecret(this.options.client, this.options.secretId);
-    this.cached = { value, at: this.now() };
-    return value;
+    try {
+      const value = await fetchSigningSecret(this.options.client, this.options.secretId);
+      this.cached = { value, at: this.now() };
+      return value;
+    } catch (error) {
+      // Keep serving the value read before; ask again in a while, not on the next request.
+      if (this.cached) {
+        this.cached = { value: this.cached.value, at: this.now() - this.options.maxAgeMs + RETRY_AFTER_MS };
+      }
+      throw error;
+    }
   }
 }
 

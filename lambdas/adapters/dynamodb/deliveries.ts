@@ -16,7 +16,7 @@ import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { FORMATS } from '../../domain/webhooks/format';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
-import { shardOf } from './shards';
+import { dueKey, shardOf } from './shards';
 
 /** byDueShard key values: the reconciler reads each (no single key value takes every pending row). */
 const DUE_SHARDS = 16;
@@ -70,9 +70,6 @@ const deliveryItem = z.object({
 });
 
 const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(item);
-
-/** Zero-padded epoch ms: the byDueShard sort key, a string that orders like the number. */
-const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
 /**
  * The stored item: a pending row carries its byDueShard keys (a first attempt in flight too, due at its

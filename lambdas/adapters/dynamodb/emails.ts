@@ -23,7 +23,7 @@ import { recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
 import { batchPutAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
-import { shardOf } from './shards';
+import { dueKey, shardOf } from './shards';
 
 const recipientState = z.object({
   state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
@@ -85,8 +85,6 @@ const ALL_SCHEDULE_SHARDS = [
   LEGACY_SCHEDULE_SHARD,
   ...Array.from({ length: SCHEDULE_SHARDS }, (_, n) => `scheduled#${n}`),
 ];
-/** Zero-padded epoch ms: a string sort key that orders like the number. */
-const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse

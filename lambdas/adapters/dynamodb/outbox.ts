@@ -9,15 +9,13 @@ import type { Outbox, OutboxRef, PendingEvents } from '../../app/outbox';
 import { MODES } from '../../domain/api-keys';
 import type { SendflowEvent } from '../../domain/events';
 import { unlessConditionFails } from './operations';
+import { dueKey } from './shards';
 
 /** The sparse index every table with an outbox declares (manifest). */
 export const OUTBOX_INDEX = 'byOutbox';
 const SHARD = 'outbox';
 /** A deleted item that still has events to relay stays as a tombstone with this attribute; reads skip it. */
 export const TOMBSTONE = 'deletedAt';
-
-/** Zero-padded epoch ms: a string sort key that orders like the number. */
-const dueKey = (ms: number) => String(Math.max(0, Math.floor(ms))).padStart(15, '0');
 
 /** Clauses of an UpdateItem, merged by `updateCommand` into one expression. */
 export interface UpdateParts {
