@@ -71,6 +71,27 @@ export const routes = [
     access: read,
     summary: 'Diagnose a signature check: the headers and raw body your endpoint received',
   },
+  {
+    id: 'startRecovery',
+    method: 'POST',
+    path: '/webhooks/{id}/recoveries',
+    access: write,
+    summary: 'Recover after an outage: one new attempt for every delivery of a window, in the background',
+  },
+  {
+    id: 'getRecovery',
+    method: 'GET',
+    path: '/webhooks/{id}/recoveries/{recoveryId}',
+    access: read,
+    summary: "Follow a recovery job's progress",
+  },
+  {
+    id: 'cancelRecovery',
+    method: 'POST',
+    path: '/webhooks/{id}/recoveries/{recoveryId}/cancel',
+    access: write,
+    summary: 'Cancel a recovery job before its next step',
+  },
   { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email', idempotent: true },
   {
     id: 'sendEmailBatch',

@@ -108,7 +108,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // No BatchGetItem: only the delivery worker reads webhooks many at once.
     webhooks: { items: TENANT_ITEMS },
     // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
-    // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows.
+    // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows; recovery jobs are stored, read and
+    // canceled here (PutItem, GetItem, UpdateItem).
     deliveries: { read: true, write: true, query: ['byStatusKey'] },
     // Emails are read and changed by id, a batch stored with BatchWriteItem; the API lists no emails.
     emails: {
@@ -161,13 +162,17 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
-  // records each attempt; it lists nothing, so it has no Query and no index.
+  // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
+  // byStatusKey for failed rows only) and stores the job's progress (PutItem).
   delivery: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
-    deliveries: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    deliveries: {
+      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      query: ['byStatusKey'],
+    },
     emails: 'none',
     emailEvents: 'none',
     idempotency: 'none',
@@ -296,6 +301,8 @@ export class SendflowApiStack extends Stack {
         ...environment,
         // Emails publish their events (simulated sequences included) onto the events queue.
         SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl,
+        // A recovery job's first step goes onto the deliveries queue.
+        SF_DELIVERIES_QUEUE_URL: this.pipeline.deliveriesQueue.queueUrl,
         // Emails with scheduled_at become one-shot schedules (or delayed messages) for the send worker.
         ...this.emails.schedulingEnvironment(),
         // Unsubscribe links are signed with the data stack's key, read once per cold start.
@@ -314,7 +321,7 @@ export class SendflowApiStack extends Stack {
       memorySize: 512,
       logRetention,
     });
-    allowSend(this.apiFunction.role, this.pipeline.eventsQueue);
+    allowSend(this.apiFunction.role, this.pipeline.eventsQueue, this.pipeline.deliveriesQueue);
     this.emails.grantScheduling(this.apiFunction);
     this.apiFunction.role.addToPrincipalPolicy(
       new PolicyStatement({

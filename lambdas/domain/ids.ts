@@ -5,13 +5,18 @@
 export const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 export function timeOrderedId(prefix: string, nowMs: number, randomBytes: (size: number) => Uint8Array): string {
+  let rand = '';
+  for (const byte of randomBytes(16)) rand += CROCKFORD[byte % 32];
+  return `${prefix}_${idTime(nowMs)}${rand.toLowerCase()}`;
+}
+
+/** The time part of an id made at `ms` (10 lower-case characters): ids of later times sort after it. */
+export function idTime(ms: number): string {
   let time = '';
-  let t = nowMs;
+  let t = ms;
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  let rand = '';
-  for (const byte of randomBytes(16)) rand += CROCKFORD[byte % 32];
-  return `${prefix}_${time}${rand}`.toLowerCase();
+  return time.toLowerCase();
 }

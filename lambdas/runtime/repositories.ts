@@ -11,6 +11,7 @@ import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
+import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { TableName } from '../manifest';
@@ -25,6 +26,8 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     quotas: new DynamoQuotaCounter(doc, tables.rateLimits),
     webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
+    // Recovery jobs live in the deliveries table, next to the log they replay.
+    recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
     emails: new DynamoEmailRepository(doc, tables.emails),
     emailHistory: new DynamoEmailHistory(doc, tables.emailEvents),
     idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),

@@ -15,7 +15,13 @@ import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/por
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
-import type { DeliveryQueue, EventPublisher, RetryScheduler, WebhookSender } from '../app/webhooks/ports';
+import type {
+  DeliveryQueue,
+  EventPublisher,
+  RecoveryQueue,
+  RetryScheduler,
+  WebhookSender,
+} from '../app/webhooks/ports';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import type { Lanes } from '../handlers/queue/delivery-worker';
 import { queues, visibilityTimeoutSeconds } from '../manifest';
@@ -25,6 +31,8 @@ import { createRepositories } from './repositories';
 /** What differs between AWS and the local runtime. */
 export interface RuntimeAdapters {
   readonly deliveryQueue: DeliveryQueue;
+  /** Where recovery jobs' steps go (the deliveries queue). */
+  readonly recoveryQueue: RecoveryQueue;
   readonly retries: RetryScheduler;
   readonly events: EventPublisher;
   readonly sendScheduler: SendScheduler;
@@ -81,6 +89,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         now: () => clock.now(),
       }),
     deliveryQueue: adapters.deliveryQueue,
+    recoveryQueue: adapters.recoveryQueue,
     retries: adapters.retries,
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,

@@ -8,6 +8,7 @@ import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-histor
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
+import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
 import type { TableName } from '../../lambdas/manifest';
@@ -33,6 +34,7 @@ import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
+import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -54,6 +56,13 @@ for (const { factory, skip } of backends) {
     describe('DynamoDeliveryRepository', () =>
       deliveryRepositoryContract(
         dynamoHarness(endpoint, 'deliveries', (db, table) => new DynamoDeliveryRepository(db.doc, table)),
+      ));
+    describe('DynamoRecoveryRepository', () =>
+      recoveryRepositoryContract(
+        dynamoHarness(endpoint, 'deliveries', (db, table) => ({
+          recoveries: new DynamoRecoveryRepository(db.doc, table),
+          deliveries: new DynamoDeliveryRepository(db.doc, table),
+        })),
       ));
     describe('DynamoEmailRepository', () => emailRepositoryContract(endpoint));
     describe('DynamoEmailRepository (port)', () =>

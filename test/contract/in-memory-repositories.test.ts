@@ -9,6 +9,7 @@ import {
   InMemoryEmailRepository,
   InMemoryIdempotencyStore,
   InMemoryQuotaCounter,
+  InMemoryRecoveryRepository,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
 } from '../support/fakes';
@@ -21,6 +22,7 @@ import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
+import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -29,6 +31,14 @@ describe('InMemoryWebhookRepository', () =>
 
 describe('InMemoryDeliveryRepository', () =>
   deliveryRepositoryContract(memoryHarness(() => new InMemoryDeliveryRepository())));
+
+describe('InMemoryRecoveryRepository', () =>
+  recoveryRepositoryContract(
+    memoryHarness(() => ({
+      recoveries: new InMemoryRecoveryRepository(),
+      deliveries: new InMemoryDeliveryRepository(),
+    })),
+  ));
 
 describe('InMemoryEmailRepository', () =>
   emailRepositoryPortContract(memoryHarness(() => new InMemoryEmailRepository())));

@@ -264,11 +264,12 @@ describe('queue access', () => {
       .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
       .map((s) => s.Resource);
 
-  it('the API publishes to the events queue (and schedules sends), and knows its URL', () => {
-    expect(sends('api')).toContainEqual(arn(ids.eventsQueue));
-    expect(JSON.stringify(sends('api'))).not.toContain(ids.deliveriesQueue);
+  it('the API publishes to the events queue, starts recovery jobs on the deliveries queue, and knows both URLs', () => {
+    expect(sends('api')).toContainEqual([arn(ids.eventsQueue), arn(ids.deliveriesQueue)]);
+    expect(JSON.stringify(sends('api'))).not.toContain(ids.slowDeliveriesQueue);
     const variables = variablesOf(functions.api);
     expect(variables.SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
+    expect(variables.SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
   });
 
   it('the dispatcher sends to the deliveries queue only; the delivery worker also to the slow lane', () => {
@@ -324,10 +325,14 @@ describe('table access', () => {
     });
   });
 
-  it('the delivery worker reads webhooks by key and reads and writes delivery rows by key (no Query, no index)', () => {
+  it('the delivery worker reads webhooks by key, writes delivery rows by key, and pages a log for recovery jobs', () => {
     expect(access('delivery')).toEqual({
       webhooks: { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], targets: ['table'] },
-      deliveries: { actions: ['dynamodb:GetItem', ...writes].sort(), targets: ['table'] },
+      // Query: a recovery step's page of the log (the table), or of its failed rows (byStatusKey) only.
+      deliveries: {
+        actions: ['dynamodb:GetItem', 'dynamodb:Query', ...writes].sort(),
+        targets: ['byStatusKey', 'table'],
+      },
     });
   });
 

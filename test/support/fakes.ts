@@ -61,6 +61,10 @@ import type {
   DueDelivery,
   EventPublisher,
   OutboundRequest,
+  Recovery,
+  RecoveryQueue,
+  RecoveryRepository,
+  RecoveryStep,
   RetryScheduler,
   Tenant,
   Webhook,
@@ -325,6 +329,63 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
       .sort((a, b) => (order(a) < order(b) ? -1 : 1))
       .slice(0, limit)
       .map(({ id, webhookId, attempts, nextAttemptAt }) => ({ id, webhookId, attempts, nextAttemptAt }));
+  }
+
+  async range(
+    webhookId: string,
+    query: { from: string; to: string; onlyFailed: boolean; limit: number; after?: string },
+    nowMs: number,
+  ) {
+    const { from, to, after } = query;
+    const read = [...this.items.values()]
+      .filter((d) => d.webhookId === webhookId && d.id >= from && d.id <= to && (!after || d.id > after))
+      .filter((d) => !query.onlyFailed || d.status === 'failed')
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, query.limit);
+    const ids = read.filter((d) => liveAt(d, nowMs)).map((d) => d.id);
+    return { ids, next: read.length === query.limit ? (read.at(-1)?.id ?? null) : null };
+  }
+}
+
+/** Recovery jobs by `webhookId#id`; `advance` and `cancel` conditional as in DynamoDB. */
+export class InMemoryRecoveryRepository implements RecoveryRepository {
+  readonly items = new Map<string, Recovery>();
+
+  async create(recovery: Recovery): Promise<void> {
+    const key = `${recovery.webhookId}#${recovery.id}`;
+    if (this.items.has(key)) throw new Error(`recovery ${key} exists`);
+    this.items.set(key, structuredClone(recovery));
+  }
+
+  async get(webhookId: string, id: string, nowMs: number): Promise<Recovery | null> {
+    const found = this.items.get(`${webhookId}#${id}`);
+    if (!found || (found.expiresAt !== undefined && found.expiresAt <= Math.floor(nowMs / 1000))) return null;
+    return structuredClone(found);
+  }
+
+  async advance(next: Recovery, step: number): Promise<boolean> {
+    const key = `${next.webhookId}#${next.id}`;
+    const current = this.items.get(key);
+    if (current?.status !== 'running' || current.step !== step) return false;
+    this.items.set(key, structuredClone(next));
+    return true;
+  }
+
+  async cancel(webhookId: string, id: string, nowMs: number, expiresAt: number): Promise<Recovery | null> {
+    const key = `${webhookId}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status === 'running')
+      this.items.set(key, { ...current, status: 'canceled', updatedAt: nowMs, expiresAt });
+    return this.get(webhookId, id, nowMs);
+  }
+}
+
+/** Records every recovery step queued, with its delay. */
+export class RecordingRecoveryQueue implements RecoveryQueue {
+  readonly sent: { step: RecoveryStep; delaySeconds: number | undefined }[] = [];
+
+  async send(step: RecoveryStep, delaySeconds?: number): Promise<void> {
+    this.sent.push({ step: structuredClone(step), delaySeconds });
   }
 }
 

@@ -72,6 +72,7 @@ describe('anonymous traffic on the AWS code paths: no DynamoDB write', () => {
     const refuse = () => Promise.reject(new Error('not used by anonymous requests'));
     services = createServices(config, client, createLogger(config), {
       deliveryQueue: { send: refuse },
+      recoveryQueue: { send: refuse },
       retries: { schedule: refuse },
       events: { publish: refuse },
       sendScheduler: { schedule: refuse, cancel: refuse },

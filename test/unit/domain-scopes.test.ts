@@ -140,6 +140,9 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Issue 10: rotating changes the webhook; checking a signature only reads it.
   'POST /webhooks/{}/rotate-secret': { scope: 'webhook:write' },
   'POST /webhooks/{}/signature-check': { scope: 'webhook:read' },
+  'POST /webhooks/{}/recoveries': { scope: 'webhook:write' },
+  'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
+  'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
 };
 

@@ -3,9 +3,9 @@
 // once per batch. A bad record or a failed read fails only the records it concerns.
 import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AttemptDeps } from '../../lambdas/app/webhooks/attempts';
 import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
 import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
@@ -15,9 +15,11 @@ import {
   FakeClock,
   InMemoryDeliveryRepository,
   InMemoryEmailHistory,
+  InMemoryRecoveryRepository,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
   RecordingDeliveryQueue,
+  RecordingRecoveryQueue,
   RecordingRetryScheduler,
   ScriptedSender,
   seededRandom,
@@ -72,7 +74,7 @@ describe('delivery worker batch', () => {
   let webhooks: InMemoryWebhookRepository;
   let deliveries: InMemoryDeliveryRepository;
   let sender: ScriptedSender;
-  let deps: AttemptDeps;
+  let deps: RecoveryDeps;
   const hooks = [webhook(LIVE, 'wh_a'), webhook(LIVE, 'wh_b'), webhook(TEST, 'wh_c')];
 
   beforeEach(async () => {
@@ -85,6 +87,8 @@ describe('delivery worker batch', () => {
       deliveries,
       sender,
       retries: new RecordingRetryScheduler(),
+      recoveries: new InMemoryRecoveryRepository(),
+      recoveryQueue: new RecordingRecoveryQueue(),
       clock,
       random: seededRandom(),
       policy: { delaysSeconds: [1, 30, 300, 1800] },
@@ -236,7 +240,7 @@ async function dispatcher() {
 describe('delivery worker lanes', () => {
   const SLOW_ARN = 'arn:aws:sqs:local:000000000000:slow';
   const hook = webhook(LIVE, 'wh_slow');
-  let deps: AttemptDeps & { lanes: Lanes };
+  let deps: RecoveryDeps & { lanes: Lanes };
   let sender: ScriptedSender;
   let slowLane: RecordingDeliveryQueue;
   let sharedLane: RecordingDeliveryQueue;
@@ -256,6 +260,8 @@ describe('delivery worker lanes', () => {
       deliveries,
       sender,
       retries: new RecordingRetryScheduler(),
+      recoveries: new InMemoryRecoveryRepository(),
+      recoveryQueue: new RecordingRecoveryQueue(),
       clock,
       random: seededRandom(),
       policy: { delaysSeconds: [1] },

@@ -8,9 +8,9 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeliveryJob, DeliveryQueue, EventPublisher } from '../../app/webhooks/ports';
+import type { DeliveryJob, DeliveryQueue, EventPublisher, RecoveryQueue, RecoveryStep } from '../../app/webhooks/ports';
 import type { SendflowEvent } from '../../domain/events';
-import { encodeEvent, encodeJob } from '../../handlers/queue/messages';
+import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
 
 /** SQS limits: entries per SendMessageBatch, the per-message delay, and the request payload we allow. */
 export const SQS_BATCH_ENTRIES = 10;
@@ -106,6 +106,19 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       jobs.map((job) => ({ body: encodeJob(job), label: `${job.deliveryId} attempt ${job.attempt}` })),
       delaySeconds,
     );
+  }
+}
+
+/** Recovery steps, on the deliveries queue too (the delivery worker runs them). */
+export class SqsRecoveryQueue implements RecoveryQueue {
+  private readonly sender: BatchSender;
+
+  constructor(client: SQSClient, queueUrl: string) {
+    this.sender = new BatchSender(client, queueUrl);
+  }
+
+  send(step: RecoveryStep, delaySeconds?: number): Promise<void> {
+    return this.sender.send([{ body: encodeStep(step), label: `${step.recoveryId} step ${step.step}` }], delaySeconds);
   }
 }
 

@@ -64,7 +64,9 @@ const deliveryItem = z.object({
   nextAttemptAt: z.number().nullable(),
   deliveredAt: z.number().nullable(),
   createdAt: z.number(),
-  claim: z.object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional() }).optional(),
+  claim: z
+    .object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional(), by: z.string().optional() })
+    .optional(),
   claimedAt: z.number().optional(),
   expiresAt: z.number().optional(),
 });
@@ -88,6 +90,7 @@ function toItem(delivery: Delivery): Record<string, unknown> {
 }
 
 const expiryFilter = 'attribute_not_exists(expiresAt) OR expiresAt > :now';
+const DELIVERY_ID_PREFIX = 'dlv_';
 
 /** Newest first. */
 /** Rows a filtered read of a webhook's log evaluates per Query (about 650 bytes each: well under 1 MB). */
@@ -186,11 +189,13 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.tableName,
-          KeyConditionExpression: 'webhookId = :p',
+          // The partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
+          KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
           FilterExpression: status ? `(${expiryFilter}) AND #status = :s` : expiryFilter,
           ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
           ExpressionAttributeValues: {
             ':p': webhookId,
+            ':dlv': DELIVERY_ID_PREFIX,
             ':now': Math.floor(nowMs / 1000),
             ...(status ? { ':s': status } : {}),
           },
@@ -229,6 +234,38 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       cursor = page.LastEvaluatedKey;
     } while (cursor && items.length <= query.limit);
     return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+  }
+
+  async range(
+    webhookId: string,
+    query: { from: string; to: string; onlyFailed: boolean; limit: number; after?: string },
+    nowMs: number,
+  ): Promise<{ ids: string[]; next: string | null }> {
+    // Failed rows from byStatusKey (a sparse index: a window of mostly succeeded rows is not read through);
+    // every row from the webhook's partition. Keys and expiry only.
+    const partition = query.onlyFailed ? `${webhookId}#failed` : webhookId;
+    const key = query.onlyFailed ? 'statusKey' : 'webhookId';
+    const page = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        ...(query.onlyFailed ? { IndexName: 'byStatusKey' } : {}),
+        KeyConditionExpression: `${key} = :p AND id BETWEEN :from AND :to`,
+        FilterExpression: expiryFilter,
+        ProjectionExpression: 'id',
+        ExpressionAttributeValues: {
+          ':p': partition,
+          ':from': query.from,
+          ':to': query.to,
+          ':now': Math.floor(nowMs / 1000),
+        },
+        Limit: query.limit,
+        ...(query.after
+          ? { ExclusiveStartKey: { webhookId, id: query.after, ...(query.onlyFailed ? { statusKey: partition } : {}) } }
+          : {}),
+      }),
+    );
+    const last = page.LastEvaluatedKey?.id;
+    return { ids: (page.Items ?? []).map((item) => String(item.id)), next: typeof last === 'string' ? last : null };
   }
 
   /**

@@ -4,7 +4,13 @@
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { type SendflowEvent, TEST_EVENT } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
-import { type AttemptKind, type AttemptOutcome, afterAttempt, type Transition } from '../../domain/webhooks/delivery';
+import {
+  type AttemptKind,
+  type AttemptOutcome,
+  afterAttempt,
+  type DeliveryStatus,
+  type Transition,
+} from '../../domain/webhooks/delivery';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
@@ -110,27 +116,51 @@ export async function retryDelivery(
   requestedAt: number,
 ): Promise<Delivery> {
   const webhook = await getWebhook(deps, tenant, webhookId);
-  const now = deps.clock.now();
-  const current = await deps.deliveries.get(webhookId, deliveryId, now);
+  const current = await deps.deliveries.get(webhookId, deliveryId, deps.clock.now());
   if (!current) throw new NotFoundError(`No delivery with id ${deliveryId}.`);
   const conflict = new ConflictError(
     'An attempt of this delivery is scheduled or in flight; retry when it has ended.',
     'retry_conflict',
   );
-  if (current.status === 'pending' || claimHeld(current.claim, now, deps.claimEpoch ?? 0)) throw conflict;
-  if (current.claimedAt !== undefined && current.claimedAt >= requestedAt) throw conflict;
+  if (busySince(deps, current, requestedAt)) throw conflict;
   assertActive(webhook);
-  const claimed = await deps.deliveries.claim(
-    webhookId,
-    deliveryId,
-    { attemptsBefore: current.attempts, statuses: ['failed', 'succeeded'], nowMs: now, claimedBefore: requestedAt },
-    claimFor(deps, current.attempts + 1),
-  );
-  if (!claimed) throw conflict;
-  const { delivery, recorded } = await makeAttempt(deps, claimed, webhook, 'manual', current.attempts + 1);
-  // The claim lapsed and another attempt took over: do not report a result that was not stored.
-  if (!recorded) throw conflict;
+  const delivery = await attemptAgain(deps, webhook, current, requestedAt, ['failed', 'succeeded']);
+  if (!delivery) throw conflict;
   return delivery;
+}
+
+/**
+ * Whether a delivery cannot take a manual attempt asked at `requestedAt`: one is scheduled (pending) or in flight,
+ * or one was claimed at or after that moment.
+ */
+export function busySince(deps: Pick<AttemptDeps, 'clock' | 'claimEpoch'>, current: Delivery, requestedAt: number) {
+  if (current.status === 'pending' || claimHeld(current.claim, deps.clock.now(), deps.claimEpoch ?? 0)) return true;
+  return current.claimedAt !== undefined && current.claimedAt >= requestedAt;
+}
+
+/**
+ * One manual attempt of a delivery in one of `statuses`, of an active webhook, claimed only if no attempt was
+ * claimed since `requestedAt` (single-flight); null when someone else's attempt came first, or when its claim
+ * lapsed and another attempt took over (a result that was not stored is not reported).
+ */
+export async function attemptAgain(
+  deps: AttemptDeps,
+  webhook: Webhook,
+  current: Delivery,
+  requestedAt: number,
+  statuses: readonly DeliveryStatus[],
+  /** The recovery job making it (see Claim.by). */
+  by?: string,
+): Promise<Delivery | null> {
+  const claimed = await deps.deliveries.claim(
+    webhook.id,
+    current.id,
+    { attemptsBefore: current.attempts, statuses, nowMs: deps.clock.now(), claimedBefore: requestedAt },
+    { ...claimFor(deps, current.attempts + 1), ...(by ? { by } : {}) },
+  );
+  if (!claimed) return null;
+  const { delivery, recorded } = await makeAttempt(deps, claimed, webhook, 'manual', current.attempts + 1);
+  return recorded ? delivery : null;
 }
 
 /** POST /v1/webhooks/:id/test: one synchronous attempt of a `test` event, recorded, never retried. */

@@ -3,6 +3,7 @@ import type { Mode } from '../../domain/api-keys';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import type { AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { WebhookFormat } from '../../domain/webhooks/format';
+import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
 
 /** An account in one mode: test-mode data never meets live-mode data. */
 export interface Tenant {
@@ -59,6 +60,11 @@ export interface Claim {
    * it is 0 and claims only lapse.
    */
   readonly epoch?: number;
+  /**
+   * The recovery job that claimed it: the job's step, run again after a crash, finishes the attempts it claimed
+   * and never recorded (they would otherwise look like someone else's attempt, and be skipped).
+   */
+  readonly by?: string;
 }
 
 export interface Delivery extends Tenant {
@@ -125,6 +131,55 @@ export interface DeliveryRepository {
    * before) continues the listing past it.
    */
   listDue(dueBefore: number, limit: number, after?: DueDelivery): Promise<DueDelivery[]>;
+  /**
+   * Oldest first, the ids of a webhook's unexpired deliveries from id `from` to id `to` (inclusive), only failed
+   * ones when `onlyFailed`; at most `limit` ids are read; `after` continues past that id. `next` is the id to
+   * continue after, or null when the range is read to its end.
+   */
+  range(
+    webhookId: string,
+    query: { from: string; to: string; onlyFailed: boolean; limit: number; after?: string },
+    nowMs: number,
+  ): Promise<{ ids: string[]; next: string | null }>;
+}
+
+/** A recovery job (POST /v1/webhooks/:id/recoveries): its window, where it is, and what it did so far. */
+export interface Recovery extends Tenant, RecoveryCounts {
+  readonly id: string;
+  readonly webhookId: string;
+  readonly status: RecoveryStatus;
+  /** The window, epoch ms. */
+  readonly since: number;
+  readonly until: number;
+  readonly onlyFailed: boolean;
+  /** Steps done: the next step message carries this number. */
+  readonly step: number;
+  /** The last delivery id read; null before the first step. */
+  readonly cursor: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** TTL, epoch seconds: set once the job has ended. */
+  readonly expiresAt?: number;
+}
+
+export interface RecoveryRepository {
+  create(recovery: Recovery): Promise<void>;
+  get(webhookId: string, id: string, nowMs: number): Promise<Recovery | null>;
+  /** Stores the job after step `step`, only if it is still running at that step; false otherwise. */
+  advance(next: Recovery, step: number): Promise<boolean>;
+  /** Ends a running job as canceled; null when there is none, else the job as it now stands. */
+  cancel(webhookId: string, id: string, nowMs: number, expiresAt: number): Promise<Recovery | null>;
+}
+
+/** A unit of work of a recovery job: its step `step` (the delivery queue carries it). */
+export interface RecoveryStep extends Tenant {
+  readonly webhookId: string;
+  readonly recoveryId: string;
+  readonly step: number;
+}
+
+export interface RecoveryQueue {
+  send(step: RecoveryStep, delaySeconds?: number): Promise<void>;
 }
 
 /** What the reconciler needs of a pending delivery. */

@@ -14,6 +14,7 @@ import type { RateLimitCounter } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
+import type { RecoveryDeps } from '../../app/webhooks/recoveries';
 import type { PublicRouteId, RouteId } from '../../manifest';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
@@ -28,6 +29,7 @@ import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from
 import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
+import { recoveryHandlers } from './recoveries';
 import { json } from './response';
 import { unsubscribeHandlers } from './unsubscribe';
 import { webhookHandlers } from './webhooks';
@@ -37,6 +39,7 @@ export interface ApiDeps
     ApiKeyDeps,
     ManageWebhookDeps,
     AttemptDeps,
+    RecoveryDeps,
     SendEmailDeps,
     ReadEmailDeps,
     UnsubscribeDeps,
@@ -63,6 +66,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...apiKeyHandlers(deps),
     ...webhookHandlers(deps),
     ...deliveryHandlers(deps),
+    ...recoveryHandlers(deps),
     ...emailHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,

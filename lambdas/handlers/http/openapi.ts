@@ -8,9 +8,18 @@ import type { RequestSchemas } from './context';
 import { requestSchemas as deliveries } from './deliveries';
 import { requestSchemas as domains } from './domains';
 import { requestSchemas as emails } from './emails';
+import { requestSchemas as recoveries } from './recoveries';
 import { requestSchemas as webhooks } from './webhooks';
 
-const schemas: RequestSchemas = { ...apiKeys, ...webhooks, ...deliveries, ...emails, ...domains, ...contacts };
+const schemas: RequestSchemas = {
+  ...apiKeys,
+  ...webhooks,
+  ...deliveries,
+  ...recoveries,
+  ...emails,
+  ...domains,
+  ...contacts,
+};
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
 

@@ -2,13 +2,23 @@
 // a batch in parallel. The endpoint's failures are outcomes (recorded, retried on schedule), not batch
 // failures; only our own errors make SQS redeliver. Webhooks are read once per batch. In the shared lane, a job
 // whose endpoint is slow moves to the slow lane unattempted, and one whose endpoint already has its share of
-// attempts in flight waits for one of them to end, or comes back a moment later.
+// attempts in flight waits for one of them to end, or comes back a moment later. A recovery job's step rides on
+// the shared lane too: it makes its own paced attempts (app/webhooks/recoveries).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AttemptDeps, attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
-import type { AttemptRecord, DeliveryJob, DeliveryQueue, Tenant, Webhook, WebhookRef } from '../../app/webhooks/ports';
-import { deliveryJobMessage } from './messages';
+import type {
+  AttemptRecord,
+  DeliveryJob,
+  DeliveryQueue,
+  RecoveryStep,
+  Tenant,
+  Webhook,
+  WebhookRef,
+} from '../../app/webhooks/ports';
+import { type RecoveryDeps, runRecoveryStep } from '../../app/webhooks/recoveries';
+import { deliveryJobMessage, recoveryStepMessage } from './messages';
 
 /** The two lanes (DESIGN §4, isolation). */
 export interface Lanes {
@@ -22,7 +32,7 @@ export interface Lanes {
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
 
-export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes?: Lanes }) {
+export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lanes?: Lanes }) {
   const { lanes } = deps;
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
@@ -31,6 +41,7 @@ export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes
     const attempt = async (record: SQSRecord) => {
       const job = jobs.get(record) ?? parseJob(record);
       if (job instanceof Error) throw job;
+      if ('recovery' in job) return runRecoveryStep(deps, job.recovery);
       if (!lanes) return attemptDelivery(deps, job, lookup);
       const endpoint = job.webhookId;
       if (lanes.isSlowLane(record)) {
@@ -55,10 +66,12 @@ export function createDeliveryWorkerHandler(deps: AttemptDeps & { readonly lanes
   };
 }
 
-/** A record's job, or why it is not one (that record alone fails). */
-function parseJob(record: SQSRecord): DeliveryJob | Error {
+/** A record's job or recovery step, or why it is neither (that record alone fails). */
+function parseJob(record: SQSRecord): DeliveryJob | { recovery: RecoveryStep } | Error {
   try {
-    return deliveryJobMessage.parse(JSON.parse(record.body));
+    const body: unknown = JSON.parse(record.body);
+    const step = recoveryStepMessage.safeParse(body);
+    return step.success ? step.data : deliveryJobMessage.parse(body);
   } catch (error) {
     return error as Error;
   }
@@ -73,9 +86,12 @@ const refKey = (tenant: Tenant, id: string) => `${tenant.accountId}#${tenant.mod
  * are read one GetItem per webhook when asked for, as are all of them if the batch read fails (one unreadable
  * item then fails only its own deliveries).
  */
-function batchLookup(deps: Pick<AttemptDeps, 'webhooks'>, jobs: readonly (DeliveryJob | Error)[]): WebhookLookup {
+function batchLookup(
+  deps: Pick<AttemptDeps, 'webhooks'>,
+  jobs: readonly (DeliveryJob | { recovery: RecoveryStep } | Error)[],
+): WebhookLookup {
   const refs: WebhookRef[] = jobs.flatMap((job) =>
-    !(job instanceof Error) && job.seed
+    !(job instanceof Error) && 'seed' in job && job.seed
       ? [{ accountId: job.seed.accountId, mode: job.seed.mode, id: job.webhookId }]
       : [],
   );

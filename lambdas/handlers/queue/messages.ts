@@ -1,7 +1,7 @@
 // zod at the queue boundary: the bodies of events-queue and deliveries-queue messages (and of the retry
 // schedules' SQS input, which is the same delivery job).
 import * as z from 'zod';
-import type { DeliveryJob } from '../../app/webhooks/ports';
+import type { DeliveryJob, RecoveryStep } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import type { SendflowEvent } from '../../domain/events';
 import { EVENT_TYPES, TEST_EVENT } from '../../domain/events';
@@ -37,5 +37,17 @@ export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
     .optional(),
 });
 
+/** A recovery job's step, on the deliveries queue next to the delivery jobs: `{"recovery": {…}}`. */
+export const recoveryStepMessage = z.object({
+  recovery: z.object({
+    accountId: z.string().min(1),
+    mode: z.enum(MODES),
+    webhookId: z.string().min(1),
+    recoveryId: z.string().min(1),
+    step: z.number().int().min(0),
+  }),
+});
+
 export const encodeJob = (job: DeliveryJob): string => JSON.stringify(job);
+export const encodeStep = (step: RecoveryStep): string => JSON.stringify({ recovery: step });
 export const encodeEvent = (event: SendflowEvent): string => JSON.stringify(event);

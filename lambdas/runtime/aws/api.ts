@@ -4,7 +4,7 @@ import { createApiHandler } from '../../handlers/http/api';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { authorizerCache } from './plugs/authorizer-cache';
 import { signedLinks } from './plugs/links';
-import { eventsQueue } from './plugs/queues';
+import { eventsQueue, recoverySteps } from './plugs/queues';
 import { scheduledSends } from './plugs/schedules';
 import { sesDomains } from './plugs/ses';
 import { createAwsServices } from './services';
@@ -12,9 +12,10 @@ import { createAwsServices } from './services';
 // Emails are stored and queued here (the send worker hands them to SES); domains are SES identities. Links
 // in emails are signed with the stack's secret, read on first use and cached (no AWS call at cold start: a
 // Secrets Manager failure fails that request with a 503, not the container). Test sends and manual retries
-// are synchronous attempts.
+// are synchronous attempts; a recovery job is started here and runs on the deliveries queue.
 const services = createAwsServices('sendflow-api', [
   eventsQueue,
+  recoverySteps,
   scheduledSends,
   signedLinks,
   sesDomains,

@@ -4,11 +4,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
-import { deliveriesQueue, slowLane } from './plugs/queues';
+import { deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
 import { scheduledRetries } from './plugs/schedules';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-delivery', [scheduledRetries, slowLane, deliveriesQueue]);
+const services = createAwsServices('sendflow-delivery', [scheduledRetries, slowLane, deliveriesQueue, recoverySteps]);
 
 export const handler = middy(createDeliveryWorkerHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))

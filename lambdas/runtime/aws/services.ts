@@ -88,6 +88,7 @@ export function createAwsServices(
   const adapters: RuntimeAdapters = {
     authorizerCache: unavailableCache(serviceName),
     deliveryQueue: unavailable(serviceName, 'deliveries queue'),
+    recoveryQueue: unavailable(serviceName, 'deliveries queue'),
     retries: unavailable(serviceName, 'retry scheduler'),
     events: unavailable(serviceName, 'events queue'),
     sendScheduler: unavailable(serviceName, 'send scheduler'),

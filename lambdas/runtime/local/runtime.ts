@@ -21,7 +21,7 @@ import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
-import { encodeEvent, encodeJob } from '../../handlers/queue/messages';
+import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
@@ -98,6 +98,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     await createTables(client, config.tables);
     const services = createServices(config, client, logger, {
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
+      recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
       retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },

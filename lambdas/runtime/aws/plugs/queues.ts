@@ -3,7 +3,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QueueRetryScheduler } from '../../../adapters/aws/retry-scheduler';
 import { QueueSendScheduler, SqsSendQueue } from '../../../adapters/aws/send-scheduler';
-import { SqsDeliveryQueue, SqsEventPublisher } from '../../../adapters/aws/sqs';
+import { SqsDeliveryQueue, SqsEventPublisher, SqsRecoveryQueue } from '../../../adapters/aws/sqs';
 import type { AwsPlug } from '../services';
 
 /** SqsEventPublisher on the events queue (the API, the send worker, the SES mapper, the reconciler). */
@@ -16,6 +16,14 @@ export const eventsQueue: AwsPlug = {
 export const deliveriesQueue: AwsPlug = {
   requires: ({ config }) => [['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]],
   build: (ctx) => ({ deliveryQueue: deliveries(ctx) }),
+};
+
+/** Recovery steps on the deliveries queue (the API starts a job, the delivery worker queues its next steps). */
+export const recoverySteps: AwsPlug = {
+  requires: deliveriesQueue.requires,
+  build: (ctx) => ({
+    recoveryQueue: new SqsRecoveryQueue(ctx.client(SQSClient), String(ctx.config.aws.deliveriesQueueUrl)),
+  }),
 };
 
 /** The slow deliveries lane (the delivery worker sends slow endpoints' jobs there, and consumes it). */

@@ -1,0 +1,179 @@
+// Recovery jobs (POST /v1/webhooks/:id/recoveries): after an outage, one new attempt for every delivery of a
+// window, exactly like a manual retry, made in the background by steps on the deliveries queue. Each step
+// takes the next page of the window (RECOVERY_PACE), attempts it, records the job's progress with a write
+// conditional on the step number, then queues the next step. State lives in the job, so a step redelivered after
+// a crash carries on where the job stands, and a duplicated step changes nothing (its attempts are claimed
+// single-flight from the job's creation, its progress write fails).
+import { ConflictError, NotFoundError } from '../../domain/errors';
+import { timeOrderedId } from '../../domain/ids';
+import {
+  addCounts,
+  deliveryIdRange,
+  NO_COUNTS,
+  RECOVERY_PACE,
+  type RecoveryCounts,
+  recoveryWindow,
+} from '../../domain/webhooks/recovery';
+import { mapWithLimit } from '../pool';
+import { type AttemptDeps, attemptAgain, busySince } from './attempts';
+import { assertActive, getWebhook } from './manage-webhooks';
+import type { Recovery, RecoveryQueue, RecoveryRepository, RecoveryStep, Tenant, Webhook } from './ports';
+
+export interface RecoveryDeps extends AttemptDeps {
+  readonly recoveries: RecoveryRepository;
+  readonly recoveryQueue: RecoveryQueue;
+}
+
+export interface RecoveryInput {
+  readonly since: string;
+  readonly until?: string;
+  readonly status?: 'failed';
+}
+
+/** Starts a job: stored running, its first step queued (the request returns at once: 202). */
+export async function startRecovery(
+  deps: RecoveryDeps,
+  tenant: Tenant,
+  webhookId: string,
+  input: RecoveryInput,
+): Promise<Recovery> {
+  const webhook = await getWebhook(deps, tenant, webhookId);
+  const now = deps.clock.now();
+  const window = recoveryWindow(input, now);
+  assertActive(webhook);
+  const recovery: Recovery = {
+    accountId: tenant.accountId,
+    mode: tenant.mode,
+    id: timeOrderedId('rec', now, deps.random),
+    webhookId: webhook.id,
+    status: 'running',
+    ...window,
+    onlyFailed: input.status === 'failed',
+    ...NO_COUNTS,
+    step: 0,
+    cursor: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await deps.recoveries.create(recovery);
+  await deps.recoveryQueue.send(stepOf(recovery));
+  return recovery;
+}
+
+export async function getRecovery(
+  deps: RecoveryDeps,
+  tenant: Tenant,
+  webhookId: string,
+  id: string,
+): Promise<Recovery> {
+  const webhook = await getWebhook(deps, tenant, webhookId);
+  const recovery = await deps.recoveries.get(webhook.id, id, deps.clock.now());
+  if (!recovery || !sameTenant(recovery, tenant)) throw new NotFoundError(`No recovery with id ${id}.`);
+  return recovery;
+}
+
+/** Stops a running job before its next step; canceling a canceled job is a no-op, a completed one a 409. */
+export async function cancelRecovery(
+  deps: RecoveryDeps,
+  tenant: Tenant,
+  webhookId: string,
+  id: string,
+): Promise<Recovery> {
+  await getRecovery(deps, tenant, webhookId, id);
+  const now = deps.clock.now();
+  const recovery = await deps.recoveries.cancel(webhookId, id, now, expiry(deps, now));
+  if (!recovery) throw new NotFoundError(`No recovery with id ${id}.`);
+  if (recovery.status === 'completed')
+    throw new ConflictError('The recovery has already completed.', 'recovery_completed');
+  return recovery;
+}
+
+/**
+ * One step of a job (the delivery worker's message): the next page of the window, attempted; then the progress
+ * and the next step. A step that finds the job ended, or past this step, does nothing; one that finds the job
+ * exactly one step further re-queues that step (its own run stored the progress, then died before queueing).
+ */
+export async function runRecoveryStep(deps: RecoveryDeps, step: RecoveryStep): Promise<void> {
+  const job = await deps.recoveries.get(step.webhookId, step.recoveryId, deps.clock.now());
+  if (job?.status !== 'running' || !sameTenant(job, step)) return;
+  if (job.step === step.step + 1) return deps.recoveryQueue.send(stepOf(job), RECOVERY_PACE.stepDelaySeconds);
+  if (job.step !== step.step) return;
+
+  const webhook = await deps.webhooks.get(job, job.webhookId);
+  if (!webhook?.active) {
+    // Paused or deleted: no attempt would be made; the job ends canceled (start another after resuming).
+    await deps.recoveries.advance(ended(deps, job, 'canceled', NO_COUNTS, job.cursor), job.step);
+    return;
+  }
+  const page = await deps.deliveries.range(
+    job.webhookId,
+    {
+      ...deliveryIdRange(job),
+      onlyFailed: job.onlyFailed,
+      limit: RECOVERY_PACE.pageSize,
+      ...(job.cursor ? { after: job.cursor } : {}),
+    },
+    deps.clock.now(),
+  );
+  const outcomes = await mapWithLimit(page.ids, RECOVERY_PACE.inFlight, (id) => recoverOne(deps, job, webhook, id));
+  const counts = outcomes.reduce(addCounts, NO_COUNTS);
+  const next: Recovery =
+    page.next === null
+      ? ended(deps, job, 'completed', counts, page.ids.at(-1) ?? job.cursor)
+      : { ...job, ...addCounts(job, counts), step: job.step + 1, cursor: page.next, updatedAt: deps.clock.now() };
+  if (!(await deps.recoveries.advance(next, job.step))) return;
+  if (next.status === 'running') await deps.recoveryQueue.send(stepOf(next), RECOVERY_PACE.stepDelaySeconds);
+}
+
+/**
+ * One delivery of the window: attempted like a manual retry asked when the job was created, so skipped if an
+ * attempt is scheduled or in flight, or one was claimed since. Except the job's own claim that was never recorded
+ * (its step died mid-attempt): that attempt is made again, so no delivery of the window is left out.
+ */
+async function recoverOne(deps: RecoveryDeps, job: Recovery, webhook: Webhook, id: string): Promise<RecoveryCounts> {
+  const skipped = { ...NO_COUNTS, total: 1, skipped: 1 };
+  const current = await deps.deliveries.get(webhook.id, id, deps.clock.now());
+  const unfinished = current?.claim?.by === job.id;
+  const since = unfinished ? deps.clock.now() + 1 : job.createdAt;
+  if (!current || busySince(deps, current, since)) return skipped;
+  if (job.onlyFailed && current.status !== 'failed') return skipped;
+  const statuses = job.onlyFailed ? (['failed'] as const) : (['failed', 'succeeded'] as const);
+  const delivery = await attemptAgain(deps, webhook, current, since, statuses, job.id);
+  if (!delivery) return skipped;
+  return delivery.status === 'succeeded'
+    ? { ...NO_COUNTS, total: 1, succeeded: 1 }
+    : { ...NO_COUNTS, total: 1, failed: 1 };
+}
+
+function ended(
+  deps: RecoveryDeps,
+  job: Recovery,
+  status: 'completed' | 'canceled',
+  counts: RecoveryCounts,
+  cursor: string | null,
+): Recovery {
+  const now = deps.clock.now();
+  return {
+    ...job,
+    ...addCounts(job, counts),
+    status,
+    step: job.step + 1,
+    cursor,
+    updatedAt: now,
+    expiresAt: expiry(deps, now),
+  };
+}
+
+/** Ended jobs stay readable as long as the deliveries they replayed. */
+const expiry = (deps: Pick<AttemptDeps, 'retentionSeconds'>, now: number) =>
+  Math.floor(now / 1000) + deps.retentionSeconds;
+
+const stepOf = (job: Recovery): RecoveryStep => ({
+  accountId: job.accountId,
+  mode: job.mode,
+  webhookId: job.webhookId,
+  recoveryId: job.id,
+  step: job.step,
+});
+
+const sameTenant = (a: Tenant, b: Tenant) => a.accountId === b.accountId && a.mode === b.mode;

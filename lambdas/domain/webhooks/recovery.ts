@@ -1,0 +1,61 @@
+// Recovery jobs (POST /v1/webhooks/:id/recoveries): after an outage, one new attempt for every delivery of a
+// window, in the background, paced. Pure rules: the window, the pace, the job's progress.
+import { ValidationError } from '../errors';
+import { idTime } from '../ids';
+
+export type RecoveryStatus = 'running' | 'completed' | 'canceled';
+
+/** What one step did: attempts made (by their result) and deliveries left alone. */
+export interface RecoveryCounts {
+  readonly total: number;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly skipped: number;
+}
+
+export const NO_COUNTS: RecoveryCounts = { total: 0, succeeded: 0, failed: 0, skipped: 0 };
+
+export function addCounts(a: RecoveryCounts, b: RecoveryCounts): RecoveryCounts {
+  return {
+    total: a.total + b.total,
+    succeeded: a.succeeded + b.succeeded,
+    failed: a.failed + b.failed,
+    skipped: a.skipped + b.skipped,
+  };
+}
+
+/**
+ * The pace: a step takes the next `pageSize` deliveries of the window, attempts them at most `inFlight` at a
+ * time, and the next step starts `stepDelaySeconds` after it ends. So a recovering endpoint sees at most 5
+ * requests at once and at most 10 a second from one job; a step's worst case (two rounds of 10 s time-outs)
+ * stays well inside the delivery function's 30 s.
+ */
+export const RECOVERY_PACE = { pageSize: 10, inFlight: 5, stepDelaySeconds: 1 } as const;
+
+export interface RecoveryWindow {
+  readonly since: number;
+  readonly until: number;
+}
+
+/**
+ * The window of a new job (epoch ms): `until` defaults to now; a window that starts in the future or ends
+ * before it starts is refused (422), as is an `until` in the future (nothing can have failed there yet).
+ */
+export function recoveryWindow(input: { since: string; until?: string }, nowMs: number): RecoveryWindow {
+  const since = Date.parse(input.since);
+  const until = input.until === undefined ? nowMs : Date.parse(input.until);
+  const problems: { path: string; message: string }[] = [];
+  if (since > nowMs) problems.push({ path: 'since', message: 'The window cannot start in the future.' });
+  if (until > nowMs) problems.push({ path: 'until', message: 'The window cannot end in the future.' });
+  if (until < since) problems.push({ path: 'until', message: 'The window ends before it starts.' });
+  if (problems.length) throw new ValidationError('The request body is invalid.', { details: problems });
+  return { since, until };
+}
+
+/**
+ * The delivery ids of a window: ids begin with their event's time (domain/ids), so the window is one key range
+ * of the webhook's log, from the first id of `since`'s millisecond to the last of `until`'s.
+ */
+export function deliveryIdRange(window: RecoveryWindow): { readonly from: string; readonly to: string } {
+  return { from: `dlv_${idTime(window.since)}`, to: `dlv_${idTime(window.until)}~` };
+}
