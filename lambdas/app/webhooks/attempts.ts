@@ -4,7 +4,13 @@
 import { ConflictError, NotFoundError } from '../../domain/errors';
 import { type SendflowEvent, TEST_EVENT } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
-import { type AttemptKind, type AttemptOutcome, afterAttempt, type Transition } from '../../domain/webhooks/delivery';
+import {
+  type AttemptKind,
+  type AttemptOutcome,
+  afterAttempt,
+  NO_TIMINGS,
+  type Transition,
+} from '../../domain/webhooks/delivery';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
@@ -220,13 +226,16 @@ async function makeAttempt(
     outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
   } else {
-    // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume).
+    // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume). Both are
+    // `webhook_paused`: the class says the endpoint was not tried because of the webhook's state; the text says which.
     const at = deps.clock.now();
     outcome = {
       at,
       statusCode: null,
       durationMs: 0,
       error: webhook ? ATTEMPT_ERRORS.webhookPaused : ATTEMPT_ERRORS.webhookDeleted,
+      errorClass: 'webhook_paused',
+      timings: NO_TIMINGS,
       response: '',
     };
     transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
@@ -258,6 +267,7 @@ async function makeAttempt(
     statusCode: outcome.statusCode,
     durationMs: outcome.durationMs,
     error: outcome.error,
+    errorClass: outcome.errorClass,
     deliveryStatus: transition.status,
     recorded,
     ...(eventAt !== undefined ? { firstAttemptLagMs: Math.max(0, outcome.at - eventAt) } : {}),
