@@ -3,6 +3,7 @@
 // the work and never carries secrets, URLs or bodies.
 import type { Mode } from '../domain/api-keys';
 import type { AttemptKind, DeliveryStatus } from '../domain/webhooks/delivery';
+import type { ErrorClass } from '../domain/webhooks/error-class';
 
 /** One attempt of a delivery, as recorded (or not, when its claim was lost meanwhile). */
 export interface AttemptReport {
@@ -20,6 +21,8 @@ export interface AttemptReport {
   readonly durationMs: number;
   /** The recorded error text, null on success. */
   readonly error: string | null;
+  /** The recorded error class, null on success. */
+  readonly errorClass: ErrorClass | null;
   /** The delivery's status after this attempt (pending: a retry is scheduled). */
   readonly deliveryStatus: DeliveryStatus;
   /** Whether the result was stored (false: the claim had lapsed and another attempt took over). */

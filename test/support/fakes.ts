@@ -55,6 +55,7 @@ import type {
   Claim,
   Delivery,
   DeliveryJob,
+  DeliveryListQuery,
   DeliveryPage,
   DeliveryQueue,
   DeliveryRepository,
@@ -80,7 +81,8 @@ import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/err
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
 import type { RateWindow } from '../../lambdas/domain/rate-limit';
-import type { AttemptOutcome, DeliveryStatus } from '../../lambdas/domain/webhooks/delivery';
+import { type AttemptOutcome, type DeliveryStatus, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
+import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 
 export class InMemoryAccountRepository implements AccountRepository {
   readonly items = new Map<string, Account>();
@@ -304,14 +306,12 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     return delivery && liveAt(delivery, nowMs) ? structuredClone(delivery) : null;
   }
 
-  async list(
-    webhookId: string,
-    query: { status?: DeliveryStatus; limit: number; after?: string },
-    nowMs: number,
-  ): Promise<DeliveryPage> {
-    const { after } = query;
+  async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
+    const { after, errorClass } = query;
     const matching = [...this.items.values()]
       .filter((d) => d.webhookId === webhookId && (query.status === undefined || d.status === query.status))
+      // As the table: the latest attempt's recorded class (an entry stored without one never matches).
+      .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
       .filter((d) => after === undefined || d.id < after)
       .filter((d) => liveAt(d, nowMs))
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
@@ -438,7 +438,10 @@ export class ScriptedSender implements WebhookSender {
     this.requests.push(structuredClone(request));
     const at = this.clock.now();
     const answer = await this.answer(this.requests.length);
-    return { at, statusCode: 200, durationMs: 25, error: null, response: 'ok', ...answer };
+    const outcome = { at, statusCode: 200, durationMs: 25, error: null, response: 'ok', ...answer };
+    // Unless told, classed from the status or the text (what the real sender writes for that failure).
+    const errorClass = answer.errorClass !== undefined ? answer.errorClass : errorClassOf(outcome);
+    return { ...outcome, errorClass, timings: answer.timings ?? NO_TIMINGS };
   }
 }
 

@@ -103,6 +103,7 @@ describe('attempts report to telemetry', () => {
         statusCode: 204,
         durationMs: 31,
         error: null,
+        errorClass: null,
         deliveryStatus: 'succeeded',
         recorded: true,
         firstAttemptLagMs: 2_900,
@@ -157,6 +158,7 @@ describe('attempts report to telemetry', () => {
         requested: false,
         statusCode: null,
         error: 'webhook paused',
+        errorClass: 'webhook_paused',
         deliveryStatus: 'failed',
       }),
     ]);

@@ -41,7 +41,7 @@ describe('docs/openapi.json', () => {
         .filter((p) => p.in === 'query')
         .map((p) => p.name)
         .sort(),
-    ).toEqual(['after', 'limit', 'status']);
+    ).toEqual(['after', 'error_class', 'limit', 'status']);
     const send = doc.paths['/v1/emails']?.post?.parameters as { name: string }[];
     expect(send.map((p) => p.name)).toContain('Idempotency-Key');
   });

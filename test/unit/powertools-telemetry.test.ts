@@ -19,6 +19,7 @@ const succeeded: AttemptReport = {
   statusCode: 200,
   durationMs: 42,
   error: null,
+  errorClass: null,
   deliveryStatus: 'succeeded',
   recorded: true,
   firstAttemptLagMs: 1_500,
@@ -31,6 +32,7 @@ const timedOut: AttemptReport = {
   statusCode: null,
   durationMs: 10_000,
   error: 'timed out after 10000 ms',
+  errorClass: 'timeout',
   deliveryStatus: 'pending',
   firstAttemptLagMs: undefined as never,
 };
@@ -109,7 +111,14 @@ describe('PowertoolsTelemetry: attempts', () => {
     const t = telemetry();
     t.attempted(succeeded);
     t.attempted(timedOut);
-    t.attempted({ ...timedOut, deliveryId: 'dlv_3', statusCode: 503, error: 'HTTP 503', durationMs: 80 });
+    t.attempted({
+      ...timedOut,
+      deliveryId: 'dlv_3',
+      statusCode: 503,
+      error: 'HTTP 503',
+      errorClass: 'http_5xx',
+      durationMs: 80,
+    });
     expect(stdout.emf()).toEqual([]);
 
     // Act
@@ -145,7 +154,14 @@ describe('PowertoolsTelemetry: attempts', () => {
     const t = telemetry();
 
     // Act
-    t.attempted({ ...timedOut, requested: false, durationMs: 0, error: 'webhook paused', deliveryStatus: 'failed' });
+    t.attempted({
+      ...timedOut,
+      requested: false,
+      durationMs: 0,
+      error: 'webhook paused',
+      errorClass: 'webhook_paused',
+      deliveryStatus: 'failed',
+    });
     t.flush();
 
     // Assert

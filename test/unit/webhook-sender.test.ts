@@ -1,17 +1,19 @@
 // Tests of the webhook sender (lambdas/adapters/http/webhook-sender.ts, DESIGN §4) against real loopback
 // servers on port 0: success only on 2xx, redirects never followed, a bounded read and a 500-character excerpt,
-// the time-out, refused connections, and the SSRF guard (https only, and every resolved address public, checked
-// before any connection). Also the guarded DNS lookup itself (lambdas/adapters/http/guarded-lookup.ts).
+// the time-out, refused connections, TLS failures (a self-signed certificate, a port that does not speak TLS), the
+// error class and phase timings of each outcome, and the SSRF guard (https only, and every resolved address
+// public, checked before any connection). Also the guarded DNS lookup itself (lambdas/adapters/http/guarded-lookup.ts).
 // DNS answers for the `*.sendflow.test` names are scripted through a mock of node:dns; every other name goes
 // to the real resolver.
 import type { LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, LookupFunction, Server as NetServer } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AddressNotAllowedError, guardedLookup, refusedAddress } from '../../lambdas/adapters/http/guarded-lookup';
 import { HttpWebhookSender } from '../../lambdas/adapters/http/webhook-sender';
-import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 
 const dns = vi.hoisted(() => ({
   answers: new Map<string, LookupAddress[] | NodeJS.ErrnoException>(),
@@ -128,8 +130,10 @@ describe('HttpWebhookSender: outcomes', () => {
       at: 1_700_000_000_123,
       statusCode: 201,
       error: null,
+      errorClass: null,
       response: 'created',
       durationMs: expect.any(Number),
+      timings: { dnsMs: null, connectMs: expect.any(Number), tlsMs: null, ttfbMs: expect.any(Number) },
     });
     expect(outcome.durationMs).toBeGreaterThanOrEqual(0);
     expect(outcome.durationMs).toBeLessThan(2_000);
@@ -179,7 +183,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
       // Assert
       expect(outcome).toMatchObject({ statusCode: status, error: `HTTP ${status}`, response: `failure ${status}` });
-      expect(errorClassOf(outcome)).toBe(status < 500 ? 'http_4xx' : 'http_5xx');
+      expect(outcome.errorClass).toBe(status < 500 ? 'http_4xx' : 'http_5xx');
     },
   );
 
@@ -197,7 +201,7 @@ describe('HttpWebhookSender: outcomes', () => {
     // Assert
     expect(outcome.statusCode).toBe(status);
     expect(outcome.error).toBe(`redirect not followed (HTTP ${status} to ${target.url}/moved)`);
-    expect(errorClassOf(outcome)).toBe('redirect');
+    expect(outcome.errorClass).toBe('redirect');
     expect(redirecting.got).toHaveLength(1);
     expect(target.got).toHaveLength(0);
   });
@@ -257,7 +261,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'timed out after 300 ms', response: '' });
-    expect(errorClassOf(outcome)).toBe('timeout');
+    expect(outcome.errorClass).toBe('timeout');
     expect(outcome.durationMs).toBeGreaterThanOrEqual(290);
     expect(outcome.durationMs).toBeLessThan(900);
     expect(server.got).toHaveLength(1);
@@ -290,7 +294,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'connection refused', response: '' });
-    expect(errorClassOf(outcome)).toBe('connection');
+    expect(outcome.errorClass).toBe('connection_refused');
   });
 
   it('reports a name that does not resolve as a DNS failure', async () => {
@@ -302,7 +306,7 @@ describe('HttpWebhookSender: outcomes', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'DNS lookup failed (ENOTFOUND)' });
-    expect(errorClassOf(outcome)).toBe('dns');
+    expect(outcome.errorClass).toBe('dns_error');
   });
 
   it('reuses one kept-alive connection for consecutive attempts to the same endpoint', async () => {
@@ -351,7 +355,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
 
     // Assert
     expect(outcome).toMatchObject({ statusCode: null, error: 'URL must use https', response: '' });
-    expect(errorClassOf(outcome)).toBe('blocked_address');
+    expect(outcome.errorClass).toBe('blocked_address');
     expect(server.got).toHaveLength(0);
   });
 
@@ -366,7 +370,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
     expect(outcome.statusCode).toBeNull();
     // Refused by the static check before any lookup (the guarded lookup would refuse it too, see below).
     expect(outcome.error).toBe('URL must not point to a local host name');
-    expect(errorClassOf(outcome)).toBe('blocked_address');
+    expect(outcome.errorClass).toBe('blocked_address');
     expect(listener.connections()).toBe(0);
   });
 
@@ -393,7 +397,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
         error: `address not allowed: inside.sendflow.test resolves to ${refused}`,
         response: '',
       });
-      expect(errorClassOf(outcome)).toBe('blocked_address');
+      expect(outcome.errorClass).toBe('blocked_address');
       expect(listener.connections()).toBe(0);
     },
   );
@@ -413,7 +417,7 @@ describe('HttpWebhookSender: with allowPrivate false (AWS)', () => {
     // Assert
     expect(outcome.statusCode).toBeNull();
     expect(outcome.error).toMatch(/address not allowed|must not point to a local host name/);
-    expect(errorClassOf(outcome)).toBe('blocked_address');
+    expect(outcome.errorClass).toBe('blocked_address');
     expect(listener.connections()).toBe(0);
   });
 });
@@ -519,5 +523,137 @@ describe('guardedLookup', () => {
     expect(refusedAddress([v4('93.184.216.34'), v6('2606:4700::1111')])).toBeNull();
     expect(refusedAddress([v4('93.184.216.34'), v4('100.64.0.1'), v4('10.0.0.1')])).toBe('100.64.0.1');
     expect(refusedAddress([])).toBeNull();
+  });
+});
+
+// --- error classes and phase timings -------------------------------------------------------------------------
+
+/** An https server on 127.0.0.1:0 with the self-signed test certificate (test/fixtures/tls, CN=localhost). */
+async function httpsServer() {
+  const dir = new URL('../fixtures/tls/', import.meta.url);
+  const server = createHttpsServer(
+    { key: readFileSync(new URL('key.pem', dir)), cert: readFileSync(new URL('cert.pem', dir)) },
+    (_req, res) => res.writeHead(200).end('ok'),
+  );
+  let handshakes = 0;
+  server.on('secureConnection', () => {
+    handshakes += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  closers.push(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { port, handshakes: () => handshakes };
+}
+
+describe('HttpWebhookSender: error classes and timings', () => {
+  it('times an answered http attempt to an IP literal: no DNS, a connect, no TLS, a ttfb', async () => {
+    // Arrange
+    const server = await httpServer((_req, res) => res.writeHead(500).end('boom'));
+
+    // Act
+    const outcome = await newSender().send(request(server.url));
+
+    // Assert
+    expect(outcome).toMatchObject({ statusCode: 500, error: 'HTTP 500', errorClass: 'http_5xx' });
+    expect(outcome.timings).toEqual({
+      dnsMs: null,
+      connectMs: expect.any(Number),
+      tlsMs: null,
+      ttfbMs: expect.any(Number),
+    });
+  });
+
+  it('times the DNS lookup of a host name', async () => {
+    // Arrange
+    const server = await httpServer();
+    dns.answers.set('timed.sendflow.test', [v4('127.0.0.1')]);
+
+    // Act
+    const outcome = await newSender().send(request(`http://timed.sendflow.test:${server.port}/hook`));
+
+    // Assert
+    expect(outcome).toMatchObject({ statusCode: 200, errorClass: null });
+    expect(outcome.timings.dnsMs).toEqual(expect.any(Number));
+    expect(outcome.timings.connectMs).toEqual(expect.any(Number));
+  });
+
+  it("counts ttfb from the request written to the headers: the server's think time", async () => {
+    // Arrange
+    const server = await httpServer((_req, res) => setTimeout(() => res.writeHead(200).end('ok'), 150));
+
+    // Act
+    const outcome = await newSender().send(request(server.url));
+
+    // Assert
+    expect(outcome.timings.ttfbMs).toBeGreaterThanOrEqual(140);
+    expect(outcome.timings.ttfbMs).toBeLessThanOrEqual(outcome.durationMs);
+  });
+
+  it('has no DNS, connect or TLS phase on a reused keep-alive socket', async () => {
+    // Arrange
+    const sender = newSender();
+    const server = await httpServer();
+    await sender.send(request(server.url));
+
+    // Act
+    const second = await sender.send(request(server.url));
+
+    // Assert
+    expect(second.timings).toEqual({ dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: expect.any(Number) });
+  });
+
+  it('has no connect time and no ttfb for a refused connection', async () => {
+    // Arrange
+    const listener = await tcpListener();
+    await closers.pop()?.();
+
+    // Act
+    const outcome = await newSender().send(request(`http://127.0.0.1:${listener.port}/`));
+
+    // Assert
+    expect(outcome).toMatchObject({ errorClass: 'connection_refused', error: 'connection refused' });
+    expect(outcome.timings).toEqual({ dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null });
+  });
+
+  it('classes a refused URL as blocked_address with no phase at all', async () => {
+    const outcome = await newSender({ allowPrivate: false }).send(request('http://example.com/'));
+    expect(outcome).toMatchObject({ errorClass: 'blocked_address' });
+    expect(outcome.timings).toEqual({ dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null });
+  });
+
+  it('fails https to a self-signed certificate as tls_error with a readable text, after the TCP connect', async () => {
+    // Arrange
+    const server = await httpsServer();
+
+    // Act
+    const outcome = await newSender().send(request(`https://127.0.0.1:${server.port}/hook`));
+
+    // Assert
+    expect(outcome).toMatchObject({
+      statusCode: null,
+      errorClass: 'tls_error',
+      error: 'TLS handshake failed: the certificate is self-signed',
+    });
+    expect(outcome.timings).toEqual({ dnsMs: null, connectMs: expect.any(Number), tlsMs: null, ttfbMs: null });
+    expect(server.handshakes()).toBe(0);
+  });
+
+  it('fails https to a port that speaks plain http as tls_error, without OpenSSL text', async () => {
+    // Arrange
+    const server = await httpServer();
+
+    // Act
+    const outcome = await newSender().send(request(`https://127.0.0.1:${server.port}/hook`));
+
+    // Assert
+    expect(outcome).toMatchObject({
+      statusCode: null,
+      errorClass: 'tls_error',
+      error: 'TLS handshake failed: the endpoint does not speak TLS on this port',
+    });
+    expect(server.got).toHaveLength(0);
   });
 });

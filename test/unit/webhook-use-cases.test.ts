@@ -17,7 +17,7 @@ import type {
 import { type ReconcileDeps, reconcile } from '../../lambdas/app/webhooks/reconcile';
 import { ConflictError, NotFoundError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
-import type { AttemptOutcome } from '../../lambdas/domain/webhooks/delivery';
+import { type AttemptOutcome, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import {
   FakeClock,
@@ -176,7 +176,7 @@ describe('attemptDelivery', () => {
       status: 'succeeded',
       attempts: 1,
       maxAttempts: 5,
-      attemptLog: [{ at: T0, statusCode: 200, durationMs: 25, error: null }],
+      attemptLog: [{ at: T0, statusCode: 200, durationMs: 25, error: null, errorClass: null, timings: NO_TIMINGS }],
       response: 'thanks',
       nextAttemptAt: null,
       deliveredAt: T0 + 25,
@@ -353,6 +353,8 @@ describe('attemptDelivery', () => {
       statusCode: null,
       durationMs: 0,
       error: 'webhook paused',
+      errorClass: 'webhook_paused',
+      timings: { dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null },
     });
     expect(row?.expiresAt).toBe(Math.floor(clock.now() / 1000) + DAYS_30);
   });
@@ -395,7 +397,11 @@ describe('attemptDelivery', () => {
     expect(sender.requests).toHaveLength(1);
     expect(retries.scheduled).toHaveLength(1);
     expect(stored(webhook.id, job.deliveryId)).toMatchObject({ status: 'failed', attempts: 2 });
-    expect(stored(webhook.id, job.deliveryId)?.attemptLog.at(-1)?.error).toBe('webhook deleted');
+    // One class for both: the endpoint was not tried because of the webhook's state; the text says which.
+    expect(stored(webhook.id, job.deliveryId)?.attemptLog.at(-1)).toMatchObject({
+      error: 'webhook deleted',
+      errorClass: 'webhook_paused',
+    });
   });
 
   it('looks the webhook up under the delivery’s own tenant, through the given lookup', async () => {
@@ -448,9 +454,25 @@ describe('attemptDelivery', () => {
         if (sends === 1) {
           clock.advance(CLAIM_MS + 1);
           takeover = await attemptDelivery({ ...deps, sender: slowThenFast }, job);
-          return { at, statusCode: null, durationMs: CLAIM_MS + 1, error: 'timed out', response: '' };
+          return {
+            at,
+            statusCode: null,
+            durationMs: CLAIM_MS + 1,
+            error: 'timed out',
+            errorClass: 'timeout',
+            timings: NO_TIMINGS,
+            response: '',
+          };
         }
-        return { at, statusCode: 200, durationMs: 10, error: null, response: 'ok' };
+        return {
+          at,
+          statusCode: 200,
+          durationMs: 10,
+          error: null,
+          errorClass: null,
+          timings: NO_TIMINGS,
+          response: 'ok',
+        };
       },
     };
 

@@ -9,6 +9,7 @@ import {
   afterAttempt,
   excerpt,
   isSuccess,
+  NO_TIMINGS,
   RESPONSE_EXCERPT_CHARS,
 } from '../../lambdas/domain/webhooks/delivery';
 import {
@@ -26,10 +27,13 @@ const outcome = (changes: Partial<AttemptOutcome> = {}): AttemptOutcome => ({
   statusCode: 200,
   durationMs: 120,
   error: null,
+  errorClass: null,
+  timings: NO_TIMINGS,
   response: '',
   ...changes,
 });
-const failure = (changes: Partial<AttemptOutcome> = {}) => outcome({ statusCode: 500, response: 'oops', ...changes });
+const failure = (changes: Partial<AttemptOutcome> = {}) =>
+  outcome({ statusCode: 500, errorClass: 'http_5xx', response: 'oops', ...changes });
 
 describe('retry policy', () => {
   it('is the spec schedule: 1 s, 30 s, 5 min, 30 min, so 5 attempts in all', () => {

@@ -2,7 +2,8 @@
 // and `after` cursors fall out of the key. Two sparse, small indexes, so that a first attempt that succeeds
 // costs two index writes: byDueShard holds pending rows only (the reconciler's due list, and `?status=pending`),
 // byStatusKey failed rows only (`?status=failed`). Succeeded rows, the bulk of a log, are in no index: their
-// filter reads the partition. Every state change is conditional on the claim.
+// filter reads the partition, as does `?error_class=` (on the row's `latestErrorClass`, alone or with a status).
+// Every state change is conditional on the claim.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -11,9 +12,17 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { Claim, Delivery, DeliveryPage, DeliveryRepository, DueDelivery } from '../../app/webhooks/ports';
+import type {
+  Claim,
+  Delivery,
+  DeliveryListQuery,
+  DeliveryPage,
+  DeliveryRepository,
+  DueDelivery,
+} from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
+import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
 import { FORMATS } from '../../domain/webhooks/format';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
 import { dueKey, shardOf } from './shards';
@@ -58,6 +67,16 @@ const deliveryItem = z.object({
       statusCode: z.number().nullable(),
       durationMs: z.number(),
       error: z.string().nullable(),
+      // Absent on entries stored before classes and timings were recorded.
+      errorClass: z.enum(ERROR_CLASSES).nullable().optional(),
+      timings: z
+        .object({
+          dnsMs: z.number().nullable(),
+          connectMs: z.number().nullable(),
+          tlsMs: z.number().nullable(),
+          ttfbMs: z.number().nullable(),
+        })
+        .optional(),
     }),
   ),
   response: z.string(),
@@ -76,12 +95,16 @@ const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(it
 /**
  * The stored item: a pending row carries its byDueShard keys (a first attempt in flight too, due at its
  * creation, so the reconciler finds it if its worker dies), a failed one its byStatusKey key. A PutItem
- * replaces the item, so a row that changes status leaves the index it no longer belongs in.
+ * replaces the item, so a row that changes status leaves the index it no longer belongs in. `latestErrorClass`
+ * (the latest attempt's class, absent after a success or before any attempt) is what `?error_class=` filters on.
  */
 function toItem(delivery: Delivery): Record<string, unknown> {
   const { webhookId, id, status, nextAttemptAt } = delivery;
+  const latest = delivery.attemptLog.at(-1);
+  const latestErrorClass = latest?.errorClass ?? null;
   return {
     ...delivery,
+    ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
     ...(status === 'pending'
       ? { dueShard: dueShardFor(webhookId, id), dueAt: nextAttemptAt === null ? NEVER_DUE : dueKey(nextAttemptAt) }
@@ -173,16 +196,17 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     return live(delivery, nowMs) ? delivery : null;
   }
 
-  async list(
-    webhookId: string,
-    query: { status?: DeliveryStatus; limit: number; after?: string },
-    nowMs: number,
-  ): Promise<DeliveryPage> {
-    if (query.status === 'failed') return this.listFailed(webhookId, query, nowMs);
-    // The whole log, or its succeeded or pending rows: the webhook's own partition, filtered. Never an index shared
-    // with other webhooks: another tenant's backlog must not slow this read. DynamoDB applies Limit before the
-    // filter, so a filtered read takes large pages (a log of mostly failures is a few round trips, not hundreds).
-    const status = query.status;
+  async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
+    if (query.status === 'failed' && query.errorClass === undefined) return this.listFailed(webhookId, query, nowMs);
+    // The whole log, or its rows of one status and/or one latest error class: the webhook's own partition,
+    // filtered. Never an index shared with other webhooks: another tenant's backlog must not slow this read.
+    // DynamoDB applies Limit before the filter, so a filtered read takes large pages (a log of mostly failures is
+    // a few round trips, not hundreds).
+    const { status, errorClass } = query;
+    const filters = [`(${expiryFilter})`];
+    if (status) filters.push('#status = :s');
+    if (errorClass) filters.push('latestErrorClass = :c');
+    const filtered = filters.length > 1;
     let cursor: Record<string, unknown> | undefined = query.after ? { webhookId, id: query.after } : undefined;
     const items: Delivery[] = [];
     do {
@@ -191,16 +215,17 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
           TableName: this.tableName,
           // The partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
           KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
-          FilterExpression: status ? `(${expiryFilter}) AND #status = :s` : expiryFilter,
+          FilterExpression: filtered ? filters.join(' AND ') : expiryFilter,
           ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
           ExpressionAttributeValues: {
             ':p': webhookId,
             ':dlv': DELIVERY_ID_PREFIX,
             ':now': Math.floor(nowMs / 1000),
             ...(status ? { ':s': status } : {}),
+            ...(errorClass ? { ':c': errorClass } : {}),
           },
           ScanIndexForward: false,
-          Limit: status ? FILTERED_PAGE : query.limit + 1 - items.length,
+          Limit: filtered ? FILTERED_PAGE : query.limit + 1 - items.length,
           ExclusiveStartKey: cursor,
         }),
       );

@@ -6,7 +6,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../app/telemetry';
 import { METRIC_DIMENSIONS as D, METRIC_NAMES as M, METRICS_NAMESPACE } from '../../domain/metric-names';
-import { errorClassOf } from '../../domain/webhooks/error-class';
 
 export interface PowertoolsTelemetryOptions {
   readonly logger: Logger;
@@ -35,7 +34,7 @@ export class PowertoolsTelemetry implements Telemetry {
   }
 
   attempted(report: AttemptReport): void {
-    const errorClass = errorClassOf(report);
+    const { errorClass } = report;
     this.logger.info('webhook attempt', {
       delivery_id: report.deliveryId,
       webhook_id: report.webhookId,

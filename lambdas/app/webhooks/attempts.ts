@@ -9,6 +9,7 @@ import {
   type AttemptOutcome,
   afterAttempt,
   type DeliveryStatus,
+  NO_TIMINGS,
   type Transition,
 } from '../../domain/webhooks/delivery';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
@@ -250,13 +251,16 @@ async function makeAttempt(
     outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
   } else {
-    // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume).
+    // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume). Both are
+    // `webhook_paused`: the class says the endpoint was not tried because of the webhook's state; the text says which.
     const at = deps.clock.now();
     outcome = {
       at,
       statusCode: null,
       durationMs: 0,
       error: webhook ? ATTEMPT_ERRORS.webhookPaused : ATTEMPT_ERRORS.webhookDeleted,
+      errorClass: 'webhook_paused',
+      timings: NO_TIMINGS,
       response: '',
     };
     transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
@@ -288,6 +292,7 @@ async function makeAttempt(
     statusCode: outcome.statusCode,
     durationMs: outcome.durationMs,
     error: outcome.error,
+    errorClass: outcome.errorClass,
     deliveryStatus: transition.status,
     recorded,
     ...(eventAt !== undefined ? { firstAttemptLagMs: Math.max(0, outcome.at - eventAt) } : {}),

@@ -2,6 +2,7 @@
 import type { Mode } from '../../domain/api-keys';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import type { AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
+import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
 
@@ -48,7 +49,12 @@ export interface WebhookRepository {
   delete(tenant: Tenant, id: string): Promise<boolean>;
 }
 
-export type AttemptRecord = Omit<AttemptOutcome, 'response'>;
+/**
+ * One attempt in a delivery's log: its outcome without the response. `errorClass` and `timings` are absent on
+ * entries stored before they were recorded (errorClassOf derives the class; the timings are unknown).
+ */
+export type AttemptRecord = Omit<AttemptOutcome, 'response' | 'errorClass' | 'timings'> &
+  Partial<Pick<AttemptOutcome, 'errorClass' | 'timings'>>;
 
 /** An attempt being made: who holds it and until when (a crashed holder's claim lapses). */
 export interface Claim {
@@ -102,6 +108,13 @@ export interface DeliveryPage {
   readonly hasMore: boolean;
 }
 
+export interface DeliveryListQuery {
+  readonly status?: DeliveryStatus;
+  readonly errorClass?: ErrorClass;
+  readonly limit: number;
+  readonly after?: string;
+}
+
 export interface DeliveryRepository {
   /** Creates the row already claimed for its first attempt; false when it exists (a duplicate job). */
   createClaimed(delivery: Delivery): Promise<boolean>;
@@ -120,12 +133,12 @@ export interface DeliveryRepository {
   /** Stores the attempt's result, only if the claim for that attempt is still held. */
   record(delivery: Delivery, claimedAttempt: number): Promise<boolean>;
   get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null>;
-  /** Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. */
-  list(
-    webhookId: string,
-    query: { status?: DeliveryStatus; limit: number; after?: string },
-    nowMs: number,
-  ): Promise<DeliveryPage>;
+  /**
+   * Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. `errorClass`
+   * keeps the deliveries whose latest attempt recorded that class (entries stored before classes were recorded
+   * never match).
+   */
+  list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage>;
   /**
    * Pending deliveries due before `dueBefore` (epoch ms), oldest due first; `after` (the last one of the page
    * before) continues the listing past it.

@@ -1,4 +1,5 @@
 // The delivery state machine (spec §3.2): pure transitions from one attempt's outcome.
+import type { ErrorClass } from './error-class';
 import { maxAttempts, type RetryPolicy, retryDelaySeconds } from './retry-policy';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -14,9 +15,31 @@ export interface AttemptOutcome {
   readonly statusCode: number | null;
   readonly durationMs: number;
   readonly error: string | null;
+  /** Why it failed (see error-class.ts); null on success. */
+  readonly errorClass: ErrorClass | null;
+  /** How long each phase of the request took. */
+  readonly timings: AttemptTimings;
   /** First 500 characters of the response body. */
   readonly response: string;
 }
+
+/**
+ * Milliseconds per phase of one request; null for a phase that did not happen or did not complete (no DNS for an
+ * IP literal or a reused keep-alive socket, no TLS on http, no ttfb without a response).
+ */
+export interface AttemptTimings {
+  /** From the start of the attempt to the name resolved. */
+  readonly dnsMs: number | null;
+  /** From the name resolved (or the start, for an IP literal) to the TCP connection made. */
+  readonly connectMs: number | null;
+  /** From the TCP connection made to the TLS handshake done. */
+  readonly tlsMs: number | null;
+  /** From the request fully written to the response headers' arrival. */
+  readonly ttfbMs: number | null;
+}
+
+/** An attempt that made no request (a paused webhook, a refused URL), or an entry stored before timings. */
+export const NO_TIMINGS: AttemptTimings = Object.freeze({ dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null });
 
 export interface Transition {
   readonly status: DeliveryStatus;

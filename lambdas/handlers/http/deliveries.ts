@@ -1,17 +1,25 @@
-// HTTP handlers for the delivery log (spec §2.2, §4.1): list with status filter and cursor, one delivery
-// with its payload, manual retry.
+// HTTP handlers for the delivery log (spec §2.2, §4.1): list with status and error-class filters and cursor, one
+// delivery with its payload, manual retry.
 import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
 import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
+import {
+  type AttemptTimings,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  NO_TIMINGS,
+} from '../../domain/webhooks/delivery';
+import { ERROR_CLASSES, errorClassOf } from '../../domain/webhooks/error-class';
 import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
 import { validate } from './validate';
 
 const listQuery = z.strictObject({
   status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
+  /** Deliveries whose latest attempt failed with this class. */
+  error_class: z.enum(ERROR_CLASSES).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z
     .string()
@@ -42,10 +50,21 @@ export function deliveryView(delivery: Delivery) {
       status_code: entry.statusCode ?? 0,
       duration_ms: entry.durationMs,
       error: entry.error ?? '',
+      error_class: errorClassOf(entry),
+      timings: timingsView(entry.timings ?? NO_TIMINGS),
     })),
     next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,
     delivered_at: iso(delivery.deliveredAt),
     created_at: new Date(delivery.createdAt).toISOString(),
+  };
+}
+
+function timingsView(timings: AttemptTimings) {
+  return {
+    dns_ms: timings.dnsMs,
+    connect_ms: timings.connectMs,
+    tls_ms: timings.tlsMs,
+    ttfb_ms: timings.ttfbMs,
   };
 }
 
@@ -60,10 +79,10 @@ export function attemptSummary(delivery: Delivery): string {
 export function deliveryHandlers(deps: AttemptDeps) {
   const list: RouteHandler = async ({ caller, params, query }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
-    const { status, limit, after } = validate(listQuery, query, 'query');
+    const { status, error_class: errorClass, limit, after } = validate(listQuery, query, 'query');
     const page = await deps.deliveries.list(
       webhook.id,
-      { limit, ...(status ? { status } : {}), ...(after ? { after } : {}) },
+      { limit, ...(status ? { status } : {}), ...(errorClass ? { errorClass } : {}), ...(after ? { after } : {}) },
       deps.clock.now(),
     );
     return json(200, { object: 'list', has_more: page.hasMore, data: page.items.map(deliveryView) });

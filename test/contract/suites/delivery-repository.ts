@@ -1,13 +1,14 @@
 // Contract suite for the DeliveryRepository port, written once and run against DynamoDeliveryRepository
 // (dynalite, DynamoDB Local) and InMemoryDeliveryRepository: claimed creation, conditional claims and records
 // (DESIGN §4: a duplicated job never sends or counts twice), TTL-filtered reads (DESIGN §5), the newest-first
-// log with `after` cursors, the status filter and exact has_more, and the reconciler's due list.
+// log with `after` cursors, the status and error-class filters and exact has_more, and the reconciler's due list.
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
+import type { ErrorClass } from '../../../lambdas/domain/webhooks/error-class';
 import type { RepositoryHarness } from './harness';
 
 /** "Now" for every read: rows expire relative to it. */
@@ -65,6 +66,15 @@ function after(delivery: Delivery, status: DeliveryStatus, changes: Partial<Deli
     ...(status === 'pending' ? {} : { expiresAt: NOW_S + 30 * 86_400 }),
     ...changes,
   };
+}
+
+/** `after`, with the class and timings the attempt recorded (entries from `after` alone are stored-before ones). */
+function afterClassed(delivery: Delivery, status: DeliveryStatus, errorClass: ErrorClass | null): Delivery {
+  const next = after(delivery, status);
+  const last = next.attemptLog.at(-1);
+  if (!last) throw new Error('after() always logs an attempt');
+  const timings = { dnsMs: null, connectMs: 3, tlsMs: null, ttfbMs: errorClass === 'timeout' ? null : 12 };
+  return { ...next, attemptLog: [...next.attemptLog.slice(0, -1), { ...last, errorClass, timings }] };
 }
 
 export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRepository>): void {
@@ -641,6 +651,74 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     // Assert
     expect(page).toEqual({ items: live.slice(0, 3), hasMore: true });
     expect(all).toEqual({ items: live, hasMore: false });
+  });
+
+  it("keeps each attempt's error class and timings, and reads back entries stored without them", async () => {
+    // Arrange
+    const first = afterClassed(newDelivery(newWebhookId()), 'pending', 'tls_error');
+    const row = { ...after(first, 'failed') };
+    await repo().createClaimed(row);
+
+    // Act
+    const read = await repo().get(row.webhookId, row.id, NOW);
+
+    // Assert
+    expect(read).toEqual(row);
+    expect(read?.attemptLog[0]).toMatchObject({
+      errorClass: 'tls_error',
+      timings: { dnsMs: null, connectMs: 3, tlsMs: null, ttfbMs: 12 },
+    });
+    expect(read?.attemptLog[1]).not.toHaveProperty('errorClass');
+    expect(read?.attemptLog[1]).not.toHaveProperty('timings');
+  });
+
+  it("filters by the latest attempt's error class, newest first, with exact has_more, alone or with a status", async () => {
+    // Arrange: latest classes cycle http_5xx (pending), timeout (failed), success, http_5xx (failed); an earlier
+    // http_5xx attempt does not count once a later one has another class.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 8, (d, i) => {
+      if (i % 4 === 0) return afterClassed(d, 'pending', 'http_5xx');
+      if (i % 4 === 1) return afterClassed(afterClassed(d, 'pending', 'http_5xx'), 'failed', 'timeout');
+      if (i % 4 === 2) return afterClassed(d, 'succeeded', null);
+      return afterClassed(d, 'failed', 'http_5xx');
+    });
+    await seedLog(newWebhookId(), 3, (d) => afterClassed(d, 'failed', 'http_5xx'));
+    const latestIs = (errorClass: ErrorClass) => log.filter((d) => d.attemptLog.at(-1)?.errorClass === errorClass);
+
+    // Act
+    const http5xx = await repo().list(webhookId, { errorClass: 'http_5xx', limit: 10 }, NOW);
+    const firstTwo = await repo().list(webhookId, { errorClass: 'http_5xx', limit: 2 }, NOW);
+    const rest = await repo().list(
+      webhookId,
+      { errorClass: 'http_5xx', limit: 10, after: firstTwo.items.at(-1)?.id },
+      NOW,
+    );
+    const timeouts = await repo().list(webhookId, { errorClass: 'timeout', limit: 10 }, NOW);
+    const failed5xx = await repo().list(webhookId, { status: 'failed', errorClass: 'http_5xx', limit: 10 }, NOW);
+    const pending5xx = await repo().list(webhookId, { status: 'pending', errorClass: 'http_5xx', limit: 10 }, NOW);
+    const none = await repo().list(webhookId, { errorClass: 'dns_error', limit: 10 }, NOW);
+
+    // Assert
+    expect(http5xx).toEqual({ items: latestIs('http_5xx'), hasMore: false });
+    expect(ids(http5xx.items)).toHaveLength(4);
+    expect(firstTwo).toEqual({ items: latestIs('http_5xx').slice(0, 2), hasMore: true });
+    expect(rest).toEqual({ items: latestIs('http_5xx').slice(2), hasMore: false });
+    expect(timeouts).toEqual({ items: latestIs('timeout'), hasMore: false });
+    expect(failed5xx).toEqual({ items: latestIs('http_5xx').filter((d) => d.status === 'failed'), hasMore: false });
+    expect(pending5xx).toEqual({ items: latestIs('http_5xx').filter((d) => d.status === 'pending'), hasMore: false });
+    expect(none).toEqual({ items: [], hasMore: false });
+  });
+
+  it('never matches a row whose latest attempt was stored without a class (written before classes)', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    await seedLog(webhookId, 2, (d) => after(d, 'failed'));
+
+    // Act
+    const page = await repo().list(webhookId, { errorClass: 'http_5xx', limit: 10 }, NOW);
+
+    // Assert
+    expect(page).toEqual({ items: [], hasMore: false });
   });
 
   it('moves a row between status filters when its status changes', async () => {
