@@ -9,7 +9,8 @@ export type AdminCommand =
   | { name: 'create-account'; plan: PlanName }
   | { name: 'create-key'; accountId: string; mode: Mode; scopes?: Scope[]; keyName?: string }
   | { name: 'set-plan'; accountId: string; plan: PlanName }
-  | { name: 'revoke-key'; accountId: string; keyId: string };
+  | { name: 'revoke-key'; accountId: string; keyId: string }
+  | { name: 'dashboard-link'; accountId: string; mode: Mode };
 
 export interface AdminTarget {
   /** `local` (default): the running local runtime of this checkout, or its data directory. */
@@ -27,6 +28,7 @@ commands:
   create-key     --account <id> [--mode live|test] [--scopes a,b] [--name text]
   set-plan       --account <id> --plan <${PLAN_NAMES.join('|')}>
   revoke-key     --account <id> --key <key id>
+  dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once)
 
 Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
 With --aws it works on the deployed stacks with your AWS credentials and region (AWS_PROFILE, AWS_REGION):
@@ -51,6 +53,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'create-key': ['account', 'mode', 'scopes', 'name'],
     'set-plan': ['account', 'plan'],
     'revoke-key': ['account', 'key'],
+    'dashboard-link': ['account', 'mode'],
   };
   const options = allowed[name];
   if (!options) throw new UsageError(`unknown command: ${name}`);
@@ -69,6 +72,8 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
         command: { name, accountId: required(values.account, 'account'), keyId: required(values.key, 'key') },
         target,
       };
+    case 'dashboard-link':
+      return { command: { name, accountId: required(values.account, 'account'), mode: mode(values.mode) }, target };
     default:
       return {
         command: {

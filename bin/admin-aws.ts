@@ -38,6 +38,8 @@ export interface StackTargets {
   readonly tables: Readonly<Record<TableName, string>>;
   readonly usagePlanIds: Readonly<Record<PlanName, string>>;
   readonly restApiId: string;
+  /** The stage URL (ends with `/v1/`): dashboard sign-in links start with it. */
+  readonly apiUrl: string;
 }
 
 /** Table names and usage plan ids from the api stack's outputs; every missing output is named at once. */
@@ -63,6 +65,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
     ...tableNames.map((table) => outputNames.tables[table]),
     ...PLAN_NAMES.map((plan) => outputNames.usagePlans[plan]),
     outputNames.restApiId,
+    outputNames.apiUrl,
   ];
   const missing = wanted.filter((key) => !outputs.get(key));
   if (missing.length) {
@@ -79,6 +82,7 @@ export async function readStackTargets(cloudFormation: CloudFormationClient, sta
       string
     >,
     restApiId: value(outputNames.restApiId),
+    apiUrl: value(outputNames.apiUrl),
   };
 }
 
@@ -93,9 +97,10 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     apiGateway.destroy();
   };
   try {
-    const { tables, usagePlanIds, restApiId } = await readStackTargets(cloudFormation, stack);
-    const { accounts, apiKeys } = createRepositories(dynamo, tables);
+    const { tables, usagePlanIds, restApiId, apiUrl } = await readStackTargets(cloudFormation, stack);
+    const { accounts, apiKeys, sessions } = createRepositories(dynamo, tables);
     return {
+      dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
       deps: {
         accounts,
         apiKeys,

@@ -34,7 +34,11 @@ export async function localAdminDeps(): Promise<AdminSession> {
     await createTables(client, config.tables);
   }
   const repos = createRepositories(client, config.tables);
+  const clock = { now: () => Date.now() };
+  // The runtime's own URL when one runs; else where `npm start` would listen with this environment.
+  const baseUrl = running?.url ?? config.publicUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}/v1`;
   return {
+    dashboard: { sessions: repos.sessions, accounts: repos.accounts, clock, random: randomBytes, baseUrl },
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

@@ -2,12 +2,15 @@
 // a clear message and exit 2 for bad arguments, exit 1 when the operation fails.
 import { type AccountDeps, createAccount, createAccountKey, setPlan } from '../lambdas/app/accounts';
 import { revokeKey } from '../lambdas/app/api-keys';
+import { createSignInLink, type SignInDeps } from '../lambdas/app/dashboard/sign-in';
 import { AppError } from '../lambdas/domain/errors';
 import { type AdminCommand, type AdminTarget, parseAdminArgs, USAGE, UsageError } from './admin-args';
 import { localAdminDeps } from './admin-local';
 
 export interface AdminSession {
   readonly deps: AccountDeps;
+  /** Dashboard sign-in links: the session store, and the API's public base URL (stage included). */
+  readonly dashboard: SignInDeps & { readonly baseUrl: string };
   close(): Promise<void>;
 }
 
@@ -17,8 +20,18 @@ async function openSession(target: AdminTarget): Promise<AdminSession> {
   return awsAdminDeps(target.stack);
 }
 
-export async function runCommand(deps: AccountDeps, command: AdminCommand): Promise<unknown> {
+export async function runCommand(session: AdminSession, command: AdminCommand): Promise<unknown> {
+  const { deps } = session;
   switch (command.name) {
+    case 'dashboard-link': {
+      const { dashboard } = session;
+      const link = await createSignInLink(dashboard, {
+        accountId: command.accountId,
+        mode: command.mode,
+        baseUrl: dashboard.baseUrl,
+      });
+      return { url: link.url, expires_at: link.expiresAt };
+    }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };
@@ -54,7 +67,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   const session = await openSession(parsed.target);
   try {
-    console.log(JSON.stringify(await runCommand(session.deps, parsed.command)));
+    console.log(JSON.stringify(await runCommand(session, parsed.command)));
     return 0;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -1,6 +1,7 @@
 // `npm start`: the local runtime on PORT (default 3000), data under SF_DATA_DIR (default .data).
 // Prints where it listens, and a full-access test key on the first start of an empty store.
 import { rmSync } from 'node:fs';
+import { createSignInLink } from '../lambdas/app/dashboard/sign-in';
 import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { DataDirError } from '../lambdas/runtime/local/dynalite';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
@@ -32,6 +33,17 @@ async function main(): Promise<void> {
     console.log(`Created the default account ${runtime.seeded.accountId} (plan free) and a full-access test key.`);
     console.log('It is shown once; keep it:');
     console.log(`  ${runtime.seeded.apiKey}`);
+  }
+  // A fresh one-time link on every start (15 minutes, works once), in the mode of the default key.
+  if (runtime.defaultAccountId) {
+    const link = await createSignInLink(runtime.services, {
+      accountId: runtime.defaultAccountId,
+      mode: 'test',
+      baseUrl: runtime.url,
+    });
+    console.log(`Dashboard (one-time sign-in link, valid 15 minutes): ${link.url}`);
+  } else {
+    console.log('Dashboard: npm run admin -- dashboard-link --account <id> prints a sign-in link.');
   }
 
   let stopping = false;

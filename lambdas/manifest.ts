@@ -19,6 +19,11 @@ export interface RouteSpec {
   readonly idempotent?: true;
   /** How the body is read: JSON (default), or raw for form posts (one-click unsubscribe). */
   readonly body?: 'json' | 'raw';
+  /**
+   * A dashboard page (public: the session cookie, not a key, authenticates it; it calls the API in-process).
+   * Left out of the OpenAPI document and of the WAF's link rule.
+   */
+  readonly dashboard?: true;
 }
 
 const read = { scope: 'webhook:read' } as const;
@@ -161,11 +166,40 @@ export const routes = [
     access: { scope: 'email:read' },
     summary: 'Retrieve an email: status, recipients, event history',
   },
+  // The customer dashboard (README "Dashboard"): server-rendered pages under /v1/dashboard; the handler routes
+  // below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the dashboard itself.
+  {
+    id: 'dashboardHome',
+    method: 'GET',
+    path: '/dashboard',
+    access: 'public',
+    dashboard: true,
+    summary: 'Dashboard: the overview page',
+  },
+  {
+    id: 'dashboardPage',
+    method: 'GET',
+    path: '/dashboard/{proxy+}',
+    access: 'public',
+    dashboard: true,
+    summary: 'Dashboard: a page or an asset',
+  },
+  {
+    id: 'dashboardAction',
+    method: 'POST',
+    path: '/dashboard/{proxy+}',
+    access: 'public',
+    body: 'raw',
+    dashboard: true,
+    summary: 'Dashboard: a form post (CSRF-checked), answered with a redirect',
+  },
 ] as const satisfies readonly RouteSpec[];
 
 export type RouteId = (typeof routes)[number]['id'];
 /** Routes without an API key (and without a caller). */
 export type PublicRouteId = Extract<(typeof routes)[number], { access: 'public' }>['id'];
+/** The dashboard's routes (a subset of the public ones). */
+export type DashboardRouteId = Extract<(typeof routes)[number], { dashboard: true }>['id'];
 
 /** SQS queues; each has a DLQ, and its consumer function reports partial batch failures. */
 export interface QueueSpec {
@@ -317,6 +351,8 @@ export const tables = {
   contacts: { partitionKey: 'tenant', sortKey: 'id', indexes: [outboxIndex], retain: true },
   /** Per account and mode: addresses never to send to again (hard bounces, complaints, unsubscribes). */
   suppressions: { partitionKey: 'tenant', sortKey: 'address', indexes: [outboxIndex], retain: true },
+  /** Dashboard sign-in links (15 min, used once) and sessions (12 h), by token hash: disposable. */
+  sessions: { partitionKey: 'hash', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

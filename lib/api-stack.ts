@@ -128,6 +128,11 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: { items: TENANT_ITEMS },
     // Contacts are created through their outbox (a conditional UpdateItem), never put.
     contacts: { items: TENANT_ITEMS.filter((action) => action !== 'dynamodb:PutItem') },
+    // Dashboard sign-in links are redeemed (UpdateItem, conditional), sessions created, read, switched between
+    // modes and deleted at sign-out, all by key. (The admin CLI writes the links, with its own credentials.)
+    sessions: {
+      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+    },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -142,6 +147,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: 'none',
     domains: 'none',
     contacts: 'none',
+    sessions: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), records each event in its email's history with one conditional PutItem
@@ -160,6 +166,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: { items: ['dynamodb:PutItem'] },
     domains: 'none',
     contacts: 'none',
+    sessions: 'none',
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -179,6 +186,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: 'none',
     domains: 'none',
     contacts: 'none',
+    sessions: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -195,6 +203,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: { query: ['byOutbox'], items: RELAY },
     domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
     contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
+    sessions: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -213,6 +222,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: { items: ['dynamodb:BatchGetItem'] },
     domains: 'none',
     contacts: 'none',
+    sessions: 'none',
   },
   // The SES event mapper reads nothing: the message tags say whose email an event is about.
   sesEvents: {
@@ -227,6 +237,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     suppressions: 'none',
     domains: 'none',
     contacts: 'none',
+    sessions: 'none',
   },
 };
 

@@ -12,6 +12,7 @@ import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
+import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { TableName } from '../manifest';
@@ -34,6 +35,7 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     suppressions: new DynamoSuppressionList(doc, tables.suppressions),
     domains: new DynamoDomainRepository(doc, tables.domains),
     contacts: new DynamoContactRepository(doc, tables.contacts),
+    sessions: new DynamoSessionStore(doc, tables.sessions),
   };
 }
 

@@ -6,7 +6,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { routes, STAGE } from '../../lambdas/manifest';
+import { type RouteSpec, routes, STAGE } from '../../lambdas/manifest';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;
@@ -38,8 +38,9 @@ const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
 export function linkPathPattern(stageName: string): string {
   const literal = (text: string) => text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
   const paths = new Set(
-    routes
-      .filter((route) => route.access === 'public')
+    (routes as readonly RouteSpec[])
+      // Dashboard pages carry no signed token: they count as anonymous traffic per IP.
+      .filter((route) => route.access === 'public' && !route.dashboard)
       .map((route) => {
         const parts = route.path.split('{token}');
         if (parts.some((part) => /[{}]/.test(part))) {

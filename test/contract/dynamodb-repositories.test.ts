@@ -9,6 +9,7 @@ import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
+import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
 import type { TableName } from '../../lambdas/manifest';
@@ -35,6 +36,7 @@ import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
+import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -49,6 +51,8 @@ for (const { factory, skip } of backends) {
     describe('DynamoAccountRepository', () => accountRepositoryContract(endpoint));
     describe('DynamoApiKeyRepository', () => apiKeyRepositoryContract(endpoint));
     describe('DynamoRateLimitCounter', () => rateLimitCounterContract(endpoint));
+    describe('DynamoSessionStore', () =>
+      sessionStoreContract(dynamoHarness(endpoint, 'sessions', (db, table) => new DynamoSessionStore(db.doc, table))));
     describe('DynamoWebhookRepository', () =>
       webhookRepositoryContract(
         dynamoHarness(endpoint, 'webhooks', (db, table) => new DynamoWebhookRepository(db.doc, table)),

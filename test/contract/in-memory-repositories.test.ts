@@ -10,6 +10,7 @@ import {
   InMemoryIdempotencyStore,
   InMemoryQuotaCounter,
   InMemoryRecoveryRepository,
+  InMemorySessionStore,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
 } from '../support/fakes';
@@ -23,6 +24,7 @@ import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
+import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -66,3 +68,5 @@ describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
       suppressions: new InMemorySuppressionList(),
     })),
   ));
+
+describe('InMemorySessionStore', () => sessionStoreContract(memoryHarness(() => new InMemorySessionStore())));

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createAccountKey } from '../../lambdas/app/accounts';
+import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import { type TableName, tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
@@ -49,6 +50,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let baseUrl = '';
   let liveKey = '';
   let testKey = '';
+  /** Makes a dashboard sign-in link for the account, as the admin CLI does (directly on the tables). */
+  let dashboardLink: () => Promise<string> = async () => '';
   /** How far each queue's messages have been handed to its consumer. */
   const consumed = new Map<string, number>();
 
@@ -78,6 +81,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const account = await createAccount(deps as never, 'growth');
     liveKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'live' })).secret;
     testKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'test' })).secret;
+    dashboardLink = async () =>
+      (
+        await createSignInLink(
+          { ...deps, sessions: repositories.sessions },
+          { accountId: account.id, mode: 'live', baseUrl },
+        )
+      ).url;
 
     await Promise.all(
       functions.map(async (fn) => {
@@ -449,6 +459,30 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       expect(cancel.status, JSON.stringify(cancel.body)).toBeLessThan(500);
     }
     expect((await call(`/webhooks/${hook?.id}`, { method: 'DELETE', key: liveKey })).status).toBeLessThan(300);
+  });
+
+  it('API: the dashboard signs in, shows pages through the in-process API, switches mode and signs out', async () => {
+    const token = new URL(await dashboardLink()).searchParams.get('token') ?? '';
+    const form = (fields: Record<string, string>, cookie = '') => ({
+      method: 'POST',
+      redirect: 'manual' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+      body: new URLSearchParams(fields).toString(),
+    });
+    const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, form({ token }));
+    expect(signedIn.status, host('sendflow-api').output()).toBe(303);
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts'];
+    let csrf = '';
+    for (const path of pages) {
+      const res = await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } });
+      const html = await res.text();
+      expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-api').output()}`).toBe(200);
+      csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
+    }
+    expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
+    expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
+    expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);
   });
 
   for (const service of SERVICES) {

@@ -350,6 +350,7 @@ describe('least privilege', () => {
       suppressions: sorted(put, update),
       domains: sorted(del, get, put, query, update),
       contacts: sorted(del, get, query, update),
+      sessions: sorted(del, get, put, update),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

@@ -37,6 +37,21 @@ describe('npm start', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('10');
   });
 
+  it('prints a one-time dashboard sign-in link for the default account on every start', async () => {
+    const link = (await runtime.waitFor(/Dashboard \(one-time sign-in link, valid 15 minutes\): (\S+)/))[1] as string;
+    expect(link).toMatch(new RegExp(`^${url.replace(/[.]/g, '\\.')}/dashboard/sign-in\\?token=[A-Za-z0-9_-]{43}$`));
+    const token = new URL(link).searchParams.get('token') ?? '';
+    const signIn = () =>
+      fetch(`${url}/dashboard/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: `token=${token}`,
+      });
+    expect((await signIn()).status).toBe(303);
+    expect((await signIn()).status).toBe(400);
+  });
+
   it('refuses a taken port with one clear line and exit 1', async () => {
     const blocker = createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()));
@@ -92,6 +107,30 @@ describe('npm start', () => {
 });
 
 describe('admin CLI against the running local runtime', () => {
+  it('dashboard-link prints {"url"} for the running runtime, a link that signs in once, in the mode asked', async () => {
+    const account = json(admin('create-account', '--plan', 'free').stdout);
+    const result = admin('dashboard-link', '--account', account.account_id as string, '--mode', 'live');
+    expect(result.status).toBe(0);
+    const printed = json(result.stdout);
+    expect(printed.url).toMatch(/\/v1\/dashboard\/sign-in\?token=[A-Za-z0-9_-]{43}$/);
+    expect(String(printed.url).startsWith(url)).toBe(true);
+    const token = new URL(printed.url as string).searchParams.get('token') ?? '';
+    const signedIn = await fetch(`${url}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `token=${token}`,
+    });
+    const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await (await fetch(`${url}/dashboard`, { headers: { cookie } })).text();
+    expect(page).toContain(account.account_id as string);
+    expect(page).toContain('Live mode');
+
+    const unknown = admin('dashboard-link', '--account', 'acct_nobody');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('No account acct_nobody');
+  });
+
   it('creates an account and a key, changes the plan, revokes the key', async () => {
     const created = admin('create-account', '--plan', 'starter');
     expect(created.status).toBe(0);

@@ -5,6 +5,7 @@
 // (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
 import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
+import type { SessionRecord, SessionStore, SignInRecord } from '../../lambdas/app/dashboard/ports';
 import {
   type DnsRecord,
   type Domain,
@@ -74,6 +75,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
+import type { Mode } from '../../lambdas/domain/api-keys';
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
@@ -995,5 +997,45 @@ export class RecordingTelemetry implements Telemetry {
   /** Total of one email outcome. */
   emailTotal(outcome: EmailOutcome): number {
     return this.emailCounts.filter((e) => e.outcome === outcome).reduce((sum, e) => sum + e.count, 0);
+  }
+}
+
+/** Sign-in links and sessions as DynamoSessionStore keeps them: a link redeemed once, expiry by epoch seconds. */
+export class InMemorySessionStore implements SessionStore {
+  readonly items = new Map<string, (SignInRecord & { usedAt?: number }) | SessionRecord>();
+
+  async putSignIn(record: SignInRecord): Promise<void> {
+    this.items.set(record.hash, { ...record });
+  }
+
+  async redeemSignIn(hash: string, nowMs: number): Promise<SignInRecord | null> {
+    const item = this.items.get(hash);
+    if (item?.kind !== 'sign-in' || item.usedAt !== undefined || item.expiresAt <= Math.floor(nowMs / 1000))
+      return null;
+    this.items.set(hash, { ...item, usedAt: nowMs });
+    const { usedAt: _used, ...record } = item;
+    return record;
+  }
+
+  async putSession(record: SessionRecord): Promise<void> {
+    if (this.items.has(record.hash)) throw new Error(`Session ${record.hash} exists.`);
+    this.items.set(record.hash, { ...record });
+  }
+
+  async getSession(hash: string, nowMs: number): Promise<SessionRecord | null> {
+    const item = this.items.get(hash);
+    return item?.kind === 'session' && item.expiresAt > Math.floor(nowMs / 1000) ? { ...item } : null;
+  }
+
+  async setMode(hash: string, mode: Mode, nowMs: number): Promise<SessionRecord | null> {
+    const current = await this.getSession(hash, nowMs);
+    if (!current) return null;
+    const updated = { ...current, mode };
+    this.items.set(hash, updated);
+    return { ...updated };
+  }
+
+  async deleteSession(hash: string): Promise<void> {
+    this.items.delete(hash);
   }
 }

@@ -22,6 +22,14 @@ describe('parseAdminArgs', () => {
       mode: 'test',
       scopes: ['email:send', 'webhook:read'],
     });
+    expect(parseAdminArgs(['dashboard-link', '--account', 'a']).command).toEqual({
+      name: 'dashboard-link',
+      accountId: 'a',
+      mode: 'live',
+    });
+    expect(parseAdminArgs(['dashboard-link', '--account', 'a', '--mode', 'test', '--aws']).target.kind).toBe('aws');
+    expect(() => parseAdminArgs(['dashboard-link'])).toThrow(/--account is required/);
+    expect(() => parseAdminArgs(['dashboard-link', '--account', 'a', '--plan', 'free'])).toThrow(UsageError);
     expect(parseAdminArgs(['set-plan', '--account', 'a', '--plan', 'scale']).command).toEqual({
       name: 'set-plan',
       accountId: 'a',

@@ -5,6 +5,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiKeyDeps } from '../../app/api-keys';
 import type { AuthenticateDeps } from '../../app/authenticate';
 import type { ContactDeps } from '../../app/contacts/contacts';
+import type { SignInDeps } from '../../app/dashboard/sign-in';
 import type { DomainDeps } from '../../app/domains/domains';
 import type { ReadEmailDeps } from '../../app/emails/read-email';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
@@ -16,6 +17,8 @@ import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
 import type { RecoveryDeps } from '../../app/webhooks/recoveries';
 import type { PublicRouteId, RouteId } from '../../manifest';
+import type { ApiInvoke } from '../dashboard/api-client';
+import { dashboardHandlers } from '../dashboard/dashboard';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
 import { guard } from '../middleware/guard';
@@ -44,7 +47,8 @@ export interface ApiDeps
     ReadEmailDeps,
     UnsubscribeDeps,
     DomainDeps,
-    ContactDeps {
+    ContactDeps,
+    SignInDeps {
   readonly counter: RateLimitCounter;
   /** Per-IP windows of requests without a valid key: in memory, never a DynamoDB write. */
   readonly anonymousCounter: RateLimitCounter;
@@ -73,15 +77,18 @@ export function routeTable(deps: ApiDeps): RouteTable {
   };
 }
 
-export function publicRouteTable(deps: ApiDeps): PublicRouteTable {
+/** `api`: the API handler itself, which the dashboard calls in-process (resolved when first needed). */
+export function publicRouteTable(deps: ApiDeps, api: () => ApiInvoke): PublicRouteTable {
   const { confirmContactPage, confirmContact } = contactHandlers(deps);
-  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact };
+  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact, ...dashboardHandlers(deps, api) };
 }
 
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {
   const table = routeTable(deps);
-  const publicTable = publicRouteTable(deps);
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+  // The dashboard's pages call this very handler, as a key would through the gateway.
+  const self: ApiInvoke = (event, context) => apiHandler(event, context as ApiContext);
+  const publicTable = publicRouteTable(deps, () => self);
+  const apiHandler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(observability)
     .use(requestLog(deps.telemetry))
     .use(requestIdHeader())
@@ -117,6 +124,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
       if (!handler || !principal) throw new Error(`guard let through ${event.httpMethod} ${event.resource}`);
       return handler({ ...request, caller: principal, body });
     });
+  return apiHandler;
 }
 
 /** X-Request-Id on every response, so a customer can quote it to support. */

@@ -1,7 +1,7 @@
 // The OpenAPI document, generated from the manifest's routes and the handlers' zod schemas, so the
 // published contract cannot drift from the code (DESIGN §1). `npm run openapi` writes docs/openapi.json.
 import * as z from 'zod';
-import { routes, STAGE } from '../../manifest';
+import { type RouteSpec, routes, STAGE } from '../../manifest';
 import { requestSchemas as apiKeys } from './api-keys';
 import { requestSchemas as contacts } from './contacts';
 import type { RequestSchemas } from './context';
@@ -28,6 +28,8 @@ const errorResponse = { $ref: '#/components/responses/Error' };
 export function buildOpenApi(): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
+    // Dashboard pages are HTML for people, not API operations.
+    if ((route as RouteSpec).dashboard) continue;
     const path = `/${STAGE}${route.path}`;
     const params = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
       name,

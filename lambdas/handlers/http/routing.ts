@@ -19,19 +19,23 @@ function compile(resource: string): { pattern: RegExp; params: string[] } {
   const source = resource
     .split('/')
     .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       params.push(param[1]);
-      return '([^/]+)';
+      // `{name+}` is API Gateway's greedy parameter: the rest of the path, slashes included.
+      return param[2] ? '(.+?)' : '([^/]+)';
     })
     .join('/');
   return { pattern: new RegExp(`^${source}/?$`), params };
 }
 
+const greedy = (resource: string) => (resource.includes('+}') ? 1 : 0);
+
 const resources: readonly CompiledResource[] = [...new Set(routes.map((route) => route.path))]
-  // Literal segments win over parameters, as in API Gateway: sort resources with fewer params first.
+  // Literal segments win over parameters, as in API Gateway: sort resources with fewer params first, and a
+  // greedy parameter last of all.
   .map((resource) => ({ resource, ...compile(resource) }))
-  .sort((a, b) => a.params.length - b.params.length)
+  .sort((a, b) => greedy(a.resource) - greedy(b.resource) || a.params.length - b.params.length)
   .map(({ resource, pattern, params }) => ({
     resource,
     pattern,

@@ -7,6 +7,8 @@ import { methodsOn } from '../http/routing';
 
 const MAX_ID_LENGTH = 128;
 const MAX_TOKEN_LENGTH = 2200;
+/** A dashboard path below /dashboard/ (a few ids deep). */
+const MAX_PROXY_LENGTH = 512;
 
 export function guard(): ApiMiddleware {
   return {
@@ -25,7 +27,8 @@ export function guard(): ApiMiddleware {
       // Ids are short; only signed link tokens are long. Anything longer cannot exist (and would exceed
       // DynamoDB's key size): 404 rather than a storage error.
       for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
-        if (value && value.length > (name === 'token' ? MAX_TOKEN_LENGTH : MAX_ID_LENGTH)) {
+        const max = name === 'token' ? MAX_TOKEN_LENGTH : name === 'proxy' ? MAX_PROXY_LENGTH : MAX_ID_LENGTH;
+        if (value && value.length > max) {
           throw new NotFoundError(`No route ${event.httpMethod} ${event.requestContext.path.slice(0, 200)}.`);
         }
       }

@@ -50,6 +50,8 @@ export interface LocalRuntime {
   readonly adminToken: string;
   /** Present when this start created the default account on an empty store. */
   readonly seeded?: { accountId: string; apiKey: string };
+  /** The account `npm start` created on the first start of this data directory (its dashboard link is printed). */
+  readonly defaultAccountId?: string;
   /** The wiring and queues, for tests and benchmarks. */
   readonly services: Services;
   readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
@@ -119,6 +121,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       ...(options.sender ? { sender: options.sender } : {}),
     });
     const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
+    if (seeded) rememberDefaultAccount(config.dataDir, seeded.accountId);
+    const defaultAccountId = seeded?.accountId ?? recalledDefaultAccount(config.dataDir);
 
     // Like the AWS functions' flush middleware: a batch's or a request's metrics are published when it ends
     // (only if SF_METRICS is on locally; the log lines are written as they happen either way).
@@ -178,6 +182,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       dynamoEndpoint: dynamo.endpoint,
       adminToken,
       ...(seeded ? { seeded } : {}),
+      ...(defaultAccountId ? { defaultAccountId } : {}),
       services,
       queues: local,
       async stop() {
@@ -268,6 +273,18 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/** The seeded account's id, kept in the data directory so every later start can print its dashboard link. */
+function rememberDefaultAccount(dataDir: string, accountId: string): void {
+  if (dataDir === ':memory:') return;
+  writeFileSync(join(dataDir, 'default-account'), accountId, { mode: PRIVATE_FILE_MODE });
+}
+
+function recalledDefaultAccount(dataDir: string): string | undefined {
+  const file = join(dataDir, 'default-account');
+  if (dataDir === ':memory:' || !existsSync(file)) return undefined;
+  return readFileSync(file, 'utf8').trim() || undefined;
+}
 
 /** The local signing secret: kept in the data directory so links survive restarts; per process in memory. */
 function localSigningSecret(dataDir: string): string {

@@ -1,0 +1,99 @@
+// Dashboard sign-in links and sessions in the `sessions` table, keyed by token hash. A link is redeemed with
+// one conditional update (unused and unexpired), so it works once even under concurrent clicks.
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { SessionRecord, SessionStore, SignInRecord } from '../../app/dashboard/ports';
+import { MODES, type Mode } from '../../domain/api-keys';
+import { toEpochSeconds } from '../../domain/dashboard/session';
+import { unlessConditionFails } from './operations';
+
+const signIn = z.object({
+  kind: z.literal('sign-in'),
+  hash: z.string(),
+  accountId: z.string(),
+  mode: z.enum(MODES),
+  expiresAt: z.number(),
+});
+const session = z.object({
+  kind: z.literal('session'),
+  hash: z.string(),
+  accountId: z.string(),
+  mode: z.enum(MODES),
+  csrf: z.string(),
+  expiresAt: z.number(),
+});
+
+export class DynamoSessionStore implements SessionStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async putSignIn(record: SignInRecord): Promise<void> {
+    await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { ...record } }));
+  }
+
+  async redeemSignIn(hash: string, nowMs: number): Promise<SignInRecord | null> {
+    const result = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { hash },
+          UpdateExpression: 'SET usedAt = :now',
+          ConditionExpression: 'kind = :kind AND attribute_not_exists(usedAt) AND expiresAt > :nowSec',
+          ExpressionAttributeValues: { ':now': nowMs, ':kind': 'sign-in', ':nowSec': toEpochSeconds(nowMs) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!result?.Attributes) return null;
+    const { usedAt: _used, ...record } = result.Attributes;
+    return signIn.parse(record);
+  }
+
+  async putSession(record: SessionRecord): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...record },
+        // Hashes of 32 random bytes never collide; the condition makes a bug loud instead of a takeover.
+        ConditionExpression: 'attribute_not_exists(#h)',
+        ExpressionAttributeNames: { '#h': 'hash' },
+      }),
+    );
+  }
+
+  async getSession(hash: string, nowMs: number): Promise<SessionRecord | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { hash } }));
+    if (Item?.kind !== 'session') return null;
+    const record = session.parse(Item);
+    return record.expiresAt > toEpochSeconds(nowMs) ? record : null;
+  }
+
+  async setMode(hash: string, mode: Mode, nowMs: number): Promise<SessionRecord | null> {
+    const result = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { hash },
+          UpdateExpression: 'SET #m = :mode',
+          ConditionExpression: 'kind = :kind AND expiresAt > :nowSec',
+          ExpressionAttributeNames: { '#m': 'mode' },
+          ExpressionAttributeValues: { ':mode': mode, ':kind': 'session', ':nowSec': toEpochSeconds(nowMs) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return result?.Attributes ? session.parse(result.Attributes) : null;
+  }
+
+  async deleteSession(hash: string): Promise<void> {
+    await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { hash } }));
+  }
+}

@@ -1,0 +1,181 @@
+// The dashboard's request handler (the manifest's dashboard routes): assets, sign-in and sign-out, the session
+// check, the CSRF and same-origin checks on every POST, then the page modules. Pages reach data only through
+// the API client; the session store is the one thing read here directly.
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { checkCsrf, currentSession, signOut, switchMode } from '../../app/dashboard/sessions';
+import { redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
+import { MODES, type Mode } from '../../domain/api-keys';
+import { SESSION_TTL_MS } from '../../domain/dashboard/session';
+import type { DashboardRouteId } from '../../manifest';
+import type { PublicRouteHandler, PublicRouteRequest } from '../http/context';
+import { ApiCallError, type ApiInvoke, apiClient } from './api-client';
+import { ASSETS } from './assets';
+import {
+  BASE,
+  clearFlash,
+  cookie,
+  cookies,
+  FLASH_COOKIE,
+  formBody,
+  html,
+  htmlResponse,
+  openFlash,
+  redirect,
+  SECURITY_HEADERS,
+  SESSION_COOKIE,
+  sameOrigin,
+  sealFlash,
+} from './http';
+import { bare, layout, type PageContext } from './layout';
+import { apiKeyRoutes } from './pages/api-keys';
+import { contactRoutes } from './pages/contacts';
+import { domainRoutes } from './pages/domains';
+import { emailRoutes } from './pages/emails';
+import { overviewRoutes } from './pages/overview';
+import { webhookRoutes } from './pages/webhooks';
+import type { DashboardRoute } from './routes';
+
+export type DashboardDeps = SignInDeps;
+
+const PAGES: readonly DashboardRoute[] = [
+  ...overviewRoutes,
+  ...webhookRoutes,
+  ...emailRoutes,
+  ...apiKeyRoutes,
+  ...domainRoutes,
+  ...contactRoutes,
+];
+
+/** `invoke` is the API handler itself, resolved lazily (the dashboard is one of its routes). */
+export function dashboardHandlers(
+  deps: DashboardDeps,
+  invoke: () => ApiInvoke,
+): Record<DashboardRouteId, PublicRouteHandler> {
+  const get: PublicRouteHandler = (request) => handle('GET', request.params.proxy ?? '', request);
+  return {
+    dashboardHome: (request) => handle('GET', '', request),
+    dashboardPage: get,
+    dashboardAction: (request) => handle('POST', request.params.proxy ?? '', request),
+  };
+
+  async function handle(method: 'GET' | 'POST', rawPath: string, request: PublicRouteRequest) {
+    const path = rawPath.replace(/\/+$/, '');
+    const asset = ASSETS[path];
+    if (method === 'GET' && asset) {
+      return { statusCode: 200, headers: { 'Content-Type': asset.type, ...SECURITY_HEADERS }, body: asset.body };
+    }
+    const { headers } = request;
+    if (path === 'sign-in') return method === 'GET' ? signInPage(request.query.token) : signIn(request);
+    if (method === 'GET' && path === 'signed-out') {
+      return htmlResponse(
+        bare('Signed out', html`<p>You are signed out. Ask your administrator for a new sign-in link.</p>`).markup,
+      );
+    }
+    const signedIn = await currentSession(deps, cookies(headers)[SESSION_COOKIE]);
+    if (!signedIn) return signInRequired();
+    const { session, principal } = signedIn;
+    const form = method === 'POST' ? formBody(request.rawBody) : new URLSearchParams();
+    if (method === 'POST' && (!sameOrigin(headers) || !checkCsrf(session, form.get('csrf') ?? undefined))) {
+      return htmlResponse(
+        bare(
+          'Request refused',
+          html`<p>This form is out of date or came from another site. Reload the page and try again.</p>`,
+        ).markup,
+        403,
+      );
+    }
+    if (method === 'POST' && path === 'sign-out') {
+      await signOut(deps, session);
+      return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(SESSION_COOKIE, '', 0, headers) });
+    }
+    if (method === 'POST' && path === 'mode') {
+      const mode = form.get('mode');
+      if ((MODES as readonly string[]).includes(mode ?? '')) await switchMode(deps, session, mode as Mode);
+      return redirect(BASE);
+    }
+    const flashValue = cookies(headers)[FLASH_COOKIE];
+    const page: PageContext = {
+      accountId: principal.accountId,
+      mode: principal.mode,
+      plan: principal.plan,
+      csrf: session.csrf,
+      flash: method === 'GET' ? openFlash(flashValue, session.csrf) : null,
+    };
+    const api = apiClient(invoke(), principal, 'dashboard', () => deps.clock.now());
+    for (const candidate of PAGES) {
+      if (candidate.method !== method) continue;
+      const found = candidate.pattern.exec(path);
+      if (!found) continue;
+      const params = found.slice(1).map((p) => p ?? '');
+      const dashboardRequest = { api, page, params, query: request.query, form };
+      if (candidate.method === 'GET') {
+        const clear = flashValue ? { 'Set-Cookie': clearFlash(headers) } : undefined;
+        try {
+          const result = await candidate.page(dashboardRequest);
+          return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, clear);
+        } catch (error) {
+          if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
+          return htmlResponse(
+            layout(page, '', 'Not available', html`<p role="alert">${error.message}</p>`).markup,
+            error.status,
+            clear,
+          );
+        }
+      }
+      try {
+        const result = await candidate.action(dashboardRequest);
+        const flash: Record<string, string> = result.flash
+          ? { 'Set-Cookie': sealFlash(result.flash, session.csrf, headers) }
+          : {};
+        return redirect(`${BASE}${result.to}`, flash);
+      } catch (error) {
+        if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
+        const flash = { kind: 'error' as const, text: error.message };
+        return redirect(`${BASE}${candidate.back(params)}`, { 'Set-Cookie': sealFlash(flash, session.csrf, headers) });
+      }
+    }
+    return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404);
+  }
+
+  async function signIn(request: PublicRouteRequest): Promise<APIGatewayProxyResult> {
+    if (!sameOrigin(request.headers)) {
+      return htmlResponse(bare('Request refused', html`<p>This form came from another site.</p>`).markup, 403);
+    }
+    const redeemed = await redeemSignIn(deps, formBody(request.rawBody).get('token') ?? undefined);
+    if (!redeemed) return invalidLink();
+    return redirect(BASE, {
+      'Set-Cookie': cookie(SESSION_COOKIE, redeemed.token, SESSION_TTL_MS / 1000, request.headers),
+    });
+  }
+}
+
+/** GET never redeems: link previews and scanners fetch links, so signing in takes the button's POST. */
+function signInPage(token: string | undefined): APIGatewayProxyResult {
+  return htmlResponse(
+    bare(
+      'Sign in to Sendflow',
+      html`<p>This one-time link signs you in to the Sendflow dashboard for 12 hours.</p>
+<form method="post" action="${BASE}/sign-in"><input type="hidden" name="token" value="${token ?? ''}"><button type="submit">Sign in</button></form>`,
+    ).markup,
+  );
+}
+
+function invalidLink(): APIGatewayProxyResult {
+  return htmlResponse(
+    bare(
+      'Sign-in link not valid',
+      html`<p role="alert">This sign-in link is invalid, has expired (links last 15 minutes) or was already used. Ask for a new one.</p>`,
+    ).markup,
+    400,
+  );
+}
+
+function signInRequired(): APIGatewayProxyResult {
+  return htmlResponse(
+    bare(
+      'Sign-in required',
+      html`<p>Your session has ended or you are not signed in. Open a new sign-in link (<code>npm run admin -- dashboard-link --account &lt;id&gt;</code>).</p>`,
+    ).markup,
+    401,
+  );
+}

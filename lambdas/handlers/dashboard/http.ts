@@ -1,0 +1,171 @@
+// HTTP plumbing of the dashboard: HTML responses with the security headers, redirects, cookies, form bodies,
+// the same-origin check, and escaping. Nothing here knows a page.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { escapeHtml } from '../http/pages';
+import { headerValue } from '../middleware/caller';
+
+export { escapeHtml };
+
+/** Every dashboard URL begins with this (the stage, then the dashboard's resource). */
+export const BASE = '/v1/dashboard';
+export const SESSION_COOKIE = 'sf_session';
+export const FLASH_COOKIE = 'sf_flash';
+/** A flash message lives until the next page view, and at most this long. */
+const FLASH_MAX_AGE_SECONDS = 120;
+
+/** Strict: our own stylesheet and script only, forms post only to us, never framed. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'DENY',
+};
+
+/** `markup` is trusted: callers escape every value they put in it (the `html` tag below does). */
+export function htmlResponse(markup: string, statusCode = 200, headers: Record<string, string> = {}) {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers },
+    body: markup,
+  } satisfies APIGatewayProxyResult;
+}
+
+/** Post/Redirect/Get: 303 so the browser follows with a GET. */
+export function redirect(location: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return { statusCode: 303, headers: { Location: location, ...SECURITY_HEADERS, ...headers }, body: '' };
+}
+
+/** Markup that is already safe (built by `html`, or a constant). */
+export class Safe {
+  constructor(readonly markup: string) {}
+  toString() {
+    return this.markup;
+  }
+}
+
+type Interpolation = Safe | string | number | boolean | null | undefined | readonly Interpolation[];
+
+function render(value: Interpolation): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof Safe) return value.markup;
+  if (Array.isArray(value)) return value.map(render).join('');
+  return escapeHtml(String(value));
+}
+
+/** Template tag: every interpolated value is escaped unless it is already Safe markup. */
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): Safe {
+  let out = strings[0] ?? '';
+  values.forEach((value, i) => {
+    out += render(value) + (strings[i + 1] ?? '');
+  });
+  return new Safe(out);
+}
+
+export function cookies(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const part of (headerValue(headers, 'cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at < 0) continue;
+    const name = part.slice(0, at).trim();
+    if (name && !(name in found)) found[name] = part.slice(at + 1).trim();
+  }
+  return found;
+}
+
+/** Over https (API Gateway says so in X-Forwarded-Proto; always on AWS), cookies are Secure. */
+export function isHttps(headers: Readonly<Record<string, string>>): boolean {
+  return (headerValue(headers, 'x-forwarded-proto') ?? '').split(',')[0]?.trim() === 'https';
+}
+
+export function cookie(
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+  headers: Readonly<Record<string, string>>,
+): string {
+  const secure = isHttps(headers) ? '; Secure' : '';
+  return `${name}=${value}; Path=${BASE}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+}
+
+/**
+ * A form post from another site: refused. Browsers say where a request comes from in Sec-Fetch-Site (every
+ * current browser), else in Origin. Under our `Referrer-Policy: no-referrer` Chromium sends `Origin: null` even
+ * for our own forms, so Sec-Fetch-Site decides first; a bare `null` origin without it is refused. A request with
+ * neither (not a browser) passes this check and still needs the session's CSRF token.
+ */
+export function sameOrigin(headers: Readonly<Record<string, string>>): boolean {
+  const site = headerValue(headers, 'sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin';
+  const origin = headerValue(headers, 'origin');
+  if (origin === undefined) return true;
+  const host = headerValue(headers, 'host');
+  try {
+    return origin !== 'null' && !!host && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+export function formBody(raw: string | null): URLSearchParams {
+  return new URLSearchParams(raw ?? '');
+}
+
+export interface Flash {
+  readonly kind: 'notice' | 'error';
+  readonly text: string;
+  /** A secret shown once (a new key, a signing secret): a copy button goes with it. */
+  readonly secret?: { readonly label: string; readonly value: string };
+}
+
+/**
+ * A flash message survives the redirect in a short cookie, sealed (AES-256-GCM) with a key derived from the
+ * session's CSRF token, which never leaves the server except in our own forms: a secret shown once is never
+ * stored anywhere, and the cookie is useless without the session it belongs to.
+ */
+export function sealFlash(flash: Flash, sessionSecret: string, headers: Readonly<Record<string, string>>): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', flashKey(sessionSecret), iv);
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(flash), 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return cookie(
+    FLASH_COOKIE,
+    `${iv.toString('base64url')}.${sealed.toString('base64url')}`,
+    FLASH_MAX_AGE_SECONDS,
+    headers,
+  );
+}
+
+export function openFlash(value: string | undefined, sessionSecret: string): Flash | null {
+  if (!value) return null;
+  const [iv, sealed] = value.split('.');
+  if (!iv || !sealed) return null;
+  try {
+    const data = Buffer.from(sealed, 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', flashKey(sessionSecret), Buffer.from(iv, 'base64url'));
+    decipher.setAuthTag(data.subarray(data.length - 16));
+    const text = Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString(
+      'utf8',
+    );
+    const flash = JSON.parse(text) as Flash;
+    return flash.kind === 'notice' || flash.kind === 'error' ? flash : null;
+  } catch {
+    return null;
+  }
+}
+
+export const clearFlash = (headers: Readonly<Record<string, string>>) => cookie(FLASH_COOKIE, '', 0, headers);
+
+function flashKey(sessionSecret: string): Buffer {
+  return createHash('sha256').update(`sendflow-dashboard-flash:${sessionSecret}`, 'utf8').digest();
+}
+
+/** A dashboard URL with a query string; empty values are left out. */
+export function href(path: string, query: Record<string, string | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value) params.set(name, value);
+  const qs = params.toString();
+  return `${BASE}${path}${qs ? `?${qs}` : ''}`;
+}

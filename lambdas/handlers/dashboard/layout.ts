@@ -1,0 +1,91 @@
+// The page shell every dashboard page shares: landmarks, navigation, the live/test switch, sign-out, and the
+// flash message of the last action. Also the small building blocks pages share (forms with their CSRF field).
+import type { Mode } from '../../domain/api-keys';
+import { BASE, type Flash, html, type Safe } from './http';
+
+export interface PageContext {
+  readonly accountId: string;
+  readonly mode: Mode;
+  readonly plan: string;
+  readonly csrf: string;
+  readonly flash: Flash | null;
+}
+
+const NAV = [
+  ['', 'Overview'],
+  ['/webhooks', 'Webhooks'],
+  ['/emails', 'Emails'],
+  ['/api-keys', 'API keys'],
+  ['/domains', 'Domains'],
+  ['/contacts', 'Contacts'],
+] as const;
+
+/** A whole page; `section` is the NAV entry it belongs to. */
+export function layout(ctx: PageContext, section: string, title: string, content: Safe): Safe {
+  const other: Mode = ctx.mode === 'live' ? 'test' : 'live';
+  return document(
+    `${title} · Sendflow`,
+    html`<a class="skip" href="#main">Skip to content</a>
+<header class="mode-${ctx.mode}">
+  <span class="brand">Sendflow</span>
+  <span>Account <span class="mono">${ctx.accountId}</span> · <span class="badge" aria-label="Mode: ${ctx.mode}">${ctx.mode === 'live' ? 'Live' : 'Test'} mode</span></span>
+  ${postForm('/mode', html`<input type="hidden" name="mode" value="${other}"><button type="submit" class="secondary">Switch to ${other} mode</button>`, ctx.csrf, 'inline')}
+  ${postForm('/sign-out', html`<button type="submit" class="secondary">Sign out</button>`, ctx.csrf, 'inline')}
+  <nav aria-label="Dashboard"><ul>${NAV.map(
+    ([path, label]) =>
+      html`<li><a href="${BASE}${path}"${path === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  )}</ul></nav>
+</header>
+<main id="main" tabindex="-1">
+${flashMessage(ctx.flash)}
+<h1>${title}</h1>
+${content}
+</main>`,
+  );
+}
+
+/** A page outside a session (sign-in, signed out): no navigation, no account data. */
+export function bare(title: string, content: Safe): Safe {
+  return document(`${title} · Sendflow`, html`<main id="main"><h1>${title}</h1>${content}</main>`);
+}
+
+function document(title: string, body: Safe): Safe {
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title><link rel="stylesheet" href="${BASE}/assets/app.css"><script src="${BASE}/assets/app.js" defer></script>
+</head><body>${body}</body></html>`;
+}
+
+function flashMessage(flash: Flash | null): Safe | '' {
+  if (!flash) return '';
+  const role = flash.kind === 'error' ? 'alert' : 'status';
+  const secret = flash.secret
+    ? html`<p class="secret"><span id="secret-label">${flash.secret.label}:</span> <code id="secret-value" aria-labelledby="secret-label">${flash.secret.value}</code>
+<button type="button" data-copy="secret-value">Copy</button></p><p>It is shown once: copy it now.</p>`
+    : '';
+  return html`<div class="flash ${flash.kind}" role="${role}"><p>${flash.text}</p>${secret}</div>`;
+}
+
+/** A POST form to a dashboard action, with the session's CSRF token. */
+export function postForm(action: string, fields: Safe, csrf: string, className = ''): Safe {
+  return html`<form method="post" action="${BASE}${action}"${className ? html` class="${className}"` : ''}><input type="hidden" name="csrf" value="${csrf}">${fields}</form>`;
+}
+
+/** A one-button form, e.g. Delete or Retry. */
+export function actionButton(
+  action: string,
+  label: string,
+  csrf: string,
+  style = 'secondary',
+  extra: Safe | '' = '',
+): Safe {
+  return postForm(action, html`${extra}<button type="submit" class="${style}">${label}</button>`, csrf, 'inline');
+}
+
+export function when(iso: unknown): string {
+  if (typeof iso !== 'string' || !iso) return '—';
+  return iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/Z$/, ' UTC');
+}

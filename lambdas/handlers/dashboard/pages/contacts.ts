@@ -1,0 +1,67 @@
+// Contacts: the list, add one (double opt-in: the API sends the confirmation), delete.
+import { html } from '../http';
+import { actionButton, postForm, when } from '../layout';
+import { type DashboardRequest, ID, route } from '../routes';
+
+interface ContactItem {
+  id: string;
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  status?: string;
+  created_at: string;
+}
+
+async function list({ api, page }: DashboardRequest) {
+  const { body } = await api.get<{ data: ContactItem[] }>('/contacts');
+  const rows = body.data.length
+    ? html`<div class="table-wrap"><table><caption>Contacts</caption>
+<thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col">Actions</th></tr></thead>
+<tbody>${body.data.map(
+        (
+          c,
+        ) => html`<tr><td>${c.email}</td><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</td><td>${c.status ?? '—'}</td>
+<td>${when(c.created_at)}</td><td>${actionButton(`/contacts/${c.id}/delete`, `Delete ${c.email}`, page.csrf, 'danger')}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p>No contacts in ${page.mode} mode yet.</p>`;
+  const form = postForm(
+    '/contacts',
+    html`<label for="contact-email">Email</label><input id="contact-email" name="email" type="email" required>
+<label for="contact-first">First name (optional)</label><input id="contact-first" name="first_name" type="text" maxlength="100">
+<label for="contact-last">Last name (optional)</label><input id="contact-last" name="last_name" type="text" maxlength="100">
+<div><button type="submit">Add contact</button></div>`,
+    page.csrf,
+    'stack',
+  );
+  return {
+    title: 'Contacts',
+    section: '/contacts',
+    content: html`${rows}<section aria-labelledby="new-contact-h"><h2 id="new-contact-h">Add a contact</h2>${form}</section>`,
+  };
+}
+
+async function create({ api, form }: DashboardRequest) {
+  const { body } = await api.send<ContactItem>('POST', '/contacts', {
+    email: form.get('email') ?? '',
+    ...(form.get('first_name') ? { first_name: form.get('first_name') } : {}),
+    ...(form.get('last_name') ? { last_name: form.get('last_name') } : {}),
+  });
+  return {
+    to: '/contacts',
+    flash: {
+      kind: 'notice' as const,
+      text: `Contact ${body.email} added; a confirmation email asks them to subscribe.`,
+    },
+  };
+}
+
+async function remove({ api, params }: DashboardRequest) {
+  await api.send('DELETE', `/contacts/${params[0]}`);
+  return { to: '/contacts', flash: { kind: 'notice' as const, text: 'Contact deleted.' } };
+}
+
+export const contactRoutes = [
+  route.get('contacts', list),
+  route.post('contacts', create, () => '/contacts'),
+  route.post(`contacts/${ID}/delete`, remove, () => '/contacts'),
+];

@@ -1,0 +1,46 @@
+// The overview: plan and rate limit (from the API's own rate-limit headers), then the newest deliveries across
+// the first webhooks and the failures among them.
+import { html, type Safe } from '../http';
+import { when } from '../layout';
+import { type DashboardRequest, route } from '../routes';
+import { type DeliveryItem, deliveryStatus, type WebhookItem } from './views';
+
+/** The overview reads at most this many webhooks' logs (each a request against the account's rate limit). */
+const WEBHOOKS_SHOWN = 4;
+
+async function overview({ api, page }: DashboardRequest) {
+  const hooks = await api.get<{ data: WebhookItem[] }>('/webhooks');
+  const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
+  const logs = await Promise.all(
+    shown.map((hook) => api.get<{ data: DeliveryItem[] }>(`/webhooks/${hook.id}/deliveries`, { limit: '10' })),
+  );
+  const recent = logs
+    .flatMap((log) => log.body.data)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at))
+    .slice(0, 10);
+  const failures = recent.filter((d) => d.status === 'failed');
+  const last = logs.at(-1) ?? hooks;
+  const limit = last.headers['x-ratelimit-limit'] ?? '—';
+  const remaining = last.headers['x-ratelimit-remaining'] ?? '—';
+  const content = html`<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>
+<dl class="facts"><dt>Plan</dt><dd>${page.plan}</dd>
+<dt>Rate limit</dt><dd>${limit} requests per second (${remaining} left in this second)</dd>
+<dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
+<section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, 'Recent deliveries', 'No deliveries yet.')}</section>
+<section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, 'Recent failures', 'No recent failures.')}</section>`;
+  return { title: 'Overview', section: '', content };
+}
+
+function deliveryTable(rows: readonly DeliveryItem[], caption: string, empty: string): Safe {
+  if (!rows.length) return html`<p>${empty}</p>`;
+  return html`<div class="table-wrap"><table><caption class="skip">${caption}</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">HTTP</th></tr></thead>
+<tbody>${rows.map(
+    (
+      d,
+    ) => html`<tr><td><a href="/v1/dashboard/webhooks/${d.webhook_id}/deliveries/${d.id}">${when(d.created_at)}</a></td>
+<td>${d.event}</td><td>${deliveryStatus(d.status)}</td><td>${d.status_code ?? '—'}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+export const overviewRoutes = [route.get('', overview)];

@@ -1,0 +1,54 @@
+// What a dashboard page module declares: its GET pages and POST actions, matched on the path below
+// /v1/dashboard. Pages return content for the layout; actions return where to redirect (Post/Redirect/Get).
+import type { ApiClient } from './api-client';
+import type { Flash, Safe } from './http';
+import type { PageContext } from './layout';
+
+export interface DashboardRequest {
+  readonly api: ApiClient;
+  readonly page: PageContext;
+  /** The pattern's capture groups (ids), decoded. */
+  readonly params: readonly string[];
+  readonly query: Readonly<Record<string, string>>;
+  /** The form fields of a POST (empty for a GET). */
+  readonly form: URLSearchParams;
+}
+
+export interface PageResult {
+  readonly title: string;
+  /** The navigation entry it belongs to ('' = overview). */
+  readonly section: string;
+  readonly content: Safe;
+}
+
+export interface ActionResult {
+  /** Dashboard path to redirect to, e.g. `/webhooks/wh_1`. */
+  readonly to: string;
+  readonly flash?: Flash;
+}
+
+export type DashboardRoute =
+  | { method: 'GET'; pattern: RegExp; page(request: DashboardRequest): Promise<PageResult> }
+  | {
+      method: 'POST';
+      pattern: RegExp;
+      action(request: DashboardRequest): Promise<ActionResult>;
+      /** Where a failed action sends the person back to, with the API's error message. */
+      back(params: readonly string[]): string;
+    };
+
+/** An id segment: what our ids look like (letters, digits, `_`, `-`); anything else is no page of ours. */
+export const ID = '([A-Za-z0-9_-]{1,128})';
+
+export const route = {
+  get: (pattern: string, page: (request: DashboardRequest) => Promise<PageResult>): DashboardRoute => ({
+    method: 'GET',
+    pattern: new RegExp(`^${pattern}$`),
+    page,
+  }),
+  post: (
+    pattern: string,
+    action: (request: DashboardRequest) => Promise<ActionResult>,
+    back: (params: readonly string[]) => string,
+  ): DashboardRoute => ({ method: 'POST', pattern: new RegExp(`^${pattern}$`), action, back }),
+};

@@ -1,0 +1,177 @@
+// The dashboard end to end in Chromium: sign-in (the one-time link, then the session), the overview, API keys
+// (created with every scope, shown once, gone after a reload; revoked) and webhooks (created with the event
+// picker, the signing secret shown once). Every page is checked with axe and at phone width.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn, signInLink } from '../support/browser';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let browser: Browser;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [rt, browser, receiver] = await Promise.all([startTestRuntime(), launchBrowser(), startReceiver()]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await rt?.stop();
+});
+
+const main = (page: Page) => page.getByRole('main');
+
+describe('sign-in', () => {
+  it('signs in with the one-time link, shows the overview, and refuses the link a second time', async () => {
+    // Arrange
+    const { accountId } = await rt.newKey({ plan: 'growth' });
+    const link = await signInLink(rt, accountId);
+    const { context, page } = await newPage(browser);
+
+    // Act
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    // Assert
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
+    expect(await main(page).textContent()).toContain('growth');
+    expect(await page.getByText(accountId).count()).toBe(1);
+    const cookie = (await context.cookies()).find((c) => c.name === 'sf_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/dashboard' });
+    await expectAccessibleAndNarrow(browser, page);
+
+    const { page: other } = await newPage(browser);
+    await other.goto(link);
+    await other.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => other.getByRole('heading', { level: 1 }).textContent()).toBe('Sign-in link not valid');
+    expect(await other.content()).not.toContain(accountId);
+    await context.close();
+    await other.context().close();
+  });
+
+  it('shows no account data without a session, and signs out', async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+
+    const anonymous = await page.goto(`${rt.url}/dashboard/webhooks`);
+    expect(anonymous?.status()).toBe(401);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign-in required');
+    await expectAccessibleAndNarrow(browser, page);
+
+    await signIn(page, rt, accountId);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Signed out');
+    const after = await page.goto(`${rt.url}/dashboard`);
+    expect(after?.status()).toBe(401);
+    expect(await page.content()).not.toContain(accountId);
+    await context.close();
+  });
+
+  it('switches between live and test mode', async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId, 'test');
+
+    await page.getByRole('button', { name: 'Switch to live mode' }).click();
+
+    await expect.poll(() => page.getByRole('button', { name: 'Switch to test mode' }).count()).toBe(1);
+    expect(await page.getByText('Live mode', { exact: true }).count()).toBe(1);
+    await context.close();
+  });
+});
+
+describe('API keys', () => {
+  it('creates a key with every scope, shows it once with a copy button, then revokes it', async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.getByRole('link', { name: 'API keys' }).click();
+
+    await page.getByLabel('Name').fill('CI deploys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    const secret = (await page.locator('#secret-value').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^sf_test_[0-9A-Za-z]{32,}$/);
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(1);
+    // The key works on the API, with every scope (a full-access route answers).
+    expect((await rt.call('/api-keys', { key: secret })).status).toBe(200);
+    const row = page.getByRole('row', { name: /CI deploys/ });
+    expect(await row.textContent()).toContain('email:send, email:read, domain:read, webhook:read, webhook:write');
+    expect(await row.textContent()).not.toContain(secret);
+    await expectAccessibleAndNarrow(browser, page);
+
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+
+    await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toContain('revoked');
+    expect((await rt.call('/api-keys', { key: secret })).status).toBe(401);
+    await context.close();
+  });
+
+  it('creates a key with only the scopes picked', async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.goto(`${rt.url}/dashboard/api-keys`);
+
+    await page.getByLabel('Name').fill('Sender only');
+    for (const scope of ['email:read', 'domain:read', 'webhook:read', 'webhook:write']) {
+      await page.getByRole('checkbox', { name: scope }).uncheck();
+    }
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    const secret = (await page.locator('#secret-value').textContent())?.trim() ?? '';
+    expect((await rt.call('/webhooks', { key: secret })).status).toBe(403);
+    expect(await page.getByRole('row', { name: /Sender only/ }).textContent()).toContain('email:send');
+    await context.close();
+  });
+});
+
+describe('webhooks', () => {
+  it('lists webhooks and creates one with the event picker, format and description, showing the secret once', async () => {
+    const { accountId, key } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    expect(await main(page).textContent()).toContain('No webhooks in test mode yet.');
+    await expectAccessibleAndNarrow(browser, page);
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
+    await page.getByRole('checkbox', { name: 'email.bounced' }).uncheck();
+    await page.getByRole('checkbox', { name: 'email.complained' }).check();
+    await page.getByLabel('Format').selectOption('standard');
+    await page.getByLabel('Description (optional)').fill('Orders service');
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+
+    const secret = (await page.locator('#secret-value').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(`${receiver.url}/hooks`);
+    const list = (await (await rt.call('/webhooks', { key })).json()) as { data: { id: string; events: string[] }[] };
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]?.events).toEqual(['email.delivered', 'email.complained']);
+    await expectAccessibleAndNarrow(browser, page);
+
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    expect(await page.getByRole('link', { name: `${receiver.url}/hooks` }).count()).toBe(1);
+    await context.close();
+  });
+
+  it('shows the API error message when creation is refused', async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.goto(`${rt.url}/dashboard/webhooks`);
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/none`);
+    for (const name of ['email.delivered', 'email.bounced']) await page.getByRole('checkbox', { name }).uncheck();
+    await page.getByRole('button', { name: 'Create webhook' }).click();
+
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/event/i);
+    await context.close();
+  });
+});

@@ -1,0 +1,203 @@
+// The dashboard's sign-in, session cookie and CSRF over real HTTP on the local runtime: GET never redeems a
+// link, POST redeems it once; the cookie's attributes; every POST needs the session's CSRF token and a
+// same-origin request; without a session no page shows account data; security headers on every page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+
+beforeAll(async () => {
+  rt = await startTestRuntime();
+});
+
+afterAll(async () => {
+  await rt?.stop();
+});
+
+const dash = (path = '') => `${rt.url}/dashboard${path}`;
+
+async function linkToken(accountId: string): Promise<string> {
+  const { url } = await createSignInLink(rt.services, { accountId, mode: 'test', baseUrl: rt.url });
+  return new URL(url).searchParams.get('token') ?? '';
+}
+
+function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return fetch(dash(path), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+async function signedIn(accountId: string, headers: Record<string, string> = {}) {
+  const res = await post('/sign-in', { token: await linkToken(accountId) }, headers);
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  const cookie = setCookie.split(';')[0] ?? '';
+  const page = await (await fetch(dash(), { headers: { cookie } })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+  return { res, setCookie, cookie, csrf };
+}
+
+describe('sign-in', () => {
+  it('GET shows a button and never redeems; POST redeems once and sets the session cookie', async () => {
+    // Arrange
+    const { accountId } = await rt.newKey();
+    const token = await linkToken(accountId);
+
+    // Act
+    const preview = await fetch(dash(`/sign-in?token=${token}`));
+    const previewAgain = await fetch(dash(`/sign-in?token=${token}`));
+    const first = await post('/sign-in', { token });
+    const second = await post('/sign-in', { token });
+
+    // Assert
+    expect(preview.status).toBe(200);
+    expect(await previewAgain.text()).toContain('Sign in</button>');
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/v1/dashboard');
+    const cookie = first.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^sf_session=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    expect(cookie).toContain('Path=/v1/dashboard');
+    expect(cookie).toContain('Max-Age=43200');
+    expect(cookie).not.toContain('Secure');
+    expect(second.status).toBe(400);
+    expect(second.headers.get('set-cookie')).toBeNull();
+    expect(await second.text()).toContain('already used');
+  });
+
+  it('marks the cookie Secure when the request came over https', async () => {
+    const { accountId } = await rt.newKey();
+    const { setCookie } = await signedIn(accountId, { 'X-Forwarded-Proto': 'https' });
+    expect(setCookie).toContain('; Secure');
+  });
+
+  it('refuses a sign-in posted from another site', async () => {
+    const { accountId } = await rt.newKey();
+    const token = await linkToken(accountId);
+
+    const crossSite = await post('/sign-in', { token }, { 'Sec-Fetch-Site': 'cross-site' });
+    const otherOrigin = await post('/sign-in', { token }, { Origin: 'https://evil.example' });
+    const stillValid = await post('/sign-in', { token });
+
+    expect(crossSite.status).toBe(403);
+    expect(otherOrigin.status).toBe(403);
+    expect(stillValid.status).toBe(303);
+  });
+});
+
+describe('without a session', () => {
+  it('every page answers 401 with a sign-in-required page and no account data', async () => {
+    const { accountId, key } = await rt.newKey();
+    const made = await rt.call('/webhooks', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/h', events: ['email.sent'] }),
+    });
+    const { id } = (await made.json()) as { id: string };
+
+    for (const path of ['', '/webhooks', `/webhooks/${id}`, '/api-keys', '/emails', '/domains', '/contacts']) {
+      for (const cookie of ['', 'sf_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+        const res = await fetch(dash(path), { headers: cookie ? { cookie } : {} });
+        const body = await res.text();
+        expect(res.status, path).toBe(401);
+        expect(body).toContain('Sign-in required');
+        expect(body).not.toContain(accountId);
+        expect(body).not.toContain(id);
+      }
+    }
+    const action = await post('/webhooks', { url: 'http://127.0.0.1:9/x', events: 'email.sent' });
+    expect(action.status).toBe(401);
+  });
+});
+
+describe('CSRF', () => {
+  it("refuses a POST without the session's token, with another's, or from another site; changes nothing", async () => {
+    const { accountId, key } = await rt.newKey();
+    const mine = await signedIn(accountId);
+    const other = await signedIn((await rt.newKey()).accountId);
+    const fields = { url: 'http://127.0.0.1:9/csrf', events: 'email.sent' };
+
+    const missing = await post('/webhooks', fields, { cookie: mine.cookie });
+    const foreign = await post('/webhooks', { ...fields, csrf: other.csrf }, { cookie: mine.cookie });
+    const crossSite = await post(
+      '/webhooks',
+      { ...fields, csrf: mine.csrf },
+      { cookie: mine.cookie, 'Sec-Fetch-Site': 'cross-site' },
+    );
+    const nullOrigin = await post('/webhooks', { ...fields, csrf: mine.csrf }, { cookie: mine.cookie, Origin: 'null' });
+
+    for (const res of [missing, foreign, crossSite, nullOrigin]) expect(res.status).toBe(403);
+    const list = (await (await rt.call('/webhooks', { key })).json()) as { data: unknown[] };
+    expect(list.data).toEqual([]);
+
+    const accepted = await post(
+      '/webhooks',
+      { ...fields, csrf: mine.csrf },
+      { cookie: mine.cookie, 'Sec-Fetch-Site': 'same-origin' },
+    );
+    expect(accepted.status).toBe(303);
+    expect(((await (await rt.call('/webhooks', { key })).json()) as { data: unknown[] }).data).toHaveLength(1);
+  });
+});
+
+describe('session', () => {
+  it('signs out: the cookie is cleared and the session no longer works', async () => {
+    const { accountId } = await rt.newKey();
+    const { cookie, csrf } = await signedIn(accountId);
+
+    const out = await post('/sign-out', { csrf }, { cookie });
+
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/v1/dashboard/signed-out');
+    expect(out.headers.get('set-cookie')).toMatch(/^sf_session=; .*Max-Age=0/);
+    expect((await fetch(dash(), { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('acts as the account through the API: scopes, rate-limit window and tenant isolation as for a key', async () => {
+    const { accountId, key } = await rt.newKey({ mode: 'live' });
+    const { cookie } = await signedIn(accountId);
+    const made = await rt.call('/webhooks', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/live-only', events: ['email.sent'] }),
+    });
+    const { id } = (await made.json()) as { id: string };
+
+    // The session is in test mode: the live webhook is another world (404, as for a test key).
+    const res = await fetch(dash(`/webhooks/${id}`), { headers: { cookie } });
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('live-only');
+  });
+});
+
+describe('headers and assets', () => {
+  it('serves every page with a strict CSP and no caching, and its CSS and JS from the dashboard', async () => {
+    const { accountId } = await rt.newKey();
+    const { cookie } = await signedIn(accountId);
+
+    const pages = await Promise.all(
+      ['', '/webhooks', '/sign-in?token=x', '/signed-out'].map((p) => fetch(dash(p), { headers: { cookie } })),
+    );
+    const css = await fetch(dash('/assets/app.css'));
+    const js = await fetch(dash('/assets/app.js'));
+
+    for (const res of pages) {
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
+          "frame-ancestors 'none'; base-uri 'none'",
+      );
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(await js.text()).toContain('navigator.clipboard');
+  });
+});
