@@ -1,0 +1,227 @@
+// One webhook in the dashboard, end to end in Chromium against a real receiver: edit, pause and resume, send a
+// test event and see its result, rotate the secret with a grace period, the delivery log (status filter,
+// paging), a delivery's attempt timeline and exact payload, a retry (and its 409 explained), a recovery job
+// and its progress, delete. Retries are 60 s apart here, so a failed email delivery stays pending.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn } from '../support/browser';
+import { type Receiver, startReceiver } from '../support/receiver';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let browser: Browser;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  [rt, browser, receiver] = await Promise.all([
+    startTestRuntime({ SF_RETRY_DELAYS: '60,60,60,60' }),
+    launchBrowser(),
+    startReceiver(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await rt?.stop();
+});
+
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** An account with a webhook to the receiver, signed in, on the webhook's page. */
+async function onWebhookPage(path = '/hook') {
+  const { accountId, key } = await rt.newKey();
+  const made = await rt.call('/webhooks', { key, ...json({ url: `${receiver.url}${path}`, events: ['email.sent'] }) });
+  const hook = (await made.json()) as { id: string; signing_secret: string };
+  const { context, page } = await newPage(browser);
+  await signIn(page, rt, accountId);
+  await page.getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('link', { name: `${receiver.url}${path}` }).click();
+  return { key, hook, context, page };
+}
+
+const flash = (page: Page, role: 'status' | 'alert') => page.getByRole(role).first().textContent();
+const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
+
+describe('one webhook', () => {
+  it('edits the URL and events, pauses and resumes', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/edit');
+    await expectAccessibleAndNarrow(browser, page);
+
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/edited`);
+    await page.getByRole('checkbox', { name: 'email.delivered' }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook saved.');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook paused.');
+    const paused = (await (await rt.call(`/webhooks/${hook.id}`, { key })).json()) as Record<string, unknown>;
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook resumed.');
+    const resumed = (await (await rt.call(`/webhooks/${hook.id}`, { key })).json()) as Record<string, unknown>;
+
+    expect(paused).toMatchObject({
+      url: `${receiver.url}/edited`,
+      events: ['email.sent', 'email.delivered'],
+      active: false,
+    });
+    expect(resumed.active).toBe(true);
+    await context.close();
+  });
+
+  it('sends a test event and shows the result; rotates the secret with a grace period, shown once', async () => {
+    const { hook, context, page } = await onWebhookPage('/test-send');
+    receiver.answer({ kind: 'status', status: 200, body: 'ok' });
+    const before = receiver.received.length;
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Test event: Delivered: the endpoint answered HTTP 200.');
+    expect(receiver.received.length).toBe(before + 1);
+
+    receiver.answer({ kind: 'status', status: 503, body: 'down' });
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await expect.poll(() => flash(page, 'alert')).toContain('Test event: Not delivered');
+    receiver.answer({ kind: 'status', status: 200, body: 'ok' });
+
+    await page.getByLabel('Keep the previous secret signing for').selectOption('3600');
+    await page.getByRole('button', { name: 'Rotate signing secret' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('The previous secret keeps signing until');
+    const secret = (await page.locator('#secret-value').textContent())?.trim() ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(hook.signing_secret);
+    await page.reload();
+    expect(await page.content()).not.toContain(secret);
+    await context.close();
+  });
+
+  it('filters the delivery log by status and pages to older deliveries', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/log');
+    receiver.answer((n) => ({ kind: 'status', status: n % 3 === 0 ? 500 : 200 }));
+    for (let i = 0; i < 22; i++) await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    receiver.answer({ kind: 'status', status: 200 });
+    await page.reload();
+
+    const rows = () => page.getByRole('table', { name: /^Deliveries/ }).getByRole('row');
+    expect(await rows().count()).toBe(21); // the header and 20
+    await page.getByRole('link', { name: 'Older deliveries' }).click();
+    expect(await rows().count()).toBe(3);
+    await page.getByRole('link', { name: 'Newest deliveries' }).click();
+
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const failedRows = await page
+      .getByRole('table', { name: 'Deliveries (failed)' })
+      .getByRole('row')
+      .allTextContents();
+    expect(failedRows.length).toBeGreaterThan(1);
+    for (const row of failedRows.slice(1)) expect(row).toContain('failed');
+    expect(failedRows.slice(1).some((row) => row.includes('succeeded'))).toBe(false);
+    await expectAccessibleAndNarrow(browser, page);
+    await context.close();
+  });
+
+  it("shows a delivery's attempt timeline and exact payload, retries it, and explains a 409", async () => {
+    const { key, hook, context, page } = await onWebhookPage('/timeline');
+    receiver.answer({ kind: 'status', status: 500, body: 'boom' });
+    const sent = await rt.call('/emails', {
+      key,
+      ...json({
+        from: 'Acme <hello@acme.test>',
+        to: ['success@simulator.amazonses.com'],
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+      }),
+    });
+    expect(sent.status).toBe(200);
+    // The email.sent delivery fails once, then waits 60 s for its next attempt: pending, with one scheduled.
+    await expect
+      .poll(
+        async () => {
+          const log = (await (await rt.call(`/webhooks/${hook.id}/deliveries`, { key })).json()) as {
+            data: { attempts: number; status: string }[];
+          };
+          return log.data.find((d) => d.attempts === 1 && d.status === 'pending') !== undefined;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    await page.reload();
+    await page
+      .getByRole('table', { name: /^Deliveries/ })
+      .getByRole('link')
+      .first()
+      .click();
+    expect(await heading(page)).toMatch(/^Delivery dlv_/);
+
+    const attempts = await page.getByRole('table', { name: 'Attempts' }).getByRole('row').allTextContents();
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]).toMatch(/500/);
+    expect(attempts[1]).toMatch(/\d+ ms/);
+    expect(attempts[1]).toMatch(/UTC/);
+    const payload = JSON.parse(
+      (await page.getByRole('region', { name: 'Payload' }).locator('pre').textContent()) ?? '',
+    );
+    expect(payload.type).toBe('email.sent');
+    await expectAccessibleAndNarrow(browser, page);
+
+    await page.getByRole('button', { name: 'Retry now' }).click();
+    const conflict = (await flash(page, 'alert')) ?? '';
+    expect(conflict).toContain('Not retried');
+    expect(conflict).toContain('no attempt is scheduled or running');
+
+    receiver.answer({ kind: 'status', status: 200, body: 'ok' });
+    await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    await page.goto(`${rt.url}/dashboard/webhooks/${hook.id}?status=succeeded`);
+    await page
+      .getByRole('table', { name: /^Deliveries/ })
+      .getByRole('link')
+      .first()
+      .click();
+    await page.getByRole('button', { name: 'Retry now' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Retry: Delivered');
+    expect(await page.getByRole('table', { name: 'Attempts' }).getByRole('row').count()).toBe(3);
+    await context.close();
+  });
+
+  it('starts a recovery job and follows its progress', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/recover');
+    receiver.answer({ kind: 'status', status: 500 });
+    for (let i = 0; i < 3; i++) await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
+    receiver.answer({ kind: 'status', status: 200 });
+    await page.reload();
+
+    await page.getByLabel('From (UTC)').fill(new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19));
+    await page.getByRole('button', { name: 'Start recovery' }).click();
+    expect(await heading(page)).toBe('Recovery job');
+    expect(await flash(page, 'status')).toContain('Recovery started.');
+    await expectAccessibleAndNarrow(browser, page);
+
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('link', { name: 'Refresh' }).click();
+          return page.locator('#recovery-status').textContent();
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe('completed');
+    expect(await page.getByRole('main').textContent()).toContain('3 (3 succeeded, 0 failed)');
+    expect(await page.getByRole('progressbar', { name: 'Progress' }).getAttribute('value')).toBe('3');
+    await context.close();
+  });
+
+  it('deletes the webhook', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/delete');
+
+    await page.getByRole('button', { name: 'Delete webhook' }).click();
+
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook deleted.');
+    expect(await heading(page)).toBe('Webhooks');
+    expect((await rt.call(`/webhooks/${hook.id}`, { key })).status).toBe(404);
+    await context.close();
+  });
+});
