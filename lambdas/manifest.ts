@@ -166,6 +166,13 @@ export const routes = [
     access: { scope: 'email:read' },
     summary: 'Retrieve an email: status, recipients, event history',
   },
+  {
+    id: 'getUsage',
+    method: 'GET',
+    path: '/usage',
+    access: 'full',
+    summary: "The account's plan, rate limit, and quotas used (live emails this month, test recipients today)",
+  },
   // The customer dashboard (README "Dashboard"): server-rendered pages under /v1/dashboard; the handler routes
   // below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the dashboard itself.
   {

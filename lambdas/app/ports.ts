@@ -68,6 +68,8 @@ export interface QuotaCounter {
   consume(accountId: string, window: QuotaWindow, count: number, limit: number): Promise<boolean>;
   /** Gives back `count` emails consumed by a request that then failed (nothing of it was sent). */
   release(accountId: string, window: QuotaWindow, count: number): Promise<void>;
+  /** What the window has counted so far (0 when nothing was). */
+  used(accountId: string, window: QuotaWindow): Promise<number>;
 }
 
 /**

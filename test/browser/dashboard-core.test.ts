@@ -36,7 +36,11 @@ describe('sign-in', () => {
 
     // Assert
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Overview');
-    expect(await main(page).textContent()).toContain('growth');
+    const overview = (await main(page).textContent()) ?? '';
+    expect(overview).toContain('growth');
+    expect(overview).toContain('100 requests per second');
+    expect(overview).toMatch(/Live emails this month\s*0 of 50,000/);
+    expect(overview).toMatch(/Test recipients today\s*0 of 50,000/);
     expect(await page.getByText(accountId).count()).toBe(1);
     const cookie = (await context.cookies()).find((c) => c.name === 'sf_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/dashboard' });

@@ -480,6 +480,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-api').output()}`).toBe(200);
       csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
     }
+    expect((await call('/usage', { key: liveKey })).status).toBe(200);
     expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);

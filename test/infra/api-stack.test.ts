@@ -341,7 +341,7 @@ describe('least privilege', () => {
     expect(tableActions(apiFunctionId)).toEqual({
       accounts: [get],
       apiKeys: sorted(get, put, query, update),
-      rateLimits: [update],
+      rateLimits: sorted(get, update),
       webhooks: sorted(del, get, put, query, update),
       deliveries: sorted(batchGet, get, put, query, update),
       emails: sorted(batchWrite, get, put, update),

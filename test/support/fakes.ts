@@ -511,6 +511,10 @@ export class InMemoryQuotaCounter implements QuotaCounter {
     const used = this.counts.get(key) ?? 0;
     if (used >= count) this.counts.set(key, used - count);
   }
+
+  async used(accountId: string, window: QuotaWindow): Promise<number> {
+    return this.counts.get(`${accountId}#${window.month}`) ?? 0;
+  }
 }
 
 export class InMemorySuppressionList implements SuppressionList {

@@ -152,6 +152,8 @@ function expectedAccess(method: string, path: string): Access {
   if (listed) return listed;
   // Links in emails: one-click unsubscribe and the contact's double opt-in confirmation.
   if (path.startsWith('/unsubscribe') || path.startsWith('/contacts/confirm')) return 'public';
+  // Dashboard pages: no key at the gateway; the session cookie stands in for a full-access key (DESIGN §9).
+  if (path.startsWith('/dashboard')) return 'public';
   return 'full';
 }
 

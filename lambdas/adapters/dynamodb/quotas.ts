@@ -1,6 +1,6 @@
 // The monthly email counter: one conditional UpdateItem ADD per send request, refused (and unchanged)
 // when it would pass the limit. Lives in the counters (rateLimits) table, expiring after its month.
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { QuotaCounter } from '../../app/ports';
 import type { QuotaWindow } from '../../domain/email/quota';
 import { unlessConditionFails } from './operations';
@@ -48,5 +48,13 @@ export class DynamoQuotaCounter implements QuotaCounter {
         }),
       ),
     );
+  }
+
+  async used(accountId: string, window: QuotaWindow): Promise<number> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { key: `quota#${accountId}#${window.month}` } }),
+    );
+    const n = Item?.n;
+    return typeof n === 'number' && n > 0 ? n : 0;
   }
 }

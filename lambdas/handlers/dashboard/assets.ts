@@ -20,7 +20,7 @@ label{font-weight:600}fieldset label{font-weight:400}
 input[type=text],input[type=url],input[type=email],input[type=datetime-local],select,textarea{display:block;width:100%;max-width:100%;font:inherit;padding:.4rem;border:1px solid #767676;border-radius:4px}
 button{font:inherit;padding:.4rem .8rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:4px;cursor:pointer}
 button.secondary{background:#fff;color:#0b57d0}button.danger{background:#b3261e;border-color:#b3261e}
-.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0}.actions select,.actions input{width:auto;display:inline-block}
 .table-wrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.25rem 0}

@@ -35,6 +35,7 @@ import { emailHandlers } from './emails';
 import { recoveryHandlers } from './recoveries';
 import { json } from './response';
 import { unsubscribeHandlers } from './unsubscribe';
+import { usageHandlers } from './usage';
 import { webhookHandlers } from './webhooks';
 
 export interface ApiDeps
@@ -74,6 +75,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...emailHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,
+    ...usageHandlers(deps),
   };
 }
 

@@ -32,6 +32,19 @@ export function quotaCounterContract(harness: RepositoryHarness<QuotaCounter>): 
     expect(results).toEqual([true, true, true, false]);
   });
 
+  it('used() reads what the window counted: 0 before any, then the sum, per account and month', async () => {
+    const account = newAccount();
+    expect(await counter().used(account, APRIL)).toBe(0);
+
+    await counter().consume(account, APRIL, 3, 10);
+    await counter().consume(account, APRIL, 2, 10);
+    await counter().consume(account, APRIL, 9, 10);
+
+    expect(await counter().used(account, APRIL)).toBe(5);
+    expect(await counter().used(account, MAY)).toBe(0);
+    expect(await counter().used(newAccount(), APRIL)).toBe(0);
+  });
+
   it('release() gives back what a failed request consumed, never below zero', async () => {
     // Arrange
     const account = newAccount();

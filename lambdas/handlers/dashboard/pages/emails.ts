@@ -1,22 +1,19 @@
 // Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email: recipients,
 // status, event timeline, and the webhook deliveries it caused (GET /v1/emails/:id/deliveries).
+import { EVENT_TYPES } from '../../../domain/events';
 import { BASE, href, html } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 import { type DeliveryItem, deliveryStatus } from './views';
 
-const EMAIL_STATUSES = [
-  'scheduled',
+/** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
+const EMAIL_STATUSES: readonly string[] = [
   'queued',
-  'sent',
-  'delivered',
-  'delivery_delayed',
-  'bounced',
-  'complained',
-  'failed',
-  'suppressed',
   'canceled',
-] as const;
+  ...EVENT_TYPES.filter((type) => type.startsWith('email.') && type !== 'email.unsubscribed').map((type) =>
+    type.replace(/^email\./, ''),
+  ),
+];
 
 interface EmailItem {
   id: string;

@@ -8,8 +8,25 @@ import { type DeliveryItem, deliveryStatus, type WebhookItem } from './views';
 /** The overview reads at most this many webhooks' logs (each a request against the account's rate limit). */
 const WEBHOOKS_SHOWN = 4;
 
+interface QuotaView {
+  period: string;
+  used: number;
+  limit: number;
+  resets_at: string;
+}
+
+interface UsageView {
+  plan: string;
+  rate_limit: { requests_per_second: number };
+  live_emails_this_month: QuotaView;
+  test_recipients_today: QuotaView;
+}
+
 async function overview({ api, page }: DashboardRequest) {
-  const hooks = await api.get<{ data: WebhookItem[] }>('/webhooks');
+  const [usage, hooks] = await Promise.all([
+    api.get<UsageView>('/usage'),
+    api.get<{ data: WebhookItem[] }>('/webhooks'),
+  ]);
   const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
   const logs = await Promise.all(
     shown.map((hook) => api.get<{ data: DeliveryItem[] }>(`/webhooks/${hook.id}/deliveries`, { limit: '10' })),
@@ -19,16 +36,22 @@ async function overview({ api, page }: DashboardRequest) {
     .sort((a, b) => b.created_at.localeCompare(a.created_at))
     .slice(0, 10);
   const failures = recent.filter((d) => d.status === 'failed');
-  const last = logs.at(-1) ?? hooks;
-  const limit = last.headers['x-ratelimit-limit'] ?? '—';
-  const remaining = last.headers['x-ratelimit-remaining'] ?? '—';
+  const { body: u } = usage;
+  const remaining = (logs.at(-1) ?? hooks).headers['x-ratelimit-remaining'] ?? '—';
   const content = html`<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>
-<dl class="facts"><dt>Plan</dt><dd>${page.plan}</dd>
-<dt>Rate limit</dt><dd>${limit} requests per second (${remaining} left in this second)</dd>
+<dl class="facts"><dt>Plan</dt><dd>${u.plan}</dd>
+<dt>Rate limit</dt><dd>${u.rate_limit.requests_per_second} requests per second (${remaining} left in this second)</dd>
+<dt>Live emails this month</dt><dd>${quota(u.live_emails_this_month, 'live-quota')}</dd>
+<dt>Test recipients today</dt><dd>${quota(u.test_recipients_today, 'test-quota')}</dd>
 <dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
 <section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, 'Recent deliveries', 'No deliveries yet.')}</section>
 <section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, 'Recent failures', 'No recent failures.')}</section>`;
   return { title: 'Overview', section: '', content };
+}
+
+function quota(q: QuotaView, id: string): Safe {
+  return html`<span id="${id}">${q.used.toLocaleString('en-US')} of ${q.limit.toLocaleString('en-US')}</span>
+<progress aria-labelledby="${id}" max="${q.limit}" value="${Math.min(q.used, q.limit)}"></progress> (resets ${when(q.resets_at)})`;
 }
 
 function deliveryTable(rows: readonly DeliveryItem[], caption: string, empty: string): Safe {
