@@ -176,6 +176,30 @@ describe('session', () => {
   });
 });
 
+describe('escaping', () => {
+  it("shows the account's data escaped: markup in a description or URL is text, never markup", async () => {
+    const { accountId, key } = await rt.newKey();
+    const made = await rt.call('/webhooks', {
+      key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        url: 'http://127.0.0.1:9/h?a="><img src=x onerror=alert(1)>',
+        events: ['email.sent'],
+        description: '<script>alert(1)</script>',
+      }),
+    });
+    const { id } = (await made.json()) as { id: string };
+    const { cookie } = await signedIn(accountId);
+
+    const page = await (await fetch(dash(`/webhooks/${id}`), { headers: { cookie } })).text();
+
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).not.toContain('<img src=x');
+  });
+});
+
 describe('headers and assets', () => {
   it('serves every page with a strict CSP and no caching, and its CSS and JS from the dashboard', async () => {
     const { accountId } = await rt.newKey();

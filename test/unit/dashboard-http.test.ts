@@ -1,0 +1,75 @@
+// The dashboard's HTTP plumbing (lambdas/handlers/dashboard/http.ts): every interpolated value is escaped, the
+// same-origin rule for form posts, cookies, and the sealed flash message that carries a secret shown once.
+import { describe, expect, it } from 'vitest';
+import {
+  cookie,
+  cookies,
+  FLASH_COOKIE,
+  html,
+  openFlash,
+  Safe,
+  sameOrigin,
+  sealFlash,
+} from '../../lambdas/handlers/dashboard/http';
+
+describe('html', () => {
+  it('escapes every interpolated value, in text and in attributes, unless it is Safe markup', () => {
+    const hostile = `"><script>alert('x')</script>&`;
+
+    const out = html`<a title="${hostile}">${hostile}</a>${new Safe('<b>ok</b>')}${[hostile, 1]}${null}${false}`.markup;
+
+    expect(out).toBe(
+      '<a title="&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;">' +
+        '&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;</a><b>ok</b>' +
+        '&quot;&gt;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;1',
+    );
+  });
+});
+
+describe('sameOrigin', () => {
+  const host = { Host: 'api.example.com' };
+
+  it('follows Sec-Fetch-Site when the browser sends it', () => {
+    expect(sameOrigin({ ...host, 'Sec-Fetch-Site': 'same-origin', Origin: 'null' })).toBe(true);
+    expect(sameOrigin({ ...host, 'sec-fetch-site': 'cross-site', Origin: 'https://api.example.com' })).toBe(false);
+    expect(sameOrigin({ ...host, 'Sec-Fetch-Site': 'same-site' })).toBe(false);
+  });
+
+  it('else needs an Origin naming our host; a null origin is refused; no Origin at all passes', () => {
+    expect(sameOrigin({ ...host, Origin: 'https://api.example.com' })).toBe(true);
+    expect(sameOrigin({ ...host, Origin: 'https://evil.example' })).toBe(false);
+    expect(sameOrigin({ ...host, Origin: 'null' })).toBe(false);
+    expect(sameOrigin({ ...host, Origin: 'not a url' })).toBe(false);
+    expect(sameOrigin(host)).toBe(true);
+  });
+});
+
+describe('cookies', () => {
+  it('reads the Cookie header (any casing), first value wins', () => {
+    expect(cookies({ cookie: 'a=1; sf_session=abc; a=2' })).toEqual({ a: '1', sf_session: 'abc' });
+    expect(cookies({})).toEqual({});
+  });
+
+  it('writes HttpOnly, SameSite=Strict cookies scoped to the dashboard, Secure over https', () => {
+    expect(cookie('sf_session', 'v', 60, {})).toBe(
+      'sf_session=v; Path=/v1/dashboard; Max-Age=60; HttpOnly; SameSite=Strict',
+    );
+    expect(cookie('sf_session', 'v', 60, { 'X-Forwarded-Proto': 'https' })).toMatch(/; Secure$/);
+  });
+});
+
+describe('flash', () => {
+  const flash = { kind: 'notice' as const, text: 'Key made.', secret: { label: 'API key', value: 'sf_test_secret' } };
+
+  it('is sealed: the cookie does not show the secret, and opens only with the same session secret', () => {
+    const header = sealFlash(flash, 'csrf-of-session-a', {});
+    const value = header.slice(`${FLASH_COOKIE}=`.length).split(';')[0] ?? '';
+
+    expect(header).not.toContain('sf_test_secret');
+    expect(openFlash(value, 'csrf-of-session-a')).toEqual(flash);
+    expect(openFlash(value, 'csrf-of-session-b')).toBeNull();
+    expect(openFlash(`${value.slice(0, -2)}AA`, 'csrf-of-session-a')).toBeNull();
+    expect(openFlash('garbage', 'csrf-of-session-a')).toBeNull();
+    expect(openFlash(undefined, 'csrf-of-session-a')).toBeNull();
+  });
+});
