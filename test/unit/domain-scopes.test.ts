@@ -121,6 +121,7 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Not in DESIGN §3: cancelling a scheduled send belongs with sending it.
   'POST /emails/{}/cancel': { scope: 'email:send' },
   'GET /emails/{}': { scope: 'email:read' },
+  'GET /emails': { scope: 'email:read' },
   'GET /emails/{}/events': { scope: 'email:read' },
   'GET /domains': { scope: 'domain:read' },
   'GET /domains/{}': { scope: 'domain:read' },

@@ -1,7 +1,8 @@
 // HTTP handlers for the delivery log (spec §2.2, §4.1): list with status and error-class filters and cursor, one
-// delivery with its payload, manual retry.
+// delivery with its payload, manual retry; and one email's deliveries to every webhook (GET /v1/emails/:id/deliveries).
 import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
+import { type EmailDeliveriesDeps, listEmailDeliveries } from '../../app/webhooks/email-deliveries';
 import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
@@ -26,6 +27,12 @@ const listQuery = z.strictObject({
     .regex(/^dlv_[0-9a-z]{20,60}$/, 'must be a delivery id')
     .optional(),
 });
+
+/**
+ * An email's deliveries come all at once (at most its 100 newest events × the webhooks, 1000 keys): no paging.
+ * A parameter is refused rather than ignored, so `?limit=` never looks like it worked.
+ */
+const emailDeliveriesQuery = z.strictObject({});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -76,7 +83,7 @@ export function attemptSummary(delivery: Delivery): string {
   return `Not delivered: ${latest.error ?? `HTTP ${latest.statusCode}`}.`;
 }
 
-export function deliveryHandlers(deps: AttemptDeps) {
+export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
   const list: RouteHandler = async ({ caller, params, query }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
     const { status, error_class: errorClass, limit, after } = validate(listQuery, query, 'query');
@@ -102,7 +109,15 @@ export function deliveryHandlers(deps: AttemptDeps) {
       delivery: { id: view.id, status: view.status, attempts: view.attempts, status_code: view.status_code },
     });
   };
-  return { listDeliveries: list, getDelivery: get, retryDelivery: retry };
+  const ofEmail: RouteHandler = async ({ caller, params, query }) => {
+    validate(emailDeliveriesQuery, query, 'query');
+    const found = await listEmailDeliveries(deps, tenantOf(caller), params.id ?? '');
+    return json(200, { object: 'list', has_more: found.hasMore, data: found.items.map(deliveryView) });
+  };
+  return { listDeliveries: list, getDelivery: get, retryDelivery: retry, listEmailDeliveries: ofEmail };
 }
 
-export const requestSchemas: RequestSchemas = { listDeliveries: { query: listQuery } };
+export const requestSchemas: RequestSchemas = {
+  listDeliveries: { query: listQuery },
+  listEmailDeliveries: { query: emailDeliveriesQuery },
+};

@@ -1,11 +1,13 @@
-// HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
-// whole: one bad email refuses them all, each problem reported with its index.
+// HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6), GET /v1/emails (the list),
+// GET /v1/emails/:id and its cancel. A batch is validated whole: one bad email refuses them all, each problem
+// reported with its index.
 import * as z from 'zod';
+import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
 import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
-import { addressProblem } from '../../domain/email/email';
+import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
-import { emailStatus } from '../../domain/email/status';
+import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
 import { json } from './response';
@@ -97,6 +99,24 @@ export const emailBody = (now: number) =>
       }),
     );
 
+/** GET /v1/emails: newest first, `after` an email id (older ones), filtered by status and by a recipient. */
+const listQuery = z.strictObject({
+  status: z.enum(EMAIL_STATUSES as [string, ...string[]]).optional(),
+  to: z
+    .string()
+    .trim()
+    .superRefine(
+      rule((value) => (/[<>]/.test(value) ? 'Give a bare address, e.g. a@example.com.' : addressProblem(value))),
+    )
+    .transform(bareAddress)
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z
+    .string()
+    .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id')
+    .optional(),
+});
+
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
 
@@ -111,9 +131,19 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
   };
   const get: RouteHandler = async ({ caller, params }) =>
     json(200, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
+  const list: RouteHandler = async ({ caller, query }) => {
+    const { limit, after, to, status } = validate(listQuery, query, 'query');
+    const page = await listEmails(deps, tenantOf(caller), {
+      limit,
+      ...(after !== undefined ? { after } : {}),
+      ...(to !== undefined ? { to } : {}),
+      ...(status !== undefined ? { status } : {}),
+    });
+    return json(200, { object: 'list', has_more: page.hasMore, data: page.items.map(emailListView) });
+  };
   const cancel: RouteHandler = async ({ caller, params }) =>
     json(200, emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))));
-  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, cancelEmail: cancel };
+  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, listEmails: list, cancelEmail: cancel };
 }
 
 /**
@@ -144,7 +174,17 @@ export function emailView({ email, history }: EmailWithHistory) {
   };
 }
 
+/**
+ * An email in GET /v1/emails: as GET /v1/emails/:id shows it without `events` and `events_truncated` (its status
+ * is still from its history); the history itself is one GET /v1/emails/:id away.
+ */
+export function emailListView(email: EmailWithHistory) {
+  const { events: _events, events_truncated: _truncated, ...view } = emailView(email);
+  return view;
+}
+
 export const requestSchemas: RequestSchemas = {
+  listEmails: { query: listQuery },
   sendEmail: { body: emailBody(0) },
   sendEmailBatch: { body: batchBody(0) },
 };
