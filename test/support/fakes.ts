@@ -115,6 +115,12 @@ export class InMemoryAccountRepository implements AccountRepository {
   async any(): Promise<boolean> {
     return this.items.size > 0;
   }
+
+  async list(): Promise<Account[]> {
+    return [...this.items.values()]
+      .map((account) => structuredClone(account))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
 }
 
 export class InMemoryApiKeyRepository implements ApiKeyRepository {

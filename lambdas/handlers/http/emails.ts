@@ -25,13 +25,47 @@ const rule =
     if (message) ctx.addIssue({ code: 'custom', message });
   };
 
+const ADDRESS_EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
+
+/** The value as the caller wrote it, quoted, cut at 80 characters (a 4xx message may show what was sent). */
+const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+
+/** `"not-an-email" is not a valid email address: an address needs an @. E.g. …`: the value, then the rule. */
 const address = z
-  .string()
+  .string({ error: `Must be an email address (a string). ${ADDRESS_EXAMPLE}` })
   .trim()
   .superRefine(
-    rule((value) => addressProblem(value) && `${addressProblem(value)} E.g. a@example.com or "Name <a@example.com>".`),
+    rule((value) => {
+      const problem = addressProblem(value);
+      if (!problem) return null;
+      return `${quoted(value)} is not a valid email address: ${problem[0]?.toLowerCase()}${problem.slice(1)} ${ADDRESS_EXAMPLE}`;
+    }),
   );
-const addresses = (max: number) => z.union([address.transform((a) => [a]), z.array(address).min(1).max(max)]);
+
+/**
+ * One address or a list of 1 to `max`. A value that is neither (a number, null, an object, nothing) gets one
+ * message saying what is expected, instead of zod's "Invalid input" for a failed union.
+ */
+const addresses = (max: number) =>
+  z.union(
+    [
+      address.transform((a) => [a]),
+      z
+        .array(address)
+        .min(1, 'Give at least one email address (the list is empty).')
+        .max(max, `At most ${max} email addresses.`),
+    ],
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'Required: an email address or a list of email addresses.'
+          : 'Must be an email address or a list of email addresses.',
+    },
+  );
+
+/** One message for a bad scheduled_at: the format check aborts, so the time rules do not pile on. */
+const SCHEDULE_FORMAT =
+  'Must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.';
 
 /** Custom headers as SES v2 takes them (domain/email/limits.ts); the record has no prototype. */
 const headers = z
@@ -73,7 +107,7 @@ export const emailBody = (now: number) =>
         .max(50)
         .optional(),
       scheduled_at: z.iso
-        .datetime({ offset: true })
+        .datetime({ offset: true, abort: true, error: SCHEDULE_FORMAT })
         .refine((at) => Date.parse(at) > now, 'Must be in the future.')
         .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.')
         .optional(),

@@ -12,7 +12,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
-import { createAccount, createAccountKey } from '../../app/accounts';
+import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -250,10 +250,11 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
   });
 }
 
+/** Creates the default account and its key unless the store has it (other accounts do not count). */
 async function seed(deps: Parameters<typeof createAccount>[0]) {
-  if (await deps.accounts.any()) return undefined;
-  const account = await createAccount(deps, 'free');
-  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test', name: 'Default test key' });
+  if (await findDefaultAccount(deps)) return undefined;
+  const account = await createAccount(deps, 'free', { isDefault: true });
+  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test', name: DEFAULT_KEY_NAME });
   return { accountId: account.id, apiKey: secret };
 }
 
