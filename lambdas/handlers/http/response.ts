@@ -13,12 +13,13 @@ export function json(statusCode: number, body: unknown, headers: Record<string, 
 }
 
 /** The named schemas of the API's answers: the OpenAPI document's `components/schemas`, referenced by name. */
-export const apiSchemas = z.registry<{ id: string; description?: string }>();
+export const apiSchemas = z.registry<{ id: string }>();
 
 /** Registers `schema` as the component `id` (a schema used in several answers is published once). */
 export function named<S extends z.ZodType>(id: string, schema: S, description?: string): S {
-  apiSchemas.add(schema, { id, ...(description ? { description } : {}) });
-  return schema;
+  const described = description ? schema.meta({ description }) : schema;
+  apiSchemas.add(described, { id });
+  return described;
 }
 
 /** A time in an answer: ISO 8601 in UTC, e.g. 2026-11-25T08:00:00.000Z. */
