@@ -95,6 +95,10 @@ describe('every operation answers as the OpenAPI document says', () => {
       json: { ...email, to: 'later@example.com', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },
     });
     await call('cancelEmail', 200, `/emails/${later.id}/cancel`, { method: 'POST' });
+    // A replayed answer (same Idempotency-Key and body) is the first one, with Idempotent-Replayed.
+    const once = { json: { ...email, to: 'once@example.com' }, headers: { 'Idempotency-Key': 'conformance-1' } };
+    const first = await call('sendEmail', 200, '/emails', once);
+    expect(await call('sendEmail', 200, '/emails', once)).toEqual(first);
   });
 
   it('the delivery log and a manual retry', async () => {
@@ -138,6 +142,7 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('confirmContactPage', 200, link, { key: null });
     await call('confirmContact', 200, link, { key: null, method: 'POST' });
     await call('deleteContact', 200, `/contacts/${contact.id}`, { method: 'DELETE' });
+    await call('confirmContactPage', 410, link, { key: null });
   });
 
   it('one-click unsubscribe: the page, then the RFC 8058 form post', async () => {

@@ -72,6 +72,8 @@ const contactSchema = named(
   }),
 );
 
+const GONE_PAGE = 'A page saying the link expired (after 7 days) or outlived its contact';
+
 const responses = {
   createContact: success(
     201,
@@ -96,8 +98,8 @@ const responses = {
     named('ContactDeleted', z.strictObject({ object: z.literal('contact'), id: z.string(), deleted: z.literal(true) })),
     'Deleted',
   ),
-  confirmContactPage: htmlPage('A page with a button that confirms (410: the link expired or its contact is gone)'),
-  confirmContact: htmlPage('Confirmed: a page saying so (410: the link expired or its contact is gone)'),
+  confirmContactPage: htmlPage('A page with a button that confirms (never confirms by itself)', { 410: GONE_PAGE }),
+  confirmContact: htmlPage('Confirmed: a page saying so', { 410: GONE_PAGE }),
 } as const;
 
 export function contactView(contact: Contact): Body<typeof contactSchema> {

@@ -99,12 +99,30 @@ const COMMON_HEADERS = {
   'X-Request-Id': header('X-Request-Id'),
 };
 
-function successResponse(spec: SuccessSpec): JsonSchema {
-  const content =
-    'html' in spec
-      ? { 'text/html': { schema: { type: 'string' } } }
-      : { 'application/json': { schema: responseSchema(spec.schema) } };
-  return { description: spec.description, headers: COMMON_HEADERS, content };
+const HTML = { 'text/html': { schema: { type: 'string' } } };
+
+/** The success answer, and the pages a public route answers instead of the JSON error (a dead link's 410). */
+function successResponses(spec: SuccessSpec, idempotent: boolean): Record<string, JsonSchema> {
+  if ('html' in spec) {
+    const pages = Object.entries(spec.pages ?? {}).map(([status, description]) => [
+      status,
+      { description, headers: COMMON_HEADERS, content: HTML },
+    ]);
+    return {
+      [spec.status]: { description: spec.description, headers: COMMON_HEADERS, content: HTML },
+      ...Object.fromEntries(pages),
+    };
+  }
+  const headers = idempotent
+    ? { ...COMMON_HEADERS, 'Idempotent-Replayed': header('Idempotent-Replayed') }
+    : COMMON_HEADERS;
+  return {
+    [spec.status]: {
+      description: spec.description,
+      headers,
+      content: { 'application/json': { schema: responseSchema(spec.schema) } },
+    },
+  };
 }
 
 const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
@@ -183,7 +201,7 @@ function operation(route: RouteSpec): JsonSchema {
     ],
     ...(body ? { requestBody: body } : {}),
     responses: {
-      [String(spec.status)]: successResponse(spec),
+      ...successResponses(spec, Boolean(idempotent)),
       ...errorResponses(route, Boolean(own?.body || own?.query || own?.form)),
     },
   };
@@ -241,6 +259,10 @@ export function buildOpenApi(): Record<string, unknown> {
         },
         'X-Request-Id': { description: 'Quote it to support', required: true, schema: { type: 'string' } },
         'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } },
+        'Idempotent-Replayed': {
+          description: 'true: this is the stored answer to an earlier request with the same Idempotency-Key',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       responses: {
         Unauthorized: errorResponse('401 unauthorized: a missing, malformed, unknown or revoked API key'),

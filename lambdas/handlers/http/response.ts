@@ -31,12 +31,19 @@ export const integer = z.number().int();
 /** A route's success answer as the OpenAPI document publishes it: a JSON body of `schema`, or an HTML page. */
 export type SuccessSpec<S extends z.ZodType = z.ZodType> =
   | { readonly status: 200 | 201 | 202; readonly schema: S; readonly description: string }
-  | { readonly status: 200; readonly html: true; readonly description: string };
+  | {
+      readonly status: 200;
+      readonly html: true;
+      readonly description: string;
+      /** Other statuses answered with a page rather than the JSON error, e.g. 410 for a dead link. */
+      readonly pages?: Readonly<Record<number, string>>;
+    };
 
 export const success = <S extends z.ZodType>(status: 200 | 201 | 202, schema: S, description: string) =>
   ({ status, schema, description }) as const;
 
-export const htmlPage = (description: string) => ({ status: 200, html: true, description }) as const;
+export const htmlPage = (description: string, pages?: Readonly<Record<number, string>>) =>
+  ({ status: 200, html: true, description, ...(pages ? { pages } : {}) }) as const;
 
 /** A value as it may be handed over: the schema's output type with every array and property read-only. */
 export type Immutable<T> = T extends readonly (infer U)[]
