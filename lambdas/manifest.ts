@@ -27,6 +27,20 @@ const send = { scope: 'email:send' } as const;
 const domainRead = { scope: 'domain:read' } as const;
 
 export const routes = [
+  {
+    id: 'getOpenApi',
+    method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    summary: 'This API as an OpenAPI 3.1 document',
+  },
+  {
+    id: 'apiReference',
+    method: 'GET',
+    path: '/reference',
+    access: 'public',
+    summary: 'The API reference: an HTML page made from the OpenAPI document',
+  },
   { id: 'createApiKey', method: 'POST', path: '/api-keys', access: 'full', summary: 'Create an API key' },
   { id: 'listApiKeys', method: 'GET', path: '/api-keys', access: 'full', summary: 'List API keys' },
   { id: 'revokeApiKey', method: 'DELETE', path: '/api-keys/{id}', access: 'full', summary: 'Revoke an API key' },

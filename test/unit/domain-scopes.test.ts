@@ -145,6 +145,9 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
+  // Issue 11: the API reference and the OpenAPI document describe the API, and hold nothing of an account.
+  'GET /reference': 'public',
+  'GET /openapi.json': 'public',
 };
 
 function expectedAccess(method: string, path: string): Access {

@@ -30,6 +30,7 @@ import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
 import { recoveryHandlers } from './recoveries';
+import { referenceHandlers } from './reference';
 import { json } from './response';
 import { unsubscribeHandlers } from './unsubscribe';
 import { webhookHandlers } from './webhooks';
@@ -75,7 +76,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
 
 export function publicRouteTable(deps: ApiDeps): PublicRouteTable {
   const { confirmContactPage, confirmContact } = contactHandlers(deps);
-  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact };
+  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact, ...referenceHandlers() };
 }
 
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {

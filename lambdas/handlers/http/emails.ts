@@ -9,8 +9,8 @@ import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
-import { json } from './response';
+import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
@@ -154,17 +154,74 @@ const listQuery = z.strictObject({
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
 
+const emailSchema = named(
+  'Email',
+  z.strictObject({
+    object: z.literal('email'),
+    id: z.string(),
+    from: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    reply_to: z.array(z.string()),
+    subject: z.string(),
+    status: z.string().meta({
+      description:
+        'From the latest event: queued, scheduled, sent, delivery_delayed, delivered, opened, clicked, bounced, ' +
+        'complained, failed, suppressed, …; canceled once canceled.',
+    }),
+    scheduled_at: isoTime.nullable(),
+    recipient_headers: z
+      .record(z.string(), z.record(z.string(), z.string()))
+      .meta({ description: "By recipient: the List-Unsubscribe headers that recipient's copy carries (RFC 8058)." }),
+    suppressed: z.array(z.string()).meta({ description: 'Recipients not sent to: on the suppression list.' }),
+    created_at: isoTime,
+    tags: z.array(z.strictObject({ name: z.string(), value: z.string() })),
+    events: z.array(
+      z.strictObject({
+        id: z.string(),
+        type: z.string().meta({ description: 'An event type (EventType).' }),
+        to: z.string().nullable(),
+        timestamp: isoTime,
+      }),
+    ),
+    events_truncated: z.boolean().meta({ description: 'Older events were left out.' }),
+  }),
+);
+
+/** An email in GET /v1/emails: the Email without its history (one GET /v1/emails/:id away). */
+const emailSummarySchema = named('EmailSummary', emailSchema.omit({ events: true, events_truncated: true }));
+
+const emailList = named(
+  'EmailList',
+  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(emailSummarySchema) }),
+);
+
+const emailId = z.strictObject({ id: z.string() });
+
+const responses = {
+  sendEmail: success(200, named('EmailAccepted', emailId), 'Accepted: the id of the email'),
+  sendEmailBatch: success(
+    200,
+    named('EmailBatchAccepted', z.strictObject({ data: z.array(emailId) })),
+    'Accepted: the ids, in the order sent',
+  ),
+  getEmail: success(200, emailSchema, 'The email: status, recipients, event history'),
+  listEmails: success(200, emailList, 'A page of emails, newest first'),
+  cancelEmail: success(200, emailSchema, 'The email, canceled'),
+} as const;
+
 export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
     const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
-    return json(200, { id });
+    return reply(responses.sendEmail, { id: id ?? '' });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
     const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []), { batch: true });
-    return json(200, { data: ids.map((id) => ({ id })) });
+    return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
+    reply(responses.getEmail, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
   const list: RouteHandler = async ({ caller, query }) => {
     const { limit, after, to, status } = validate(listQuery, query, 'query');
     const page = await listEmails(deps, tenantOf(caller), {
@@ -173,10 +230,17 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
       ...(to !== undefined ? { to } : {}),
       ...(status !== undefined ? { status } : {}),
     });
-    return json(200, { object: 'list', has_more: page.hasMore, data: page.items.map(emailListView) });
+    return reply(responses.listEmails, {
+      object: 'list',
+      has_more: page.hasMore,
+      data: page.items.map(emailListView),
+    });
   };
   const cancel: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))));
+    reply(
+      responses.cancelEmail,
+      emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))),
+    );
   return { sendEmail: send, sendEmailBatch: batch, getEmail: get, listEmails: list, cancelEmail: cancel };
 }
 
@@ -184,7 +248,7 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
  * An email as GET /v1/emails/:id shows it: status from its history, and the newest events of that history
  * (oldest of them first); `events_truncated` says older events were left out.
  */
-export function emailView({ email, history }: EmailWithHistory) {
+export function emailView({ email, history }: EmailWithHistory): Body<typeof emailSchema> {
   return {
     object: 'email',
     id: email.id,
@@ -212,7 +276,7 @@ export function emailView({ email, history }: EmailWithHistory) {
  * An email in GET /v1/emails: as GET /v1/emails/:id shows it without `events` and `events_truncated` (its status
  * is still from its history); the history itself is one GET /v1/emails/:id away.
  */
-export function emailListView(email: EmailWithHistory) {
+export function emailListView(email: EmailWithHistory): Body<typeof emailSummarySchema> {
   const { events: _events, events_truncated: _truncated, ...view } = emailView(email);
   return view;
 }
@@ -222,3 +286,4 @@ export const requestSchemas: RequestSchemas = {
   sendEmail: { body: emailBody(0) },
   sendEmailBatch: { body: batchBody(0) },
 };
+export const responseSchemas: ResponseSchemas = responses;
