@@ -10,6 +10,10 @@ export type AdminCommand =
   | { name: 'create-key'; accountId: string; mode: Mode; scopes?: Scope[]; keyName?: string }
   | { name: 'set-plan'; accountId: string; plan: PlanName }
   | { name: 'revoke-key'; accountId: string; keyId: string }
+  | { name: 'list-accounts' }
+  | { name: 'list-keys'; accountId: string }
+  /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
+  | { name: 'help' }
   | { name: 'dashboard-link'; accountId: string; mode: Mode };
 
 export interface AdminTarget {
@@ -28,7 +32,13 @@ commands:
   create-key     --account <id> [--mode live|test] [--scopes a,b] [--name text]
   set-plan       --account <id> --plan <${PLAN_NAMES.join('|')}>
   revoke-key     --account <id> --key <key id>
+  list-accounts  every account: id, plan, created, and which one \`npm start\` created (default)
+  list-keys      --account <id>   its keys: id, name, mode, scopes, hint (never the secret), created, revoked
   dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once)
+  help           this text (also --help, -h, or <command> --help)
+
+Lost the printed key? \`list-accounts\` finds the account id, \`create-key --account <id> --mode test\` makes
+a new key, and \`revoke-key\` retires the old one (\`list-keys\` shows its id by its hint).
 
 Without --aws the CLI works on the local runtime started from this checkout (or its data directory).
 With --aws it works on the deployed stacks with your AWS credentials and region (AWS_PROFILE, AWS_REGION):
@@ -45,17 +55,22 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
   }
   const { values, positionals } = parsed;
   const [name, ...extra] = positionals;
+  if (values.help || name === 'help') {
+    return { command: { name: 'help' }, target: { kind: 'local', stack: stackNames(DEFAULT_STAGE).api } };
+  }
+  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: apiStack(values.stage, values.stack) };
   if (!name) throw new UsageError('missing command');
   if (extra.length) throw new UsageError(`unexpected argument: ${extra.join(' ')}`);
-  const target: AdminTarget = { kind: values.aws ? 'aws' : 'local', stack: apiStack(values.stage, values.stack) };
   const allowed: Record<string, readonly string[]> = {
     'create-account': ['plan'],
     'create-key': ['account', 'mode', 'scopes', 'name'],
     'set-plan': ['account', 'plan'],
     'revoke-key': ['account', 'key'],
+    'list-accounts': [],
+    'list-keys': ['account'],
     'dashboard-link': ['account', 'mode'],
   };
-  const options = allowed[name];
+  const options = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
   if (!options) throw new UsageError(`unknown command: ${name}`);
   const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key'].filter(
     (option) => values[option as keyof typeof values] !== undefined && !options.includes(option),
@@ -72,6 +87,10 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
         command: { name, accountId: required(values.account, 'account'), keyId: required(values.key, 'key') },
         target,
       };
+    case 'list-accounts':
+      return { command: { name }, target };
+    case 'list-keys':
+      return { command: { name, accountId: required(values.account, 'account') }, target };
     case 'dashboard-link':
       return { command: { name, accountId: required(values.account, 'account'), mode: mode(values.mode) }, target };
     default:
@@ -103,6 +122,7 @@ function parse(argv: readonly string[]) {
       aws: { type: 'boolean' },
       stage: { type: 'string' },
       stack: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
 }

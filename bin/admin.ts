@@ -1,6 +1,14 @@
 // The platform team's admin CLI: accounts, plans and keys. Non-interactive, JSON on stdout,
-// a clear message and exit 2 for bad arguments, exit 1 when the operation fails.
-import { type AccountDeps, createAccount, createAccountKey, setPlan } from '../lambdas/app/accounts';
+// a clear message and exit 2 for bad arguments (and unknown commands), exit 1 when the operation fails;
+// `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
+import {
+  type AccountDeps,
+  createAccount,
+  createAccountKey,
+  listAccountKeys,
+  listAccounts,
+  setPlan,
+} from '../lambdas/app/accounts';
 import { revokeKey } from '../lambdas/app/api-keys';
 import { createSignInLink, type SignInDeps } from '../lambdas/app/dashboard/sign-in';
 import { AppError } from '../lambdas/domain/errors';
@@ -20,7 +28,10 @@ async function openSession(target: AdminTarget): Promise<AdminSession> {
   return awsAdminDeps(target.stack);
 }
 
-export async function runCommand(session: AdminSession, command: AdminCommand): Promise<unknown> {
+export async function runCommand(
+  session: AdminSession,
+  command: Exclude<AdminCommand, { name: 'help' }>,
+): Promise<unknown> {
   const { deps } = session;
   switch (command.name) {
     case 'dashboard-link': {
@@ -53,6 +64,33 @@ export async function runCommand(session: AdminSession, command: AdminCommand): 
       const key = await revokeKey(deps, { accountId: command.accountId, keyId: command.keyId });
       return { id: key.id, account_id: key.accountId, revoked: true, revoked_at: key.revokedAt };
     }
+    case 'list-accounts': {
+      const accounts = await listAccounts(deps);
+      return {
+        data: accounts.map((account) => ({
+          id: account.id,
+          plan: account.plan,
+          created_at: account.createdAt,
+          ...(account.isDefault ? { default: true } : {}),
+        })),
+      };
+    }
+    case 'list-keys': {
+      const keys = await listAccountKeys(deps, command.accountId);
+      // The hint (`sf_test_…a1B2`) tells keys apart; the secret itself is never stored, so never shown.
+      return {
+        data: keys.map((key) => ({
+          id: key.id,
+          name: key.name,
+          mode: key.mode,
+          scopes: key.scopes,
+          hint: key.hint,
+          created_at: key.createdAt,
+          revoked: key.revokedAt !== undefined,
+          ...(key.revokedAt ? { revoked_at: key.revokedAt } : {}),
+        })),
+      };
+    }
   }
 }
 
@@ -65,9 +103,14 @@ async function main(argv: readonly string[]): Promise<number> {
     console.error(`admin: ${error.message}\n\n${USAGE}`);
     return 2;
   }
+  if (parsed.command.name === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const command = parsed.command;
   const session = await openSession(parsed.target);
   try {
-    console.log(JSON.stringify(await runCommand(session, parsed.command)));
+    console.log(JSON.stringify(await runCommand(session, command)));
     return 0;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;

@@ -32,6 +32,20 @@ const send = { scope: 'email:send' } as const;
 const domainRead = { scope: 'domain:read' } as const;
 
 export const routes = [
+  {
+    id: 'getOpenApi',
+    method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    summary: 'This API as an OpenAPI 3.1 document',
+  },
+  {
+    id: 'apiReference',
+    method: 'GET',
+    path: '/reference',
+    access: 'public',
+    summary: 'The API reference: an HTML page made from the OpenAPI document',
+  },
   { id: 'createApiKey', method: 'POST', path: '/api-keys', access: 'full', summary: 'Create an API key' },
   { id: 'listApiKeys', method: 'GET', path: '/api-keys', access: 'full', summary: 'List API keys' },
   { id: 'revokeApiKey', method: 'DELETE', path: '/api-keys/{id}', access: 'full', summary: 'Revoke an API key' },
@@ -165,6 +179,20 @@ export const routes = [
     path: '/emails/{id}',
     access: { scope: 'email:read' },
     summary: 'Retrieve an email: status, recipients, event history',
+  },
+  {
+    id: 'listEmails',
+    method: 'GET',
+    path: '/emails',
+    access: { scope: 'email:read' },
+    summary: 'List emails, newest first, by status or recipient',
+  },
+  {
+    id: 'listEmailDeliveries',
+    method: 'GET',
+    path: '/emails/{id}/deliveries',
+    access: read,
+    summary: "The webhook deliveries of an email's events, newest first",
   },
   {
     id: 'getUsage',
@@ -329,9 +357,19 @@ export const tables = {
     // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart), keys
     // only (never the body) and spread over shards; and emails with events not yet relayed (email.scheduled,
     // email.failed, email.suppressed).
+    // byAccount lists an account's emails newest first (GET /v1/emails): keyed by attributes every email item has
+    // had from the start, so creating it backfills every existing email (no data migration); it projects only
+    // `mode` (filtered on), so an email's later updates (recipient states, outbox) never write to it: one index
+    // write per email, at creation. Batch decision items have no accountId and stay out of it.
     indexes: [
       { name: 'byScheduleShard', partitionKey: 'scheduleShard', sortKey: 'sendAt', projection: KEYS_ONLY },
       outboxIndex,
+      {
+        name: 'byAccount',
+        partitionKey: 'accountId',
+        sortKey: 'id',
+        projection: { type: 'INCLUDE', attributes: ['mode'] },
+      },
     ],
     retain: true,
   },

@@ -109,11 +109,20 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: TENANT_ITEMS },
     // Test sends and manual retries make their attempt in the request and record it; the delivery log lists
     // by webhook (table), failed (byStatusKey) and pending (byDueShard) rows; recovery jobs are stored, read and
-    // canceled here (PutItem, GetItem, UpdateItem).
+    // canceled here (PutItem, GetItem, UpdateItem). GET /v1/emails/:id/deliveries reads the deliveries whose keys
+    // it derives (events × webhooks) with BatchGetItem, as a failed page's rows are read.
     deliveries: { read: true, write: true, query: ['byStatusKey'] },
-    // Emails are read and changed by id, a batch stored with BatchWriteItem; the API lists no emails.
+    // Emails are read and changed by id, a batch stored with BatchWriteItem; GET /v1/emails lists an account's
+    // ids newest first (byAccount) and reads that page's emails with BatchGetItem.
     emails: {
-      items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:BatchWriteItem'],
+      items: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:BatchWriteItem',
+      ],
+      query: ['byAccount'],
     },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },

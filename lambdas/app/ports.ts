@@ -21,6 +21,8 @@ export interface Account {
   readonly usageKey?: string;
   /** Id of that API Gateway key, to move it between usage plans. */
   readonly usageKeyId?: string;
+  /** The account the local runtime created (and printed a key for) on its first start; absent otherwise. */
+  readonly isDefault?: true;
 }
 
 export interface AccountRepository {
@@ -29,8 +31,13 @@ export interface AccountRepository {
   get(id: string): Promise<Account | null>;
   /** Returns the updated account, or null when it does not exist. */
   update(id: string, changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>): Promise<Account | null>;
-  /** Whether any account exists: the local runtime seeds one on an empty store. */
+  /** Whether any account exists. */
   any(): Promise<boolean>;
+  /**
+   * Every account, oldest first. On DynamoDB a Scan of the whole table, followed page by page: for the admin
+   * CLI and the local runtime's start, never on a request path.
+   */
+  list(options?: { pageSize?: number }): Promise<Account[]>;
 }
 
 export interface ApiKey {

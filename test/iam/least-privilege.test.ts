@@ -438,6 +438,15 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       const filtered = await call(`/webhooks/${hook?.id}/deliveries?status=${status}`, { key: liveKey });
       expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
     }
+    // GET /v1/emails: byAccount, then the page's emails by key (BatchGetItem); an email's deliveries: the keys
+    // derived from its history and the webhooks, read with BatchGetItem on the deliveries table.
+    const emails = await call('/emails?limit=100', { key: liveKey });
+    expect(emails.status, JSON.stringify(emails.body)).toBe(200);
+    const emailIds = ((emails.body.data ?? []) as { id: string }[]).map((email) => email.id);
+    expect(emailIds.length).toBeGreaterThan(0);
+    const ofEmails = await Promise.all(emailIds.map((id) => call(`/emails/${id}/deliveries`, { key: liveKey })));
+    expect(ofEmails.map((res) => res.status)).toEqual(emailIds.map(() => 200));
+    expect(ofEmails.some((res) => ((res.body.data ?? []) as unknown[]).length > 0)).toBe(true);
     const retry = await call(`/webhooks/${hook?.id}/deliveries/${delivery?.id}/retry`, {
       method: 'POST',
       key: liveKey,

@@ -344,7 +344,7 @@ describe('least privilege', () => {
       rateLimits: sorted(get, update),
       webhooks: sorted(del, get, put, query, update),
       deliveries: sorted(batchGet, get, put, query, update),
-      emails: sorted(batchWrite, get, put, update),
+      emails: sorted(batchGet, batchWrite, get, put, query, update),
       emailEvents: [query],
       idempotency: sorted(del, get, put, update),
       suppressions: sorted(put, update),

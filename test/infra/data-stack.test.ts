@@ -156,6 +156,17 @@ describe('tables', () => {
     });
   });
 
+  it('lists emails from byAccount (accountId + id), projecting only mode: no email body, no write on updates', () => {
+    expect(tableFor('emails').Properties.GlobalSecondaryIndexes).toContainEqual({
+      IndexName: 'byAccount',
+      KeySchema: [
+        { AttributeName: 'accountId', KeyType: 'HASH' },
+        { AttributeName: 'id', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['mode'] },
+    });
+  });
+
   it('serves API-key listing from the byAccount index on accountId + createdAt', () => {
     expect(tableFor('apiKeys').Properties.GlobalSecondaryIndexes).toEqual([
       {

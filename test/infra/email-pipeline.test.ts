@@ -83,7 +83,8 @@ function variablesOf(fn: string): Record<string, unknown> {
 const sendsTo = (fn: string) =>
   statementsOf(roleOf(fn))
     .filter((s) => actionsOf(s).includes('sqs:SendMessage'))
-    .map((s) => s.Resource);
+    // A statement names one queue, or several in a list.
+    .flatMap((s) => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]));
 
 const schedulesArn = {
   'Fn::Join': [

@@ -32,6 +32,14 @@ describe('public routes', () => {
     expect(method?.properties.AuthorizerId).toBeUndefined();
   });
 
+  it('include the API reference: GET /reference (the HTML page) and GET /openapi.json, neither behind the authorizer', () => {
+    for (const path of ['/reference', '/openapi.json']) {
+      const method = methods(api).find((m) => m.path === path && m.httpMethod === 'GET');
+      expect(method?.properties, path).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
+      expect(method?.properties.AuthorizerId, path).toBeUndefined();
+    }
+  });
+
   it('keep the 405 fallback on their resources', () => {
     const anyPaths = methods(api)
       .filter((m) => m.httpMethod === 'ANY')

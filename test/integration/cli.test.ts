@@ -166,6 +166,60 @@ describe('admin CLI against the running local runtime', () => {
     expect((await call()).status).toBe(401);
   });
 
+  it("lists the accounts (the default one marked) and an account's keys by hint, never the secret", async () => {
+    const printed = (await runtime.waitFor(/^\s+(sf_test_\w+)$/m))[1] as string;
+    const accounts = admin('list-accounts');
+    expect(accounts.status).toBe(0);
+    const { data } = json(accounts.stdout) as { data: Record<string, unknown>[] };
+    const seeded = data.find((a) => a.default === true);
+    expect(seeded).toEqual({
+      id: expect.stringMatching(/^acct_/),
+      plan: 'free',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      default: true,
+    });
+    expect(data.filter((a) => a.default)).toHaveLength(1);
+
+    const keys = admin('list-keys', '--account', seeded?.id as string);
+    expect(keys.status).toBe(0);
+    expect(keys.stdout).not.toContain(printed);
+    expect(json(keys.stdout)).toEqual({
+      data: [
+        {
+          id: expect.stringMatching(/^key_/),
+          name: 'Default test key',
+          mode: 'test',
+          scopes: ['email:send', 'email:read', 'domain:read', 'webhook:read', 'webhook:write'],
+          hint: `sf_test_…${printed.slice(-4)}`,
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          revoked: false,
+        },
+      ],
+    });
+  });
+
+  it('exits 1 when listing the keys of an unknown account', () => {
+    const result = admin('list-keys', '--account', 'acct_missing');
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/No account with id acct_missing/);
+    expect(result.stdout).toBe('');
+  });
+
+  it.each(['--help', '-h', 'help', 'create-key --help'])('prints the usage on stdout and exits 0 for `%s`', (line) => {
+    const result = admin(...line.split(' '));
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^usage: npm run admin -- <command>/);
+    expect(result.stdout).toMatch(/list-accounts/);
+    expect(result.stderr.split('\n').filter((l) => /admin:/.test(l))).toEqual([]);
+  });
+
+  it('exits 2 with the usage on stderr for an unknown command', () => {
+    const result = admin('frobnicate');
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/admin: unknown command: frobnicate\n\nusage: npm run admin/);
+    expect(result.stdout).toBe('');
+  });
+
   it('exits 2 with the message and usage for bad arguments, printing nothing on stdout', () => {
     const result = admin('create-account', '--plan', 'platinum');
     expect(result.status).toBe(2);
@@ -186,4 +240,53 @@ describe('admin CLI against the running local runtime', () => {
     expect(await runtime.exited()).toBe(0);
     expect(existsSync(env.SF_LOCAL_STATE_FILE as string)).toBe(false);
   });
+});
+
+describe('the admin CLI before the first `npm start`', () => {
+  it('does not keep the first start from creating and printing the default account and key', async () => {
+    // Arrange: a fresh data directory, used by the admin CLI first (no runtime running).
+    const fresh = mkdtempSync(join(tmpdir(), 'sendflow-first-'));
+    const freshEnv = { PORT: '0', SF_DATA_DIR: join(fresh, 'data'), SF_LOCAL_STATE_FILE: join(fresh, 'state.json') };
+    try {
+      expect(json(runScript('bin/admin.ts', ['list-accounts'], freshEnv).stdout)).toEqual({ data: [] });
+      const created = json(runScript('bin/admin.ts', ['create-account', '--plan', 'starter'], freshEnv).stdout);
+
+      // Act
+      const first = spawnScript('bin/local.ts', [], freshEnv);
+      try {
+        const base = (await first.waitFor(/listening on (http:\/\/\S+)/))[1] as string;
+        const key = (await first.waitFor(/^\s+(sf_test_\w+)$/m))[1] as string;
+
+        // Assert: the printed key works, and its account is the default one, not the one made before.
+        expect(first.output()).toMatch(/Created the default account acct_\w+ \(plan free\)/);
+        const res = await fetch(`${base}/api-keys`, { headers: { Authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(200);
+        first.child.kill('SIGTERM');
+        expect(await first.exited()).toBe(0);
+      } finally {
+        if (first.child.exitCode === null) first.child.kill('SIGKILL');
+      }
+      const listed = json(runScript('bin/admin.ts', ['list-accounts'], freshEnv).stdout) as {
+        data: Record<string, unknown>[];
+      };
+      expect(listed.data.map((a) => [a.id === created.account_id, a.default ?? false])).toEqual([
+        [true, false],
+        [false, true],
+      ]);
+
+      // A second start finds the default account and prints no key.
+      const second = spawnScript('bin/local.ts', [], freshEnv);
+      try {
+        await second.waitFor(/listening on/);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(second.output()).not.toMatch(/Created the default account|sf_test_/);
+        second.child.kill('SIGTERM');
+        await second.exited();
+      } finally {
+        if (second.child.exitCode === null) second.child.kill('SIGKILL');
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -98,6 +98,18 @@ describe('test send', () => {
     await new Promise((r) => setTimeout(r, 600));
     expect(receiver.received).toHaveLength(1);
   });
+
+  it('shows a test send in the delivery log as one attempt out of one (max_attempts: 1)', async () => {
+    const { key, hook } = await setup(['email.sent']);
+    receiver.answer({ kind: 'status', status: 500 });
+    const sent = (await (await rt.call(`/webhooks/${hook.id}/test`, { method: 'POST', key })).json()) as {
+      delivery: { id: string };
+    };
+    const [listed] = (await deliveries(key, hook.id)).data as Record<string, unknown>[];
+    expect(listed).toMatchObject({ id: sent.delivery.id, event: 'test', attempts: 1, max_attempts: 1 });
+    const one = await rt.call(`/webhooks/${hook.id}/deliveries/${sent.delivery.id}`, { key });
+    expect(await one.json()).toMatchObject({ status: 'failed', attempts: 1, max_attempts: 1, next_attempt_at: null });
+  });
 });
 
 describe('email → events → webhook', () => {

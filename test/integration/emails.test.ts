@@ -50,6 +50,56 @@ describe('POST /v1/emails', () => {
     // The whole email as stored is measured (DynamoDB's item, not html alone): the detail is on the body.
     expect(((await huge.json()) as { details: { path: string }[] }).details[0]?.path).toBe('body');
   });
+
+  const EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
+  it.each([
+    [{ to: 5 }, [{ path: 'to', message: 'Must be an email address or a list of email addresses.' }]],
+    [{ to: null }, [{ path: 'to', message: 'Must be an email address or a list of email addresses.' }]],
+    [{ to: undefined }, [{ path: 'to', message: 'Required: an email address or a list of email addresses.' }]],
+    [
+      { to: 'not-an-email' },
+      [{ path: 'to', message: `"not-an-email" is not a valid email address: an address needs an @. ${EXAMPLE}` }],
+    ],
+    [{ to: [] }, [{ path: 'to', message: 'Give at least one email address (the list is empty).' }]],
+    [
+      { to: ['b@example.com', 'b@', 7] },
+      [
+        {
+          path: 'to.1',
+          message: `"b@" is not a valid email address: the part after @ must be a domain name such as example.com. ${EXAMPLE}`,
+        },
+        { path: 'to.2', message: `Must be an email address (a string). ${EXAMPLE}` },
+      ],
+    ],
+    [
+      { to: 'b@example.com', scheduled_at: 'tomorrow 9am' },
+      [
+        {
+          path: 'scheduled_at',
+          message:
+            'Must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.',
+        },
+      ],
+    ],
+    [
+      { to: 'b@example.com', scheduled_at: '2020-01-01T09:00:00Z' },
+      [{ path: 'scheduled_at', message: 'Must be in the future.' }],
+    ],
+    [
+      { to: 'b@example.com', scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() },
+      [{ path: 'scheduled_at', message: 'Must be at most 30 days from now.' }],
+    ],
+  ])('says exactly what is wrong with %j', async (fields, details) => {
+    const { key } = await rt.newKey();
+    const res = await post(key, '/emails', { ...email('x'), ...fields });
+    expect(res.status).toBe(422);
+    expect(await res.json()).toEqual({
+      error: 'The request body is invalid.',
+      status: 422,
+      code: 'validation_error',
+      details,
+    });
+  });
 });
 
 describe('POST /v1/emails/batch', () => {

@@ -19,6 +19,8 @@ import type {
   CopyOutcome,
   EmailEventEntry,
   EmailHistory,
+  EmailListQuery,
+  EmailPage,
   EmailProvider,
   EmailRecord,
   EmailRepository,
@@ -56,6 +58,7 @@ import type {
   Claim,
   Delivery,
   DeliveryJob,
+  DeliveryKey,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryQueue,
@@ -76,7 +79,7 @@ import type {
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
 import type { Mode } from '../../lambdas/domain/api-keys';
-import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
+import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
 import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/errors';
@@ -113,6 +116,12 @@ export class InMemoryAccountRepository implements AccountRepository {
 
   async any(): Promise<boolean> {
     return this.items.size > 0;
+  }
+
+  async list(): Promise<Account[]> {
+    return [...this.items.values()]
+      .map((account) => structuredClone(account))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 }
 
@@ -306,6 +315,14 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   async get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null> {
     const delivery = this.items.get(`${webhookId}#${id}`);
     return delivery && liveAt(delivery, nowMs) ? structuredClone(delivery) : null;
+  }
+
+  async getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]> {
+    const unique = [...new Set(keys.map(({ webhookId, id }) => `${webhookId}#${id}`))];
+    return unique
+      .map((key) => this.items.get(key))
+      .filter((d): d is Delivery => d !== undefined && liveAt(d, nowMs))
+      .map((d) => structuredClone(d));
   }
 
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
@@ -775,6 +792,17 @@ export class InMemoryEmailRepository implements EmailRepository {
     const states = email.recipientStates ?? {};
     const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
     return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });
+  }
+
+  async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
+    const { after, to } = query;
+    const matching = [...this.items.values()]
+      .filter((e) => e.accountId === tenant.accountId && e.mode === tenant.mode)
+      .filter((e) => after === undefined || e.id < after)
+      .filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to))
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const page = await Promise.all(matching.slice(0, query.limit).map((e) => this.get(e.id)));
+    return { items: page.filter((e): e is EmailRecord => e !== null), hasMore: matching.length > query.limit };
   }
 
   async decideBatch(

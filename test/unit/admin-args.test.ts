@@ -57,6 +57,22 @@ describe('parseAdminArgs', () => {
     });
   });
 
+  it('parses the list commands', () => {
+    expect(parseAdminArgs(['list-accounts', '--aws']).command).toEqual({ name: 'list-accounts' });
+    expect(parseAdminArgs(['list-keys', '--account', 'acct_1']).command).toEqual({
+      name: 'list-keys',
+      accountId: 'acct_1',
+    });
+  });
+
+  it.each(['--help', '-h', 'help', 'create-key --help', 'revoke-key -h', 'list-keys --help --aws'])(
+    'asks for the usage with `%s` (even where required options are missing)',
+    (line) => {
+      const args = line.split(' ');
+      expect(parseAdminArgs(args).command).toEqual({ name: 'help' });
+    },
+  );
+
   it.each([
     [['create-account'], /--plan is required/],
     [['create-account', '--plan', 'platinum'], /--plan must be one of/],
@@ -68,6 +84,9 @@ describe('parseAdminArgs', () => {
     [['create-account', '--plan', 'free', '--account', 'a'], /create-account does not take --account/],
     [['revoke-key', '--account', 'a'], /--key is required/],
     [['frobnicate'], /unknown command/],
+    [['constructor'], /unknown command: constructor/],
+    [['list-keys'], /--account is required/],
+    [['list-accounts', '--account', 'a'], /list-accounts does not take --account/],
     [['create-account', 'extra', '--plan', 'free'], /unexpected argument/],
     [['create-account', '--plan', 'free', '--bogus'], /Unknown option/],
     [[], /missing command/],

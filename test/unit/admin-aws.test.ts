@@ -8,11 +8,11 @@ import {
   DescribeStacksCommand,
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
-import { createAccount } from '../../lambdas/app/accounts';
+import { createAccount, listAccountKeys, listAccounts } from '../../lambdas/app/accounts';
 import { PLAN_NAMES } from '../../lambdas/domain/plans';
 import { tableNames } from '../../lambdas/manifest';
 import { outputNames, stackNames } from '../../lib/outputs';
@@ -87,6 +87,72 @@ describe('awsAdminDeps', () => {
     expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
       TableName: 'prod-accounts',
       Item: expect.objectContaining({ id: account.id, plan: 'growth', usageKeyId: 'apikey-1' }),
+    });
+  });
+
+  it('lists every account with a paginated Scan of the accounts table, oldest first', async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: PROD_API, StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+      ],
+    });
+    const account = (id: string, createdAt: string) => ({ id, plan: 'free', createdAt });
+    dynamo
+      .on(ScanCommand, { TableName: 'prod-accounts', ExclusiveStartKey: undefined })
+      .resolves({ Items: [account('acct_b', '2026-02-01T00:00:00.000Z')], LastEvaluatedKey: { id: 'acct_b' } })
+      .on(ScanCommand, { TableName: 'prod-accounts', ExclusiveStartKey: { id: 'acct_b' } })
+      .resolves({ Items: [{ ...account('acct_a', '2026-01-01T00:00:00.000Z'), plan: 'growth' }] });
+
+    // Act
+    const session = await awsAdminDeps(PROD_API, clients());
+    const accounts = await listAccounts(session.deps);
+    await session.close();
+
+    // Assert
+    expect(accounts).toEqual([
+      { id: 'acct_a', plan: 'growth', createdAt: '2026-01-01T00:00:00.000Z' },
+      { id: 'acct_b', plan: 'free', createdAt: '2026-02-01T00:00:00.000Z' },
+    ]);
+    expect(dynamo).toHaveReceivedCommandTimes(ScanCommand, 2);
+  });
+
+  it("lists an account's keys through the api keys table's byAccount index", async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: PROD_API, StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+      ],
+    });
+    dynamo.on(GetCommand).resolves({});
+    dynamo.on(GetCommand, { TableName: 'prod-accounts', Key: { id: 'acct_a' } }).resolves({
+      Item: { id: 'acct_a', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' },
+    });
+    const key = {
+      id: 'key_1',
+      hash: 'a'.repeat(64),
+      accountId: 'acct_a',
+      mode: 'test',
+      scopes: ['email:send'],
+      name: 'ci',
+      hint: 'sf_test_…wxyz',
+      createdAt: '2026-01-02T00:00:00.000Z',
+    };
+    dynamo.on(QueryCommand).resolves({ Items: [key] });
+
+    // Act
+    const session = await awsAdminDeps(PROD_API, clients());
+    const keys = await listAccountKeys(session.deps, 'acct_a');
+    const unknown = listAccountKeys(session.deps, 'acct_missing');
+    await expect(unknown).rejects.toThrow('No account with id acct_missing.');
+    await session.close();
+
+    // Assert
+    expect(keys).toEqual([key]);
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, {
+      TableName: 'prod-apiKeys',
+      IndexName: 'byAccount',
+      ExpressionAttributeValues: { ':a': 'acct_a' },
     });
   });
 

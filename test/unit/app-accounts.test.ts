@@ -1,6 +1,14 @@
 // Unit tests for the account use cases (lambdas/app/accounts.ts) with in-memory repositories and usage plans.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type AccountDeps, createAccount, createAccountKey, setPlan } from '../../lambdas/app/accounts';
+import {
+  type AccountDeps,
+  createAccount,
+  createAccountKey,
+  DEFAULT_KEY_NAME,
+  findDefaultAccount,
+  listAccountKeys,
+  setPlan,
+} from '../../lambdas/app/accounts';
 import { hashApiKey, parseApiKey } from '../../lambdas/domain/api-keys';
 import { NotFoundError } from '../../lambdas/domain/errors';
 import { SCOPES } from '../../lambdas/domain/scopes';
@@ -28,6 +36,38 @@ describe('account use cases', () => {
     clock = new FakeClock(Date.UTC(2025, 6, 1, 0, 0, 0, 0));
     authorizerCache = new RecordingAuthorizerCache();
     deps = { accounts, apiKeys, usagePlans, authorizerCache, clock, random: seededRandom() };
+  });
+
+  describe('findDefaultAccount', () => {
+    it('finds the account marked default, not one an admin made before it', async () => {
+      // Arrange
+      await createAccount(deps, 'starter');
+      expect(await findDefaultAccount(deps)).toBeNull();
+      const marked = await createAccount(deps, 'free', { isDefault: true });
+
+      // Act / Assert
+      expect(marked.isDefault).toBe(true);
+      expect(await findDefaultAccount(deps)).toEqual(marked);
+    });
+
+    it('recognises the default account of a store seeded before the mark by its default key', async () => {
+      // Arrange
+      await createAccount(deps, 'growth');
+      const legacy = await createAccount(deps, 'free');
+      await createAccountKey(deps, { accountId: legacy.id, mode: 'test', name: DEFAULT_KEY_NAME });
+
+      // Act / Assert
+      expect(await findDefaultAccount(deps)).toEqual(legacy);
+    });
+  });
+
+  describe('listAccountKeys', () => {
+    it("lists an account's keys, revoked ones included, and refuses an unknown account", async () => {
+      const account = await createAccount(deps, 'free');
+      const { key } = await createAccountKey(deps, { accountId: account.id, mode: 'test' });
+      expect(await listAccountKeys(deps, account.id)).toEqual([key]);
+      await expect(listAccountKeys(deps, 'acct_missing')).rejects.toBeInstanceOf(NotFoundError);
+    });
   });
 
   describe('createAccount', () => {

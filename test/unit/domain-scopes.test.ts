@@ -121,6 +121,7 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Not in DESIGN §3: cancelling a scheduled send belongs with sending it.
   'POST /emails/{}/cancel': { scope: 'email:send' },
   'GET /emails/{}': { scope: 'email:read' },
+  'GET /emails': { scope: 'email:read' },
   'GET /emails/{}/events': { scope: 'email:read' },
   'GET /domains': { scope: 'domain:read' },
   'GET /domains/{}': { scope: 'domain:read' },
@@ -144,6 +145,9 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
+  // Issue 11: the API reference and the OpenAPI document describe the API, and hold nothing of an account.
+  'GET /reference': 'public',
+  'GET /openapi.json': 'public',
 };
 
 function expectedAccess(method: string, path: string): Access {

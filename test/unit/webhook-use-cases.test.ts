@@ -727,6 +727,7 @@ describe('testWebhook', () => {
       event: 'test',
       status: 'succeeded',
       attempts: 1,
+      maxAttempts: 1,
       payload: request.body,
     });
     expect(env.stored(webhook.id, delivery.id)).toEqual(delivery);
@@ -744,7 +745,7 @@ describe('testWebhook', () => {
     const delivery = await testWebhook(env.deps, TENANT, webhook.id);
 
     // Assert
-    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 1, maxAttempts: 1, nextAttemptAt: null });
     expect(env.retries.scheduled).toEqual([]);
   });
 

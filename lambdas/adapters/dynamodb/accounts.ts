@@ -12,6 +12,7 @@ const accountItem = z.object({
   createdAt: z.string(),
   usageKey: z.string().optional(),
   usageKeyId: z.string().optional(),
+  isDefault: z.literal(true).optional(),
 });
 
 export class DynamoAccountRepository implements AccountRepository {
@@ -63,4 +64,25 @@ export class DynamoAccountRepository implements AccountRepository {
     );
     return (Items?.length ?? 0) > 0;
   }
+
+  async list(options: { pageSize?: number } = {}): Promise<Account[]> {
+    const accounts: Account[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          ExclusiveStartKey: cursor,
+          ...(options.pageSize ? { Limit: options.pageSize } : {}),
+        }),
+      );
+      accounts.push(...(page.Items ?? []).map((item) => accountItem.parse(item)));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return accounts.sort(oldestFirst);
+  }
+}
+
+function oldestFirst(a: Account, b: Account): number {
+  return a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 }

@@ -15,6 +15,7 @@ import * as z from 'zod';
 import type {
   Claim,
   Delivery,
+  DeliveryKey,
   DeliveryListQuery,
   DeliveryPage,
   DeliveryRepository,
@@ -194,6 +195,26 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     if (!Item) return null;
     const delivery = parse(Item);
     return live(delivery, nowMs) ? delivery : null;
+  }
+
+  async getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]> {
+    if (keys.length === 0) return [];
+    const items = await batchGetAll(
+      this.doc,
+      this.tableName,
+      keys.map(({ webhookId, id }) => ({ webhookId, id })),
+    );
+    const found = new Map(items.map((item) => [`${item.webhookId}#${item.id}`, parse(item)]));
+    const seen = new Set<string>();
+    const rows: Delivery[] = [];
+    for (const { webhookId, id } of keys) {
+      const key = `${webhookId}#${id}`;
+      const row = found.get(key);
+      if (!row || seen.has(key) || !live(row, nowMs)) continue;
+      seen.add(key);
+      rows.push(row);
+    }
+    return rows;
   }
 
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {

@@ -1,7 +1,8 @@
-// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item). Their event
-// history lives apart, in the emailEvents table (email-history.ts), so the item never grows with it. Each recipient's
-// send state lives in the `recipientStates` map (by recipient index), changed one conditional UpdateItem at a
-// time, with the event it causes (email.failed, email.suppressed) recorded in the item's outbox.
+// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item); byAccount lists an
+// account's ids newest first (GET /v1/emails). Their event history lives apart, in the emailEvents table
+// (email-history.ts), so the item never grows with it. Each recipient's send state lives in the `recipientStates`
+// map (by recipient index), changed one conditional UpdateItem at a time, with the event it causes (email.failed,
+// email.suppressed) recorded in the item's outbox.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -12,16 +13,19 @@ import {
 import * as z from 'zod';
 import type {
   BatchState,
+  EmailListQuery,
+  EmailPage,
   EmailRecord,
   EmailRepository,
   RecipientExpectation,
   RecipientState,
 } from '../../app/emails/ports';
 import type { PendingEvents } from '../../app/outbox';
+import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
-import { recipients } from '../../domain/email/email';
+import { bareAddress, recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
-import { batchPutAll, conditionHeld, unlessConditionFails } from './operations';
+import { batchGetAll, batchPutAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
 import { dueKey, shardOf } from './shards';
 
@@ -76,6 +80,17 @@ function parseEmail(item: unknown): EmailRecord {
   return { ...email, suppressed: [...new Set([...email.suppressed, ...byState])] };
 }
 
+/**
+ * byAccount entries a listing reads per Query: keys and mode, about 100 bytes each, so one page is well under
+ * DynamoDB's 1 MB however the account's emails split between modes.
+ */
+const LIST_PAGE = 500;
+/** Emails read per BatchGetItem while a `to` filter is applied (no filter: only as many as the page needs). */
+const FILTERED_CHUNK = 100;
+
+/** Whether `address` (bare, lower-cased) is among the email's recipients. */
+const sentTo = (email: EmailRecord, address: string) => recipients(email).some((r) => bareAddress(r) === address);
+
 /** byScheduleShard key values (no single key value takes every waiting email); the reconciler reads each. */
 const SCHEDULE_SHARDS = 8;
 /** The single key value of emails written before the shards (docs/runbook.md ("Upgrading a stage across an index change")): read until they leave. */
@@ -120,6 +135,57 @@ export class DynamoEmailRepository implements EmailRepository {
   async get(id: string): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
     return Item && Item.kind !== BATCH_KIND ? parseEmail(Item) : null;
+  }
+
+  /**
+   * byAccount newest first, filtered on mode in the Query (entries are small: large pages); the page's emails
+   * are then read by key (BatchGetItem), only as many as the page still needs when there is no `to` filter.
+   */
+  async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
+    const items: EmailRecord[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'byAccount',
+          KeyConditionExpression: query.after ? 'accountId = :a AND id < :after' : 'accountId = :a',
+          FilterExpression: '#mode = :m',
+          ExpressionAttributeNames: { '#mode': 'mode' },
+          ExpressionAttributeValues: {
+            ':a': tenant.accountId,
+            ':m': tenant.mode,
+            ...(query.after ? { ':after': query.after } : {}),
+          },
+          ScanIndexForward: false,
+          Limit: LIST_PAGE,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      const ids = (page.Items ?? []).map((entry) => entry.id as string);
+      for (let i = 0; i < ids.length && items.length <= query.limit; ) {
+        const size = query.to ? FILTERED_CHUNK : query.limit + 1 - items.length;
+        const chunk = ids.slice(i, i + size);
+        i += chunk.length;
+        const rows = await batchGetAll(
+          this.doc,
+          this.tableName,
+          chunk.map((id) => ({ id })),
+        );
+        const found = new Map(rows.map((item) => [item.id as string, item]));
+        for (const id of chunk) {
+          const item = found.get(id);
+          if (!item || item.kind === BATCH_KIND) continue;
+          const email = parseEmail(item);
+          // The index said so; the item must too (defence in depth), and match the filter.
+          if (email.accountId !== tenant.accountId || email.mode !== tenant.mode) continue;
+          if (query.to && !sentTo(email, query.to)) continue;
+          items.push(email);
+        }
+      }
+      cursor = page.LastEvaluatedKey;
+    } while (cursor && items.length <= query.limit);
+    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
   }
 
   async decideBatch(

@@ -11,7 +11,8 @@ import { type Outbox, type PendingEvents, type Recorded, relay } from '../outbox
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 
-export type ContactStatus = 'pending' | 'subscribed';
+export const CONTACT_STATUSES = ['pending', 'subscribed'] as const;
+export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 
 export interface Contact extends Tenant {
   /** Derived from tenant and address: one contact per address. */

@@ -4,7 +4,8 @@ import type { SendflowEvent } from '../../domain/events';
 import type { Outbox, PendingEvents, Recorded } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
-export type DomainStatus = 'pending' | 'verified' | 'failed';
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
 /** A DNS record the customer publishes to verify the domain (Easy DKIM CNAMEs on SES). */
 export interface DnsRecord {

@@ -48,6 +48,17 @@ export interface EmailRecord extends EmailMessage {
   readonly batchId?: string;
 }
 
+export interface EmailListQuery {
+  readonly limit: number;
+  readonly after?: string;
+  readonly to?: string;
+}
+
+export interface EmailPage {
+  readonly items: EmailRecord[];
+  readonly hasMore: boolean;
+}
+
 /** A batch's fate, decided once: committed (every email stored), or aborted (never to be sent). */
 export type BatchState = 'committed' | 'aborted';
 
@@ -66,6 +77,12 @@ export interface EmailRepository {
   /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
   createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
   get(id: string): Promise<EmailRecord | null>;
+  /**
+   * The tenant's emails (of its account and mode only), newest first by id (ids are time-ordered). `after` is an
+   * email id: only older ones. `to` is a bare, lower-cased address: only emails with it among their recipients
+   * (to, cc, bcc; compared bare and lower-cased). `hasMore` is exact.
+   */
+  list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage>;
   /**
    * Decides a batch's fate once (one conditional write): `committed` with its events (email.scheduled of its
    * emails) once every email is stored, `aborted` when the batch failed. Returns the state that holds (the

@@ -26,6 +26,9 @@ export async function readEmail(deps: ReadEmailDeps, tenant: Tenant, id: string)
 }
 
 /** An email already read (and checked), with its newest events. */
-export async function withHistory(deps: ReadEmailDeps, email: EmailRecord): Promise<EmailWithHistory> {
+export async function withHistory(
+  deps: Pick<ReadEmailDeps, 'emailHistory'>,
+  email: EmailRecord,
+): Promise<EmailWithHistory> {
   return { email, history: await deps.emailHistory.latest(email.id, EMAIL_HISTORY_LIMIT) };
 }

@@ -192,6 +192,8 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
     },
     claimFor(deps, 1),
     now,
+    // One attempt, never retried automatically: the log says so (a manual retry may still add more).
+    1,
   );
   // Never due: a test send that dies mid-attempt is not picked up by the reconciler (no automatic retries).
   const delivery: Delivery = { ...row, nextAttemptAt: null };
@@ -216,12 +218,14 @@ function newDelivery(
   >,
   claim: Claim,
   claimedAt: number,
+  /** Automatic attempts this delivery may get: the retry policy's, or 1 for a test send. */
+  attemptLimit = maxAttempts(deps.policy),
 ): Delivery {
   return {
     ...fields,
     status: 'pending',
     attempts: 0,
-    maxAttempts: maxAttempts(deps.policy),
+    maxAttempts: attemptLimit,
     attemptLog: [],
     response: '',
     // Due now: if the claim holder dies before recording, the reconciler finds the row once the claim lapses.

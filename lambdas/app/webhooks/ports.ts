@@ -103,6 +103,9 @@ export interface Delivery extends Tenant {
   readonly expiresAt?: number;
 }
 
+/** A delivery's table key: its webhook and its id. */
+export type DeliveryKey = Pick<Delivery, 'webhookId' | 'id'>;
+
 export interface DeliveryPage {
   readonly items: Delivery[];
   readonly hasMore: boolean;
@@ -133,6 +136,11 @@ export interface DeliveryRepository {
   /** Stores the attempt's result, only if the claim for that attempt is still held. */
   record(delivery: Delivery, claimedAttempt: number): Promise<boolean>;
   get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null>;
+  /**
+   * The deliveries stored under these keys, in the order of `keys` (a key given twice is read and returned once).
+   * Missing and expired rows are left out. One BatchGetItem per 100 keys on DynamoDB.
+   */
+  getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]>;
   /**
    * Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. `errorClass`
    * keeps the deliveries whose latest attempt recorded that class (entries stored before classes were recorded

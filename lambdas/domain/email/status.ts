@@ -1,7 +1,19 @@
 // An email's status is derived from its event history: the latest event by time (ties: the later stage).
 // Providers deliver events unordered, so arrival order is not trusted. An unsubscribe does not change the
 // delivery status (spec §6.3); a cancelled scheduled email is `canceled`.
-import type { EventType } from '../events';
+import { EVENT_TYPES, type EventType } from '../events';
+
+/**
+ * Every status emailStatus can give: `queued` (no event yet), `canceled`, and each email event's name without
+ * `email.`, except `unsubscribed` (it never changes the status).
+ */
+export const EMAIL_STATUSES: readonly string[] = [
+  'queued',
+  'canceled',
+  ...EVENT_TYPES.filter((type) => type.startsWith('email.') && type !== 'email.unsubscribed').map((type) =>
+    type.replace(/^email\./, ''),
+  ),
+];
 
 const STAGE: Partial<Record<EventType, number>> = {
   'email.scheduled': 0,

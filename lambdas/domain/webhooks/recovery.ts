@@ -3,7 +3,8 @@
 import { ValidationError } from '../errors';
 import { idTime } from '../ids';
 
-export type RecoveryStatus = 'running' | 'completed' | 'canceled';
+export const RECOVERY_STATUSES = ['running', 'completed', 'canceled'] as const;
+export type RecoveryStatus = (typeof RECOVERY_STATUSES)[number];
 
 /** What one step did: attempts made (by their result) and deliveries left alone. */
 export interface RecoveryCounts {

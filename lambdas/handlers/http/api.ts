@@ -33,6 +33,7 @@ import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
 import { recoveryHandlers } from './recoveries';
+import { referenceHandlers } from './reference';
 import { json } from './response';
 import { unsubscribeHandlers } from './unsubscribe';
 import { usageHandlers } from './usage';
@@ -82,7 +83,13 @@ export function routeTable(deps: ApiDeps): RouteTable {
 /** `api`: the API handler itself, which the dashboard calls in-process (resolved when first needed). */
 export function publicRouteTable(deps: ApiDeps, api: () => ApiInvoke): PublicRouteTable {
   const { confirmContactPage, confirmContact } = contactHandlers(deps);
-  return { ...unsubscribeHandlers(deps), confirmContactPage, confirmContact, ...dashboardHandlers(deps, api) };
+  return {
+    ...unsubscribeHandlers(deps),
+    confirmContactPage,
+    confirmContact,
+    ...referenceHandlers(),
+    ...dashboardHandlers(deps, api),
+  };
 }
 
 export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] = []) {

@@ -2,6 +2,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import {
+  CONTACT_STATUSES,
   type Contact,
   type ContactDeps,
   confirmContact,
@@ -14,9 +15,15 @@ import {
 } from '../../app/contacts/contacts';
 import { isEmailAddress } from '../../domain/email/email';
 import { GoneError } from '../../domain/errors';
-import { type PublicRouteHandler, type RequestSchemas, type RouteHandler, tenantOf } from './context';
+import {
+  type PublicRouteHandler,
+  type RequestSchemas,
+  type ResponseSchemas,
+  type RouteHandler,
+  tenantOf,
+} from './context';
 import { escapeHtml, page } from './pages';
-import { json } from './response';
+import { type Body, htmlPage, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const name = z.string().trim().min(1).max(100);
@@ -50,7 +57,52 @@ const updateBody = z
   .strictObject({ first_name: name.nullable().optional(), last_name: name.nullable().optional() })
   .refine((b) => Object.keys(b).length > 0, 'Give first_name or last_name (null clears it).');
 
-export function contactView(contact: Contact) {
+const contactSchema = named(
+  'Contact',
+  z.strictObject({
+    object: z.literal('contact'),
+    id: z.string(),
+    email: z.string(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    status: z.enum(CONTACT_STATUSES).meta({ description: 'pending until the contact confirms (double opt-in).' }),
+    created_at: isoTime,
+    updated_at: isoTime,
+    subscribed_at: isoTime.nullable(),
+  }),
+);
+
+const GONE_PAGE = 'A page saying the link expired (after 7 days) or outlived its contact';
+
+const responses = {
+  createContact: success(
+    201,
+    named(
+      'ContactCreated',
+      z.strictObject({
+        ...contactSchema.shape,
+        confirmation_url: z.string().meta({ description: 'The double opt-in link the contact is sent.' }),
+      }),
+    ),
+    'The contact, pending its confirmation',
+  ),
+  listContacts: success(
+    200,
+    named('ContactList', z.strictObject({ object: z.literal('list'), data: z.array(contactSchema) })),
+    'Every contact',
+  ),
+  getContact: success(200, contactSchema, 'The contact'),
+  updateContact: success(200, contactSchema, 'The contact as changed'),
+  deleteContact: success(
+    200,
+    named('ContactDeleted', z.strictObject({ object: z.literal('contact'), id: z.string(), deleted: z.literal(true) })),
+    'Deleted',
+  ),
+  confirmContactPage: htmlPage('A page with a button that confirms (never confirms by itself)', { 410: GONE_PAGE }),
+  confirmContact: htmlPage('Confirmed: a page saying so', { 410: GONE_PAGE }),
+} as const;
+
+export function contactView(contact: Contact): Body<typeof contactSchema> {
   return {
     object: 'contact',
     ...contactData(contact),
@@ -68,23 +120,26 @@ export function contactHandlers(deps: ContactDeps) {
       ...(input.first_name ? { firstName: input.first_name } : {}),
       ...(input.last_name ? { lastName: input.last_name } : {}),
     });
-    return json(201, { ...contactView(contact), confirmation_url: confirmationUrl });
+    return reply(responses.createContact, { ...contactView(contact), confirmation_url: confirmationUrl });
   };
   const list: RouteHandler = async ({ caller }) =>
-    json(200, { object: 'list', data: (await deps.contacts.list(tenantOf(caller))).map(contactView) });
+    reply(responses.listContacts, {
+      object: 'list',
+      data: (await deps.contacts.list(tenantOf(caller))).map(contactView),
+    });
   const get: RouteHandler = async ({ caller, params }) =>
-    json(200, contactView(await getContact(deps, tenantOf(caller), params.id ?? '')));
+    reply(responses.getContact, contactView(await getContact(deps, tenantOf(caller), params.id ?? '')));
   const update: RouteHandler = async ({ caller, params, body }) => {
     const input = validate(updateBody, body ?? {});
     const contact = await updateContact(deps, tenantOf(caller), params.id ?? '', {
       ...(input.first_name !== undefined ? { firstName: input.first_name } : {}),
       ...(input.last_name !== undefined ? { lastName: input.last_name } : {}),
     });
-    return json(200, contactView(contact));
+    return reply(responses.updateContact, contactView(contact));
   };
   const remove: RouteHandler = async ({ caller, params }) => {
     const contact = await deleteContact(deps, tenantOf(caller), params.id ?? '');
-    return json(200, { object: 'contact', id: contact.id, deleted: true });
+    return reply(responses.deleteContact, { object: 'contact', id: contact.id, deleted: true });
   };
   const confirmPage: PublicRouteHandler = ({ params }) =>
     unlessGone(async () => {
@@ -112,6 +167,9 @@ export function contactHandlers(deps: ContactDeps) {
 }
 
 export const requestSchemas: RequestSchemas = {
+  // The confirmation page's form posts no field: the token in the path is all it takes.
+  confirmContact: { form: { schema: z.strictObject({}), required: false } },
   createContact: { body: createBody },
   updateContact: { body: updateBody },
 };
+export const responseSchemas: ResponseSchemas = responses;

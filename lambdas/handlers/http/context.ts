@@ -7,6 +7,7 @@ import type { Principal } from '../../app/ports';
 import type { Tenant } from '../../app/webhooks/ports';
 import type { RateDecision } from '../../domain/rate-limit';
 import type { RouteId, RouteSpec } from '../../manifest';
+import type { SuccessSpec } from './response';
 
 export interface RequestState {
   /** The manifest route the gateway matched; absent for the gateway's catch-all (404/405). */
@@ -40,8 +41,26 @@ export interface RouteRequest {
 
 export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;
 
-/** The zod schemas a route validates, by route id: the OpenAPI document is generated from them. */
-export type RequestSchemas = Partial<Record<RouteId, { readonly body?: ZodType; readonly query?: ZodType }>>;
+/**
+ * The zod schemas a route validates, by route id: the OpenAPI document is generated from them. `form`: the
+ * `application/x-www-form-urlencoded` body of a public form post (raw body routes), `required` unless it may be empty.
+ */
+export type RequestSchemas = Partial<
+  Record<
+    RouteId,
+    {
+      readonly body?: ZodType;
+      readonly query?: ZodType;
+      readonly form?: { readonly schema: ZodType; readonly required: boolean };
+    }
+  >
+>;
+
+/**
+ * The success answer of each route, by route id (handlers answer through these: `reply(responses.x, body)`): the
+ * OpenAPI document publishes them, and a manifest route without one fails test/unit/openapi.test.ts.
+ */
+export type ResponseSchemas = Partial<Record<RouteId, SuccessSpec>>;
 
 /** What a public route's handler receives: no caller, and the body as sent (for form posts). */
 export interface PublicRouteRequest extends Omit<RouteRequest, 'caller' | 'body'> {

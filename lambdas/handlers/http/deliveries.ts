@@ -1,7 +1,8 @@
 // HTTP handlers for the delivery log (spec §2.2, §4.1): list with status and error-class filters and cursor, one
-// delivery with its payload, manual retry.
+// delivery with its payload, manual retry; and one email's deliveries to every webhook (GET /v1/emails/:id/deliveries).
 import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
+import { type EmailDeliveriesDeps, listEmailDeliveries } from '../../app/webhooks/email-deliveries';
 import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
@@ -12,8 +13,8 @@ import {
   NO_TIMINGS,
 } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES, errorClassOf } from '../../domain/webhooks/error-class';
-import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
-import { json } from './response';
+import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { type Body, integer, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const listQuery = z.strictObject({
@@ -27,10 +28,88 @@ const listQuery = z.strictObject({
     .optional(),
 });
 
+/**
+ * An email's deliveries come all at once (at most its 100 newest events × the webhooks, 1000 keys): no paging.
+ * A parameter is refused rather than ignored, so `?limit=` never looks like it worked.
+ */
+const emailDeliveriesQuery = z.strictObject({});
+
+const deliveryStatus = z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]);
+const milliseconds = integer.nullable();
+
+const attemptSchema = z.strictObject({
+  at: isoTime,
+  status_code: integer.meta({ description: '0 = no HTTP answer.' }),
+  duration_ms: integer,
+  error: z.string().meta({ description: "'' = none." }),
+  error_class: z
+    .enum(ERROR_CLASSES)
+    .nullable()
+    .meta({ description: 'Why the attempt failed; null when it succeeded.' }),
+  timings: z.strictObject({
+    dns_ms: milliseconds,
+    connect_ms: milliseconds,
+    tls_ms: milliseconds,
+    ttfb_ms: milliseconds,
+  }),
+});
+
+export const deliverySchema = named(
+  'Delivery',
+  z.strictObject({
+    object: z.literal('webhook_delivery'),
+    id: z.string(),
+    webhook_id: z.string(),
+    event: z.string().meta({ description: 'The event type, or `test` for a test send.' }),
+    status: deliveryStatus,
+    attempts: integer,
+    max_attempts: integer,
+    status_code: integer.nullable().meta({ description: "The latest attempt's HTTP status; null before any." }),
+    duration_ms: integer,
+    error: z.string().nullable(),
+    response: z.string().meta({ description: "First 500 characters of the latest attempt's response body." }),
+    attempt_log: z.array(attemptSchema),
+    next_attempt_at: isoTime.nullable(),
+    delivered_at: isoTime.nullable(),
+    created_at: isoTime,
+  }),
+);
+
+const deliveryWithPayload = named(
+  'DeliveryWithPayload',
+  z.strictObject({ ...deliverySchema.shape, payload: z.string().meta({ description: 'The exact body sent.' }) }),
+);
+
+const deliveryList = named(
+  'DeliveryList',
+  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(deliverySchema) }),
+);
+
+const retryResult = named(
+  'DeliveryRetryResult',
+  z.strictObject({
+    success: z.boolean(),
+    message: z.string(),
+    delivery: z.strictObject({
+      id: z.string(),
+      status: deliveryStatus,
+      attempts: integer,
+      status_code: integer.nullable(),
+    }),
+  }),
+);
+
+const responses = {
+  listDeliveries: success(200, deliveryList, 'A page of the delivery log, newest first'),
+  getDelivery: success(200, deliveryWithPayload, 'The delivery, with the body it sends'),
+  retryDelivery: success(200, retryResult, 'How the new attempt went'),
+  listEmailDeliveries: success(200, deliveryList, "The email's deliveries to every webhook, newest first"),
+} as const;
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** A delivery as the API shows it (spec §2.2). `payload` only on the single-delivery response. */
-export function deliveryView(delivery: Delivery) {
+export function deliveryView(delivery: Delivery): Body<typeof deliverySchema> {
   const latest = delivery.attemptLog.at(-1);
   return {
     object: 'webhook_delivery',
@@ -76,7 +155,7 @@ export function attemptSummary(delivery: Delivery): string {
   return `Not delivered: ${latest.error ?? `HTTP ${latest.statusCode}`}.`;
 }
 
-export function deliveryHandlers(deps: AttemptDeps) {
+export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
   const list: RouteHandler = async ({ caller, params, query }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
     const { status, error_class: errorClass, limit, after } = validate(listQuery, query, 'query');
@@ -85,24 +164,41 @@ export function deliveryHandlers(deps: AttemptDeps) {
       { limit, ...(status ? { status } : {}), ...(errorClass ? { errorClass } : {}), ...(after ? { after } : {}) },
       deps.clock.now(),
     );
-    return json(200, { object: 'list', has_more: page.hasMore, data: page.items.map(deliveryView) });
+    return reply(responses.listDeliveries, {
+      object: 'list',
+      has_more: page.hasMore,
+      data: page.items.map(deliveryView),
+    });
   };
   const get: RouteHandler = async ({ caller, params }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
     const delivery = await deps.deliveries.get(webhook.id, params.deliveryId ?? '', deps.clock.now());
     if (!delivery) throw new NotFoundError(`No delivery with id ${params.deliveryId}.`);
-    return json(200, { ...deliveryView(delivery), payload: delivery.payload });
+    return reply(responses.getDelivery, { ...deliveryView(delivery), payload: delivery.payload });
   };
   const retry: RouteHandler = async ({ caller, params, receivedAt }) => {
     const delivery = await retryDelivery(deps, tenantOf(caller), params.id ?? '', params.deliveryId ?? '', receivedAt);
     const view = deliveryView(delivery);
-    return json(200, {
+    return reply(responses.retryDelivery, {
       success: delivery.status === 'succeeded',
       message: attemptSummary(delivery),
       delivery: { id: view.id, status: view.status, attempts: view.attempts, status_code: view.status_code },
     });
   };
-  return { listDeliveries: list, getDelivery: get, retryDelivery: retry };
+  const ofEmail: RouteHandler = async ({ caller, params, query }) => {
+    validate(emailDeliveriesQuery, query, 'query');
+    const found = await listEmailDeliveries(deps, tenantOf(caller), params.id ?? '');
+    return reply(responses.listEmailDeliveries, {
+      object: 'list',
+      has_more: found.hasMore,
+      data: found.items.map(deliveryView),
+    });
+  };
+  return { listDeliveries: list, getDelivery: get, retryDelivery: retry, listEmailDeliveries: ofEmail };
 }
 
-export const requestSchemas: RequestSchemas = { listDeliveries: { query: listQuery } };
+export const requestSchemas: RequestSchemas = {
+  listDeliveries: { query: listQuery },
+  listEmailDeliveries: { query: emailDeliveriesQuery },
+};
+export const responseSchemas: ResponseSchemas = responses;

@@ -1,14 +1,16 @@
-// HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6). A batch is validated
-// whole: one bad email refuses them all, each problem reported with its index.
+// HTTP handlers for POST /v1/emails and /v1/emails/batch (spec §4.2, DESIGN §6), GET /v1/emails (the list),
+// GET /v1/emails/:id and its cancel. A batch is validated whole: one bad email refuses them all, each problem
+// reported with its index.
 import * as z from 'zod';
+import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
 import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
-import { addressProblem } from '../../domain/email/email';
+import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
-import { emailStatus } from '../../domain/email/status';
+import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
-import { json } from './response';
+import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
@@ -23,13 +25,47 @@ const rule =
     if (message) ctx.addIssue({ code: 'custom', message });
   };
 
+const ADDRESS_EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
+
+/** The value as the caller wrote it, quoted, cut at 80 characters (a 4xx message may show what was sent). */
+const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+
+/** `"not-an-email" is not a valid email address: an address needs an @. E.g. …`: the value, then the rule. */
 const address = z
-  .string()
+  .string({ error: `Must be an email address (a string). ${ADDRESS_EXAMPLE}` })
   .trim()
   .superRefine(
-    rule((value) => addressProblem(value) && `${addressProblem(value)} E.g. a@example.com or "Name <a@example.com>".`),
+    rule((value) => {
+      const problem = addressProblem(value);
+      if (!problem) return null;
+      return `${quoted(value)} is not a valid email address: ${problem[0]?.toLowerCase()}${problem.slice(1)} ${ADDRESS_EXAMPLE}`;
+    }),
   );
-const addresses = (max: number) => z.union([address.transform((a) => [a]), z.array(address).min(1).max(max)]);
+
+/**
+ * One address or a list of 1 to `max`. A value that is neither (a number, null, an object, nothing) gets one
+ * message saying what is expected, instead of zod's "Invalid input" for a failed union.
+ */
+const addresses = (max: number) =>
+  z.union(
+    [
+      address.transform((a) => [a]),
+      z
+        .array(address)
+        .min(1, 'Give at least one email address (the list is empty).')
+        .max(max, `At most ${max} email addresses.`),
+    ],
+    {
+      error: (issue) =>
+        issue.input === undefined
+          ? 'Required: an email address or a list of email addresses.'
+          : 'Must be an email address or a list of email addresses.',
+    },
+  );
+
+/** One message for a bad scheduled_at: the format check aborts, so the time rules do not pile on. */
+const SCHEDULE_FORMAT =
+  'Must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.';
 
 /** Custom headers as SES v2 takes them (domain/email/limits.ts); the record has no prototype. */
 const headers = z
@@ -71,7 +107,7 @@ export const emailBody = (now: number) =>
         .max(50)
         .optional(),
       scheduled_at: z.iso
-        .datetime({ offset: true })
+        .datetime({ offset: true, abort: true, error: SCHEDULE_FORMAT })
         .refine((at) => Date.parse(at) > now, 'Must be in the future.')
         .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.')
         .optional(),
@@ -97,30 +133,122 @@ export const emailBody = (now: number) =>
       }),
     );
 
+/** GET /v1/emails: newest first, `after` an email id (older ones), filtered by status and by a recipient. */
+const listQuery = z.strictObject({
+  status: z.enum(EMAIL_STATUSES as [string, ...string[]]).optional(),
+  to: z
+    .string()
+    .trim()
+    .superRefine(
+      rule((value) => (/[<>]/.test(value) ? 'Give a bare address, e.g. a@example.com.' : addressProblem(value))),
+    )
+    .transform(bareAddress)
+    .optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z
+    .string()
+    .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id')
+    .optional(),
+});
+
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
+
+const emailSchema = named(
+  'Email',
+  z.strictObject({
+    object: z.literal('email'),
+    id: z.string(),
+    from: z.string(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    reply_to: z.array(z.string()),
+    subject: z.string(),
+    status: z.string().meta({
+      description:
+        'From the latest event: queued, scheduled, sent, delivery_delayed, delivered, opened, clicked, bounced, ' +
+        'complained, failed, suppressed, …; canceled once canceled.',
+    }),
+    scheduled_at: isoTime.nullable(),
+    recipient_headers: z
+      .record(z.string(), z.record(z.string(), z.string()))
+      .meta({ description: "By recipient: the List-Unsubscribe headers that recipient's copy carries (RFC 8058)." }),
+    suppressed: z.array(z.string()).meta({ description: 'Recipients not sent to: on the suppression list.' }),
+    created_at: isoTime,
+    tags: z.array(z.strictObject({ name: z.string(), value: z.string() })),
+    events: z.array(
+      z.strictObject({
+        id: z.string(),
+        type: z.string().meta({ description: 'An event type (EventType).' }),
+        to: z.string().nullable(),
+        timestamp: isoTime,
+      }),
+    ),
+    events_truncated: z.boolean().meta({ description: 'Older events were left out.' }),
+  }),
+);
+
+/** An email in GET /v1/emails: the Email without its history (one GET /v1/emails/:id away). */
+const emailSummarySchema = named('EmailSummary', emailSchema.omit({ events: true, events_truncated: true }));
+
+const emailList = named(
+  'EmailList',
+  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(emailSummarySchema) }),
+);
+
+const emailId = z.strictObject({ id: z.string() });
+
+const responses = {
+  sendEmail: success(200, named('EmailAccepted', emailId), 'Accepted: the id of the email'),
+  sendEmailBatch: success(
+    200,
+    named('EmailBatchAccepted', z.strictObject({ data: z.array(emailId) })),
+    'Accepted: the ids, in the order sent',
+  ),
+  getEmail: success(200, emailSchema, 'The email: status, recipients, event history'),
+  listEmails: success(200, emailList, 'A page of emails, newest first'),
+  cancelEmail: success(200, emailSchema, 'The email, canceled'),
+} as const;
 
 export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
     const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
-    return json(200, { id });
+    return reply(responses.sendEmail, { id: id ?? '' });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
     const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []), { batch: true });
-    return json(200, { data: ids.map((id) => ({ id })) });
+    return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
+    reply(responses.getEmail, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
+  const list: RouteHandler = async ({ caller, query }) => {
+    const { limit, after, to, status } = validate(listQuery, query, 'query');
+    const page = await listEmails(deps, tenantOf(caller), {
+      limit,
+      ...(after !== undefined ? { after } : {}),
+      ...(to !== undefined ? { to } : {}),
+      ...(status !== undefined ? { status } : {}),
+    });
+    return reply(responses.listEmails, {
+      object: 'list',
+      has_more: page.hasMore,
+      data: page.items.map(emailListView),
+    });
+  };
   const cancel: RouteHandler = async ({ caller, params }) =>
-    json(200, emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))));
-  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, cancelEmail: cancel };
+    reply(
+      responses.cancelEmail,
+      emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))),
+    );
+  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, listEmails: list, cancelEmail: cancel };
 }
 
 /**
  * An email as GET /v1/emails/:id shows it: status from its history, and the newest events of that history
  * (oldest of them first); `events_truncated` says older events were left out.
  */
-export function emailView({ email, history }: EmailWithHistory) {
+export function emailView({ email, history }: EmailWithHistory): Body<typeof emailSchema> {
   return {
     object: 'email',
     id: email.id,
@@ -144,7 +272,18 @@ export function emailView({ email, history }: EmailWithHistory) {
   };
 }
 
+/**
+ * An email in GET /v1/emails: as GET /v1/emails/:id shows it without `events` and `events_truncated` (its status
+ * is still from its history); the history itself is one GET /v1/emails/:id away.
+ */
+export function emailListView(email: EmailWithHistory): Body<typeof emailSummarySchema> {
+  const { events: _events, events_truncated: _truncated, ...view } = emailView(email);
+  return view;
+}
+
 export const requestSchemas: RequestSchemas = {
+  listEmails: { query: listQuery },
   sendEmail: { body: emailBody(0) },
   sendEmailBatch: { body: batchBody(0) },
 };
+export const responseSchemas: ResponseSchemas = responses;

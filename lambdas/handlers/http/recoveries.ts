@@ -2,8 +2,9 @@
 import * as z from 'zod';
 import type { Recovery } from '../../app/webhooks/ports';
 import { cancelRecovery, getRecovery, type RecoveryDeps, startRecovery } from '../../app/webhooks/recoveries';
-import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
-import { json } from './response';
+import { RECOVERY_STATUSES } from '../../domain/webhooks/recovery';
+import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { type Body, integer, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const instant = z.iso.datetime({ offset: true });
@@ -14,8 +15,35 @@ const startBody = z.strictObject({
   status: z.literal('failed').optional(),
 });
 
+export const recoverySchema = named(
+  'Recovery',
+  z.strictObject({
+    object: z.literal('webhook_recovery'),
+    id: z.string(),
+    webhook_id: z.string(),
+    status: z.enum(RECOVERY_STATUSES),
+    since: isoTime,
+    until: isoTime,
+    delivery_status: z.literal('failed').nullable().meta({ description: 'failed: only failed deliveries; null: all.' }),
+    total: integer.meta({ description: 'Deliveries of the window seen so far, skipped ones included.' }),
+    attempted: integer.meta({ description: 'succeeded + failed.' }),
+    succeeded: integer,
+    failed: integer,
+    skipped: integer,
+    created_at: isoTime,
+    updated_at: isoTime,
+  }),
+  'A recovery job: one new attempt for every delivery of a window, in the background.',
+);
+
+const responses = {
+  startRecovery: success(202, recoverySchema, 'The job, started: follow it with getRecovery'),
+  getRecovery: success(200, recoverySchema, 'The job as it stands'),
+  cancelRecovery: success(200, recoverySchema, 'The job, canceled (or as it ended)'),
+} as const;
+
 /** A recovery job as the API shows it: `attempted` = `succeeded` + `failed`; `total` also counts `skipped`. */
-export function recoveryView(recovery: Recovery) {
+export function recoveryView(recovery: Recovery): Body<typeof recoverySchema> {
   return {
     object: 'webhook_recovery',
     id: recovery.id,
@@ -36,15 +64,22 @@ export function recoveryView(recovery: Recovery) {
 
 export function recoveryHandlers(deps: RecoveryDeps) {
   const start: RouteHandler = async ({ caller, params, body }) =>
-    json(
-      202,
+    reply(
+      responses.startRecovery,
       recoveryView(await startRecovery(deps, tenantOf(caller), params.id ?? '', validate(startBody, body ?? {}))),
     );
   const get: RouteHandler = async ({ caller, params }) =>
-    json(200, recoveryView(await getRecovery(deps, tenantOf(caller), params.id ?? '', params.recoveryId ?? '')));
+    reply(
+      responses.getRecovery,
+      recoveryView(await getRecovery(deps, tenantOf(caller), params.id ?? '', params.recoveryId ?? '')),
+    );
   const cancel: RouteHandler = async ({ caller, params }) =>
-    json(200, recoveryView(await cancelRecovery(deps, tenantOf(caller), params.id ?? '', params.recoveryId ?? '')));
+    reply(
+      responses.cancelRecovery,
+      recoveryView(await cancelRecovery(deps, tenantOf(caller), params.id ?? '', params.recoveryId ?? '')),
+    );
   return { startRecovery: start, getRecovery: get, cancelRecovery: cancel };
 }
 
 export const requestSchemas: RequestSchemas = { startRecovery: { body: startBody } };
+export const responseSchemas: ResponseSchemas = responses;

@@ -1,10 +1,13 @@
 // Public handlers of the one-click unsubscribe link: POST unsubscribes (RFC 8058), GET only shows a page
 // with a button that POSTs. No API key; rate-limited per client IP.
+
+import * as z from 'zod';
 import { resolveUnsubscribeLink, type UnsubscribeDeps, unsubscribe } from '../../app/emails/unsubscribe';
 import { isOneClickBody, ONE_CLICK } from '../../domain/email/unsubscribe';
 import { ValidationError } from '../../domain/errors';
-import type { PublicRouteHandler } from './context';
+import type { PublicRouteHandler, RequestSchemas, ResponseSchemas } from './context';
 import { escapeHtml, page } from './pages';
+import { htmlPage } from './response';
 
 export function unsubscribeHandlers(deps: UnsubscribeDeps) {
   const confirm: PublicRouteHandler = async ({ params }) => {
@@ -29,3 +32,15 @@ export function unsubscribeHandlers(deps: UnsubscribeDeps) {
   };
   return { unsubscribePage: confirm, unsubscribe: oneClick };
 }
+
+export const responseSchemas: ResponseSchemas = {
+  unsubscribePage: htmlPage('A page with a button that unsubscribes (never unsubscribes by itself)'),
+  unsubscribe: htmlPage('Unsubscribed: a page saying so'),
+};
+
+const [field, value] = ONE_CLICK.split('=') as [string, string];
+
+/** The RFC 8058 body, as the document states it (isOneClickBody also takes it as a multipart field). */
+export const requestSchemas: RequestSchemas = {
+  unsubscribe: { form: { schema: z.strictObject({ [field]: z.literal(value) }), required: true } },
+};

@@ -14,14 +14,131 @@ import {
 } from '../../app/webhooks/manage-webhooks';
 import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
+import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
-import { type RequestSchemas, type RouteHandler, tenantOf } from './context';
-import { attemptSummary, deliveryView } from './deliveries';
-import { json } from './response';
+import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
+import { type Body, integer, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
 const url = z.string().trim().min(1).max(2048);
-const events = z.array(z.string()).min(1, 'Subscribe to at least one event.').max(50);
+/** The legacy unprefixed names a request may still use (`delivered` is stored as `email.delivered`). */
+const LEGACY_EVENT_NAMES = EVENT_TYPES.filter((type) => type.startsWith('email.')).map((type) => type.slice(6));
+
+// Names are checked (and normalized) by the use case, which lists every unknown one; the document states the
+// accepted names as an enum.
+const events = z
+  .array(
+    z.string().meta({
+      enum: [...EVENT_TYPES, ...LEGACY_EVENT_NAMES],
+      description: 'An event type; a legacy unprefixed name (delivered) is stored as email.delivered.',
+    }),
+  )
+  .min(1, 'Subscribe to at least one event.')
+  .max(50);
+
+export const eventTypeSchema = named('EventType', z.enum(EVENT_TYPES), 'An event type of the catalog.');
+
+const format = z.enum(FORMATS);
+
+const summarySchema = named(
+  'WebhookSummary',
+  z.strictObject({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(eventTypeSchema),
+    active: z.boolean(),
+    created_at: isoTime,
+  }),
+);
+
+const webhookSchema = named(
+  'Webhook',
+  z.strictObject({
+    ...summarySchema.shape,
+    format,
+    description: z.string().nullable(),
+    updated_at: isoTime,
+  }),
+);
+
+const createdSchema = named(
+  'WebhookCreated',
+  z.strictObject({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(eventTypeSchema),
+    format,
+    description: z.string().nullable(),
+    signing_secret: z.string().meta({ description: 'whsec_…: shown here and on rotation only.' }),
+    active: z.boolean(),
+    created_at: isoTime,
+  }),
+);
+
+const responses = {
+  createWebhook: success(201, createdSchema, 'The webhook, with its signing secret'),
+  listWebhooks: success(200, named('WebhookList', z.strictObject({ data: z.array(summarySchema) })), 'Every webhook'),
+  getWebhook: success(200, webhookSchema, 'The webhook'),
+  updateWebhook: success(
+    200,
+    named(
+      'WebhookUpdated',
+      z.strictObject({
+        id: z.string(),
+        url: z.string(),
+        events: z.array(eventTypeSchema),
+        active: z.boolean(),
+        updated_at: isoTime,
+      }),
+    ),
+    'The webhook as changed',
+  ),
+  deleteWebhook: success(
+    200,
+    named('WebhookDeleted', z.strictObject({ id: z.string(), deleted: z.literal(true) })),
+    'Deleted',
+  ),
+  testWebhook: success(
+    200,
+    named(
+      'WebhookTestResult',
+      z.strictObject({
+        success: z.boolean(),
+        status: integer.meta({ description: 'The HTTP status the endpoint answered; 0 = no answer.' }),
+        message: z.string(),
+        delivery: deliverySchema.pick({
+          id: true,
+          event: true,
+          status: true,
+          attempts: true,
+          status_code: true,
+          duration_ms: true,
+        }),
+      }),
+    ),
+    'How the endpoint answered the test event',
+  ),
+  checkWebhookSignature: success(
+    200,
+    named('SignatureCheckResult', z.strictObject({ valid: z.boolean(), diagnosis: z.string() })),
+    'The verdict, and the first problem found',
+  ),
+  rotateWebhookSecret: success(
+    200,
+    named(
+      'WebhookSecretRotated',
+      z.strictObject({
+        id: z.string(),
+        signing_secret: z.string(),
+        previous_secret_expires_at: isoTime
+          .nullable()
+          .meta({ description: 'Until then the previous secret signs too; null without a grace period.' }),
+      }),
+    ),
+    'The new signing secret',
+  ),
+} as const;
 
 const createBody = z.strictObject({
   url,
@@ -49,7 +166,7 @@ const signatureCheckBody = z.strictObject({
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
     const webhook = await createWebhook(deps, tenantOf(caller), validate(createBody, body ?? {}));
-    return json(201, {
+    return reply(responses.createWebhook, {
       id: webhook.id,
       url: webhook.url,
       events: webhook.events,
@@ -61,10 +178,10 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const list: RouteHandler = async ({ caller }) =>
-    json(200, { data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
+    reply(responses.listWebhooks, { data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
   const get: RouteHandler = async ({ caller, params }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
-    return json(200, {
+    return reply(responses.getWebhook, {
       ...listItem(webhook),
       format: webhook.format,
       description: webhook.description ?? null,
@@ -73,7 +190,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   };
   const update: RouteHandler = async ({ caller, params, body }) => {
     const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', validate(updateBody, body ?? {}));
-    return json(200, {
+    return reply(responses.updateWebhook, {
       id: webhook.id,
       url: webhook.url,
       events: webhook.events,
@@ -82,13 +199,14 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const remove: RouteHandler = async ({ caller, params }) => {
-    await deleteWebhook(deps, tenantOf(caller), params.id ?? '');
-    return json(200, { id: params.id, deleted: true });
+    const id = params.id ?? '';
+    await deleteWebhook(deps, tenantOf(caller), id);
+    return reply(responses.deleteWebhook, { id, deleted: true });
   };
   const test: RouteHandler = async ({ caller, params }) => {
     const delivery = await testWebhook(deps, tenantOf(caller), params.id ?? '');
     const view = deliveryView(delivery);
-    return json(200, {
+    return reply(responses.testWebhook, {
       success: delivery.status === 'succeeded',
       status: view.status_code ?? 0,
       message: attemptSummary(delivery),
@@ -103,14 +221,14 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const signatureCheck: RouteHandler = async ({ caller, params, body }) =>
-    json(
-      200,
+    reply(
+      responses.checkWebhookSignature,
       await checkWebhookSignature(deps, tenantOf(caller), params.id ?? '', validate(signatureCheckBody, body ?? {})),
     );
   const rotate: RouteHandler = async ({ caller, params, body }) => {
     const { grace_period_seconds } = validate(rotateBody, body ?? {});
     const rotated = await rotateSecret(deps, tenantOf(caller), params.id ?? '', grace_period_seconds);
-    return json(200, {
+    return reply(responses.rotateWebhookSecret, {
       id: rotated.webhook.id,
       signing_secret: rotated.webhook.secret,
       previous_secret_expires_at: rotated.previousSecretExpiresAt,
@@ -128,7 +246,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   };
 }
 
-function listItem(webhook: Webhook) {
+function listItem(webhook: Webhook): Body<typeof summarySchema> {
   return {
     id: webhook.id,
     url: webhook.url,
@@ -144,3 +262,4 @@ export const requestSchemas: RequestSchemas = {
   checkWebhookSignature: { body: signatureCheckBody },
   rotateWebhookSecret: { body: rotateBody },
 };
+export const responseSchemas: ResponseSchemas = responses;

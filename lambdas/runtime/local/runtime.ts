@@ -12,7 +12,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
-import { createAccount, createAccountKey } from '../../app/accounts';
+import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -121,8 +121,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       ...(options.sender ? { sender: options.sender } : {}),
     });
     const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
-    if (seeded) rememberDefaultAccount(config.dataDir, seeded.accountId);
-    const defaultAccountId = seeded?.accountId ?? recalledDefaultAccount(config.dataDir);
+    const defaultAccountId = seeded?.accountId ?? (await findDefaultAccount(services))?.id;
 
     // Like the AWS functions' flush middleware: a batch's or a request's metrics are published when it ends
     // (only if SF_METRICS is on locally; the log lines are written as they happen either way).
@@ -255,10 +254,11 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
   });
 }
 
+/** Creates the default account and its key unless the store has it (other accounts do not count). */
 async function seed(deps: Parameters<typeof createAccount>[0]) {
-  if (await deps.accounts.any()) return undefined;
-  const account = await createAccount(deps, 'free');
-  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test', name: 'Default test key' });
+  if (await findDefaultAccount(deps)) return undefined;
+  const account = await createAccount(deps, 'free', { isDefault: true });
+  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test', name: DEFAULT_KEY_NAME });
   return { accountId: account.id, apiKey: secret };
 }
 
@@ -273,18 +273,6 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-/** The seeded account's id, kept in the data directory so every later start can print its dashboard link. */
-function rememberDefaultAccount(dataDir: string, accountId: string): void {
-  if (dataDir === ':memory:') return;
-  writeFileSync(join(dataDir, 'default-account'), accountId, { mode: PRIVATE_FILE_MODE });
-}
-
-function recalledDefaultAccount(dataDir: string): string | undefined {
-  const file = join(dataDir, 'default-account');
-  if (dataDir === ':memory:' || !existsSync(file)) return undefined;
-  return readFileSync(file, 'utf8').trim() || undefined;
-}
 
 /** The local signing secret: kept in the data directory so links survive restarts; per process in memory. */
 function localSigningSecret(dataDir: string): string {

@@ -445,6 +445,51 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(await repo().get(newWebhookId(), delivery.id, NOW)).toBeNull();
   });
 
+  // --- getMany -------------------------------------------------------------------------------------------
+
+  it('getMany() returns the rows under the keys in the order given, each once; unknown and expired ones left out', async () => {
+    // Arrange
+    const [hookA, hookB] = [newWebhookId(), newWebhookId()];
+    const a1 = after(newDelivery(hookA, T0), 'succeeded');
+    const a2 = newDelivery(hookA, T0 + 1_000);
+    const b1 = after(newDelivery(hookB, T0 + 2_000), 'failed');
+    const expired = after(newDelivery(hookB, T0 + 3_000), 'failed', { expiresAt: NOW_S });
+    for (const row of [a1, a2, b1, expired]) await repo().createClaimed(row);
+    const key = (d: Delivery) => ({ webhookId: d.webhookId, id: d.id });
+
+    // Act
+    const rows = await repo().getMany(
+      [
+        key(b1),
+        { webhookId: hookA, id: 'dlv_unknown' },
+        key(a2),
+        // A known id under another webhook is another key: nothing there.
+        { webhookId: hookB, id: a1.id },
+        key(expired),
+        key(a1),
+        key(b1),
+      ],
+      NOW,
+    );
+
+    // Assert
+    expect(rows).toEqual([b1, a2, a1]);
+    expect(await repo().getMany([], NOW)).toEqual([]);
+  });
+
+  it('getMany() reads more keys than one BatchGetItem takes (100)', async () => {
+    // Arrange
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 130);
+    const keys = log.map(({ webhookId, id }) => ({ webhookId, id }));
+
+    // Act
+    const rows = await repo().getMany(keys, NOW);
+
+    // Assert
+    expect(ids(rows)).toEqual(ids(log));
+  });
+
   // --- list ----------------------------------------------------------------------------------------------
 
   it('lists newest first, only the webhook’s own rows', async () => {

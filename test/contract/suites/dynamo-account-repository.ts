@@ -129,6 +129,26 @@ export function accountRepositoryContract(factory: DynamoEndpointFactory): void 
     expect(after).toBe(true);
   });
 
+  it('lists every account oldest first, following the Scan page by page; the default mark round-trips', async () => {
+    // Arrange
+    const tables = await db().freshTables();
+    const fresh = new DynamoAccountRepository(db().doc, tables.accounts);
+    const accounts = [
+      newAccount({ createdAt: '2025-03-01T00:00:00.000Z', isDefault: true }),
+      newAccount({ createdAt: '2025-01-01T00:00:00.000Z', plan: 'scale', usageKey: 'k', usageKeyId: 'kid' }),
+      newAccount({ createdAt: '2025-02-01T00:00:00.000Z' }),
+    ];
+    for (const account of accounts) await fresh.create(account);
+
+    // Act
+    const listed = await fresh.list({ pageSize: 1 });
+
+    // Assert
+    expect(listed).toEqual([accounts[1], accounts[2], accounts[0]]);
+    expect(await fresh.list()).toEqual(listed);
+    expect(await new DynamoAccountRepository(db().doc, (await db().freshTables()).accounts).list()).toEqual([]);
+  });
+
   it('refuses to return an item that is not a valid account (zod on read-back)', async () => {
     // Arrange
     await db().doc.send(

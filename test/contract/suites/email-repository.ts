@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { EmailRecord, EmailRepository } from '../../../lambdas/app/emails/ports';
+import { recipients } from '../../../lambdas/domain/email/email';
+import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { RepositoryHarness } from './harness';
 
 const T0 = Date.UTC(2025, 3, 1, 10, 0, 0);
@@ -310,5 +312,108 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     // Assert
     expect(early).toEqual([]);
     expect(eventually).toEqual([{ id: inAMonth.id, sendAt: T0 + 30 * 86_400_000 }]);
+  });
+
+  // --- list ----------------------------------------------------------------------------------------------
+
+  /** `count` emails of one new tenant, one second apart (time-ordered ids), stored shuffled; newest first. */
+  async function seedTenant(
+    count: number,
+    shape: (index: number) => Partial<EmailRecord> = () => ({}),
+    tenant = { accountId: `acct_${randomBytes(6).toString('hex')}`, mode: 'live' as const },
+  ): Promise<{ tenant: typeof tenant; emails: EmailRecord[] }> {
+    const emails = Array.from({ length: count }, (_, i) =>
+      newEmail({ id: timeOrderedId('email', T0 + i * 1_000, randomBytes), ...tenant, ...shape(i) }),
+    );
+    const shuffled = emails.map((email, i) => ({ email, key: (i * 7) % count })).sort((a, b) => a.key - b.key);
+    // In several writes (as requests do), batches of up to 30.
+    for (let i = 0; i < shuffled.length; i += 30)
+      await repo().createMany(shuffled.slice(i, i + 30).map((e) => e.email));
+    return { tenant, emails: [...emails].reverse() };
+  }
+  const idsOf = (emails: readonly EmailRecord[]) => emails.map((email) => email.id);
+
+  it("list() gives the tenant's emails newest first, as get() returns them, and never another tenant's or mode's", async () => {
+    // Arrange
+    const { tenant, emails } = await seedTenant(5);
+    await seedTenant(3, () => ({}), { accountId: tenant.accountId, mode: 'test' as never });
+    await seedTenant(3);
+
+    // Act
+    const page = await repo().list(tenant, { limit: 20 });
+
+    // Assert
+    expect(page.hasMore).toBe(false);
+    expect(page.items).toEqual(await Promise.all(emails.map((email) => repo().get(email.id))));
+    expect((await repo().list({ accountId: 'acct_none', mode: 'live' }, { limit: 20 })).items).toEqual([]);
+  });
+
+  it('list() has an exact hasMore at page boundaries (limit = count-1, count, count+1)', async () => {
+    const { tenant, emails } = await seedTenant(4);
+    for (const [limit, more] of [
+      [3, true],
+      [4, false],
+      [5, false],
+    ] as const) {
+      const page = await repo().list(tenant, { limit });
+      expect(idsOf(page.items)).toEqual(idsOf(emails.slice(0, limit)));
+      expect(page.hasMore).toBe(more);
+    }
+  });
+
+  it('list() walks every email with `after` cursors, once each, in order, hasMore false on the last page', async () => {
+    // Arrange
+    const { tenant, emails } = await seedTenant(23);
+
+    // Act
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await repo().list(tenant, { limit: 5, ...(after ? { after } : {}) });
+      seen.push(...idsOf(page.items));
+      pages += 1;
+      if (!page.hasMore) break;
+      after = page.items.at(-1)?.id;
+    }
+
+    // Assert
+    expect(seen).toEqual(idsOf(emails));
+    expect(pages).toBe(5);
+  });
+
+  it('list() filters by a recipient (to, cc or bcc; bare and lower-cased), through pages, with exact hasMore', async () => {
+    // Arrange: every third email goes to Ada, one of them as "Name <ADA@…>", one as cc.
+    const { tenant, emails } = await seedTenant(30, (i) =>
+      i % 3 !== 0
+        ? { to: [`other${i}@example.com`] }
+        : i === 3
+          ? { to: ['Ada Lovelace <ADA@Example.com>'] }
+          : i === 6
+            ? { to: ['bob@example.com'], cc: ['ada@example.com'] }
+            : { to: ['ada@example.com'] },
+    );
+    const ada = emails.filter((email) => recipients(email).some((r) => /ada@example\.com/i.test(r)));
+    expect(ada).toHaveLength(10);
+
+    // Act
+    const first = await repo().list(tenant, { limit: 4, to: 'ada@example.com' });
+    const rest = await repo().list(tenant, { limit: 6, to: 'ada@example.com', after: first.items.at(-1)?.id ?? '' });
+    const none = await repo().list(tenant, { limit: 4, to: 'nobody@example.com' });
+
+    // Assert
+    expect(idsOf(first.items)).toEqual(idsOf(ada.slice(0, 4)));
+    expect(first.hasMore).toBe(true);
+    expect(idsOf(rest.items)).toEqual(idsOf(ada.slice(4)));
+    expect(rest.hasMore).toBe(false);
+    expect(none).toEqual({ items: [], hasMore: false });
+  });
+
+  it('list() after an id that is no email (or the oldest) returns the older ones (or none)', async () => {
+    const { tenant, emails } = await seedTenant(3);
+    // Sorts between the newest and the second: no email has it.
+    const between = `${emails[1]?.id ?? ''}0`;
+    expect(idsOf((await repo().list(tenant, { limit: 10, after: between })).items)).toEqual(idsOf(emails.slice(1)));
+    expect(await repo().list(tenant, { limit: 10, after: emails[2]?.id ?? '' })).toEqual({ items: [], hasMore: false });
   });
 }

@@ -1,0 +1,209 @@
+// The document tells the truth: every operation of the API is driven once over real HTTP on the local runtime (a
+// real receiver behind the webhook), and each answer (status, content type, required headers, body) is checked
+// against what the served /v1/openapi.json declares for that operation (test/support/openapi-check, ajv). A
+// manifest route this file does not drive fails the last test, so a new route gets checked once it is merged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApi } from '../../lambdas/handlers/http/openapi';
+import { routes } from '../../lambdas/manifest';
+import { answerOf, type OpenApiChecker, openApiChecker } from '../support/openapi-check';
+import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+type Body = Record<string, unknown> & { id: string };
+
+let rt: TestRuntime;
+let receiver: Receiver;
+let checker: OpenApiChecker;
+let key: string;
+const covered = new Set<string>();
+
+beforeAll(async () => {
+  rt = await startTestRuntime();
+  receiver = await startReceiver();
+  ({ key } = await rt.newKey());
+  const served = await fetch(`${rt.url}/openapi.json`);
+  checker = openApiChecker((await served.json()) as Record<string, unknown>);
+});
+afterAll(async () => {
+  await receiver.close();
+  await rt.stop();
+});
+
+/** Calls the API and checks the answer against the document: `expected` status, then the declared shape. */
+async function call(
+  operationId: string,
+  expected: number,
+  path: string,
+  init: RequestInit & { key?: string | null; json?: unknown } = {},
+): Promise<Body> {
+  const { json, key: given, ...rest } = init;
+  const res = await rt.call(path, {
+    ...rest,
+    ...(given === null ? {} : { key: given ?? key }),
+    ...(json !== undefined ? { method: rest.method ?? 'POST', body: JSON.stringify(json) } : {}),
+  });
+  const answer = await answerOf(res);
+  expect(answer.status, `${operationId}: ${answer.body.slice(0, 300)}`).toBe(expected);
+  expect(checker.check(operationId, answer)).toEqual([]);
+  if (expected < 300) covered.add(operationId);
+  return /json/.test(answer.headers.get('content-type') ?? '') ? (JSON.parse(answer.body) as Body) : ({} as Body);
+}
+
+const ids: Record<string, string> = {};
+const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000).toISOString();
+
+describe('every operation answers as the OpenAPI document says', () => {
+  it('the reference routes', async () => {
+    await call('getOpenApi', 200, '/openapi.json', { key: null });
+    await call('apiReference', 200, '/reference', { key: null });
+  });
+
+  it('API keys', async () => {
+    const created = await call('createApiKey', 201, '/api-keys', { json: { name: 'sender', scopes: ['email:send'] } });
+    await call('listApiKeys', 200, '/api-keys');
+    await call('revokeApiKey', 200, `/api-keys/${created.id}`, { method: 'DELETE' });
+  });
+
+  it('webhooks, with a test send to a real receiver', async () => {
+    const hook = await call('createWebhook', 201, '/webhooks', {
+      json: { url: `${receiver.url}/hooks`, events: ['email.sent', 'delivered'], description: 'conformance' },
+    });
+    ids.webhook = hook.id;
+    await call('listWebhooks', 200, '/webhooks');
+    await call('getWebhook', 200, `/webhooks/${hook.id}`);
+    await call('updateWebhook', 200, `/webhooks/${hook.id}`, { method: 'PUT', json: { events: ['email.sent'] } });
+    await call('testWebhook', 200, `/webhooks/${hook.id}/test`, { method: 'POST' });
+    await call('rotateWebhookSecret', 200, `/webhooks/${hook.id}/rotate-secret`, {
+      json: { grace_period_seconds: 60 },
+    });
+    const [received] = await receiver.waitFor(1);
+    await call('checkWebhookSignature', 200, `/webhooks/${hook.id}/signature-check`, {
+      json: { headers: stringHeaders(received?.headers ?? {}), body: received?.body ?? '' },
+    });
+  });
+
+  it('emails: send, batch, read, schedule and cancel', async () => {
+    const email = { from: 'ops@acme.test', subject: 'Hi', text: 'Hi' };
+    const sent = await call('sendEmail', 200, '/emails', { json: { ...email, to: 'reader@example.com' } });
+    ids.email = sent.id;
+    // Twelve email.sent deliveries: more than a recovery step takes, so a recovery is still running to cancel.
+    const batch = Array.from({ length: 11 }, (_, i) => ({ ...email, to: `user${i}@example.com` }));
+    await call('sendEmailBatch', 200, '/emails/batch', { json: batch });
+    await rt.settle();
+    await call('getEmail', 200, `/emails/${sent.id}`);
+    await call('listEmails', 200, '/emails?limit=5');
+    await call('listEmailDeliveries', 200, `/emails/${sent.id}/deliveries`);
+    const later = await call('sendEmail', 200, '/emails', {
+      json: { ...email, to: 'later@example.com', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },
+    });
+    await call('cancelEmail', 200, `/emails/${later.id}/cancel`, { method: 'POST' });
+    // A replayed answer (same Idempotency-Key and body) is the first one, with Idempotent-Replayed.
+    const once = { json: { ...email, to: 'once@example.com' }, headers: { 'Idempotency-Key': 'conformance-1' } };
+    const first = await call('sendEmail', 200, '/emails', once);
+    expect(await call('sendEmail', 200, '/emails', once)).toEqual(first);
+  });
+
+  it('the delivery log and a manual retry', async () => {
+    const page = (await call(
+      'listDeliveries',
+      200,
+      `/webhooks/${ids.webhook}/deliveries?status=succeeded&limit=5`,
+    )) as {
+      data: { id: string }[];
+    } & Body;
+    const first = page.data[0]?.id ?? '';
+    expect(first).not.toBe('');
+    await call('getDelivery', 200, `/webhooks/${ids.webhook}/deliveries/${first}`);
+    await call('retryDelivery', 200, `/webhooks/${ids.webhook}/deliveries/${first}/retry`, { method: 'POST' });
+  });
+
+  it('a recovery job: started (202), followed, canceled', async () => {
+    const job = await call('startRecovery', 202, `/webhooks/${ids.webhook}/recoveries`, {
+      json: { since: hoursAgo(1) },
+    });
+    await call('cancelRecovery', 200, `/webhooks/${ids.webhook}/recoveries/${job.id}/cancel`, { method: 'POST' });
+    await call('getRecovery', 200, `/webhooks/${ids.webhook}/recoveries/${job.id}`);
+  });
+
+  it('domains', async () => {
+    const domain = await call('createDomain', 201, '/domains', { json: { name: 'mail.example.com' } });
+    await call('listDomains', 200, '/domains');
+    await call('getDomain', 200, `/domains/${domain.id}`);
+    await call('verifyDomain', 200, `/domains/${domain.id}/verify`, { method: 'POST' });
+    await call('deleteDomain', 200, `/domains/${domain.id}`, { method: 'DELETE' });
+  });
+
+  it('contacts, with the double opt-in pages', async () => {
+    const contact = await call('createContact', 201, '/contacts', {
+      json: { email: 'new@example.com', first_name: 'Ada' },
+    });
+    await call('listContacts', 200, '/contacts');
+    await call('getContact', 200, `/contacts/${contact.id}`);
+    await call('updateContact', 200, `/contacts/${contact.id}`, { method: 'PATCH', json: { last_name: 'Lovelace' } });
+    const link = String(contact.confirmation_url).slice(rt.url.length);
+    await call('confirmContactPage', 200, link, { key: null });
+    await call('confirmContact', 200, link, { key: null, method: 'POST' });
+    await call('deleteContact', 200, `/contacts/${contact.id}`, { method: 'DELETE' });
+    await call('confirmContactPage', 410, link, { key: null });
+  });
+
+  it('one-click unsubscribe: the page, then the RFC 8058 form post', async () => {
+    const email = (await (await rt.call(`/emails/${ids.email}`, { key })).json()) as {
+      recipient_headers: Record<string, Record<string, string>>;
+    };
+    const url = (email.recipient_headers['reader@example.com']?.['List-Unsubscribe'] ?? '').slice(1, -1);
+    const link = url.slice(rt.url.length);
+    await call('unsubscribePage', 200, link, { key: null });
+    await call('unsubscribe', 200, link, {
+      key: null,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+    });
+  });
+
+  it('errors: 401, 403, 404, 422 and 405 have the declared Error shape and headers', async () => {
+    await call('listWebhooks', 401, '/webhooks', { key: 'sf_test_not-a-key' });
+    const { key: sender } = await rt.newKey({ scopes: ['email:send'] });
+    await call('listWebhooks', 403, '/webhooks', { key: sender });
+    await call('getWebhook', 404, '/webhooks/wh_unknown');
+    await call('createWebhook', 422, '/webhooks', { json: { url: 'https://hooks.example.com', events: [] } });
+    await call('listDeliveries', 422, `/webhooks/${ids.webhook}/deliveries?error_class=slow`);
+    await call('unsubscribe', 422, `/unsubscribe/${'a'.repeat(20)}.${'b'.repeat(43)}`, { key: null, method: 'POST' });
+    await call('deleteWebhook', 200, `/webhooks/${ids.webhook}`, { method: 'DELETE' });
+    await call('getWebhook', 405, '/webhooks/x', { method: 'PATCH' });
+  });
+
+  it('covers every operation of the manifest and of the document', () => {
+    expect([...covered].sort()).toEqual(routes.map((route) => route.id).sort());
+    expect([...checker.operationIds].sort()).toEqual(routes.map((route) => route.id).sort());
+  });
+});
+
+describe('the API reference, served offline at stable URLs', () => {
+  it('GET /v1/openapi.json answers the generated document, without an API key', async () => {
+    const res = await fetch(`${rt.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+  });
+
+  it('GET /v1/reference is one HTML page listing every operation with its anchor, under a strict CSP', async () => {
+    const res = await fetch(`${rt.url}/reference`);
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).not.toMatch(/unsafe-inline|https?:/);
+    expect(html).not.toMatch(/<script|src="http|href="http/);
+    for (const route of routes) {
+      expect(html, route.id).toContain(`<article id="op-${route.id}">`);
+      expect(html, route.id).toContain(`href="#op-${route.id}"`);
+      expect(html).toContain(`<code>/v1${route.path}</code>`);
+    }
+    expect(html).toContain('id="schema-Delivery"');
+    expect(html).toContain('href="openapi.json"');
+  });
+});

@@ -1,0 +1,198 @@
+// Unit tests of the two email listings on the in-memory fakes: listEmails' status filter across many chunks
+// (lambdas/app/emails/list-emails.ts) and listEmailDeliveries' derived keys, tenant check and bound
+// (lambdas/app/webhooks/email-deliveries.ts).
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { listEmails, STATUS_FILTER_CHUNK } from '../../lambdas/app/emails/list-emails';
+import type { EmailRecord } from '../../lambdas/app/emails/ports';
+import { EMAIL_DELIVERY_KEYS, listEmailDeliveries } from '../../lambdas/app/webhooks/email-deliveries';
+import type { Delivery, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import { NotFoundError } from '../../lambdas/domain/errors';
+import { timeOrderedId } from '../../lambdas/domain/ids';
+import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
+import {
+  FakeClock,
+  InMemoryDeliveryRepository,
+  InMemoryEmailHistory,
+  InMemoryEmailRepository,
+  InMemoryWebhookRepository,
+} from '../support/fakes';
+
+const T0 = Date.UTC(2025, 5, 1, 9, 0, 0);
+const TENANT: Tenant = { accountId: 'acct_lists', mode: 'test' };
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function newEmail(i: number, tenant: Tenant = TENANT): EmailRecord {
+  return {
+    id: timeOrderedId('email', T0 + i * 1_000, randomBytes),
+    ...tenant,
+    from: 'a@acme.test',
+    to: [`r${i}@example.com`],
+    cc: [],
+    bcc: [],
+    replyTo: [],
+    subject: 'Hi',
+    text: 'Hi',
+    headers: {},
+    tags: [],
+    createdAt: iso(T0 + i * 1_000),
+    suppressed: [],
+    unsubscribeUrls: {},
+  };
+}
+
+function world() {
+  const emails = new InMemoryEmailRepository();
+  const emailHistory = new InMemoryEmailHistory();
+  const webhooks = new InMemoryWebhookRepository();
+  const deliveries = new InMemoryDeliveryRepository();
+  const clock = new FakeClock(T0 + 86_400_000);
+  return { emails, emailHistory, webhooks, deliveries, clock };
+}
+
+/** Records an event in the email's history; returns its id. */
+async function event(deps: ReturnType<typeof world>, email: EmailRecord, type: string, at: number): Promise<string> {
+  const id = timeOrderedId('evt', at, randomBytes);
+  await deps.emailHistory.record(email.id, { id, type, timestamp: iso(at), to: email.to[0] ?? '' });
+  return id;
+}
+
+describe('listEmails with a status filter', () => {
+  it('goes through several chunks: every matching email exactly once, newest first, exact hasMore', async () => {
+    // Arrange: 3 chunks' worth of emails; every 7th bounced, the others delivered, another tenant's bounced too.
+    const deps = world();
+    const count = STATUS_FILTER_CHUNK * 3 + 7;
+    const all = Array.from({ length: count }, (_, i) => newEmail(i));
+    await deps.emails.createMany([...all, newEmail(1, { accountId: 'acct_other', mode: 'test' })]);
+    for (const [i, email] of all.entries()) {
+      await event(deps, email, 'email.sent', T0 + i * 1_000 + 10);
+      await event(deps, email, i % 7 === 0 ? 'email.bounced' : 'email.delivered', T0 + i * 1_000 + 20);
+    }
+    const bounced = all
+      .filter((_, i) => i % 7 === 0)
+      .map((e) => e.id)
+      .reverse();
+
+    // Act
+    const seen: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await listEmails(deps, TENANT, { limit: 4, status: 'bounced', ...(after ? { after } : {}) });
+      seen.push(...page.items.map(({ email }) => email.id));
+      pages += 1;
+      if (!page.hasMore) break;
+      after = page.items.at(-1)?.email.id;
+    }
+
+    // Assert
+    expect(seen).toEqual(bounced);
+    expect(pages).toBe(Math.ceil(bounced.length / 4));
+    const all23 = await listEmails(deps, TENANT, { limit: bounced.length, status: 'bounced' });
+    expect(all23.hasMore).toBe(false);
+    expect(all23.items.every(({ history }) => history.events.some((e) => e.type === 'email.bounced'))).toBe(true);
+  });
+});
+
+describe('listEmailDeliveries', () => {
+  async function setup(hooks: number) {
+    const deps = world();
+    const email = newEmail(0);
+    await deps.emails.createMany([email]);
+    const created: Webhook[] = [];
+    for (let i = 0; i < hooks; i++) {
+      const webhook: Webhook = {
+        ...TENANT,
+        id: `wh_${String(i).padStart(4, '0')}`,
+        url: 'https://hooks.example.com/x',
+        events: ['email.sent', 'email.delivered'],
+        format: 'standard',
+        secret: 'whsec_x',
+        active: true,
+        createdAt: iso(T0),
+        updatedAt: iso(T0),
+      };
+      await deps.webhooks.create(webhook);
+      created.push(webhook);
+    }
+    return { deps, email, webhooks: created };
+  }
+
+  function delivery(eventId: string, webhook: Webhook, overrides: Partial<Delivery> = {}): Delivery {
+    return {
+      id: deliveryIdFor(eventId, webhook.id),
+      webhookId: webhook.id,
+      accountId: webhook.accountId,
+      mode: webhook.mode,
+      eventId,
+      event: 'email.sent',
+      format: 'standard',
+      payload: '{}',
+      status: 'succeeded',
+      attempts: 1,
+      maxAttempts: 5,
+      attemptLog: [],
+      response: 'ok',
+      nextAttemptAt: null,
+      deliveredAt: T0,
+      createdAt: T0,
+      ...overrides,
+    };
+  }
+
+  it('finds the deliveries under the derived keys, newest first; leaves out a row of another tenant', async () => {
+    // Arrange
+    const { deps, email, webhooks } = await setup(2);
+    const [a, b] = webhooks as [Webhook, Webhook];
+    const sent = await event(deps, email, 'email.sent', T0 + 10);
+    const delivered = await event(deps, email, 'email.delivered', T0 + 20);
+    const rows = [delivery(sent, a), delivery(sent, b), delivery(delivered, a)];
+    for (const row of rows) await deps.deliveries.createClaimed(row);
+    // A row under a derived key that says it is another account's: never shown.
+    await deps.deliveries.createClaimed(delivery(delivered, b, { accountId: 'acct_other' }));
+
+    // Act
+    const found = await listEmailDeliveries(deps, TENANT, email.id);
+
+    // Assert
+    expect(found.hasMore).toBe(false);
+    expect(found.items.map((d) => d.id)).toEqual(
+      rows
+        .map((d) => d.id)
+        .sort()
+        .reverse(),
+    );
+    expect(found.items[0]?.eventId).toBe(delivered);
+  });
+
+  it("is a NotFoundError for another tenant's email, as reading the email is", async () => {
+    const { deps, email } = await setup(1);
+    await expect(listEmailDeliveries(deps, { ...TENANT, mode: 'live' }, email.id)).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    await expect(listEmailDeliveries(deps, TENANT, 'email_unknown')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it(`reads at most ${EMAIL_DELIVERY_KEYS} keys: the newest events whole, hasMore when older ones were left out`, async () => {
+    // Arrange: 11 webhooks (past the plan limit, as if lowered later) × 100 events = 1,100 keys.
+    const { deps, email, webhooks } = await setup(11);
+    const ids: string[] = [];
+    for (let i = 0; i < 100; i++) ids.push(await event(deps, email, 'email.opened', T0 + i));
+    for (const id of ids) for (const webhook of webhooks) await deps.deliveries.createClaimed(delivery(id, webhook));
+    const asked: number[] = [];
+    const getMany = deps.deliveries.getMany.bind(deps.deliveries);
+    deps.deliveries.getMany = async (keys, nowMs) => {
+      asked.push(keys.length);
+      return getMany(keys, nowMs);
+    };
+
+    // Act
+    const found = await listEmailDeliveries(deps, TENANT, email.id);
+
+    // Assert: 90 events × 11 webhooks, the newest 90.
+    expect(asked).toEqual([990]);
+    expect(found.items).toHaveLength(990);
+    expect(found.hasMore).toBe(true);
+    expect(new Set(found.items.map((d) => d.eventId))).toEqual(new Set(ids.slice(10)));
+  });
+});
