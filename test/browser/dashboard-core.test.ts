@@ -32,6 +32,7 @@ describe('sign-in', () => {
 
     // Act
     await page.goto(link);
+    await expectAccessibleAndNarrow(browser, page); // a GET: it never redeems the link
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     // Assert

@@ -1,6 +1,7 @@
 // Unit tests for the admin CLI's AWS target (bin/admin-aws.ts): the stack is found with DescribeStacks, its
 // outputs name the tables and usage plans the session works on, and a missing stack or missing outputs
 // stop it with a message that says what to do. CloudFormation, DynamoDB and API Gateway are mocked.
+import { createHash } from 'node:crypto';
 import { APIGatewayClient, CreateApiKeyCommand, CreateUsagePlanKeyCommand } from '@aws-sdk/client-api-gateway';
 import {
   CloudFormationClient,
@@ -13,6 +14,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
 import { createAccount, listAccountKeys, listAccounts } from '../../lambdas/app/accounts';
+import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import { PLAN_NAMES } from '../../lambdas/domain/plans';
 import { tableNames } from '../../lambdas/manifest';
 import { outputNames, stackNames } from '../../lib/outputs';
@@ -87,6 +89,43 @@ describe('awsAdminDeps', () => {
     expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
       TableName: 'prod-accounts',
       Item: expect.objectContaining({ id: account.id, plan: 'growth', usageKeyId: 'apikey-1' }),
+    });
+  });
+
+  it('makes dashboard sign-in links on the stage URL, stored as a hash in the sessions table', async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: PROD_API, StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+      ],
+    });
+    dynamo.on(GetCommand, { TableName: 'prod-accounts' }).resolves({
+      Item: { id: 'acct_1', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' },
+    });
+    dynamo.on(PutCommand).resolves({});
+
+    // Act
+    const session = await awsAdminDeps(PROD_API, clients());
+    const link = await createSignInLink(session.dashboard, {
+      accountId: 'acct_1',
+      mode: 'live',
+      baseUrl: session.dashboard.baseUrl,
+    });
+    await session.close();
+
+    // Assert
+    expect(link.url).toMatch(
+      /^https:\/\/abc\.execute-api\.eu-west-1\.amazonaws\.com\/v1\/dashboard\/sign-in\?token=[A-Za-z0-9_-]{43}$/,
+    );
+    const token = new URL(link.url).searchParams.get('token') ?? '';
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'prod-sessions',
+      Item: expect.objectContaining({
+        kind: 'sign-in',
+        hash: createHash('sha256').update(token).digest('hex'),
+        accountId: 'acct_1',
+        mode: 'live',
+      }),
     });
   });
 
