@@ -16,6 +16,7 @@ import {
   cookie,
   cookies,
   FLASH_COOKIE,
+  type Flash,
   formBody,
   html,
   htmlResponse,
@@ -33,7 +34,7 @@ import { domainRoutes } from './pages/domains';
 import { emailRoutes } from './pages/emails';
 import { overviewRoutes } from './pages/overview';
 import { webhookRoutes } from './pages/webhooks';
-import type { DashboardRoute } from './routes';
+import type { DashboardRequest, DashboardRoute } from './routes';
 
 export type DashboardDeps = SignInDeps;
 
@@ -103,36 +104,12 @@ export function dashboardHandlers(
     };
     const api = apiClient(invoke(), principal, 'dashboard', () => deps.clock.now());
     for (const candidate of PAGES) {
-      if (candidate.method !== method) continue;
-      const found = candidate.pattern.exec(path);
+      const found = candidate.method === method ? candidate.pattern.exec(path) : null;
       if (!found) continue;
-      const params = found.slice(1).map((p) => p ?? '');
-      const dashboardRequest = { api, page, params, query: request.query, form };
-      if (candidate.method === 'GET') {
-        const clear = flashValue ? { 'Set-Cookie': clearFlash(headers) } : undefined;
-        try {
-          const result = await candidate.page(dashboardRequest);
-          return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, clear);
-        } catch (error) {
-          if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
-          return htmlResponse(
-            layout(page, '', 'Not available', html`<p role="alert">${error.message}</p>`).markup,
-            error.status,
-            clear,
-          );
-        }
-      }
-      try {
-        const result = await candidate.action(dashboardRequest);
-        const flash: Record<string, string> = result.flash
-          ? { 'Set-Cookie': sealFlash(result.flash, session.csrf, headers) }
-          : {};
-        return redirect(`${BASE}${result.to}`, flash);
-      } catch (error) {
-        if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
-        const flash = { kind: 'error' as const, text: error.message };
-        return redirect(`${BASE}${candidate.back(params)}`, { 'Set-Cookie': sealFlash(flash, session.csrf, headers) });
-      }
+      const dashboardRequest = { api, page, params: found.slice(1).map((p) => p ?? ''), query: request.query, form };
+      return candidate.method === 'GET'
+        ? servePage(candidate, dashboardRequest, flashValue ? { 'Set-Cookie': clearFlash(headers) } : {})
+        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, session.csrf, headers));
     }
     return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404);
   }
@@ -146,6 +123,34 @@ export function dashboardHandlers(
     return redirect(BASE, {
       'Set-Cookie': cookie(SESSION_COOKIE, redeemed.token, SESSION_TTL_MS / 1000, request.headers),
     });
+  }
+}
+
+type PageRoute = Extract<DashboardRoute, { method: 'GET' }>;
+type ActionRoute = Extract<DashboardRoute, { method: 'POST' }>;
+
+/** A page in the layout; an API refusal (404, 429, …) is a page saying so with its status, never a 500. */
+async function servePage(route: PageRoute, request: DashboardRequest, headers: Record<string, string>) {
+  const { page } = request;
+  try {
+    const result = await route.page(request);
+    return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, headers);
+  } catch (error) {
+    if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
+    const content = html`<p role="alert">${error.message}</p>`;
+    return htmlResponse(layout(page, '', 'Not available', content).markup, error.status, headers);
+  }
+}
+
+/** Post/Redirect/Get: 303 to the action's page, or back with the API's message when the API refused. */
+async function runAction(route: ActionRoute, request: DashboardRequest, seal: (flash: Flash) => string) {
+  try {
+    const result = await route.action(request);
+    return redirect(`${BASE}${result.to}`, result.flash ? { 'Set-Cookie': seal(result.flash) } : {});
+  } catch (error) {
+    if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
+    const back = route.back(request.params);
+    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal({ kind: 'error', text: error.message }) });
   }
 }
 

@@ -28,7 +28,7 @@ export function layout(ctx: PageContext, section: string, title: string, content
     html`<a class="skip" href="#main">Skip to content</a>
 <header class="mode-${ctx.mode}">
   <span class="brand">Sendflow</span>
-  <span>Account <span class="mono">${ctx.accountId}</span> · <span class="badge" aria-label="Mode: ${ctx.mode}">${ctx.mode === 'live' ? 'Live' : 'Test'} mode</span></span>
+  <span>Account <span class="mono">${ctx.accountId}</span> · <span class="badge">${ctx.mode === 'live' ? 'Live' : 'Test'} mode</span></span>
   ${postForm('/mode', html`<input type="hidden" name="mode" value="${other}"><button type="submit" class="secondary">Switch to ${other} mode</button>`, ctx.csrf, 'inline')}
   ${postForm('/sign-out', html`<button type="submit" class="secondary">Sign out</button>`, ctx.csrf, 'inline')}
   <nav aria-label="Dashboard"><ul>${NAV.map(
@@ -60,7 +60,7 @@ function flashMessage(flash: Flash | null): Safe | '' {
   if (!flash) return '';
   const role = flash.kind === 'error' ? 'alert' : 'status';
   const secret = flash.secret
-    ? html`<p class="secret"><span id="secret-label">${flash.secret.label}:</span> <code id="secret-value" aria-labelledby="secret-label">${flash.secret.value}</code>
+    ? html`<p class="secret"><span id="secret-label">${flash.secret.label}:</span> <code id="secret-value">${flash.secret.value}</code>
 <button type="button" data-copy="secret-value">Copy</button></p><p>It is shown once: copy it now.</p>`
     : '';
   return html`<div class="flash ${flash.kind}" role="${role}"><p>${flash.text}</p>${secret}</div>`;

@@ -210,7 +210,7 @@ async function delivery({ api, page, params }: DashboardRequest) {
 <dt>Attempts</dt><dd>${d.attempts} of ${d.max_attempts}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl>
 <div class="actions">${actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, '')}</div>
 <section aria-labelledby="attempts-h"><h2 id="attempts-h">Attempt timeline</h2>${timeline}</section>
-<section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" tabindex="0" aria-labelledby="payload-h">${pretty(d.payload ?? '')}</pre>
+<section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" tabindex="0">${pretty(d.payload ?? '')}</pre>
 <button type="button" class="secondary" data-copy="payload">Copy payload</button></section>`;
   return { title: `Delivery ${d.id}`, section: '/webhooks', content };
 }
