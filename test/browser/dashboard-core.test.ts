@@ -2,10 +2,13 @@
 // (created with every scope, shown once, gone after a reload; revoked) and webhooks (created with the event
 // picker, the signing secret shown once). Every page is checked with axe and at phone width.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn, signInLink } from '../support/browser';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+// A browser and a runtime start per file, and pages load under the whole suite's load: roomier than unit tests.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
 
 let rt: TestRuntime;
 let browser: Browser;
@@ -141,7 +144,7 @@ describe('webhooks', () => {
     const { context, page } = await newPage(browser);
     await signIn(page, rt, accountId);
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    expect(await main(page).textContent()).toContain('No webhooks in test mode yet.');
+    await expect.poll(() => main(page).textContent()).toContain('No webhooks in test mode yet.');
     await expectAccessibleAndNarrow(browser, page);
 
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/hooks`);
@@ -153,7 +156,7 @@ describe('webhooks', () => {
 
     const secret = (await page.locator('#secret-value').textContent())?.trim() ?? '';
     expect(secret).toMatch(/^whsec_/);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain(`${receiver.url}/hooks`);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain(`${receiver.url}/hooks`);
     const list = (await (await rt.call('/webhooks', { key })).json()) as { data: { id: string; events: string[] }[] };
     expect(list.data).toHaveLength(1);
     expect(list.data[0]?.events).toEqual(['email.delivered', 'email.complained']);
@@ -162,7 +165,7 @@ describe('webhooks', () => {
     await page.reload();
     expect(await page.content()).not.toContain(secret);
     await page.getByRole('link', { name: 'Webhooks' }).click();
-    expect(await page.getByRole('link', { name: `${receiver.url}/hooks` }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('link', { name: `${receiver.url}/hooks` }).count()).toBe(1);
     await context.close();
   });
 

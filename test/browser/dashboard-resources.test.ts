@@ -2,10 +2,13 @@
 // with copy buttons, verify it (simulated DNS checks pass at once here), delete it; add and delete contacts;
 // the email list (newest first, filters) and one email with its events and webhook deliveries.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn } from '../support/browser';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+// A browser and a runtime start per file, and pages load under the whole suite's load: roomier than unit tests.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
 
 let rt: TestRuntime;
 let browser: Browser;
@@ -108,6 +111,7 @@ describe('emails', () => {
     await rt.settle();
 
     await page.getByRole('link', { name: 'Emails' }).click();
+    await page.getByRole('table', { name: 'Emails, newest first' }).waitFor();
     const rows = await page.getByRole('table', { name: 'Emails, newest first' }).getByRole('row').allTextContents();
     expect(rows[1]).toContain('Second');
     expect(rows[2]).toContain('First');
@@ -115,14 +119,16 @@ describe('emails', () => {
 
     await page.getByLabel('Recipient').fill('success@simulator.amazonses.com');
     await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/to=/);
     const filtered = await page.getByRole('table', { name: 'Emails, newest first' }).getByRole('row').allTextContents();
     expect(filtered).toHaveLength(2);
     await page.getByLabel('Status').selectOption('delivered');
     await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/status=delivered/);
     expect(await page.getByRole('table', { name: 'Emails, newest first' }).getByRole('row').count()).toBe(2);
 
     await page.getByRole('table', { name: 'Emails, newest first' }).getByRole('link').first().click();
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Email: First');
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Email: First');
     expect(await page.getByRole('region', { name: 'Events' }).textContent()).toContain('email.delivered');
     const deliveries = page.getByRole('table', { name: 'Webhook deliveries of this email' }).getByRole('row');
     expect(await deliveries.count()).toBeGreaterThan(1);

@@ -3,10 +3,13 @@
 // paging), a delivery's attempt timeline and exact payload, a retry (and its 409 explained), a recovery job
 // and its progress, delete. Retries are 60 s apart here, so a failed email delivery stays pending.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn } from '../support/browser';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+// A browser and a runtime start per file, and pages load under the whole suite's load: roomier than unit tests.
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
 
 let rt: TestRuntime;
 let browser: Browser;
@@ -108,11 +111,12 @@ describe('one webhook', () => {
     const rows = () => page.getByRole('table', { name: /^Deliveries/ }).getByRole('row');
     expect(await rows().count()).toBe(21); // the header and 20
     await page.getByRole('link', { name: 'Older deliveries' }).click();
-    expect(await rows().count()).toBe(3);
+    await expect.poll(() => rows().count()).toBe(3);
     await page.getByRole('link', { name: 'Newest deliveries' }).click();
 
     await page.getByLabel('Status').selectOption('failed');
     await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('table', { name: 'Deliveries (failed)' }).waitFor();
     const failedRows = await page
       .getByRole('table', { name: 'Deliveries (failed)' })
       .getByRole('row')
@@ -155,7 +159,7 @@ describe('one webhook', () => {
       .getByRole('link')
       .first()
       .click();
-    expect(await heading(page)).toMatch(/^Delivery dlv_/);
+    await expect.poll(() => heading(page)).toMatch(/^Delivery dlv_/);
 
     const attempts = await page.getByRole('table', { name: 'Attempts' }).getByRole('row').allTextContents();
     expect(attempts).toHaveLength(2);
@@ -196,7 +200,7 @@ describe('one webhook', () => {
 
     await page.getByLabel('From (UTC)').fill(new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19));
     await page.getByRole('button', { name: 'Start recovery' }).click();
-    expect(await heading(page)).toBe('Recovery job');
+    await expect.poll(() => heading(page)).toBe('Recovery job');
     expect(await flash(page, 'status')).toContain('Recovery started.');
     await expectAccessibleAndNarrow(browser, page);
 
@@ -220,7 +224,7 @@ describe('one webhook', () => {
     await page.getByRole('button', { name: 'Delete webhook' }).click();
 
     await expect.poll(() => flash(page, 'status')).toContain('Webhook deleted.');
-    expect(await heading(page)).toBe('Webhooks');
+    await expect.poll(() => heading(page)).toBe('Webhooks');
     expect((await rt.call(`/webhooks/${hook.id}`, { key })).status).toBe(404);
     await context.close();
   });

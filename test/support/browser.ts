@@ -11,7 +11,7 @@ import type { TestRuntime } from './runtime';
 
 export const CHROMIUM = process.env.SF_CHROMIUM ?? '/usr/bin/chromium';
 /** Bounded waits: a page that does not answer in this fails the test instead of hanging it. */
-const WAIT_MS = 10_000;
+const WAIT_MS = 15_000;
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
