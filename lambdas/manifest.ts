@@ -93,6 +93,13 @@ export const routes = [
     summary: 'Recover after an outage: one new attempt for every delivery of a window, in the background',
   },
   {
+    id: 'listRecoveries',
+    method: 'GET',
+    path: '/webhooks/{id}/recoveries',
+    access: read,
+    summary: "A webhook's recovery jobs, newest first (the last 20)",
+  },
+  {
     id: 'getRecovery',
     method: 'GET',
     path: '/webhooks/{id}/recoveries/{recoveryId}',

@@ -364,7 +364,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   }
 }
 
-/** Recovery jobs by `webhookId#id`; `advance` and `cancel` conditional as in DynamoDB. */
+/** Recovery jobs by `webhookId#id`; every write conditional as in DynamoDB. */
 export class InMemoryRecoveryRepository implements RecoveryRepository {
   readonly items = new Map<string, Recovery>();
 
@@ -376,16 +376,43 @@ export class InMemoryRecoveryRepository implements RecoveryRepository {
 
   async get(webhookId: string, id: string, nowMs: number): Promise<Recovery | null> {
     const found = this.items.get(`${webhookId}#${id}`);
-    if (!found || (found.expiresAt !== undefined && found.expiresAt <= Math.floor(nowMs / 1000))) return null;
+    if (!found || found.expiresAt <= Math.floor(nowMs / 1000)) return null;
     return structuredClone(found);
+  }
+
+  async list(webhookId: string, nowMs: number, limit: number): Promise<Recovery[]> {
+    return [...this.items.values()]
+      .filter((r) => r.webhookId === webhookId)
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .slice(0, limit)
+      .filter((r) => r.expiresAt > Math.floor(nowMs / 1000))
+      .map((r) => structuredClone(r));
+  }
+
+  async lease(webhookId: string, id: string, step: number, lease: Claim, nowMs: number): Promise<Recovery | null> {
+    const key = `${webhookId}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status !== 'running' || current.step !== step) return null;
+    const held = current.lease && current.lease.until >= nowMs && (current.lease.epoch ?? 0) >= (lease.epoch ?? 0);
+    if (held) return null;
+    const leased = { ...current, lease: { ...lease } };
+    this.items.set(key, leased);
+    return structuredClone(leased);
   }
 
   async advance(next: Recovery, step: number): Promise<boolean> {
     const key = `${next.webhookId}#${next.id}`;
     const current = this.items.get(key);
     if (current?.status !== 'running' || current.step !== step) return false;
-    this.items.set(key, structuredClone(next));
+    const { lease: _released, ...item } = next;
+    this.items.set(key, structuredClone(item));
     return true;
+  }
+
+  async markQueued(webhookId: string, id: string, step: number): Promise<void> {
+    const key = `${webhookId}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status === 'running' && current.step === step) this.items.set(key, { ...current, queuedStep: step });
   }
 
   async cancel(webhookId: string, id: string, nowMs: number, expiresAt: number): Promise<Recovery | null> {

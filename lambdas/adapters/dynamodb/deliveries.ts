@@ -191,6 +191,8 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   async get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null> {
+    // The partition also holds recovery jobs (`rec_`): only a delivery id names a delivery.
+    if (!id.startsWith(DELIVERY_ID_PREFIX)) return null;
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { webhookId, id } }));
     if (!Item) return null;
     const delivery = parse(Item);
@@ -198,16 +200,17 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   async getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]> {
-    if (keys.length === 0) return [];
+    const wanted = keys.filter((key) => key.id.startsWith(DELIVERY_ID_PREFIX));
+    if (wanted.length === 0) return [];
     const items = await batchGetAll(
       this.doc,
       this.tableName,
-      keys.map(({ webhookId, id }) => ({ webhookId, id })),
+      wanted.map(({ webhookId, id }) => ({ webhookId, id })),
     );
     const found = new Map(items.map((item) => [`${item.webhookId}#${item.id}`, parse(item)]));
     const seen = new Set<string>();
     const rows: Delivery[] = [];
-    for (const { webhookId, id } of keys) {
+    for (const { webhookId, id } of wanted) {
       const key = `${webhookId}#${id}`;
       const row = found.get(key);
       if (!row || seen.has(key) || !live(row, nowMs)) continue;
