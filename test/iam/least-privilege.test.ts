@@ -424,13 +424,19 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const [delivery] = (list.body.data ?? []) as { id: string }[];
     expect(delivery, JSON.stringify(list.body)).toBeDefined();
     expect((await call(`/webhooks/${hook?.id}/deliveries/${delivery?.id}`, { key: liveKey })).status).toBe(200);
-    for (const status of ['failed', 'pending']) {
-      const filtered = await call(`/webhooks/${hook?.id}/deliveries?status=${status}`, { key: liveKey });
+    for (const filter of [
+      'status=failed',
+      'status=pending',
+      'status=failed&error_class=http_5xx',
+      'error_class=timeout',
+    ]) {
+      const filtered = await call(`/webhooks/${hook?.id}/deliveries?${filter}`, { key: liveKey });
       expect(filtered.status, JSON.stringify(filtered.body)).toBe(200);
     }
-    // GET /v1/emails: byAccount, then the page's emails by key (BatchGetItem); an email's deliveries: the keys
+    // GET /v1/emails: byTenant, then the page's emails by key (BatchGetItem, only the listed attributes); an email's deliveries: the keys
     // derived from its history and the webhooks, read with BatchGetItem on the deliveries table.
     const emails = await call('/emails?limit=100', { key: liveKey });
+    expect((await call('/emails?to=nobody@example.com', { key: liveKey })).status).toBe(200);
     expect(emails.status, JSON.stringify(emails.body)).toBe(200);
     const emailIds = ((emails.body.data ?? []) as { id: string }[]).map((email) => email.id);
     expect(emailIds.length).toBeGreaterThan(0);

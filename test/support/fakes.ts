@@ -32,6 +32,7 @@ import type {
   Suppression,
   SuppressionList,
 } from '../../lambdas/app/emails/ports';
+import { EMAIL_LIST_EXAMINE } from '../../lambdas/app/emails/ports';
 import {
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_TTL_MS,
@@ -77,6 +78,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
+import { DELIVERY_LIST_EXAMINE } from '../../lambdas/app/webhooks/ports';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
@@ -325,17 +327,24 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
 
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
     const { after, errorClass } = query;
-    const matching = [...this.items.values()]
-      .filter((d) => d.webhookId === webhookId && (query.status === undefined || d.status === query.status))
-      // As the table: the latest attempt's recorded class (an entry stored without one never matches).
-      .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
+    const examine = Math.max(1, query.examine ?? DELIVERY_LIST_EXAMINE);
+    // As the table: the rows examined are the webhook's (failed ones only for `status=failed`: their index),
+    // newest first, expired ones included (the read filters them); at most `examine` of them.
+    const candidates = [...this.items.values()]
+      .filter((d) => d.webhookId === webhookId && (query.status !== 'failed' || d.status === 'failed'))
       .filter((d) => after === undefined || d.id < after)
-      .filter((d) => liveAt(d, nowMs))
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    return {
-      items: matching.slice(0, query.limit).map((d) => structuredClone(d)),
-      hasMore: matching.length > query.limit,
-    };
+    const examined = candidates.slice(0, examine);
+    const matching = examined
+      .filter((d) => query.status === undefined || d.status === query.status)
+      // As the table: the latest attempt's recorded class (an entry stored before classes never matches).
+      .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
+      .filter((d) => liveAt(d, nowMs));
+    const items = matching.slice(0, query.limit).map((d) => structuredClone(d));
+    if (matching.length > query.limit) return { items, hasMore: true };
+    const last = examined.at(-1);
+    if (candidates.length > examined.length && last) return { items, hasMore: true, resumeAfter: last.id };
+    return { items, hasMore: false };
   }
 
   async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
@@ -817,13 +826,28 @@ export class InMemoryEmailRepository implements EmailRepository {
 
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
     const { after, to } = query;
-    const matching = [...this.items.values()]
+    const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
+    // As the table: the tenant's emails newest first, at most `examine` of them examined, matching or not.
+    const candidates = [...this.items.values()]
       .filter((e) => e.accountId === tenant.accountId && e.mode === tenant.mode)
       .filter((e) => after === undefined || e.id < after)
-      .filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to))
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    const page = await Promise.all(matching.slice(0, query.limit).map((e) => this.get(e.id)));
-    return { items: page.filter((e): e is EmailRecord => e !== null), hasMore: matching.length > query.limit };
+    const examined = candidates.slice(0, examine);
+    const matching = examined.filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to));
+    // The bodies and headers are never read for a listing (the list view shows none of them).
+    const listed = async (e: EmailRecord): Promise<EmailRecord | null> => {
+      const email = await this.get(e.id);
+      if (!email) return null;
+      const { html: _html, text: _text, ...rest } = email;
+      return { ...rest, headers: {} };
+    };
+    const page = (await Promise.all(matching.slice(0, query.limit).map(listed))).filter(
+      (e): e is EmailRecord => e !== null,
+    );
+    if (matching.length > query.limit) return { items: page, hasMore: true };
+    const last = examined.at(-1);
+    if (candidates.length > examined.length && last) return { items: page, hasMore: true, resumeAfter: last.id };
+    return { items: page, hasMore: false };
   }
 
   async decideBatch(

@@ -106,9 +106,17 @@ export interface Delivery extends Tenant {
 /** A delivery's table key: its webhook and its id. */
 export type DeliveryKey = Pick<Delivery, 'webhookId' | 'id'>;
 
+/** The most rows one delivery-log request examines (a filter that rarely matches stops there). */
+export const DELIVERY_LIST_EXAMINE = 5000;
+
 export interface DeliveryPage {
   readonly items: Delivery[];
   readonly hasMore: boolean;
+  /**
+   * Set when the read stopped at `examine` before the page was full and older rows remain: the id of the last row
+   * examined, to pass as `after` to go on.
+   */
+  readonly resumeAfter?: string;
 }
 
 export interface DeliveryListQuery {
@@ -116,6 +124,11 @@ export interface DeliveryListQuery {
   readonly errorClass?: ErrorClass;
   readonly limit: number;
   readonly after?: string;
+  /**
+   * The most rows to examine, matching or not (`status=failed` examines failed rows only); DELIVERY_LIST_EXAMINE
+   * when absent.
+   */
+  readonly examine?: number;
 }
 
 export interface DeliveryRepository {
@@ -144,7 +157,8 @@ export interface DeliveryRepository {
   /**
    * Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. `errorClass`
    * keeps the deliveries whose latest attempt recorded that class (entries stored before classes were recorded
-   * never match).
+   * never match). At most `examine` rows are examined: `hasMore` is exact, and `resumeAfter` says where a read
+   * cut short by that bound stopped.
    */
   list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage>;
   /**
