@@ -8,6 +8,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -112,6 +113,45 @@ const LISTED_ATTRIBUTES = [
 
 /** The byTenant key of an email: its account and mode, so a listing never reads the other mode's emails. */
 const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
+
+/**
+ * Gives every email stored before byTenant its `tenant`, so GET /v1/emails lists it: one Scan of the emails
+ * that lack it (batch decision items have no account and are left alone), one conditional UpdateItem each.
+ * Idempotent; the local runtime runs it when it rebuilt the table, operators with `admin upgrade-emails`.
+ * Returns how many emails it changed.
+ */
+export async function backfillEmailTenants(doc: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  let changed = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'attribute_exists(accountId) AND attribute_exists(#mode) AND attribute_not_exists(tenant)',
+        ProjectionExpression: 'id, accountId, #mode',
+        ExpressionAttributeNames: { '#mode': 'mode' },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const tenant = tenantKey({ accountId: String(item.accountId), mode: item.mode as Tenant['mode'] });
+      const written = await conditionHeld(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { id: item.id },
+            UpdateExpression: 'SET tenant = :t',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(tenant)',
+            ExpressionAttributeValues: { ':t': tenant },
+          }),
+        ),
+      );
+      if (written) changed += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return changed;
+}
 
 /** Whether `address` (bare, lower-cased) is among the email's recipients. */
 const sentTo = (email: EmailRecord, address: string) => recipients(email).some((r) => bareAddress(r) === address);
