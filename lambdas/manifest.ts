@@ -98,6 +98,13 @@ export const routes = [
     summary: 'Recover after an outage: one new attempt for every delivery of a window, in the background',
   },
   {
+    id: 'listRecoveries',
+    method: 'GET',
+    path: '/webhooks/{id}/recoveries',
+    access: read,
+    summary: "A webhook's recovery jobs, newest first (the last 20)",
+  },
+  {
     id: 'getRecovery',
     method: 'GET',
     path: '/webhooks/{id}/recoveries/{recoveryId}',
@@ -357,19 +364,14 @@ export const tables = {
     // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart), keys
     // only (never the body) and spread over shards; and emails with events not yet relayed (email.scheduled,
     // email.failed, email.suppressed).
-    // byAccount lists an account's emails newest first (GET /v1/emails): keyed by attributes every email item has
-    // had from the start, so creating it backfills every existing email (no data migration); it projects only
-    // `mode` (filtered on), so an email's later updates (recipient states, outbox) never write to it: one index
-    // write per email, at creation. Batch decision items have no accountId and stay out of it.
+    // byTenant lists a tenant's emails newest first (GET /v1/emails): keyed by `tenant` (account#mode, written on
+    // every email at creation), so a listing in one mode never reads through the other mode's emails. Keys only,
+    // so an email's later updates (recipient states, outbox) never write to it: one index write per email, at
+    // creation. Batch decision items have no tenant and stay out of it.
     indexes: [
       { name: 'byScheduleShard', partitionKey: 'scheduleShard', sortKey: 'sendAt', projection: KEYS_ONLY },
       outboxIndex,
-      {
-        name: 'byAccount',
-        partitionKey: 'accountId',
-        sortKey: 'id',
-        projection: { type: 'INCLUDE', attributes: ['mode'] },
-      },
+      { name: 'byTenant', partitionKey: 'tenant', sortKey: 'id', projection: KEYS_ONLY },
     ],
     retain: true,
   },

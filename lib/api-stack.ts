@@ -112,8 +112,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // canceled here (PutItem, GetItem, UpdateItem). GET /v1/emails/:id/deliveries reads the deliveries whose keys
     // it derives (events × webhooks) with BatchGetItem, as a failed page's rows are read.
     deliveries: { read: true, write: true, query: ['byStatusKey'] },
-    // Emails are read and changed by id, a batch stored with BatchWriteItem; GET /v1/emails lists an account's
-    // ids newest first (byAccount) and reads that page's emails with BatchGetItem.
+    // Emails are read and changed by id, a batch stored with BatchWriteItem; GET /v1/emails lists a tenant's
+    // ids newest first (byTenant) and reads that page's emails with BatchGetItem.
     emails: {
       items: [
         'dynamodb:GetItem',
@@ -122,7 +122,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
         'dynamodb:UpdateItem',
         'dynamodb:BatchWriteItem',
       ],
-      query: ['byAccount'],
+      query: ['byTenant'],
     },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },

@@ -12,6 +12,7 @@ export function timeOrderedId(prefix: string, nowMs: number, randomBytes: (size:
 
 /** The time part of an id made at `ms` (10 lower-case characters): ids of later times sort after it. */
 export function idTime(ms: number): string {
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new RangeError(`An id's time is a whole epoch ms, not ${ms}`);
   let time = '';
   let t = ms;
   for (let i = 0; i < 10; i++) {

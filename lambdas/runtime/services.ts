@@ -23,6 +23,7 @@ import type {
   WebhookSender,
 } from '../app/webhooks/ports';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
+import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
 import { queues, visibilityTimeoutSeconds } from '../manifest';
 import type { Config } from './config';
@@ -51,7 +52,7 @@ export interface RuntimeAdapters {
   /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
   readonly telemetry?: Telemetry;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
-  readonly slowLane?: { readonly queue: DeliveryQueue; readonly arn: string };
+  readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -90,6 +91,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       }),
     deliveryQueue: adapters.deliveryQueue,
     recoveryQueue: adapters.recoveryQueue,
+    // A step fits in the delivery function's time, 5 s to spare, whatever the attempt time-out.
+    recoveryPageSize: recoveryPageSize(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000 - 5_000),
     retries: adapters.retries,
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,
@@ -121,6 +124,7 @@ function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, shared: DeliveryQ
   return {
     gate: new EndpointGate(LANE_POLICY, clock),
     slowLane: slow.queue,
+    slowSteps: slow.steps,
     sharedLane: shared,
     busyDelaySeconds: LANE_POLICY.busyDelaySeconds,
     isSlowLane: (record) => record.eventSourceARN === slow.arn,

@@ -156,15 +156,17 @@ describe('tables', () => {
     });
   });
 
-  it('lists emails from byAccount (accountId + id), projecting only mode: no email body, no write on updates', () => {
-    expect(tableFor('emails').Properties.GlobalSecondaryIndexes).toContainEqual({
-      IndexName: 'byAccount',
+  it('lists emails from byTenant (tenant = account#mode, + id), keys only: no email body, no write on updates', () => {
+    const indexes = tableFor('emails').Properties.GlobalSecondaryIndexes;
+    expect(indexes).toContainEqual({
+      IndexName: 'byTenant',
       KeySchema: [
-        { AttributeName: 'accountId', KeyType: 'HASH' },
+        { AttributeName: 'tenant', KeyType: 'HASH' },
         { AttributeName: 'id', KeyType: 'RANGE' },
       ],
-      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['mode'] },
+      Projection: { ProjectionType: 'KEYS_ONLY' },
     });
+    expect(JSON.stringify(indexes)).not.toContain('byAccount');
   });
 
   it('serves API-key listing from the byAccount index on accountId + createdAt', () => {

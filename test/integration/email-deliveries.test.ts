@@ -28,6 +28,7 @@ interface DeliveryView {
 interface ListBody {
   readonly object: string;
   readonly has_more: boolean;
+  readonly next_after: string | null;
   readonly data: DeliveryView[];
 }
 
@@ -90,6 +91,7 @@ describe('GET /v1/emails/:id/deliveries', () => {
     const body = await json<ListBody>(res);
     expect(body.object).toBe('list');
     expect(body.has_more).toBe(false);
+    expect(body.next_after).toBeNull();
     expect(body.data.map((d) => d.id).sort()).toEqual(expected.map((d) => d.id).sort());
     // The same view as the delivery log's.
     for (const delivery of body.data) {
@@ -168,13 +170,46 @@ describe('GET /v1/emails/:id/deliveries', () => {
     expect(denied.status).toBe(403);
     expect(JSON.stringify(await denied.json())).toContain('webhook:read');
     expect(allowed.status).toBe(200);
-    expect(await allowed.json()).toEqual({ object: 'list', has_more: false, data: [] });
+    expect(await allowed.json()).toEqual({ object: 'list', has_more: false, next_after: null, data: [] });
   });
 
-  it('refuses query parameters (no paging: every delivery comes at once) with 422', async () => {
+  it('pages with limit and after (a delivery id): newest first, has_more and next_after, every delivery once', async () => {
+    // Arrange: three webhooks for the events of a delivered email (sent, delivered): six deliveries.
+    const { key } = await rt.newKey();
+    for (let i = 0; i < 3; i++) await webhook(key, ['email.sent', 'email.delivered']);
+    const emailId = await send(key, 'success@simulator.amazonses.com');
+    await rt.settle();
+    const whole = await json<ListBody>(await rt.call(`/emails/${emailId}/deliveries?limit=100`, { key }));
+    expect(whole.data).toHaveLength(6);
+    expect(whole).toMatchObject({ has_more: false, next_after: null });
+
+    // Act
+    const pages: ListBody[] = [];
+    let after = '';
+    for (let n = 0; n < 5; n++) {
+      const res = await rt.call(`/emails/${emailId}/deliveries?limit=4${after ? `&after=${after}` : ''}`, { key });
+      expect(res.status).toBe(200);
+      const page = await json<ListBody>(res);
+      pages.push(page);
+      if (!page.has_more) break;
+      after = page.next_after ?? '';
+    }
+
+    // Assert
+    expect(pages.map((p) => p.data.length)).toEqual([4, 2]);
+    expect(pages.map((p) => p.has_more)).toEqual([true, false]);
+    expect(pages[0]?.next_after).toBe(pages[0]?.data.at(-1)?.id);
+    expect(pages[1]?.next_after).toBeNull();
+    expect(pages.flatMap((p) => p.data)).toEqual(whole.data);
+  });
+
+  it('refuses a limit out of 1–100, an after that is no delivery id, and unknown parameters with 422', async () => {
     const { key } = await rt.newKey();
     const emailId = await send(key, 'success@simulator.amazonses.com');
-    const res = await rt.call(`/emails/${emailId}/deliveries?limit=5`, { key });
-    expect(res.status).toBe(422);
+    for (const query of ['limit=0', 'limit=101', 'after=email_x', 'status=failed', 'page=2']) {
+      const res = await rt.call(`/emails/${emailId}/deliveries?${query}`, { key });
+      expect(res.status, query).toBe(422);
+    }
+    expect((await rt.call(`/emails/${emailId}/deliveries?limit=1`, { key })).status).toBe(200);
   });
 });

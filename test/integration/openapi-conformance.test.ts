@@ -131,6 +131,7 @@ describe('every operation answers as the OpenAPI document says', () => {
     });
     await call('cancelRecovery', 200, `/webhooks/${ids.webhook}/recoveries/${job.id}/cancel`, { method: 'POST' });
     await call('getRecovery', 200, `/webhooks/${ids.webhook}/recoveries/${job.id}`);
+    await call('listRecoveries', 200, `/webhooks/${ids.webhook}/recoveries`);
   });
 
   it('domains', async () => {

@@ -194,6 +194,50 @@ describe('POST /v1/webhooks/:id/recoveries', () => {
     expect(((await late.json()) as Job).code).toBe('recovery_completed');
   });
 
+  it('one job at a time per webhook (409 recovery_running); the list shows them newest first', async () => {
+    const path = '/recover-one-at-a-time';
+    const { key, hookId } = await failedDeliveries(15, path);
+    receiver.answer({ kind: 'slow', delayMs: 200, status: 200 });
+    const first = (await (
+      await rt.call(`/webhooks/${hookId}/recoveries`, { key, ...json({ since: minutesAgo(5) }) })
+    ).json()) as Job;
+
+    const second = await rt.call(`/webhooks/${hookId}/recoveries`, { key, ...json({ since: minutesAgo(5) }) });
+    const secondBody = (await second.json()) as Job & { error: string };
+    await untilEnded(key, hookId, first.id);
+    const third = (await (
+      await rt.call(`/webhooks/${hookId}/recoveries`, { key, ...json({ since: minutesAgo(5), status: 'failed' }) })
+    ).json()) as Job;
+    await untilEnded(key, hookId, third.id);
+    const list = (await (await rt.call(`/webhooks/${hookId}/recoveries`, { key })).json()) as { data: Job[] };
+
+    expect(second.status).toBe(409);
+    expect(secondBody.code).toBe('recovery_running');
+    expect(secondBody.error).toContain(first.id);
+    expect(list.data.map((job) => job.id)).toEqual([third.id, first.id]);
+    expect(list.data.map((job) => job.status)).toEqual(['completed', 'completed']);
+  });
+
+  it('a window from before the log was kept starts at its retention; a `rec_` id is no delivery (404)', async () => {
+    const path = '/recover-ancient';
+    const { key, hookId } = await failedDeliveries(2, path);
+    receiver.answer(okAnswer);
+
+    const started = await rt.call(`/webhooks/${hookId}/recoveries`, {
+      key,
+      ...json({ since: '0001-01-01T00:00:00Z', status: 'failed' }),
+    });
+    const accepted = (await started.json()) as Job;
+    const job = await untilEnded(key, hookId, accepted.id);
+    const asDelivery = await rt.call(`/webhooks/${hookId}/deliveries/${accepted.id}`, { key });
+    const retried = await rt.call(`/webhooks/${hookId}/deliveries/${accepted.id}/retry`, { method: 'POST', key });
+
+    expect(started.status).toBe(202);
+    expect(Date.parse(accepted.since)).toBeGreaterThan(Date.now() - 31 * 86_400_000);
+    expect(job).toMatchObject({ status: 'completed', total: 2, succeeded: 2 });
+    expect([asDelivery.status, retried.status]).toEqual([404, 404]);
+  });
+
   it('refuses windows in the future or reversed, unknown fields and statuses (422), and changes nothing', async () => {
     const { key } = await rt.newKey();
     const hook = await rt.call('/webhooks', { key, ...json({ url: `${receiver.url}/v`, events: ['email.sent'] }) });

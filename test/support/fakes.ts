@@ -33,6 +33,7 @@ import type {
   Suppression,
   SuppressionList,
 } from '../../lambdas/app/emails/ports';
+import { EMAIL_LIST_EXAMINE } from '../../lambdas/app/emails/ports';
 import {
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_TTL_MS,
@@ -78,6 +79,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
+import { DELIVERY_LIST_EXAMINE } from '../../lambdas/app/webhooks/ports';
 import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
@@ -327,17 +329,24 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
 
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
     const { after, errorClass } = query;
-    const matching = [...this.items.values()]
-      .filter((d) => d.webhookId === webhookId && (query.status === undefined || d.status === query.status))
-      // As the table: the latest attempt's recorded class (an entry stored without one never matches).
-      .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
+    const examine = Math.max(1, query.examine ?? DELIVERY_LIST_EXAMINE);
+    // As the table: the rows examined are the webhook's (failed ones only for `status=failed`: their index),
+    // newest first, expired ones included (the read filters them); at most `examine` of them.
+    const candidates = [...this.items.values()]
+      .filter((d) => d.webhookId === webhookId && (query.status !== 'failed' || d.status === 'failed'))
       .filter((d) => after === undefined || d.id < after)
-      .filter((d) => liveAt(d, nowMs))
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    return {
-      items: matching.slice(0, query.limit).map((d) => structuredClone(d)),
-      hasMore: matching.length > query.limit,
-    };
+    const examined = candidates.slice(0, examine);
+    const matching = examined
+      .filter((d) => query.status === undefined || d.status === query.status)
+      // As the table: the latest attempt's recorded class (an entry stored before classes never matches).
+      .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
+      .filter((d) => liveAt(d, nowMs));
+    const items = matching.slice(0, query.limit).map((d) => structuredClone(d));
+    if (matching.length > query.limit) return { items, hasMore: true };
+    const last = examined.at(-1);
+    if (candidates.length > examined.length && last) return { items, hasMore: true, resumeAfter: last.id };
+    return { items, hasMore: false };
   }
 
   async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
@@ -366,7 +375,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   }
 }
 
-/** Recovery jobs by `webhookId#id`; `advance` and `cancel` conditional as in DynamoDB. */
+/** Recovery jobs by `webhookId#id`; every write conditional as in DynamoDB. */
 export class InMemoryRecoveryRepository implements RecoveryRepository {
   readonly items = new Map<string, Recovery>();
 
@@ -378,16 +387,43 @@ export class InMemoryRecoveryRepository implements RecoveryRepository {
 
   async get(webhookId: string, id: string, nowMs: number): Promise<Recovery | null> {
     const found = this.items.get(`${webhookId}#${id}`);
-    if (!found || (found.expiresAt !== undefined && found.expiresAt <= Math.floor(nowMs / 1000))) return null;
+    if (!found || found.expiresAt <= Math.floor(nowMs / 1000)) return null;
     return structuredClone(found);
+  }
+
+  async list(webhookId: string, nowMs: number, limit: number): Promise<Recovery[]> {
+    return [...this.items.values()]
+      .filter((r) => r.webhookId === webhookId)
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .slice(0, limit)
+      .filter((r) => r.expiresAt > Math.floor(nowMs / 1000))
+      .map((r) => structuredClone(r));
+  }
+
+  async lease(webhookId: string, id: string, step: number, lease: Claim, nowMs: number): Promise<Recovery | null> {
+    const key = `${webhookId}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status !== 'running' || current.step !== step) return null;
+    const held = current.lease && current.lease.until >= nowMs && (current.lease.epoch ?? 0) >= (lease.epoch ?? 0);
+    if (held) return null;
+    const leased = { ...current, lease: { ...lease } };
+    this.items.set(key, leased);
+    return structuredClone(leased);
   }
 
   async advance(next: Recovery, step: number): Promise<boolean> {
     const key = `${next.webhookId}#${next.id}`;
     const current = this.items.get(key);
     if (current?.status !== 'running' || current.step !== step) return false;
-    this.items.set(key, structuredClone(next));
+    const { lease: _released, ...item } = next;
+    this.items.set(key, structuredClone(item));
     return true;
+  }
+
+  async markQueued(webhookId: string, id: string, step: number): Promise<void> {
+    const key = `${webhookId}#${id}`;
+    const current = this.items.get(key);
+    if (current?.status === 'running' && current.step === step) this.items.set(key, { ...current, queuedStep: step });
   }
 
   async cancel(webhookId: string, id: string, nowMs: number, expiresAt: number): Promise<Recovery | null> {
@@ -796,13 +832,28 @@ export class InMemoryEmailRepository implements EmailRepository {
 
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
     const { after, to } = query;
-    const matching = [...this.items.values()]
+    const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
+    // As the table: the tenant's emails newest first, at most `examine` of them examined, matching or not.
+    const candidates = [...this.items.values()]
       .filter((e) => e.accountId === tenant.accountId && e.mode === tenant.mode)
       .filter((e) => after === undefined || e.id < after)
-      .filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to))
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-    const page = await Promise.all(matching.slice(0, query.limit).map((e) => this.get(e.id)));
-    return { items: page.filter((e): e is EmailRecord => e !== null), hasMore: matching.length > query.limit };
+    const examined = candidates.slice(0, examine);
+    const matching = examined.filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to));
+    // The bodies and headers are never read for a listing (the list view shows none of them).
+    const listed = async (e: EmailRecord): Promise<EmailRecord | null> => {
+      const email = await this.get(e.id);
+      if (!email) return null;
+      const { html: _html, text: _text, ...rest } = email;
+      return { ...rest, headers: {} };
+    };
+    const page = (await Promise.all(matching.slice(0, query.limit).map(listed))).filter(
+      (e): e is EmailRecord => e !== null,
+    );
+    if (matching.length > query.limit) return { items: page, hasMore: true };
+    const last = examined.at(-1);
+    if (candidates.length > examined.length && last) return { items: page, hasMore: true, resumeAfter: last.id };
+    return { items: page, hasMore: false };
   }
 
   async decideBatch(

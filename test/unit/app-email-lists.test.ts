@@ -91,6 +91,72 @@ describe('listEmails with a status filter', () => {
     const all23 = await listEmails(deps, TENANT, { limit: bounced.length, status: 'bounced' });
     expect(all23.hasMore).toBe(false);
     expect(all23.items.every(({ history }) => history.events.some((e) => e.type === 'email.bounced'))).toBe(true);
+    expect(all23.nextAfter).toBeNull();
+  });
+
+  it('examines at most `examineCap` emails a request: stops with hasMore and nextAfter (the last one examined)', async () => {
+    // Arrange: 300 emails, only the 3 oldest bounced; a cap of 100 per request.
+    const deps = { ...world(), listExamineCap: 100 };
+    const all = Array.from({ length: 300 }, (_, i) => newEmail(i));
+    await deps.emails.createMany(all);
+    for (const [i, email] of all.entries())
+      await event(deps, email, i < 3 ? 'email.bounced' : 'email.delivered', T0 + i * 1_000 + 20);
+    const newestFirst = all.map((e) => e.id).reverse();
+    const examined: number[] = [];
+    const list = deps.emails.list.bind(deps.emails);
+    deps.emails.list = async (tenant, query) => {
+      const page = await list(tenant, query);
+      examined.push(query.examine ?? Number.POSITIVE_INFINITY);
+      return page;
+    };
+
+    // Act
+    const pages: { ids: string[]; hasMore: boolean; nextAfter: string | null }[] = [];
+    let after: string | undefined;
+    for (let n = 0; n < 10; n++) {
+      const page = await listEmails(deps, TENANT, { limit: 10, status: 'bounced', ...(after ? { after } : {}) });
+      pages.push({ ids: page.items.map(({ email }) => email.id), hasMore: page.hasMore, nextAfter: page.nextAfter });
+      if (!page.hasMore) break;
+      after = page.nextAfter ?? undefined;
+    }
+
+    // Assert
+    expect(pages).toEqual([
+      { ids: [], hasMore: true, nextAfter: newestFirst[99] },
+      { ids: [], hasMore: true, nextAfter: newestFirst[199] },
+      { ids: newestFirst.slice(297), hasMore: false, nextAfter: null },
+    ]);
+    expect(examined.every((n) => n <= 100)).toBe(true);
+  });
+
+  it('a `to` filter alone also stops at the cap, with nextAfter; a full page says the last item', async () => {
+    // Arrange
+    const deps = { ...world(), listExamineCap: 100 };
+    const all = Array.from({ length: 250 }, (_, i) => ({
+      ...newEmail(i),
+      to: [i < 2 || i >= 245 ? 'ada@example.com' : `r${i}@example.com`],
+    }));
+    await deps.emails.createMany(all);
+    const ada = all
+      .filter((e) => e.to[0] === 'ada@example.com')
+      .map((e) => e.id)
+      .reverse();
+    const newestFirst = all.map((e) => e.id).reverse();
+
+    // Act
+    const first = await listEmails(deps, TENANT, { limit: 3, to: 'ada@example.com' });
+    const second = await listEmails(deps, TENANT, { limit: 3, to: 'ada@example.com', after: first.nextAfter ?? '' });
+    const third = await listEmails(deps, TENANT, { limit: 3, to: 'ada@example.com', after: second.nextAfter ?? '' });
+    const fourth = await listEmails(deps, TENANT, { limit: 3, to: 'ada@example.com', after: third.nextAfter ?? '' });
+
+    // Assert
+    expect(first.items.map(({ email }) => email.id)).toEqual(ada.slice(0, 3));
+    expect(first).toMatchObject({ hasMore: true, nextAfter: ada[2] });
+    expect(second.items.map(({ email }) => email.id)).toEqual(ada.slice(3, 5));
+    expect(second).toMatchObject({ hasMore: true, nextAfter: newestFirst[2 + 100] });
+    expect(third).toMatchObject({ items: [], hasMore: true, nextAfter: newestFirst[2 + 200] });
+    expect(fourth.items.map(({ email }) => email.id)).toEqual(ada.slice(5));
+    expect(fourth).toMatchObject({ hasMore: false, nextAfter: null });
   });
 });
 
@@ -173,7 +239,7 @@ describe('listEmailDeliveries', () => {
     await expect(listEmailDeliveries(deps, TENANT, 'email_unknown')).rejects.toBeInstanceOf(NotFoundError);
   });
 
-  it(`reads at most ${EMAIL_DELIVERY_KEYS} keys: the newest events whole, hasMore when older ones were left out`, async () => {
+  it(`reads at most ${EMAIL_DELIVERY_KEYS} keys (the newest events whole) and answers a page of them at a time`, async () => {
     // Arrange: 11 webhooks (past the plan limit, as if lowered later) × 100 events = 1,100 keys.
     const { deps, email, webhooks } = await setup(11);
     const ids: string[] = [];
@@ -186,13 +252,51 @@ describe('listEmailDeliveries', () => {
       return getMany(keys, nowMs);
     };
 
-    // Act
-    const found = await listEmailDeliveries(deps, TENANT, email.id);
+    // Act: pages of 100 until has_more is false.
+    const seen: string[] = [];
+    const cursors: (string | null)[] = [];
+    let after: string | undefined;
+    for (let pages = 0; pages < 20; pages++) {
+      const page = await listEmailDeliveries(deps, TENANT, email.id, { limit: 100, ...(after ? { after } : {}) });
+      expect(page.items.length).toBeLessThanOrEqual(100);
+      seen.push(...page.items.map((d) => d.id));
+      cursors.push(page.nextAfter);
+      if (!page.hasMore) break;
+      after = page.nextAfter ?? undefined;
+    }
 
-    // Assert: 90 events × 11 webhooks, the newest 90.
-    expect(asked).toEqual([990]);
-    expect(found.items).toHaveLength(990);
-    expect(found.hasMore).toBe(true);
-    expect(new Set(found.items.map((d) => d.eventId))).toEqual(new Set(ids.slice(10)));
+    // Assert: 90 events × 11 webhooks, the newest 90, each once, newest first; no read of more than 100 keys.
+    expect(seen).toHaveLength(990);
+    expect(seen).toEqual([...seen].sort().reverse());
+    expect(new Set(seen).size).toBe(990);
+    expect(cursors).toHaveLength(10);
+    expect(cursors.at(-1)).toBeNull();
+    expect(cursors.slice(0, -1)).toEqual(seen.filter((_, i) => i % 100 === 99));
+    expect(Math.max(...asked)).toBeLessThanOrEqual(100);
+    const ofEvents = new Set(seen.map((id) => deps.deliveries.items.get(`${webhooks[0]?.id}#${id}`)?.eventId));
+    expect(ofEvents.has(ids[5])).toBe(false);
+  });
+
+  it('answers 20 by default, and a page after a delivery id holds only older ones', async () => {
+    // Arrange: 3 webhooks × 10 events = 30 deliveries.
+    const { deps, email, webhooks } = await setup(3);
+    for (let i = 0; i < 10; i++) {
+      const id = await event(deps, email, 'email.sent', T0 + i);
+      for (const webhook of webhooks) await deps.deliveries.createClaimed(delivery(id, webhook));
+    }
+    const all = [...deps.deliveries.items.values()]
+      .map((d) => d.id)
+      .sort()
+      .reverse();
+
+    // Act
+    const first = await listEmailDeliveries(deps, TENANT, email.id);
+    const rest = await listEmailDeliveries(deps, TENANT, email.id, { limit: 20, after: first.nextAfter ?? '' });
+
+    // Assert
+    expect(first.items.map((d) => d.id)).toEqual(all.slice(0, 20));
+    expect(first).toMatchObject({ hasMore: true, nextAfter: all[19] });
+    expect(rest.items.map((d) => d.id)).toEqual(all.slice(20));
+    expect(rest).toMatchObject({ hasMore: false, nextAfter: null });
   });
 });

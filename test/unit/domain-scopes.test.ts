@@ -142,6 +142,7 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'POST /webhooks/{}/rotate-secret': { scope: 'webhook:write' },
   'POST /webhooks/{}/signature-check': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries': { scope: 'webhook:write' },
+  'GET /webhooks/{}/recoveries': { scope: 'webhook:read' },
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },

@@ -2,7 +2,7 @@
 // with the manifest's indexes and keeps every item, so `npm start` on an old SF_DATA_DIR keeps working.
 // dynalite cannot add a GSI to an existing table, so the rebuild copies the items through a new table.
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { tables } from '../../lambdas/manifest';
 import { createTableInput, createTables } from '../../lambdas/runtime/local/dynamo';
@@ -94,4 +94,33 @@ it('rebuilds a table whose indexes differ from the manifest, with every item, an
   expect(Items?.map((item) => item.id).sort()).toEqual(rows.map((row) => row.id));
   const webhooksAfter = await client.send(new DescribeTableCommand({ TableName: names.webhooks }));
   expect(webhooksAfter.Table?.CreationDateTime).toEqual(webhooksBefore.Table?.CreationDateTime);
+});
+
+it('gives the emails of a data directory from before byTenant their tenant, so GET /v1/emails lists them', async () => {
+  // Arrange: the emails table without byTenant, an email stored then (no `tenant`), and a batch decision item.
+  const older = Object.fromEntries(Object.keys(tables).map((t) => [t, `tenant-${t}`])) as typeof names;
+  const before = { ...tables.emails, indexes: tables.emails.indexes.filter((index) => index.name !== 'byTenant') };
+  await client.send(new CreateTableCommand(createTableInput(older.emails, before)));
+  await untilActive(older.emails);
+  const doc = DynamoDBDocumentClient.from(client);
+  const email = { id: 'email_01old', accountId: 'acct_old', mode: 'live', subject: 'Kept' };
+  await doc.send(new PutCommand({ TableName: older.emails, Item: email }));
+  await doc.send(new PutCommand({ TableName: older.emails, Item: { id: 'batch#01old', decision: 'commit' } }));
+
+  // Act
+  const rebuilt = await createTables(client, older);
+
+  // Assert
+  expect(rebuilt).toEqual(['emails']);
+  const listed = await doc.send(
+    new QueryCommand({
+      TableName: older.emails,
+      IndexName: 'byTenant',
+      KeyConditionExpression: 'tenant = :t',
+      ExpressionAttributeValues: { ':t': 'acct_old#live' },
+    }),
+  );
+  expect(listed.Items?.map((item) => item.id)).toEqual(['email_01old']);
+  const decision = await doc.send(new GetCommand({ TableName: older.emails, Key: { id: 'batch#01old' } }));
+  expect(decision.Item?.tenant).toBeUndefined();
 });

@@ -4,13 +4,14 @@
 import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
-import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
-import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
+import type { DeliveryJob, RecoveryStep, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import { type RecoveryDeps, startRecovery } from '../../lambdas/app/webhooks/recoveries';
 import type { SendflowEvent } from '../../lambdas/domain/events';
+import { timeOrderedId } from '../../lambdas/domain/ids';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
-import { encodeEvent, encodeJob } from '../../lambdas/handlers/queue/messages';
+import { encodeEvent, encodeJob, encodeStep } from '../../lambdas/handlers/queue/messages';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
@@ -246,10 +247,12 @@ describe('delivery worker lanes', () => {
   let sharedLane: RecordingDeliveryQueue;
   let clock: FakeClock;
   let deliveries: InMemoryDeliveryRepository;
+  let slowSteps: RecordingRecoveryQueue;
 
   beforeEach(async () => {
     clock = new FakeClock(T0);
     deliveries = new InMemoryDeliveryRepository();
+    slowSteps = new RecordingRecoveryQueue();
     sender = new ScriptedSender(clock);
     slowLane = new RecordingDeliveryQueue();
     sharedLane = new RecordingDeliveryQueue();
@@ -273,6 +276,7 @@ describe('delivery worker lanes', () => {
           clock,
         ),
         slowLane,
+        slowSteps,
         sharedLane,
         busyDelaySeconds: 1,
         isSlowLane: (record) => record.eventSourceARN === SLOW_ARN,
@@ -319,6 +323,34 @@ describe('delivery worker lanes', () => {
     expect(diverted.map((j) => j.deliveryId)).toEqual([next.deliveryId]);
     expect(sender.requests).toHaveLength(2);
     expect(deliveries.items.get(`${hook.id}#${next.deliveryId}`)?.status).toBe('succeeded');
+  });
+  it("sends a slow endpoint's recovery step to the slow lane, unattempted, where it runs", async () => {
+    // Arrange: two deliveries that ended failed (their attempts timed out: the endpoint is now slow).
+    sender.answers({ statusCode: null, durationMs: 10_000, error: 'timed out' });
+    // Time-ordered event ids, as the API makes them: recovery windows are ranges of ids.
+    const jobs = [0, 1].map((n) =>
+      firstJob({ ...event(LIVE, n), id: timeOrderedId('evt', T0 - 1_000, seededRandom(`${n}`)) }, hook),
+    );
+    await createDeliveryWorkerHandler(deps)(inLane(jobs.map(encodeJob), 'arn:shared'));
+    for (const [key, row] of deliveries.items) {
+      const { claim: _claim, ...rest } = row;
+      deliveries.items.set(key, { ...rest, status: 'failed', nextAttemptAt: null });
+    }
+    sender.answers({ statusCode: 200 });
+    clock.advance(1_000);
+    const job = await startRecovery(deps, LIVE, hook.id, { since: new Date(T0 - 3_600_000).toISOString() });
+    const step = (deps.recoveryQueue as RecordingRecoveryQueue).sent[0]?.step;
+    const requests = sender.requests.length;
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(inLane([encodeStep(step as RecoveryStep)], 'arn:shared'));
+    const diverted = slowSteps.sent.map((s) => s.step);
+    await createDeliveryWorkerHandler(deps)(inLane(diverted.map(encodeStep), SLOW_ARN));
+
+    // Assert
+    expect(diverted).toEqual([step]);
+    expect(sender.requests.length - requests).toBe(2);
+    expect(await deps.recoveries.get(hook.id, job.id, clock.now())).toMatchObject({ status: 'completed', total: 2 });
   });
 });
 

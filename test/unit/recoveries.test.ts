@@ -11,8 +11,8 @@ import {
   runRecoveryStep,
   startRecovery,
 } from '../../lambdas/app/webhooks/recoveries';
-import { timeOrderedId } from '../../lambdas/domain/ids';
-import { recoveryWindow } from '../../lambdas/domain/webhooks/recovery';
+import { idTime, timeOrderedId } from '../../lambdas/domain/ids';
+import { recoveryPageSize, recoveryWindow } from '../../lambdas/domain/webhooks/recovery';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
@@ -140,13 +140,71 @@ describe('runRecoveryStep', () => {
     clock.advance(1_000);
     const job = await startRecovery(deps, TENANT, webhook.id, { since: new Date(T0 - 3_600_000).toISOString() });
     const first = lastStep();
-    await runRecoveryStep(deps, first);
-    queue.sent.pop(); // the worker died right after storing the progress
+    const send = queue.send.bind(queue);
+    queue.send = () => Promise.reject(new Error('SQS unavailable')); // the step dies after storing its progress
+    await expect(runRecoveryStep(deps, first)).rejects.toThrow('SQS unavailable');
+    queue.send = send;
 
     await runRecoveryStep(deps, first); // SQS delivers the step again
 
     expect(lastStep()).toMatchObject({ step: 1, recoveryId: job.id });
+    expect(stored(job).queuedStep).toBe(1);
     expect(sender.requests).toHaveLength(10);
+  });
+
+  it('a late duplicate of a step whose next step is queued does nothing: no second chain of steps', async () => {
+    await seed(Array.from({ length: 25 }, (_, i) => failed(T0 - 60_000 + i)));
+    clock.advance(1_000);
+    await startRecovery(deps, TENANT, webhook.id, { since: new Date(T0 - 3_600_000).toISOString() });
+    const first = lastStep();
+    await runRecoveryStep(deps, first);
+    const queued = queue.sent.length;
+
+    await runRecoveryStep(deps, first);
+
+    expect(queue.sent).toHaveLength(queued);
+    expect(sender.requests).toHaveLength(10);
+  });
+
+  it('a copy of a step that another runner holds does nothing; a lease of a dead runtime (earlier epoch) is void', async () => {
+    await seed(Array.from({ length: 3 }, (_, i) => failed(T0 - 60_000 + i)));
+    clock.advance(1_000);
+    const job = await startRecovery(deps, TENANT, webhook.id, { since: new Date(T0 - 3_600_000).toISOString() });
+    const step = lastStep();
+    const held = { attempt: 0, until: clock.now() + 30_000, epoch: 5 };
+    await recoveries.lease(webhook.id, job.id, 0, held, clock.now());
+
+    await runRecoveryStep({ ...deps, claimEpoch: 5 }, step);
+    expect(sender.requests).toHaveLength(0);
+
+    await runRecoveryStep({ ...deps, claimEpoch: 6 }, step); // restarted: the old runtime's lease is void
+    expect(sender.requests).toHaveLength(3);
+    expect(stored(job)).toMatchObject({ status: 'completed', succeeded: 3 });
+    expect(stored(job).lease).toBeUndefined();
+  });
+
+  it('one job runs per webhook (409 recovery_running); a job stale for 15 minutes is canceled by the next', async () => {
+    clock.advance(1_000);
+    const since = new Date(T0 - 3_600_000).toISOString();
+    const first = await startRecovery(deps, TENANT, webhook.id, { since });
+
+    await expect(startRecovery(deps, TENANT, webhook.id, { since })).rejects.toMatchObject({
+      status: 409,
+      code: 'recovery_running',
+    });
+    clock.advance(15 * 60_000);
+    const second = await startRecovery(deps, TENANT, webhook.id, { since });
+
+    expect(stored(first).status).toBe('canceled');
+    expect(stored(second).status).toBe('running');
+  });
+
+  it('a job whose first step cannot be queued is canceled, and the caller gets the error', async () => {
+    queue.send = () => Promise.reject(new Error('SQS unavailable'));
+    await expect(
+      startRecovery(deps, TENANT, webhook.id, { since: new Date(T0 - 3_600_000).toISOString() }),
+    ).rejects.toThrow('SQS unavailable');
+    expect([...recoveries.items.values()].map((job) => job.status)).toEqual(['canceled']);
   });
 
   it('skips pending deliveries and ones attempted since the job began; finishes its own unrecorded claim', async () => {
@@ -201,10 +259,26 @@ describe('runRecoveryStep', () => {
 describe('recoveryWindow', () => {
   const now = T0;
   const iso = (ms: number) => new Date(ms).toISOString();
+  const DAY = 86_400;
+  it('starts a window older than the retention at its start (nothing older is kept; no id from before 1970)', () => {
+    expect(recoveryWindow({ since: '0001-01-01T00:00:00Z' }, now, DAY)).toEqual({
+      since: now - DAY * 1000,
+      until: now,
+    });
+    expect(() => idTime(-1)).toThrow(RangeError);
+  });
+
+  it('takes one round of attempts a step when two rounds of time-outs would not fit', () => {
+    expect(recoveryPageSize(10_000, 25_000)).toBe(10);
+    expect(recoveryPageSize(20_000, 25_000)).toBe(5);
+    expect(recoveryPageSize(60_000, 25_000)).toBe(5);
+    expect(recoveryPageSize(1_000, 25_000)).toBe(10);
+  });
+
   it('defaults `until` to now and refuses future or reversed windows', () => {
-    expect(recoveryWindow({ since: iso(now - 1_000) }, now)).toEqual({ since: now - 1_000, until: now });
-    expect(() => recoveryWindow({ since: iso(now + 1) }, now)).toThrow(/invalid/);
-    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now + 1) }, now)).toThrow(/invalid/);
-    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now - 2_000) }, now)).toThrow(/invalid/);
+    expect(recoveryWindow({ since: iso(now - 1_000) }, now, DAY)).toEqual({ since: now - 1_000, until: now });
+    expect(() => recoveryWindow({ since: iso(now + 1) }, now, DAY)).toThrow(/invalid/);
+    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now + 1) }, now, DAY)).toThrow(/invalid/);
+    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now - 2_000) }, now, DAY)).toThrow(/invalid/);
   });
 });

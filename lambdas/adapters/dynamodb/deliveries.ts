@@ -1,8 +1,9 @@
 // Deliveries in DynamoDB. Partition by webhook, sort by the time-ordered delivery id: newest-first listing
 // and `after` cursors fall out of the key. Two sparse, small indexes, so that a first attempt that succeeds
 // costs two index writes: byDueShard holds pending rows only (the reconciler's due list, and `?status=pending`),
-// byStatusKey failed rows only (`?status=failed`). Succeeded rows, the bulk of a log, are in no index: their
-// filter reads the partition, as does `?error_class=` (on the row's `latestErrorClass`, alone or with a status).
+// byStatusKey failed rows only (`?status=failed`, alone or with `?error_class=`). Succeeded rows, the bulk of a
+// log, are in no index: their filter reads the partition, as does `?error_class=` alone or with another status
+// (on the row's `latestErrorClass`). A filtered read examines at most DELIVERY_LIST_EXAMINE rows a request.
 // Every state change is conditional on the claim.
 import {
   type DynamoDBDocumentClient,
@@ -12,14 +13,15 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type {
-  Claim,
-  Delivery,
-  DeliveryKey,
-  DeliveryListQuery,
-  DeliveryPage,
-  DeliveryRepository,
-  DueDelivery,
+import {
+  type Claim,
+  DELIVERY_LIST_EXAMINE,
+  type Delivery,
+  type DeliveryKey,
+  type DeliveryListQuery,
+  type DeliveryPage,
+  type DeliveryRepository,
+  type DueDelivery,
 } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
@@ -116,9 +118,10 @@ function toItem(delivery: Delivery): Record<string, unknown> {
 const expiryFilter = 'attribute_not_exists(expiresAt) OR expiresAt > :now';
 const DELIVERY_ID_PREFIX = 'dlv_';
 
-/** Newest first. */
 /** Rows a filtered read of a webhook's log evaluates per Query (about 650 bytes each: well under 1 MB). */
 const FILTERED_PAGE = 500;
+/** byStatusKey entries a failed read filtered on a class takes per Query (their rows: one BatchGetItem). */
+const FILTERED_CHUNK = 100;
 
 /** The reconciler's order: due time, then the table key (a total order, so pages never skip or repeat). */
 function dueOrder(a: Pick<DueEntry, 'dueAt' | 'webhookId' | 'id'>, b: Pick<DueEntry, 'dueAt' | 'webhookId' | 'id'>) {
@@ -191,6 +194,8 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   async get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null> {
+    // The partition also holds recovery jobs (`rec_`): only a delivery id names a delivery.
+    if (!id.startsWith(DELIVERY_ID_PREFIX)) return null;
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { webhookId, id } }));
     if (!Item) return null;
     const delivery = parse(Item);
@@ -198,16 +203,17 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   async getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]> {
-    if (keys.length === 0) return [];
+    const wanted = keys.filter((key) => key.id.startsWith(DELIVERY_ID_PREFIX));
+    if (wanted.length === 0) return [];
     const items = await batchGetAll(
       this.doc,
       this.tableName,
-      keys.map(({ webhookId, id }) => ({ webhookId, id })),
+      wanted.map(({ webhookId, id }) => ({ webhookId, id })),
     );
     const found = new Map(items.map((item) => [`${item.webhookId}#${item.id}`, parse(item)]));
     const seen = new Set<string>();
     const rows: Delivery[] = [];
-    for (const { webhookId, id } of keys) {
+    for (const { webhookId, id } of wanted) {
       const key = `${webhookId}#${id}`;
       const row = found.get(key);
       if (!row || seen.has(key) || !live(row, nowMs)) continue;
@@ -218,68 +224,115 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
-    if (query.status === 'failed' && query.errorClass === undefined) return this.listFailed(webhookId, query, nowMs);
+    const examine = Math.max(1, query.examine ?? DELIVERY_LIST_EXAMINE);
+    if (query.status === 'failed') return this.listFailed(webhookId, { ...query, examine }, nowMs);
     // The whole log, or its rows of one status and/or one latest error class: the webhook's own partition,
     // filtered. Never an index shared with other webhooks: another tenant's backlog must not slow this read.
     // DynamoDB applies Limit before the filter, so a filtered read takes large pages (a log of mostly failures is
-    // a few round trips, not hundreds).
+    // a few round trips, not hundreds), and at most `examine` rows in all: a rare match stops there.
     const { status, errorClass } = query;
     const filters = [`(${expiryFilter})`];
     if (status) filters.push('#status = :s');
     if (errorClass) filters.push('latestErrorClass = :c');
     const filtered = filters.length > 1;
+    const base = {
+      TableName: this.tableName,
+      // The partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
+      KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
+      ScanIndexForward: false,
+    };
+    const keyValues = { ':p': webhookId, ':dlv': DELIVERY_ID_PREFIX };
     let cursor: Record<string, unknown> | undefined = query.after ? { webhookId, id: query.after } : undefined;
     const items: Delivery[] = [];
+    let examined = 0;
     do {
       const page = await this.doc.send(
         new QueryCommand({
-          TableName: this.tableName,
-          // The partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
-          KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
+          ...base,
           FilterExpression: filtered ? filters.join(' AND ') : expiryFilter,
           ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
           ExpressionAttributeValues: {
-            ':p': webhookId,
-            ':dlv': DELIVERY_ID_PREFIX,
+            ...keyValues,
             ':now': Math.floor(nowMs / 1000),
             ...(status ? { ':s': status } : {}),
             ...(errorClass ? { ':c': errorClass } : {}),
           },
-          ScanIndexForward: false,
-          Limit: filtered ? FILTERED_PAGE : query.limit + 1 - items.length,
+          Limit: Math.min(filtered ? FILTERED_PAGE : query.limit + 1 - items.length, examine - examined),
           ExclusiveStartKey: cursor,
         }),
       );
+      examined += page.ScannedCount ?? page.Items?.length ?? 0;
       for (const item of page.Items ?? []) items.push(parse(item));
       cursor = page.LastEvaluatedKey;
-    } while (cursor && items.length <= query.limit);
-    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+    } while (cursor && items.length <= query.limit && examined < examine);
+    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
+    if (!cursor) return { items, hasMore: false };
+    // Stopped at the bound: more only if a row is left past the last one examined.
+    const left = await this.doc.send(
+      new QueryCommand({
+        ...base,
+        ExpressionAttributeValues: keyValues,
+        ProjectionExpression: 'id',
+        Limit: 1,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    return (left.Items ?? []).length > 0
+      ? { items, hasMore: true, resumeAfter: String(cursor.id) }
+      : { items, hasMore: false };
   }
 
-  /** Failed rows: byStatusKey (keys and expiry) page by page, each page's rows read with BatchGetItem. */
-  private async listFailed(webhookId: string, query: { limit: number; after?: string }, nowMs: number) {
+  /**
+   * Failed rows, of one latest error class when asked: byStatusKey (keys and expiry: failed rows only, whatever
+   * the rest of the log) page by page, at most `examine` entries in all, each page's rows read with BatchGetItem
+   * and the class checked on them.
+   */
+  private async listFailed(
+    webhookId: string,
+    query: DeliveryListQuery & { examine: number },
+    nowMs: number,
+  ): Promise<DeliveryPage> {
     const partition = `${webhookId}#failed`;
+    const base = {
+      TableName: this.tableName,
+      IndexName: 'byStatusKey',
+      KeyConditionExpression: 'statusKey = :p',
+      ScanIndexForward: false,
+    };
     let cursor: Record<string, unknown> | undefined = query.after
       ? { webhookId, id: query.after, statusKey: partition }
       : undefined;
     const items: Delivery[] = [];
+    let examined = 0;
     do {
+      const need = query.errorClass ? FILTERED_CHUNK : query.limit + 1 - items.length;
       const page = await this.doc.send(
         new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'byStatusKey',
-          KeyConditionExpression: 'statusKey = :p',
+          ...base,
           FilterExpression: expiryFilter,
           ExpressionAttributeValues: { ':p': partition, ':now': Math.floor(nowMs / 1000) },
-          ScanIndexForward: false,
-          Limit: query.limit + 1 - items.length,
+          Limit: Math.min(need, query.examine - examined),
           ExclusiveStartKey: cursor,
         }),
       );
-      items.push(...(await this.rows(page.Items ?? [], 'failed', nowMs)));
+      examined += page.ScannedCount ?? page.Items?.length ?? 0;
+      const rows = await this.rows(page.Items ?? [], 'failed', nowMs);
+      items.push(...rows.filter((row) => !query.errorClass || row.attemptLog.at(-1)?.errorClass === query.errorClass));
       cursor = page.LastEvaluatedKey;
-    } while (cursor && items.length <= query.limit);
-    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+    } while (cursor && items.length <= query.limit && examined < query.examine);
+    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
+    if (!cursor) return { items, hasMore: false };
+    const left = await this.doc.send(
+      new QueryCommand({
+        ...base,
+        ExpressionAttributeValues: { ':p': partition },
+        Limit: 1,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    return (left.Items ?? []).length > 0
+      ? { items, hasMore: true, resumeAfter: String(cursor.id) }
+      : { items, hasMore: false };
   }
 
   async range(

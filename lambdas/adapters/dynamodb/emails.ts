@@ -1,5 +1,5 @@
-// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item); byAccount lists an
-// account's ids newest first (GET /v1/emails). Their event history lives apart, in the emailEvents table
+// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item); byTenant lists an
+// account's ids of one mode newest first (GET /v1/emails). Their event history lives apart, in the emailEvents table
 // (email-history.ts), so the item never grows with it. Each recipient's send state lives in the `recipientStates`
 // map (by recipient index), changed one conditional UpdateItem at a time, with the event it causes (email.failed,
 // email.suppressed) recorded in the item's outbox.
@@ -8,17 +8,19 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type {
-  BatchState,
-  EmailListQuery,
-  EmailPage,
-  EmailRecord,
-  EmailRepository,
-  RecipientExpectation,
-  RecipientState,
+import {
+  type BatchState,
+  EMAIL_LIST_EXAMINE,
+  type EmailListQuery,
+  type EmailPage,
+  type EmailRecord,
+  type EmailRepository,
+  type RecipientExpectation,
+  type RecipientState,
 } from '../../app/emails/ports';
 import type { PendingEvents } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
@@ -80,13 +82,76 @@ function parseEmail(item: unknown): EmailRecord {
   return { ...email, suppressed: [...new Set([...email.suppressed, ...byState])] };
 }
 
-/**
- * byAccount entries a listing reads per Query: keys and mode, about 100 bytes each, so one page is well under
- * DynamoDB's 1 MB however the account's emails split between modes.
- */
-const LIST_PAGE = 500;
-/** Emails read per BatchGetItem while a `to` filter is applied (no filter: only as many as the page needs). */
+/** Index entries a listing with a `to` filter reads per Query (then their emails per BatchGetItem). */
 const FILTERED_CHUNK = 100;
+
+/**
+ * What a listed email is read with: everything the list view shows or derives from (status, suppressed), never
+ * the bodies (up to 256 KB) nor the headers. `kind` tells a batch decision item apart.
+ */
+const LISTED_ATTRIBUTES = [
+  'id',
+  'kind',
+  'accountId',
+  'mode',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'replyTo',
+  'subject',
+  'tags',
+  'createdAt',
+  'suppressed',
+  'unsubscribeUrls',
+  'scheduledAt',
+  'sentAt',
+  'canceledAt',
+  'recipientStates',
+  'batchId',
+];
+
+/** The byTenant key of an email: its account and mode, so a listing never reads the other mode's emails. */
+const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
+
+/**
+ * Gives every email stored before byTenant its `tenant`, so GET /v1/emails lists it: one Scan of the emails
+ * that lack it (batch decision items have no account and are left alone), one conditional UpdateItem each.
+ * Idempotent; the local runtime runs it when it rebuilt the table, operators with `admin upgrade-emails`.
+ * Returns how many emails it changed.
+ */
+export async function backfillEmailTenants(doc: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  let changed = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'attribute_exists(accountId) AND attribute_exists(#mode) AND attribute_not_exists(tenant)',
+        ProjectionExpression: 'id, accountId, #mode',
+        ExpressionAttributeNames: { '#mode': 'mode' },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const tenant = tenantKey({ accountId: String(item.accountId), mode: item.mode as Tenant['mode'] });
+      const written = await conditionHeld(
+        doc.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { id: item.id },
+            UpdateExpression: 'SET tenant = :t',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(tenant)',
+            ExpressionAttributeValues: { ':t': tenant },
+          }),
+        ),
+      );
+      if (written) changed += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return changed;
+}
 
 /** Whether `address` (bare, lower-cased) is among the email's recipients. */
 const sentTo = (email: EmailRecord, address: string) => recipients(email).some((r) => bareAddress(r) === address);
@@ -103,12 +168,13 @@ const ALL_SCHEDULE_SHARDS = [
 
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
- * byScheduleShard index, keys only: an entry costs one write unit however large the email.
+ * byScheduleShard index, keys only: an entry costs one write unit however large the email. Every email carries
+ * its `tenant` (account#mode), the byTenant key.
  */
 function toItem(email: EmailRecord): Record<string, unknown> {
   const waiting = !email.sentAt && !email.canceledAt;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
-  const item = { ...email, headers: Object.entries(email.headers) };
+  const item = { ...email, headers: Object.entries(email.headers), tenant: tenantKey(email) };
   return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
 }
 
@@ -138,54 +204,68 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   /**
-   * byAccount newest first, filtered on mode in the Query (entries are small: large pages); the page's emails
-   * are then read by key (BatchGetItem), only as many as the page still needs when there is no `to` filter.
+   * byTenant newest first (keys only, no filter: every entry read is one of the tenant's emails), only as many
+   * entries per Query as the page still needs (a `to` filter: chunks of FILTERED_CHUNK), at most `examine` in all;
+   * then those emails by key (BatchGetItem) without their bodies.
    */
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
+    const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
+    const key = tenantKey(tenant);
     const items: EmailRecord[] = [];
+    let examined = 0;
+    let lastExamined: string | undefined;
     let cursor: Record<string, unknown> | undefined;
-    do {
+    let more = true;
+    while (more && items.length <= query.limit && examined < examine) {
+      const room = examine - examined;
+      const need = query.to ? FILTERED_CHUNK : query.limit + 1 - items.length;
+      const take = Math.min(need, room);
       const page = await this.doc.send(
         new QueryCommand({
           TableName: this.tableName,
-          IndexName: 'byAccount',
-          KeyConditionExpression: query.after ? 'accountId = :a AND id < :after' : 'accountId = :a',
-          FilterExpression: '#mode = :m',
-          ExpressionAttributeNames: { '#mode': 'mode' },
-          ExpressionAttributeValues: {
-            ':a': tenant.accountId,
-            ':m': tenant.mode,
-            ...(query.after ? { ':after': query.after } : {}),
-          },
+          IndexName: 'byTenant',
+          KeyConditionExpression: query.after ? 'tenant = :t AND id < :after' : 'tenant = :t',
+          ExpressionAttributeValues: { ':t': key, ...(query.after ? { ':after': query.after } : {}) },
           ScanIndexForward: false,
-          Limit: LIST_PAGE,
+          // One entry past the bound says whether any is left once the bound is reached.
+          Limit: take === room ? take + 1 : take,
           ExclusiveStartKey: cursor,
         }),
       );
-      const ids = (page.Items ?? []).map((entry) => entry.id as string);
-      for (let i = 0; i < ids.length && items.length <= query.limit; ) {
-        const size = query.to ? FILTERED_CHUNK : query.limit + 1 - items.length;
-        const chunk = ids.slice(i, i + size);
-        i += chunk.length;
-        const rows = await batchGetAll(
-          this.doc,
-          this.tableName,
-          chunk.map((id) => ({ id })),
-        );
-        const found = new Map(rows.map((item) => [item.id as string, item]));
-        for (const id of chunk) {
-          const item = found.get(id);
-          if (!item || item.kind === BATCH_KIND) continue;
-          const email = parseEmail(item);
-          // The index said so; the item must too (defence in depth), and match the filter.
-          if (email.accountId !== tenant.accountId || email.mode !== tenant.mode) continue;
-          if (query.to && !sentTo(email, query.to)) continue;
-          items.push(email);
-        }
-      }
-      cursor = page.LastEvaluatedKey;
-    } while (cursor && items.length <= query.limit);
-    return { items: items.slice(0, query.limit), hasMore: items.length > query.limit };
+      const entries = page.Items ?? [];
+      const ids = entries.slice(0, take).map((entry) => entry.id as string);
+      more = entries.length > take || (entries.length === take && page.LastEvaluatedKey !== undefined);
+      examined += ids.length;
+      lastExamined = ids.at(-1) ?? lastExamined;
+      if (lastExamined !== undefined) cursor = { tenant: key, id: lastExamined };
+      items.push(...(await this.listed(tenant, ids, query.to)));
+    }
+    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
+    if (more && lastExamined !== undefined) return { items, hasMore: true, resumeAfter: lastExamined };
+    return { items, hasMore: false };
+  }
+
+  /** The emails under these ids, in their order, without bodies; those of the tenant that match `to` only. */
+  private async listed(tenant: Tenant, ids: readonly string[], to: string | undefined): Promise<EmailRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await batchGetAll(
+      this.doc,
+      this.tableName,
+      ids.map((id) => ({ id })),
+      LISTED_ATTRIBUTES,
+    );
+    const found = new Map(rows.map((item) => [item.id as string, item]));
+    const emails: EmailRecord[] = [];
+    for (const id of ids) {
+      const item = found.get(id);
+      if (!item || item.kind === BATCH_KIND) continue;
+      const email = parseEmail({ ...item, headers: [] });
+      // The index said so; the item must too (defence in depth), and match the filter.
+      if (email.accountId !== tenant.accountId || email.mode !== tenant.mode) continue;
+      if (to && !sentTo(email, to)) continue;
+      emails.push(email);
+    }
+    return emails;
   }
 
   async decideBatch(

@@ -48,17 +48,24 @@ export async function queryAll(
 
 /**
  * The items stored under `keys` (missing ones are left out, duplicates read once), in BatchGetItem calls of
- * 100 keys.
+ * 100 keys; only the `attributes` named, when given (each through a placeholder: many are reserved words).
  */
 export async function batchGetAll(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Record<string, string>[],
+  attributes?: readonly string[],
 ): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
+  const projection = attributes
+    ? {
+        ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#p${i}`, name])),
+      }
+    : {};
   const items: Record<string, unknown>[] = [];
   await untilProcessed(`keys of ${tableName}`, unique, BATCH_GET_KEYS, async (Keys) => {
-    const result = await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys } } }));
+    const result = await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys, ...projection } } }));
     items.push(...(result.Responses?.[tableName] ?? []));
     return result.UnprocessedKeys?.[tableName]?.Keys;
   });

@@ -1,9 +1,15 @@
 // Recovery jobs in DynamoDB: in the deliveries table, under the webhook's partition with `rec_` ids (its
 // deliveries are `dlv_`), so a job lives and expires next to the log it replays, and needs no table of its own.
 // Each step's progress is one conditional write on the step number: a duplicated or late step changes nothing.
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { Recovery, RecoveryRepository } from '../../app/webhooks/ports';
+import type { Claim, Recovery, RecoveryRepository } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { conditionHeld, unlessConditionFails } from './operations';
 
@@ -24,10 +30,14 @@ const recoveryItem = z.object({
   cursor: z.string().nullable(),
   createdAt: z.number(),
   updatedAt: z.number(),
-  expiresAt: z.number().optional(),
+  expiresAt: z.number(),
+  lease: z.object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional() }).optional(),
+  queuedStep: z.number().int().optional(),
 });
 
 const parse = (item: Record<string, unknown>): Recovery => recoveryItem.parse(item);
+const live = (recovery: Recovery, nowMs: number) => recovery.expiresAt > Math.floor(nowMs / 1000);
+const running = { '#status': 'status', '#step': 'step' };
 
 export class DynamoRecoveryRepository implements RecoveryRepository {
   constructor(
@@ -46,17 +56,71 @@ export class DynamoRecoveryRepository implements RecoveryRepository {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { webhookId, id } }));
     if (!Item) return null;
     const recovery = parse(Item);
-    return recovery.expiresAt === undefined || recovery.expiresAt > Math.floor(nowMs / 1000) ? recovery : null;
+    return live(recovery, nowMs) ? recovery : null;
+  }
+
+  async list(webhookId: string, nowMs: number, limit: number): Promise<Recovery[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'webhookId = :p AND begins_with(id, :rec)',
+        FilterExpression: 'expiresAt > :now',
+        ExpressionAttributeValues: { ':p': webhookId, ':rec': 'rec_', ':now': Math.floor(nowMs / 1000) },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(parse);
+  }
+
+  async lease(webhookId: string, id: string, step: number, lease: Claim, nowMs: number): Promise<Recovery | null> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { webhookId, id },
+          UpdateExpression: 'SET #lease = :lease',
+          ConditionExpression:
+            '#status = :running AND #step = :step AND (attribute_not_exists(#lease) OR #lease.#until < :now OR #lease.#epoch < :epoch)',
+          ExpressionAttributeNames: { ...running, '#lease': 'lease', '#until': 'until', '#epoch': 'epoch' },
+          ExpressionAttributeValues: {
+            ':lease': lease,
+            ':running': 'running',
+            ':step': step,
+            ':now': nowMs,
+            ':epoch': lease.epoch ?? 0,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    return written?.Attributes ? parse(written.Attributes) : null;
   }
 
   advance(next: Recovery, step: number): Promise<boolean> {
+    const { lease: _released, ...item } = next;
     return conditionHeld(
       this.doc.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: next,
+          Item: item,
           ConditionExpression: '#status = :running AND #step = :step',
-          ExpressionAttributeNames: { '#status': 'status', '#step': 'step' },
+          ExpressionAttributeNames: running,
+          ExpressionAttributeValues: { ':running': 'running', ':step': step },
+        }),
+      ),
+    );
+  }
+
+  async markQueued(webhookId: string, id: string, step: number): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { webhookId, id },
+          UpdateExpression: 'SET queuedStep = :step',
+          ConditionExpression: '#status = :running AND #step = :step',
+          ExpressionAttributeNames: running,
           ExpressionAttributeValues: { ':running': 'running', ':step': step },
         }),
       ),

@@ -1,9 +1,10 @@
 // Use case: the caller's emails, newest first (GET /v1/emails), each with the newest part of its history, which
 // gives its status. The status is derived from the history, not stored, so a status filter reads the history of
-// every email it looks at: the listing goes through the emails in chunks until the page is full.
+// every email it looks at: the listing goes through the emails in chunks until the page is full, or until it has
+// examined `listExamineCap` emails (then it answers what matched, with where to go on).
 import { emailStatus } from '../../domain/email/status';
 import type { Tenant } from '../webhooks/ports';
-import type { EmailRepository } from './ports';
+import { EMAIL_LIST_EXAMINE, type EmailRepository } from './ports';
 import { type EmailWithHistory, type ReadEmailDeps, withHistory } from './read-email';
 
 /** Emails whose histories a status-filtered listing reads at once (one chunk of the account's emails). */
@@ -11,6 +12,8 @@ export const STATUS_FILTER_CHUNK = 50;
 
 export interface ListEmailsDeps extends Pick<ReadEmailDeps, 'emailHistory'> {
   readonly emails: Pick<EmailRepository, 'list'>;
+  /** The most emails one request examines, matching or not; EMAIL_LIST_EXAMINE when absent. */
+  readonly listExamineCap?: number;
 }
 
 export interface ListEmailsQuery {
@@ -25,33 +28,61 @@ export interface ListEmailsQuery {
 
 export interface EmailList {
   readonly items: EmailWithHistory[];
+  /** Exact: older emails that may match remain. */
   readonly hasMore: boolean;
+  /**
+   * The `after` of the next page: the last item's id, or, when the request stopped at the examine cap before the
+   * page was full, the last email examined. Null when `hasMore` is false.
+   */
+  readonly nextAfter: string | null;
 }
 
-/** The tenant's emails, newest first, `limit` of them past `after`; `hasMore` is exact. */
+/** The tenant's emails, newest first, `limit` of them past `after`, examining at most the cap. */
 export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
   const { limit, after, to, status } = query;
+  const cap = Math.max(1, deps.listExamineCap ?? EMAIL_LIST_EXAMINE);
   const filter = { ...(to !== undefined ? { to } : {}) };
   if (status === undefined) {
-    const page = await deps.emails.list(tenant, { limit, ...filter, ...(after !== undefined ? { after } : {}) });
-    return { items: await Promise.all(page.items.map((email) => withHistory(deps, email))), hasMore: page.hasMore };
+    const page = await deps.emails.list(tenant, {
+      limit,
+      examine: cap,
+      ...filter,
+      ...(after !== undefined ? { after } : {}),
+    });
+    const items = await Promise.all(page.items.map((email) => withHistory(deps, email)));
+    return { items, hasMore: page.hasMore, nextAfter: nextAfter(page.hasMore, page.resumeAfter, page.items) };
   }
-  // One match past the page says whether there is more.
+  // One match past the page says whether there is more. Each chunk examines at most its size, so the chunks
+  // together stay within the cap.
   const matches: EmailWithHistory[] = [];
   let cursor = after;
   let more = true;
-  while (more && matches.length <= limit) {
+  let budget = cap;
+  while (more && matches.length <= limit && budget > 0) {
+    const chunk = Math.min(STATUS_FILTER_CHUNK, budget);
+    budget -= chunk;
     const page = await deps.emails.list(tenant, {
-      limit: STATUS_FILTER_CHUNK,
+      limit: chunk,
+      examine: chunk,
       ...filter,
       ...(cursor !== undefined ? { after: cursor } : {}),
     });
     const read = await Promise.all(page.items.map((email) => withHistory(deps, email)));
     matches.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
-    cursor = page.items.at(-1)?.id;
+    cursor = page.resumeAfter ?? page.items.at(-1)?.id;
     more = page.hasMore && cursor !== undefined;
   }
-  return { items: matches.slice(0, limit), hasMore: matches.length > limit };
+  if (matches.length > limit) {
+    const items = matches.slice(0, limit);
+    return { items, hasMore: true, nextAfter: items.at(-1)?.email.id ?? null };
+  }
+  return { items: matches, hasMore: more, nextAfter: more ? (cursor ?? null) : null };
+}
+
+/** Where the next page starts: where a capped read stopped, else after the page's last item. */
+function nextAfter(hasMore: boolean, resumeAfter: string | undefined, items: readonly { id: string }[]) {
+  if (!hasMore) return null;
+  return resumeAfter ?? items.at(-1)?.id ?? null;
 }
 
 /** The status as GET /v1/emails/:id shows it. */

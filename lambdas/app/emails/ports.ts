@@ -48,15 +48,26 @@ export interface EmailRecord extends EmailMessage {
   readonly batchId?: string;
 }
 
+/** The most emails one listing request examines (GET /v1/emails): a filter that rarely matches stops there. */
+export const EMAIL_LIST_EXAMINE = 1000;
+
 export interface EmailListQuery {
   readonly limit: number;
   readonly after?: string;
   readonly to?: string;
+  /** The most emails (index entries) to examine, matching or not; EMAIL_LIST_EXAMINE when absent. */
+  readonly examine?: number;
 }
 
 export interface EmailPage {
+  /** Without `html`, `text` and `headers` (empty): the list view shows none of them, so they are never read. */
   readonly items: EmailRecord[];
   readonly hasMore: boolean;
+  /**
+   * Set when the read stopped at `examine` before the page was full and older emails remain: the id of the last
+   * email examined, to pass as `after` to go on.
+   */
+  readonly resumeAfter?: string;
 }
 
 /** A batch's fate, decided once: committed (every email stored), or aborted (never to be sent). */
@@ -80,7 +91,8 @@ export interface EmailRepository {
   /**
    * The tenant's emails (of its account and mode only), newest first by id (ids are time-ordered). `after` is an
    * email id: only older ones. `to` is a bare, lower-cased address: only emails with it among their recipients
-   * (to, cc, bcc; compared bare and lower-cased). `hasMore` is exact.
+   * (to, cc, bcc; compared bare and lower-cased). At most `examine` emails are examined: `hasMore` is exact, and
+   * `resumeAfter` says where a read cut short by that bound stopped.
    */
   list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage>;
   /**

@@ -106,9 +106,17 @@ export interface Delivery extends Tenant {
 /** A delivery's table key: its webhook and its id. */
 export type DeliveryKey = Pick<Delivery, 'webhookId' | 'id'>;
 
+/** The most rows one delivery-log request examines (a filter that rarely matches stops there). */
+export const DELIVERY_LIST_EXAMINE = 5000;
+
 export interface DeliveryPage {
   readonly items: Delivery[];
   readonly hasMore: boolean;
+  /**
+   * Set when the read stopped at `examine` before the page was full and older rows remain: the id of the last row
+   * examined, to pass as `after` to go on.
+   */
+  readonly resumeAfter?: string;
 }
 
 export interface DeliveryListQuery {
@@ -116,6 +124,11 @@ export interface DeliveryListQuery {
   readonly errorClass?: ErrorClass;
   readonly limit: number;
   readonly after?: string;
+  /**
+   * The most rows to examine, matching or not (`status=failed` examines failed rows only); DELIVERY_LIST_EXAMINE
+   * when absent.
+   */
+  readonly examine?: number;
 }
 
 export interface DeliveryRepository {
@@ -144,7 +157,8 @@ export interface DeliveryRepository {
   /**
    * Newest first; `after` is a delivery id (returns older ones). Expired rows are never returned. `errorClass`
    * keeps the deliveries whose latest attempt recorded that class (entries stored before classes were recorded
-   * never match).
+   * never match). At most `examine` rows are examined: `hasMore` is exact, and `resumeAfter` says where a read
+   * cut short by that bound stopped.
    */
   list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage>;
   /**
@@ -179,15 +193,28 @@ export interface Recovery extends Tenant, RecoveryCounts {
   readonly cursor: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
-  /** TTL, epoch seconds: set once the job has ended. */
-  readonly expiresAt?: number;
+  /** TTL, epoch seconds: the retention after its last change (a job that stalls still goes away). */
+  readonly expiresAt: number;
+  /** The step now being run, by whom and until when (see Claim: the same epoch rule); absent between steps. */
+  readonly lease?: Claim;
+  /** The last step whose message was queued: a redelivered step re-queues the next one only if it is not. */
+  readonly queuedStep?: number;
 }
 
 export interface RecoveryRepository {
   create(recovery: Recovery): Promise<void>;
   get(webhookId: string, id: string, nowMs: number): Promise<Recovery | null>;
-  /** Stores the job after step `step`, only if it is still running at that step; false otherwise. */
+  /** The webhook's unexpired jobs, newest first, at most `limit`. */
+  list(webhookId: string, nowMs: number, limit: number): Promise<Recovery[]>;
+  /**
+   * Takes step `step` of a running job for `lease` (see Claim: unexpired at `nowMs`, or of an earlier epoch, is
+   * void); the job as leased, or null when it is not running at that step or another lease holds it.
+   */
+  lease(webhookId: string, id: string, step: number, lease: Claim, nowMs: number): Promise<Recovery | null>;
+  /** Stores the job after step `step` (lease released), only if it is still running at that step; false otherwise. */
   advance(next: Recovery, step: number): Promise<boolean>;
+  /** Notes that step `step`'s message is queued (only while the job is running at that step). */
+  markQueued(webhookId: string, id: string, step: number): Promise<void>;
   /** Ends a running job as canceled; null when there is none, else the job as it now stands. */
   cancel(webhookId: string, id: string, nowMs: number, expiresAt: number): Promise<Recovery | null>;
 }

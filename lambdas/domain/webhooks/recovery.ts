@@ -28,10 +28,23 @@ export function addCounts(a: RecoveryCounts, b: RecoveryCounts): RecoveryCounts 
 /**
  * The pace: a step takes the next `pageSize` deliveries of the window, attempts them at most `inFlight` at a
  * time, and the next step starts `stepDelaySeconds` after it ends. So a recovering endpoint sees at most 5
- * requests at once and at most 10 a second from one job; a step's worst case (two rounds of 10 s time-outs)
- * stays well inside the delivery function's 30 s.
+ * requests at once and at most 10 a second from one job. `pageSize` is the most: recoveryPageSize makes a step
+ * of one round when two rounds of attempt time-outs would not fit in the delivery function's time.
  */
 export const RECOVERY_PACE = { pageSize: 10, inFlight: 5, stepDelaySeconds: 1 } as const;
+
+/** Deliveries a step takes: as many rounds of `inFlight` attempts (1 or 2) as fit in `budgetMs` at worst. */
+export function recoveryPageSize(attemptTimeoutMs: number, budgetMs: number): number {
+  const rounds = Math.floor(budgetMs / Math.max(1, attemptTimeoutMs));
+  const most = RECOVERY_PACE.pageSize / RECOVERY_PACE.inFlight;
+  return RECOVERY_PACE.inFlight * Math.max(1, Math.min(most, rounds));
+}
+
+/**
+ * A running job not heard of for this long (no step ended: its steps keep failing, or its last one was lost)
+ * no longer keeps another job from starting for its webhook; starting one cancels it.
+ */
+export const STALE_RECOVERY_MS = 15 * 60_000;
 
 export interface RecoveryWindow {
   readonly since: number;
@@ -40,9 +53,14 @@ export interface RecoveryWindow {
 
 /**
  * The window of a new job (epoch ms): `until` defaults to now; a window that starts in the future or ends
- * before it starts is refused (422), as is an `until` in the future (nothing can have failed there yet).
+ * before it starts is refused (422), as is an `until` in the future (nothing can have failed there yet). A
+ * `since` older than the log's retention starts at the retention's start: nothing older is kept.
  */
-export function recoveryWindow(input: { since: string; until?: string }, nowMs: number): RecoveryWindow {
+export function recoveryWindow(
+  input: { since: string; until?: string },
+  nowMs: number,
+  retentionSeconds: number,
+): RecoveryWindow {
   const since = Date.parse(input.since);
   const until = input.until === undefined ? nowMs : Date.parse(input.until);
   const problems: { path: string; message: string }[] = [];
@@ -50,7 +68,8 @@ export function recoveryWindow(input: { since: string; until?: string }, nowMs: 
   if (until > nowMs) problems.push({ path: 'until', message: 'The window cannot end in the future.' });
   if (until < since) problems.push({ path: 'until', message: 'The window ends before it starts.' });
   if (problems.length) throw new ValidationError('The request body is invalid.', { details: problems });
-  return { since, until };
+  const oldest = nowMs - retentionSeconds * 1000;
+  return { since: Math.max(since, oldest), until: Math.max(until, oldest) };
 }
 
 /**

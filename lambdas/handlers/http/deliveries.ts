@@ -17,22 +17,23 @@ import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf 
 import { type Body, integer, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
-const listQuery = z.strictObject({
-  status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
-  /** Deliveries whose latest attempt failed with this class. */
-  error_class: z.enum(ERROR_CLASSES).optional(),
+const pageQuery = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z
     .string()
     .regex(/^dlv_[0-9a-z]{20,60}$/, 'must be a delivery id')
     .optional(),
+};
+
+const listQuery = z.strictObject({
+  status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
+  /** Deliveries whose latest attempt failed with this class. */
+  error_class: z.enum(ERROR_CLASSES).optional(),
+  ...pageQuery,
 });
 
-/**
- * An email's deliveries come all at once (at most its 100 newest events × the webhooks, 1000 keys): no paging.
- * A parameter is refused rather than ignored, so `?limit=` never looks like it worked.
- */
-const emailDeliveriesQuery = z.strictObject({});
+/** An email's deliveries, a page at a time (each can carry 50 attempts: all of them could pass 6 MB). */
+const emailDeliveriesQuery = z.strictObject(pageQuery);
 
 const deliveryStatus = z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]);
 const milliseconds = integer.nullable();
@@ -82,7 +83,20 @@ const deliveryWithPayload = named(
 
 const deliveryList = named(
   'DeliveryList',
-  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(deliverySchema) }),
+  z.strictObject({
+    object: z.literal('list'),
+    has_more: z.boolean(),
+    next_after: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The `after` of the next page; null when has_more is false. Usually the last item's id; a filtered read " +
+          'that stopped at its bound of rows examined gives the last row it examined (the page may then be short, ' +
+          'even empty).',
+      }),
+    data: z.array(deliverySchema),
+  }),
 );
 
 const retryResult = named(
@@ -167,6 +181,7 @@ export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
     return reply(responses.listDeliveries, {
       object: 'list',
       has_more: page.hasMore,
+      next_after: page.hasMore ? (page.resumeAfter ?? page.items.at(-1)?.id ?? null) : null,
       data: page.items.map(deliveryView),
     });
   };
@@ -186,11 +201,15 @@ export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
     });
   };
   const ofEmail: RouteHandler = async ({ caller, params, query }) => {
-    validate(emailDeliveriesQuery, query, 'query');
-    const found = await listEmailDeliveries(deps, tenantOf(caller), params.id ?? '');
+    const { limit, after } = validate(emailDeliveriesQuery, query, 'query');
+    const found = await listEmailDeliveries(deps, tenantOf(caller), params.id ?? '', {
+      limit,
+      ...(after ? { after } : {}),
+    });
     return reply(responses.listEmailDeliveries, {
       object: 'list',
       has_more: found.hasMore,
+      next_after: found.nextAfter,
       data: found.items.map(deliveryView),
     });
   };

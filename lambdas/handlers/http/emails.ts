@@ -194,7 +194,20 @@ const emailSummarySchema = named('EmailSummary', emailSchema.omit({ events: true
 
 const emailList = named(
   'EmailList',
-  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(emailSummarySchema) }),
+  z.strictObject({
+    object: z.literal('list'),
+    has_more: z.boolean(),
+    next_after: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "The `after` of the next page; null when has_more is false. Usually the last item's id; a filtered " +
+          'listing that stopped at its bound of emails examined gives the last email it examined (the page may then ' +
+          'be short, even empty).',
+      }),
+    data: z.array(emailSummarySchema),
+  }),
 );
 
 const emailId = z.strictObject({ id: z.string() });
@@ -233,6 +246,7 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
     return reply(responses.listEmails, {
       object: 'list',
       has_more: page.hasMore,
+      next_after: page.nextAfter,
       data: page.items.map(emailListView),
     });
   };

@@ -1,7 +1,13 @@
 // HTTP handlers for recovery jobs (/v1/webhooks/:id/recoveries): start one (202), follow it, cancel it.
 import * as z from 'zod';
 import type { Recovery } from '../../app/webhooks/ports';
-import { cancelRecovery, getRecovery, type RecoveryDeps, startRecovery } from '../../app/webhooks/recoveries';
+import {
+  cancelRecovery,
+  getRecovery,
+  listRecoveries,
+  type RecoveryDeps,
+  startRecovery,
+} from '../../app/webhooks/recoveries';
 import { RECOVERY_STATUSES } from '../../domain/webhooks/recovery';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, integer, isoTime, named, reply, success } from './response';
@@ -36,8 +42,14 @@ export const recoverySchema = named(
   'A recovery job: one new attempt for every delivery of a window, in the background.',
 );
 
+const recoveryList = named(
+  'RecoveryList',
+  z.strictObject({ object: z.literal('list'), data: z.array(recoverySchema) }),
+);
+
 const responses = {
   startRecovery: success(202, recoverySchema, 'The job, started: follow it with getRecovery'),
+  listRecoveries: success(200, recoveryList, "The webhook's last 20 jobs, newest first"),
   getRecovery: success(200, recoverySchema, 'The job as it stands'),
   cancelRecovery: success(200, recoverySchema, 'The job, canceled (or as it ended)'),
 } as const;
@@ -68,6 +80,11 @@ export function recoveryHandlers(deps: RecoveryDeps) {
       responses.startRecovery,
       recoveryView(await startRecovery(deps, tenantOf(caller), params.id ?? '', validate(startBody, body ?? {}))),
     );
+  const list: RouteHandler = async ({ caller, params }) =>
+    reply(responses.listRecoveries, {
+      object: 'list',
+      data: (await listRecoveries(deps, tenantOf(caller), params.id ?? '')).map(recoveryView),
+    });
   const get: RouteHandler = async ({ caller, params }) =>
     reply(
       responses.getRecovery,
@@ -78,7 +95,7 @@ export function recoveryHandlers(deps: RecoveryDeps) {
       responses.cancelRecovery,
       recoveryView(await cancelRecovery(deps, tenantOf(caller), params.id ?? '', params.recoveryId ?? '')),
     );
-  return { startRecovery: start, getRecovery: get, cancelRecovery: cancel };
+  return { startRecovery: start, listRecoveries: list, getRecovery: get, cancelRecovery: cancel };
 }
 
 export const requestSchemas: RequestSchemas = { startRecovery: { body: startBody } };

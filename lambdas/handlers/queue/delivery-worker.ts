@@ -12,6 +12,7 @@ import type {
   AttemptRecord,
   DeliveryJob,
   DeliveryQueue,
+  RecoveryQueue,
   RecoveryStep,
   Tenant,
   Webhook,
@@ -23,8 +24,9 @@ import { deliveryJobMessage, recoveryStepMessage } from './messages';
 /** The two lanes (DESIGN §4, isolation). */
 export interface Lanes {
   readonly gate: EndpointGate;
-  /** Where the shared lane sends the jobs of slow endpoints. */
+  /** Where the shared lane sends the jobs of slow endpoints, and their recovery steps. */
   readonly slowLane: DeliveryQueue;
+  readonly slowSteps: RecoveryQueue;
   /** The shared lane itself: a job of an endpoint at its share goes back to it, `busyDelaySeconds` later. */
   readonly sharedLane: DeliveryQueue;
   readonly busyDelaySeconds: number;
@@ -38,10 +40,29 @@ export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lane
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
     const lookup = batchLookup(deps, [...jobs.values()]);
     const processor = new BatchProcessor(EventType.SQS);
+    // A recovery step passes the same door as a job: its account's share, and the slow lane for a slow endpoint.
+    const recoveryStep = async (record: SQSRecord, step: RecoveryStep) => {
+      if (!lanes) return runRecoveryStep(deps, step);
+      const endpoint = step.webhookId;
+      if (lanes.isSlowLane(record)) return runRecoveryStep(deps, step, (seen) => lanes.gate.observe(endpoint, seen));
+      const who = { account: step.accountId, endpoint };
+      const answer = await lanes.gate.enterWhenFree(who);
+      if (answer.kind === 'slow') return lanes.slowSteps.send(step);
+      if (answer.kind === 'busy') return deps.recoveryQueue.send(step, lanes.busyDelaySeconds);
+      let seen: AttemptRecord | undefined;
+      try {
+        return await runRecoveryStep(deps, step, (outcome) => {
+          // The slowest attempt of the step is what the gate should hear of.
+          if (!seen || outcome.durationMs > seen.durationMs) seen = outcome;
+        });
+      } finally {
+        lanes.gate.leave(who, answer.ticket, seen);
+      }
+    };
     const attempt = async (record: SQSRecord) => {
       const job = jobs.get(record) ?? parseJob(record);
       if (job instanceof Error) throw job;
-      if ('recovery' in job) return runRecoveryStep(deps, job.recovery);
+      if ('recovery' in job) return recoveryStep(record, job.recovery);
       if (!lanes) return attemptDelivery(deps, job, lookup);
       const endpoint = job.webhookId;
       if (lanes.isSlowLane(record)) {

@@ -14,8 +14,11 @@ import {
   ScanCommand,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/core/protocols';
+import { backfillEmailTenants } from '../../adapters/dynamodb/emails';
 import { type TableName, type TableSpec, tables } from '../../manifest';
+import { documentClient } from '../document-client';
 import type { LocalDynamo } from './dynalite';
 
 /** How long createTables waits for a new table to become ACTIVE. */
@@ -104,8 +107,21 @@ export function createTableInput(name: string, spec: TableSpec): CreateTableComm
  * Creates every manifest table that does not exist yet, and rebuilds one whose indexes are not the manifest's
  * (a data directory made before an index was renamed or changed its projection).
  */
-export async function createTables(client: DynamoDBClient, names: Readonly<Record<TableName, string>>): Promise<void> {
+/**
+ * What a table's items need when an index of it keys on an attribute older items lack (DynamoDB's own backfill
+ * only indexes items that have it): run once, when the local table is rebuilt with its new indexes.
+ */
+const AFTER_REBUILD: Partial<Record<TableName, (doc: DynamoDBDocumentClient, table: string) => Promise<unknown>>> = {
+  emails: backfillEmailTenants,
+};
+
+/** Creates the manifest's tables; a table whose indexes changed is rebuilt. Returns the tables it rebuilt. */
+export async function createTables(
+  client: DynamoDBClient,
+  names: Readonly<Record<TableName, string>>,
+): Promise<TableName[]> {
   const created: string[] = [];
+  const rebuilt: TableName[] = [];
   for (const [table, spec] of Object.entries(tables) as [TableName, TableSpec][]) {
     const input = createTableInput(names[table], spec);
     try {
@@ -114,11 +130,16 @@ export async function createTables(client: DynamoDBClient, names: Readonly<Recor
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
       const existing = await untilActive(client, names[table]);
-      if (indexesOf(existing) !== indexesOf(input)) await rebuild(client, input);
+      if (indexesOf(existing) !== indexesOf(input)) {
+        await rebuild(client, input);
+        await AFTER_REBUILD[table]?.(documentClient(client), names[table]);
+        rebuilt.push(table);
+      }
     }
   }
   // A new table is CREATING for a moment (a timer in dynalite, longer on DynamoDB Local), and refuses items.
   for (const name of created) await untilActive(client, name);
+  return rebuilt;
 }
 
 /** The indexes of a table, as a comparable string: names, keys and projections. */

@@ -115,6 +115,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       claimEpoch: Date.now(),
       slowLane: {
         queue: { send: async (jobs, delay) => local.slowDeliveries.send(jobs.map(encodeJob), delay) },
+        steps: { send: async (step, delay) => local.slowDeliveries.send([encodeStep(step)], delay) },
         arn: local.slowDeliveries.arn,
       },
       ...(options.clock ? { clock: options.clock } : {}),

@@ -766,6 +766,85 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(page).toEqual({ items: [], hasMore: false });
   });
 
+  it('a filtered read examines at most `examine` rows: short of a full page, hasMore and resumeAfter (the last row examined)', async () => {
+    // Arrange: 300 rows; the 3 oldest failed on a timeout, the next 3 succeeded, the rest pending after an HTTP 5xx.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 300, (d, i) =>
+      i < 3
+        ? afterClassed(d, 'failed', 'timeout')
+        : i < 6
+          ? afterClassed(d, 'succeeded', null)
+          : afterClassed(d, 'pending', 'http_5xx'),
+    );
+    const timeouts = log.slice(-3);
+    const succeeded = log.slice(-6, -3);
+
+    // Act
+    const byClass = await repo().list(webhookId, { errorClass: 'timeout', limit: 10, examine: 250 }, NOW);
+    const byClassRest = await repo().list(
+      webhookId,
+      { errorClass: 'timeout', limit: 10, examine: 250, after: byClass.resumeAfter ?? '' },
+      NOW,
+    );
+    const byStatus = await repo().list(webhookId, { status: 'succeeded', limit: 10, examine: 250 }, NOW);
+    const byStatusRest = await repo().list(
+      webhookId,
+      { status: 'succeeded', limit: 10, examine: 250, after: byStatus.resumeAfter ?? '' },
+      NOW,
+    );
+    const exactly = await repo().list(webhookId, { errorClass: 'timeout', limit: 10, examine: 300 }, NOW);
+
+    // Assert
+    expect(byClass).toEqual({ items: [], hasMore: true, resumeAfter: log[249]?.id });
+    expect(byClassRest).toEqual({ items: timeouts, hasMore: false });
+    expect(byStatus).toEqual({ items: [], hasMore: true, resumeAfter: log[249]?.id });
+    expect(byStatusRest).toEqual({ items: succeeded, hasMore: false });
+    // The cap reached on the oldest row: nothing is left, so no more.
+    expect(exactly).toEqual({ items: timeouts, hasMore: false });
+  });
+
+  it('failed with an error class reads only failed rows (the cap counts them), filtered on the class', async () => {
+    // Arrange: 200 succeeded rows newer than 30 failed ones: the 3 oldest failed on a timeout, the others HTTP 5xx.
+    const webhookId = newWebhookId();
+    const log = await seedLog(webhookId, 230, (d, i) =>
+      i < 3
+        ? afterClassed(d, 'failed', 'timeout')
+        : i < 30
+          ? afterClassed(d, 'failed', 'http_5xx')
+          : afterClassed(d, 'succeeded', null),
+    );
+    const failed = log.filter((d) => d.status === 'failed');
+    const timeouts = log.slice(-3);
+
+    // Act: 40 rows examined are enough for every failed row, far from enough for the partition.
+    const whole = await repo().list(
+      webhookId,
+      { status: 'failed', errorClass: 'timeout', limit: 10, examine: 40 },
+      NOW,
+    );
+    const capped = await repo().list(
+      webhookId,
+      { status: 'failed', errorClass: 'timeout', limit: 10, examine: 20 },
+      NOW,
+    );
+    const rest = await repo().list(
+      webhookId,
+      { status: 'failed', errorClass: 'timeout', limit: 10, examine: 20, after: capped.resumeAfter ?? '' },
+      NOW,
+    );
+    const firstTwo = await repo().list(
+      webhookId,
+      { status: 'failed', errorClass: 'http_5xx', limit: 2, examine: 40 },
+      NOW,
+    );
+
+    // Assert
+    expect(whole).toEqual({ items: timeouts, hasMore: false });
+    expect(capped).toEqual({ items: [], hasMore: true, resumeAfter: failed[19]?.id });
+    expect(rest).toEqual({ items: timeouts, hasMore: false });
+    expect(firstTwo).toEqual({ items: failed.slice(0, 2), hasMore: true });
+  });
+
   it('moves a row between status filters when its status changes', async () => {
     // Arrange
     const delivery = newDelivery(newWebhookId());

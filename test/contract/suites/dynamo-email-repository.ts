@@ -40,9 +40,9 @@ async function readBack(db: DynamoTables, table: string, ids: readonly string[])
       const { Responses, UnprocessedKeys } = await db.doc.send(
         new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
       );
-      // The byScheduleShard index keys (scheduleShard, sendAt) are storage, not the email: leave them out. Headers
+      // The byScheduleShard and byTenant index keys (scheduleShard, sendAt, tenant) are storage, not the email: leave them out. Headers
       // are stored as [name, value] pairs (a map could not hold one named `constructor`): read them as a record.
-      for (const { scheduleShard: _shard, sendAt: _at, headers, ...item } of Responses?.[table] ?? [])
+      for (const { scheduleShard: _shard, sendAt: _at, tenant: _tenant, headers, ...item } of Responses?.[table] ?? [])
         found.set(String(item.id), { ...item, headers: Object.fromEntries(headers as [string, string][]) });
       keys = UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
     }
@@ -270,5 +270,53 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     expect(await fresh.listScheduled(Date.parse(email.createdAt), 10)).toEqual([
       { id: email.id, sendAt: Date.parse(email.createdAt) },
     ]);
+  });
+
+  it("lists a tenant from byTenant: the other mode's emails are never read, only as many entries as the page needs, no bodies", async () => {
+    // Arrange: 3 test-mode emails, then 200 newer live-mode ones of the same account (an index keyed by account
+    // alone would read through them all).
+    const tables = await db().freshTables();
+    const commands: { name: string; input: Record<string, unknown>; output: Record<string, unknown> }[] = [];
+    const client = localDynamoClient(db().endpoint);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        commands.push({
+          name: context.commandName ?? '',
+          input: args.input as Record<string, unknown>,
+          output: result.output as unknown as Record<string, unknown>,
+        });
+        return result;
+      },
+      { step: 'initialize', name: 'recordCommands' },
+    );
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const listing = new DynamoEmailRepository(doc, tables.emails);
+    const stamp = (i: number) => `em_${String(i).padStart(4, '0')}_${randomBytes(4).toString('hex')}`;
+    const testMode = [0, 1, 2].map((i) => newEmail(i, { id: stamp(i), html: 'x'.repeat(50_000) }));
+    const live = Array.from({ length: 200 }, (_, i) => newEmail(10 + i, { id: stamp(10 + i), mode: 'live' }));
+    await new DynamoEmailRepository(db().doc, tables.emails).createMany([...testMode, ...live]);
+
+    // Act
+    const page = await listing.list({ accountId: 'acct_contract', mode: 'test' }, { limit: 2 });
+    client.destroy();
+
+    // Assert
+    expect(page.items.map((email) => email.id)).toEqual([testMode[2]?.id, testMode[1]?.id]);
+    expect(page.hasMore).toBe(true);
+    const queries = commands.filter((c) => c.name.startsWith('Query'));
+    expect(queries.map((q) => q.input.IndexName)).toEqual(['byTenant']);
+    expect(queries.reduce((sum, q) => sum + Number(q.output.ScannedCount), 0)).toBeLessThanOrEqual(3);
+    expect(Number(queries[0]?.input.Limit)).toBeLessThanOrEqual(3);
+    const gets = commands.filter((c) => c.name.startsWith('BatchGet'));
+    expect(gets.length).toBeGreaterThan(0);
+    for (const get of gets) {
+      const request = Object.values(get.input.RequestItems as Record<string, Record<string, unknown>>)[0] ?? {};
+      const names = Object.values((request.ExpressionAttributeNames ?? {}) as Record<string, string>);
+      expect(request.ProjectionExpression).toBeDefined();
+      expect(names).not.toContain('html');
+      expect(names).not.toContain('text');
+      expect(names).not.toContain('headers');
+    }
   });
 }

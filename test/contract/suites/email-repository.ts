@@ -344,7 +344,10 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
 
     // Assert
     expect(page.hasMore).toBe(false);
-    expect(page.items).toEqual(await Promise.all(emails.map((email) => repo().get(email.id))));
+    // Without the bodies and headers, which the list view does not show (they are never read).
+    const stored = await Promise.all(emails.map((email) => repo().get(email.id)));
+    expect(page.items).toEqual(stored.map((email) => ({ ...email, html: undefined, text: undefined, headers: {} })));
+    expect(page.items.every((email) => email.html === undefined && email.text === undefined)).toBe(true);
     expect((await repo().list({ accountId: 'acct_none', mode: 'live' }, { limit: 20 })).items).toEqual([]);
   });
 
@@ -415,5 +418,35 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     const between = `${emails[1]?.id ?? ''}0`;
     expect(idsOf((await repo().list(tenant, { limit: 10, after: between })).items)).toEqual(idsOf(emails.slice(1)));
     expect(await repo().list(tenant, { limit: 10, after: emails[2]?.id ?? '' })).toEqual({ items: [], hasMore: false });
+  });
+
+  it('list() examines at most `examine` emails: short of a full page it says hasMore and resumeAfter, the last one examined', async () => {
+    // Arrange: 300 emails, only the 3 oldest to Ada.
+    const { tenant, emails } = await seedTenant(300, (i) => ({
+      to: [i < 3 ? 'ada@example.com' : `r${i}@example.com`],
+    }));
+    const ada = emails.slice(-3);
+
+    // Act
+    const first = await repo().list(tenant, { limit: 10, to: 'ada@example.com', examine: 250 });
+    const rest = await repo().list(tenant, {
+      limit: 10,
+      to: 'ada@example.com',
+      examine: 250,
+      after: first.resumeAfter ?? '',
+    });
+    const exactly = await repo().list(tenant, { limit: 10, to: 'ada@example.com', examine: 300 });
+    const unfiltered = await repo().list(tenant, { limit: 5, examine: 2 });
+
+    // Assert
+    expect(first).toEqual({ items: [], hasMore: true, resumeAfter: emails[249]?.id });
+    expect(idsOf(rest.items)).toEqual(idsOf(ada));
+    expect(rest.hasMore).toBe(false);
+    expect(rest.resumeAfter).toBeUndefined();
+    // The cap reached on the last email: nothing is left, so no more.
+    expect(idsOf(exactly.items)).toEqual(idsOf(ada));
+    expect(exactly.hasMore).toBe(false);
+    expect(idsOf(unfiltered.items)).toEqual(idsOf(emails.slice(0, 2)));
+    expect(unfiltered).toMatchObject({ hasMore: true, resumeAfter: emails[1]?.id });
   });
 }

@@ -36,6 +36,7 @@ function job(webhookId: string, overrides: Partial<Recovery> = {}): Recovery {
     cursor: null,
     createdAt: NOW,
     updatedAt: NOW,
+    expiresAt: Math.floor(NOW / 1000) + 86_400,
     ...overrides,
   };
 }
@@ -85,6 +86,46 @@ export function recoveryRepositoryContract(harness: RepositoryHarness<RecoverySt
     const canceled = await recoveries.cancel(stored.webhookId, stored.id, NOW + 1, 2e9);
     expect(canceled).toMatchObject({ status: 'canceled', step: 1, total: 10, updatedAt: NOW + 1, expiresAt: 2e9 });
     expect(await recoveries.advance({ ...next, step: 2 }, 1)).toBe(false);
+  });
+
+  it('leases a running job at its step once; a lapsed lease, or one of an earlier epoch, is void; advance releases it', async () => {
+    const { recoveries } = harness.shared();
+    const stored = job(newWebhookId());
+    await recoveries.create(stored);
+    const lease = { attempt: 0, until: NOW + 30_000, epoch: 7 };
+    const leased = await recoveries.lease(stored.webhookId, stored.id, 0, lease, NOW);
+    expect(leased?.lease).toEqual(lease);
+    expect(
+      await recoveries.lease(stored.webhookId, stored.id, 0, { ...lease, until: NOW + 60_000 }, NOW + 1),
+    ).toBeNull();
+    expect(await recoveries.lease(stored.webhookId, stored.id, 1, lease, NOW + 1)).toBeNull();
+    // A restarted runtime (a later epoch), or the lease's end: void.
+    expect(await recoveries.lease(stored.webhookId, stored.id, 0, { ...lease, epoch: 8 }, NOW + 1)).not.toBeNull();
+    expect(await recoveries.lease(stored.webhookId, stored.id, 0, { ...lease, epoch: 8 }, NOW + 31_000)).not.toBeNull();
+    expect(await recoveries.advance({ ...stored, step: 1, lease }, 0)).toBe(true);
+    expect((await recoveries.get(stored.webhookId, stored.id, NOW))?.lease).toBeUndefined();
+  });
+
+  it('notes a step queued only while the job is running at that step', async () => {
+    const { recoveries } = harness.shared();
+    const stored = job(newWebhookId());
+    await recoveries.create(stored);
+    await recoveries.markQueued(stored.webhookId, stored.id, 1);
+    expect((await recoveries.get(stored.webhookId, stored.id, NOW))?.queuedStep).toBeUndefined();
+    await recoveries.markQueued(stored.webhookId, stored.id, 0);
+    expect((await recoveries.get(stored.webhookId, stored.id, NOW))?.queuedStep).toBe(0);
+  });
+
+  it("lists a webhook's jobs newest first, never its deliveries nor another webhook's jobs", async () => {
+    const { recoveries, deliveries } = harness.shared();
+    const webhookId = newWebhookId();
+    const jobs = [0, 1, 2].map((n) => job(webhookId, { id: timeOrderedId('rec', NOW + n, randomBytes) }));
+    for (const stored of jobs) await recoveries.create(stored);
+    await recoveries.create(job(newWebhookId()));
+    expect(await deliveries.createClaimed(delivery(webhookId, NOW - 1_000, 'failed'))).toBe(true);
+    expect((await recoveries.list(webhookId, NOW, 20)).map((r) => r.id)).toEqual(jobs.map((r) => r.id).reverse());
+    expect(await recoveries.list(webhookId, NOW, 2)).toHaveLength(2);
+    expect(await deliveries.get(webhookId, jobs[0]?.id ?? '', NOW)).toBeNull();
   });
 
   it('cancel leaves an ended job as it is and returns it; an unknown job is null', async () => {

@@ -35,6 +35,7 @@ export const slowLane: AwsPlug = {
   build: (ctx) => ({
     slowLane: {
       queue: new SqsDeliveryQueue(ctx.client(SQSClient), String(ctx.wiring.slowDeliveriesQueueUrl)),
+      steps: new SqsRecoveryQueue(ctx.client(SQSClient), String(ctx.wiring.slowDeliveriesQueueUrl)),
       arn: String(ctx.wiring.slowDeliveriesQueueArn),
     },
   }),
