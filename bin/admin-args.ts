@@ -12,6 +12,7 @@ export type AdminCommand =
   | { name: 'revoke-key'; accountId: string; keyId: string }
   | { name: 'list-accounts' }
   | { name: 'list-keys'; accountId: string }
+  | { name: 'upgrade-emails' }
   /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
   | { name: 'help' }
   | { name: 'dashboard-link'; accountId: string; mode: Mode };
@@ -35,6 +36,8 @@ commands:
   list-accounts  every account: id, plan, created, and which one \`npm start\` created (default)
   list-keys      --account <id>   its keys: id, name, mode, scopes, hint (never the secret), created, revoked
   dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once)
+  upgrade-emails gives emails stored before GET /v1/emails existed their tenant key, so they are listed
+                 (once per stage after that upgrade; idempotent; a Scan of the emails table)
   help           this text (also --help, -h, or <command> --help)
 
 Lost the printed key? \`list-accounts\` finds the account id, \`create-key --account <id> --mode test\` makes
@@ -68,6 +71,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'revoke-key': ['account', 'key'],
     'list-accounts': [],
     'list-keys': ['account'],
+    'upgrade-emails': [],
     'dashboard-link': ['account', 'mode'],
   };
   const options = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
@@ -88,6 +92,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
         target,
       };
     case 'list-accounts':
+    case 'upgrade-emails':
       return { command: { name }, target };
     case 'list-keys':
       return { command: { name, accountId: required(values.account, 'account') }, target };

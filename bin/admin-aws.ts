@@ -13,8 +13,10 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayAuthorizerCache } from '../lambdas/adapters/aws/authorizer-cache';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
+import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
+import { documentClient } from '../lambdas/runtime/document-client';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import { outputNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
@@ -101,6 +103,7 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     const { accounts, apiKeys, sessions } = createRepositories(dynamo, tables);
     return {
       dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
+      upgradeEmails: () => backfillEmailTenants(documentClient(dynamo), tables.emails),
       deps: {
         accounts,
         apiKeys,

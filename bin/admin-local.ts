@@ -3,9 +3,11 @@
 // plan changes flush the running runtime's authorizer cache through its loopback admin endpoint.
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { documentClient } from '../lambdas/runtime/document-client';
 import { type LocalDynamo, startDynalite } from '../lambdas/runtime/local/dynalite';
 import { createTables, embeddedDynamoClient, localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { makeDataDirPrivate } from '../lambdas/runtime/local/private-files';
@@ -39,6 +41,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
   const baseUrl = running?.url ?? config.publicUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}/v1`;
   return {
     dashboard: { sessions: repos.sessions, accounts: repos.accounts, clock, random: randomBytes, baseUrl },
+    upgradeEmails: () => backfillEmailTenants(documentClient(client), config.tables.emails),
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

@@ -1,4 +1,4 @@
-// The platform team's admin CLI: accounts, plans and keys. Non-interactive, JSON on stdout,
+// The platform team's admin CLI: accounts, plans and keys, dashboard links, data upgrades. Non-interactive, JSON on stdout,
 // a clear message and exit 2 for bad arguments (and unknown commands), exit 1 when the operation fails;
 // `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
 import {
@@ -19,6 +19,8 @@ export interface AdminSession {
   readonly deps: AccountDeps;
   /** Dashboard sign-in links: the session store, and the API's public base URL (stage included). */
   readonly dashboard: SignInDeps & { readonly baseUrl: string };
+  /** Gives emails stored before the byTenant index their `tenant` (backfillEmailTenants); how many it changed. */
+  upgradeEmails(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export async function runCommand(
       });
       return { url: link.url, expires_at: link.expiresAt };
     }
+    case 'upgrade-emails':
+      return { emails_updated: await session.upgradeEmails() };
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };

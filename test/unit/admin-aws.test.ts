@@ -9,7 +9,14 @@ import {
   DescribeStacksCommand,
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { awsAdminDeps, StackLookupError } from '../../bin/admin-aws';
@@ -154,6 +161,46 @@ describe('awsAdminDeps', () => {
       { id: 'acct_b', plan: 'free', createdAt: '2026-02-01T00:00:00.000Z' },
     ]);
     expect(dynamo).toHaveReceivedCommandTimes(ScanCommand, 2);
+  });
+
+  it("upgrade-emails gives the stage's emails from before byTenant their tenant: a Scan, one conditional UpdateItem each", async () => {
+    // Arrange
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: PROD_API, StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
+      ],
+    });
+    dynamo
+      .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: undefined })
+      .resolves({ Items: [{ id: 'email_a', accountId: 'acct_1', mode: 'live' }], LastEvaluatedKey: { id: 'email_a' } })
+      .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: { id: 'email_a' } })
+      .resolves({ Items: [{ id: 'email_b', accountId: 'acct_2', mode: 'test' }] })
+      .on(UpdateCommand)
+      .resolves({});
+
+    // Act
+    const session = await awsAdminDeps(PROD_API, clients());
+    const changed = await session.upgradeEmails();
+    await session.close();
+
+    // Assert
+    expect(changed).toBe(2);
+    expect(dynamo).toHaveReceivedCommandWith(ScanCommand, {
+      TableName: 'prod-emails',
+      FilterExpression: expect.stringContaining('attribute_not_exists(tenant)'),
+    });
+    for (const [id, tenant] of [
+      ['email_a', 'acct_1#live'],
+      ['email_b', 'acct_2#test'],
+    ]) {
+      expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, {
+        TableName: 'prod-emails',
+        Key: { id },
+        UpdateExpression: 'SET tenant = :t',
+        ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(tenant)',
+        ExpressionAttributeValues: { ':t': tenant },
+      });
+    }
   });
 
   it("lists an account's keys through the api keys table's byAccount index", async () => {
