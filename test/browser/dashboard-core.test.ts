@@ -49,6 +49,10 @@ describe('sign-in', () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'sf_session');
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/dashboard' });
     await expectAccessibleAndNarrow(browser, page);
+    // The API reference is one link away, served with the API.
+    await page.getByRole('link', { name: 'API reference' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/v1/reference');
+    expect(await page.locator('a[href="#op-sendEmail"]').count()).toBe(1);
 
     const { page: other } = await newPage(browser);
     await other.goto(link);

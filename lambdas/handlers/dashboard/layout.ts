@@ -11,6 +11,9 @@ export interface PageContext {
   readonly flash: Flash | null;
 }
 
+/** The API reference page (GET /v1/reference), served next to the dashboard. */
+const API_REFERENCE = '/v1/reference';
+
 const NAV = [
   ['', 'Overview'],
   ['/webhooks', 'Webhooks'],
@@ -34,7 +37,7 @@ export function layout(ctx: PageContext, section: string, title: string, content
   <nav aria-label="Dashboard"><ul>${NAV.map(
     ([path, label]) =>
       html`<li><a href="${BASE}${path}"${path === section ? html` aria-current="page"` : ''}>${label}</a></li>`,
-  )}</ul></nav>
+  )}<li><a href="${API_REFERENCE}">API reference</a></li></ul></nav>
 </header>
 <main id="main" tabindex="-1">
 ${flashMessage(ctx.flash)}
