@@ -35,7 +35,8 @@ commands:
   revoke-key     --account <id> --key <key id>
   list-accounts  every account: id, plan, created, and which one \`npm start\` created (default)
   list-keys      --account <id>   its keys: id, name, mode, scopes, hint (never the secret), created, revoked
-  dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once)
+  dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once) for
+                 the whole account: --mode is the mode it opens in; the dashboard switches between live and test
   upgrade-emails gives emails stored before GET /v1/emails existed their tenant key, so they are listed
                  (once per stage after that upgrade; idempotent; a Scan of the emails table)
   help           this text (also --help, -h, or <command> --help)

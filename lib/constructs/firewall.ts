@@ -58,6 +58,9 @@ export function linkPathPattern(stageName: string): string {
  * get the tight per-IP limit; a valid-looking key can only be checked by the authorizer, whose results
  * are cached per key, and which the usage plans and the flood ceiling bound.
  */
+/** The dashboard's pages and actions (served without the authorizer). */
+export const DASHBOARD_PATH = `^(/${STAGE})?/dashboard(/.*)?$`;
+
 export const WELL_FORMED_BEARER = '^[Bb][Ee][Aa][Rr][Ee][Rr] +sf_(live|test)_[0-9A-Za-z]{32,128}\\s*$';
 
 export class ApiFirewall extends Construct {
@@ -129,18 +132,33 @@ export class ApiFirewall extends Construct {
               // unsubscribes from a few shared addresses, for every Sendflow sender at once, in bursts after a
               // campaign. Counted here, such a burst would be blocked at the anonymous limit. Their tokens are
               // HMAC-signed, so the tight brute-force limit buys nothing there (docs/runbook.md, "WAF limits").
+              // Dashboard pages count here whatever Authorization header they carry: no authorizer checks it
+              // on those routes, so a made-up key must not buy them the keyed requests' ceiling.
               scopeDownStatement: {
                 andStatement: {
                   statements: [
                     {
-                      notStatement: {
-                        statement: {
-                          regexMatchStatement: {
-                            regexString: WELL_FORMED_BEARER,
-                            fieldToMatch: { singleHeader: { Name: 'authorization' } },
-                            textTransformations: [{ priority: 0, type: 'NONE' }],
+                      orStatement: {
+                        statements: [
+                          {
+                            notStatement: {
+                              statement: {
+                                regexMatchStatement: {
+                                  regexString: WELL_FORMED_BEARER,
+                                  fieldToMatch: { singleHeader: { Name: 'authorization' } },
+                                  textTransformations: [{ priority: 0, type: 'NONE' }],
+                                },
+                              },
+                            },
                           },
-                        },
+                          {
+                            regexMatchStatement: {
+                              regexString: DASHBOARD_PATH,
+                              fieldToMatch: { uriPath: {} },
+                              textTransformations: [{ priority: 0, type: 'NONE' }],
+                            },
+                          },
+                        ],
                       },
                     },
                     { notStatement: { statement: linkPath } },

@@ -62,6 +62,19 @@ describe('WAF rules', () => {
     expect(scopeDown.AndStatement.Statements).toHaveLength(2);
   });
 
+  it('count dashboard pages as anonymous even with a well-formed key in Authorization (no authorizer checks it there)', () => {
+    const scopeDown = rule('AnonymousPerIp').Statement.RateBasedStatement?.ScopeDownStatement as {
+      AndStatement: { Statements: { OrStatement?: { Statements: Record<string, { RegexString?: string }>[] } }[] };
+    };
+    const either = scopeDown.AndStatement.Statements.find((s) => s.OrStatement)?.OrStatement?.Statements ?? [];
+    const dashboard = either.find((s) => s.RegexMatchStatement)?.RegexMatchStatement?.RegexString ?? '';
+    expect(either).toHaveLength(2);
+    expect(either.some((s) => 'NotStatement' in s)).toBe(true);
+    const matches = (path: string) => new RegExp(dashboard).test(path);
+    expect(['/v1/dashboard', '/v1/dashboard/webhooks/wh_1', '/dashboard/sign-in'].every(matches)).toBe(true);
+    expect(['/v1/emails', '/v1/dashboards', '/v1/webhooks/dashboard'].some(matches)).toBe(false);
+  });
+
   it('give links a wider limit than anonymous traffic and a narrower one than the flood ceiling', () => {
     const limit = (name: string) => rule(name).Statement.RateBasedStatement?.Limit ?? 0;
     expect(limit('LinkPerIp')).toBeGreaterThan(limit('AnonymousPerIp'));

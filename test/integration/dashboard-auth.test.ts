@@ -225,3 +225,62 @@ describe('headers and assets', () => {
     expect(await js.text()).toContain('navigator.clipboard');
   });
 });
+
+describe('hostile requests (security review)', () => {
+  it("a path named like an object's own property (constructor, __proto__) is no asset: a page, never a crash", async () => {
+    const { accountId } = await rt.newKey();
+    const { cookie } = await signedIn(accountId);
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const anonymous = await fetch(dash(`/${name}`));
+      const withSession = await fetch(dash(`/${name}`), { headers: { cookie } });
+      expect({ name, status: anonymous.status }).toEqual({ name, status: 401 });
+      expect({ name, status: withSession.status }).toEqual({ name, status: 404 });
+    }
+    expect((await fetch(dash('/assets/app.css'))).status).toBe(200);
+  });
+
+  it('a recovery window the form cannot read goes back with the API’s message, not a 500', async () => {
+    const { accountId, key } = await rt.newKey();
+    const hook = await rt.call('/webhooks', {
+      key,
+      method: 'POST',
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/h', events: ['email.sent'] }),
+    });
+    const { id } = (await hook.json()) as { id: string };
+    const { cookie, csrf } = await signedIn(accountId);
+
+    const res = await post(`/webhooks/${id}/recoveries`, { csrf, since: 'garbage' }, { cookie });
+    const back = await fetch(dash(`/webhooks/${id}`), {
+      headers: { cookie: `${cookie}; ${(res.headers.get('set-cookie') ?? '').split(';')[0]}` },
+    });
+
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe(`/v1/dashboard/webhooks/${id}`);
+    expect(await back.text()).toContain('role="alert"');
+  });
+
+  it('the message a page showed is cleared whatever page shows it, the not-found page too', async () => {
+    const { accountId } = await rt.newKey();
+    const { cookie, csrf } = await signedIn(accountId);
+    const created = await post('/api-keys', { csrf, name: 'ci', scopes: 'email:send' }, { cookie });
+    const flash = (created.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+
+    const notFound = await fetch(dash('/no-such-page'), { headers: { cookie: `${cookie}; ${flash}` } });
+
+    expect(flash).toMatch(/^sf_flash=./);
+    expect(notFound.status).toBe(404);
+    expect(await notFound.text()).toContain('sf_test_');
+    expect(notFound.headers.get('set-cookie')).toMatch(/^sf_flash=; .*Max-Age=0/);
+  });
+
+  it('a session cookie sent twice (one planted with a longer path) counts as no session', async () => {
+    const { accountId } = await rt.newKey();
+    const { cookie } = await signedIn(accountId);
+    const other = await signedIn((await rt.newKey()).accountId);
+
+    const res = await fetch(dash(), { headers: { cookie: `${other.cookie}; ${cookie}` } });
+
+    expect(res.status).toBe(401);
+    expect(await res.text()).not.toContain(accountId);
+  });
+});

@@ -45,8 +45,9 @@ describe('sameOrigin', () => {
 });
 
 describe('cookies', () => {
-  it('reads the Cookie header (any casing), first value wins', () => {
-    expect(cookies({ cookie: 'a=1; sf_session=abc; a=2' })).toEqual({ a: '1', sf_session: 'abc' });
+  it('reads the Cookie header (any casing); a cookie sent twice is trusted in neither copy', () => {
+    expect(cookies({ Cookie: 'a=1; sf_session=abc' })).toEqual({ a: '1', sf_session: 'abc' });
+    expect(cookies({ cookie: 'a=1; sf_session=abc; a=2; a=3' })).toEqual({ sf_session: 'abc' });
     expect(cookies({})).toEqual({});
   });
 

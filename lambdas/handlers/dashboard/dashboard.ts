@@ -61,7 +61,7 @@ export function dashboardHandlers(
 
   async function handle(method: 'GET' | 'POST', rawPath: string, request: PublicRouteRequest) {
     const path = rawPath.replace(/\/+$/, '');
-    const asset = ASSETS[path];
+    const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
     if (method === 'GET' && asset) {
       return { statusCode: 200, headers: { 'Content-Type': asset.type, ...SECURITY_HEADERS }, body: asset.body };
     }
@@ -95,23 +95,27 @@ export function dashboardHandlers(
       return redirect(BASE);
     }
     const flashValue = cookies(headers)[FLASH_COOKIE];
+    // Flash messages are sealed with the session's own token (the HttpOnly cookie, never in a page).
+    const sessionToken = cookies(headers)[SESSION_COOKIE] ?? '';
     const page: PageContext = {
       accountId: principal.accountId,
       mode: principal.mode,
       plan: principal.plan,
       csrf: session.csrf,
-      flash: method === 'GET' ? openFlash(flashValue, session.csrf) : null,
+      flash: method === 'GET' ? openFlash(flashValue, sessionToken) : null,
     };
+    // Whatever page a GET shows, the message it opened is shown once: its cookie goes.
+    const shown: Record<string, string> = flashValue ? { 'Set-Cookie': clearFlash(headers) } : {};
     const api = apiClient(invoke(), principal, 'dashboard', () => deps.clock.now());
     for (const candidate of PAGES) {
       const found = candidate.method === method ? candidate.pattern.exec(path) : null;
       if (!found) continue;
       const dashboardRequest = { api, page, params: found.slice(1).map((p) => p ?? ''), query: request.query, form };
       return candidate.method === 'GET'
-        ? servePage(candidate, dashboardRequest, flashValue ? { 'Set-Cookie': clearFlash(headers) } : {})
-        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, session.csrf, headers));
+        ? servePage(candidate, dashboardRequest, shown)
+        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken, headers));
     }
-    return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404);
+    return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404, shown);
   }
 
   async function signIn(request: PublicRouteRequest): Promise<APIGatewayProxyResult> {

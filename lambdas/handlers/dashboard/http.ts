@@ -67,11 +67,17 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 
 export function cookies(headers: Readonly<Record<string, string>>): Record<string, string> {
   const found: Record<string, string> = {};
+  const twice = new Set<string>();
   for (const part of (headerValue(headers, 'cookie') ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at < 0) continue;
     const name = part.slice(0, at).trim();
-    if (name && !(name in found)) found[name] = part.slice(at + 1).trim();
+    if (!name || twice.has(name)) continue;
+    // A cookie sent twice (one planted by another page of this host with a longer path) is trusted in neither copy.
+    if (Object.hasOwn(found, name)) {
+      twice.add(name);
+      delete found[name];
+    } else found[name] = part.slice(at + 1).trim();
   }
   return found;
 }
@@ -123,8 +129,8 @@ export interface Flash {
 
 /**
  * A flash message survives the redirect in a short cookie, sealed (AES-256-GCM) with a key derived from the
- * session's CSRF token, which never leaves the server except in our own forms: a secret shown once is never
- * stored anywhere, and the cookie is useless without the session it belongs to.
+ * session's token (its HttpOnly cookie, which no page ever shows): a secret shown once is never stored anywhere,
+ * and the cookie is useless without the session it belongs to. The next page shown clears it.
  */
 export function sealFlash(flash: Flash, sessionSecret: string, headers: Readonly<Record<string, string>>): string {
   const iv = randomBytes(12);

@@ -55,7 +55,7 @@ export function bare(title: string, content: Safe): Safe {
 function document(title: string, body: Safe): Safe {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="stylesheet" href="${BASE}/assets/app.css"><script src="${BASE}/assets/app.js" defer></script>
+<title>${title}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${BASE}/assets/app.css"><script src="${BASE}/assets/app.js" defer></script>
 </head><body>${body}</body></html>`;
 }
 

@@ -158,11 +158,21 @@ export function createGateway(options: GatewayOptions) {
       result = errorResponse(new Error('gateway'));
     }
     if (res.destroyed) return; // the client left, or a node time-out already answered 408 and closed
-    const headers = { ...(result.headers as Record<string, string>) };
-    if (result.close || !req.complete) headers.Connection = 'close';
-    res.writeHead(result.statusCode, headers);
-    res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
+    try {
+      write(res, result, result.close || !req.complete);
+    } catch {
+      // An answer node refuses to write (an invalid header): a 500, never a crash of the process.
+      if (!res.headersSent) write(res, errorResponse(new Error('gateway: unwritable answer')), true);
+      else res.destroy();
+    }
   };
+}
+
+function write(res: ServerResponse, result: Answer, close: boolean): void {
+  const headers = { ...(result.headers as Record<string, string>) };
+  if (close) headers.Connection = 'close';
+  res.writeHead(result.statusCode, headers);
+  res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
 
 function isAdmin(req: IncomingMessage, token: string | undefined): boolean {

@@ -74,13 +74,14 @@ async function detail({ api, page, params, query }: DashboardRequest) {
   const [id = ''] = params;
   const status = DELIVERY_STATUSES.find((s) => s === query.status);
   const after = query.after;
-  const [{ body: hook }, { body: log }] = await Promise.all([
+  const [{ body: hook }, { body: log }, { body: jobs }] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
     api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, {
       limit: '20',
       status,
       after,
     }),
+    api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
   ]);
   const { csrf } = page;
   const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd>
@@ -133,12 +134,18 @@ ${eventPicker(hook.events, 'Events')}<div><button type="submit">Save changes</bu
     csrf,
     'stack',
   );
+  const recent = jobs.data.length
+    ? html`<ul>${jobs.data.map(
+        (job) =>
+          html`<li><a href="${BASE}/webhooks/${id}/recoveries/${job.id}">${when(job.created_at)}</a>: ${job.status}, ${job.attempted} attempted of ${job.total}</li>`,
+      )}</ul>`
+    : '';
   const danger = actionButton(`/webhooks/${id}/delete`, 'Delete webhook', csrf, 'danger');
   const content = html`${facts}
 <section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}${older}${newest}</section>
 <section aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>${edit}</section>
 <section aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>${rotate}</section>
-<section aria-labelledby="rec-h"><h2 id="rec-h">Recover after an outage</h2>${recovery}</section>
+<section aria-labelledby="rec-h"><h2 id="rec-h">Recover after an outage</h2>${recent}${recovery}</section>
 <section aria-labelledby="danger-h"><h2 id="danger-h">Delete</h2><p>Deleting stops every delivery to this endpoint.</p>${danger}</section>`;
   return { title: `Webhook ${hook.url}`, section: '/webhooks', content };
 }
@@ -247,8 +254,12 @@ async function retry({ api, params }: DashboardRequest) {
 
 async function startRecovery({ api, params, form }: DashboardRequest) {
   const [id = ''] = params;
-  const iso = (value: string | null) =>
-    value ? new Date(`${value.length === 16 ? `${value}:00` : value}Z`).toISOString() : undefined;
+  // A datetime-local value, read as UTC; anything else goes to the API as typed, which says what is wrong (422).
+  const iso = (value: string | null) => {
+    if (!value) return undefined;
+    const at = new Date(`${value.length === 16 ? `${value}:00` : value}Z`);
+    return Number.isNaN(at.getTime()) ? value : at.toISOString();
+  };
   const since = iso(form.get('since'));
   const until = iso(form.get('until'));
   const { body } = await api.send<RecoveryItem>('POST', `/webhooks/${id}/recoveries`, {
