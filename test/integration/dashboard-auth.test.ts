@@ -54,7 +54,11 @@ describe('sign-in', () => {
 
     // Assert
     expect(preview.status).toBe(200);
-    expect(await previewAgain.text()).toContain('Sign in</button>');
+    const shown = await previewAgain.text();
+    expect(shown).toContain('Sign in</button>');
+    // It names the account and mode the link is for: a forwarded link cannot sign you in to another's unseen.
+    expect(shown).toContain(accountId);
+    expect(shown).toContain('test mode');
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/v1/dashboard');
     const cookie = first.headers.get('set-cookie') ?? '';
@@ -67,6 +71,9 @@ describe('sign-in', () => {
     expect(second.status).toBe(400);
     expect(second.headers.get('set-cookie')).toBeNull();
     expect(await second.text()).toContain('already used');
+    const usedPreview = await fetch(dash(`/sign-in?token=${token}`));
+    expect(usedPreview.status).toBe(400);
+    expect(await usedPreview.text()).not.toContain(accountId);
   });
 
   it('marks the cookie Secure when the request came over https', async () => {

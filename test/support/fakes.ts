@@ -1100,6 +1100,14 @@ export class InMemorySessionStore implements SessionStore {
     return record;
   }
 
+  async peekSignIn(hash: string, nowMs: number): Promise<SignInRecord | null> {
+    const item = this.items.get(hash);
+    if (item?.kind !== 'sign-in' || item.usedAt !== undefined || item.expiresAt <= Math.floor(nowMs / 1000))
+      return null;
+    const { usedAt: _used, ...record } = item;
+    return record;
+  }
+
   async putSession(record: SessionRecord): Promise<void> {
     if (this.items.has(record.hash)) throw new Error(`Session ${record.hash} exists.`);
     this.items.set(record.hash, { ...record });

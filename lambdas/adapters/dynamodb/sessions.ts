@@ -57,6 +57,14 @@ export class DynamoSessionStore implements SessionStore {
     return signIn.parse(record);
   }
 
+  async peekSignIn(hash: string, nowMs: number): Promise<SignInRecord | null> {
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { hash } }));
+    if (Item?.kind !== 'sign-in' || Item.usedAt !== undefined) return null;
+    const { usedAt: _used, ...record } = Item;
+    const link = signIn.parse(record);
+    return link.expiresAt > toEpochSeconds(nowMs) ? link : null;
+  }
+
   async putSession(record: SessionRecord): Promise<void> {
     await this.doc.send(
       new PutCommand({

@@ -31,6 +31,8 @@ export interface SessionStore {
    * unknown, expired (at `nowMs`) or already used. Two concurrent redemptions: exactly one wins.
    */
   redeemSignIn(hash: string, nowMs: number): Promise<SignInRecord | null>;
+  /** The sign-in link, without using it; null when unknown, expired (at `nowMs`) or already used. */
+  peekSignIn(hash: string, nowMs: number): Promise<SignInRecord | null>;
   putSession(record: SessionRecord): Promise<void>;
   /** The session, or null when unknown or expired at `nowMs` (TTL deletes lazily). */
   getSession(hash: string, nowMs: number): Promise<SessionRecord | null>;

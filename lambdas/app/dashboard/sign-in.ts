@@ -49,6 +49,19 @@ export async function createSignInLink(
 }
 
 /**
+ * What a sign-in link would sign in to (its account and mode), without using it: the sign-in page names it, so
+ * nobody signs in to an account a forwarded link chose for them unawares. Null when it cannot be used.
+ */
+export async function previewSignIn(
+  deps: SignInDeps,
+  token: string | undefined,
+): Promise<Pick<SessionRecord, 'accountId' | 'mode'> | null> {
+  if (!isWellFormedToken(token)) return null;
+  const link = await deps.sessions.peekSignIn(hashToken(token), deps.clock.now());
+  return link ? { accountId: link.accountId, mode: link.mode } : null;
+}
+
+/**
  * Redeems a sign-in token for a new session (12 h), or returns null when the token is malformed, unknown,
  * expired or already used. The returned `token` goes into the cookie; only its hash is stored.
  */

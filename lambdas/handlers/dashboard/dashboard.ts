@@ -3,7 +3,7 @@
 // the API client; the session store is the one thing read here directly.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { checkCsrf, currentSession, signOut, switchMode } from '../../app/dashboard/sessions';
-import { redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
+import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
 import { MODES, type Mode } from '../../domain/api-keys';
 import { SESSION_TTL_MS } from '../../domain/dashboard/session';
 import type { DashboardRouteId } from '../../manifest';
@@ -66,7 +66,11 @@ export function dashboardHandlers(
       return { statusCode: 200, headers: { 'Content-Type': asset.type, ...SECURITY_HEADERS }, body: asset.body };
     }
     const { headers } = request;
-    if (path === 'sign-in') return method === 'GET' ? signInPage(request.query.token) : signIn(request);
+    if (path === 'sign-in') {
+      if (method === 'POST') return signIn(request);
+      const link = await previewSignIn(deps, request.query.token);
+      return link ? signInPage(request.query.token ?? '', link) : invalidLink();
+    }
     if (method === 'GET' && path === 'signed-out') {
       return htmlResponse(
         bare('Signed out', html`<p>You are signed out. Ask your administrator for a new sign-in link.</p>`).markup,
@@ -158,13 +162,17 @@ async function runAction(route: ActionRoute, request: DashboardRequest, seal: (f
   }
 }
 
-/** GET never redeems: link previews and scanners fetch links, so signing in takes the button's POST. */
-function signInPage(token: string | undefined): APIGatewayProxyResult {
+/**
+ * GET never redeems: link previews and scanners fetch links, so signing in takes the button's POST. The page
+ * names the account and mode the link is for, so a link someone forwarded cannot sign you in to theirs unseen.
+ */
+function signInPage(token: string, link: { accountId: string; mode: Mode }): APIGatewayProxyResult {
   return htmlResponse(
     bare(
       'Sign in to Sendflow',
-      html`<p>This one-time link signs you in to the Sendflow dashboard for 12 hours.</p>
-<form method="post" action="${BASE}/sign-in"><input type="hidden" name="token" value="${token ?? ''}"><button type="submit">Sign in</button></form>`,
+      html`<p>This one-time link signs you in to the Sendflow dashboard for 12 hours, to account
+<strong class="mono">${link.accountId}</strong> in ${link.mode} mode. Sign in only if that is your account.</p>
+<form method="post" action="${BASE}/sign-in"><input type="hidden" name="token" value="${token}"><button type="submit">Sign in</button></form>`,
     ).markup,
   );
 }

@@ -45,6 +45,20 @@ export function sessionStoreContract(harness: RepositoryHarness<SessionStore>): 
     expect(second).toBeNull();
   });
 
+  it('shows a link without using it, until it is used or expires; a session is no link', async () => {
+    const record = link();
+    const other = session();
+    await store().putSignIn(record);
+    await store().putSession(other);
+
+    expect(await store().peekSignIn(record.hash, T0 + 1_000)).toEqual(record);
+    expect(await store().peekSignIn(record.hash, T0 + 1_000)).toEqual(record);
+    expect(await store().peekSignIn(record.hash, T0 + 16 * 60_000)).toBeNull();
+    expect(await store().peekSignIn(other.hash, T0)).toBeNull();
+    expect(await store().redeemSignIn(record.hash, T0 + 2_000)).toEqual(record);
+    expect(await store().peekSignIn(record.hash, T0 + 3_000)).toBeNull();
+  });
+
   it('lets exactly one of two concurrent redemptions win', async () => {
     const record = link();
     await store().putSignIn(record);
