@@ -34,7 +34,11 @@ export interface ApiClient {
   send<T = Record<string, unknown>>(method: HttpMethod, path: string, body?: unknown): Promise<ApiResponse<T>>;
 }
 
-/** `path` is below the stage, e.g. `/webhooks/wh_1/deliveries`. `clientIp` is the person's address. */
+/**
+ * `path` is below the stage, e.g. `/webhooks/wh_1/deliveries`. `clientIp` stands in the event's `sourceIp`: the
+ * dashboard passes a fixed marker, since the API counts per IP only requests without a principal, which these
+ * never are (the person's own address was counted by the gateway and the WAF on the way in).
+ */
 export function apiClient(invoke: ApiInvoke, principal: Principal, clientIp: string, now: () => number): ApiClient {
   async function call<T>(
     method: HttpMethod,
