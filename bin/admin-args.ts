@@ -13,6 +13,7 @@ export type AdminCommand =
   | { name: 'list-accounts' }
   | { name: 'list-keys'; accountId: string }
   | { name: 'upgrade-emails' }
+  | { name: 'dashboard-revoke'; accountId: string }
   /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
   | { name: 'help' }
   | { name: 'dashboard-link'; accountId: string; mode: Mode };
@@ -37,6 +38,7 @@ commands:
   list-keys      --account <id>   its keys: id, name, mode, scopes, hint (never the secret), created, revoked
   dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once) for
                  the whole account: --mode is the mode it opens in; the dashboard switches between live and test
+  dashboard-revoke --account <id>   ends every dashboard session and unused sign-in link of the account
   upgrade-emails gives emails stored before GET /v1/emails existed their tenant key, so they are listed
                  (once per stage after that upgrade; idempotent; a Scan of the emails table)
   help           this text (also --help, -h, or <command> --help)
@@ -73,6 +75,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'list-accounts': [],
     'list-keys': ['account'],
     'upgrade-emails': [],
+    'dashboard-revoke': ['account'],
     'dashboard-link': ['account', 'mode'],
   };
   const options = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
@@ -96,6 +99,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     case 'upgrade-emails':
       return { command: { name }, target };
     case 'list-keys':
+    case 'dashboard-revoke':
       return { command: { name, accountId: required(values.account, 'account') }, target };
     case 'dashboard-link':
       return { command: { name, accountId: required(values.account, 'account'), mode: mode(values.mode) }, target };

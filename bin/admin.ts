@@ -45,6 +45,11 @@ export async function runCommand(
       });
       return { url: link.url, expires_at: link.expiresAt };
     }
+    case 'dashboard-revoke':
+      return {
+        account_id: command.accountId,
+        revoked: await session.dashboard.sessions.revokeAccount(command.accountId),
+      };
     case 'upgrade-emails':
       return { emails_updated: await session.upgradeEmails() };
     case 'create-account': {

@@ -126,6 +126,11 @@ describe('admin CLI against the running local runtime', () => {
     expect(page).toContain(account.account_id as string);
     expect(page).toContain('Live mode');
 
+    // dashboard-revoke ends it at once (it removes the session and the link it came from).
+    const revoked = admin('dashboard-revoke', '--account', account.account_id as string);
+    expect(json(revoked.stdout)).toEqual({ account_id: account.account_id, revoked: 2 });
+    expect((await fetch(`${url}/dashboard`, { headers: { cookie } })).status).toBe(401);
+
     const unknown = admin('dashboard-link', '--account', 'acct_nobody');
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('No account acct_nobody');

@@ -1129,4 +1129,10 @@ export class InMemorySessionStore implements SessionStore {
   async deleteSession(hash: string): Promise<void> {
     this.items.delete(hash);
   }
+
+  async revokeAccount(accountId: string): Promise<number> {
+    const mine = [...this.items.values()].filter((item) => item.accountId === accountId);
+    for (const item of mine) this.items.delete(item.hash);
+    return mine.length;
+  }
 }

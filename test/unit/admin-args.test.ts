@@ -59,6 +59,10 @@ describe('parseAdminArgs', () => {
 
   it('parses the list commands', () => {
     expect(parseAdminArgs(['list-accounts', '--aws']).command).toEqual({ name: 'list-accounts' });
+    expect(parseAdminArgs(['dashboard-revoke', '--account', 'acct_1']).command).toEqual({
+      name: 'dashboard-revoke',
+      accountId: 'acct_1',
+    });
     expect(parseAdminArgs(['upgrade-emails', '--aws', '--stage', 'staging'])).toEqual({
       command: { name: 'upgrade-emails' },
       target: { kind: 'aws', stack: 'Sendflow-staging-Api' },

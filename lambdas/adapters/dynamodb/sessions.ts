@@ -5,6 +5,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -103,5 +104,28 @@ export class DynamoSessionStore implements SessionStore {
 
   async deleteSession(hash: string): Promise<void> {
     await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { hash } }));
+  }
+
+  async revokeAccount(accountId: string): Promise<number> {
+    let removed = 0;
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'accountId = :a',
+          ProjectionExpression: '#h',
+          ExpressionAttributeNames: { '#h': 'hash' },
+          ExpressionAttributeValues: { ':a': accountId },
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        await this.deleteSession(String(item.hash));
+        removed += 1;
+      }
+      cursor = page.LastEvaluatedKey;
+    } while (cursor);
+    return removed;
   }
 }

@@ -39,4 +39,9 @@ export interface SessionStore {
   /** Switches the session's mode; returns the updated session, or null when it no longer exists. */
   setMode(hash: string, mode: Mode, nowMs: number): Promise<SessionRecord | null>;
   deleteSession(hash: string): Promise<void>;
+  /**
+   * Ends every session and unused sign-in link of the account (admin `dashboard-revoke`); how many it removed.
+   * No index by account: an operator's Scan of the table, never on a request path.
+   */
+  revokeAccount(accountId: string): Promise<number>;
 }

@@ -59,6 +59,21 @@ export function sessionStoreContract(harness: RepositoryHarness<SessionStore>): 
     expect(await store().peekSignIn(record.hash, T0 + 3_000)).toBeNull();
   });
 
+  it("revokes every session and unused link of one account, and no other account's", async () => {
+    const store_ = await harness.fresh();
+    const mine = [session({ accountId: 'acct_revoked' }), session({ accountId: 'acct_revoked', mode: 'test' })];
+    const myLink = link({ accountId: 'acct_revoked' });
+    const theirs = session({ accountId: 'acct_kept' });
+    for (const record of [...mine, theirs]) await store_.putSession(record);
+    await store_.putSignIn(myLink);
+
+    expect(await store_.revokeAccount('acct_revoked')).toBe(3);
+
+    for (const record of mine) expect(await store_.getSession(record.hash, T0)).toBeNull();
+    expect(await store_.peekSignIn(myLink.hash, T0)).toBeNull();
+    expect(await store_.getSession(theirs.hash, T0)).toEqual(theirs);
+  });
+
   it('lets exactly one of two concurrent redemptions win', async () => {
     const record = link();
     await store().putSignIn(record);
