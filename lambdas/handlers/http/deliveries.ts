@@ -14,7 +14,7 @@ import {
 } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES, errorClassOf } from '../../domain/webhooks/error-class';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
-import { type Body, integer, isoTime, named, reply, success } from './response';
+import { type Body, integer, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
 
 const pageQuery = {
@@ -81,23 +81,7 @@ const deliveryWithPayload = named(
   z.strictObject({ ...deliverySchema.shape, payload: z.string().meta({ description: 'The exact body sent.' }) }),
 );
 
-const deliveryList = named(
-  'DeliveryList',
-  z.strictObject({
-    object: z.literal('list'),
-    has_more: z.boolean(),
-    next_after: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          "The `after` of the next page; null when has_more is false. Usually the last item's id; a filtered read " +
-          'that stopped at its bound of rows examined gives the last row it examined (the page may then be short, ' +
-          'even empty).',
-      }),
-    data: z.array(deliverySchema),
-  }),
-);
+const deliveryList = pageSchema('DeliveryList', deliverySchema, 'rows examined');
 
 const retryResult = named(
   'DeliveryRetryResult',

@@ -10,7 +10,7 @@ import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/emai
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
-import { type Body, isoTime, named, reply, success } from './response';
+import { type Body, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
 
 const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
@@ -192,23 +192,7 @@ const emailSchema = named(
 /** An email in GET /v1/emails: the Email without its history (one GET /v1/emails/:id away). */
 const emailSummarySchema = named('EmailSummary', emailSchema.omit({ events: true, events_truncated: true }));
 
-const emailList = named(
-  'EmailList',
-  z.strictObject({
-    object: z.literal('list'),
-    has_more: z.boolean(),
-    next_after: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          "The `after` of the next page; null when has_more is false. Usually the last item's id; a filtered " +
-          'listing that stopped at its bound of emails examined gives the last email it examined (the page may then ' +
-          'be short, even empty).',
-      }),
-    data: z.array(emailSummarySchema),
-  }),
-);
+const emailList = pageSchema('EmailList', emailSummarySchema, 'emails examined');
 
 const emailId = z.strictObject({ id: z.string() });
 

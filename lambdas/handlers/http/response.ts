@@ -28,6 +28,30 @@ export const isoTime = z.string().meta({ format: 'date-time' });
 /** A count or a number of milliseconds in an answer. */
 export const integer = z.number().int();
 
+/**
+ * A page of a list route (`object: list`): `has_more`, and `next_after`, the one way to page whatever the filter.
+ * `bounded` names what a filtered read stops at (e.g. "rows examined").
+ */
+export function pageSchema<S extends z.ZodType>(id: string, item: S, bounded: string) {
+  return named(
+    id,
+    z.strictObject({
+      object: z.literal('list'),
+      has_more: z.boolean(),
+      next_after: z
+        .string()
+        .nullable()
+        .meta({
+          description:
+            "The `after` of the next page; null when has_more is false. Usually the last item's id; a filtered " +
+            `read that stopped at its bound of ${bounded} gives the last one it examined (the page may then be ` +
+            'short, even empty).',
+        }),
+      data: z.array(item),
+    }),
+  );
+}
+
 /** A route's success answer as the OpenAPI document publishes it: a JSON body of `schema`, or an HTML page. */
 export type SuccessSpec<S extends z.ZodType = z.ZodType> =
   | { readonly status: 200 | 201 | 202; readonly schema: S; readonly description: string }
