@@ -17,11 +17,11 @@ import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/l
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { PLANS } from '../lambdas/domain/plans';
 import { type TableName, tableEnvVar } from '../lambdas/manifest';
-import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { type Config, localTableDefaults } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { createRepositories } from '../lambdas/runtime/repositories';
-import { positiveInt, printTable } from './report';
+import { benchConfig, positiveInt, printTable } from './report';
 
 const DURATION = positiveInt('BENCH_DURATION', 10);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 10);
@@ -114,17 +114,11 @@ interface Bench {
 
 /** A runtime of its own per configuration: in-memory store, any free port, no seed, silent logs. */
 async function startBench(bench: (typeof CONFIGS)[number]): Promise<Bench> {
-  const config = loadConfig(
-    {
-      PORT: '0',
-      SF_HOST: '127.0.0.1',
-      SF_DATA_DIR: ':memory:',
-      SF_SEED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      SF_AUTH_CACHE_TTL: String(bench.ttl),
-    },
-    localTableDefaults(),
-  );
+  const config = benchConfig({
+    SF_HOST: '127.0.0.1',
+    SF_DATA_DIR: ':memory:',
+    SF_AUTH_CACHE_TTL: String(bench.ttl),
+  });
   let counts: CallCounts | undefined;
   const runtime = await startLocalRuntime(config, {
     instrument: (client) => {

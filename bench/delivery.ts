@@ -29,10 +29,10 @@ import { timeOrderedId } from '../lambdas/domain/ids';
 import { attemptHeaders, renderPayload } from '../lambdas/domain/webhooks/render';
 import { standardWebhookSignature } from '../lambdas/domain/webhooks/signature';
 import { queues as queueSpecs } from '../lambdas/manifest';
-import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import type { Config } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { positiveInt, printTable } from './report';
+import { benchConfig, positiveInt, printTable } from './report';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 1000);
 /** BENCH_DATA_DIR, or a fresh temporary directory removed at the end; `:memory:` measures without disk. */
@@ -424,21 +424,15 @@ async function main(): Promise<void> {
 }
 
 async function startBench(): Promise<Bench> {
-  const config = loadConfig(
-    {
-      PORT: '0',
-      SF_HOST: '127.0.0.1',
-      // On disk, as `npm start` runs: the store and the queue journals write files.
-      SF_DATA_DIR: DATA_DIR,
-      SF_SEED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      SF_SIMULATOR_STEP_SECONDS: '0',
-      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      // The reconciler is a fixed once-a-minute cost on AWS, not a per-delivery one: keep its timer out of the run.
-      SF_RECONCILE_INTERVAL_SECONDS: '3600',
-    },
-    localTableDefaults(),
-  );
+  const config = benchConfig({
+    SF_HOST: '127.0.0.1',
+    // On disk, as `npm start` runs: the store and the queue journals write files.
+    SF_DATA_DIR: DATA_DIR,
+    SF_SIMULATOR_STEP_SECONDS: '0',
+    SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    // The reconciler is a fixed once-a-minute cost on AWS, not a per-delivery one: keep its timer out of the run.
+    SF_RECONCILE_INTERVAL_SECONDS: '3600',
+  });
   const receiver = await Receiver.start();
   let meters: { calls: CallCounts; units: Units } | undefined;
   const runtime = await startLocalRuntime(config, {

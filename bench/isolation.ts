@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
-import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { positiveInt, printTable } from './report';
+import { benchConfig, positiveInt, printTable } from './report';
 
 const EMAILS = positiveInt('BENCH_EMAILS', 60);
 const FLOOD = positiveInt('BENCH_FLOOD', 200);
@@ -88,17 +87,11 @@ function percentile(values: readonly number[], p: number): number {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sendflow-isolation-'));
-  const config = loadConfig(
-    {
-      PORT: '0',
-      SF_DATA_DIR: dataDir,
-      SF_SEED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      SF_SIMULATOR_STEP_SECONDS: '0',
-      SF_IP_RATE_LIMIT: '100000',
-    },
-    localTableDefaults(),
-  );
+  const config = benchConfig({
+    SF_DATA_DIR: dataDir,
+    SF_SIMULATOR_STEP_SECONDS: '0',
+    SF_IP_RATE_LIMIT: '100000',
+  });
   const runtime = await startLocalRuntime(config);
   const healthy = await receiver('ok');
   const hanging = await receiver('hang');

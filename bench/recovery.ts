@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { RECOVERY_PACE } from '../lambdas/domain/webhooks/recovery';
-import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { positiveInt, printTable } from './report';
+import { benchConfig, positiveInt, printTable } from './report';
 
 const DELIVERIES = positiveInt('BENCH_DELIVERIES', 200);
 const ANSWER_MS = positiveInt('BENCH_ANSWER_MS', 20);
@@ -53,18 +52,12 @@ function busiestSecond(times: readonly number[]): number {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sendflow-recovery-'));
-  const config = loadConfig(
-    {
-      PORT: '0',
-      SF_DATA_DIR: dataDir,
-      SF_SEED: 'false',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
-      SF_SIMULATOR_STEP_SECONDS: '0',
-      SF_IP_RATE_LIMIT: '100000',
-      SF_RETRY_DELAYS: '0.05,0.05,0.05,0.05',
-    },
-    localTableDefaults(),
-  );
+  const config = benchConfig({
+    SF_DATA_DIR: dataDir,
+    SF_SIMULATOR_STEP_SECONDS: '0',
+    SF_IP_RATE_LIMIT: '100000',
+    SF_RETRY_DELAYS: '0.05,0.05,0.05,0.05',
+  });
   const runtime = await startLocalRuntime(config);
   const hook = await endpoint();
   try {

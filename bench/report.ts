@@ -1,4 +1,11 @@
-// What both benchmarks print and read: aligned text tables, and positive whole numbers from the environment.
+// What the benchmarks share: aligned text tables, positive whole numbers from the environment, and the local
+// runtime's configuration they start it with.
+import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+
+/** The local runtime on a free port, quiet, with no seeded account; `env` adds to or overrides that. */
+export function benchConfig(env: Record<string, string>): Config {
+  return loadConfig({ PORT: '0', SF_SEED: 'false', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env }, localTableDefaults());
+}
 
 /** Prints `rows` under `head`, the first `leftColumns` columns left-aligned (labels), the rest right-aligned. */
 export function printTable(head: readonly string[], rows: readonly (readonly string[])[], leftColumns = 1): void {
