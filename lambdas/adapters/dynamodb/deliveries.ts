@@ -10,6 +10,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -265,21 +266,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       for (const item of page.Items ?? []) items.push(parse(item));
       cursor = page.LastEvaluatedKey;
     } while (cursor && items.length <= query.limit && examined < examine);
-    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
-    if (!cursor) return { items, hasMore: false };
-    // Stopped at the bound: more only if a row is left past the last one examined.
-    const left = await this.doc.send(
-      new QueryCommand({
-        ...base,
-        ExpressionAttributeValues: keyValues,
-        ProjectionExpression: 'id',
-        Limit: 1,
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    return (left.Items ?? []).length > 0
-      ? { items, hasMore: true, resumeAfter: String(cursor.id) }
-      : { items, hasMore: false };
+    return this.pageOf(items, query.limit, cursor, { ...base, ExpressionAttributeValues: keyValues });
   }
 
   /**
@@ -320,16 +307,24 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       items.push(...rows.filter((row) => !query.errorClass || row.attemptLog.at(-1)?.errorClass === query.errorClass));
       cursor = page.LastEvaluatedKey;
     } while (cursor && items.length <= query.limit && examined < query.examine);
-    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
+    return this.pageOf(items, query.limit, cursor, { ...base, ExpressionAttributeValues: { ':p': partition } });
+  }
+
+  /**
+   * A filtered read's page: `limit` of `items` (one more says there is more). A read that stopped at its bound
+   * of rows examined (`cursor` left) has more only if a row is left past the last one examined, which `query`
+   * (the read's key condition, no filter) reads with Limit 1; the page then resumes after that row.
+   */
+  private async pageOf(
+    items: Delivery[],
+    limit: number,
+    cursor: Record<string, unknown> | undefined,
+    query: Omit<QueryCommandInput, 'Limit' | 'ExclusiveStartKey'>,
+  ): Promise<DeliveryPage> {
+    if (items.length > limit) return { items: items.slice(0, limit), hasMore: true };
     if (!cursor) return { items, hasMore: false };
-    const left = await this.doc.send(
-      new QueryCommand({
-        ...base,
-        ExpressionAttributeValues: { ':p': partition },
-        Limit: 1,
-        ExclusiveStartKey: cursor,
-      }),
-    );
+    const probe = { ...query, ProjectionExpression: 'id', Limit: 1, ExclusiveStartKey: cursor };
+    const left = await this.doc.send(new QueryCommand(probe));
     return (left.Items ?? []).length > 0
       ? { items, hasMore: true, resumeAfter: String(cursor.id) }
       : { items, hasMore: false };

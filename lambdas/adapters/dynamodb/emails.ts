@@ -23,13 +23,14 @@ import {
   type RecipientState,
 } from '../../app/emails/ports';
 import type { PendingEvents } from '../../app/outbox';
-import type { Tenant } from '../../app/webhooks/ports';
+import { sameTenant, type Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { bareAddress, recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
 import { batchGetAll, batchPutAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
 import { dueKey, shardOf } from './shards';
+import { tenantKey } from './tenant-table';
 
 const recipientState = z.object({
   state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
@@ -110,9 +111,6 @@ const LISTED_ATTRIBUTES = [
   'recipientStates',
   'batchId',
 ];
-
-/** The byTenant key of an email: its account and mode, so a listing never reads the other mode's emails. */
-const tenantKey = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
 
 /**
  * Gives every email stored before byTenant its `tenant`, so GET /v1/emails lists it: one Scan of the emails
@@ -261,7 +259,7 @@ export class DynamoEmailRepository implements EmailRepository {
       if (!item || item.kind === BATCH_KIND) continue;
       const email = parseEmail({ ...item, headers: [] });
       // The index said so; the item must too (defence in depth), and match the filter.
-      if (email.accountId !== tenant.accountId || email.mode !== tenant.mode) continue;
+      if (!sameTenant(email, tenant)) continue;
       if (to && !sentTo(email, to)) continue;
       emails.push(email);
     }

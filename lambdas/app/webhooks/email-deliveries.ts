@@ -4,7 +4,14 @@
 import { deliveryIdFor } from '../../domain/webhooks/render';
 import { type ReadEmailDeps, readEmail } from '../emails/read-email';
 import type { Clock } from '../ports';
-import type { Delivery, DeliveryKey, DeliveryRepository, Tenant, WebhookRepository } from './ports';
+import {
+  type Delivery,
+  type DeliveryKey,
+  type DeliveryRepository,
+  sameTenant,
+  type Tenant,
+  type WebhookRepository,
+} from './ports';
 
 /**
  * The most keys one request derives (at most ten BatchGetItem calls): events × webhooks. The newest events are
@@ -66,7 +73,7 @@ export async function listEmailDeliveries(
     // Defence in depth: the keys are the tenant's webhooks, and every row must say so too.
     items.push(
       ...found
-        .filter((delivery) => delivery.accountId === tenant.accountId && delivery.mode === tenant.mode)
+        .filter((delivery) => sameTenant(delivery, tenant))
         .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)),
     );
   }

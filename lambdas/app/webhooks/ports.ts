@@ -12,6 +12,9 @@ export interface Tenant {
   readonly mode: Mode;
 }
 
+/** Whether two things belong to the same account and mode. */
+export const sameTenant = (a: Tenant, b: Tenant): boolean => a.accountId === b.accountId && a.mode === b.mode;
+
 export interface Webhook extends Tenant {
   readonly id: string;
   readonly url: string;

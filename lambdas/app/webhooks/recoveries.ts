@@ -18,14 +18,15 @@ import {
 import { mapWithLimit } from '../pool';
 import { type AttemptDeps, attemptAgain, busySince } from './attempts';
 import { assertActive, getWebhook } from './manage-webhooks';
-import type {
-  AttemptRecord,
-  Recovery,
-  RecoveryQueue,
-  RecoveryRepository,
-  RecoveryStep,
-  Tenant,
-  Webhook,
+import {
+  type AttemptRecord,
+  type Recovery,
+  type RecoveryQueue,
+  type RecoveryRepository,
+  type RecoveryStep,
+  sameTenant,
+  type Tenant,
+  type Webhook,
 } from './ports';
 
 export interface RecoveryDeps extends AttemptDeps {
@@ -250,5 +251,3 @@ const stepOf = (job: Recovery): RecoveryStep => ({
   recoveryId: job.id,
   step: job.step,
 });
-
-const sameTenant = (a: Tenant, b: Tenant) => a.accountId === b.accountId && a.mode === b.mode;
