@@ -2,26 +2,16 @@
 // with copy buttons, verify it (simulated DNS checks pass at once here), delete it; add and delete contacts;
 // the email list (newest first, filters) and one email with its events and webhook deliveries.
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectAccessibleAndNarrow, launchBrowser, newPage, signIn } from '../support/browser';
-import { type Receiver, startReceiver } from '../support/receiver';
-import { startTestRuntime, type TestRuntime } from '../support/runtime';
-
-// A browser and a runtime start per file, and pages load under the whole suite's load: roomier than unit tests.
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
+import { describe, expect, it } from 'vitest';
+import { expectAccessibleAndNarrow, newPage, signIn, useDashboardWorld } from '../support/browser';
+import type { Receiver } from '../support/receiver';
+import type { TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;
 let browser: Browser;
 let receiver: Receiver;
-
-beforeAll(async () => {
-  [rt, browser, receiver] = await Promise.all([startTestRuntime(), launchBrowser(), startReceiver()]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await rt?.stop();
+useDashboardWorld((world) => {
+  ({ rt, browser, receiver } = world);
 });
 
 const flash = (page: Page) => page.getByRole('status').first().textContent();

@@ -4,14 +4,41 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import type { Mode } from '../../lambdas/domain/api-keys';
-import type { TestRuntime } from './runtime';
+import { type Receiver, startReceiver } from './receiver';
+import { startTestRuntime, type TestRuntime } from './runtime';
 
 export const CHROMIUM = process.env.SF_CHROMIUM ?? '/usr/bin/chromium';
 /** Bounded waits: a page that does not answer in this fails the test instead of hanging it. */
 const WAIT_MS = 15_000;
+
+export interface DashboardWorld {
+  readonly rt: TestRuntime;
+  readonly browser: Browser;
+  readonly receiver: Receiver;
+}
+
+/**
+ * One runtime (with `env`), one browser and one webhook receiver per test file: started before its tests,
+ * handed to `started`, stopped after them. A browser and a runtime start per file, and pages load under the
+ * whole suite's load: roomier time limits than unit tests.
+ */
+export function useDashboardWorld(started: (world: DashboardWorld) => void, env: Record<string, string> = {}): void {
+  vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
+  let world: Partial<DashboardWorld> = {};
+  beforeAll(async () => {
+    const [rt, browser, receiver] = await Promise.all([startTestRuntime(env), launchBrowser(), startReceiver()]);
+    world = { rt, browser, receiver };
+    started({ rt, browser, receiver });
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.receiver?.close();
+    await world.rt?.stop();
+  });
+}
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
