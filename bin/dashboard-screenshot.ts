@@ -5,15 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { createSignInLink } from '../lambdas/app/dashboard/sign-in';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { launchChromium } from './chromium';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'dashboard-webhook.png');
-const CHROMIUM = process.env.SF_CHROMIUM ?? '/usr/bin/chromium';
 
 async function main(): Promise<void> {
   let requests = 0;
@@ -28,17 +27,7 @@ async function main(): Promise<void> {
     localTableDefaults(),
   );
   const runtime = await startLocalRuntime(config);
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const deps = { ...runtime.services, usagePlans: noUsagePlans, random: randomBytes };
     const account = await createAccount(deps, 'starter');

@@ -1,16 +1,16 @@
-// Browser tests: Debian's Chromium driven by playwright-core (one browser per test file, reused), signed in
+// Browser tests: a Chromium (system or npm-shipped, bin/chromium.ts) driven by playwright-core (one browser per test file, reused), signed in
 // to the dashboard with the same use case the admin CLI uses, and axe-core injected for accessibility checks.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, vi } from 'vitest';
+import { launchChromium } from '../../bin/chromium';
 import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import type { Mode } from '../../lambdas/domain/api-keys';
 import { type Receiver, startReceiver } from './receiver';
 import { startTestRuntime, type TestRuntime } from './runtime';
 
-export const CHROMIUM = process.env.SF_CHROMIUM ?? '/usr/bin/chromium';
 /** Bounded waits: a page that does not answer in this fails the test instead of hanging it. */
 const WAIT_MS = 15_000;
 
@@ -29,7 +29,7 @@ export function useDashboardWorld(started: (world: DashboardWorld) => void, env:
   vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000, expect: { poll: { timeout: 15_000 } } });
   let world: Partial<DashboardWorld> = {};
   beforeAll(async () => {
-    const [rt, browser, receiver] = await Promise.all([startTestRuntime(env), launchBrowser(), startReceiver()]);
+    const [rt, browser, receiver] = await Promise.all([startTestRuntime(env), launchChromium(), startReceiver()]);
     world = { rt, browser, receiver };
     started({ rt, browser, receiver });
   });
@@ -37,21 +37,6 @@ export function useDashboardWorld(started: (world: DashboardWorld) => void, env:
     await world.browser?.close();
     await world.receiver?.close();
     await world.rt?.stop();
-  });
-}
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
   });
 }
 
