@@ -78,7 +78,14 @@ function describeDelivery(request: IncomingMessage, body: Buffer, secret: string
       timestamp: header(request, 'webhook-timestamp'),
       signature: header(request, 'webhook-signature'),
     });
-    lines.push(`  X-Service-Signature: ${service}   webhook-signature: ${standard}`);
+    // During a rotation's grace X-Service-Signature keeps the previous secret while webhook-signature carries one
+    // signature per live secret: a receiver given the new secret sees exactly this pair.
+    const signatures = header(request, 'webhook-signature')?.trim().split(/\s+/).length ?? 0;
+    const grace =
+      service === 'INVALID' && standard === 'valid' && signatures > 1
+        ? ' (expected during a secret rotation: X-Service-Signature keeps the previous secret until the grace period ends)'
+        : '';
+    lines.push(`  X-Service-Signature: ${service}   webhook-signature: ${standard}${grace}`);
   } else {
     lines.push('  signatures not checked (no --secret or SF_WEBHOOK_SECRET)');
   }

@@ -11,7 +11,7 @@ export interface AuthenticateDeps {
 /** Resolves the caller of a request. Throws UnauthorizedError for a missing, malformed, unknown or revoked key. */
 export async function authenticate(deps: AuthenticateDeps, authorization: string | undefined): Promise<Principal> {
   const token = bearerToken(authorization);
-  if (!token) throw new UnauthorizedError('Missing API key: send the header Authorization: Bearer <API_KEY>.');
+  if (!token) throw new UnauthorizedError(missingBearer(authorization));
   if (!parseApiKey(token)) throw new UnauthorizedError('Malformed API key: keys start with sf_live_ or sf_test_.');
 
   const hash = hashApiKey(token);
@@ -30,4 +30,13 @@ export async function authenticate(deps: AuthenticateDeps, authorization: string
     plan: account.plan,
     ...(account.usageKey ? { usageKey: account.usageKey } : {}),
   };
+}
+
+/** Why a header gave no bearer token: absent, a bare key (the commonest slip), or another scheme. */
+function missingBearer(authorization: string | undefined): string {
+  if (!authorization?.trim()) return 'Missing API key: send the header Authorization: Bearer <API_KEY>.';
+  if (parseApiKey(authorization.trim())) {
+    return 'The Authorization header holds a key without its scheme: add "Bearer " before the key (Authorization: Bearer <API_KEY>).';
+  }
+  return 'The Authorization header must use the Bearer scheme: send the header Authorization: Bearer <API_KEY>.';
 }

@@ -49,6 +49,35 @@ export function normalizeEventNames(names: readonly string[]): { events: EventTy
   return { events: EVENT_TYPES.filter((type) => wanted.has(type)) };
 }
 
+/**
+ * Why a name is not an event type, for a person: the closest type when it is a likely typo (at most a third of
+ * its letters apart), then every valid type.
+ */
+export function unknownEventTypeMessage(name: string): string {
+  const wanted = name.trim().toLowerCase();
+  const scored = EVENT_TYPES.map((type) => ({
+    type,
+    distance: Math.min(editDistance(wanted, type), editDistance(`email.${wanted}`, type)),
+  }));
+  const best = scored.reduce((a, b) => (b.distance < a.distance ? b : a));
+  const hint = best.distance <= Math.max(1, Math.floor(wanted.length / 3)) ? ` Did you mean "${best.type}"?` : '';
+  return `Unknown event type ${JSON.stringify(name.slice(0, 100))}.${hint} Valid types: ${EVENT_TYPES.join(', ')}.`;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), one row at a time; names are short. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length] as number;
+}
+
 /** An event as the pipeline carries it. `data` holds the event-specific details (spec §6.3). */
 export interface SendflowEvent {
   readonly id: string;

@@ -37,7 +37,8 @@ describe('error responses', () => {
     ['missing', undefined, /Missing API key/],
     ['malformed', 'Bearer not-a-key', /Malformed/],
     ['unknown', `Bearer sf_test_${'a'.repeat(40)}`, /Invalid API key/],
-    ['non-bearer scheme', 'Basic dXNlcjpwYXNz', /Missing API key/],
+    ['non-bearer scheme', 'Basic dXNlcjpwYXNz', /Bearer scheme: send the header Authorization: Bearer <API_KEY>/],
+    ['key without `Bearer `', `sf_test_${'a'.repeat(40)}`, /add "Bearer " before the key/],
   ])('401 unauthorized for a %s key', async (_, authorization, message) => {
     const res = await rt.call('/api-keys', { headers: authorization ? { Authorization: authorization } : {} });
     const body = await expectError(res, 401, 'unauthorized');
@@ -57,6 +58,34 @@ describe('error responses', () => {
     await expectError(await rt.call('/nothing-here'), 404, 'not_found');
     const outsideStage = await fetch(rt.url.replace(/\/v1$/, '/v2/api-keys'));
     await expectError(outsideStage, 404, 'not_found');
+  });
+
+  it('404 for a route without /v1 says where the API lives', async () => {
+    const res = await fetch(rt.url.replace(/\/v1$/, '/emails'), { headers: { Authorization: `Bearer ${full}` } });
+    const body = await expectError(res, 404, 'not_found');
+    expect(body.error).toBe('No route GET /emails. The API lives under /v1: GET /v1/emails.');
+    const unknown = await expectError(await fetch(rt.url.replace(/\/v1$/, '/nothing')), 404, 'not_found');
+    expect(unknown.error).toBe('No route GET /nothing.');
+  });
+
+  it('422 for an unknown event type suggests the closest one and lists the valid ones', async () => {
+    const res = await rt.call('/webhooks', {
+      method: 'POST',
+      key: full,
+      body: JSON.stringify({ url: 'https://example.com/hook', events: ['email.deliverd', 'nonsense'] }),
+    });
+    const body = await expectError(res, 422, 'validation_error');
+    const [typo, other] = body.details as { path: string; message: string }[];
+    expect(typo).toEqual({
+      path: 'events.0',
+      message: expect.stringMatching(
+        /^Unknown event type "email\.deliverd"\. Did you mean "email\.delivered"\? Valid types: email\.scheduled, email\.sent, /,
+      ),
+    });
+    expect(other?.message).toMatch(
+      /^Unknown event type "nonsense"\. Valid types: email\.scheduled, .*email\.delivered/,
+    );
+    expect(other?.message).not.toMatch(/Did you mean/);
   });
 
   it('404 not_found for an unknown id', async () => {

@@ -21,8 +21,12 @@ afterAll(async () => {
 });
 
 /** Headers signed as Sendflow signs a `standard` delivery (README, "Verifying a delivery"). */
-function signed(secret: string, id: string, body: string): Record<string, string> {
-  const timestamp = String(Math.floor(Date.now() / 1000));
+function signed(
+  secret: string,
+  id: string,
+  body: string,
+  timestamp = String(Math.floor(Date.now() / 1000)),
+): Record<string, string> {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   return {
     'Content-Type': 'application/json',
@@ -69,6 +73,22 @@ describe('npm run receiver', () => {
     });
     expect(tampered.status).toBe(200);
     expect(await printedFor('evt_tampered')).toMatch(/X-Service-Signature: INVALID {3}webhook-signature: INVALID/);
+  });
+
+  it('explains an X-Service-Signature made with the previous secret during a rotation grace', async () => {
+    const body = JSON.stringify({ id: 'evt_grace', type: 'email.sent' });
+    const previous = `whsec_${Buffer.from('the secret before the rotation.').toString('base64')}`;
+    const withNew = signed(SECRET, 'evt_grace', body);
+    const withPrevious = signed(previous, 'evt_grace', body, withNew['webhook-timestamp']);
+    const headers = {
+      ...withNew,
+      'X-Service-Signature': withPrevious['X-Service-Signature'],
+      'webhook-signature': `${withNew['webhook-signature']} ${withPrevious['webhook-signature']}`,
+    } as Record<string, string>;
+    expect((await fetch(`${url}hooks`, { method: 'POST', body, headers })).status).toBe(200);
+    expect(await printedFor('evt_grace')).toMatch(
+      /X-Service-Signature: INVALID {3}webhook-signature: valid \(expected during a secret rotation: X-Service-Signature keeps the previous secret until the grace period ends\)/,
+    );
   });
 
   it('says missing when a request carries no signatures', async () => {

@@ -30,9 +30,10 @@ describe('POST /v1/webhooks', () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ['active', 'created_at', 'description', 'events', 'format', 'id', 'signing_secret', 'url'].sort(),
+      ['active', 'created_at', 'description', 'events', 'format', 'id', 'object', 'signing_secret', 'url'].sort(),
     );
     expect(body).toMatchObject({
+      object: 'webhook',
       url: hook,
       events: ['email.delivered', 'email.bounced'],
       format: 'standard',
@@ -109,12 +110,17 @@ describe('POST /v1/webhooks', () => {
 });
 
 describe('GET, PUT, DELETE', () => {
-  it('lists with id, url, events, active, created_at only', async () => {
+  it('lists with object, id, url, events, active, created_at only, as an object "list"', async () => {
     const { key: own } = await rt.newKey();
     await create({ url: hook, events: ['email.sent'] }, own);
-    const body = (await (await rt.call('/webhooks', { key: own })).json()) as { data: Record<string, unknown>[] };
+    const body = (await (await rt.call('/webhooks', { key: own })).json()) as {
+      object: string;
+      data: Record<string, unknown>[];
+    };
+    expect(body.object).toBe('list');
     expect(body.data).toHaveLength(1);
-    expect(Object.keys(body.data[0] ?? {}).sort()).toEqual(['active', 'created_at', 'events', 'id', 'url']);
+    expect(Object.keys(body.data[0] ?? {}).sort()).toEqual(['active', 'created_at', 'events', 'id', 'object', 'url']);
+    expect(body.data[0]?.object).toBe('webhook');
   });
 
   it('updates url, events and active; the response has id, url, events, active, updated_at', async () => {
@@ -126,10 +132,16 @@ describe('GET, PUT, DELETE', () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'updated_at', 'url']);
-    expect(body).toMatchObject({ url: `${hook}/v2`, events: ['email.bounced'], active: false });
+    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'object', 'updated_at', 'url']);
+    expect(body).toMatchObject({ object: 'webhook', url: `${hook}/v2`, events: ['email.bounced'], active: false });
     const got = (await (await rt.call(`/webhooks/${created.id}`, { key })).json()) as Record<string, unknown>;
-    expect(got).toMatchObject({ id: created.id, active: false, events: ['email.bounced'], format: 'standard' });
+    expect(got).toMatchObject({
+      object: 'webhook',
+      id: created.id,
+      active: false,
+      events: ['email.bounced'],
+      format: 'standard',
+    });
     expect(got).not.toHaveProperty('signing_secret');
     const resumed = await rt.call(`/webhooks/${created.id}`, { method: 'PUT', key, body: '{"active": true}' });
     expect(((await resumed.json()) as { active: boolean }).active).toBe(true);

@@ -18,6 +18,7 @@ type Json<T> = T extends { content: { 'application/json': infer B } } ? B : neve
 
 type Created = Json<paths['/v1/webhooks']['post']['responses'][201]>;
 export const created: Created = {
+  object: 'webhook',
   id: 'wh_1',
   url: 'https://hooks.example.com/a',
   events: ['email.sent', 'email.bounced'],

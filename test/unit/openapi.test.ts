@@ -225,7 +225,7 @@ describe('the response checker (test/support/openapi-check)', () => {
     }),
     body: JSON.stringify(body),
   });
-  const deleted = { id: 'wh_1', deleted: true };
+  const deleted = { object: 'webhook', id: 'wh_1', deleted: true };
 
   it('passes an answer of the declared shape, and finds an extra field, a wrong type, a missing header', () => {
     expect(checker.check('deleteWebhook', answer(200, deleted))).toEqual([]);

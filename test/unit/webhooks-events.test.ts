@@ -3,10 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   EVENT_TYPES,
+  editDistance,
   normalizeEventName,
   normalizeEventNames,
   type SendflowEvent,
   standardPayload,
+  unknownEventTypeMessage,
 } from '../../lambdas/domain/events';
 
 /** Spec §6.1, in the spec's order. */
@@ -108,6 +110,35 @@ describe('normalizeEventNames', () => {
     expect(normalizeEventNames([...SPEC_EVENTS].reverse())).toEqual({ events: SPEC_EVENTS });
     const legacy = SPEC_EVENTS.filter((name) => name.startsWith('email.')).map((name) => name.slice('email.'.length));
     expect(normalizeEventNames(legacy)).toEqual({ events: SPEC_EVENTS.filter((name) => name.startsWith('email.')) });
+  });
+});
+
+describe('unknownEventTypeMessage', () => {
+  it.each([
+    ['email.deliverd', 'email.delivered'],
+    ['deliverd', 'email.delivered'],
+    ['EMAIL.BOUNCED', 'email.bounced'],
+    ['domain_created', 'domain.created'],
+    ['contact.update', 'contact.updated'],
+  ])('suggests the closest type for %s', (name, closest) => {
+    expect(unknownEventTypeMessage(name)).toContain(`Did you mean "${closest}"?`);
+  });
+
+  it('suggests nothing for a name far from every type, and always lists every valid type', () => {
+    const message = unknownEventTypeMessage('nonsense');
+    expect(message).not.toContain('Did you mean');
+    expect(message).toBe(`Unknown event type "nonsense". Valid types: ${EVENT_TYPES.join(', ')}.`);
+  });
+
+  it('quotes at most 100 characters of the name', () => {
+    expect(unknownEventTypeMessage('x'.repeat(5000)).length).toBeLessThan(600);
+  });
+
+  it('counts edits like Levenshtein', () => {
+    expect(editDistance('', '')).toBe(0);
+    expect(editDistance('kitten', 'sitting')).toBe(3);
+    expect(editDistance('abc', '')).toBe(3);
+    expect(editDistance('flaw', 'lawn')).toBe(2);
   });
 });
 

@@ -1,7 +1,7 @@
 // Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete, and
 // rotate the signing secret.
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
-import { type EventType, normalizeEventNames } from '../../domain/events';
+import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
@@ -143,7 +143,7 @@ function normalize(events: readonly string[]): EventType[] {
     throw new ValidationError('The request body is invalid.', {
       details: result.unknown.map((name) => ({
         path: `events.${events.indexOf(name)}`,
-        message: `Unknown event type: ${JSON.stringify(name)}.`,
+        message: unknownEventTypeMessage(name),
       })),
     });
   }

@@ -44,6 +44,7 @@ const format = z.enum(FORMATS);
 const summarySchema = named(
   'WebhookSummary',
   z.strictObject({
+    object: z.literal('webhook'),
     id: z.string(),
     url: z.string(),
     events: z.array(eventTypeSchema),
@@ -65,6 +66,7 @@ const webhookSchema = named(
 const createdSchema = named(
   'WebhookCreated',
   z.strictObject({
+    object: z.literal('webhook'),
     id: z.string(),
     url: z.string(),
     events: z.array(eventTypeSchema),
@@ -78,13 +80,18 @@ const createdSchema = named(
 
 const responses = {
   createWebhook: success(201, createdSchema, 'The webhook, with its signing secret'),
-  listWebhooks: success(200, named('WebhookList', z.strictObject({ data: z.array(summarySchema) })), 'Every webhook'),
+  listWebhooks: success(
+    200,
+    named('WebhookList', z.strictObject({ object: z.literal('list'), data: z.array(summarySchema) })),
+    'Every webhook',
+  ),
   getWebhook: success(200, webhookSchema, 'The webhook'),
   updateWebhook: success(
     200,
     named(
       'WebhookUpdated',
       z.strictObject({
+        object: z.literal('webhook'),
         id: z.string(),
         url: z.string(),
         events: z.array(eventTypeSchema),
@@ -96,7 +103,7 @@ const responses = {
   ),
   deleteWebhook: success(
     200,
-    named('WebhookDeleted', z.strictObject({ id: z.string(), deleted: z.literal(true) })),
+    named('WebhookDeleted', z.strictObject({ object: z.literal('webhook'), id: z.string(), deleted: z.literal(true) })),
     'Deleted',
   ),
   testWebhook: success(
@@ -167,6 +174,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
     const webhook = await createWebhook(deps, tenantOf(caller), validate(createBody, body ?? {}));
     return reply(responses.createWebhook, {
+      object: 'webhook',
       id: webhook.id,
       url: webhook.url,
       events: webhook.events,
@@ -178,7 +186,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const list: RouteHandler = async ({ caller }) =>
-    reply(responses.listWebhooks, { data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
+    reply(responses.listWebhooks, { object: 'list', data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
   const get: RouteHandler = async ({ caller, params }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
     return reply(responses.getWebhook, {
@@ -191,6 +199,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const update: RouteHandler = async ({ caller, params, body }) => {
     const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', validate(updateBody, body ?? {}));
     return reply(responses.updateWebhook, {
+      object: 'webhook',
       id: webhook.id,
       url: webhook.url,
       events: webhook.events,
@@ -201,7 +210,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const remove: RouteHandler = async ({ caller, params }) => {
     const id = params.id ?? '';
     await deleteWebhook(deps, tenantOf(caller), id);
-    return reply(responses.deleteWebhook, { id, deleted: true });
+    return reply(responses.deleteWebhook, { object: 'webhook', id, deleted: true });
   };
   const test: RouteHandler = async ({ caller, params }) => {
     const delivery = await testWebhook(deps, tenantOf(caller), params.id ?? '');
@@ -248,6 +257,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
 
 function listItem(webhook: Webhook): Body<typeof summarySchema> {
   return {
+    object: 'webhook',
     id: webhook.id,
     url: webhook.url,
     events: webhook.events,

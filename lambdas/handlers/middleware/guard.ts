@@ -2,8 +2,9 @@
 // caller, 403 when the key lacks the route's scope (spec §5.6, DESIGN §3 table).
 import { InsufficientScopeError, MethodNotAllowedError, NotFoundError, UnauthorizedError } from '../../domain/errors';
 import { allows, describeAccess } from '../../domain/scopes';
+import { STAGE } from '../../manifest';
 import type { ApiMiddleware } from '../http/context';
-import { methodsOn } from '../http/routing';
+import { matchPath, methodsOn } from '../http/routing';
 
 const MAX_ID_LENGTH = 128;
 const MAX_TOKEN_LENGTH = 2200;
@@ -22,14 +23,14 @@ export function guard(): ApiMiddleware {
             `Method ${event.httpMethod} is not allowed on ${event.requestContext.path}.`,
             allow,
           );
-        throw new NotFoundError(`No route ${event.httpMethod} ${event.requestContext.path}.`);
+        throw noRoute(event.httpMethod, event.requestContext.path);
       }
       // Ids are short; only signed link tokens are long. Anything longer cannot exist (and would exceed
       // DynamoDB's key size): 404 rather than a storage error.
       for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
         const max = name === 'token' ? MAX_TOKEN_LENGTH : name === 'proxy' ? MAX_PROXY_LENGTH : MAX_ID_LENGTH;
         if (value && value.length > max) {
-          throw new NotFoundError(`No route ${event.httpMethod} ${event.requestContext.path.slice(0, 200)}.`);
+          throw noRoute(event.httpMethod, event.requestContext.path);
         }
       }
       if (route.access === 'public') return;
@@ -41,4 +42,16 @@ export function guard(): ApiMiddleware {
       }
     },
   };
+}
+
+/** 404 for a path no route has; a path that is a route once `/v1` is put in front says so (a common slip). */
+function noRoute(method: string, fullPath: string): NotFoundError {
+  const path = fullPath.slice(0, 200);
+  const stage = `/${STAGE}`;
+  const outsideStage = path !== stage && !path.startsWith(`${stage}/`);
+  const hint =
+    outsideStage && matchPath(method, path).kind === 'route'
+      ? ` The API lives under ${stage}: ${method} ${stage}${path}.`
+      : '';
+  return new NotFoundError(`No route ${method} ${path}.${hint}`);
 }
