@@ -36,7 +36,7 @@ describe('sign-in', () => {
     expect(overview).toMatch(/Live emails this month\s*0 of 50,000/);
     expect(overview).toMatch(/Test recipients today\s*0 of 50,000/);
     expect(await page.getByText(accountId).count()).toBe(1);
-    const cookie = (await context.cookies()).find((c) => c.name === 'sf_session');
+    const cookie = (await context.cookies()).find((c) => c.name.startsWith('sf_session_'));
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1/dashboard' });
     await expectAccessibleAndNarrow(browser, page);
     // The API reference is one link away, served with the API.

@@ -31,6 +31,13 @@ function post(path: string, fields: Record<string, string>, headers: Record<stri
   });
 }
 
+/** The local session cookie's name, as a signed-in browser learns it (from its own Set-Cookie). */
+async function cookieName(): Promise<string> {
+  const { accountId } = await rt.newKey();
+  const { cookie } = await signedIn(accountId);
+  return cookie.split('=')[0] as string;
+}
+
 async function signedIn(accountId: string, headers: Record<string, string> = {}) {
   const res = await post('/sign-in', { token: await linkToken(accountId) }, headers);
   const setCookie = res.headers.get('set-cookie') ?? '';
@@ -62,7 +69,7 @@ describe('sign-in', () => {
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/v1/dashboard');
     const cookie = first.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/^sf_session=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toMatch(/^sf_session_[0-9a-f]{16}=[A-Za-z0-9_-]{43}; /);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
     expect(cookie).toContain('Path=/v1/dashboard');
@@ -108,7 +115,11 @@ describe('without a session', () => {
     const { id } = (await made.json()) as { id: string };
 
     for (const path of ['', '/webhooks', `/webhooks/${id}`, '/api-keys', '/emails', '/domains', '/contacts']) {
-      for (const cookie of ['', 'sf_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA']) {
+      for (const cookie of [
+        '',
+        'sf_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        `${await cookieName()}=AAAA`,
+      ]) {
         const res = await fetch(dash(path), { headers: cookie ? { cookie } : {} });
         const body = await res.text();
         expect(res.status, path).toBe(401);
@@ -153,6 +164,28 @@ describe('CSRF', () => {
 });
 
 describe('session', () => {
+  it('cannot be switched by a cookie planted from another port of this host (cookies do not isolate ports)', async () => {
+    // Arrange: a victim signed in to A; an attacker holds a session of their own account B.
+    const victim = await rt.newKey();
+    const attacker = await rt.newKey();
+    const a = await signedIn(victim.accountId);
+    const b = await signedIn(attacker.accountId);
+    const [name, tokenA] = a.cookie.split('=') as [string, string];
+    const tokenB = b.cookie.split('=')[1] as string;
+
+    // Act: the attacker's page can set any cookie for 127.0.0.1 but cannot know the HttpOnly cookie's name.
+    const planted = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}; ${name}=${tokenA}` } });
+    const plantedAlone = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}` } });
+
+    // Assert: the victim stays in A; a planted generic cookie signs nobody in.
+    const page = await planted.text();
+    expect(planted.status).toBe(200);
+    expect(page).toContain(victim.accountId);
+    expect(page).not.toContain(attacker.accountId);
+    expect(plantedAlone.status).toBe(401);
+    expect(name).toMatch(/^sf_session_[0-9a-f]{16}$/);
+  });
+
   it('signs out: the cookie is cleared and the session no longer works', async () => {
     const { accountId } = await rt.newKey();
     const { cookie, csrf } = await signedIn(accountId);
@@ -161,7 +194,7 @@ describe('session', () => {
 
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/v1/dashboard/signed-out');
-    expect(out.headers.get('set-cookie')).toMatch(/^sf_session=; .*Max-Age=0/);
+    expect(out.headers.get('set-cookie')).toMatch(/^sf_session_[0-9a-f]{16}=; .*Max-Age=0/);
     expect((await fetch(dash(), { headers: { cookie } })).status).toBe(401);
   });
 

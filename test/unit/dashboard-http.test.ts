@@ -10,6 +10,7 @@ import {
   Safe,
   sameOrigin,
   sealFlash,
+  sessionCookieName,
 } from '../../lambdas/handlers/dashboard/http';
 
 describe('html', () => {
@@ -56,6 +57,18 @@ describe('cookies', () => {
       'sf_session=v; Path=/v1/dashboard; Max-Age=60; HttpOnly; SameSite=Strict',
     );
     expect(cookie('sf_session', 'v', 60, { 'X-Forwarded-Proto': 'https' })).toMatch(/; Secure$/);
+  });
+
+  it('names the session cookie __Host-sf_session over https (Path=/, Secure), else after the link secret', () => {
+    const https = { 'X-Forwarded-Proto': 'https' };
+    expect(sessionCookieName(https, 'secret-a')).toBe('__Host-sf_session');
+    expect(cookie('__Host-sf_session', 'v', 60, https)).toBe(
+      '__Host-sf_session=v; Path=/; Max-Age=60; HttpOnly; SameSite=Strict; Secure',
+    );
+    const local = sessionCookieName({}, 'secret-a');
+    expect(local).toMatch(/^sf_session_[0-9a-f]{16}$/);
+    expect(sessionCookieName({}, 'secret-a')).toBe(local);
+    expect(sessionCookieName({}, 'secret-b')).not.toBe(local);
   });
 });
 

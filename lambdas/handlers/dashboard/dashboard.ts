@@ -4,6 +4,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { checkCsrf, currentSession, signOut, switchMode } from '../../app/dashboard/sessions';
 import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
+import type { LinkSigner } from '../../app/emails/ports';
 import { MODES, type Mode } from '../../domain/api-keys';
 import { SESSION_TTL_MS } from '../../domain/dashboard/session';
 import type { DashboardRouteId } from '../../manifest';
@@ -23,9 +24,9 @@ import {
   openFlash,
   redirect,
   SECURITY_HEADERS,
-  SESSION_COOKIE,
   sameOrigin,
   sealFlash,
+  sessionCookieName,
 } from './http';
 import { bare, layout, type PageContext } from './layout';
 import { apiKeyRoutes } from './pages/api-keys';
@@ -36,7 +37,10 @@ import { overviewRoutes } from './pages/overview';
 import { webhookRoutes } from './pages/webhooks';
 import type { DashboardRequest, DashboardRoute } from './routes';
 
-export type DashboardDeps = SignInDeps;
+export interface DashboardDeps extends SignInDeps {
+  /** The deployment's link secret: the local session cookie's name derives from it (sessionCookieName). */
+  readonly links: Pick<LinkSigner, 'secret'>;
+}
 
 const PAGES: readonly DashboardRoute[] = [
   ...overviewRoutes,
@@ -76,7 +80,9 @@ export function dashboardHandlers(
         bare('Signed out', html`<p>You are signed out. Ask your administrator for a new sign-in link.</p>`).markup,
       );
     }
-    const signedIn = await currentSession(deps, cookies(headers)[SESSION_COOKIE]);
+    const sessionCookie = sessionCookieName(headers, await deps.links.secret());
+    const sessionToken = cookies(headers)[sessionCookie];
+    const signedIn = await currentSession(deps, sessionToken);
     if (!signedIn) return signInRequired();
     const { session, principal } = signedIn;
     const form = method === 'POST' ? formBody(request.rawBody) : new URLSearchParams();
@@ -91,7 +97,7 @@ export function dashboardHandlers(
     }
     if (method === 'POST' && path === 'sign-out') {
       await signOut(deps, session);
-      return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(SESSION_COOKIE, '', 0, headers) });
+      return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(sessionCookie, '', 0, headers) });
     }
     if (method === 'POST' && path === 'mode') {
       const mode = form.get('mode');
@@ -100,13 +106,12 @@ export function dashboardHandlers(
     }
     const flashValue = cookies(headers)[FLASH_COOKIE];
     // Flash messages are sealed with the session's own token (the HttpOnly cookie, never in a page).
-    const sessionToken = cookies(headers)[SESSION_COOKIE] ?? '';
     const page: PageContext = {
       accountId: principal.accountId,
       mode: principal.mode,
       plan: principal.plan,
       csrf: session.csrf,
-      flash: method === 'GET' ? openFlash(flashValue, sessionToken) : null,
+      flash: method === 'GET' ? openFlash(flashValue, sessionToken ?? '') : null,
     };
     // Whatever page a GET shows, the message it opened is shown once: its cookie goes.
     const shown: Record<string, string> = flashValue ? { 'Set-Cookie': clearFlash(headers) } : {};
@@ -117,7 +122,7 @@ export function dashboardHandlers(
       const dashboardRequest = { api, page, params: found.slice(1).map((p) => p ?? ''), query: request.query, form };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)
-        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken, headers));
+        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken ?? '', headers));
     }
     return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404, shown);
   }
@@ -128,9 +133,8 @@ export function dashboardHandlers(
     }
     const redeemed = await redeemSignIn(deps, formBody(request.rawBody).get('token') ?? undefined);
     if (!redeemed) return invalidLink();
-    return redirect(BASE, {
-      'Set-Cookie': cookie(SESSION_COOKIE, redeemed.token, SESSION_TTL_MS / 1000, request.headers),
-    });
+    const name = sessionCookieName(request.headers, await deps.links.secret());
+    return redirect(BASE, { 'Set-Cookie': cookie(name, redeemed.token, SESSION_TTL_MS / 1000, request.headers) });
   }
 }
 

@@ -1,6 +1,6 @@
 // HTTP plumbing of the dashboard: HTML responses with the security headers, redirects, cookies, form bodies,
 // the same-origin check, and escaping. Nothing here knows a page.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { escapeHtml } from '../http/pages';
 import { headerValue } from '../middleware/caller';
@@ -9,7 +9,17 @@ export { escapeHtml };
 
 /** Every dashboard URL begins with this (the stage, then the dashboard's resource). */
 export const BASE = '/v1/dashboard';
-export const SESSION_COOKIE = 'sf_session';
+/**
+ * The session cookie's name. Cookies do not isolate ports, so a page on another port of the same host could
+ * plant a session cookie of its own account under a known name and switch a signed-in user silently. Over https
+ * (always on AWS) the name is `__Host-sf_session`: only this secure origin can set it. Over http (the local
+ * runtime) it carries a suffix derived from the deployment's link secret: HttpOnly, so no page ever reads it,
+ * and unknowable elsewhere, so a planted `sf_session…` cookie is never read.
+ */
+export function sessionCookieName(headers: Readonly<Record<string, string>>, secret: string): string {
+  if (isHttps(headers)) return '__Host-sf_session';
+  return `sf_session_${createHmac('sha256', secret).update('dashboard session cookie').digest('hex').slice(0, 16)}`;
+}
 export const FLASH_COOKIE = 'sf_flash';
 /** A flash message lives until the next page view, and at most this long. */
 const FLASH_MAX_AGE_SECONDS = 120;
@@ -94,7 +104,9 @@ export function cookie(
   headers: Readonly<Record<string, string>>,
 ): string {
   const secure = isHttps(headers) ? '; Secure' : '';
-  return `${name}=${value}; Path=${BASE}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
+  // A __Host- cookie must have Path=/ (and Secure, no Domain), or browsers refuse it.
+  const path = name.startsWith('__Host-') ? '/' : BASE;
+  return `${name}=${value}; Path=${path}; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Strict${secure}`;
 }
 
 /**
