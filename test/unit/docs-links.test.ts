@@ -1,8 +1,8 @@
 // The README and the guides in docs/ hold together on a fresh clone: every relative link and anchor resolves,
 // nothing points outside the repository, and the README stays a one-screen start with the two set-up commands.
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { anchorsOf, brokenLinks, markdownLinks, slugOf } from '../support/markdown-links';
 
@@ -58,6 +58,27 @@ describe('README.md and docs/*.md', () => {
 
   it('keep the README to one screen: at most 200 lines', () => {
     expect(readFileSync(readme, 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(200);
+  });
+
+  it('are what code and pages cite: each (docs/<guide>.md, "Heading") is a real heading; no README heading', () => {
+    const sources = ['lambdas', 'lib', 'bin', 'bench', 'test'].flatMap((dir) =>
+      readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+        .filter((name) => /\.(ts|mjs)$/.test(name))
+        .map((name) => join(root, dir, name)),
+    );
+    const problems = sources.flatMap((file) => {
+      const text = readFileSync(file, 'utf8');
+      const where = relative(root, file);
+      const citations = [...text.matchAll(/(docs\/[a-z-]+\.md),\s*"([^"]+)"/g)].flatMap(
+        ([, guide = '', heading = '']) =>
+          existsSync(join(root, guide)) && anchorsOf(readFileSync(join(root, guide), 'utf8')).has(slugOf(heading))
+            ? []
+            : [`${where}: ${guide}, "${heading}"`],
+      );
+      const readmeHeadings = [...text.matchAll(/README(?:'s)?,?\s*"([^"]+)"/g)].map(([cited]) => `${where}: ${cited}`);
+      return [...citations, ...readmeHeadings];
+    });
+    expect(problems).toEqual([]);
   });
 
   it('open the README with the two set-up commands, right after the title', () => {
