@@ -1,5 +1,5 @@
-// `npm run screenshot:dashboard`: the README's picture of the webhook page (docs/dashboard-webhook.png), made
-// the way a person sees it: a local runtime in memory, an account with a webhook to a small local endpoint that
+// `npm run screenshot:dashboard`: the picture of the webhook page in docs/dashboard.md (docs/dashboard-webhook.png),
+// made the way a person sees it: a local runtime in memory, an account with a webhook to a small local endpoint that
 // fails every third request, a few test events, then Chromium signed in on that webhook's page.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';

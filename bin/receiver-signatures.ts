@@ -1,4 +1,4 @@
-// Signature checks of `npm run receiver`, written from the README's description of the two headers with
+// Signature checks of `npm run receiver`, written from docs/webhooks.md, "Verify a delivery" (the two headers) with
 // node:crypto alone (not from Sendflow's signing code), so a receiver built from the docs can be compared.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

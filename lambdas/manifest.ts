@@ -208,8 +208,9 @@ export const routes = [
     access: 'full',
     summary: "The account's plan, rate limit, and quotas used (live emails this month, test recipients today)",
   },
-  // The customer dashboard (README "Dashboard"): server-rendered pages under /v1/dashboard; the handler routes
-  // below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the dashboard itself.
+  // The customer dashboard (docs/dashboard.md, "Dashboard"): server-rendered pages under /v1/dashboard; the
+  // handler routes below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the
+  // dashboard itself.
   {
     id: 'dashboardHome',
     method: 'GET',

@@ -1,5 +1,5 @@
 // Use case: an account's usage against its plan: the request rate, the live emails of this calendar month
-// (spec §8) and the test-mode recipients of this UTC day (README "Limits"). Read only.
+// (spec §8) and the test-mode recipients of this UTC day (docs/sending.md, "Limits"). Read only.
 import { quotaWindow } from '../domain/email/quota';
 import { testQuotaWindow } from '../domain/email/test-quota';
 import { PLANS, type PlanName } from '../domain/plans';

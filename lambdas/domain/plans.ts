@@ -1,5 +1,5 @@
 // Plan tiers and their limits (spec §8: requests per second, emails per calendar month), and the per-account
-// limits that bound how much outbound traffic one account can cause (README "Limits").
+// limits that bound how much outbound traffic one account can cause (docs/sending.md, "Limits").
 
 export const PLAN_NAMES = ['free', 'starter', 'growth', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];

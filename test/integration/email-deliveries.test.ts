@@ -106,7 +106,7 @@ describe('GET /v1/emails/:id/deliveries', () => {
     const theirs = await json<ListBody>(await rt.call(`/emails/${otherEmail}/deliveries`, { key }));
     expect(theirs.data.length).toBeGreaterThan(0);
     expect(theirs.data.some((d) => ids.includes(d.id))).toBe(false);
-    // A deleted webhook's deliveries can no longer be derived (README, "An email's deliveries").
+    // A deleted webhook's deliveries can no longer be derived (docs/webhooks.md, "An email's deliveries").
     expect((await rt.call(`/webhooks/${others}`, { method: 'DELETE', key })).status).toBeLessThan(300);
     const afterDelete = await json<ListBody>(await rt.call(`/emails/${emailId}/deliveries`, { key }));
     expect(afterDelete.data.map((d) => d.webhook_id)).toEqual([outcomes]);

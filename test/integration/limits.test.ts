@@ -1,4 +1,4 @@
-// Per-account limits that bound what one account can make Sendflow do (README "Limits"): webhooks per account
+// Per-account limits that bound what one account can make Sendflow do (docs/sending.md, "Limits"): webhooks per account
 // and mode, domains per account and mode by plan, and test-mode recipients per day by plan. Over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLANS, WEBHOOKS_PER_MODE } from '../../lambdas/domain/plans';

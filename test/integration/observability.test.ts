@@ -1,4 +1,4 @@
-// The local runtime's log lines and metrics (README "Observability"): a failed delivery writes one
+// The local runtime's log lines and metrics (docs/deploy-and-operate.md, "Observability"): a failed delivery writes one
 // `webhook attempt` line per attempt (delivery, webhook, account, outcome, status, duration, error) and every
 // API request one `api request` line (route, method, status, duration, request id, account), at INFO; with
 // SF_METRICS=true the same EMF lines as on AWS follow each invocation. Nothing secret is ever written.

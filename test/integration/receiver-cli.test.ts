@@ -1,6 +1,6 @@
-// `npm run receiver` (bin/receiver.ts) as the README's "Webhooks in one minute" runs it: it answers 200 and
-// prints each delivery with its two signature verdicts. Requests are signed here with node:crypto from the
-// README's description; a last test has the local runtime deliver to it.
+// `npm run receiver` (bin/receiver.ts) as docs/webhooks.md, "Try it with the local receiver" runs it: it answers
+// 200 and prints each delivery with its two signature verdicts. Requests are signed here with node:crypto from the
+// description in docs/webhooks.md, "Verify a delivery"; a last test has the local runtime deliver to it.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Spawned, spawnScript } from '../support/process';
@@ -20,7 +20,7 @@ afterAll(async () => {
   if (receiver.child.exitCode === null) receiver.child.kill('SIGKILL');
 });
 
-/** Headers signed as Sendflow signs a `standard` delivery (README, "Verifying a delivery"). */
+/** Headers signed as Sendflow signs a `standard` delivery (docs/webhooks.md, "Verify a delivery"). */
 function signed(
   secret: string,
   id: string,

@@ -11,7 +11,7 @@ beforeAll(async () => {
   key = (await rt.newKey()).key;
 });
 afterAll(() => rt.stop());
-// A fresh account per test: an account has at most 10 webhooks per mode (README "Limits").
+// A fresh account per test: an account has at most 10 webhooks per mode (docs/sending.md, "Limits").
 beforeEach(async () => {
   key = (await rt.newKey()).key;
 });

@@ -265,7 +265,7 @@ describe('sendEmails: monthly quota', () => {
     // Act
     const ids = await accept(s, caller('test'), [draft(), draft()], { batch: true });
 
-    // Assert: the live month is untouched; the recipients count in test mode's own day (README "Limits").
+    // Assert: the live month is untouched; the recipients count in test mode's own day (docs/sending.md, "Limits").
     expect(ids).toHaveLength(2);
     expect(s.quotas.counts.get(`${ACCOUNT}#${JUNE}`)).toBe(FREE_LIMIT);
     expect([...s.quotas.counts.keys()].filter((k) => k.startsWith(`${ACCOUNT}#test#`))).toHaveLength(1);

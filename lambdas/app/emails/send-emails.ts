@@ -74,7 +74,10 @@ const DEFAULT_MAX_TRIES = 5;
 const DEFAULT_RETRY_MS = 6 * 60_000;
 /** Copies claimed and handed to the provider at a time: what a worker stopped mid-way can leave in doubt. */
 const SEND_CHUNK = 10;
-/** The reason of email.failed for a recipient whose claim lapsed with no outcome recorded (see README). */
+/**
+ * The reason of email.failed for a recipient whose claim lapsed with no outcome recorded
+ * (docs/architecture.md, "Sends: one outcome per recipient").
+ */
 export const OUTCOME_UNKNOWN = 'send_outcome_unknown';
 
 /** The send worker did not settle every recipient it could (retryable outcomes, or its time ran out). */

@@ -1,5 +1,5 @@
-// What an email may carry, as SES v2 SendEmail would take it (README "Input limits"): refused at the API with a
-// reason, never accepted here to fail on AWS only. Each rule returns the problem in words, or null.
+// What an email may carry, as SES v2 SendEmail would take it (docs/architecture.md, "Input limits"): refused at
+// the API with a reason, never accepted here to fail on AWS only. Each rule returns the problem in words, or null.
 
 export const EMAIL_LIMITS = {
   /** Recipients across to, cc and bcc: SES's 50 per message. */

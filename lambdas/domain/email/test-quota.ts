@@ -1,4 +1,4 @@
-// The test-mode quota's window: recipients per UTC day (README "Limits"), counted apart from live mode's month.
+// The test-mode quota's window: recipients per UTC day (docs/sending.md, "Limits"), apart from live's month.
 import type { QuotaWindow } from './quota';
 
 /** The day's window; its `month` is the counter's key part (`test#YYYY-MM-DD`), distinct from live's `YYYY-MM`. */

@@ -126,7 +126,7 @@ ${eventPicker(hook.events, 'Events')}<div><button type="submit">Save changes</bu
   const newest = after ? html`<p><a href="${href(`/webhooks/${id}`, { status })}">Newest deliveries</a></p>` : '';
   const recovery = postForm(
     `/webhooks/${id}/recoveries`,
-    html`<p>Replays every delivery of a window once, in the background (README "Recovery jobs").</p>
+    html`<p>Replays every delivery of a window once, in the background (docs/webhooks.md, "Recovery jobs").</p>
 <label for="rec-since">From (UTC)</label><input id="rec-since" name="since" type="datetime-local" required step="1">
 <label for="rec-until">Until (UTC, optional: now)</label><input id="rec-until" name="until" type="datetime-local" step="1">
 <fieldset><legend>Which deliveries</legend><label><input type="checkbox" name="failed_only" value="1" checked> Failed ones only</label></fieldset>
