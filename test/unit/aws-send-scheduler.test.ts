@@ -78,6 +78,19 @@ describe('due within a minute: the sends queue with DelaySeconds', () => {
     });
     expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
   });
+
+  it("names the account as MessageGroupId (a fair queue: one tenant's burst waits its turn) and in the body", async () => {
+    // Act
+    await sends().schedule(EMAIL_ID, NOW, 'acct_1');
+
+    // Assert
+    expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input).toEqual({
+      QueueUrl: QUEUE_URL,
+      MessageBody: JSON.stringify({ emailId: EMAIL_ID, accountId: 'acct_1' }),
+      DelaySeconds: 0,
+      MessageGroupId: 'acct_1',
+    });
+  });
 });
 
 describe('a minute or more: a one-shot schedule in the sends group', () => {

@@ -58,7 +58,9 @@ function blockingHandler() {
   let active = 0;
   let peak = 0;
   const releases: (() => void)[] = [];
-  const handler = async (_event: SQSEvent) => {
+  const seen: string[] = [];
+  const handler = async (event: SQSEvent) => {
+    seen.push(...event.Records.map((r) => r.body));
     active += 1;
     peak = Math.max(peak, active);
     await new Promise<void>((resolve) => releases.push(resolve));
@@ -69,6 +71,7 @@ function blockingHandler() {
     handler,
     active: () => active,
     peak: () => peak,
+    seen: () => seen,
     releaseAll: () => {
       for (const release of releases.splice(0)) release();
     },
@@ -444,5 +447,57 @@ describe('InProcessQueue: stats in SQS request terms', () => {
     expect(queue.stats.deleteRequests).toBe(sizes.length - 1);
     expect(queue.stats.sendRequests).toBe(1);
     expect(queue.stats.messagesSent).toBe(8);
+  });
+});
+
+describe('fair groups and one pending message per key', () => {
+  const groupOf = (body: string) => body.split(':')[0];
+
+  it('hands out ready messages round-robin across groups, so a burst of one group does not starve another', async () => {
+    // Arrange: one poller, one message a batch; group a sends 50, then group b sends 3.
+    const queue = newQueue({ batchSize: 1, concurrency: 1, groupOf });
+    queue.send(bodies(50, 'a:'));
+    queue.send(bodies(3, 'b:'));
+    const { handler, batches } = recordingHandler();
+
+    // Act
+    queue.consume(handler);
+    await queue.idle();
+
+    // Assert: b's three go out among the first six, interleaved with a's; every message once.
+    const order = batches.flatMap((b) => b.bodies);
+    expect(order.slice(0, 6)).toEqual(['a:0', 'b:0', 'a:1', 'b:1', 'a:2', 'b:2']);
+    expect(order).toHaveLength(53);
+    expect(new Set(order).size).toBe(53);
+  });
+
+  it('skips a send whose key already has a pending message becoming visible no later (a restart re-queues nothing held)', async () => {
+    // Arrange
+    const keyOf = (body: string) => body.split(':')[1];
+    const queue = newQueue({ batchSize: 1, concurrency: 1, dedupeKey: keyOf });
+    const blocking = blockingHandler();
+
+    // Act: e1 twice while pending (ready), e2 in flight then again, e3 delayed then due now.
+    queue.send(['x:e1']);
+    queue.send(['y:e1']);
+    queue.send(['x:e3'], 0.2);
+    queue.send(['y:e3']);
+    queue.consume(blocking.handler);
+    await until(() => blocking.active() === 1);
+    const depthWhileBusy = queue.depth;
+    const done = queue.idle();
+    while (queue.depth > 0) {
+      blocking.releaseAll();
+      await sleep(2);
+    }
+    await done;
+    queue.send(['z:e1']);
+    await until(() => blocking.active() === 1);
+    blocking.releaseAll();
+    await queue.idle();
+
+    // Assert: y:e1 was redundant (x:e1 pending, visible no later); y:e3 is earlier than the delayed x:e3, so it goes.
+    expect(depthWhileBusy).toBe(3);
+    expect(blocking.seen().sort()).toEqual(['x:e1', 'x:e3', 'y:e3', 'z:e1']);
   });
 });

@@ -25,12 +25,14 @@ export class SqsSendQueue {
     private readonly queueUrl: string,
   ) {}
 
-  async send(emailId: string, delaySeconds: number): Promise<void> {
+  /** With the account as MessageGroupId, the standard queue is a fair queue: a burst of one tenant waits its turn. */
+  async send(emailId: string, delaySeconds: number, accountId?: string): Promise<void> {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: encodeSend(emailId),
+        MessageBody: encodeSend(emailId, accountId),
         DelaySeconds: sqsDelaySeconds(delaySeconds),
+        ...(accountId ? { MessageGroupId: accountId } : {}),
       }),
     );
   }
@@ -55,17 +57,17 @@ export interface AwsSendSchedulerOptions {
 export class AwsSendScheduler implements SendScheduler {
   constructor(private readonly options: AwsSendSchedulerOptions) {}
 
-  async schedule(emailId: string, atMs: number): Promise<void> {
+  async schedule(emailId: string, atMs: number, accountId?: string): Promise<void> {
     const delaySeconds = (atMs - this.options.now()) / 1000;
     if (delaySeconds < SCHEDULER_MIN_DELAY_SECONDS) {
-      await this.options.queue.send(emailId, delaySeconds);
+      await this.options.queue.send(emailId, delaySeconds, accountId);
       return;
     }
     await createOneShot(this.options, {
       name: sendScheduleName(emailId),
       description: `Scheduled send of ${emailId}`,
       atMs,
-      input: encodeSend(emailId),
+      input: encodeSend(emailId, accountId),
     });
   }
 
@@ -92,7 +94,7 @@ export class QueueSendScheduler implements SendScheduler {
     private readonly now: () => number,
   ) {}
 
-  async schedule(emailId: string, atMs: number): Promise<void> {
+  async schedule(emailId: string, atMs: number, accountId?: string): Promise<void> {
     const delaySeconds = Math.max(0, (atMs - this.now()) / 1000);
     if (delaySeconds > SQS_MAX_DELAY_SECONDS) {
       throw new Error(
@@ -100,7 +102,7 @@ export class QueueSendScheduler implements SendScheduler {
           `(SQS holds at most ${SQS_MAX_DELAY_SECONDS} s); use AwsSendScheduler.`,
       );
     }
-    await this.queue.send(emailId, delaySeconds);
+    await this.queue.send(emailId, delaySeconds, accountId);
   }
 
   async cancel(emailId: string): Promise<void> {

@@ -3,6 +3,8 @@
 // dead-letter list after maxReceiveCount. With a journal (the data directory), every message is on disk before
 // send() returns and stays there until acked, so a crash or a stop loses nothing: the next start hands out
 // again what was ready, delayed or in flight (at least once, as SQS). Without one (`:memory:`) it is memory only.
+// Ready messages are handed out round-robin across groups (`groupOf`, as SQS fair queues use MessageGroupId), so
+// one tenant's burst does not hold back another's; `dedupeKey` keeps one pending message per key.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { JournalMessage, QueueJournal } from './journal';
@@ -17,6 +19,14 @@ export interface QueueOptions {
   readonly journal?: QueueJournal;
   /** Told when the journal cannot record a batch's outcome (the batch stays unacked on disk). */
   readonly onError?: (error: Error) => void;
+  /** The fairness group of a message (a tenant): ready messages go out round-robin across groups. */
+  readonly groupOf?: (body: string) => string | undefined;
+  /**
+   * Messages that mean the same work (e.g. "send email X"): a send is skipped while a message with its key is
+   * pending (ready, delayed or in flight) and becomes visible no later, so a re-queue after a restart never
+   * doubles what the journal already holds.
+   */
+  readonly dedupeKey?: (body: string) => string | undefined;
 }
 
 type Message = JournalMessage;
@@ -37,7 +47,9 @@ export interface QueueStats {
 export class InProcessQueue {
   readonly deadLetters: Message[] = [];
   readonly stats: QueueStats = { sendRequests: 0, receiveRequests: 0, deleteRequests: 0, messagesSent: 0 };
-  private readonly ready: Message[] = [];
+  private readonly ready = new ReadyByGroup();
+  /** The pending message of each dedupe key (the one that becomes visible first). */
+  private readonly pendingByKey = new Map<string, Message>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private handler: QueueHandler | undefined;
   /** Messages in flight, and the batches they are in (concurrency bounds batches, as Lambda pollers). */
@@ -57,17 +69,23 @@ export class InProcessQueue {
     if (!journal) return;
     this.deadLetters.push(...journal.deadLetters());
     // Oldest first; what was in flight at a crash is simply ready again.
-    for (const message of journal.messages().sort((a, b) => a.sentAt - b.sentAt)) this.enqueue(message);
+    for (const message of journal.messages().sort((a, b) => a.sentAt - b.sentAt)) {
+      this.holdKey(message);
+      this.enqueue(message);
+    }
   }
 
   /** SendMessageBatch: up to 10 bodies a request; `delaySeconds` may be fractional locally. */
   send(bodies: readonly string[], delaySeconds = 0): void {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
-    this.stats.sendRequests += Math.ceil(bodies.length / 10);
-    this.stats.messagesSent += bodies.length;
     const now = Date.now();
     const visibleAt = now + Math.max(0, delaySeconds) * 1000;
-    const messages = bodies.map((body) => ({ id: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt }));
+    const messages = bodies
+      .map((body) => ({ id: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt }))
+      .filter((message) => this.holdKey(message));
+    if (messages.length === 0) return;
+    this.stats.sendRequests += Math.ceil(messages.length / 10);
+    this.stats.messagesSent += messages.length;
     this.options.journal?.sent(messages);
     for (const message of messages) this.enqueue(message);
     this.pump();
@@ -127,20 +145,39 @@ export class InProcessQueue {
   private enqueue(message: Message): void {
     // Draining: it is in the journal for the next start (in memory only, it goes as delayed messages always did).
     if (this.draining) return;
+    const group = this.options.groupOf?.(message.body) ?? '';
     if (message.visibleAt <= Date.now()) {
-      this.ready.push(message);
+      this.ready.push(group, message);
       return;
     }
     this.waiting += 1;
     this.later(message.visibleAt, () => {
       this.waiting -= 1;
-      this.ready.push(message);
+      this.ready.push(group, message);
     });
+  }
+
+  /**
+   * Notes the message as its key's pending one; false when an already pending message of that key becomes
+   * visible no later (this one is redundant). Messages without a key always pass.
+   */
+  private holdKey(message: Message): boolean {
+    const key = this.options.dedupeKey?.(message.body);
+    if (key === undefined) return true;
+    const held = this.pendingByKey.get(key);
+    if (held && held.visibleAt <= message.visibleAt) return false;
+    this.pendingByKey.set(key, message);
+    return true;
+  }
+
+  private releaseKey(message: Message): void {
+    const key = this.options.dedupeKey?.(message.body);
+    if (key !== undefined && this.pendingByKey.get(key) === message) this.pendingByKey.delete(key);
   }
 
   private pump(): void {
     while (this.handler && !this.draining && this.ready.length > 0 && this.batches < this.options.concurrency) {
-      const batch = this.ready.splice(0, this.options.batchSize);
+      const batch = this.ready.take(this.options.batchSize);
       this.running += batch.length;
       this.batches += 1;
       this.stats.receiveRequests += 1;
@@ -160,9 +197,12 @@ export class InProcessQueue {
     }
     try {
       if (failed.size < batch.length) this.stats.deleteRequests += 1;
-      this.options.journal?.acked(batch.filter((m) => !failed.has(m.id)).map((m) => m.id));
+      const acked = batch.filter((m) => !failed.has(m.id));
+      this.options.journal?.acked(acked.map((m) => m.id));
+      for (const message of acked) this.releaseKey(message);
       for (const message of batch.filter((m) => failed.has(m.id))) {
         if (message.receiveCount >= this.options.maxReceiveCount) {
+          this.releaseKey(message);
           this.deadLetters.push(message);
           this.options.journal?.buried(message);
           continue;
@@ -211,5 +251,31 @@ export class InProcessQueue {
       Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
     );
     this.timers.add(timer);
+  }
+}
+
+/** Ready messages by group, first in first out within a group, handed out round-robin across groups. */
+class ReadyByGroup {
+  /** A Map keeps insertion order: a group served goes to the back, which makes the rotation. */
+  private readonly groups = new Map<string, Message[]>();
+  length = 0;
+
+  push(group: string, message: Message): void {
+    const queue = this.groups.get(group);
+    if (queue) queue.push(message);
+    else this.groups.set(group, [message]);
+    this.length += 1;
+  }
+
+  take(count: number): Message[] {
+    const taken: Message[] = [];
+    for (const [group, queue] of this.groups) {
+      if (taken.length >= count) break;
+      taken.push(queue.shift() as Message);
+      this.length -= 1;
+      this.groups.delete(group);
+      if (queue.length > 0) this.groups.set(group, queue);
+    }
+    return taken;
   }
 }

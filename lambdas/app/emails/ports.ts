@@ -156,7 +156,11 @@ export interface EmailHistory {
 
 /** Fires a scheduled email's send at its time (a one-shot schedule on AWS, a timer locally). */
 export interface SendScheduler {
-  schedule(emailId: string, atMs: number): Promise<void>;
+  /**
+   * `accountId` (when known) is the email's tenant: sends are handed out fairly across tenants, so one account's
+   * burst does not delay another's emails.
+   */
+  schedule(emailId: string, atMs: number, accountId?: string): Promise<void>;
   /** Best effort: a cancelled email is skipped when its schedule fires anyway. */
   cancel(emailId: string): Promise<void>;
 }

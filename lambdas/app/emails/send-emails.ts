@@ -162,7 +162,7 @@ export async function sendEmails(
   // request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
   for (const email of emails) {
     await deps.sendScheduler
-      .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now)
+      .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now, email.accountId)
       .catch(() => undefined);
   }
   return emails.map((email) => email.id);

@@ -6,8 +6,10 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { type SendEmailDeps, sendQueuedEmail } from '../../app/emails/send-emails';
 
-export const sendMessage = z.object({ emailId: z.string().min(1) });
-export const encodeSend = (emailId: string): string => JSON.stringify({ emailId });
+/** `accountId` names the tenant for fair dequeueing (SQS fair queues' MessageGroupId; the local queue's groups). */
+export const sendMessage = z.object({ emailId: z.string().min(1), accountId: z.string().optional() });
+export const encodeSend = (emailId: string, accountId?: string): string =>
+  JSON.stringify(accountId === undefined ? { emailId } : { emailId, accountId });
 
 /**
  * Time kept back from the function's time-out (at most half of what is left): no recipient is claimed after

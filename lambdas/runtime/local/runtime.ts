@@ -23,7 +23,7 @@ import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worke
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
 import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
-import { createSendWorkerHandler, encodeSend } from '../../handlers/queue/send-worker';
+import { createSendWorkerHandler, encodeSend, sendMessage } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
 import { createLogger } from '../logger';
@@ -108,7 +108,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       links: { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl },
       authorizerCache: { flush: async () => authorizerCache.flush() },
       sendScheduler: {
-        schedule: async (emailId, at) => local.sends.send([encodeSend(emailId)], Math.max(0, at - Date.now()) / 1000),
+        schedule: async (emailId, at, accountId) =>
+          local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000),
         cancel: async () => {},
       },
       // Claims of the process that last held this data directory are void: it is gone.
@@ -238,6 +239,16 @@ function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
     };
 }
 
+const sendGroup = (body: string) => parseSend(body)?.accountId;
+const sendKey = (body: string) => parseSend(body)?.emailId;
+function parseSend(body: string): { emailId: string; accountId?: string } | undefined {
+  try {
+    return sendMessage.parse(JSON.parse(body));
+  } catch {
+    return undefined;
+  }
+}
+
 function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
   const spec = queues[queue];
   let journal: QueueJournal | undefined;
@@ -250,6 +261,8 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
+    // Sends: fair across accounts, and one pending message per email (a restart's re-queue doubles nothing).
+    ...(queue === 'sends' ? { groupOf: sendGroup, dedupeKey: sendKey } : {}),
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
   });
