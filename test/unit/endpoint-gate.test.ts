@@ -50,15 +50,32 @@ describe('EndpointGate', () => {
     expect(gate.enter(at('a')).kind).toBe('go');
   });
 
-  it('finds a hanging endpoint by its oldest attempt in flight, before that attempt ends', () => {
+  it('finds a hanging endpoint by its oldest request in flight, before that request ends', () => {
     const clock = new FakeClock(0);
     const gate = new EndpointGate(policy, clock);
     gate.enter(at('a'));
+    void gate.timed('a', () => new Promise(() => {}));
     clock.advance(999);
     expect(gate.enter(at('a')).kind).toBe('go');
     clock.advance(1);
     expect(gate.enter(at('a')).kind).toBe('slow');
     expect(gate.enter(at('b')).kind).toBe('go');
+  });
+
+  it("times the endpoint's request only: our own writes around it (a claim, a record) never mark it slow", async () => {
+    // Arrange: an attempt let in, whose claim takes 5 s on a loaded machine before its request starts.
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate({ ...policy, perEndpoint: 10 }, clock);
+    gate.enter(at('a'));
+    clock.advance(5_000);
+    expect(gate.enter(at('a')).kind).toBe('go');
+
+    // Act: the request answers in 10 ms; then its record takes 5 s more.
+    await gate.timed('a', async () => clock.advance(10));
+    clock.advance(5_000);
+
+    // Assert
+    expect(gate.enter(at('a')).kind).toBe('go');
   });
 
   it('learns from the slow lane too: a slow outcome seen there renews the mark; none (a skip) changes nothing', () => {

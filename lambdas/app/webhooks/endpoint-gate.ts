@@ -1,5 +1,5 @@
-// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when an attempt to it took, or has been
-// running for, `slowAfterMs` or more; for `slowForMs` after that its jobs go to the slow lane, whose own small
+// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when a request to it took, or has been
+// running for, `slowAfterMs` or more (only the request is timed, never our own writes around it: `timed`); for `slowForMs` after that its jobs go to the slow lane, whose own small
 // concurrency is all slow endpoints can hold. A healthy endpoint may have `perEndpoint` attempts in flight in
 // this worker; past that a job waits for one of them to end while they are young (under `busyWaitMs`), and
 // otherwise goes back to the shared lane for a moment. So no endpoint can fill the shared lane, and one that starts to hang is found
@@ -21,7 +21,7 @@ export interface Door {
 }
 
 export class EndpointGate {
-  /** Start times of the attempts in flight, per account and per endpoint. */
+  /** Start times of the attempts in flight per account, and of the requests in flight per endpoint. */
   private readonly byAccount = new Map<string, number[]>();
   private readonly byEndpoint = new Map<string, number[]>();
   private readonly slowUntil = new Map<string, number>();
@@ -43,7 +43,6 @@ export class EndpointGate {
     const share = this.byAccount.get(account) ?? [];
     if (share.length >= this.policy.perEndpoint) return { kind: 'busy' };
     this.byAccount.set(account, [...share, now]);
-    this.byEndpoint.set(endpoint, [...mine, now]);
     return { kind: 'go', ticket: now };
   }
 
@@ -82,11 +81,24 @@ export class EndpointGate {
   /** Ends the attempt enter() let in; its outcome (none when it was skipped) may mark the endpoint slow. */
   leave({ account, endpoint }: Door, ticket: number, outcome?: AttemptRecord): void {
     release(this.byAccount, account, ticket);
-    release(this.byEndpoint, endpoint, ticket);
     this.observe(endpoint, outcome);
     const next = this.waiting.get(account)?.shift();
     if (this.waiting.get(account)?.length === 0) this.waiting.delete(account);
     next?.();
+  }
+
+  /**
+   * Runs the endpoint's request. While it runs it counts toward the endpoint's slow mark; the time our own writes
+   * take (a claim, a record, on a loaded machine) never does.
+   */
+  async timed<T>(endpoint: string, request: () => Promise<T>): Promise<T> {
+    const start = this.clock.now();
+    this.byEndpoint.set(endpoint, [...(this.byEndpoint.get(endpoint) ?? []), start]);
+    try {
+      return await request();
+    } finally {
+      release(this.byEndpoint, endpoint, start);
+    }
   }
 
   /** An outcome seen anywhere (the slow lane too): a slow one keeps the endpoint out of the shared lane. */

@@ -36,6 +36,11 @@ export interface Lanes {
 
 export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lanes?: Lanes }) {
   const { lanes } = deps;
+  // The gate times each endpoint's request itself, so a slow claim or record of ours never marks it slow.
+  const timedDeps = (endpoint: string): RecoveryDeps =>
+    lanes
+      ? { ...deps, sender: { send: (request) => lanes.gate.timed(endpoint, () => deps.sender.send(request)) } }
+      : deps;
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
     const lookup = batchLookup(deps, [...jobs.values()]);
@@ -51,7 +56,7 @@ export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lane
       if (answer.kind === 'busy') return deps.recoveryQueue.send(step, lanes.busyDelaySeconds);
       let seen: AttemptRecord | undefined;
       try {
-        return await runRecoveryStep(deps, step, (outcome) => {
+        return await runRecoveryStep(timedDeps(endpoint), step, (outcome) => {
           // The slowest attempt of the step is what the gate should hear of.
           if (!seen || outcome.durationMs > seen.durationMs) seen = outcome;
         });
@@ -76,7 +81,7 @@ export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lane
       const { ticket } = answer;
       let seen: AttemptRecord | undefined;
       try {
-        return await attemptDelivery(deps, job, lookup, (outcome) => {
+        return await attemptDelivery(timedDeps(endpoint), job, lookup, (outcome) => {
           seen = outcome;
         });
       } finally {

@@ -239,6 +239,19 @@ function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
     };
 }
 
+/** A delivery job's or recovery step's account (messages.ts): the slow lane is shared fairly by account too. */
+function deliveryGroup(body: string): string | undefined {
+  try {
+    const message = JSON.parse(body) as {
+      accountId?: string;
+      seed?: { accountId?: string };
+      recovery?: { accountId?: string };
+    };
+    return message.recovery?.accountId ?? message.seed?.accountId ?? message.accountId;
+  } catch {
+    return undefined;
+  }
+}
 const sendGroup = (body: string) => parseSend(body)?.accountId;
 const sendKey = (body: string) => parseSend(body)?.emailId;
 function parseSend(body: string): { emailId: string; accountId?: string } | undefined {
@@ -261,8 +274,9 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
-    // Sends: fair across accounts, and one pending message per email (a restart's re-queue doubles nothing).
+    // Fair across accounts; sends also keep one pending message per email (a restart's re-queue doubles nothing).
     ...(queue === 'sends' ? { groupOf: sendGroup, dedupeKey: sendKey } : {}),
+    ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryGroup } : {}),
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
   });
