@@ -63,6 +63,12 @@ export const PRICES = {
     /** Per secret per month (fixed). */
     secretMonth: 0.4,
   },
+  s3: {
+    /** Not used today (nothing is stored in S3); ready for email bodies if they move there. Page: "Amazon S3 pricing" (S3 Standard). */
+    putRequest: 0.005 / 1000,
+    getRequest: 0.0004 / 1000,
+    storageGbMonth: 0.023,
+  },
   dataTransfer: {
     /** Data transfer out to the internet, first 10 TB a month after the first 100 GB. Page: "Amazon EC2 On-Demand pricing" (Data Transfer), which Lambda's page points to. */
     outGb: 0.09,
