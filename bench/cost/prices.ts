@@ -21,7 +21,7 @@ export const PRICES = {
   lambda: {
     /** Per invocation. Page: "AWS Lambda pricing". */
     request: 0.2 / 1e6,
-    /** Per GB-second of duration, first 6 billion GB-s a month (arm64), first 7.5 billion (x86_64). */
+    /** Per GB-second of duration, first 7.5 billion GB-s a month (arm64), first 6 billion (x86_64). */
     gbSecond: { arm64: 0.0000133334, x86_64: 0.0000166667 },
   },
   dynamodb: {
