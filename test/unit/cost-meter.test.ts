@@ -127,6 +127,7 @@ describe('the meter on the embedded DynamoDB', () => {
   const config = loadConfig({
     ...localTableDefaults('meter'),
     PORT: '0',
+    SF_DATA_DIR: ':memory:',
     SF_SEED: 'false',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   });
