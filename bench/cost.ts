@@ -88,8 +88,8 @@ async function main(): Promise<void> {
     receiver.stop();
     await runtime.stop();
   }
+  console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
   report(samples, deployment);
-  console.error(`bench:cost took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
@@ -257,6 +257,13 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
         }),
       ),
       fixed_per_month: roundAll(fixed),
+      partitions: {
+        worst_case: { wcu_per_s: Math.round(maxW), rcu_per_s: Math.round(maxR) },
+        realistic_mix: {
+          wcu_per_s: Math.round(Math.max(...realistic.map((k) => k.wcu))),
+          rcu_per_s: Math.round(Math.max(...realistic.map((k) => k.rcu))),
+        },
+      },
       logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage) / deliverySample.deliveries),
       emf_metrics: metrics.size,
     },
