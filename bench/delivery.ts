@@ -32,6 +32,7 @@ import { queues as queueSpecs } from '../lambdas/manifest';
 import type { Config } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { PRICES as UNIT_PRICES } from './cost/prices';
 import { benchConfig, positiveInt, printTable } from './report';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 1000);
@@ -53,15 +54,12 @@ const PHASE_TIMEOUT_MS = 180_000;
 const SCHEDULER_MIN_DELAY_SECONDS = 60;
 const SQS_BILLING_CHUNK = 64 * 1024;
 
-/**
- * us-east-1 on-demand list prices, USD per million units, read 2026-11 (docs/benchmarks.md has the sources).
- * Free tiers are left out: these are marginal prices.
- */
+/** USD per million units, from the one price list (bench/cost/prices.ts, where bench:cost prices every service). */
 const PRICES = {
-  dynamoWriteUnit: 0.625,
-  dynamoReadUnit: 0.125,
-  sqsRequest: 0.4,
-  schedulerInvocation: 1.0,
+  dynamoWriteUnit: UNIT_PRICES.dynamodb.writeRequestUnit * 1e6,
+  dynamoReadUnit: UNIT_PRICES.dynamodb.readRequestUnit * 1e6,
+  sqsRequest: UNIT_PRICES.sqs.request * 1e6,
+  schedulerInvocation: UNIT_PRICES.scheduler.invocation * 1e6,
 } as const;
 
 /** Operations that take ReturnConsumedCapacity. */

@@ -1,0 +1,278 @@
+// bench:cost — what a million webhook deliveries and a thousand emails cost on AWS, every service counted, and
+// the busiest DynamoDB partition at 10,000 deliveries/s and 1,000 emails/s. It drives the real use cases and
+// adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
+// (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
+// bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
+import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
+import { readDeployment } from './cost/deployment';
+import { createMeter } from './cost/meter';
+import { busiest, type HotKey, PARTITION_LIMITS, scaleKeys } from './cost/partitions';
+import { PRICES_READ_ON, REGION } from './cost/prices';
+import {
+  DELIVERY_WORKLOADS,
+  type DeliveryWorkload,
+  EMAIL_WORKLOADS,
+  type EmailWorkload,
+  type Harness,
+  label,
+  PARTITION_EMAIL_WORKLOAD,
+  Receiver,
+  runDeliveries,
+  runEmails,
+  type Sample,
+} from './cost/workloads';
+import { printTable } from './report';
+
+/** Item 3's rates, and the share of them the largest tenant carries in the realistic mix. */
+const DELIVERIES_PER_SECOND = 10_000;
+const EMAILS_PER_SECOND = 1_000;
+const REALISTIC_LARGEST_TENANT_SHARE = 0.1;
+
+const usd = (n: number, digits = 3) => n.toFixed(digits);
+const round = (n: number, digits = 4) => Number(n.toFixed(digits));
+const sum = (items: LineItems) => Object.values(items).reduce((a, b) => a + b, 0);
+const scale = (items: LineItems, factor: number): LineItems =>
+  Object.fromEntries(Object.entries(items).map(([k, v]) => [k, v * factor]));
+
+/** Line items folded to services (the `dynamodb_wru deliveries byDueShard` detail stays in the per-sample print). */
+function byService(items: LineItems): LineItems {
+  const out: LineItems = {};
+  for (const [k, v] of Object.entries(items)) {
+    const service = k.split(' ')[0] as string;
+    out[service] = (out[service] ?? 0) + v;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const deployment = readDeployment();
+  const config = loadConfig(
+    {
+      ...localTableDefaults(),
+      PORT: '0',
+      SF_HOST: '127.0.0.1',
+      SF_SEED: 'false',
+      SF_DATA_DIR: ':memory:',
+      // What the functions log and emit on AWS: INFO lines and EMF metrics.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      SF_METRICS: 'true',
+      SF_METRICS_SERVICE: 'SendflowApi-prod',
+      SF_SIMULATOR_STEP_SECONDS: '0',
+      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
+      SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
+      // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
+      SF_RECONCILE_INTERVAL_SECONDS: '3600',
+    },
+    {},
+  );
+  const meter = createMeter(config.tables);
+  const runtime = await startLocalRuntime(config, {
+    dynamoPreload: WRITE_LOG_URL,
+    instrument: (c) => meter.instrument(c),
+  });
+  meter.attach(runtime);
+  meter.oneBatchAtATime('deliveries');
+  const receiver = await Receiver.start();
+  const h: Harness = { runtime, meter, receiver };
+  const samples: Sample[] = [];
+  try {
+    for (const w of [...DELIVERY_WORKLOADS, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
+      const sample = w.kind === 'deliveries' ? await runDeliveries(h, w) : await runEmails(h, w);
+      console.log(`measured ${label(w)}: ${describe(sample)}`);
+      samples.push(sample);
+    }
+  } finally {
+    receiver.stop();
+    await runtime.stop();
+  }
+  console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  report(samples, deployment);
+}
+
+const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
+
+function describe(s: Sample): string {
+  const parts = [`${s.seconds.toFixed(1)} s`];
+  if (s.emails) parts.push(`${s.emails} emails`, `${s.events} events`);
+  parts.push(
+    `${s.deliveries} deliveries`,
+    `${s.usage.invocations.length} invocations`,
+    `${s.usage.logs.length} log lines`,
+  );
+  return parts.join(', ');
+}
+
+function report(samples: readonly Sample[], deployment: ReturnType<typeof readDeployment>): void {
+  const metrics = new Set(samples.flatMap((s) => [...s.usage.metrics]));
+  const find = <W extends DeliveryWorkload | EmailWorkload>(match: (w: W) => boolean) =>
+    samples.find((s) => match(s.workload as W)) as Sample;
+
+  // Per million first-attempt deliveries.
+  console.log(
+    `\nUSD per million first-attempt deliveries (${REGION} list prices read ${PRICES_READ_ON}; durations measured on this machine)`,
+  );
+  const perDelivery = new Map<DeliveryWorkload, LineItems>();
+  for (const s of samples.filter((x) => x.workload.kind === 'deliveries')) {
+    perDelivery.set(s.workload as DeliveryWorkload, scale(bill(s, deployment), 1e6 / s.deliveries));
+  }
+  const services = [...new Set([...perDelivery.values()].flatMap((items) => Object.keys(byService(items))))];
+  printTable(
+    ['workload', ...services, 'total'],
+    [...perDelivery].map(([w, items]) => {
+      const folded = byService(items);
+      return [label(w), ...services.map((k) => usd(folded[k] ?? 0)), usd(sum(items))];
+    }),
+  );
+
+  // Per thousand emails (their own cost; SES's charge beside it).
+  console.log("\nUSD per thousand emails: Sendflow's own AWS cost (no webhooks), and SES's charge beside it");
+  const perEmail = new Map<EmailWorkload, LineItems>();
+  for (const s of samples.filter((x) => x.workload.kind === 'emails')) {
+    perEmail.set(s.workload as EmailWorkload, scale(bill(s, deployment), 1e3 / s.emails));
+  }
+  const emailServices = [...new Set([...perEmail.values()].flatMap((items) => Object.keys(byService(items))))];
+  printTable(
+    ['workload', ...emailServices, 'total', 'SES', 'own/SES'],
+    [...perEmail].map(([w, items]) => {
+      const folded = byService(items);
+      const s = find<EmailWorkload>((x) => x === w);
+      const ses = sesCharge(s) * (1e3 / s.emails);
+      return [
+        label(w),
+        ...emailServices.map((k) => usd(folded[k] ?? 0)),
+        usd(sum(items)),
+        usd(ses),
+        `${((100 * sum(items)) / ses).toFixed(1)}%`,
+      ];
+    }),
+  );
+
+  // The full matrix, composed: an email's own cost plus its deliveries (events × webhooks) at a delivery workload's cost.
+  console.log(
+    '\nThe matrix, composed: USD per thousand emails with their webhook deliveries (email own cost + events x M deliveries)',
+  );
+  const rows: string[][] = [];
+  for (const [ew, emailItems] of perEmail) {
+    if (ew.webhooks) continue;
+    const es = find<EmailWorkload>((x) => x === ew);
+    const eventsPerEmail = es.events / es.emails;
+    for (const [dw, deliveryItems] of perDelivery) {
+      const deliveries = eventsPerEmail * dw.webhooks;
+      rows.push([
+        label(ew),
+        label(dw),
+        eventsPerEmail.toFixed(1),
+        usd(sum(emailItems) + (deliveries * 1e3 * sum(deliveryItems)) / 1e6),
+      ]);
+    }
+  }
+  printTable(['email', 'deliveries', 'events/email', 'USD per 1,000'], rows, 2);
+  const composite = find<EmailWorkload>((w) => w === PARTITION_EMAIL_WORKLOAD);
+  console.log(
+    `Check: ${label(PARTITION_EMAIL_WORKLOAD)} (all email events) measured in one run: ${usd(
+      sum(bill(composite, deployment)) * (1e3 / composite.emails),
+    )} USD per 1,000 emails (${composite.deliveries / composite.emails} deliveries per email)`,
+  );
+
+  const fixed = fixedMonthly(deployment, metrics);
+  console.log(`\nFixed monthly costs (not in the figures above): ${usd(sum(fixed), 2)} USD`);
+  printTable(
+    ['item', 'USD/month'],
+    Object.entries(fixed).map(([k, v]) => [k, usd(v, 2)]),
+  );
+  console.log(`${metrics.size} distinct EMF metrics (metric + dimension values) in this run:`);
+  for (const m of [...metrics].sort()) console.log(`  ${m}`);
+
+  // Item 3: the busiest partitions.
+  const deliverySample = find<DeliveryWorkload>(
+    (w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'full',
+  );
+  const emailSample = find<EmailWorkload>((w) => w.sizeKb === 30 && w.recipients === 10 && w.webhooks === 0);
+  const partitions = (share: number) => [
+    ...scaleKeys(deliverySample.usage.dynamo.keys, deliverySample.deliveries, DELIVERIES_PER_SECOND, share),
+    ...scaleKeys(emailSample.usage.dynamo.keys, emailSample.emails, EMAILS_PER_SECOND, share),
+  ];
+  const worst = partitions(1);
+  const realistic = partitions(REALISTIC_LARGEST_TENANT_SHARE);
+  for (const [name, keys] of [
+    ['one tenant sends it all (worst case)', worst],
+    [`largest tenant ${REALISTIC_LARGEST_TENANT_SHARE * 100}% of the traffic (realistic mix)`, realistic],
+  ] as const) {
+    console.log(
+      `\nBusiest partition key per table and index at ${DELIVERIES_PER_SECOND.toLocaleString('en')} deliveries/s (M=5) + ` +
+        `${EMAILS_PER_SECOND.toLocaleString('en')} emails/s (30 KB, 10 recipients): ${name}`,
+    );
+    const { byWcu, byRcu } = busiest(keys);
+    const row = (k: HotKey) => [k.where, k.scope, k.key.slice(0, 40), k.wcu.toFixed(0), k.rcu.toFixed(0)];
+    printTable(['table/index', 'scope', 'key (busiest by WCU)', 'WCU/s', 'RCU/s'], byWcu.map(row), 3);
+    const topR = byRcu[0];
+    if (topR) console.log(`busiest by RCU: ${topR.where} ${topR.key.slice(0, 40)} ${topR.rcu.toFixed(0)} RCU/s`);
+  }
+  const maxW = Math.max(...worst.map((k) => k.wcu));
+  const maxR = Math.max(...worst.map((k) => k.rcu));
+  console.log(
+    `\nTarget: every key under half of DynamoDB's per-partition limits (${PARTITION_LIMITS.wcu / 2} WCU/s, ` +
+      `${PARTITION_LIMITS.rcu / 2} RCU/s). Worst case: ${maxW.toFixed(0)} WCU/s, ${maxR.toFixed(0)} RCU/s: ` +
+      `${maxW <= PARTITION_LIMITS.wcu / 2 && maxR <= PARTITION_LIMITS.rcu / 2 ? 'met' : 'NOT met'}.`,
+  );
+
+  // The last line: one JSON object.
+  const full = perDelivery.get(deliverySample.workload as DeliveryWorkload) as LineItems;
+  const five = perDelivery.get(
+    find<DeliveryWorkload>((w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'five')
+      .workload as DeliveryWorkload,
+  ) as LineItems;
+  const emailKey = (sizeKb: number, recipients: number) =>
+    find<EmailWorkload>((w) => w.sizeKb === sizeKb && w.recipients === recipients && w.webhooks === 0);
+  const keys = {
+    '2kb_1rcpt': [2, 1],
+    '30kb_1rcpt': [30, 1],
+    '30kb_10rcpt': [30, 10],
+    '200kb_50rcpt': [200, 50],
+  } as const;
+  const perThousand = (s: Sample) => sum(bill(s, deployment)) * (1e3 / s.emails);
+  const result = {
+    usd_per_million_deliveries: { full_batches: round(sum(full)), five_per_batch: round(sum(five)) },
+    usd_per_thousand_emails: Object.fromEntries(
+      Object.entries(keys).map(([k, [size, r]]) => [k, round(perThousand(emailKey(size, r)))]),
+    ),
+    ses_usd_per_thousand_emails: Object.fromEntries(
+      Object.entries(keys).map(([k, [size, r]]) => {
+        const s = emailKey(size, r);
+        return [k, round(sesCharge(s) * (1e3 / s.emails))];
+      }),
+    ),
+    max_partition_wcu_per_s: Math.round(maxW),
+    max_partition_rcu_per_s: Math.round(maxR),
+    line_items: {
+      per_million_deliveries_full_batches: roundAll(byService(full)),
+      per_million_deliveries_five_per_batch: roundAll(byService(five)),
+      ...Object.fromEntries(
+        Object.entries(keys).map(([k, [size, r]]) => {
+          const s = emailKey(size, r);
+          return [`per_thousand_emails_${k}`, roundAll(byService(scale(bill(s, deployment), 1e3 / s.emails)))];
+        }),
+      ),
+      fixed_per_month: roundAll(fixed),
+      partitions: {
+        worst_case: { wcu_per_s: Math.round(maxW), rcu_per_s: Math.round(maxR) },
+        realistic_mix: {
+          wcu_per_s: Math.round(Math.max(...realistic.map((k) => k.wcu))),
+          rcu_per_s: Math.round(Math.max(...realistic.map((k) => k.rcu))),
+        },
+      },
+      logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage) / deliverySample.deliveries),
+      emf_metrics: metrics.size,
+    },
+  };
+  console.log(JSON.stringify(result));
+}
+
+function roundAll(items: LineItems): LineItems {
+  return Object.fromEntries(Object.entries(items).map(([k, v]) => [k, round(v, 5)]));
+}
+
+await main();

@@ -1,0 +1,61 @@
+// What the meter needs from the deployment, read from the synthesized CDK app (bundling skipped), not restated:
+// each function's memory and architecture, the web ACL's rule count, log retention, tables' PITR and TTL, and
+// the authorizer cache TTL. Re-running after a change to lib/ prices the changed configuration.
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { buildSendflow } from '../../lib/app';
+
+export interface FunctionConfig {
+  readonly service: string;
+  readonly memoryMb: number;
+  readonly architecture: 'arm64' | 'x86_64';
+}
+
+export interface Deployment {
+  /** By POWERTOOLS_SERVICE_NAME, e.g. sendflow-delivery. */
+  readonly functions: ReadonlyMap<string, FunctionConfig>;
+  readonly webAclRules: number;
+  readonly logRetentionDays: number;
+  /** Tables with point-in-time recovery on, and all tables. */
+  readonly pitrTables: number;
+  readonly tables: number;
+  readonly authorizerCacheTtlSeconds: number;
+}
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
+
+export function readDeployment(): Deployment {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+  const stacks = buildSendflow(app);
+  const api = Template.fromStack(stacks.api);
+  const data = Template.fromStack(stacks.data);
+  const functions = new Map<string, FunctionConfig>();
+  for (const fn of Object.values(api.findResources('AWS::Lambda::Function') as Resources)) {
+    const env = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const service = env.POWERTOOLS_SERVICE_NAME;
+    if (typeof service !== 'string') continue; // CDK's own helpers (log retention, custom resources)
+    const [architecture = 'x86_64'] = (fn.Properties.Architectures as ('arm64' | 'x86_64')[] | undefined) ?? [];
+    functions.set(service, { service, memoryMb: Number(fn.Properties.MemorySize ?? 128), architecture });
+  }
+  const acls = Object.values(api.findResources('AWS::WAFv2::WebACL') as Resources);
+  const webAclRules = acls.reduce((n, acl) => n + ((acl.Properties.Rules as unknown[]) ?? []).length, 0);
+  const retentions = Object.values(api.findResources('AWS::Logs::LogGroup') as Resources).map((g) =>
+    Number(g.Properties.RetentionInDays ?? 0),
+  );
+  // TableV2 synthesizes AWS::DynamoDB::GlobalTable, with PITR on each replica.
+  const tables = Object.values(data.findResources('AWS::DynamoDB::GlobalTable') as Resources);
+  const pitrTables = tables.filter((t) =>
+    (
+      (t.Properties.Replicas as { PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled?: boolean } }[]) ?? []
+    ).some((r) => r.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled),
+  ).length;
+  const authorizers = Object.values(api.findResources('AWS::ApiGateway::Authorizer') as Resources);
+  return {
+    functions,
+    webAclRules,
+    logRetentionDays: Math.max(...retentions),
+    pitrTables,
+    tables: tables.length,
+    authorizerCacheTtlSeconds: Number(authorizers[0]?.Properties.AuthorizerResultTtlInSeconds ?? 300),
+  };
+}

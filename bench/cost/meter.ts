@@ -1,0 +1,452 @@
+// The meter: instruments a running local runtime and records, per sample, every AWS-billable thing its real use
+// cases and adapters do: DynamoDB reads (with the units dynalite reports) and writes (old and new item, from
+// dynalite's thread), with the partition key each touched; SQS requests and their payload bytes; queue batches
+// (Lambda invocations) with their measured duration; the log and EMF lines the code writes; Scheduler and
+// Secrets Manager calls. Pricing is elsewhere (bench/cost/bill.ts), so the meter stays a recorder.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { InProcessQueue, QueueHandler } from '../../lambdas/adapters/in-process/queue';
+import { type QueueName, type TableName, tables as tableSpecs } from '../../lambdas/manifest';
+import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
+import {
+  type IndexShape,
+  indexWrites,
+  itemBytes,
+  scalar,
+  sqsRequests,
+  type WireItem,
+  type WireValue,
+  writeUnits,
+} from './billing';
+
+export const WRITE_LOG = new URL('./dynalite-write-log.mjs', import.meta.url).href;
+const WRITE_LOG_CHANNEL = 'sendflow-bench-write-log';
+
+/** The Lambda function each local queue stands in for (its POWERTOOLS_SERVICE_NAME on AWS). */
+export const QUEUE_FUNCTIONS: Readonly<Record<QueueName, string>> = {
+  events: 'sendflow-dispatcher',
+  deliveries: 'sendflow-delivery',
+  slowDeliveries: 'sendflow-delivery',
+  sends: 'sendflow-sender',
+};
+export const API_FUNCTION = 'sendflow-api';
+
+/** Units on one partition key value of a table or an index. */
+export interface KeyUnits {
+  wcu: number;
+  rcu: number;
+}
+
+export interface QueueUsage {
+  /** SendMessageBatch calls (10 bodies at most), ReceiveMessage (one per batch handed out), DeleteMessageBatch. */
+  send: number;
+  receive: number;
+  delete: number;
+  /** Requests as billed: every started 64 KB of a send's payload is one. */
+  billed: number;
+  messages: number;
+  largestBody: number;
+}
+
+export interface Invocation {
+  readonly fn: string;
+  readonly records: number;
+  readonly ms: number;
+}
+
+export interface LogLine {
+  readonly fn: string;
+  readonly bytes: number;
+  readonly emf: boolean;
+}
+
+/** What one sample did, in AWS's terms. */
+export interface Usage {
+  readonly dynamo: {
+    /** `table` or `table index` → request units; failed conditional writes are in writeUnits too. */
+    readonly writeUnits: Map<string, number>;
+    readonly readUnits: Map<string, number>;
+    readonly failedConditionUnits: number;
+    /** `table|index|partition` → units on that key (index empty for the table). */
+    readonly keys: Map<string, KeyUnits>;
+    /** Items and index entries alive at the end of the sample that it wrote: table → bytes (100 B overhead each included). */
+    readonly storedBytes: Map<string, number>;
+    readonly calls: Map<string, number>;
+  };
+  readonly sqs: Map<QueueName, QueueUsage>;
+  readonly invocations: Invocation[];
+  readonly logs: LogLine[];
+  /** Distinct EMF metrics: namespace, name and dimension values. */
+  readonly metrics: Set<string>;
+  /** EventBridge Scheduler schedules created (each fires once: one invocation). */
+  scheduler: number;
+  /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
+  secretReads: number;
+}
+
+interface WriteEntry {
+  readonly table: string;
+  readonly before?: WireItem;
+  readonly after?: WireItem;
+  readonly failed?: true;
+  readonly key?: WireItem;
+}
+interface Shape {
+  readonly keys: string[];
+  readonly indexes: {
+    name: string;
+    keys: string[];
+    projection: { ProjectionType: string; NonKeyAttributes?: string[] };
+  }[];
+}
+interface LogReply {
+  readonly id: number;
+  readonly log: WriteEntry[];
+  readonly shapes: [string, Shape][];
+}
+
+export interface Meter {
+  /** Forgets what was recorded and starts recording. */
+  start(): Promise<void>;
+  /** Stops recording and returns what was recorded since start(). */
+  stop(): Promise<Usage>;
+  /** Call as the runtime's `instrument` option: the reads middleware goes on its DynamoDB client. */
+  instrument(client: DynamoDBClient): void;
+  /** After the runtime started: queues, retries, secrets. */
+  attach(runtime: LocalRuntime): void;
+  /**
+   * Holds a queue's consumer (no batch is handed out) until resume(): the messages sent meanwhile wait, as a
+   * backlog does on SQS, so the next receives take full batches.
+   */
+  pause(queue: QueueName): void;
+  resume(queue: QueueName): void;
+  /**
+   * One batch at a time on the queue, as one Lambda container takes them: the local runtime's concurrent batches
+   * share one process and its endpoint gate (an account's share of attempts in flight), which AWS's containers
+   * each have for themselves, so a local burst sends jobs round the queue that AWS would not.
+   */
+  oneBatchAtATime(queue: QueueName): void;
+  /** Wraps an API request so its log lines are the API function's and its duration is recorded. */
+  api<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** One meter per runtime; `tableNames` maps physical table names back to the manifest's. */
+export function createMeter(physical: Readonly<Record<TableName, string>>): Meter {
+  const logical = new Map(Object.entries(physical).map(([name, table]) => [table, name as TableName]));
+  const fnContext = new AsyncLocalStorage<string>();
+  let recording = false;
+  let usage = emptyUsage();
+  const queues: Partial<Record<QueueName, InProcessQueue>> = {};
+  const consumers: Partial<Record<QueueName, QueueHandler>> = {};
+
+  const channel = new BroadcastChannel(WRITE_LOG_CHANNEL);
+  channel.unref();
+  let seq = 0;
+  const ask = (type: 'enable' | 'disable' | 'take' | 'reset') =>
+    new Promise<LogReply>((resolve, reject) => {
+      const id = ++seq;
+      const timer = setTimeout(() => reject(new Error(`dynalite's write log did not answer ${type}`)), 10_000);
+      channel.onmessage = (event) => {
+        const reply = (event as unknown as { data: LogReply }).data;
+        if (reply.id !== id) return;
+        clearTimeout(timer);
+        resolve(reply);
+      };
+      channel.postMessage({ type, id });
+    });
+
+  const addKey = (table: string, index: string, partition: string, units: Partial<KeyUnits>) => {
+    const key = `${logical.get(table) ?? table}|${index}|${partition}`;
+    const k = usage.dynamo.keys.get(key) ?? { wcu: 0, rcu: 0 };
+    k.wcu += units.wcu ?? 0;
+    k.rcu += units.rcu ?? 0;
+    usage.dynamo.keys.set(key, k);
+  };
+  const add = (map: Map<string, number>, key: string, n: number) => map.set(key, (map.get(key) ?? 0) + n);
+
+  // Log and EMF lines: Powertools writes them to process.stdout through its own Console; every line is kept
+  // while recording, attributed to the function whose invocation wrote it.
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    // Powertools' lines (a level, or EMF's _aws): recorded while recording, never shown (the bench prints tables).
+    if (text.startsWith('{') && (text.includes('"level":') || text.includes('"_aws":'))) {
+      if (recording) for (const line of text.split('\n').filter(Boolean)) recordLine(line);
+      return true;
+    }
+    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stdout.write;
+
+  const recordLine = (line: string) => {
+    const fn = fnContext.getStore() ?? API_FUNCTION;
+    const parsed = JSON.parse(line) as {
+      _aws?: { CloudWatchMetrics?: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+    };
+    const emf = parsed._aws?.CloudWatchMetrics;
+    usage.logs.push({ fn, bytes: Buffer.byteLength(line, 'utf8') + 1, emf: Boolean(emf) });
+    for (const directive of emf ?? []) {
+      for (const dims of directive.Dimensions) {
+        const values = dims.map((d) => `${d}=${(parsed as Record<string, unknown>)[d]}`).join(',');
+        for (const metric of directive.Metrics) usage.metrics.add(`${directive.Namespace}/${metric.Name}{${values}}`);
+      }
+    }
+  };
+
+  return {
+    async start() {
+      usage = emptyUsage();
+      for (const queue of Object.values(queues))
+        Object.assign(queue.stats, { sendRequests: 0, receiveRequests: 0, deleteRequests: 0, messagesSent: 0 });
+      await ask('reset');
+      await ask('enable');
+      recording = true;
+    },
+    async stop() {
+      recording = false;
+      await ask('disable');
+      const reply = await ask('take');
+      priceWrites(reply, usage, logical, addKey, add);
+      for (const [name, queue] of Object.entries(queues) as [QueueName, InProcessQueue][]) {
+        const q = usage.sqs.get(name) ?? emptyQueue();
+        q.receive = queue.stats.receiveRequests;
+        q.delete = queue.stats.deleteRequests;
+        q.billed += q.receive + q.delete;
+        usage.sqs.set(name, q);
+      }
+      return usage;
+    },
+    instrument(client) {
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (!recording) return next(args);
+          const operation = String(context.commandName ?? '').replace(/Command$/, '');
+          const input = args.input as Record<string, unknown>;
+          add(usage.dynamo.calls, `${operation} ${tablesOf(input).join(',')}`, 1);
+          if (!READS.has(operation)) return next(args);
+          const result = await next({ ...args, input: { ...input, ReturnConsumedCapacity: 'TOTAL' } });
+          const consumed = (result.output as { ConsumedCapacity?: Consumed | Consumed[] }).ConsumedCapacity;
+          for (const c of [consumed ?? []].flat()) {
+            const table = c.TableName ?? '?';
+            const units = c.CapacityUnits ?? 0;
+            const index = operation === 'Query' || operation === 'Scan' ? String(input.IndexName ?? '') : '';
+            add(usage.dynamo.readUnits, `${logical.get(table) ?? table}${index ? ` ${index}` : ''}`, units);
+            const partitions = readPartitions(operation, input, table, index, logical);
+            for (const p of partitions) addKey(table, index, p, { rcu: units / partitions.length });
+          }
+          return result;
+        },
+        { step: 'initialize', name: 'benchCostReads', priority: 'low' },
+      );
+    },
+    attach(runtime) {
+      for (const [name, queue] of Object.entries(runtime.queues) as [QueueName, InProcessQueue][]) {
+        queues[name] = queue;
+        const fn = QUEUE_FUNCTIONS[name];
+        const send = queue.send.bind(queue);
+        queue.send = (bodies, delaySeconds) => {
+          if (recording) {
+            const q = usage.sqs.get(name) ?? emptyQueue();
+            for (let i = 0; i < bodies.length; i += 10) {
+              const sizes = bodies.slice(i, i + 10).map((body) => Buffer.byteLength(body, 'utf8'));
+              q.send += 1;
+              q.messages += sizes.length;
+              q.billed += sqsRequests(sizes.reduce((a, b) => a + b, 0));
+              q.largestBody = Math.max(q.largestBody, ...sizes);
+            }
+            usage.sqs.set(name, q);
+          }
+          send(bodies, delaySeconds);
+        };
+        // The consumer the runtime registered: each batch is one Lambda invocation, timed here.
+        const held = queue as unknown as { handler?: QueueHandler };
+        const handler = held.handler;
+        if (!handler) throw new Error(`queue ${name} has no consumer`);
+        consumers[name] = (event) =>
+          fnContext.run(fn, async () => {
+            const started = performance.now();
+            try {
+              return await handler(event);
+            } finally {
+              if (recording)
+                usage.invocations.push({ fn, records: event.Records.length, ms: performance.now() - started });
+            }
+          });
+        held.handler = consumers[name];
+      }
+      const { retries, links } = runtime.services;
+      const schedule = retries.schedule.bind(retries);
+      // The AWS adapter's rule (adapters/aws/retry-scheduler.ts): under 60 s an SQS delay, else one Scheduler schedule.
+      retries.schedule = (job, delaySeconds) => {
+        if (recording && delaySeconds >= 60) usage.scheduler += 1;
+        return schedule(job, delaySeconds);
+      };
+      const secret = links.secret.bind(links);
+      (links as { secret: () => Promise<string> }).secret = () => {
+        if (recording) usage.secretReads += 1;
+        return secret();
+      };
+    },
+    oneBatchAtATime(name) {
+      const queue = queues[name] as unknown as { options: { concurrency: number } };
+      queue.options = { ...queue.options, concurrency: 1 };
+    },
+    pause(name) {
+      (queues[name] as unknown as { handler?: QueueHandler }).handler = undefined;
+    },
+    resume(name) {
+      queues[name]?.consume(consumers[name] as QueueHandler);
+    },
+    async api(work) {
+      return fnContext.run(API_FUNCTION, async () => {
+        const started = performance.now();
+        try {
+          return await work();
+        } finally {
+          if (recording) usage.invocations.push({ fn: API_FUNCTION, records: 1, ms: performance.now() - started });
+        }
+      });
+    },
+  };
+}
+
+function emptyQueue(): QueueUsage {
+  return { send: 0, receive: 0, delete: 0, billed: 0, messages: 0, largestBody: 0 };
+}
+
+function emptyUsage(): Usage {
+  return {
+    dynamo: {
+      writeUnits: new Map(),
+      readUnits: new Map(),
+      failedConditionUnits: 0,
+      keys: new Map(),
+      storedBytes: new Map(),
+      calls: new Map(),
+    },
+    sqs: new Map(),
+    invocations: [],
+    logs: [],
+    metrics: new Set(),
+    scheduler: 0,
+    secretReads: 0,
+  };
+}
+
+const READS = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
+
+interface Consumed {
+  TableName?: string;
+  CapacityUnits?: number;
+}
+
+/** Storage overhead DynamoDB adds to every item and index entry (Developer Guide, "table storage"). */
+const ITEM_OVERHEAD_BYTES = 100;
+
+/** Prices the thread's write log: table units by the larger of the old and new item, and each GSI write. */
+function priceWrites(
+  reply: LogReply,
+  usage: Usage,
+  logical: Map<string, TableName>,
+  addKey: (table: string, index: string, partition: string, units: Partial<KeyUnits>) => void,
+  add: (map: Map<string, number>, key: string, n: number) => void,
+): void {
+  const shapes = new Map(reply.shapes);
+  const live = new Map<string, { table: string; item?: WireItem }>();
+  let failed = 0;
+  for (const entry of reply.log) {
+    const shape = shapes.get(entry.table);
+    const name = logical.get(entry.table) ?? entry.table;
+    const partitionKey = shape?.keys[0] ?? tableSpecs[name as TableName]?.partitionKey ?? '?';
+    if (entry.failed) {
+      // A failed condition is billed as a write of the item it was checked against (one unit at least).
+      const units = writeUnits(entry.before ? itemBytes(entry.before) : 0);
+      failed += units;
+      add(usage.dynamo.writeUnits, name, units);
+      addKey(entry.table, '', scalar((entry.key ?? entry.before)?.[partitionKey] as WireValue), { wcu: units });
+      continue;
+    }
+    const units = writeUnits(
+      Math.max(entry.before ? itemBytes(entry.before) : 0, entry.after ? itemBytes(entry.after) : 0),
+    );
+    add(usage.dynamo.writeUnits, name, units);
+    const item = (entry.after ?? entry.before) as WireItem;
+    addKey(entry.table, '', scalar(item[partitionKey]), { wcu: units });
+    for (const index of shape?.indexes ?? []) {
+      const indexShape: IndexShape = {
+        name: index.name,
+        keys: index.keys,
+        tableKeys: shape?.keys ?? [],
+        projection:
+          index.projection.ProjectionType === 'INCLUDE'
+            ? { type: 'INCLUDE', attributes: index.projection.NonKeyAttributes ?? [] }
+            : { type: index.projection.ProjectionType as 'ALL' | 'KEYS_ONLY' },
+      };
+      for (const w of indexWrites(entry.before, entry.after, indexShape)) {
+        add(usage.dynamo.writeUnits, `${name} ${index.name}`, w.units);
+        addKey(entry.table, index.name, w.partition, { wcu: w.units });
+      }
+    }
+    const id = `${entry.table} ${JSON.stringify((shape?.keys ?? []).map((k) => item[k]))}`;
+    live.set(id, { table: entry.table, ...(entry.after ? { item: entry.after } : {}) });
+  }
+  Object.assign(usage.dynamo, { failedConditionUnits: failed });
+  for (const { table, item } of live.values()) {
+    if (!item) continue;
+    const shape = shapes.get(table);
+    let bytes = itemBytes(item) + ITEM_OVERHEAD_BYTES;
+    for (const index of shape?.indexes ?? []) {
+      if (!index.keys.every((k) => item[k] !== undefined)) continue;
+      const kept =
+        index.projection.ProjectionType === 'ALL'
+          ? null
+          : new Set([...(shape?.keys ?? []), ...index.keys, ...(index.projection.NonKeyAttributes ?? [])]);
+      const entry = kept ? Object.fromEntries(Object.entries(item).filter(([n]) => kept.has(n))) : item;
+      bytes += itemBytes(entry) + ITEM_OVERHEAD_BYTES;
+    }
+    add(usage.dynamo.storedBytes, logical.get(table) ?? table, bytes);
+  }
+}
+
+/** The tables a call names. */
+function tablesOf(input: Record<string, unknown>): string[] {
+  if (typeof input.TableName === 'string') return [input.TableName];
+  const items = input.RequestItems;
+  return items && typeof items === 'object' ? Object.keys(items).sort() : [];
+}
+
+/** A key attribute's value from a request, marshalled or not. */
+function plain(value: unknown): string {
+  if (value && typeof value === 'object') return scalar(value as WireValue);
+  return String(value);
+}
+
+/** The partition key values a read touches: a GetItem's key, a Query's equality on the partition key, a batch's keys. */
+function readPartitions(
+  operation: string,
+  input: Record<string, unknown>,
+  table: string,
+  index: string,
+  logical: Map<string, TableName>,
+): string[] {
+  const spec = tableSpecs[logical.get(table) as TableName];
+  if (!spec) return ['?'];
+  const indexSpec = index
+    ? (spec as { indexes?: readonly { name: string; partitionKey: string }[] }).indexes?.find((i) => i.name === index)
+    : undefined;
+  const partitionKey = indexSpec?.partitionKey ?? spec.partitionKey;
+  if (operation === 'GetItem') return [plain((input.Key as Record<string, unknown>)[partitionKey])];
+  if (operation === 'BatchGetItem') {
+    const keys = ((input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>)[table]?.Keys ?? []).map(
+      (k) => plain(k[partitionKey]),
+    );
+    return keys.length ? keys : ['?'];
+  }
+  if (operation === 'Query') {
+    const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+    const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+    for (const [, name, value] of String(input.KeyConditionExpression ?? '').matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+      if ((names[name as string] ?? name) === partitionKey) return [plain(values[value as string])];
+    }
+  }
+  return ['(scan)'];
+}

@@ -1,0 +1,292 @@
+// The workloads bench:cost drives through the real use cases, each a sample run on the local runtime with the
+// meter recording: webhook deliveries (webhooks per event, endpoint speed, how full the SQS batches are) and
+// emails (body size, recipients, webhooks), plus the receiver that stands in for customers' endpoints.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { noUsagePlans } from '../../lambdas/adapters/local/usage-plans';
+import { createAccount, createAccountKey } from '../../lambdas/app/accounts';
+import { createWebhook } from '../../lambdas/app/webhooks/manage-webhooks';
+import { EVENT_TYPES, type SendflowEvent } from '../../lambdas/domain/events';
+import { timeOrderedId } from '../../lambdas/domain/ids';
+import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
+import type { Meter, Usage } from './meter';
+
+export type Endpoint = 'fast' | 'slow';
+export type Batching = 'full' | 'five';
+
+export interface DeliveryWorkload {
+  readonly kind: 'deliveries';
+  readonly webhooks: 1 | 5;
+  readonly endpoint: Endpoint;
+  readonly batching: Batching;
+}
+
+export interface EmailWorkload {
+  readonly kind: 'emails';
+  readonly sizeKb: 2 | 30 | 200;
+  readonly recipients: 1 | 10 | 50;
+  /** Webhooks subscribed to every email event (0: the email's own cost alone). */
+  readonly webhooks: 0 | 5;
+}
+
+export type Workload = DeliveryWorkload | EmailWorkload;
+
+/** The slow endpoint's answer time (the issue's 2 s). */
+export const SLOW_MS = 2_000;
+
+export const DELIVERY_WORKLOADS: readonly DeliveryWorkload[] = ([1, 5] as const).flatMap((webhooks) =>
+  (['fast', 'slow'] as const).flatMap((endpoint) =>
+    (['full', 'five'] as const).map((batching) => ({ kind: 'deliveries', webhooks, endpoint, batching }) as const),
+  ),
+);
+
+export const EMAIL_WORKLOADS: readonly EmailWorkload[] = ([2, 30, 200] as const).flatMap((sizeKb) =>
+  ([1, 10, 50] as const).map((recipients) => ({ kind: 'emails', sizeKb, recipients, webhooks: 0 }) as const),
+);
+
+/** Item 3's email workload: 30 KB, 10 recipients, 5 webhooks (fast endpoints). */
+export const PARTITION_EMAIL_WORKLOAD: EmailWorkload = { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 5 };
+
+export function label(w: Workload): string {
+  return w.kind === 'deliveries'
+    ? `deliveries M=${w.webhooks} ${w.endpoint} ${w.batching === 'full' ? 'full batches' : 'five per batch'}`
+    : `email ${w.sizeKb}KB x${w.recipients}${w.webhooks ? ` +${w.webhooks} webhooks` : ''}`;
+}
+
+export interface Sample {
+  readonly workload: Workload;
+  readonly usage: Usage;
+  /** First-attempt deliveries the receiver got (for email workloads, those its events caused). */
+  readonly deliveries: number;
+  readonly emails: number;
+  readonly recipients: number;
+  /** Events the pipeline published (email workloads), counted from the events queue's messages. */
+  readonly events: number;
+  readonly apiRequests: number;
+  /** Bytes of the webhook POSTs as sent (request line, headers, body): data transfer out. */
+  readonly egressBytes: number;
+  readonly seconds: number;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The receiver: customers' endpoints, answering 200 after `delayMs`, counting what each POST carried.
+
+export class Receiver {
+  hits = 0;
+  bytes = 0;
+  delayMs = 0;
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<Receiver> {
+    let self: Receiver | undefined;
+    const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+      let body = 0;
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.length;
+      });
+      req.on('end', () => {
+        const r = self as Receiver;
+        const head = `${req.method} ${req.url} HTTP/1.1\r\n`;
+        let headers = 2; // the blank line
+        for (let i = 0; i < req.rawHeaders.length; i += 2) {
+          headers += Buffer.byteLength(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`);
+        }
+        r.hits += 1;
+        r.bytes += Buffer.byteLength(head) + headers + body;
+        setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), r.delayMs);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    self = new Receiver(server);
+    return self;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${path}`;
+  }
+
+  reset(delayMs: number): void {
+    this.hits = 0;
+    this.bytes = 0;
+    this.delayMs = delayMs;
+  }
+
+  stop(): void {
+    this.server.closeAllConnections();
+    this.server.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Runs.
+
+export interface Harness {
+  readonly runtime: LocalRuntime;
+  readonly meter: Meter;
+  readonly receiver: Receiver;
+}
+
+const FROM = 'Acme <receipts@acme.test>';
+
+/** A tenant of its own (scale plan, a test key) and `webhooks` webhooks on the receiver, subscribed to `events`. */
+async function newTenant(h: Harness, webhooks: number, events: readonly string[]) {
+  const deps = { ...h.runtime.services, usagePlans: noUsagePlans };
+  const account = await createAccount(deps, 'scale');
+  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test', name: 'bench' });
+  const tenant = { accountId: account.id, mode: 'test' } as const;
+  for (let i = 0; i < webhooks; i++) {
+    const input = { url: h.receiver.url(`${account.id}/${i}`), events: [...events], format: 'standard' } as const;
+    await createWebhook(h.runtime.services, tenant, input);
+  }
+  return { tenant, key: secret };
+}
+
+async function post(h: Harness, key: string, path: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${h.runtime.url}${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as unknown;
+  if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+  return json;
+}
+
+/** Every queue empty (nothing ready, delayed or in flight) and still so a moment later (the simulator's steps). */
+async function settle(h: Harness): Promise<void> {
+  const deadline = Date.now() + 300_000;
+  let quiet = 0;
+  while (quiet < 3) {
+    if (Date.now() > deadline) throw new Error('the queues did not settle within 5 minutes');
+    await Promise.all(Object.values(h.runtime.queues).map((q) => q.idle()));
+    await new Promise((r) => setTimeout(r, 30));
+    quiet = Object.values(h.runtime.queues).every((q) => q.depth === 0) ? quiet + 1 : 0;
+  }
+}
+
+/** An HTML body of about `kb` KB. */
+function html(kb: number): string {
+  const para = '<p>Thanks for your order. Your receipt is below; reply to this email if anything looks wrong.</p>\n';
+  return `<html><body>${para.repeat(Math.ceil((kb * 1024) / para.length))}</body></html>`.slice(0, kb * 1024);
+}
+
+/** Emails per sample: enough copies to average over, few enough for a bounded run. */
+function emailSampleSize(w: EmailWorkload): number {
+  return Math.max(20, Math.round(60 / w.recipients));
+}
+
+export async function runEmails(h: Harness, w: EmailWorkload): Promise<Sample> {
+  const { key } = await newTenant(
+    h,
+    w.webhooks,
+    EVENT_TYPES.filter((t) => t.startsWith('email.')),
+  );
+  const count = emailSampleSize(w);
+  const body = html(w.sizeKb);
+  h.receiver.reset(0);
+  await settle(h);
+  await h.meter.start();
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const to = Array.from({ length: w.recipients }, (_, r) => `customer${i}-${r}@example.com`);
+    await h.meter.api(() =>
+      post(h, key, '/emails', { from: FROM, to, subject: `Your receipt #${100_000 + i}`, html: body }),
+    );
+  }
+  await settle(h);
+  const seconds = (performance.now() - started) / 1000;
+  const usage = await h.meter.stop();
+  return {
+    workload: w,
+    usage,
+    deliveries: h.receiver.hits,
+    emails: count,
+    recipients: count * w.recipients,
+    events: usage.sqs.get('events')?.messages ?? 0,
+    apiRequests: count,
+    egressBytes: h.receiver.bytes,
+    seconds,
+  };
+}
+
+/**
+ * Rounds per sample and events per round. A round's events are published together (one SendMessageBatch, one
+ * events batch) while the deliveries queue is held, so its jobs then leave in batches as full as the round
+ * allows, as from a backlog; the pipeline settles before the next round.
+ */
+function deliveryRounds(w: DeliveryWorkload): { rounds: number; perRound: number } {
+  // Full: 10 events a round, one full events batch, fanning out to full delivery batches (M × 10 jobs).
+  // Five: the events of 5 jobs a round (5 events at M = 1, 1 at M = 5).
+  if (w.batching === 'full') return { rounds: w.endpoint === 'fast' ? (w.webhooks === 1 ? 20 : 4) : 1, perRound: 10 };
+  return { rounds: w.endpoint === 'fast' ? 40 : 3, perRound: Math.ceil(5 / w.webhooks) };
+}
+
+/**
+ * First-attempt deliveries of email.delivered events, as the simulator publishes them, for emails sent (and
+ * settled) before the webhooks existed and before the meter started: the events consumer's history write then
+ * finds its email as in production, whatever the email data model is.
+ */
+export async function runDeliveries(h: Harness, w: DeliveryWorkload): Promise<Sample> {
+  const { tenant, key } = await newTenant(h, 0, []);
+  const { rounds, perRound } = deliveryRounds(w);
+  const total = rounds * perRound;
+  const sent: { id: string; to: string }[] = [];
+  for (let i = 0; i < total; i += 100) {
+    const emails = Array.from({ length: Math.min(100, total - i) }, (_, j) => ({
+      from: FROM,
+      to: [`customer${i + j}@example.com`],
+      subject: `Your receipt #${100_000 + i + j}`,
+      text: 'Thanks for your order.',
+    }));
+    const { data } = (await post(h, key, '/emails/batch', emails)) as { data: { id: string }[] };
+    for (const [j, { id }] of data.entries()) sent.push({ id, to: `customer${i + j}@example.com` });
+  }
+  await settle(h);
+  for (let i = 0; i < w.webhooks; i++) {
+    const input = {
+      url: h.receiver.url(`${tenant.accountId}/${i}`),
+      events: ['email.delivered'],
+      format: 'standard',
+    } as const;
+    await createWebhook(h.runtime.services, tenant, input);
+  }
+  h.receiver.reset(w.endpoint === 'slow' ? SLOW_MS : 0);
+  await h.meter.start();
+  const started = performance.now();
+  const events = sent.map(({ id, to }, i): SendflowEvent => {
+    const at = Date.now();
+    return {
+      id: timeOrderedId('evt', at, randomBytes),
+      type: 'email.delivered',
+      accountId: tenant.accountId,
+      mode: tenant.mode,
+      timestamp: new Date(at).toISOString(),
+      emailId: id,
+      to,
+      data: { from: FROM, subject: `Your receipt #${100_000 + i}` },
+    };
+  });
+  const publish = h.runtime.services.events.publish.bind(h.runtime.services.events);
+  for (let r = 0; r < rounds; r++) {
+    // The round's jobs are all queued before the worker receives: one batch of 10 (or 5), as from a backlog.
+    h.meter.pause('deliveries');
+    await publish(events.slice(r * perRound, (r + 1) * perRound));
+    await h.runtime.queues.events.idle();
+    h.meter.resume('deliveries');
+    await settle(h);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const usage = await h.meter.stop();
+  return {
+    workload: w,
+    usage,
+    deliveries: h.receiver.hits,
+    emails: 0,
+    recipients: 0,
+    events: total,
+    apiRequests: 0,
+    egressBytes: h.receiver.bytes,
+    seconds,
+  };
+}

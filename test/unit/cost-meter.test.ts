@@ -1,0 +1,184 @@
+// Keeps bench:cost honest: AWS's billing rules recomputed by hand on items of known sizes, and the meter's
+// recording path (dynalite's thread write log, the reads middleware) checked against those hand counts.
+import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  gbSeconds,
+  type IndexShape,
+  indexEntry,
+  indexWrites,
+  itemBytes,
+  numberBytes,
+  readUnits,
+  sqsRequests,
+  type WireItem,
+  writeUnits,
+} from '../../bench/cost/billing';
+import { createMeter, WRITE_LOG } from '../../bench/cost/meter';
+import { isItemKey, normalize, scaleKeys } from '../../bench/cost/partitions';
+import { PRICES } from '../../bench/cost/prices';
+import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
+
+describe('DynamoDB item size and request units', () => {
+  it('counts attribute names and values as the Developer Guide says', () => {
+    // id: 2 + 3; n: 1 + (3 digits → 2) + 1; ok: 2 + 1; tags: 4 + 3 + (1 + 1) + (1 + 2); m: 1 + 3 + (1 + 1) + 1
+    const item: WireItem = {
+      id: { S: 'abc' },
+      n: { N: '123' },
+      ok: { BOOL: true },
+      tags: { L: [{ S: 'a' }, { S: 'bc' }] },
+      m: { M: { k: { S: 'v' } } },
+    };
+    expect(itemBytes(item)).toBe(5 + 4 + 3 + 12 + 7);
+    expect(itemBytes({ é: { S: 'ü' } })).toBe(4); // UTF-8 bytes, not characters
+    expect(numberBytes('1000')).toBe(2); // trailing zeros are not significant
+    expect(numberBytes('-12.345')).toBe(4);
+  });
+
+  it('bills writes per started KB and reads per started 4 KB, eventual consistency at half', () => {
+    expect(writeUnits(0)).toBe(1);
+    expect(writeUnits(1024)).toBe(1);
+    expect(writeUnits(1025)).toBe(2);
+    expect(writeUnits(30 * 1024 + 1)).toBe(31);
+    expect(readUnits(100, false)).toBe(0.5);
+    expect(readUnits(4096, true)).toBe(1);
+    expect(readUnits(4097, true)).toBe(2);
+    expect(readUnits(4097, false)).toBe(1);
+  });
+
+  const byDue: IndexShape = {
+    name: 'byDueShard',
+    keys: ['dueShard', 'dueAt'],
+    tableKeys: ['webhookId', 'id'],
+    projection: { type: 'INCLUDE', attributes: ['attempts'] },
+  };
+  const pending: WireItem = {
+    webhookId: { S: 'wh_1' },
+    id: { S: 'dlv_1' },
+    dueShard: { S: 'due#3' },
+    dueAt: { S: '000000000000001' },
+    attempts: { N: '0' },
+    payload: { S: 'x'.repeat(3000) },
+  };
+  const { dueShard: _s, dueAt: _a, ...succeeded } = pending;
+
+  it('bills a GSI write by the projected entry, not the item', () => {
+    const entry = indexEntry(pending, byDue) as WireItem;
+    // webhookId 9 + 4, id 2 + 5, dueShard 8 + 5, dueAt 5 + 15, attempts 8 + 2 (the payload is not projected)
+    expect(itemBytes(entry)).toBe(13 + 7 + 13 + 20 + 10);
+    expect(indexWrites(undefined, pending, byDue)).toEqual([{ kind: 'put', partition: 'due#3', units: 1 }]);
+    // The table write of the same item: 3,000 bytes of payload make it 3 units.
+    expect(writeUnits(itemBytes(pending))).toBe(3);
+  });
+
+  it('bills an entry leaving the index, a changed key as delete and put, and nothing for unprojected changes', () => {
+    expect(indexWrites(pending, succeeded, byDue)).toEqual([{ kind: 'delete', partition: 'due#3', units: 1 }]);
+    const moved = { ...pending, dueShard: { S: 'due#4' } };
+    expect(indexWrites(pending, moved, byDue).map((w) => `${w.kind} ${w.partition}`)).toEqual([
+      'delete due#3',
+      'put due#4',
+    ]);
+    expect(indexWrites(pending, { ...pending, payload: { S: 'other' } }, byDue)).toEqual([]);
+    expect(indexWrites(pending, { ...pending, attempts: { N: '1' } }, byDue)).toEqual([
+      { kind: 'update', partition: 'due#3', units: 1 },
+    ]);
+  });
+});
+
+describe('SQS and Lambda', () => {
+  it('bills an SQS request per started 64 KB chunk', () => {
+    expect(sqsRequests(600)).toBe(1);
+    expect(sqsRequests(64 * 1024)).toBe(1);
+    expect(sqsRequests(64 * 1024 + 1)).toBe(2);
+    expect(sqsRequests(256 * 1024)).toBe(4);
+  });
+
+  it('bills Lambda by the millisecond at the configured memory', () => {
+    expect(gbSeconds(1024, 120)).toBeCloseTo(0.12, 10);
+    expect(gbSeconds(1024, 119.2)).toBeCloseTo(0.12, 10); // rounded up to the millisecond
+    expect(gbSeconds(1024, 120) * PRICES.lambda.gbSecond.arm64).toBeCloseTo(0.0000016, 9);
+    expect(gbSeconds(512, 1000)).toBe(0.5);
+  });
+});
+
+describe('partition simulation', () => {
+  it('scales shared keys by the rate and keeps an email key at its own units', () => {
+    const keys = new Map([
+      ['deliveries||wh_a', { wcu: 400, rcu: 0 }],
+      ['emails||email_01abc', { wcu: 782, rcu: 1 }],
+      ['rateLimits||account:acct_1#1795648480', { wcu: 1, rcu: 0 }],
+      ['rateLimits||account:acct_1#1795648481', { wcu: 1, rcu: 0 }],
+    ]);
+    const scaled = scaleKeys(keys, 200, 10_000, 1);
+    const of = (where: string) => scaled.find((k) => k.where === where);
+    expect(of('deliveries')?.wcu).toBe(20_000); // 2 units a delivery at 10,000 a second
+    expect(of('emails')).toMatchObject({ scope: 'per-item', wcu: 782 });
+    expect(of('rateLimits')).toMatchObject({ key: 'account:acct_1#<window>', wcu: 100 }); // windows merged
+    expect(normalize('quota#acct_1#test#2026-11-25')).toBe('quota#acct_1#test#2026-11-25');
+    expect(isItemKey('email_01m8aftsac8cmhc9r8ns1x76ag')).toBe(true);
+    expect(isItemKey('acct_01m8#test')).toBe(false);
+  });
+});
+
+describe('the meter on the embedded DynamoDB', () => {
+  let runtime: LocalRuntime;
+  let client: DynamoDBClient;
+  const config = loadConfig({
+    ...localTableDefaults('meter'),
+    PORT: '0',
+    SF_DATA_DIR: ':memory:',
+    SF_SEED: 'false',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  });
+  const meter = createMeter(config.tables);
+  const table = config.tables.deliveries;
+  const item = {
+    webhookId: { S: 'wh_meter' },
+    id: { S: 'dlv_meter' },
+    dueShard: { S: 'due#7' },
+    dueAt: { S: '000000000000001' },
+    attempts: { N: '0' },
+    payload: { S: 'p'.repeat(2500) },
+  };
+
+  beforeAll(async () => {
+    runtime = await startLocalRuntime(config, {
+      dynamoPreload: WRITE_LOG,
+      instrument: (c) => {
+        client = c;
+        meter.instrument(c);
+      },
+    });
+    meter.attach(runtime);
+  });
+  afterAll(async () => {
+    await runtime?.stop();
+  });
+
+  it('records table and index units, a failed condition, and the read, each on its partition key', async () => {
+    await meter.start();
+    await client.send(new PutItemCommand({ TableName: table, Item: item }));
+    // The same put, refused by its condition: billed as a write of the item it was checked against.
+    await expect(
+      client.send(
+        new PutItemCommand({ TableName: table, Item: item, ConditionExpression: 'attribute_not_exists(id)' }),
+      ),
+    ).rejects.toThrow();
+    await client.send(new GetItemCommand({ TableName: table, Key: { webhookId: item.webhookId, id: item.id } }));
+    await client.send(new DeleteItemCommand({ TableName: table, Key: { webhookId: item.webhookId, id: item.id } }));
+    const usage = await meter.stop();
+
+    const tableUnits = writeUnits(itemBytes(item)); // 3: 2,500 bytes of payload and the rest
+    expect(tableUnits).toBe(3);
+    // put 3 + failed 3 + delete 3; the index: a put and a delete of a 1-unit entry
+    expect(usage.dynamo.writeUnits.get('deliveries')).toBe(3 * tableUnits);
+    expect(usage.dynamo.failedConditionUnits).toBe(tableUnits);
+    expect(usage.dynamo.writeUnits.get('deliveries byDueShard')).toBe(2);
+    expect(usage.dynamo.keys.get('deliveries||wh_meter')).toEqual({ wcu: 3 * tableUnits, rcu: 0.5 });
+    expect(usage.dynamo.keys.get('deliveries|byDueShard|due#7')).toEqual({ wcu: 2, rcu: 0 });
+    expect(usage.dynamo.readUnits.get('deliveries')).toBe(0.5);
+    // Deleted by the end of the sample: nothing stored.
+    expect(usage.dynamo.storedBytes.get('deliveries') ?? 0).toBe(0);
+  });
+});
