@@ -13,6 +13,7 @@ import {
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayAuthorizerCache } from '../lambdas/adapters/aws/authorizer-cache';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
+import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
 import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
@@ -103,7 +104,10 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     const { accounts, apiKeys, sessions } = createRepositories(dynamo, tables);
     return {
       dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
-      upgradeEmails: () => backfillEmailTenants(documentClient(dynamo), tables.emails),
+      upgradeEmails: async () => ({
+        emailsUpdated: await backfillEmailTenants(documentClient(dynamo), tables.emails),
+        statusesNoted: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
+      }),
       deps: {
         accounts,
         apiKeys,

@@ -3,6 +3,7 @@
 // plan changes flush the running runtime's authorizer cache through its loopback admin endpoint.
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
 import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
@@ -41,7 +42,14 @@ export async function localAdminDeps(): Promise<AdminSession> {
   const baseUrl = running?.url ?? config.publicUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}/v1`;
   return {
     dashboard: { sessions: repos.sessions, accounts: repos.accounts, clock, random: randomBytes, baseUrl },
-    upgradeEmails: () => backfillEmailTenants(documentClient(client), config.tables.emails),
+    upgradeEmails: async () => ({
+      emailsUpdated: await backfillEmailTenants(documentClient(client), config.tables.emails),
+      statusesNoted: await backfillEmailStatuses(
+        documentClient(client),
+        config.tables.emails,
+        config.tables.emailEvents,
+      ),
+    }),
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

@@ -19,8 +19,11 @@ export interface AdminSession {
   readonly deps: AccountDeps;
   /** Dashboard sign-in links: the session store, and the API's public base URL (stage included). */
   readonly dashboard: SignInDeps & { readonly baseUrl: string };
-  /** Gives emails stored before the byTenant index their `tenant` (backfillEmailTenants); how many it changed. */
-  upgradeEmails(): Promise<number>;
+  /**
+   * Gives emails stored before the byTenant index their `tenant` (backfillEmailTenants) and notes the status of
+   * those stored before the status index (backfillEmailStatuses); how many of each.
+   */
+  upgradeEmails(): Promise<{ emailsUpdated: number; statusesNoted: number }>;
   close(): Promise<void>;
 }
 
@@ -50,8 +53,10 @@ export async function runCommand(
         account_id: command.accountId,
         revoked: await session.dashboard.sessions.revokeAccount(command.accountId),
       };
-    case 'upgrade-emails':
-      return { emails_updated: await session.upgradeEmails() };
+    case 'upgrade-emails': {
+      const { emailsUpdated, statusesNoted } = await session.upgradeEmails();
+      return { emails_updated: emailsUpdated, statuses_noted: statusesNoted };
+    }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };

@@ -384,7 +384,12 @@ export const tables = {
   emailEvents: {
     partitionKey: 'emailId',
     sortKey: 'eventId',
-    indexes: [{ name: 'byTime', partitionKey: 'emailId', sortKey: 'at' }],
+    // byStatus: each email's status item (adapters/dynamodb/email-history.ts), keys only, sharded per tenant and
+    // status: a status-filtered listing reads a bounded page of it instead of examining emails and histories.
+    indexes: [
+      { name: 'byTime', partitionKey: 'emailId', sortKey: 'at' },
+      { name: 'byStatus', partitionKey: 'statusKey', sortKey: 'emailId', projection: KEYS_ONLY },
+    ],
     retain: true,
   },
   /** Idempotency-Key records, 24 h. */

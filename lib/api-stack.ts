@@ -124,8 +124,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       ],
       query: ['byTenant'],
     },
-    // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
-    emailEvents: { query: ['byTime'] },
+    // GET /v1/emails/:id reads the newest events of the history; ?status= reads a page of the status index
+    // (byStatus); a cancel notes the email's status item (a conditional UpdateItem). The API never writes events.
+    emailEvents: { items: ['dynamodb:UpdateItem'], query: ['byTime', 'byStatus'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
     idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
     // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
@@ -159,8 +160,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
-  // worker from the job's seed), records each event in its email's history with one conditional PutItem
-  // (the email item itself is never touched), and suppresses the recipient of a hard bounce or complaint with
+  // worker from the job's seed), records each event in its email's history with one conditional PutItem and
+  // notes the status it gives with one conditional UpdateItem of the email's status item (the email item itself
+  // is never touched), and suppresses the recipient of a hard bounce or complaint with
   // one conditional PutItem.
   dispatcher: {
     accounts: 'none',
@@ -170,7 +172,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
-    emailEvents: { items: ['dynamodb:PutItem'] },
+    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     suppressions: { items: ['dynamodb:PutItem'] },
     domains: 'none',

@@ -345,7 +345,7 @@ describe('least privilege', () => {
       webhooks: sorted(del, get, put, query, update),
       deliveries: sorted(batchGet, get, put, query, update),
       emails: sorted(batchGet, batchWrite, get, put, query, update),
-      emailEvents: [query],
+      emailEvents: sorted(query, update),
       idempotency: sorted(del, get, put, update),
       suppressions: sorted(put, update),
       domains: sorted(del, get, put, query, update),
@@ -363,16 +363,17 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the dispatcher add history items (one conditional PutItem each) and never touch the email items', () => {
+  it('lets the dispatcher add history items and note statuses (conditional writes) and never touch the email items', () => {
     const actions = tableActions(dispatcherFunctionId);
-    expect(actions.emailEvents).toEqual(['dynamodb:PutItem']);
+    expect(actions.emailEvents).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(actions.emails).toBeUndefined();
   });
 
-  it('lets the API only query the history newest first (byTime), never write it', () => {
+  it('lets the API query the history (byTime) and the status index (byStatus), and update status items only', () => {
     const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
     expect(policies).toContain('/index/byTime');
-    expect(tableActions(apiFunctionId).emailEvents).toEqual(['dynamodb:Query']);
+    expect(policies).toContain('/index/byStatus');
+    expect(tableActions(apiFunctionId).emailEvents).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
   });
 
   it('names the indexes it queries instead of index/*', () => {

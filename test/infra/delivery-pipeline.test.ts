@@ -317,10 +317,10 @@ describe('table access', () => {
   // them (test/iam records every call each bundle makes).
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher lists webhooks (Query), may only PutItem email history and suppressions', () => {
+  it('the dispatcher lists webhooks (Query), may only PutItem email history (and note statuses) and suppressions', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
-      emailEvents: { actions: ['dynamodb:PutItem'], targets: ['table'] },
+      emailEvents: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
     });
   });

@@ -26,10 +26,12 @@ import type {
   EmailRepository,
   HistoryPage,
   LinkSigner,
+  NotedStatus,
   OutgoingCopy,
   RecipientExpectation,
   RecipientState,
   SendScheduler,
+  StatusPage,
   Suppression,
   SuppressionList,
 } from '../../lambdas/app/emails/ports';
@@ -938,6 +940,23 @@ export class InMemoryEmailRepository implements EmailRepository {
 /** Email histories in memory: one entry per event id, read newest first by (time, id) as the byTime index. */
 export class InMemoryEmailHistory implements EmailHistory {
   readonly items = new Map<string, Map<string, EmailEventEntry>>();
+  readonly statuses = new Map<string, NotedStatus & { tenant: string }>();
+
+  async noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void> {
+    const held = this.statuses.get(emailId);
+    if (held && held.rank >= noted.rank) return;
+    this.statuses.set(emailId, { ...noted, tenant: `${tenant.accountId}#${tenant.mode}` });
+  }
+
+  async idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage> {
+    const key = `${tenant.accountId}#${tenant.mode}`;
+    const ids = [...this.statuses]
+      .filter(([id, noted]) => noted.tenant === key && noted.status === status && (!page.after || id < page.after))
+      .map(([id]) => id)
+      .sort()
+      .reverse();
+    return { ids: ids.slice(0, page.limit), hasMore: ids.length > page.limit };
+  }
 
   async record(emailId: string, entry: EmailEventEntry): Promise<boolean> {
     const events = this.items.get(emailId) ?? new Map<string, EmailEventEntry>();

@@ -163,7 +163,7 @@ describe('awsAdminDeps', () => {
     expect(dynamo).toHaveReceivedCommandTimes(ScanCommand, 2);
   });
 
-  it("upgrade-emails gives the stage's emails from before byTenant their tenant: a Scan, one conditional UpdateItem each", async () => {
+  it("upgrade-emails gives the stage's older emails their tenant and their status note: a Scan, conditional UpdateItems", async () => {
     // Arrange
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
@@ -174,9 +174,18 @@ describe('awsAdminDeps', () => {
       .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: undefined })
       .resolves({ Items: [{ id: 'email_a', accountId: 'acct_1', mode: 'live' }], LastEvaluatedKey: { id: 'email_a' } })
       .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: { id: 'email_a' } })
-      .resolves({ Items: [{ id: 'email_b', accountId: 'acct_2', mode: 'test' }] })
+      .resolves({
+        Items: [{ id: 'email_b', accountId: 'acct_2', mode: 'test', canceledAt: '2026-01-02T00:00:00.000Z' }],
+      })
       .on(UpdateCommand)
-      .resolves({});
+      .resolves({})
+      .on(QueryCommand, { TableName: 'prod-emailEvents', IndexName: 'byTime' })
+      .resolves({
+        Items: [
+          { eventId: 'evt_2', type: 'email.delivered', timestamp: '2026-01-01T00:00:02.000Z' },
+          { eventId: 'evt_1', type: 'email.sent', timestamp: '2026-01-01T00:00:01.000Z' },
+        ],
+      });
 
     // Act
     const session = await awsAdminDeps(PROD_API, clients());
@@ -184,7 +193,18 @@ describe('awsAdminDeps', () => {
     await session.close();
 
     // Assert
-    expect(changed).toBe(2);
+    expect(changed).toEqual({ emailsUpdated: 2, statusesNoted: 2 });
+    for (const [id, key] of [
+      ['email_a', /^acct_1#live#delivered#\d$/],
+      ['email_b', /^acct_2#test#canceled#\d$/],
+    ] as const) {
+      expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, {
+        TableName: 'prod-emailEvents',
+        Key: { emailId: id, eventId: '#status' },
+        ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :r',
+        ExpressionAttributeValues: expect.objectContaining({ ':k': expect.stringMatching(key) }),
+      });
+    }
     expect(dynamo).toHaveReceivedCommandWith(ScanCommand, {
       TableName: 'prod-emails',
       FilterExpression: expect.stringContaining('attribute_not_exists(tenant)'),

@@ -7,6 +7,7 @@ import { listEmails, STATUS_FILTER_CHUNK } from '../../lambdas/app/emails/list-e
 import type { EmailRecord } from '../../lambdas/app/emails/ports';
 import { EMAIL_DELIVERY_KEYS, listEmailDeliveries } from '../../lambdas/app/webhooks/email-deliveries';
 import type { Delivery, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import { statusFromEvent } from '../../lambdas/domain/email/status';
 import { NotFoundError } from '../../lambdas/domain/errors';
 import { timeOrderedId } from '../../lambdas/domain/ids';
 import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
@@ -50,10 +51,12 @@ function world() {
   return { emails, emailHistory, webhooks, deliveries, clock };
 }
 
-/** Records an event in the email's history; returns its id. */
+/** Records an event in the email's history and notes its status, as processEvent does; returns its id. */
 async function event(deps: ReturnType<typeof world>, email: EmailRecord, type: string, at: number): Promise<string> {
   const id = timeOrderedId('evt', at, randomBytes);
   await deps.emailHistory.record(email.id, { id, type, timestamp: iso(at), to: email.to[0] ?? '' });
+  const noted = statusFromEvent({ type, timestamp: iso(at) });
+  if (noted) await deps.emailHistory.noteStatus(email, email.id, noted);
   return id;
 }
 
@@ -94,13 +97,61 @@ describe('listEmails with a status filter', () => {
     expect(all23.nextAfter).toBeNull();
   });
 
-  it('examines at most `examineCap` emails a request: stops with hasMore and nextAfter (the last one examined)', async () => {
-    // Arrange: 300 emails, only the 3 oldest bounced; a cap of 100 per request.
-    const deps = { ...world(), listExamineCap: 100 };
+  it('reads one bounded page of the status index: never the whole account, whatever it holds', async () => {
+    // Arrange: 300 emails, only the 3 oldest bounced.
+    const deps = world();
     const all = Array.from({ length: 300 }, (_, i) => newEmail(i));
     await deps.emails.createMany(all);
     for (const [i, email] of all.entries())
       await event(deps, email, i < 3 ? 'email.bounced' : 'email.delivered', T0 + i * 1_000 + 20);
+    let listed = 0;
+    let histories = 0;
+    deps.emails.list = async () => {
+      listed += 1;
+      throw new Error('a status filter must not walk the emails');
+    };
+    const latest = deps.emailHistory.latest.bind(deps.emailHistory);
+    deps.emailHistory.latest = async (id, limit) => {
+      histories += 1;
+      return latest(id, limit);
+    };
+
+    // Act
+    const page = await listEmails(deps, TENANT, { limit: 10, status: 'bounced' });
+
+    // Assert: the three, read alone.
+    expect(page.items.map(({ email }) => email.id)).toEqual(
+      all
+        .slice(0, 3)
+        .map((e) => e.id)
+        .reverse(),
+    );
+    expect(page.hasMore).toBe(false);
+    expect(listed).toBe(0);
+    expect(histories).toBe(3);
+  });
+
+  it('drops an index entry that trails a newer event, and finds a cancelled email under canceled', async () => {
+    const deps = world();
+    const [email] = [newEmail(1)];
+    await deps.emails.createMany([email as EmailRecord]);
+    await event(deps, email as EmailRecord, 'email.delivered', T0 + 10);
+    // A newer bounce in the history whose status note has not landed yet.
+    await deps.emailHistory.record((email as EmailRecord).id, {
+      id: 'evt_late',
+      type: 'email.bounced',
+      timestamp: iso(T0 + 20),
+    });
+    expect((await listEmails(deps, TENANT, { limit: 10, status: 'delivered' })).items).toEqual([]);
+  });
+
+  it('examines at most `examineCap` emails a request for queued (never indexed): stops with hasMore and nextAfter', async () => {
+    // Arrange: 300 emails, only the 3 oldest still queued (no event); a cap of 100 per request.
+    const deps = { ...world(), listExamineCap: 100 };
+    const all = Array.from({ length: 300 }, (_, i) => newEmail(i));
+    await deps.emails.createMany(all);
+    for (const [i, email] of all.entries())
+      if (i >= 3) await event(deps, email, 'email.delivered', T0 + i * 1_000 + 20);
     const newestFirst = all.map((e) => e.id).reverse();
     const examined: number[] = [];
     const list = deps.emails.list.bind(deps.emails);
@@ -114,7 +165,7 @@ describe('listEmails with a status filter', () => {
     const pages: { ids: string[]; hasMore: boolean; nextAfter: string | null }[] = [];
     let after: string | undefined;
     for (let n = 0; n < 10; n++) {
-      const page = await listEmails(deps, TENANT, { limit: 10, status: 'bounced', ...(after ? { after } : {}) });
+      const page = await listEmails(deps, TENANT, { limit: 10, status: 'queued', ...(after ? { after } : {}) });
       pages.push({ ids: page.items.map(({ email }) => email.id), hasMore: page.hasMore, nextAfter: page.nextAfter });
       if (!page.hasMore) break;
       after = page.nextAfter ?? undefined;

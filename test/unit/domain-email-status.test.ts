@@ -2,7 +2,7 @@
 // arrival order; ties go to the later stage; an unsubscribe never changes it; a cancelled email is `canceled`;
 // no events yet is `queued`.
 import { describe, expect, it } from 'vitest';
-import { emailStatus } from '../../lambdas/domain/email/status';
+import { CANCELED_STATUS, emailStatus, statusFromEvent } from '../../lambdas/domain/email/status';
 
 const at = (seconds: number) => new Date(Date.UTC(2025, 3, 1, 10, 0, seconds)).toISOString();
 const ev = (type: string, seconds: number) => ({ type, timestamp: at(seconds) });
@@ -83,5 +83,35 @@ describe('emailStatus', () => {
 
     // Assert
     expect(events).toEqual(copy);
+  });
+});
+
+describe('statusFromEvent', () => {
+  const at = (ms: number) => new Date(Date.UTC(2025, 0, 1) + ms).toISOString();
+  const events = [
+    { type: 'email.sent', timestamp: at(0) },
+    { type: 'email.delivered', timestamp: at(5) },
+    { type: 'email.opened', timestamp: at(5) },
+    { type: 'email.unsubscribed', timestamp: at(9) },
+    { type: 'email.bounced', timestamp: at(3) },
+  ];
+
+  it('ranks events as emailStatus orders them: the highest rank noted is the status it derives', () => {
+    for (let n = 1; n <= events.length; n++) {
+      const some = events.slice(0, n);
+      const best = some
+        .map(statusFromEvent)
+        .filter((noted) => noted !== null)
+        .reduce((a, b) => (b.rank > a.rank ? b : a));
+      expect(best.status).toBe(emailStatus({ events: some }));
+    }
+  });
+
+  it('gives nothing for an unsubscribe or a non-email event; a cancel outranks every event', () => {
+    expect(statusFromEvent({ type: 'email.unsubscribed', timestamp: at(0) })).toBeNull();
+    expect(statusFromEvent({ type: 'domain.created', timestamp: at(0) })).toBeNull();
+    expect(CANCELED_STATUS.rank).toBeGreaterThan(
+      statusFromEvent({ type: 'email.sent', timestamp: at(1e12) })?.rank ?? 0,
+    );
   });
 });

@@ -4,6 +4,7 @@
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { tables } from '../../lambdas/manifest';
 import { createTableInput, createTables } from '../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpoint, dynaliteInMemory } from '../support/dynamo';
@@ -123,4 +124,47 @@ it('gives the emails of a data directory from before byTenant their tenant, so G
   expect(listed.Items?.map((item) => item.id)).toEqual(['email_01old']);
   const decision = await doc.send(new GetCommand({ TableName: older.emails, Key: { id: 'batch#01old' } }));
   expect(decision.Item?.tenant).toBeUndefined();
+});
+
+it('notes the status of the emails of a data directory from before the status index, so ?status= finds them', async () => {
+  // Arrange: the history table without byStatus; an email with two events then, a cancelled one without any.
+  const older = Object.fromEntries(Object.keys(tables).map((t) => [t, `status-${t}`])) as typeof names;
+  const before = {
+    ...tables.emailEvents,
+    indexes: tables.emailEvents.indexes.filter((index) => index.name !== 'byStatus'),
+  };
+  await client.send(new CreateTableCommand(createTableInput(older.emailEvents, before)));
+  await untilActive(older.emailEvents);
+  await createTables(client, { ...older, emailEvents: 'status-unused' });
+  const doc = DynamoDBDocumentClient.from(client);
+  await doc.send(
+    new PutCommand({ TableName: older.emails, Item: { id: 'email_02a', accountId: 'acct_s', mode: 'test' } }),
+  );
+  await doc.send(
+    new PutCommand({
+      TableName: older.emails,
+      Item: { id: 'email_01b', accountId: 'acct_s', mode: 'test', canceledAt: '2026-01-02T00:00:00.000Z' },
+    }),
+  );
+  for (const [eventId, type, timestamp] of [
+    ['evt_1', 'email.sent', '2026-01-01T00:00:01.000Z'],
+    ['evt_2', 'email.bounced', '2026-01-01T00:00:02.000Z'],
+  ]) {
+    await doc.send(
+      new PutCommand({
+        TableName: older.emailEvents,
+        Item: { emailId: 'email_02a', eventId, type, timestamp, at: `${timestamp}#${eventId}` },
+      }),
+    );
+  }
+
+  // Act
+  const rebuilt = await createTables(client, older);
+
+  // Assert
+  expect(rebuilt).toEqual(['emailEvents']);
+  const history = new DynamoEmailHistory(doc, older.emailEvents);
+  const tenant = { accountId: 'acct_s', mode: 'test' } as const;
+  expect(await history.idsByStatus(tenant, 'bounced', { limit: 10 })).toEqual({ ids: ['email_02a'], hasMore: false });
+  expect(await history.idsByStatus(tenant, 'canceled', { limit: 10 })).toEqual({ ids: ['email_01b'], hasMore: false });
 });

@@ -1,10 +1,34 @@
 // Email histories in DynamoDB: one small item per event (emailId, eventId), written with a conditional put so a
 // redelivered event is recorded once, and read newest first through the byTime index (at = time#eventId).
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+// Beside them, one status item per email (eventId STATUS_ITEM, no `at`: out of byTime) holds the status of the
+// highest-ranked event noted, under `statusKey` (tenant#status#shard), the key of the sparse byStatus index
+// (keys only) that GET /v1/emails?status= reads a bounded page of.
+import {
+  type DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { EmailEventEntry, EmailHistory, HistoryPage } from '../../app/emails/ports';
+import type { EmailEventEntry, EmailHistory, HistoryPage, NotedStatus, StatusPage } from '../../app/emails/ports';
+import { EMAIL_HISTORY_LIMIT } from '../../app/emails/read-email';
+import type { Tenant } from '../../app/webhooks/ports';
 import { historyOrderKey } from '../../domain/email/history';
+import { CANCELED_STATUS, statusFromEvent } from '../../domain/email/status';
 import { unlessConditionFails } from './operations';
+import { shardOf } from './shards';
+import { tenantKey } from './tenant-table';
+
+/** The status item's sort key: `#` sorts before every event id (evt_…). */
+const STATUS_ITEM = '#status';
+/**
+ * byStatus key values per tenant and status: one tenant's 1,000 emails a second changing status spread over
+ * them (each change writes two index entries: the old key's removal and the new one), each well under a
+ * partition's 1,000 writes a second.
+ */
+const STATUS_SHARDS = 8;
+const statusKey = (tenant: Tenant, status: string, shard: number) => `${tenantKey(tenant)}#${status}#${shard}`;
 
 const historyItem = z.object({
   eventId: z.string(),
@@ -58,4 +82,87 @@ export class DynamoEmailHistory implements EmailHistory {
       .reverse();
     return { events, truncated: Items.length > limit };
   }
+
+  async noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { emailId, eventId: STATUS_ITEM },
+          UpdateExpression: 'SET statusKey = :k, #rank = :r',
+          ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :r',
+          ExpressionAttributeNames: { '#rank': 'rank' },
+          ExpressionAttributeValues: {
+            ':k': statusKey(tenant, noted.status, shardOf(emailId, STATUS_SHARDS)),
+            ':r': noted.rank,
+          },
+        }),
+      ),
+    );
+  }
+
+  async idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage> {
+    // The newest `limit + 1` of each shard, merged: the newest `limit + 1` of all (ids are time-ordered).
+    const perShard = await Promise.all(
+      Array.from({ length: STATUS_SHARDS }, async (_, shard) => {
+        const { Items = [] } = await this.doc.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: 'byStatus',
+            KeyConditionExpression: page.after ? 'statusKey = :k AND emailId < :after' : 'statusKey = :k',
+            ExpressionAttributeValues: {
+              ':k': statusKey(tenant, status, shard),
+              ...(page.after ? { ':after': page.after } : {}),
+            },
+            ScanIndexForward: false,
+            Limit: page.limit + 1,
+          }),
+        );
+        return Items.map((item) => String(item.emailId));
+      }),
+    );
+    const ids = [...new Set(perShard.flat())].sort().reverse();
+    return { ids: ids.slice(0, page.limit), hasMore: ids.length > page.limit };
+  }
+}
+
+/**
+ * Notes the status of every email stored before the status index (its history's highest-ranked event, or its
+ * cancel), so `GET /v1/emails?status=` finds it: one Scan of the emails (batch decision items have no account and
+ * are left alone), then each one's newest events. Idempotent (a note never lowers a rank); the local runtime runs
+ * it when it rebuilt the history table with the index, operators with `admin upgrade-emails`. Returns how many
+ * emails it noted.
+ */
+export async function backfillEmailStatuses(
+  doc: DynamoDBDocumentClient,
+  emailsTable: string,
+  eventsTable: string,
+): Promise<number> {
+  const history = new DynamoEmailHistory(doc, eventsTable);
+  let noted = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new ScanCommand({
+        TableName: emailsTable,
+        FilterExpression: 'attribute_exists(accountId) AND attribute_exists(#mode)',
+        ProjectionExpression: 'id, accountId, #mode, canceledAt',
+        ExpressionAttributeNames: { '#mode': 'mode' },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const tenant = { accountId: String(item.accountId), mode: item.mode as Tenant['mode'] };
+      const { events } = await history.latest(String(item.id), EMAIL_HISTORY_LIMIT);
+      const ranked = events.map(statusFromEvent).filter((status) => status !== null);
+      const best = item.canceledAt
+        ? CANCELED_STATUS
+        : ranked.reduce<NotedStatus | null>((a, b) => (!a || b.rank > a.rank ? b : a), null);
+      if (!best) continue;
+      await history.noteStatus(tenant, String(item.id), best);
+      noted += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return noted;
 }

@@ -1,17 +1,21 @@
 // Use case: the caller's emails, newest first (GET /v1/emails), each with the newest part of its history, which
-// gives its status. The status is derived from the history, not stored, so a status filter reads the history of
-// every email it looks at: the listing goes through the emails in chunks until the page is full, or until it has
-// examined `listExamineCap` emails (then it answers what matched, with where to go on).
+// gives its status. A status filter reads one bounded page of the status index (EmailHistory.idsByStatus, kept
+// as events arrive), then those emails: its work does not grow with the account. `queued` (no event yet, so never
+// indexed) goes through the emails in chunks until the page is full or `listExamineCap` emails were examined
+// (then it answers what matched, with where to go on).
+import { bareAddress, recipients } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import type { Tenant } from '../webhooks/ports';
-import { EMAIL_LIST_EXAMINE, type EmailRepository } from './ports';
-import { type EmailWithHistory, type ReadEmailDeps, withHistory } from './read-email';
+import { sameTenant } from '../webhooks/ports';
+import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRepository } from './ports';
+import { type EmailWithHistory, withHistory } from './read-email';
 
 /** Emails whose histories a status-filtered listing reads at once (one chunk of the account's emails). */
 export const STATUS_FILTER_CHUNK = 50;
 
-export interface ListEmailsDeps extends Pick<ReadEmailDeps, 'emailHistory'> {
-  readonly emails: Pick<EmailRepository, 'list'>;
+export interface ListEmailsDeps {
+  readonly emails: Pick<EmailRepository, 'list' | 'get'>;
+  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus'>;
   /** The most emails one request examines, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly listExamineCap?: number;
 }
@@ -52,6 +56,7 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
     const items = await Promise.all(page.items.map((email) => withHistory(deps, email)));
     return { items, hasMore: page.hasMore, nextAfter: nextAfter(page.hasMore, page.resumeAfter, page.items) };
   }
+  if (status !== QUEUED) return listByStatusIndex(deps, tenant, query, status);
   // One match past the page says whether there is more. Each chunk examines at most its size, so the chunks
   // together stay within the cap.
   const matches: EmailWithHistory[] = [];
@@ -77,6 +82,57 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
     return { items, hasMore: true, nextAfter: items.at(-1)?.email.id ?? null };
   }
   return { items: matches, hasMore: more, nextAfter: more ? (cursor ?? null) : null };
+}
+
+/** Never indexed: an email gets a status entry with its first event. */
+const QUEUED = 'queued';
+
+/** Index entries a status-filtered request examines at most (a `to` filter may skip some; pages fill from more). */
+export const STATUS_INDEX_EXAMINE = 100;
+
+/**
+ * Pages of the status index, then those emails (each checked: the tenant, the `to` filter, and the status its
+ * history gives now, since an index entry can trail a newer event by a moment), until the page is full or
+ * STATUS_INDEX_EXAMINE entries were examined (then it answers what matched, with where to go on).
+ */
+async function listByStatusIndex(
+  deps: ListEmailsDeps,
+  tenant: Tenant,
+  query: ListEmailsQuery,
+  status: string,
+): Promise<EmailList> {
+  const items: EmailWithHistory[] = [];
+  let after = query.after;
+  let more = true;
+  let examined = 0;
+  while (more && items.length < query.limit && examined < STATUS_INDEX_EXAMINE) {
+    const take = Math.min(query.limit - items.length, STATUS_INDEX_EXAMINE - examined);
+    const page = await deps.emailHistory.idsByStatus(tenant, status, {
+      limit: take,
+      ...(after !== undefined ? { after } : {}),
+    });
+    const read = await Promise.all(page.ids.map((id) => matching(deps, tenant, id, query.to, status)));
+    items.push(...read.filter((found): found is EmailWithHistory => found !== null));
+    examined += page.ids.length;
+    after = page.ids.at(-1) ?? after;
+    more = page.hasMore;
+  }
+  return { items, hasMore: more, nextAfter: more ? (after ?? null) : null };
+}
+
+/** The email under an index entry, if it is the tenant's, matches `to` and has the status now. */
+async function matching(
+  deps: ListEmailsDeps,
+  tenant: Tenant,
+  id: string,
+  to: string | undefined,
+  status: string,
+): Promise<EmailWithHistory | null> {
+  const email = await deps.emails.get(id);
+  if (!email || !sameTenant(email, tenant)) return null;
+  if (to !== undefined && !recipients(email).some((r) => bareAddress(r) === to)) return null;
+  const found = await withHistory(deps, email);
+  return statusOf(found.email, found.history.events) === status ? found : null;
 }
 
 /** Where the next page starts: where a capped read stopped, else after the page's last item. */

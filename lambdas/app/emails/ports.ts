@@ -152,6 +152,26 @@ export interface EmailHistory {
   record(emailId: string, entry: EmailEventEntry): Promise<boolean>;
   /** The `limit` newest events by time (ties by id), returned oldest first. */
   latest(emailId: string, limit: number): Promise<HistoryPage>;
+  /**
+   * Notes the status an event (or a cancel) gives the email (domain/email/status statusFromEvent): kept only if it
+   * outranks the status noted before, so events noted in any order leave the status emailStatus derives.
+   */
+  noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void>;
+  /**
+   * The tenant's email ids whose noted status is `status`, newest first: at most `limit` past `after` (an email
+   * id), and whether more follow. One bounded index read, whatever the tenant holds (GET /v1/emails?status=).
+   */
+  idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage>;
+}
+
+export interface NotedStatus {
+  readonly status: string;
+  readonly rank: number;
+}
+
+export interface StatusPage {
+  readonly ids: string[];
+  readonly hasMore: boolean;
 }
 
 /** Fires a scheduled email's send at its time (a one-shot schedule on AWS, a timer locally). */

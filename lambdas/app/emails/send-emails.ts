@@ -5,6 +5,7 @@
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
+import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
@@ -20,6 +21,7 @@ import type { EventPublisher, Tenant } from '../webhooks/ports';
 import { pacedProvider } from './paced-provider';
 import {
   type CopyOutcome,
+  type EmailHistory,
   type EmailProvider,
   type EmailRecord,
   type EmailRepository,
@@ -60,6 +62,8 @@ export interface SendEmailDeps {
   readonly claimEpoch?: number;
   /** When a send left for later is received again (the sends queue's visibility time-out): the backoff. */
   readonly sendRetryMs?: number;
+  /** The status index (EmailHistory.noteStatus): a cancel is noted there, so `?status=canceled` finds it. */
+  readonly emailHistory?: Pick<EmailHistory, 'noteStatus'>;
   /** Told how many emails were accepted, and each recipient sent or failed; nothing when absent. */
   readonly telemetry?: Telemetry;
   /**
@@ -389,6 +393,7 @@ export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: strin
   if (!email.scheduledAt) throw conflict;
   const canceled = await deps.emails.cancel(id, new Date(deps.clock.now()).toISOString());
   if (!canceled) throw conflict;
+  await deps.emailHistory?.noteStatus(tenant, id, CANCELED_STATUS);
   await deps.sendScheduler.cancel(id);
   return canceled;
 }

@@ -2,12 +2,13 @@
 // written into its email's history, and a hard bounce or complaint puts the recipient on the suppression list.
 // Each step is idempotent, so a redelivered event changes nothing; the steps run independently, so a step
 // that fails (a history write, say) never holds back the webhook fan-out.
+import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 
 export interface ProcessEventDeps extends DispatchDeps {
-  readonly emailHistory: Pick<EmailHistory, 'record'>;
+  readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
   readonly suppressions: SuppressionList;
 }
 
@@ -53,6 +54,9 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
         ...(event.to ? { to: event.to } : {}),
       }),
     );
+    // Noted again on a redelivery: the rank keeps it idempotent.
+    const noted = statusFromEvent(event);
+    if (noted) steps.push(deps.emailHistory.noteStatus(event, event.emailId, noted));
   }
   const failed = (await Promise.allSettled(steps)).filter((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed.length === 1) throw failed[0]?.reason;

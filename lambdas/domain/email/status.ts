@@ -38,3 +38,19 @@ export function emailStatus(email: {
   )[events.length - 1];
   return (latest?.type ?? 'email.queued').replace(/^email\./, '');
 }
+
+/**
+ * The status an event gives its email, with a rank that orders events as emailStatus does (time, then stage):
+ * an index of statuses keeps, per email, the status of the highest rank seen. Null: the event never changes the
+ * status (an unsubscribe, or not an email event). A cancel outranks every event.
+ */
+export function statusFromEvent(event: { readonly type: string; readonly timestamp: string }): {
+  status: string;
+  rank: number;
+} | null {
+  if (!event.type.startsWith('email.') || event.type === 'email.unsubscribed') return null;
+  const stage = STAGE[event.type as EventType] ?? 9;
+  return { status: event.type.replace(/^email\./, ''), rank: Date.parse(event.timestamp) * 16 + stage };
+}
+
+export const CANCELED_STATUS = { status: 'canceled', rank: Number.MAX_SAFE_INTEGER } as const;

@@ -1,4 +1,5 @@
 // The API Lambda: one middy chain for every /v1 route, dispatching to the route's handler by manifest id.
+
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -7,6 +8,7 @@ import type { AuthenticateDeps } from '../../app/authenticate';
 import type { ContactDeps } from '../../app/contacts/contacts';
 import type { SignInDeps } from '../../app/dashboard/sign-in';
 import type { DomainDeps } from '../../app/domains/domains';
+import type { EmailHistory } from '../../app/emails/ports';
 import type { ReadEmailDeps } from '../../app/emails/read-email';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
@@ -51,6 +53,8 @@ export interface ApiDeps
     DomainDeps,
     ContactDeps,
     SignInDeps {
+  /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
+  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus'>;
   readonly counter: RateLimitCounter;
   /** Per-IP windows of requests without a valid key: in memory, never a DynamoDB write. */
   readonly anonymousCounter: RateLimitCounter;

@@ -2,6 +2,7 @@
 // GET /v1/emails/:id and its cancel. A batch is validated whole: one bad email refuses them all, each problem
 // reported with its index.
 import * as z from 'zod';
+import type { ListEmailsDeps } from '../../app/emails/list-emails';
 import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
 import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
@@ -208,7 +209,7 @@ const responses = {
   cancelEmail: success(200, emailSchema, 'The email, canceled'),
 } as const;
 
-export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps) {
+export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps) {
   const send: RouteHandler = async ({ caller, body }) => {
     const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
     return reply(responses.sendEmail, { id: id ?? '' });

@@ -16,6 +16,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/core/protocols';
+import { backfillEmailStatuses } from '../../adapters/dynamodb/email-history';
 import { backfillEmailTenants } from '../../adapters/dynamodb/emails';
 import { type TableName, type TableSpec, tables } from '../../manifest';
 import { documentClient } from '../document-client';
@@ -111,8 +112,11 @@ export function createTableInput(name: string, spec: TableSpec): CreateTableComm
  * What a table's items need when an index of it keys on an attribute older items lack (DynamoDB's own backfill
  * only indexes items that have it): run once, when the local table is rebuilt with its new indexes.
  */
-const AFTER_REBUILD: Partial<Record<TableName, (doc: DynamoDBDocumentClient, table: string) => Promise<unknown>>> = {
-  emails: backfillEmailTenants,
+const AFTER_REBUILD: Partial<
+  Record<TableName, (doc: DynamoDBDocumentClient, names: Readonly<Record<TableName, string>>) => Promise<unknown>>
+> = {
+  emails: (doc, names) => backfillEmailTenants(doc, names.emails),
+  emailEvents: (doc, names) => backfillEmailStatuses(doc, names.emails, names.emailEvents),
 };
 
 /** Creates the manifest's tables; a table whose indexes changed is rebuilt. Returns the tables it rebuilt. */
@@ -132,7 +136,7 @@ export async function createTables(
       const existing = await untilActive(client, names[table]);
       if (indexesOf(existing) !== indexesOf(input)) {
         await rebuild(client, input);
-        await AFTER_REBUILD[table]?.(documentClient(client), names[table]);
+        await AFTER_REBUILD[table]?.(documentClient(client), names);
         rebuilt.push(table);
       }
     }

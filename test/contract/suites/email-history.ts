@@ -120,4 +120,33 @@ export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): 
     expect(await history().latest(emailId, 100)).toEqual({ events: entries.slice(900), truncated: true });
     expect(await history().latest(emailId, 1000)).toEqual({ events: entries, truncated: false });
   }, 60_000);
+
+  it('noteStatus() keeps the highest-ranked status whatever the order; idsByStatus() pages it newest first, per tenant', async () => {
+    // Arrange: a fresh tenant with 25 emails (ids time-ordered, as email ids are), another tenant with one.
+    const tenant = { accountId: `acct_${randomBytes(6).toString('hex')}`, mode: 'test' as const };
+    const other = { ...tenant, mode: 'live' as const };
+    const ids = Array.from(
+      { length: 25 },
+      (_, i) => `email_${String(T0 + i).padStart(16, '0')}${randomBytes(3).toString('hex')}`,
+    );
+
+    // Act: each gets sent then delivered, noted out of order (and delivered twice); every 5th bounces after.
+    for (const [i, id] of ids.entries()) {
+      await history().noteStatus(tenant, id, { status: 'delivered', rank: 20 });
+      await history().noteStatus(tenant, id, { status: 'sent', rank: 10 });
+      await history().noteStatus(tenant, id, { status: 'delivered', rank: 20 });
+      if (i % 5 === 0) await history().noteStatus(tenant, id, { status: 'bounced', rank: 30 });
+    }
+    await history().noteStatus(other, `${ids[0]}x`, { status: 'bounced', rank: 30 });
+
+    // Assert
+    const bounced = ids.filter((_, i) => i % 5 === 0).reverse();
+    expect(await history().idsByStatus(tenant, 'bounced', { limit: 10 })).toEqual({ ids: bounced, hasMore: false });
+    expect(await history().idsByStatus(tenant, 'sent', { limit: 10 })).toEqual({ ids: [], hasMore: false });
+    const delivered = ids.filter((_, i) => i % 5 !== 0).reverse();
+    const first = await history().idsByStatus(tenant, 'delivered', { limit: 15 });
+    expect(first).toEqual({ ids: delivered.slice(0, 15), hasMore: true });
+    const rest = await history().idsByStatus(tenant, 'delivered', { limit: 15, after: first.ids.at(-1) as string });
+    expect(rest).toEqual({ ids: delivered.slice(15), hasMore: false });
+  });
 }
