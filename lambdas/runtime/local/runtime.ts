@@ -54,6 +54,8 @@ export interface LocalRuntime {
   readonly defaultAccountId?: string;
   /** The wiring and queues, for tests and benchmarks. */
   readonly services: Services;
+  /** The gateway's authorizer result cache (its size, for tests of its bound). */
+  readonly authorizerCache: AuthorizerResultCache;
   readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
   stop(): Promise<void>;
 }
@@ -184,6 +186,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       ...(seeded ? { seeded } : {}),
       ...(defaultAccountId ? { defaultAccountId } : {}),
       services,
+      authorizerCache,
       queues: local,
       async stop() {
         closing = true;
