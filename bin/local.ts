@@ -10,6 +10,11 @@ import { localStateFile, writeLocalState } from './local-state';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, localTableDefaults());
   const runtime = await startLocalRuntime(config, {
+    // A Sendflow stopped a moment ago (Ctrl-C returns the prompt while it drains) still holds the directory.
+    onDataDirWait: () =>
+      console.log(
+        `Waiting for the previous Sendflow on this data directory (${config.dataDir}) to stop, up to ${config.dataDirWaitSeconds} s…`,
+      ),
     // As a crash would: a runtime whose storage is gone should not keep answering 500s.
     onDynamoFailure: (error) => {
       console.error(`sendflow: ${error.message}`);

@@ -87,8 +87,13 @@ describe('npm start', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('refuses the data directory of a Sendflow already running, with one clear line and exit 1', () => {
-    const result = runScript('bin/local.ts', [], { ...env, SF_LOCAL_STATE_FILE: join(dir, 'second.json') });
+  it('refuses the data directory of a Sendflow already running, after waiting its bound, with one clear line and exit 1', () => {
+    const result = runScript('bin/local.ts', [], {
+      ...env,
+      SF_LOCAL_STATE_FILE: join(dir, 'second.json'),
+      SF_DATA_DIR_WAIT_SECONDS: '2',
+    });
+    expect(result.stdout).toMatch(/^Waiting for the previous Sendflow on this data directory .* up to 2 s/m);
     expect(result.status).toBe(1);
     const lines = result.stderr
       .trim()
