@@ -103,6 +103,15 @@ describe('npm start', () => {
     expect(lines[0]).toMatch(/^sendflow: Cannot open data directory .*; is another Sendflow running on it\?/);
   });
 
+  it('refuses at once the data directory of a Sendflow that announces itself running on it (nothing to wait for)', () => {
+    const started = Date.now();
+    const result = runScript('bin/local.ts', [], { ...env, SF_DATA_DIR_WAIT_SECONDS: '15' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).not.toMatch(/Waiting for the previous Sendflow/);
+    expect(result.stderr).toMatch(/^sendflow: Cannot open data directory .*; is another Sendflow running on it\?/m);
+    expect(Date.now() - started).toBeLessThan(12_000);
+  });
+
   it('refuses invalid configuration listing every problem', () => {
     const result = runScript('bin/local.ts', [], { ...env, PORT: 'abc', SF_MAX_BODY_BYTES: '-1' });
     expect(result.status).toBe(1);
