@@ -1,22 +1,33 @@
 // `npm start`: the local runtime on PORT (default 3000), data under SF_DATA_DIR (default .data).
 // Prints where it listens, and a full-access test key on the first start of an empty store.
 import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createSignInLink } from '../lambdas/app/dashboard/sign-in';
 import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 import { DataDirError } from '../lambdas/runtime/local/dynalite';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { localStateFile, writeLocalState } from './local-state';
+import { localStateFile, runningLocalRuntime, writeLocalState } from './local-state';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, localTableDefaults());
+  const loaded = loadConfig(process.env, localTableDefaults());
+  const stateFile = localStateFile();
+  // A Sendflow that still announces itself on this data directory is running, not stopping (a stop removes the
+  // file first): its lock will not come free, so there is nothing to wait for.
+  const running = runningLocalRuntime(stateFile);
+  const taken = running !== undefined && resolve(running.dataDir) === resolve(loaded.dataDir);
+  const config = taken ? { ...loaded, dataDirWaitSeconds: 0 } : loaded;
   const runtime = await startLocalRuntime(config, {
+    // A Sendflow stopped a moment ago (Ctrl-C returns the prompt while it drains) still holds the directory.
+    onDataDirWait: () =>
+      console.log(
+        `Waiting for the previous Sendflow on this data directory (${config.dataDir}) to stop, up to ${config.dataDirWaitSeconds} s…`,
+      ),
     // As a crash would: a runtime whose storage is gone should not keep answering 500s.
     onDynamoFailure: (error) => {
       console.error(`sendflow: ${error.message}`);
       process.exit(1);
     },
   });
-  const stateFile = localStateFile();
   writeLocalState(stateFile, {
     pid: process.pid,
     url: runtime.url,

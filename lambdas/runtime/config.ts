@@ -26,6 +26,8 @@ const schema = z.object({
   SF_HOST: z.string().min(1).default('127.0.0.1'),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
+  /** Local runtime: seconds a start waits for the data directory's lock (a previous Sendflow still stopping). */
+  SF_DATA_DIR_WAIT_SECONDS: nonNegativeInt.max(600).default(30),
   /** Local gateway: the whole request (headers and body) must arrive within this; else 408 and close. */
   SF_REQUEST_TIMEOUT_MS: positiveInt.max(600_000).default(30_000),
   /** Local gateway: the request headers must arrive within this (at most the request time-out). */
@@ -88,6 +90,8 @@ export interface Config {
   readonly host: string;
   /** A directory, or `:memory:` for an ephemeral store. */
   readonly dataDir: string;
+  /** How long a start waits for the data directory's lock held by another process (SF_DATA_DIR_WAIT_SECONDS). */
+  readonly dataDirWaitSeconds: number;
   /** Create a default account and key on first start of an empty store. */
   readonly seed: boolean;
   /** Local gateway time-outs. */
@@ -153,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     port: c.PORT,
     host: c.SF_HOST,
     dataDir: c.SF_DATA_DIR,
+    dataDirWaitSeconds: c.SF_DATA_DIR_WAIT_SECONDS,
     seed: c.SF_SEED,
     localHttp: Object.freeze({
       requestTimeoutMs: c.SF_REQUEST_TIMEOUT_MS,

@@ -87,8 +87,13 @@ describe('npm start', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('refuses the data directory of a Sendflow already running, with one clear line and exit 1', () => {
-    const result = runScript('bin/local.ts', [], { ...env, SF_LOCAL_STATE_FILE: join(dir, 'second.json') });
+  it('refuses the data directory of a Sendflow already running, after waiting its bound, with one clear line and exit 1', () => {
+    const result = runScript('bin/local.ts', [], {
+      ...env,
+      SF_LOCAL_STATE_FILE: join(dir, 'second.json'),
+      SF_DATA_DIR_WAIT_SECONDS: '2',
+    });
+    expect(result.stdout).toMatch(/^Waiting for the previous Sendflow on this data directory .* up to 2 s/m);
     expect(result.status).toBe(1);
     const lines = result.stderr
       .trim()
@@ -96,6 +101,15 @@ describe('npm start', () => {
       .filter((l) => !/npm warn/.test(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^sendflow: Cannot open data directory .*; is another Sendflow running on it\?/);
+  });
+
+  it('refuses at once the data directory of a Sendflow that announces itself running on it (nothing to wait for)', () => {
+    const started = Date.now();
+    const result = runScript('bin/local.ts', [], { ...env, SF_DATA_DIR_WAIT_SECONDS: '15' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).not.toMatch(/Waiting for the previous Sendflow/);
+    expect(result.stderr).toMatch(/^sendflow: Cannot open data directory .*; is another Sendflow running on it\?/m);
+    expect(Date.now() - started).toBeLessThan(12_000);
   });
 
   it('refuses invalid configuration listing every problem', () => {

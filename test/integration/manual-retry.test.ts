@@ -1,12 +1,12 @@
 // Manual retry is single-flight over real HTTP: of 20 simultaneous POST …/retry of one delivery, exactly one
 // makes an attempt (one request reaches the endpoint, one 200) and the 19 others get 409 retry_conflict, even
 // against an endpoint that answers at once (so the first retry has finished before the last requests read the
-// row). A retry asked after the previous one has started is a new retry. "Simultaneous" is exact here: the 20
+// row). A retry asked after the previous one has ended is a new retry. "Simultaneous" is exact here: the 20
 // connections are open first, then every request is written at once, so all arrive before any is answered.
-import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { simultaneousPosts } from '../support/simultaneous';
 
 let rt: TestRuntime;
 let receiver: Receiver;
@@ -37,42 +37,6 @@ async function succeededDelivery() {
   return { key, path: `/webhooks/${hookId}/deliveries/${delivery.id}/retry` };
 }
 
-/** Sends the same POST on `count` connections opened beforehand, all written in one go; resolves the answers. */
-async function simultaneousPosts(path: string, key: string, count: number) {
-  const { hostname, port } = new URL(rt.url);
-  const sockets = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Socket>((resolve, reject) => {
-          const socket = connect(Number(port), hostname, () => resolve(socket));
-          socket.once('error', reject);
-        }),
-    ),
-  );
-  const answers = sockets.map(
-    (socket) =>
-      new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {
-        const chunks: Buffer[] = [];
-        socket.once('error', reject);
-        // HTTP/1.0: one answer per connection, which the server closes after it.
-        socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-        socket.once('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-          resolve({ status: Number(text.split(' ')[1]), body: JSON.parse(body) });
-        });
-      }),
-  );
-  const request =
-    `POST /v1${path} HTTP/1.0\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\n` +
-    'Content-Length: 0\r\n\r\n';
-  // Let the server accept every connection first, so the requests' bytes are all there when it next reads.
-  await new Promise((r) => setTimeout(r, 300));
-  for (const socket of sockets) socket.write(request);
-  return Promise.all(answers);
-}
-
 describe('POST /v1/webhooks/:id/deliveries/:did/retry', () => {
   it(`of ${SIMULTANEOUS} simultaneous retries, exactly one attempts (one POST, one 200), the others get 409 (${TRIALS} trials)`, async () => {
     for (let trial = 0; trial < TRIALS; trial++) {
@@ -81,7 +45,7 @@ describe('POST /v1/webhooks/:id/deliveries/:did/retry', () => {
       const before = receiver.received.length;
 
       // Act
-      const answers = await simultaneousPosts(path, key, SIMULTANEOUS);
+      const answers = await simultaneousPosts(rt.url, path, key, SIMULTANEOUS);
 
       // Assert
       const statuses = answers.map((a) => a.status).sort();
@@ -98,7 +62,7 @@ describe('POST /v1/webhooks/:id/deliveries/:did/retry', () => {
 
     // Act
     const first = await rt.call(path, { method: 'POST', key });
-    // Times are in milliseconds: a request arriving in the very millisecond the last attempt was claimed
+    // Times are in milliseconds: a request arriving in the very millisecond the last attempt was recorded
     // counts as simultaneous with it.
     await new Promise((r) => setTimeout(r, 2));
     const second = await rt.call(path, { method: 'POST', key });

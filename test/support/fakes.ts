@@ -302,7 +302,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
       current.claim && current.claim.until >= expect.nowMs && (current.claim.epoch ?? 0) >= (claim.epoch ?? 0);
     if (held) return null;
     const since = expect.claimedBefore;
-    if (since !== undefined && current.claimedAt !== undefined && !(current.claimedAt < since)) return null;
+    if (since !== undefined && Math.max(current.claimedAt ?? -1, current.settledAt ?? -1) >= since) return null;
     const claimed: Delivery = { ...current, claim: { ...claim }, claimedAt: expect.nowMs };
     this.items.set(key, claimed);
     return structuredClone(claimed);

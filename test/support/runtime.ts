@@ -8,7 +8,7 @@ import type { PlanName } from '../../lambdas/domain/plans';
 import type { Scope } from '../../lambdas/domain/scopes';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { localDynamoClient } from '../../lambdas/runtime/local/dynamo';
-import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
+import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
 import { createRepositories } from '../../lambdas/runtime/repositories';
 
 export interface TestRuntime extends LocalRuntime {
@@ -38,9 +38,12 @@ export const TEST_ENV = {
   SF_DOMAIN_VERIFY_SECONDS: '0',
 };
 
-export async function startTestRuntime(env: Record<string, string> = {}): Promise<TestRuntime> {
+export async function startTestRuntime(
+  env: Record<string, string> = {},
+  options: LocalRuntimeOptions = {},
+): Promise<TestRuntime> {
   const config = loadConfig({ ...TEST_ENV, ...env }, localTableDefaults());
-  const runtime = await startLocalRuntime(config);
+  const runtime = await startLocalRuntime(config, options);
   const client = localDynamoClient(runtime.dynamoEndpoint);
   const repos = createRepositories(client, config.tables);
   const admin: AccountDeps = {

@@ -15,7 +15,12 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import { DataDirError, type LocalDynamo, startDynalite } from '../../lambdas/runtime/local/dynalite';
+import {
+  DataDirError,
+  DataDirLockedError,
+  type LocalDynamo,
+  startDynalite,
+} from '../../lambdas/runtime/local/dynalite';
 import { createTables, embeddedDynamoClient, localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 
 /** Lets tests crash dynalite's thread or slow a request down (see the file). */
@@ -286,6 +291,40 @@ describe('embedded dynalite on disk', () => {
     expect(second).toBeInstanceOf(DataDirError);
     expect(onFailure).not.toHaveBeenCalled();
     expect((second as Error).message).toMatch(/^Cannot open data directory .*; is another Sendflow running on it\?/);
+  });
+
+  it('waits for the lock of a directory another DynamoDB holds, saying so once, and opens it once let go', async () => {
+    // Arrange
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    const first = await startDynalite(dir);
+    const onLockWait = vi.fn();
+
+    // Act: the first lets go after 1 s; the second may wait 10 s.
+    const releasing = new Promise((resolve) => setTimeout(resolve, 1_000)).then(() => first.close());
+    const started = Date.now();
+    dynamo = await startDynalite(dir, { lockWaitMs: 10_000, onLockWait });
+    await releasing;
+
+    // Assert
+    expect(onLockWait).toHaveBeenCalledOnce();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(dynamo.endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('stops waiting for a held lock after lockWaitMs, with the clear DataDirError', async () => {
+    // Arrange
+    dir = mkdtempSync(join(tmpdir(), 'sf-embedded-'));
+    dynamo = await startDynalite(dir);
+    const started = Date.now();
+
+    // Act
+    const second = await startDynalite(dir, { lockWaitMs: 1_000 }).catch((error: unknown) => error);
+
+    // Assert
+    expect(second).toBeInstanceOf(DataDirLockedError);
+    expect((second as Error).message).toMatch(/^Cannot open data directory .*; is another Sendflow running on it\?/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

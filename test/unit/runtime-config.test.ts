@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       port: 3000,
       host: '127.0.0.1',
       dataDir: '.data',
+      dataDirWaitSeconds: 30,
       seed: true,
       localHttp: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, bodyIdleTimeoutMs: 10_000 },
       tables: tablesNamed('prod'),

@@ -183,6 +183,8 @@ describe('attemptDelivery', () => {
       createdAt: T0,
       // Kept after the attempt: manual retries asked before it are simultaneous with it.
       claimedAt: T0,
+      // When its result was recorded: manual retries asked before that arrived while it was in flight.
+      settledAt: T0,
       expiresAt: Math.floor(T0 / 1000) + DAYS_30,
     });
     expect(retries.scheduled).toEqual([]);
@@ -630,7 +632,28 @@ describe('retryDelivery', () => {
     expect(env.sender.requests).toHaveLength(6);
   });
 
-  it('a retry that arrived after the previous retry started is a new retry', async () => {
+  it('single-flight: a retry that arrived while the latest attempt was in flight, handled once it ended, gets 409', async () => {
+    // Arrange: the first retry claims, and its endpoint takes 300 ms to answer.
+    const env = setup();
+    const { webhook, job } = await exhausted(env);
+    env.sender.answers(() => {
+      env.clock.advance(300);
+      return { statusCode: 500, error: 'HTTP 500' };
+    });
+    const claimedAt = env.clock.now();
+    await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, claimedAt);
+    env.clock.advance(1_000);
+
+    // Act: arrived 100 ms after that claim, while the attempt was in flight; handled a second later.
+    const late = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, claimedAt + 100);
+
+    // Assert
+    await expect(late).rejects.toMatchObject({ status: 409, code: 'retry_conflict' });
+    expect(env.stored(webhook.id, job.deliveryId)).toMatchObject({ claimedAt, settledAt: claimedAt + 300 });
+    expect(env.sender.requests).toHaveLength(6);
+  });
+
+  it('a retry that arrived after the previous retry ended is a new retry', async () => {
     // Arrange
     const env = setup();
     const { webhook, job } = await exhausted(env);

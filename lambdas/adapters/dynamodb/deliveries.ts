@@ -91,6 +91,7 @@ const deliveryItem = z.object({
     .object({ attempt: z.number().int(), until: z.number(), epoch: z.number().optional(), by: z.string().optional() })
     .optional(),
   claimedAt: z.number().optional(),
+  settledAt: z.number().optional(),
   expiresAt: z.number().optional(),
 });
 
@@ -156,8 +157,12 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   ): Promise<Delivery | null> {
     const statuses = Object.fromEntries(expect.statuses.map((status, i) => [`:s${i}`, status]));
     const since = expect.claimedBefore;
-    // Single-flight manual retries: nobody claimed an attempt since the request arrived.
-    const notSince = since === undefined ? '' : ' AND (attribute_not_exists(claimedAt) OR claimedAt < :since)';
+    // Single-flight manual retries: no attempt was in flight when the request arrived, nor claimed since.
+    const notSince =
+      since === undefined
+        ? ''
+        : ' AND (attribute_not_exists(claimedAt) OR claimedAt < :since)' +
+          ' AND (attribute_not_exists(settledAt) OR settledAt < :since)';
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({

@@ -104,10 +104,11 @@ export async function attemptDelivery(
 
 /**
  * POST …/deliveries/:id/retry: one immediate attempt with the unchanged body; 409 while one is due or running.
- * Single-flight: `requestedAt` is when the request arrived (API Gateway's requestTimeEpoch). The retry claims only
- * if no attempt was claimed at or after that moment, so of any number of simultaneous retries exactly one makes
- * an attempt, even those that read the row after the first had already finished; a retry asked after the
- * previous attempt started is a new retry.
+ * Single-flight: `requestedAt` is when the request arrived (API Gateway's requestTimeEpoch, stamped before the
+ * authorizer runs). The retry claims only if no attempt was in flight at that moment or claimed after it (no
+ * attempt claimed or settled at or after it), so of any number of simultaneous retries exactly one makes an
+ * attempt, even those handled (their key lookup slow) after the first had already finished; a retry asked
+ * after the previous attempt ended is a new retry.
  */
 export async function retryDelivery(
   deps: AttemptDeps,
@@ -132,11 +133,11 @@ export async function retryDelivery(
 
 /**
  * Whether a delivery cannot take a manual attempt asked at `requestedAt`: one is scheduled (pending) or in flight,
- * or one was claimed at or after that moment.
+ * or one was in flight at that moment or claimed after it (claimed or settled at or after it).
  */
 export function busySince(deps: Pick<AttemptDeps, 'clock' | 'claimEpoch'>, current: Delivery, requestedAt: number) {
   if (current.status === 'pending' || claimHeld(current.claim, deps.clock.now(), deps.claimEpoch ?? 0)) return true;
-  return current.claimedAt !== undefined && current.claimedAt >= requestedAt;
+  return Math.max(current.claimedAt ?? -1, current.settledAt ?? -1) >= requestedAt;
 }
 
 /**
@@ -281,6 +282,7 @@ async function makeAttempt(
     nextAttemptAt: transition.nextAttemptAt,
     // Null unless delivered: a failed manual retry of a succeeded delivery is not delivered any more.
     deliveredAt: transition.deliveredAt,
+    settledAt: deps.clock.now(),
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);

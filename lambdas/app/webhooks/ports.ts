@@ -102,6 +102,11 @@ export interface Delivery extends Tenant {
    * that moment was simultaneous with that attempt, and must not make another (single-flight).
    */
   readonly claimedAt?: number;
+  /**
+   * Epoch ms: when the latest attempt's result was recorded. A manual retry that arrived before that moment
+   * arrived while the attempt was in flight: it was simultaneous with it too, however late it is handled.
+   */
+  readonly settledAt?: number;
   /** TTL, epoch seconds: set once the delivery is final. */
   readonly expiresAt?: number;
 }
@@ -140,7 +145,8 @@ export interface DeliveryRepository {
   /**
    * Claims the next attempt of an existing row: only if `attempts` is still `attemptsBefore`, the status is one
    * of `statuses`, no claim is held (unexpired at `nowMs`, and of `claim.epoch` or later), and (when
-   * `claimedBefore` is given) no attempt was claimed at or after `claimedBefore`. Stores `claimedAt` = `nowMs`.
+   * `claimedBefore` is given) no attempt was claimed or settled at or after `claimedBefore` (none was in flight
+   * then, none began since). Stores `claimedAt` = `nowMs`.
    * Returns the claimed row, or null when someone else has it.
    */
   claim(

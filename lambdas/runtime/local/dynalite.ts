@@ -44,17 +44,51 @@ export interface LocalDynamo {
 
 export class DataDirError extends Error {}
 
+/** The data directory's lock is held by another process (a Sendflow running on it, or one still stopping). */
+export class DataDirLockedError extends DataDirError {}
+
 export interface DynaliteOptions extends Pick<ThreadOptions, 'preload'> {
   /** Called once if the thread dies on its own (not after close): every request from then on fails. */
   readonly onFailure?: (error: Error) => void;
+  /**
+   * How long to wait for a data directory whose lock another process holds: a Sendflow stopped a moment ago
+   * may drain for up to 10 s after its terminal prompt came back. 0 (the default): fail at once.
+   */
+  readonly lockWaitMs?: number;
+  /** Called once, when the lock is found held and waiting begins. */
+  readonly onLockWait?: () => void;
 }
+
+/** LevelDB's answer when another process holds the store: "IO error: lock <dir>/LOCK: Resource temporarily…". */
+const LOCK_HELD = /\block .*\/LOCK\b/;
 
 /** How long the thread may take to start, and how long close() waits for requests in flight. */
 const START_MS = 30_000;
 const DRAIN_MS = 5_000;
 
-/** Starts dynalite in a worker thread. `dataDir` is a directory or `:memory:`. */
+/** How often a start waiting for the lock tries again (each try is a new thread opening the store). */
+const LOCK_POLL_MS = 300;
+
+/**
+ * Starts dynalite in a worker thread. `dataDir` is a directory or `:memory:`. While another process holds the
+ * directory's lock it tries again every LOCK_POLL_MS for up to `lockWaitMs`, then throws DataDirLockedError.
+ */
 export async function startDynalite(dataDir: string, options: DynaliteOptions = {}): Promise<LocalDynamo> {
+  const deadline = Date.now() + (options.lockWaitMs ?? 0);
+  let waiting = false;
+  for (;;) {
+    try {
+      return await startOnce(dataDir, options);
+    } catch (error) {
+      if (!(error instanceof DataDirLockedError) || Date.now() + LOCK_POLL_MS > deadline) throw error;
+      if (!waiting) options.onLockWait?.();
+      waiting = true;
+      await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+    }
+  }
+}
+
+async function startOnce(dataDir: string, options: DynaliteOptions): Promise<LocalDynamo> {
   const onDisk = dataDir !== ':memory:';
   if (onDisk) {
     try {
@@ -66,7 +100,7 @@ export async function startDynalite(dataDir: string, options: DynaliteOptions = 
   }
   const cannotOpen = (reason: string) =>
     onDisk
-      ? new DataDirError(
+      ? new (LOCK_HELD.test(reason) ? DataDirLockedError : DataDirError)(
           `Cannot open data directory ${dataDir} (${reason}); is another Sendflow running on it? ` +
             'Set SF_DATA_DIR to another directory or :memory:.',
         )

@@ -10,6 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runtime-authorizer-cache';
+import { bearerToken, hashApiKey, parseApiKey } from '../../domain/api-keys';
 import { PayloadTooLargeError } from '../../domain/errors';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
@@ -19,23 +20,65 @@ import { STAGE } from '../../manifest';
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-/** API Gateway's authorizer result cache, keyed by the Authorization header; flushable like the real one. */
+/** How many keys the cache holds at most; the least recently used goes first. */
+export const AUTH_CACHE_MAX_ENTRIES = 10_000;
+
+/**
+ * API Gateway's authorizer result cache, flushable like the real one, with three differences that close holes
+ * the real one leaves to its TTL: it is keyed by the key itself (a hash of the bearer token), so the spellings
+ * of one Authorization header share one entry and one flush; a flush wins every race with a lookup in flight (a
+ * result computed before it is never stored after it); and it holds only Allow answers, at most `maxEntries`.
+ */
 export class AuthorizerResultCache {
   private readonly entries = new Map<string, { result: APIGatewayAuthorizerResult; expires: number }>();
+  /** Counts flushes: a lookup started in an earlier generation may not store its result. */
+  private flushes = 0;
+
+  constructor(private readonly maxEntries = AUTH_CACHE_MAX_ENTRIES) {}
+
+  /** The entry key of an Authorization header, or undefined when it carries no well-formed key (never cached). */
+  static keyOf(authorization: string | undefined): string | undefined {
+    const token = bearerToken(authorization);
+    return token && parseApiKey(token) ? hashApiKey(token) : undefined;
+  }
 
   get(key: string, now: number): APIGatewayAuthorizerResult | undefined {
     const hit = this.entries.get(key);
-    return hit && hit.expires > now ? hit.result : undefined;
+    if (!hit) return undefined;
+    this.entries.delete(key);
+    if (hit.expires <= now) return undefined;
+    this.entries.set(key, hit); // most recently used: last in the Map's order
+    return hit.result;
   }
 
-  set(key: string, result: APIGatewayAuthorizerResult, expires: number): void {
+  /** Taken before a lookup starts, and handed back to set(). */
+  get generation(): number {
+    return this.flushes;
+  }
+
+  /** Stores an Allow answer unless the cache was flushed since the lookup that computed it began. */
+  set(key: string, result: APIGatewayAuthorizerResult, expires: number, generation: number): void {
+    if (generation !== this.flushes || !isAllow(result)) return;
+    this.entries.delete(key);
     this.entries.set(key, { result, expires });
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   flush(): void {
+    this.flushes++;
     this.entries.clear();
   }
 }
+
+const isAllow = (result: APIGatewayAuthorizerResult) =>
+  result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
 
 export interface GatewayOptions {
   readonly authorizer: Authorizer;
@@ -89,10 +132,12 @@ type Answer = APIGatewayProxyResult & { close?: boolean };
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
 
-  /** As API Gateway: the identity source (the Authorization header, any casing) is the cache key. */
-  async function authorize(event: APIGatewayProxyEvent, methodArn: string, key: string) {
-    const hit = cache.get(key, options.clock());
+  /** The identity source (the Authorization header, any casing), cached by the key it carries. */
+  async function authorize(event: APIGatewayProxyEvent, methodArn: string, authorization: string) {
+    const key = options.authCacheTtlSeconds > 0 ? AuthorizerResultCache.keyOf(authorization) : undefined;
+    const hit = key && cache.get(key, options.clock());
     if (hit) return hit;
+    const generation = cache.generation;
     const result = await options.authorizer({
       type: 'REQUEST',
       methodArn,
@@ -107,7 +152,7 @@ export function createGateway(options: GatewayOptions) {
       stageVariables: null,
       requestContext: event.requestContext,
     } as APIGatewayRequestAuthorizerEvent);
-    if (options.authCacheTtlSeconds > 0) cache.set(key, result, options.clock() + options.authCacheTtlSeconds * 1000);
+    if (key) cache.set(key, result, options.clock() + options.authCacheTtlSeconds * 1000, generation);
     return result;
   }
 
@@ -134,7 +179,7 @@ export function createGateway(options: GatewayOptions) {
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
-      const allowed = result.policyDocument.Statement.some((s) => 'Effect' in s && s.Effect === 'Allow');
+      const allowed = isAllow(result);
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;

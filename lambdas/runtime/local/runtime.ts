@@ -54,6 +54,8 @@ export interface LocalRuntime {
   readonly defaultAccountId?: string;
   /** The wiring and queues, for tests and benchmarks. */
   readonly services: Services;
+  /** The gateway's authorizer result cache (its size, for tests of its bound). */
+  readonly authorizerCache: AuthorizerResultCache;
   readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
   stop(): Promise<void>;
 }
@@ -68,12 +70,16 @@ export interface LocalRuntimeOptions {
   /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
   readonly onDynamoFailure?: (error: Error) => void;
   readonly sender?: WebhookSender;
+  /** Called once if the data directory is locked and the start waits for it (SF_DATA_DIR_WAIT_SECONDS). */
+  readonly onDataDirWait?: () => void;
 }
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const logger = options.logger ?? createLogger(config);
   const dynamo = await startDynalite(config.dataDir, {
     ...(options.dynamoPreload ? { preload: options.dynamoPreload } : {}),
+    lockWaitMs: config.dataDirWaitSeconds * 1000,
+    ...(options.onDataDirWait ? { onLockWait: options.onDataDirWait } : {}),
     onFailure: (error) => {
       logger.error('The embedded DynamoDB stopped: every request fails from now on', error);
       options.onDynamoFailure?.(error);
@@ -185,6 +191,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       ...(seeded ? { seeded } : {}),
       ...(defaultAccountId ? { defaultAccountId } : {}),
       services,
+      authorizerCache,
       queues: local,
       async stop() {
         closing = true;

@@ -288,6 +288,26 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(late).toBeNull();
   });
 
+  it('claim() with claimedBefore is refused when the latest attempt settled at or after it (it was in flight then)', async () => {
+    // Arrange: a final row whose latest attempt was claimed at NOW - 10 and settled at NOW - 5.
+    const first = newDelivery(newWebhookId(), T0, { claimedAt: NOW - 10 });
+    await repo().createClaimed(first);
+    const failed = { ...after(first, 'failed'), settledAt: NOW - 5 };
+    await repo().record(failed, 1);
+    const final = { attemptsBefore: 1, statuses: ['failed', 'succeeded'] as const, nowMs: NOW };
+    const claim = { attempt: 2, until: NOW + 30_000 };
+
+    // Act: requests that arrived while it was in flight, in the millisecond it settled, and after.
+    const during = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 7 }, claim);
+    const sameMs = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 5 }, claim);
+    const afterIt = await repo().claim(first.webhookId, first.id, { ...final, claimedBefore: NOW - 4 }, claim);
+
+    // Assert
+    expect(during).toBeNull();
+    expect(sameMs).toBeNull();
+    expect(afterIt).toEqual({ ...failed, claim, claimedAt: NOW });
+  });
+
   it('claim() with claimedBefore is allowed on a row that never stored a claim time (written before it existed)', async () => {
     // Arrange
     const first = newDelivery(newWebhookId());
