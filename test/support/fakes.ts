@@ -291,7 +291,13 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
   async claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
+    expect: {
+      attemptsBefore: number;
+      statuses: readonly DeliveryStatus[];
+      nowMs: number;
+      claimedBefore?: number;
+      retriedBefore?: number;
+    },
     claim: Claim,
   ): Promise<Delivery | null> {
     const key = `${webhookId}#${id}`;
@@ -303,7 +309,14 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     if (held) return null;
     const since = expect.claimedBefore;
     if (since !== undefined && Math.max(current.claimedAt ?? -1, current.settledAt ?? -1) >= since) return null;
-    const claimed: Delivery = { ...current, claim: { ...claim }, claimedAt: expect.nowMs };
+    const retried = expect.retriedBefore;
+    if (retried !== undefined && (current.retriedAt ?? -1) >= retried) return null;
+    const claimed: Delivery = {
+      ...current,
+      claim: { ...claim },
+      claimedAt: expect.nowMs,
+      ...(retried !== undefined ? { retriedAt: expect.nowMs } : {}),
+    };
     this.items.set(key, claimed);
     return structuredClone(claimed);
   }

@@ -4,7 +4,13 @@
 // fan-out and the reconciler. Signatures are recomputed here independently of the code under test.
 import { createHmac } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { type AttemptDeps, attemptDelivery, retryDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
+import {
+  type AttemptDeps,
+  attemptDelivery,
+  RETRY_SETTLE_MS,
+  retryDelivery,
+  testWebhook,
+} from '../../lambdas/app/webhooks/attempts';
 import { dispatchEvent } from '../../lambdas/app/webhooks/dispatch-event';
 import type {
   Delivery,
@@ -653,20 +659,37 @@ describe('retryDelivery', () => {
     expect(env.sender.requests).toHaveLength(6);
   });
 
-  it('a retry that arrived after the previous retry ended is a new retry', async () => {
-    // Arrange
+  it('a retry within RETRY_SETTLE_MS of the last retry is the same click (409); later, a new retry', async () => {
+    // Arrange: simultaneous requests can reach the handler up to a second after the first of them ended (a cold
+    // process accepts connections one event-loop turn at a time), stamped as arriving after it.
     const env = setup();
     const { webhook, job } = await exhausted(env);
     await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, env.clock.now());
-    const claimedAt = env.stored(webhook.id, job.deliveryId)?.claimedAt as number;
-    env.clock.advance(1);
+    const retriedAt = env.stored(webhook.id, job.deliveryId)?.retriedAt as number;
+    env.clock.advance(RETRY_SETTLE_MS + 10);
 
     // Act
-    const again = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, claimedAt + 1);
+    const same = retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, retriedAt + RETRY_SETTLE_MS);
+    await expect(same).rejects.toMatchObject({ status: 409, code: 'retry_conflict' });
+    const again = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, retriedAt + RETRY_SETTLE_MS + 1);
 
     // Assert
     expect(again).toMatchObject({ attempts: 7 });
     expect(env.sender.requests).toHaveLength(7);
+  });
+
+  it('a retry right after a test send or a scheduled attempt ended is a new retry (only a retry opens the window)', async () => {
+    // Arrange
+    const env = setup();
+    const { webhook, job } = await exhausted(env);
+    const settledAt = env.stored(webhook.id, job.deliveryId)?.settledAt as number;
+    env.clock.advance(1);
+
+    // Act
+    const retried = await retryDelivery(env.deps, TENANT, webhook.id, job.deliveryId, settledAt + 1);
+
+    // Assert
+    expect(retried).toMatchObject({ attempts: 6 });
   });
 
   it('gives 404 for an unknown delivery, an unknown webhook, and another tenant’s webhook', async () => {

@@ -92,6 +92,7 @@ const deliveryItem = z.object({
     .optional(),
   claimedAt: z.number().optional(),
   settledAt: z.number().optional(),
+  retriedAt: z.number().optional(),
   expiresAt: z.number().optional(),
 });
 
@@ -152,7 +153,13 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   async claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
+    expect: {
+      attemptsBefore: number;
+      statuses: readonly DeliveryStatus[];
+      nowMs: number;
+      claimedBefore?: number;
+      retriedBefore?: number;
+    },
     claim: Claim,
   ): Promise<Delivery | null> {
     const statuses = Object.fromEntries(expect.statuses.map((status, i) => [`:s${i}`, status]));
@@ -163,13 +170,15 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
         ? ''
         : ' AND (attribute_not_exists(claimedAt) OR claimedAt < :since)' +
           ' AND (attribute_not_exists(settledAt) OR settledAt < :since)';
+    const retried = expect.retriedBefore;
+    const notRetried = retried === undefined ? '' : ' AND (attribute_not_exists(retriedAt) OR retriedAt < :retried)';
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { webhookId, id },
-          UpdateExpression: 'SET #claim = :claim, claimedAt = :now',
-          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)${notSince}`,
+          UpdateExpression: `SET #claim = :claim, claimedAt = :now${retried === undefined ? '' : ', retriedAt = :now'}`,
+          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)${notSince}${notRetried}`,
           ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until', '#epoch': 'epoch' },
           ExpressionAttributeValues: {
             ':claim': claim,
@@ -177,6 +186,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
             ':now': expect.nowMs,
             ':epoch': claim.epoch ?? 0,
             ...(since === undefined ? {} : { ':since': since }),
+            ...(retried === undefined ? {} : { ':retried': retried }),
             ...statuses,
           },
           ReturnValues: 'ALL_NEW',

@@ -103,12 +103,20 @@ export async function attemptDelivery(
 }
 
 /**
+ * How long after a manual retry was claimed another one still counts as the same click. Simultaneous requests can
+ * be stamped as arriving up to about a second apart on a busy process (connections are accepted one event-loop
+ * turn at a time, and a cold process takes long turns), so a burst of retries is one retry within this window.
+ * Only a manual retry opens it: a retry right after a test send or a scheduled attempt is a new retry.
+ */
+export const RETRY_SETTLE_MS = 2_000;
+
+/**
  * POST …/deliveries/:id/retry: one immediate attempt with the unchanged body; 409 while one is due or running.
  * Single-flight: `requestedAt` is when the request arrived (API Gateway's requestTimeEpoch, stamped before the
  * authorizer runs). The retry claims only if no attempt was in flight at that moment or claimed after it (no
  * attempt claimed or settled at or after it), so of any number of simultaneous retries exactly one makes an
- * attempt, even those handled (their key lookup slow) after the first had already finished; a retry asked
- * after the previous attempt ended is a new retry.
+ * attempt, even those handled (their key lookup slow) after the first had already finished; and none within
+ * RETRY_SETTLE_MS of the last manual retry's claim. A retry asked later is a new retry.
  */
 export async function retryDelivery(
   deps: AttemptDeps,
@@ -121,12 +129,15 @@ export async function retryDelivery(
   const current = await deps.deliveries.get(webhookId, deliveryId, deps.clock.now());
   if (!current) throw new NotFoundError(`No delivery with id ${deliveryId}.`);
   const conflict = new ConflictError(
-    'An attempt of this delivery is scheduled or in flight; retry when it has ended.',
+    `An attempt of this delivery is scheduled or in flight, or another retry began less than ${RETRY_SETTLE_MS / 1000} s before this one; retry once it has ended.`,
     'retry_conflict',
   );
-  if (busySince(deps, current, requestedAt)) throw conflict;
+  const retriedBefore = requestedAt - RETRY_SETTLE_MS;
+  if (busySince(deps, current, requestedAt) || (current.retriedAt ?? -1) >= retriedBefore) throw conflict;
   assertActive(webhook);
-  const delivery = await attemptAgain(deps, webhook, current, requestedAt, ['failed', 'succeeded']);
+  const delivery = await attemptAgain(deps, webhook, current, requestedAt, ['failed', 'succeeded'], undefined, {
+    retriedBefore,
+  });
   if (!delivery) throw conflict;
   return delivery;
 }
@@ -153,11 +164,19 @@ export async function attemptAgain(
   statuses: readonly DeliveryStatus[],
   /** The recovery job making it (see Claim.by). */
   by?: string,
+  /** A manual retry: none claimed at or after this (RETRY_SETTLE_MS). */
+  manual?: { retriedBefore: number },
 ): Promise<Delivery | null> {
   const claimed = await deps.deliveries.claim(
     webhook.id,
     current.id,
-    { attemptsBefore: current.attempts, statuses, nowMs: deps.clock.now(), claimedBefore: requestedAt },
+    {
+      attemptsBefore: current.attempts,
+      statuses,
+      nowMs: deps.clock.now(),
+      claimedBefore: requestedAt,
+      ...(manual ?? {}),
+    },
     { ...claimFor(deps, current.attempts + 1), ...(by ? { by } : {}) },
   );
   if (!claimed) return null;

@@ -107,6 +107,11 @@ export interface Delivery extends Tenant {
    * arrived while the attempt was in flight: it was simultaneous with it too, however late it is handled.
    */
   readonly settledAt?: number;
+  /**
+   * Epoch ms: when the latest manual retry was claimed. Simultaneous retries can reach the handler up to about a
+   * second apart on a busy process, so a retry within RETRY_SETTLE_MS of the last one is the same click.
+   */
+  readonly retriedAt?: number;
   /** TTL, epoch seconds: set once the delivery is final. */
   readonly expiresAt?: number;
 }
@@ -146,13 +151,20 @@ export interface DeliveryRepository {
    * Claims the next attempt of an existing row: only if `attempts` is still `attemptsBefore`, the status is one
    * of `statuses`, no claim is held (unexpired at `nowMs`, and of `claim.epoch` or later), and (when
    * `claimedBefore` is given) no attempt was claimed or settled at or after `claimedBefore` (none was in flight
-   * then, none began since). Stores `claimedAt` = `nowMs`.
+   * then, none began since), and (when `retriedBefore` is given: a manual retry) no manual retry was claimed at or
+   * after `retriedBefore`. Stores `claimedAt` = `nowMs`, and `retriedAt` = `nowMs` for a manual retry.
    * Returns the claimed row, or null when someone else has it.
    */
   claim(
     webhookId: string,
     id: string,
-    expect: { attemptsBefore: number; statuses: readonly DeliveryStatus[]; nowMs: number; claimedBefore?: number },
+    expect: {
+      attemptsBefore: number;
+      statuses: readonly DeliveryStatus[];
+      nowMs: number;
+      claimedBefore?: number;
+      retriedBefore?: number;
+    },
     claim: Claim,
   ): Promise<Delivery | null>;
   /** Stores the attempt's result, only if the claim for that attempt is still held. */
