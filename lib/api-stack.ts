@@ -589,7 +589,9 @@ export class SendflowApiStack extends Stack {
         // Authorization header included, to CloudWatch.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        metricsEnabled: true,
+        // Off: detailed metrics are per method (custom metrics billed per method and series, ~390 a stage) and
+        // nothing reads them. The stage's basic metrics (Count, 4XX, 5XX, Latency), which alarm, are always on.
+        metricsEnabled: false,
         // No code is instrumented for X-Ray: traces would show only the gateway hop, at a price.
         tracingEnabled: false,
       },
