@@ -199,19 +199,19 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
-  // every outbox (byOutbox) and relays what it finds (RELAY).
+  // every outbox (byOutboxEvents) and relays what it finds (RELAY).
   reconciler: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: { query: ['byDueShard'] },
-    emails: { query: ['byScheduleShard', 'byOutbox'], items: RELAY },
+    emails: { query: ['byScheduleShard', 'byOutboxEvents'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: { query: ['byOutbox'], items: RELAY },
-    domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
-    contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
+    suppressions: { query: ['byOutboxEvents'], items: RELAY },
+    domains: { query: ['byPending', 'byOutboxEvents'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
+    contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
