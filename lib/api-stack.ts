@@ -33,6 +33,7 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
@@ -260,8 +261,10 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
-  /** Subscribed by email to the alarm topic (`-c sendflow:alarmEmail=…`). */
-  readonly alarmEmail?: string;
+  /** Subscribed by email to the alarm topic (this stage's `sendflow:alarmEmails`); none warns at synth. */
+  readonly alarmEmails?: readonly string[];
+  /** The account's Lambda quota and the API's and authorizer's reservations (lib/concurrency.ts). */
+  readonly lambdaConcurrency?: LambdaConcurrency;
   /** Each SQS consumer's MaximumConcurrency (lib/consumers.ts); the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
@@ -304,6 +307,8 @@ export class SendflowApiStack extends Stack {
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    const lambdaConcurrency = props.lambdaConcurrency ?? DEFAULT_LAMBDA_CONCURRENCY;
+    checkConcurrency(lambdaConcurrency, maxConcurrency);
     this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention, maxConcurrency });
     this.emails = new EmailPipeline(this, 'EmailPipeline', {
       environment,
@@ -331,6 +336,8 @@ export class SendflowApiStack extends Stack {
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
+      // Its own share of the account's concurrency, so a queue backlog cannot starve the API (and its ceiling).
+      reservedConcurrentExecutions: reservation(lambdaConcurrency.api),
     });
     this.authorizerFunction = new NodeFunction(this, 'AuthorizerFunction', {
       entry: 'lambdas/runtime/aws/authorizer.ts',
@@ -340,6 +347,7 @@ export class SendflowApiStack extends Stack {
       timeout: timeouts.authorizer,
       memorySize: 512,
       logRetention,
+      reservedConcurrentExecutions: reservation(lambdaConcurrency.authorizer),
     });
     allowSend(this.apiFunction.role, this.pipeline.eventsQueue, this.pipeline.deliveriesQueue);
     this.emails.grantScheduling(this.apiFunction);
@@ -545,7 +553,9 @@ export class SendflowApiStack extends Stack {
       },
       deadLetterQueues: deadLetters,
       metricsService: this.stackName,
-      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+      alarmEmails: props.alarmEmails ?? [],
+      tables: tableNamesByKey,
+      accountConcurrencyQuota: lambdaConcurrency.accountQuota,
     });
     // Last, so it reaches every alarm the constructs above made.
     this.monitoring.notifyAll();
