@@ -230,7 +230,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
     suppressions: { items: ['dynamodb:BatchGetItem'] },
-    domains: 'none',
+    // The sender domain's open and click tracking picks the configuration set: GetItem by key, once a minute.
+    domains: { items: ['dynamodb:GetItem'] },
     contacts: 'none',
     sessions: 'none',
   },
