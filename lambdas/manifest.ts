@@ -130,6 +130,13 @@ export const routes = [
   { id: 'createDomain', method: 'POST', path: '/domains', access: 'full', summary: 'Add a sending domain' },
   { id: 'listDomains', method: 'GET', path: '/domains', access: domainRead, summary: 'List sending domains' },
   { id: 'getDomain', method: 'GET', path: '/domains/{id}', access: domainRead, summary: 'Retrieve a domain' },
+  {
+    id: 'updateDomain',
+    method: 'PATCH',
+    path: '/domains/{id}',
+    access: 'full',
+    summary: 'Turn open or click tracking on or off',
+  },
   { id: 'deleteDomain', method: 'DELETE', path: '/domains/{id}', access: 'full', summary: 'Delete a domain' },
   {
     id: 'verifyDomain',

@@ -74,6 +74,9 @@ describe('domains', () => {
         name: 'acme.example',
         status: 'pending',
         records: await new ScriptedDomainProvider().register('acme.example'),
+        // Tracking is off unless the request turns it on.
+        openTracking: false,
+        clickTracking: false,
         createdAt: at,
         updatedAt: at,
       });
