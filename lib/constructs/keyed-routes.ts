@@ -122,8 +122,9 @@ function group(alternatives: readonly string[]): string {
   return `(?:${nonEmpty.join('|')})${optional ? '?' : ''}`;
 }
 
+/** A path segment as a regex literal (segments hold no `/`). */
 function literal(text: string): string {
-  return text.replace(/[.*+?^$()|[\]\\{}/]/g, '\\$&').replaceAll('\\/', '/');
+  return text.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 }
 
 function classLiteral(char: string): string {

@@ -6,6 +6,7 @@ import { signToken } from '../../lambdas/domain/tokens';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../../lambdas/handlers/middleware/rate-limit';
 import { routes, STAGE } from '../../lambdas/manifest';
 import { linkPathPattern } from '../../lib/constructs/firewall';
+import { keyedPathPatterns, segmentExcept, WAF_REGEX_MAX_LENGTH } from '../../lib/constructs/keyed-routes';
 import { methods, only, synthSendflow } from './synth';
 import { matches, regexesOf, type WafRequest, type WafStatement } from './waf';
 
@@ -193,5 +194,32 @@ describe('link path pattern', () => {
     ]) {
       expect(link.test(path), path).toBe(false);
     }
+  });
+});
+
+describe('keyed path patterns', () => {
+  it('split a method whose paths need more than one WAF regex, each within 512 characters, matching the same', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      id: `r${i}`,
+      method: 'GET',
+      path: `/resource-number-${i}/{id}/child-collection`,
+      access: 'full' as const,
+      summary: '',
+    }));
+    const [patterns = []] = keyedPathPatterns(STAGE, many as never).values();
+    expect(patterns.length).toBeGreaterThan(1);
+    for (const pattern of patterns) expect(pattern.length).toBeLessThanOrEqual(WAF_REGEX_MAX_LENGTH);
+    const keyed = (path: string) => patterns.some((pattern) => new RegExp(pattern).test(path));
+    for (let i = 0; i < 40; i++) expect(keyed(`/v1/resource-number-${i}/x_1/child-collection`), String(i)).toBe(true);
+    expect(keyed('/v1/resource-number-40/x_1/child-collection')).toBe(false);
+  });
+
+  it('exclude exactly the static siblings from a parameter segment', () => {
+    const segment = new RegExp(`^${segmentExcept(['batch', 'b', 'confirm'])}$`);
+    for (const word of ['batch', 'b', 'confirm']) expect(segment.test(word), word).toBe(false);
+    for (const word of ['ba', 'bat', 'batchx', 'bb', 'c', 'conf', 'confirmed', 'em_1', 'x']) {
+      expect(segment.test(word), word).toBe(true);
+    }
+    for (const word of ['', 'a/b', 'em%2F1']) expect(segment.test(word), word).toBe(false);
   });
 });
