@@ -271,6 +271,16 @@ export class Monitoring extends Construct {
           withLabel(q.metricApproximateNumberOfMessagesVisible(maxPerMinute), name),
         ),
       ),
+      graph('SES reputation (account)', [
+        withLabel(sesReputation('Reputation.BounceRate'), 'bounce rate'),
+        withLabel(sesReputation('Reputation.ComplaintRate'), 'complaint rate'),
+      ]),
+      graph(`Lambda concurrent executions (account quota ${props.accountConcurrencyQuota})`, [
+        withLabel(
+          new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', ...maxPerMinute }),
+          'account',
+        ),
+      ]),
     ];
   }
 }

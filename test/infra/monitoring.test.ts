@@ -255,6 +255,9 @@ describe('dashboard and metrics', () => {
     expect(other.DashboardName).toBe('Sendflow-staging-Api');
     const body = JSON.stringify(prod.DashboardBody);
     for (const name of [
+      'Reputation.BounceRate',
+      'Reputation.ComplaintRate',
+      'ConcurrentExecutions',
       'DeliveriesAttempted',
       'DeliveriesFailed',
       'AttemptDuration',
