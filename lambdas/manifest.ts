@@ -130,6 +130,13 @@ export const routes = [
   { id: 'createDomain', method: 'POST', path: '/domains', access: 'full', summary: 'Add a sending domain' },
   { id: 'listDomains', method: 'GET', path: '/domains', access: domainRead, summary: 'List sending domains' },
   { id: 'getDomain', method: 'GET', path: '/domains/{id}', access: domainRead, summary: 'Retrieve a domain' },
+  {
+    id: 'updateDomain',
+    method: 'PATCH',
+    path: '/domains/{id}',
+    access: 'full',
+    summary: 'Turn open or click tracking on or off',
+  },
   { id: 'deleteDomain', method: 'DELETE', path: '/domains/{id}', access: 'full', summary: 'Delete a domain' },
   {
     id: 'verifyDomain',
@@ -292,7 +299,15 @@ export const RECONCILE_EVERY_MINUTES = 1;
  * The sparse index of a table that keeps a transactional outbox (adapters/dynamodb/outbox): only items with
  * events not yet relayed are in it, oldest first, for the reconciler's sweep.
  */
-const outboxIndex = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' } as const;
+const outboxIndex = {
+  name: 'byOutboxEvents',
+  partitionKey: 'outboxShard',
+  sortKey: 'outboxDue',
+  // The relay reads the keys and the events (adapters/dynamodb/outbox.ts `due`): a scheduled email's body or a
+  // domain's records are not copied into the index. It replaced `byOutbox` (ALL) under a new name, since a
+  // projection cannot change in place (lib/index-migration.ts).
+  projection: { type: 'INCLUDE', attributes: ['outbox'] },
+} as const;
 
 /**
  * What an index entry holds besides the keys: KEYS_ONLY (the table's and the index's keys), INCLUDE (those and

@@ -33,6 +33,7 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
@@ -201,19 +202,19 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
-  // every outbox (byOutbox) and relays what it finds (RELAY).
+  // every outbox (byOutboxEvents) and relays what it finds (RELAY).
   reconciler: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: 'none',
     deliveries: { query: ['byDueShard'] },
-    emails: { query: ['byScheduleShard', 'byOutbox'], items: RELAY },
+    emails: { query: ['byScheduleShard', 'byOutboxEvents'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: { query: ['byOutbox'], items: RELAY },
-    domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
-    contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
+    suppressions: { query: ['byOutboxEvents'], items: RELAY },
+    domains: { query: ['byPending', 'byOutboxEvents'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
+    contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
@@ -231,7 +232,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
     suppressions: { items: ['dynamodb:BatchGetItem'] },
-    domains: 'none',
+    // The sender domain's open and click tracking picks the configuration set: GetItem by key, once a minute.
+    domains: { items: ['dynamodb:GetItem'] },
     contacts: 'none',
     sessions: 'none',
   },
@@ -262,8 +264,10 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
-  /** Subscribed by email to the alarm topic (`-c sendflow:alarmEmail=…`). */
-  readonly alarmEmail?: string;
+  /** Subscribed by email to the alarm topic (this stage's `sendflow:alarmEmails`); none warns at synth. */
+  readonly alarmEmails?: readonly string[];
+  /** The account's Lambda quota and the API's and authorizer's reservations (lib/concurrency.ts). */
+  readonly lambdaConcurrency?: LambdaConcurrency;
   /** Each SQS consumer's MaximumConcurrency (lib/consumers.ts); the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
@@ -306,6 +310,8 @@ export class SendflowApiStack extends Stack {
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+    const lambdaConcurrency = props.lambdaConcurrency ?? DEFAULT_LAMBDA_CONCURRENCY;
+    checkConcurrency(lambdaConcurrency, maxConcurrency);
     this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention, maxConcurrency });
     this.emails = new EmailPipeline(this, 'EmailPipeline', {
       environment,
@@ -333,6 +339,8 @@ export class SendflowApiStack extends Stack {
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
+      // Its own share of the account's concurrency, so a queue backlog cannot starve the API (and its ceiling).
+      reservedConcurrentExecutions: reservation(lambdaConcurrency.api),
     });
     this.authorizerFunction = new NodeFunction(this, 'AuthorizerFunction', {
       entry: 'lambdas/runtime/aws/authorizer.ts',
@@ -342,6 +350,7 @@ export class SendflowApiStack extends Stack {
       timeout: timeouts.authorizer,
       memorySize: 512,
       logRetention,
+      reservedConcurrentExecutions: reservation(lambdaConcurrency.authorizer),
     });
     allowSend(this.apiFunction.role, this.pipeline.eventsQueue, this.pipeline.deliveriesQueue);
     this.emails.grantScheduling(this.apiFunction);
@@ -547,7 +556,9 @@ export class SendflowApiStack extends Stack {
       },
       deadLetterQueues: deadLetters,
       metricsService: this.stackName,
-      ...(props.alarmEmail ? { alarmEmail: props.alarmEmail } : {}),
+      alarmEmails: props.alarmEmails ?? [],
+      tables: tableNamesByKey,
+      accountConcurrencyQuota: lambdaConcurrency.accountQuota,
     });
     // Last, so it reaches every alarm the constructs above made.
     this.monitoring.notifyAll();
@@ -591,7 +602,9 @@ export class SendflowApiStack extends Stack {
         // Authorization header included, to CloudWatch.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        metricsEnabled: true,
+        // Off: detailed metrics are per method (custom metrics billed per method and series, ~390 a stage) and
+        // nothing reads them. The stage's basic metrics (Count, 4XX, 5XX, Latency), which alarm, are always on.
+        metricsEnabled: false,
         // No code is instrumented for X-Ray: traces would show only the gateway hop, at a price.
         tracingEnabled: false,
       },

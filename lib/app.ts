@@ -2,6 +2,7 @@
 // the infrastructure tests both build the app through here, so tests check what deploys.
 import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
+import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
@@ -13,8 +14,15 @@ const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 export const CONTEXT_STAGE = 'sendflow:stage';
 /** `-c sendflow:adopt=true`, for `cdk import` only: retained data without its dependency on the guard. */
 export const CONTEXT_ADOPT = 'sendflow:adopt';
-/** `-c sendflow:alarmEmail=oncall@example.com`: subscribes that address to the alarm topic. */
+/** Replaced by CONTEXT_ALARM_EMAILS: a one-off flag, undone by the next deploy without it. Refused with a pointer. */
 export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
+/**
+ * `{"prod": ["oncall@example.com"], "staging": [...]}` in cdk.json: the addresses subscribed to each stage's
+ * alarm topic. Committed, so every deploy keeps them; a stage without any gets a synth warning.
+ */
+export const CONTEXT_ALARM_EMAILS = 'sendflow:alarmEmails';
+/** `{"accountQuota": 1000, "api": 100, "authorizer": 50}`: the account's Lambda quota and the reservations (lib/concurrency.ts). */
+export const CONTEXT_LAMBDA_CONCURRENCY = 'sendflow:lambdaConcurrency';
 /** `{"deliveries": 20, ...}`: MaximumConcurrency per SQS consumer (lib/consumers.ts); missing keys keep the manifest's. */
 export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
 /** The SES account's sending rate, emails per second (default 14), shared by the send worker's invocations. */
@@ -33,8 +41,10 @@ export interface SendflowSettings {
    * the stage guard, which an import cannot create, so the template CDK imports them with stays valid.
    */
   readonly adopt?: boolean;
-  /** Subscribed by email to the topic every alarm notifies. */
-  readonly alarmEmail?: string;
+  /** This stage's addresses, subscribed by email to the topic every alarm notifies; none warns at synth. */
+  readonly alarmEmails?: readonly string[];
+  /** The account's Lambda quota and the API's and authorizer's reservations; DEFAULT_LAMBDA_CONCURRENCY when omitted. */
+  readonly lambdaConcurrency?: LambdaConcurrency;
   /** Every SQS consumer's MaximumConcurrency; the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
@@ -46,26 +56,60 @@ export interface SendflowSettings {
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
 export function settingsFromContext(app: App): SendflowSettings {
   const adopt = adoptFromContext(app);
-  const alarmEmail = alarmEmailFromContext(app);
+  const stage = stageFromContext(app);
+  const alarmEmails = alarmEmailsFromContext(app, stage);
   const customDomain = customDomainFromContext(app);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
-    stage: stageFromContext(app),
+    stage,
+    alarmEmails,
+    lambdaConcurrency: parseLambdaConcurrency(
+      app.node.tryGetContext(CONTEXT_LAMBDA_CONCURRENCY),
+      CONTEXT_LAMBDA_CONCURRENCY,
+    ),
     maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     ...(adopt ? { adopt } : {}),
-    ...(alarmEmail ? { alarmEmail } : {}),
     ...(customDomain ? { customDomain } : {}),
   };
 }
 
-function alarmEmailFromContext(app: App): string | undefined {
-  const raw: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAIL);
-  if (raw === undefined || raw === '') return undefined;
-  if (typeof raw !== 'string' || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw) || raw.length > 254) {
-    throw new Error(`Context ${CONTEXT_ALARM_EMAIL} must be an email address, got ${String(raw)}`);
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The stage's entry of `sendflow:alarmEmails` (an object, or its JSON from `-c`); [] when it has none. */
+function alarmEmailsFromContext(app: App, stage: string): readonly string[] {
+  if (app.node.tryGetContext(CONTEXT_ALARM_EMAIL) !== undefined) {
+    throw new Error(
+      `Context ${CONTEXT_ALARM_EMAIL} is replaced by ${CONTEXT_ALARM_EMAILS}: put the stage's addresses in cdk.json, ` +
+        `e.g. "${CONTEXT_ALARM_EMAILS}": {"${stage}": ["oncall@example.com"]}, so no later deploy drops them.`,
+    );
   }
-  return raw;
+  let raw: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAILS);
+  if (raw === undefined) return [];
+  if (typeof raw === 'string') {
+    try {
+      raw = JSON.parse(raw);
+    } catch {
+      throw new Error(`Context ${CONTEXT_ALARM_EMAILS} must be a JSON object of stage to addresses, got ${raw}`);
+    }
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new Error(`Context ${CONTEXT_ALARM_EMAILS} must be an object such as {"prod": ["oncall@example.com"]}`);
+  }
+  const problems: string[] = [];
+  for (const [name, addresses] of Object.entries(raw)) {
+    if (!Array.isArray(addresses))
+      problems.push(`${name} must be a list of addresses, got ${JSON.stringify(addresses)}`);
+    else {
+      for (const address of addresses) {
+        if (typeof address !== 'string' || !EMAIL_ADDRESS.test(address) || address.length > 254) {
+          problems.push(`${name}: ${JSON.stringify(address)} is not an email address`);
+        }
+      }
+    }
+  }
+  if (problems.length) throw new Error(`Context ${CONTEXT_ALARM_EMAILS}: ${problems.join('; ')}`);
+  return [...new Set(((raw as Record<string, string[]>)[stage] ?? []) as string[])];
 }
 
 /** One DNS label: letters, digits and inner hyphens, 1–63 characters. */
@@ -140,7 +184,8 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     tableParameters: data.tableParameters,
     signingSecretParameter: data.signingSecretParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
-    ...(settings.alarmEmail ? { alarmEmail: settings.alarmEmail } : {}),
+    alarmEmails: settings.alarmEmails ?? [],
+    ...(settings.lambdaConcurrency ? { lambdaConcurrency: settings.lambdaConcurrency } : {}),
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),

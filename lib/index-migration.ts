@@ -8,30 +8,81 @@ import type { IndexSpec, TableName, TableSpec } from '../lambdas/manifest';
 
 export const CONTEXT_INDEX_MIGRATION = 'sendflow:indexMigration';
 
+/** The old outbox index, projected ALL: replaced by the manifest's byOutboxEvents (INCLUDE `outbox`, issue 16). */
+const oldOutbox: IndexSpec = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' };
+
 /** The indexes the manifest replaced, as they were deployed (all projected ALL). */
 export const retiredIndexes: Partial<Record<TableName, readonly IndexSpec[]>> = {
   deliveries: [
     { name: 'byStatus', partitionKey: 'statusKey', sortKey: 'id' },
     { name: 'byDue', partitionKey: 'dueShard', sortKey: 'dueAt' },
   ],
-  emails: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }],
+  emails: [{ name: 'byScheduled', partitionKey: 'scheduleShard', sortKey: 'sendAt' }, oldOutbox],
+  domains: [oldOutbox],
+  contacts: [oldOutbox],
+  suppressions: [oldOutbox],
 };
 
 /**
- * Each step's indexes by name, for the tables that change. 0 is the layout before the change, as deployed (what
- * `cdk import` of a stage created by an earlier version must describe, since an import does not compare
- * indexes); 1 and 2 add the new indexes while the old code
- * still reads the old ones; the api stack moves to the new code at 2; 3 and the manifest drop the old ones.
+ * Each step's indexes by name, for the tables that change. Two ways in, each one GSI change per table per deploy:
+ *
+ * - From before issue 9 (step 0, the layout then, as deployed: what `cdk import` of such a stage must describe,
+ *   since an import does not compare indexes): 1 to 3 add every new index while the old code still reads the old
+ *   ones; the api stack moves to the new code at 3; 4 and the manifest drop the old ones.
+ * - From the release before issue 16 (issue 9's indexes and byTenant, with the ALL-projected byOutbox): 5 adds
+ *   byOutboxEvents to the four outbox tables; the api stack moves to the new code at 5; the manifest drops byOutbox.
  */
 export const migrationSteps = {
-  0: { deliveries: ['byStatus', 'byDue'], emails: ['byScheduled', 'byOutbox'] },
-  1: { deliveries: ['byStatus', 'byDue', 'byStatusKey'], emails: ['byScheduled', 'byScheduleShard', 'byOutbox'] },
+  0: {
+    deliveries: ['byStatus', 'byDue'],
+    emails: ['byScheduled', 'byOutbox'],
+    domains: ['byPending', 'byOutbox'],
+    contacts: ['byOutbox'],
+    suppressions: ['byOutbox'],
+  },
+  1: {
+    deliveries: ['byStatus', 'byDue', 'byStatusKey'],
+    emails: ['byScheduled', 'byScheduleShard', 'byOutbox'],
+    domains: ['byPending', 'byOutbox', 'byOutboxEvents'],
+    contacts: ['byOutbox', 'byOutboxEvents'],
+    suppressions: ['byOutbox', 'byOutboxEvents'],
+  },
   2: {
     deliveries: ['byStatus', 'byDue', 'byStatusKey', 'byDueShard'],
-    emails: ['byScheduled', 'byScheduleShard', 'byOutbox'],
+    emails: ['byScheduled', 'byScheduleShard', 'byOutbox', 'byTenant'],
+    domains: ['byPending', 'byOutbox', 'byOutboxEvents'],
+    contacts: ['byOutbox', 'byOutboxEvents'],
+    suppressions: ['byOutbox', 'byOutboxEvents'],
   },
-  3: { deliveries: ['byDue', 'byStatusKey', 'byDueShard'], emails: ['byScheduleShard', 'byOutbox'] },
+  3: {
+    deliveries: ['byStatus', 'byDue', 'byStatusKey', 'byDueShard'],
+    emails: ['byScheduled', 'byScheduleShard', 'byOutbox', 'byTenant', 'byOutboxEvents'],
+    domains: ['byPending', 'byOutbox', 'byOutboxEvents'],
+    contacts: ['byOutbox', 'byOutboxEvents'],
+    suppressions: ['byOutbox', 'byOutboxEvents'],
+  },
+  4: {
+    deliveries: ['byDue', 'byStatusKey', 'byDueShard'],
+    emails: ['byScheduleShard', 'byOutbox', 'byTenant', 'byOutboxEvents'],
+    domains: ['byPending', 'byOutboxEvents'],
+    contacts: ['byOutboxEvents'],
+    suppressions: ['byOutboxEvents'],
+  },
+  5: {
+    emails: ['byScheduleShard', 'byOutbox', 'byTenant', 'byOutboxEvents'],
+    domains: ['byPending', 'byOutbox', 'byOutboxEvents'],
+    contacts: ['byOutbox', 'byOutboxEvents'],
+    suppressions: ['byOutbox', 'byOutboxEvents'],
+  },
 } as const satisfies Record<number, Partial<Record<TableName, readonly string[]>>>;
+
+/** The layout of the release before issue 16, from which step 5 starts (not a step: what such a stage has). */
+export const beforeOutboxProjection = {
+  emails: ['byScheduleShard', 'byOutbox', 'byTenant'],
+  domains: ['byPending', 'byOutbox'],
+  contacts: ['byOutbox'],
+  suppressions: ['byOutbox'],
+} as const satisfies Partial<Record<TableName, readonly string[]>>;
 
 export type MigrationStep = keyof typeof migrationSteps;
 

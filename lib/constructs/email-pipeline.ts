@@ -13,6 +13,8 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { configurationSetFor, TRACKING_VARIANTS } from '../../lambdas/adapters/ses/configuration-sets';
+import { NO_TRACKING, type Tracking } from '../../lambdas/app/domains/tracking';
 import { EMAIL_LIMITS } from '../../lambdas/domain/email/limits';
 import { type QueueSpec, queues, SES_IDENTITY_TAGS } from '../../lambdas/manifest';
 import type { MaxConcurrency } from '../consumers';
@@ -57,18 +59,32 @@ export const SEND_WINDOW_SECONDS = queues.sends.functionTimeoutSeconds - 15;
 /** Warning id when a share cannot send one full email (EMAIL_LIMITS.recipients copies) in one invocation. */
 export const SLOW_SHARE_WARNING = '@sendflow/send-rate-share';
 
-/** SES events published to EventBridge: all but Subscription (Sendflow does not use SES list management). */
+/**
+ * SES events every configuration set publishes to EventBridge: all but Subscription (Sendflow does not use SES
+ * list management) and the tracking events, which only the tracking sets add (trackedEventTypes).
+ */
 export const SES_EVENT_TYPES = [
   EmailSendingEvent.SEND,
   EmailSendingEvent.REJECT,
   EmailSendingEvent.BOUNCE,
   EmailSendingEvent.COMPLAINT,
   EmailSendingEvent.DELIVERY,
-  EmailSendingEvent.OPEN,
-  EmailSendingEvent.CLICK,
   EmailSendingEvent.RENDERING_FAILURE,
   EmailSendingEvent.DELIVERY_DELAY,
 ] as const;
+
+/**
+ * A set's event types for a tracking combination. SES adds the open pixel, or rewrites links, only for a set
+ * whose destination takes open or click events: so the base set takes neither, and every email goes without
+ * unless its sender domain turned tracking on (lambdas/adapters/ses/configuration-sets.ts).
+ */
+export function trackedEventTypes(tracking: Tracking): EmailSendingEvent[] {
+  return [
+    ...SES_EVENT_TYPES,
+    ...(tracking.open ? [EmailSendingEvent.OPEN] : []),
+    ...(tracking.click ? [EmailSendingEvent.CLICK] : []),
+  ];
+}
 
 /** Their EventBridge detail-types (research/email.md §1.1), which the rule matches. */
 export const SES_DETAIL_TYPES = [
@@ -110,9 +126,11 @@ export class EmailPipeline extends Construct {
   /** Assumed by Scheduler for send schedules: may only send to the sends queue and its schedule DLQ. */
   readonly sendSchedulerRole: Role;
   readonly sender: NodeFunction;
-  /** Every SendEmail names it; its event destination is the default EventBridge bus. */
+  /** Untracked emails name it (no open or click events); its event destination is the default EventBridge bus. */
   readonly configurationSet: ConfigurationSet;
   readonly configurationSetName: string;
+  /** Every set, the base one first, then one per tracking combination (`-open`, `-click`, `-open-click`). */
+  readonly configurationSetNames: string[];
   readonly providerEventsQueue: Queue;
   readonly providerEventsDlq: Queue;
   readonly sesEventsRule: Rule;
@@ -171,18 +189,30 @@ export class EmailPipeline extends Construct {
     allowSend(this.sender.role, props.eventsQueue);
     consume(this.sender, this.sendsQueue, sends);
 
-    // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches this
-    // configuration set only, through the tag SES puts on every event of a message sent with it.
+    // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches these
+    // configuration sets only, through the tag SES puts on every event of a message sent with one.
     this.configurationSetName = `${stack.stackName}-email-events`;
-    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
-      configurationSetName: this.configurationSetName,
-      reputationMetrics: true,
-      sendingEnabled: true,
-    });
-    this.configurationSet.addEventDestination('EventBridge', {
-      destination: EventDestination.eventBus(EventBus.fromEventBusName(this, 'DefaultBus', 'default')),
-      events: [...SES_EVENT_TYPES],
-    });
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultBus', 'default');
+    const configurationSet = (id: string, tracking: Tracking): ConfigurationSet => {
+      const set = new ConfigurationSet(this, id, {
+        configurationSetName: configurationSetFor(this.configurationSetName, tracking),
+        reputationMetrics: true,
+        sendingEnabled: true,
+      });
+      set.addEventDestination('EventBridge', {
+        destination: EventDestination.eventBus(defaultBus),
+        events: trackedEventTypes(tracking),
+      });
+      return set;
+    };
+    this.configurationSet = configurationSet('ConfigurationSet', NO_TRACKING);
+    for (const tracking of TRACKING_VARIANTS) {
+      const suffix = `${tracking.open ? 'Open' : ''}${tracking.click ? 'Click' : ''}`;
+      configurationSet(`TrackingConfigurationSet${suffix}`, tracking);
+    }
+    this.configurationSetNames = [NO_TRACKING, ...TRACKING_VARIANTS].map((tracking) =>
+      configurationSetFor(this.configurationSetName, tracking),
+    );
     ({ queue: this.providerEventsQueue, dlq: this.providerEventsDlq } = queueWithDlq(
       this,
       'ProviderEvents',
@@ -193,7 +223,7 @@ export class EmailPipeline extends Construct {
       eventPattern: {
         source: ['aws.ses'],
         detailType: [...SES_DETAIL_TYPES],
-        detail: { mail: { tags: { 'ses:configuration-set': [this.configurationSetName] } } },
+        detail: { mail: { tags: { 'ses:configuration-set': this.configurationSetNames } } },
       },
       // An event EventBridge cannot deliver lands in the same DLQ as one the mapper cannot handle: both are
       // the same envelope, so one redrive to the provider-events queue replays either.
@@ -254,9 +284,9 @@ export class EmailPipeline extends Construct {
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ses:SendEmail'],
-        resources: [
-          stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSetName }),
-        ],
+        resources: this.configurationSetNames.map((resourceName) =>
+          stack.formatArn({ service: 'ses', resource: 'configuration-set', resourceName }),
+        ),
       }),
     );
     acknowledgeIdentities(fn, 'Customers send from their own verified domains, added at run time (POST /v1/domains)');

@@ -1,4 +1,4 @@
-// AWS WAF in front of the API stage: the per-client-IP limit for requests without a valid key (DESIGN §3's
+// AWS WAF in front of the API stage: the per-client-IP limit for requests that reach no authorizer (DESIGN §3's
 // brute-force shield; the local runtime does the same in the app), a separate per-IP limit for the public
 // link routes, a flood ceiling per IP, and two low-false-positive AWS managed rule groups. Blocks answer 429
 // in our JSON error shape.
@@ -7,6 +7,7 @@ import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { type RouteSpec, routes, STAGE } from '../../lambdas/manifest';
+import { keyedPathPatterns } from './keyed-routes';
 
 export interface ApiFirewallProps {
   readonly stage: Stage;
@@ -49,19 +50,20 @@ export function linkPathPattern(stageName: string): string {
         return parts.map(literal).join(TOKEN_PATTERN);
       }),
   );
-  return `^(/${literal(stageName)})?(${[...paths].join('|')})$`;
+  // Non-capturing groups: WAF refuses capturing subexpressions.
+  return `^(?:/${literal(stageName)})?(?:${[...paths].join('|')})$`;
 }
 
 /**
  * WAF runs before the authorizer and cannot know whether a key is valid, only whether one is present and
- * well formed (same pattern as the app's parser). Anonymous or malformed requests (scanners, brute force)
- * get the tight per-IP limit; a valid-looking key can only be checked by the authorizer, whose results
- * are cached per key, and which the usage plans and the flood ceiling bound.
+ * well formed (same pattern as the app's parser). A request counts as keyed, outside the anonymous per-IP
+ * limit, only when it carries a well-formed key AND its method and path reach a method behind the authorizer
+ * (keyedPathPatterns): there a made-up key is refused by the authorizer, whose answers are cached per key, and
+ * the usage plans and the flood ceiling bound the rest. Anything else (no key, a malformed one, or any key on a
+ * public route, a dashboard page, an undeclared method or an unknown path, which reach the API function without
+ * the authorizer) gets the tight per-IP limit (docs/runbook.md, "WAF limits").
  */
-/** The dashboard's pages and actions (served without the authorizer). */
-export const DASHBOARD_PATH = `^(/${STAGE})?/dashboard(/.*)?$`;
-
-export const WELL_FORMED_BEARER = '^[Bb][Ee][Aa][Rr][Ee][Rr] +sf_(live|test)_[0-9A-Za-z]{32,128}\\s*$';
+export const WELL_FORMED_BEARER = '^[Bb][Ee][Aa][Rr][Ee][Rr] +sf_(?:live|test)_[0-9A-Za-z]{32,128}\\s*$';
 
 export class ApiFirewall extends Construct {
   readonly webAcl: CfnWebACL;
@@ -99,6 +101,46 @@ export class ApiFirewall extends Construct {
       },
     };
 
+    // A well-formed key on a method behind the authorizer: one branch per HTTP method.
+    const keyed: CfnWebACL.StatementProperty = {
+      andStatement: {
+        statements: [
+          {
+            regexMatchStatement: {
+              regexString: WELL_FORMED_BEARER,
+              fieldToMatch: { singleHeader: { Name: 'authorization' } },
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          anyOf(
+            [...keyedPathPatterns(STAGE)].map(([method, patterns]) => ({
+              andStatement: {
+                statements: [
+                  {
+                    byteMatchStatement: {
+                      searchString: method,
+                      fieldToMatch: { method: {} },
+                      positionalConstraint: 'EXACTLY',
+                      textTransformations: [{ priority: 0, type: 'NONE' }],
+                    },
+                  },
+                  anyOf(
+                    patterns.map((regexString) => ({
+                      regexMatchStatement: {
+                        regexString,
+                        fieldToMatch: { uriPath: {} },
+                        textTransformations: [{ priority: 0, type: 'NONE' }],
+                      },
+                    })),
+                  ),
+                ],
+              },
+            })),
+          ),
+        ],
+      },
+    };
+
     // Web ACL names are unique per account and region; the stack name carries the stage.
     const name = Stack.of(this).stackName;
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
@@ -132,37 +174,12 @@ export class ApiFirewall extends Construct {
               // unsubscribes from a few shared addresses, for every Sendflow sender at once, in bursts after a
               // campaign. Counted here, such a burst would be blocked at the anonymous limit. Their tokens are
               // HMAC-signed, so the tight brute-force limit buys nothing there (docs/runbook.md, "WAF limits").
-              // Dashboard pages count here whatever Authorization header they carry: no authorizer checks it
-              // on those routes, so a made-up key must not buy them the keyed requests' ceiling.
+              // Every method without the authorizer (dashboard pages, the API reference, 404/405 fallbacks)
+              // counts here whatever Authorization header it carries: a made-up key must not buy it the keyed
+              // requests' ceiling.
               scopeDownStatement: {
                 andStatement: {
-                  statements: [
-                    {
-                      orStatement: {
-                        statements: [
-                          {
-                            notStatement: {
-                              statement: {
-                                regexMatchStatement: {
-                                  regexString: WELL_FORMED_BEARER,
-                                  fieldToMatch: { singleHeader: { Name: 'authorization' } },
-                                  textTransformations: [{ priority: 0, type: 'NONE' }],
-                                },
-                              },
-                            },
-                          },
-                          {
-                            regexMatchStatement: {
-                              regexString: DASHBOARD_PATH,
-                              fieldToMatch: { uriPath: {} },
-                              textTransformations: [{ priority: 0, type: 'NONE' }],
-                            },
-                          },
-                        ],
-                      },
-                    },
-                    { notStatement: { statement: linkPath } },
-                  ],
+                  statements: [{ notStatement: { statement: keyed } }, { notStatement: { statement: linkPath } }],
                 },
               },
             },
@@ -208,4 +225,10 @@ export class ApiFirewall extends Construct {
       webAclArn: this.webAcl.attrArn,
     });
   }
+}
+
+/** WAF's OR takes at least two statements: one stands alone. */
+function anyOf(statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty {
+  if (statements.length === 1) return statements[0] as CfnWebACL.StatementProperty;
+  return { orStatement: { statements } };
 }

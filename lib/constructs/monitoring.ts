@@ -1,7 +1,9 @@
 // What pages the platform team and what they look at: one SNS topic every alarm of the stack notifies (alarm
-// and recovery), the alarms only this view can add (Lambda errors and throttles per function, API 5XX and p99
-// latency), and a CloudWatch dashboard of the API, the functions, the queues and Sendflow's own EMF metrics.
-import { Duration, Stack } from 'aws-cdk-lib';
+// and recovery), subscribed by the stage's committed addresses; the alarms only this view can add (Lambda
+// errors and throttles per function, API 5XX and p99 latency, SES reputation, DynamoDB throttling per table,
+// account concurrency near the quota), and a CloudWatch dashboard of the API, the functions, the queues and
+// Sendflow's own EMF metrics.
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
@@ -21,6 +23,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC_DIMENSIONS, METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/domain/metric-names';
+import { CONCURRENCY_ALARM_SHARE } from '../concurrency';
 import type { NodeFunction } from './node-function';
 import { stageAlarmName } from './queues';
 
@@ -28,6 +31,14 @@ import { stageAlarmName } from './queues';
 export const API_P99_LATENCY_ALARM_MS = 5_000;
 /** 5XX answers in 5 minutes before the API pages: one is a bug to read about, five is an outage. */
 export const API_5XX_ALARM_COUNT = 5;
+/**
+ * SES reviews an account whose bounce rate passes 5% and may pause it past 10%; complaints 0.1% and 0.5%
+ * (research/email.md). Page well before the review: at 4% and 0.08%.
+ */
+export const SES_BOUNCE_RATE_ALARM = 0.04;
+export const SES_COMPLAINT_RATE_ALARM = 0.0008;
+/** Synth warning id when a stage has no alarm address (its alarms would notify nobody). */
+export const NO_ALARM_SUBSCRIBER_WARNING = '@sendflow/no-alarm-subscriber';
 
 export interface MonitoringProps {
   /** Every function of the stack, by a short name used in alarm names and dashboard labels. */
@@ -38,8 +49,12 @@ export interface MonitoringProps {
   readonly deadLetterQueues: Readonly<Record<string, Queue>>;
   /** `service` dimension of the EMF metrics (SF_METRICS_SERVICE of the functions). */
   readonly metricsService: string;
-  /** Subscribed to the topic by email when set (`-c sendflow:alarmEmail=…`); confirm the subscription mail. */
-  readonly alarmEmail?: string;
+  /** Subscribed to the topic by email (the stage's `sendflow:alarmEmails`); each confirms AWS's mail once. */
+  readonly alarmEmails: readonly string[];
+  /** Physical table names by manifest name: one throttling alarm each. */
+  readonly tables: Readonly<Record<string, string>>;
+  /** The account's Lambda concurrency quota (sendflow:lambdaConcurrency): its alarm pages at CONCURRENCY_ALARM_SHARE. */
+  readonly accountConcurrencyQuota: number;
 }
 
 export class Monitoring extends Construct {
@@ -84,7 +99,14 @@ export class Monitoring extends Construct {
         },
       }),
     );
-    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    for (const address of props.alarmEmails) this.topic.addSubscription(new EmailSubscription(address));
+    if (!props.alarmEmails.length) {
+      Annotations.of(this).addWarningV2(
+        NO_ALARM_SUBSCRIBER_WARNING,
+        `No alarm address for this stage: its alarms notify a topic nobody reads. Add the stage to ` +
+          `sendflow:alarmEmails in cdk.json, e.g. {"prod": ["oncall@example.com"]} (docs/runbook.md, "Alarms and what to do").`,
+      );
+    }
 
     for (const [name, fn] of Object.entries(props.functions)) {
       this.alarms.push(
@@ -106,6 +128,68 @@ export class Monitoring extends Construct {
         metric: props.api.metricLatency({ ...fiveMinutes, statistic: 'p99' }),
         threshold: API_P99_LATENCY_ALARM_MS,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+
+    this.alarms.push(
+      new Alarm(this, 'SesBounceRateAlarm', {
+        alarmName: stageAlarmName(this, 'SesBounceRate'),
+        alarmDescription: `SES account bounce rate at ${SES_BOUNCE_RATE_ALARM * 100}% or more: SES reviews the account at 5%`,
+        metric: sesReputation('Reputation.BounceRate'),
+        threshold: SES_BOUNCE_RATE_ALARM,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'SesComplaintRateAlarm', {
+        alarmName: stageAlarmName(this, 'SesComplaintRate'),
+        alarmDescription: `SES account complaint rate at ${SES_COMPLAINT_RATE_ALARM * 100}% or more: SES reviews the account at 0.1%`,
+        metric: sesReputation('Reputation.ComplaintRate'),
+        threshold: SES_COMPLAINT_RATE_ALARM,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    for (const [name, tableName] of Object.entries(props.tables)) {
+      const throttles = (metricName: string) =>
+        new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: tableName }, ...fiveMinutes });
+      this.alarms.push(
+        sumAlarm(
+          this,
+          `${pascal(name)}TableThrottles`,
+          new MathExpression({
+            expression: 'reads + writes',
+            usingMetrics: { reads: throttles('ReadThrottleEvents'), writes: throttles('WriteThrottleEvents') },
+            period: fiveMinutes.period,
+            label: `${name} throttle events`,
+          }),
+          1,
+          {
+            description:
+              `Sendflow ${name} table: DynamoDB throttled reads or writes (a hot partition key, or on-demand ` +
+              'scaling behind a sudden peak); see "Alarms and what to do"',
+          },
+        ),
+      );
+    }
+    const concurrencyThreshold = Math.floor(props.accountConcurrencyQuota * CONCURRENCY_ALARM_SHARE);
+    this.alarms.push(
+      new Alarm(this, 'AccountConcurrencyAlarm', {
+        alarmName: stageAlarmName(this, 'AccountConcurrency'),
+        alarmDescription:
+          `Lambda account concurrency at ${concurrencyThreshold} or more of the quota of ` +
+          `${props.accountConcurrencyQuota} (sendflow:lambdaConcurrency): functions will soon be throttled`,
+        metric: new Metric({
+          namespace: 'AWS/Lambda',
+          metricName: 'ConcurrentExecutions',
+          statistic: 'Maximum',
+          period: Duration.minutes(1),
+        }),
+        threshold: concurrencyThreshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 3,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
@@ -187,11 +271,29 @@ export class Monitoring extends Construct {
           withLabel(q.metricApproximateNumberOfMessagesVisible(maxPerMinute), name),
         ),
       ),
+      graph('SES reputation (account)', [
+        withLabel(sesReputation('Reputation.BounceRate'), 'bounce rate'),
+        withLabel(sesReputation('Reputation.ComplaintRate'), 'complaint rate'),
+      ]),
+      graph(`Lambda concurrent executions (account quota ${props.accountConcurrencyQuota})`, [
+        withLabel(
+          new Metric({ namespace: 'AWS/Lambda', metricName: 'ConcurrentExecutions', ...maxPerMinute }),
+          'account',
+        ),
+      ]),
     ];
   }
 }
 
 const oneMinute = { period: Duration.minutes(1), statistic: 'Sum' } as const;
+
+/**
+ * The account-wide reputation rate SES itself reviews (no dimension), as SES publishes it: a running rate, so
+ * its highest value over an hour.
+ */
+function sesReputation(metricName: string): Metric {
+  return new Metric({ namespace: 'AWS/SES', metricName, statistic: 'Maximum', period: Duration.hours(1) });
+}
 const fiveMinutes = { period: Duration.minutes(5), statistic: 'Sum' } as const;
 const maxPerMinute = { period: Duration.minutes(1), statistic: 'Maximum' } as const;
 

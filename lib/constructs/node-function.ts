@@ -37,6 +37,8 @@ export interface NodeFunctionProps {
   readonly timeout: Duration;
   readonly memorySize: number;
   readonly logRetention: RetentionDays;
+  /** Executions kept for this function alone (and its ceiling); none when omitted. */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 export class NodeFunction extends Construct {
@@ -66,6 +68,9 @@ export class NodeFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
+      ...(props.reservedConcurrentExecutions === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role,
       logGroup: this.logGroup,
       // Off: no code is instrumented, so X-Ray would record only the invoke (logs and EMF metrics carry the rest).

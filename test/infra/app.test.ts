@@ -6,6 +6,7 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildSendflow, CONTEXT_AUTHORIZER_CACHE_TTL, settingsFromContext } from '../../lib/app';
+import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
 import { SKIP_BUNDLING } from './synth';
 
@@ -85,10 +86,12 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('settings from CDK context', () => {
-  it('defaults the authorizer cache to 60 s, the consumers to the manifest and the SES rate to 14/s', () => {
+  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address', () => {
     expect(settingsFromContext(new App())).toEqual({
       authorizerCacheTtlSeconds: 60,
       stage: 'prod',
+      alarmEmails: [],
+      lambdaConcurrency: DEFAULT_LAMBDA_CONCURRENCY,
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
       sesMaxSendRate: 14,
     });

@@ -68,6 +68,8 @@ describe('sendflow:maxConcurrency', () => {
     // Act
     const { api } = synthSendflow({
       [CONTEXT_MAX_CONCURRENCY]: '{"events": 2, "slowDeliveries": 1000, "sends": 4}',
+      // 1,000 executions for one consumer fit only in a larger account quota (lib/concurrency.ts).
+      'sendflow:lambdaConcurrency': '{"accountQuota": 2000}',
     });
 
     // Assert

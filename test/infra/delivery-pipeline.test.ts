@@ -336,22 +336,25 @@ describe('table access', () => {
     });
   });
 
-  it('the reconciler queries byDueShard, byScheduleShard and every byOutbox index, and relays outboxes item by item', () => {
+  it('the reconciler queries byDueShard, byScheduleShard and every byOutboxEvents index, and relays outboxes item by item', () => {
     const { domains, ...rest } = access('reconciler');
     expect(rest).toEqual({
       deliveries: { actions: ['dynamodb:Query'], targets: ['byDueShard'] },
-      emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduleShard', 'table'] },
+      emails: {
+        actions: ['dynamodb:Query', 'dynamodb:UpdateItem'],
+        targets: ['byOutboxEvents', 'byScheduleShard', 'table'],
+      },
       // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
       contacts: {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-        targets: ['byOutbox', 'table'],
+        targets: ['byOutboxEvents', 'table'],
       },
-      suppressions: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'table'] },
+      suppressions: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
     });
     // Pending domains: byPending, then one item read or conditional update; its outbox as the others.
     expect(domains).toEqual({
       actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      targets: ['byOutbox', 'byPending', 'table'],
+      targets: ['byOutboxEvents', 'byPending', 'table'],
     });
   });
 

@@ -51,7 +51,7 @@ beforeAll(() => {
   ids.sendGroup = find('AWS::Scheduler::ScheduleGroup', /SendGroup/);
   ids.sendRole = find('AWS::IAM::Role', /SendSchedulerRole/);
   ids.restApi = find('AWS::ApiGateway::RestApi', /^Api/);
-  ids.configurationSet = find('AWS::SES::ConfigurationSet', /ConfigurationSet/);
+  ids.configurationSet = find('AWS::SES::ConfigurationSet', /ConfigurationSet[0-9A-F]{8}$/);
   ids.providerEventsQueue = find('AWS::SQS::Queue', /^EmailPipelineProviderEventsQueue/);
   ids.providerEventsDlq = find('AWS::SQS::Queue', /^EmailPipelineProviderEventsDlq/);
   ids.rule = find('AWS::Events::Rule', /SesEventsRule/);
@@ -295,51 +295,65 @@ const sesArn = (resource: string) => ({
 });
 
 describe('SES configuration set and its events', () => {
-  it('is named after the stack, with reputation metrics, sending enabled', () => {
+  const BASE = 'Sendflow-prod-Api-email-events';
+  const SETS = [BASE, `${BASE}-open`, `${BASE}-click`, `${BASE}-open-click`];
+  const UNTRACKED = ['send', 'reject', 'bounce', 'complaint', 'delivery', 'renderingFailure', 'deliveryDelay'];
+  /** Each configuration set's name, by logical id. */
+  const setNames = () =>
+    Object.fromEntries(
+      Object.entries(api.findResources('AWS::SES::ConfigurationSet')).map(([id, r]) => [id, r.Properties.Name]),
+    );
+
+  it('one set per tracking combination, named after the stack, with reputation metrics, sending enabled', () => {
     expect(resources[ids.configurationSet]?.Properties).toEqual({
-      Name: 'Sendflow-prod-Api-email-events',
+      Name: BASE,
       ReputationOptions: { ReputationMetricsEnabled: true },
       SendingOptions: { SendingEnabled: true },
       Tags: [{ Key: 'sendflow:stage', Value: 'prod' }],
     });
+    expect(Object.values(setNames()).sort()).toEqual([...SETS].sort());
+    for (const [id, name] of Object.entries(setNames())) {
+      expect(resources[id]?.Properties, name).toMatchObject({
+        ReputationOptions: { ReputationMetricsEnabled: true },
+        SendingOptions: { SendingEnabled: true },
+      });
+    }
   });
 
-  it('publishes every event type but Subscription to the default EventBridge bus (the only bus SES supports)', () => {
-    const destination = Object.values(api.findResources('AWS::SES::ConfigurationSetEventDestination'));
-    expect(destination).toHaveLength(1);
-    expect(destination[0]?.Properties).toEqual({
-      ConfigurationSetName: { Ref: ids.configurationSet },
-      EventDestination: {
-        Enabled: true,
-        EventBridgeDestination: {
-          EventBusArn: {
-            'Fn::Join': [
-              '',
-              [
-                'arn:',
-                { Ref: 'AWS::Partition' },
-                ':events:',
-                { Ref: 'AWS::Region' },
-                ':',
-                { Ref: 'AWS::AccountId' },
-                ':event-bus/default',
-              ],
-            ],
-          },
-        },
-        MatchingEventTypes: [
-          'send',
-          'reject',
-          'bounce',
-          'complaint',
-          'delivery',
-          'open',
-          'click',
-          'renderingFailure',
-          'deliveryDelay',
+  it('publishes to the default EventBridge bus (the only bus SES supports); open and click only where tracked', () => {
+    // SES adds the pixel and rewrites links only for a set whose destination takes open or click events: the
+    // base set, every email's unless its domain turned tracking on, takes neither.
+    const names = setNames();
+    const destinations = Object.values(api.findResources('AWS::SES::ConfigurationSetEventDestination'));
+    expect(destinations).toHaveLength(SETS.length);
+    const bySet: Record<string, { EventBridgeDestination?: unknown; MatchingEventTypes?: string[] }> =
+      Object.fromEntries(
+        destinations.map((d) => [names[d.Properties.ConfigurationSetName.Ref], d.Properties.EventDestination]),
+      );
+    const eventBus = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':events:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':event-bus/default',
         ],
-      },
+      ],
+    };
+    expect(bySet[BASE]).toEqual({
+      Enabled: true,
+      EventBridgeDestination: { EventBusArn: eventBus },
+      MatchingEventTypes: UNTRACKED,
     });
+    expect(bySet[`${BASE}-open`]?.MatchingEventTypes).toEqual([...UNTRACKED, 'open']);
+    expect(bySet[`${BASE}-click`]?.MatchingEventTypes).toEqual([...UNTRACKED, 'click']);
+    expect(bySet[`${BASE}-open-click`]?.MatchingEventTypes).toEqual([...UNTRACKED, 'open', 'click']);
+    for (const destination of Object.values(bySet))
+      expect(destination?.EventBridgeDestination).toEqual({ EventBusArn: eventBus });
   });
 
   it('a rule on the default bus takes the SES events of that configuration set to the provider-events queue', () => {
@@ -358,7 +372,7 @@ describe('SES configuration set and its events', () => {
           'Email Rendering Failed',
           'Email Delivery Delayed',
         ],
-        detail: { mail: { tags: { 'ses:configuration-set': ['Sendflow-prod-Api-email-events'] } } },
+        detail: { mail: { tags: { 'ses:configuration-set': SETS } } },
       },
       Targets: [
         {
@@ -418,7 +432,13 @@ describe('SES permissions', () => {
   const onOurIdentities = { StringEquals: { 'aws:ResourceTag/sendflow:managed': OWNER } };
   const sending = [
     { Effect: 'Allow', Action: 'ses:SendEmail', Resource: sesArn('identity/*'), Condition: onOurIdentities },
-    { Effect: 'Allow', Action: 'ses:SendEmail', Resource: sesArn('configuration-set/Sendflow-prod-Api-email-events') },
+    {
+      Effect: 'Allow',
+      Action: 'ses:SendEmail',
+      Resource: ['', '-open', '-click', '-open-click'].map((suffix) =>
+        sesArn(`configuration-set/Sendflow-prod-Api-email-events${suffix}`),
+      ),
+    },
   ];
 
   it('the API may only manage identities, and only ones it creates with our tags or finds tagged as ours', () => {
@@ -515,6 +535,8 @@ describe('table access', () => {
       emails: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       // Read by key only (one BatchGetItem per send): no Query, no index.
       suppressions: { actions: ['dynamodb:BatchGetItem'], targets: ['table'] },
+      // The sender domain's open and click tracking: one GetItem a minute a domain.
+      domains: { actions: ['dynamodb:GetItem'], targets: ['table'] },
     });
   });
 });

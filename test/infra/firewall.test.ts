@@ -4,9 +4,11 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signToken } from '../../lambdas/domain/tokens';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../../lambdas/handlers/middleware/rate-limit';
-import { STAGE } from '../../lambdas/manifest';
+import { routes, STAGE } from '../../lambdas/manifest';
 import { linkPathPattern } from '../../lib/constructs/firewall';
-import { only, synthSendflow } from './synth';
+import { keyedPathPatterns, segmentExcept, WAF_REGEX_MAX_LENGTH } from '../../lib/constructs/keyed-routes';
+import { methods, only, synthSendflow } from './synth';
+import { matches, regexesOf, type WafRequest, type WafStatement } from './waf';
 
 interface Rule {
   Name: string;
@@ -62,19 +64,93 @@ describe('WAF rules', () => {
     expect(scopeDown.AndStatement.Statements).toHaveLength(2);
   });
 
-  it('count dashboard pages as anonymous even with a well-formed key in Authorization (no authorizer checks it there)', () => {
-    const scopeDown = rule('AnonymousPerIp').Statement.RateBasedStatement?.ScopeDownStatement as {
-      AndStatement: { Statements: { OrStatement?: { Statements: Record<string, { RegexString?: string }>[] } }[] };
-    };
-    const either = scopeDown.AndStatement.Statements.find((s) => s.OrStatement)?.OrStatement?.Statements ?? [];
-    const dashboard = either.find((s) => s.RegexMatchStatement)?.RegexMatchStatement?.RegexString ?? '';
-    expect(either).toHaveLength(2);
-    expect(either.some((s) => 'NotStatement' in s)).toBe(true);
-    const matches = (path: string) => new RegExp(dashboard).test(path);
-    expect(['/v1/dashboard', '/v1/dashboard/webhooks/wh_1', '/dashboard/sign-in'].every(matches)).toBe(true);
-    expect(['/v1/emails', '/v1/dashboards', '/v1/webhooks/dashboard'].some(matches)).toBe(false);
+  it('write only regexes WAF accepts: at most 512 characters, no capturing group', () => {
+    const regexes = regexesOf(rules);
+    expect(regexes.length).toBeGreaterThan(3);
+    for (const regex of regexes) {
+      expect(regex.length, regex).toBeLessThanOrEqual(512);
+      // A "(" not escaped, not inside a character class, and not followed by "?" opens a capturing group.
+      const outsideClasses = regex.replace(/\\./g, '').replace(/\[[^\]]*\]/g, '');
+      expect(outsideClasses, regex).not.toMatch(/\((?!\?)/);
+    }
+  });
+});
+
+describe('every method of the API', () => {
+  const FAKE_KEY = `Bearer sf_live_${'a'.repeat(32)}`;
+  const VERBS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
+  const perIp = (request: WafRequest) =>
+    ['AnonymousPerIp', 'LinkPerIp'].some((name) =>
+      matches(rule(name).Statement.RateBasedStatement?.ScopeDownStatement as WafStatement, request),
+    );
+  const anonymous = (request: WafRequest) =>
+    matches(rule('AnonymousPerIp').Statement.RateBasedStatement?.ScopeDownStatement as WafStatement, request);
+  /** A concrete URI path for a resource path, on the stage and with the base path stripped. */
+  const concrete = (path: string) => {
+    const filled = path.replace(/\{[^}]+\+\}/g, 'a/b').replace(/\{[^}]+\}/g, 'id_1');
+    return [`/${STAGE}${filled === '/' ? '' : filled}`, filled];
+  };
+  let all: ReturnType<typeof methods>;
+  beforeAll(() => {
+    all = methods(api);
   });
 
+  it('either passes the authorizer or sits under a per-IP rule, whatever Authorization it carries', () => {
+    let checked = 0;
+    for (const method of all) {
+      if (method.properties.AuthorizationType === 'CUSTOM') continue;
+      const declared = all.filter((m) => m.path === method.path).map((m) => m.httpMethod);
+      const verbs =
+        method.httpMethod === 'ANY' ? VERBS.filter((verb) => !declared.includes(verb)) : [method.httpMethod];
+      for (const verb of verbs) {
+        for (const path of concrete(method.path)) {
+          for (const authorization of [FAKE_KEY, `bearer sf_test_${'b'.repeat(64)}`, undefined]) {
+            const headers: Record<string, string> = authorization ? { Authorization: authorization } : {};
+            const request = { method: verb, path, headers };
+            expect(perIp(request), `${verb} ${path} ${authorization ?? '(no key)'}`).toBe(true);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('counts a keyed method reached through a shadowing static segment, a deeper path or an encoded one', () => {
+    for (const [verb, path] of [
+      ['GET', '/v1/emails/batch'],
+      ['POST', '/v1/emails/batch/cancel'],
+      ['GET', '/v1/contacts/confirm'],
+      ['DELETE', '/v1/contacts/confirm'],
+      ['GET', '/v1/emails/em%2F1'],
+      ['GET', '/v1/emails/'],
+      ['GET', '/v1/EMAILS'],
+      ['GET', '/v1/dashboard'],
+      ['POST', '/v1/dashboard/sign-out'],
+    ] as const) {
+      expect(anonymous({ method: verb, path, headers: { Authorization: FAKE_KEY } }), `${verb} ${path}`).toBe(true);
+    }
+    // The API reference is a public page without a token: the link rule's wider per-IP limit holds it.
+    for (const path of ['/v1/reference', '/v1/openapi.json']) {
+      expect(perIp({ method: 'GET', path, headers: { Authorization: FAKE_KEY } }), path).toBe(true);
+    }
+  });
+
+  it('leaves keyed routes with a well-formed key to the authorizer and the usage plans, not the anonymous limit', () => {
+    const keyed = all.filter((method) => method.properties.AuthorizationType === 'CUSTOM');
+    expect(keyed.length).toBe(routes.filter((route) => route.access !== 'public').length);
+    for (const method of keyed) {
+      for (const path of concrete(method.path)) {
+        const request = { method: method.httpMethod, path, headers: { Authorization: FAKE_KEY } };
+        expect(anonymous(request), `${method.httpMethod} ${path}`).toBe(false);
+        expect(anonymous({ ...request, headers: {} }), `${method.httpMethod} ${path} without a key`).toBe(true);
+      }
+    }
+    expect(anonymous({ method: 'POST', path: '/v1/emails/batch', headers: { Authorization: FAKE_KEY } })).toBe(false);
+  });
+});
+
+describe('WAF rule order', () => {
   it('give links a wider limit than anonymous traffic and a narrower one than the flood ceiling', () => {
     const limit = (name: string) => rule(name).Statement.RateBasedStatement?.Limit ?? 0;
     expect(limit('LinkPerIp')).toBeGreaterThan(limit('AnonymousPerIp'));
@@ -118,5 +194,32 @@ describe('link path pattern', () => {
     ]) {
       expect(link.test(path), path).toBe(false);
     }
+  });
+});
+
+describe('keyed path patterns', () => {
+  it('split a method whose paths need more than one WAF regex, each within 512 characters, matching the same', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      id: `r${i}`,
+      method: 'GET',
+      path: `/resource-number-${i}/{id}/child-collection`,
+      access: 'full' as const,
+      summary: '',
+    }));
+    const [patterns = []] = keyedPathPatterns(STAGE, many as never).values();
+    expect(patterns.length).toBeGreaterThan(1);
+    for (const pattern of patterns) expect(pattern.length).toBeLessThanOrEqual(WAF_REGEX_MAX_LENGTH);
+    const keyed = (path: string) => patterns.some((pattern) => new RegExp(pattern).test(path));
+    for (let i = 0; i < 40; i++) expect(keyed(`/v1/resource-number-${i}/x_1/child-collection`), String(i)).toBe(true);
+    expect(keyed('/v1/resource-number-40/x_1/child-collection')).toBe(false);
+  });
+
+  it('exclude exactly the static siblings from a parameter segment', () => {
+    const segment = new RegExp(`^${segmentExcept(['batch', 'b', 'confirm'])}$`);
+    for (const word of ['batch', 'b', 'confirm']) expect(segment.test(word), word).toBe(false);
+    for (const word of ['ba', 'bat', 'batchx', 'bb', 'c', 'conf', 'confirmed', 'em_1', 'x']) {
+      expect(segment.test(word), word).toBe(true);
+    }
+    for (const word of ['', 'a/b', 'em%2F1']) expect(segment.test(word), word).toBe(false);
   });
 });

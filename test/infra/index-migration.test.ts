@@ -3,7 +3,7 @@
 // table, which is all DynamoDB and CloudFormation allow in one update; no index changes definition in place.
 import { describe, expect, it } from 'vitest';
 import { type TableName, tableNames } from '../../lambdas/manifest';
-import { CONTEXT_INDEX_MIGRATION, migrationSteps } from '../../lib/index-migration';
+import { beforeOutboxProjection, CONTEXT_INDEX_MIGRATION, migrationSteps } from '../../lib/index-migration';
 import { synthSendflow } from './synth';
 
 type Gsi = { IndexName: string; KeySchema: unknown; Projection: unknown };
@@ -22,15 +22,23 @@ function gsis(context: Record<string, unknown> = {}): Record<TableName, Gsi[]> {
 
 describe('index migration', () => {
   const final = gsis();
-  const steps = ([0, 1, 2, 3] as const).map((step) => gsis({ [CONTEXT_INDEX_MIGRATION]: String(step) }));
+  const numbers = [0, 1, 2, 3, 4, 5] as const;
+  const all = numbers.map((step) => gsis({ [CONTEXT_INDEX_MIGRATION]: String(step) }));
+  // From before issue 9: steps 0 to 4, then the manifest. Step 5 is the other way in (below).
+  const steps = all.slice(0, 5);
 
   it('deploys each step with the indexes it lists, the retired ones projected ALL as they were', () => {
-    ([0, 1, 2, 3] as const).forEach((step, i) => {
+    numbers.forEach((step, i) => {
       for (const [table, names] of Object.entries(migrationSteps[step]) as [TableName, string[]][]) {
-        expect(steps[i]?.[table].map((gsi) => gsi.IndexName)).toEqual(names);
+        expect(all[i]?.[table].map((gsi) => gsi.IndexName)).toEqual(names);
       }
-      const retired = steps[i]?.deliveries.find((gsi) => gsi.IndexName === 'byStatus');
+      const retired = all[i]?.deliveries.find((gsi) => gsi.IndexName === 'byStatus');
       if (retired) expect(retired.Projection).toEqual({ ProjectionType: 'ALL' });
+      for (const gsi of Object.values(all[i] ?? {})
+        .flat()
+        .filter((index) => index.IndexName === 'byOutbox')) {
+        expect(gsi.Projection).toEqual({ ProjectionType: 'ALL' });
+      }
     });
   });
 
@@ -42,7 +50,7 @@ describe('index migration', () => {
       ),
     ] as Record<TableName, string[]>[];
     const definitions = new Map<string, string>();
-    for (const step of [...steps, final]) {
+    for (const step of [...all, final]) {
       for (const table of tableNames) {
         for (const gsi of step[table]) {
           const key = `${table}/${gsi.IndexName}`;
@@ -62,9 +70,26 @@ describe('index migration', () => {
     }
   });
 
+  it('moves a stage of the release before issue 16 to byOutboxEvents in two deploys (step 5, then the manifest)', () => {
+    const five = all[5] as Record<TableName, Gsi[]>;
+    const names = (layout: Record<TableName, Gsi[]>, table: TableName) => layout[table].map((gsi) => gsi.IndexName);
+    const changes = (from: readonly string[], to: readonly string[]) =>
+      from.filter((n) => !to.includes(n)).length + to.filter((n) => !from.includes(n)).length;
+    for (const table of tableNames) {
+      const before: readonly string[] =
+        (beforeOutboxProjection as Partial<Record<TableName, readonly string[]>>)[table] ?? names(final, table);
+      expect(changes(before, names(five, table)), `${table}, step 5`).toBeLessThanOrEqual(1);
+      expect(changes(names(five, table), names(final, table)), `${table}, manifest`).toBeLessThanOrEqual(1);
+    }
+    // Every new index exists at step 5, where the api stack moves to the code that reads it.
+    for (const table of ['emails', 'domains', 'contacts', 'suppressions'] as const) {
+      expect(names(five, table)).toContain('byOutboxEvents');
+    }
+  });
+
   it('refuses an unknown step with a clear message', () => {
-    expect(() => synthSendflow({ [CONTEXT_INDEX_MIGRATION]: '4' })).toThrow(
-      /sendflow:indexMigration must be one of 0, 1, 2, 3, got 4/,
+    expect(() => synthSendflow({ [CONTEXT_INDEX_MIGRATION]: '6' })).toThrow(
+      /sendflow:indexMigration must be one of 0, 1, 2, 3, 4, 5, got 6/,
     );
   });
 });

@@ -1,9 +1,21 @@
 // Alarms that page: the SNS topic every alarm notifies, the per-function and API alarms, the email subscription
 // from context, the platform dashboard, X-Ray off, and the metrics' service dimension per stage.
 import type { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTEXT_ALARM_EMAIL, CONTEXT_STAGE } from '../../lib/app';
-import { API_5XX_ALARM_COUNT, API_P99_LATENCY_ALARM_MS } from '../../lib/constructs/monitoring';
+import { tableNames } from '../../lambdas/manifest';
+import {
+  CONTEXT_ALARM_EMAIL,
+  CONTEXT_ALARM_EMAILS,
+  CONTEXT_LAMBDA_CONCURRENCY,
+  CONTEXT_MAX_CONCURRENCY,
+  CONTEXT_STAGE,
+} from '../../lib/app';
+import {
+  API_5XX_ALARM_COUNT,
+  API_P99_LATENCY_ALARM_MS,
+  NO_ALARM_SUBSCRIBER_WARNING,
+} from '../../lib/constructs/monitoring';
 import { only, synthSendflow } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -14,7 +26,9 @@ let staging: Template;
 
 beforeAll(() => {
   api = synthSendflow().api;
-  withEmail = synthSendflow({ [CONTEXT_ALARM_EMAIL]: 'oncall@example.com' }).api;
+  withEmail = synthSendflow({
+    [CONTEXT_ALARM_EMAILS]: { prod: ['oncall@example.com', 'pager@example.com'], staging: ['dev@example.com'] },
+  }).api;
   staging = synthSendflow({ [CONTEXT_STAGE]: 'staging' }).api;
 });
 
@@ -74,15 +88,124 @@ describe('alarm topic', () => {
     );
   });
 
-  it('subscribes the alarm email only when the context names one', () => {
-    expect(Object.keys(api.findResources('AWS::SNS::Subscription'))).toHaveLength(0);
-    const subscription = only(withEmail, 'AWS::SNS::Subscription').properties;
-    expect(subscription).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.com' });
-    expect(subscription.TopicArn).toEqual({ Ref: topicId(withEmail) });
+  it("subscribes the stage's addresses from committed configuration (sendflow:alarmEmails), and no other stage's", () => {
+    const subscriptions = Object.values(withEmail.findResources('AWS::SNS::Subscription') as Resources);
+    expect(subscriptions.map((s) => s.Properties.Endpoint).sort()).toEqual(['oncall@example.com', 'pager@example.com']);
+    for (const subscription of subscriptions) {
+      expect(subscription.Properties).toMatchObject({ Protocol: 'email', TopicArn: { Ref: topicId(withEmail) } });
+    }
+    const staged = synthSendflow({
+      [CONTEXT_STAGE]: 'staging',
+      [CONTEXT_ALARM_EMAILS]: JSON.stringify({ prod: ['oncall@example.com'], staging: ['dev@example.com'] }),
+    }).api;
+    expect(only(staged, 'AWS::SNS::Subscription').properties.Endpoint).toBe('dev@example.com');
   });
 
-  it('refuses an alarm email that is not an address', () => {
-    expect(() => synthSendflow({ [CONTEXT_ALARM_EMAIL]: 'not an address' })).toThrow(/sendflow:alarmEmail/);
+  it('warns at synth when the stage has no alarm address, and not when it has one', () => {
+    const bare = synthSendflow().stacks.api;
+    Annotations.fromStack(bare).hasWarning(
+      '*',
+      Match.stringLikeRegexp(`sendflow:alarmEmails.*\\[ack: ${NO_ALARM_SUBSCRIBER_WARNING}\\]`),
+    );
+    const subscribed = synthSendflow({ [CONTEXT_ALARM_EMAILS]: { prod: ['oncall@example.com'] } }).stacks.api;
+    Annotations.fromStack(subscribed).hasNoWarning('*', Match.stringLikeRegexp(NO_ALARM_SUBSCRIBER_WARNING));
+  });
+
+  it('refuses an address that is not one, and the old one-off flag that a later deploy silently undid', () => {
+    expect(() => synthSendflow({ [CONTEXT_ALARM_EMAILS]: { prod: ['not an address'] } })).toThrow(
+      /sendflow:alarmEmails/,
+    );
+    expect(() => synthSendflow({ [CONTEXT_ALARM_EMAILS]: { prod: 'oncall@example.com' } })).toThrow(
+      /sendflow:alarmEmails/,
+    );
+    expect(() => synthSendflow({ [CONTEXT_ALARM_EMAIL]: 'oncall@example.com' })).toThrow(
+      /sendflow:alarmEmail is replaced by sendflow:alarmEmails/,
+    );
+  });
+});
+
+describe('account and service alarms', () => {
+  const byMetric = (template: Template, namespace: string, metric: string) =>
+    alarms(template).filter((a) => a.Properties.Namespace === namespace && a.Properties.MetricName === metric);
+
+  it('pages on SES reputation before SES reviews the account (bounce 4% < 5%, complaints 0.08% < 0.1%)', () => {
+    const [bounce] = byMetric(api, 'AWS/SES', 'Reputation.BounceRate');
+    const [complaint] = byMetric(api, 'AWS/SES', 'Reputation.ComplaintRate');
+    expect(bounce?.Properties).toMatchObject({
+      Threshold: 0.04,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Statistic: 'Maximum',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(complaint?.Properties).toMatchObject({ Threshold: 0.0008, Statistic: 'Maximum' });
+    // Account-wide rates (what SES reviews), not one configuration set's.
+    expect(bounce?.Properties.Dimensions).toBeUndefined();
+  });
+
+  it('pages on DynamoDB throttling, one alarm per table (read and write throttle events summed)', () => {
+    const throttles = alarms(api).filter((a) => String(a.Properties.AlarmName).endsWith('TableThrottles'));
+    expect(throttles).toHaveLength(tableNames.length);
+    for (const alarm of throttles) {
+      const metrics = alarm.Properties.Metrics as {
+        Id: string;
+        MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string }[] } };
+      }[];
+      const names = metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric.MetricName] : [])).sort();
+      expect(names).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+      for (const m of metrics.filter((x) => x.MetricStat)) {
+        expect(m.MetricStat?.Metric.Namespace).toBe('AWS/DynamoDB');
+        expect(m.MetricStat?.Metric.Dimensions.map((d) => d.Name)).toEqual(['TableName']);
+      }
+      expect(alarm.Properties.Threshold).toBe(1);
+    }
+  });
+
+  it('pages when account concurrency nears the configured quota (80%)', () => {
+    const [concurrency] = byMetric(api, 'AWS/Lambda', 'ConcurrentExecutions');
+    expect(concurrency?.Properties).toMatchObject({ Threshold: 800, Statistic: 'Maximum', Period: 60 });
+    expect(concurrency?.Properties.Dimensions).toBeUndefined();
+    const small = synthSendflow({
+      [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 400, api: 100, authorizer: 50 },
+    }).api;
+    expect(byMetric(small, 'AWS/Lambda', 'ConcurrentExecutions')[0]?.Properties.Threshold).toBe(320);
+  });
+});
+
+describe('reserved concurrency', () => {
+  const reserved = (template: Template, service: string) => {
+    const functions = template.findResources('AWS::Lambda::Function') as Resources;
+    const fn = Object.values(functions).find(
+      (f) =>
+        (f.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+          ?.POWERTOOLS_SERVICE_NAME === service,
+    );
+    return fn?.Properties.ReservedConcurrentExecutions;
+  };
+
+  it('reserves concurrency for the API and the authorizer, so a backlog of queue work cannot starve them', () => {
+    expect(reserved(api, 'sendflow-api')).toBe(100);
+    expect(reserved(api, 'sendflow-authorizer')).toBe(50);
+    for (const service of ['sendflow-dispatcher', 'sendflow-delivery', 'sendflow-sender', 'sendflow-ses-events']) {
+      expect(reserved(api, service), service).toBeUndefined();
+    }
+    const custom = synthSendflow({ [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 3000, api: 500, authorizer: 200 } });
+    expect(reserved(custom.api, 'sendflow-api')).toBe(500);
+    expect(reserved(custom.api, 'sendflow-authorizer')).toBe(200);
+  });
+
+  it('refuses reservations that leave Lambda less than its 100 unreserved', () => {
+    expect(() =>
+      synthSendflow({ [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 200, api: 100, authorizer: 50 } }),
+    ).toThrow(/sendflow:lambdaConcurrency: .*leaves 50 unreserved.*at least 100/);
+  });
+
+  it("refuses queue consumers whose bounds do not fit in what the reservations leave of the account's quota", () => {
+    expect(() =>
+      synthSendflow({
+        [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 300, api: 100, authorizer: 50 },
+        [CONTEXT_MAX_CONCURRENCY]: { deliveries: 200 },
+      }),
+    ).toThrow(/queue consumers may run 236 .*only 150 .*sendflow:maxConcurrency/);
   });
 });
 
@@ -132,6 +255,9 @@ describe('dashboard and metrics', () => {
     expect(other.DashboardName).toBe('Sendflow-staging-Api');
     const body = JSON.stringify(prod.DashboardBody);
     for (const name of [
+      'Reputation.BounceRate',
+      'Reputation.ComplaintRate',
+      'ConcurrentExecutions',
       'DeliveriesAttempted',
       'DeliveriesFailed',
       'AttemptDuration',

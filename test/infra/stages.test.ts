@@ -111,7 +111,11 @@ describe('two stages side by side', () => {
 
   it.each([
     ['AWS::Scheduler::ScheduleGroup', 'Name', ['Sendflow-staging-Api-retries', 'Sendflow-staging-Api-sends']],
-    ['AWS::SES::ConfigurationSet', 'Name', ['Sendflow-staging-Api-email-events']],
+    [
+      'AWS::SES::ConfigurationSet',
+      'Name',
+      ['', '-click', '-open', '-open-click'].map((tracking) => `Sendflow-staging-Api-email-events${tracking}`),
+    ],
     ['AWS::ApiGateway::RestApi', 'Name', ['Sendflow-staging-Api']],
     ['AWS::WAFv2::WebACL', 'Name', ['Sendflow-staging-Api']],
   ])('name %s after the stage', (type, property, expected) => {

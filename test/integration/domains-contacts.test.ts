@@ -45,6 +45,47 @@ async function account(path: string, mode: 'live' | 'test' = 'test') {
 }
 
 describe('domains', () => {
+  it('tracks neither opens nor clicks unless asked, on create or with PATCH (domain.updated when it changes)', async () => {
+    const key = await account('/d-tracking');
+    const plain = (await (
+      await rt.call('/domains', { method: 'POST', key, body: JSON.stringify({ name: 'plain.example.com' }) })
+    ).json()) as Record<string, unknown>;
+    const opens = await rt.call('/domains', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ name: 'opens.example.com', open_tracking: true }),
+    });
+
+    expect(plain).toMatchObject({ open_tracking: false, click_tracking: false });
+    expect(opens.status).toBe(201);
+    expect(await opens.json()).toMatchObject({ open_tracking: true, click_tracking: false });
+
+    const patched = await rt.call(`/domains/${plain.id}`, {
+      method: 'PATCH',
+      key,
+      body: JSON.stringify({ click_tracking: true }),
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ id: plain.id, open_tracking: false, click_tracking: true });
+    const read = (await (await rt.call(`/domains/${plain.id}`, { key })).json()) as Record<string, unknown>;
+    expect(read).toMatchObject({ open_tracking: false, click_tracking: true });
+    await settle();
+    expect(events('/d-tracking').filter((e) => e.type === 'domain.updated' && e.data.id === plain.id)).toHaveLength(1);
+
+    const empty = await rt.call(`/domains/${plain.id}`, { method: 'PATCH', key, body: JSON.stringify({}) });
+    const other = await rt.call(`/domains/${plain.id}`, {
+      method: 'PATCH',
+      key,
+      body: JSON.stringify({ name: 'x.example.com' }),
+    });
+    const missing = await rt.call('/domains/dom_missing', {
+      method: 'PATCH',
+      key,
+      body: JSON.stringify({ open_tracking: true }),
+    });
+    expect([empty.status, other.status, missing.status]).toEqual([422, 422, 404]);
+  });
+
   it('adds a domain with its DKIM records, verifies after the delay (domain.updated once), deletes it', async () => {
     const key = await account('/d1');
     const res = await rt.call('/domains', { method: 'POST', key, body: JSON.stringify({ name: 'Mail.Example.com' }) });

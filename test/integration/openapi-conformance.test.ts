@@ -138,6 +138,7 @@ describe('every operation answers as the OpenAPI document says', () => {
     const domain = await call('createDomain', 201, '/domains', { json: { name: 'mail.example.com' } });
     await call('listDomains', 200, '/domains');
     await call('getDomain', 200, `/domains/${domain.id}`);
+    await call('updateDomain', 200, `/domains/${domain.id}`, { method: 'PATCH', json: { open_tracking: true } });
     await call('verifyDomain', 200, `/domains/${domain.id}/verify`, { method: 'POST' });
     await call('deleteDomain', 200, `/domains/${domain.id}`, { method: 'DELETE' });
   });

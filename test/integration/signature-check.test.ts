@@ -81,4 +81,27 @@ describe('POST /v1/webhooks/:id/signature-check', () => {
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
   });
+
+  it('refuses more than 10 listed signatures with a 422 that says so', async () => {
+    const { key } = await rt.newKey();
+    const { id, headers, body } = await receivedTestSend(key);
+    const extra = Array.from({ length: 10 }, (_, i) => `v1,${Buffer.alloc(32, i).toString('base64')}`);
+    const name = Object.keys(headers).find((header) => header.toLowerCase() === 'webhook-signature') ?? '';
+
+    const tooMany = await check(key, id, {
+      headers: { ...headers, [name]: [...extra, headers[name]].join(' ') },
+      body,
+    });
+    const ten = await check(key, id, {
+      headers: { ...headers, [name]: [...extra.slice(1), headers[name]].join(' ') },
+      body,
+    });
+
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body).toMatchObject({
+      code: 'validation_error',
+      details: [{ path: 'headers', message: expect.stringMatching(/at most 10 signatures/) }],
+    });
+    expect(ten).toEqual({ status: 200, body: { valid: true, diagnosis: expect.stringMatching(/^valid/) } });
+  });
 });

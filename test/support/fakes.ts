@@ -722,6 +722,21 @@ export class InMemoryDomainRepository implements DomainRepository {
     return { value: structuredClone(updated), pending: this.outbox.record({ tenant: tenantOf(tenant), id }, events) };
   }
 
+  async setTracking(
+    tenant: Tenant,
+    id: string,
+    tracking: Partial<Pick<Domain, 'openTracking' | 'clickTracking'>>,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
+    const key = `${tenantOf(tenant)}#${id}`;
+    const current = this.items.get(key);
+    if (!current) return null;
+    const updated: Domain = { ...current, ...tracking, updatedAt: at };
+    this.items.set(key, updated);
+    return { value: structuredClone(updated), pending: this.outbox.record({ tenant: tenantOf(tenant), id }, events) };
+  }
+
   async delete(
     tenant: Tenant,
     id: string,

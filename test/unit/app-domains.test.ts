@@ -22,6 +22,7 @@ import {
   domainId,
   getDomain,
   isVerifiedSender,
+  updateDomainTracking,
   verifyDomain,
 } from '../../lambdas/app/domains/domains';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
@@ -74,6 +75,9 @@ describe('domains', () => {
         name: 'acme.example',
         status: 'pending',
         records: await new ScriptedDomainProvider().register('acme.example'),
+        // Tracking is off unless the request turns it on.
+        openTracking: false,
+        clickTracking: false,
         createdAt: at,
         updatedAt: at,
       });
@@ -278,6 +282,27 @@ describe('domains', () => {
       expect(checked).toBe(0);
       expect(asked).toEqual([]);
       expect(s.published()).toEqual([]);
+    });
+  });
+
+  describe('updateDomainTracking', () => {
+    it('changes the flags given and fires domain.updated once; asking for what is already set writes nothing', async () => {
+      // Arrange
+      const domain = await createDomain(s.deps, LIVE, 'acme.example', { openTracking: true });
+      s.clock.advance(60_000);
+
+      // Act
+      const same = await updateDomainTracking(s.deps, LIVE, domain.id, { openTracking: true, clickTracking: false });
+      const clicks = await updateDomainTracking(s.deps, LIVE, domain.id, { clickTracking: true });
+
+      // Assert
+      expect(same).toEqual(domain);
+      expect(clicks).toEqual({ ...domain, clickTracking: true, updatedAt: new Date(T0 + 60_000).toISOString() });
+      expect(await s.domains.get(LIVE, domain.id)).toEqual(clicks);
+      expect(s.published().map((e) => e.type)).toEqual(['domain.created', 'domain.updated']);
+      await expect(updateDomainTracking(s.deps, LIVE, 'dom_missing', { openTracking: true })).rejects.toThrow(
+        NotFoundError,
+      );
     });
   });
 

@@ -7,8 +7,9 @@ import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-schedule
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/aws/retry-scheduler';
 import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
@@ -18,6 +19,7 @@ import { SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
 import { SimulatedDomainProvider } from '../../lambdas/adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
+import { domainId } from '../../lambdas/app/domains/domains';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { authorizerCache } from '../../lambdas/runtime/aws/plugs/authorizer-cache';
 import { signedLinks } from '../../lambdas/runtime/aws/plugs/links';
@@ -158,8 +160,26 @@ describe('createAwsServices', () => {
     expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, { SecretId: awsEnv.SF_SIGNING_SECRET_ID });
   });
 
-  it('sends live-mode email through SES with the stack configuration set; test mode stays simulated', async () => {
-    // Arrange
+  it('sends live-mode email through SES with the configuration set of its domain’s tracking; test mode stays simulated', async () => {
+    // Arrange: the sender domain turned open and click tracking on (the repositories read through the
+    // DocumentClient, mocked for this test only).
+    const table = mockClient(DynamoDBDocumentClient);
+    table.on(GetCommand).resolves({
+      Item: {
+        tenant: 'acct_1#live',
+        id: domainId({ accountId: 'acct_1', mode: 'live' }, 'acme.example'),
+        accountId: 'acct_1',
+        mode: 'live',
+        name: 'acme.example',
+        status: 'verified',
+        records: [],
+        openTracking: true,
+        clickTracking: true,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+      },
+    });
+    onTestFinished(() => table.restore());
     const services = createAwsServices('sendflow-sender', [sesEmail], {
       env: { ...tablesEnv, ...awsEnv },
       clients: clients(),
@@ -187,9 +207,10 @@ describe('createAwsServices', () => {
     expect(services.providerFor('live')).toBeInstanceOf(SesEmailProvider);
     expect(services.providerFor('test')).toBeInstanceOf(SimulatedEmailProvider);
     expect(ses).toHaveReceivedCommandWith(SendEmailCommand, {
-      ConfigurationSetName: awsEnv.SF_SES_CONFIGURATION_SET,
+      ConfigurationSetName: `${awsEnv.SF_SES_CONFIGURATION_SET}-open-click`,
       Destination: { ToAddresses: ['b@example.com'] },
     });
+    expect(table.commandCalls(GetCommand).map((call) => call.args[0].input.TableName)).toEqual(['domains-table']);
   });
 
   it('paces the send worker at the SF_SES_MAX_SEND_RATE its template sets, and nothing without it', () => {

@@ -2,7 +2,11 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../lambdas/domain/webhooks/signature';
-import { checkSignature, TOLERANCE_SECONDS } from '../../lambdas/domain/webhooks/signature-check';
+import {
+  checkSignature,
+  MAX_CHECKED_SIGNATURES,
+  TOLERANCE_SECONDS,
+} from '../../lambdas/domain/webhooks/signature-check';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const OTHER = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -95,5 +99,39 @@ describe('checkSignature', () => {
     expect(checkSignature({ headers: noTime, body: SENT, secrets: [SECRET], nowMs: NOW }).diagnosis).toMatch(
       /^header missing: X-Service-Timestamp/,
     );
+  });
+
+  it('checks at most MAX_CHECKED_SIGNATURES listed signatures: one beyond them is ignored', () => {
+    const signed = headers();
+    const filler = Array.from(
+      { length: MAX_CHECKED_SIGNATURES },
+      (_, i) => `v1,${Buffer.alloc(32, i).toString('base64')}`,
+    );
+    const last = { ...signed, 'webhook-signature': [...filler, signed['webhook-signature']].join(' ') };
+    const tenth = { ...signed, 'webhook-signature': [...filler.slice(1), signed['webhook-signature']].join(' ') };
+    expect(checkSignature({ headers: tenth, body: SENT, secrets: [SECRET], nowMs: NOW }).valid).toBe(true);
+    expect(checkSignature({ headers: last, body: SENT, secrets: [SECRET], nowMs: NOW }).diagnosis).toMatch(
+      /^wrong secret/,
+    );
+  });
+
+  it('spends one HMAC per secret and body, not one per listed signature: 4,096 signatures over 256 KB', () => {
+    // Every path of the diagnosis at once: a stored body that differs, a JSON body with a compact form, a retired
+    // secret. Before the cap this took 1.5–8 s of CPU (docs/benchmarks.md); now a handful of HMACs.
+    const body = JSON.stringify({ type: 'email.delivered', data: { text: 'x'.repeat(256 * 1024 - 64) } }, null, 1);
+    const given = Array.from({ length: 4096 }, (_, i) => `v1,${Buffer.alloc(32, i % 251).toString('base64')}`);
+    const many = { ...headers(), 'webhook-signature': given.join(' ') };
+    const start = process.cpuUsage();
+    const result = checkSignature({
+      headers: many,
+      body,
+      sentBody: body.replace('delivered', 'bounced'),
+      secrets: [SECRET, OTHER],
+      retiredSecret: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
+      nowMs: NOW,
+    });
+    const { user, system } = process.cpuUsage(start);
+    expect(result.valid).toBe(false);
+    expect((user + system) / 1000).toBeLessThan(250);
   });
 });

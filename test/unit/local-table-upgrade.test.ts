@@ -5,6 +5,7 @@ import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
+import { DynamoOutbox } from '../../lambdas/adapters/dynamodb/outbox';
 import { tables } from '../../lambdas/manifest';
 import { createTableInput, createTables } from '../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpoint, dynaliteInMemory } from '../support/dynamo';
@@ -167,4 +168,49 @@ it('notes the status of the emails of a data directory from before the status in
   const tenant = { accountId: 'acct_s', mode: 'test' } as const;
   expect(await history.idsByStatus(tenant, 'bounced', { limit: 10 })).toEqual({ ids: ['email_02a'], hasMore: false });
   expect(await history.idsByStatus(tenant, 'canceled', { limit: 10 })).toEqual({ ids: ['email_01b'], hasMore: false });
+});
+
+it('moves a data directory from byOutbox (ALL) to byOutboxEvents (keys and events): a waiting outbox is still swept', async () => {
+  // Arrange: the contacts table as issue 9 left it (byOutbox projecting whole items), a contact with an event
+  // not yet relayed.
+  const older = Object.fromEntries(Object.keys(tables).map((t) => [t, `outbox-${t}`])) as typeof names;
+  const oldOutbox = { name: 'byOutbox', partitionKey: 'outboxShard', sortKey: 'outboxDue' };
+  await client.send(
+    new CreateTableCommand(createTableInput(older.contacts, { ...tables.contacts, indexes: [oldOutbox] })),
+  );
+  await untilActive(older.contacts);
+  const doc = DynamoDBDocumentClient.from(client);
+  const event = {
+    id: 'evt_01old',
+    type: 'contact.created',
+    accountId: 'acct_old',
+    mode: 'live',
+    timestamp: '2025-01-01T00:00:00.000Z',
+    data: { id: 'ct_old' },
+  };
+  await doc.send(
+    new PutCommand({
+      TableName: older.contacts,
+      Item: {
+        tenant: 'acct_old#live',
+        id: 'ct_old',
+        email: 'a@example.com',
+        outbox: new Set([JSON.stringify(event)]),
+        outboxShard: 'outbox',
+        outboxDue: String(Date.parse(event.timestamp)).padStart(15, '0'),
+      },
+    }),
+  );
+
+  // Act
+  const rebuilt = await createTables(client, older);
+  const due = await new DynamoOutbox(doc, older.contacts, ['tenant', 'id']).due(Date.now(), 10);
+
+  // Assert
+  expect(rebuilt).toContain('contacts');
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: older.contacts }));
+  expect(Table?.GlobalSecondaryIndexes?.map((i) => [i.IndexName, i.Projection])).toEqual([
+    ['byOutboxEvents', { ProjectionType: 'INCLUDE', NonKeyAttributes: ['outbox'] }],
+  ]);
+  expect(due).toEqual([{ ref: { tenant: 'acct_old#live', id: 'ct_old' }, events: [event] }]);
 });

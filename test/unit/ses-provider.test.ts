@@ -18,6 +18,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mimeAddress } from '../../lambdas/adapters/ses/addresses';
 import { SesEmailProvider, sendEmailRequest } from '../../lambdas/adapters/ses/ses-provider';
+import { trackingLookup } from '../../lambdas/app/domains/tracking';
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import type { EmailMessage } from '../../lambdas/domain/email/email';
 import { listUnsubscribeHeaders } from '../../lambdas/domain/email/unsubscribe';
@@ -340,5 +341,75 @@ describe('mimeAddress', () => {
       .map((w) => Buffer.from(/^=\?UTF-8\?B\?(.*)\?=$/.exec(w)?.[1] ?? '', 'base64').toString('utf8'))
       .join('');
     expect(decoded).toBe(name);
+  });
+});
+
+describe('tracking per sender domain', () => {
+  const acme = { accountId: email.accountId, mode: 'live' as const };
+  /** A domain repository holding acme.example with these flags, counting its reads. */
+  function domainsWith(flags: { openTracking?: boolean; clickTracking?: boolean }) {
+    const reads: string[] = [];
+    return {
+      reads,
+      get: async (tenant: { accountId: string; mode: string }, id: string) => {
+        reads.push(id);
+        return tenant.accountId === acme.accountId ? { ...acme, id, name: 'acme.example', ...flags } : null;
+      },
+    };
+  }
+  const tracked = (flags: { openTracking?: boolean; clickTracking?: boolean }, now = () => NOW) => {
+    const domains = domainsWith(flags);
+    const provider = new SesEmailProvider({
+      client: new SESv2Client({ region: 'eu-west-1' }),
+      configurationSet: CONFIGURATION_SET,
+      tracking: trackingLookup(domains as never, now),
+    });
+    return { provider, domains };
+  };
+
+  it.each([
+    [{}, CONFIGURATION_SET],
+    [{ openTracking: false, clickTracking: false }, CONFIGURATION_SET],
+    [{ openTracking: true }, `${CONFIGURATION_SET}-open`],
+    [{ clickTracking: true }, `${CONFIGURATION_SET}-click`],
+    [{ openTracking: true, clickTracking: true }, `${CONFIGURATION_SET}-open-click`],
+  ])('a domain with %j sends every copy with %s', async (flags, set) => {
+    const { provider } = tracked(flags);
+
+    await provider.send(email, copies);
+
+    expect(requests()).toEqual(copies.map((copy) => sendEmailRequest(email, copy, set)));
+    expect(requests().map((request) => request.ConfigurationSetName)).toEqual([set, set]);
+  });
+
+  it('reads the domain once a minute at most, whatever the number of emails and copies', async () => {
+    let now = NOW;
+    const { provider, domains } = tracked({ openTracking: true }, () => now);
+
+    await provider.send(email, copies);
+    await provider.send({ ...email, id: 'email_2' }, copies);
+    now += 61_000;
+    await provider.send({ ...email, id: 'email_3' }, copies);
+
+    expect(domains.reads).toHaveLength(2);
+    expect(ses.commandCalls(SendEmailCommand)).toHaveLength(6);
+  });
+
+  it('sends untracked, through the base set, when the domain cannot be read or is not the account’s', async () => {
+    const failing = new SesEmailProvider({
+      client: new SESv2Client({ region: 'eu-west-1' }),
+      configurationSet: CONFIGURATION_SET,
+      tracking: trackingLookup({ get: () => Promise.reject(new Error('throttled')) }, () => NOW),
+    });
+    const { provider: other } = tracked({ openTracking: true, clickTracking: true });
+
+    expect(await failing.send(email, copies)).toEqual([{ status: 'sent' }, { status: 'sent' }]);
+    await other.send({ ...email, accountId: 'acct_other' }, copies.slice(0, 1));
+
+    expect(requests().map((request) => request.ConfigurationSetName)).toEqual([
+      CONFIGURATION_SET,
+      CONFIGURATION_SET,
+      CONFIGURATION_SET,
+    ]);
   });
 });

@@ -34,6 +34,9 @@ const domainItem = z.object({
   name: z.string(),
   status: z.enum(STATUSES),
   records: z.array(z.object({ type: z.enum(['CNAME', 'TXT', 'MX']), name: z.string(), value: z.string() })),
+  // Domains stored before tracking was per domain have neither flag: off, as for a new one.
+  openTracking: z.boolean().default(false),
+  clickTracking: z.boolean().default(false),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -92,6 +95,36 @@ export class DynamoDomainRepository implements DomainRepository {
             recordEvents(events),
           ),
           ConditionExpression: `#s = :from AND ${LIVE_CONDITION}`,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (written === null) return null;
+    return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
+  }
+
+  async setTracking(
+    tenant: Tenant,
+    id: string,
+    tracking: Partial<Pick<Domain, 'openTracking' | 'clickTracking'>>,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
+    const Key = this.table.key(tenant, id);
+    const flags = (['openTracking', 'clickTracking'] as const).filter((flag) => tracking[flag] !== undefined);
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(
+            {
+              set: ['updatedAt = :at', ...flags.map((flag) => `${flag} = :${flag}`)],
+              values: { ':at': at, ...Object.fromEntries(flags.map((flag) => [`:${flag}`, tracking[flag]])) },
+            },
+            recordEvents(events),
+          ),
+          ConditionExpression: LIVE_CONDITION,
           ReturnValues: 'ALL_NEW',
         }),
       ),

@@ -1,5 +1,5 @@
 // The transactional outbox in DynamoDB, one way for every table: the write that changes an item also ADDs the
-// events it causes (JSON strings in a string set, `outbox`) and sparse keys of the table's byOutbox index
+// events it causes (JSON strings in a string set, `outbox`) and sparse keys of the table's outbox index (byOutboxEvents)
 // (`outboxShard`, `outboxDue` = when the oldest waiting event was recorded). Relaying DELETEs exactly those
 // strings; once the set is empty the index keys go, and a deleted item's tombstone goes with them.
 // dynalite has no transactions and no streams, so one item is the unit of atomicity on AWS and locally alike.
@@ -12,7 +12,7 @@ import { unlessConditionFails } from './operations';
 import { dueKey } from './shards';
 
 /** The sparse index every table with an outbox declares (manifest). */
-export const OUTBOX_INDEX = 'byOutbox';
+export const OUTBOX_INDEX = 'byOutboxEvents';
 const SHARD = 'outbox';
 /** A deleted item that still has events to relay stays as a tombstone with this attribute; reads skip it. */
 export const TOMBSTONE = 'deletedAt';

@@ -17,10 +17,12 @@ import {
   SendingPausedException,
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
+import { NO_TRACKING, type Tracking, type TrackingLookup } from '../../app/domains/tracking';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import { mapWithLimit } from '../../app/pool';
-import type { EmailMessage } from '../../domain/email/email';
+import { bareAddress, type EmailMessage } from '../../domain/email/email';
 import { mimeAddress } from './addresses';
+import { configurationSetFor } from './configuration-sets';
 import { SES_TAGS } from './tags';
 
 /** SES message tag values: ASCII letters, digits, `_` and `-`, at most 256 characters. */
@@ -39,8 +41,14 @@ const THROTTLES = [TooManyRequestsException, LimitExceededException] as const;
 
 export interface SesEmailProviderOptions {
   readonly client: SESv2Client;
-  /** Named on every SendEmail: without it SES publishes no events and the email's story stops at "sent". */
+  /**
+   * The base configuration set (no open or click events): named on every SendEmail of an untracked email, its
+   * `-open`/`-click`/`-open-click` variants on a tracked one (configurationSetFor). Without one SES publishes
+   * no events and the email's story stops at "sent".
+   */
   readonly configurationSet: string;
+  /** The sender domain's tracking flags; none tracked when omitted. */
+  readonly tracking?: TrackingLookup;
   /** Extra attempts of a throttled copy, after the SDK's own retries (default 3). */
   readonly throttleRetries?: number;
   /** First backoff before a throttled copy is tried again, doubled each time (default 250 ms). */
@@ -139,10 +147,11 @@ export class SesEmailProvider implements EmailProvider {
    * failed unexpectedly (network, credentials, a missing configuration set), is worth another try later. An
    * unexpected error's reason names its type only: its message may carry ARNs and account ids.
    */
-  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+    const configurationSet = configurationSetFor(this.options.configurationSet, await this.trackingOf(email));
     return mapWithLimit(copies, this.concurrency, async (copy): Promise<CopyOutcome> => {
       try {
-        await this.sendCopy(email, copy);
+        await this.sendCopy(email, copy, configurationSet);
         return { status: 'sent' };
       } catch (error) {
         return outcomeOf(error);
@@ -150,8 +159,18 @@ export class SesEmailProvider implements EmailProvider {
     });
   }
 
-  private async sendCopy(email: EmailMessage, copy: OutgoingCopy): Promise<void> {
-    const request = sendEmailRequest(email, copy, this.options.configurationSet);
+  /**
+   * The sender domain's flags. A failed read sends untracked rather than holding the email back: tracking is
+   * the customer's option, delivery is the service (and untracked is the private default).
+   */
+  private async trackingOf(email: EmailMessage): Promise<Tracking> {
+    if (!this.options.tracking) return NO_TRACKING;
+    const domain = bareAddress(email.from).split('@')[1] ?? '';
+    return this.options.tracking(email, domain).catch(() => NO_TRACKING);
+  }
+
+  private async sendCopy(email: EmailMessage, copy: OutgoingCopy, configurationSet: string): Promise<void> {
+    const request = sendEmailRequest(email, copy, configurationSet);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.options.client.send(new SendEmailCommand(request));

@@ -34,7 +34,7 @@ export async function createDomain(
   deps: DomainDeps,
   tenant: Tenant,
   name: string,
-  options: { limit?: number } = {},
+  options: { limit?: number; openTracking?: boolean; clickTracking?: boolean } = {},
 ): Promise<Domain> {
   const { limit } = options;
   if (limit !== undefined && (await deps.domains.list(tenant)).length >= limit) {
@@ -68,6 +68,9 @@ export async function createDomain(
     name,
     status: 'pending',
     records,
+    // Off unless asked for: SES would otherwise add a pixel and rewrite every link of every email.
+    openTracking: options.openTracking ?? false,
+    clickTracking: options.clickTracking ?? false,
     createdAt: now,
     updatedAt: now,
   };
@@ -101,6 +104,26 @@ export async function deleteDomain(deps: DomainDeps, tenant: Tenant, id: string)
   await deps.domainProviderFor(tenant.mode).remove(domain.name, tenant.accountId);
   if (tenant.mode === 'live') await deps.domains.releaseName(domain.name, tenant.accountId);
   return domain;
+}
+
+/** PATCH /v1/domains/:id: turns open or click tracking on or off (domain.updated when either changes). */
+export async function updateDomainTracking(
+  deps: DomainDeps,
+  tenant: Tenant,
+  id: string,
+  tracking: { openTracking?: boolean; clickTracking?: boolean },
+): Promise<Domain> {
+  const domain = await getDomain(deps, tenant, id);
+  const changed = (['openTracking', 'clickTracking'] as const).some(
+    (flag) => tracking[flag] !== undefined && tracking[flag] !== (domain[flag] ?? false),
+  );
+  if (!changed) return domain;
+  const at = new Date(deps.clock.now()).toISOString();
+  const events = announce(deps, 'domain.updated', { ...domain, ...tracking });
+  const updated = await deps.domains.setTracking(tenant, id, tracking, at, events);
+  if (!updated) throw new NotFoundError(`No domain with id ${id}.`);
+  await relay(deps, deps.domains.outbox, updated.pending);
+  return updated.value;
 }
 
 /** The reconciler: re-checks pending domains, so verification is noticed without anyone asking. */

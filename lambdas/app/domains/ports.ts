@@ -20,6 +20,13 @@ export interface Domain extends Tenant {
   readonly name: string;
   readonly status: DomainStatus;
   readonly records: readonly DnsRecord[];
+  /**
+   * SES adds a tracking pixel to emails from this domain (open events). Off unless the customer turns it on;
+   * stored domains always carry it (false when they predate it), absent means off.
+   */
+  readonly openTracking?: boolean;
+  /** SES rewrites the links of emails from this domain (click events). Off unless turned on; absent means off. */
+  readonly clickTracking?: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -36,6 +43,14 @@ export interface DomainRepository {
     tenant: Tenant,
     id: string,
     change: { from: DomainStatus; to: DomainStatus; at: string },
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null>;
+  /** Sets the tracking flags given (the others stay), with its events; null when there is no such live domain. */
+  setTracking(
+    tenant: Tenant,
+    id: string,
+    tracking: Partial<Pick<Domain, 'openTracking' | 'clickTracking'>>,
+    at: string,
     events: readonly SendflowEvent[],
   ): Promise<Recorded<Domain> | null>;
   /**

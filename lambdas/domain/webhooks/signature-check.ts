@@ -6,6 +6,12 @@ import { serviceSignature, standardWebhookSignature } from './signature';
 
 /** Receivers should refuse timestamps further than this from their clock (Standard Webhooks' default). */
 export const TOLERANCE_SECONDS = 300;
+/**
+ * Signatures of one webhook-signature header that are checked: Sendflow sends at most two (one per live secret
+ * during a rotation), so ten leave room for a receiver's own additions. The HTTP boundary refuses more with a
+ * 422 (lambdas/handlers/http/webhooks.ts); here any beyond are ignored, so the work stays bounded either way.
+ */
+export const MAX_CHECKED_SIGNATURES = 10;
 
 export interface SignatureCheckInput {
   /** The request headers as received (any casing). */
@@ -46,9 +52,13 @@ function checkStandard(input: SignatureCheckInput, headers: Record<string, strin
   const timestamp = headers['webhook-timestamp'] as string;
   if (!/^\d{1,12}$/.test(timestamp)) return invalid('webhook-timestamp is not a Unix time in whole seconds.');
   const seconds = Number(timestamp);
-  const given = (headers['webhook-signature'] as string).split(' ').filter(Boolean);
-  const signedWith = (secret: string, body: string) =>
-    given.some((signature) => same(signature, standardWebhookSignature(secret, id, seconds, body)));
+  const given = listedSignatures(headers['webhook-signature'] as string);
+  // One HMAC per (secret, body), whatever the number of listed signatures: each is compared against it.
+  const expected = memoized((secret, body) => standardWebhookSignature(secret, id, seconds, body));
+  const signedWith = (secret: string, body: string) => {
+    const signature = expected(secret, body);
+    return given.some((candidate) => same(candidate, signature));
+  };
   const signs = (body: string) => input.secrets.some((secret) => signedWith(secret, body));
   if (!signs(input.body)) return mismatch(input, signs, (secret) => signedWith(secret, input.body));
   return fresh(seconds, input.nowMs, 'webhook-timestamp');
@@ -56,7 +66,8 @@ function checkStandard(input: SignatureCheckInput, headers: Record<string, strin
 
 function checkService(input: SignatureCheckInput, headers: Record<string, string>): SignatureDiagnosis {
   const given = (headers['x-service-signature'] as string).trim().toLowerCase();
-  const signedWith = (secret: string, body: string) => same(given, serviceSignature(secret, body));
+  const expected = memoized(serviceSignature);
+  const signedWith = (secret: string, body: string) => same(given, expected(secret, body));
   const signs = (body: string) => input.secrets.some((secret) => signedWith(secret, body));
   if (!signs(input.body)) return mismatch(input, signs, (secret) => signedWith(secret, input.body));
   const timestamp = headers['x-service-timestamp'];
@@ -120,6 +131,28 @@ function fresh(seconds: number, nowMs: number, header: string): SignatureDiagnos
 
 function invalid(diagnosis: string): SignatureDiagnosis {
   return { valid: false, diagnosis };
+}
+
+/** The header's space-separated signatures, the first MAX_CHECKED_SIGNATURES of them. */
+export function listedSignatures(header: string): string[] {
+  return header.split(' ').filter(Boolean).slice(0, MAX_CHECKED_SIGNATURES);
+}
+
+/**
+ * A signing function computed once per (secret, body): the diagnosis asks about the same pair several times
+ * (received body, stored body, compact form, retired secret), and a 256 KB HMAC is the request's main cost.
+ */
+function memoized(sign: (secret: string, body: string) => string): (secret: string, body: string) => string {
+  const bySecret = new Map<string, Map<string, string>>();
+  return (secret, body) => {
+    const byBody = bySecret.get(secret) ?? new Map<string, string>();
+    bySecret.set(secret, byBody);
+    const known = byBody.get(body);
+    if (known !== undefined) return known;
+    const signature = sign(secret, body);
+    byBody.set(body, signature);
+    return signature;
+  };
 }
 
 /** Constant-time comparison of two signatures. */

@@ -1,6 +1,14 @@
-// HTTP handlers for /v1/domains: add (with the DNS records to publish), list, read, verify, delete.
+// HTTP handlers for /v1/domains: add (with the DNS records to publish), list, read, change tracking, verify,
+// delete.
 import * as z from 'zod';
-import { createDomain, type DomainDeps, deleteDomain, getDomain, verifyDomain } from '../../app/domains/domains';
+import {
+  createDomain,
+  type DomainDeps,
+  deleteDomain,
+  getDomain,
+  updateDomainTracking,
+  verifyDomain,
+} from '../../app/domains/domains';
 import { DOMAIN_STATUSES, type Domain } from '../../app/domains/ports';
 import { PLANS } from '../../domain/plans';
 import { isDomainName } from '../../domain/resources';
@@ -8,9 +16,22 @@ import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf 
 import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
+const openTracking = z
+  .boolean()
+  .meta({ description: 'SES adds a tracking pixel to emails from this domain (email.opened). Default false.' });
+const clickTracking = z
+  .boolean()
+  .meta({ description: 'SES rewrites the links of emails from this domain (email.clicked). Default false.' });
+
 const createBody = z.strictObject({
   name: z.string().trim().toLowerCase().refine(isDomainName, 'Must be a domain name such as mail.example.com.'),
+  open_tracking: openTracking.optional(),
+  click_tracking: clickTracking.optional(),
 });
+
+const updateBody = z
+  .strictObject({ open_tracking: openTracking.optional(), click_tracking: clickTracking.optional() })
+  .refine((body) => Object.keys(body).length > 0, 'Give at least one of open_tracking, click_tracking.');
 
 const domainSchema = named(
   'Domain',
@@ -22,6 +43,8 @@ const domainSchema = named(
     records: z
       .array(z.strictObject({ type: z.enum(['CNAME', 'TXT', 'MX']), name: z.string(), value: z.string() }))
       .meta({ description: 'The DNS records to publish.' }),
+    open_tracking: openTracking,
+    click_tracking: clickTracking,
     created_at: isoTime,
     updated_at: isoTime,
   }),
@@ -35,6 +58,7 @@ const responses = {
     'Every domain',
   ),
   getDomain: success(200, domainSchema, 'The domain'),
+  updateDomain: success(200, domainSchema, 'The domain with its tracking changed'),
   verifyDomain: success(200, domainSchema, 'The domain after the check'),
   deleteDomain: success(
     200,
@@ -50,21 +74,31 @@ export function domainView(domain: Domain): Body<typeof domainSchema> {
     name: domain.name,
     status: domain.status,
     records: domain.records,
+    open_tracking: domain.openTracking ?? false,
+    click_tracking: domain.clickTracking ?? false,
     created_at: domain.createdAt,
     updated_at: domain.updatedAt,
   };
 }
 
 export function domainHandlers(deps: DomainDeps) {
-  const create: RouteHandler = async ({ caller, body }) =>
-    reply(
-      responses.createDomain,
-      domainView(
-        await createDomain(deps, tenantOf(caller), validate(createBody, body ?? {}).name, {
-          limit: PLANS[caller.plan].domainsPerMode,
-        }),
-      ),
-    );
+  const create: RouteHandler = async ({ caller, body }) => {
+    const request = validate(createBody, body ?? {});
+    const domain = await createDomain(deps, tenantOf(caller), request.name, {
+      limit: PLANS[caller.plan].domainsPerMode,
+      ...(request.open_tracking !== undefined ? { openTracking: request.open_tracking } : {}),
+      ...(request.click_tracking !== undefined ? { clickTracking: request.click_tracking } : {}),
+    });
+    return reply(responses.createDomain, domainView(domain));
+  };
+  const update: RouteHandler = async ({ caller, params, body }) => {
+    const request = validate(updateBody, body ?? {});
+    const domain = await updateDomainTracking(deps, tenantOf(caller), params.id ?? '', {
+      ...(request.open_tracking !== undefined ? { openTracking: request.open_tracking } : {}),
+      ...(request.click_tracking !== undefined ? { clickTracking: request.click_tracking } : {}),
+    });
+    return reply(responses.updateDomain, domainView(domain));
+  };
   const list: RouteHandler = async ({ caller }) =>
     reply(responses.listDomains, { object: 'list', data: (await deps.domains.list(tenantOf(caller))).map(domainView) });
   const get: RouteHandler = async ({ caller, params }) =>
@@ -75,8 +109,18 @@ export function domainHandlers(deps: DomainDeps) {
     const domain = await deleteDomain(deps, tenantOf(caller), params.id ?? '');
     return reply(responses.deleteDomain, { object: 'domain', id: domain.id, deleted: true });
   };
-  return { createDomain: create, listDomains: list, getDomain: get, verifyDomain: verify, deleteDomain: remove };
+  return {
+    createDomain: create,
+    listDomains: list,
+    getDomain: get,
+    updateDomain: update,
+    verifyDomain: verify,
+    deleteDomain: remove,
+  };
 }
 
-export const requestSchemas: RequestSchemas = { createDomain: { body: createBody } };
+export const requestSchemas: RequestSchemas = {
+  createDomain: { body: createBody },
+  updateDomain: { body: updateBody },
+};
 export const responseSchemas: ResponseSchemas = responses;

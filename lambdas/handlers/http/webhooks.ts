@@ -16,6 +16,7 @@ import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
+import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
 import { type Body, integer, isoTime, named, reply, success } from './response';
@@ -166,7 +167,18 @@ const rotateBody = z.strictObject({
 const signatureCheckBody = z.strictObject({
   headers: z
     .record(z.string().min(1).max(256), z.string().max(8192))
-    .refine((headers) => Object.keys(headers).length <= 100, 'Give at most 100 headers.'),
+    .refine((headers) => Object.keys(headers).length <= 100, 'Give at most 100 headers.')
+    // Refused rather than silently cut: a receiver never gets more than two from Sendflow (the domain checks
+    // the first MAX_CHECKED_SIGNATURES whatever arrives, so the work stays bounded either way).
+    .refine(
+      (headers) =>
+        Object.entries(headers).every(
+          ([name, value]) =>
+            name.toLowerCase() !== 'webhook-signature' ||
+            value.split(' ').filter(Boolean).length <= MAX_CHECKED_SIGNATURES,
+        ),
+      `Give at most ${MAX_CHECKED_SIGNATURES} signatures in webhook-signature.`,
+    ),
   body: z.string().max(256 * 1024),
 });
 

@@ -20,6 +20,8 @@ export interface PlugContext {
   readonly config: Config;
   readonly wiring: AwsWiring;
   readonly now: () => number;
+  /** The cold start's DynamoDB client, for a plug whose adapter reads a table (the SES plug: domains' tracking). */
+  readonly dynamo: DynamoDBClient;
   /** The one client of this type in this cold start (a test's injected one if given), made on first ask. */
   client<T extends object>(type: new (config: Record<string, never>) => T): T;
   /** The client of this type a test injected, if any (for a plug that needs its own client settings). */
@@ -29,7 +31,9 @@ export interface PlugContext {
 /** One AWS adapter (or a few on one SDK client): the variables it needs, and how it is built from them. */
 export interface AwsPlug {
   /** [variable, value] for every variable it needs; one without a value stops the cold start. */
-  readonly requires: (ctx: Omit<PlugContext, 'client' | 'injected'>) => readonly (readonly [string, unknown])[];
+  readonly requires: (
+    ctx: Omit<PlugContext, 'client' | 'injected' | 'dynamo'>,
+  ) => readonly (readonly [string, unknown])[];
   readonly build: (ctx: PlugContext) => Partial<RuntimeAdapters>;
 }
 
@@ -76,6 +80,7 @@ export function createAwsServices(
     config,
     wiring,
     now: () => Date.now(),
+    dynamo,
     injected: find,
     client: (type) => {
       const existing = find(type) ?? made.get(type);

@@ -27,6 +27,8 @@ function newDomain(tenant: Tenant, overrides: Partial<Domain> = {}): Domain {
       { type: 'CNAME', name: `a1._domainkey.${name}`, value: 'a1.dkim.amazonses.com' },
       { type: 'CNAME', name: `b2._domainkey.${name}`, value: 'b2.dkim.amazonses.com' },
     ],
+    openTracking: false,
+    clickTracking: false,
     createdAt: AT,
     updatedAt: AT,
     ...overrides,
@@ -48,6 +50,44 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     expect(created).not.toBeNull();
     expect(await repo().get(tenant, domain.id)).toEqual(domain);
     expect(await repo().get(tenant, 'dom_unknown')).toBeNull();
+  });
+
+  it('stores open and click tracking with the domain, each on its own', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const opens = newDomain(tenant, { openTracking: true });
+    const clicks = newDomain(tenant, { clickTracking: true });
+
+    // Act
+    await repo().create(opens, []);
+    await repo().create(clicks, []);
+
+    // Assert
+    expect(await repo().get(tenant, opens.id)).toMatchObject({ openTracking: true, clickTracking: false });
+    expect(await repo().get(tenant, clicks.id)).toMatchObject({ openTracking: false, clickTracking: true });
+  });
+
+  it('setTracking() changes only the flags it is given, with its events; null for a missing or deleted domain', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant, { status: 'verified' });
+    await repo().create(domain, []);
+    const gone = newDomain(tenant);
+    await repo().create(gone, []);
+    await repo().delete(tenant, gone.id, LATER, []);
+
+    // Act
+    const clicks = await repo().setTracking(tenant, domain.id, { clickTracking: true }, LATER, []);
+    const both = await repo().setTracking(tenant, domain.id, { openTracking: true, clickTracking: false }, LATER, []);
+    const missing = await repo().setTracking(tenant, 'dom_unknown', { openTracking: true }, LATER, []);
+    const deleted = await repo().setTracking(tenant, gone.id, { openTracking: true }, LATER, []);
+
+    // Assert
+    expect(clicks?.value).toEqual({ ...domain, clickTracking: true, updatedAt: LATER });
+    expect(both?.value).toEqual({ ...domain, openTracking: true, clickTracking: false, updatedAt: LATER });
+    expect(await repo().get(tenant, domain.id)).toEqual(both?.value);
+    expect(missing).toBeNull();
+    expect(deleted).toBeNull();
   });
 
   it('create() of an id the tenant has is false and keeps the first', async () => {

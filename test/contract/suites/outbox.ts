@@ -27,7 +27,17 @@ const newTenant = (): Tenant => ({ accountId: `acct_${randomBytes(6).toString('h
 
 function newDomain(tenant: Tenant): Domain {
   const name = `${randomBytes(4).toString('hex')}.example.com`;
-  return { ...tenant, id: `dom_${name}`, name, status: 'pending', records: [], createdAt: AT, updatedAt: AT };
+  const tracking = { openTracking: false, clickTracking: false };
+  return {
+    ...tenant,
+    id: `dom_${name}`,
+    name,
+    status: 'pending',
+    records: [],
+    ...tracking,
+    createdAt: AT,
+    updatedAt: AT,
+  };
 }
 
 function event(tenant: Tenant, type: SendflowEvent['type'], at = T0, data: Record<string, unknown> = {}) {

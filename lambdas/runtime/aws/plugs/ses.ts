@@ -3,6 +3,8 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SesDomainProvider } from '../../../adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../../adapters/ses/ses-provider';
+import { trackingLookup } from '../../../app/domains/tracking';
+import { createRepositories } from '../../repositories';
 import type { AwsPlug } from '../services';
 
 /** Live mode through SES; test mode stays on the simulator (createServices picks per mode). */
@@ -14,6 +16,8 @@ export const sesEmail: AwsPlug = {
       // retries throttling itself, and the send worker what surely did not reach SES).
       client: ctx.injected(SESv2Client) ?? new SESv2Client({ maxAttempts: 1 }),
       configurationSet: String(ctx.wiring.sesConfigurationSet),
+      // Each email goes through the set of its sender domain's open/click tracking (one GetItem a minute a domain).
+      tracking: trackingLookup(createRepositories(ctx.dynamo, ctx.config.tables).domains, ctx.now),
     }),
   }),
 };

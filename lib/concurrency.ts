@@ -1,0 +1,90 @@
+// Lambda concurrency from CDK context (`sendflow:lambdaConcurrency`): the account's quota as the operator read it
+// (docs/runbook.md, "First deploy"), and what the API and the authorizer reserve of it, so a backlog of queue
+// work can never take the concurrency the API needs. The queue consumers' bounds (sendflow:maxConcurrency) must
+// fit in what the reservations leave; synth refuses a layout that cannot.
+import type { MaxConcurrency } from './consumers';
+
+export interface LambdaConcurrency {
+  /** The account's concurrent executions quota in the region (Service Quotas L-B99A9384), or this stage's share. */
+  readonly accountQuota: number;
+  /** Reserved for the API function; 0 reserves nothing (an account whose quota is too small to reserve). */
+  readonly api: number;
+  /** Reserved for the authorizer; 0 reserves nothing. */
+  readonly authorizer: number;
+}
+
+/** Lambda's default quota for an established account; new accounts may get far less (the runbook checks). */
+export const DEFAULT_LAMBDA_CONCURRENCY: LambdaConcurrency = { accountQuota: 1000, api: 100, authorizer: 50 };
+/** Lambda refuses a reservation that leaves the account fewer unreserved executions than this. */
+export const LAMBDA_MIN_UNRESERVED = 100;
+/** The reconciler: one invocation a minute, outside the SQS consumers, in the unreserved pool too. */
+export const SCHEDULED_CONCURRENCY = 1;
+/** Account concurrency alarm: this share of the quota in use pages (throttling starts at the quota). */
+export const CONCURRENCY_ALARM_SHARE = 0.8;
+
+/**
+ * `sendflow:lambdaConcurrency`: an object (cdk.json) or its JSON (`-c`), any subset of accountQuota, api,
+ * authorizer; the others keep DEFAULT_LAMBDA_CONCURRENCY's.
+ */
+export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcurrency'): LambdaConcurrency {
+  if (raw === undefined) return DEFAULT_LAMBDA_CONCURRENCY;
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new Error(`Context ${key} must be a JSON object, got ${raw}`);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`Context ${key} must be an object such as {"accountQuota": 1000}, got ${JSON.stringify(value)}`);
+  }
+  const problems: string[] = [];
+  for (const [name, limit] of Object.entries(value)) {
+    if (!(name in DEFAULT_LAMBDA_CONCURRENCY))
+      problems.push(`unknown setting "${name}" (accountQuota, api, authorizer)`);
+    else if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < (name === 'accountQuota' ? 1 : 0)) {
+      problems.push(
+        `${name} must be a whole number${name === 'accountQuota' ? ' of at least 1' : ''}, got ${JSON.stringify(limit)}`,
+      );
+    }
+  }
+  if (problems.length) throw new Error(`Context ${key}: ${problems.join('; ')}`);
+  return { ...DEFAULT_LAMBDA_CONCURRENCY, ...(value as Partial<LambdaConcurrency>) };
+}
+
+/**
+ * Refuses what Lambda would refuse at deploy (reservations leaving fewer than LAMBDA_MIN_UNRESERVED), and queue
+ * consumers whose MaximumConcurrency, all together with the scheduled reconciler, exceed what the reservations
+ * leave: a backlog would then throttle them against each other instead of being bounded by their limits.
+ */
+export function checkConcurrency(
+  concurrency: LambdaConcurrency,
+  consumers: MaxConcurrency,
+  key = 'sendflow:lambdaConcurrency',
+): void {
+  const { accountQuota, api, authorizer } = concurrency;
+  const reserved = api + authorizer;
+  const unreserved = accountQuota - reserved;
+  if (reserved > 0 && unreserved < LAMBDA_MIN_UNRESERVED) {
+    throw new Error(
+      `Context ${key}: reserving ${api} (api) + ${authorizer} (authorizer) of an account quota of ${accountQuota} ` +
+        `leaves ${unreserved} unreserved; Lambda needs at least ${LAMBDA_MIN_UNRESERVED}. Ask AWS for a higher ` +
+        'quota, or reserve less (0 reserves nothing); docs/runbook.md, "First deploy".',
+    );
+  }
+  const consumersTotal = Object.values(consumers).reduce((sum, limit) => sum + limit, 0) + SCHEDULED_CONCURRENCY;
+  if (consumersTotal > unreserved) {
+    throw new Error(
+      `Context ${key}: the queue consumers may run ${consumersTotal} executions at once ` +
+        `(sendflow:maxConcurrency ${JSON.stringify(consumers)} and the reconciler), but only ${unreserved} of the ` +
+        `account quota of ${accountQuota} are left after the reservations. Lower sendflow:maxConcurrency, reserve ` +
+        'less, or ask AWS for a higher quota (docs/runbook.md, "First deploy").',
+    );
+  }
+}
+
+/** The reservation CloudFormation takes: none for 0 (ReservedConcurrentExecutions 0 would stop the function). */
+export function reservation(executions: number): number | undefined {
+  return executions > 0 ? executions : undefined;
+}
