@@ -124,6 +124,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       ],
       query: ['byTenant'],
     },
+    // Accepting an email writes its body and links once (BatchWriteItem); reading one reads its body (GetItem)
+    // and its links and recipient states (Query on the table); the API never changes a recipient.
+    emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'] },
     // GET /v1/emails/:id reads the newest events of the history; the API never writes history.
     emailEvents: { query: ['byTime'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
@@ -151,6 +154,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
@@ -170,6 +174,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem'] },
     idempotency: 'none',
     suppressions: { items: ['dynamodb:PutItem'] },
@@ -190,6 +195,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       query: ['byStatusKey'],
     },
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
@@ -207,6 +213,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: { query: ['byDueShard'] },
     emails: { query: ['byScheduleShard', 'byOutbox'], items: RELAY },
+    emailParts: { query: ['byOutbox'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: { query: ['byOutbox'], items: RELAY },
@@ -225,6 +232,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
+    emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
     emailEvents: 'none',
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
@@ -241,6 +250,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',

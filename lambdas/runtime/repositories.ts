@@ -18,8 +18,20 @@ import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { TableName } from '../manifest';
 import { documentClient } from './document-client';
 
-export function createRepositories(client: DynamoDBClient, tables: Readonly<Record<TableName, string>>) {
+/** Settings of the stores that take them; each has its default. */
+export interface RepositoryOptions {
+  /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS). */
+  readonly emailRetentionSeconds?: number;
+}
+
+export function createRepositories(
+  client: DynamoDBClient,
+  tables: Readonly<Record<TableName, string>>,
+  options: RepositoryOptions = {},
+) {
   const doc = documentClient(client);
+  const retention =
+    options.emailRetentionSeconds !== undefined ? { retentionSeconds: options.emailRetentionSeconds } : {};
   return {
     accounts: new DynamoAccountRepository(doc, tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, tables.apiKeys),
@@ -29,8 +41,8 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
-    emails: new DynamoEmailRepository(doc, tables.emails),
-    emailHistory: new DynamoEmailHistory(doc, tables.emailEvents),
+    emails: new DynamoEmailRepository(doc, { emails: tables.emails, emailParts: tables.emailParts }, retention),
+    emailHistory: new DynamoEmailHistory(doc, tables.emailEvents, retention),
     idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),
     suppressions: new DynamoSuppressionList(doc, tables.suppressions),
     domains: new DynamoDomainRepository(doc, tables.domains),

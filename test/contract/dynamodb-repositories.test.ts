@@ -71,7 +71,11 @@ for (const { factory, skip } of backends) {
     describe('DynamoEmailRepository', () => emailRepositoryContract(endpoint));
     describe('DynamoEmailRepository (port)', () =>
       emailRepositoryPortContract(
-        dynamoHarness(endpoint, 'emails', (db, table) => new DynamoEmailRepository(db.doc, table)),
+        dynamoHarness(
+          endpoint,
+          'emails',
+          (db, table) => new DynamoEmailRepository(db.doc, { emails: table, emailParts: db.tables.emailParts }),
+        ),
       ));
     describe('DynamoEmailHistory', () =>
       emailHistoryContract(

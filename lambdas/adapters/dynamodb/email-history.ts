@@ -4,6 +4,8 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/
 import * as z from 'zod';
 import type { EmailEventEntry, EmailHistory, HistoryPage } from '../../app/emails/ports';
 import { historyOrderKey } from '../../domain/email/history';
+import { expired } from './email-bodies';
+import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
 import { unlessConditionFails } from './operations';
 
 const historyItem = z.object({
@@ -14,10 +16,17 @@ const historyItem = z.object({
 });
 
 export class DynamoEmailHistory implements EmailHistory {
+  private readonly retentionSeconds: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: { readonly retentionSeconds?: number; readonly now?: () => number } = {},
+  ) {
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_EMAIL_RETENTION_SECONDS;
+    this.now = options.now ?? Date.now;
+  }
 
   async record(emailId: string, entry: EmailEventEntry): Promise<boolean> {
     const written = await unlessConditionFails(
@@ -31,6 +40,9 @@ export class DynamoEmailHistory implements EmailHistory {
             type: entry.type,
             timestamp: entry.timestamp,
             ...(entry.to !== undefined ? { to: entry.to } : {}),
+            // The email retention from when it was recorded: an email's events go with it (its items expire
+            // after the same retention from its acceptance, before any event of it).
+            expiresAt: Math.floor(this.now() / 1000) + this.retentionSeconds,
           },
           // A redelivery finds its event recorded, and leaves the first record as it was.
           ConditionExpression: 'attribute_not_exists(eventId)',
@@ -52,7 +64,9 @@ export class DynamoEmailHistory implements EmailHistory {
         Limit: limit + 1,
       }),
     );
+    const now = this.now();
     const events = Items.slice(0, limit)
+      .filter((item) => !expired(item, now))
       .map((item) => historyItem.parse(item))
       .map(({ eventId, ...rest }) => ({ id: eventId, ...rest }))
       .reverse();
