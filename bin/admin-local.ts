@@ -3,7 +3,7 @@
 // plan changes flush the running runtime's authorizer cache through its loopback admin endpoint.
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
+import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
@@ -35,13 +35,14 @@ export async function localAdminDeps(): Promise<AdminSession> {
     client = embeddedDynamoClient(dynamo);
     await createTables(client, config.tables);
   }
-  const repos = createRepositories(client, config.tables);
+  const repos = createRepositories(client, config.tables, { emailRetentionSeconds: config.emailRetentionSeconds });
   const clock = { now: () => Date.now() };
   // The runtime's own URL when one runs; else where `npm start` would listen with this environment.
   const baseUrl = running?.url ?? config.publicUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}/v1`;
   return {
     dashboard: { sessions: repos.sessions, accounts: repos.accounts, clock, random: randomBytes, baseUrl },
-    upgradeEmails: () => backfillEmailTenants(documentClient(client), config.tables.emails),
+    upgradeEmails: () =>
+      upgradeEmails(documentClient(client), config.tables, { retentionSeconds: config.emailRetentionSeconds }),
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

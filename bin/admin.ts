@@ -1,6 +1,8 @@
 // The platform team's admin CLI: accounts, plans and keys, dashboard links, data upgrades. Non-interactive, JSON on stdout,
 // a clear message and exit 2 for bad arguments (and unknown commands), exit 1 when the operation fails;
 // `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
+
+import type { EmailUpgrade } from '../lambdas/adapters/dynamodb/emails';
 import {
   type AccountDeps,
   createAccount,
@@ -19,8 +21,11 @@ export interface AdminSession {
   readonly deps: AccountDeps;
   /** Dashboard sign-in links: the session store, and the API's public base URL (stage included). */
   readonly dashboard: SignInDeps & { readonly baseUrl: string };
-  /** Gives emails stored before the byTenant index their `tenant` (backfillEmailTenants); how many it changed. */
-  upgradeEmails(): Promise<number>;
+  /**
+   * Upgrades emails stored by earlier versions (upgradeEmails): their `tenant` for byTenant, their body, links and
+   * recipient states moved out of the email item, `expiresAt` on emails and history rows.
+   */
+  upgradeEmails(): Promise<EmailUpgrade>;
   close(): Promise<void>;
 }
 
@@ -50,8 +55,15 @@ export async function runCommand(
         account_id: command.accountId,
         revoked: await session.dashboard.sessions.revokeAccount(command.accountId),
       };
-    case 'upgrade-emails':
-      return { emails_updated: await session.upgradeEmails() };
+    case 'upgrade-emails': {
+      const upgraded = await session.upgradeEmails();
+      return {
+        emails_updated: upgraded.tenants + upgraded.emails,
+        emails_given_tenant: upgraded.tenants,
+        emails_split: upgraded.emails,
+        events_dated: upgraded.events,
+      };
+    }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };

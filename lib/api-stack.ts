@@ -276,6 +276,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
   readonly sesMaxSendRate?: number;
+  /** Days emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS of every function); 30 when omitted. */
+  readonly emailRetentionDays?: number;
   /** Serve the API, and so its public links, on this domain too (docs/runbook.md, "Custom domain"). */
   readonly customDomain?: CustomDomainSettings;
 }
@@ -309,6 +311,8 @@ export class SendflowApiStack extends Stack {
       ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), tableNamesByKey[table]])),
       SF_AUTH_CACHE_TTL: String(ttl),
       SF_IP_RATE_LIMIT: String(ipRateLimit),
+      // Every function that writes an email's items (API, send worker) or its events (dispatcher) dates their TTL.
+      SF_EMAIL_RETENTION_DAYS: String(props.emailRetentionDays ?? 30),
       // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
       SF_METRICS_SERVICE: this.stackName,
     };

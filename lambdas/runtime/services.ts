@@ -75,7 +75,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
     clock,
     random,
-    ...createRepositories(client, config.tables),
+    ...createRepositories(client, config.tables, { emailRetentionSeconds: config.emailRetentionSeconds }),
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,

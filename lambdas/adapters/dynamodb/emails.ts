@@ -325,6 +325,26 @@ export async function splitEmailItems(
   return { emails, events };
 }
 
+/** What `admin upgrade-emails` changed: emails given their tenant, emails split into parts, history rows dated. */
+export interface EmailUpgrade {
+  readonly tenants: number;
+  readonly emails: number;
+  readonly events: number;
+}
+
+/**
+ * Everything emails stored by earlier versions need, idempotent: their `tenant` (backfillEmailTenants), their
+ * parts and `expiresAt` (splitEmailItems).
+ */
+export async function upgradeEmails(
+  doc: DynamoDBDocumentClient,
+  tables: EmailTables & { readonly emailEvents: string },
+  options: EmailStorageOptions = {},
+): Promise<EmailUpgrade> {
+  const tenants = await backfillEmailTenants(doc, tables.emails);
+  return { tenants, ...(await splitEmailItems(doc, tables, options)) };
+}
+
 /** Gives an item without one an `expiresAt`, the retention from now. */
 function expireItem(
   doc: DynamoDBDocumentClient,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
@@ -26,6 +27,7 @@ import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
+import { documentClient } from '../document-client';
 import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
@@ -98,6 +100,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   try {
     options.instrument?.(client);
     await createTables(client, config.tables);
+    // Emails written by earlier versions (body and states inside the email item) move to their parts, once.
+    await upgradeEmails(documentClient(client), config.tables, { retentionSeconds: config.emailRetentionSeconds });
     const services = createServices(config, client, logger, {
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
