@@ -15,6 +15,7 @@ import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
+import type { EmailBodyStore } from '../app/emails/ports';
 import type { TableName } from '../manifest';
 import { documentClient } from './document-client';
 
@@ -22,6 +23,8 @@ import { documentClient } from './document-client';
 export interface RepositoryOptions {
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS). */
   readonly emailRetentionSeconds?: number;
+  /** Where email bodies go: S3 on AWS, the data directory locally; the emailParts table when absent. */
+  readonly emailBodies?: EmailBodyStore;
 }
 
 export function createRepositories(
@@ -32,6 +35,7 @@ export function createRepositories(
   const doc = documentClient(client);
   const retention =
     options.emailRetentionSeconds !== undefined ? { retentionSeconds: options.emailRetentionSeconds } : {};
+  const bodies = options.emailBodies ? { bodies: options.emailBodies } : {};
   return {
     accounts: new DynamoAccountRepository(doc, tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, tables.apiKeys),
@@ -41,7 +45,11 @@ export function createRepositories(
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
-    emails: new DynamoEmailRepository(doc, { emails: tables.emails, emailParts: tables.emailParts }, retention),
+    emails: new DynamoEmailRepository(
+      doc,
+      { emails: tables.emails, emailParts: tables.emailParts },
+      { ...retention, ...bodies },
+    ),
     emailHistory: new DynamoEmailHistory(doc, tables.emailEvents, retention),
     idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),
     suppressions: new DynamoSuppressionList(doc, tables.suppressions),

@@ -1,7 +1,7 @@
 // A data directory holding emails in the shape the code before emailParts wrote them (body, unsubscribe links and
 // recipient states inside the email item, no expiresAt): `npm start` on it moves them to their parts once, and the
 // API shows every email exactly as before.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,7 +21,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Rewrites a stored email into the layout of before: everything in its item, no parts, no expiresAt. */
-async function toLegacyShape(runtime: TestRuntime, id: string): Promise<void> {
+async function toLegacyShape(runtime: TestRuntime, dataDir: string, id: string): Promise<void> {
   const client = localDynamoClient(runtime.dynamoEndpoint);
   const doc = documentClient(client);
   const { emails, emailParts } = tables;
@@ -35,7 +35,10 @@ async function toLegacyShape(runtime: TestRuntime, id: string): Promise<void> {
       }),
     );
     const part = (name: string) => Items.find((item) => item.part === name) ?? {};
-    const body = part('body');
+    const stored = await runtime.repos.emails.bodies.get(id);
+    const body = { ...stored, headers: Object.entries(stored?.headers ?? {}) };
+    // Locally the body is a file of the data directory: before the parts there was none.
+    rmSync(join(dataDir, 'emails', id), { recursive: true, force: true });
     const states = Object.fromEntries(
       Items.filter((item) => String(item.part).startsWith('r#')).map((item) => [
         String(Number(String(item.part).slice(2))),
@@ -87,7 +90,7 @@ it('keeps every email of a data directory from before the parts: the same on the
     });
     id = ((await sent.json()) as { id: string }).id;
     await first.settle();
-    await toLegacyShape(first, id);
+    await toLegacyShape(first, env.SF_DATA_DIR, id);
     before = await (await first.call(`/emails/${id}`, { key })).json();
     await first.stop();
 
@@ -107,6 +110,7 @@ it('keeps every email of a data directory from before the parts: the same on the
       for (const name of ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'])
         expect(Item).not.toHaveProperty(name);
       expect(typeof Item?.expiresAt).toBe('number');
+      expect(existsSync(join(env.SF_DATA_DIR, 'emails', id, 'body.json'))).toBe(true);
       expect(email).toMatchObject({ html: '<p>Hello</p>', text: 'Hello', headers: { 'X-Entity-Ref-ID': 'ref-1' } });
       expect(Object.values(email?.recipientStates ?? {}).map((s) => s.state)).toEqual(['sent', 'sent']);
     } finally {

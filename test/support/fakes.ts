@@ -957,7 +957,9 @@ export class InMemoryEmailBodyStore implements EmailBodyStore {
   async get(emailId: string): Promise<EmailBody | null> {
     const stored = this.items.get(emailId);
     if (!stored || stored.expiresAt * 1000 <= this.now()) return null;
-    return structuredClone(stored.body);
+    const { headers, ...body } = structuredClone(stored.body);
+    // As every adapter: headers on no prototype (a header may be named `__proto__`).
+    return { ...body, headers: Object.assign(Object.create(null), headers) };
   }
 }
 

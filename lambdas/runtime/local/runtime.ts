@@ -12,6 +12,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
+import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import type { Clock } from '../../app/ports';
@@ -100,9 +101,15 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   try {
     options.instrument?.(client);
     await createTables(client, config.tables);
+    // Bodies in the data directory, as S3 holds them on AWS (a map for :memory:).
+    const emailBodies = localEmailBodies(config.dataDir);
     // Emails written by earlier versions (body and states inside the email item) move to their parts, once.
-    await upgradeEmails(documentClient(client), config.tables, { retentionSeconds: config.emailRetentionSeconds });
+    await upgradeEmails(documentClient(client), config.tables, {
+      retentionSeconds: config.emailRetentionSeconds,
+      bodies: emailBodies,
+    });
     const services = createServices(config, client, logger, {
+      emailBodies,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
