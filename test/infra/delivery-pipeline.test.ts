@@ -341,6 +341,8 @@ describe('table access', () => {
     expect(rest).toEqual({
       deliveries: { actions: ['dynamodb:Query'], targets: ['byDueShard'] },
       emails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'byScheduleShard', 'table'] },
+      // Recipients' email.failed / email.suppressed wait in emailParts' own outbox.
+      emailParts: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutbox', 'table'] },
       // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
       contacts: {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
