@@ -1,10 +1,10 @@
 // Email bodies in the local runtime, standing in for S3: one owner-only file per email under the data directory,
 // `<dataDir>/emails/<emailId>/body.json` (the object key on AWS), written once; with SF_DATA_DIR=:memory: a map.
-// The files hold what the S3 objects hold (s3-email-bodies.ts encodes both).
+// The files hold what the S3 objects hold (email-body-object.ts encodes both).
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EmailBody, EmailBodyStore } from '../../app/emails/ports';
-import { bodyKey, decodeBody, encodeBody } from '../aws/s3-email-bodies';
+import { bodyKey, decodeBody, encodeBody } from '../email-body-object';
 
 /** Email ids are `email_` and Crockford base32: nothing that could leave the directory. */
 const SAFE_ID = /^[A-Za-z0-9_-]{1,100}$/;
