@@ -4,6 +4,7 @@
 // tables (emails, emailParts, emailEvents) apart from the rest (keys, rate limits, idempotency, suppressions).
 // The last line is one JSON object of the figures. `npm run bench:email-capacity`.
 import { randomBytes } from 'node:crypto';
+import { DynamoEmailBodyStore } from '../lambdas/adapters/dynamodb/email-bodies';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { documentClient } from '../lambdas/runtime/document-client';
@@ -22,7 +23,11 @@ const USD_PER_MILLION = { wru: 0.625, rru: 0.125 };
 
 const config = benchConfig({ SF_DATA_DIR: ':memory:', SF_SIMULATOR_STEP_SECONDS: '0', SF_IP_RATE_LIMIT: '100000' });
 const meter = new CapacityMeter(config.tables);
-const runtime = await startLocalRuntime(config, { instrument: (client) => meter.attach(client) });
+const runtime = await startLocalRuntime(config, {
+  instrument: (client) => meter.attach(client),
+  // As the AWS functions store bodies today: the `body` item of emailParts (locally they are files).
+  emailBodies: (client) => new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
+});
 const aside = localDynamoClient(runtime.dynamoEndpoint);
 meter.reader = documentClient(aside);
 const admin = {

@@ -15,6 +15,7 @@ import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
+import type { EmailBodyStore } from '../../app/emails/ports';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -66,6 +67,11 @@ export interface LocalRuntimeOptions {
   readonly logger?: Logger;
   /** Called on the local DynamoDB client as soon as it exists, e.g. to add a call-counting middleware. */
   readonly instrument?: (client: DynamoDBClient) => void;
+  /**
+   * Where email bodies go instead of the data directory, given the runtime's DynamoDB client: a benchmark stores
+   * them as the AWS functions do (emailParts), so its meter bills them.
+   */
+  readonly emailBodies?: (client: DynamoDBClient) => EmailBodyStore;
   /** A module for the embedded DynamoDB's thread to import before dynalite starts (a benchmark's meter). */
   readonly dynamoPreload?: string;
   /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
@@ -102,7 +108,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     options.instrument?.(client);
     await createTables(client, config.tables);
     // Bodies in the data directory, as S3 holds them on AWS (a map for :memory:).
-    const emailBodies = localEmailBodies(config.dataDir);
+    const emailBodies = options.emailBodies?.(client) ?? localEmailBodies(config.dataDir);
     // Emails written by earlier versions (body and states inside the email item) move to their parts, once.
     await upgradeEmails(documentClient(client), config.tables, {
       retentionSeconds: config.emailRetentionSeconds,
