@@ -94,7 +94,7 @@ export class CapacityMeter {
           const befores = await Promise.all(keys.map(({ table, key }) => this.read(table, key)));
           const result = await next(args);
           const afters = await Promise.all(keys.map(({ table, key }) => this.read(table, key)));
-          keys.forEach(({ table }, i) => this.billWrite(table, befores[i] ?? null, afters[i] ?? null));
+          for (const [i, { table }] of keys.entries()) this.billWrite(table, befores[i] ?? null, afters[i] ?? null);
           return result;
         }
         const result = await next(args);
