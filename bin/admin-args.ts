@@ -39,8 +39,10 @@ commands:
   dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once) for
                  the whole account: --mode is the mode it opens in; the dashboard switches between live and test
   dashboard-revoke --account <id>   ends every dashboard session and unused sign-in link of the account
-  upgrade-emails gives emails stored before GET /v1/emails existed their tenant key, so they are listed
-                 (once per stage after that upgrade; idempotent; a Scan of the emails table)
+  upgrade-emails upgrades emails stored by earlier versions: their tenant key (GET /v1/emails lists them),
+                 their body, links and recipient states moved out of the email item, and expiresAt on emails
+                 and their events (SF_EMAIL_RETENTION_DAYS, the stage's; 30 by default). Idempotent; Scans
+                 the emails and emailEvents tables. Run once per stage after deploying an upgrade.
   help           this text (also --help, -h, or <command> --help)
 
 Lost the printed key? \`list-accounts\` finds the account id, \`create-key --account <id> --mode test\` makes

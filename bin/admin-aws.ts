@@ -14,7 +14,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ApiGatewayAuthorizerCache } from '../lambdas/adapters/aws/authorizer-cache';
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
 import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
-import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
+import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
 import { documentClient } from '../lambdas/runtime/document-client';
@@ -104,9 +104,11 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     const { accounts, apiKeys, sessions } = createRepositories(dynamo, tables);
     return {
       dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
+      // The stage's retention is its functions' setting (sendflow:emailRetentionDays): the operator gives the same
+      // SF_EMAIL_RETENTION_DAYS to the command (docs/runbook.md, "Upgrading emails").
       upgradeEmails: async () => ({
-        emailsUpdated: await backfillEmailTenants(documentClient(dynamo), tables.emails),
-        statusesNoted: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
+        ...(await upgradeEmails(documentClient(dynamo), tables, { retentionSeconds: emailRetentionDays() * 86_400 })),
+        statuses: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
       }),
       deps: {
         accounts,
@@ -122,4 +124,14 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     await close();
     throw error;
   }
+}
+
+/** SF_EMAIL_RETENTION_DAYS of the operator's environment (the stage's setting), 30 when unset. */
+function emailRetentionDays(): number {
+  const raw = process.env.SF_EMAIL_RETENTION_DAYS;
+  const days = raw === undefined || raw.trim() === '' ? 30 : Number(raw);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) {
+    throw new Error(`SF_EMAIL_RETENTION_DAYS must be a whole number of days from 1 to 3650, got ${raw}`);
+  }
+  return days;
 }

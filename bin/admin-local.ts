@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
-import { backfillEmailTenants } from '../lambdas/adapters/dynamodb/emails';
+import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
+import { localEmailBodies } from '../lambdas/adapters/local/file-email-bodies';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
@@ -36,19 +37,21 @@ export async function localAdminDeps(): Promise<AdminSession> {
     client = embeddedDynamoClient(dynamo);
     await createTables(client, config.tables);
   }
-  const repos = createRepositories(client, config.tables);
+  const repos = createRepositories(client, config.tables, {
+    emailRetentionSeconds: config.emailRetentionSeconds,
+    emailBodies: localEmailBodies(config.dataDir),
+  });
   const clock = { now: () => Date.now() };
   // The runtime's own URL when one runs; else where `npm start` would listen with this environment.
   const baseUrl = running?.url ?? config.publicUrl ?? `http://127.0.0.1:${process.env.PORT ?? 3000}/v1`;
   return {
     dashboard: { sessions: repos.sessions, accounts: repos.accounts, clock, random: randomBytes, baseUrl },
     upgradeEmails: async () => ({
-      emailsUpdated: await backfillEmailTenants(documentClient(client), config.tables.emails),
-      statusesNoted: await backfillEmailStatuses(
-        documentClient(client),
-        config.tables.emails,
-        config.tables.emailEvents,
-      ),
+      ...(await upgradeEmails(documentClient(client), config.tables, {
+        retentionSeconds: config.emailRetentionSeconds,
+        bodies: localEmailBodies(config.dataDir),
+      })),
+      statuses: await backfillEmailStatuses(documentClient(client), config.tables.emails, config.tables.emailEvents),
     }),
     deps: {
       ...repos,

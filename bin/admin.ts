@@ -1,6 +1,8 @@
 // The platform team's admin CLI: accounts, plans and keys, dashboard links, data upgrades. Non-interactive, JSON on stdout,
 // a clear message and exit 2 for bad arguments (and unknown commands), exit 1 when the operation fails;
 // `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
+
+import type { EmailUpgrade } from '../lambdas/adapters/dynamodb/emails';
 import {
   type AccountDeps,
   createAccount,
@@ -20,10 +22,10 @@ export interface AdminSession {
   /** Dashboard sign-in links: the session store, and the API's public base URL (stage included). */
   readonly dashboard: SignInDeps & { readonly baseUrl: string };
   /**
-   * Gives emails stored before the byTenant index their `tenant` (backfillEmailTenants) and notes the status of
-   * those stored before the status index (backfillEmailStatuses); how many of each.
+   * Upgrades emails stored by earlier versions (upgradeEmails): their `tenant` for byTenant, their body, links and
+   * recipient states moved out of the email item, `expiresAt` on emails and history rows; and the status of each in the status index (backfillEmailStatuses).
    */
-  upgradeEmails(): Promise<{ emailsUpdated: number; statusesNoted: number }>;
+  upgradeEmails(): Promise<EmailUpgrade & { statuses: number }>;
   close(): Promise<void>;
 }
 
@@ -54,8 +56,14 @@ export async function runCommand(
         revoked: await session.dashboard.sessions.revokeAccount(command.accountId),
       };
     case 'upgrade-emails': {
-      const { emailsUpdated, statusesNoted } = await session.upgradeEmails();
-      return { emails_updated: emailsUpdated, statuses_noted: statusesNoted };
+      const upgraded = await session.upgradeEmails();
+      return {
+        emails_updated: upgraded.tenants + upgraded.emails,
+        emails_given_tenant: upgraded.tenants,
+        emails_split: upgraded.emails,
+        events_dated: upgraded.events,
+        statuses_noted: upgraded.statuses,
+      };
     }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);

@@ -377,6 +377,8 @@ export const tables = {
   },
   emails: {
     partitionKey: 'id',
+    // Every email expires after the stage's retention (SF_EMAIL_RETENTION_DAYS), with all of its parts and events.
+    ttlAttribute: 'expiresAt',
     // Sparse: only emails with recipients still to settle, by due time (re-armed after a local restart), keys
     // only (never the body) and spread over shards; and emails with events not yet relayed (email.scheduled,
     // email.failed, email.suppressed).
@@ -392,13 +394,28 @@ export const tables = {
     retain: true,
   },
   /**
+   * What of an email is large, immutable or changed per recipient, kept apart so the email item stays small and
+   * is never rewritten with its body (adapters/dynamodb/emails.ts has the layout): per email, `body` (html, text,
+   * headers: written once at accept; attachments will sit beside it), `links` (each recipient's unsubscribe URL,
+   * written once) and one small `r#NNN` item per recipient with its send state, changed one conditional write
+   * at a time with the email.failed / email.suppressed it causes in that item's outbox.
+   */
+  emailParts: {
+    partitionKey: 'emailId',
+    sortKey: 'part',
+    ttlAttribute: 'expiresAt',
+    indexes: [outboxIndex],
+    retain: true,
+  },
+  /**
    * Each email's event history, one item per event (the email item stays the same size however many events
    * it gets). Keyed by event id so a redelivered event is recorded once; byTime reads the newest first.
-   * Kept as long as the email (no TTL).
+   * Expires after the email retention, counted from when the event was recorded.
    */
   emailEvents: {
     partitionKey: 'emailId',
     sortKey: 'eventId',
+    ttlAttribute: 'expiresAt',
     // byStatus: each email's status item (adapters/dynamodb/email-history.ts), keys only, sharded per tenant and
     // status: a status-filtered listing reads a bounded page of it instead of examining emails and histories.
     indexes: [

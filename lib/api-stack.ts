@@ -125,6 +125,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       ],
       query: ['byTenant'],
     },
+    // Accepting an email writes its body and links once (BatchWriteItem); reading one reads its body (GetItem)
+    // and its links and recipient states (Query on the table); the API never changes a recipient.
+    emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'] },
     // GET /v1/emails/:id reads the newest events of the history; ?status= reads a page of the status index
     // (byStatus); a cancel notes the email's status item (a conditional UpdateItem). The API never writes events.
     emailEvents: { items: ['dynamodb:UpdateItem'], query: ['byTime', 'byStatus'] },
@@ -153,6 +156,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
@@ -173,6 +177,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     suppressions: { items: ['dynamodb:PutItem'] },
@@ -193,6 +198,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       query: ['byStatusKey'],
     },
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
@@ -210,6 +216,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: { query: ['byDueShard'] },
     emails: { query: ['byScheduleShard', 'byOutboxEvents'], items: RELAY },
+    emailParts: { query: ['byOutboxEvents'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: { query: ['byOutboxEvents'], items: RELAY },
@@ -228,6 +235,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
+    emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
     emailEvents: 'none',
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
@@ -245,6 +254,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: 'none',
     deliveries: 'none',
     emails: 'none',
+    emailParts: 'none',
     emailEvents: 'none',
     idempotency: 'none',
     suppressions: 'none',
@@ -272,6 +282,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
   readonly sesMaxSendRate?: number;
+  /** Days emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS of every function); 30 when omitted. */
+  readonly emailRetentionDays?: number;
   /** Serve the API, and so its public links, on this domain too (docs/runbook.md, "Custom domain"). */
   readonly customDomain?: CustomDomainSettings;
 }
@@ -305,6 +317,8 @@ export class SendflowApiStack extends Stack {
       ...Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), tableNamesByKey[table]])),
       SF_AUTH_CACHE_TTL: String(ttl),
       SF_IP_RATE_LIMIT: String(ipRateLimit),
+      // Every function that writes an email's items (API, send worker) or its events (dispatcher) dates their TTL.
+      SF_EMAIL_RETENTION_DAYS: String(props.emailRetentionDays ?? 30),
       // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
       SF_METRICS_SERVICE: this.stackName,
     };

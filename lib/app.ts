@@ -27,6 +27,8 @@ export const CONTEXT_LAMBDA_CONCURRENCY = 'sendflow:lambdaConcurrency';
 export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
 /** The SES account's sending rate, emails per second (default 14), shared by the send worker's invocations. */
 export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
+/** `-c sendflow:emailRetentionDays=90`: days emails and their parts and events are kept (1–3650; 30 by default). */
+export const CONTEXT_EMAIL_RETENTION_DAYS = 'sendflow:emailRetentionDays';
 /** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
 export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
 /** `-c sendflow:certificateArn=arn:aws:acm:REGION:ACCOUNT:certificate/ID`: an ACM certificate for the domain. */
@@ -49,6 +51,8 @@ export interface SendflowSettings {
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
   readonly sesMaxSendRate?: number;
+  /** Days emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS); DEFAULT_EMAIL_RETENTION_DAYS when omitted. */
+  readonly emailRetentionDays?: number;
   /** Custom domain for the API and its public links (docs/runbook.md, "Custom domain"); the execute-api host when omitted. */
   readonly customDomain?: CustomDomainSettings;
 }
@@ -69,9 +73,25 @@ export function settingsFromContext(app: App): SendflowSettings {
     ),
     maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
+    emailRetentionDays: parseEmailRetentionDays(app.node.tryGetContext(CONTEXT_EMAIL_RETENTION_DAYS)),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
   };
+}
+
+/** Days emails are kept when the stage does not say (as deliveries: 30). */
+export const DEFAULT_EMAIL_RETENTION_DAYS = 30;
+
+/** A whole number of days from 1 to 3650 (as SF_EMAIL_RETENTION_DAYS accepts); a string from `-c` is read as one. */
+export function parseEmailRetentionDays(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_EMAIL_RETENTION_DAYS;
+  const days = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > 3650) {
+    throw new Error(
+      `Context ${CONTEXT_EMAIL_RETENTION_DAYS} must be a whole number of days from 1 to 3650, got ${String(raw)}`,
+    );
+  }
+  return days;
 }
 
 const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -188,6 +208,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.lambdaConcurrency ? { lambdaConcurrency: settings.lambdaConcurrency } : {}),
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
+    ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.

@@ -46,6 +46,11 @@ const schema = z.object({
   SF_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
   /** Days final deliveries stay in the log (spec: 30). */
   SF_DELIVERY_RETENTION_DAYS: positiveInt.max(365).default(30),
+  /**
+   * Days an email and everything of it (its item, body, recipient states, event history) is kept after it was
+   * accepted (or scheduled for): DynamoDB TTL removes them after, and reads skip them meanwhile.
+   */
+  SF_EMAIL_RETENTION_DAYS: positiveInt.max(3650).default(30),
   /** How overdue a pending attempt must be before the reconciler re-queues it. */
   SF_RECONCILE_GRACE_SECONDS: positiveInt.default(120),
   /** Local runtime: seconds between reconciler runs. */
@@ -109,6 +114,8 @@ export interface Config {
     readonly reconcileGraceSeconds: number;
     readonly reconcileIntervalSeconds: number;
   };
+  /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
+  readonly emailRetentionSeconds: number;
   readonly simulatorStepSeconds: number;
   readonly domainVerifySeconds: number;
   /** Live-mode copies per second of this process (SF_SES_MAX_SEND_RATE); absent: unpaced. */
@@ -172,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       reconcileGraceSeconds: c.SF_RECONCILE_GRACE_SECONDS,
       reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
     }),
+    emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
     ...(c.SF_SES_MAX_SEND_RATE !== undefined ? { sesMaxSendRate: c.SF_SES_MAX_SEND_RATE } : {}),

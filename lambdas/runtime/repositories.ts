@@ -15,11 +15,27 @@ import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
+import type { EmailBodyStore } from '../app/emails/ports';
 import type { TableName } from '../manifest';
 import { documentClient } from './document-client';
 
-export function createRepositories(client: DynamoDBClient, tables: Readonly<Record<TableName, string>>) {
+/** Settings of the stores that take them; each has its default. */
+export interface RepositoryOptions {
+  /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS). */
+  readonly emailRetentionSeconds?: number;
+  /** Where email bodies go: S3 on AWS, the data directory locally; the emailParts table when absent. */
+  readonly emailBodies?: EmailBodyStore;
+}
+
+export function createRepositories(
+  client: DynamoDBClient,
+  tables: Readonly<Record<TableName, string>>,
+  options: RepositoryOptions = {},
+) {
   const doc = documentClient(client);
+  const retention =
+    options.emailRetentionSeconds !== undefined ? { retentionSeconds: options.emailRetentionSeconds } : {};
+  const bodies = options.emailBodies ? { bodies: options.emailBodies } : {};
   return {
     accounts: new DynamoAccountRepository(doc, tables.accounts),
     apiKeys: new DynamoApiKeyRepository(doc, tables.apiKeys),
@@ -29,8 +45,12 @@ export function createRepositories(client: DynamoDBClient, tables: Readonly<Reco
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
-    emails: new DynamoEmailRepository(doc, tables.emails),
-    emailHistory: new DynamoEmailHistory(doc, tables.emailEvents),
+    emails: new DynamoEmailRepository(
+      doc,
+      { emails: tables.emails, emailParts: tables.emailParts },
+      { ...retention, ...bodies },
+    ),
+    emailHistory: new DynamoEmailHistory(doc, tables.emailEvents, retention),
     idempotency: new DynamoIdempotencyStore(doc, tables.idempotency),
     suppressions: new DynamoSuppressionList(doc, tables.suppressions),
     domains: new DynamoDomainRepository(doc, tables.domains),

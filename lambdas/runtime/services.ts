@@ -11,7 +11,7 @@ import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
-import type { EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
+import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
@@ -51,6 +51,8 @@ export interface RuntimeAdapters {
   readonly claimEpoch?: number;
   /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
   readonly telemetry?: Telemetry;
+  /** Where email bodies are written once and read: S3 on AWS, the data directory locally (emailParts if absent). */
+  readonly emailBodies?: EmailBodyStore;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
 }
@@ -75,7 +77,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
     clock,
     random,
-    ...createRepositories(client, config.tables),
+    ...createRepositories(client, config.tables, {
+      emailRetentionSeconds: config.emailRetentionSeconds,
+      ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
+    }),
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,

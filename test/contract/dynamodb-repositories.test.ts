@@ -4,6 +4,7 @@ import { describe } from 'vitest';
 import { DynamoContactRepository } from '../../lambdas/adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../../lambdas/adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../../lambdas/adapters/dynamodb/domains';
+import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
@@ -29,6 +30,7 @@ import { accountRepositoryContract } from './suites/dynamo-account-repository';
 import { apiKeyRepositoryContract } from './suites/dynamo-api-key-repository';
 import { emailRepositoryContract } from './suites/dynamo-email-repository';
 import { rateLimitCounterContract } from './suites/dynamo-rate-limit-counter';
+import { emailBodyStoreContract } from './suites/email-body-store';
 import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
@@ -71,8 +73,20 @@ for (const { factory, skip } of backends) {
     describe('DynamoEmailRepository', () => emailRepositoryContract(endpoint));
     describe('DynamoEmailRepository (port)', () =>
       emailRepositoryPortContract(
-        dynamoHarness(endpoint, 'emails', (db, table) => new DynamoEmailRepository(db.doc, table)),
+        dynamoHarness(
+          endpoint,
+          'emails',
+          (db, table) => new DynamoEmailRepository(db.doc, { emails: table, emailParts: db.tables.emailParts }),
+        ),
       ));
+    describe('DynamoEmailBodyStore', () => {
+      const harness = dynamoHarness(
+        endpoint,
+        'emailParts',
+        (db, table) => (now: () => number) => new DynamoEmailBodyStore(db.doc, table, now),
+      );
+      emailBodyStoreContract((now) => harness.shared()(now));
+    });
     describe('DynamoEmailHistory', () =>
       emailHistoryContract(
         dynamoHarness(endpoint, 'emailEvents', (db, table) => new DynamoEmailHistory(db.doc, table)),

@@ -1,10 +1,15 @@
 // Runs the port contract suites (test/contract/suites/) against the in-memory fakes of test/support/fakes.ts,
 // so the use-case tests that rely on those fakes rely on the same behaviour as the DynamoDB adapters.
-import { describe } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe } from 'vitest';
+import { FileEmailBodyStore, MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import {
   InMemoryContactRepository,
   InMemoryDeliveryRepository,
   InMemoryDomainRepository,
+  InMemoryEmailBodyStore,
   InMemoryEmailHistory,
   InMemoryEmailRepository,
   InMemoryIdempotencyStore,
@@ -17,6 +22,7 @@ import {
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
 import { domainRepositoryContract } from './suites/domain-repository';
+import { emailBodyStoreContract } from './suites/email-body-store';
 import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
@@ -46,6 +52,25 @@ describe('InMemoryEmailRepository', () =>
   emailRepositoryPortContract(memoryHarness(() => new InMemoryEmailRepository())));
 
 describe('InMemoryEmailHistory', () => emailHistoryContract(memoryHarness(() => new InMemoryEmailHistory())));
+
+/** One store whose clock each call of the factory sets (the suite awaits each call before the next). */
+function withClock<T>(build: (now: () => number) => T): (now: () => number) => T {
+  let current = () => 0;
+  const store = build(() => current());
+  return (now) => {
+    current = now;
+    return store;
+  };
+}
+
+describe('InMemoryEmailBodyStore', () => emailBodyStoreContract(withClock((now) => new InMemoryEmailBodyStore(now))));
+describe('MemoryEmailBodyStore (SF_DATA_DIR=:memory:)', () =>
+  emailBodyStoreContract(withClock((now) => new MemoryEmailBodyStore(now))));
+describe('FileEmailBodyStore (the data directory)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sendflow-bodies-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  emailBodyStoreContract((now) => new FileEmailBodyStore(dir, now));
+});
 
 describe('InMemoryIdempotencyStore', () =>
   idempotencyStoreContract(memoryHarness(() => new InMemoryIdempotencyStore())));

@@ -347,6 +347,8 @@ describe('least privilege', () => {
       webhooks: sorted(del, get, put, query, update),
       deliveries: sorted(batchGet, get, put, query, update),
       emails: sorted(batchGet, batchWrite, get, put, query, update),
+      // Bodies and links written once at accept, read with their states; never a recipient's change.
+      emailParts: sorted(batchWrite, get, query),
       emailEvents: sorted(query, update),
       idempotency: sorted(del, get, put, update),
       suppressions: sorted(put, update),

@@ -5,10 +5,15 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { buildSendflow, CONTEXT_AUTHORIZER_CACHE_TTL, settingsFromContext } from '../../lib/app';
+import {
+  buildSendflow,
+  CONTEXT_AUTHORIZER_CACHE_TTL,
+  CONTEXT_EMAIL_RETENTION_DAYS,
+  settingsFromContext,
+} from '../../lib/app';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
-import { SKIP_BUNDLING } from './synth';
+import { SKIP_BUNDLING, synthSendflow } from './synth';
 
 function nagCheckedApp(context: Record<string, unknown> = {}): App {
   const app = new App({ context: { ...SKIP_BUNDLING, ...context }, builtinCloudFormationValidation: false });
@@ -94,7 +99,36 @@ describe('settings from CDK context', () => {
       lambdaConcurrency: DEFAULT_LAMBDA_CONCURRENCY,
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
       sesMaxSendRate: 14,
+      emailRetentionDays: 30,
     });
+  });
+
+  it.each([
+    [90, 90],
+    ['7', 7],
+  ])(
+    'takes the email retention in days from sendflow:emailRetentionDays (%j), and gives it to every function',
+    (value, days) => {
+      const app = new App({ context: { [CONTEXT_EMAIL_RETENTION_DAYS]: value } });
+      expect(settingsFromContext(app).emailRetentionDays).toBe(days);
+    },
+  );
+
+  it('gives every function the email retention (SF_EMAIL_RETENTION_DAYS): 30 days unless the stage says', () => {
+    const variablesOf = (context: Record<string, unknown>) =>
+      Object.values(synthSendflow(context).api.findResources('AWS::Lambda::Function'))
+        .map((fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>)
+        .filter((variables) => 'SF_TABLE_EMAILS' in variables);
+    const byDefault = variablesOf({});
+    const ninety = variablesOf({ [CONTEXT_EMAIL_RETENTION_DAYS]: '90' });
+    expect(byDefault.length).toBeGreaterThan(3);
+    expect(byDefault.every((v) => v.SF_EMAIL_RETENTION_DAYS === '30')).toBe(true);
+    expect(ninety.every((v) => v.SF_EMAIL_RETENTION_DAYS === '90')).toBe(true);
+  });
+
+  it.each([['0'], ['3651'], ['1.5'], ['a month'], [true]])('refuses the email retention %j', (value) => {
+    const app = new App({ context: { [CONTEXT_EMAIL_RETENTION_DAYS]: value } });
+    expect(() => settingsFromContext(app)).toThrow(CONTEXT_EMAIL_RETENTION_DAYS);
   });
 
   it.each([

@@ -88,6 +88,24 @@ describe('tables', () => {
     });
   });
 
+  it('expires emails and everything of theirs (parts, event history) on expiresAt', () => {
+    for (const name of ['emails', 'emailParts', 'emailEvents'] as const) {
+      expect(tableFor(name).Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    }
+  });
+
+  it("keeps an email's body, links and recipient states in emailParts (emailId + part), with its own byOutbox", () => {
+    const parts = tableFor('emailParts').Properties;
+    expect(parts.KeySchema).toEqual([
+      { AttributeName: 'emailId', KeyType: 'HASH' },
+      { AttributeName: 'part', KeyType: 'RANGE' },
+    ]);
+    expect(parts.BillingMode).toBe('PAY_PER_REQUEST');
+    expect((parts.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual([
+      'byOutbox',
+    ]);
+  });
+
   it.each(tableNames)('%s has the manifest GSIs, each with its manifest projection (ALL when none)', (name) => {
     const spec: TableSpec = tables[name];
     const table = tableFor(name);

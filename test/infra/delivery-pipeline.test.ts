@@ -344,6 +344,8 @@ describe('table access', () => {
         actions: ['dynamodb:Query', 'dynamodb:UpdateItem'],
         targets: ['byOutboxEvents', 'byScheduleShard', 'table'],
       },
+      // Recipients' email.failed / email.suppressed wait in emailParts' own outbox.
+      emailParts: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
       // Outbox sweeps: the index, then UpdateItem (clear) and, for tombstones, DeleteItem.
       contacts: {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],

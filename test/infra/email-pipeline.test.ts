@@ -533,6 +533,8 @@ describe('table access', () => {
   it('the send worker reads emails and settles recipients, decides undecided batches, reads suppressions; nothing else', () => {
     expect(access('sender')).toEqual({
       emails: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      // The body (GetItem), links and states (Query); each recipient's own item changed (UpdateItem). No index.
+      emailParts: { actions: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
       // Read by key only (one BatchGetItem per send): no Query, no index.
       suppressions: { actions: ['dynamodb:BatchGetItem'], targets: ['table'] },
       // The sender domain's open and click tracking: one GetItem a minute a domain.

@@ -596,6 +596,8 @@ describe('api entry point: links', () => {
   it('verify an unsubscribe link signed with that secret (a public route: no authorizer)', async () => {
     // Arrange
     dynamo.on(UpdateCommand).resolves({ Attributes: { n: 1 } });
+    // An email's links and recipient states (emailParts): none stored for this one.
+    dynamo.on(QueryCommand, { TableName: 'email-parts-table' }).resolves({ Items: [] });
     dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({
       Item: {
         id: 'email_1',
@@ -676,6 +678,9 @@ describe('sender entry point', () => {
     dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
+    // Its links and recipient states (emailParts): none yet; each recipient's claim and outcome is an UpdateItem.
+    dynamo.on(QueryCommand, { TableName: 'email-parts-table' }).resolves({ Items: [] });
+    dynamo.on(UpdateCommand, { TableName: 'email-parts-table' }).resolves({});
 
     // Act
     const result = (await handlers.sender(
@@ -718,6 +723,9 @@ describe('sender entry point: live mode', () => {
     dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
+    // Its links and recipient states (emailParts): none yet; each recipient's claim and outcome is an UpdateItem.
+    dynamo.on(QueryCommand, { TableName: 'email-parts-table' }).resolves({ Items: [] });
+    dynamo.on(UpdateCommand, { TableName: 'email-parts-table' }).resolves({});
 
     // Act
     const result = (await handlers.sender(

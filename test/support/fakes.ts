@@ -17,6 +17,8 @@ import {
 import type {
   BatchState,
   CopyOutcome,
+  EmailBody,
+  EmailBodyStore,
   EmailEventEntry,
   EmailHistory,
   EmailListQuery,
@@ -940,6 +942,11 @@ export class InMemoryEmailRepository implements EmailRepository {
     return this.outbox.record({ id }, events);
   }
 
+  async recipientStates(id: string): Promise<Readonly<Record<string, RecipientState>> | null> {
+    const email = this.items.get(id);
+    return email ? structuredClone(email.recipientStates ?? {}) : null;
+  }
+
   /** Due times moved by deferSend (otherwise scheduledAt or createdAt). */
   readonly deferred = new Map<string, number>();
 
@@ -962,6 +969,27 @@ export class InMemoryEmailRepository implements EmailRepository {
       .filter((entry) => entry.sendAt <= dueBefore)
       .sort((a, b) => a.sendAt - b.sendAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, limit);
+  }
+}
+
+/** Email bodies in memory, one per email, as written (the first write stays: a body is never rewritten). */
+export class InMemoryEmailBodyStore implements EmailBodyStore {
+  readonly items = new Map<string, { body: EmailBody; expiresAt: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async putMany(bodies: readonly { emailId: string; body: EmailBody; expiresAt: number }[]): Promise<void> {
+    for (const { emailId, body, expiresAt } of bodies) {
+      if (!this.items.has(emailId)) this.items.set(emailId, structuredClone({ body, expiresAt }));
+    }
+  }
+
+  async get(emailId: string): Promise<EmailBody | null> {
+    const stored = this.items.get(emailId);
+    if (!stored || stored.expiresAt * 1000 <= this.now()) return null;
+    const { headers, ...body } = structuredClone(stored.body);
+    // As every adapter: headers on no prototype (a header may be named `__proto__`).
+    return { ...body, headers: Object.assign(Object.create(null), headers) };
   }
 }
 

@@ -45,7 +45,8 @@ export async function startTestRuntime(
   const config = loadConfig({ ...TEST_ENV, ...env }, localTableDefaults());
   const runtime = await startLocalRuntime(config, options);
   const client = localDynamoClient(runtime.dynamoEndpoint);
-  const repos = createRepositories(client, config.tables);
+  // The runtime's own body store (its data directory, or its memory): bodies are not in DynamoDB locally.
+  const repos = createRepositories(client, config.tables, { emailBodies: runtime.services.emails.bodies });
   const admin: AccountDeps = {
     ...repos,
     usagePlans: noUsagePlans,

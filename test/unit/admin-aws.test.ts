@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -163,22 +164,60 @@ describe('awsAdminDeps', () => {
     expect(dynamo).toHaveReceivedCommandTimes(ScanCommand, 2);
   });
 
-  it("upgrade-emails gives the stage's older emails their tenant and their status note: a Scan, conditional UpdateItems", async () => {
+  it("upgrade-emails gives the stage's emails from before byTenant their tenant, moves bodies and states out of the email item, and notes every email's status", async () => {
     // Arrange
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
         { StackName: PROD_API, StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: stackOutputs() },
       ],
     });
+    const tenantless = 'attribute_exists(accountId) AND attribute_exists(#mode) AND attribute_not_exists(tenant)';
+    const legacy = {
+      id: 'email_c',
+      accountId: 'acct_1',
+      mode: 'live',
+      tenant: 'acct_1#live',
+      from: 'a@acme.example',
+      to: ['b@example.com'],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: 'Hi',
+      tags: [],
+      createdAt: '2026-11-20T00:00:00.000Z',
+      html: '<p>Hi</p>',
+      headers: [['X-A', '1']],
+      unsubscribeUrls: { 'b@example.com': 'https://x.example/u' },
+      recipientStates: { '0': { state: 'sent', tries: 1 } },
+    };
     dynamo
-      .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: undefined })
+      .on(ScanCommand, { TableName: 'prod-emails', FilterExpression: tenantless, ExclusiveStartKey: undefined })
       .resolves({ Items: [{ id: 'email_a', accountId: 'acct_1', mode: 'live' }], LastEvaluatedKey: { id: 'email_a' } })
-      .on(ScanCommand, { TableName: 'prod-emails', ExclusiveStartKey: { id: 'email_a' } })
-      .resolves({
-        Items: [{ id: 'email_b', accountId: 'acct_2', mode: 'test', canceledAt: '2026-01-02T00:00:00.000Z' }],
+      .on(ScanCommand, { TableName: 'prod-emails', FilterExpression: tenantless, ExclusiveStartKey: { id: 'email_a' } })
+      .resolves({ Items: [{ id: 'email_b', accountId: 'acct_2', mode: 'test' }] })
+      .on(ScanCommand, {
+        TableName: 'prod-emails',
+        FilterExpression: 'attribute_exists(headers) OR attribute_not_exists(expiresAt)',
       })
+      .resolves({ Items: [legacy] })
+      .on(ScanCommand, { TableName: 'prod-emailEvents' })
+      .resolves({ Items: [] })
       .on(UpdateCommand)
       .resolves({})
+      .on(PutCommand)
+      .resolves({})
+      .on(BatchWriteCommand)
+      .resolves({})
+      .on(ScanCommand, {
+        TableName: 'prod-emails',
+        FilterExpression: 'attribute_exists(accountId) AND attribute_exists(#mode)',
+      })
+      .resolves({
+        Items: [
+          { id: 'email_a', accountId: 'acct_1', mode: 'live' },
+          { id: 'email_b', accountId: 'acct_2', mode: 'test', canceledAt: '2026-01-02T00:00:00.000Z' },
+        ],
+      })
       .on(QueryCommand, { TableName: 'prod-emailEvents', IndexName: 'byTime' })
       .resolves({
         Items: [
@@ -193,7 +232,7 @@ describe('awsAdminDeps', () => {
     await session.close();
 
     // Assert
-    expect(changed).toEqual({ emailsUpdated: 2, statusesNoted: 2 });
+    expect(changed).toEqual({ tenants: 2, emails: 1, events: 0, statuses: 2 });
     for (const [id, key] of [
       ['email_a', /^acct_1#live#delivered#\d$/],
       ['email_b', /^acct_2#test#canceled#\d$/],
@@ -205,6 +244,35 @@ describe('awsAdminDeps', () => {
         ExpressionAttributeValues: expect.objectContaining({ ':k': expect.stringMatching(key) }),
       });
     }
+    // The body once, the links, the recipient's state (unless the send worker wrote a newer one), then the item
+    // loses what moved and gets its expiresAt.
+    expect(dynamo).toHaveReceivedCommandWith(BatchWriteCommand, {
+      RequestItems: {
+        'prod-emailParts': [
+          {
+            PutRequest: {
+              Item: expect.objectContaining({
+                emailId: 'email_c',
+                part: 'body',
+                html: '<p>Hi</p>',
+                headers: [['X-A', '1']],
+              }),
+            },
+          },
+        ],
+      },
+    });
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'prod-emailParts',
+      Item: expect.objectContaining({ emailId: 'email_c', part: 'r#000', recipientState: { state: 'sent', tries: 1 } }),
+      ConditionExpression: 'attribute_not_exists(part)',
+    });
+    expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, {
+      TableName: 'prod-emails',
+      Key: { id: 'email_c' },
+      UpdateExpression: expect.stringMatching(/^SET expiresAt = if_not_exists\(expiresAt, :expiresAt\) REMOVE /),
+      ExpressionAttributeValues: { ':expiresAt': Date.parse('2026-11-20T00:00:00.000Z') / 1000 + 30 * 86_400 },
+    });
     expect(dynamo).toHaveReceivedCommandWith(ScanCommand, {
       TableName: 'prod-emails',
       FilterExpression: expect.stringContaining('attribute_not_exists(tenant)'),

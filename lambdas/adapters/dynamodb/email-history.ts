@@ -16,6 +16,8 @@ import { EMAIL_HISTORY_LIMIT } from '../../app/emails/read-email';
 import type { Tenant } from '../../app/webhooks/ports';
 import { historyOrderKey } from '../../domain/email/history';
 import { CANCELED_STATUS, statusFromEvent } from '../../domain/email/status';
+import { expired } from './email-bodies';
+import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
 import { unlessConditionFails } from './operations';
 import { shardOf } from './shards';
 import { tenantKey } from './tenant-table';
@@ -38,10 +40,17 @@ const historyItem = z.object({
 });
 
 export class DynamoEmailHistory implements EmailHistory {
+  private readonly retentionSeconds: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: { readonly retentionSeconds?: number; readonly now?: () => number } = {},
+  ) {
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_EMAIL_RETENTION_SECONDS;
+    this.now = options.now ?? Date.now;
+  }
 
   async record(emailId: string, entry: EmailEventEntry): Promise<boolean> {
     const written = await unlessConditionFails(
@@ -55,6 +64,9 @@ export class DynamoEmailHistory implements EmailHistory {
             type: entry.type,
             timestamp: entry.timestamp,
             ...(entry.to !== undefined ? { to: entry.to } : {}),
+            // The email retention from when it was recorded: an email's events go with it (its items expire
+            // after the same retention from its acceptance, before any event of it).
+            expiresAt: Math.floor(this.now() / 1000) + this.retentionSeconds,
           },
           // A redelivery finds its event recorded, and leaves the first record as it was.
           ConditionExpression: 'attribute_not_exists(eventId)',
@@ -76,7 +88,9 @@ export class DynamoEmailHistory implements EmailHistory {
         Limit: limit + 1,
       }),
     );
+    const now = this.now();
     const events = Items.slice(0, limit)
+      .filter((item) => !expired(item, now))
       .map((item) => historyItem.parse(item))
       .map(({ eventId, ...rest }) => ({ id: eventId, ...rest }))
       .reverse();
@@ -89,12 +103,14 @@ export class DynamoEmailHistory implements EmailHistory {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { emailId, eventId: STATUS_ITEM },
-          UpdateExpression: 'SET statusKey = :k, #rank = :r',
+          // Expires with the email's other items (each note renews it, as each event's row is newer).
+          UpdateExpression: 'SET statusKey = :k, #rank = :r, expiresAt = :exp',
           ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :r',
           ExpressionAttributeNames: { '#rank': 'rank' },
           ExpressionAttributeValues: {
             ':k': statusKey(tenant, noted.status, shardOf(emailId, STATUS_SHARDS)),
             ':r': noted.rank,
+            ':exp': Math.floor(this.now() / 1000) + this.retentionSeconds,
           },
         }),
       ),

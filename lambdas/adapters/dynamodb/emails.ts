@@ -1,8 +1,14 @@
-// Emails in DynamoDB, keyed by id (GET /v1/emails/:id checks account and mode on the item); byTenant lists an
-// account's ids of one mode newest first (GET /v1/emails). Their event history lives apart, in the emailEvents table
-// (email-history.ts), so the item never grows with it. Each recipient's send state lives in the `recipientStates`
-// map (by recipient index), changed one conditional UpdateItem at a time, with the event it causes (email.failed,
-// email.suppressed) recorded in the item's outbox.
+// Emails in DynamoDB, priced by AWS's rules (a write is billed by the whole item's size, 1 WRU per started KB):
+// the email item in the emails table, keyed by id, holds only its metadata (addresses, subject, tags, times,
+// batch, schedule keys), so the few writes that change it (start, finish) stay small. What is large or changed
+// per recipient lives in the emailParts table under the email's id: the body (EmailBodyStore: written once, never
+// rewritten), `links` (each recipient's unsubscribe URL, written once) and one `r#NNN` item per recipient with its
+// send state, changed one conditional UpdateItem at a time with the event it causes (email.failed,
+// email.suppressed) in that item's outbox: a change of one recipient writes a few hundred bytes.
+// byTenant lists an account's ids of one mode newest first (GET /v1/emails). The event history lives in the
+// emailEvents table (email-history.ts). Every item carries `expiresAt` (the stage's email retention).
+// Emails written before the parts (body, unsubscribe URLs and `recipientStates` inside the email item) are read
+// as they are; `admin upgrade-emails` moves them (splitEmailItems).
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -15,6 +21,8 @@ import * as z from 'zod';
 import {
   type BatchState,
   EMAIL_LIST_EXAMINE,
+  type EmailBody,
+  type EmailBodyStore,
   type EmailListQuery,
   type EmailPage,
   type EmailRecord,
@@ -22,24 +30,28 @@ import {
   type RecipientExpectation,
   type RecipientState,
 } from '../../app/emails/ports';
-import type { PendingEvents } from '../../app/outbox';
+import type { Outbox, PendingEvents } from '../../app/outbox';
 import { sameTenant, type Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { bareAddress, recipients } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
-import { batchGetAll, batchPutAll, conditionHeld, unlessConditionFails } from './operations';
-import { DynamoOutbox, outboxAttributes, recordEvents, updateExpression } from './outbox';
+import { DynamoEmailBodyStore, expired, storedHeaders } from './email-bodies';
+import { batchGetAll, batchPutAll, conditionHeld, queryAll, unlessConditionFails } from './operations';
+import { DynamoOutbox, outboxAttributes } from './outbox';
 import { dueKey, shardOf } from './shards';
 import { tenantKey } from './tenant-table';
 
-const recipientState = z.object({
-  state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
-  tries: z.number(),
-  until: z.number().optional(),
-  epoch: z.number().optional(),
-  reason: z.string().optional(),
-});
+const recipientState = z
+  .object({
+    state: z.enum(['pending', 'claimed', 'sent', 'failed', 'suppressed']),
+    tries: z.number(),
+    until: z.number().optional(),
+    epoch: z.number().optional(),
+    reason: z.string().optional(),
+  })
+  .transform((state) => state as RecipientState);
 
+/** The email item: metadata, plus (emails written before the parts only) body, links and recipient states. */
 const emailItem = z.object({
   id: z.string(),
   accountId: z.string(),
@@ -50,35 +62,94 @@ const emailItem = z.object({
   bcc: z.array(z.string()),
   replyTo: z.array(z.string()),
   subject: z.string(),
-  html: z.string().optional(),
-  text: z.string().optional(),
-  // A list of [name, value] pairs since headers may be named `constructor` or `__proto__`, which the SDK's
-  // marshaller cannot write as map keys; items from before are maps. Read back into a record without a prototype.
-  headers: z
-    .union([z.array(z.tuple([z.string(), z.string()])), z.record(z.string(), z.string()).transform(Object.entries)])
-    .transform((pairs) => {
-      const headers: Record<string, string> = Object.create(null);
-      for (const [name, value] of pairs) headers[name] = value;
-      return headers;
-    }),
   tags: z.array(z.object({ name: z.string(), value: z.string() })),
   createdAt: z.string(),
   suppressed: z.array(z.string()).default([]),
-  unsubscribeUrls: z.record(z.string(), z.string()).default({}),
   scheduledAt: z.string().optional(),
   sentAt: z.string().optional(),
   canceledAt: z.string().optional(),
-  recipientStates: z.record(z.string(), recipientState).optional(),
   batchId: z.string().optional(),
+  // Legacy (inside the item before the parts): read as they are until `admin upgrade-emails` moves them.
+  html: z.string().optional(),
+  text: z.string().optional(),
+  headers: storedHeaders.optional(),
+  unsubscribeUrls: z.record(z.string(), z.string()).optional(),
+  recipientStates: z.record(z.string(), recipientState).optional(),
 });
+
+/** The attributes of a legacy email item that move to its parts. */
+const LEGACY_ATTRIBUTES = ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'] as const;
 
 /** A batch's decision lives in the emails table as an item of this kind, keyed by the batch id. */
 const BATCH_KIND = 'batch';
 
-/** The email as stored; `suppressed` also names the recipients whose state is suppressed. */
-function parseEmail(item: unknown): EmailRecord {
-  const email = emailItem.parse(item) as EmailRecord;
-  const states = email.recipientStates ?? {};
+/** The emailParts sort keys besides the body: the unsubscribe links, and each recipient's state. */
+const LINKS_PART = 'links';
+const RECIPIENT_PREFIX = 'r#';
+const recipientPart = (index: number) => `${RECIPIENT_PREFIX}${String(index).padStart(3, '0')}`;
+
+/** Default retention of an email and everything of it (SF_EMAIL_RETENTION_DAYS). */
+export const DEFAULT_EMAIL_RETENTION_SECONDS = 30 * 86_400;
+
+export interface EmailStorageOptions {
+  /** How long an email and all of it (parts, history) is kept after it is accepted (or scheduled for). */
+  readonly retentionSeconds?: number;
+  /** Where bodies go: the emailParts table's `body` items when absent. */
+  readonly bodies?: EmailBodyStore;
+  /** Epoch ms; the expiry checks of reads and the TTLs of writes use it. */
+  readonly now?: () => number;
+}
+
+export interface EmailTables {
+  readonly emails: string;
+  readonly emailParts: string;
+}
+
+/** When an email's items expire (epoch seconds): the retention after it is accepted, or after its schedule. */
+function expiryOf(email: Pick<EmailRecord, 'scheduledAt'>, nowMs: number, retentionSeconds: number): number {
+  const from = Math.max(nowMs, email.scheduledAt ? Date.parse(email.scheduledAt) : 0);
+  return Math.floor(from / 1000) + retentionSeconds;
+}
+
+/** What the parts of one email say: its links and each recipient's state (by index). */
+interface Parts {
+  readonly unsubscribeUrls?: Record<string, string>;
+  readonly states: Record<string, RecipientState>;
+}
+
+function partsFrom(items: readonly Record<string, unknown>[], nowMs: number): Parts {
+  let unsubscribeUrls: Record<string, string> | undefined;
+  const states: Record<string, RecipientState> = {};
+  for (const item of items) {
+    if (expired(item, nowMs)) continue;
+    const part = String(item.part);
+    if (part === LINKS_PART) unsubscribeUrls = z.record(z.string(), z.string()).parse(item.unsubscribeUrls);
+    else if (part.startsWith(RECIPIENT_PREFIX) && item.recipientState !== undefined) {
+      states[String(Number(part.slice(RECIPIENT_PREFIX.length)))] = recipientState.parse(item.recipientState);
+    }
+  }
+  return { ...(unsubscribeUrls ? { unsubscribeUrls } : {}), states };
+}
+
+/**
+ * The email as the port gives it: metadata from its item, body and links from its parts (or, for a legacy item,
+ * from the item itself), recipient states from its parts over any legacy ones; `suppressed` also names the
+ * recipients whose state is suppressed. `recipientStates` is there once sending started (or any state is).
+ */
+function assemble(item: unknown, parts: Parts, body: EmailBody | null): EmailRecord {
+  const { html, text, headers, unsubscribeUrls, recipientStates: legacyStates, ...meta } = emailItem.parse(item);
+  const states = { ...(legacyStates ?? {}), ...parts.states };
+  const content = body ?? {
+    ...(html !== undefined ? { html } : {}),
+    ...(text !== undefined ? { text } : {}),
+    headers: headers ?? Object.create(null),
+  };
+  const email: EmailRecord = {
+    ...meta,
+    ...content,
+    unsubscribeUrls: parts.unsubscribeUrls ?? unsubscribeUrls ?? {},
+    ...(meta.sentAt || legacyStates || Object.keys(states).length ? { recipientStates: states } : {}),
+  };
   const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
   return { ...email, suppressed: [...new Set([...email.suppressed, ...byState])] };
 }
@@ -88,7 +159,7 @@ const FILTERED_CHUNK = 100;
 
 /**
  * What a listed email is read with: everything the list view shows or derives from (status, suppressed), never
- * the bodies (up to 256 KB) nor the headers. `kind` tells a batch decision item apart.
+ * a legacy item's body (up to 256 KB) nor its headers. `kind` tells a batch decision item apart.
  */
 const LISTED_ATTRIBUTES = [
   'id',
@@ -104,12 +175,14 @@ const LISTED_ATTRIBUTES = [
   'tags',
   'createdAt',
   'suppressed',
-  'unsubscribeUrls',
   'scheduledAt',
   'sentAt',
   'canceledAt',
-  'recipientStates',
   'batchId',
+  'expiresAt',
+  // Legacy items only (new ones keep them in their parts).
+  'unsubscribeUrls',
+  'recipientStates',
 ];
 
 /**
@@ -151,6 +224,148 @@ export async function backfillEmailTenants(doc: DynamoDBDocumentClient, tableNam
   return changed;
 }
 
+/**
+ * Moves what emails written before the parts hold inside their item (body, unsubscribe links, recipient states)
+ * to their parts, and gives every email item its `expiresAt`: one Scan of the emails that need it, then per email
+ * the body (EmailBodyStore), the links and each recipient's state (a conditional PutItem: a state the send worker
+ * already wrote to the parts is newer and stays), and last one UpdateItem that removes the moved attributes.
+ * Idempotent, and safe to stop anywhere (a run after a stop redoes the unfinished emails). Also gives event
+ * history rows their `expiresAt` (the retention from now). The local runtime runs it at each start; operators
+ * with `admin upgrade-emails`. Returns how many email items it changed and how many history rows.
+ */
+export async function splitEmailItems(
+  doc: DynamoDBDocumentClient,
+  tables: EmailTables & { readonly emailEvents: string },
+  options: EmailStorageOptions = {},
+): Promise<{ emails: number; events: number }> {
+  const now = (options.now ?? Date.now)();
+  const retention = options.retentionSeconds ?? DEFAULT_EMAIL_RETENTION_SECONDS;
+  const bodies = options.bodies ?? new DynamoEmailBodyStore(doc, tables.emailParts, () => now);
+  let emails = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } = await doc.send(
+      new ScanCommand({
+        TableName: tables.emails,
+        FilterExpression: 'attribute_exists(headers) OR attribute_not_exists(expiresAt)',
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (item.kind === BATCH_KIND) {
+        await expireItem(doc, tables.emails, { id: item.id }, now, retention);
+        continue;
+      }
+      const legacy = emailItem.parse(item);
+      const created = Date.parse(legacy.scheduledAt ?? legacy.createdAt);
+      const expiresAt = Math.floor(Math.max(created, 0) / 1000) + retention;
+      if (legacy.headers !== undefined) {
+        await bodies.putMany([
+          {
+            emailId: legacy.id,
+            body: {
+              ...(legacy.html !== undefined ? { html: legacy.html } : {}),
+              ...(legacy.text !== undefined ? { text: legacy.text } : {}),
+              headers: legacy.headers,
+            },
+            expiresAt,
+          },
+        ]);
+        await doc.send(
+          new PutCommand({
+            TableName: tables.emailParts,
+            Item: { emailId: legacy.id, part: LINKS_PART, unsubscribeUrls: legacy.unsubscribeUrls ?? {}, expiresAt },
+          }),
+        );
+        for (const [index, state] of Object.entries(legacy.recipientStates ?? {})) {
+          await conditionHeld(
+            doc.send(
+              new PutCommand({
+                TableName: tables.emailParts,
+                Item: { emailId: legacy.id, part: recipientPart(Number(index)), recipientState: state, expiresAt },
+                ConditionExpression: 'attribute_not_exists(part)',
+              }),
+            ),
+          );
+        }
+      }
+      const names = Object.fromEntries(LEGACY_ATTRIBUTES.map((name, i) => [`#l${i}`, name]));
+      const written = await conditionHeld(
+        doc.send(
+          new UpdateCommand({
+            TableName: tables.emails,
+            Key: { id: legacy.id },
+            UpdateExpression: `SET expiresAt = if_not_exists(expiresAt, :expiresAt) REMOVE ${Object.keys(names).join(', ')}`,
+            ConditionExpression: 'attribute_exists(id)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':expiresAt': expiresAt },
+          }),
+        ),
+      );
+      if (written) emails += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  let events = 0;
+  do {
+    const page: { Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> } = await doc.send(
+      new ScanCommand({
+        TableName: tables.emailEvents,
+        FilterExpression: 'attribute_not_exists(expiresAt)',
+        ProjectionExpression: 'emailId, eventId',
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const key = { emailId: item.emailId, eventId: item.eventId };
+      if (await expireItem(doc, tables.emailEvents, key, now, retention)) events += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return { emails, events };
+}
+
+/** What `admin upgrade-emails` changed: emails given their tenant, emails split into parts, history rows dated. */
+export interface EmailUpgrade {
+  readonly tenants: number;
+  readonly emails: number;
+  readonly events: number;
+}
+
+/**
+ * Everything emails stored by earlier versions need, idempotent: their `tenant` (backfillEmailTenants), their
+ * parts and `expiresAt` (splitEmailItems).
+ */
+export async function upgradeEmails(
+  doc: DynamoDBDocumentClient,
+  tables: EmailTables & { readonly emailEvents: string },
+  options: EmailStorageOptions = {},
+): Promise<EmailUpgrade> {
+  const tenants = await backfillEmailTenants(doc, tables.emails);
+  return { tenants, ...(await splitEmailItems(doc, tables, options)) };
+}
+
+/** Gives an item without one an `expiresAt`, the retention from now. */
+function expireItem(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  key: Record<string, unknown>,
+  now: number,
+  retention: number,
+): Promise<boolean> {
+  return conditionHeld(
+    doc.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: key,
+        UpdateExpression: 'SET expiresAt = :expiresAt',
+        ConditionExpression: 'attribute_not_exists(expiresAt)',
+        ExpressionAttributeValues: { ':expiresAt': Math.floor(now / 1000) + retention },
+      }),
+    ),
+  );
+}
+
 /** Whether `address` (bare, lower-cased) is among the email's recipients. */
 const sentTo = (email: EmailRecord, address: string) => recipients(email).some((r) => bareAddress(r) === address);
 
@@ -167,44 +382,149 @@ const ALL_SCHEDULE_SHARDS = [
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
  * byScheduleShard index, keys only: an entry costs one write unit however large the email. Every email carries
- * its `tenant` (account#mode), the byTenant key.
+ * its `tenant` (account#mode), the byTenant key, and its `expiresAt`. Body, links and states are not in it.
  */
-function toItem(email: EmailRecord): Record<string, unknown> {
+function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> {
+  const {
+    html: _html,
+    text: _text,
+    headers: _headers,
+    unsubscribeUrls: _links,
+    recipientStates: _states,
+    ...meta
+  } = email;
   const waiting = !email.sentAt && !email.canceledAt;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
-  const item = { ...email, headers: Object.entries(email.headers), tenant: tenantKey(email) };
+  const item = { ...meta, tenant: tenantKey(email), expiresAt };
   return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
 }
 
+/**
+ * The outboxes of an email's items: the email item's (email.scheduled, a batch's decision) and its recipients'
+ * (email.failed, email.suppressed), swept and cleared as one; a reference names its table by its keys.
+ */
+class EmailOutboxes implements Outbox {
+  readonly name: string;
+
+  constructor(
+    readonly emails: DynamoOutbox,
+    readonly parts: DynamoOutbox,
+  ) {
+    this.name = emails.name;
+  }
+
+  clear(pending: PendingEvents): Promise<void> {
+    return ('part' in pending.ref ? this.parts : this.emails).clear(pending);
+  }
+
+  async due(before: number, limit: number): Promise<PendingEvents[]> {
+    const [emails, parts] = await Promise.all([this.emails.due(before, limit), this.parts.due(before, limit)]);
+    return [...emails, ...parts];
+  }
+}
+
 export class DynamoEmailRepository implements EmailRepository {
-  readonly outbox: DynamoOutbox;
+  readonly outbox: EmailOutboxes;
+  readonly bodies: EmailBodyStore;
+  private readonly retentionSeconds: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly doc: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    private readonly tables: EmailTables,
+    options: EmailStorageOptions = {},
   ) {
-    this.outbox = new DynamoOutbox(doc, tableName, ['id']);
+    this.now = options.now ?? Date.now;
+    this.retentionSeconds = options.retentionSeconds ?? DEFAULT_EMAIL_RETENTION_SECONDS;
+    this.bodies = options.bodies ?? new DynamoEmailBodyStore(doc, tables.emailParts, this.now);
+    this.outbox = new EmailOutboxes(
+      new DynamoOutbox(doc, tables.emails, ['id']),
+      new DynamoOutbox(doc, tables.emailParts, ['emailId', 'part']),
+    );
   }
 
+  /**
+   * Parts first (body, links), then the email items that make them sendable: a crash in between leaves parts
+   * without an email, which expire; never an email without its body.
+   */
   async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+    if (emails.length === 0) return [];
+    const now = this.now();
+    const expiries = new Map(emails.map((email) => [email.id, expiryOf(email, now, this.retentionSeconds)]));
+    const expiry = (email: EmailRecord) => expiries.get(email.id) as number;
     const eventsOf = (email: EmailRecord) => events.filter((event) => event.emailId === email.id);
+    await this.bodies.putMany(
+      emails.map((email) => ({
+        emailId: email.id,
+        body: {
+          ...(email.html !== undefined ? { html: email.html } : {}),
+          ...(email.text !== undefined ? { text: email.text } : {}),
+          headers: email.headers,
+        },
+        expiresAt: expiry(email),
+      })),
+    );
     await batchPutAll(
       this.doc,
-      this.tableName,
-      emails.map((email) => ({ ...toItem(email), ...outboxAttributes(eventsOf(email)) })),
+      this.tables.emailParts,
+      emails.map((email) => ({
+        emailId: email.id,
+        part: LINKS_PART,
+        unsubscribeUrls: email.unsubscribeUrls,
+        expiresAt: expiry(email),
+      })),
     );
-    return emails.map((email) => this.outbox.pending({ id: email.id }, eventsOf(email)));
+    await batchPutAll(
+      this.doc,
+      this.tables.emails,
+      emails.map((email) => ({ ...toItem(email, expiry(email)), ...outboxAttributes(eventsOf(email)) })),
+    );
+    return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
   }
 
   async get(id: string): Promise<EmailRecord | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { id } }));
-    return Item && Item.kind !== BATCH_KIND ? parseEmail(Item) : null;
+    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tables.emails, Key: { id } }));
+    return this.whole(Item);
+  }
+
+  /** A stored email item (not a batch's, not expired) with its parts and body; null otherwise. */
+  private async whole(item: Record<string, unknown> | undefined): Promise<EmailRecord | null> {
+    if (!item || item.kind === BATCH_KIND || expired(item, this.now())) return null;
+    const id = String(item.id);
+    const legacy = item.headers !== undefined;
+    const [parts, body] = await Promise.all([this.partsOf(id, true), legacy ? null : this.bodies.get(id)]);
+    return assemble(item, parts, legacy ? null : (body ?? { headers: {} }));
+  }
+
+  /** The email's links and recipient states (never its body: the Query starts past it). */
+  private async partsOf(id: string, consistent: boolean): Promise<Parts> {
+    const items = await queryAll(this.doc, {
+      TableName: this.tables.emailParts,
+      KeyConditionExpression: 'emailId = :id AND part >= :links',
+      ExpressionAttributeValues: { ':id': id, ':links': LINKS_PART },
+      ConsistentRead: consistent,
+    });
+    return partsFrom(items, this.now());
+  }
+
+  async recipientStates(id: string): Promise<Readonly<Record<string, RecipientState>> | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tables.emails,
+        Key: { id },
+        ProjectionExpression: 'id, kind, expiresAt, recipientStates',
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
+    const legacy = z.record(z.string(), recipientState).optional().parse(Item.recipientStates) ?? {};
+    return { ...legacy, ...(await this.partsOf(id, true)).states };
   }
 
   /**
    * byTenant newest first (keys only, no filter: every entry read is one of the tenant's emails), only as many
    * entries per Query as the page still needs (a `to` filter: chunks of FILTERED_CHUNK), at most `examine` in all;
-   * then those emails by key (BatchGetItem) without their bodies.
+   * then those emails by key (BatchGetItem) without their bodies, and their links and states.
    */
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
     const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
@@ -220,7 +540,7 @@ export class DynamoEmailRepository implements EmailRepository {
       const take = Math.min(need, room);
       const page = await this.doc.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.tables.emails,
           IndexName: 'byTenant',
           KeyConditionExpression: query.after ? 'tenant = :t AND id < :after' : 'tenant = :t',
           ExpressionAttributeValues: { ':t': key, ...(query.after ? { ':after': query.after } : {}) },
@@ -248,22 +568,25 @@ export class DynamoEmailRepository implements EmailRepository {
     if (ids.length === 0) return [];
     const rows = await batchGetAll(
       this.doc,
-      this.tableName,
+      this.tables.emails,
       ids.map((id) => ({ id })),
       LISTED_ATTRIBUTES,
     );
     const found = new Map(rows.map((item) => [item.id as string, item]));
-    const emails: EmailRecord[] = [];
-    for (const id of ids) {
+    const now = this.now();
+    const matching = ids.flatMap((id) => {
       const item = found.get(id);
-      if (!item || item.kind === BATCH_KIND) continue;
-      const email = parseEmail({ ...item, headers: [] });
+      if (!item || item.kind === BATCH_KIND || expired(item, now)) return [];
+      const email = assemble(item, { states: {} }, { headers: {} });
       // The index said so; the item must too (defence in depth), and match the filter.
-      if (!sameTenant(email, tenant)) continue;
-      if (to && !sentTo(email, to)) continue;
-      emails.push(email);
-    }
-    return emails;
+      if (!sameTenant(email, tenant)) return [];
+      if (to && !sentTo(email, to)) return [];
+      return [item];
+    });
+    // Links and states of the page's emails, in parallel (eventually consistent: a listing is a view).
+    return Promise.all(
+      matching.map(async (item) => assemble(item, await this.partsOf(String(item.id), false), { headers: {} })),
+    );
   }
 
   async decideBatch(
@@ -271,22 +594,23 @@ export class DynamoEmailRepository implements EmailRepository {
     state: BatchState,
     events: readonly SendflowEvent[] = [],
   ): Promise<{ state: BatchState; pending: PendingEvents | null }> {
+    const expiresAt = Math.floor(this.now() / 1000) + this.retentionSeconds;
     const decided = await conditionHeld(
       this.doc.send(
         new PutCommand({
-          TableName: this.tableName,
-          Item: { id: batchId, kind: BATCH_KIND, batchState: state, ...outboxAttributes(events) },
+          TableName: this.tables.emails,
+          Item: { id: batchId, kind: BATCH_KIND, batchState: state, expiresAt, ...outboxAttributes(events) },
           ConditionExpression: 'attribute_not_exists(id)',
         }),
       ),
     );
-    if (decided) return { state, pending: this.outbox.pending({ id: batchId }, events) };
+    if (decided) return { state, pending: this.outbox.emails.pending({ id: batchId }, events) };
     return { state: (await this.batchState(batchId)) ?? state, pending: null };
   }
 
   async batchState(batchId: string): Promise<BatchState | null> {
     const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { id: batchId }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.tables.emails, Key: { id: batchId }, ConsistentRead: true }),
     );
     return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
   }
@@ -295,24 +619,23 @@ export class DynamoEmailRepository implements EmailRepository {
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.tables.emails,
           Key: { id },
-          UpdateExpression:
-            'SET sentAt = if_not_exists(sentAt, :at), recipientStates = if_not_exists(recipientStates, :none)',
+          UpdateExpression: 'SET sentAt = if_not_exists(sentAt, :at)',
           ConditionExpression: 'attribute_exists(scheduleShard) AND attribute_not_exists(canceledAt)',
-          ExpressionAttributeValues: { ':at': at, ':none': {} },
+          ExpressionAttributeValues: { ':at': at },
           ReturnValues: 'ALL_NEW',
         }),
       ),
     );
-    return written ? parseEmail(written.Attributes) : null;
+    return written ? this.whole(written.Attributes) : null;
   }
 
   async cancel(id: string, at: string): Promise<EmailRecord | null> {
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.tables.emails,
           Key: { id },
           UpdateExpression: 'SET canceledAt = :at REMOVE scheduleShard, sendAt',
           ConditionExpression: 'attribute_exists(scheduleShard) AND attribute_not_exists(sentAt)',
@@ -321,9 +644,14 @@ export class DynamoEmailRepository implements EmailRepository {
         }),
       ),
     );
-    return written ? parseEmail(written.Attributes) : null;
+    return written ? this.whole(written.Attributes) : null;
   }
 
+  /**
+   * One conditional UpdateItem of the recipient's own small item (made by its first claim), its events in that
+   * item's outbox: a few hundred bytes written, whatever the email's size. The send worker starts the email
+   * (startSending) before it claims anyone, and a started email cannot be cancelled.
+   */
   async setRecipient(
     id: string,
     index: number,
@@ -331,41 +659,38 @@ export class DynamoEmailRepository implements EmailRepository {
     to: RecipientState,
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null> {
-    const path = 'recipientStates.#r';
+    const path = 'recipientState';
     const conditions: Record<RecipientExpectation['state'], string> = {
-      pending: `attribute_exists(recipientStates) AND (attribute_not_exists(${path}) OR ${path}.#st = :pending)`,
+      pending: `attribute_not_exists(${path}) OR ${path}.#st = :pending`,
       claimed: `${path}.#st = :claimed AND ${path}.#tries = :tries`,
       lapsed: `${path}.#st = :claimed AND ${path}.#until < :now`,
       orphaned: `${path}.#st = :claimed AND ${path}.#epoch < :epoch`,
     };
-    const values: Record<string, unknown> = { ':to': to };
+    const values: Record<string, unknown> = {
+      ':to': to,
+      ':expiresAt': Math.floor(this.now() / 1000) + this.retentionSeconds,
+    };
     if (expect.state === 'pending') values[':pending'] = 'pending';
     if (expect.state === 'claimed') Object.assign(values, { ':claimed': 'claimed', ':tries': expect.tries });
     if (expect.state === 'lapsed') Object.assign(values, { ':claimed': 'claimed', ':now': expect.now });
     if (expect.state === 'orphaned') Object.assign(values, { ':claimed': 'claimed', ':epoch': expect.epoch });
-    const names: Record<string, string> = { '#r': String(index) };
-    names['#st'] = 'state';
+    const names: Record<string, string> = { '#st': 'state' };
     if (expect.state === 'claimed') names['#tries'] = 'tries';
     if (expect.state === 'lapsed') names['#until'] = 'until';
     if (expect.state === 'orphaned') names['#epoch'] = 'epoch';
-    const written = await unlessConditionFails(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { id },
-          ...updateExpression({ set: [`${path} = :to`], names, values }, recordEvents(events)),
-          ConditionExpression: conditions[expect.state],
-        }),
-      ),
+    return this.outbox.parts.write(
+      { emailId: id, part: recipientPart(index) },
+      [{ set: [`${path} = :to`, 'expiresAt = if_not_exists(expiresAt, :expiresAt)'], names, values }],
+      conditions[expect.state],
+      events,
     );
-    return written ? this.outbox.pending({ id }, events) : null;
   }
 
   async deferSend(id: string, untilMs: number): Promise<void> {
     await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.tables.emails,
           Key: { id },
           UpdateExpression: 'SET sendAt = :due',
           ConditionExpression: 'attribute_exists(scheduleShard)',
@@ -379,7 +704,7 @@ export class DynamoEmailRepository implements EmailRepository {
     await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.tables.emails,
           Key: { id },
           UpdateExpression: 'REMOVE scheduleShard, sendAt',
           ConditionExpression: 'attribute_exists(scheduleShard)',
@@ -395,7 +720,7 @@ export class DynamoEmailRepository implements EmailRepository {
       ALL_SCHEDULE_SHARDS.map(async (shard) => {
         const { Items } = await this.doc.send(
           new QueryCommand({
-            TableName: this.tableName,
+            TableName: this.tables.emails,
             IndexName: 'byScheduleShard',
             KeyConditionExpression: 'scheduleShard = :s AND sendAt <= :before',
             ExpressionAttributeValues: { ':s': shard, ':before': before },

@@ -130,10 +130,34 @@ export interface EmailRepository {
    * queue hands its message out again anyway, so it cannot undo the queue's backoff.
    */
   deferSend(id: string, untilMs: number): Promise<void>;
+  /**
+   * Each recipient's state (by index, as `recipientStates`) read with strong consistency, without the body:
+   * what the send worker checks before it ends an email's wait. Null when there is no such email.
+   */
+  recipientStates(id: string): Promise<Readonly<Record<string, RecipientState>> | null>;
   /** Every recipient is settled: the email stops waiting (leaves the reconciler's index). */
   finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;
+}
+
+/** What of an email is large and never changes: written once when it is accepted, never rewritten. */
+export interface EmailBody {
+  readonly html?: string;
+  readonly text?: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Where email bodies live, one entry per email, apart from the email's small, often-changed state: a body is
+ * billed once, when it is written, never on each change of a recipient. Keyed by email, so what belongs to an
+ * email's content (attachments, later) can sit beside its body.
+ */
+export interface EmailBodyStore {
+  /** Stores each email's body, once; `expiresAt` (epoch seconds) is when it may go (the email's retention). */
+  putMany(bodies: readonly { emailId: string; body: EmailBody; expiresAt: number }[]): Promise<void>;
+  /** The body, or null when none is stored (or it expired). */
+  get(emailId: string): Promise<EmailBody | null>;
 }
 
 /** The newest events of an email's history, oldest of them first. */

@@ -283,7 +283,7 @@ export async function sendQueuedEmail(
   }
   for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
   // Settled by this worker or, meanwhile, by another: the last to see every recipient settled ends the wait.
-  if (settled.size === all.length || (retry === 0 && (await allSettled(deps, emailId)))) {
+  if (settled.size === all.length || (retry === 0 && (await allSettled(deps, email)))) {
     await deps.emails.finishSending(emailId);
     return 'sent';
   }
@@ -310,11 +310,10 @@ async function batchCommitted(deps: SendEmailDeps, email: EmailRecord): Promise<
   return state === 'committed';
 }
 
-async function allSettled(deps: Pick<SendEmailDeps, 'emails'>, emailId: string): Promise<boolean> {
-  const email = await deps.emails.get(emailId);
-  const states = email?.recipientStates ?? {};
+async function allSettled(deps: Pick<SendEmailDeps, 'emails'>, email: EmailRecord): Promise<boolean> {
+  const states = await deps.emails.recipientStates(email.id);
   return (
-    email !== null && recipients(email).every((_, i) => FINAL_STATES.includes(states[String(i)]?.state ?? 'pending'))
+    states !== null && recipients(email).every((_, i) => FINAL_STATES.includes(states[String(i)]?.state ?? 'pending'))
   );
 }
 

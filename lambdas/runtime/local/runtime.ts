@@ -9,10 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { InProcessQueue } from '../../adapters/in-process/queue';
+import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
+import type { EmailBodyStore } from '../../app/emails/ports';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -26,6 +29,7 @@ import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, encodeSend, sendMessage } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
+import { documentClient } from '../document-client';
 import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
@@ -65,6 +69,11 @@ export interface LocalRuntimeOptions {
   readonly logger?: Logger;
   /** Called on the local DynamoDB client as soon as it exists, e.g. to add a call-counting middleware. */
   readonly instrument?: (client: DynamoDBClient) => void;
+  /**
+   * Where email bodies go instead of the data directory, given the runtime's DynamoDB client: a benchmark stores
+   * them as the AWS functions do (emailParts), so its meter bills them.
+   */
+  readonly emailBodies?: (client: DynamoDBClient) => EmailBodyStore;
   /** A module for the embedded DynamoDB's thread to import before dynalite starts (a benchmark's meter). */
   readonly dynamoPreload?: string;
   /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
@@ -104,7 +113,15 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   try {
     options.instrument?.(client);
     await createTables(client, config.tables);
+    // Bodies in the data directory, as S3 holds them on AWS (a map for :memory:).
+    const emailBodies = options.emailBodies?.(client) ?? localEmailBodies(config.dataDir);
+    // Emails written by earlier versions (body and states inside the email item) move to their parts, once.
+    await upgradeEmails(documentClient(client), config.tables, {
+      retentionSeconds: config.emailRetentionSeconds,
+      bodies: emailBodies,
+    });
     const services = createServices(config, client, logger, {
+      emailBodies,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.

@@ -3,9 +3,11 @@
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
 // back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
-import { DynamoEmailRepository } from '../../../lambdas/adapters/dynamodb/emails';
+import { itemBytes } from '../../../bench/dynamo-capacity';
+import { DynamoEmailHistory } from '../../../lambdas/adapters/dynamodb/email-history';
+import { DynamoEmailRepository, splitEmailItems } from '../../../lambdas/adapters/dynamodb/emails';
 import type { EmailRecord } from '../../../lambdas/app/emails/ports';
 import { localDynamoClient } from '../../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpointFactory, type DynamoTables, useDynamoTables } from '../../support/dynamo';
@@ -31,27 +33,29 @@ function newEmail(i: number, overrides: Partial<EmailRecord> = {}): EmailRecord 
   };
 }
 
-/** Reads items back by id (BatchGet, 100 keys a request), in the order asked. */
-async function readBack(db: DynamoTables, table: string, ids: readonly string[]): Promise<unknown[]> {
-  const found = new Map<string, unknown>();
-  for (let i = 0; i < ids.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((id) => ({ id }));
-    while (keys?.length) {
-      const { Responses, UnprocessedKeys } = await db.doc.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys } } }),
-      );
-      // The byScheduleShard and byTenant index keys (scheduleShard, sendAt, tenant) are storage, not the email: leave them out. Headers
-      // are stored as [name, value] pairs (a map could not hold one named `constructor`): read them as a record.
-      for (const { scheduleShard: _shard, sendAt: _at, tenant: _tenant, headers, ...item } of Responses?.[table] ?? [])
-        found.set(String(item.id), { ...item, headers: Object.fromEntries(headers as [string, string][]) });
-      keys = UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
-    }
+/** The email items as stored (metadata only: body, links and states live in emailParts). */
+async function rawItems(db: DynamoTables, ids: readonly string[]): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for (const id of ids) {
+    const { Item } = await db.doc.send(new GetCommand({ TableName: db.tables.emails, Key: { id } }));
+    if (Item) items.push(Item);
   }
-  return ids.map((id) => found.get(id));
+  return items;
 }
 
-/** A document client that counts BatchWrite requests and their sizes, optionally leaving some unprocessed. */
-function instrumentedClient(endpoint: string, unprocessedOnFirstCall = 0) {
+/** Reads emails back through the repository, in the order asked, each whole (body, links, states). */
+async function readBack(repo: DynamoEmailRepository, ids: readonly string[]): Promise<unknown[]> {
+  return Promise.all(ids.map((id) => repo.get(id)));
+}
+
+/** The repository over the shared tables, or a fresh emails table. */
+const tablesOf = (db: DynamoTables, emails = db.tables.emails) => ({ emails, emailParts: db.tables.emailParts });
+
+/**
+ * A document client that counts BatchWrite requests to one table and their sizes, optionally leaving some
+ * unprocessed.
+ */
+function instrumentedClient(endpoint: string, onlyTable: string, unprocessedOnFirstCall = 0) {
   const batchSizes: number[] = [];
   const client = localDynamoClient(endpoint);
   client.middlewareStack.add(
@@ -59,6 +63,7 @@ function instrumentedClient(endpoint: string, unprocessedOnFirstCall = 0) {
       if (!['BatchWriteCommand', 'BatchWriteItemCommand'].includes(context.commandName ?? '')) return next(args);
       const input = args.input as { RequestItems: Record<string, unknown[]> };
       const [table, requests] = Object.entries(input.RequestItems)[0] as [string, unknown[]];
+      if (table !== onlyTable) return next(args);
       batchSizes.push(requests.length);
       if (batchSizes.length === 1 && unprocessedOnFirstCall > 0) {
         // Pretend DynamoDB processed only the first items of the first request (throttling).
@@ -82,7 +87,7 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
   let repo: DynamoEmailRepository;
 
   beforeEach(() => {
-    repo = new DynamoEmailRepository(db().doc, db().tables.emails);
+    repo = new DynamoEmailRepository(db().doc, tablesOf(db()));
   });
 
   it('stores one email exactly as given', async () => {
@@ -93,24 +98,27 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     await repo.createMany([email]);
 
     // Assert
-    expect(await readBack(db(), db().tables.emails, [email.id])).toEqual([email]);
+    expect(await readBack(repo, [email.id])).toEqual([email]);
+    // The email item holds its metadata only; the body and links were written apart, once.
+    const [item] = await rawItems(db(), [email.id]);
+    for (const name of ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'])
+      expect(item).not.toHaveProperty(name);
   });
 
   it('stores more than 25 emails (61: chunks of 25, 25, 11), each exactly as given', async () => {
     // Arrange
     const emails = Array.from({ length: 61 }, (_, i) => newEmail(i));
-    const counted = instrumentedClient(db().endpoint);
+    const counted = instrumentedClient(db().endpoint, db().tables.emails);
 
     try {
       // Act
-      await new DynamoEmailRepository(counted.doc, db().tables.emails).createMany(emails);
+      await new DynamoEmailRepository(counted.doc, tablesOf(db())).createMany(emails);
 
       // Assert
       expect(counted.batchSizes).toEqual([25, 25, 11]);
       expect(
         await readBack(
-          db(),
-          db().tables.emails,
+          repo,
           emails.map((e) => e.id),
         ),
       ).toEqual(emails);
@@ -123,11 +131,11 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Arrange
     const twentyFive = Array.from({ length: 25 }, (_, i) => newEmail(i));
     const twentySix = Array.from({ length: 26 }, (_, i) => newEmail(100 + i));
-    const counted = instrumentedClient(db().endpoint);
+    const counted = instrumentedClient(db().endpoint, db().tables.emails);
 
     try {
       // Act
-      const repository = new DynamoEmailRepository(counted.doc, db().tables.emails);
+      const repository = new DynamoEmailRepository(counted.doc, tablesOf(db()));
       await repository.createMany(twentyFive);
       const afterFirst = [...counted.batchSizes];
       await repository.createMany(twentySix);
@@ -138,8 +146,7 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
       const all = [...twentyFive, ...twentySix];
       expect(
         await readBack(
-          db(),
-          db().tables.emails,
+          repo,
           all.map((e) => e.id),
         ),
       ).toEqual(all);
@@ -150,11 +157,11 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
 
   it('sends nothing for an empty list', async () => {
     // Arrange
-    const counted = instrumentedClient(db().endpoint);
+    const counted = instrumentedClient(db().endpoint, db().tables.emails);
 
     try {
       // Act
-      await new DynamoEmailRepository(counted.doc, db().tables.emails).createMany([]);
+      await new DynamoEmailRepository(counted.doc, tablesOf(db())).createMany([]);
 
       // Assert
       expect(counted.batchSizes).toEqual([]);
@@ -166,18 +173,17 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
   it('retries the items DynamoDB leaves unprocessed until all are written', async () => {
     // Arrange: the first request of 25 comes back with 7 unprocessed.
     const emails = Array.from({ length: 30 }, (_, i) => newEmail(i));
-    const throttled = instrumentedClient(db().endpoint, 7);
+    const throttled = instrumentedClient(db().endpoint, db().tables.emails, 7);
 
     try {
       // Act
-      await new DynamoEmailRepository(throttled.doc, db().tables.emails).createMany(emails);
+      await new DynamoEmailRepository(throttled.doc, tablesOf(db())).createMany(emails);
 
       // Assert
       expect(throttled.batchSizes).toEqual([25, 7, 5]);
       expect(
         await readBack(
-          db(),
-          db().tables.emails,
+          repo,
           emails.map((e) => e.id),
         ),
       ).toEqual(emails);
@@ -252,7 +258,7 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
   it('lists a waiting email stored before the shards (scheduleShard "scheduled")', async () => {
     // Arrange
     const tables = await db().freshTables();
-    const fresh = new DynamoEmailRepository(db().doc, tables.emails);
+    const fresh = new DynamoEmailRepository(db().doc, tablesOf(db(), tables.emails));
     const email = newEmail(9);
     await db().doc.send(
       new PutCommand({
@@ -291,11 +297,11 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
       { step: 'initialize', name: 'recordCommands' },
     );
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    const listing = new DynamoEmailRepository(doc, tables.emails);
+    const listing = new DynamoEmailRepository(doc, tablesOf(db(), tables.emails));
     const stamp = (i: number) => `em_${String(i).padStart(4, '0')}_${randomBytes(4).toString('hex')}`;
     const testMode = [0, 1, 2].map((i) => newEmail(i, { id: stamp(i), html: 'x'.repeat(50_000) }));
     const live = Array.from({ length: 200 }, (_, i) => newEmail(10 + i, { id: stamp(10 + i), mode: 'live' }));
-    await new DynamoEmailRepository(db().doc, tables.emails).createMany([...testMode, ...live]);
+    await new DynamoEmailRepository(db().doc, tablesOf(db(), tables.emails)).createMany([...testMode, ...live]);
 
     // Act
     const page = await listing.list({ accountId: 'acct_contract', mode: 'test' }, { limit: 2 });
@@ -304,7 +310,11 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Assert
     expect(page.items.map((email) => email.id)).toEqual([testMode[2]?.id, testMode[1]?.id]);
     expect(page.hasMore).toBe(true);
-    const queries = commands.filter((c) => c.name.startsWith('Query'));
+    // Index reads of the emails table: byTenant only. The page's links and states come from emailParts, never a body.
+    const queries = commands.filter((c) => c.name.startsWith('Query') && c.input.TableName === tables.emails);
+    const partReads = commands.filter((c) => c.input.TableName === db().tables.emailParts);
+    expect(partReads.length).toBeGreaterThan(0);
+    for (const read of partReads) expect(JSON.stringify(read.output)).not.toContain('xxxxxxxxxx');
     expect(queries.map((q) => q.input.IndexName)).toEqual(['byTenant']);
     expect(queries.reduce((sum, q) => sum + Number(q.output.ScannedCount), 0)).toBeLessThanOrEqual(3);
     expect(Number(queries[0]?.input.Limit)).toBeLessThanOrEqual(3);
@@ -318,5 +328,188 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
       expect(names).not.toContain('text');
       expect(names).not.toContain('headers');
     }
+  });
+
+  // --- the data model, priced by AWS's rules -----------------------------------------------------------------
+
+  /** A client that records every write (table and key) made through it. */
+  function recordingClient() {
+    const writes: { op: string; table: string; key: unknown }[] = [];
+    const client = localDynamoClient(db().endpoint);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const op = String(context.commandName).replace(/Command$/, '');
+        const input = args.input as Record<string, unknown>;
+        if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(op))
+          writes.push({ op, table: String(input.TableName), key: input.Key ?? input.Item });
+        if (op === 'BatchWriteItem')
+          for (const [table, requests] of Object.entries(input.RequestItems as Record<string, unknown[]>))
+            for (const request of requests)
+              writes.push({ op, table, key: (request as { PutRequest: unknown }).PutRequest });
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordWrites' },
+    );
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    return { doc, writes, destroy: () => client.destroy() };
+  }
+
+  const partItem = async (emailId: string, part: string) =>
+    (await db().doc.send(new GetCommand({ TableName: db().tables.emailParts, Key: { emailId, part } }))).Item;
+
+  it('sending writes the body once, at accept: a change of one recipient writes its own item of well under 1 KB, the email item stays small', async () => {
+    // Arrange: a 30 KB email to 10 recipients, each with its unsubscribe link.
+    const to = Array.from({ length: 10 }, (_, i) => `reader${i}@example.com`);
+    const email = newEmail(40, {
+      to,
+      html: `<p>${'x'.repeat(30 * 1024)}</p>`,
+      unsubscribeUrls: Object.fromEntries(
+        to.map((r) => [r, `https://api.sendflow.test/v1/unsubscribe/${'t'.repeat(180)}`]),
+      ),
+    });
+    const recorded = recordingClient();
+    const sending = new DynamoEmailRepository(recorded.doc, tablesOf(db()));
+
+    try {
+      // Act: what the send worker does, recipient by recipient: claim, then settle.
+      await sending.createMany([email]);
+      const accepted = recorded.writes.length;
+      await sending.startSending(email.id, '2025-04-01T10:00:01.000Z');
+      for (const i of to.keys()) {
+        const claim = { state: 'claimed', tries: 1, until: Date.now() + 60_000 } as const;
+        expect(await sending.setRecipient(email.id, i, { state: 'pending' }, claim, [])).not.toBeNull();
+        expect(
+          await sending.setRecipient(email.id, i, { state: 'claimed', tries: 1 }, { state: 'sent', tries: 1 }, []),
+        ).not.toBeNull();
+      }
+      await sending.finishSending(email.id);
+
+      // Assert: after accept, the email item is written twice (start, finish), the body never, each recipient's
+      // item twice (claim, settle).
+      const later = recorded.writes.slice(accepted);
+      expect(later.filter((w) => w.table === db().tables.emails)).toHaveLength(2);
+      expect(later.filter((w) => w.table === db().tables.emailParts)).toHaveLength(20);
+      expect(later.every((w) => JSON.stringify(w.key).includes('"part":"body"') === false)).toBe(true);
+      const [item] = await rawItems(db(), [email.id]);
+      expect(itemBytes(item ?? {})).toBeLessThan(1024);
+      for (const i of to.keys()) {
+        const recipient = await partItem(email.id, `r#${String(i).padStart(3, '0')}`);
+        expect(recipient?.recipientState).toEqual({ state: 'sent', tries: 1 });
+        expect(itemBytes(recipient ?? {})).toBeLessThan(256);
+      }
+      expect(itemBytes((await partItem(email.id, 'body')) ?? {})).toBeGreaterThan(30 * 1024);
+      expect((await sending.get(email.id))?.html).toBe(email.html);
+    } finally {
+      recorded.destroy();
+    }
+  });
+
+  it('every item of an email carries its expiresAt (the retention after accept, or after its schedule); once past, reads skip it', async () => {
+    // Arrange
+    const now = Date.UTC(2026, 10, 1);
+    const day = 86_400;
+    const kept = new DynamoEmailRepository(db().doc, tablesOf(db()), { retentionSeconds: 7 * day, now: () => now });
+    const email = newEmail(41);
+    const scheduled = newEmail(42, { scheduledAt: new Date(now + 3 * day * 1000).toISOString() });
+    const history = new DynamoEmailHistory(db().doc, db().tables.emailEvents, {
+      retentionSeconds: 7 * day,
+      now: () => now,
+    });
+    await kept.createMany([email, scheduled]);
+    await kept.startSending(email.id, new Date(now).toISOString());
+    await kept.setRecipient(email.id, 0, { state: 'pending' }, { state: 'sent', tries: 1 }, []);
+    await history.record(email.id, { id: 'evt_41', type: 'email.sent', timestamp: new Date(now).toISOString() });
+    const expiresAt = now / 1000 + 7 * day;
+
+    // Act
+    const later = (ms: number) =>
+      new DynamoEmailRepository(db().doc, tablesOf(db()), { retentionSeconds: 7 * day, now: () => ms });
+    const weekAfter = later(now + 7 * day * 1000);
+    const laterHistory = new DynamoEmailHistory(db().doc, db().tables.emailEvents, {
+      now: () => now + 7 * day * 1000,
+    });
+
+    // Assert
+    expect((await rawItems(db(), [email.id]))[0]?.expiresAt).toBe(expiresAt);
+    expect((await rawItems(db(), [scheduled.id]))[0]?.expiresAt).toBe(expiresAt + 3 * day);
+    for (const part of ['body', 'links', 'r#000']) expect((await partItem(email.id, part))?.expiresAt).toBe(expiresAt);
+    expect(await later(now + 7 * day * 1000 - 1000).get(email.id)).not.toBeNull();
+    expect(await weekAfter.get(email.id)).toBeNull();
+    expect(await weekAfter.recipientStates(email.id)).toBeNull();
+    expect(await weekAfter.get(scheduled.id)).not.toBeNull();
+    expect(
+      (await weekAfter.list({ accountId: email.accountId, mode: email.mode }, { limit: 100 })).items.map((e) => e.id),
+    ).not.toContain(email.id);
+    expect((await laterHistory.latest(email.id, 10)).events).toEqual([]);
+  });
+
+  it('reads an email as written before the parts (body, links and states in its item), and upgrade-emails moves them once', async () => {
+    // Arrange: items exactly as the code before the parts wrote them, mid-send: recipient 0 sent, 1 claimed by a
+    // worker that died, 2 pending; and a history row without expiresAt.
+    const tables = await db().freshTables();
+    const own = { emails: tables.emails, emailParts: tables.emailParts };
+    const repository = new DynamoEmailRepository(db().doc, own);
+    const createdAt = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+    const email = newEmail(43, { to: ['a@example.com', 'b@example.com', 'c@example.com'], text: 'plain', createdAt });
+    const states = {
+      '0': { state: 'sent', tries: 1 },
+      '1': { state: 'claimed', tries: 1, until: Date.now() - 1, epoch: 0 },
+    };
+    await db().doc.send(
+      new PutCommand({
+        TableName: tables.emails,
+        Item: {
+          ...email,
+          headers: Object.entries(email.headers),
+          tenant: `${email.accountId}#${email.mode}`,
+          sentAt: createdAt,
+          recipientStates: states,
+          scheduleShard: 'scheduled#1',
+          sendAt: String(Date.parse(email.createdAt)).padStart(15, '0'),
+        },
+      }),
+    );
+    await db().doc.send(
+      new PutCommand({
+        TableName: tables.emailEvents,
+        Item: { emailId: email.id, eventId: 'evt_old', at: 'x', type: 'email.sent', timestamp: email.createdAt },
+      }),
+    );
+    const before = await repository.get(email.id);
+
+    // Act
+    const first = await splitEmailItems(db().doc, tables, { retentionSeconds: 30 * 86_400 });
+    const again = await splitEmailItems(db().doc, tables, { retentionSeconds: 30 * 86_400 });
+
+    // Assert: read the same before and after; moved once; the item keeps metadata only.
+    expect(before).toEqual({ ...email, sentAt: createdAt, recipientStates: states });
+    expect(first).toEqual({ emails: 1, events: 1 });
+    expect(again).toEqual({ emails: 0, events: 0 });
+    expect(await repository.get(email.id)).toEqual(before);
+    const [item] = await rawItems({ ...db(), tables: { ...db().tables, ...own } }, [email.id]);
+    for (const name of ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'])
+      expect(item).not.toHaveProperty(name);
+    expect(item?.expiresAt).toBe(Date.parse(email.createdAt) / 1000 + 30 * 86_400);
+    // The claim its worker left lapses into send_outcome_unknown as before; the pending one is claimed.
+    const lapsed = await repository.setRecipient(
+      email.id,
+      1,
+      { state: 'lapsed', now: Date.now() },
+      { state: 'failed', tries: 1, reason: 'send_outcome_unknown' },
+      [],
+    );
+    const claimed = await repository.setRecipient(
+      email.id,
+      2,
+      { state: 'pending' },
+      { state: 'claimed', tries: 1, until: Date.now() + 60_000 },
+      [],
+    );
+    expect([lapsed, claimed].every((r) => r !== null)).toBe(true);
+    expect(await repository.recipientStates(email.id)).toEqual({
+      '0': { state: 'sent', tries: 1 },
+      '1': { state: 'failed', tries: 1, reason: 'send_outcome_unknown' },
+      '2': { state: 'claimed', tries: 1, until: expect.any(Number) },
+    });
   });
 }

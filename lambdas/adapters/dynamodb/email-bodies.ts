@@ -1,0 +1,70 @@
+// Email bodies in DynamoDB: one `body` item per email in the emailParts table, put once when the email is accepted
+// and never rewritten, so its size is billed once (1 WRU per started KB) and never again on a recipient's change.
+// An item holds at most 400 KB, enough for the 256 KB an email may take as stored; attachments, larger, want S3
+// behind the same port (EmailBodyStore).
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { EmailBody, EmailBodyStore } from '../../app/emails/ports';
+import { batchPutAll } from './operations';
+
+/** The sort key of an email's body in the emailParts table. */
+export const BODY_PART = 'body';
+
+/**
+ * Headers as [name, value] pairs (a header may be named `constructor` or `__proto__`, which the SDK's marshaller
+ * cannot write as map keys; legacy email items hold maps), read back into a record without a prototype.
+ */
+export const storedHeaders = z
+  .union([z.array(z.tuple([z.string(), z.string()])), z.record(z.string(), z.string()).transform(Object.entries)])
+  .transform((pairs) => {
+    const headers: Record<string, string> = Object.create(null);
+    for (const [name, value] of pairs) headers[name] = value;
+    return headers;
+  });
+
+const bodyItem = z.object({
+  html: z.string().optional(),
+  text: z.string().optional(),
+  headers: storedHeaders.optional(),
+  expiresAt: z.number().optional(),
+});
+
+/** Whether an item's TTL (epoch seconds) has passed: DynamoDB deletes expired items lazily, so reads skip them. */
+export const expired = (item: { expiresAt?: unknown }, nowMs: number) =>
+  typeof item.expiresAt === 'number' && item.expiresAt * 1000 <= nowMs;
+
+export class DynamoEmailBodyStore implements EmailBodyStore {
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async putMany(bodies: readonly { emailId: string; body: EmailBody; expiresAt: number }[]): Promise<void> {
+    await batchPutAll(
+      this.doc,
+      this.tableName,
+      bodies.map(({ emailId, body, expiresAt }) => ({
+        emailId,
+        part: BODY_PART,
+        ...(body.html !== undefined ? { html: body.html } : {}),
+        ...(body.text !== undefined ? { text: body.text } : {}),
+        headers: Object.entries(body.headers),
+        expiresAt,
+      })),
+    );
+  }
+
+  async get(emailId: string): Promise<EmailBody | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { emailId, part: BODY_PART } }),
+    );
+    if (!Item || expired(Item, this.now())) return null;
+    const { html, text, headers } = bodyItem.parse(Item);
+    return {
+      ...(html !== undefined ? { html } : {}),
+      ...(text !== undefined ? { text } : {}),
+      headers: headers ?? Object.create(null),
+    };
+  }
+}
