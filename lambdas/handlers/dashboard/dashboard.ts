@@ -125,7 +125,8 @@ export function dashboardHandlers(
     for (const candidate of PAGES) {
       const found = candidate.method === method ? candidate.pattern.exec(path) : null;
       if (!found) continue;
-      const dashboardRequest = { api, page, params: found.slice(1).map((p) => p ?? ''), query: request.query, form };
+      const params = found.slice(1).map((p) => p ?? '');
+      const dashboardRequest = { api, page, params, query: request.query, form, now: deps.clock.now() };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)
         : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken ?? '', headers));
@@ -152,6 +153,7 @@ async function servePage(route: PageRoute, request: DashboardRequest, headers: R
   const { page } = request;
   try {
     const result = await route.page(request);
+    if (result.response) return { ...result.response, headers: { ...result.response.headers, ...headers } };
     return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, headers);
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
