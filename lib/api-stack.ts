@@ -142,6 +142,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     },
+    // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest.
+    apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -157,6 +159,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), records each event in its email's history with one conditional PutItem
@@ -176,6 +179,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -196,6 +200,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -213,6 +218,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: { query: ['byPending', 'byOutbox'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
     contacts: { query: ['byOutbox'], items: RELAY_TOMBSTONES },
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -232,6 +238,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The SES event mapper reads nothing: the message tags say whose email an event is about.
   sesEvents: {
@@ -247,6 +254,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
 };
 

@@ -225,3 +225,28 @@ describe('a failing endpoint', () => {
     await context.close();
   });
 });
+
+describe('API requests', () => {
+  it("lists the requests just made with the account's keys, with the key's hint, and none of its own pages", async () => {
+    const { accountId, key } = await rt.newKey();
+    await rt.call('/emails/em_nope', { key });
+    await rt.call('/webhooks', { key, ...json({ url: `${receiver.url}/log`, events: ['email.sent'] }) });
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+
+    await page.getByRole('link', { name: 'API requests' }).click();
+
+    await expect.poll(() => heading(page)).toBe('API requests');
+    const rows = await page
+      .getByRole('table', { name: 'API requests, newest first' })
+      .getByRole('row')
+      .allTextContents();
+    expect(rows).toHaveLength(3); // the header and the two requests: the dashboard's own calls are not listed
+    expect(rows[1]).toMatch(/POST\s*\/webhooks\s*201/);
+    expect(rows[2]).toMatch(/GET\s*\/emails\/em_nope\s*404/);
+    expect(rows[1]).toContain(key.slice(-4));
+    expect(await page.content()).not.toContain(key);
+    await expectAccessibleAndNarrow(browser, page);
+    await context.close();
+  });
+});

@@ -2,6 +2,7 @@
 // so the use-case tests that rely on those fakes rely on the same behaviour as the DynamoDB adapters.
 import { describe } from 'vitest';
 import {
+  InMemoryApiRequestLog,
   InMemoryContactRepository,
   InMemoryDeliveryRepository,
   InMemoryDomainRepository,
@@ -14,6 +15,7 @@ import {
   InMemorySuppressionList,
   InMemoryWebhookRepository,
 } from '../support/fakes';
+import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
 import { domainRepositoryContract } from './suites/domain-repository';
@@ -70,3 +72,5 @@ describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
   ));
 
 describe('InMemorySessionStore', () => sessionStoreContract(memoryHarness(() => new InMemorySessionStore())));
+
+describe('InMemoryApiRequestLog', () => apiRequestLogContract(memoryHarness(() => new InMemoryApiRequestLog())));

@@ -32,6 +32,7 @@ import {
 } from './http';
 import { bare, layout, type PageContext } from './layout';
 import { apiKeyRoutes } from './pages/api-keys';
+import { apiRequestRoutes } from './pages/api-requests';
 import { contactRoutes } from './pages/contacts';
 import { domainRoutes } from './pages/domains';
 import { emailRoutes } from './pages/emails';
@@ -53,6 +54,7 @@ const PAGES: readonly DashboardRoute[] = [
   ...apiKeyRoutes,
   ...domainRoutes,
   ...contactRoutes,
+  ...apiRequestRoutes,
 ];
 
 /** `invoke` is the API handler itself, resolved lazily (the dashboard is one of its routes). */

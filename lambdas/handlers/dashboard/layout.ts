@@ -21,6 +21,7 @@ const NAV = [
   ['/api-keys', 'API keys'],
   ['/domains', 'Domains'],
   ['/contacts', 'Contacts'],
+  ['/api-requests', 'API requests'],
 ] as const;
 
 /** A whole page; `section` is the NAV entry it belongs to. */
