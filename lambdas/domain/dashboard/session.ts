@@ -51,8 +51,9 @@ export const isSessionKeyId = (keyId: string) => keyId.startsWith('session:');
 
 /**
  * The dashboard's own request budget: pages and actions an account's dashboard serves a second, across its
- * sessions and modes. Each makes 1 to 6 in-process API calls, which do not count against the account's API
- * rate limit (browsing never spends what its keys need), so this bounds them instead.
+ * sessions and modes. Each makes 1 to 11 in-process API calls (the webhook list: the list and 10 health
+ * samples), which do not count against the account's API rate limit (browsing never spends what its keys
+ * need), so this bounds them instead.
  */
 export const DASHBOARD_REQUESTS_PER_SECOND = 10;
 
