@@ -53,7 +53,8 @@ async function main(): Promise<void> {
     const page = await browser.newPage({ viewport: { width: 1000, height: 900 }, deviceScaleFactor: 1 });
     await page.goto(url);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    // exact: the overview's rows link their endpoints, whose URL says "webhooks" too.
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('link', { name: endpointUrl }).click();
     await page.screenshot({ path: OUT, fullPage: false });
     console.log(`wrote ${OUT}`);

@@ -215,6 +215,13 @@ export const routes = [
     access: 'full',
     summary: "The account's plan, rate limit, and quotas used (live emails this month, test recipients today)",
   },
+  {
+    id: 'listApiRequests',
+    method: 'GET',
+    path: '/logs',
+    access: 'full',
+    summary: "The account's recent API requests in this mode: method, path, status, key, time (newest 100, 24 h)",
+  },
   // The customer dashboard (docs/dashboard.md, "Dashboard"): server-rendered pages under /v1/dashboard; the
   // handler routes below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the
   // dashboard itself.
@@ -438,6 +445,8 @@ export const tables = {
   suppressions: { partitionKey: 'tenant', sortKey: 'address', indexes: [outboxIndex], retain: true },
   /** Dashboard sign-in links (15 min, used once) and sessions (12 h), by token hash: disposable. */
   sessions: { partitionKey: 'hash', ttlAttribute: 'expiresAt', retain: false },
+  /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
+  apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof tables;

@@ -147,6 +147,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     },
+    // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest.
+    apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -163,6 +165,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), records each event in its email's history with one conditional PutItem and
@@ -184,6 +187,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -205,6 +209,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -223,6 +228,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: { query: ['byPending', 'byOutboxEvents'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
     contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -245,6 +251,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: { items: ['dynamodb:GetItem'] },
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
   // The SES event mapper reads nothing: the message tags say whose email an event is about.
   sesEvents: {
@@ -261,6 +268,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
+    apiRequests: 'none',
   },
 };
 

@@ -3,6 +3,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoAccountRepository } from '../adapters/dynamodb/accounts';
 import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
+import { DynamoApiRequestLog } from '../adapters/dynamodb/api-requests';
 import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
@@ -56,6 +57,7 @@ export function createRepositories(
     domains: new DynamoDomainRepository(doc, tables.domains),
     contacts: new DynamoContactRepository(doc, tables.contacts),
     sessions: new DynamoSessionStore(doc, tables.sessions),
+    apiRequests: new DynamoApiRequestLog(doc, tables.apiRequests),
   };
 }
 

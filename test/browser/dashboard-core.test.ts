@@ -108,7 +108,8 @@ describe('API keys', () => {
     await page.reload();
     expect(await page.content()).not.toContain(secret);
 
-    await page.getByRole('button', { name: 'Revoke CI deploys' }).click();
+    await page.getByRole('link', { name: 'Revoke CI deploys' }).click();
+    await page.getByRole('button', { name: 'Revoke CI deploys' }).click(); // on its confirmation page
     await expect.poll(() => page.getByRole('status').textContent()).toContain('revoked');
     expect((await rt.call('/api-keys', { key: secret })).status).toBe(401);
     await context.close();

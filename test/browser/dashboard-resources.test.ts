@@ -43,7 +43,8 @@ describe('domains', () => {
     const { data } = (await (await rt.call('/domains', { key })).json()) as { data: { status: string }[] };
     expect(await page.locator('#domain-status').textContent()).toBe(data[0]?.status);
 
-    await page.getByRole('button', { name: 'Delete domain' }).click();
+    await page.getByRole('link', { name: 'Delete domain' }).click();
+    await page.getByRole('button', { name: /^Delete / }).click(); // on its confirmation page
     await expect.poll(() => flash(page)).toContain('Domain deleted.');
     expect(((await (await rt.call('/domains', { key })).json()) as { data: unknown[] }).data).toEqual([]);
     await context.close();
@@ -71,7 +72,8 @@ describe('contacts', () => {
     expect(await page.getByRole('row', { name: /ada@example\.com/ }).textContent()).toContain('Ada');
     await expectAccessibleAndNarrow(browser, page);
 
-    await page.getByRole('button', { name: 'Delete ada@example.com' }).click();
+    await page.getByRole('link', { name: 'Delete ada@example.com' }).click();
+    await page.getByRole('button', { name: 'Delete ada@example.com' }).click(); // on its confirmation page
     await expect.poll(() => flash(page)).toContain('Contact deleted.');
     expect(((await (await rt.call('/contacts', { key })).json()) as { data: unknown[] }).data).toEqual([]);
     await context.close();

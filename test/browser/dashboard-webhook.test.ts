@@ -207,9 +207,11 @@ describe('one webhook', () => {
     await context.close();
   });
 
-  it('deletes the webhook', async () => {
+  it('deletes the webhook after its confirmation page', async () => {
     const { key, hook, context, page } = await onWebhookPage('/delete');
 
+    await page.getByRole('link', { name: 'Delete webhook' }).click();
+    await expect.poll(() => heading(page)).toBe('Delete this webhook?');
     await page.getByRole('button', { name: 'Delete webhook' }).click();
 
     await expect.poll(() => flash(page, 'status')).toContain('Webhook deleted.');

@@ -1,6 +1,7 @@
 // Runs every DynamoDB repository contract suite (test/contract/suites/) against each emulator: dynalite in
 // memory, and DynamoDB Local when Java is present. Each emulator starts once for the whole file.
 import { describe } from 'vitest';
+import { DynamoApiRequestLog } from '../../lambdas/adapters/dynamodb/api-requests';
 import { DynamoContactRepository } from '../../lambdas/adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../../lambdas/adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../../lambdas/adapters/dynamodb/domains';
@@ -23,6 +24,7 @@ import {
   sharedEndpoint,
   useDynamoTables,
 } from '../support/dynamo';
+import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
 import { domainRepositoryContract } from './suites/domain-repository';
@@ -53,6 +55,10 @@ for (const { factory, skip } of backends) {
     describe('DynamoAccountRepository', () => accountRepositoryContract(endpoint));
     describe('DynamoApiKeyRepository', () => apiKeyRepositoryContract(endpoint));
     describe('DynamoRateLimitCounter', () => rateLimitCounterContract(endpoint));
+    describe('DynamoApiRequestLog', () =>
+      apiRequestLogContract(
+        dynamoHarness(endpoint, 'apiRequests', (db, table) => new DynamoApiRequestLog(db.doc, table)),
+      ));
     describe('DynamoSessionStore', () =>
       sessionStoreContract(dynamoHarness(endpoint, 'sessions', (db, table) => new DynamoSessionStore(db.doc, table))));
     describe('DynamoWebhookRepository', () =>

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
 import { FileEmailBodyStore, MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import {
+  InMemoryApiRequestLog,
   InMemoryContactRepository,
   InMemoryDeliveryRepository,
   InMemoryDomainRepository,
@@ -19,6 +20,7 @@ import {
   InMemorySuppressionList,
   InMemoryWebhookRepository,
 } from '../support/fakes';
+import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
 import { domainRepositoryContract } from './suites/domain-repository';
@@ -95,3 +97,5 @@ describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
   ));
 
 describe('InMemorySessionStore', () => sessionStoreContract(memoryHarness(() => new InMemorySessionStore())));
+
+describe('InMemoryApiRequestLog', () => apiRequestLogContract(memoryHarness(() => new InMemoryApiRequestLog())));

@@ -495,6 +495,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
     }
     expect((await call('/usage', { key: liveKey })).status).toBe(200);
+    // The API request log: every keyed request above was written (PutItem); GET /v1/logs reads it (Query).
+    expect((await call('/logs', { key: liveKey })).status).toBe(200);
     expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);

@@ -355,6 +355,7 @@ describe('least privilege', () => {
       domains: sorted(del, get, put, query, update),
       contacts: sorted(del, get, query, update),
       sessions: sorted(del, get, put, update),
+      apiRequests: sorted(put, query),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

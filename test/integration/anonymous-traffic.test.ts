@@ -97,7 +97,7 @@ describe('anonymous traffic on the local runtime: no DynamoDB write', () => {
     expect(writesOf(counts as CallCounts)).toEqual([]);
   });
 
-  it('a valid key still counts in its account’s DynamoDB window (one UpdateItem on the rate-limit table)', async () => {
+  it('a valid key still counts in its account’s DynamoDB window (one UpdateItem on the rate-limit table), and its request is logged', async () => {
     // Arrange
     const admin = {
       ...rt.services,
@@ -113,6 +113,10 @@ describe('anonymous traffic on the local runtime: no DynamoDB write', () => {
 
     // Assert
     expect(res.status).toBe(200);
-    expect(writesOf(counts as CallCounts)).toEqual([['UpdateItem sendflow-rateLimits', 1]]);
+    // The account's API request log (GET /v1/logs): one PutItem once answered.
+    expect(writesOf(counts as CallCounts)).toEqual([
+      ['PutItem sendflow-apiRequests', 1],
+      ['UpdateItem sendflow-rateLimits', 1],
+    ]);
   });
 });

@@ -80,6 +80,10 @@ describe('attempt_log error_class and timings', () => {
         duration_ms: expect.any(Number),
         error: 'connection refused',
         error_class: 'connection_refused',
+        kind: 'test',
+        // What was sent (signed); no answer, so no answer headers.
+        request_headers: expect.objectContaining({ 'webhook-signature': expect.stringMatching(/^v1,/) }),
+        response_headers: null,
         timings: { dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null },
       },
     ]);

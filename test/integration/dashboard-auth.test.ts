@@ -254,7 +254,7 @@ describe('headers and assets', () => {
     for (const res of pages) {
       expect(res.headers.get('content-security-policy')).toBe(
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
-          "frame-ancestors 'none'; base-uri 'none'",
+          "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'",
       );
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');

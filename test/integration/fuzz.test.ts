@@ -20,7 +20,8 @@ const RUNS_PER_ROUTE = 10;
 /** Routes with the richest bodies get more runs. */
 const RUNS: Partial<Record<RouteSpec['id'], number>> = { sendEmail: 40, sendEmailBatch: 30, createWebhook: 15 };
 /** Counters that legitimately change on a refused request (its rate-limit window) or are freed by it. */
-const COUNTER_TABLES: readonly TableName[] = ['rateLimits', 'idempotency'];
+/** Tables every request writes by design (its rate-limit window, its idempotency claim, its log entry): not data. */
+const COUNTER_TABLES: readonly TableName[] = ['rateLimits', 'idempotency', 'apiRequests'];
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'];
 
 let rt: TestRuntime;

@@ -66,6 +66,10 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('getUsage', 200, '/usage');
   });
 
+  it('the API request log', async () => {
+    await call('listApiRequests', 200, '/logs');
+  });
+
   it('API keys', async () => {
     const created = await call('createApiKey', 201, '/api-keys', { json: { name: 'sender', scopes: ['email:send'] } });
     await call('listApiKeys', 200, '/api-keys');

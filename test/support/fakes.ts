@@ -4,6 +4,7 @@
 // quota, suppression, domain and contact fakes pass the same contract suites as their DynamoDB adapters
 // (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
+import type { ApiRequestEntry, ApiRequestLog } from '../../lambdas/app/api-requests/ports';
 import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
 import type { SessionRecord, SessionStore, SignInRecord } from '../../lambdas/app/dashboard/ports';
 import {
@@ -1209,5 +1210,24 @@ export class InMemorySessionStore implements SessionStore {
     const mine = [...this.items.values()].filter((item) => item.accountId === accountId);
     for (const item of mine) this.items.delete(item.hash);
     return mine.length;
+  }
+}
+
+/** The API request log as DynamoApiRequestLog keeps it: per account and mode, newest first, expired ones hidden. */
+export class InMemoryApiRequestLog implements ApiRequestLog {
+  readonly entries: ApiRequestEntry[] = [];
+
+  async record(entry: ApiRequestEntry): Promise<void> {
+    this.entries.push(structuredClone(entry));
+  }
+
+  async recent(accountId: string, mode: Mode, limit: number, nowMs: number): Promise<ApiRequestEntry[]> {
+    const now = Math.floor(nowMs / 1000);
+    return this.entries
+      .filter((e) => e.accountId === accountId && e.mode === mode)
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .slice(0, limit)
+      .filter((e) => e.expiresAt > now)
+      .map((e) => structuredClone(e));
   }
 }

@@ -53,6 +53,9 @@ describe('deliveryView attempt_log', () => {
         duration_ms: 40,
         error: 'TLS handshake failed: the certificate has expired',
         error_class: 'tls_error',
+        kind: null,
+        request_headers: null,
+        response_headers: null,
         timings: { dns_ms: 2, connect_ms: 11, tls_ms: null, ttfb_ms: null },
       },
     ]);

@@ -132,6 +132,8 @@ describe('HttpWebhookSender: outcomes', () => {
       error: null,
       errorClass: null,
       response: 'created',
+      // The answer's headers as received, bounded (lower-case names).
+      responseHeaders: expect.objectContaining({ 'content-type': 'text/plain', connection: 'keep-alive' }),
       durationMs: expect.any(Number),
       timings: { dnsMs: null, connectMs: expect.any(Number), tlsMs: null, ttfbMs: expect.any(Number) },
     });

@@ -182,7 +182,19 @@ describe('attemptDelivery', () => {
       status: 'succeeded',
       attempts: 1,
       maxAttempts: 5,
-      attemptLog: [{ at: T0, statusCode: 200, durationMs: 25, error: null, errorClass: null, timings: NO_TIMINGS }],
+      attemptLog: [
+        {
+          at: T0,
+          statusCode: 200,
+          durationMs: 25,
+          error: null,
+          errorClass: null,
+          timings: NO_TIMINGS,
+          kind: 'automatic',
+          // The latest attempt keeps the headers it sent (signed above).
+          requestHeaders: request.headers,
+        },
+      ],
       response: 'thanks',
       nextAttemptAt: null,
       deliveredAt: T0 + 25,
@@ -363,6 +375,7 @@ describe('attemptDelivery', () => {
       error: 'webhook paused',
       errorClass: 'webhook_paused',
       timings: { dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null },
+      kind: 'automatic', // the schedule's attempt; no request was made, so no headers
     });
     expect(row?.expiresAt).toBe(Math.floor(clock.now() / 1000) + DAYS_30);
   });

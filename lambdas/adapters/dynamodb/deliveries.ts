@@ -81,6 +81,10 @@ const deliveryItem = z.object({
           ttfbMs: z.number().nullable(),
         })
         .optional(),
+      // Absent on entries stored before they were recorded; the headers only on the latest attempt.
+      kind: z.enum(['automatic', 'manual', 'test']).optional(),
+      requestHeaders: z.record(z.string(), z.string()).optional(),
+      responseHeaders: z.record(z.string(), z.string()).optional(),
     }),
   ),
   response: z.string(),

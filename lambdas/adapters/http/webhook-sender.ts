@@ -7,7 +7,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { OutboundRequest, WebhookSender } from '../../app/webhooks/ports';
 import { checkWebhookUrl } from '../../domain/webhooks/address-guard';
-import { type AttemptOutcome, type AttemptTimings, excerpt } from '../../domain/webhooks/delivery';
+import { type AttemptOutcome, type AttemptTimings, boundHeaders, excerpt } from '../../domain/webhooks/delivery';
 import { ATTEMPT_ERRORS, errorClassOfStatus } from '../../domain/webhooks/error-class';
 import { describeFailure } from './attempt-failure';
 import { guardedLookup } from './guarded-lookup';
@@ -42,7 +42,7 @@ export class HttpWebhookSender implements WebhookSender {
     const started = performance.now();
     const phases = new Phases(started);
     const done = (
-      fields: Pick<AttemptOutcome, 'statusCode' | 'error' | 'errorClass' | 'response'>,
+      fields: Pick<AttemptOutcome, 'statusCode' | 'error' | 'errorClass' | 'response' | 'responseHeaders'>,
     ): AttemptOutcome => ({
       at,
       durationMs: Math.round(performance.now() - started),
@@ -70,7 +70,13 @@ export class HttpWebhookSender implements WebhookSender {
       } else if (errorClass !== null) {
         error = ATTEMPT_ERRORS.httpStatus(status);
       }
-      return done({ statusCode: status, error, errorClass, response: excerpt(body) });
+      return done({
+        statusCode: status,
+        error,
+        errorClass,
+        response: excerpt(body),
+        responseHeaders: answerHeaders(res),
+      });
     } catch (caught) {
       const failure = signal.aborted
         ? { errorClass: 'timeout' as const, error: ATTEMPT_ERRORS.timedOut(this.options.timeoutMs) }
@@ -160,6 +166,14 @@ class Phases {
       ),
     };
   }
+}
+
+/** The answer's headers as received (raw pairs keep their order), bounded for the attempt log. */
+function answerHeaders(res: IncomingMessage): Record<string, string> {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+    pairs.push([res.rawHeaders[i] ?? '', res.rawHeaders[i + 1] ?? '']);
+  return boundHeaders(pairs);
 }
 
 async function readBounded(body: IncomingMessage): Promise<string> {

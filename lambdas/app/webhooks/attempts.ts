@@ -54,6 +54,12 @@ export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | nu
 
 const ATTEMPT_LOG_LIMIT = 50;
 
+/** Headers are kept on the latest attempt only: the row stays within about 1 KB more than before them. */
+function withoutHeaders(entry: AttemptRecord): AttemptRecord {
+  const { requestHeaders: _sent, responseHeaders: _answered, ...rest } = entry;
+  return rest;
+}
+
 /** The delivery worker's job: attempt `job.attempt` of a delivery, then schedule the next one if it failed. */
 export async function attemptDelivery(
   deps: AttemptDeps,
@@ -268,10 +274,12 @@ async function makeAttempt(
 ): Promise<{ delivery: Delivery; transition: Transition; recorded: boolean }> {
   let outcome: AttemptOutcome;
   let transition: Transition;
+  let sent: Record<string, string> | undefined;
   if (webhook?.active) {
     // Signed with the secrets live now, so a retry of an old delivery uses the secrets of the day.
     const now = deps.clock.now();
     const headers = attemptHeaders(delivery.format, liveSecrets(webhook, now), delivery.eventId, delivery.payload, now);
+    sent = headers;
     outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
   } else {
@@ -289,14 +297,15 @@ async function makeAttempt(
     };
     transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
   }
-  const { response, ...entry } = outcome;
+  const { response, ...outcomeEntry } = outcome;
+  const entry: AttemptRecord = { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}) };
   const { claim: _released, expiresAt: _expiry, ...rest } = delivery;
   const final = transition.status !== 'pending';
   const next: Delivery = {
     ...rest,
     status: transition.status,
     attempts: transition.attempts,
-    attemptLog: [...delivery.attemptLog, entry].slice(-ATTEMPT_LOG_LIMIT),
+    attemptLog: [...delivery.attemptLog.map(withoutHeaders), entry].slice(-ATTEMPT_LOG_LIMIT),
     response,
     nextAttemptAt: transition.nextAttemptAt,
     // Null unless delivered: a failed manual retry of a succeeded delivery is not delivered any more.

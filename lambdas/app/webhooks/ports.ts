@@ -1,7 +1,7 @@
 // Ports of the webhook pipeline: webhook and delivery storage, the queues, the retry transport, the sender.
 import type { Mode } from '../../domain/api-keys';
 import type { EventType, SendflowEvent } from '../../domain/events';
-import type { AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
+import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
@@ -56,8 +56,16 @@ export interface WebhookRepository {
  * One attempt in a delivery's log: its outcome without the response. `errorClass` and `timings` are absent on
  * entries stored before they were recorded (errorClassOf derives the class; the timings are unknown).
  */
-export type AttemptRecord = Omit<AttemptOutcome, 'response' | 'errorClass' | 'timings'> &
-  Partial<Pick<AttemptOutcome, 'errorClass' | 'timings'>>;
+export type AttemptRecord = Omit<AttemptOutcome, 'response' | 'errorClass' | 'timings' | 'responseHeaders'> &
+  Partial<Pick<AttemptOutcome, 'errorClass' | 'timings' | 'responseHeaders'>> & {
+    /** What made it (absent on entries stored before it was recorded). */
+    readonly kind?: AttemptKind;
+    /**
+     * The headers sent (signature headers included: they are not secrets; the signing secret never is a
+     * header). Like `responseHeaders`, kept on the latest attempt only: earlier entries drop both.
+     */
+    readonly requestHeaders?: Readonly<Record<string, string>>;
+  };
 
 /** An attempt being made: who holds it and until when (a crashed holder's claim lapses). */
 export interface Claim {

@@ -46,6 +46,20 @@ export const SESSION_SCOPES: readonly Scope[] = SCOPES;
 /** The key id a session's requests carry in logs and in the principal. */
 export const sessionKeyId = (sessionHash: string) => `session:${sessionHash.slice(0, 16)}`;
 
+/** A principal of a dashboard session (only sessionKeyId makes such key ids; the authorizer never does). */
+export const isSessionKeyId = (keyId: string) => keyId.startsWith('session:');
+
+/**
+ * The dashboard's own request budget: pages and actions an account's dashboard serves a second, across its
+ * sessions and modes. Each makes 1 to 11 in-process API calls (the webhook list: the list and 10 health
+ * samples), which do not count against the account's API rate limit (browsing never spends what its keys
+ * need), so this bounds them instead.
+ */
+export const DASHBOARD_REQUESTS_PER_SECOND = 10;
+
+/** The rate-limit window subject of an account's dashboard (the API's are `account:<id>`). */
+export const dashboardSubject = (accountId: string) => `dashboard:${accountId}`;
+
 export interface SessionView {
   readonly accountId: string;
   readonly mode: Mode;

@@ -21,6 +21,8 @@ export interface AttemptOutcome {
   readonly timings: AttemptTimings;
   /** First 500 characters of the response body. */
   readonly response: string;
+  /** The answer's headers, bounded by boundHeaders; absent without an answer. */
+  readonly responseHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,7 +53,7 @@ export interface Transition {
   readonly deliveredAt: number | null;
 }
 
-export function isSuccess(outcome: AttemptOutcome): boolean {
+export function isSuccess(outcome: Pick<AttemptOutcome, 'error' | 'statusCode'>): boolean {
   return outcome.error === null && outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
 }
 
@@ -89,4 +91,27 @@ export const RESPONSE_EXCERPT_CHARS = 500;
 
 export function excerpt(text: string): string {
   return [...text].slice(0, RESPONSE_EXCERPT_CHARS).join('');
+}
+
+/**
+ * What an attempt keeps of a set of headers (the answer's): at most 20, each value at most 200 characters, and
+ * 1 KB of names and values in all, in the order received; lower-case names. Kept on the latest attempt only, so
+ * a delivery row grows by at most this much (a row over 1 KB costs one more WRU per write).
+ */
+export const HEADER_LIMITS = { count: 20, valueChars: 200, totalBytes: 1024 } as const;
+
+export function boundHeaders(headers: Iterable<readonly [string, string]>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let count = 0;
+  let bytes = 0;
+  for (const [rawName, rawValue] of headers) {
+    const name = rawName.toLowerCase();
+    const value = [...rawValue].slice(0, HEADER_LIMITS.valueChars).join('');
+    const size = Buffer.byteLength(name) + Buffer.byteLength(value);
+    if (count >= HEADER_LIMITS.count || bytes + size > HEADER_LIMITS.totalBytes || Object.hasOwn(kept, name)) continue;
+    kept[name] = value;
+    count += 1;
+    bytes += size;
+  }
+  return kept;
 }

@@ -20,13 +20,18 @@ label{font-weight:600}fieldset label{font-weight:400}
 input[type=text],input[type=url],input[type=email],input[type=datetime-local],select,textarea{display:block;width:100%;max-width:100%;font:inherit;padding:.4rem;border:1px solid #767676;border-radius:4px}
 button{font:inherit;padding:.4rem .8rem;border:1px solid #0b57d0;background:#0b57d0;color:#fff;border-radius:4px;cursor:pointer}
 button.secondary{background:#fff;color:#0b57d0}button.danger{background:#b3261e;border-color:#b3261e}
+a.button{display:inline-block;padding:.4rem .8rem;border:1px solid #0b57d0;border-radius:4px;text-decoration:none}a.button.danger{background:#b3261e;border-color:#b3261e;color:#fff}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.5rem 0}.actions select,.actions input{width:auto;display:inline-block}
 .table-wrap{overflow-x:auto;max-width:100%}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
-code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere;word-break:break-word}
+code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:break-word}
 pre{white-space:pre-wrap;background:#f4f4f4;padding:.75rem;border-radius:4px;max-width:100%;overflow-x:auto}
-td,dd,p,li{overflow-wrap:anywhere}
+td,dd,p,li{overflow-wrap:break-word}
+.token,.badge,.health{white-space:nowrap}.dns-name code{overflow-wrap:normal}.dns-value code,td.url{overflow-wrap:anywhere}
+dl.headers{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:0 1rem;margin:.25rem 0}dl.headers dd{margin:0;overflow-wrap:anywhere}
+.health-failing{color:#b3261e;border-color:#b3261e}.health-healthy{color:#1b5e20;border-color:#1b5e20}
+iframe.preview{width:100%;height:24rem;border:1px solid #ccc;background:#fff}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0}
 .flash{padding:.75rem;border-radius:4px;margin:0 0 1rem;border:1px solid}
 .flash.notice{background:#e8f5e9;border-color:#2e7d32}.flash.error{background:#fdecea;border-color:#b3261e}
@@ -34,7 +39,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.f
 .badge{display:inline-block;padding:0 .4rem;border-radius:4px;border:1px solid #767676;font-size:.85em}
 .status-failed{color:#b3261e}.status-succeeded{color:#1b5e20}
 .mode-live{background:#fff}.mode-test{background:#fffbe6}
-@media (max-width:40rem){dl.facts{grid-template-columns:1fr}th,td{padding:.3rem}}
+@media (max-width:40rem){dl.facts,dl.headers{grid-template-columns:1fr}th,td{padding:.3rem}}
 `;
 
 const JS = `// Copy buttons: <button data-copy="ID"> copies the text of the element with that id.

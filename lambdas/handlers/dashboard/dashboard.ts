@@ -2,11 +2,13 @@
 // check, the CSRF and same-origin checks on every POST, then the page modules. Pages reach data only through
 // the API client; the session store is the one thing read here directly.
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import { consumeDashboardRequest } from '../../app/dashboard/budget';
 import { checkCsrf, currentSession, signOut, switchMode } from '../../app/dashboard/sessions';
 import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
 import type { LinkSigner } from '../../app/emails/ports';
+import type { RateLimitCounter } from '../../app/ports';
 import { MODES, type Mode } from '../../domain/api-keys';
-import { SESSION_TTL_MS } from '../../domain/dashboard/session';
+import { DASHBOARD_REQUESTS_PER_SECOND, SESSION_TTL_MS } from '../../domain/dashboard/session';
 import type { DashboardRouteId } from '../../manifest';
 import type { PublicRouteHandler, PublicRouteRequest } from '../http/context';
 import { ApiCallError, type ApiInvoke, apiClient } from './api-client';
@@ -30,6 +32,7 @@ import {
 } from './http';
 import { bare, layout, type PageContext } from './layout';
 import { apiKeyRoutes } from './pages/api-keys';
+import { apiRequestRoutes } from './pages/api-requests';
 import { contactRoutes } from './pages/contacts';
 import { domainRoutes } from './pages/domains';
 import { emailRoutes } from './pages/emails';
@@ -40,6 +43,8 @@ import type { DashboardRequest, DashboardRoute } from './routes';
 export interface DashboardDeps extends SignInDeps {
   /** The deployment's link secret: the local session cookie's name derives from it (sessionCookieName). */
   readonly links: Pick<LinkSigner, 'secret'>;
+  /** The rate-limit windows (the API's store): the dashboard's own budget is a window there. */
+  readonly counter: RateLimitCounter;
 }
 
 const PAGES: readonly DashboardRoute[] = [
@@ -49,6 +54,7 @@ const PAGES: readonly DashboardRoute[] = [
   ...apiKeyRoutes,
   ...domainRoutes,
   ...contactRoutes,
+  ...apiRequestRoutes,
 ];
 
 /** `invoke` is the API handler itself, resolved lazily (the dashboard is one of its routes). */
@@ -85,6 +91,8 @@ export function dashboardHandlers(
     const signedIn = await currentSession(deps, sessionToken);
     if (!signedIn) return signInRequired();
     const { session, principal } = signedIn;
+    const budget = await consumeDashboardRequest(deps, principal.accountId);
+    if (budget.limited) return tooFast(budget.retryAfter);
     const form = method === 'POST' ? formBody(request.rawBody) : new URLSearchParams();
     if (method === 'POST' && (!sameOrigin(headers) || !checkCsrf(session, form.get('csrf') ?? undefined))) {
       return htmlResponse(
@@ -119,7 +127,8 @@ export function dashboardHandlers(
     for (const candidate of PAGES) {
       const found = candidate.method === method ? candidate.pattern.exec(path) : null;
       if (!found) continue;
-      const dashboardRequest = { api, page, params: found.slice(1).map((p) => p ?? ''), query: request.query, form };
+      const params = found.slice(1).map((p) => p ?? '');
+      const dashboardRequest = { api, page, params, query: request.query, form, now: deps.clock.now() };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)
         : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken ?? '', headers));
@@ -146,6 +155,7 @@ async function servePage(route: PageRoute, request: DashboardRequest, headers: R
   const { page } = request;
   try {
     const result = await route.page(request);
+    if (result.response) return { ...result.response, headers: { ...result.response.headers, ...headers } };
     return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, headers);
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
@@ -188,6 +198,18 @@ function invalidLink(): APIGatewayProxyResult {
       html`<p role="alert">This sign-in link is invalid, has expired (links last 15 minutes) or was already used. Ask for a new one.</p>`,
     ).markup,
     400,
+  );
+}
+
+/** Past the dashboard's own budget: said as the dashboard's limit, not the API's (the keys' limit is untouched). */
+function tooFast(retryAfter: number): APIGatewayProxyResult {
+  return htmlResponse(
+    bare(
+      'Too many pages at once',
+      html`<p role="alert">This account's dashboard shows at most ${DASHBOARD_REQUESTS_PER_SECOND} pages a second, across its sessions. Wait a second and reload. Your API keys' rate limit is not affected.</p>`,
+    ).markup,
+    429,
+    { 'Retry-After': String(retryAfter) },
   );
 }
 

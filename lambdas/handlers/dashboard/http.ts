@@ -28,11 +28,26 @@ const FLASH_MAX_AGE_SECONDS = 120;
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
-    "frame-ancestors 'none'; base-uri 'none'",
+    "frame-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'Cache-Control': 'no-store',
   'X-Frame-Options': 'DENY',
+};
+
+/**
+ * An email's HTML body, shown inside the email page's sandboxed frame: the CSP's `sandbox` (no scripts, an
+ * opaque origin, no forms) holds even if the page is opened on its own; its inline styles and data: images
+ * show, nothing is fetched (no remote image, so no open is tracked by looking), and only our pages may frame it.
+ */
+export const PREVIEW_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy':
+    "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; " +
+    "frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Frame-Options': 'SAMEORIGIN',
 };
 
 /** `markup` is trusted: callers escape every value they put in it (the `html` tag below does). */

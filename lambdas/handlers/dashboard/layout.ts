@@ -21,6 +21,7 @@ const NAV = [
   ['/api-keys', 'API keys'],
   ['/domains', 'Domains'],
   ['/contacts', 'Contacts'],
+  ['/api-requests', 'API requests'],
 ] as const;
 
 /** A whole page; `section` is the NAV entry it belongs to. */
@@ -84,6 +85,27 @@ export function actionButton(
 ): Safe {
   return postForm(action, html`${extra}<button type="submit" class="${style}">${label}</button>`, csrf, 'inline');
 }
+
+/**
+ * A destructive action's first step: a link to its confirmation page (a GET, which changes nothing), styled as
+ * a button. The act itself is the confirmation page's POST (confirmForm): one click never deletes or revokes.
+ */
+export function dangerLink(path: string, label: string): Safe {
+  return html`<a class="button danger" href="${BASE}${path}">${label}</a>`;
+}
+
+/** The confirmation page's form: the second POST, which alone carries `confirm=yes`, and a way back. */
+export function confirmForm(action: string, label: string, csrf: string, cancelPath: string): Safe {
+  return html`<div class="actions">${postForm(
+    action,
+    html`<input type="hidden" name="confirm" value="yes"><button type="submit" class="danger">${label}</button>`,
+    csrf,
+    'inline',
+  )} <a href="${BASE}${cancelPath}">Cancel</a></div>`;
+}
+
+/** Whether a destructive action's POST came from its confirmation page (else it only leads there). */
+export const isConfirmed = (form: URLSearchParams) => form.get('confirm') === 'yes';
 
 export function when(iso: unknown): string {
   if (typeof iso !== 'string' || !iso) return '—';

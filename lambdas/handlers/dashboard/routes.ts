@@ -1,5 +1,6 @@
 // What a dashboard page module declares: its GET pages and POST actions, matched on the path below
 // /v1/dashboard. Pages return content for the layout; actions return where to redirect (Post/Redirect/Get).
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiClient } from './api-client';
 import type { Flash, Safe } from './http';
 import type { PageContext } from './layout';
@@ -12,9 +13,13 @@ export interface DashboardRequest {
   readonly query: Readonly<Record<string, string>>;
   /** The form fields of a POST (empty for a GET). */
   readonly form: URLSearchParams;
+  /** Epoch ms, the deployment's clock (health windows). */
+  readonly now: number;
 }
 
 export interface PageResult {
+  /** A response of its own instead of a page in the layout (the email preview, with its own CSP). */
+  readonly response?: APIGatewayProxyResult;
   readonly title: string;
   /** The navigation entry it belongs to ('' = overview). */
   readonly section: string;

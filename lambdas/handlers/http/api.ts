@@ -4,6 +4,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiKeyDeps } from '../../app/api-keys';
+import type { ApiRequestLog } from '../../app/api-requests/ports';
 import type { AuthenticateDeps } from '../../app/authenticate';
 import type { ContactDeps } from '../../app/contacts/contacts';
 import type { SignInDeps } from '../../app/dashboard/sign-in';
@@ -21,6 +22,7 @@ import type { RecoveryDeps } from '../../app/webhooks/recoveries';
 import type { PublicRouteId, RouteId } from '../../manifest';
 import type { ApiInvoke } from '../dashboard/api-client';
 import { dashboardHandlers } from '../dashboard/dashboard';
+import { apiRequestLog } from '../middleware/api-request-log';
 import { resolveCaller } from '../middleware/caller';
 import { errorMapper } from '../middleware/errors';
 import { guard } from '../middleware/guard';
@@ -34,6 +36,7 @@ import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from
 import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
+import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
 import { json } from './response';
@@ -64,6 +67,8 @@ export interface ApiDeps
   readonly telemetry: Telemetry;
   readonly maxBodyBytes: number;
   readonly ipRateLimit: number;
+  /** The accounts' recent API requests (GET /v1/logs). */
+  readonly apiRequests: ApiRequestLog;
 }
 
 /** Every manifest route id must have a handler: the compiler checks the tables are complete. */
@@ -81,6 +86,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...domainHandlers(deps),
     ...contacts,
     ...usageHandlers(deps),
+    ...logHandlers(deps),
   };
 }
 
@@ -104,6 +110,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
   const apiHandler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(observability)
     .use(requestLog(deps.telemetry))
+    .use(apiRequestLog(deps))
     .use(requestIdHeader())
     .use(resolveCaller(deps))
     .use(

@@ -47,6 +47,18 @@ const attemptSchema = z.strictObject({
     .enum(ERROR_CLASSES)
     .nullable()
     .meta({ description: 'Why the attempt failed; null when it succeeded.' }),
+  kind: z
+    .enum(['automatic', 'manual', 'test'])
+    .nullable()
+    .meta({ description: 'What made it: the retry schedule, POST …/retry, or a test send; null when not recorded.' }),
+  request_headers: z.record(z.string(), z.string()).nullable().meta({
+    description:
+      'The headers sent (signature headers included; the signing secret is never sent). Latest attempt only; null on earlier ones.',
+  }),
+  response_headers: z.record(z.string(), z.string()).nullable().meta({
+    description:
+      "The answer's headers: at most 20, each value at most 200 characters, 1 KB in all, lower-case names. Latest attempt only; null on earlier ones and without an answer.",
+  }),
   timings: z.strictObject({
     dns_ms: milliseconds,
     connect_ms: milliseconds,
@@ -128,6 +140,9 @@ export function deliveryView(delivery: Delivery): Body<typeof deliverySchema> {
       duration_ms: entry.durationMs,
       error: entry.error ?? '',
       error_class: errorClassOf(entry),
+      kind: entry.kind ?? null,
+      request_headers: entry.requestHeaders ? { ...entry.requestHeaders } : null,
+      response_headers: entry.responseHeaders ? { ...entry.responseHeaders } : null,
       timings: timingsView(entry.timings ?? NO_TIMINGS),
     })),
     next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,

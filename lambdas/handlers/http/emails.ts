@@ -178,6 +178,8 @@ const emailSchema = named(
     suppressed: z.array(z.string()).meta({ description: 'Recipients not sent to: on the suppression list.' }),
     created_at: isoTime,
     tags: z.array(z.strictObject({ name: z.string(), value: z.string() })),
+    html: z.string().nullable().meta({ description: 'The HTML body as sent; null when it had none.' }),
+    text: z.string().nullable().meta({ description: 'The plain-text body as sent; null when it had none.' }),
     events: z.array(
       z.strictObject({
         id: z.string(),
@@ -190,8 +192,11 @@ const emailSchema = named(
   }),
 );
 
-/** An email in GET /v1/emails: the Email without its history (one GET /v1/emails/:id away). */
-const emailSummarySchema = named('EmailSummary', emailSchema.omit({ events: true, events_truncated: true }));
+/** An email in GET /v1/emails: the Email without its history and bodies (one GET /v1/emails/:id away). */
+const emailSummarySchema = named(
+  'EmailSummary',
+  emailSchema.omit({ events: true, events_truncated: true, html: true, text: true }),
+);
 
 const emailList = pageSchema('EmailList', emailSummarySchema, 'emails examined');
 
@@ -266,6 +271,8 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,
+    html: email.html ?? null,
+    text: email.text ?? null,
     events: history.events.map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
     events_truncated: history.truncated,
   };
@@ -276,7 +283,7 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
  * is still from its history); the history itself is one GET /v1/emails/:id away.
  */
 export function emailListView(email: EmailWithHistory): Body<typeof emailSummarySchema> {
-  const { events: _events, events_truncated: _truncated, ...view } = emailView(email);
+  const { events: _events, events_truncated: _truncated, html: _html, text: _text, ...view } = emailView(email);
   return view;
 }
 

@@ -10,6 +10,7 @@ import type { RequestSchemas, ResponseSchemas } from './context';
 import { requestSchemas as deliveries, responseSchemas as deliveryResponses } from './deliveries';
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
+import { responseSchemas as logResponses } from './logs';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
@@ -48,6 +49,7 @@ const responses: ResponseSchemas = {
   ...contactResponses,
   ...unsubscribeResponses,
   ...usageResponses,
+  ...logResponses,
 };
 
 /** The API's operations: the manifest's routes less the dashboard's pages (HTML for people, not operations). */

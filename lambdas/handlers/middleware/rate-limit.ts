@@ -1,9 +1,11 @@
 // Counts every request against its window and stamps X-RateLimit-* on every response, errors included.
 // Callers with a valid key count in their account's DynamoDB window; everyone else in a per-IP window kept in
-// memory, so anonymous traffic (an unknown, malformed or missing key) never reaches a DynamoDB write.
+// memory, so anonymous traffic (an unknown, malformed or missing key) never reaches a DynamoDB write. The
+// dashboard's in-process calls count in neither: the dashboard counts its own pages (dashboard.ts).
 
 import type { RateLimitCounter } from '../../app/ports';
 import { consumeRequest, type RateLimitDeps } from '../../app/rate-limit';
+import { isSessionKeyId } from '../../domain/dashboard/session';
 import { RateLimitedError } from '../../domain/errors';
 import { PLANS } from '../../domain/plans';
 import { rateLimitHeaders } from '../../domain/rate-limit';
@@ -42,6 +44,8 @@ export function rateLimit(
   return {
     before: async (request) => {
       const state = request.context.sendflow;
+      // A dashboard page's API call: its page was counted in the dashboard's own window, not the keys' one.
+      if (state.principal && isSessionKeyId(state.principal.keyId)) return;
       const { subject, limit, anonymous } = windowOf(state, deps.ipLimit);
       const counter = anonymous ? deps.anonymousCounter : deps.counter;
       state.decision = await consumeRequest({ counter, clock: deps.clock }, subject, limit);

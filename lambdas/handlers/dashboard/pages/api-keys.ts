@@ -1,8 +1,9 @@
 // API keys of the session's mode: the list (hints only), create (every scope unless fewer are picked; the
-// secret shown once), revoke.
+// secret shown once), revoke (after a confirmation page naming the key).
 import { SCOPES } from '../../../domain/scopes';
-import { html } from '../http';
-import { actionButton, postForm, when } from '../layout';
+import { ApiCallError } from '../api-client';
+import { BASE, html } from '../http';
+import { confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 import { checked } from './views';
 
@@ -19,13 +20,13 @@ interface KeyItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: KeyItem[] }>('/api-keys');
   const rows = body.data.length
-    ? html`<div class="table-wrap"><table><caption>API keys (${page.mode} mode)</caption>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>API keys (${page.mode} mode)</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
 <tbody>${body.data.map(
         (
           k,
         ) => html`<tr><td>${k.name}</td><td class="mono">${k.hint}</td><td>${k.scopes.join(', ')}</td><td>${when(k.created_at)}</td>
-<td>${k.revoked_at ? `Revoked ${when(k.revoked_at)}` : actionButton(`/api-keys/${k.id}/revoke`, `Revoke ${k.name}`, page.csrf, 'danger')}</td></tr>`,
+<td>${k.revoked_at ? `Revoked ${when(k.revoked_at)}` : dangerLink(`/api-keys/${k.id}/revoke`, `Revoke ${k.name}`)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No keys in ${page.mode} mode yet.</p>`;
   const form = postForm(
@@ -59,7 +60,27 @@ async function create({ api, form }: DashboardRequest) {
   };
 }
 
-async function revoke({ api, params }: DashboardRequest) {
+/**
+ * Which key, exactly, before it goes: name, hint, scopes. The dashboard acts with the session, not a key, so
+ * revoking any key (even the one an app or this person's scripts use) leaves the dashboard working; the API
+ * refuses nothing here, and neither does the dashboard.
+ */
+async function confirmRevoke({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body } = await api.get<{ data: KeyItem[] }>('/api-keys');
+  const key = body.data.find((k) => k.id === id);
+  if (!key) throw new ApiCallError(404, 'not_found', `No API key ${id} in ${page.mode} mode.`);
+  const content = key.revoked_at
+    ? html`<p>Key ${key.name} was revoked ${when(key.revoked_at)}.</p><p><a href="${BASE}/api-keys">All keys</a></p>`
+    : html`<dl class="facts"><dt>Name</dt><dd>${key.name}</dd><dt>Key</dt><dd class="mono">${key.hint}</dd>
+<dt>Mode</dt><dd>${key.mode}</dd><dt>Scopes</dt><dd>${key.scopes.join(', ')}</dd><dt>Created</dt><dd>${when(key.created_at)}</dd></dl>
+<p>Every request made with this key (<span class="mono">${key.hint}</span>) is refused with 401 from now on, whoever uses it. This dashboard is not affected: it signs in with your session, not a key. A revoked key cannot be restored.</p>
+${confirmForm(`/api-keys/${id}/revoke`, `Revoke ${key.name}`, page.csrf, '/api-keys')}`;
+  return { title: `Revoke key ${key.name}?`, section: '/api-keys', content };
+}
+
+async function revoke({ api, params, form }: DashboardRequest) {
+  if (!isConfirmed(form)) return { to: `/api-keys/${params[0]}/revoke` };
   const { body } = await api.send<KeyItem>('DELETE', `/api-keys/${params[0]}`);
   return { to: '/api-keys', flash: { kind: 'notice' as const, text: `Key ${body.name} revoked.` } };
 }
@@ -67,5 +88,6 @@ async function revoke({ api, params }: DashboardRequest) {
 export const apiKeyRoutes = [
   route.get('api-keys', list),
   route.post('api-keys', create, () => '/api-keys'),
+  route.get(`api-keys/${ID}/revoke`, confirmRevoke),
   route.post(`api-keys/${ID}/revoke`, revoke, () => '/api-keys'),
 ];

@@ -1,6 +1,7 @@
-// Contacts: the list, add one (double opt-in: the API sends the confirmation), delete.
+// Contacts: the list, add one (double opt-in: its confirmation link is shown, for the customer to send), delete
+// (after a confirmation page).
 import { html } from '../http';
-import { actionButton, postForm, when } from '../layout';
+import { confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 
 interface ContactItem {
@@ -15,13 +16,13 @@ interface ContactItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: ContactItem[] }>('/contacts');
   const rows = body.data.length
-    ? html`<div class="table-wrap"><table><caption>Contacts</caption>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Contacts</caption>
 <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col">Actions</th></tr></thead>
 <tbody>${body.data.map(
         (
           c,
         ) => html`<tr><td>${c.email}</td><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</td><td>${c.status ?? '—'}</td>
-<td>${when(c.created_at)}</td><td>${actionButton(`/contacts/${c.id}/delete`, `Delete ${c.email}`, page.csrf, 'danger')}</td></tr>`,
+<td>${when(c.created_at)}</td><td>${dangerLink(`/contacts/${c.id}/delete`, `Delete ${c.email}`)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No contacts in ${page.mode} mode yet.</p>`;
   const form = postForm(
@@ -41,7 +42,7 @@ async function list({ api, page }: DashboardRequest) {
 }
 
 async function create({ api, form }: DashboardRequest) {
-  const { body } = await api.send<ContactItem>('POST', '/contacts', {
+  const { body } = await api.send<ContactItem & { confirmation_url: string }>('POST', '/contacts', {
     email: form.get('email') ?? '',
     ...(form.get('first_name') ? { first_name: form.get('first_name') } : {}),
     ...(form.get('last_name') ? { last_name: form.get('last_name') } : {}),
@@ -50,12 +51,24 @@ async function create({ api, form }: DashboardRequest) {
     to: '/contacts',
     flash: {
       kind: 'notice' as const,
-      text: `Contact ${body.email} added; a confirmation email asks them to subscribe.`,
+      text:
+        `Contact ${body.email} added, ${body.status ?? 'pending'} until they confirm. Sendflow sends no ` +
+        'confirmation email: put this link in your own email to them; opening it subscribes them.',
+      secret: { label: 'Confirmation link', value: body.confirmation_url },
     },
   };
 }
 
-async function remove({ api, params }: DashboardRequest) {
+async function confirmRemove({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: c } = await api.get<ContactItem>(`/contacts/${id}`);
+  const content = html`<p>The contact <span class="mono">${c.email}</span> is removed from your list. It cannot be undone.</p>
+${confirmForm(`/contacts/${id}/delete`, `Delete ${c.email}`, page.csrf, '/contacts')}`;
+  return { title: 'Delete this contact?', section: '/contacts', content };
+}
+
+async function remove({ api, params, form }: DashboardRequest) {
+  if (!isConfirmed(form)) return { to: `/contacts/${params[0]}/delete` };
   await api.send('DELETE', `/contacts/${params[0]}`);
   return { to: '/contacts', flash: { kind: 'notice' as const, text: 'Contact deleted.' } };
 }
@@ -63,5 +76,6 @@ async function remove({ api, params }: DashboardRequest) {
 export const contactRoutes = [
   route.get('contacts', list),
   route.post('contacts', create, () => '/contacts'),
+  route.get(`contacts/${ID}/delete`, confirmRemove),
   route.post(`contacts/${ID}/delete`, remove, () => '/contacts'),
 ];

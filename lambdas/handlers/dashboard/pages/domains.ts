@@ -1,6 +1,6 @@
 // Sending domains: add one, see its DNS records (with copy buttons), check them now, its status, delete it.
-import { BASE, html } from '../http';
-import { actionButton, postForm, when } from '../layout';
+import { BASE, html, type Safe } from '../http';
+import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 
 interface DomainItem {
@@ -14,7 +14,7 @@ interface DomainItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: DomainItem[] }>('/domains');
   const rows = body.data.length
-    ? html`<div class="table-wrap"><table><caption>Sending domains</caption>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Sending domains</caption>
 <thead><tr><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
 <tbody>${body.data.map(
         (d) =>
@@ -46,19 +46,25 @@ async function create({ api, form }: DashboardRequest) {
 async function detail({ api, page, params }: DashboardRequest) {
   const [id = ''] = params;
   const { body: d } = await api.get<DomainItem>(`/domains/${id}`);
-  const records = html`<div class="table-wrap"><table><caption>DNS records to publish</caption>
+  const records = html`<div class="table-wrap" tabindex="0"><table><caption>DNS records to publish</caption>
 <thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
 <tbody>${d.records.map(
-    (r, i) => html`<tr><td>${r.type}</td>
-<td><code id="rec-name-${i}">${r.name}</code> <button type="button" class="secondary" data-copy="rec-name-${i}" aria-label="Copy name of record ${i + 1}">Copy</button></td>
-<td><code id="rec-value-${i}">${r.value}</code> <button type="button" class="secondary" data-copy="rec-value-${i}" aria-label="Copy value of record ${i + 1}">Copy</button></td></tr>`,
+    (r, i) => html`<tr><td class="token">${r.type}</td>
+<td class="dns-name"><code id="rec-name-${i}">${atDots(r.name)}</code> <button type="button" class="secondary" data-copy="rec-name-${i}" aria-label="Copy name of record ${i + 1}">Copy</button></td>
+<td class="dns-value"><code id="rec-value-${i}">${r.value}</code> <button type="button" class="secondary" data-copy="rec-value-${i}" aria-label="Copy value of record ${i + 1}">Copy</button></td></tr>`,
   )}</tbody></table></div>`;
   const content = html`<p><a href="${BASE}/domains">All domains</a></p>
 <dl class="facts"><dt>Status</dt><dd id="domain-status">${d.status}</dd><dt>Added</dt><dd>${when(d.created_at)}</dd></dl>
 <div class="actions">${actionButton(`/domains/${id}/verify`, 'Verify DNS records now', page.csrf, '')}
-${actionButton(`/domains/${id}/delete`, 'Delete domain', page.csrf, 'danger')}</div>
+${dangerLink(`/domains/${id}/delete`, 'Delete domain')}</div>
 <section aria-labelledby="dns-h"><h2 id="dns-h">DNS records</h2>${records}</section>`;
   return { title: `Domain ${d.name}`, section: '/domains', content };
+}
+
+/** A record name may wrap only after a dot (never inside a label): a break opportunity after each. */
+function atDots(name: string): Safe {
+  const labels = name.split('.');
+  return html`${labels.map((label, i) => html`${label}${i < labels.length - 1 ? html`.<wbr>` : ''}`)}`;
 }
 
 async function verify({ api, params }: DashboardRequest) {
@@ -69,7 +75,16 @@ async function verify({ api, params }: DashboardRequest) {
   };
 }
 
-async function remove({ api, params }: DashboardRequest) {
+async function confirmRemove({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: d } = await api.get<DomainItem>(`/domains/${id}`);
+  const content = html`<p>The domain <span class="mono">${d.name}</span> and its DNS records are removed from Sendflow. It cannot be undone: adding it again starts a new verification.</p>
+${confirmForm(`/domains/${id}/delete`, `Delete ${d.name}`, page.csrf, `/domains/${id}`)}`;
+  return { title: `Delete domain ${d.name}?`, section: '/domains', content };
+}
+
+async function remove({ api, params, form }: DashboardRequest) {
+  if (!isConfirmed(form)) return { to: `/domains/${params[0]}/delete` };
   await api.send('DELETE', `/domains/${params[0]}`);
   return { to: '/domains', flash: { kind: 'notice' as const, text: 'Domain deleted.' } };
 }
@@ -79,5 +94,6 @@ export const domainRoutes = [
   route.post('domains', create, () => '/domains'),
   route.get(`domains/${ID}`, detail),
   route.post(`domains/${ID}/verify`, verify, ([id]) => `/domains/${id}`),
+  route.get(`domains/${ID}/delete`, confirmRemove),
   route.post(`domains/${ID}/delete`, remove, ([id]) => `/domains/${id}`),
 ];

@@ -1,10 +1,11 @@
-// Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email: recipients,
-// status, event timeline, and the webhook deliveries it caused (GET /v1/emails/:id/deliveries).
+// Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email: id, tags,
+// recipients, status, its bodies (the HTML in a sandboxed frame, the text as text), event timeline, and the
+// webhook deliveries it caused (GET /v1/emails/:id/deliveries), each with its endpoint and result.
 import { EVENT_TYPES } from '../../../domain/events';
-import { BASE, href, html } from '../http';
+import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
-import { type DeliveryItem, deliveryStatus } from './views';
+import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
 const EMAIL_STATUSES: readonly string[] = [
@@ -26,6 +27,9 @@ interface EmailItem {
   created_at: string;
   scheduled_at?: string | null;
   events?: { id: string; type: string; to: string | null; timestamp: string }[];
+  tags?: { name: string; value: string }[];
+  html?: string | null;
+  text?: string | null;
 }
 
 async function list({ api, query }: DashboardRequest) {
@@ -44,7 +48,7 @@ async function list({ api, query }: DashboardRequest) {
 <label for="email-to">Recipient</label><input id="email-to" name="to" type="email" value="${to ?? ''}">
 <div><button type="submit" class="secondary">Filter</button></div></form>`;
   const rows = body.data.length
-    ? html`<div class="table-wrap"><table><caption>Emails, newest first</caption>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Emails, newest first</caption>
 <thead><tr><th scope="col">Sent</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead>
 <tbody>${body.data.map(
         (e) => html`<tr><td><a href="${BASE}/emails/${e.id}">${when(e.created_at)}</a></td><td>${e.to.join(', ')}</td>
@@ -60,28 +64,61 @@ async function list({ api, query }: DashboardRequest) {
 
 async function detail({ api, params }: DashboardRequest) {
   const [id = ''] = params;
-  const [{ body: e }, { body: deliveries }] = await Promise.all([
+  const [{ body: e }, { body: deliveries }, { body: webhooks }] = await Promise.all([
     api.get<EmailItem>(`/emails/${id}`),
     api.get<{ data: DeliveryItem[] }>(`/emails/${id}/deliveries`),
+    api.get<{ data: WebhookItem[] }>('/webhooks'),
   ]);
+  const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
   const events = e.events?.length
     ? html`<ol>${e.events.map((ev) => html`<li>${when(ev.timestamp)}: ${ev.type}${ev.to ? ` (${ev.to})` : ''}</li>`)}</ol>`
     : html`<p>No events yet.</p>`;
   const hooks = deliveries.data.length
-    ? html`<div class="table-wrap"><table><caption>Webhook deliveries of this email</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">HTTP</th></tr></thead>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook deliveries of this email</caption>
+<thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
 <tbody>${deliveries.data.map(
         (d) => html`<tr><td><a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${d.event}</a></td>
-<td>${deliveryStatus(d.status)}</td><td>${d.status_code ?? '—'}</td></tr>`,
+<td class="url">${endpoints.get(d.webhook_id) ?? d.webhook_id}</td><td>${deliveryStatus(d.status)}</td><td>${failureText(d)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No webhook deliveries.</p>`;
+  const tags = e.tags?.length
+    ? html`<ul class="tags">${e.tags.map((t) => html`<li><span class="badge">${t.name}: ${t.value}</span></li>`)}</ul>`
+    : 'none';
+  const bodies = html`<section aria-labelledby="body-h"><h2 id="body-h">Content</h2>
+${
+  e.html
+    ? html`<h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the HTML body" src="${BASE}/emails/${e.id}/preview"></iframe>
+<p>Shown without scripts or remote images (nothing is fetched, so no open is counted).</p>`
+    : html`<p>No HTML body.</p>`
+}
+<h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>`;
   const content = html`<p><a href="${BASE}/emails">All emails</a></p>
-<dl class="facts"><dt>Status</dt><dd>${e.status}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
+<dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${e.status}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
 ${e.cc?.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${e.bcc.join(', ')}</dd>` : ''}
-<dt>Created</dt><dd>${when(e.created_at)}</dd></dl>
+<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd></dl>
+${bodies}
 <section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>
 <section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`;
   return { title: `Email: ${e.subject}`, section: '/emails', content };
 }
 
-export const emailRoutes = [route.get('emails', list), route.get(`emails/${ID}`, detail)];
+/** The HTML body alone, for the email page's frame, under PREVIEW_HEADERS (sandboxed, nothing fetched). */
+async function preview({ api, params }: DashboardRequest) {
+  const { body: e } = await api.get<EmailItem>(`/emails/${params[0] ?? ''}`);
+  return {
+    title: 'Preview',
+    section: '/emails',
+    content: html``,
+    response: {
+      statusCode: 200,
+      headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
+      body: e.html ?? '',
+    },
+  };
+}
+
+export const emailRoutes = [
+  route.get('emails', list),
+  route.get(`emails/${ID}`, detail),
+  route.get(`emails/${ID}/preview`, preview),
+];

@@ -1,4 +1,6 @@
 // The API's JSON shapes as the dashboard reads them (the fields it shows), and small shared renderings.
+import { isSuccess } from '../../../domain/webhooks/delivery';
+import { type DeliveryHealth, deliveryHealth } from '../../../domain/webhooks/delivery-health';
 import { html, type Safe } from '../http';
 
 export interface WebhookItem {
@@ -18,6 +20,9 @@ export interface AttemptItem {
   duration_ms: number;
   error: string;
   error_class?: string | null;
+  kind?: 'automatic' | 'manual' | 'test' | null;
+  request_headers?: Record<string, string> | null;
+  response_headers?: Record<string, string> | null;
 }
 
 export interface DeliveryItem {
@@ -34,6 +39,7 @@ export interface DeliveryItem {
   next_attempt_at: string | null;
   created_at: string;
   payload?: string;
+  response?: string;
 }
 
 export interface RecoveryItem {
@@ -57,3 +63,74 @@ export function deliveryStatus(status: string): Safe {
 
 /** Checkbox values of a form field, e.g. the events picked. */
 export const checked = (form: URLSearchParams, name: string) => form.getAll(name).filter(Boolean);
+
+/**
+ * How many attempts, and of which kind, in words that stay true after manual retries (never "6 of 5"): the
+ * automatic ones against the schedule's maximum, then the manual ones.
+ */
+export function attemptsText(d: Pick<DeliveryItem, 'attempts' | 'max_attempts' | 'attempt_log'>): string {
+  const manual = d.attempt_log.filter((a) => a.kind === 'manual').length;
+  const tests = d.attempt_log.filter((a) => a.kind === 'test').length;
+  const automatic = d.attempts - manual - tests;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (tests && !automatic && !manual) return plural(tests, 'test send');
+  if (manual === 0) return `${plural(d.attempts, 'attempt')} (at most ${d.max_attempts} scheduled)`;
+  return `${plural(d.attempts, 'attempt')} (${automatic} scheduled + ${manual} manual)`;
+}
+
+/** Why the latest attempt failed, in a few words: its class, or its HTTP status. */
+export function failureText(d: Pick<DeliveryItem, 'status_code' | 'attempt_log'>): string {
+  const latest = d.attempt_log.at(-1);
+  if (!latest) return '—';
+  if (latest.status_code) return String(latest.status_code);
+  return latest.error_class ? latest.error_class.replaceAll('_', ' ') : 'no answer';
+}
+
+/** A set of headers as a definition list (names in monospace). */
+export function headerList(headers: Record<string, string> | null | undefined, label: string): Safe {
+  const entries = Object.entries(headers ?? {});
+  if (!entries.length) return html`<p>${label}: none recorded.</p>`;
+  return html`<dl class="headers" aria-label="${label}">${entries.map(
+    ([name, value]) => html`<dt class="mono">${name}</dt><dd class="mono">${value}</dd>`,
+  )}</dl>`;
+}
+
+/** The newest deliveries of a webhook as the API lists them, read by the health rules (as the use case does). */
+export function healthOfItems(newestFirst: readonly DeliveryItem[], nowMs: number): DeliveryHealth {
+  return deliveryHealth(
+    newestFirst.map((d) => ({
+      createdAt: Date.parse(d.created_at),
+      attempts: d.attempt_log.map((a) => ({
+        at: Date.parse(a.at),
+        ok: isSuccess({ statusCode: a.status_code || null, error: a.error || null }),
+        errorClass: a.error_class ?? null,
+      })),
+    })),
+    nowMs,
+  );
+}
+
+const HEALTH_LABELS = { healthy: 'Healthy', failing: 'Failing', quiet: 'No recent deliveries' } as const;
+
+/** The state badge: Paused wins; then Failing, Healthy or quiet (never "Active" for an endpoint that fails). */
+export function healthBadge(active: boolean, health: DeliveryHealth | null): Safe {
+  if (!active) return html`<span class="badge health">Paused</span>`;
+  if (!health) return html`<span class="badge health">Active</span>`;
+  return html`<span class="badge health health-${health.state}">${HEALTH_LABELS[health.state]}</span>`;
+}
+
+/** "83% of 12 attempts", or a dash without attempts in the window. */
+export function successRateText(health: DeliveryHealth): string {
+  if (health.successRate24h === null) return '—';
+  const n = health.attempts24h;
+  return `${Math.round(health.successRate24h * 100)}% of ${n} attempt${n === 1 ? '' : 's'}`;
+}
+
+export function lastFailureText(health: DeliveryHealth): string {
+  if (health.lastFailureAt === null) return 'none';
+  const when = new Date(health.lastFailureAt)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+  return `${when}${health.lastFailureClass ? ` (${health.lastFailureClass.replaceAll('_', ' ')})` : ''}`;
+}

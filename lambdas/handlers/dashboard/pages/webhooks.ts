@@ -2,14 +2,33 @@
 // delivery log with its status filter and paging, recovery jobs); one delivery (attempt timeline, exact payload,
 // retry, with a 409 explained).
 import { EVENT_TYPES } from '../../../domain/events';
+import { HEALTH_SAMPLE } from '../../../domain/webhooks/delivery-health';
 import { FORMATS } from '../../../domain/webhooks/format';
 import { ApiCallError } from '../api-client';
 import { BASE, href, html, type Safe } from '../http';
-import { actionButton, postForm, when } from '../layout';
+import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
-import { checked, type DeliveryItem, deliveryStatus, type RecoveryItem, type WebhookItem } from './views';
+import {
+  attemptsText,
+  checked,
+  type DeliveryItem,
+  deliveryStatus,
+  failureText,
+  headerList,
+  healthBadge,
+  healthOfItems,
+  lastFailureText,
+  type RecoveryItem,
+  successRateText,
+  type WebhookItem,
+} from './views';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** The list shows the health of this many webhooks (one bounded log read each); the rest, on their own page. */
+const HEALTH_ON_LIST = 10;
+/** One webhook's newest deliveries, the health sample (HEALTH_SAMPLE, one API page). */
+const healthSample = (api: DashboardRequest['api'], id: string) =>
+  api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: String(HEALTH_SAMPLE) });
 /** Grace periods offered when rotating (seconds); the API allows any up to its maximum. */
 const GRACE_PERIODS = [
   [0, 'None: the old secret stops at once'],
@@ -24,15 +43,19 @@ function eventPicker(selected: readonly string[], legend: string): Safe {
   )}</fieldset>`;
 }
 
-async function list({ api, page }: DashboardRequest) {
+async function list({ api, page, now }: DashboardRequest) {
   const { body } = await api.get<{ data: WebhookItem[] }>('/webhooks');
+  const samples = await Promise.all(body.data.slice(0, HEALTH_ON_LIST).map((w) => healthSample(api, w.id)));
+  const healths = samples.map((sample) => healthOfItems(sample.body.data, now));
   const rows = body.data.length
-    ? html`<div class="table-wrap"><table><caption>Webhook endpoints</caption>
-<thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Created</th></tr></thead>
-<tbody>${body.data.map(
-        (w) => html`<tr><td><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${w.events.join(', ')}</td>
-<td>${w.active ? 'Active' : 'Paused'}</td><td>${when(w.created_at)}</td></tr>`,
-      )}</tbody></table></div>`
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook endpoints</caption>
+<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Deliveries (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
+<tbody>${body.data.map((w, i) => {
+        const health = healths[i] ?? null;
+        return html`<tr><td class="url"><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${healthBadge(w.active, health)}</td>
+<td>${health ? successRateText(health) : 'on its page'}</td><td>${health ? health.deliveries24h : '—'}</td>
+<td>${health ? lastFailureText(health) : '—'}</td><td>${w.events.join(', ')}</td></tr>`;
+      })}</tbody></table></div>`
     : html`<p>No webhooks in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/webhooks',
@@ -70,23 +93,32 @@ async function create({ api, form }: DashboardRequest) {
   };
 }
 
-async function detail({ api, page, params, query }: DashboardRequest) {
+async function detail({ api, page, params, query, now }: DashboardRequest) {
   const [id = ''] = params;
   const status = DELIVERY_STATUSES.find((s) => s === query.status);
   const after = query.after;
-  const [{ body: hook }, { body: log }, { body: jobs }] = await Promise.all([
+  const filtered = Boolean(status || after);
+  const [{ body: hook }, { body: sample }, { body: jobs }, paged] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
-    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, {
-      limit: '20',
-      status,
-      after,
-    }),
+    healthSample(api, id),
     api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
+    // The newest page is the health sample's head: a second read only for a filter or an older page.
+    filtered
+      ? api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, {
+          limit: '20',
+          status,
+          after,
+        })
+      : null,
   ]);
+  const log = paged?.body ?? { data: sample.data.slice(0, 20), has_more: sample.data.length > 20 || sample.has_more };
+  const health = healthOfItems(sample.data, now);
   const { csrf } = page;
   const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd>
 <dt>Format</dt><dd>${hook.format ?? 'standard'}</dd><dt>Description</dt><dd>${hook.description || '—'}</dd>
-<dt>State</dt><dd>${hook.active ? 'Active' : 'Paused'}</dd><dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>
+<dt>State</dt><dd>${healthBadge(hook.active, health)}</dd><dt>Success (24 h)</dt><dd>${successRateText(health)}</dd>
+<dt>Deliveries (24 h)</dt><dd>${health.deliveries24h}${health.sampled ? ` (of the newest ${HEALTH_SAMPLE})` : ''}</dd>
+<dt>Last failure</dt><dd>${lastFailureText(health)}</dd><dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>
 <div class="actions">${actionButton(`/webhooks/${id}/test`, 'Send test event', csrf, '')}
 ${actionButton(`/webhooks/${id}/${hook.active ? 'pause' : 'resume'}`, hook.active ? 'Pause' : 'Resume', csrf)}</div>`;
   const edit = postForm(
@@ -110,13 +142,13 @@ ${eventPicker(hook.events, 'Events')}<div><button type="submit">Save changes</bu
     (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
   )}</select><button type="submit" class="secondary">Filter</button></form>`;
   const rows = log.data.length
-    ? html`<div class="table-wrap"><table><caption>Deliveries${status ? ` (${status})` : ''}</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">HTTP</th></tr></thead>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Deliveries${status ? ` (${status})` : ''}</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Result</th></tr></thead>
 <tbody>${log.data.map(
         (
           d,
         ) => html`<tr><td><a href="${BASE}/webhooks/${id}/deliveries/${d.id}">${when(d.created_at)}</a></td><td>${d.event}</td>
-<td>${deliveryStatus(d.status)}</td><td>${d.attempts}</td><td>${d.status_code ?? '—'}</td></tr>`,
+<td>${deliveryStatus(d.status)}</td><td>${d.attempts}</td><td>${failureText(d)}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No deliveries${status ? ` with status ${status}` : ''}.</p>`;
   const older =
@@ -140,7 +172,7 @@ ${eventPicker(hook.events, 'Events')}<div><button type="submit">Save changes</bu
           html`<li><a href="${BASE}/webhooks/${id}/recoveries/${job.id}">${when(job.created_at)}</a>: ${job.status}, ${job.attempted} attempted of ${job.total}</li>`,
       )}</ul>`
     : '';
-  const danger = actionButton(`/webhooks/${id}/delete`, 'Delete webhook', csrf, 'danger');
+  const danger = dangerLink(`/webhooks/${id}/delete`, 'Delete webhook');
   const content = html`${facts}
 <section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}${older}${newest}</section>
 <section aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>${edit}</section>
@@ -168,7 +200,17 @@ const setActive =
     };
   };
 
-async function remove({ api, params }: DashboardRequest) {
+async function confirmRemove({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
+  const content = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd></dl>
+<p>Deleting stops every delivery to this endpoint at once, scheduled retries included. It cannot be undone.</p>
+${confirmForm(`/webhooks/${id}/delete`, 'Delete webhook', page.csrf, `/webhooks/${id}`)}`;
+  return { title: 'Delete this webhook?', section: '/webhooks', content };
+}
+
+async function remove({ api, params, form }: DashboardRequest) {
+  if (!isConfirmed(form)) return { to: `/webhooks/${params[0]}/delete` };
   await api.send('DELETE', `/webhooks/${params[0]}`);
   return { to: '/webhooks', flash: { kind: 'notice' as const, text: 'Webhook deleted.' } };
 }
@@ -203,20 +245,32 @@ async function rotate({ api, params, form }: DashboardRequest) {
 
 async function delivery({ api, page, params }: DashboardRequest) {
   const [id = '', deliveryId = ''] = params;
-  const { body: d } = await api.get<DeliveryItem>(`/webhooks/${id}/deliveries/${deliveryId}`);
+  const [{ body: d }, { body: hook }] = await Promise.all([
+    api.get<DeliveryItem>(`/webhooks/${id}/deliveries/${deliveryId}`),
+    api.get<WebhookItem>(`/webhooks/${id}`),
+  ]);
   const timeline = d.attempt_log.length
-    ? html`<div class="table-wrap"><table><caption>Attempts</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">HTTP status</th><th scope="col">Duration</th><th scope="col">Error</th></tr></thead>
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Attempts</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Kind</th><th scope="col">HTTP status</th><th scope="col">Duration</th><th scope="col">Error</th></tr></thead>
 <tbody>${d.attempt_log.map(
         (a) =>
-          html`<tr><td>${when(a.at)}</td><td>${a.status_code || 'none'}</td><td>${a.duration_ms} ms</td><td>${a.error || '—'}${a.error_class ? html` <span class="badge">${a.error_class}</span>` : ''}</td></tr>`,
+          html`<tr><td>${when(a.at)}</td><td>${a.kind ?? '—'}</td><td>${a.status_code || 'none'}</td><td>${a.duration_ms} ms</td><td>${a.error || '—'}${a.error_class ? html` <span class="badge">${a.error_class}</span>` : ''}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No attempt yet.</p>`;
+  const latest = d.attempt_log.at(-1);
+  const exchange = latest
+    ? html`<section aria-labelledby="exchange-h"><h2 id="exchange-h">Latest attempt: request and response</h2>
+<p>Headers are kept for the latest attempt only (the signing secret itself is never sent).</p>
+<h3>Request</h3><p class="mono">POST ${hook.url}</p>${headerList(latest.request_headers, 'Request headers')}
+<h3>Response</h3><p>${latest.status_code ? html`HTTP ${latest.status_code}` : html`No answer: ${latest.error || '—'}`}</p>
+${headerList(latest.response_headers, 'Response headers')}
+<p>Body (first 500 characters):</p><pre id="response-body" tabindex="0">${d.response || '(empty)'}</pre></section>`
+    : '';
   const content = html`<p><a href="${BASE}/webhooks/${id}">Back to the webhook</a></p>
-<dl class="facts"><dt>Event</dt><dd>${d.event}</dd><dt>Status</dt><dd>${deliveryStatus(d.status)}</dd>
-<dt>Attempts</dt><dd>${d.attempts} of ${d.max_attempts}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl>
+<dl class="facts"><dt>Endpoint</dt><dd class="mono">${hook.url}</dd><dt>Event</dt><dd>${d.event}</dd><dt>Status</dt><dd>${deliveryStatus(d.status)}</dd>
+<dt>Attempts</dt><dd>${attemptsText(d)}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl>
 <div class="actions">${actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, '')}</div>
-<section aria-labelledby="attempts-h"><h2 id="attempts-h">Attempt timeline</h2>${timeline}</section>
+<section aria-labelledby="attempts-h"><h2 id="attempts-h">Attempt timeline</h2>${timeline}</section>${exchange}
 <section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" tabindex="0">${pretty(d.payload ?? '')}</pre>
 <button type="button" class="secondary" data-copy="payload">Copy payload</button></section>`;
   return { title: `Delivery ${d.id}`, section: '/webhooks', content };
@@ -301,6 +355,7 @@ export const webhookRoutes = [
   route.post(`webhooks/${ID}`, update, back),
   route.post(`webhooks/${ID}/pause`, setActive(false), back),
   route.post(`webhooks/${ID}/resume`, setActive(true), back),
+  route.get(`webhooks/${ID}/delete`, confirmRemove),
   route.post(`webhooks/${ID}/delete`, remove, back),
   route.post(`webhooks/${ID}/test`, test, back),
   route.post(`webhooks/${ID}/rotate`, rotate, back),
