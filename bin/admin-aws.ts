@@ -105,7 +105,7 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     return {
       dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
       // The stage's retention is its functions' setting (sendflow:emailRetentionDays): the operator gives the same
-      // SF_EMAIL_RETENTION_DAYS to the command (docs/runbook.md, "Upgrading emails").
+      // SF_EMAIL_RETENTION_DAYS to the command (docs/runbook.md, "Splitting emails into parts, and email retention").
       upgradeEmails: async () => ({
         ...(await upgradeEmails(documentClient(dynamo), tables, { retentionSeconds: emailRetentionDays() * 86_400 })),
         statuses: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),

@@ -94,7 +94,7 @@ describe('tables', () => {
     }
   });
 
-  it("keeps an email's body, links and recipient states in emailParts (emailId + part), with its own byOutbox", () => {
+  it("keeps an email's body, links and recipient states in emailParts (emailId + part), with its own outbox index (keys and events)", () => {
     const parts = tableFor('emailParts').Properties;
     expect(parts.KeySchema).toEqual([
       { AttributeName: 'emailId', KeyType: 'HASH' },
@@ -102,7 +102,7 @@ describe('tables', () => {
     ]);
     expect(parts.BillingMode).toBe('PAY_PER_REQUEST');
     expect((parts.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual([
-      'byOutbox',
+      'byOutboxEvents',
     ]);
   });
 

@@ -69,7 +69,7 @@ async function walk(key: string, limit: number, filter = ''): Promise<{ ids: str
 const newestFirst = (ids: readonly string[]) => [...ids].sort().reverse();
 
 describe('GET /v1/emails', () => {
-  it('lists the caller’s emails newest first, each as GET /v1/emails/:id shows it (without its events)', async () => {
+  it('lists the caller’s emails newest first, each as GET /v1/emails/:id shows it (without its events and bodies)', async () => {
     // Arrange
     const { key } = await rt.newKey();
     const sent: string[] = [];
@@ -84,10 +84,12 @@ describe('GET /v1/emails', () => {
     expect(page.has_more).toBe(false);
     expect(page.data.map((e) => e.id)).toEqual(newestFirst(sent));
     for (const item of page.data) {
-      const { events, events_truncated, ...single } = await json<EmailView>(
-        await rt.call(`/emails/${item.id}`, { key }),
-      );
+      const { events, events_truncated, html, text, ...single } = await json<
+        EmailView & { html: unknown; text: unknown }
+      >(await rt.call(`/emails/${item.id}`, { key }));
       expect(events).toBeDefined();
+      expect(html).toBe('<p>x</p>');
+      expect(item).not.toHaveProperty('html');
       expect(events_truncated).toBe(false);
       expect(item).toEqual(single);
       expect(item.status).toBe('delivered');

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       dataDir: '.data',
       dataDirWaitSeconds: 30,
+      emailRetentionSeconds: 30 * 86_400,
       seed: true,
       localHttp: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, bodyIdleTimeoutMs: 10_000 },
       tables: tablesNamed('prod'),
