@@ -873,20 +873,27 @@ export class InMemoryEmailRepository implements EmailRepository {
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const examined = candidates.slice(0, examine);
     const matching = examined.filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to));
-    // The bodies and headers are never read for a listing (the list view shows none of them).
-    const listed = async (e: EmailRecord): Promise<EmailRecord | null> => {
-      const email = await this.get(e.id);
-      if (!email) return null;
-      const { html: _html, text: _text, ...rest } = email;
-      return { ...rest, headers: {} };
-    };
-    const page = (await Promise.all(matching.slice(0, query.limit).map(listed))).filter(
-      (e): e is EmailRecord => e !== null,
+    const page = await this.listedByIds(
+      tenant,
+      matching.slice(0, query.limit).map((e) => e.id),
     );
     if (matching.length > query.limit) return { items: page, hasMore: true };
     const last = examined.at(-1);
     if (candidates.length > examined.length && last) return { items: page, hasMore: true, resumeAfter: last.id };
     return { items: page, hasMore: false };
+  }
+
+  async listedByIds(tenant: Tenant, ids: readonly string[], to?: string): Promise<EmailRecord[]> {
+    const listed: EmailRecord[] = [];
+    for (const id of ids) {
+      const email = await this.get(id);
+      if (!email || email.accountId !== tenant.accountId || email.mode !== tenant.mode) continue;
+      if (to !== undefined && !recipients(email).some((r) => bareAddress(r) === to)) continue;
+      // The bodies and headers are never read for a listing (the list view shows none of them).
+      const { html: _html, text: _text, ...rest } = email;
+      listed.push({ ...rest, headers: {} });
+    }
+    return listed;
   }
 
   async decideBatch(

@@ -556,7 +556,7 @@ export class DynamoEmailRepository implements EmailRepository {
       examined += ids.length;
       lastExamined = ids.at(-1) ?? lastExamined;
       if (lastExamined !== undefined) cursor = { tenant: key, id: lastExamined };
-      items.push(...(await this.listed(tenant, ids, query.to)));
+      items.push(...(await this.listedByIds(tenant, ids, query.to)));
     }
     if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
     if (more && lastExamined !== undefined) return { items, hasMore: true, resumeAfter: lastExamined };
@@ -564,7 +564,7 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   /** The emails under these ids, in their order, without bodies; those of the tenant that match `to` only. */
-  private async listed(tenant: Tenant, ids: readonly string[], to: string | undefined): Promise<EmailRecord[]> {
+  async listedByIds(tenant: Tenant, ids: readonly string[], to?: string): Promise<EmailRecord[]> {
     if (ids.length === 0) return [];
     const rows = await batchGetAll(
       this.doc,

@@ -3,10 +3,8 @@
 // as events arrive), then those emails: its work does not grow with the account. `queued` (no event yet, so never
 // indexed) goes through the emails in chunks until the page is full or `listExamineCap` emails were examined
 // (then it answers what matched, with where to go on).
-import { bareAddress, recipients } from '../../domain/email/email';
 import { emailStatus } from '../../domain/email/status';
 import type { Tenant } from '../webhooks/ports';
-import { sameTenant } from '../webhooks/ports';
 import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRepository } from './ports';
 import { type EmailWithHistory, withHistory } from './read-email';
 
@@ -14,7 +12,7 @@ import { type EmailWithHistory, withHistory } from './read-email';
 export const STATUS_FILTER_CHUNK = 50;
 
 export interface ListEmailsDeps {
-  readonly emails: Pick<EmailRepository, 'list' | 'get'>;
+  readonly emails: Pick<EmailRepository, 'list' | 'listedByIds'>;
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus'>;
   /** The most emails one request examines, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly listExamineCap?: number;
@@ -91,8 +89,8 @@ const QUEUED = 'queued';
 export const STATUS_INDEX_EXAMINE = 100;
 
 /**
- * Pages of the status index, then those emails (each checked: the tenant, the `to` filter, and the status its
- * history gives now, since an index entry can trail a newer event by a moment), until the page is full or
+ * Pages of the status index, then those emails without their bodies (the tenant's, matching `to`, one batched
+ * read) and their histories, keeping those whose status the history gives now, until the page is full or
  * STATUS_INDEX_EXAMINE entries were examined (then it answers what matched, with where to go on).
  */
 async function listByStatusIndex(
@@ -111,28 +109,15 @@ async function listByStatusIndex(
       limit: take,
       ...(after !== undefined ? { after } : {}),
     });
-    const read = await Promise.all(page.ids.map((id) => matching(deps, tenant, id, query.to, status)));
-    items.push(...read.filter((found): found is EmailWithHistory => found !== null));
+    const emails = await deps.emails.listedByIds(tenant, page.ids, query.to);
+    const read = await Promise.all(emails.map((email) => withHistory(deps, email)));
+    // An index entry can trail a newer event by a moment: the history decides.
+    items.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
     examined += page.ids.length;
     after = page.ids.at(-1) ?? after;
     more = page.hasMore;
   }
   return { items, hasMore: more, nextAfter: more ? (after ?? null) : null };
-}
-
-/** The email under an index entry, if it is the tenant's, matches `to` and has the status now. */
-async function matching(
-  deps: ListEmailsDeps,
-  tenant: Tenant,
-  id: string,
-  to: string | undefined,
-  status: string,
-): Promise<EmailWithHistory | null> {
-  const email = await deps.emails.get(id);
-  if (!email || !sameTenant(email, tenant)) return null;
-  if (to !== undefined && !recipients(email).some((r) => bareAddress(r) === to)) return null;
-  const found = await withHistory(deps, email);
-  return statusOf(found.email, found.history.events) === status ? found : null;
 }
 
 /** Where the next page starts: where a capped read stopped, else after the page's last item. */

@@ -96,6 +96,11 @@ export interface EmailRepository {
    */
   list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage>;
   /**
+   * The emails under these ids, in their order, as a listing shows them (never their bodies): only the tenant's,
+   * and with `to`, only those with that recipient (bare, lower-cased). One batched read, whatever they hold.
+   */
+  listedByIds(tenant: Tenant, ids: readonly string[], to?: string): Promise<EmailRecord[]>;
+  /**
    * Decides a batch's fate once (one conditional write): `committed` with its events (email.scheduled of its
    * emails) once every email is stored, `aborted` when the batch failed. Returns the state that holds (the
    * first decision wins) and, when this call committed it, the events to relay.
