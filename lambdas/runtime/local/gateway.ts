@@ -9,6 +9,7 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import type { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runtime-authorizer-cache';
 import { bearerToken, hashApiKey, parseApiKey } from '../../domain/api-keys';
 import { PayloadTooLargeError } from '../../domain/errors';
@@ -96,6 +97,8 @@ export interface GatewayOptions {
    * else there is a 404, as any unknown path.
    */
   readonly adminToken?: string;
+  /** Each account's requests run through these (KeyedSlots): one tenant's burst takes a bounded share. */
+  readonly accountSlots?: KeyedSlots;
 }
 
 export interface GatewayTimeouts {
@@ -176,6 +179,7 @@ export function createGateway(options: GatewayOptions) {
     // 401 itself; the API Lambda does that here, with rate-limit headers (it finds no key).
     const key = headerValue(event.headers, 'authorization');
     let readable = match.kind === 'route' && match.route.access === 'public';
+    let account: string | undefined;
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
@@ -183,7 +187,21 @@ export function createGateway(options: GatewayOptions) {
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;
+      if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
     }
+    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn.
+    const slots = options.accountSlots;
+    return slots && account
+      ? slots.run(account, () => serve(req, event, readable, requestId))
+      : serve(req, event, readable, requestId);
+  }
+
+  async function serve(
+    req: IncomingMessage,
+    event: APIGatewayProxyEvent,
+    readable: boolean,
+    requestId: string,
+  ): Promise<Answer> {
     // Only a request that will be served has its body read: a refused one (401, 404, 405) is answered
     // from its headers, and its connection closed rather than drained.
     if (readable) {

@@ -11,6 +11,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { QueueJournal } from '../../adapters/in-process/journal';
+import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
@@ -60,6 +61,8 @@ export interface LocalRuntime {
   readonly services: Services;
   /** The gateway's authorizer result cache (its size, for tests of its bound). */
   readonly authorizerCache: AuthorizerResultCache;
+  /** Each account's requests in flight at the gateway (at most LOCAL_ACCOUNT_CONCURRENCY). */
+  readonly accountSlots: KeyedSlots;
   readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
   stop(): Promise<void>;
 }
@@ -95,6 +98,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     },
   });
   const authorizerCache = new AuthorizerResultCache();
+  const accountSlots = new KeyedSlots(LOCAL_ACCOUNT_CONCURRENCY);
   // After dynalite: it has made (or refused) the data directory, with a clear error.
   makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
@@ -185,6 +189,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       maxBodyBytes: config.maxBodyBytes,
       bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
       adminToken,
+      accountSlots,
     });
     server = createGatewayServer(async (req, res) => {
       if (!closing) return gateway(req, res);
@@ -209,6 +214,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       ...(defaultAccountId ? { defaultAccountId } : {}),
       services,
       authorizerCache,
+      accountSlots,
       queues: local,
       async stop() {
         closing = true;
@@ -250,7 +256,12 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   sends: 8,
 };
 
-/** A queue journaled in `<dataDir>/queues/<queue>.journal` (memory only for an in-memory store). */
+/**
+ * API requests of one account the local gateway serves at once; its others wait their turn (KeyedSlots). One
+ * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
+ */
+export const LOCAL_ACCOUNT_CONCURRENCY = 4;
+
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
   return <A extends unknown[], R>(handler: (...args: A) => Promise<R>) =>
