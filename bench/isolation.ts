@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { benchConfig, positiveInt, printTable } from './report';
+import { benchConfig, percentile, positiveInt, printTable } from './report';
 
 const EMAILS = positiveInt('BENCH_EMAILS', 60);
 const FLOOD = positiveInt('BENCH_FLOOD', 200);
@@ -78,11 +78,6 @@ async function measure(runtime: LocalRuntime, headers: Record<string, string>, a
     await new Promise((r) => setTimeout(r, GAP_MS));
   }
   return latencies;
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
-// What the benchmarks share: aligned text tables, positive whole numbers from the environment, and the local
-// runtime's configuration they start it with.
+// What the benchmarks share: aligned text tables, percentiles, positive whole numbers from the environment, and
+// the local runtime's configuration they start it with.
 import { type Config, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
 
 /** The local runtime on a free port, quiet, with no seeded account; `env` adds to or overrides that. */
@@ -23,4 +23,10 @@ export function positiveInt(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive whole number, not ${raw}`);
   return value;
+}
+
+/** Nearest-rank percentile, `percent` from 0 to 100; NaN for no values. */
+export function percentile(values: readonly number[], percent: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((percent / 100) * sorted.length) - 1))] ?? Number.NaN;
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
 import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
-import { benchConfig, positiveInt, printTable } from './report';
+import { benchConfig, percentile, positiveInt, printTable } from './report';
 
 const WINDOW_MS = positiveInt('BENCH_WINDOW_MS', 6_000);
 const GOAL_MS = 250;
@@ -99,11 +99,6 @@ async function measure(b: Tenant, arrivals: Map<string, number>) {
   }
   await Promise.all([apiLoop, ...pending]);
   return { api, delivery };
-}
-
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
 /** Runs `attack` until stopped; each loop is one round of the attacker's requests. */

@@ -62,6 +62,7 @@ import type {
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../lambdas/app/telemetry';
 import type {
   Claim,
+  ClaimExpectation,
   Delivery,
   DeliveryJob,
   DeliveryKey,
@@ -93,7 +94,7 @@ import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/err
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
 import type { RateWindow } from '../../lambdas/domain/rate-limit';
-import { type AttemptOutcome, type DeliveryStatus, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
+import { type AttemptOutcome, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
 import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 
 export class InMemoryAccountRepository implements AccountRepository {
@@ -291,18 +292,7 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     return true;
   }
 
-  async claim(
-    webhookId: string,
-    id: string,
-    expect: {
-      attemptsBefore: number;
-      statuses: readonly DeliveryStatus[];
-      nowMs: number;
-      claimedBefore?: number;
-      retriedBefore?: number;
-    },
-    claim: Claim,
-  ): Promise<Delivery | null> {
+  async claim(webhookId: string, id: string, expect: ClaimExpectation, claim: Claim): Promise<Delivery | null> {
     const key = `${webhookId}#${id}`;
     const current = this.items.get(key);
     if (!current || current.attempts !== expect.attemptsBefore || !expect.statuses.includes(current.status))

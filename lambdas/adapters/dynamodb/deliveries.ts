@@ -16,6 +16,7 @@ import {
 import * as z from 'zod';
 import {
   type Claim,
+  type ClaimExpectation,
   DELIVERY_LIST_EXAMINE,
   type Delivery,
   type DeliveryKey,
@@ -154,18 +155,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     );
   }
 
-  async claim(
-    webhookId: string,
-    id: string,
-    expect: {
-      attemptsBefore: number;
-      statuses: readonly DeliveryStatus[];
-      nowMs: number;
-      claimedBefore?: number;
-      retriedBefore?: number;
-    },
-    claim: Claim,
-  ): Promise<Delivery | null> {
+  async claim(webhookId: string, id: string, expect: ClaimExpectation, claim: Claim): Promise<Delivery | null> {
     const statuses = Object.fromEntries(expect.statuses.map((status, i) => [`:s${i}`, status]));
     const since = expect.claimedBefore;
     // Single-flight manual retries: no attempt was in flight when the request arrived, nor claimed since.

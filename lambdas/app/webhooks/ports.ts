@@ -152,6 +152,15 @@ export interface DeliveryListQuery {
   readonly examine?: number;
 }
 
+/** What a claim of a delivery's next attempt expects of the row (DeliveryRepository.claim). */
+export interface ClaimExpectation {
+  readonly attemptsBefore: number;
+  readonly statuses: readonly DeliveryStatus[];
+  readonly nowMs: number;
+  readonly claimedBefore?: number;
+  readonly retriedBefore?: number;
+}
+
 export interface DeliveryRepository {
   /** Creates the row already claimed for its first attempt; false when it exists (a duplicate job). */
   createClaimed(delivery: Delivery): Promise<boolean>;
@@ -163,18 +172,7 @@ export interface DeliveryRepository {
    * after `retriedBefore`. Stores `claimedAt` = `nowMs`, and `retriedAt` = `nowMs` for a manual retry.
    * Returns the claimed row, or null when someone else has it.
    */
-  claim(
-    webhookId: string,
-    id: string,
-    expect: {
-      attemptsBefore: number;
-      statuses: readonly DeliveryStatus[];
-      nowMs: number;
-      claimedBefore?: number;
-      retriedBefore?: number;
-    },
-    claim: Claim,
-  ): Promise<Delivery | null>;
+  claim(webhookId: string, id: string, expect: ClaimExpectation, claim: Claim): Promise<Delivery | null>;
   /** Stores the attempt's result, only if the claim for that attempt is still held. */
   record(delivery: Delivery, claimedAttempt: number): Promise<boolean>;
   get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null>;
