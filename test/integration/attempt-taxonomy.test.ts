@@ -14,6 +14,8 @@ interface AttemptView {
   error: string;
   error_class: string | null;
   timings: { dns_ms: number | null; connect_ms: number | null; tls_ms: number | null; ttfb_ms: number | null };
+  request_headers?: Record<string, string> | null;
+  response_headers?: Record<string, string> | null;
 }
 interface DeliveryView {
   id: string;
@@ -105,6 +107,22 @@ describe('attempt_log error_class and timings', () => {
     // A kept-alive socket from an earlier attempt has no connect phase: either is right here.
     expect(timings?.connect_ms === null || typeof timings?.connect_ms === 'number').toBe(true);
     expect(timings?.ttfb_ms).toEqual(expect.any(Number));
+  });
+
+  it('keeps the headers of a failed attempt (what was sent, what came back), never of a success (row size)', async () => {
+    // Arrange
+    const hookId = await newWebhook(`${receiver.url}/headers`);
+    receiver.answer({ kind: 'status', status: 500, body: 'boom' });
+    const [failed] = (await testSend(hookId)).attempt_log;
+    receiver.answer({ kind: 'status', status: 200, body: 'ok' });
+
+    // Act
+    const [succeeded] = (await testSend(hookId)).attempt_log;
+
+    // Assert
+    expect(failed?.request_headers).toEqual(expect.objectContaining({ 'webhook-id': expect.any(String) }));
+    expect(failed?.response_headers).toEqual(expect.objectContaining({ 'content-type': 'text/plain' }));
+    expect(succeeded).toMatchObject({ status_code: 200, request_headers: null, response_headers: null });
   });
 
   it('a slow receiver: timeout after the attempt deadline, no ttfb', async () => {

@@ -9,6 +9,7 @@ import {
   type AttemptOutcome,
   afterAttempt,
   type DeliveryStatus,
+  isSuccess,
   NO_TIMINGS,
   type Transition,
 } from '../../domain/webhooks/delivery';
@@ -54,7 +55,10 @@ export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | nu
 
 const ATTEMPT_LOG_LIMIT = 50;
 
-/** Headers are kept on the latest attempt only: the row stays within about 1 KB more than before them. */
+/**
+ * Headers are kept on the latest attempt only, and only when it failed: a row stays within about 1 KB more than
+ * before them while it has an exchange worth reading, and a delivered row keeps its size (one write unit).
+ */
 function withoutHeaders(entry: AttemptRecord): AttemptRecord {
   const { requestHeaders: _sent, responseHeaders: _answered, ...rest } = entry;
   return rest;
@@ -298,7 +302,11 @@ async function makeAttempt(
     transition = afterAttempt(delivery.attempts, outcome, 'manual', deps.policy);
   }
   const { response, ...outcomeEntry } = outcome;
-  const entry: AttemptRecord = { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}) };
+  // The exchange's headers explain a failure; a success's would only grow the row past 1 KB (2 write units).
+  const failedEntry = !isSuccess(outcome);
+  const entry: AttemptRecord = failedEntry
+    ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}) }
+    : { ...withoutHeaders(outcomeEntry), kind };
   const { claim: _released, expiresAt: _expiry, ...rest } = delivery;
   const final = transition.status !== 'pending';
   const next: Delivery = {
