@@ -3,7 +3,9 @@
 // adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
 // (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
+import { DynamoEmailBodyStore } from '../lambdas/adapters/dynamodb/email-bodies';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { documentClient } from '../lambdas/runtime/document-client';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
 import { readDeployment } from './cost/deployment';
@@ -72,6 +74,8 @@ async function main(): Promise<void> {
   const runtime = await startLocalRuntime(config, {
     dynamoPreload: WRITE_LOG_URL,
     instrument: (c) => meter.instrument(c),
+    // Bodies where AWS keeps them (the emailParts table), not the local data directory's files: priced as written.
+    emailBodies: (client) => new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
   });
   meter.attach(runtime);
   meter.oneBatchAtATime('deliveries');
