@@ -132,13 +132,13 @@ describe('webhookDeliveryHealth (use case)', () => {
 });
 
 describe('attempt records', () => {
-  it('keep their kind, and the headers sent and answered on the latest attempt only', async () => {
+  it('keep their kind, and the headers sent and answered on the latest attempt only, when it failed', async () => {
     const { webhooks, deliveries, sender, deps, clock } = setup();
     await webhooks.create(HOOK);
     sender.answers({ statusCode: 500, error: 'HTTP 500', responseHeaders: { 'content-type': 'text/plain' } });
     const made = await testWebhook(deps, TENANT, HOOK.id);
     clock.advance(5_000);
-    sender.answers({ statusCode: 200, error: null, responseHeaders: { 'x-answer': 'second' } });
+    sender.answers({ statusCode: 503, error: 'HTTP 503', responseHeaders: { 'x-answer': 'second' } });
     await retryDelivery(deps, TENANT, HOOK.id, made.id, clock.now());
 
     const stored = deliveries.items.get(`${HOOK.id}#${made.id}`);
@@ -151,6 +151,16 @@ describe('attempt records', () => {
       expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature']),
     );
     expect(JSON.stringify(second?.requestHeaders)).not.toContain(HOOK.secret);
+
+    // A success keeps none (its row stays one write unit), and the failure before it no longer does either.
+    clock.advance(5_000);
+    sender.answers({ statusCode: 200, error: null, responseHeaders: { 'x-answer': 'third' } });
+    await retryDelivery(deps, TENANT, HOOK.id, made.id, clock.now());
+    const log = deliveries.items.get(`${HOOK.id}#${made.id}`)?.attemptLog ?? [];
+    for (const attempt of log.slice(1)) {
+      expect(attempt).not.toHaveProperty('requestHeaders');
+      expect(attempt).not.toHaveProperty('responseHeaders');
+    }
   });
 
   it('bound the answer headers: 20 at most, values of 200 characters, 1 KB in all', () => {
