@@ -2,9 +2,9 @@
 // value, the header name matched case-insensitively; a request without one never reaches the cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeKey } from '../../lambdas/app/api-keys';
-import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { KeyLookupHold } from '../support/key-lookup-hold';
 import { raw } from '../support/raw-http';
-import { startTestRuntime, TEST_ENV, type TestRuntime } from '../support/runtime';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 describe('the authorizer cache (SF_AUTH_CACHE_TTL > 0)', () => {
   let rt: TestRuntime;
@@ -40,50 +40,26 @@ const spellings = (key: string) =>
   );
 
 describe('a revocation racing lookups in flight (SF_AUTH_CACHE_TTL=60)', () => {
-  const apiKeysTable = loadConfig(TEST_ENV, localTableDefaults()).tables.apiKeys;
   let rt: TestRuntime;
-  // While `holding`, the authorizer's read of a key is answered, then held: its result is computed (valid) but
-  // not yet returned to the gateway, exactly the window in which a revocation can land.
-  let holding = false;
-  let heldReads = 0;
-  let release: () => void = () => {};
-  let released = Promise.resolve();
+  // While held, the authorizer's read of a key is answered, then held: its result is computed (valid) but not
+  // yet returned to the gateway, exactly the window in which a revocation can land.
+  const lookups = new KeyLookupHold();
   beforeAll(async () => {
-    rt = await startTestRuntime(
-      { SF_AUTH_CACHE_TTL: '60' },
-      {
-        instrument: (client) =>
-          client.middlewareStack.add(
-            (next, context) => async (args) => {
-              const output = await next(args);
-              const input = args.input as { TableName?: string };
-              if (holding && context.commandName?.startsWith('Get') && input.TableName === apiKeysTable) {
-                heldReads++;
-                await released;
-              }
-              return output;
-            },
-            { step: 'initialize', name: 'holdKeyLookups' },
-          ),
-      },
-    );
+    rt = await startTestRuntime({ SF_AUTH_CACHE_TTL: '60' }, { instrument: lookups.instrument });
   });
   afterAll(() => rt.stop());
 
   it('a lookup that read the key before its revocation never caches it: 0 of 24 spellings pass once revoke returns', async () => {
     // Arrange: every spelling's lookup in flight, each having read the key while it was valid.
     const { accountId, key, keyId } = await rt.newKey();
-    released = new Promise((resolve) => {
-      release = resolve;
-    });
-    holding = true;
+    lookups.hold();
     const inFlight = spellings(key).map((value) => raw(rt, 'GET', '/api-keys', { Authorization: value }));
-    await expect.poll(() => heldReads, { timeout: 5_000 }).toBe(24);
-    holding = false;
+    await expect.poll(() => lookups.held, { timeout: 5_000 }).toBe(24);
+    lookups.stopHolding();
 
     // Act: revoke (it flushes the cache) while they are held, then let them finish.
     await revokeKey(rt.admin, { accountId, keyId });
-    release();
+    lookups.release();
     await Promise.all(inFlight);
 
     // Assert: after the revocation returned, no spelling is accepted.

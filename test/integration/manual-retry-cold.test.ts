@@ -3,40 +3,19 @@
 // load): a request counts from its arrival at the gateway (requestContext.requestTimeEpoch), and an attempt
 // in flight at that moment or claimed after it means 409, however late the request is handled.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { KeyLookupHold } from '../support/key-lookup-hold';
 import { type Receiver, startReceiver } from '../support/receiver';
-import { startTestRuntime, TEST_ENV, type TestRuntime } from '../support/runtime';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
 import { simultaneousPosts } from '../support/simultaneous';
 
-const apiKeysTable = loadConfig(TEST_ENV, localTableDefaults()).tables.apiKeys;
 let rt: TestRuntime;
 let receiver: Receiver;
-// While `holding`, the authorizer's read of a key is answered, then held until `release()`.
-let holding = false;
-let heldReads = 0;
-let release: () => void = () => {};
-let released = Promise.resolve();
+// While held, the authorizer's read of a key is answered, then held until released.
+const lookups = new KeyLookupHold();
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  rt = await startTestRuntime(
-    {},
-    {
-      instrument: (client) =>
-        client.middlewareStack.add(
-          (next, context) => async (args) => {
-            const output = await next(args);
-            const input = args.input as { TableName?: string };
-            if (holding && context.commandName?.startsWith('Get') && input.TableName === apiKeysTable) {
-              heldReads++;
-              await released;
-            }
-            return output;
-          },
-          { step: 'initialize', name: 'holdKeyLookups' },
-        ),
-    },
-  );
+  rt = await startTestRuntime({}, { instrument: lookups.instrument });
 });
 afterAll(async () => {
   await rt.stop();
@@ -84,16 +63,12 @@ it('retries that arrive while the first is in flight, handled after it ended, ar
   await receiver.waitFor(before + 1, 5_000);
 
   // Act: 19 more arrive now, but their key lookups are held until the first has answered.
-  released = new Promise((resolve) => {
-    release = resolve;
-  });
-  heldReads = 0;
-  holding = true;
+  lookups.hold();
   const rest = simultaneousPosts(rt.url, path, key, 19);
-  await expect.poll(() => heldReads, { timeout: 5_000 }).toBe(19);
-  holding = false;
+  await expect.poll(() => lookups.held, { timeout: 5_000 }).toBe(19);
+  lookups.stopHolding();
   expect((await first).status).toBe(200);
-  release();
+  lookups.release();
   const answers = await rest;
 
   // Assert
