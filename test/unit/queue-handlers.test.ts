@@ -11,7 +11,8 @@ import { timeOrderedId } from '../../lambdas/domain/ids';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
-import { encodeEvent, encodeJob, encodeStep } from '../../lambdas/handlers/queue/messages';
+import { deliveryMessageAccount, encodeEvent, encodeJob, encodeStep } from '../../lambdas/handlers/queue/messages';
+import { decodeSend, encodeSend } from '../../lambdas/handlers/queue/send-worker';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
@@ -395,5 +396,35 @@ describe('dispatcher batch', () => {
       deliveryIdFor('evt_0001', 'wh_a'),
       deliveryIdFor('evt_0002', 'wh_a'),
     ]);
+  });
+});
+
+describe('message tenants (the local queues group by them, the sends queue dedupes by email)', () => {
+  it("reads a first attempt's seed account, a retry's account and a recovery step's account; nothing else", () => {
+    const seed = {
+      accountId: 'acct_seed',
+      mode: 'test',
+      eventId: 'evt_1',
+      event: 'email.sent',
+      format: 'standard',
+      payload: '{}',
+      createdAt: 1_767_225_600_000,
+    };
+    expect(deliveryMessageAccount(JSON.stringify({ deliveryId: 'd', webhookId: 'w', attempt: 1, seed }))).toBe(
+      'acct_seed',
+    );
+    expect(
+      deliveryMessageAccount(encodeJob({ deliveryId: 'd', webhookId: 'w', attempt: 2, accountId: 'acct_retry' })),
+    ).toBe('acct_retry');
+    const step = { accountId: 'acct_step', mode: 'test', webhookId: 'w', recoveryId: 'rec_1', step: 0 } as const;
+    expect(deliveryMessageAccount(encodeStep(step))).toBe('acct_step');
+    expect(deliveryMessageAccount('not json')).toBeUndefined();
+  });
+
+  it('decodes a sends message with or without its account, and nothing from another body', () => {
+    expect(decodeSend(encodeSend('email_1', 'acct_1'))).toEqual({ emailId: 'email_1', accountId: 'acct_1' });
+    expect(decodeSend(encodeSend('email_1'))).toEqual({ emailId: 'email_1' });
+    expect(decodeSend('{"nope":1}')).toBeUndefined();
+    expect(decodeSend('}')).toBeUndefined();
   });
 });

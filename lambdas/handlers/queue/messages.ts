@@ -51,3 +51,16 @@ export const recoveryStepMessage = z.object({
 export const encodeJob = (job: DeliveryJob): string => JSON.stringify(job);
 export const encodeStep = (step: RecoveryStep): string => JSON.stringify({ recovery: step });
 export const encodeEvent = (event: SendflowEvent): string => JSON.stringify(event);
+
+/** A delivery job's or recovery step's account (its tenant, for fair dequeueing); undefined when it names none. */
+export function deliveryMessageAccount(body: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    const step = recoveryStepMessage.safeParse(parsed);
+    if (step.success) return step.data.recovery.accountId;
+    const job = deliveryJobMessage.safeParse(parsed);
+    return job.success ? (job.data.seed?.accountId ?? job.data.accountId) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -11,6 +11,15 @@ export const sendMessage = z.object({ emailId: z.string().min(1), accountId: z.s
 export const encodeSend = (emailId: string, accountId?: string): string =>
   JSON.stringify(accountId === undefined ? { emailId } : { emailId, accountId });
 
+/** A sends message's fields, or undefined when it is not one (the local queue's groups and dedupe keys). */
+export function decodeSend(body: string): { emailId: string; accountId?: string } | undefined {
+  try {
+    return sendMessage.parse(JSON.parse(body));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Time kept back from the function's time-out (at most half of what is left): no recipient is claimed after
  * that, so Lambda never stops the worker between a provider call and its record (one chunk of SendEmail calls

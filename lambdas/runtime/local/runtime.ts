@@ -25,9 +25,9 @@ import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
-import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
+import { deliveryMessageAccount, encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
-import { createSendWorkerHandler, encodeSend, sendMessage } from '../../handlers/queue/send-worker';
+import { createSendWorkerHandler, decodeSend, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
 import type { Config } from '../config';
 import { documentClient } from '../document-client';
@@ -274,29 +274,6 @@ function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
     };
 }
 
-/** A delivery job's or recovery step's account (messages.ts): the slow lane is shared fairly by account too. */
-function deliveryGroup(body: string): string | undefined {
-  try {
-    const message = JSON.parse(body) as {
-      accountId?: string;
-      seed?: { accountId?: string };
-      recovery?: { accountId?: string };
-    };
-    return message.recovery?.accountId ?? message.seed?.accountId ?? message.accountId;
-  } catch {
-    return undefined;
-  }
-}
-const sendGroup = (body: string) => parseSend(body)?.accountId;
-const sendKey = (body: string) => parseSend(body)?.emailId;
-function parseSend(body: string): { emailId: string; accountId?: string } | undefined {
-  try {
-    return sendMessage.parse(JSON.parse(body));
-  } catch {
-    return undefined;
-  }
-}
-
 function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
   const spec = queues[queue];
   let journal: QueueJournal | undefined;
@@ -310,8 +287,13 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
     // Fair across accounts; sends also keep one pending message per email (a restart's re-queue doubles nothing).
-    ...(queue === 'sends' ? { groupOf: sendGroup, dedupeKey: sendKey } : {}),
-    ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryGroup } : {}),
+    ...(queue === 'sends'
+      ? {
+          groupOf: (body: string) => decodeSend(body)?.accountId,
+          dedupeKey: (body: string) => decodeSend(body)?.emailId,
+        }
+      : {}),
+    ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryMessageAccount } : {}),
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
   });
