@@ -1,10 +1,12 @@
 // Assembles the Sendflow CDK app: the data stack, then the api stack that depends on it. bin/app.ts and
 // the infrastructure tests both build the app through here, so tests check what deploys.
+
 import { type App, Tags } from 'aws-cdk-lib';
 import { SendflowApiStack } from './api-stack';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
+import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 
@@ -104,18 +106,9 @@ function alarmEmailsFromContext(app: App, stage: string): readonly string[] {
         `e.g. "${CONTEXT_ALARM_EMAILS}": {"${stage}": ["oncall@example.com"]}, so no later deploy drops them.`,
     );
   }
-  let raw: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAILS);
-  if (raw === undefined) return [];
-  if (typeof raw === 'string') {
-    try {
-      raw = JSON.parse(raw);
-    } catch {
-      throw new Error(`Context ${CONTEXT_ALARM_EMAILS} must be a JSON object of stage to addresses, got ${raw}`);
-    }
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new Error(`Context ${CONTEXT_ALARM_EMAILS} must be an object such as {"prod": ["oncall@example.com"]}`);
-  }
+  const setting: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAILS);
+  if (setting === undefined) return [];
+  const raw = contextObject(setting, CONTEXT_ALARM_EMAILS, '{"prod": ["oncall@example.com"]}');
   const problems: string[] = [];
   for (const [name, addresses] of Object.entries(raw)) {
     if (!Array.isArray(addresses))

@@ -2,7 +2,9 @@
 // (docs/runbook.md, "First deploy"), and what the API and the authorizer reserve of it, so a backlog of queue
 // work can never take the concurrency the API needs. The queue consumers' bounds (sendflow:maxConcurrency) must
 // fit in what the reservations leave; synth refuses a layout that cannot.
+
 import type { MaxConcurrency } from './consumers';
+import { contextObject } from './context-object';
 
 export interface LambdaConcurrency {
   /** The account's concurrent executions quota in the region (Service Quotas L-B99A9384), or this stage's share. */
@@ -28,17 +30,7 @@ export const CONCURRENCY_ALARM_SHARE = 0.8;
  */
 export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcurrency'): LambdaConcurrency {
   if (raw === undefined) return DEFAULT_LAMBDA_CONCURRENCY;
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new Error(`Context ${key} must be a JSON object, got ${raw}`);
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`Context ${key} must be an object such as {"accountQuota": 1000}, got ${JSON.stringify(value)}`);
-  }
+  const value = contextObject(raw, key, '{"accountQuota": 1000}');
   const problems: string[] = [];
   for (const [name, limit] of Object.entries(value)) {
     if (!(name in DEFAULT_LAMBDA_CONCURRENCY))

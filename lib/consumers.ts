@@ -1,8 +1,10 @@
 // Consumer limits from CDK context: each SQS event source's MaximumConcurrency (`sendflow:maxConcurrency`) and
 // the SES account's sending rate (`sendflow:sesMaxSendRate`), which EmailPipeline splits over the send worker's
 // invocations (sendRateShare).
+
 import { queues } from '../lambdas/manifest';
 import { PROVIDER_EVENTS_QUEUE } from './constructs/email-pipeline';
+import { contextObject } from './context-object';
 
 /** The SQS consumers whose concurrency is bounded: the manifest's queues and the provider-events queue. */
 export type Consumer = keyof typeof queues | 'providerEvents';
@@ -34,17 +36,7 @@ export const SES_MAX_SEND_RATE_RANGE = { min: 1, max: 10_000 } as const;
  */
 export function parseMaxConcurrency(raw: unknown, key = 'sendflow:maxConcurrency'): MaxConcurrency {
   if (raw === undefined) return DEFAULT_MAX_CONCURRENCY;
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new Error(`Context ${key} must be a JSON object, got ${raw}`);
-    }
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new Error(`Context ${key} must be an object such as {"deliveries": 20}, got ${JSON.stringify(value)}`);
-  }
+  const value = contextObject(raw, key, '{"deliveries": 20}');
   const known = Object.keys(DEFAULT_MAX_CONCURRENCY);
   const problems: string[] = [];
   for (const [name, limit] of Object.entries(value)) {

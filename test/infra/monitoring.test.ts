@@ -122,6 +122,17 @@ describe('alarm topic', () => {
       /sendflow:alarmEmail is replaced by sendflow:alarmEmails/,
     );
   });
+
+  it('reads object settings from cdk.json or their JSON from -c, and refuses malformed JSON or a non-object', () => {
+    for (const [key, valid, example] of [
+      [CONTEXT_ALARM_EMAILS, { prod: ['oncall@example.com'] }, /such as \{"prod"/],
+      [CONTEXT_LAMBDA_CONCURRENCY, { api: 100 }, /such as \{"accountQuota"/],
+    ] as const) {
+      expect(() => synthSendflow({ [key]: JSON.stringify(valid) })).not.toThrow();
+      expect(() => synthSendflow({ [key]: '{"prod": [' })).toThrow(new RegExp(`Context ${key} must be a JSON object`));
+      expect(() => synthSendflow({ [key]: '["a"]' })).toThrow(example);
+    }
+  });
 });
 
 describe('account and service alarms', () => {
