@@ -5,60 +5,16 @@
 // and p99 of both and the p99 rise (the goal: at most 250 ms). Env: BENCH_EMAILS (default 60, B's emails per
 // phase), BENCH_FLOOD (default 200), BENCH_GAP_MS (default 50, between B's emails).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
-import { createAccount, createAccountKey } from '../lambdas/app/accounts';
 import { type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { benchConfig, percentile, positiveInt, printTable } from './report';
+import { endpoint, tenant } from './tenants';
 
 const EMAILS = positiveInt('BENCH_EMAILS', 60);
 const FLOOD = positiveInt('BENCH_FLOOD', 200);
 const GAP_MS = positiveInt('BENCH_GAP_MS', 50);
 const GOAL_MS = 250;
-
-/** A receiver that answers 200 at once, or never; it notes when each email's delivery arrived. */
-async function receiver(answer: 'ok' | 'hang') {
-  const arrivals = new Map<string, number>();
-  const held: ServerResponse[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (answer === 'hang') return void held.push(res);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { email_id?: string };
-      if (body.email_id) arrivals.set(body.email_id, performance.now());
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrivals,
-    held,
-    close() {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
-async function tenant(runtime: LocalRuntime, url: string) {
-  const deps = { ...runtime.services, usagePlans: noUsagePlans };
-  const account = await createAccount(deps, 'scale');
-  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test' });
-  const headers = { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' };
-  const res = await fetch(`${runtime.url}/webhooks`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ url, events: ['email.sent'] }),
-  });
-  if (res.status !== 201) throw new Error(`webhook: ${res.status} ${await res.text()}`);
-  return headers;
-}
 
 const email = (to: string) => ({ from: 'a@acme.test', to, subject: 'Receipt', text: 'Thanks' });
 
@@ -88,11 +44,11 @@ async function main(): Promise<void> {
     SF_IP_RATE_LIMIT: '100000',
   });
   const runtime = await startLocalRuntime(config);
-  const healthy = await receiver('ok');
-  const hanging = await receiver('hang');
+  const healthy = await endpoint('ok');
+  const hanging = await endpoint('hang');
   try {
-    const b = await tenant(runtime, healthy.url);
-    const a = await tenant(runtime, hanging.url);
+    const b = (await tenant(runtime, healthy.url)).headers;
+    const a = (await tenant(runtime, hanging.url)).headers;
     await measure(runtime, b, healthy.arrivals); // warm-up
     const alone = await measure(runtime, b, healthy.arrivals);
 

@@ -6,66 +6,15 @@
 // p50/p99/max per phase; the goal is p99 ≤ 250 ms for both under every attack. Env: BENCH_WINDOW_MS (default
 // 6000, each phase's measuring window).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
-import { createAccount, createAccountKey } from '../lambdas/app/accounts';
-import { type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { benchConfig, percentile, positiveInt, printTable } from './report';
+import { endpoint, type Tenant, tenant } from './tenants';
 
 const WINDOW_MS = positiveInt('BENCH_WINDOW_MS', 6_000);
 const GOAL_MS = 250;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An endpoint that answers 200 at once (noting when each email's delivery arrived), fails 503, or never answers. */
-async function endpoint(answer: 'ok' | 'fail' | 'hang') {
-  const arrivals = new Map<string, number>();
-  const held: ServerResponse[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (answer === 'hang') return void held.push(res);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { email_id?: string };
-      if (body.email_id) arrivals.set(body.email_id, performance.now());
-      res.writeHead(answer === 'ok' ? 200 : 503).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    arrivals,
-    close() {
-      for (const res of held) res.destroy();
-      server.closeAllConnections();
-      server.close();
-    },
-  };
-}
-
-interface Tenant {
-  readonly headers: Record<string, string>;
-  readonly webhookId: string;
-  call(path: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
-}
-
-async function tenant(runtime: LocalRuntime, url: string, events = ['email.sent']): Promise<Tenant> {
-  const deps = { ...runtime.services, usagePlans: noUsagePlans };
-  const account = await createAccount(deps, 'scale');
-  const { secret } = await createAccountKey(deps, { accountId: account.id, mode: 'test' });
-  const headers = { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' };
-  const call: Tenant['call'] = (path, init = {}) =>
-    fetch(`${runtime.url}${path}`, {
-      method: init.method ?? 'GET',
-      headers: { ...headers, ...init.headers },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
-  const res = await call('/webhooks', { method: 'POST', body: { url, events } });
-  if (res.status !== 201) throw new Error(`webhook: ${res.status} ${await res.text()}`);
-  return { headers, webhookId: ((await res.json()) as { id: string }).id, call };
-}
 
 const email = (to: string, text = 'Thanks') => ({ from: 'a@acme.test', to, subject: 'Receipt', text });
 
