@@ -13,6 +13,7 @@ export type AdminCommand =
   | { name: 'list-accounts' }
   | { name: 'list-keys'; accountId: string }
   | { name: 'upgrade-emails' }
+  | { name: 'upgrade-suppressions' }
   | { name: 'dashboard-revoke'; accountId: string }
   /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
   | { name: 'help' }
@@ -43,6 +44,9 @@ commands:
                  their body, links and recipient states moved out of the email item, and expiresAt on emails
                  and their events (SF_EMAIL_RETENTION_DAYS, the stage's; 30 by default). Idempotent; Scans
                  the emails and emailEvents tables. Run once per stage after deploying an upgrade.
+  upgrade-suppressions moves suppressions stored by earlier versions under one key per account and mode to
+                 their shard (16 per tenant), then marks the table, after which sends stop reading the old keys.
+                 Idempotent; Scans the suppressions table. Run once per stage after deploying an upgrade.
   help           this text (also --help, -h, or <command> --help)
 
 Lost the printed key? \`list-accounts\` finds the account id, \`create-key --account <id> --mode test\` makes
@@ -77,6 +81,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'list-accounts': [],
     'list-keys': ['account'],
     'upgrade-emails': [],
+    'upgrade-suppressions': [],
     'dashboard-revoke': ['account'],
     'dashboard-link': ['account', 'mode'],
   };
@@ -99,6 +104,7 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
       };
     case 'list-accounts':
     case 'upgrade-emails':
+    case 'upgrade-suppressions':
       return { command: { name }, target };
     case 'list-keys':
     case 'dashboard-revoke':

@@ -15,6 +15,7 @@ import { ApiGatewayAuthorizerCache } from '../lambdas/adapters/aws/authorizer-ca
 import { ApiGatewayUsagePlans } from '../lambdas/adapters/aws/usage-plans';
 import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
 import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
+import { upgradeSuppressions } from '../lambdas/adapters/dynamodb/suppressions';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
 import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
 import { documentClient } from '../lambdas/runtime/document-client';
@@ -110,6 +111,7 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
         ...(await upgradeEmails(documentClient(dynamo), tables, { retentionSeconds: emailRetentionDays() * 86_400 })),
         statuses: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
       }),
+      upgradeSuppressions: () => upgradeSuppressions(documentClient(dynamo), tables.suppressions),
       deps: {
         accounts,
         apiKeys,

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
 import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
+import { upgradeSuppressions } from '../lambdas/adapters/dynamodb/suppressions';
 import { localEmailBodies } from '../lambdas/adapters/local/file-email-bodies';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
@@ -53,6 +54,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
       })),
       statuses: await backfillEmailStatuses(documentClient(client), config.tables.emails, config.tables.emailEvents),
     }),
+    upgradeSuppressions: () => upgradeSuppressions(documentClient(client), config.tables.suppressions),
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

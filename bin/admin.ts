@@ -26,6 +26,8 @@ export interface AdminSession {
    * recipient states moved out of the email item, `expiresAt` on emails and history rows; and the status of each in the status index (backfillEmailStatuses).
    */
   upgradeEmails(): Promise<EmailUpgrade & { statuses: number }>;
+  /** Moves suppressions stored by earlier versions to their shard, then marks the table (upgradeSuppressions). */
+  upgradeSuppressions(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,8 @@ export async function runCommand(
         statuses_noted: upgraded.statuses,
       };
     }
+    case 'upgrade-suppressions':
+      return { suppressions_moved: await session.upgradeSuppressions() };
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };

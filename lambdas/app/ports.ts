@@ -63,10 +63,17 @@ export interface ApiKeyRepository {
   revoke(key: ApiKey, at: string): Promise<ApiKey | null>;
 }
 
-/** Atomic per-window request counter (one DynamoDB UpdateItem ADD on AWS and locally). */
+/**
+ * Atomic per-window request counter (one DynamoDB UpdateItem ADD on AWS and locally; a window of many requests
+ * is spread over `shards` items, each request adding to one and reading the others' counts).
+ */
 export interface RateLimitCounter {
-  /** Adds one to the subject's counter for this window and returns the new count. */
-  increment(subject: string, window: RateWindow): Promise<number>;
+  /**
+   * Adds one to the subject's counter for this window and returns the window's count with it: with one shard,
+   * exactly this request's position; with several, the sum of every shard read after this request's addition,
+   * which counts every request added before it (so never more than `limit` requests see a count ≤ `limit`).
+   */
+  increment(subject: string, window: RateWindow, shards?: number): Promise<number>;
 }
 
 /** The monthly email counter per account. */

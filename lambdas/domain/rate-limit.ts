@@ -18,6 +18,18 @@ export interface RateDecision {
 
 const WINDOW_SECONDS = 1;
 
+/**
+ * Requests a second one counter item is sized for. DynamoDB takes at most 1,000 WCU/s on one item, and on AWS
+ * the usage plan (the outer shield) lets a burst of twice the rate through on top of the rate, so a window of
+ * up to 125 requests on one item writes it at most 375 times in a burst's first second: under half the limit.
+ */
+export const REQUESTS_PER_COUNTER_ITEM = 125;
+
+/** How many items count a window of `limit` requests a second: 1 up to 125 (every plan but scale), else more. */
+export function counterShards(limit: number): number {
+  return Math.max(1, Math.ceil(limit / REQUESTS_PER_COUNTER_ITEM));
+}
+
 export function windowAt(nowMs: number): RateWindow {
   const start = Math.floor(nowMs / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
   return { start, reset: start + WINDOW_SECONDS };

@@ -10,6 +10,7 @@ import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-histor
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
+import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
@@ -31,7 +32,6 @@ import { domainRepositoryContract } from './suites/domain-repository';
 import { accountRepositoryContract } from './suites/dynamo-account-repository';
 import { apiKeyRepositoryContract } from './suites/dynamo-api-key-repository';
 import { emailRepositoryContract } from './suites/dynamo-email-repository';
-import { rateLimitCounterContract } from './suites/dynamo-rate-limit-counter';
 import { emailBodyStoreContract } from './suites/email-body-store';
 import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
@@ -39,6 +39,7 @@ import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
+import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
@@ -54,7 +55,10 @@ for (const { factory, skip } of backends) {
     const endpoint = sharedEndpoint(factory);
     describe('DynamoAccountRepository', () => accountRepositoryContract(endpoint));
     describe('DynamoApiKeyRepository', () => apiKeyRepositoryContract(endpoint));
-    describe('DynamoRateLimitCounter', () => rateLimitCounterContract(endpoint));
+    describe('DynamoRateLimitCounter', () =>
+      rateLimitCounterContract(
+        dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoRateLimitCounter(db.doc, table)),
+      ));
     describe('DynamoApiRequestLog', () =>
       apiRequestLogContract(
         dynamoHarness(endpoint, 'apiRequests', (db, table) => new DynamoApiRequestLog(db.doc, table)),

@@ -15,6 +15,7 @@ import {
   InMemoryEmailRepository,
   InMemoryIdempotencyStore,
   InMemoryQuotaCounter,
+  InMemoryRateLimitCounter,
   InMemoryRecoveryRepository,
   InMemorySessionStore,
   InMemorySuppressionList,
@@ -31,6 +32,7 @@ import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
+import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
@@ -76,6 +78,9 @@ describe('FileEmailBodyStore (the data directory)', () => {
 
 describe('InMemoryIdempotencyStore', () =>
   idempotencyStoreContract(memoryHarness(() => new InMemoryIdempotencyStore())));
+
+describe('InMemoryRateLimitCounter', () =>
+  rateLimitCounterContract(memoryHarness(() => new InMemoryRateLimitCounter())));
 
 describe('InMemoryQuotaCounter', () => quotaCounterContract(memoryHarness(() => new InMemoryQuotaCounter())));
 

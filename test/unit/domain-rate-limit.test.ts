@@ -1,7 +1,8 @@
 // Unit tests for the fixed one-second window maths (lambdas/domain/rate-limit.ts) and its headers.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decide, rateLimitHeaders, windowAt } from '../../lambdas/domain/rate-limit';
+import { PLANS } from '../../lambdas/domain/plans';
+import { counterShards, decide, rateLimitHeaders, windowAt } from '../../lambdas/domain/rate-limit';
 
 describe('windowAt', () => {
   it.each([
@@ -124,5 +125,26 @@ describe('rateLimitHeaders', () => {
     expect(headers['X-RateLimit-Remaining']).toBe('7');
     expect(headers['X-RateLimit-Reset']).toBe('1735732801');
     expect(Object.keys(headers)).toHaveLength(3);
+  });
+});
+
+describe('counterShards', () => {
+  it.each([
+    [1, 1],
+    [10, 1],
+    [125, 1],
+    [126, 2],
+    [500, 4],
+    [1_000, 8],
+  ])('a window of %i requests a second is counted on %i item(s)', (limit, shards) => {
+    expect(counterShards(limit)).toBe(shards);
+  });
+
+  it("keeps every plan's busiest counter item under 500 writes in a usage-plan burst's first second", () => {
+    for (const plan of Object.values(PLANS)) {
+      // What API Gateway lets through in the first second: the full bucket (burst) plus a second's refill.
+      const firstSecond = plan.burst + plan.requestsPerSecond;
+      expect(firstSecond / counterShards(plan.requestsPerSecond)).toBeLessThanOrEqual(500);
+    }
   });
 });

@@ -48,13 +48,15 @@ export async function queryAll(
 
 /**
  * The items stored under `keys` (missing ones are left out, duplicates read once), in BatchGetItem calls of
- * 100 keys; only the `attributes` named, when given (each through a placeholder: many are reserved words).
+ * 100 keys; only the `attributes` named, when given (each through a placeholder: many are reserved words);
+ * strongly consistent when `consistent` (twice the read units).
  */
 export async function batchGetAll(
   doc: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Record<string, string>[],
   attributes?: readonly string[],
+  consistent = false,
 ): Promise<Record<string, unknown>[]> {
   const unique = [...new Map(keys.map((key) => [JSON.stringify(key), key])).values()];
   const projection = attributes
@@ -65,7 +67,11 @@ export async function batchGetAll(
     : {};
   const items: Record<string, unknown>[] = [];
   await untilProcessed(`keys of ${tableName}`, unique, BATCH_GET_KEYS, async (Keys) => {
-    const result = await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys, ...projection } } }));
+    const result = await doc.send(
+      new BatchGetCommand({
+        RequestItems: { [tableName]: { Keys, ...projection, ...(consistent ? { ConsistentRead: true } : {}) } },
+      }),
+    );
     items.push(...(result.Responses?.[tableName] ?? []));
     return result.UnprocessedKeys?.[tableName]?.Keys;
   });

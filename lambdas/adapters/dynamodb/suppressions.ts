@@ -1,15 +1,42 @@
-// The suppression list in DynamoDB: one item per (account and mode, address). Adding is a conditional Put,
-// so the first reason wins and a repeat says "already there"; checking a send is one BatchGetItem. A one-click
-// unsubscribe is one conditional UpdateItem that suppresses, notes the email in `unsubscribedEmails` and records
-// email.unsubscribed in the item's outbox, so the event is recorded once per email and address, with the change.
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// The suppression list in DynamoDB: one item per (account and mode, address), under the partition key
+// `account#mode#n`, n a hash of the address over 16 shards: every send reads each recipient's item, so one
+// tenant's reads spread over 16 partition key values instead of heating one (docs/benchmarks.md, "Busiest
+// partition keys"). Adding is a conditional Put, so the first reason wins and a repeat says "already there";
+// checking a send is one BatchGetItem. A one-click unsubscribe is one conditional UpdateItem that suppresses,
+// notes the email in `unsubscribedEmails` and records email.unsubscribed in the item's outbox, so the event is
+// recorded once per email and address, with the change.
+// Earlier versions stored every item under `account#mode`: until upgradeSuppressions has moved them and left its
+// layout mark, a check also reads those keys (and the mark, in the same BatchGetItem), so no suppression is
+// ever missed; a container that has seen the mark never reads them again.
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { Suppression, SuppressionList } from '../../app/emails/ports';
 import type { PendingEvents } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import type { SendflowEvent } from '../../domain/events';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
 import { DynamoOutbox, recordEvents, updateExpression } from './outbox';
+import { shardOf } from './shards';
 import { tenantKey } from './tenant-table';
+
+/** Partition key values per tenant; more costs nothing (a check reads by key), fewer heats each one more. */
+export const SUPPRESSION_SHARDS = 16;
+
+/** The partition key of a tenant's suppression of `address`. */
+export const suppressionKey = (tenant: Tenant, address: string) =>
+  `${tenantKey(tenant)}#${shardOf(address, SUPPRESSION_SHARDS)}`;
+
+/** Written by upgradeSuppressions once no item is left under an earlier version's key (no tenant is `#layout`). */
+export const SUPPRESSION_LAYOUT_MARK = { tenant: '#layout', address: `shards-${SUPPRESSION_SHARDS}` } as const;
+
+/** An earlier version's partition key: `account#mode`, no shard. */
+const isLegacyKey = (tenant: unknown) => typeof tenant === 'string' && /^[^#]+#[^#]+$/.test(tenant);
 
 export class DynamoSuppressionList implements SuppressionList {
   readonly outbox: DynamoOutbox;
@@ -21,12 +48,15 @@ export class DynamoSuppressionList implements SuppressionList {
     this.outbox = new DynamoOutbox(doc, tableName, ['tenant', 'address']);
   }
 
+  /** Whether this container has seen the layout mark: the mark is never removed, so this is never stale. */
+  private upgraded = false;
+
   async unsubscribe(
     tenant: Tenant,
     suppression: Suppression & { readonly emailId: string },
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null> {
-    const Key = { tenant: tenantKey(tenant), address: suppression.address };
+    const Key = { tenant: suppressionKey(tenant, suppression.address), address: suppression.address };
     const first = {
       set: ['reason = if_not_exists(reason, :r)', 'createdAt = if_not_exists(createdAt, :c)'],
       add: ['unsubscribedEmails :emails'],
@@ -57,7 +87,7 @@ export class DynamoSuppressionList implements SuppressionList {
         this.doc.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: { tenant: tenantKey(tenant), ...suppression },
+            Item: { tenant: suppressionKey(tenant, suppression.address), ...suppression },
             ConditionExpression: 'attribute_not_exists(address)',
           }),
         ),
@@ -66,10 +96,18 @@ export class DynamoSuppressionList implements SuppressionList {
   }
 
   async find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>> {
-    const keys = addresses.map((address) => ({ tenant: tenantKey(tenant), address }));
-    const items = await batchGetAll(this.doc, this.tableName, keys);
+    const keys = addresses.map((address) => ({ tenant: suppressionKey(tenant, address), address }));
+    const legacy = this.upgraded
+      ? []
+      : [...addresses.map((address) => ({ tenant: tenantKey(tenant), address })), SUPPRESSION_LAYOUT_MARK];
+    const items = await batchGetAll(this.doc, this.tableName, [...keys, ...legacy]);
+    if (items.some((item) => item.tenant === SUPPRESSION_LAYOUT_MARK.tenant)) this.upgraded = true;
+    // The sharded item first, so its reason wins over an earlier version's copy (both exist only mid-upgrade).
+    const found = items
+      .filter((item) => item.tenant !== SUPPRESSION_LAYOUT_MARK.tenant)
+      .sort((a, b) => Number(isLegacyKey(b.tenant)) - Number(isLegacyKey(a.tenant)));
     return new Map(
-      items.map((item) => [
+      found.map((item) => [
         item.address as string,
         {
           address: item.address,
@@ -80,4 +118,42 @@ export class DynamoSuppressionList implements SuppressionList {
       ]),
     );
   }
+}
+
+/**
+ * Moves the suppressions earlier versions stored under `account#mode` to their shard (a conditional Put: an item
+ * already there keeps its reason; then the old item is deleted), then writes the layout mark, after which sends
+ * stop reading the old keys. Idempotent; the local runtime runs it at start, operators with
+ * `admin upgrade-suppressions` after deploying. Returns how many items it moved.
+ */
+export async function upgradeSuppressions(doc: DynamoDBDocumentClient, tableName: string): Promise<number> {
+  // Marked: nothing writes the old keys any more, so there is nothing to scan for.
+  const mark = await doc.send(
+    new GetCommand({ TableName: tableName, Key: SUPPRESSION_LAYOUT_MARK, ConsistentRead: true }),
+  );
+  if (mark.Item) return 0;
+  let moved = 0;
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor }));
+    for (const item of page.Items ?? []) {
+      if (!isLegacyKey(item.tenant) || typeof item.address !== 'string') continue;
+      const [accountId = '', mode] = String(item.tenant).split('#');
+      const tenant = { accountId, mode: mode as Tenant['mode'] };
+      await conditionHeld(
+        doc.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...item, tenant: suppressionKey(tenant, item.address) },
+            ConditionExpression: 'attribute_not_exists(address)',
+          }),
+        ),
+      );
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: { tenant: item.tenant, address: item.address } }));
+      moved += 1;
+    }
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  await doc.send(new PutCommand({ TableName: tableName, Item: { ...SUPPRESSION_LAYOUT_MARK } }));
+  return moved;
 }

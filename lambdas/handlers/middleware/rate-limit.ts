@@ -4,7 +4,7 @@
 // dashboard's in-process calls count in neither: the dashboard counts its own pages (dashboard.ts).
 
 import type { RateLimitCounter } from '../../app/ports';
-import { consumeRequest, type RateLimitDeps } from '../../app/rate-limit';
+import { ClosedWindows, consumeRequest, type RateLimitDeps } from '../../app/rate-limit';
 import { isSessionKeyId } from '../../domain/dashboard/session';
 import { RateLimitedError } from '../../domain/errors';
 import { PLANS } from '../../domain/plans';
@@ -36,6 +36,8 @@ function windowOf(state: RequestState, ipLimit: number): { subject: string; limi
 export function rateLimit(
   deps: RateLimitDeps & { anonymousCounter: RateLimitCounter; ipLimit: number },
 ): ApiMiddleware {
+  // This container's knowledge of the accounts' windows already over their limit (never stale: counts only grow).
+  const closed = new ClosedWindows();
   const stamp: NonNullable<ApiMiddleware['after']> = (request) => {
     const decision = request.context.sendflow?.decision;
     if (!decision || !request.response) return;
@@ -47,8 +49,10 @@ export function rateLimit(
       // A dashboard page's API call: its page was counted in the dashboard's own window, not the keys' one.
       if (state.principal && isSessionKeyId(state.principal.keyId)) return;
       const { subject, limit, anonymous } = windowOf(state, deps.ipLimit);
-      const counter = anonymous ? deps.anonymousCounter : deps.counter;
-      state.decision = await consumeRequest({ counter, clock: deps.clock }, subject, limit);
+      const counting = anonymous
+        ? { counter: deps.anonymousCounter, clock: deps.clock }
+        : { counter: deps.counter, clock: deps.clock, closed };
+      state.decision = await consumeRequest(counting, subject, limit);
       if (state.decision.limited) {
         throw new RateLimitedError(
           `Rate limit of ${limit} requests per second exceeded; retry after ${state.decision.retryAfter} s.`,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
+import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessQueue } from '../../adapters/in-process/queue';
@@ -124,6 +125,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       retentionSeconds: config.emailRetentionSeconds,
       bodies: emailBodies,
     });
+    // Suppressions stored under one key per tenant by earlier versions move to their shard, once.
+    await upgradeSuppressions(documentClient(client), config.tables.suppressions);
     const services = createServices(config, client, logger, {
       emailBodies,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },

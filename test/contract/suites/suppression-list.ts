@@ -3,7 +3,17 @@
 // suppressed ones among any number of addresses (DynamoDB's BatchGet takes 100 keys), repeats included; lists
 // of different accounts, and of one account's two modes, are apart.
 import { randomBytes } from 'node:crypto';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
+import { shardOf } from '../../../lambdas/adapters/dynamodb/shards';
+import {
+  DynamoSuppressionList,
+  SUPPRESSION_LAYOUT_MARK,
+  SUPPRESSION_SHARDS,
+  suppressionKey,
+  upgradeSuppressions,
+} from '../../../lambdas/adapters/dynamodb/suppressions';
+import { tenantKey } from '../../../lambdas/adapters/dynamodb/tenant-table';
 import type { Suppression, SuppressionList } from '../../../lambdas/app/emails/ports';
 import type { Tenant } from '../../../lambdas/app/webhooks/ports';
 import type { RepositoryHarness } from './harness';
@@ -135,4 +145,58 @@ export function suppressionListContract(harness: RepositoryHarness<SuppressionLi
     // Assert
     expect(results.filter(Boolean)).toHaveLength(1);
   });
+
+  if (harness.raw) {
+    const raw = harness.raw;
+    const itemsOf = async (table: string, tenant: Tenant) => {
+      const { Items = [] } = await raw().db.doc.send(new ScanCommand({ TableName: table }));
+      return Items.filter((item) => String(item.tenant).startsWith(`${tenantKey(tenant)}`));
+    };
+
+    it("spreads a tenant's suppressions over 16 partition keys by a hash of the address", async () => {
+      // Arrange
+      const tenant = newTenant();
+      const addresses = Array.from({ length: 64 }, (_, i) => `user${i}@example.com`);
+
+      // Act
+      for (const address of addresses) await list().add(tenant, bounce(address));
+      const items = await itemsOf(raw().table, tenant);
+
+      // Assert: each under account#mode#shard, the shard its address's; the 64 over more than 8 keys
+      expect(items).toHaveLength(64);
+      for (const item of items) {
+        expect(item.tenant).toBe(`${tenantKey(tenant)}#${shardOf(String(item.address), SUPPRESSION_SHARDS)}`);
+      }
+      expect(new Set(items.map((item) => item.tenant)).size).toBeGreaterThan(8);
+      expect((await list().find(tenant, addresses)).size).toBe(64);
+    });
+
+    it("honours an earlier version's suppression before the upgrade, and after it moved (once, idempotently)", async () => {
+      // Arrange: a table holding an item as earlier versions stored it (one key per tenant)
+      const { db } = raw();
+      const table = (await db.freshTables()).suppressions;
+      const tenant = newTenant();
+      const old = { tenant: tenantKey(tenant), ...bounce('old@example.com') };
+      await db.doc.send(new PutCommand({ TableName: table, Item: old }));
+      const before = new DynamoSuppressionList(db.doc, table);
+
+      // Act
+      const foundBefore = await before.find(tenant, ['old@example.com', 'new@example.com']);
+      const moved = await upgradeSuppressions(db.doc, table);
+      const movedAgain = await upgradeSuppressions(db.doc, table);
+      const after = new DynamoSuppressionList(db.doc, table);
+      const foundAfter = await after.find(tenant, ['old@example.com']);
+      const addedAgain = await after.add(tenant, { ...bounce('old@example.com'), reason: 'complaint' });
+
+      // Assert
+      expect(foundBefore).toEqual(new Map([['old@example.com', bounce('old@example.com')]]));
+      expect([moved, movedAgain]).toEqual([1, 0]);
+      expect(foundAfter).toEqual(new Map([['old@example.com', bounce('old@example.com')]]));
+      expect(addedAgain).toBe(false);
+      const { Items = [] } = await db.doc.send(new ScanCommand({ TableName: table }));
+      expect(Items.map((item) => item.tenant).sort()).toEqual(
+        [SUPPRESSION_LAYOUT_MARK.tenant, suppressionKey(tenant, 'old@example.com')].sort(),
+      );
+    });
+  }
 }
