@@ -103,8 +103,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     accounts: { items: ['dynamodb:GetItem'] },
     // Keys are listed by account (byAccount) and revoked with an UpdateItem; never deleted.
     apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
-    // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each; GET /v1/usage reads the quota counters.
-    rateLimits: { items: ['dynamodb:UpdateItem', 'dynamodb:GetItem'] },
+    // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each, and a window counted on several items
+    // reads the others' counts (BatchGetItem); GET /v1/usage reads the quota counters.
+    rateLimits: { items: ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
     // Listed per tenant (Query on the table), read by key, created, updated and deleted (DELETE /v1/webhooks/:id).
     // No BatchGetItem: only the delivery worker reads webhooks many at once.
     webhooks: { items: TENANT_ITEMS },

@@ -60,6 +60,13 @@ export interface LogLine {
   readonly emf: boolean;
 }
 
+/** One function's reads of one partition key value: units, keys read, and the distinct items among them. */
+export interface FunctionReads {
+  rcu: number;
+  keyReads: number;
+  readonly items: Set<string>;
+}
+
 /** What one sample did, in AWS's terms. */
 export interface Usage {
   readonly dynamo: {
@@ -69,6 +76,8 @@ export interface Usage {
     readonly failedConditionUnits: number;
     /** `table|index|partition` → units on that key (index empty for the table). */
     readonly keys: Map<string, KeyUnits>;
+    /** `function|table|index|partition` → that function's reads of the key (for reads a function caches). */
+    readonly readsByFunction: Map<string, FunctionReads>;
     /** Items and index entries alive at the end of the sample that it wrote: table → bytes (100 B overhead each included). */
     readonly storedBytes: Map<string, number>;
     readonly calls: Map<string, number>;
@@ -231,7 +240,17 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
             const index = operation === 'Query' || operation === 'Scan' ? String(input.IndexName ?? '') : '';
             add(usage.dynamo.readUnits, `${logical.get(table) ?? table}${index ? ` ${index}` : ''}`, units);
             const partitions = readPartitions(operation, input, table, index, logical);
-            for (const p of partitions) addKey(table, index, p, { rcu: units / partitions.length });
+            const items = readItems(operation, input, table);
+            const fn = fnContext.getStore() ?? API_FUNCTION;
+            for (const [i, p] of partitions.entries()) {
+              addKey(table, index, p, { rcu: units / partitions.length });
+              const id = `${fn}|${logical.get(table) ?? table}|${index}|${p}`;
+              const reads = usage.dynamo.readsByFunction.get(id) ?? { rcu: 0, keyReads: 0, items: new Set<string>() };
+              reads.rcu += units / partitions.length;
+              reads.keyReads += 1;
+              reads.items.add(items[i] ?? '(query)');
+              usage.dynamo.readsByFunction.set(id, reads);
+            }
           }
           return result;
         },
@@ -320,6 +339,7 @@ function emptyUsage(): Usage {
       readUnits: new Map(),
       failedConditionUnits: 0,
       keys: new Map(),
+      readsByFunction: new Map(),
       storedBytes: new Map(),
       calls: new Map(),
     },
@@ -418,6 +438,16 @@ function tablesOf(input: Record<string, unknown>): string[] {
 function plain(value: unknown): string {
   if (value && typeof value === 'object') return scalar(value as WireValue);
   return String(value);
+}
+
+/** The items a GetItem or BatchGetItem names, in the order of readPartitions' values (a Query's are unknown). */
+function readItems(operation: string, input: Record<string, unknown>, table: string): string[] {
+  if (operation === 'GetItem') return [JSON.stringify(input.Key)];
+  if (operation === 'BatchGetItem') {
+    const keys = (input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>)[table]?.Keys ?? [];
+    return keys.map((k) => JSON.stringify(k));
+  }
+  return [];
 }
 
 /** The partition key values a read touches: a GetItem's key, a Query's equality on the partition key, a batch's keys. */

@@ -1,7 +1,7 @@
 // Item 3's simulation: the partition keys a sampled run wrote and read (per table and index, with their units),
 // scaled to a target rate, to find the busiest key's WCU/s and RCU/s. DynamoDB takes at most 1,000 WCU/s and
 // 3,000 RCU/s per partition; the target is half of that.
-import type { KeyUnits } from './meter';
+import type { FunctionReads, KeyUnits } from './meter';
 
 export const PARTITION_LIMITS = { wcu: 1000, rcu: 3000 } as const;
 
@@ -15,9 +15,79 @@ export interface HotKey {
   readonly scope: 'shared' | 'per-item';
 }
 
-/** Time-window suffixes (rate-limit windows) name the same logical key: one window per second, the same load. */
+/**
+ * Time-window suffixes (rate-limit windows, and their counter item's shard after them) name the same logical
+ * key: one window per second, the same load.
+ */
 export function normalize(key: string): string {
-  return key.replace(/#\d{9,}$/, '#<window>');
+  return key.replace(/#\d{9,}(#\d+)?$/, '#<window>$1');
+}
+
+/**
+ * Tables an API request touches once whatever it carries (the rate-limit window and the quota counter, the
+ * request log, Idempotency-Key records, the authorizer's key and account): their keys scale with the tenant's
+ * requests, not its emails, and its plan bounds those (scale: 500 a second; /emails/batch takes 100 emails).
+ */
+export const PER_REQUEST_TABLES: ReadonlySet<string> = new Set([
+  'rateLimits',
+  'apiRequests',
+  'idempotency',
+  'apiKeys',
+  'accounts',
+]);
+
+/** Reads a function keeps in memory: each of its containers reads an item at most once per `ttlSeconds`. */
+export interface CachedReads {
+  readonly fn: string;
+  readonly table: string;
+  /** The most containers of the function that run at once (its event sources' maximum concurrency). */
+  readonly containers: number;
+  readonly ttlSeconds: number;
+}
+
+const matches = (id: string, cached: CachedReads) => {
+  const [fn, table] = id.split('|');
+  return fn === cached.fn && table === cached.table;
+};
+
+/**
+ * What cached reads cost a partition at most, whatever the rate: every container reading every item of it the
+ * sample read, once per TTL, at the units a read of one took in the sample.
+ */
+export function cachedReadKeys(reads: ReadonlyMap<string, FunctionReads>, cached: CachedReads): HotKey[] {
+  return [...reads]
+    .filter(([id]) => matches(id, cached))
+    .map(([id, r]) => {
+      const [, table = '', index = '', ...rest] = id.split('|');
+      const rcu = (r.rcu / r.keyReads) * r.items.size * (cached.containers / cached.ttlSeconds);
+      return { where: index ? `${table} ${index}` : table, key: rest.join('|'), wcu: 0, rcu, scope: 'shared' as const };
+    });
+}
+
+/** The sample's keys without the reads a function caches (cachedReadKeys prices those). */
+export function withoutCachedReads(
+  keys: ReadonlyMap<string, KeyUnits>,
+  reads: ReadonlyMap<string, FunctionReads>,
+  cached: CachedReads,
+): Map<string, KeyUnits> {
+  const out = new Map([...keys].map(([id, units]) => [id, { ...units }]));
+  for (const [id, r] of reads) {
+    if (!matches(id, cached)) continue;
+    const key = out.get(id.split('|').slice(1).join('|'));
+    if (key) key.rcu = Math.max(0, key.rcu - r.rcu);
+  }
+  return out;
+}
+
+/** One entry per table or index and key: the loads of several samples or models on one key added up. */
+export function combine(keys: readonly HotKey[]): HotKey[] {
+  const merged = new Map<string, HotKey>();
+  for (const k of keys) {
+    const id = `${k.where}|${k.key}`;
+    const seen = merged.get(id);
+    merged.set(id, seen ? { ...seen, wcu: seen.wcu + k.wcu, rcu: seen.rcu + k.rcu } : k);
+  }
+  return [...merged.values()];
 }
 
 /** A key one email owns (its item, its history): its load is its own, whatever the rate of emails. */
@@ -33,7 +103,14 @@ export function isItemKey(key: string): boolean {
  * units per item in the sample, times the items per second the tenant sends. Global shard keys (due#n,
  * scheduled#n) are scaled the same way, so their figure is the load one tenant puts on them as the sample spread it.
  */
-export function scaleKeys(keys: ReadonlyMap<string, KeyUnits>, items: number, rate: number, share: number): HotKey[] {
+export function scaleKeys(
+  keys: ReadonlyMap<string, KeyUnits>,
+  items: number,
+  rate: number,
+  share: number,
+  /** The tenant's API requests a second and the sample's, for PER_REQUEST_TABLES (absent: as the items). */
+  requests?: { readonly rate: number; readonly inSample: number },
+): HotKey[] {
   const merged = new Map<string, KeyUnits>();
   for (const [id, units] of keys) {
     const [table = '', index = '', ...rest] = id.split('|');
@@ -46,7 +123,8 @@ export function scaleKeys(keys: ReadonlyMap<string, KeyUnits>, items: number, ra
   return [...merged].map(([id, units]) => {
     const [where = '', key = ''] = id.split('|');
     const perItem = isItemKey(key);
-    const factor = perItem ? 1 : (rate * share) / items;
+    const perRequest = requests && PER_REQUEST_TABLES.has(where.split(' ')[0] as string);
+    const factor = perItem ? 1 : perRequest ? requests.rate / requests.inSample : (rate * share) / items;
     return { where, key, wcu: units.wcu * factor, rcu: units.rcu * factor, scope: perItem ? 'per-item' : 'shared' };
   });
 }

@@ -6,6 +6,9 @@ const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().min(0);
 const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 
+/** How long the delivery worker keeps a webhook it read on AWS (SF_WEBHOOK_CACHE_SECONDS' default). */
+export const DEFAULT_WEBHOOK_CACHE_SECONDS = 1;
+
 const schema = z.object({
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   SF_MAX_BODY_BYTES: positiveInt.max(10 * 1024 * 1024).default(1024 * 1024),
@@ -44,6 +47,11 @@ const schema = z.object({
   SF_ATTEMPT_TIMEOUT_MS: positiveInt.max(60_000).default(10_000),
   /** Allow http:// and private/loopback webhook URLs: on in the local runtime, never on AWS. */
   SF_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
+  /**
+   * Seconds the delivery worker keeps a webhook it read (a pause, deletion or change reaches attempts within it):
+   * 1 on AWS, where every batch re-reading its tenant's webhooks heats their partition; 0 (exact) locally.
+   */
+  SF_WEBHOOK_CACHE_SECONDS: nonNegativeInt.max(60).default(DEFAULT_WEBHOOK_CACHE_SECONDS),
   /** Days final deliveries stay in the log (spec: 30). */
   SF_DELIVERY_RETENTION_DAYS: positiveInt.max(365).default(30),
   /**
@@ -113,6 +121,8 @@ export interface Config {
     readonly retentionSeconds: number;
     readonly reconcileGraceSeconds: number;
     readonly reconcileIntervalSeconds: number;
+    /** How long the delivery worker keeps a webhook it read (SF_WEBHOOK_CACHE_SECONDS); 0: never. */
+    readonly cacheSeconds: number;
   };
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
@@ -178,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       retentionSeconds: c.SF_DELIVERY_RETENTION_DAYS * 86_400,
       reconcileGraceSeconds: c.SF_RECONCILE_GRACE_SECONDS,
       reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
+      cacheSeconds: c.SF_WEBHOOK_CACHE_SECONDS,
     }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
@@ -213,5 +224,7 @@ export function localTableDefaults(prefix = 'sendflow'): Record<string, string> 
     SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
     SF_RECONCILE_GRACE_SECONDS: '30',
     SF_METRICS: 'false',
+    // One process: reading every batch's webhooks costs nothing here, so attempts see every change at once.
+    SF_WEBHOOK_CACHE_SECONDS: '0',
   };
 }

@@ -7,6 +7,7 @@ import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
+import { CachedWebhookReads } from '../adapters/in-process/webhook-cache';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
@@ -71,16 +72,21 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     verifyAfterSeconds: config.domainVerifySeconds,
     now: () => clock.now(),
   });
+  const repositories = createRepositories(client, config.tables, {
+    emailRetentionSeconds: config.emailRetentionSeconds,
+    ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
+  });
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
     telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
     clock,
     random,
-    ...createRepositories(client, config.tables, {
-      emailRetentionSeconds: config.emailRetentionSeconds,
-      ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
-    }),
+    ...repositories,
+    // The delivery worker's webhook reads, kept for SF_WEBHOOK_CACHE_SECONDS (adapters/in-process/webhook-cache).
+    webhookReads: hooks.cacheSeconds
+      ? new CachedWebhookReads(repositories.webhooks, clock, hooks.cacheSeconds * 1000)
+      : repositories.webhooks,
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,

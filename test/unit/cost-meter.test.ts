@@ -15,7 +15,14 @@ import {
   writeUnits,
 } from '../../bench/cost/billing';
 import { createMeter, WRITE_LOG } from '../../bench/cost/meter';
-import { isItemKey, normalize, scaleKeys } from '../../bench/cost/partitions';
+import {
+  cachedReadKeys,
+  combine,
+  isItemKey,
+  normalize,
+  scaleKeys,
+  withoutCachedReads,
+} from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
@@ -118,6 +125,46 @@ describe('partition simulation', () => {
     expect(normalize('quota#acct_1#test#2026-11-25')).toBe('quota#acct_1#test#2026-11-25');
     expect(isItemKey('email_01m8aftsac8cmhc9r8ns1x76ag')).toBe(true);
     expect(isItemKey('acct_01m8#test')).toBe(false);
+  });
+
+  it("scales per-request tables by the tenant's requests, and a window's counter items apart", () => {
+    // Arrange: 20 single-email requests, each writing one of the window's 4 counter items and the request log
+    const keys = new Map([
+      ['rateLimits||account:acct_1#1795648480#0', { wcu: 5, rcu: 15 }],
+      ['rateLimits||account:acct_1#1795648481#0', { wcu: 5, rcu: 15 }],
+      ['apiRequests||acct_1#test', { wcu: 20, rcu: 0 }],
+      ['emails|byTenant|acct_1#test', { wcu: 20, rcu: 0 }],
+    ]);
+
+    // Act: 1,000 emails a second, at most 500 requests
+    const scaled = scaleKeys(keys, 20, 1_000, 1, { rate: 500, inSample: 20 });
+    const of = (where: string) => scaled.find((k) => k.where === where);
+
+    // Assert
+    expect(of('rateLimits')).toMatchObject({ key: 'account:acct_1#<window>#0', wcu: 250, rcu: 750 });
+    expect(of('apiRequests')?.wcu).toBe(500);
+    expect(of('emails byTenant')?.wcu).toBe(1_000); // per email, not per request
+  });
+
+  it("prices cached reads per container and TTL, and takes them out of the sample's scaled reads", () => {
+    // Arrange: the worker read the tenant's 5 webhooks 40 times (0.5 units each); the dispatcher listed them 4 times
+    const keys = new Map([['webhooks||acct_1#test', { wcu: 0, rcu: 100 + 6 }]]);
+    const reads = new Map([
+      [
+        'sendflow-delivery|webhooks||acct_1#test',
+        { rcu: 100, keyReads: 200, items: new Set(['a', 'b', 'c', 'd', 'e']) },
+      ],
+      ['sendflow-dispatcher|webhooks||acct_1#test', { rcu: 6, keyReads: 4, items: new Set(['(query)']) }],
+    ]);
+    const cached = { fn: 'sendflow-delivery', table: 'webhooks', containers: 55, ttlSeconds: 1 };
+
+    // Act: 200 deliveries in the sample, 10,000 a second
+    const keysLeft = withoutCachedReads(keys, reads, cached);
+    const hot = combine([...scaleKeys(keysLeft, 200, 10_000, 1), ...cachedReadKeys(reads, cached)]);
+
+    // Assert: the dispatcher's 6 units scale (300 RCU/s); the worker's are 55 containers × 5 items × 0.5 a second
+    expect(keysLeft.get('webhooks||acct_1#test')?.rcu).toBe(6);
+    expect(hot).toEqual([{ where: 'webhooks', key: 'acct_1#test', wcu: 0, rcu: 300 + 137.5, scope: 'shared' }]);
   });
 });
 

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       webhooks: {
         retryDelaysSeconds: [1, 30, 300, 1800],
         attemptTimeoutMs: 10_000,
+        cacheSeconds: 1,
         allowPrivateUrls: false,
         retentionSeconds: 30 * 86_400,
         reconcileGraceSeconds: 120,

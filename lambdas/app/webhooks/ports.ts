@@ -52,6 +52,9 @@ export interface WebhookRepository {
   delete(tenant: Tenant, id: string): Promise<boolean>;
 }
 
+/** The reads the delivery worker makes of webhooks (one batch's), which a runtime may keep for a bounded time. */
+export type WebhookReads = Pick<WebhookRepository, 'get' | 'getMany'>;
+
 /**
  * One attempt in a delivery's log: its outcome without the response. `errorClass` and `timings` are absent on
  * entries stored before they were recorded (errorClassOf derives the class; the timings are unknown).

@@ -6,7 +6,7 @@
 // the shared lane too: it makes its own paced attempts (app/webhooks/recoveries).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { type AttemptDeps, attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
+import { attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
 import type {
   AttemptRecord,
@@ -16,6 +16,7 @@ import type {
   RecoveryStep,
   Tenant,
   Webhook,
+  WebhookReads,
   WebhookRef,
 } from '../../app/webhooks/ports';
 import { type RecoveryDeps, runRecoveryStep } from '../../app/webhooks/recoveries';
@@ -34,7 +35,9 @@ export interface Lanes {
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
 
-export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lanes?: Lanes }) {
+export function createDeliveryWorkerHandler(
+  deps: RecoveryDeps & { readonly lanes?: Lanes; readonly webhookReads?: WebhookReads },
+) {
   const { lanes } = deps;
   // The gate times each endpoint's request itself, so a slow claim or record of ours never marks it slow.
   const timedDeps = (endpoint: string): RecoveryDeps =>
@@ -43,7 +46,7 @@ export function createDeliveryWorkerHandler(deps: RecoveryDeps & { readonly lane
       : deps;
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
-    const lookup = batchLookup(deps, [...jobs.values()]);
+    const lookup = batchLookup(deps.webhookReads ?? deps.webhooks, [...jobs.values()]);
     const processor = new BatchProcessor(EventType.SQS);
     // A recovery step passes the same door as a job: its account's share, and the slow lane for a slow endpoint.
     const recoveryStep = async (record: SQSRecord, step: RecoveryStep) => {
@@ -113,7 +116,7 @@ const refKey = (tenant: Tenant, id: string) => `${tenant.accountId}#${tenant.mod
  * item then fails only its own deliveries).
  */
 function batchLookup(
-  deps: Pick<AttemptDeps, 'webhooks'>,
+  webhooks: WebhookReads,
   jobs: readonly (DeliveryJob | { recovery: RecoveryStep } | Error)[],
 ): WebhookLookup {
   const refs: WebhookRef[] = jobs.flatMap((job) =>
@@ -124,7 +127,7 @@ function batchLookup(
   const prefetched = new Set(refs.map((ref) => refKey(ref, ref.id)));
   // null when the batch read fails (its failure is handled here: every claim may come back "already taken").
   const many: Promise<Map<string, Webhook> | null> = refs.length
-    ? deps.webhooks
+    ? webhooks
         .getMany(refs)
         .then((found) => new Map(found.map((webhook) => [refKey(webhook, webhook.id), webhook])))
         .catch(() => null)
@@ -138,7 +141,7 @@ function batchLookup(
     }
     let found = single.get(key);
     if (!found) {
-      found = deps.webhooks.get(tenant, id);
+      found = webhooks.get(tenant, id);
       single.set(key, found);
     }
     return found;
