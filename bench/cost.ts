@@ -107,7 +107,9 @@ async function main(): Promise<void> {
   const h: Harness = { runtime, meter, receiver };
   const samples: Sample[] = [];
   try {
-    for (const w of [...DELIVERY_WORKLOADS, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
+    for (const w of ONLY_PARTITIONS
+      ? PARTITION_SAMPLES
+      : [...DELIVERY_WORKLOADS, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
       const sample = w.kind === 'deliveries' ? await runDeliveries(h, w) : await runEmails(h, w);
       console.log(`measured ${label(w)}: ${describe(sample)}`);
       samples.push(sample);
@@ -117,8 +119,26 @@ async function main(): Promise<void> {
     await runtime.stop();
   }
   console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  if (ONLY_PARTITIONS) {
+    const [deliverySample, emailSample] = samples as [Sample, Sample];
+    const { maxW, maxR } = reportPartitions(deliverySample, emailSample);
+    console.log(
+      JSON.stringify({ max_partition_wcu_per_s: Math.round(maxW), max_partition_rcu_per_s: Math.round(maxR) }),
+    );
+    return;
+  }
   report(samples, deployment);
 }
+
+/**
+ * BENCH_COST_ONLY=partitions: only the two samples item 3's simulation reads (about a minute): the partition
+ * tables and a JSON line of the two maxima, no prices.
+ */
+const ONLY_PARTITIONS = process.env.BENCH_COST_ONLY === 'partitions';
+const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
+  { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
+  { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 0 },
+];
 
 const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
 
@@ -219,45 +239,7 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
     (w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'full',
   );
   const emailSample = find<EmailWorkload>((w) => w.sizeKb === 30 && w.recipients === 10 && w.webhooks === 0);
-  const { keys: deliveryKeys, readsByFunction } = deliverySample.usage.dynamo;
-  const partitions = (share: number) =>
-    combine([
-      ...scaleKeys(
-        withoutCachedReads(deliveryKeys, readsByFunction, WEBHOOK_CACHE),
-        deliverySample.deliveries,
-        DELIVERIES_PER_SECOND,
-        share,
-      ),
-      ...cachedReadKeys(readsByFunction, WEBHOOK_CACHE),
-      // The sample sends one email a request; a tenant past its plan's requests sends them in batches.
-      ...scaleKeys(emailSample.usage.dynamo.keys, emailSample.emails, EMAILS_PER_SECOND, share, {
-        rate: Math.min(EMAILS_PER_SECOND * share, MAX_REQUESTS_PER_SECOND),
-        inSample: emailSample.apiRequests,
-      }),
-    ]);
-  const worst = partitions(1);
-  const realistic = partitions(REALISTIC_LARGEST_TENANT_SHARE);
-  for (const [name, keys] of [
-    ['one tenant sends it all (worst case)', worst],
-    [`largest tenant ${REALISTIC_LARGEST_TENANT_SHARE * 100}% of the traffic (realistic mix)`, realistic],
-  ] as const) {
-    console.log(
-      `\nBusiest partition key per table and index at ${DELIVERIES_PER_SECOND.toLocaleString('en')} deliveries/s (M=5) + ` +
-        `${EMAILS_PER_SECOND.toLocaleString('en')} emails/s (30 KB, 10 recipients): ${name}`,
-    );
-    const { byWcu, byRcu } = busiest(keys);
-    const row = (k: HotKey) => [k.where, k.scope, k.key.slice(0, 40), k.wcu.toFixed(0), k.rcu.toFixed(0)];
-    printTable(['table/index', 'scope', 'key (busiest by WCU)', 'WCU/s', 'RCU/s'], byWcu.map(row), 3);
-    const topR = byRcu[0];
-    if (topR) console.log(`busiest by RCU: ${topR.where} ${topR.key.slice(0, 40)} ${topR.rcu.toFixed(0)} RCU/s`);
-  }
-  const maxW = Math.max(...worst.map((k) => k.wcu));
-  const maxR = Math.max(...worst.map((k) => k.rcu));
-  console.log(
-    `\nTarget: every key under half of DynamoDB's per-partition limits (${PARTITION_LIMITS.wcu / 2} WCU/s, ` +
-      `${PARTITION_LIMITS.rcu / 2} RCU/s). Worst case: ${maxW.toFixed(0)} WCU/s, ${maxR.toFixed(0)} RCU/s: ` +
-      `${maxW <= PARTITION_LIMITS.wcu / 2 && maxR <= PARTITION_LIMITS.rcu / 2 ? 'met' : 'NOT met'}.`,
-  );
+  const { realistic, maxW, maxR } = reportPartitions(deliverySample, emailSample);
 
   // The last line: one JSON object.
   const full = perDelivery.get(deliverySample.workload as DeliveryWorkload) as LineItems;
@@ -309,6 +291,51 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
     },
   };
   console.log(JSON.stringify(result));
+}
+
+/** Item 3: the busiest partition keys of the two samples scaled to the target rates, printed; the worst case's maxima. */
+function reportPartitions(deliverySample: Sample, emailSample: Sample) {
+  const { keys: deliveryKeys, readsByFunction } = deliverySample.usage.dynamo;
+  const partitions = (share: number) =>
+    combine([
+      ...scaleKeys(
+        withoutCachedReads(deliveryKeys, readsByFunction, WEBHOOK_CACHE),
+        deliverySample.deliveries,
+        DELIVERIES_PER_SECOND,
+        share,
+      ),
+      ...cachedReadKeys(readsByFunction, WEBHOOK_CACHE),
+      // The sample sends one email a request; a tenant past its plan's requests sends them in batches.
+      ...scaleKeys(emailSample.usage.dynamo.keys, emailSample.emails, EMAILS_PER_SECOND, share, {
+        rate: Math.min(EMAILS_PER_SECOND * share, MAX_REQUESTS_PER_SECOND),
+        inSample: emailSample.apiRequests,
+      }),
+    ]);
+  const worst = partitions(1);
+  const realistic = partitions(REALISTIC_LARGEST_TENANT_SHARE);
+  for (const [name, keys] of [
+    ['one tenant sends it all (worst case)', worst],
+    [`largest tenant ${REALISTIC_LARGEST_TENANT_SHARE * 100}% of the traffic (realistic mix)`, realistic],
+  ] as const) {
+    console.log(
+      `\nBusiest partition key per table and index at ${DELIVERIES_PER_SECOND.toLocaleString('en')} deliveries/s (M=5) + ` +
+        `${EMAILS_PER_SECOND.toLocaleString('en')} emails/s (30 KB, 10 recipients): ${name}`,
+    );
+    const { byWcu, byRcu } = busiest(keys);
+    const row = (k: HotKey) => [k.where, k.scope, k.key.slice(0, 40), k.wcu.toFixed(0), k.rcu.toFixed(0)];
+    printTable(['table/index', 'scope', 'key (busiest by WCU)', 'WCU/s', 'RCU/s'], byWcu.map(row), 3);
+    const topR = byRcu[0];
+    if (topR) console.log(`busiest by RCU: ${topR.where} ${topR.key.slice(0, 40)} ${topR.rcu.toFixed(0)} RCU/s`);
+  }
+  const maxW = Math.max(...worst.map((k) => k.wcu));
+  const maxR = Math.max(...worst.map((k) => k.rcu));
+  console.log(
+    `\nTarget: every key under half of DynamoDB's per-partition limits (${PARTITION_LIMITS.wcu / 2} WCU/s, ` +
+      `${PARTITION_LIMITS.rcu / 2} RCU/s). Worst case: ${maxW.toFixed(0)} WCU/s, ${maxR.toFixed(0)} RCU/s: ` +
+      `${maxW <= PARTITION_LIMITS.wcu / 2 && maxR <= PARTITION_LIMITS.rcu / 2 ? 'met' : 'NOT met'}.`,
+  );
+
+  return { realistic, maxW, maxR };
 }
 
 function roundAll(items: LineItems): LineItems {

@@ -1,8 +1,11 @@
 // Contract suite for the ApiRequestLog port (GET /v1/logs, the dashboard's "API requests"), run against
 // DynamoApiRequestLog (dynalite, DynamoDB Local) and InMemoryApiRequestLog: an account and mode's entries come
-// back newest first, at most `limit`, never another tenant's, never an expired one.
+// back newest first, at most `limit`, never another tenant's, never an expired one; (DynamoDB) a tenant's entries
+// spread over 4 partition keys, listed newest first across them and the key earlier versions wrote.
 import { randomBytes } from 'node:crypto';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
+import { apiRequestKey } from '../../../lambdas/adapters/dynamodb/api-requests';
 import type { ApiRequestEntry, ApiRequestLog } from '../../../lambdas/app/api-requests/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { RepositoryHarness } from './harness';
@@ -55,4 +58,28 @@ export function apiRequestLogContract(harness: RepositoryHarness<ApiRequestLog>)
 
     expect(await log().recent(id, 'test', 100, T0)).toEqual([fresh]);
   });
+
+  if (harness.raw) {
+    const raw = harness.raw;
+
+    it("spreads a tenant's entries over 4 partition keys and lists the newest across them, old keys' too", async () => {
+      // Arrange: 40 entries, and one stored under the unsharded key as earlier versions did
+      const id = account();
+      const { db, table } = raw();
+      const entries = Array.from({ length: 40 }, (_, i) => entry(id, T0 + i * 1_000));
+      for (const e of entries) await log().record(e);
+      const old = entry(id, T0 + 40_500);
+      await db.doc.send(new PutCommand({ TableName: table, Item: { tenant: `${id}#test`, ...old } }));
+
+      // Act
+      const newest = await log().recent(id, 'test', 25, T0 + 60_000);
+      const { Items = [] } = await db.doc.send(new ScanCommand({ TableName: table }));
+
+      // Assert
+      const mine = Items.filter((item) => item.accountId === id && item.id !== old.id);
+      expect(mine.every((item) => item.tenant === apiRequestKey(item as ApiRequestEntry))).toBe(true);
+      expect(new Set(mine.map((item) => item.tenant)).size).toBe(4);
+      expect(newest).toEqual([old, ...entries.slice(16).reverse()]);
+    });
+  }
 }
