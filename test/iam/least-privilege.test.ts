@@ -78,7 +78,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       clock: { now: () => Date.now() },
       random: (n: number) => new Uint8Array(randomBytes(n)),
     };
-    const account = await createAccount(deps as never, 'growth');
+    // Scale: its rate-limit window is counted on several items, so the API's BatchGetItem of them is exercised.
+    const account = await createAccount(deps as never, 'scale');
     liveKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'live' })).secret;
     testKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'test' })).secret;
     dashboardLink = async () =>
