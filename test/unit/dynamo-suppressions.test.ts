@@ -65,4 +65,24 @@ describe('DynamoSuppressionList.find', () => {
     expect(first.get('ada@example.com')?.reason).toBe('complaint');
     expect(keysSent(1)).toContainEqual({ tenant: 'acct_1#live', address: 'ada@example.com' });
   });
+
+  it("gives the shard's reason when both layouts hold the address (mid-upgrade), as the upgrade keeps it", async () => {
+    // Arrange
+    const list = new DynamoSuppressionList(doc, TABLE);
+    const address = 'ada@example.com';
+    dynamo.on(BatchGetCommand).resolves({
+      Responses: {
+        [TABLE]: [
+          { tenant: suppressionKey(tenant, address), address, reason: 'hard_bounce', createdAt: 'b' },
+          { tenant: 'acct_1#live', address, reason: 'complaint', createdAt: 'a' },
+        ],
+      },
+    });
+
+    // Act
+    const found = await list.find(tenant, [address]);
+
+    // Assert
+    expect(found.get(address)).toEqual({ address, reason: 'hard_bounce', createdAt: 'b' });
+  });
 });

@@ -102,7 +102,8 @@ export class DynamoSuppressionList implements SuppressionList {
       : [...addresses.map((address) => ({ tenant: tenantKey(tenant), address })), SUPPRESSION_LAYOUT_MARK];
     const items = await batchGetAll(this.doc, this.tableName, [...keys, ...legacy]);
     if (items.some((item) => item.tenant === SUPPRESSION_LAYOUT_MARK.tenant)) this.upgraded = true;
-    // The sharded item first, so its reason wins over an earlier version's copy (both exist only mid-upgrade).
+    // An earlier version's copy first, so the shard's item (set after it) wins, as the upgrade keeps it (both
+    // exist only mid-upgrade).
     const found = items
       .filter((item) => item.tenant !== SUPPRESSION_LAYOUT_MARK.tenant)
       .sort((a, b) => Number(isLegacyKey(b.tenant)) - Number(isLegacyKey(a.tenant)));
