@@ -1,7 +1,8 @@
 // SQS handler of the deliveries queues (the shared lane and the slow lane): one attempt per record, records of
 // a batch in parallel. The endpoint's failures are outcomes (recorded, retried on schedule), not batch
-// failures; only our own errors make SQS redeliver. Webhooks are read once per batch. In the shared lane, a job
-// whose endpoint is slow moves to the slow lane unattempted, and one whose endpoint already has its share of
+// failures; only our own errors make SQS redeliver. Webhooks are read once per batch (on AWS kept for
+// SF_WEBHOOK_CACHE_SECONDS: `webhookReads`). In the shared lane, a job whose endpoint is slow moves to the slow
+// lane unattempted, and one whose endpoint already has its share of
 // attempts in flight waits for one of them to end, or comes back a moment later. A recovery job's step rides on
 // the shared lane too: it makes its own paced attempts (app/webhooks/recoveries).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
