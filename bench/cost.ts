@@ -58,8 +58,9 @@ async function main(): Promise<void> {
       SF_HOST: '127.0.0.1',
       SF_SEED: 'false',
       SF_DATA_DIR: ':memory:',
-      // What the functions log and emit on AWS: INFO lines and EMF metrics.
-      POWERTOOLS_LOG_LEVEL: 'INFO',
+      // What the functions log and emit on AWS: lines at the functions' application log level (Powertools
+      // takes it from Lambda there; the meter drops, per function, what its level filters) and EMF metrics.
+      POWERTOOLS_LOG_LEVEL: lowestApplicationLevel(deployment),
       SF_METRICS: 'true',
       SF_METRICS_SERVICE: 'SendflowApi-prod',
       SF_SIMULATOR_STEP_SECONDS: '0',
@@ -94,6 +95,12 @@ async function main(): Promise<void> {
   }
   console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
   report(samples, deployment);
+}
+
+/** The least severe application log level of the functions (INFO where Lambda does not filter: text logs). */
+function lowestApplicationLevel(deployment: ReturnType<typeof readDeployment>): 'DEBUG' | 'INFO' {
+  const levels = [...deployment.functions.values()].map((f) => f.logging.applicationLevel ?? 'INFO');
+  return levels.some((level) => level === 'DEBUG' || level === 'TRACE') ? 'DEBUG' : 'INFO';
 }
 
 const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
@@ -268,7 +275,7 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
           rcu_per_s: Math.round(Math.max(...realistic.map((k) => k.rcu))),
         },
       },
-      logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage) / deliverySample.deliveries),
+      logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage, deployment) / deliverySample.deliveries),
       emf_metrics: metrics.size,
     },
   };

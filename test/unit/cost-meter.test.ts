@@ -2,6 +2,7 @@
 // recording path (dynalite's thread write log, the reads middleware) checked against those hand counts.
 import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
 import {
   gbSeconds,
   type IndexShape,
@@ -14,7 +15,8 @@ import {
   type WireItem,
   writeUnits,
 } from '../../bench/cost/billing';
-import { createMeter, WRITE_LOG } from '../../bench/cost/meter';
+import { type Deployment, type FunctionConfig, readDeployment } from '../../bench/cost/deployment';
+import { createMeter, type Usage, WRITE_LOG } from '../../bench/cost/meter';
 import { isItemKey, normalize, scaleKeys } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
@@ -99,6 +101,58 @@ describe('SQS and Lambda', () => {
     expect(gbSeconds(1024, 119.2)).toBeCloseTo(0.12, 10); // rounded up to the millisecond
     expect(gbSeconds(1024, 120) * PRICES.lambda.gbSecond.arm64).toBeCloseTo(0.0000016, 9);
     expect(gbSeconds(512, 1000)).toBe(0.5);
+  });
+});
+
+describe('CloudWatch Logs', () => {
+  const fn = (logging: FunctionConfig['logging']): FunctionConfig => ({
+    service: 'sendflow-delivery',
+    memoryMb: 512,
+    architecture: 'arm64',
+    logging,
+  });
+  const deployment = (logging: FunctionConfig['logging']) =>
+    ({ functions: new Map([['sendflow-delivery', fn(logging)]]) }) as unknown as Deployment;
+  /** Two invocations; an INFO line of 300 bytes, a DEBUG line of 200 and an EMF line of 500 (no level). */
+  const usage = {
+    invocations: [
+      { fn: 'sendflow-delivery', records: 10, ms: 20 },
+      { fn: 'sendflow-delivery', records: 10, ms: 20 },
+    ],
+    logs: [
+      { fn: 'sendflow-delivery', bytes: 300, emf: false, level: 'INFO' },
+      { fn: 'sendflow-delivery', bytes: 200, emf: false, level: 'DEBUG' },
+      { fn: 'sendflow-delivery', bytes: 500, emf: true },
+    ],
+  } as unknown as Usage;
+
+  it("reads every function's log format and levels from the synthesized template", () => {
+    const { functions } = readDeployment();
+    expect(functions.get('sendflow-delivery')?.logging).toEqual({
+      format: 'JSON',
+      applicationLevel: 'INFO',
+      systemLevel: 'WARN',
+    });
+    expect([...functions.values()].every((f) => f.logging.systemLevel === 'WARN')).toBe(true);
+  });
+
+  it('adds the request id the compact formatter puts on each log line, not on EMF lines: 61 bytes', () => {
+    // ,"function_request_id":"<36-character request id>" = 1 + 21 + 1 + 38
+    expect(CONTEXT_KEYS_BYTES).toBe(61);
+  });
+
+  it('prices no platform line when the system level is WARN, and no line under the application level', () => {
+    const ingested = logsIngested(usage, deployment({ format: 'JSON', applicationLevel: 'INFO', systemLevel: 'WARN' }));
+    expect(ingested).toBe(300 + 61 + 500);
+  });
+
+  it("prices Lambda's START, END and REPORT lines per invocation in text format, and DEBUG lines at DEBUG", () => {
+    const ingested = logsIngested(
+      usage,
+      deployment({ format: 'Text', applicationLevel: 'DEBUG', systemLevel: 'INFO' }),
+    );
+    expect(TEXT_PLATFORM_LINES_BYTES).toBe(265);
+    expect(ingested).toBe(300 + 61 + 200 + 61 + 500 + 2 * 265);
   });
 });
 
