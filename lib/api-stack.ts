@@ -128,9 +128,10 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Accepting an email writes its body and links once (BatchWriteItem); reading one reads its body (GetItem)
     // and its links and recipient states (Query on the table); the API never changes a recipient.
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'] },
-    // GET /v1/emails/:id reads the newest events of the history; ?status= reads a page of the status index
-    // (byStatus); a cancel notes the email's status item (a conditional UpdateItem). The API never writes events.
-    emailEvents: { items: ['dynamodb:UpdateItem'], query: ['byTime', 'byStatus'] },
+    // GET /v1/emails/:id reads the newest events of the history (Query on the table for events whose id orders
+    // them by time, on byTime for the others); ?status= reads a page of the status index (byStatus); a cancel
+    // notes the email's status item (a conditional UpdateItem). The API never writes events.
+    emailEvents: { items: ['dynamodb:UpdateItem', 'dynamodb:Query'], query: ['byTime', 'byStatus'] },
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
     idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
     // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
