@@ -66,6 +66,33 @@ export const JSON_PLATFORM_LINES_BYTES = Buffer.byteLength(
     `{"durationMs":23.45,"billedDurationMs":24,"memorySizeMB":512,"maxMemoryUsedMB":112},"status":"success"}}\n`,
 );
 
+/** Typical lengths of the $context values an access log line carries (an unknown one counts 10). */
+const ACCESS_LOG_VALUES: Readonly<Record<string, number>> = {
+  requestId: 36,
+  'identity.sourceIp': 13,
+  requestTime: 26,
+  httpMethod: 4,
+  resourcePath: 11,
+  path: 14,
+  status: 3,
+  responseLength: 3,
+  responseLatency: 3,
+  'integration.latency': 3,
+  'authorizer.accountId': 31,
+  'authorizer.principalId': 31,
+  'error.responseType': 1,
+  'waf.status': 3,
+};
+
+/** Bytes of one API Gateway access log line in `format` (its $context variables at typical lengths). */
+export function accessLogLineBytes(format: string): number {
+  if (!format) return 0;
+  const line = format.replace(/\$context\.([A-Za-z.]+)/g, (_, name: string) =>
+    'x'.repeat(ACCESS_LOG_VALUES[name] ?? 10),
+  );
+  return Buffer.byteLength(line) + 1;
+}
+
 /** Lambda's log levels, least severe first; a line without a level (EMF) counts as INFO. */
 const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
 const severity = (level: string | undefined) => LEVELS.indexOf((level ?? 'INFO').replace('CRITICAL', 'FATAL'));
@@ -109,7 +136,8 @@ export function bill(sample: Sample, deployment: Deployment): LineItems {
   for (const [queue, q] of u.sqs) add(`sqs_requests ${queue}`, q.billed * PRICES.sqs.request);
   add('scheduler_invocations', u.scheduler * PRICES.scheduler.invocation);
 
-  const logBytes = logsIngested(u, deployment);
+  // API Gateway's access log: one line per request, in the stage's own log group.
+  const logBytes = logsIngested(u, deployment) + sample.apiRequests * accessLogLineBytes(deployment.accessLogFormat);
   add('cloudwatch_logs_ingestion', (logBytes / GB) * PRICES.cloudwatch.logsIngestGb);
   // Stored for the log groups' retention (uncompressed here: AWS bills the compressed size, so this is an upper bound).
   add(

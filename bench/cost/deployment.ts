@@ -26,6 +26,8 @@ export interface Deployment {
   readonly pitrTables: number;
   readonly tables: number;
   readonly authorizerCacheTtlSeconds: number;
+  /** The API stage's access log line format (one line per request), '' when access logging is off. */
+  readonly accessLogFormat: string;
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -63,6 +65,8 @@ export function readDeployment(): Deployment {
     ).some((r) => r.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled),
   ).length;
   const authorizers = Object.values(api.findResources('AWS::ApiGateway::Authorizer') as Resources);
+  const [stage] = Object.values(api.findResources('AWS::ApiGateway::Stage') as Resources);
+  const accessLog = stage?.Properties.AccessLogSetting as { Format?: string } | undefined;
   return {
     functions,
     webAclRules,
@@ -70,5 +74,6 @@ export function readDeployment(): Deployment {
     pitrTables,
     tables: tables.length,
     authorizerCacheTtlSeconds: Number(authorizers[0]?.Properties.AuthorizerResultTtlInSeconds ?? 300),
+    accessLogFormat: accessLog?.Format ?? '',
   };
 }

@@ -2,7 +2,7 @@
 // recording path (dynalite's thread write log, the reads middleware) checked against those hand counts.
 import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
+import { accessLogLineBytes, CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
 import {
   gbSeconds,
   type IndexShape,
@@ -134,6 +134,16 @@ describe('CloudWatch Logs', () => {
       systemLevel: 'WARN',
     });
     expect([...functions.values()].every((f) => f.logging.systemLevel === 'WARN')).toBe(true);
+  });
+
+  it("prices one API Gateway access log line per request, from the stage's format with typical values", () => {
+    // {"requestId":"<36>","status":"<3>"} + newline; an unknown variable counts 10 characters.
+    expect(accessLogLineBytes('{"requestId":"$context.requestId","status":"$context.status"}')).toBe(
+      '{"requestId":"","status":""}'.length + 36 + 3 + 1,
+    );
+    expect(accessLogLineBytes('{"x":"$context.somethingNew"}')).toBe('{"x":""}'.length + 10 + 1);
+    expect(accessLogLineBytes('')).toBe(0);
+    expect(readDeployment().accessLogFormat).toContain('$context.requestId');
   });
 
   it('adds the request id the compact formatter puts on each log line, not on EMF lines: 61 bytes', () => {
