@@ -1,5 +1,8 @@
 // Keeps bench:cost honest: AWS's billing rules recomputed by hand on items of known sizes, and the meter's
-// recording path (dynalite's thread write log, the reads middleware) checked against those hand counts.
+// recording path (dynalite's thread write log, the reads middleware) checked against those hand counts; what Lambda
+// adds to the log lines; an email event's history write and status note as the meter prices them.
+
+import { randomBytes } from 'node:crypto';
 import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessLogLineBytes, CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
@@ -19,6 +22,7 @@ import { type Deployment, type FunctionConfig, readDeployment } from '../../benc
 import { createMeter, type Usage, WRITE_LOG } from '../../bench/cost/meter';
 import { isItemKey, normalize, scaleKeys } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { timeOrderedId } from '../../lambdas/domain/ids';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
 
@@ -244,5 +248,29 @@ describe('the meter on the embedded DynamoDB', () => {
     expect(usage.dynamo.readUnits.get('deliveries')).toBe(0.5);
     // Deleted by the end of the sample: nothing stored.
     expect(usage.dynamo.storedBytes.get('deliveries') ?? 0).toBe(0);
+  });
+
+  it("prices an email event's history write at 1 unit, and a status note that does not raise it at half a read", async () => {
+    // Arrange: an event whose id is made at its own time; the email already noted delivered.
+    const history = runtime.services.emailHistory;
+    const tenant = { accountId: 'acct_meter', mode: 'test' } as const;
+    const at = Date.UTC(2026, 10, 26, 1, 0, 0);
+    await history.noteStatus(tenant, 'email_meter', { status: 'delivered', rank: 20 });
+    const event = {
+      id: timeOrderedId('evt', at, randomBytes),
+      type: 'email.delivered',
+      timestamp: new Date(at).toISOString(),
+    };
+
+    // Act
+    await meter.start();
+    await history.record('email_meter', event);
+    await history.noteStatus(tenant, 'email_meter', { status: 'delivered', rank: 20 });
+    const usage = await meter.stop();
+
+    // Assert: one table write, no byTime entry, no write for the note, its rank read at half a unit.
+    expect(Object.fromEntries(usage.dynamo.writeUnits)).toEqual({ emailEvents: 1 });
+    expect(usage.dynamo.failedConditionUnits).toBe(0);
+    expect(usage.dynamo.readUnits.get('emailEvents')).toBe(0.5);
   });
 });
