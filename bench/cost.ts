@@ -82,8 +82,9 @@ async function main(): Promise<void> {
       SF_HOST: '127.0.0.1',
       SF_SEED: 'false',
       SF_DATA_DIR: ':memory:',
-      // What the functions log and emit on AWS: INFO lines and EMF metrics.
-      POWERTOOLS_LOG_LEVEL: 'INFO',
+      // What the functions log and emit on AWS: lines at the functions' application log level (Powertools
+      // takes it from Lambda there; the meter drops, per function, what its level filters) and EMF metrics.
+      POWERTOOLS_LOG_LEVEL: lowestApplicationLevel(deployment),
       SF_METRICS: 'true',
       SF_METRICS_SERVICE: 'SendflowApi-prod',
       SF_SIMULATOR_STEP_SECONDS: '0',
@@ -139,6 +140,12 @@ const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
   { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
   { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 0 },
 ];
+
+/** The least severe application log level of the functions (INFO where Lambda does not filter: text logs). */
+function lowestApplicationLevel(deployment: ReturnType<typeof readDeployment>): 'DEBUG' | 'INFO' {
+  const levels = [...deployment.functions.values()].map((f) => f.logging.applicationLevel ?? 'INFO');
+  return levels.some((level) => level === 'DEBUG' || level === 'TRACE') ? 'DEBUG' : 'INFO';
+}
 
 const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
 
@@ -286,7 +293,7 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
           rcu_per_s: Math.round(Math.max(...realistic.map((k) => k.rcu))),
         },
       },
-      logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage) / deliverySample.deliveries),
+      logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage, deployment) / deliverySample.deliveries),
       emf_metrics: metrics.size,
     },
   };

@@ -129,9 +129,13 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Accepting an email writes its body and links once (BatchWriteItem); reading one reads its body (GetItem)
     // and its links and recipient states (Query on the table); the API never changes a recipient.
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'] },
-    // GET /v1/emails/:id reads the newest events of the history; ?status= reads a page of the status index
-    // (byStatus); a cancel notes the email's status item (a conditional UpdateItem). The API never writes events.
-    emailEvents: { items: ['dynamodb:UpdateItem'], query: ['byTime', 'byStatus'] },
+    // GET /v1/emails/:id reads the newest events of the history (Query on the table for events whose id orders
+    // them by time, on byTime for the others); ?status= reads a page of the status index (byStatus); a cancel
+    // notes the email's status item (its rank read, then a conditional UpdateItem). The API never writes events.
+    emailEvents: {
+      items: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
+      query: ['byTime', 'byStatus'],
+    },
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
     idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
     // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
@@ -170,7 +174,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), records each event in its email's history with one conditional PutItem and
-  // notes the status it gives with one conditional UpdateItem of the email's status item (the email item itself
+  // notes the status it gives with one conditional UpdateItem of the email's status item when the rank it reads
+  // there is lower (the email item itself
   // is never touched), and suppresses the recipient of a hard bounce or complaint with
   // one conditional PutItem.
   dispatcher: {
@@ -182,7 +187,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     deliveries: 'none',
     emails: 'none',
     emailParts: 'none',
-    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // The status note reads the noted rank first (GetItem) and writes only a higher one.
+    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     suppressions: { items: ['dynamodb:PutItem'] },
     domains: 'none',

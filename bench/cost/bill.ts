@@ -1,6 +1,8 @@
 // Prices one sample's usage by AWS's rules (bench/cost/billing.ts) at the list prices (bench/cost/prices.ts), as
 // line items in USD for the sample; the entry divides them by what the sample did (deliveries, emails). Fixed
 // monthly costs (web ACL, custom metrics, the secret, idle polling, the reconciler) are billed apart.
+
+import { CompactLogFormatter } from '../../lambdas/adapters/telemetry/compact-log-formatter';
 import { type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import { gbSeconds } from './billing';
 import type { Deployment } from './deployment';
@@ -10,24 +12,90 @@ import type { Sample } from './workloads';
 
 export type LineItems = Record<string, number>;
 
-/**
- * What Lambda adds to the lines the code writes, which the local runtime cannot: injectLambdaContext's keys on
- * every Powertools log line (every function uses it, resetKeys), with a CDK-generated function name of the
- * 64 characters Lambda allows, and a request and trace id. An assumption of size, not a measurement.
- */
-const FUNCTION_NAME = 'SendflowApi-prod-DeliveryPipelineDeliveryFunctionAB12CD34-EfGh5678Ij90'.slice(0, 64);
 const REQUEST_ID = '8f507cfc-1b2a-4697-b07a-ac58fc914c95';
-export const CONTEXT_KEYS_BYTES = Buffer.byteLength(
-  `,"cold_start":false,"function_arn":"arn:aws:lambda:us-east-1:123456789012:function:${FUNCTION_NAME}",` +
-    `"function_memory_size":"512","function_name":"${FUNCTION_NAME}","function_request_id":"${REQUEST_ID}",` +
-    `"xray_trace_id":"1-5759e988-bd862e3fe1be46a994272793"`,
-);
-/** Lambda's own START, END and REPORT lines of one invocation (text format, no init line on a warm start). */
-export const PLATFORM_LINES_BYTES = Buffer.byteLength(
+
+/**
+ * What the Lambda context adds to each Powertools log line on AWS, which the local runtime (no context) cannot:
+ * measured with the functions' own formatter (CompactLogFormatter) on a warm invocation's context, as the
+ * difference with and without it. EMF lines carry no context.
+ */
+export const CONTEXT_KEYS_BYTES = (() => {
+  const formatter = new CompactLogFormatter();
+  const line = (lambdaContext?: Record<string, unknown>) =>
+    Buffer.byteLength(
+      JSON.stringify(
+        formatter
+          .formatAttributes(
+            {
+              logLevel: 'INFO',
+              timestamp: new Date(0),
+              serviceName: 'sendflow-delivery',
+              message: 'webhook attempt',
+              sampleRateValue: 0,
+              ...(lambdaContext ? { lambdaContext } : {}),
+            } as unknown as Parameters<CompactLogFormatter['formatAttributes']>[0],
+            {},
+          )
+          .getAttributes(),
+      ),
+    );
+  const context = {
+    awsRequestId: REQUEST_ID,
+    coldStart: false,
+    functionName: 'SendflowApi-prod-DeliveryPipelineDeliveryFunctionAB12CD34-EfGh5678Ij90'.slice(0, 64),
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:SendflowApi-prod-Delivery',
+    memoryLimitInMB: '512',
+  };
+  return line(context) - line();
+})();
+
+/** Lambda's own START, END and REPORT lines of one invocation in text format (no init line on a warm start). */
+export const TEXT_PLATFORM_LINES_BYTES = Buffer.byteLength(
   `START RequestId: ${REQUEST_ID} Version: $LATEST\n` +
     `END RequestId: ${REQUEST_ID}\n` +
     `REPORT RequestId: ${REQUEST_ID}\tDuration: 23.45 ms\tBilled Duration: 24 ms\tMemory Size: 512 MB\tMax Memory Used: 112 MB\t\n`,
 );
+/**
+ * The same in JSON format, as the Telemetry API's schema has them (platform.start and platform.report, level
+ * INFO): an assumption of shape, not a measurement. None is written when the system log level is WARN.
+ */
+export const JSON_PLATFORM_LINES_BYTES = Buffer.byteLength(
+  `{"time":"2026-11-26T01:00:00.000Z","type":"platform.start","record":{"requestId":"${REQUEST_ID}","version":"$LATEST"}}\n` +
+    `{"time":"2026-11-26T01:00:00.024Z","type":"platform.report","record":{"requestId":"${REQUEST_ID}","metrics":` +
+    `{"durationMs":23.45,"billedDurationMs":24,"memorySizeMB":512,"maxMemoryUsedMB":112},"status":"success"}}\n`,
+);
+
+/** Typical lengths of the $context values an access log line carries (an unknown one counts 10). */
+const ACCESS_LOG_VALUES: Readonly<Record<string, number>> = {
+  requestId: 36,
+  'identity.sourceIp': 13,
+  requestTime: 26,
+  httpMethod: 4,
+  resourcePath: 11,
+  path: 14,
+  status: 3,
+  responseLength: 3,
+  responseLatency: 3,
+  'integration.latency': 3,
+  'authorizer.accountId': 31,
+  'authorizer.principalId': 31,
+  'error.responseType': 1,
+  'waf.status': 3,
+};
+
+/** Bytes of one API Gateway access log line in `format` (its $context variables at typical lengths). */
+export function accessLogLineBytes(format: string): number {
+  if (!format) return 0;
+  const line = format.replace(/\$context\.([A-Za-z.]+)/g, (_, name: string) =>
+    'x'.repeat(ACCESS_LOG_VALUES[name] ?? 10),
+  );
+  return Buffer.byteLength(line) + 1;
+}
+
+/** Lambda's log levels, least severe first; a line without a level (EMF) counts as INFO. */
+const LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'];
+const severity = (level: string | undefined) => LEVELS.indexOf((level ?? 'INFO').replace('CRITICAL', 'FATAL'));
 
 /** Months a written item is stored, by its table's retention: deliveries expire after 30 days (TTL). */
 export function storageMonths(table: string): number {
@@ -68,7 +136,8 @@ export function bill(sample: Sample, deployment: Deployment): LineItems {
   for (const [queue, q] of u.sqs) add(`sqs_requests ${queue}`, q.billed * PRICES.sqs.request);
   add('scheduler_invocations', u.scheduler * PRICES.scheduler.invocation);
 
-  const logBytes = logsIngested(u);
+  // API Gateway's access log: one line per request, in the stage's own log group.
+  const logBytes = logsIngested(u, deployment) + sample.apiRequests * accessLogLineBytes(deployment.accessLogFormat);
   add('cloudwatch_logs_ingestion', (logBytes / GB) * PRICES.cloudwatch.logsIngestGb);
   // Stored for the log groups' retention (uncompressed here: AWS bills the compressed size, so this is an upper bound).
   add(
@@ -82,11 +151,29 @@ export function bill(sample: Sample, deployment: Deployment): LineItems {
   return items;
 }
 
-/** Bytes CloudWatch Logs ingests for the sample: the lines the code wrote, what Lambda adds to them, its own lines. */
-export function logsIngested(u: Usage): number {
+/**
+ * Bytes CloudWatch Logs ingests for the sample: the lines the code wrote at or above the function's application
+ * log level, with what the Lambda context adds to them, and Lambda's own lines per invocation unless the system
+ * log level (JSON logs) drops them.
+ */
+export function logsIngested(u: Usage, deployment: Pick<Deployment, 'functions'>): number {
+  const logging = (fn: string) => {
+    const config = deployment.functions.get(fn);
+    if (!config) throw new Error(`no function ${fn} in the synthesized template`);
+    return config.logging;
+  };
   let bytes = 0;
-  for (const line of u.logs) bytes += line.bytes + (line.emf ? 0 : CONTEXT_KEYS_BYTES);
-  return bytes + u.invocations.length * PLATFORM_LINES_BYTES;
+  for (const line of u.logs) {
+    const { applicationLevel } = logging(line.fn);
+    if (applicationLevel && severity(line.level) < severity(applicationLevel)) continue;
+    bytes += line.bytes + (line.emf ? 0 : CONTEXT_KEYS_BYTES);
+  }
+  for (const inv of u.invocations) {
+    const { format, systemLevel } = logging(inv.fn);
+    if (format === 'Text') bytes += TEXT_PLATFORM_LINES_BYTES;
+    else if (severity(systemLevel) <= severity('INFO')) bytes += JSON_PLATFORM_LINES_BYTES;
+  }
+  return bytes;
 }
 
 /** SES's own charge for the sample's emails: every recipient is one email; no attachments today. */

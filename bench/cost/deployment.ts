@@ -1,6 +1,6 @@
 // What the meter needs from the deployment, read from the synthesized CDK app (bundling skipped), not restated:
-// each function's memory and architecture, the web ACL's rule count, log retention, tables' PITR and TTL, and
-// the authorizer cache TTL. Re-running after a change to lib/ prices the changed configuration.
+// each function's memory, architecture and logging (format, application and system log levels), the web ACL's
+// rule count, log retention, tables' PITR and TTL, and the authorizer cache TTL. Re-running after a change to lib/ prices the changed configuration.
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildSendflow } from '../../lib/app';
@@ -9,6 +9,12 @@ export interface FunctionConfig {
   readonly service: string;
   readonly memoryMb: number;
   readonly architecture: 'arm64' | 'x86_64';
+  /** Lambda's logging controls: levels apply to JSON logs only (text logs are never filtered by Lambda). */
+  readonly logging: {
+    readonly format: 'JSON' | 'Text';
+    readonly applicationLevel?: string;
+    readonly systemLevel?: string;
+  };
 }
 
 export interface Deployment {
@@ -20,6 +26,8 @@ export interface Deployment {
   readonly pitrTables: number;
   readonly tables: number;
   readonly authorizerCacheTtlSeconds: number;
+  /** The API stage's access log line format (one line per request), '' when access logging is off. */
+  readonly accessLogFormat: string;
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -35,7 +43,14 @@ export function readDeployment(): Deployment {
     const service = env.POWERTOOLS_SERVICE_NAME;
     if (typeof service !== 'string') continue; // CDK's own helpers (log retention, custom resources)
     const [architecture = 'x86_64'] = (fn.Properties.Architectures as ('arm64' | 'x86_64')[] | undefined) ?? [];
-    functions.set(service, { service, memoryMb: Number(fn.Properties.MemorySize ?? 128), architecture });
+    const config = (fn.Properties.LoggingConfig ?? {}) as Record<string, string | undefined>;
+    const format = config.LogFormat === 'JSON' ? 'JSON' : 'Text';
+    const logging = {
+      format,
+      ...(format === 'JSON' ? { applicationLevel: config.ApplicationLogLevel ?? 'INFO' } : {}),
+      ...(format === 'JSON' ? { systemLevel: config.SystemLogLevel ?? 'INFO' } : {}),
+    } as const;
+    functions.set(service, { service, memoryMb: Number(fn.Properties.MemorySize ?? 128), architecture, logging });
   }
   const acls = Object.values(api.findResources('AWS::WAFv2::WebACL') as Resources);
   const webAclRules = acls.reduce((n, acl) => n + ((acl.Properties.Rules as unknown[]) ?? []).length, 0);
@@ -50,6 +65,8 @@ export function readDeployment(): Deployment {
     ).some((r) => r.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled),
   ).length;
   const authorizers = Object.values(api.findResources('AWS::ApiGateway::Authorizer') as Resources);
+  const [stage] = Object.values(api.findResources('AWS::ApiGateway::Stage') as Resources);
+  const accessLog = stage?.Properties.AccessLogSetting as { Format?: string } | undefined;
   return {
     functions,
     webAclRules,
@@ -57,5 +74,6 @@ export function readDeployment(): Deployment {
     pitrTables,
     tables: tables.length,
     authorizerCacheTtlSeconds: Number(authorizers[0]?.Properties.AuthorizerResultTtlInSeconds ?? 300),
+    accessLogFormat: accessLog?.Format ?? '',
   };
 }

@@ -58,6 +58,8 @@ export interface LogLine {
   readonly fn: string;
   readonly bytes: number;
   readonly emf: boolean;
+  /** The line's level (none on EMF lines). */
+  readonly level?: string;
 }
 
 /** One function's reads of one partition key value: units, keys read, and the distinct items among them. */
@@ -189,10 +191,16 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
   const recordLine = (line: string) => {
     const fn = fnContext.getStore() ?? API_FUNCTION;
     const parsed = JSON.parse(line) as {
+      level?: string;
       _aws?: { CloudWatchMetrics?: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
     };
     const emf = parsed._aws?.CloudWatchMetrics;
-    usage.logs.push({ fn, bytes: Buffer.byteLength(line, 'utf8') + 1, emf: Boolean(emf) });
+    usage.logs.push({
+      fn,
+      bytes: Buffer.byteLength(line, 'utf8') + 1,
+      emf: Boolean(emf),
+      ...(typeof parsed.level === 'string' ? { level: parsed.level } : {}),
+    });
     for (const directive of emf ?? []) {
       for (const dims of directive.Dimensions) {
         const values = dims.map((d) => `${d}=${(parsed as Record<string, unknown>)[d]}`).join(',');

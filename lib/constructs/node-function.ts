@@ -1,9 +1,17 @@
 // A Lambda function built from a lambdas/ entry point with the project's defaults: Node 22 on arm64, an
-// ESM bundle made by the local esbuild, its own log group with retention, and a role without managed policies.
+// ESM bundle made by the local esbuild, its own log group with retention and JSON logs filtered by level, and a
+// role without managed policies.
 import { fileURLToPath } from 'node:url';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -73,6 +81,13 @@ export class NodeFunction extends Construct {
         : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       role,
       logGroup: this.logGroup,
+      // JSON, so Lambda filters lines by their level (docs/runbook.md, "Log levels"). Application lines from INFO:
+      // the EMF metric lines carry no level and Lambda counts them as INFO, so a higher level would drop the
+      // metrics. System lines at WARN: the START/END/REPORT lines of every invocation (INFO) are dropped; their
+      // figures are Lambda's own metrics (Duration, Errors, Throttles), which no log level touches.
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      systemLogLevelV2: SystemLogLevel.WARN,
       // Off: no code is instrumented, so X-Ray would record only the invoke (logs and EMF metrics carry the rest).
       tracing: Tracing.DISABLED,
       environment: {

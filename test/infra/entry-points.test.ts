@@ -383,6 +383,28 @@ describe('dispatcher entry point', () => {
     ]);
   });
 
+  it("sends a batch's jobs in one SendMessageBatch of 10, not one per event", async () => {
+    // Arrange: 12 events for a tenant with one webhook.
+    dynamo.on(QueryCommand).resolves({ Items: [webhook] });
+    const events = Array.from({ length: 12 }, (_, i) => ({
+      id: `evt_01jaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, '0')}`,
+      type: 'email.delivered',
+      accountId: 'acct_1',
+      mode: 'live',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      data: {},
+    }));
+
+    // Act
+    const result = (await handlers.dispatcher(sqsEvent(events), lambdaContext('lambda-req-6'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    const sends = sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries?.length);
+    expect(sends).toEqual([10, 2]);
+    expect(new Set(sentMessages().map((m) => m.body.deliveryId)).size).toBe(12);
+  });
+
   it('reports a record whose body is not an event as a batch item failure, alone', async () => {
     dynamo.on(QueryCommand).resolves({ Items: [] });
     const result = (await handlers.dispatcher(sqsEvent([{ nope: true }]), lambdaContext('r'))) as SQSBatchResponse;

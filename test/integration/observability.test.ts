@@ -1,5 +1,5 @@
 // The local runtime's log lines and metrics (docs/deploy-and-operate.md, "Observability"): a failed delivery writes one
-// `webhook attempt` line per attempt (delivery, webhook, account, outcome, status, duration, error) and every
+// `webhook attempt` line per attempt (a successful one none at INFO) (delivery, webhook, account, outcome, status, duration, error) and every
 // API request one `api request` line (route, method, status, duration, request id, account), at INFO; with
 // SF_METRICS=true the same EMF lines as on AWS follow each invocation. Nothing secret is ever written.
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -88,6 +88,36 @@ it('logs each failed attempt of a delivery, then counts it in EMF by error class
   expect(all).not.toContain(hook.secret);
   expect(all).not.toContain(receiver.url);
   expect(all).not.toContain('<p>Hi</p>');
+});
+
+it('writes no INFO line for an attempt that succeeded: the delivery log is its record', async () => {
+  // Arrange
+  const { key } = await rt.newKey();
+  receiver.answer({ kind: 'status', status: 200, body: 'ok' });
+  const hookRes = await rt.call('/webhooks', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ url: `${receiver.url}/ok`, events: ['email.sent'] }),
+  });
+  const hook = (await hookRes.json()) as { id: string };
+  const before = receiver.received.length;
+
+  // Act
+  await rt.call('/emails', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ from: 'a@acme.example', to: ['bo@example.com'], subject: 'Hi', html: '<p>Hi</p>' }),
+  });
+  await receiver.waitFor(before + 1);
+  await rt.settle();
+
+  // Assert: delivered, recorded in the delivery log, and no attempt line; the EMF counts it.
+  const listed = await rt.call(`/webhooks/${hook.id}/deliveries`, { key });
+  const { data } = (await listed.json()) as { data: { status: string }[] };
+  expect(data.map((d) => d.status)).toEqual(['succeeded']);
+  expect(linesWith('webhook attempt').filter((line) => line.webhook_id === hook.id)).toEqual([]);
+  const emf = stdout.emf().map(emfSummary);
+  expect(emf.some((line) => line.metrics.DeliveriesSucceeded !== undefined)).toBe(true);
 });
 
 it('logs one line per API request with route, status, duration, request id and account', async () => {

@@ -1,7 +1,11 @@
 // Keeps bench:cost honest: AWS's billing rules recomputed by hand on items of known sizes, and the meter's
-// recording path (dynalite's thread write log, the reads middleware) checked against those hand counts.
+// recording path (dynalite's thread write log, the reads middleware) checked against those hand counts; what Lambda
+// adds to the log lines; an email event's history write and status note as the meter prices them.
+
+import { randomBytes } from 'node:crypto';
 import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessLogLineBytes, CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
 import {
   gbSeconds,
   type IndexShape,
@@ -14,7 +18,8 @@ import {
   type WireItem,
   writeUnits,
 } from '../../bench/cost/billing';
-import { createMeter, WRITE_LOG } from '../../bench/cost/meter';
+import { type Deployment, type FunctionConfig, readDeployment } from '../../bench/cost/deployment';
+import { createMeter, type Usage, WRITE_LOG } from '../../bench/cost/meter';
 import {
   cachedReadKeys,
   combine,
@@ -24,6 +29,7 @@ import {
   withoutCachedReads,
 } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { timeOrderedId } from '../../lambdas/domain/ids';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
 
@@ -106,6 +112,68 @@ describe('SQS and Lambda', () => {
     expect(gbSeconds(1024, 119.2)).toBeCloseTo(0.12, 10); // rounded up to the millisecond
     expect(gbSeconds(1024, 120) * PRICES.lambda.gbSecond.arm64).toBeCloseTo(0.0000016, 9);
     expect(gbSeconds(512, 1000)).toBe(0.5);
+  });
+});
+
+describe('CloudWatch Logs', () => {
+  const fn = (logging: FunctionConfig['logging']): FunctionConfig => ({
+    service: 'sendflow-delivery',
+    memoryMb: 512,
+    architecture: 'arm64',
+    logging,
+  });
+  const deployment = (logging: FunctionConfig['logging']) =>
+    ({ functions: new Map([['sendflow-delivery', fn(logging)]]) }) as unknown as Deployment;
+  /** Two invocations; an INFO line of 300 bytes, a DEBUG line of 200 and an EMF line of 500 (no level). */
+  const usage = {
+    invocations: [
+      { fn: 'sendflow-delivery', records: 10, ms: 20 },
+      { fn: 'sendflow-delivery', records: 10, ms: 20 },
+    ],
+    logs: [
+      { fn: 'sendflow-delivery', bytes: 300, emf: false, level: 'INFO' },
+      { fn: 'sendflow-delivery', bytes: 200, emf: false, level: 'DEBUG' },
+      { fn: 'sendflow-delivery', bytes: 500, emf: true },
+    ],
+  } as unknown as Usage;
+
+  it("reads every function's log format and levels from the synthesized template", () => {
+    const { functions } = readDeployment();
+    expect(functions.get('sendflow-delivery')?.logging).toEqual({
+      format: 'JSON',
+      applicationLevel: 'INFO',
+      systemLevel: 'WARN',
+    });
+    expect([...functions.values()].every((f) => f.logging.systemLevel === 'WARN')).toBe(true);
+  });
+
+  it("prices one API Gateway access log line per request, from the stage's format with typical values", () => {
+    // {"requestId":"<36>","status":"<3>"} + newline; an unknown variable counts 10 characters.
+    expect(accessLogLineBytes('{"requestId":"$context.requestId","status":"$context.status"}')).toBe(
+      '{"requestId":"","status":""}'.length + 36 + 3 + 1,
+    );
+    expect(accessLogLineBytes('{"x":"$context.somethingNew"}')).toBe('{"x":""}'.length + 10 + 1);
+    expect(accessLogLineBytes('')).toBe(0);
+    expect(readDeployment().accessLogFormat).toContain('$context.requestId');
+  });
+
+  it('adds the request id the compact formatter puts on each log line, not on EMF lines: 61 bytes', () => {
+    // ,"function_request_id":"<36-character request id>" = 1 + 21 + 1 + 38
+    expect(CONTEXT_KEYS_BYTES).toBe(61);
+  });
+
+  it('prices no platform line when the system level is WARN, and no line under the application level', () => {
+    const ingested = logsIngested(usage, deployment({ format: 'JSON', applicationLevel: 'INFO', systemLevel: 'WARN' }));
+    expect(ingested).toBe(300 + 61 + 500);
+  });
+
+  it("prices Lambda's START, END and REPORT lines per invocation in text format, and DEBUG lines at DEBUG", () => {
+    const ingested = logsIngested(
+      usage,
+      deployment({ format: 'Text', applicationLevel: 'DEBUG', systemLevel: 'INFO' }),
+    );
+    expect(TEXT_PLATFORM_LINES_BYTES).toBe(265);
+    expect(ingested).toBe(300 + 61 + 200 + 61 + 500 + 2 * 265);
   });
 });
 
@@ -227,5 +295,29 @@ describe('the meter on the embedded DynamoDB', () => {
     expect(usage.dynamo.readUnits.get('deliveries')).toBe(0.5);
     // Deleted by the end of the sample: nothing stored.
     expect(usage.dynamo.storedBytes.get('deliveries') ?? 0).toBe(0);
+  });
+
+  it("prices an email event's history write at 1 unit, and a status note that does not raise it at half a read", async () => {
+    // Arrange: an event whose id is made at its own time; the email already noted delivered.
+    const history = runtime.services.emailHistory;
+    const tenant = { accountId: 'acct_meter', mode: 'test' } as const;
+    const at = Date.UTC(2026, 10, 26, 1, 0, 0);
+    await history.noteStatus(tenant, 'email_meter', { status: 'delivered', rank: 20 });
+    const event = {
+      id: timeOrderedId('evt', at, randomBytes),
+      type: 'email.delivered',
+      timestamp: new Date(at).toISOString(),
+    };
+
+    // Act
+    await meter.start();
+    await history.record('email_meter', event);
+    await history.noteStatus(tenant, 'email_meter', { status: 'delivered', rank: 20 });
+    const usage = await meter.stop();
+
+    // Assert: one table write, no byTime entry, no write for the note, its rank read at half a unit.
+    expect(Object.fromEntries(usage.dynamo.writeUnits)).toEqual({ emailEvents: 1 });
+    expect(usage.dynamo.failedConditionUnits).toBe(0);
+    expect(usage.dynamo.readUnits.get('emailEvents')).toBe(0.5);
   });
 });

@@ -44,9 +44,9 @@ beforeEach(() => {
 });
 afterEach(() => stdout.restore());
 
-function telemetry(metricsService: string | null = 'sendflow-test') {
+function telemetry(metricsService: string | null = 'sendflow-test', logLevel: 'INFO' | 'DEBUG' = 'INFO') {
   return new PowertoolsTelemetry({
-    logger: new Logger({ serviceName: 'sendflow-delivery', logLevel: 'INFO' }),
+    logger: new Logger({ serviceName: 'sendflow-delivery', logLevel }),
     metricsService,
   });
 }
@@ -54,14 +54,22 @@ function telemetry(metricsService: string | null = 'sendflow-test') {
 const logLines = () => stdout.lines().filter((line) => !('_aws' in line));
 
 describe('PowertoolsTelemetry: attempts', () => {
-  it('logs a succeeded attempt at INFO with its delivery, webhook, account, outcome, status and duration', () => {
+  it('writes no line at INFO for an attempt that succeeded and was recorded: the delivery row is its record', () => {
     // Act
     telemetry().attempted(succeeded);
 
     // Assert
+    expect(logLines()).toEqual([]);
+  });
+
+  it('logs a succeeded attempt at DEBUG with its delivery, webhook, account, outcome, status and duration', () => {
+    // Act
+    telemetry(null, 'DEBUG').attempted(succeeded);
+
+    // Assert
     expect(logLines()).toEqual([
       expect.objectContaining({
-        level: 'INFO',
+        level: 'DEBUG',
         message: 'webhook attempt',
         service: 'sendflow-delivery',
         delivery_id: 'dlv_1',
@@ -82,6 +90,27 @@ describe('PowertoolsTelemetry: attempts', () => {
     // Powertools leaves null fields out: no error, no class.
     expect(logLines()[0]).not.toHaveProperty('error');
     expect(logLines()[0]).not.toHaveProperty('error_class');
+  });
+
+  it('logs a succeeded attempt at INFO when it was slow enough to mark its endpoint slow (2 s)', () => {
+    // Act
+    telemetry().attempted({ ...succeeded, durationMs: 2_000 });
+    telemetry().attempted({ ...succeeded, durationMs: 1_999 });
+
+    // Assert
+    expect(logLines()).toEqual([
+      expect.objectContaining({ level: 'INFO', message: 'webhook attempt', outcome: 'succeeded', duration_ms: 2_000 }),
+    ]);
+  });
+
+  it('logs a succeeded attempt whose result was not recorded (its claim lapsed) at INFO', () => {
+    // Act
+    telemetry().attempted({ ...succeeded, recorded: false });
+
+    // Assert
+    expect(logLines()).toEqual([
+      expect.objectContaining({ level: 'INFO', message: 'webhook attempt', outcome: 'succeeded', recorded: false }),
+    ]);
   });
 
   it('logs a failed attempt with its error and error class', () => {

@@ -399,6 +399,68 @@ describe('dispatcher batch', () => {
   });
 });
 
+describe('dispatcher batch: jobs gathered into full sends', () => {
+  it("sends a batch's jobs in requests of 10, whatever event they come from", async () => {
+    // Arrange: five webhooks on LIVE, ten events: 50 jobs, 5 per event.
+    const { webhooks, deliveryQueue, handler } = await dispatcher();
+    for (const id of ['wh_b', 'wh_d', 'wh_e', 'wh_f']) await webhooks.create(webhook(LIVE, id));
+    const events = Array.from({ length: 10 }, (_, n) => event(LIVE, n));
+
+    // Act
+    const result = await handler(sqsEvent(events.map(encodeEvent)));
+
+    // Assert: 5 full sends instead of 10 of five; every job once.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(deliveryQueue.sent.map((s) => s.jobs.length)).toEqual([10, 10, 10, 10, 10]);
+    const ids = deliveryQueue.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId));
+    expect(new Set(ids).size).toBe(50);
+  });
+
+  it('gathers the jobs of events of several tenants, and of one-job events, into one send', async () => {
+    // Arrange: 7 events of LIVE (wh_a) and 3 of TEST (wh_c): 10 jobs.
+    const { deliveryQueue, handler } = await dispatcher();
+    const events = Array.from({ length: 10 }, (_, n) => event(n < 7 ? LIVE : TEST, n));
+
+    // Act
+    await handler(sqsEvent(events.map(encodeEvent)));
+
+    // Assert
+    expect(deliveryQueue.sent.map((s) => s.jobs.length)).toEqual([10]);
+  });
+
+  it('fails only the events whose jobs were in a send that failed; a retry sends them again', async () => {
+    // Arrange: 12 one-job events (sends of 10 and 2), the second send refused once.
+    const { deliveryQueue, handler } = await dispatcher();
+    const send = deliveryQueue.send.bind(deliveryQueue);
+    let calls = 0;
+    vi.spyOn(deliveryQueue, 'send').mockImplementation((jobs, delay) => {
+      calls += 1;
+      return calls === 2 ? Promise.reject(new Error('SQS refused')) : send(jobs, delay);
+    });
+    const events = Array.from({ length: 12 }, (_, n) => event(LIVE, n));
+
+    // Act
+    const result = await handler(sqsEvent(events.map(encodeEvent)));
+
+    // Assert: the ten sent are not failed; the two refused are.
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm10' }, { itemIdentifier: 'm11' }]);
+    expect(deliveryQueue.sent.map((s) => s.jobs.length)).toEqual([10]);
+  });
+
+  it('queues nothing and fails nothing for a batch whose events have no subscriber', async () => {
+    // Arrange: email.sent, which no webhook subscribes to.
+    const { deliveryQueue, handler } = await dispatcher();
+    const events = [0, 1, 2].map((n) => ({ ...event(LIVE, n), type: 'email.sent' as const }));
+
+    // Act
+    const result = await handler(sqsEvent(events.map(encodeEvent)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(deliveryQueue.sent).toEqual([]);
+  });
+});
+
 describe('message tenants (the local queues group by them, the sends queue dedupes by email)', () => {
   it("reads a first attempt's seed account, a retry's account and a recovery step's account; nothing else", () => {
     const seed = {

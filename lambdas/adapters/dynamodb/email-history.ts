@@ -1,10 +1,14 @@
 // Email histories in DynamoDB: one small item per event (emailId, eventId), written with a conditional put so a
-// redelivered event is recorded once, and read newest first through the byTime index (at = time#eventId).
-// Beside them, one status item per email (eventId STATUS_ITEM, no `at`: out of byTime) holds the status of the
+// redelivered event is recorded once. An event whose id is made at its own time (SES's, the pipeline's) sorts by
+// id exactly as by time, so it is read newest first from the table itself and written without `at`: one write
+// unit, no index entry. Any other (an unsubscribe's id is made at the send, a simulated event's at its step, and
+// every event written before this rule) carries `at` (time#eventId) and is read through the sparse byTime index;
+// the two newest-first reads are merged. Beside them, one status item per email (eventId STATUS_ITEM, no `at`: out of byTime) holds the status of the
 // highest-ranked event noted, under `statusKey` (tenant#status#shard), the key of the sparse byStatus index
 // (keys only) that GET /v1/emails?status= reads a bounded page of.
 import {
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   ScanCommand,
@@ -14,7 +18,7 @@ import * as z from 'zod';
 import type { EmailEventEntry, EmailHistory, HistoryPage, NotedStatus, StatusPage } from '../../app/emails/ports';
 import { EMAIL_HISTORY_LIMIT } from '../../app/emails/read-email';
 import type { Tenant } from '../../app/webhooks/ports';
-import { historyOrderKey } from '../../domain/email/history';
+import { historyOrderKey, idOrdersByTime } from '../../domain/email/history';
 import { CANCELED_STATUS, statusFromEvent } from '../../domain/email/status';
 import { expired } from './email-bodies';
 import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
@@ -60,7 +64,8 @@ export class DynamoEmailHistory implements EmailHistory {
           Item: {
             emailId,
             eventId: entry.id,
-            at: historyOrderKey(entry),
+            // Only where the id's order is not the time's: the index entry is a second write unit.
+            ...(idOrdersByTime(entry) ? {} : { at: historyOrderKey(entry) }),
             type: entry.type,
             timestamp: entry.timestamp,
             ...(entry.to !== undefined ? { to: entry.to } : {}),
@@ -77,17 +82,18 @@ export class DynamoEmailHistory implements EmailHistory {
   }
 
   async latest(emailId: string, limit: number): Promise<HistoryPage> {
-    const { Items = [] } = await this.doc.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: 'byTime',
-        KeyConditionExpression: 'emailId = :id',
-        ExpressionAttributeValues: { ':id': emailId },
-        ScanIndexForward: false,
-        // One more than asked: whether older events exist, without counting them.
-        Limit: limit + 1,
-      }),
-    );
+    // One more than asked from each: whether older events exist, without counting them. The newest `limit + 1`
+    // of all are among the newest `limit + 1` of each kind.
+    const want = limit + 1;
+    const [byId, byTime] = await Promise.all([this.newestById(emailId, want), this.newestByTime(emailId, want)]);
+    const keyed = [
+      ...byId.map((item) => ({
+        item,
+        key: historyOrderKey({ id: String(item.eventId), timestamp: String(item.timestamp) }),
+      })),
+      ...byTime.map((item) => ({ item, key: String(item.at) })),
+    ].sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
+    const Items = keyed.slice(0, want).map(({ item }) => item);
     const now = this.now();
     const events = Items.slice(0, limit)
       .filter((item) => !expired(item, now))
@@ -97,7 +103,59 @@ export class DynamoEmailHistory implements EmailHistory {
     return { events, truncated: Items.length > limit };
   }
 
+  /**
+   * The newest `want` events without `at` (their id orders them by time), from the table, newest id first. Items
+   * with `at` met on the way are skipped (byTime has them), so it pages on while they fill a page.
+   */
+  private async newestById(emailId: string, want: number): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          // Past the status item (`#status` sorts before every event id).
+          KeyConditionExpression: 'emailId = :id AND eventId > :status',
+          ExpressionAttributeValues: { ':id': emailId, ':status': STATUS_ITEM },
+          ScanIndexForward: false,
+          Limit: want,
+          ExclusiveStartKey: cursor,
+        }),
+      );
+      for (const item of page.Items ?? []) if (item.at === undefined && found.length < want) found.push(item);
+      cursor = page.LastEvaluatedKey;
+    } while (cursor && found.length < want);
+    return found;
+  }
+
+  /** The newest `want` events with `at`, from the sparse byTime index. */
+  private async newestByTime(emailId: string, want: number): Promise<Record<string, unknown>[]> {
+    const { Items = [] } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'byTime',
+        KeyConditionExpression: 'emailId = :id',
+        ExpressionAttributeValues: { ':id': emailId },
+        ScanIndexForward: false,
+        Limit: want,
+      }),
+    );
+    return Items;
+  }
+
   async noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void> {
+    // Many events do not raise the email's status (each recipient's `delivered` after the first, redeliveries):
+    // a read of the rank (half a read unit) spares their write, which DynamoDB bills (1 unit) even when its
+    // condition fails. The write stays conditional: a read that lags only lets a write through to its condition.
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { emailId, eventId: STATUS_ITEM },
+        ProjectionExpression: '#rank',
+        ExpressionAttributeNames: { '#rank': 'rank' },
+      }),
+    );
+    if (typeof Item?.rank === 'number' && Item.rank >= noted.rank) return;
     await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({

@@ -1,11 +1,13 @@
-// Telemetry on Powertools: one structured log line per attempt and per API request (the runtime's logger),
-// and Powertools Metrics in CloudWatch embedded metric format (EMF, namespace Sendflow) on stdout, where
-// Lambda's log stream carries it to CloudWatch Metrics. Metrics are buffered per dimension set and written
-// by flush() at the end of each invocation, so a batch of attempts costs one EMF line per set, not per value.
+// Telemetry on Powertools: one structured log line per attempt (at DEBUG when it succeeded and was recorded)
+// and per API request (the runtime's logger), and Powertools Metrics in CloudWatch embedded metric format (EMF,
+// namespace Sendflow) on stdout, where Lambda's log stream carries it to CloudWatch Metrics. Metrics are
+// buffered per dimension set and written by flush() at the end of each invocation, so a batch of attempts
+// costs one EMF line per set, not per value.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../app/telemetry';
 import { METRIC_DIMENSIONS as D, METRIC_NAMES as M, METRICS_NAMESPACE } from '../../domain/metric-names';
+import { isSlowOutcome, LANE_POLICY } from '../../domain/webhooks/endpoint-health';
 
 export interface PowertoolsTelemetryOptions {
   readonly logger: Logger;
@@ -35,7 +37,11 @@ export class PowertoolsTelemetry implements Telemetry {
 
   attempted(report: AttemptReport): void {
     const { errorClass } = report;
-    this.logger.info('webhook attempt', {
+    // A success that was recorded is in the delivery log already (its row, read by the API): a line for it at
+    // INFO would pay CloudWatch for every delivery twice. Failures, slow answers (they mark the endpoint slow),
+    // and results a lapsed claim kept from being recorded are what an operator looks for: INFO.
+    const quiet = !errorClass && report.recorded && !isSlowOutcome(report, LANE_POLICY);
+    (quiet ? this.logger.debug : this.logger.info).call(this.logger, 'webhook attempt', {
       delivery_id: report.deliveryId,
       webhook_id: report.webhookId,
       account_id: report.accountId,

@@ -1,10 +1,14 @@
 // Contract suite for the EmailHistory port, run against DynamoEmailHistory (dynalite, DynamoDB Local) and
 // InMemoryEmailHistory: record() keeps each event id once (redelivered, in parallel, or with a changed body);
 // latest() gives the newest events by time (ties by id), oldest of them first, and says when older ones exist;
-// histories of different emails stay apart; a thousand events on one email are all kept and read.
+// histories of different emails stay apart; a thousand events on one email are all kept and read. On DynamoDB,
+// an event whose id carries its own time is one item and no index entry, and histories written before are read.
 import { randomBytes } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import type { EmailEventEntry, EmailHistory } from '../../../lambdas/app/emails/ports';
+import { historyOrderKey } from '../../../lambdas/domain/email/history';
+import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { RepositoryHarness } from './harness';
 
 const T0 = Date.UTC(2025, 3, 1, 10, 0, 0);
@@ -149,4 +153,108 @@ export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): 
     const rest = await history().idsByStatus(tenant, 'delivered', { limit: 15, after: first.ids.at(-1) as string });
     expect(rest).toEqual({ ids: delivered.slice(15), hasMore: false });
   });
+
+  it('latest() pages by time across events whose id carries their time and events whose id does not', async () => {
+    // Arrange: 8 events whose id is made at their own time (as SES's and the pipeline's are) and 5 whose id is
+    // not (an unsubscribe's id is made at the send time; simulated events at their step), interleaved in time.
+    const emailId = newEmailId();
+    const seq = (n: number) => () => Uint8Array.from({ length: 16 }, (_, i) => (n * 7 + i) % 251);
+    const own = Array.from({ length: 8 }, (_, i) => {
+      const at = T0 + i * 2_000;
+      return { id: timeOrderedId('evt', at, seq(i)), type: 'email.delivered', timestamp: iso(at) };
+    });
+    const skewed = Array.from({ length: 5 }, (_, i) => {
+      const at = T0 + i * 3_000 + 500;
+      return { id: timeOrderedId('evt', T0 - 86_400_000 + i, seq(20 + i)), type: 'email.opened', timestamp: iso(at) };
+    });
+    const all = [...own, ...skewed].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+    for (const entry of [...skewed, ...own].reverse()) await history().record(emailId, entry);
+
+    // Act / Assert
+    expect(await history().latest(emailId, 4)).toEqual({ events: all.slice(-4), truncated: true });
+    expect(await history().latest(emailId, 7)).toEqual({ events: all.slice(-7), truncated: true });
+    expect(await history().latest(emailId, 13)).toEqual({ events: all, truncated: false });
+  });
+
+  if (harness.raw) {
+    const raw = harness.raw;
+    const stored = async (emailId: string) => {
+      const { db, table } = raw();
+      const items = await db.doc.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'emailId = :e',
+          ExpressionAttributeValues: { ':e': emailId },
+        }),
+      );
+      const indexed = await db.doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'byTime',
+          KeyConditionExpression: 'emailId = :e',
+          ExpressionAttributeValues: { ':e': emailId },
+        }),
+      );
+      return { items: items.Items ?? [], indexed: (indexed.Items ?? []).map((item) => item.eventId) };
+    };
+
+    it('stores an event whose id carries its time as one item without a byTime entry (one write unit)', async () => {
+      // Arrange
+      const emailId = newEmailId();
+      const at = T0 + 1_234;
+      const own = {
+        id: timeOrderedId('evt', at, randomBytes),
+        type: 'email.delivered',
+        to: 'a@b.example',
+        timestamp: iso(at),
+      };
+      const skewed = { id: timeOrderedId('evt', T0 - 60_000, randomBytes), type: 'email.opened', timestamp: iso(at) };
+
+      // Act
+      await history().record(emailId, own);
+      await history().record(emailId, skewed);
+
+      // Assert: the first has no `at` (the index's sort key), so the sparse index has no entry for it.
+      const { items, indexed } = await stored(emailId);
+      expect(items.find((item) => item.eventId === own.id)).not.toHaveProperty('at');
+      expect(indexed).toEqual([skewed.id]);
+    });
+
+    it('reads histories written before, when every event carried `at`, in order with the new ones', async () => {
+      // Arrange: three events as the code before wrote them (each with `at`, so in byTime), then two new ones.
+      const emailId = newEmailId();
+      const { db, table } = raw();
+      const old = [0, 1, 2].map((i) => {
+        const at = T0 + i * 10_000;
+        return { id: timeOrderedId('evt', at, randomBytes), type: 'email.sent', timestamp: iso(at) };
+      });
+      for (const entry of old) {
+        await db.doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: {
+              emailId,
+              eventId: entry.id,
+              at: historyOrderKey(entry),
+              type: entry.type,
+              timestamp: entry.timestamp,
+              expiresAt: Math.floor(Date.now() / 1000) + 3600,
+            },
+          }),
+        );
+      }
+      const fresh = [5_000, 25_000].map((d) => ({
+        id: timeOrderedId('evt', T0 + d, randomBytes),
+        type: 'email.delivered',
+        timestamp: iso(T0 + d),
+      }));
+      for (const entry of fresh) await history().record(emailId, entry);
+
+      // Act / Assert: a redelivery of an old event is still recognised (same key), and the order is by time.
+      expect(await history().record(emailId, old[1] as EmailEventEntry)).toBe(false);
+      const all = [...old, ...fresh].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+      expect(await history().latest(emailId, 10)).toEqual({ events: all, truncated: false });
+      expect(await history().latest(emailId, 2)).toEqual({ events: all.slice(-2), truncated: true });
+    });
+  }
 }
