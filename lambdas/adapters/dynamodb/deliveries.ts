@@ -1,6 +1,6 @@
 // Deliveries in DynamoDB. Partition by webhook, sort by the time-ordered delivery id: newest-first listing
 // and `after` cursors fall out of the key. Two sparse, small indexes, so that a first attempt that succeeds
-// costs two index writes: byDueShard holds pending rows only (the reconciler's due list, and `?status=pending`),
+// costs no index write: byDueShard holds pending retries only (the reconciler's due list),
 // byStatusKey failed rows only (`?status=failed`, alone or with `?error_class=`). Succeeded rows, the bulk of a
 // log, are in no index: their filter reads the partition, as does `?error_class=` alone or with another status
 // (on the row's `latestErrorClass`). A filtered read examines at most DELIVERY_LIST_EXAMINE rows a request.
@@ -42,8 +42,6 @@ const dueShard = (n: number) => `due#${n % DUE_SHARDS}`;
 const ALL_DUE_SHARDS = [LEGACY_DUE_SHARD, ...Array.from({ length: DUE_SHARDS }, (_, n) => dueShard(n))];
 const dueShardFor = (webhookId: string, id: string) =>
   dueShard(shardOf(webhookId, DUE_SHARDS) + shardOf(id, DUE_SPREAD));
-/** Sort key of a pending row that is never due (a test send in flight): after every zero-padded time. */
-const NEVER_DUE = 'never';
 
 /** A byDueShard entry: the keys and `attempts` (the index's projection). */
 const dueEntry = z.object({
@@ -104,10 +102,12 @@ const deliveryItem = z.object({
 const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(item);
 
 /**
- * The stored item: a pending row carries its byDueShard keys (a first attempt in flight too, due at its
- * creation, so the reconciler finds it if its worker dies), a failed one its byStatusKey key. A PutItem
- * replaces the item, so a row that changes status leaves the index it no longer belongs in. `latestErrorClass`
- * (the latest attempt's class, absent after a success or before any attempt) is what `?error_class=` filters on.
+ * The stored item: a pending retry (an attempt made, the next one due) carries its byDueShard keys, a failed
+ * row its byStatusKey key. A first attempt in flight carries neither: its job stays in the queue until the
+ * record (redelivered after the visibility timeout, and a dead-lettered job is recorded failed: DLQ consumer),
+ * so a first attempt that succeeds is two table writes and no index write. A PutItem replaces the item, so a
+ * row that changes status leaves the index it no longer belongs in. `latestErrorClass` (the latest attempt's
+ * class, absent after a success or before any attempt) is what `?error_class=` filters on.
  */
 function toItem(delivery: Delivery): Record<string, unknown> {
   const { webhookId, id, status, nextAttemptAt } = delivery;
@@ -117,8 +117,8 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     ...delivery,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
-    ...(status === 'pending'
-      ? { dueShard: dueShardFor(webhookId, id), dueAt: nextAttemptAt === null ? NEVER_DUE : dueKey(nextAttemptAt) }
+    ...(status === 'pending' && delivery.attempts > 0 && nextAttemptAt !== null
+      ? { dueShard: dueShardFor(webhookId, id), dueAt: dueKey(nextAttemptAt) }
       : {}),
   };
 }

@@ -63,7 +63,8 @@ export interface LocalRuntime {
   readonly authorizerCache: AuthorizerResultCache;
   /** Each account's requests in flight at the gateway (at most LOCAL_ACCOUNT_CONCURRENCY). */
   readonly accountSlots: KeyedSlots;
-  readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
+  /** The manifest's queues, and the delivery lanes' DLQ. */
+  readonly queues: Readonly<Record<QueueName | 'deliveriesDlq', InProcessQueue>>;
   stop(): Promise<void>;
 }
 
@@ -104,11 +105,15 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
+  // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
+  // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
+  const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
   const local = {
     events: localQueue(config.dataDir, 'events', logger),
-    deliveries: localQueue(config.dataDir, 'deliveries', logger),
-    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger),
+    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq),
     sends: localQueue(config.dataDir, 'sends', logger),
+    deliveriesDlq,
   };
   let server: Server | undefined;
   let closing = false;
@@ -146,6 +151,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         steps: { send: async (step, delay) => local.slowDeliveries.send([encodeStep(step)], delay) },
         arn: local.slowDeliveries.arn,
       },
+      deliveryDlqArns: [local.deliveriesDlq.arn],
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -159,6 +165,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const deliveryWorker = flushing(createDeliveryWorkerHandler(services));
     local.deliveries.consume(deliveryWorker);
     local.slowDeliveries.consume(deliveryWorker);
+    local.deliveriesDlq.consume(deliveryWorker);
     local.sends.consume(flushing(createSendWorkerHandler(services)));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
@@ -274,13 +281,31 @@ function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
     };
 }
 
-function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
+function queueJournal(dataDir: string, name: string): QueueJournal | undefined {
+  if (dataDir === ':memory:') return undefined;
+  mkdirSync(join(dataDir, 'queues'), { recursive: true, mode: 0o700 });
+  return QueueJournal.open(join(dataDir, 'queues', `${name}.journal`));
+}
+
+/**
+ * The delivery lanes' DLQ: journaled like them; a message is received until its delivery is settled (a DLQ has
+ * no DLQ: on AWS it is retried until its 14-day retention), once per visibility timeout of the deliveries queue.
+ */
+function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
+  const journal = queueJournal(dataDir, 'deliveriesDlq');
+  return new InProcessQueue('sendflow-deliveriesDlq', {
+    batchSize: queues.deliveries.batchSize,
+    visibilityTimeoutMs: visibilityTimeoutSeconds(queues.deliveries) * 1000,
+    maxReceiveCount: Number.POSITIVE_INFINITY,
+    concurrency: 1,
+    onError: (error) => logger.error("queue deliveriesDlq: could not journal a batch's outcome", error),
+    ...(journal ? { journal } : {}),
+  });
+}
+
+function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo?: InProcessQueue): InProcessQueue {
   const spec = queues[queue];
-  let journal: QueueJournal | undefined;
-  if (dataDir !== ':memory:') {
-    mkdirSync(join(dataDir, 'queues'), { recursive: true, mode: 0o700 });
-    journal = QueueJournal.open(join(dataDir, 'queues', `${queue}.journal`));
-  }
+  const journal = queueJournal(dataDir, queue);
   return new InProcessQueue(`sendflow-${queue}`, {
     batchSize: spec.batchSize,
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
@@ -296,6 +321,7 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
     ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryMessageAccount } : {}),
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
+    ...(redriveTo ? { redriveTo } : {}),
   });
 }
 

@@ -984,23 +984,36 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
   });
 
-  it('a row leaves the due list once final, and moves to its new due time when rescheduled', async () => {
-    // Arrange
+  it('a first attempt in flight is in no due list (the queue keeps its job); its retry enters it, a final row leaves it', async () => {
+    // Arrange: two rows as createClaimed writes a first attempt (pending, attempts 0, due at creation).
     const fresh = await harness.fresh();
     const webhookId = newWebhookId();
     const rescheduled = newDelivery(webhookId, T0);
     const finished = newDelivery(webhookId, T0 + 1);
     await fresh.createClaimed(rescheduled);
     await fresh.createClaimed(finished);
-    const before = await fresh.listDue(NOW, 10);
+    const inFlight = await fresh.listDue(Number.MAX_SAFE_INTEGER, 10);
 
-    // Act
+    // Act: the first failed with a retry due later; the second failed for good after a retry was due.
     const retrying = after(rescheduled, 'pending', { nextAttemptAt: NOW + 300_000 });
     await fresh.record(retrying, 1);
-    await fresh.record(after(finished, 'failed'), 1);
+    const failing = after(finished, 'pending', { nextAttemptAt: NOW - 1_000 });
+    await fresh.record(failing, 1);
+    const bothDue = await fresh.listDue(NOW + 300_000, 10);
+    const claimed = await fresh.claim(
+      webhookId,
+      finished.id,
+      { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+      {
+        attempt: 2,
+        until: NOW + 30_000,
+      },
+    );
+    await fresh.record(after(claimed ?? failing, 'failed'), 2);
 
     // Assert
-    expect(ids(before)).toEqual([rescheduled.id, finished.id]);
+    expect(inFlight).toEqual([]);
+    expect(ids(bothDue)).toEqual([finished.id, rescheduled.id]);
     expect(await fresh.listDue(NOW, 10)).toEqual([]);
     expect(await fresh.listDue(NOW + 300_000, 10)).toEqual([
       { id: rescheduled.id, webhookId, attempts: 1, nextAttemptAt: NOW + 300_000 },
@@ -1040,10 +1053,23 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       return (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
     };
 
-    it('keeps a pending row (a first attempt in flight too) in byDueShard only, keys and attempts, by zero-padded due time', async () => {
+    it('a first attempt in flight is in no index: its creation is one table write', async () => {
       // Arrange
       const webhookId = newWebhookId();
-      const pending = newDelivery(webhookId, T0);
+      const first = newDelivery(webhookId, T0);
+
+      // Act
+      await repo().createClaimed(first);
+
+      // Assert
+      const item = await read(webhookId, first.id);
+      for (const attribute of ['statusKey', 'dueShard', 'dueAt']) expect(item).not.toHaveProperty(attribute);
+    });
+
+    it('keeps a pending retry in byDueShard only, keys and attempts, by zero-padded due time', async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const pending = newDelivery(webhookId, T0, { attempts: 1 });
 
       // Act
       await repo().createClaimed(pending);
@@ -1061,7 +1087,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
         id: pending.id,
         dueShard: item?.dueShard,
         dueAt: String(T0).padStart(15, '0'),
-        attempts: 0,
+        attempts: 1,
       });
     });
 
@@ -1089,9 +1115,9 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
     it("spreads pending rows over byDueShard's key values: across webhooks, and one webhook's over several", async () => {
       // Arrange
-      const many = Array.from({ length: 48 }, () => newDelivery(newWebhookId(), T0));
+      const many = Array.from({ length: 48 }, () => newDelivery(newWebhookId(), T0, { attempts: 1 }));
       const busy = newWebhookId();
-      const ofBusy = Array.from({ length: 24 }, (_, i) => newDelivery(busy, T0 + i));
+      const ofBusy = Array.from({ length: 24 }, (_, i) => newDelivery(busy, T0 + i, { attempts: 1 }));
 
       // Act
       for (const row of [...many, ...ofBusy]) await repo().createClaimed(row);
