@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shardKeyOf } from '../../lambdas/adapters/dynamodb/deliveries';
 import { reconcile } from '../../lambdas/app/webhooks/reconcile';
 import { hashApiKey } from '../../lambdas/domain/api-keys';
 import { encodeJob } from '../../lambdas/handlers/queue/messages';
@@ -231,7 +232,8 @@ describe('retention', () => {
     };
     const doc = DynamoDBDocumentClient.from(localDynamoClient(rt.dynamoEndpoint));
     try {
-      const key_ = { webhookId: hook.id, id: test.delivery.id };
+      // The row's partition key: its webhook and its shard (adapters/dynamodb/deliveries).
+      const key_ = { webhookId: shardKeyOf(hook.id, test.delivery.id), id: test.delivery.id };
       const { Item } = await doc.send(new GetCommand({ TableName: 'sendflow-deliveries', Key: key_ }));
       expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeGreaterThan(30 * 86400 - 60);
       expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(30 * 86400);

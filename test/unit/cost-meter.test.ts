@@ -17,6 +17,7 @@ import {
 import { createMeter, WRITE_LOG } from '../../bench/cost/meter';
 import { isItemKey, normalize, scaleKeys } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
 
@@ -118,6 +119,31 @@ describe('partition simulation', () => {
     expect(normalize('quota#acct_1#test#2026-11-25')).toBe('quota#acct_1#test#2026-11-25');
     expect(isItemKey('email_01m8aftsac8cmhc9r8ns1x76ag')).toBe(true);
     expect(isItemKey('acct_01m8#test')).toBe(false);
+  });
+});
+
+describe('partition simulation of a sharded key', () => {
+  it("spreads a webhook's delivery shards evenly at scale (a uniform hash of unique ids): its total over DELIVERY_SHARDS", () => {
+    // Arrange: 40 deliveries of one webhook (2 units each) fell unevenly over a few of its shards in the sample.
+    const keys = new Map([
+      ['deliveries||wh_a#0', { wcu: 20, rcu: 0 }],
+      ['deliveries||wh_a#5', { wcu: 42, rcu: 4 }],
+      ['deliveries||wh_a#15', { wcu: 18, rcu: 0 }],
+      ['deliveries||wh_a', { wcu: 0, rcu: 2 }],
+    ]);
+
+    // Act: 40 deliveries in the sample, 2,000 a second.
+    const scaled = scaleKeys(keys, 40, 2_000, 1);
+
+    // Assert: 4,000 WCU/s for the webhook in all, 250 on each of 16 shards; the legacy partition apart.
+    const shards = scaled.filter((k) => k.where === 'deliveries' && k.key !== 'wh_a');
+    expect(shards).toHaveLength(DELIVERY_SHARDS);
+    for (const shard of shards) {
+      expect(shard.key).toMatch(/^wh_a#\d+$/);
+      expect(shard.wcu).toBe(4_000 / DELIVERY_SHARDS);
+      expect(shard.rcu).toBe(200 / DELIVERY_SHARDS);
+    }
+    expect(scaled.find((k) => k.key === 'wh_a')).toMatchObject({ wcu: 0, rcu: 100 });
   });
 });
 

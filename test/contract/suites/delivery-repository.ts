@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
+import { DELIVERY_SHARDS, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
@@ -1048,9 +1049,22 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       );
       return Items ?? [];
     }
+    /** The stored item of a delivery, in its shard's partition (`webhookId#n`). */
     const read = async (webhookId: string, id: string) => {
       const { db, table } = raw();
+      return (
+        await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId: shardKeyOf(webhookId, id), id } }))
+      ).Item;
+    };
+    /** The stored item under the legacy partition key (the unsuffixed webhook id, rows written before the shards). */
+    const readLegacy = async (webhookId: string, id: string) => {
+      const { db, table } = raw();
       return (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
+    };
+    /** A row as the single-partition layout wrote it: under the unsuffixed webhook id. */
+    const putLegacy = async (row: Delivery, extra: Record<string, unknown> = {}) => {
+      const { db, table } = raw();
+      await db.doc.send(new PutCommand({ TableName: table, Item: { ...row, ...extra } }));
     };
 
     it('a first attempt in flight is in no index: its creation is one table write', async () => {
@@ -1074,16 +1088,16 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       // Act
       await repo().createClaimed(pending);
 
-      // Assert: in no status index; its byDueShard entry is the keys and `attempts`, never the payload.
+      // Assert: in no status index; its byDueShard entry is the keys (its shard's) and `attempts`, never the payload.
       const item = await read(webhookId, pending.id);
       expect(item).toMatchObject({ dueShard: expect.stringMatching(/^due#\d+$/), dueAt: String(T0).padStart(15, '0') });
       expect(item).not.toHaveProperty('statusKey');
-      const [entry, ...others] = (await entries('byDueShard', 'dueShard', item?.dueShard)).filter(
-        (e) => e.webhookId === webhookId,
+      const [entry, ...others] = (await entries('byDueShard', 'dueShard', item?.dueShard)).filter((e) =>
+        String(e.webhookId).startsWith(`${webhookId}#`),
       );
       expect(others).toEqual([]);
       expect(entry).toEqual({
-        webhookId,
+        webhookId: shardKeyOf(webhookId, pending.id),
         id: pending.id,
         dueShard: item?.dueShard,
         dueAt: String(T0).padStart(15, '0'),
@@ -1109,7 +1123,12 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect(badItem).not.toHaveProperty('dueShard');
       expect(badItem).toMatchObject({ statusKey: `${webhookId}#failed` });
       expect(await entries('byStatusKey', 'statusKey', `${webhookId}#failed`)).toEqual([
-        { webhookId, id: bad.id, statusKey: `${webhookId}#failed`, expiresAt: NOW_S + 30 * 86_400 },
+        {
+          webhookId: shardKeyOf(webhookId, bad.id),
+          id: bad.id,
+          statusKey: `${webhookId}#failed`,
+          expiresAt: NOW_S + 30 * 86_400,
+        },
       ]);
     });
 
@@ -1130,7 +1149,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
     });
 
-    it("lists a webhook's pending rows from its own partition, never from the index other webhooks share", async () => {
+    it("lists a webhook's pending rows from its own partitions, never from the index other webhooks share", async () => {
       // Arrange: other webhooks' pending rows fill the shared byDueShard key values.
       const { db } = raw();
       const webhookId = newWebhookId();
@@ -1140,8 +1159,14 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       const queried: string[] = [];
       db.doc.middlewareStack.add(
         (next) => async (args) => {
-          const input = args.input as { KeyConditionExpression?: string; IndexName?: string };
-          if (input.KeyConditionExpression) queried.push(input.IndexName ?? 'table');
+          const input = args.input as {
+            KeyConditionExpression?: string;
+            IndexName?: string;
+            ExpressionAttributeValues?: Record<string, unknown>;
+          };
+          if (input.KeyConditionExpression) {
+            queried.push(`${input.IndexName ?? 'table'} ${String(input.ExpressionAttributeValues?.[':p'])}`);
+          }
           return next(args);
         },
         { step: 'initialize', name: 'recordQueries' },
@@ -1157,7 +1182,93 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
       // Assert
       expect(listed.items.map((row) => row.id)).toEqual([mine.id]);
-      expect(queried).toEqual(['table']);
+      expect(queried.sort()).toEqual(
+        [...Array.from({ length: DELIVERY_SHARDS }, (_, n) => `table ${webhookId}#${n}`), `table ${webhookId}`].sort(),
+      );
+    });
+
+    it("spreads one webhook's rows over DELIVERY_SHARDS partition keys `webhookId#n`, n from the id; reads give the webhook id", async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const log = await seedLog(webhookId, 64);
+
+      // Act
+      const stored = await Promise.all(log.map(async (row) => (await read(webhookId, row.id))?.webhookId));
+      const listed = await repo().list(webhookId, { limit: 100 }, NOW);
+
+      // Assert: every shard holds some (64 rows over 8), none in the unsuffixed partition; the API sees one log.
+      expect(new Set(stored)).toEqual(new Set(Array.from({ length: DELIVERY_SHARDS }, (_, n) => `${webhookId}#${n}`)));
+      expect(await readLegacy(webhookId, log[0]?.id ?? '')).toBeUndefined();
+      expect(listed).toEqual({ items: log, hasMore: false });
+      expect(await repo().get(webhookId, log[5]?.id ?? '', NOW)).toEqual(log[5]);
+    });
+
+    it('reads rows written before the shards (unsuffixed partition) among the sharded ones: get, getMany, list, cursors, filters, range', async () => {
+      // Arrange: 12 rows a second apart, every third one written by the single-partition layout; a recovery job
+      // in the unsuffixed partition too (it is never a delivery).
+      const webhookId = newWebhookId();
+      const rows = Array.from({ length: 12 }, (_, i) => {
+        const row = newDelivery(webhookId, T0 + i * 1_000);
+        return i % 2 ? after(row, 'succeeded') : after(row, 'failed');
+      });
+      const legacy = rows.filter((_, i) => i % 3 === 0);
+      for (const [i, row] of rows.entries()) {
+        if (i % 3 === 0) await putLegacy(row, row.status === 'failed' ? { statusKey: `${webhookId}#failed` } : {});
+        else expect(await repo().createClaimed(row)).toBe(true);
+      }
+      await putLegacy(newDelivery(webhookId, T0), { id: `rec_${'0'.repeat(26)}` });
+      const newest = [...rows].reverse();
+
+      // Act
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await repo().list(webhookId, { limit: 5, ...(cursor ? { after: cursor } : {}) }, NOW);
+        pages.push(ids(page.items));
+        cursor = page.hasMore ? page.items.at(-1)?.id : undefined;
+      } while (cursor);
+      const failed = await repo().list(webhookId, { status: 'failed', limit: 100 }, NOW);
+      const succeeded = await repo().list(webhookId, { status: 'succeeded', limit: 100 }, NOW);
+      const many = await repo().getMany(
+        rows.map(({ webhookId: w, id }) => ({ webhookId: w, id })),
+        NOW,
+      );
+      const window = await repo().range(
+        webhookId,
+        { from: rows[0]?.id ?? '', to: rows[11]?.id ?? '', onlyFailed: false, limit: 100 },
+        NOW,
+      );
+
+      // Assert
+      expect(pages).toEqual([ids(newest.slice(0, 5)), ids(newest.slice(5, 10)), ids(newest.slice(10))]);
+      expect(failed.items).toEqual(newest.filter((row) => row.status === 'failed'));
+      expect(succeeded.items).toEqual(newest.filter((row) => row.status === 'succeeded'));
+      expect(many).toEqual(rows);
+      expect(window).toEqual({ ids: ids(rows), next: null });
+      expect(await repo().get(webhookId, legacy[1]?.id ?? '', NOW)).toEqual(legacy[1]);
+    });
+
+    it('claims and records a row written before the shards where it is (it never moves, and no copy appears)', async () => {
+      // Arrange: a pending retry in the unsuffixed partition.
+      const webhookId = newWebhookId();
+      const { claim: _claim, ...old } = after(newDelivery(webhookId, T0), 'pending', { nextAttemptAt: NOW - 1_000 });
+      await putLegacy(old);
+
+      // Act
+      const claimed = await repo().claim(
+        webhookId,
+        old.id,
+        { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+        { attempt: 2, until: NOW + 30_000 },
+      );
+      const recorded = await repo().record(after(claimed ?? old, 'succeeded'), 2);
+
+      // Assert
+      expect(claimed).toMatchObject({ id: old.id, webhookId, claim: { attempt: 2 } });
+      expect(recorded).toBe(true);
+      expect(await readLegacy(webhookId, old.id)).toMatchObject({ webhookId, status: 'succeeded', attempts: 2 });
+      expect(await read(webhookId, old.id)).toBeUndefined();
+      expect(await repo().record(after(claimed ?? old, 'failed'), 2)).toBe(false);
     });
 
     it('still finds a pending row stored before the shards (dueShard "due"): due list and status filter', async () => {
