@@ -33,6 +33,7 @@ import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
 import { FORMATS } from '../../domain/webhooks/format';
+import { compactDelivery, expandDelivery } from './delivery-codec';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
 import { ShardMerge } from './shard-merge';
 import { dueKey, shardOf } from './shards';
@@ -127,7 +128,7 @@ const deliveryItem = z.object({
 });
 
 const parse = (item: Record<string, unknown>): Delivery =>
-  deliveryItem.parse({ ...item, webhookId: webhookOf(item.webhookId) });
+  deliveryItem.parse({ ...expandDelivery(item), webhookId: webhookOf(item.webhookId) });
 
 /**
  * The stored item: a pending retry (an attempt made, the next one due) carries its byDueShard keys, a failed
@@ -135,14 +136,15 @@ const parse = (item: Record<string, unknown>): Delivery =>
  * record (redelivered after the visibility timeout, and a dead-lettered job is recorded failed: DLQ consumer),
  * so a first attempt that succeeds is two table writes and no index write. A PutItem replaces the item, so a
  * row that changes status leaves the index it no longer belongs in. `latestErrorClass` (the latest attempt's
- * class, absent after a success or before any attempt) is what `?error_class=` filters on.
+ * class, absent after a success or before any attempt) is what `?error_class=` filters on. The row itself is
+ * stored compact (delivery-codec.ts).
  */
 function toItem(delivery: Delivery, partition = shardKeyOf(delivery.webhookId, delivery.id)): Record<string, unknown> {
   const { webhookId, id, status, nextAttemptAt } = delivery;
   const latest = delivery.attemptLog.at(-1);
   const latestErrorClass = latest?.errorClass ?? null;
   return {
-    ...delivery,
+    ...compactDelivery(delivery),
     webhookId: partition,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),

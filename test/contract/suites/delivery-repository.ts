@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import { DELIVERY_SHARDS, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
+import { shardOf } from '../../../lambdas/adapters/dynamodb/shards';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
@@ -738,6 +739,59 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(read?.attemptLog[1]).not.toHaveProperty('timings');
   });
 
+  it('reads back exactly every kind of row and attempt entry (however compactly it is stored)', async () => {
+    // Arrange: a standard row whose payload names its event; a chat row; a standard row whose payload does not
+    // begin with its event (a body written by hand); entries with headers, without class or timings, with
+    // empty timings, of each kind; null and set times.
+    const webhookId = newWebhookId();
+    const standard = newDelivery(webhookId, T0, {
+      eventId: 'evt_01standard',
+      event: 'email.bounced',
+      payload: '{"id":"evt_01standard","type":"email.bounced","data":{"n":"\\"quoted\\""}}',
+    });
+    const entries = [
+      { at: T0, statusCode: null, durationMs: 10_000, error: 'timed out after 10000 ms' },
+      {
+        at: T0 + 1,
+        statusCode: 503,
+        durationMs: 7,
+        error: 'HTTP 503',
+        errorClass: 'http_5xx' as const,
+        timings: { dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null },
+        kind: 'manual' as const,
+      },
+      {
+        at: T0 + 2,
+        statusCode: 500,
+        durationMs: 12,
+        error: 'HTTP 500',
+        errorClass: 'http_5xx' as const,
+        timings: { dnsMs: 1, connectMs: 2, tlsMs: 3, ttfbMs: 4 },
+        kind: 'automatic' as const,
+        requestHeaders: { 'webhook-id': 'evt_01standard', 'Content-Type': 'application/json' },
+        responseHeaders: { 'retry-after': '5' },
+      },
+    ];
+    const rows: Delivery[] = [
+      after(standard, 'succeeded', { attemptLog: entries, deliveredAt: T0 + 50 }),
+      newDelivery(webhookId, T0 + 1_000, { format: 'discord', payload: '{"content":"Email delivered"}' }),
+      newDelivery(webhookId, T0 + 2_000, { eventId: 'evt_other', event: 'email.sent', payload: '{"id":"evt_x"}' }),
+      after(newDelivery(webhookId, T0 + 3_000, { format: 'slack' }), 'failed', {
+        retriedAt: T0 + 9,
+        settledAt: T0 + 8,
+      }),
+    ];
+
+    // Act
+    for (const row of rows) expect(await repo().createClaimed(row)).toBe(true);
+    const read = await Promise.all(rows.map((row) => repo().get(webhookId, row.id, NOW)));
+    const listed = await repo().list(webhookId, { limit: 10 }, NOW);
+
+    // Assert
+    expect(read).toEqual(rows);
+    expect(listed.items).toEqual([...rows].reverse());
+  });
+
   it("filters by the latest attempt's error class, newest first, with exact has_more, alone or with a status", async () => {
     // Arrange: latest classes cycle http_5xx (pending), timeout (failed), success, http_5xx (failed); an earlier
     // http_5xx attempt does not count once a later one has another class.
@@ -1149,6 +1203,46 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
     });
 
+    it('stores a delivered standard row compactly: what its payload says, nulls and the standard format left out, the log one string', async () => {
+      // Arrange: a first attempt that succeeded, as the worker records it.
+      const webhookId = newWebhookId();
+      const first = newDelivery(webhookId, T0, {
+        eventId: 'evt_01compact',
+        event: 'email.delivered',
+        payload: '{"id":"evt_01compact","type":"email.delivered","data":{}}',
+      });
+      await repo().createClaimed(first);
+      const delivered = afterClassed(first, 'succeeded', null);
+
+      // Act
+      await repo().record(delivered, 1);
+
+      // Assert
+      const item = await read(webhookId, first.id);
+      for (const attribute of ['eventId', 'event', 'format', 'nextAttemptAt', 'attemptLog']) {
+        expect(item).not.toHaveProperty(attribute);
+      }
+      expect(typeof item?.log).toBe('string');
+      expect(await repo().get(webhookId, first.id, NOW)).toEqual(delivered);
+    });
+
+    it('reads a row stored in the full form (every attribute, the log a list) exactly', async () => {
+      // Arrange: the item as the layout before the compact one wrote it, in its shard.
+      const { db, table } = raw();
+      const webhookId = newWebhookId();
+      const row = afterClassed(newDelivery(webhookId, T0), 'failed', 'http_5xx');
+      await db.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...row, webhookId: shardKeyOf(webhookId, row.id), statusKey: `${webhookId}#failed` },
+        }),
+      );
+
+      // Act / Assert
+      expect(await repo().get(webhookId, row.id, NOW)).toEqual(row);
+      expect((await repo().list(webhookId, { status: 'failed', limit: 5 }, NOW)).items).toEqual([row]);
+    });
+
     it("lists a webhook's pending rows from its own partitions, never from the index other webhooks share", async () => {
       // Arrange: other webhooks' pending rows fill the shared byDueShard key values.
       const { db } = raw();
@@ -1196,8 +1290,10 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       const stored = await Promise.all(log.map(async (row) => (await read(webhookId, row.id))?.webhookId));
       const listed = await repo().list(webhookId, { limit: 100 }, NOW);
 
-      // Assert: every shard holds some (64 rows over 8), none in the unsuffixed partition; the API sees one log.
-      expect(new Set(stored)).toEqual(new Set(Array.from({ length: DELIVERY_SHARDS }, (_, n) => `${webhookId}#${n}`)));
+      // Assert: each row in `webhookId#n`, n its id's hash (64 rows over most of the 16), none in the unsuffixed
+      // partition; the API sees one log.
+      expect(stored).toEqual(log.map((row) => `${webhookId}#${shardOf(row.id, DELIVERY_SHARDS)}`));
+      expect(new Set(stored).size).toBeGreaterThanOrEqual(DELIVERY_SHARDS - 4);
       expect(await readLegacy(webhookId, log[0]?.id ?? '')).toBeUndefined();
       expect(listed).toEqual({ items: log, hasMore: false });
       expect(await repo().get(webhookId, log[5]?.id ?? '', NOW)).toEqual(log[5]);
