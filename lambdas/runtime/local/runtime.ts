@@ -287,16 +287,21 @@ function queueJournal(dataDir: string, name: string): QueueJournal | undefined {
   return QueueJournal.open(join(dataDir, 'queues', `${name}.journal`));
 }
 
+/** How long a dead letter is tried: SQS keeps a DLQ's messages 14 days (lib/constructs/queues.ts, DLQ_RETENTION). */
+const DLQ_RETENTION_MS = 14 * 86_400_000;
+
 /**
- * The delivery lanes' DLQ: journaled like them; a message is received until its delivery is settled (a DLQ has
- * no DLQ: on AWS it is retried until its 14-day retention), once per visibility timeout of the deliveries queue.
+ * The delivery lanes' DLQ: journaled like them; a message is received until its delivery is settled, once per
+ * visibility timeout of the deliveries queue, for as long as SQS would keep it (a DLQ has no DLQ of its own:
+ * what is still failing then, e.g. a body that is no job, is set aside in its journal's dead letters).
  */
 function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
   const journal = queueJournal(dataDir, 'deliveriesDlq');
+  const visibilityTimeoutMs = visibilityTimeoutSeconds(queues.deliveries) * 1000;
   return new InProcessQueue('sendflow-deliveriesDlq', {
     batchSize: queues.deliveries.batchSize,
-    visibilityTimeoutMs: visibilityTimeoutSeconds(queues.deliveries) * 1000,
-    maxReceiveCount: Number.POSITIVE_INFINITY,
+    visibilityTimeoutMs,
+    maxReceiveCount: Math.ceil(DLQ_RETENTION_MS / visibilityTimeoutMs),
     concurrency: 1,
     onError: (error) => logger.error("queue deliveriesDlq: could not journal a batch's outcome", error),
     ...(journal ? { journal } : {}),
