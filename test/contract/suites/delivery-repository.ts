@@ -1,7 +1,9 @@
 // Contract suite for the DeliveryRepository port, written once and run against DynamoDeliveryRepository
 // (dynalite, DynamoDB Local) and InMemoryDeliveryRepository: claimed creation, conditional claims and records
 // (DESIGN §4: a duplicated job never sends or counts twice), TTL-filtered reads (DESIGN §5), the newest-first
-// log with `after` cursors, the status and error-class filters and exact has_more, and the reconciler's due list.
+// log with `after` cursors, the status and error-class filters and exact has_more, and the reconciler's due list
+// (retries only: a first attempt in flight is its queue's). On DynamoDB the log spans a webhook's 16 shards and
+// the unsuffixed partition of rows written before them, and rows are stored compact: the layout tests check both.
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
