@@ -18,6 +18,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type CallCounts, type CallSnapshot, countCalls } from '../lambdas/adapters/dynamodb/call-counter';
+import { deliveryPartitionsOf } from '../lambdas/adapters/dynamodb/deliveries';
 import { HttpWebhookSender } from '../lambdas/adapters/http/webhook-sender';
 import type { InProcessQueue } from '../lambdas/adapters/in-process/queue';
 import { noUsagePlans } from '../lambdas/adapters/local/usage-plans';
@@ -714,15 +715,15 @@ async function countStored(bench: Bench): Promise<Record<string, number>> {
   const table = bench.config.tables.deliveries;
   const counts: Record<string, number> = {};
   try {
-    // Every row of each webhook's partition, counted by status (succeeded rows are in no index).
-    for (const webhook of bench.webhooks) {
+    // Every row of each webhook's partitions (its shards), counted by status (succeeded rows are in no index).
+    for (const partition of bench.webhooks.flatMap((webhook) => deliveryPartitionsOf(webhook.id))) {
       let cursor: Record<string, never> | undefined;
       do {
         const page = await client.send(
           new QueryCommand({
             TableName: table,
             KeyConditionExpression: 'webhookId = :w',
-            ExpressionAttributeValues: { ':w': { S: webhook.id } },
+            ExpressionAttributeValues: { ':w': { S: partition } },
             ProjectionExpression: '#s',
             ExpressionAttributeNames: { '#s': 'status' },
             ExclusiveStartKey: cursor,

@@ -362,10 +362,11 @@ export const tables = {
     partitionKey: 'webhookId',
     sortKey: 'id',
     ttlAttribute: 'expiresAt',
-    // Both sparse and small, so a first attempt that succeeds costs the table two writes and the indexes two
-    // (adapters/dynamodb/deliveries.ts has the layout): byDueShard holds pending rows only, spread over shards by
-    // webhook (the reconciler reads each; `?status=pending` filters the webhook's own partition); byStatusKey holds
-    // failed rows only (`?status=failed`); succeeded rows, the bulk of the log, are in no index.
+    // Both sparse and small, so a first attempt that succeeds costs the table two writes and the indexes none
+    // (adapters/dynamodb/deliveries.ts has the layout): byDueShard holds pending retries only (a first attempt
+    // in flight is its queue's), spread over shards by webhook (the reconciler reads each; `?status=pending`
+    // filters the webhook's own partition); byStatusKey holds failed rows only (`?status=failed`); succeeded rows,
+    // the bulk of the log, are in no index.
     indexes: [
       {
         name: 'byStatusKey',

@@ -3,6 +3,7 @@
 // work can never take the concurrency the API needs. The queue consumers' bounds (sendflow:maxConcurrency) must
 // fit in what the reservations leave; synth refuses a layout that cannot.
 
+import { DEAD_LETTER_CONCURRENCY } from './constructs/delivery-pipeline';
 import type { MaxConcurrency } from './consumers';
 import { contextObject } from './context-object';
 
@@ -19,8 +20,11 @@ export interface LambdaConcurrency {
 export const DEFAULT_LAMBDA_CONCURRENCY: LambdaConcurrency = { accountQuota: 1000, api: 100, authorizer: 50 };
 /** Lambda refuses a reservation that leaves the account fewer unreserved executions than this. */
 export const LAMBDA_MIN_UNRESERVED = 100;
-/** The reconciler: one invocation a minute, outside the SQS consumers, in the unreserved pool too. */
-export const SCHEDULED_CONCURRENCY = 1;
+/**
+ * Outside sendflow:maxConcurrency, in the unreserved pool too: the reconciler (one invocation a minute), and the
+ * delivery worker on the two deliveries DLQs (2 each, Lambda's least: DEAD_LETTER_CONCURRENCY).
+ */
+export const UNCONFIGURED_CONCURRENCY = 1 + 2 * DEAD_LETTER_CONCURRENCY;
 /** Account concurrency alarm: this share of the quota in use pages (throttling starts at the quota). */
 export const CONCURRENCY_ALARM_SHARE = 0.8;
 
@@ -65,11 +69,11 @@ export function checkConcurrency(
         'quota, or reserve less (0 reserves nothing); docs/runbook.md, "First deploy".',
     );
   }
-  const consumersTotal = Object.values(consumers).reduce((sum, limit) => sum + limit, 0) + SCHEDULED_CONCURRENCY;
+  const consumersTotal = Object.values(consumers).reduce((sum, limit) => sum + limit, 0) + UNCONFIGURED_CONCURRENCY;
   if (consumersTotal > unreserved) {
     throw new Error(
       `Context ${key}: the queue consumers may run ${consumersTotal} executions at once ` +
-        `(sendflow:maxConcurrency ${JSON.stringify(consumers)} and the reconciler), but only ${unreserved} of the ` +
+        `(sendflow:maxConcurrency ${JSON.stringify(consumers)}, the reconciler and the DLQ consumers), but only ${unreserved} of the ` +
         `account quota of ${accountQuota} are left after the reservations. Lower sendflow:maxConcurrency, reserve ` +
         'less, or ask AWS for a higher quota (docs/runbook.md, "First deploy").',
     );

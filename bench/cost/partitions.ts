@@ -1,6 +1,7 @@
 // Item 3's simulation: the partition keys a sampled run wrote and read (per table and index, with their units),
 // scaled to a target rate, to find the busiest key's WCU/s and RCU/s. DynamoDB takes at most 1,000 WCU/s and
 // 3,000 RCU/s per partition; the target is half of that.
+import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
 import type { FunctionReads, KeyUnits } from './meter';
 
 export const PARTITION_LIMITS = { wcu: 1000, rcu: 3000 } as const;
@@ -112,7 +113,7 @@ export function scaleKeys(
   requests?: { readonly rate: number; readonly inSample: number },
 ): HotKey[] {
   const merged = new Map<string, KeyUnits>();
-  for (const [id, units] of keys) {
+  for (const [id, units] of spreadDeliveryShards(keys)) {
     const [table = '', index = '', ...rest] = id.split('|');
     const id2 = `${index ? `${table} ${index}` : table}|${normalize(rest.join('|'))}`;
     const k = merged.get(id2) ?? { wcu: 0, rcu: 0 };
@@ -127,6 +128,37 @@ export function scaleKeys(
     const factor = perItem ? 1 : perRequest ? requests.rate / requests.inSample : (rate * share) / items;
     return { where, key, wcu: units.wcu * factor, rcu: units.rcu * factor, scope: perItem ? 'per-item' : 'shared' };
   });
+}
+
+/** A deliveries table key of one webhook's shard (`wh_…#n`, adapters/dynamodb/deliveries). */
+const DELIVERY_SHARD = /^(deliveries\|\|wh_[0-9a-z]+)#(\d+)$/;
+
+/**
+ * A webhook's delivery shards as they are at scale: n is a uniform hash of the delivery id (unique), so at
+ * thousands a second each shard takes its 1/DELIVERY_SHARDS of the webhook's load; a sample of a few dozen
+ * deliveries falls unevenly over them, which is sampling noise, not the key choice. Each shard gets the
+ * webhook's total over DELIVERY_SHARDS; other keys are unchanged.
+ */
+function spreadDeliveryShards(keys: ReadonlyMap<string, KeyUnits>): Map<string, KeyUnits> {
+  const out = new Map<string, KeyUnits>();
+  const totals = new Map<string, KeyUnits>();
+  for (const [id, units] of keys) {
+    const base = DELIVERY_SHARD.exec(id)?.[1];
+    if (!base) {
+      out.set(id, units);
+      continue;
+    }
+    const total = totals.get(base) ?? { wcu: 0, rcu: 0 };
+    total.wcu += units.wcu;
+    total.rcu += units.rcu;
+    totals.set(base, total);
+  }
+  for (const [base, total] of totals) {
+    for (let n = 0; n < DELIVERY_SHARDS; n++) {
+      out.set(`${base}#${n}`, { wcu: total.wcu / DELIVERY_SHARDS, rcu: total.rcu / DELIVERY_SHARDS });
+    }
+  }
+  return out;
 }
 
 /** The busiest key by WCU/s and by RCU/s of each table or index. */

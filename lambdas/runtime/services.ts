@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
@@ -56,6 +57,8 @@ export interface RuntimeAdapters {
   readonly emailBodies?: EmailBodyStore;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
+  /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
+  readonly deliveryDlqArns?: readonly string[];
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -115,6 +118,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     claimEpoch: adapters.claimEpoch ?? 0,
     ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
+    ...(adapters.deliveryDlqArns ? { isDeadLetter: deadLetterSources(adapters.deliveryDlqArns) } : {}),
     // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
     sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,
     maxSendTries: queues.sends.maxReceiveCount as number,
@@ -130,6 +134,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Whether a record comes from one of the deliveries DLQs (its event source mapping's queue). */
+function deadLetterSources(arns: readonly string[]): (record: SQSRecord) => boolean {
+  const sources = new Set(arns);
+  return (record) => sources.has(record.eventSourceARN);
+}
 
 function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, shared: DeliveryQueue, clock: Clock): Lanes {
   return {

@@ -1,8 +1,9 @@
 // The webhook pipeline on AWS (DESIGN §1, §4): events queue → dispatcher → deliveries queue → delivery worker,
 // retries through SQS delays (< 60 s) or one-shot EventBridge Scheduler schedules in their own group, and a
-// reconciler on a rate schedule that re-queues overdue attempts. Every queue has a DLQ and an alarm on its
-// depth; the main queues also alarm on the age of their oldest message. Queue settings come from the manifest.
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+// reconciler on a rate schedule that re-queues overdue retries. Every queue has a DLQ and an alarm on it (the
+// deliveries DLQs, which the delivery worker drains, on the messages received from them); the main queues also
+// alarm on the age of their oldest message. Queue settings come from the manifest.
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -28,6 +29,12 @@ export const OLDEST_MESSAGE_ALARM_SECONDS: Readonly<Record<'events' | 'deliverie
   // The slow lane is slow by design (hanging endpoints, 5 at a time), but 30 minutes behind skips a retry step.
   slowDeliveries: 1800,
 };
+
+/**
+ * MaximumConcurrency of the delivery worker on each deliveries DLQ (Lambda's least): a dead letter is rare, and
+ * its handling (a claim and a record) is quick. Counted in the concurrency check (lib/concurrency.ts).
+ */
+export const DEAD_LETTER_CONCURRENCY = 2;
 
 /** How long the reconciler may run: it pages through overdue deliveries for up to 40 s (reconcile.ts), then the rest. */
 const RECONCILER_TIMEOUT = Duration.seconds(60);
@@ -122,6 +129,7 @@ export class DeliveryPipeline extends Construct {
         SF_SCHEDULER_DLQ_ARN: this.retryScheduleDlq.queueArn,
         SF_SLOW_DELIVERIES_QUEUE_URL: this.slowDeliveriesQueue.queueUrl,
         SF_SLOW_DELIVERIES_QUEUE_ARN: this.slowDeliveriesQueue.queueArn,
+        SF_DELIVERY_DLQ_ARNS: Fn.join(',', [this.deliveriesDlq.queueArn, this.slowDeliveriesDlq.queueArn]),
       },
     });
     allowSend(this.delivery.role, this.deliveriesQueue, this.slowDeliveriesQueue);
@@ -149,6 +157,12 @@ export class DeliveryPipeline extends Construct {
     });
     consume(this.delivery, this.deliveriesQueue, spec('deliveries'));
     consume(this.delivery, this.slowDeliveriesQueue, spec('slowDeliveries'));
+    // A first attempt's row is in no due index, so a job that dead-letters must not leave it pending: the worker
+    // consumes both DLQs and records their jobs' deliveries failed (docs/architecture.md, "Never lost"). The
+    // DLQs are drained at once, so their alarms count the messages received from them.
+    for (const dlq of [this.deliveriesDlq, this.slowDeliveriesDlq]) {
+      consume(this.delivery, dlq, { ...queues.deliveries, maxConcurrency: DEAD_LETTER_CONCURRENCY });
+    }
 
     this.reconciler = new NodeFunction(this, 'Reconciler', {
       ...common,
@@ -190,8 +204,8 @@ export class DeliveryPipeline extends Construct {
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
       ageAlarm(this, 'SlowDeliveries', this.slowDeliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.slowDeliveries),
       dlqAlarm(this, 'EventsDlq', this.eventsDlq),
-      dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq),
-      dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq),
+      dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq, 'consumed'),
+      dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq, 'consumed'),
       dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
       dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
     );

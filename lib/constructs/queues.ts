@@ -77,12 +77,23 @@ export function allowSend(role: IRole, ...targets: Queue[]): void {
   );
 }
 
-/** Alarms as soon as one message is dead-lettered. */
-export function dlqAlarm(scope: Construct, name: string, dlq: Queue): Alarm {
+/**
+ * Alarms as soon as one message is dead-lettered: one visible in the DLQ, or, for a DLQ a function consumes
+ * (`consumed`: its depth stays near 0), one received from it in a minute (every dead letter is received at least
+ * once, and again each visibility timeout while its handling fails).
+ */
+export function dlqAlarm(scope: Construct, name: string, dlq: Queue, kind: 'kept' | 'consumed' = 'kept'): Alarm {
+  const period = Duration.minutes(1);
   return new Alarm(scope, `${name}DepthAlarm`, {
     alarmName: stageAlarmName(scope, `${name}Depth`),
-    alarmDescription: `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
-    metric: dlq.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+    alarmDescription:
+      kind === 'consumed'
+        ? `Sendflow ${name}: a job was dead-lettered; its delivery is recorded failed (see the runbook)`
+        : `Sendflow ${name}: at least one message is dead-lettered; inspect and redrive it`,
+    metric:
+      kind === 'consumed'
+        ? dlq.metricNumberOfMessagesReceived({ period, statistic: 'Sum' })
+        : dlq.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
     threshold: 1,
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     evaluationPeriods: 1,

@@ -5,6 +5,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { queues } from '../../lambdas/manifest';
 import { CONTEXT_MAX_CONCURRENCY, CONTEXT_SES_MAX_SEND_RATE } from '../../lib/app';
+import { DEAD_LETTER_CONCURRENCY } from '../../lib/constructs/delivery-pipeline';
 import { PROVIDER_EVENTS_QUEUE, sendRateShare } from '../../lib/constructs/email-pipeline';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
 import { synthSendflow } from './synth';
@@ -18,7 +19,12 @@ const QUEUE_IDS = {
   slowDeliveries: /^DeliveryPipelineSlowDeliveriesQueue/,
   sends: /^EmailPipelineSendsQueue/,
   providerEvents: /^EmailPipelineProviderEventsQueue/,
+  deliveriesDlq: /^DeliveryPipelineDeliveriesDlq/,
+  slowDeliveriesDlq: /^DeliveryPipelineSlowDeliveriesDlq/,
 } as const;
+
+/** The deliveries DLQs' consumer (the delivery worker): Lambda's least MaximumConcurrency, not configurable. */
+const DLQ_CONSUMERS = { deliveriesDlq: DEAD_LETTER_CONCURRENCY, slowDeliveriesDlq: DEAD_LETTER_CONCURRENCY };
 
 /** MaximumConcurrency per consumer, as synthesized. */
 function maxConcurrencyOf(api: Template): Record<string, number> {
@@ -53,6 +59,7 @@ describe('sendflow:maxConcurrency', () => {
       slowDeliveries: queues.slowDeliveries.maxConcurrency,
       sends: queues.sends.maxConcurrency,
       providerEvents: PROVIDER_EVENTS_QUEUE.maxConcurrency,
+      ...DLQ_CONSUMERS,
     });
   });
 
@@ -61,7 +68,12 @@ describe('sendflow:maxConcurrency', () => {
     const { api } = synthSendflow({ [CONTEXT_MAX_CONCURRENCY]: { deliveries: 20, providerEvents: 3 } });
 
     // Assert
-    expect(maxConcurrencyOf(api)).toEqual({ ...DEFAULT_MAX_CONCURRENCY, deliveries: 20, providerEvents: 3 });
+    expect(maxConcurrencyOf(api)).toEqual({
+      ...DEFAULT_MAX_CONCURRENCY,
+      ...DLQ_CONSUMERS,
+      deliveries: 20,
+      providerEvents: 3,
+    });
   });
 
   it('takes the JSON string `-c sendflow:maxConcurrency=...` gives, bounds included', () => {
@@ -73,7 +85,13 @@ describe('sendflow:maxConcurrency', () => {
     });
 
     // Assert
-    expect(maxConcurrencyOf(api)).toEqual({ ...DEFAULT_MAX_CONCURRENCY, events: 2, slowDeliveries: 1000, sends: 4 });
+    expect(maxConcurrencyOf(api)).toEqual({
+      ...DEFAULT_MAX_CONCURRENCY,
+      ...DLQ_CONSUMERS,
+      events: 2,
+      slowDeliveries: 1000,
+      sends: 4,
+    });
   });
 
   it.each([
@@ -167,7 +185,7 @@ describe('cdk.json', () => {
     const { api } = synthSendflow(context);
 
     // Assert
-    expect(maxConcurrencyOf(api)).toEqual(DEFAULT_MAX_CONCURRENCY);
+    expect(maxConcurrencyOf(api)).toEqual({ ...DEFAULT_MAX_CONCURRENCY, ...DLQ_CONSUMERS });
     expect(senderVariables(api).SF_SES_MAX_SEND_RATE).toBe('1.4');
   });
 });

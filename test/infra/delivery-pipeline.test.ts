@@ -5,7 +5,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
-import { OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
+import { DEAD_LETTER_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
 import { only, synthSendflow } from './synth';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
@@ -157,6 +157,25 @@ describe('event sources', () => {
       expect(mapping.Properties.ScalingConfig?.MaximumConcurrency).toBeGreaterThanOrEqual(2);
     }
     expect(queues.slowDeliveries.maxConcurrency).toBeLessThan(queues.deliveries.maxConcurrency / 5);
+  });
+
+  it.each([['deliveriesDlq'], ['slowDeliveriesDlq']] as const)(
+    'the delivery worker consumes %s (its dead-lettered jobs are recorded failed), at the least concurrency',
+    (q) => {
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: arn(ids[q]),
+        FunctionName: { Ref: functions.delivery },
+        BatchSize: queues.deliveries.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: DEAD_LETTER_CONCURRENCY },
+      });
+    },
+  );
+
+  it('names the deliveries DLQs in the delivery worker environment (how it tells a dead letter from a job)', () => {
+    expect(variablesOf(functions.delivery).SF_DELIVERY_DLQ_ARNS).toEqual({
+      'Fn::Join': [',', [arn(ids.deliveriesDlq), arn(ids.slowDeliveriesDlq)]],
+    });
   });
 
   it('names the slow lane in the delivery worker environment', () => {
@@ -317,10 +336,10 @@ describe('table access', () => {
   // them (test/iam records every call each bundle makes).
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher lists webhooks (Query), may only PutItem email history (and note statuses) and suppressions', () => {
+  it('the dispatcher lists webhooks (Query), reads a status note before raising it, may only PutItem email history and suppressions', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
-      emailEvents: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
     });
   });
@@ -428,8 +447,25 @@ describe('alarms', () => {
     );
 
   it.each([
-    ['events DLQ', 'eventsDlq'],
     ['deliveries DLQ', 'deliveriesDlq'],
+    ['slow lane DLQ', 'slowDeliveriesDlq'],
+  ] as const)('the %s, drained by its consumer, alarms as soon as one message is received from it', (_name, key) => {
+    expect(on(ids[key], 'NumberOfMessagesReceived')).toEqual([
+      expect.objectContaining({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Sum',
+        Period: 60,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+    expect(on(ids[key], 'ApproximateNumberOfMessagesVisible')).toEqual([]);
+  });
+
+  it.each([
+    ['events DLQ', 'eventsDlq'],
     ['retry schedule DLQ', 'retryDlq'],
     ['reconcile schedule DLQ', 'reconcileDlq'],
   ] as const)('the %s alarms as soon as one message is visible', (_name, key) => {

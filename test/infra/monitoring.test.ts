@@ -216,7 +216,7 @@ describe('reserved concurrency', () => {
         [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 300, api: 100, authorizer: 50 },
         [CONTEXT_MAX_CONCURRENCY]: { deliveries: 200 },
       }),
-    ).toThrow(/queue consumers may run 236 .*only 150 .*sendflow:maxConcurrency/);
+    ).toThrow(/queue consumers may run 240 .*only 150 .*sendflow:maxConcurrency/);
   });
 });
 

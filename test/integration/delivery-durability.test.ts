@@ -1,13 +1,16 @@
 // Nothing is lost: a pending retry survives a restart of the local runtime (the reconciler re-arms it from
-// the table), a crashed attempt is picked up once its claim lapses, a retry that comes due while the
+// the table), a crashed first attempt is made once when its queue hands its job out again, a dead-lettered
+// job ends its delivery failed (visible, retryable), a retry that comes due while the
 // webhook is paused ends `failed`, and final deliveries expire after the retention period.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
+import { shardKeyOf } from '../../lambdas/adapters/dynamodb/deliveries';
 import { reconcile } from '../../lambdas/app/webhooks/reconcile';
 import { hashApiKey } from '../../lambdas/domain/api-keys';
+import { encodeJob } from '../../lambdas/handlers/queue/messages';
 import { localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 import { type Receiver, startReceiver, verifyServiceSignature } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -124,21 +127,23 @@ describe('restart', () => {
     }
   });
 
-  it('an attempt whose worker died is retried by the reconciler once its claim lapses', async () => {
-    const rt = await start();
-    const { key, hook } = await hookFor(rt);
+  /** The row a worker that died mid-attempt leaves: claimed for attempt 1, never recorded, claim lapsed. */
+  async function strandedFirstAttempt(rt: TestRuntime, key: string, hookId: string, id: string) {
     const { accountId } = (await rt.repos.apiKeys.findByHash(hashApiKey(key))) as { accountId: string };
     const now = Date.now();
-    // The row a crashed worker leaves: claimed for attempt 1, never recorded, claim expired, overdue.
-    await rt.services.deliveries.createClaimed({
-      id: `dlv_${'2'.repeat(36)}`,
-      webhookId: hook.id,
+    const seed = {
       accountId,
-      mode: 'test',
-      eventId: 'evt_crash',
+      mode: 'test' as const,
+      eventId: `evt_${id}`,
       event: 'email.sent',
-      format: 'standard',
-      payload: '{"crash":true}',
+      format: 'standard' as const,
+      payload: `{"crash":"${id}"}`,
+      createdAt: now - 120_000,
+    };
+    await rt.services.deliveries.createClaimed({
+      id,
+      webhookId: hookId,
+      ...seed,
       status: 'pending',
       attempts: 0,
       maxAttempts: 5,
@@ -146,17 +151,50 @@ describe('restart', () => {
       response: '',
       nextAttemptAt: now - 120_000,
       deliveredAt: null,
-      createdAt: now - 120_000,
       claim: { attempt: 1, until: now - 60_000 },
     });
-    expect(await reconcile(rt.services, { graceMs: 30_000 })).toBe(1);
-    const [request] = await (receiver as Receiver).waitFor(1);
-    expect(request?.body).toBe('{"crash":true}');
+    return encodeJob({ deliveryId: id, webhookId: hookId, attempt: 1, seed });
+  }
+
+  it('a first attempt whose worker died is made once when its queue hands the job out again (not the reconciler)', async () => {
+    const rt = await start();
+    const { key, hook } = await hookFor(rt);
+    const job = await strandedFirstAttempt(rt, key, hook.id, `dlv_${'2'.repeat(36)}`);
+
+    // The reconciler leaves first attempts to their queue (they are in no due index).
+    expect(await reconcile(rt.services, { graceMs: 30_000 })).toBe(0);
+    // The journal hands the job out again (after its visibility timeout, or at the next start): twice here.
+    rt.queues.deliveries.send([job, job]);
+    await rt.settle();
+
+    const requests = await (receiver as Receiver).waitFor(1);
+    expect(requests.map((r) => r.body)).toEqual([`{"crash":"dlv_${'2'.repeat(36)}"}`]);
     const done = await eventually(
       () => firstDelivery(rt, key, hook.id),
       (d) => d?.status === 'succeeded',
     );
     expect(done?.attempts).toBe(1);
+  });
+
+  it('a dead-lettered job ends its delivery failed in the log (not pending), and a manual retry delivers it', async () => {
+    const rt = await start();
+    const { key, hook } = await hookFor(rt);
+    const id = `dlv_${'3'.repeat(36)}`;
+    const job = await strandedFirstAttempt(rt, key, hook.id, id);
+
+    // What the deliveries queue does with a job past maxReceiveCount: it goes to the lanes' DLQ.
+    rt.queues.deliveriesDlq.send([job]);
+    await rt.queues.deliveriesDlq.idle();
+
+    const failed = await eventually(
+      () => firstDelivery(rt, key, hook.id),
+      (d) => d?.status === 'failed',
+    );
+    expect(failed).toMatchObject({ id, status: 'failed', attempts: 0, next_attempt_at: null });
+    expect((receiver as Receiver).received).toEqual([]);
+    const retried = await rt.call(`/webhooks/${hook.id}/deliveries/${id}/retry`, { method: 'POST', key });
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({ success: true, delivery: { id, status: 'succeeded', attempts: 1 } });
   });
 });
 
@@ -194,7 +232,8 @@ describe('retention', () => {
     };
     const doc = DynamoDBDocumentClient.from(localDynamoClient(rt.dynamoEndpoint));
     try {
-      const key_ = { webhookId: hook.id, id: test.delivery.id };
+      // The row's partition key: its webhook and its shard (adapters/dynamodb/deliveries).
+      const key_ = { webhookId: shardKeyOf(hook.id, test.delivery.id), id: test.delivery.id };
       const { Item } = await doc.send(new GetCommand({ TableName: 'sendflow-deliveries', Key: key_ }));
       expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeGreaterThan(30 * 86400 - 60);
       expect((Item?.expiresAt as number) - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(30 * 86400);

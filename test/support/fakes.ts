@@ -359,12 +359,17 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
 
   async listDue(dueBefore: number, limit: number, after?: DueDelivery) {
     const order = (d: DueDelivery) => [String(d.nextAttemptAt).padStart(15, '0'), d.webhookId, d.id].join('#');
-    return [...this.items.values()]
-      .filter((d) => d.status === 'pending' && d.nextAttemptAt !== null && d.nextAttemptAt <= dueBefore)
-      .filter((d) => !after || order(d) > order(after))
-      .sort((a, b) => (order(a) < order(b) ? -1 : 1))
-      .slice(0, limit)
-      .map(({ id, webhookId, attempts, nextAttemptAt }) => ({ id, webhookId, attempts, nextAttemptAt }));
+    return (
+      [...this.items.values()]
+        // As the table's due index: retries only (a first attempt in flight is its queue's to keep).
+        .filter(
+          (d) => d.status === 'pending' && d.attempts > 0 && d.nextAttemptAt !== null && d.nextAttemptAt <= dueBefore,
+        )
+        .filter((d) => !after || order(d) > order(after))
+        .sort((a, b) => (order(a) < order(b) ? -1 : 1))
+        .slice(0, limit)
+        .map(({ id, webhookId, attempts, nextAttemptAt }) => ({ id, webhookId, attempts, nextAttemptAt }))
+    );
   }
 
   async range(

@@ -8,6 +8,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { CreateEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/aws/retry-scheduler';
@@ -24,6 +25,7 @@ import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { authorizerCache } from '../../lambdas/runtime/aws/plugs/authorizer-cache';
 import { signedLinks } from '../../lambdas/runtime/aws/plugs/links';
 import {
+  deadLetters,
   deliveriesQueue,
   eventsQueue,
   queuedRetries,
@@ -103,6 +105,21 @@ describe('createAwsServices', () => {
         DeadLetterConfig: { Arn: awsEnv.SF_SCHEDULER_DLQ_ARN },
       }),
     });
+  });
+
+  it('tells the delivery worker a record of either deliveries DLQ from a job of its lanes', () => {
+    // Arrange
+    const dlqs = ['arn:aws:sqs:eu-west-1:123456789012:Dlq1', 'arn:aws:sqs:eu-west-1:123456789012:Dlq2'];
+    const services = createAwsServices('sendflow-delivery', [deadLetters], {
+      env: { ...tablesEnv, ...awsEnv, SF_DELIVERY_DLQ_ARNS: dlqs.join(',') },
+      clients: clients(),
+    });
+    const from = (eventSourceARN: string) => ({ eventSourceARN }) as SQSRecord;
+
+    // Act / Assert
+    expect(services.isDeadLetter?.(from(dlqs[0] as string))).toBe(true);
+    expect(services.isDeadLetter?.(from(dlqs[1] as string))).toBe(true);
+    expect(services.isDeadLetter?.(from(awsEnv.SF_DELIVERIES_QUEUE_ARN))).toBe(false);
   });
 
   it('gives the dispatcher the deliveries queue, the API the events queue, the reconciler queue-only retries', () => {
@@ -336,6 +353,7 @@ describe('createAwsServices', () => {
     expect(missing(signedLinks)).toEqual(['SF_SIGNING_SECRET_ID', 'SF_PUBLIC_URL']);
     expect(missing(sesEmail, eventsQueue)).toEqual(['SF_SES_CONFIGURATION_SET', 'SF_EVENTS_QUEUE_URL']);
     expect(missing(slowLane)).toEqual(['SF_SLOW_DELIVERIES_QUEUE_URL', 'SF_SLOW_DELIVERIES_QUEUE_ARN']);
+    expect(missing(deadLetters)).toEqual(['SF_DELIVERY_DLQ_ARNS']);
     expect(missing(authorizerCache)).toEqual(['SF_REST_API_ID']);
     // Two plugs on one queue ask for it once.
     expect(missing(deliveriesQueue, scheduledRetries)).toHaveLength(5);

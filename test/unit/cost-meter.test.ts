@@ -29,6 +29,7 @@ import {
   withoutCachedReads,
 } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
 import { timeOrderedId } from '../../lambdas/domain/ids';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
@@ -233,6 +234,31 @@ describe('partition simulation', () => {
     // Assert: the dispatcher's 6 units scale (300 RCU/s); the worker's are 55 containers × 5 items × 0.5 a second
     expect(keysLeft.get('webhooks||acct_1#test')?.rcu).toBe(6);
     expect(hot).toEqual([{ where: 'webhooks', key: 'acct_1#test', wcu: 0, rcu: 300 + 137.5, scope: 'shared' }]);
+  });
+});
+
+describe('partition simulation of a sharded key', () => {
+  it("spreads a webhook's delivery shards evenly at scale (a uniform hash of unique ids): its total over DELIVERY_SHARDS", () => {
+    // Arrange: 40 deliveries of one webhook (2 units each) fell unevenly over a few of its shards in the sample.
+    const keys = new Map([
+      ['deliveries||wh_a#0', { wcu: 20, rcu: 0 }],
+      ['deliveries||wh_a#5', { wcu: 42, rcu: 4 }],
+      ['deliveries||wh_a#15', { wcu: 18, rcu: 0 }],
+      ['deliveries||wh_a', { wcu: 0, rcu: 2 }],
+    ]);
+
+    // Act: 40 deliveries in the sample, 2,000 a second.
+    const scaled = scaleKeys(keys, 40, 2_000, 1);
+
+    // Assert: 4,000 WCU/s for the webhook in all, 250 on each of 16 shards; the legacy partition apart.
+    const shards = scaled.filter((k) => k.where === 'deliveries' && k.key !== 'wh_a');
+    expect(shards).toHaveLength(DELIVERY_SHARDS);
+    for (const shard of shards) {
+      expect(shard.key).toMatch(/^wh_a#\d+$/);
+      expect(shard.wcu).toBe(4_000 / DELIVERY_SHARDS);
+      expect(shard.rcu).toBe(200 / DELIVERY_SHARDS);
+    }
+    expect(scaled.find((k) => k.key === 'wh_a')).toMatchObject({ wcu: 0, rcu: 100 });
   });
 });
 

@@ -285,6 +285,28 @@ describe('InProcessQueue: failures, visibility timeout and redrive', () => {
     expect(queue.depth).toBe(0);
   });
 
+  it('redrives to its DLQ queue when given one (as SQS does): the DLQ gets the body, this queue acks it', async () => {
+    // Arrange
+    const dlq = newQueue();
+    const queue = newQueue({ visibilityTimeoutMs: 10, maxReceiveCount: 2, redriveTo: dlq });
+    queue.consume(async (event) => ({
+      batchItemFailures: event.Records.filter((r) => r.body === 'poison').map((r) => ({ itemIdentifier: r.messageId })),
+    }));
+    const { batches: inDlq, handler } = recordingHandler(() => ({ batchItemFailures: [] }));
+    dlq.consume(handler);
+
+    // Act
+    queue.send(['poison', 'fine']);
+    await queue.idle();
+    await dlq.idle();
+
+    // Assert: counted as dead-lettered here, handed to the DLQ's consumer once with a fresh receive count.
+    expect(queue.deadLetters.map((m) => m.body)).toEqual(['poison']);
+    expect(queue.depth).toBe(0);
+    expect(inDlq.map((b) => b.bodies)).toEqual([['poison']]);
+    expect(inDlq.map((b) => b.receiveCounts)).toEqual([[1]]);
+  });
+
   it('ignores failure ids that are not in the batch', async () => {
     // Arrange
     const queue = newQueue();

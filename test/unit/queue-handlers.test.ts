@@ -221,6 +221,42 @@ describe('delivery worker batch', () => {
     expect(unhandled).not.toHaveBeenCalled();
     expect(sender.requests).toHaveLength(1);
   });
+
+  it('records the jobs of a deliveries DLQ failed, sending nothing; one a live claim holds fails alone (tried again)', async () => {
+    // Arrange: job 0 has no row (it failed before its claim), job 1 a row claimed now (an attempt in flight).
+    const [lost, held] = [0, 1].map((n) => firstJob(event(LIVE, n), hooks[0] as Webhook));
+    if (!lost || !held) throw new Error('two jobs');
+    await deliveries.createClaimed({
+      id: held.deliveryId,
+      webhookId: held.webhookId,
+      ...(held.seed as NonNullable<typeof held.seed>),
+      status: 'pending',
+      attempts: 0,
+      maxAttempts: 5,
+      attemptLog: [],
+      response: '',
+      nextAttemptAt: T0,
+      deliveredAt: null,
+      claim: { attempt: 1, until: T0 + 40_000 },
+    });
+    const dlq = sqsEvent([encodeJob(lost), encodeJob(held)]);
+    for (const record of dlq.Records) record.eventSourceARN = 'arn:deliveries-dlq';
+
+    // Act
+    const result = await createDeliveryWorkerHandler({
+      ...deps,
+      isDeadLetter: (record) => record.eventSourceARN === 'arn:deliveries-dlq',
+    })(dlq);
+
+    // Assert
+    expect(sender.requests).toEqual([]);
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(deliveries.items.get(`${lost.webhookId}#${lost.deliveryId}`)).toMatchObject({
+      status: 'failed',
+      attempts: 0,
+    });
+    expect(deliveries.items.get(`${held.webhookId}#${held.deliveryId}`)).toMatchObject({ status: 'pending' });
+  });
 });
 
 /** A dispatcher on fakes, with one webhook in each tenant (wh_a live, wh_c test). */

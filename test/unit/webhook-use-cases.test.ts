@@ -1000,7 +1000,9 @@ describe('reconcile', () => {
       row('dlv_overdue', T0 - 10 * 60_000, 2),
       row('dlv_in_grace', T0 - 30_000, 1),
       row('dlv_future', T0 + 5 * 60_000, 3),
-      row('dlv_long_overdue', T0 - 60 * 60_000, 0),
+      row('dlv_long_overdue', T0 - 60 * 60_000, 1),
+      // A first attempt in flight: its job is the queue's, never the reconciler's (it is in no due list).
+      row('dlv_first_in_flight', T0 - 60 * 60_000, 0),
       row('dlv_failed', null, 5, 'failed'),
       row('dlv_succeeded', null, 1, 'succeeded'),
     ])
@@ -1018,7 +1020,7 @@ describe('reconcile', () => {
     // Assert
     expect(count).toBe(2);
     expect(retries.scheduled).toEqual([
-      { job: { deliveryId: 'dlv_long_overdue', webhookId: 'wh_r', attempt: 1 }, delaySeconds: 0 },
+      { job: { deliveryId: 'dlv_long_overdue', webhookId: 'wh_r', attempt: 2 }, delaySeconds: 0 },
       { job: { deliveryId: 'dlv_overdue', webhookId: 'wh_r', attempt: 3 }, delaySeconds: 0 },
     ]);
   });
@@ -1044,39 +1046,33 @@ describe('reconcile', () => {
     expect(listDue.mock.calls).toHaveLength(overdue.length + 1 + 1);
   });
 
-  it('recovers a first attempt whose worker crashed: the row is found once its claim lapsed and attempted again', async () => {
-    // Arrange: the row was created claimed; the worker died before sending.
+  it('recovers a first attempt whose worker died between claim and request through its queue, not the reconciler: made once', async () => {
+    // Arrange: the worker created the row claimed, then failed before sending (its webhook read threw), so the
+    // queue keeps the job and hands it out again after its visibility timeout (180 s, past the claim).
     const env = setup();
     const webhook = newWebhook();
     await env.webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
-    const { seed, eventAt: _eventAt, ...bare } = job;
-    await env.deliveries.createClaimed({
-      ...(seed as NonNullable<typeof seed>),
-      id: job.deliveryId,
-      webhookId: webhook.id,
-      status: 'pending',
-      attempts: 0,
-      maxAttempts: 5,
-      attemptLog: [],
-      response: '',
-      nextAttemptAt: T0,
-      deliveredAt: null,
-      claim: { attempt: 1, until: T0 + CLAIM_MS },
+    const died = attemptDelivery(env.deps, job, async () => {
+      throw new Error('webhooks table unavailable');
     });
-    env.clock.advance(CLAIM_MS + 60_001);
+    await expect(died).rejects.toThrow('webhooks table unavailable');
+    const stranded = env.stored(webhook.id, job.deliveryId);
 
-    // Act
-    await reconcile(reconcileDeps({ deliveries: env.deliveries, retries: env.retries, clock: env.clock }), {
-      graceMs: 60_000,
-    });
-    const scheduled = env.retries.scheduled[0];
-    const result = scheduled ? await attemptDelivery(env.deps, scheduled.job) : undefined;
+    // Act: the reconciler runs long after; then the queue redelivers the job, twice (a duplicate receive).
+    env.clock.advance(180_000);
+    const requeued = await reconcile(
+      reconcileDeps({ deliveries: env.deliveries, retries: env.retries, clock: env.clock }),
+      { graceMs: 0 },
+    );
+    const results = [await attemptDelivery(env.deps, job), await attemptDelivery(env.deps, job)];
 
-    // Assert
-    expect(scheduled).toEqual({ job: bare, delaySeconds: 0 });
-    expect(result).toBe('attempted');
-    expect(env.sender.requests.map((r) => r.body)).toEqual([seed?.payload]);
+    // Assert: the row was claimed and unattempted; the redelivery made the one request, the duplicate none.
+    expect(stranded).toMatchObject({ status: 'pending', attempts: 0, claim: { attempt: 1 } });
+    expect(requeued).toBe(0);
+    expect(env.retries.scheduled).toEqual([]);
+    expect(results).toEqual(['attempted', 'skipped']);
+    expect(env.sender.requests.map((r) => r.body)).toEqual([job.seed?.payload]);
     expect(env.stored(webhook.id, job.deliveryId)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 });

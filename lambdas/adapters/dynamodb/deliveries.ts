@@ -1,6 +1,10 @@
-// Deliveries in DynamoDB. Partition by webhook, sort by the time-ordered delivery id: newest-first listing
-// and `after` cursors fall out of the key. Two sparse, small indexes, so that a first attempt that succeeds
-// costs two index writes: byDueShard holds pending rows only (the reconciler's due list, and `?status=pending`),
+// Deliveries in DynamoDB. Partition by webhook, sharded: a row lives in `webhookId#n` (n from its id, of
+// DELIVERY_SHARDS), so one busy webhook spreads its writes over several partition keys; sort by the time-ordered
+// delivery id: a listing merges the shards newest first (ShardMerge), and `after` cursors resume every shard at
+// once. Rows written before the shards stay in the unsuffixed `webhookId` partition (with the webhook's recovery
+// jobs) until they expire: reads include it, and a write that finds no row in its shard tries it (no migration).
+// Two sparse, small indexes, so that a first attempt that succeeds
+// costs no index write: byDueShard holds pending retries only (the reconciler's due list),
 // byStatusKey failed rows only (`?status=failed`, alone or with `?error_class=`). Succeeded rows, the bulk of a
 // log, are in no index: their filter reads the partition, as does `?error_class=` alone or with another status
 // (on the row's `latestErrorClass`). A filtered read examines at most DELIVERY_LIST_EXAMINE rows a request.
@@ -29,8 +33,32 @@ import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
 import { FORMATS } from '../../domain/webhooks/format';
+import { compactDelivery, expandDelivery } from './delivery-codec';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
+import { ShardMerge } from './shard-merge';
 import { dueKey, shardOf } from './shards';
+
+/**
+ * Partition keys per webhook: one webhook at 2,000 first attempts a second (2 writes of 1 unit each) puts
+ * 250 WCU/s on each (8 would make 500, right at the target of half DynamoDB's 1,000 per key, with no margin
+ * for a second's unevenness). A listing reads every shard (and the legacy partition): DELIVERY_SHARDS + 1
+ * Queries, at least half a read unit each.
+ */
+export const DELIVERY_SHARDS = 16;
+/** The stored partition key value of a delivery: its webhook and its shard. */
+export const shardKeyOf = (webhookId: string, id: string) => `${webhookId}#${shardOf(id, DELIVERY_SHARDS)}`;
+/** Every partition a webhook's deliveries may be in: its shards, then the unsuffixed one of rows written before. */
+export const deliveryPartitionsOf = (webhookId: string) => [
+  ...Array.from({ length: DELIVERY_SHARDS }, (_, n) => `${webhookId}#${n}`),
+  webhookId,
+];
+/** The table keys a delivery may be under: its shard first, then the legacy partition. */
+const keysOf = (webhookId: string, id: string) => [
+  { webhookId: shardKeyOf(webhookId, id), id },
+  { webhookId, id },
+];
+/** The webhook id of a stored partition key value (webhook ids never hold `#`). */
+const webhookOf = (partition: unknown) => String(partition).split('#')[0] as string;
 
 /** byDueShard key values: the reconciler reads each (no single key value takes every pending row). */
 const DUE_SHARDS = 16;
@@ -42,8 +70,6 @@ const dueShard = (n: number) => `due#${n % DUE_SHARDS}`;
 const ALL_DUE_SHARDS = [LEGACY_DUE_SHARD, ...Array.from({ length: DUE_SHARDS }, (_, n) => dueShard(n))];
 const dueShardFor = (webhookId: string, id: string) =>
   dueShard(shardOf(webhookId, DUE_SHARDS) + shardOf(id, DUE_SPREAD));
-/** Sort key of a pending row that is never due (a test send in flight): after every zero-padded time. */
-const NEVER_DUE = 'never';
 
 /** A byDueShard entry: the keys and `attempts` (the index's projection). */
 const dueEntry = z.object({
@@ -101,24 +127,29 @@ const deliveryItem = z.object({
   expiresAt: z.number().optional(),
 });
 
-const parse = (item: Record<string, unknown>): Delivery => deliveryItem.parse(item);
+const parse = (item: Record<string, unknown>): Delivery =>
+  deliveryItem.parse({ ...expandDelivery(item), webhookId: webhookOf(item.webhookId) });
 
 /**
- * The stored item: a pending row carries its byDueShard keys (a first attempt in flight too, due at its
- * creation, so the reconciler finds it if its worker dies), a failed one its byStatusKey key. A PutItem
- * replaces the item, so a row that changes status leaves the index it no longer belongs in. `latestErrorClass`
- * (the latest attempt's class, absent after a success or before any attempt) is what `?error_class=` filters on.
+ * The stored item: a pending retry (an attempt made, the next one due) carries its byDueShard keys, a failed
+ * row its byStatusKey key. A first attempt in flight carries neither: its job stays in the queue until the
+ * record (redelivered after the visibility timeout, and a dead-lettered job is recorded failed: DLQ consumer),
+ * so a first attempt that succeeds is two table writes and no index write. A PutItem replaces the item, so a
+ * row that changes status leaves the index it no longer belongs in. `latestErrorClass` (the latest attempt's
+ * class, absent after a success or before any attempt) is what `?error_class=` filters on. The row itself is
+ * stored compact (delivery-codec.ts).
  */
-function toItem(delivery: Delivery): Record<string, unknown> {
+function toItem(delivery: Delivery, partition = shardKeyOf(delivery.webhookId, delivery.id)): Record<string, unknown> {
   const { webhookId, id, status, nextAttemptAt } = delivery;
   const latest = delivery.attemptLog.at(-1);
   const latestErrorClass = latest?.errorClass ?? null;
   return {
-    ...delivery,
+    ...compactDelivery(delivery),
+    webhookId: partition,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
-    ...(status === 'pending'
-      ? { dueShard: dueShardFor(webhookId, id), dueAt: nextAttemptAt === null ? NEVER_DUE : dueKey(nextAttemptAt) }
+    ...(status === 'pending' && delivery.attempts > 0 && nextAttemptAt !== null
+      ? { dueShard: dueShardFor(webhookId, id), dueAt: dueKey(nextAttemptAt) }
       : {}),
   };
 }
@@ -146,6 +177,8 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   ) {}
 
   async createClaimed(delivery: Delivery): Promise<boolean> {
+    // In its shard: a row of the same id in the legacy partition (a job of before the shards, received again
+    // across the upgrade) is not seen, so that job may be attempted once more (at least once, as ever).
     return this.conditional(
       new PutCommand({
         TableName: this.tableName,
@@ -166,61 +199,77 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
           ' AND (attribute_not_exists(settledAt) OR settledAt < :since)';
     const retried = expect.retriedBefore;
     const notRetried = retried === undefined ? '' : ' AND (attribute_not_exists(retriedAt) OR retriedAt < :retried)';
-    const written = await unlessConditionFails(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { webhookId, id },
-          UpdateExpression: `SET #claim = :claim, claimedAt = :now${retried === undefined ? '' : ', retriedAt = :now'}`,
-          ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)${notSince}${notRetried}`,
-          ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until', '#epoch': 'epoch' },
-          ExpressionAttributeValues: {
-            ':claim': claim,
-            ':before': expect.attemptsBefore,
-            ':now': expect.nowMs,
-            ':epoch': claim.epoch ?? 0,
-            ...(since === undefined ? {} : { ':since': since }),
-            ...(retried === undefined ? {} : { ':retried': retried }),
-            ...statuses,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    if (written === null) return null;
-    return written.Attributes ? parse(written.Attributes) : null;
+    // The row's shard, then the legacy partition: a condition that fails on a missing item creates nothing.
+    for (const Key of keysOf(webhookId, id)) {
+      const written = await unlessConditionFails(
+        this.doc.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key,
+            UpdateExpression: `SET #claim = :claim, claimedAt = :now${retried === undefined ? '' : ', retriedAt = :now'}`,
+            ConditionExpression: `attempts = :before AND #status IN (${Object.keys(statuses).join(', ')}) AND (attribute_not_exists(#claim) OR #claim.#until < :now OR #claim.#epoch < :epoch)${notSince}${notRetried}`,
+            ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status', '#until': 'until', '#epoch': 'epoch' },
+            ExpressionAttributeValues: {
+              ':claim': claim,
+              ':before': expect.attemptsBefore,
+              ':now': expect.nowMs,
+              ':epoch': claim.epoch ?? 0,
+              ...(since === undefined ? {} : { ':since': since }),
+              ...(retried === undefined ? {} : { ':retried': retried }),
+              ...statuses,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      if (written?.Attributes) return parse(written.Attributes);
+    }
+    return null;
   }
 
   async record(delivery: Delivery, claimedAttempt: number): Promise<boolean> {
-    return this.conditional(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: toItem(delivery),
-        ConditionExpression: '#claim.#attempt = :n',
-        ExpressionAttributeNames: { '#claim': 'claim', '#attempt': 'attempt' },
-        ExpressionAttributeValues: { ':n': claimedAttempt },
-      }),
-    );
+    for (const { webhookId } of keysOf(delivery.webhookId, delivery.id)) {
+      const stored = await this.conditional(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(delivery, webhookId),
+          ConditionExpression: '#claim.#attempt = :n',
+          ExpressionAttributeNames: { '#claim': 'claim', '#attempt': 'attempt' },
+          ExpressionAttributeValues: { ':n': claimedAttempt },
+        }),
+      );
+      if (stored) return true;
+    }
+    return false;
   }
 
   async get(webhookId: string, id: string, nowMs: number): Promise<Delivery | null> {
     // The partition also holds recovery jobs (`rec_`): only a delivery id names a delivery.
     if (!id.startsWith(DELIVERY_ID_PREFIX)) return null;
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { webhookId, id } }));
-    if (!Item) return null;
-    const delivery = parse(Item);
-    return live(delivery, nowMs) ? delivery : null;
+    for (const Key of keysOf(webhookId, id)) {
+      const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key }));
+      if (!Item) continue;
+      const delivery = parse(Item);
+      return live(delivery, nowMs) ? delivery : null;
+    }
+    return null;
   }
 
   async getMany(keys: readonly DeliveryKey[], nowMs: number): Promise<Delivery[]> {
     const wanted = keys.filter((key) => key.id.startsWith(DELIVERY_ID_PREFIX));
     if (wanted.length === 0) return [];
-    const items = await batchGetAll(
-      this.doc,
-      this.tableName,
-      wanted.map(({ webhookId, id }) => ({ webhookId, id })),
-    );
-    const found = new Map(items.map((item) => [`${item.webhookId}#${item.id}`, parse(item)]));
+    const read = async (at: 0 | 1, of: readonly DeliveryKey[]) =>
+      (
+        await batchGetAll(
+          this.doc,
+          this.tableName,
+          of.map(({ webhookId, id }) => keysOf(webhookId, id)[at] as Record<string, string>),
+        )
+      ).map(parse);
+    const found = new Map((await read(0, wanted)).map((row) => [`${row.webhookId}#${row.id}`, row]));
+    // Rows written before the shards: only those not found in their shard are looked for there.
+    const missing = wanted.filter(({ webhookId, id }) => !found.has(`${webhookId}#${id}`));
+    if (missing.length) for (const row of await read(1, missing)) found.set(`${row.webhookId}#${row.id}`, row);
     const seen = new Set<string>();
     const rows: Delivery[] = [];
     for (const { webhookId, id } of wanted) {
@@ -236,52 +285,52 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   async list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage> {
     const examine = Math.max(1, query.examine ?? DELIVERY_LIST_EXAMINE);
     if (query.status === 'failed') return this.listFailed(webhookId, { ...query, examine }, nowMs);
-    // The whole log, or its rows of one status and/or one latest error class: the webhook's own partition,
-    // filtered. Never an index shared with other webhooks: another tenant's backlog must not slow this read.
-    // DynamoDB applies Limit before the filter, so a filtered read takes large pages (a log of mostly failures is
-    // a few round trips, not hundreds), and at most `examine` rows in all: a rare match stops there.
+    // The whole log, or its rows of one status and/or one latest error class: the webhook's own partitions,
+    // merged newest first and filtered here. Never an index shared with other webhooks: another tenant's backlog
+    // must not slow this read. A filtered read takes large pages (a log of mostly failures is a few round trips,
+    // not hundreds), and examines at most `examine` rows in all (in merged order): a rare match stops there.
     const { status, errorClass } = query;
-    const filters = [`(${expiryFilter})`];
-    if (status) filters.push('#status = :s');
-    if (errorClass) filters.push('latestErrorClass = :c');
-    const filtered = filters.length > 1;
-    const base = {
-      TableName: this.tableName,
-      // The partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
-      KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
-      ScanIndexForward: false,
-    };
-    const keyValues = { ':p': webhookId, ':dlv': DELIVERY_ID_PREFIX };
-    let cursor: Record<string, unknown> | undefined = query.after ? { webhookId, id: query.after } : undefined;
+    const filtered = status !== undefined || errorClass !== undefined;
+    const now = Math.floor(nowMs / 1000);
+    const merge = new ShardMerge(this.doc, {
+      queries: deliveryPartitionsOf(webhookId).map((partition) => ({
+        TableName: this.tableName,
+        // The legacy partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
+        KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
+        ExpressionAttributeValues: { ':p': partition, ':dlv': DELIVERY_ID_PREFIX },
+        ScanIndexForward: false,
+        ...(query.after ? { ExclusiveStartKey: { webhookId: partition, id: query.after } } : {}),
+      })),
+      sortKey: 'id',
+      descending: true,
+      expected: Math.min(filtered ? FILTERED_PAGE : query.limit + 1, examine),
+      maxPage: FILTERED_PAGE,
+    });
+    const matches = (item: Record<string, unknown>) =>
+      (item.expiresAt === undefined || Number(item.expiresAt) > now) &&
+      (status === undefined || item.status === status) &&
+      (errorClass === undefined || item.latestErrorClass === errorClass);
     const items: Delivery[] = [];
     let examined = 0;
-    do {
-      const page = await this.doc.send(
-        new QueryCommand({
-          ...base,
-          FilterExpression: filtered ? filters.join(' AND ') : expiryFilter,
-          ...(status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: {
-            ...keyValues,
-            ':now': Math.floor(nowMs / 1000),
-            ...(status ? { ':s': status } : {}),
-            ...(errorClass ? { ':c': errorClass } : {}),
-          },
-          Limit: Math.min(filtered ? FILTERED_PAGE : query.limit + 1 - items.length, examine - examined),
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      examined += page.ScannedCount ?? page.Items?.length ?? 0;
-      for (const item of page.Items ?? []) items.push(parse(item));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor && items.length <= query.limit && examined < examine);
-    return this.pageOf(items, query.limit, cursor, { ...base, ExpressionAttributeValues: keyValues });
+    let last: string | undefined;
+    while (items.length <= query.limit && examined < examine) {
+      const item = await merge.next();
+      if (!item) return { items, hasMore: false };
+      examined += 1;
+      last = String(item.id);
+      if (matches(item)) items.push(parse(item));
+    }
+    if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
+    // Stopped at the bound of rows examined: more only if a row is left past the last one examined.
+    return last !== undefined && (await merge.hasMore())
+      ? { items, hasMore: true, resumeAfter: last }
+      : { items, hasMore: false };
   }
 
   /**
    * Failed rows, of one latest error class when asked: byStatusKey (keys and expiry: failed rows only, whatever
-   * the rest of the log) page by page, at most `examine` entries in all, each page's rows read with BatchGetItem
-   * and the class checked on them.
+   * the rest of the log, every shard's in one index partition) page by page, at most `examine` entries in all,
+   * each page's rows read with BatchGetItem and the class checked on them.
    */
   private async listFailed(
     webhookId: string,
@@ -295,8 +344,9 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       KeyConditionExpression: 'statusKey = :p',
       ScanIndexForward: false,
     };
+    // The index orders by id alone (ids are unique): the table key part of the start key only has to be a key.
     let cursor: Record<string, unknown> | undefined = query.after
-      ? { webhookId, id: query.after, statusKey: partition }
+      ? { webhookId: shardKeyOf(webhookId, query.after), id: query.after, statusKey: partition }
       : undefined;
     const items: Delivery[] = [];
     let examined = 0;
@@ -320,7 +370,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
   }
 
   /**
-   * A filtered read's page: `limit` of `items` (one more says there is more). A read that stopped at its bound
+   * A failed read's page: `limit` of `items` (one more says there is more). A read that stopped at its bound
    * of rows examined (`cursor` left) has more only if a row is left past the last one examined, which `query`
    * (the read's key condition, no filter) reads with Limit 1; the page then resumes after that row.
    */
@@ -345,35 +395,68 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     nowMs: number,
   ): Promise<{ ids: string[]; next: string | null }> {
     // Failed rows from byStatusKey (a sparse index: a window of mostly succeeded rows is not read through);
-    // every row from the webhook's partition. Keys and expiry only.
-    const partition = query.onlyFailed ? `${webhookId}#failed` : webhookId;
-    const key = query.onlyFailed ? 'statusKey' : 'webhookId';
+    // every row from the webhook's partitions, merged oldest first. Keys and expiry only.
+    const now = Math.floor(nowMs / 1000);
+    const read = query.onlyFailed ? await this.failedRange(webhookId, query) : await this.wholeRange(webhookId, query);
+    const ids = read.filter((item) => item.expiresAt === undefined || Number(item.expiresAt) > now).map((i) => i.id);
+    return { ids, next: read.length === query.limit ? (read.at(-1)?.id ?? null) : null };
+  }
+
+  private async failedRange(
+    webhookId: string,
+    query: { from: string; to: string; limit: number; after?: string },
+  ): Promise<{ id: string; expiresAt?: unknown }[]> {
+    const partition = `${webhookId}#failed`;
     const page = await this.doc.send(
       new QueryCommand({
         TableName: this.tableName,
-        ...(query.onlyFailed ? { IndexName: 'byStatusKey' } : {}),
-        KeyConditionExpression: `${key} = :p AND id BETWEEN :from AND :to`,
-        FilterExpression: expiryFilter,
-        ProjectionExpression: 'id',
-        ExpressionAttributeValues: {
-          ':p': partition,
-          ':from': query.from,
-          ':to': query.to,
-          ':now': Math.floor(nowMs / 1000),
-        },
+        IndexName: 'byStatusKey',
+        KeyConditionExpression: 'statusKey = :p AND id BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':p': partition, ':from': query.from, ':to': query.to },
         Limit: query.limit,
         ...(query.after
-          ? { ExclusiveStartKey: { webhookId, id: query.after, ...(query.onlyFailed ? { statusKey: partition } : {}) } }
+          ? {
+              ExclusiveStartKey: {
+                webhookId: shardKeyOf(webhookId, query.after),
+                id: query.after,
+                statusKey: partition,
+              },
+            }
           : {}),
       }),
     );
-    const last = page.LastEvaluatedKey?.id;
-    return { ids: (page.Items ?? []).map((item) => String(item.id)), next: typeof last === 'string' ? last : null };
+    return (page.Items ?? []).map((item) => ({ id: String(item.id), expiresAt: item.expiresAt }));
+  }
+
+  private async wholeRange(
+    webhookId: string,
+    query: { from: string; to: string; limit: number; after?: string },
+  ): Promise<{ id: string; expiresAt?: unknown }[]> {
+    const merge = new ShardMerge(this.doc, {
+      queries: deliveryPartitionsOf(webhookId).map((partition) => ({
+        TableName: this.tableName,
+        KeyConditionExpression: 'webhookId = :p AND id BETWEEN :from AND :to',
+        ProjectionExpression: 'id, expiresAt',
+        ExpressionAttributeValues: { ':p': partition, ':from': query.from, ':to': query.to },
+        ...(query.after ? { ExclusiveStartKey: { webhookId: partition, id: query.after } } : {}),
+      })),
+      sortKey: 'id',
+      descending: false,
+      expected: query.limit,
+      maxPage: Math.max(1, query.limit),
+    });
+    const read: { id: string; expiresAt?: unknown }[] = [];
+    while (read.length < query.limit) {
+      const item = await merge.next();
+      if (!item) break;
+      read.push({ id: String(item.id), expiresAt: item.expiresAt });
+    }
+    return read;
   }
 
   /**
-   * The rows under these index entries, in their order; a row whose status changed since the index was read
-   * (an attempt recorded meanwhile), or that expired, is left out.
+   * The rows under these index entries (their table keys: shard or legacy partition), in their order; a row
+   * whose status changed since the index was read (an attempt recorded meanwhile), or that expired, is left out.
    */
   private async rows(entries: readonly Record<string, unknown>[], status: DeliveryStatus, nowMs: number) {
     if (entries.length === 0) return [];
@@ -412,7 +495,8 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
             }),
           );
           for (const item of page.Items ?? []) {
-            const row = dueEntry.parse(item);
+            // The entry's table key names the row's shard: the webhook is what the reconciler's job names.
+            const row = dueEntry.parse({ ...item, webhookId: webhookOf(item.webhookId) });
             lastRead = row.dueAt;
             if (!start || dueOrder(row, start) > 0) rows.push(row);
           }

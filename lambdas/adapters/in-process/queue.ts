@@ -27,6 +27,12 @@ export interface QueueOptions {
    * doubles what the journal already holds.
    */
   readonly dedupeKey?: (body: string) => string | undefined;
+  /**
+   * The DLQ as a queue of its own (as SQS's redrive policy names one): a message past maxReceiveCount is sent
+   * there (journaled by it) before this queue lets it go, so a consumer of the DLQ handles it. Without one, it
+   * stays in `deadLetters` (and this queue's journal) only.
+   */
+  readonly redriveTo?: InProcessQueue;
 }
 
 type Message = JournalMessage;
@@ -204,7 +210,14 @@ export class InProcessQueue {
         if (message.receiveCount >= this.options.maxReceiveCount) {
           this.releaseKey(message);
           this.deadLetters.push(message);
-          this.options.journal?.buried(message);
+          const dlq = this.options.redriveTo;
+          if (dlq) {
+            // On the DLQ's journal first: a crash between the two hands it to the DLQ twice, never zero times.
+            dlq.send([message.body]);
+            this.options.journal?.acked([message.id]);
+          } else {
+            this.options.journal?.buried(message);
+          }
           continue;
         }
         message.visibleAt = Date.now() + this.options.visibilityTimeoutMs;

@@ -192,8 +192,9 @@ export interface DeliveryRepository {
    */
   list(webhookId: string, query: DeliveryListQuery, nowMs: number): Promise<DeliveryPage>;
   /**
-   * Pending deliveries due before `dueBefore` (epoch ms), oldest due first; `after` (the last one of the page
-   * before) continues the listing past it.
+   * Pending retries (at least one attempt made) due before `dueBefore` (epoch ms), oldest due first; `after` (the
+   * last one of the page before) continues the listing past it. A first attempt is never listed: until its record
+   * its job is in the queue (redelivered while it fails, recorded failed once dead-lettered: failDeadLettered).
    */
   listDue(dueBefore: number, limit: number, after?: DueDelivery): Promise<DueDelivery[]>;
   /**

@@ -4,10 +4,12 @@
 // SF_WEBHOOK_CACHE_SECONDS: `webhookReads`). In the shared lane, a job whose endpoint is slow moves to the slow
 // lane unattempted, and one whose endpoint already has its share of
 // attempts in flight waits for one of them to end, or comes back a moment later. A recovery job's step rides on
-// the shared lane too: it makes its own paced attempts (app/webhooks/recoveries).
+// the shared lane too: it makes its own paced attempts (app/webhooks/recoveries). The deliveries DLQs are
+// consumed here too: a dead-lettered job's delivery is recorded failed (app/webhooks/dead-letters), never attempted.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
+import { failDeadLettered } from '../../app/webhooks/dead-letters';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
 import type {
   AttemptRecord,
@@ -36,9 +38,14 @@ export interface Lanes {
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
 
-export function createDeliveryWorkerHandler(
-  deps: RecoveryDeps & { readonly lanes?: Lanes; readonly webhookReads?: WebhookReads },
-) {
+export interface DeliveryWorkerDeps extends RecoveryDeps {
+  readonly lanes?: Lanes;
+  readonly webhookReads?: WebhookReads;
+  /** Whether a record comes from a deliveries DLQ (its job failed maxReceiveCount times): recorded failed. */
+  readonly isDeadLetter?: (record: SQSRecord) => boolean;
+}
+
+export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
   const { lanes } = deps;
   // The gate times each endpoint's request itself, so a slow claim or record of ours never marks it slow.
   const timedDeps = (endpoint: string): RecoveryDeps =>
@@ -71,6 +78,11 @@ export function createDeliveryWorkerHandler(
     const attempt = async (record: SQSRecord) => {
       const job = jobs.get(record) ?? parseJob(record);
       if (job instanceof Error) throw job;
+      if (deps.isDeadLetter?.(record)) {
+        // A recovery step that dead-lettered leaves its job to the job's own staleness rule (a new one may start).
+        if ('recovery' in job) return;
+        return failDeadLettered(deps, job);
+      }
       if ('recovery' in job) return recoveryStep(record, job.recovery);
       if (!lanes) return attemptDelivery(deps, job, lookup);
       const endpoint = job.webhookId;

@@ -1,14 +1,21 @@
 // Lambda entry point of the delivery worker (the deliveries queue and the slow lane → one attempt each;
-// retries through SQS delays or Scheduler): wiring only, built once per cold start.
+// retries through SQS delays or Scheduler; their DLQs → the delivery recorded failed): wiring only, built once
+// per cold start.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
-import { deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
+import { deadLetters, deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
 import { scheduledRetries } from './plugs/schedules';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-delivery', [scheduledRetries, slowLane, deliveriesQueue, recoverySteps]);
+const services = createAwsServices('sendflow-delivery', [
+  scheduledRetries,
+  slowLane,
+  deliveriesQueue,
+  recoverySteps,
+  deadLetters,
+]);
 
 export const handler = middy(createDeliveryWorkerHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))

@@ -16,6 +16,7 @@ const schema = z.object({
   SF_SES_IDENTITY_OWNER: optional,
   SF_SLOW_DELIVERIES_QUEUE_URL: optional,
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
+  SF_DELIVERY_DLQ_ARNS: optional,
 });
 
 export interface AwsWiring {
@@ -36,6 +37,8 @@ export interface AwsWiring {
   /** The slow deliveries lane (the delivery worker sends slow endpoints' jobs there, and consumes it). */
   readonly slowDeliveriesQueueUrl?: string;
   readonly slowDeliveriesQueueArn?: string;
+  /** The deliveries DLQs the delivery worker consumes (comma-separated ARNs): their jobs are recorded failed. */
+  readonly deliveryDlqArns?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -52,6 +55,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     sesIdentityOwner: w.SF_SES_IDENTITY_OWNER,
     slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
+    deliveryDlqArns: w.SF_DELIVERY_DLQ_ARNS,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

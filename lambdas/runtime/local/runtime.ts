@@ -64,7 +64,8 @@ export interface LocalRuntime {
   readonly authorizerCache: AuthorizerResultCache;
   /** Each account's requests in flight at the gateway (at most LOCAL_ACCOUNT_CONCURRENCY). */
   readonly accountSlots: KeyedSlots;
-  readonly queues: Readonly<Record<QueueName, InProcessQueue>>;
+  /** The manifest's queues, and the delivery lanes' DLQ. */
+  readonly queues: Readonly<Record<QueueName | 'deliveriesDlq', InProcessQueue>>;
   stop(): Promise<void>;
 }
 
@@ -105,11 +106,15 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
   const client = embeddedDynamoClient(dynamo);
+  // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
+  // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
+  const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
   const local = {
     events: localQueue(config.dataDir, 'events', logger),
-    deliveries: localQueue(config.dataDir, 'deliveries', logger),
-    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger),
+    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq),
     sends: localQueue(config.dataDir, 'sends', logger),
+    deliveriesDlq,
   };
   let server: Server | undefined;
   let closing = false;
@@ -149,6 +154,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         steps: { send: async (step, delay) => local.slowDeliveries.send([encodeStep(step)], delay) },
         arn: local.slowDeliveries.arn,
       },
+      deliveryDlqArns: [local.deliveriesDlq.arn],
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -162,6 +168,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const deliveryWorker = flushing(createDeliveryWorkerHandler(services));
     local.deliveries.consume(deliveryWorker);
     local.slowDeliveries.consume(deliveryWorker);
+    local.deliveriesDlq.consume(deliveryWorker);
     local.sends.consume(flushing(createSendWorkerHandler(services)));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
@@ -277,13 +284,36 @@ function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
     };
 }
 
-function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProcessQueue {
+function queueJournal(dataDir: string, name: string): QueueJournal | undefined {
+  if (dataDir === ':memory:') return undefined;
+  mkdirSync(join(dataDir, 'queues'), { recursive: true, mode: 0o700 });
+  return QueueJournal.open(join(dataDir, 'queues', `${name}.journal`));
+}
+
+/** How long a dead letter is tried: SQS keeps a DLQ's messages 14 days (lib/constructs/queues.ts, DLQ_RETENTION). */
+const DLQ_RETENTION_MS = 14 * 86_400_000;
+
+/**
+ * The delivery lanes' DLQ: journaled like them; a message is received until its delivery is settled, once per
+ * visibility timeout of the deliveries queue, for as long as SQS would keep it (a DLQ has no DLQ of its own:
+ * what is still failing then, e.g. a body that is no job, is set aside in its journal's dead letters).
+ */
+function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
+  const journal = queueJournal(dataDir, 'deliveriesDlq');
+  const visibilityTimeoutMs = visibilityTimeoutSeconds(queues.deliveries) * 1000;
+  return new InProcessQueue('sendflow-deliveriesDlq', {
+    batchSize: queues.deliveries.batchSize,
+    visibilityTimeoutMs,
+    maxReceiveCount: Math.ceil(DLQ_RETENTION_MS / visibilityTimeoutMs),
+    concurrency: 1,
+    onError: (error) => logger.error("queue deliveriesDlq: could not journal a batch's outcome", error),
+    ...(journal ? { journal } : {}),
+  });
+}
+
+function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo?: InProcessQueue): InProcessQueue {
   const spec = queues[queue];
-  let journal: QueueJournal | undefined;
-  if (dataDir !== ':memory:') {
-    mkdirSync(join(dataDir, 'queues'), { recursive: true, mode: 0o700 });
-    journal = QueueJournal.open(join(dataDir, 'queues', `${queue}.journal`));
-  }
+  const journal = queueJournal(dataDir, queue);
   return new InProcessQueue(`sendflow-${queue}`, {
     batchSize: spec.batchSize,
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
@@ -299,6 +329,7 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger): InProces
     ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryMessageAccount } : {}),
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
+    ...(redriveTo ? { redriveTo } : {}),
   });
 }
 

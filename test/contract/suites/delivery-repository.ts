@@ -1,10 +1,14 @@
 // Contract suite for the DeliveryRepository port, written once and run against DynamoDeliveryRepository
 // (dynalite, DynamoDB Local) and InMemoryDeliveryRepository: claimed creation, conditional claims and records
 // (DESIGN §4: a duplicated job never sends or counts twice), TTL-filtered reads (DESIGN §5), the newest-first
-// log with `after` cursors, the status and error-class filters and exact has_more, and the reconciler's due list.
+// log with `after` cursors, the status and error-class filters and exact has_more, and the reconciler's due list
+// (retries only: a first attempt in flight is its queue's). On DynamoDB the log spans a webhook's 16 shards and
+// the unsuffixed partition of rows written before them, and rows are stored compact: the layout tests check both.
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
+import { DELIVERY_SHARDS, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
+import { shardOf } from '../../../lambdas/adapters/dynamodb/shards';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
 import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
@@ -737,6 +741,59 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(read?.attemptLog[1]).not.toHaveProperty('timings');
   });
 
+  it('reads back exactly every kind of row and attempt entry (however compactly it is stored)', async () => {
+    // Arrange: a standard row whose payload names its event; a chat row; a standard row whose payload does not
+    // begin with its event (a body written by hand); entries with headers, without class or timings, with
+    // empty timings, of each kind; null and set times.
+    const webhookId = newWebhookId();
+    const standard = newDelivery(webhookId, T0, {
+      eventId: 'evt_01standard',
+      event: 'email.bounced',
+      payload: '{"id":"evt_01standard","type":"email.bounced","data":{"n":"\\"quoted\\""}}',
+    });
+    const entries = [
+      { at: T0, statusCode: null, durationMs: 10_000, error: 'timed out after 10000 ms' },
+      {
+        at: T0 + 1,
+        statusCode: 503,
+        durationMs: 7,
+        error: 'HTTP 503',
+        errorClass: 'http_5xx' as const,
+        timings: { dnsMs: null, connectMs: null, tlsMs: null, ttfbMs: null },
+        kind: 'manual' as const,
+      },
+      {
+        at: T0 + 2,
+        statusCode: 500,
+        durationMs: 12,
+        error: 'HTTP 500',
+        errorClass: 'http_5xx' as const,
+        timings: { dnsMs: 1, connectMs: 2, tlsMs: 3, ttfbMs: 4 },
+        kind: 'automatic' as const,
+        requestHeaders: { 'webhook-id': 'evt_01standard', 'Content-Type': 'application/json' },
+        responseHeaders: { 'retry-after': '5' },
+      },
+    ];
+    const rows: Delivery[] = [
+      after(standard, 'succeeded', { attemptLog: entries, deliveredAt: T0 + 50 }),
+      newDelivery(webhookId, T0 + 1_000, { format: 'discord', payload: '{"content":"Email delivered"}' }),
+      newDelivery(webhookId, T0 + 2_000, { eventId: 'evt_other', event: 'email.sent', payload: '{"id":"evt_x"}' }),
+      after(newDelivery(webhookId, T0 + 3_000, { format: 'slack' }), 'failed', {
+        retriedAt: T0 + 9,
+        settledAt: T0 + 8,
+      }),
+    ];
+
+    // Act
+    for (const row of rows) expect(await repo().createClaimed(row)).toBe(true);
+    const read = await Promise.all(rows.map((row) => repo().get(webhookId, row.id, NOW)));
+    const listed = await repo().list(webhookId, { limit: 10 }, NOW);
+
+    // Assert
+    expect(read).toEqual(rows);
+    expect(listed.items).toEqual([...rows].reverse());
+  });
+
   it("filters by the latest attempt's error class, newest first, with exact has_more, alone or with a status", async () => {
     // Arrange: latest classes cycle http_5xx (pending), timeout (failed), success, http_5xx (failed); an earlier
     // http_5xx attempt does not count once a later one has another class.
@@ -984,23 +1041,36 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(seen.sort()).toEqual(rows.map((r) => r.id).sort());
   });
 
-  it('a row leaves the due list once final, and moves to its new due time when rescheduled', async () => {
-    // Arrange
+  it('a first attempt in flight is in no due list (the queue keeps its job); its retry enters it, a final row leaves it', async () => {
+    // Arrange: two rows as createClaimed writes a first attempt (pending, attempts 0, due at creation).
     const fresh = await harness.fresh();
     const webhookId = newWebhookId();
     const rescheduled = newDelivery(webhookId, T0);
     const finished = newDelivery(webhookId, T0 + 1);
     await fresh.createClaimed(rescheduled);
     await fresh.createClaimed(finished);
-    const before = await fresh.listDue(NOW, 10);
+    const inFlight = await fresh.listDue(Number.MAX_SAFE_INTEGER, 10);
 
-    // Act
+    // Act: the first failed with a retry due later; the second failed for good after a retry was due.
     const retrying = after(rescheduled, 'pending', { nextAttemptAt: NOW + 300_000 });
     await fresh.record(retrying, 1);
-    await fresh.record(after(finished, 'failed'), 1);
+    const failing = after(finished, 'pending', { nextAttemptAt: NOW - 1_000 });
+    await fresh.record(failing, 1);
+    const bothDue = await fresh.listDue(NOW + 300_000, 10);
+    const claimed = await fresh.claim(
+      webhookId,
+      finished.id,
+      { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+      {
+        attempt: 2,
+        until: NOW + 30_000,
+      },
+    );
+    await fresh.record(after(claimed ?? failing, 'failed'), 2);
 
     // Assert
-    expect(ids(before)).toEqual([rescheduled.id, finished.id]);
+    expect(inFlight).toEqual([]);
+    expect(ids(bothDue)).toEqual([finished.id, rescheduled.id]);
     expect(await fresh.listDue(NOW, 10)).toEqual([]);
     expect(await fresh.listDue(NOW + 300_000, 10)).toEqual([
       { id: rescheduled.id, webhookId, attempts: 1, nextAttemptAt: NOW + 300_000 },
@@ -1035,33 +1105,59 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       );
       return Items ?? [];
     }
+    /** The stored item of a delivery, in its shard's partition (`webhookId#n`). */
     const read = async (webhookId: string, id: string) => {
+      const { db, table } = raw();
+      return (
+        await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId: shardKeyOf(webhookId, id), id } }))
+      ).Item;
+    };
+    /** The stored item under the legacy partition key (the unsuffixed webhook id, rows written before the shards). */
+    const readLegacy = async (webhookId: string, id: string) => {
       const { db, table } = raw();
       return (await db.doc.send(new GetCommand({ TableName: table, Key: { webhookId, id } }))).Item;
     };
+    /** A row as the single-partition layout wrote it: under the unsuffixed webhook id. */
+    const putLegacy = async (row: Delivery, extra: Record<string, unknown> = {}) => {
+      const { db, table } = raw();
+      await db.doc.send(new PutCommand({ TableName: table, Item: { ...row, ...extra } }));
+    };
 
-    it('keeps a pending row (a first attempt in flight too) in byDueShard only, keys and attempts, by zero-padded due time', async () => {
+    it('a first attempt in flight is in no index: its creation is one table write', async () => {
       // Arrange
       const webhookId = newWebhookId();
-      const pending = newDelivery(webhookId, T0);
+      const first = newDelivery(webhookId, T0);
+
+      // Act
+      await repo().createClaimed(first);
+
+      // Assert
+      const item = await read(webhookId, first.id);
+      for (const attribute of ['statusKey', 'dueShard', 'dueAt']) expect(item).not.toHaveProperty(attribute);
+    });
+
+    it('keeps a pending retry in byDueShard only, keys and attempts, by zero-padded due time', async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const pending = newDelivery(webhookId, T0, { attempts: 1 });
 
       // Act
       await repo().createClaimed(pending);
 
-      // Assert: in no status index; its byDueShard entry is the keys and `attempts`, never the payload.
+      // Assert: in no status index; its byDueShard entry is the keys (its shard's) and `attempts`, never the payload.
       const item = await read(webhookId, pending.id);
       expect(item).toMatchObject({ dueShard: expect.stringMatching(/^due#\d+$/), dueAt: String(T0).padStart(15, '0') });
       expect(item).not.toHaveProperty('statusKey');
-      const [entry, ...others] = (await entries('byDueShard', 'dueShard', item?.dueShard)).filter(
-        (e) => e.webhookId === webhookId,
+      const [entry, ...others] = (await entries('byDueShard', 'dueShard', item?.dueShard)).filter((e) =>
+        String(e.webhookId).startsWith(`${webhookId}#`),
       );
       expect(others).toEqual([]);
       expect(entry).toEqual({
-        webhookId,
+        webhookId: shardKeyOf(webhookId, pending.id),
         id: pending.id,
         dueShard: item?.dueShard,
         dueAt: String(T0).padStart(15, '0'),
-        attempts: 0,
+        attempts: 1,
       });
     });
 
@@ -1083,15 +1179,20 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect(badItem).not.toHaveProperty('dueShard');
       expect(badItem).toMatchObject({ statusKey: `${webhookId}#failed` });
       expect(await entries('byStatusKey', 'statusKey', `${webhookId}#failed`)).toEqual([
-        { webhookId, id: bad.id, statusKey: `${webhookId}#failed`, expiresAt: NOW_S + 30 * 86_400 },
+        {
+          webhookId: shardKeyOf(webhookId, bad.id),
+          id: bad.id,
+          statusKey: `${webhookId}#failed`,
+          expiresAt: NOW_S + 30 * 86_400,
+        },
       ]);
     });
 
     it("spreads pending rows over byDueShard's key values: across webhooks, and one webhook's over several", async () => {
       // Arrange
-      const many = Array.from({ length: 48 }, () => newDelivery(newWebhookId(), T0));
+      const many = Array.from({ length: 48 }, () => newDelivery(newWebhookId(), T0, { attempts: 1 }));
       const busy = newWebhookId();
-      const ofBusy = Array.from({ length: 24 }, (_, i) => newDelivery(busy, T0 + i));
+      const ofBusy = Array.from({ length: 24 }, (_, i) => newDelivery(busy, T0 + i, { attempts: 1 }));
 
       // Act
       for (const row of [...many, ...ofBusy]) await repo().createClaimed(row);
@@ -1104,7 +1205,47 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
     });
 
-    it("lists a webhook's pending rows from its own partition, never from the index other webhooks share", async () => {
+    it('stores a delivered standard row compactly: what its payload says, nulls and the standard format left out, the log one string', async () => {
+      // Arrange: a first attempt that succeeded, as the worker records it.
+      const webhookId = newWebhookId();
+      const first = newDelivery(webhookId, T0, {
+        eventId: 'evt_01compact',
+        event: 'email.delivered',
+        payload: '{"id":"evt_01compact","type":"email.delivered","data":{}}',
+      });
+      await repo().createClaimed(first);
+      const delivered = afterClassed(first, 'succeeded', null);
+
+      // Act
+      await repo().record(delivered, 1);
+
+      // Assert
+      const item = await read(webhookId, first.id);
+      for (const attribute of ['eventId', 'event', 'format', 'nextAttemptAt', 'attemptLog']) {
+        expect(item).not.toHaveProperty(attribute);
+      }
+      expect(typeof item?.log).toBe('string');
+      expect(await repo().get(webhookId, first.id, NOW)).toEqual(delivered);
+    });
+
+    it('reads a row stored in the full form (every attribute, the log a list) exactly', async () => {
+      // Arrange: the item as the layout before the compact one wrote it, in its shard.
+      const { db, table } = raw();
+      const webhookId = newWebhookId();
+      const row = afterClassed(newDelivery(webhookId, T0), 'failed', 'http_5xx');
+      await db.doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: { ...row, webhookId: shardKeyOf(webhookId, row.id), statusKey: `${webhookId}#failed` },
+        }),
+      );
+
+      // Act / Assert
+      expect(await repo().get(webhookId, row.id, NOW)).toEqual(row);
+      expect((await repo().list(webhookId, { status: 'failed', limit: 5 }, NOW)).items).toEqual([row]);
+    });
+
+    it("lists a webhook's pending rows from its own partitions, never from the index other webhooks share", async () => {
       // Arrange: other webhooks' pending rows fill the shared byDueShard key values.
       const { db } = raw();
       const webhookId = newWebhookId();
@@ -1114,8 +1255,14 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       const queried: string[] = [];
       db.doc.middlewareStack.add(
         (next) => async (args) => {
-          const input = args.input as { KeyConditionExpression?: string; IndexName?: string };
-          if (input.KeyConditionExpression) queried.push(input.IndexName ?? 'table');
+          const input = args.input as {
+            KeyConditionExpression?: string;
+            IndexName?: string;
+            ExpressionAttributeValues?: Record<string, unknown>;
+          };
+          if (input.KeyConditionExpression) {
+            queried.push(`${input.IndexName ?? 'table'} ${String(input.ExpressionAttributeValues?.[':p'])}`);
+          }
           return next(args);
         },
         { step: 'initialize', name: 'recordQueries' },
@@ -1131,7 +1278,95 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
       // Assert
       expect(listed.items.map((row) => row.id)).toEqual([mine.id]);
-      expect(queried).toEqual(['table']);
+      expect(queried.sort()).toEqual(
+        [...Array.from({ length: DELIVERY_SHARDS }, (_, n) => `table ${webhookId}#${n}`), `table ${webhookId}`].sort(),
+      );
+    });
+
+    it("spreads one webhook's rows over DELIVERY_SHARDS partition keys `webhookId#n`, n from the id; reads give the webhook id", async () => {
+      // Arrange
+      const webhookId = newWebhookId();
+      const log = await seedLog(webhookId, 64);
+
+      // Act
+      const stored = await Promise.all(log.map(async (row) => (await read(webhookId, row.id))?.webhookId));
+      const listed = await repo().list(webhookId, { limit: 100 }, NOW);
+
+      // Assert: each row in `webhookId#n`, n its id's hash (64 rows over most of the 16), none in the unsuffixed
+      // partition; the API sees one log.
+      expect(stored).toEqual(log.map((row) => `${webhookId}#${shardOf(row.id, DELIVERY_SHARDS)}`));
+      expect(new Set(stored).size).toBeGreaterThanOrEqual(DELIVERY_SHARDS - 4);
+      expect(await readLegacy(webhookId, log[0]?.id ?? '')).toBeUndefined();
+      expect(listed).toEqual({ items: log, hasMore: false });
+      expect(await repo().get(webhookId, log[5]?.id ?? '', NOW)).toEqual(log[5]);
+    });
+
+    it('reads rows written before the shards (unsuffixed partition) among the sharded ones: get, getMany, list, cursors, filters, range', async () => {
+      // Arrange: 12 rows a second apart, every third one written by the single-partition layout; a recovery job
+      // in the unsuffixed partition too (it is never a delivery).
+      const webhookId = newWebhookId();
+      const rows = Array.from({ length: 12 }, (_, i) => {
+        const row = newDelivery(webhookId, T0 + i * 1_000);
+        return i % 2 ? after(row, 'succeeded') : after(row, 'failed');
+      });
+      const legacy = rows.filter((_, i) => i % 3 === 0);
+      for (const [i, row] of rows.entries()) {
+        if (i % 3 === 0) await putLegacy(row, row.status === 'failed' ? { statusKey: `${webhookId}#failed` } : {});
+        else expect(await repo().createClaimed(row)).toBe(true);
+      }
+      await putLegacy(newDelivery(webhookId, T0), { id: `rec_${'0'.repeat(26)}` });
+      const newest = [...rows].reverse();
+
+      // Act
+      const pages: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await repo().list(webhookId, { limit: 5, ...(cursor ? { after: cursor } : {}) }, NOW);
+        pages.push(ids(page.items));
+        cursor = page.hasMore ? page.items.at(-1)?.id : undefined;
+      } while (cursor);
+      const failed = await repo().list(webhookId, { status: 'failed', limit: 100 }, NOW);
+      const succeeded = await repo().list(webhookId, { status: 'succeeded', limit: 100 }, NOW);
+      const many = await repo().getMany(
+        rows.map(({ webhookId: w, id }) => ({ webhookId: w, id })),
+        NOW,
+      );
+      const window = await repo().range(
+        webhookId,
+        { from: rows[0]?.id ?? '', to: rows[11]?.id ?? '', onlyFailed: false, limit: 100 },
+        NOW,
+      );
+
+      // Assert
+      expect(pages).toEqual([ids(newest.slice(0, 5)), ids(newest.slice(5, 10)), ids(newest.slice(10))]);
+      expect(failed.items).toEqual(newest.filter((row) => row.status === 'failed'));
+      expect(succeeded.items).toEqual(newest.filter((row) => row.status === 'succeeded'));
+      expect(many).toEqual(rows);
+      expect(window).toEqual({ ids: ids(rows), next: null });
+      expect(await repo().get(webhookId, legacy[1]?.id ?? '', NOW)).toEqual(legacy[1]);
+    });
+
+    it('claims and records a row written before the shards where it is (it never moves, and no copy appears)', async () => {
+      // Arrange: a pending retry in the unsuffixed partition.
+      const webhookId = newWebhookId();
+      const { claim: _claim, ...old } = after(newDelivery(webhookId, T0), 'pending', { nextAttemptAt: NOW - 1_000 });
+      await putLegacy(old);
+
+      // Act
+      const claimed = await repo().claim(
+        webhookId,
+        old.id,
+        { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+        { attempt: 2, until: NOW + 30_000 },
+      );
+      const recorded = await repo().record(after(claimed ?? old, 'succeeded'), 2);
+
+      // Assert
+      expect(claimed).toMatchObject({ id: old.id, webhookId, claim: { attempt: 2 } });
+      expect(recorded).toBe(true);
+      expect(await readLegacy(webhookId, old.id)).toMatchObject({ webhookId, status: 'succeeded', attempts: 2 });
+      expect(await read(webhookId, old.id)).toBeUndefined();
+      expect(await repo().record(after(claimed ?? old, 'failed'), 2)).toBe(false);
     });
 
     it('still finds a pending row stored before the shards (dueShard "due"): due list and status filter', async () => {

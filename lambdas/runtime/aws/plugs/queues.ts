@@ -41,6 +41,12 @@ export const slowLane: AwsPlug = {
   }),
 };
 
+/** The deliveries DLQs the delivery worker consumes: a record from one is a dead letter, recorded failed. */
+export const deadLetters: AwsPlug = {
+  requires: ({ wiring }) => [['SF_DELIVERY_DLQ_ARNS', wiring.deliveryDlqArns]],
+  build: (ctx) => ({ deliveryDlqArns: String(ctx.wiring.deliveryDlqArns).split(',') }),
+};
+
 /** QueueRetryScheduler: retries on the deliveries queue only (the reconciler re-queues overdue attempts). */
 export const queuedRetries: AwsPlug = {
   requires: deliveriesQueue.requires,
