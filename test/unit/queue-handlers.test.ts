@@ -11,13 +11,7 @@ import { timeOrderedId } from '../../lambdas/domain/ids';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
-import {
-  deliveryMessageAccount,
-  encodeEvent,
-  encodeJob,
-  encodeStep,
-  eventMessageAccount,
-} from '../../lambdas/handlers/queue/messages';
+import { deliveryMessageAccount, encodeEvent, encodeJob, encodeStep } from '../../lambdas/handlers/queue/messages';
 import { decodeSend, encodeSend } from '../../lambdas/handlers/queue/send-worker';
 import {
   FakeClock,
@@ -425,20 +419,6 @@ describe('message tenants (the local queues group by them, the sends queue dedup
     const step = { accountId: 'acct_step', mode: 'test', webhookId: 'w', recoveryId: 'rec_1', step: 0 } as const;
     expect(deliveryMessageAccount(encodeStep(step))).toBe('acct_step');
     expect(deliveryMessageAccount('not json')).toBeUndefined();
-  });
-
-  it("reads an event's account, and nothing from another body", () => {
-    const event = {
-      id: 'evt_1',
-      type: 'email.sent',
-      accountId: 'acct_event',
-      mode: 'test',
-      timestamp: '2026-01-01T00:00:00.000Z',
-      data: {},
-    } as const;
-    expect(eventMessageAccount(encodeEvent(event))).toBe('acct_event');
-    expect(eventMessageAccount(JSON.stringify({ ...event, accountId: '' }))).toBeUndefined();
-    expect(eventMessageAccount('not json')).toBeUndefined();
   });
 
   it('decodes a sends message with or without its account, and nothing from another body', () => {

@@ -64,13 +64,3 @@ export function deliveryMessageAccount(body: string): string | undefined {
     return undefined;
   }
 }
-
-/** An events-queue message's account (its tenant, for the local runtime's fair turns); undefined when not one. */
-export function eventMessageAccount(body: string): string | undefined {
-  try {
-    const event = eventMessage.safeParse(JSON.parse(body));
-    return event.success ? event.data.accountId : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -21,8 +21,6 @@ import { backfillEmailTenants } from '../../adapters/dynamodb/emails';
 import { type TableName, type TableSpec, tables } from '../../manifest';
 import { documentClient } from '../document-client';
 import type { LocalDynamo } from './dynalite';
-import type { FairTurns } from './fair-turns';
-import { currentTenant } from './tenant-scope';
 
 /** How long createTables waits for a new table to become ACTIVE. */
 const TABLE_ACTIVE_MS = 10_000;
@@ -39,32 +37,26 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
 
 /**
  * The runtime's client: the same SDK client, whose requests go to dynalite's thread as messages. The thread is
- * in this process, so there is nothing to sign and no socket to open. With `turns`, each request waits for its
- * tenant's turn (tenant-scope.ts): the one thread serves every tenant, and would otherwise serve them first in,
- * first out.
+ * in this process, so there is nothing to sign and no socket to open.
  */
-export function embeddedDynamoClient(dynamo: LocalDynamo, turns?: FairTurns): DynamoDBClient {
+export function embeddedDynamoClient(dynamo: LocalDynamo): DynamoDBClient {
   return new DynamoDBClient({
     endpoint: dynamo.endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     signer: { sign: async (request) => request },
-    requestHandler: threadHandler(dynamo, turns),
+    requestHandler: threadHandler(dynamo),
     maxAttempts: 2,
   });
 }
 
-function threadHandler(dynamo: LocalDynamo, turns: FairTurns | undefined): HttpHandler {
+function threadHandler(dynamo: LocalDynamo): HttpHandler {
   return {
     async handle(request: HttpRequest) {
       // The SDK serializes JSON to bytes; they cross to the thread as they are.
       const body = request.body as string | Uint8Array | undefined;
       const bytes = typeof body === 'string' || body === undefined ? Buffer.from(body ?? '') : body;
-      const target = String(request.headers['x-amz-target']);
-      // The turn is held for the thread's round trip only: nothing runs inside it that could ask for another.
-      const answer = await (turns
-        ? turns.run(currentTenant(), () => dynamo.request(target, bytes))
-        : dynamo.request(target, bytes));
+      const answer = await dynamo.request(String(request.headers['x-amz-target']), bytes);
       const response = new HttpResponse({
         statusCode: answer.status,
         headers: answer.headers,

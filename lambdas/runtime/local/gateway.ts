@@ -17,7 +17,6 @@ import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { STAGE } from '../../manifest';
-import { asTenant } from './tenant-scope';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -183,24 +182,18 @@ export function createGateway(options: GatewayOptions) {
     let account: string | undefined;
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
-      // Its account is not known yet: the authorizer's lookups take the turns of the key presented (or the IP).
-      const caller = AuthorizerResultCache.keyOf(key) ?? `ip:${event.requestContext.identity.sourceIp}`;
-      const result = await asTenant(`key:${caller}`, () => authorize(event, methodArn, key));
+      const result = await authorize(event, methodArn, key);
       const allowed = isAllow(result);
       // A denied request: API Gateway answers 401 itself; we let the API Lambda say why, with rate-limit headers.
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
     }
-    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. Its work (and its
-    // DynamoDB calls' turns) is the account's, or, before one is known, the caller's IP's.
+    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn.
     const slots = options.accountSlots;
-    const tenant = account ?? `ip:${event.requestContext.identity.sourceIp}`;
-    return asTenant(tenant, () =>
-      slots && account
-        ? slots.run(account, () => serve(req, event, readable, requestId))
-        : serve(req, event, readable, requestId),
-    );
+    return slots && account
+      ? slots.run(account, () => serve(req, event, readable, requestId))
+      : serve(req, event, readable, requestId);
   }
 
   async function serve(

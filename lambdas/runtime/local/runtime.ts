@@ -25,13 +25,7 @@ import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
-import {
-  deliveryMessageAccount,
-  encodeEvent,
-  encodeJob,
-  encodeStep,
-  eventMessageAccount,
-} from '../../handlers/queue/messages';
+import { deliveryMessageAccount, encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, decodeSend, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
@@ -41,10 +35,8 @@ import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
-import { FairTurns } from './fair-turns';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
-import { perTenant } from './tenant-scope';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -111,7 +103,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
-  const client = embeddedDynamoClient(dynamo, new FairTurns(LOCAL_DYNAMO_IN_FLIGHT));
+  const client = embeddedDynamoClient(dynamo);
   const local = {
     events: localQueue(config.dataDir, 'events', logger),
     deliveries: localQueue(config.dataDir, 'deliveries', logger),
@@ -163,12 +155,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     // Like the AWS functions' flush middleware: a batch's or a request's metrics are published when it ends
     // (only if SF_METRICS is on locally; the log lines are written as they happen either way).
     const flushing = flushAfter(services.telemetry);
-    // Each batch's records run in their account's scope, which gives their DynamoDB calls that account's turns.
-    local.events.consume(perTenant(createDispatcherHandler(services), eventMessageAccount));
-    const deliveryWorker = perTenant(flushing(createDeliveryWorkerHandler(services)), deliveryMessageAccount);
+    local.events.consume(createDispatcherHandler(services));
+    const deliveryWorker = flushing(createDeliveryWorkerHandler(services));
     local.deliveries.consume(deliveryWorker);
     local.slowDeliveries.consume(deliveryWorker);
-    local.sends.consume(perTenant(flushing(createSendWorkerHandler(services)), (body) => decodeSend(body)?.accountId));
+    local.sends.consume(flushing(createSendWorkerHandler(services)));
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
     // left between a table write and its queue message or publish.
@@ -270,13 +261,6 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
  * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
  */
 export const LOCAL_ACCOUNT_CONCURRENCY = 4;
-
-/**
- * DynamoDB requests the runtime's client has at the embedded DynamoDB's thread at once; the others wait their
- * tenant's turn (FairTurns, round-robin across tenants). The thread serves what it is given first in, first out,
- * so this bounds how many of one tenant's calls another tenant's call can find ahead of it.
- */
-export const LOCAL_DYNAMO_IN_FLIGHT = 8;
 
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
