@@ -51,6 +51,7 @@ const TRANSLATED = new Set([
   'sourcesContent',
   'bundleAwsSDK',
   'forceDockerBundling',
+  'esbuildArgs',
 ]);
 
 /**
@@ -77,10 +78,22 @@ export function esbuildOptions(entry: string, outdir: string, root = repoRoot): 
     // bundleAwsSDK: no externals at all (aws-lambda-nodejs's default would be @aws-sdk/*).
     external: BUNDLING.bundleAwsSDK ? [] : ['@aws-sdk/*'],
     banner: { js: BUNDLING.banner },
+    alias: aliases(BUNDLING.esbuildArgs),
     mainFields: BUNDLING.mainFields,
     metafile: true,
     logLevel: 'warning',
   };
+}
+
+/** `--alias:<package>` CLI arguments as esbuild's `alias` option (the only esbuildArgs BUNDLING passes). */
+function aliases(args: Readonly<Record<string, string>>): Record<string, string> {
+  const alias: Record<string, string> = {};
+  for (const [flag, value] of Object.entries(args)) {
+    const name = /^--alias:(.+)$/.exec(flag)?.[1];
+    if (!name) throw new Error(`bench/bundle-build.ts does not translate the esbuild argument ${flag}`);
+    alias[name] = value;
+  }
+  return alias;
 }
 
 export interface BuiltBundle {

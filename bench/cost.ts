@@ -3,13 +3,9 @@
 // adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
 // (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
-import { DynamoEmailBodyStore } from '../lambdas/adapters/dynamodb/email-bodies';
-import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
-import { documentClient } from '../lambdas/runtime/document-client';
-import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
 import { readDeployment } from './cost/deployment';
-import { createMeter } from './cost/meter';
+import { startHarness } from './cost/harness';
 import { busiest, type HotKey, PARTITION_LIMITS, scaleKeys } from './cost/partitions';
 import { PRICES_READ_ON, REGION } from './cost/prices';
 import {
@@ -17,10 +13,8 @@ import {
   type DeliveryWorkload,
   EMAIL_WORKLOADS,
   type EmailWorkload,
-  type Harness,
   label,
   PARTITION_EMAIL_WORKLOAD,
-  Receiver,
   runDeliveries,
   runEmails,
   type Sample,
@@ -51,36 +45,8 @@ function byService(items: LineItems): LineItems {
 async function main(): Promise<void> {
   const started = Date.now();
   const deployment = readDeployment();
-  const config = loadConfig(
-    {
-      ...localTableDefaults(),
-      PORT: '0',
-      SF_HOST: '127.0.0.1',
-      SF_SEED: 'false',
-      SF_DATA_DIR: ':memory:',
-      // What the functions log and emit on AWS: INFO lines and EMF metrics.
-      POWERTOOLS_LOG_LEVEL: 'INFO',
-      SF_METRICS: 'true',
-      SF_METRICS_SERVICE: 'SendflowApi-prod',
-      SF_SIMULATOR_STEP_SECONDS: '0',
-      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
-      // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
-      SF_RECONCILE_INTERVAL_SECONDS: '3600',
-    },
-    {},
-  );
-  const meter = createMeter(config.tables);
-  const runtime = await startLocalRuntime(config, {
-    dynamoPreload: WRITE_LOG_URL,
-    instrument: (c) => meter.instrument(c),
-    // Bodies where AWS keeps them (the emailParts table), not the local data directory's files: priced as written.
-    emailBodies: (client) => new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
-  });
-  meter.attach(runtime);
-  meter.oneBatchAtATime('deliveries');
-  const receiver = await Receiver.start();
-  const h: Harness = { runtime, meter, receiver };
+  const h = await startHarness(deployment);
+  const { runtime, receiver } = h;
   const samples: Sample[] = [];
   try {
     for (const w of [...DELIVERY_WORKLOADS, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
@@ -95,8 +61,6 @@ async function main(): Promise<void> {
   console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
   report(samples, deployment);
 }
-
-const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
 
 function describe(s: Sample): string {
   const parts = [`${s.seconds.toFixed(1)} s`];

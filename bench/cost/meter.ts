@@ -72,6 +72,8 @@ export interface Usage {
     /** Items and index entries alive at the end of the sample that it wrote: table → bytes (100 B overhead each included). */
     readonly storedBytes: Map<string, number>;
     readonly calls: Map<string, number>;
+    /** Every write in order, priced: what `bench/email-writes.ts` lists. */
+    readonly writes: PricedWrite[];
   };
   readonly sqs: Map<QueueName, QueueUsage>;
   readonly invocations: Invocation[];
@@ -82,6 +84,16 @@ export interface Usage {
   scheduler: number;
   /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
   secretReads: number;
+}
+
+/** One write as billed: the table's units and each index's. */
+export interface PricedWrite {
+  readonly table: string;
+  /** The item's key values (partition, sort), as text. */
+  readonly key: string;
+  readonly kind: 'put' | 'update' | 'delete' | 'failed condition';
+  readonly units: number;
+  readonly indexes: readonly { readonly name: string; readonly kind: string; readonly units: number }[];
 }
 
 interface WriteEntry {
@@ -322,6 +334,7 @@ function emptyUsage(): Usage {
       keys: new Map(),
       storedBytes: new Map(),
       calls: new Map(),
+      writes: [],
     },
     sqs: new Map(),
     invocations: [],
@@ -362,6 +375,9 @@ function priceWrites(
       const units = writeUnits(entry.before ? itemBytes(entry.before) : 0);
       failed += units;
       add(usage.dynamo.writeUnits, name, units);
+      const checked = (entry.key ?? entry.before ?? {}) as WireItem;
+      const key = (shape?.keys ?? [partitionKey]).map((k) => scalar(checked[k])).join(' ');
+      usage.dynamo.writes.push({ table: name, key, kind: 'failed condition', units, indexes: [] });
       addKey(entry.table, '', scalar((entry.key ?? entry.before)?.[partitionKey] as WireValue), { wcu: units });
       continue;
     }
@@ -371,6 +387,14 @@ function priceWrites(
     add(usage.dynamo.writeUnits, name, units);
     const item = (entry.after ?? entry.before) as WireItem;
     addKey(entry.table, '', scalar(item[partitionKey]), { wcu: units });
+    const priced: PricedWrite = {
+      table: name,
+      key: (shape?.keys ?? [partitionKey]).map((k) => scalar(item[k])).join(' '),
+      kind: !entry.before ? 'put' : !entry.after ? 'delete' : 'update',
+      units,
+      indexes: [],
+    };
+    usage.dynamo.writes.push(priced);
     for (const index of shape?.indexes ?? []) {
       const indexShape: IndexShape = {
         name: index.name,
@@ -383,6 +407,11 @@ function priceWrites(
       };
       for (const w of indexWrites(entry.before, entry.after, indexShape)) {
         add(usage.dynamo.writeUnits, `${name} ${index.name}`, w.units);
+        (priced.indexes as { name: string; kind: string; units: number }[]).push({
+          name: index.name,
+          kind: w.kind,
+          units: w.units,
+        });
         addKey(entry.table, index.name, w.partition, { wcu: w.units });
       }
     }

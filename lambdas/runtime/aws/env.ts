@@ -1,5 +1,5 @@
 // AWS-only wiring the stack hands the email side of its functions (sends queue and schedule group, the
-// signing secret's ARN, the SES configuration set): names and ARNs, parsed once at cold start next to the
+// signing secret's ARN, the SES configuration set, the bodies bucket): names and ARNs, parsed once at cold start next to the
 // shared configuration, which they do not concern locally.
 import * as z from 'zod';
 
@@ -16,6 +16,7 @@ const schema = z.object({
   SF_SES_IDENTITY_OWNER: optional,
   SF_SLOW_DELIVERIES_QUEUE_URL: optional,
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
+  SF_EMAIL_BODIES_BUCKET: optional,
 });
 
 export interface AwsWiring {
@@ -36,6 +37,8 @@ export interface AwsWiring {
   /** The slow deliveries lane (the delivery worker sends slow endpoints' jobs there, and consumes it). */
   readonly slowDeliveriesQueueUrl?: string;
   readonly slowDeliveriesQueueArn?: string;
+  /** The bucket holding email bodies too large to keep inline (the API writes and reads them, the send worker reads). */
+  readonly emailBodiesBucket?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -52,6 +55,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     sesIdentityOwner: w.SF_SES_IDENTITY_OWNER,
     slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
+    emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

@@ -1,0 +1,43 @@
+// The runtime bench:cost measures: the local runtime in memory with what the functions log on AWS (INFO lines,
+// EMF metrics), dynalite's write log loaded, the meter on its DynamoDB client and queues, and bodies where AWS
+// keeps them. Shared by bench/cost.ts and bench/email-writes.ts so both measure the same thing.
+import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
+import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { documentClient } from '../../lambdas/runtime/document-client';
+import { startLocalRuntime } from '../../lambdas/runtime/local/runtime';
+import type { Deployment } from './deployment';
+import { createMeter, WRITE_LOG } from './meter';
+import { type Harness, Receiver } from './workloads';
+
+export async function startHarness(deployment: Deployment): Promise<Harness> {
+  const config = loadConfig(
+    {
+      ...localTableDefaults(),
+      PORT: '0',
+      SF_HOST: '127.0.0.1',
+      SF_SEED: 'false',
+      SF_DATA_DIR: ':memory:',
+      // What the functions log and emit on AWS: INFO lines and EMF metrics.
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      SF_METRICS: 'true',
+      SF_METRICS_SERVICE: 'SendflowApi-prod',
+      SF_SIMULATOR_STEP_SECONDS: '0',
+      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
+      SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
+      // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
+      SF_RECONCILE_INTERVAL_SECONDS: '3600',
+    },
+    {},
+  );
+  const meter = createMeter(config.tables);
+  const runtime = await startLocalRuntime(config, {
+    dynamoPreload: WRITE_LOG,
+    instrument: (c) => meter.instrument(c),
+    // Bodies where AWS keeps them (the emailParts table), not the local data directory's files: priced as written.
+    emailBodies: (client) => new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
+  });
+  meter.attach(runtime);
+  meter.oneBatchAtATime('deliveries');
+  const receiver = await Receiver.start();
+  return { runtime, meter, receiver };
+}
