@@ -1,5 +1,5 @@
 // `npm run bench:email-writes`: every DynamoDB write one email makes, as bench:cost bills it, in order: table,
-// key, kind, units and each index entry it moves. BENCH_SIZE_KB (2, 30 or 200; default 2), BENCH_RECIPIENTS
+// key, kind, units and each index entry it moves; and its S3 requests. BENCH_SIZE_KB (2, 30 or 200; default 2), BENCH_RECIPIENTS
 // (1, 10 or 50; default 1), BENCH_EMAILS (default 3: the first lists every write, the rest are averaged in).
 import { readDeployment } from './cost/deployment';
 import { startHarness } from './cost/harness';
@@ -43,6 +43,8 @@ try {
   );
   const all = writes.reduce((a, w) => a + total(w), 0);
   console.log(`total: ${(all / emails).toFixed(2)} WRU per email (${writes.length / emails} writes)`);
+  const { put, get } = sample.usage.s3;
+  console.log(`S3 (bodies over the inline limit): ${put / emails} PUT and ${get / emails} GET per email`);
 } finally {
   h.receiver.stop();
   await h.runtime.stop();

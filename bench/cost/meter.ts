@@ -5,7 +5,9 @@
 // Secrets Manager calls. Pricing is elsewhere (bench/cost/bill.ts), so the meter stays a recorder.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { encodeBody } from '../../lambdas/adapters/email-body-object';
 import type { InProcessQueue, QueueHandler } from '../../lambdas/adapters/in-process/queue';
+import type { EmailBodyStore } from '../../lambdas/app/emails/ports';
 import { type QueueName, type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
 import {
@@ -82,6 +84,8 @@ export interface Usage {
   readonly metrics: Set<string>;
   /** EventBridge Scheduler schedules created (each fires once: one invocation). */
   scheduler: number;
+  /** The S3 body store's requests (a GET that finds nothing is billed too), objects and tags it left, and bytes. */
+  readonly s3: { put: number; get: number; objects: number; tags: number; storedBytes: number };
   /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
   secretReads: number;
 }
@@ -138,6 +142,12 @@ export interface Meter {
    * each have for themselves, so a local burst sends jobs round the queue that AWS would not.
    */
   oneBatchAtATime(queue: QueueName): void;
+  /**
+   * Wraps the store that stands in for S3 (the bench gives it to the tiered body store, as AWS's functions have
+   * the bucket): each PutObject and GetObject it would make is counted, with the bytes and tags it leaves stored.
+   * `tagged` says whether a put carries the lifecycle tag (the S3 adapter's rule).
+   */
+  s3Bodies(store: EmailBodyStore, tagged: (expiresAt: number) => boolean): EmailBodyStore;
   /** Wraps an API request so its log lines are the API function's and its duration is recorded. */
   api<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -298,6 +308,25 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
         return secret();
       };
     },
+    s3Bodies(store, tagged) {
+      return {
+        async putMany(bodies) {
+          if (recording) {
+            for (const { body, expiresAt } of bodies) {
+              usage.s3.put += 1;
+              usage.s3.objects += 1;
+              if (tagged(expiresAt)) usage.s3.tags += 1;
+              usage.s3.storedBytes += Buffer.byteLength(encodeBody(body, expiresAt), 'utf8');
+            }
+          }
+          return store.putMany(bodies);
+        },
+        async get(emailId) {
+          if (recording) usage.s3.get += 1;
+          return store.get(emailId);
+        },
+      };
+    },
     oneBatchAtATime(name) {
       const queue = queues[name] as unknown as { options: { concurrency: number } };
       queue.options = { ...queue.options, concurrency: 1 };
@@ -342,6 +371,7 @@ function emptyUsage(): Usage {
     metrics: new Set(),
     scheduler: 0,
     secretReads: 0,
+    s3: { put: 0, get: 0, objects: 0, tags: 0, storedBytes: 0 },
   };
 }
 
