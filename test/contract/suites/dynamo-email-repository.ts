@@ -3,11 +3,19 @@
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
 // back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
 import { itemBytes } from '../../../bench/dynamo-capacity';
 import { DynamoEmailHistory } from '../../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository, splitEmailItems } from '../../../lambdas/adapters/dynamodb/emails';
+import { TENANT_SHARDS, tenantKeys, tenantShardKey } from '../../../lambdas/adapters/dynamodb/tenant-index';
 import type { EmailRecord } from '../../../lambdas/app/emails/ports';
 import { localDynamoClient } from '../../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpointFactory, type DynamoTables, useDynamoTables } from '../../support/dynamo';
@@ -315,9 +323,14 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     const partReads = commands.filter((c) => c.input.TableName === db().tables.emailParts);
     expect(partReads.length).toBeGreaterThan(0);
     for (const read of partReads) expect(JSON.stringify(read.output)).not.toContain('xxxxxxxxxx');
-    expect(queries.map((q) => q.input.IndexName)).toEqual(['byTenant']);
+    // One Query per byTenant key of the tenant (its shards and the unsharded key), each for at most the page, the
+    // entry that says whether more follow, and the one that says whether more follow across the keys (4).
+    expect(queries.map((q) => q.input.IndexName)).toEqual(Array(TENANT_SHARDS + 1).fill('byTenant'));
+    expect(new Set(queries.map((q) => (q.input.ExpressionAttributeValues as Record<string, string>)[':t']))).toEqual(
+      new Set(tenantKeys({ accountId: 'acct_contract', mode: 'test' })),
+    );
     expect(queries.reduce((sum, q) => sum + Number(q.output.ScannedCount), 0)).toBeLessThanOrEqual(3);
-    expect(Number(queries[0]?.input.Limit)).toBeLessThanOrEqual(3);
+    for (const query of queries) expect(Number(query.input.Limit)).toBeLessThanOrEqual(4);
     const gets = commands.filter((c) => c.name.startsWith('BatchGet'));
     expect(gets.length).toBeGreaterThan(0);
     for (const get of gets) {
@@ -327,6 +340,47 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
       expect(names).not.toContain('html');
       expect(names).not.toContain('text');
       expect(names).not.toContain('headers');
+    }
+  });
+
+  it("spreads a tenant's emails over its byTenant keys and lists them merged newest first, emails indexed before the shards included, with a stable cursor", async () => {
+    // Arrange: 40 emails through the repository (sharded keys), and 3 as the code before the shards indexed them.
+    const tables = await db().freshTables();
+    const repository = new DynamoEmailRepository(db().doc, tablesOf(db(), tables.emails));
+    const stamp = (i: number) => `em_${String(i).padStart(4, '0')}_${randomBytes(4).toString('hex')}`;
+    const emails = Array.from({ length: 40 }, (_, i) => newEmail(i, { id: stamp(i) }));
+    await repository.createMany(emails.filter((_, i) => i % 10 !== 5));
+    const legacy = emails.filter((_, i) => i % 10 === 5);
+    await repository.createMany(legacy);
+    for (const email of legacy) {
+      await db().doc.send(
+        new UpdateCommand({
+          TableName: tables.emails,
+          Key: { id: email.id },
+          UpdateExpression: 'SET tenant = :t',
+          ExpressionAttributeValues: { ':t': `${email.accountId}#${email.mode}` },
+        }),
+      );
+    }
+    const tenant = { accountId: 'acct_contract', mode: 'test' } as const;
+
+    // Act: pages of 7, each resuming after the last id of the one before.
+    const listed: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const { items, hasMore } = await repository.list(tenant, { limit: 7, ...(after ? { after } : {}) });
+      listed.push(...items.map((email) => email.id));
+      after = items.at(-1)?.id;
+      if (!hasMore) break;
+    }
+    const { Items = [] } = await db().doc.send(new ScanCommand({ TableName: tables.emails }));
+
+    // Assert
+    expect(listed).toEqual(emails.map((email) => email.id).reverse());
+    const keys = new Set(Items.filter((item) => !legacy.some((e) => e.id === item.id)).map((item) => item.tenant));
+    expect(keys).toEqual(new Set(tenantKeys(tenant).slice(1)));
+    for (const item of Items) {
+      if (!legacy.some((e) => e.id === item.id)) expect(item.tenant).toBe(tenantShardKey(tenant, String(item.id)));
     }
   });
 
