@@ -901,10 +901,15 @@ export class InMemoryEmailRepository implements EmailRepository {
     return this.batches.get(batchId) ?? null;
   }
 
-  async startSending(id: string, at: string): Promise<EmailRecord | null> {
+  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email || !this.waiting.has(id) || email.canceledAt) return null;
-    const started: EmailRecord = { ...email, sentAt: email.sentAt ?? at, recipientStates: email.recipientStates ?? {} };
+    const sentAt = options.scheduled === false ? email.sentAt : (email.sentAt ?? at);
+    const started: EmailRecord = {
+      ...email,
+      ...(sentAt !== undefined ? { sentAt } : {}),
+      recipientStates: email.recipientStates ?? {},
+    };
     this.items.set(id, started);
     return this.get(id);
   }

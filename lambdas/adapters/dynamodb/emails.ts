@@ -603,7 +603,16 @@ export class DynamoEmailRepository implements EmailRepository {
     return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
   }
 
-  async startSending(id: string, at: string): Promise<EmailRecord | null> {
+  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
+    if (options.scheduled === false) {
+      // A read (1 RRU) instead of a write (1 WRU): only a scheduled email can be cancelled.
+      const { Item } = await this.doc.send(
+        new GetCommand({ TableName: this.tables.emails, Key: { id }, ConsistentRead: true }),
+      );
+      if (!Item || Item.scheduleShard === undefined || Item.canceledAt !== undefined) return null;
+      const email = await this.whole(Item);
+      return email && { ...email, recipientStates: email.recipientStates ?? {} };
+    }
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({

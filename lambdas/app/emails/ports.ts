@@ -114,9 +114,11 @@ export interface EmailRepository {
   batchState(batchId: string): Promise<BatchState | null>;
   /**
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
-   * the email, or null when it is not waiting any more (every recipient settled, or cancelled).
+   * the email, or null when it is not waiting any more (every recipient settled, or cancelled). An email sent now
+   * (`scheduled: false`; scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is
+   * read, strongly consistent, and nothing is written (no sentAt).
    */
-  startSending(id: string, at: string): Promise<EmailRecord | null>;
+  startSending(id: string, at: string, options?: { readonly scheduled?: boolean }): Promise<EmailRecord | null>;
   /** Cancels a waiting email the send worker has not started on; null otherwise. */
   cancel(id: string, at: string): Promise<EmailRecord | null>;
   /**

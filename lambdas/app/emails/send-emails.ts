@@ -217,7 +217,10 @@ export async function sendQueuedEmail(
   const found = await deps.emails.get(emailId);
   if (!found || found.canceledAt) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
-  const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString());
+  // An email sent now cannot be cancelled: starting it needs no write.
+  const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString(), {
+    scheduled: found.scheduledAt !== undefined,
+  });
   if (!email) return 'skipped';
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
