@@ -845,9 +845,13 @@ export class InMemoryEmailRepository implements EmailRepository {
     return recorded;
   }
 
-  async get(id: string): Promise<EmailRecord | null> {
+  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email) return null;
+    if (options.metadataOnly) {
+      const { html: _html, text: _text, recipientStates: _states, ...meta } = email;
+      return structuredClone({ ...meta, headers: {}, unsubscribeUrls: {} });
+    }
     const states = email.recipientStates ?? {};
     const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
     return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });

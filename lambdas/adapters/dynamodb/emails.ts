@@ -486,9 +486,19 @@ export class DynamoEmailRepository implements EmailRepository {
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
   }
 
-  async get(id: string): Promise<EmailRecord | null> {
+  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tables.emails, Key: { id } }));
-    return this.whole(Item);
+    if (!options.metadataOnly) return this.whole(Item);
+    if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
+    const {
+      html: _html,
+      text: _text,
+      headers: _headers,
+      unsubscribeUrls: _links,
+      recipientStates: _states,
+      ...meta
+    } = Item;
+    return assemble(meta, { states: {} }, { headers: {} });
   }
 
   /** A stored email item (not a batch's, not expired) with its parts and body; null otherwise. */

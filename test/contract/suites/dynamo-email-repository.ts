@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
 import { itemBytes } from '../../../bench/dynamo-capacity';
+import { DynamoEmailBodyStore } from '../../../lambdas/adapters/dynamodb/email-bodies';
 import { DynamoEmailHistory } from '../../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository, splitEmailItems } from '../../../lambdas/adapters/dynamodb/emails';
 import { TENANT_SHARDS, tenantKeys, tenantShardKey } from '../../../lambdas/adapters/dynamodb/tenant-index';
@@ -407,6 +408,43 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     return { doc, writes, destroy: () => client.destroy() };
   }
+
+  it('get() with metadataOnly reads the email item only: one GetItem, no body and no parts', async () => {
+    // Arrange: a body store that counts its reads, and a client that records every command.
+    const commands: string[] = [];
+    const client = localDynamoClient(db().endpoint);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(`${context.commandName} ${String((args.input as { TableName?: string }).TableName)}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordReads' },
+    );
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    let bodyReads = 0;
+    const bodies = new DynamoEmailBodyStore(db().doc, db().tables.emailParts);
+    const counted = {
+      putMany: bodies.putMany.bind(bodies),
+      get: (id: string) => {
+        bodyReads += 1;
+        return bodies.get(id);
+      },
+    };
+    const email = newEmail(44, { html: '<p>Hello</p>' });
+    await new DynamoEmailRepository(db().doc, tablesOf(db()), { bodies: counted }).createMany([email]);
+
+    // Act
+    const meta = await new DynamoEmailRepository(doc, tablesOf(db()), { bodies: counted }).get(email.id, {
+      metadataOnly: true,
+    });
+    client.destroy();
+
+    // Assert
+    expect(meta?.subject).toBe(email.subject);
+    expect(meta).not.toHaveProperty('html');
+    expect(commands).toEqual([`GetItemCommand ${db().tables.emails}`]);
+    expect(bodyReads).toBe(0);
+  });
 
   const partItem = async (emailId: string, part: string) =>
     (await db().doc.send(new GetCommand({ TableName: db().tables.emailParts, Key: { emailId, part } }))).Item;

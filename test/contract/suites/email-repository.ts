@@ -78,6 +78,20 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await repo().startSending('email_unknown', iso(T0), { scheduled: false })).toBeNull();
   });
 
+  it('get() with metadataOnly gives the email item alone: no body, links or recipient states', async () => {
+    // Arrange
+    const email = newEmail({ html: '<p>Hello</p>', headers: { 'X-Campaign': 'fall' } });
+    await repo().createMany([email]);
+
+    // Act
+    const meta = await repo().get(email.id, { metadataOnly: true });
+
+    // Assert
+    const { html: _html, text: _text, ...rest } = email;
+    expect(meta).toEqual({ ...rest, headers: {}, unsubscribeUrls: {} });
+    expect(await repo().get('email_unknown', { metadataOnly: true })).toBeNull();
+  });
+
   it('cancel() ends the wait once: canceledAt is set; starting it afterwards is null', async () => {
     // Arrange
     const email = scheduled(T0 + 3_600_000);
