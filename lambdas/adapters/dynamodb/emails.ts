@@ -2,7 +2,8 @@
 // the email item in the emails table, keyed by id, holds only its metadata (addresses, subject, tags, times,
 // batch, schedule keys), so the few writes that change it (start, finish) stay small. What is large or changed
 // per recipient lives in the emailParts table under the email's id: the body (EmailBodyStore: written once, never
-// rewritten), `links` (each recipient's unsubscribe URL, written once) and one `r#NNN` item per recipient with its
+// rewritten), `links` (each recipient's unsubscribe URL, written once; in the email item itself while that keeps it
+// within one write unit, as for one recipient) and one `r#NNN` item per recipient with its
 // send state, changed one conditional UpdateItem at a time with the event it causes (email.failed,
 // email.suppressed) in that item's outbox: a change of one recipient writes a few hundred bytes.
 // byTenant lists an account's ids of one mode newest first (GET /v1/emails), spread over a few keys per tenant
@@ -386,7 +387,8 @@ const ALL_SCHEDULE_SHARDS = [
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
  * byScheduleShard index, keys only: an entry costs one write unit however large the email. Every email carries
- * its `tenant` (account#mode#shard), the byTenant key, and its `expiresAt`. Body, links and states are not in it.
+ * its `tenant` (account#mode#shard), the byTenant key, and its `expiresAt`. Body and states are not in it; its links
+ * only when they are small (withLinksIfSmall).
  */
 function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> {
   const {
@@ -401,6 +403,18 @@ function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> 
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
   const item = { ...meta, tenant: tenantShardKey(email, email.id), expiresAt };
   return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
+}
+
+/**
+ * The email item's size at most (its JSON, which counts more than DynamoDB does) for its links to ride in it: they
+ * are written once with it, instead of in a `links` part of their own (one write unit less), while each later write
+ * of the item (start, finish, cancel) stays one unit. One recipient's link fits; ten do not.
+ */
+const LINKS_IN_ITEM_MAX_BYTES = 950;
+
+function withLinksIfSmall(item: Record<string, unknown>, email: EmailRecord): Record<string, unknown> {
+  const withLinks = { ...item, unsubscribeUrls: email.unsubscribeUrls };
+  return Buffer.byteLength(JSON.stringify(withLinks), 'utf8') <= LINKS_IN_ITEM_MAX_BYTES ? withLinks : item;
 }
 
 /**
@@ -468,20 +482,23 @@ export class DynamoEmailRepository implements EmailRepository {
         expiresAt: expiry(email),
       })),
     );
+    const items = emails.map((email) => withLinksIfSmall(toItem(email, expiry(email)), email));
     await batchPutAll(
       this.doc,
       this.tables.emailParts,
-      emails.map((email) => ({
-        emailId: email.id,
-        part: LINKS_PART,
-        unsubscribeUrls: email.unsubscribeUrls,
-        expiresAt: expiry(email),
-      })),
+      emails
+        .filter((_, i) => items[i]?.unsubscribeUrls === undefined)
+        .map((email) => ({
+          emailId: email.id,
+          part: LINKS_PART,
+          unsubscribeUrls: email.unsubscribeUrls,
+          expiresAt: expiry(email),
+        })),
     );
     await batchPutAll(
       this.doc,
       this.tables.emails,
-      emails.map((email) => ({ ...toItem(email, expiry(email)), ...outboxAttributes(eventsOf(email)) })),
+      emails.map((email, i) => ({ ...items[i], ...outboxAttributes(eventsOf(email)) })),
     );
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
   }

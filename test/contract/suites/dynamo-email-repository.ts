@@ -108,10 +108,34 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
 
     // Assert
     expect(await readBack(repo, [email.id])).toEqual([email]);
-    // The email item holds its metadata only; the body and links were written apart, once.
+    // The email item holds its metadata (and, small, its links); the body was written apart, once.
     const [item] = await rawItems(db(), [email.id]);
-    for (const name of ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'])
-      expect(item).not.toHaveProperty(name);
+    for (const name of ['html', 'text', 'headers', 'recipientStates']) expect(item).not.toHaveProperty(name);
+  });
+
+  it("keeps an email's links in its item while the item stays within one write unit, else in the links part, and reads both alike", async () => {
+    // Arrange: one recipient (a link of about 250 bytes), and 10 recipients whose links would pass 1 KB.
+    const token = 't'.repeat(200);
+    const one = newEmail(45, { unsubscribeUrls: { 'user45@example.com': `https://api.sendflow.test/v1/u/${token}` } });
+    const to = Array.from({ length: 10 }, (_, i) => `reader${i}@example.com`);
+    const ten = newEmail(46, {
+      to,
+      unsubscribeUrls: Object.fromEntries(to.map((r) => [r, `https://api.sendflow.test/v1/u/${token}`])),
+    });
+
+    // Act
+    await repo.createMany([one, ten]);
+
+    // Assert
+    const [oneItem, tenItem] = await rawItems(db(), [one.id, ten.id]);
+    expect(oneItem?.unsubscribeUrls).toEqual(one.unsubscribeUrls);
+    expect(itemBytes(oneItem ?? {})).toBeLessThanOrEqual(1024);
+    expect(await partItem(one.id, 'links')).toBeUndefined();
+    expect(tenItem).not.toHaveProperty('unsubscribeUrls');
+    expect((await partItem(ten.id, 'links'))?.unsubscribeUrls).toEqual(ten.unsubscribeUrls);
+    expect(await readBack(repo, [one.id, ten.id])).toEqual([one, ten]);
+    const listed = await repo.listedByIds({ accountId: 'acct_contract', mode: 'test' }, [one.id, ten.id]);
+    expect(listed.map((email) => email.unsubscribeUrls)).toEqual([one.unsubscribeUrls, ten.unsubscribeUrls]);
   });
 
   it('stores more than 25 emails (61: chunks of 25, 25, 11), each exactly as given', async () => {
@@ -524,7 +548,7 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Assert
     expect((await rawItems(db(), [email.id]))[0]?.expiresAt).toBe(expiresAt);
     expect((await rawItems(db(), [scheduled.id]))[0]?.expiresAt).toBe(expiresAt + 3 * day);
-    for (const part of ['body', 'links', 'r#000']) expect((await partItem(email.id, part))?.expiresAt).toBe(expiresAt);
+    for (const part of ['body', 'r#000']) expect((await partItem(email.id, part))?.expiresAt).toBe(expiresAt);
     expect(await later(now + 7 * day * 1000 - 1000).get(email.id)).not.toBeNull();
     expect(await weekAfter.get(email.id)).toBeNull();
     expect(await weekAfter.recipientStates(email.id)).toBeNull();
