@@ -1,7 +1,7 @@
 // Builds each Lambda function's bundle the way `cdk synth` does (esbuild with lib/constructs/node-function.ts's
 // BUNDLING options, translated as aws-lambda-nodejs translates them), and says what each function may weigh.
 // Shared by `npm run bench:bundles` and the bundle-size test, so neither can drift from what deploys.
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, type BuildResult, build, type Format, type Metafile } from 'esbuild';
@@ -51,6 +51,7 @@ const TRANSLATED = new Set([
   'sourcesContent',
   'bundleAwsSDK',
   'forceDockerBundling',
+  'esbuildArgs',
 ]);
 
 /**
@@ -77,10 +78,25 @@ export function esbuildOptions(entry: string, outdir: string, root = repoRoot): 
     // bundleAwsSDK: no externals at all (aws-lambda-nodejs's default would be @aws-sdk/*).
     external: BUNDLING.bundleAwsSDK ? [] : ['@aws-sdk/*'],
     banner: { js: BUNDLING.banner },
+    alias: aliases(BUNDLING.esbuildArgs, root),
     mainFields: BUNDLING.mainFields,
     metafile: true,
     logLevel: 'warning',
   };
+}
+
+/**
+ * `--alias:<package>` CLI arguments as esbuild's `alias` option (the only esbuildArgs BUNDLING passes). A target
+ * the checkout under `root` does not have (a baseline from before it) is left out: that checkout deployed without.
+ */
+function aliases(args: Readonly<Record<string, string>>, root: string): Record<string, string> {
+  const alias: Record<string, string> = {};
+  for (const [flag, value] of Object.entries(args)) {
+    const name = /^--alias:(.+)$/.exec(flag)?.[1];
+    if (!name) throw new Error(`bench/bundle-build.ts does not translate the esbuild argument ${flag}`);
+    if (existsSync(join(root, value))) alias[name] = value;
+  }
+  return alias;
 }
 
 export interface BuiltBundle {

@@ -3,15 +3,13 @@
 // adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
 // (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
-import { DynamoEmailBodyStore } from '../lambdas/adapters/dynamodb/email-bodies';
 import { PLANS } from '../lambdas/domain/plans';
 import { queues } from '../lambdas/manifest';
-import { DEFAULT_WEBHOOK_CACHE_SECONDS, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
-import { documentClient } from '../lambdas/runtime/document-client';
-import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import { DEFAULT_WEBHOOK_CACHE_SECONDS } from '../lambdas/runtime/config';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
 import { readDeployment } from './cost/deployment';
-import { createMeter, QUEUE_FUNCTIONS } from './cost/meter';
+import { startHarness } from './cost/harness';
+import { QUEUE_FUNCTIONS } from './cost/meter';
 import {
   busiest,
   type CachedReads,
@@ -28,10 +26,8 @@ import {
   type DeliveryWorkload,
   EMAIL_WORKLOADS,
   type EmailWorkload,
-  type Harness,
   label,
   PARTITION_EMAIL_WORKLOAD,
-  Receiver,
   runDeliveries,
   runEmails,
   type Sample,
@@ -75,37 +71,8 @@ function byService(items: LineItems): LineItems {
 async function main(): Promise<void> {
   const started = Date.now();
   const deployment = readDeployment();
-  const config = loadConfig(
-    {
-      ...localTableDefaults(),
-      PORT: '0',
-      SF_HOST: '127.0.0.1',
-      SF_SEED: 'false',
-      SF_DATA_DIR: ':memory:',
-      // What the functions log and emit on AWS: lines at the functions' application log level (Powertools
-      // takes it from Lambda there; the meter drops, per function, what its level filters) and EMF metrics.
-      POWERTOOLS_LOG_LEVEL: lowestApplicationLevel(deployment),
-      SF_METRICS: 'true',
-      SF_METRICS_SERVICE: 'SendflowApi-prod',
-      SF_SIMULATOR_STEP_SECONDS: '0',
-      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
-      // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
-      SF_RECONCILE_INTERVAL_SECONDS: '3600',
-    },
-    {},
-  );
-  const meter = createMeter(config.tables);
-  const runtime = await startLocalRuntime(config, {
-    dynamoPreload: WRITE_LOG_URL,
-    instrument: (c) => meter.instrument(c),
-    // Bodies where AWS keeps them (the emailParts table), not the local data directory's files: priced as written.
-    emailBodies: (client) => new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
-  });
-  meter.attach(runtime);
-  meter.oneBatchAtATime('deliveries');
-  const receiver = await Receiver.start();
-  const h: Harness = { runtime, meter, receiver };
+  const h = await startHarness(deployment);
+  const { runtime, receiver } = h;
   const samples: Sample[] = [];
   try {
     for (const w of ONLY_PARTITIONS
@@ -140,14 +107,6 @@ const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
   { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
   { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 0 },
 ];
-
-/** The least severe application log level of the functions (INFO where Lambda does not filter: text logs). */
-function lowestApplicationLevel(deployment: ReturnType<typeof readDeployment>): 'DEBUG' | 'INFO' {
-  const levels = [...deployment.functions.values()].map((f) => f.logging.applicationLevel ?? 'INFO');
-  return levels.some((level) => level === 'DEBUG' || level === 'TRACE') ? 'DEBUG' : 'INFO';
-}
-
-const WRITE_LOG_URL = new URL('./cost/dynalite-write-log.mjs', import.meta.url).href;
 
 function describe(s: Sample): string {
   const parts = [`${s.seconds.toFixed(1)} s`];

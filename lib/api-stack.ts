@@ -21,6 +21,7 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../lambdas/handlers/middleware/rate-limit';
 import {
@@ -284,6 +285,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly tableParameters: Readonly<Record<TableName, string>>;
   /** SSM parameter holding the ARN of the Secrets Manager secret that signs public links (from the data stack). */
   readonly signingSecretParameter: string;
+  /** SSM parameter holding the email bodies bucket's name (the data stack's). */
+  readonly emailBodiesParameter: string;
   /** API Gateway authorizer result cache, 0–3600 s; a revoked key keeps working for up to this long. */
   readonly authorizerCacheTtlSeconds: number;
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
@@ -390,6 +393,24 @@ export class SendflowApiStack extends Stack {
         resources: [signingSecretArn],
       }),
     );
+
+    // Email bodies too large to keep inline: the API writes and reads them, the send worker reads them. Only their
+    // objects (emails/<id>/…), only these actions; tagging is how a body picks its lifecycle rule.
+    const bodiesBucket = StringParameter.valueForStringParameter(this, props.emailBodiesParameter);
+    const bodyObjects = `arn:${Aws.PARTITION}:s3:::${bodiesBucket}/${EMAIL_OBJECTS_PREFIX}*`;
+    for (const [fn, actions] of [
+      [this.apiFunction, ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject']],
+      [this.emails.sender, ['s3:GetObject']],
+    ] as const) {
+      fn.handler.addEnvironment('SF_EMAIL_BODIES_BUCKET', bodiesBucket);
+      fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [bodyObjects] }));
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${(this.resolve(bodiesBucket) as { Ref: string }).Ref}>/${EMAIL_OBJECTS_PREFIX}*]`,
+        reason:
+          'One object per email under emails/<email id>/, named at run time: the policy names the bucket and that ' +
+          'prefix, never the bucket itself or another prefix.',
+      });
+    }
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
     // queues every email. Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.

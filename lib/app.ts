@@ -186,9 +186,10 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
   const stage = parseStage(settings.stage ?? DEFAULT_STAGE);
   const names = stackNames(stage);
   const data = new SendflowDataStack(app, names.data, {
-    description: `Sendflow ${stage} stateful resources: DynamoDB tables and the link-signing secret (retained)`,
+    description: `Sendflow ${stage} stateful resources: DynamoDB tables, the email bodies bucket and the link-signing secret (retained)`,
     stage,
     guardFirst: !settings.adopt,
+    ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
     terminationProtection: true,
   });
@@ -196,6 +197,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     description: `Sendflow ${stage} stateless resources: REST API, functions, usage plans, WAF`,
     tableParameters: data.tableParameters,
     signingSecretParameter: data.signingSecretParameter,
+    emailBodiesParameter: data.emailBodiesParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
     alarmEmails: settings.alarmEmails ?? [],
     ...(settings.lambdaConcurrency ? { lambdaConcurrency: settings.lambdaConcurrency } : {}),

@@ -9,8 +9,9 @@
 // exports: an export that another stack imports cannot change, so a table replacement (new key schema,
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
-import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -28,7 +29,12 @@ export interface SendflowDataStackProps extends StackProps {
    * be unresolved.
    */
   readonly guardFirst?: boolean;
+  /** Days emails and everything of theirs are kept (`sendflow:emailRetentionDays`): the bodies bucket's lifecycle. */
+  readonly emailRetentionDays?: number;
 }
+
+/** How far ahead an email may be scheduled (the API's scheduled_at bound): its body is kept that much longer. */
+export const MAX_SCHEDULE_DAYS = 30;
 
 export class SendflowDataStack extends Stack {
   readonly tables: Readonly<Record<TableName, TableV2>>;
@@ -42,6 +48,10 @@ export class SendflowDataStack extends Stack {
   /** SSM parameter holding the secret's ARN: the api stack resolves it at deploy time, as it does table names. */
   readonly signingSecretParameter: string;
   readonly guard: StageGuard;
+  /** Email bodies too large to keep inline (lambdas/adapters/tiered-email-bodies.ts), under `emails/<id>/`. */
+  readonly emailBodies: Bucket;
+  /** SSM parameter holding the bucket's name, for the api stack. */
+  readonly emailBodiesParameter: string;
 
   constructor(scope: Construct, id: string, props: SendflowDataStackProps) {
     super(scope, id, props);
@@ -81,6 +91,15 @@ export class SendflowDataStack extends Stack {
       stringValue: this.signingSecret.secretArn,
       description: 'ARN of the Sendflow link-signing secret (read by the api stack at deploy time).',
     });
+    this.emailBodies = emailBodiesBucket(this, props.emailRetentionDays ?? 30);
+    afterGuard(this.emailBodies);
+    this.emailBodiesParameter = `/${this.stackName}/email-bodies-bucket`;
+    new StringParameter(this, 'EmailBodiesBucketName', {
+      parameterName: this.emailBodiesParameter,
+      stringValue: this.emailBodies.bucketName,
+      description: 'Name of the Sendflow email bodies bucket (read by the api stack at deploy time).',
+    });
+
     Validations.of(this.signingSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
@@ -88,6 +107,44 @@ export class SendflowDataStack extends Stack {
         "rotating it would break those links in recipients' mailboxes. It never leaves AWS except as HMACs.",
     });
   }
+}
+
+/**
+ * The bodies bucket: private (public access blocked, bucket-owner objects, TLS only), encrypted, retained like the
+ * tables it belongs with. Its lifecycle deletes what reads already skip (each body carries its email's expiry):
+ * bodies tagged `sendflow-expiry=retention` (all but a scheduled email's) after the retention, the rest after the
+ * retention plus the longest schedule; unfinished multipart uploads after a day.
+ */
+function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
+  const bucket = new Bucket(scope, 'EmailBodies', {
+    encryption: BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    removalPolicy: RemovalPolicy.RETAIN,
+    lifecycleRules: [
+      {
+        id: 'email-retention',
+        prefix: 'emails/',
+        tagFilters: { 'sendflow-expiry': 'retention' },
+        expiration: Duration.days(retentionDays),
+      },
+      {
+        id: 'scheduled-email-retention',
+        prefix: 'emails/',
+        expiration: Duration.days(retentionDays + MAX_SCHEDULE_DAYS),
+      },
+      { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ],
+  });
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason:
+      'Server access logs would write a log object per body read or written (as many objects again, each billed ' +
+      'as a PUT); the bucket is private to two function roles, whose calls CloudTrail data events can record when ' +
+      'an audit needs them.',
+  });
+  return bucket;
 }
 
 function manifestTable(scope: Construct, name: TableName, spec: TableSpec): TableV2 {

@@ -101,8 +101,8 @@ const severity = (level: string | undefined) => LEVELS.indexOf((level ?? 'INFO')
 export function storageMonths(table: string): number {
   if (table === 'rateLimits') return 0; // one-second windows, expired at once
   if (table === 'idempotency') return 1 / 30; // 24 h
-  // deliveries: the 30-day TTL; every table without a TTL (emails, emailEvents today) keeps items for good, so
-  // one month is counted: the cost of each further month kept is the same again.
+  // deliveries: the 30-day TTL; emails, their parts and events, and their bodies in S3 (emailBodies): the default
+  // 30-day email retention. One month each.
   return 1;
 }
 
@@ -132,6 +132,11 @@ export function bill(sample: Sample, deployment: Deployment): LineItems {
     add(`dynamodb_storage ${table as TableName}`, (bytes / GB) * months * PRICES.dynamodb.storageGbMonth);
     add(`dynamodb_pitr ${table as TableName}`, (bytes / GB) * months * PRICES.dynamodb.pitrGbMonth);
   }
+
+  // Email bodies in S3: each PUT and GET, and what the sample left stored (and tagged) for the email retention.
+  add('s3_requests', u.s3.put * PRICES.s3.putRequest + u.s3.get * PRICES.s3.getRequest);
+  add('s3_storage', (u.s3.storedBytes / GB) * storageMonths('emailBodies') * PRICES.s3.storageGbMonth);
+  add('s3_tags', u.s3.tags * storageMonths('emailBodies') * PRICES.s3.tagMonth);
 
   for (const [queue, q] of u.sqs) add(`sqs_requests ${queue}`, q.billed * PRICES.sqs.request);
   add('scheduler_invocations', u.scheduler * PRICES.scheduler.invocation);

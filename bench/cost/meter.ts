@@ -5,7 +5,9 @@
 // Secrets Manager calls. Pricing is elsewhere (bench/cost/bill.ts), so the meter stays a recorder.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { encodeBody } from '../../lambdas/adapters/email-body-object';
 import type { InProcessQueue, QueueHandler } from '../../lambdas/adapters/in-process/queue';
+import type { EmailBodyStore } from '../../lambdas/app/emails/ports';
 import { type QueueName, type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
 import {
@@ -83,6 +85,8 @@ export interface Usage {
     /** Items and index entries alive at the end of the sample that it wrote: table → bytes (100 B overhead each included). */
     readonly storedBytes: Map<string, number>;
     readonly calls: Map<string, number>;
+    /** Every write in order, priced: what `bench/email-writes.ts` lists. */
+    readonly writes: PricedWrite[];
   };
   readonly sqs: Map<QueueName, QueueUsage>;
   readonly invocations: Invocation[];
@@ -91,8 +95,20 @@ export interface Usage {
   readonly metrics: Set<string>;
   /** EventBridge Scheduler schedules created (each fires once: one invocation). */
   scheduler: number;
+  /** The S3 body store's requests (a GET that finds nothing is billed too), objects and tags it left, and bytes. */
+  readonly s3: { put: number; get: number; objects: number; tags: number; storedBytes: number };
   /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
   secretReads: number;
+}
+
+/** One write as billed: the table's units and each index's. */
+export interface PricedWrite {
+  readonly table: string;
+  /** The item's key values (partition, sort), as text. */
+  readonly key: string;
+  readonly kind: 'put' | 'update' | 'delete' | 'failed condition';
+  readonly units: number;
+  readonly indexes: readonly { readonly name: string; readonly kind: string; readonly units: number }[];
 }
 
 interface WriteEntry {
@@ -137,6 +153,12 @@ export interface Meter {
    * each have for themselves, so a local burst sends jobs round the queue that AWS would not.
    */
   oneBatchAtATime(queue: QueueName): void;
+  /**
+   * Wraps the store that stands in for S3 (the bench gives it to the tiered body store, as AWS's functions have
+   * the bucket): each PutObject and GetObject it would make is counted, with the bytes and tags it leaves stored.
+   * `tagged` says whether a put carries the lifecycle tag (the S3 adapter's rule).
+   */
+  s3Bodies(store: EmailBodyStore, tagged: (expiresAt: number) => boolean): EmailBodyStore;
   /** Wraps an API request so its log lines are the API function's and its duration is recorded. */
   api<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -313,6 +335,25 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
         return secret();
       };
     },
+    s3Bodies(store, tagged) {
+      return {
+        async putMany(bodies) {
+          if (recording) {
+            for (const { body, expiresAt } of bodies) {
+              usage.s3.put += 1;
+              usage.s3.objects += 1;
+              if (tagged(expiresAt)) usage.s3.tags += 1;
+              usage.s3.storedBytes += Buffer.byteLength(encodeBody(body, expiresAt), 'utf8');
+            }
+          }
+          return store.putMany(bodies);
+        },
+        async get(emailId) {
+          if (recording) usage.s3.get += 1;
+          return store.get(emailId);
+        },
+      };
+    },
     oneBatchAtATime(name) {
       const queue = queues[name] as unknown as { options: { concurrency: number } };
       queue.options = { ...queue.options, concurrency: 1 };
@@ -350,6 +391,7 @@ function emptyUsage(): Usage {
       readsByFunction: new Map(),
       storedBytes: new Map(),
       calls: new Map(),
+      writes: [],
     },
     sqs: new Map(),
     invocations: [],
@@ -357,6 +399,7 @@ function emptyUsage(): Usage {
     metrics: new Set(),
     scheduler: 0,
     secretReads: 0,
+    s3: { put: 0, get: 0, objects: 0, tags: 0, storedBytes: 0 },
   };
 }
 
@@ -390,6 +433,9 @@ function priceWrites(
       const units = writeUnits(entry.before ? itemBytes(entry.before) : 0);
       failed += units;
       add(usage.dynamo.writeUnits, name, units);
+      const checked = (entry.key ?? entry.before ?? {}) as WireItem;
+      const key = (shape?.keys ?? [partitionKey]).map((k) => scalar(checked[k])).join(' ');
+      usage.dynamo.writes.push({ table: name, key, kind: 'failed condition', units, indexes: [] });
       addKey(entry.table, '', scalar((entry.key ?? entry.before)?.[partitionKey] as WireValue), { wcu: units });
       continue;
     }
@@ -399,6 +445,14 @@ function priceWrites(
     add(usage.dynamo.writeUnits, name, units);
     const item = (entry.after ?? entry.before) as WireItem;
     addKey(entry.table, '', scalar(item[partitionKey]), { wcu: units });
+    const priced: PricedWrite = {
+      table: name,
+      key: (shape?.keys ?? [partitionKey]).map((k) => scalar(item[k])).join(' '),
+      kind: !entry.before ? 'put' : !entry.after ? 'delete' : 'update',
+      units,
+      indexes: [],
+    };
+    usage.dynamo.writes.push(priced);
     for (const index of shape?.indexes ?? []) {
       const indexShape: IndexShape = {
         name: index.name,
@@ -411,6 +465,11 @@ function priceWrites(
       };
       for (const w of indexWrites(entry.before, entry.after, indexShape)) {
         add(usage.dynamo.writeUnits, `${name} ${index.name}`, w.units);
+        (priced.indexes as { name: string; kind: string; units: number }[]).push({
+          name: index.name,
+          kind: w.kind,
+          units: w.units,
+        });
         addKey(entry.table, index.name, w.partition, { wcu: w.units });
       }
     }

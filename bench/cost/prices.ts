@@ -64,10 +64,13 @@ export const PRICES = {
     secretMonth: 0.4,
   },
   s3: {
-    /** Not used today (nothing is stored in S3); ready for email bodies if they move there. Page: "Amazon S3 pricing" (S3 Standard). */
+    /** Email bodies too large to keep inline. Page: "Amazon S3 pricing" (S3 Standard, first 50 TB). PUT, COPY, POST, LIST per request. */
     putRequest: 0.005 / 1000,
+    /** GET, SELECT and all other requests, per request. */
     getRequest: 0.0004 / 1000,
     storageGbMonth: 0.023,
+    /** Object tags (the lifecycle's retention tag), per tag per month: $0.01 per 10,000 (same page, "Storage management"). */
+    tagMonth: 0.01 / 10_000,
   },
   dataTransfer: {
     /** Data transfer out to the internet, first 10 TB a month after the first 100 GB. Page: "Amazon EC2 On-Demand pricing" (Data Transfer), which Lambda's page points to. */

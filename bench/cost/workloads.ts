@@ -176,13 +176,12 @@ function emailSampleSize(w: EmailWorkload): number {
   return Math.max(20, Math.round(60 / w.recipients));
 }
 
-export async function runEmails(h: Harness, w: EmailWorkload): Promise<Sample> {
+export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampleSize(w)): Promise<Sample> {
   const { key } = await newTenant(
     h,
     w.webhooks,
     EVENT_TYPES.filter((t) => t.startsWith('email.')),
   );
-  const count = emailSampleSize(w);
   const body = html(w.sizeKb);
   h.receiver.reset(0);
   await settle(h);

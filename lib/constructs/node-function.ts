@@ -21,6 +21,9 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** middy and Powertools are ESM, but some transitive dependencies still call require(). */
 const REQUIRE_SHIM = "import { createRequire as __cr } from 'module'; const require = __cr(import.meta.url);";
 
+/** The SDK's default credential chain, which the bundles replace (BUNDLING's esbuildArgs). */
+export const CREDENTIAL_CHAIN = '@aws-sdk/credential-provider-node';
+
 /** How every function is bundled; bench/bundles.ts and the bundle-size test build with exactly these. */
 export const BUNDLING = {
   format: OutputFormat.ESM,
@@ -33,6 +36,10 @@ export const BUNDLING = {
   // Ship the SDK versions we pinned and tested instead of whatever the runtime image carries.
   bundleAwsSDK: true,
   forceDockerBundling: false,
+  // The SDK's default credential chain becomes its first link, the environment (where Lambda puts the role's
+  // credentials): its other links and the STS and SSO clients they carry never answer on Lambda (about 100 KB of
+  // every bundle). Relative to the repository root, where the CDK runs esbuild.
+  esbuildArgs: { [`--alias:${CREDENTIAL_CHAIN}`]: './lambdas/runtime/aws/lambda-credentials.ts' },
 } satisfies BundlingOptions;
 
 export interface NodeFunctionProps {

@@ -15,6 +15,8 @@ import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recove
 import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
+import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
+import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
 import type { TableName } from '../../lambdas/manifest';
 import {
   type DynamoEndpointFactory,
@@ -97,6 +99,16 @@ for (const { factory, skip } of backends) {
       );
       emailBodyStoreContract((now) => harness.shared()(now));
     });
+    describe('TieredEmailBodyStore (DynamoDB inline, large bodies in the S3 stand-in)', () => {
+      const large = new Map<string, { store: MemoryEmailBodyStore; clock: { now: () => number } }>();
+      const harness = dynamoHarness(
+        endpoint,
+        'emailParts',
+        (db, table) => (now: () => number) =>
+          new TieredEmailBodyStore(new DynamoEmailBodyStore(db.doc, table, now), stand(large, table, now)),
+      );
+      emailBodyStoreContract((now) => harness.shared()(now));
+    });
     describe('DynamoEmailHistory', () =>
       emailHistoryContract(
         dynamoHarness(endpoint, 'emailEvents', (db, table) => new DynamoEmailHistory(db.doc, table)),
@@ -131,4 +143,21 @@ for (const { factory, skip } of backends) {
       outboxContract({ shared: () => build(db().tables), fresh: async () => build(await db().freshTables()) });
     });
   });
+}
+
+/** One S3 stand-in per table (the bucket beside it), its clock set by each call, as the DynamoDB tier's is. */
+function stand(
+  stores: Map<string, { store: MemoryEmailBodyStore; clock: { now: () => number } }>,
+  table: string,
+  now: () => number,
+): MemoryEmailBodyStore {
+  const existing = stores.get(table);
+  if (existing) {
+    existing.clock.now = now;
+    return existing.store;
+  }
+  const clock = { now };
+  const store = new MemoryEmailBodyStore(() => clock.now());
+  stores.set(table, { store, clock });
+  return store;
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
 import { FileEmailBodyStore, MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
+import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
 import {
   InMemoryApiRequestLog,
   InMemoryContactRepository,
@@ -70,6 +71,10 @@ function withClock<T>(build: (now: () => number) => T): (now: () => number) => T
 describe('InMemoryEmailBodyStore', () => emailBodyStoreContract(withClock((now) => new InMemoryEmailBodyStore(now))));
 describe('MemoryEmailBodyStore (SF_DATA_DIR=:memory:)', () =>
   emailBodyStoreContract(withClock((now) => new MemoryEmailBodyStore(now))));
+describe('TieredEmailBodyStore (small bodies inline, large ones in the other store)', () =>
+  emailBodyStoreContract(
+    withClock((now) => new TieredEmailBodyStore(new InMemoryEmailBodyStore(now), new MemoryEmailBodyStore(now), 1024)),
+  ));
 describe('FileEmailBodyStore (the data directory)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sendflow-bodies-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

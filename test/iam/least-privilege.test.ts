@@ -1,6 +1,6 @@
 // Least privilege, proven: synthesizes the app WITH bundling, runs every function's bundle as cdk synth built it
 // (fresh process, the environment its template sets, tokens resolved to stand-ins) against DynamoDB Local and
-// recording stand-ins for SQS, Scheduler, SES v2, Secrets Manager and API Gateway, drives each through its real
+// recording stand-ins for SQS, Scheduler, SES v2, Secrets Manager, API Gateway and S3, drives each through its real
 // work, and checks every recorded AWS call against that function's role in the template (iam-simulate).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -264,6 +264,16 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await call('/nowhere', { key: liveKey })).status).toBe(404);
     expectStatus(sent, [200, 201, 202], 'send live email');
     expectStatus(await call(`/emails/${sent.body.id}`, { key: liveKey }), 200, 'get email');
+    // A body too large to keep inline goes to the bodies bucket (PutObject, tagged) and is read back from it.
+    const large = await call('/emails', {
+      method: 'POST',
+      key: liveKey,
+      body: { ...email, html: `<p>${'Hello. '.repeat(2_000)}</p>` },
+    });
+    expectStatus(large, [200, 201, 202], 'send a large live email');
+    const read = await call(`/emails/${large.body.id}`, { key: liveKey });
+    expectStatus(read, 200, 'get the large email');
+    expect(String(read.body.html)).toContain('Hello. Hello.');
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await call('/emails', {
       method: 'POST',

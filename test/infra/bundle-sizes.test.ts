@@ -9,12 +9,12 @@ import { type BuiltBundle, buildBundle, bytesByPackage, FUNCTIONS } from '../../
 
 /** The SDK clients each function's code calls (its IAM policy is the other half of that story). */
 const CLIENTS: Record<string, readonly string[]> = {
-  api: ['api-gateway', 'dynamodb', 'scheduler', 'secrets-manager', 'sesv2', 'sqs'],
+  api: ['api-gateway', 'dynamodb', 's3', 'scheduler', 'secrets-manager', 'sesv2', 'sqs'],
   authorizer: ['dynamodb'],
   dispatcher: ['dynamodb', 'sqs'],
   delivery: ['dynamodb', 'scheduler', 'sqs'],
   reconciler: ['dynamodb', 'sesv2', 'sqs'],
-  sender: ['dynamodb', 'sesv2', 'sqs'],
+  sender: ['dynamodb', 's3', 'sesv2', 'sqs'],
   'ses-events': ['dynamodb', 'sqs'],
 };
 
@@ -47,6 +47,21 @@ describe('Lambda bundles', () => {
     const packages = bytesByPackage(bundles.get(name)?.metafile ?? { inputs: {}, outputs: {} }).map(([p]) => p);
     const carried = packages.filter((p) => p.startsWith('@aws-sdk/client-')).map((p) => p.slice(16));
     expect(carried.sort()).toEqual([...clients].sort());
+  });
+
+  it('no bundle carries the default credential chain (profiles, SSO, STS, IMDS): Lambda gives credentials in the environment', () => {
+    for (const { fn, metafile } of bundles.values()) {
+      const packages = bytesByPackage(metafile).map(([p]) => p);
+      expect(
+        packages.filter((p) => /credential-provider|nested-clients|token-providers/.test(p)),
+        fn.name,
+      ).toEqual([]);
+      const inputs = Object.values(metafile.outputs).flatMap((out) => Object.keys(out.inputs));
+      expect(
+        inputs.some((input) => input.endsWith('lambdas/runtime/aws/lambda-credentials.ts')),
+        fn.name,
+      ).toBe(true);
+    }
   });
 
   it('no bundle carries undici (the webhook sender uses node:http) nor all of zod (imported as a namespace)', () => {

@@ -577,3 +577,81 @@ describe('alarms', () => {
     ]);
   });
 });
+
+describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
+  /** The SSM parameter the api stack resolves the bucket's name from, as CloudFormation references it. */
+  const bucketRef = () => {
+    const parameters = api.toJSON().Parameters as Record<string, { Default?: string }>;
+    const found = Object.entries(parameters).filter(([, p]) => p.Default === '/Sendflow-prod-Data/email-bodies-bucket');
+    expect(found).toHaveLength(1);
+    return { Ref: found[0]?.[0] };
+  };
+  const objects = () => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', bucketRef(), '/emails/*']],
+  });
+  const s3Statements = (fn: string) =>
+    statementsOf(roleOf(fn)).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+
+  it('is private, encrypted, TLS only, retained, and expires bodies after the email retention (scheduled: plus 30 days)', () => {
+    const [id, bucket] = Object.entries(data.findResources('AWS::S3::Bucket'))[0] ?? [];
+    expect(Object.keys(data.findResources('AWS::S3::Bucket'))).toHaveLength(1);
+    expect(bucket?.DeletionPolicy).toBe('Retain');
+    expect(bucket?.Properties.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    expect(bucket?.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket?.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+    expect(bucket?.Properties.LifecycleConfiguration).toEqual({
+      Rules: [
+        {
+          Id: 'email-retention',
+          Prefix: 'emails/',
+          TagFilters: [{ Key: 'sendflow-expiry', Value: 'retention' }],
+          ExpirationInDays: 30,
+          Status: 'Enabled',
+        },
+        { Id: 'scheduled-email-retention', Prefix: 'emails/', ExpirationInDays: 60, Status: 'Enabled' },
+        { Id: 'unfinished-uploads', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+      ],
+    });
+    // TLS only: every request without it is denied.
+    const policy = Object.values(data.findResources('AWS::S3::BucketPolicy'))[0];
+    expect(policy?.Properties.Bucket).toEqual({ Ref: id });
+    expect(policy?.Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    data.hasResourceProperties('AWS::SSM::Parameter', {
+      Name: '/Sendflow-prod-Data/email-bodies-bucket',
+      Value: { Ref: id },
+    });
+  });
+
+  it('follows the stage email retention (sendflow:emailRetentionDays)', () => {
+    const rules = synthSendflow({ 'sendflow:emailRetentionDays': '90' }).data.toJSON().Resources;
+    const bucket = Object.values(rules as Record<string, Resource>).find((r) => r.Type === 'AWS::S3::Bucket');
+    const lifecycle = bucket?.Properties.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] };
+    expect(lifecycle.Rules.map((r) => r.ExpirationInDays)).toEqual([90, 120, undefined]);
+  });
+
+  it('lets the API put, tag and get body objects and the send worker get them, nothing else and no one else', () => {
+    expect(s3Statements('api')).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject'],
+        Resource: objects(),
+      },
+    ]);
+    expect(s3Statements('sender')).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: objects() }]);
+    expect(variablesOf('api').SF_EMAIL_BODIES_BUCKET).toEqual(bucketRef());
+    expect(variablesOf('sender').SF_EMAIL_BODIES_BUCKET).toEqual(bucketRef());
+    for (const fn of Object.keys(functions).filter((f) => f !== 'api' && f !== 'sender')) {
+      expect(s3Statements(fn), fn).toEqual([]);
+      expect(variablesOf(fn).SF_EMAIL_BODIES_BUCKET, fn).toBeUndefined();
+    }
+  });
+});

@@ -131,12 +131,16 @@ describe('two stages side by side', () => {
     for (const [, alarm] of alarms) expect(alarm.Properties?.AlarmName).toMatch(/^Sendflow-staging-Api-/);
   });
 
-  it('publish table names and the secret ARN under parameters of their own stage', () => {
+  it('publish table names, the bodies bucket and the secret ARN under parameters of their own stage', () => {
     const parameterNames = resourcesOf(staging.data)
       .filter(([, r]) => r.Type === 'AWS::SSM::Parameter')
       .map(([, r]) => r.Properties?.Name);
     expect(parameterNames.sort()).toEqual(
-      [...tableNames.map((t) => `/Sendflow-staging-Data/tables/${t}`), '/Sendflow-staging-Data/signing-secret'].sort(),
+      [
+        ...tableNames.map((t) => `/Sendflow-staging-Data/tables/${t}`),
+        '/Sendflow-staging-Data/signing-secret',
+        '/Sendflow-staging-Data/email-bodies-bucket',
+      ].sort(),
     );
   });
 
@@ -191,7 +195,7 @@ describe('safe redeploys', () => {
     }
   });
 
-  it('retains exactly the manifest tables marked retain, and the secret (unless its own creation rolls back)', () => {
+  it('retains exactly the manifest tables marked retain, the email bodies bucket, and the secret (unless its own creation rolls back)', () => {
     const retained = resourcesOf(staging.data).filter(
       ([, r]) => r.DeletionPolicy?.startsWith('Retain') && r.Type !== 'AWS::Logs::LogGroup',
     );
@@ -199,6 +203,7 @@ describe('safe redeploys', () => {
       [
         ...tableNames.filter((t) => tables[t].retain).map(() => ['AWS::DynamoDB::GlobalTable', 'Retain']),
         ['AWS::SecretsManager::Secret', 'RetainExceptOnCreate'],
+        ['AWS::S3::Bucket', 'Retain'],
       ].sort(),
     );
   });

@@ -850,9 +850,13 @@ export class InMemoryEmailRepository implements EmailRepository {
     return recorded;
   }
 
-  async get(id: string): Promise<EmailRecord | null> {
+  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email) return null;
+    if (options.metadataOnly) {
+      const { html: _html, text: _text, recipientStates: _states, ...meta } = email;
+      return structuredClone({ ...meta, headers: {}, unsubscribeUrls: {} });
+    }
     const states = email.recipientStates ?? {};
     const byState = recipients(email).filter((_, i) => states[String(i)]?.state === 'suppressed');
     return structuredClone({ ...email, suppressed: [...new Set([...email.suppressed, ...byState])] });
@@ -906,10 +910,15 @@ export class InMemoryEmailRepository implements EmailRepository {
     return this.batches.get(batchId) ?? null;
   }
 
-  async startSending(id: string, at: string): Promise<EmailRecord | null> {
+  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email || !this.waiting.has(id) || email.canceledAt) return null;
-    const started: EmailRecord = { ...email, sentAt: email.sentAt ?? at, recipientStates: email.recipientStates ?? {} };
+    const sentAt = options.scheduled === false ? email.sentAt : (email.sentAt ?? at);
+    const started: EmailRecord = {
+      ...email,
+      ...(sentAt !== undefined ? { sentAt } : {}),
+      recipientStates: email.recipientStates ?? {},
+    };
     this.items.set(id, started);
     return this.get(id);
   }

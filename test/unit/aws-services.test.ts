@@ -3,11 +3,12 @@
 // listed; the signing secret is read on first use, not at cold start, and cached; a port a function was not
 // given refuses to work instead of doing something else.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -15,6 +16,7 @@ import { AwsRetryScheduler, QueueRetryScheduler } from '../../lambdas/adapters/a
 import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
+import type { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { TokenBucketPacer } from '../../lambdas/adapters/in-process/send-pacer';
 import { SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
@@ -23,6 +25,7 @@ import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulat
 import { domainId } from '../../lambdas/app/domains/domains';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { authorizerCache } from '../../lambdas/runtime/aws/plugs/authorizer-cache';
+import { emailBodies } from '../../lambdas/runtime/aws/plugs/bodies';
 import { signedLinks } from '../../lambdas/runtime/aws/plugs/links';
 import {
   deadLetters,
@@ -358,6 +361,53 @@ describe('createAwsServices', () => {
     // Two plugs on one queue ask for it once.
     expect(missing(deliveriesQueue, scheduledRetries)).toHaveLength(5);
     expect(missing(sesDomains)).toEqual(['SF_SES_IDENTITY_OWNER']);
+    expect(missing(emailBodies)).toEqual(['SF_EMAIL_BODIES_BUCKET']);
+  });
+
+  it('keeps a small body in emailParts and puts a large one in the stage bucket (one PutObject, tagged), read back with one GetObject', async () => {
+    // Arrange
+    const s3 = mockClient(S3Client);
+    const doc = mockClient(DynamoDBDocumentClient);
+    onTestFinished(() => {
+      s3.restore();
+      doc.restore();
+    });
+    s3.on(PutObjectCommand).resolves({});
+    doc.on(BatchWriteCommand).resolves({ UnprocessedItems: {} });
+    doc.on(GetCommand).resolves({});
+    const bucket = 'sendflow-prod-data-emailbodies-abc';
+    const services = createAwsServices('sendflow-api', [emailBodies], {
+      env: { ...tablesEnv, ...awsEnv, SF_EMAIL_BODIES_BUCKET: bucket, SF_EMAIL_RETENTION_DAYS: '30' },
+      clients: [...clients(), new S3Client({ region: 'eu-west-1' })],
+    });
+    const bodies = (services.emails as DynamoEmailRepository).bodies;
+    const expiresAt = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    const large = { html: `<p>${'x'.repeat(200 * 1024)}</p>`, headers: {} };
+    s3.on(GetObjectCommand).resolves({
+      Body: { transformToString: async () => JSON.stringify({ ...large, headers: [], expiresAt }) } as never,
+    });
+
+    // Act
+    await bodies.putMany([
+      { emailId: 'email_small', body: { text: 'Hi', headers: {} }, expiresAt },
+      { emailId: 'email_large', body: large, expiresAt },
+    ]);
+    const read = await bodies.get('email_large');
+
+    // Assert
+    expect(s3).toHaveReceivedCommandTimes(PutObjectCommand, 1);
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Bucket: bucket,
+      Key: 'emails/email_large/body.json',
+      ContentType: 'application/json',
+      Tagging: 'sendflow-expiry=retention',
+    });
+    const written = doc
+      .commandCalls(BatchWriteCommand)
+      .flatMap((c) => c.args[0].input.RequestItems?.['emailParts-table'] ?? []);
+    expect(written.map((w) => w.PutRequest?.Item?.emailId)).toEqual(['email_small']);
+    expect(s3).toHaveReceivedCommandWith(GetObjectCommand, { Bucket: bucket, Key: 'emails/email_large/body.json' });
+    expect(read).toEqual(large);
   });
 
   it('still reports missing table variables as configuration errors', () => {

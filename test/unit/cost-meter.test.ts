@@ -5,7 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteItemCommand, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessLogLineBytes, CONTEXT_KEYS_BYTES, logsIngested, TEXT_PLATFORM_LINES_BYTES } from '../../bench/cost/bill';
+import {
+  accessLogLineBytes,
+  bill,
+  CONTEXT_KEYS_BYTES,
+  logsIngested,
+  TEXT_PLATFORM_LINES_BYTES,
+} from '../../bench/cost/bill';
 import {
   gbSeconds,
   type IndexShape,
@@ -30,6 +36,8 @@ import {
 } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
 import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
+import { encodeBody } from '../../lambdas/adapters/email-body-object';
+import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { timeOrderedId } from '../../lambdas/domain/ids';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
@@ -295,6 +303,32 @@ describe('the meter on the embedded DynamoDB', () => {
   });
   afterAll(async () => {
     await runtime?.stop();
+  });
+
+  it('counts the S3 body store: each PUT and GET (a miss too), the bytes and tags left, priced by hand', async () => {
+    // Arrange
+    const s3 = meter.s3Bodies(new MemoryEmailBodyStore(), (expiresAt) => expiresAt < 2_000_000_000);
+    const body = { html: 'h'.repeat(10_000), headers: {} };
+    await meter.start();
+
+    // Act
+    await s3.putMany([
+      { emailId: 'email_a', body, expiresAt: 1_900_000_000 },
+      { emailId: 'email_b', body, expiresAt: 2_100_000_000 },
+    ]);
+    await s3.get('email_a');
+    await s3.get('email_missing');
+    const usage = await meter.stop();
+
+    // Assert
+    const bytes =
+      Buffer.byteLength(encodeBody(body, 1_900_000_000)) + Buffer.byteLength(encodeBody(body, 2_100_000_000));
+    expect(usage.s3).toEqual({ put: 2, get: 2, objects: 2, tags: 1, storedBytes: bytes });
+    const sample = { usage, deliveries: 0, emails: 2, recipients: 2, events: 0, apiRequests: 0, egressBytes: 0 };
+    const items = bill(sample as never, { functions: new Map(), logRetentionDays: 30 } as never);
+    expect(items.s3_requests).toBeCloseTo(2 * 0.005e-3 + 2 * 0.0004e-3, 12);
+    expect(items.s3_storage).toBeCloseTo((bytes / 1024 ** 3) * 0.023, 15);
+    expect(items.s3_tags).toBeCloseTo(0.01 / 10_000, 12);
   });
 
   it('records table and index units, a failed condition, and the read, each on its partition key', async () => {

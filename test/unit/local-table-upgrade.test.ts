@@ -1,11 +1,13 @@
 // A local data directory made before an index changed (name or projection): createTables rebuilds the table
 // with the manifest's indexes and keeps every item, so `npm start` on an old SF_DATA_DIR keeps working.
 // dynalite cannot add a GSI to an existing table, so the rebuild copies the items through a new table.
+
 import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoOutbox } from '../../lambdas/adapters/dynamodb/outbox';
+import { tenantShardKey } from '../../lambdas/adapters/dynamodb/tenant-index';
 import { tables } from '../../lambdas/manifest';
 import { createTableInput, createTables } from '../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpoint, dynaliteInMemory } from '../support/dynamo';
@@ -119,7 +121,8 @@ it('gives the emails of a data directory from before byTenant their tenant, so G
       TableName: older.emails,
       IndexName: 'byTenant',
       KeyConditionExpression: 'tenant = :t',
-      ExpressionAttributeValues: { ':t': 'acct_old#live' },
+      // Under its shard of the tenant's byTenant keys, as a new email would be.
+      ExpressionAttributeValues: { ':t': tenantShardKey({ accountId: 'acct_old', mode: 'live' }, 'email_01old') },
     }),
   );
   expect(listed.Items?.map((item) => item.id)).toEqual(['email_01old']);

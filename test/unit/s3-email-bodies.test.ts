@@ -1,9 +1,11 @@
 // The S3 body store sends exactly one PutObject per email to `emails/<id>/body.json` (at most 10 at once), reads
-// a body back with one GetObject, and answers null for a missing object (NoSuchKey) or an expired email.
+// a body back with one GetObject, tags bodies for the lifecycle's retention rule, and answers null for a missing object (NoSuchKey) or an expired email.
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
+import { INLINE_BODY_MAX_BYTES, TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
+import { InMemoryEmailBodyStore } from '../support/fakes';
 
 const s3 = mockClient(S3Client);
 const NOW = Date.UTC(2026, 10, 25);
@@ -20,7 +22,7 @@ it('puts each body once, as one JSON object under emails/<id>/body.json, and rea
     return {};
   });
   s3.on(GetObjectCommand).callsFake((input: { Key: string }) => ({ Body: objectBody(stored.get(input.Key) ?? '') }));
-  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', () => NOW);
+  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
   const headers = JSON.parse('{"X-A":"1","__proto__":"p"}');
   const bodies = Array.from({ length: 25 }, (_, i) => ({
     emailId: `email_${i}`,
@@ -51,7 +53,7 @@ it('answers null for an email without a body (NoSuchKey) and for one whose reten
     .rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }))
     .on(GetObjectCommand, { Key: 'emails/email_old/body.json' })
     .resolves({ Body: objectBody(JSON.stringify({ text: 'x', headers: [], expiresAt: NOW / 1000 })) });
-  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', () => NOW);
+  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
 
   // Act / Assert
   expect(await store.get('email_gone')).toBeNull();
@@ -60,6 +62,79 @@ it('answers null for an email without a body (NoSuchKey) and for one whose reten
 
 it('lets any other S3 error through (the request fails, 5xx)', async () => {
   s3.on(GetObjectCommand).rejects(new Error('SlowDown'));
-  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', () => NOW);
+  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
   await expect(store.get('email_1')).rejects.toThrow('SlowDown');
+});
+
+it('tags a body for the retention lifecycle rule unless its email expires past the retention (scheduled ahead)', async () => {
+  // Arrange: a 30-day retention; one email sent now, one scheduled 10 days out (it expires 40 days from now).
+  s3.on(PutObjectCommand).resolves({});
+  const retention = 30 * 86_400;
+  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', {
+    now: () => NOW,
+    retentionSeconds: retention,
+  });
+
+  // Act
+  await store.putMany([
+    { emailId: 'email_now', body: { text: 'a', headers: {} }, expiresAt: NOW / 1000 + retention },
+    { emailId: 'email_later', body: { text: 'b', headers: {} }, expiresAt: NOW / 1000 + 10 * 86_400 + retention },
+  ]);
+
+  // Assert
+  const puts = s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input);
+  expect(puts.find((p) => p.Key === 'emails/email_now/body.json')?.Tagging).toBe('sendflow-expiry=retention');
+  expect(puts.find((p) => p.Key === 'emails/email_later/body.json')).not.toHaveProperty('Tagging');
+});
+
+describe('TieredEmailBodyStore over DynamoDB and S3', () => {
+  const small = { text: 'Thanks for your order.', headers: {} };
+  const large = { html: `<p>${'x'.repeat(INLINE_BODY_MAX_BYTES)}</p>`, headers: {} };
+
+  it('puts a body up to INLINE_BODY_MAX_BYTES in the inline store only, a larger one as one S3 PUT only', async () => {
+    // Arrange
+    s3.on(PutObjectCommand).resolves({});
+    const inline = new InMemoryEmailBodyStore(() => NOW);
+    const store = new TieredEmailBodyStore(
+      inline,
+      new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW }),
+    );
+    const expiresAt = NOW / 1000 + 60;
+
+    // Act
+    await store.putMany([
+      { emailId: 'email_small', body: small, expiresAt },
+      { emailId: 'email_large', body: large, expiresAt },
+    ]);
+
+    // Assert
+    expect(s3).toHaveReceivedCommandTimes(PutObjectCommand, 1);
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, { Key: 'emails/email_large/body.json' });
+    expect(await inline.get('email_small')).toEqual(small);
+    expect(await inline.get('email_large')).toBeNull();
+  });
+
+  it('reads an inline body without calling S3, and a large one with one GetObject after the inline miss', async () => {
+    // Arrange
+    s3.on(GetObjectCommand, { Key: 'emails/email_large/body.json' }).resolves({
+      Body: objectBody(JSON.stringify({ html: large.html, headers: [], expiresAt: NOW / 1000 + 60 })),
+    });
+    const inline = new InMemoryEmailBodyStore(() => NOW);
+    await inline.putMany([{ emailId: 'email_small', body: small, expiresAt: NOW / 1000 + 60 }]);
+    const store = new TieredEmailBodyStore(
+      inline,
+      new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW }),
+    );
+
+    // Act
+    const first = await store.get('email_small');
+    const calls = s3.commandCalls(GetObjectCommand).length;
+    const second = await store.get('email_large');
+
+    // Assert
+    expect(first).toEqual(small);
+    expect(calls).toBe(0);
+    expect(second).toEqual(large);
+    expect(s3).toHaveReceivedCommandTimes(GetObjectCommand, 1);
+  });
 });

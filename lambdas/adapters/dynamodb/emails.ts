@@ -2,10 +2,12 @@
 // the email item in the emails table, keyed by id, holds only its metadata (addresses, subject, tags, times,
 // batch, schedule keys), so the few writes that change it (start, finish) stay small. What is large or changed
 // per recipient lives in the emailParts table under the email's id: the body (EmailBodyStore: written once, never
-// rewritten), `links` (each recipient's unsubscribe URL, written once) and one `r#NNN` item per recipient with its
+// rewritten), `links` (each recipient's unsubscribe URL, written once; in the email item itself while that keeps it
+// within one write unit, as for one recipient) and one `r#NNN` item per recipient with its
 // send state, changed one conditional UpdateItem at a time with the event it causes (email.failed,
 // email.suppressed) in that item's outbox: a change of one recipient writes a few hundred bytes.
-// byTenant lists an account's ids of one mode newest first (GET /v1/emails). The event history lives in the
+// byTenant lists an account's ids of one mode newest first (GET /v1/emails), spread over a few keys per tenant
+// (tenant-index.ts) so one tenant's sending never heats one partition. The event history lives in the
 // emailEvents table (email-history.ts). Every item carries `expiresAt` (the stage's email retention).
 // Emails written before the parts (body, unsubscribe URLs and `recipientStates` inside the email item) are read
 // as they are; `admin upgrade-emails` moves them (splitEmailItems).
@@ -39,7 +41,7 @@ import { DynamoEmailBodyStore, expired, storedHeaders } from './email-bodies';
 import { batchGetAll, batchPutAll, conditionHeld, queryAll, unlessConditionFails } from './operations';
 import { DynamoOutbox, outboxAttributes } from './outbox';
 import { dueKey, shardOf } from './shards';
-import { tenantKey } from './tenant-table';
+import { TenantIndexWalk, tenantShardKey } from './tenant-index';
 
 const recipientState = z
   .object({
@@ -205,7 +207,10 @@ export async function backfillEmailTenants(doc: DynamoDBDocumentClient, tableNam
       }),
     );
     for (const item of page.Items ?? []) {
-      const tenant = tenantKey({ accountId: String(item.accountId), mode: item.mode as Tenant['mode'] });
+      const tenant = tenantShardKey(
+        { accountId: String(item.accountId), mode: item.mode as Tenant['mode'] },
+        String(item.id),
+      );
       const written = await conditionHeld(
         doc.send(
           new UpdateCommand({
@@ -382,7 +387,8 @@ const ALL_SCHEDULE_SHARDS = [
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
  * byScheduleShard index, keys only: an entry costs one write unit however large the email. Every email carries
- * its `tenant` (account#mode), the byTenant key, and its `expiresAt`. Body, links and states are not in it.
+ * its `tenant` (account#mode#shard), the byTenant key, and its `expiresAt`. Body and states are not in it; its links
+ * only when they are small (withLinksIfSmall).
  */
 function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> {
   const {
@@ -395,8 +401,20 @@ function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> 
   } = email;
   const waiting = !email.sentAt && !email.canceledAt;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
-  const item = { ...meta, tenant: tenantKey(email), expiresAt };
+  const item = { ...meta, tenant: tenantShardKey(email, email.id), expiresAt };
   return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
+}
+
+/**
+ * The email item's size at most (its JSON, which counts more than DynamoDB does) for its links to ride in it: they
+ * are written once with it, instead of in a `links` part of their own (one write unit less), while each later write
+ * of the item (start, finish, cancel) stays one unit. One recipient's link fits; ten do not.
+ */
+const LINKS_IN_ITEM_MAX_BYTES = 950;
+
+function withLinksIfSmall(item: Record<string, unknown>, email: EmailRecord): Record<string, unknown> {
+  const withLinks = { ...item, unsubscribeUrls: email.unsubscribeUrls };
+  return Buffer.byteLength(JSON.stringify(withLinks), 'utf8') <= LINKS_IN_ITEM_MAX_BYTES ? withLinks : item;
 }
 
 /**
@@ -464,27 +482,40 @@ export class DynamoEmailRepository implements EmailRepository {
         expiresAt: expiry(email),
       })),
     );
+    const items = emails.map((email) => withLinksIfSmall(toItem(email, expiry(email)), email));
     await batchPutAll(
       this.doc,
       this.tables.emailParts,
-      emails.map((email) => ({
-        emailId: email.id,
-        part: LINKS_PART,
-        unsubscribeUrls: email.unsubscribeUrls,
-        expiresAt: expiry(email),
-      })),
+      emails
+        .filter((_, i) => items[i]?.unsubscribeUrls === undefined)
+        .map((email) => ({
+          emailId: email.id,
+          part: LINKS_PART,
+          unsubscribeUrls: email.unsubscribeUrls,
+          expiresAt: expiry(email),
+        })),
     );
     await batchPutAll(
       this.doc,
       this.tables.emails,
-      emails.map((email) => ({ ...toItem(email, expiry(email)), ...outboxAttributes(eventsOf(email)) })),
+      emails.map((email, i) => ({ ...items[i], ...outboxAttributes(eventsOf(email)) })),
     );
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
   }
 
-  async get(id: string): Promise<EmailRecord | null> {
+  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
     const { Item } = await this.doc.send(new GetCommand({ TableName: this.tables.emails, Key: { id } }));
-    return this.whole(Item);
+    if (!options.metadataOnly) return this.whole(Item);
+    if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
+    const {
+      html: _html,
+      text: _text,
+      headers: _headers,
+      unsubscribeUrls: _links,
+      recipientStates: _states,
+      ...meta
+    } = Item;
+    return assemble(meta, { states: {} }, { headers: {} });
   }
 
   /** A stored email item (not a batch's, not expired) with its parts and body; null otherwise. */
@@ -522,41 +553,25 @@ export class DynamoEmailRepository implements EmailRepository {
   }
 
   /**
-   * byTenant newest first (keys only, no filter: every entry read is one of the tenant's emails), only as many
-   * entries per Query as the page still needs (a `to` filter: chunks of FILTERED_CHUNK), at most `examine` in all;
-   * then those emails by key (BatchGetItem) without their bodies, and their links and states.
+   * byTenant newest first, its keys merged (TenantIndexWalk; keys only, no filter: every entry read is one of the
+   * tenant's emails), only as many entries per key as the page still needs (a `to` filter: chunks of
+   * FILTERED_CHUNK), at most `examine` in all; then those emails by key (BatchGetItem) without their bodies, and
+   * their links and states.
    */
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
     const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
-    const key = tenantKey(tenant);
+    const walk = new TenantIndexWalk(this.doc, this.tables.emails, tenant, query.after);
     const items: EmailRecord[] = [];
     let examined = 0;
     let lastExamined: string | undefined;
-    let cursor: Record<string, unknown> | undefined;
     let more = true;
     while (more && items.length <= query.limit && examined < examine) {
-      const room = examine - examined;
       const need = query.to ? FILTERED_CHUNK : query.limit + 1 - items.length;
-      const take = Math.min(need, room);
-      const page = await this.doc.send(
-        new QueryCommand({
-          TableName: this.tables.emails,
-          IndexName: 'byTenant',
-          KeyConditionExpression: query.after ? 'tenant = :t AND id < :after' : 'tenant = :t',
-          ExpressionAttributeValues: { ':t': key, ...(query.after ? { ':after': query.after } : {}) },
-          ScanIndexForward: false,
-          // One entry past the bound says whether any is left once the bound is reached.
-          Limit: take === room ? take + 1 : take,
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      const entries = page.Items ?? [];
-      const ids = entries.slice(0, take).map((entry) => entry.id as string);
-      more = entries.length > take || (entries.length === take && page.LastEvaluatedKey !== undefined);
-      examined += ids.length;
-      lastExamined = ids.at(-1) ?? lastExamined;
-      if (lastExamined !== undefined) cursor = { tenant: key, id: lastExamined };
-      items.push(...(await this.listedByIds(tenant, ids, query.to)));
+      const page = await walk.next(Math.min(need, examine - examined));
+      more = page.more;
+      examined += page.ids.length;
+      lastExamined = page.ids.at(-1) ?? lastExamined;
+      items.push(...(await this.listedByIds(tenant, page.ids, query.to)));
     }
     if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
     if (more && lastExamined !== undefined) return { items, hasMore: true, resumeAfter: lastExamined };
@@ -615,7 +630,16 @@ export class DynamoEmailRepository implements EmailRepository {
     return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
   }
 
-  async startSending(id: string, at: string): Promise<EmailRecord | null> {
+  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
+    if (options.scheduled === false) {
+      // A read (1 RRU) instead of a write (1 WRU): only a scheduled email can be cancelled.
+      const { Item } = await this.doc.send(
+        new GetCommand({ TableName: this.tables.emails, Key: { id }, ConsistentRead: true }),
+      );
+      if (!Item || Item.scheduleShard === undefined || Item.canceledAt !== undefined) return null;
+      const email = await this.whole(Item);
+      return email && { ...email, recipientStates: email.recipientStates ?? {} };
+    }
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({

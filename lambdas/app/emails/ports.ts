@@ -87,7 +87,11 @@ export interface EmailRepository {
   readonly outbox: Outbox;
   /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
   createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
-  get(id: string): Promise<EmailRecord | null>;
+  /**
+   * The email, whole. `metadataOnly`: its item alone (addresses, subject, tags, times, batch, schedule), one read:
+   * no body (html and text absent, headers empty), links (empty) or recipient states, for a caller that needs none.
+   */
+  get(id: string, options?: { readonly metadataOnly?: boolean }): Promise<EmailRecord | null>;
   /**
    * The tenant's emails (of its account and mode only), newest first by id (ids are time-ordered). `after` is an
    * email id: only older ones. `to` is a bare, lower-cased address: only emails with it among their recipients
@@ -114,9 +118,11 @@ export interface EmailRepository {
   batchState(batchId: string): Promise<BatchState | null>;
   /**
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
-   * the email, or null when it is not waiting any more (every recipient settled, or cancelled).
+   * the email, or null when it is not waiting any more (every recipient settled, or cancelled). An email sent now
+   * (`scheduled: false`; scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is
+   * read, strongly consistent, and nothing is written (no sentAt).
    */
-  startSending(id: string, at: string): Promise<EmailRecord | null>;
+  startSending(id: string, at: string, options?: { readonly scheduled?: boolean }): Promise<EmailRecord | null>;
   /** Cancels a waiting email the send worker has not started on; null otherwise. */
   cancel(id: string, at: string): Promise<EmailRecord | null>;
   /**

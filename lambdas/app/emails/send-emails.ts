@@ -214,10 +214,14 @@ export async function sendQueuedEmail(
   emailId: string,
   options: { deadline?: number } = {},
 ): Promise<'sent' | 'skipped'> {
-  const found = await deps.emails.get(emailId);
+  // Whether to start at all needs the email's item only; startSending reads it whole.
+  const found = await deps.emails.get(emailId, { metadataOnly: true });
   if (!found || found.canceledAt) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
-  const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString());
+  // An email sent now cannot be cancelled: starting it needs no write.
+  const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString(), {
+    scheduled: found.scheduledAt !== undefined,
+  });
   if (!email) return 'skipped';
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
@@ -384,7 +388,7 @@ function failedEvents(
 
 /** POST /v1/emails/:id/cancel: only a scheduled email still waiting; a sent (or cancelled) one is 409. */
 export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: string): Promise<EmailRecord> {
-  const email = await getEmail(deps, tenant, id);
+  const email = await getEmail(deps, tenant, id, { metadataOnly: true });
   const conflict = new ConflictError(
     'Only a scheduled email that has not been sent can be cancelled.',
     'not_cancelable',
@@ -398,8 +402,13 @@ export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: strin
 }
 
 /** An email of the caller's account and mode; anything else is 404. */
-export async function getEmail(deps: Pick<SendEmailDeps, 'emails'>, tenant: Tenant, id: string): Promise<EmailRecord> {
-  const email = await deps.emails.get(id);
+export async function getEmail(
+  deps: Pick<SendEmailDeps, 'emails'>,
+  tenant: Tenant,
+  id: string,
+  options: { readonly metadataOnly?: boolean } = {},
+): Promise<EmailRecord> {
+  const email = await deps.emails.get(id, options);
   if (!email || email.accountId !== tenant.accountId || email.mode !== tenant.mode) {
     throw new NotFoundError(`No email with id ${id}.`);
   }

@@ -34,7 +34,8 @@ export async function resolveUnsubscribeLink(
   const notFound = new NotFoundError('Not found.');
   const claims = verifyToken('unsubscribe', token, await deps.links.secret());
   if (!claims?.a || !claims.m || !claims.e || !claims.r) throw notFound;
-  const email = await deps.emails.get(claims.e);
+  // Who and what it was sent to and when: the email's item, never its body.
+  const email = await deps.emails.get(claims.e, { metadataOnly: true });
   if (!email || email.accountId !== claims.a || email.mode !== claims.m) throw notFound;
   return { email, recipient: claims.r };
 }

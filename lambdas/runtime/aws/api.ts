@@ -3,6 +3,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { createApiHandler } from '../../handlers/http/api';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { authorizerCache } from './plugs/authorizer-cache';
+import { emailBodies } from './plugs/bodies';
 import { signedLinks } from './plugs/links';
 import { eventsQueue, recoverySteps } from './plugs/queues';
 import { scheduledSends } from './plugs/schedules';
@@ -20,6 +21,7 @@ const services = createAwsServices('sendflow-api', [
   signedLinks,
   sesDomains,
   authorizerCache,
+  emailBodies,
 ]);
 
 export const handler = createApiHandler(

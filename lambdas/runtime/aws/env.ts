@@ -1,5 +1,5 @@
 // AWS-only wiring the stack hands the email side of its functions (sends queue and schedule group, the
-// signing secret's ARN, the SES configuration set): names and ARNs, parsed once at cold start next to the
+// signing secret's ARN, the SES configuration set, the bodies bucket): names and ARNs, parsed once at cold start next to the
 // shared configuration, which they do not concern locally.
 import * as z from 'zod';
 
@@ -17,6 +17,7 @@ const schema = z.object({
   SF_SLOW_DELIVERIES_QUEUE_URL: optional,
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
   SF_DELIVERY_DLQ_ARNS: optional,
+  SF_EMAIL_BODIES_BUCKET: optional,
 });
 
 export interface AwsWiring {
@@ -39,6 +40,8 @@ export interface AwsWiring {
   readonly slowDeliveriesQueueArn?: string;
   /** The deliveries DLQs the delivery worker consumes (comma-separated ARNs): their jobs are recorded failed. */
   readonly deliveryDlqArns?: string;
+  /** The bucket holding email bodies too large to keep inline (the API writes and reads them, the send worker reads). */
+  readonly emailBodiesBucket?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -56,6 +59,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
     deliveryDlqArns: w.SF_DELIVERY_DLQ_ARNS,
+    emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

@@ -3,11 +3,20 @@
 // exactly as given, in BatchWrite chunks of at most 25, retrying what DynamoDB leaves unprocessed; get reads one
 // back (the event history lives in its own table: email-history.ts).
 import { randomBytes } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { beforeEach, expect, it } from 'vitest';
 import { itemBytes } from '../../../bench/dynamo-capacity';
+import { DynamoEmailBodyStore } from '../../../lambdas/adapters/dynamodb/email-bodies';
 import { DynamoEmailHistory } from '../../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository, splitEmailItems } from '../../../lambdas/adapters/dynamodb/emails';
+import { TENANT_SHARDS, tenantKeys, tenantShardKey } from '../../../lambdas/adapters/dynamodb/tenant-index';
 import type { EmailRecord } from '../../../lambdas/app/emails/ports';
 import { localDynamoClient } from '../../../lambdas/runtime/local/dynamo';
 import { type DynamoEndpointFactory, type DynamoTables, useDynamoTables } from '../../support/dynamo';
@@ -99,10 +108,34 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
 
     // Assert
     expect(await readBack(repo, [email.id])).toEqual([email]);
-    // The email item holds its metadata only; the body and links were written apart, once.
+    // The email item holds its metadata (and, small, its links); the body was written apart, once.
     const [item] = await rawItems(db(), [email.id]);
-    for (const name of ['html', 'text', 'headers', 'unsubscribeUrls', 'recipientStates'])
-      expect(item).not.toHaveProperty(name);
+    for (const name of ['html', 'text', 'headers', 'recipientStates']) expect(item).not.toHaveProperty(name);
+  });
+
+  it("keeps an email's links in its item while the item stays within one write unit, else in the links part, and reads both alike", async () => {
+    // Arrange: one recipient (a link of about 250 bytes), and 10 recipients whose links would pass 1 KB.
+    const token = 't'.repeat(200);
+    const one = newEmail(45, { unsubscribeUrls: { 'user45@example.com': `https://api.sendflow.test/v1/u/${token}` } });
+    const to = Array.from({ length: 10 }, (_, i) => `reader${i}@example.com`);
+    const ten = newEmail(46, {
+      to,
+      unsubscribeUrls: Object.fromEntries(to.map((r) => [r, `https://api.sendflow.test/v1/u/${token}`])),
+    });
+
+    // Act
+    await repo.createMany([one, ten]);
+
+    // Assert
+    const [oneItem, tenItem] = await rawItems(db(), [one.id, ten.id]);
+    expect(oneItem?.unsubscribeUrls).toEqual(one.unsubscribeUrls);
+    expect(itemBytes(oneItem ?? {})).toBeLessThanOrEqual(1024);
+    expect(await partItem(one.id, 'links')).toBeUndefined();
+    expect(tenItem).not.toHaveProperty('unsubscribeUrls');
+    expect((await partItem(ten.id, 'links'))?.unsubscribeUrls).toEqual(ten.unsubscribeUrls);
+    expect(await readBack(repo, [one.id, ten.id])).toEqual([one, ten]);
+    const listed = await repo.listedByIds({ accountId: 'acct_contract', mode: 'test' }, [one.id, ten.id]);
+    expect(listed.map((email) => email.unsubscribeUrls)).toEqual([one.unsubscribeUrls, ten.unsubscribeUrls]);
   });
 
   it('stores more than 25 emails (61: chunks of 25, 25, 11), each exactly as given', async () => {
@@ -315,9 +348,14 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     const partReads = commands.filter((c) => c.input.TableName === db().tables.emailParts);
     expect(partReads.length).toBeGreaterThan(0);
     for (const read of partReads) expect(JSON.stringify(read.output)).not.toContain('xxxxxxxxxx');
-    expect(queries.map((q) => q.input.IndexName)).toEqual(['byTenant']);
+    // One Query per byTenant key of the tenant (its shards and the unsharded key), each for at most the page, the
+    // entry that says whether more follow, and the one that says whether more follow across the keys (4).
+    expect(queries.map((q) => q.input.IndexName)).toEqual(Array(TENANT_SHARDS + 1).fill('byTenant'));
+    expect(new Set(queries.map((q) => (q.input.ExpressionAttributeValues as Record<string, string>)[':t']))).toEqual(
+      new Set(tenantKeys({ accountId: 'acct_contract', mode: 'test' })),
+    );
     expect(queries.reduce((sum, q) => sum + Number(q.output.ScannedCount), 0)).toBeLessThanOrEqual(3);
-    expect(Number(queries[0]?.input.Limit)).toBeLessThanOrEqual(3);
+    for (const query of queries) expect(Number(query.input.Limit)).toBeLessThanOrEqual(4);
     const gets = commands.filter((c) => c.name.startsWith('BatchGet'));
     expect(gets.length).toBeGreaterThan(0);
     for (const get of gets) {
@@ -327,6 +365,47 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
       expect(names).not.toContain('html');
       expect(names).not.toContain('text');
       expect(names).not.toContain('headers');
+    }
+  });
+
+  it("spreads a tenant's emails over its byTenant keys and lists them merged newest first, emails indexed before the shards included, with a stable cursor", async () => {
+    // Arrange: 40 emails through the repository (sharded keys), and 3 as the code before the shards indexed them.
+    const tables = await db().freshTables();
+    const repository = new DynamoEmailRepository(db().doc, tablesOf(db(), tables.emails));
+    const stamp = (i: number) => `em_${String(i).padStart(4, '0')}_${randomBytes(4).toString('hex')}`;
+    const emails = Array.from({ length: 40 }, (_, i) => newEmail(i, { id: stamp(i) }));
+    await repository.createMany(emails.filter((_, i) => i % 10 !== 5));
+    const legacy = emails.filter((_, i) => i % 10 === 5);
+    await repository.createMany(legacy);
+    for (const email of legacy) {
+      await db().doc.send(
+        new UpdateCommand({
+          TableName: tables.emails,
+          Key: { id: email.id },
+          UpdateExpression: 'SET tenant = :t',
+          ExpressionAttributeValues: { ':t': `${email.accountId}#${email.mode}` },
+        }),
+      );
+    }
+    const tenant = { accountId: 'acct_contract', mode: 'test' } as const;
+
+    // Act: pages of 7, each resuming after the last id of the one before.
+    const listed: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page++) {
+      const { items, hasMore } = await repository.list(tenant, { limit: 7, ...(after ? { after } : {}) });
+      listed.push(...items.map((email) => email.id));
+      after = items.at(-1)?.id;
+      if (!hasMore) break;
+    }
+    const { Items = [] } = await db().doc.send(new ScanCommand({ TableName: tables.emails }));
+
+    // Assert
+    expect(listed).toEqual(emails.map((email) => email.id).reverse());
+    const keys = new Set(Items.filter((item) => !legacy.some((e) => e.id === item.id)).map((item) => item.tenant));
+    expect(keys).toEqual(new Set(tenantKeys(tenant).slice(1)));
+    for (const item of Items) {
+      if (!legacy.some((e) => e.id === item.id)) expect(item.tenant).toBe(tenantShardKey(tenant, String(item.id)));
     }
   });
 
@@ -353,6 +432,43 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     return { doc, writes, destroy: () => client.destroy() };
   }
+
+  it('get() with metadataOnly reads the email item only: one GetItem, no body and no parts', async () => {
+    // Arrange: a body store that counts its reads, and a client that records every command.
+    const commands: string[] = [];
+    const client = localDynamoClient(db().endpoint);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(`${context.commandName} ${String((args.input as { TableName?: string }).TableName)}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordReads' },
+    );
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    let bodyReads = 0;
+    const bodies = new DynamoEmailBodyStore(db().doc, db().tables.emailParts);
+    const counted = {
+      putMany: bodies.putMany.bind(bodies),
+      get: (id: string) => {
+        bodyReads += 1;
+        return bodies.get(id);
+      },
+    };
+    const email = newEmail(44, { html: '<p>Hello</p>' });
+    await new DynamoEmailRepository(db().doc, tablesOf(db()), { bodies: counted }).createMany([email]);
+
+    // Act
+    const meta = await new DynamoEmailRepository(doc, tablesOf(db()), { bodies: counted }).get(email.id, {
+      metadataOnly: true,
+    });
+    client.destroy();
+
+    // Assert
+    expect(meta?.subject).toBe(email.subject);
+    expect(meta).not.toHaveProperty('html');
+    expect(commands).toEqual([`GetItemCommand ${db().tables.emails}`]);
+    expect(bodyReads).toBe(0);
+  });
 
   const partItem = async (emailId: string, part: string) =>
     (await db().doc.send(new GetCommand({ TableName: db().tables.emailParts, Key: { emailId, part } }))).Item;
@@ -432,7 +548,7 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     // Assert
     expect((await rawItems(db(), [email.id]))[0]?.expiresAt).toBe(expiresAt);
     expect((await rawItems(db(), [scheduled.id]))[0]?.expiresAt).toBe(expiresAt + 3 * day);
-    for (const part of ['body', 'links', 'r#000']) expect((await partItem(email.id, part))?.expiresAt).toBe(expiresAt);
+    for (const part of ['body', 'r#000']) expect((await partItem(email.id, part))?.expiresAt).toBe(expiresAt);
     expect(await later(now + 7 * day * 1000 - 1000).get(email.id)).not.toBeNull();
     expect(await weekAfter.get(email.id)).toBeNull();
     expect(await weekAfter.recipientStates(email.id)).toBeNull();

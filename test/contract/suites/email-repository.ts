@@ -60,6 +60,38 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await repo().get('email_unknown')).toBeNull();
   });
 
+  it('startSending() of an email sent now (not scheduled: it cannot be cancelled) writes nothing: no sentAt, and null once it stopped waiting', async () => {
+    // Arrange
+    const email = newEmail();
+    await repo().createMany([email]);
+
+    // Act
+    const started = await repo().startSending(email.id, iso(T0 + 1_000), { scheduled: false });
+    const stored = await repo().get(email.id);
+    await repo().finishSending(email.id);
+    const afterFinish = await repo().startSending(email.id, iso(T0 + 2_000), { scheduled: false });
+
+    // Assert
+    expect(started).toEqual({ ...email, recipientStates: {} });
+    expect(stored).not.toHaveProperty('sentAt');
+    expect(afterFinish).toBeNull();
+    expect(await repo().startSending('email_unknown', iso(T0), { scheduled: false })).toBeNull();
+  });
+
+  it('get() with metadataOnly gives the email item alone: no body, links or recipient states', async () => {
+    // Arrange
+    const email = newEmail({ html: '<p>Hello</p>', headers: { 'X-Campaign': 'fall' } });
+    await repo().createMany([email]);
+
+    // Act
+    const meta = await repo().get(email.id, { metadataOnly: true });
+
+    // Assert
+    const { html: _html, text: _text, ...rest } = email;
+    expect(meta).toEqual({ ...rest, headers: {}, unsubscribeUrls: {} });
+    expect(await repo().get('email_unknown', { metadataOnly: true })).toBeNull();
+  });
+
   it('cancel() ends the wait once: canceledAt is set; starting it afterwards is null', async () => {
     // Arrange
     const email = scheduled(T0 + 3_600_000);

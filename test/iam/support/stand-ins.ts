@@ -1,5 +1,5 @@
 // Recording stand-ins for the AWS services the bundles call: a proxy in front of DynamoDB Local and small
-// node:http servers speaking enough of the SQS, EventBridge Scheduler, SES v2, Secrets Manager and API Gateway
+// node:http servers speaking enough of the SQS, EventBridge Scheduler, SES v2, Secrets Manager, API Gateway and S3
 // protocols. Every request becomes a Call: who made it (the fake access key id each function is given), the IAM
 // action it needs and the resource ARN (and condition keys) it is authorized against.
 import { createHash, randomUUID } from 'node:crypto';
@@ -283,6 +283,47 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     }
     throw new Error(`API Gateway ${req.method} ${path}`);
   });
+
+  // S3 (path style, as the SDK addresses a bucket on an IP endpoint): objects kept in a map; a PUT with tags is
+  // also s3:PutObjectTagging, as IAM authorizes it.
+  const objects = new Map<string, Buffer>();
+  const s3 = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const caller = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? 'unsigned';
+      const path = decodeURIComponent(new URL(String(req.url), 'http://s3').pathname).replace(/^\/+/, '');
+      const resource = `arn:aws:s3:::${path}`;
+      if (req.method === 'PUT') {
+        record({ caller, operation: 'PutObject', action: 's3:PutObject', resource });
+        if (req.headers['x-amz-tagging']) {
+          record({ caller, operation: 'PutObject', action: 's3:PutObjectTagging', resource });
+        }
+        objects.set(path, Buffer.concat(chunks));
+        res.writeHead(200, { etag: `"${md5(path)}"` });
+        res.end();
+        return;
+      }
+      if (req.method === 'GET') {
+        record({ caller, operation: 'GetObject', action: 's3:GetObject', resource });
+        const body = objects.get(path);
+        if (!body) {
+          res.writeHead(404, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+        res.end(body);
+        return;
+      }
+      record({ caller, operation: `${req.method} ${req.url}`, action: 's3:UNKNOWN', resource: '*' });
+      res.writeHead(400);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => s3.listen(0, '127.0.0.1', resolve));
+  servers.push(s3);
+  endpoints.AWS_ENDPOINT_URL_S3 = `http://127.0.0.1:${(s3.address() as AddressInfo).port}`;
 
   // Every other service (AWS_ENDPOINT_URL, which the service-specific variables override): a call to it is
   // recorded as unknown, so a new SDK client in a bundle fails the tier until it has a stand-in and a check.

@@ -1,0 +1,59 @@
+// The runtime bench:cost measures: the local runtime in memory with what the functions log on AWS (INFO lines,
+// EMF metrics), dynalite's write log loaded, the meter on its DynamoDB client and queues, and bodies where AWS
+// keeps them (small ones in DynamoDB, large ones in a counted S3 stand-in). Shared by bench/cost.ts and bench/email-writes.ts so both measure the same thing.
+import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
+import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
+import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
+import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { documentClient } from '../../lambdas/runtime/document-client';
+import { startLocalRuntime } from '../../lambdas/runtime/local/runtime';
+import type { Deployment } from './deployment';
+import { createMeter, WRITE_LOG } from './meter';
+import { type Harness, Receiver } from './workloads';
+
+/** The least severe application log level of the functions (INFO where Lambda does not filter: text logs). */
+function lowestApplicationLevel(deployment: Deployment): 'DEBUG' | 'INFO' {
+  const levels = [...deployment.functions.values()].map((f) => f.logging.applicationLevel ?? 'INFO');
+  return levels.some((level) => level === 'DEBUG' || level === 'TRACE') ? 'DEBUG' : 'INFO';
+}
+
+export async function startHarness(deployment: Deployment): Promise<Harness> {
+  const config = loadConfig(
+    {
+      ...localTableDefaults(),
+      PORT: '0',
+      SF_HOST: '127.0.0.1',
+      SF_SEED: 'false',
+      SF_DATA_DIR: ':memory:',
+      // What the functions log and emit on AWS: lines at the functions' application log level (Powertools
+      // takes it from Lambda there; the meter drops, per function, what its level filters) and EMF metrics.
+      POWERTOOLS_LOG_LEVEL: lowestApplicationLevel(deployment),
+      SF_METRICS: 'true',
+      SF_METRICS_SERVICE: 'SendflowApi-prod',
+      SF_SIMULATOR_STEP_SECONDS: '0',
+      SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
+      SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
+      // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
+      SF_RECONCILE_INTERVAL_SECONDS: '3600',
+    },
+    {},
+  );
+  const meter = createMeter(config.tables);
+  // The S3 adapter's tagging rule: a body expiring within the retention from now carries the lifecycle tag.
+  const retentionHorizon = () => Math.floor(Date.now() / 1000) + config.emailRetentionSeconds;
+  const runtime = await startLocalRuntime(config, {
+    dynamoPreload: WRITE_LOG,
+    instrument: (c) => meter.instrument(c),
+    // Bodies where AWS keeps them (lambdas/runtime/aws/plugs/bodies.ts): small ones in the emailParts table,
+    // priced as written, larger ones in S3, here a map whose requests, bytes and tags the meter counts.
+    emailBodies: (client) =>
+      new TieredEmailBodyStore(
+        new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
+        meter.s3Bodies(new MemoryEmailBodyStore(), (expiresAt) => expiresAt <= retentionHorizon()),
+      ),
+  });
+  meter.attach(runtime);
+  meter.oneBatchAtATime('deliveries');
+  const receiver = await Receiver.start();
+  return { runtime, meter, receiver };
+}
