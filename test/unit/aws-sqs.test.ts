@@ -41,7 +41,7 @@ beforeEach(() => {
 });
 
 describe('SqsDeliveryQueue', () => {
-  it('sends each job as its JSON body with the delay, one entry id per message', async () => {
+  it('sends each job as its JSON body with the delay, one entry id per message, its account as MessageGroupId (a fair queue)', async () => {
     // Arrange
     const seeded = job(1, {
       seed: {
@@ -63,10 +63,11 @@ describe('SqsDeliveryQueue', () => {
     expect(sqs).toHaveReceivedCommandWith(SendMessageBatchCommand, {
       QueueUrl: QUEUE_URL,
       Entries: [
-        { Id: 'm0', MessageBody: JSON.stringify(seeded), DelaySeconds: 30 },
+        { Id: 'm0', MessageBody: JSON.stringify(seeded), DelaySeconds: 30, MessageGroupId: 'acct_1' },
         { Id: 'm1', MessageBody: JSON.stringify(job(2, { attempt: 3 })), DelaySeconds: 30 },
       ],
     });
+    expect(batches()[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['acct_1', undefined]);
     // What the delivery worker parses back is the job itself.
     const [first] = batches()[0]?.Entries ?? [];
     expect(deliveryJobMessage.parse(JSON.parse(first?.MessageBody ?? ''))).toEqual(seeded);
@@ -173,7 +174,7 @@ describe('SqsDeliveryQueue', () => {
 });
 
 describe('SqsEventPublisher', () => {
-  it('publishes each event as its JSON body on the events queue', async () => {
+  it('publishes each event as its JSON body on the events queue, its account as MessageGroupId', async () => {
     // Act
     await new SqsEventPublisher(client, EVENTS_URL).publish([event(1), event(2)]);
 
@@ -181,10 +182,11 @@ describe('SqsEventPublisher', () => {
     expect(sqs).toHaveReceivedCommandWith(SendMessageBatchCommand, {
       QueueUrl: EVENTS_URL,
       Entries: [
-        { Id: 'm0', MessageBody: JSON.stringify(event(1)), DelaySeconds: 0 },
-        { Id: 'm1', MessageBody: JSON.stringify(event(2)), DelaySeconds: 0 },
+        { Id: 'm0', MessageBody: JSON.stringify(event(1)), DelaySeconds: 0, MessageGroupId: 'acct_1' },
+        { Id: 'm1', MessageBody: JSON.stringify(event(2)), DelaySeconds: 0, MessageGroupId: 'acct_1' },
       ],
     });
+    expect(batches()[0]?.Entries?.map((entry) => entry.MessageGroupId)).toEqual(['acct_1', 'acct_1']);
     const body = batches()[0]?.Entries?.[1]?.MessageBody ?? '';
     expect(eventMessage.parse(JSON.parse(body))).toEqual(event(2));
   });

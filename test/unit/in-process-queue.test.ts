@@ -493,6 +493,31 @@ describe('fair groups and one pending message per key', () => {
     expect(new Set(order).size).toBe(53);
   });
 
+  it('keeps batches for groups with nothing in flight: one group holding every poller does not make another wait', async () => {
+    // Arrange: two pollers, one message a batch, two reserved; group a's batches never end.
+    const queue = newQueue({ batchSize: 1, concurrency: 2, reservedBatches: 2, groupOf });
+    const blocking = blockingHandler();
+    queue.consume(blocking.handler);
+    queue.send(bodies(6, 'a:'));
+    await until(() => blocking.active() === 2);
+
+    // Act: b and c send while a holds both pollers and has 4 more ready.
+    queue.send(['b:0', 'b:1']);
+    queue.send(['c:0']);
+    await until(() => blocking.active() === 4);
+    await sleep(20);
+
+    // Assert: b's first and c's went out at once, in the reserved batches; a waits for its own pollers, and so
+    // does b's second (b has one in flight now): at most concurrency + reservedBatches at once.
+    expect(blocking.seen()).toEqual(['a:0', 'a:1', 'b:0', 'c:0']);
+    expect(blocking.peak()).toBe(4);
+    while (queue.depth > 0) {
+      blocking.releaseAll();
+      await sleep(2);
+    }
+    expect(blocking.seen()).toHaveLength(9);
+  });
+
   it('skips a send whose key already has a pending message becoming visible no later (a restart re-queues nothing held)', async () => {
     // Arrange
     const keyOf = (body: string) => body.split(':')[1];

@@ -1,7 +1,9 @@
 // SQS adapters of the pipeline's queue ports: delivery jobs onto the deliveries queue, events onto the events
 // queue. SendMessageBatch in chunks (10 entries and 256 KiB a request); an entry SQS refuses fails the whole
 // call, so the caller's own SQS record is retried rather than a job being silently dropped (the consumers are
-// idempotent: deterministic delivery ids and conditional writes make a resent job harmless).
+// idempotent: deterministic delivery ids and conditional writes make a resent job harmless). Every message
+// names its account as MessageGroupId, which makes a standard queue a fair queue: one tenant's backlog does not
+// hold back another's messages (as the local queues' groups do).
 import {
   type BatchResultErrorEntry,
   SendMessageBatchCommand,
@@ -38,6 +40,8 @@ interface Outgoing {
   readonly body: string;
   /** Names the message in errors: a delivery id and attempt, or an event id. */
   readonly label: string;
+  /** The tenant, as MessageGroupId (fair queues); none when the message names no account. */
+  readonly group: string | undefined;
 }
 
 /** Sends bodies with SendMessageBatch; shared by both adapters. */
@@ -54,6 +58,7 @@ class BatchSender {
         Id: `m${i}`,
         MessageBody: message.body,
         DelaySeconds: delay,
+        ...(message.group ? { MessageGroupId: message.group } : {}),
       }));
       const result = await this.client.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
       const failed = result.Failed ?? [];
@@ -103,7 +108,11 @@ export class SqsDeliveryQueue implements DeliveryQueue {
 
   send(jobs: readonly DeliveryJob[], delaySeconds?: number): Promise<void> {
     return this.sender.send(
-      jobs.map((job) => ({ body: encodeJob(job), label: `${job.deliveryId} attempt ${job.attempt}` })),
+      jobs.map((job) => ({
+        body: encodeJob(job),
+        label: `${job.deliveryId} attempt ${job.attempt}`,
+        group: job.seed?.accountId ?? job.accountId,
+      })),
       delaySeconds,
     );
   }
@@ -118,7 +127,10 @@ export class SqsRecoveryQueue implements RecoveryQueue {
   }
 
   send(step: RecoveryStep, delaySeconds?: number): Promise<void> {
-    return this.sender.send([{ body: encodeStep(step), label: `${step.recoveryId} step ${step.step}` }], delaySeconds);
+    return this.sender.send(
+      [{ body: encodeStep(step), label: `${step.recoveryId} step ${step.step}`, group: step.accountId }],
+      delaySeconds,
+    );
   }
 }
 
@@ -132,7 +144,7 @@ export class SqsEventPublisher implements EventPublisher {
 
   publish(events: readonly SendflowEvent[], delaySeconds?: number): Promise<void> {
     return this.sender.send(
-      events.map((event) => ({ body: encodeEvent(event), label: `event ${event.id}` })),
+      events.map((event) => ({ body: encodeEvent(event), label: `event ${event.id}`, group: event.accountId })),
       delaySeconds,
     );
   }

@@ -4,7 +4,9 @@
 // send() returns and stays there until acked, so a crash or a stop loses nothing: the next start hands out
 // again what was ready, delayed or in flight (at least once, as SQS). Without one (`:memory:`) it is memory only.
 // Ready messages are handed out round-robin across groups (`groupOf`, as SQS fair queues use MessageGroupId), so
-// one tenant's burst does not hold back another's; `dedupeKey` keeps one pending message per key.
+// one tenant's burst does not hold back another's, and `reservedBatches` more pollers serve only groups with
+// nothing in flight, so a tenant whose work holds every poller does not make another wait for one to end;
+// `dedupeKey` keeps one pending message per key.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { JournalMessage, QueueJournal } from './journal';
@@ -21,6 +23,11 @@ export interface QueueOptions {
   readonly onError?: (error: Error) => void;
   /** The fairness group of a message (a tenant): ready messages go out round-robin across groups. */
   readonly groupOf?: (body: string) => string | undefined;
+  /**
+   * Batches handed out beyond `concurrency`, made only of groups that have no message in flight: when one
+   * group's long batches hold every poller, another group's message still goes out at once.
+   */
+  readonly reservedBatches?: number;
   /**
    * Messages that mean the same work (e.g. "send email X"): a send is skipped while a message with its key is
    * pending (ready, delayed or in flight) and becomes visible no later, so a re-queue after a restart never
@@ -54,6 +61,9 @@ export class InProcessQueue {
   readonly deadLetters: Message[] = [];
   readonly stats: QueueStats = { sendRequests: 0, receiveRequests: 0, deleteRequests: 0, messagesSent: 0 };
   private readonly ready = new ReadyByGroup();
+  /** Each message's group while it is ready or in flight, and the messages in flight per group. */
+  private readonly groupOfMessage = new WeakMap<Message, string>();
+  private readonly inFlightByGroup = new Map<string, number>();
   /** The pending message of each dedupe key (the one that becomes visible first). */
   private readonly pendingByKey = new Map<string, Message>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -152,6 +162,7 @@ export class InProcessQueue {
     // Draining: it is in the journal for the next start (in memory only, it goes as delayed messages always did).
     if (this.draining) return;
     const group = this.options.groupOf?.(message.body) ?? '';
+    this.groupOfMessage.set(message, group);
     if (message.visibleAt <= Date.now()) {
       this.ready.push(group, message);
       return;
@@ -182,14 +193,34 @@ export class InProcessQueue {
   }
 
   private pump(): void {
-    while (this.handler && !this.draining && this.ready.length > 0 && this.batches < this.options.concurrency) {
-      const batch = this.ready.take(this.options.batchSize);
-      this.running += batch.length;
-      this.batches += 1;
-      this.stats.receiveRequests += 1;
-      this.process(this.handler, batch).catch((error: unknown) => this.options.onError?.(error as Error));
+    const { batchSize, concurrency, reservedBatches = 0 } = this.options;
+    const quiet = (group: string) => !this.inFlightByGroup.has(group);
+    while (this.handler && !this.draining && this.ready.length > 0) {
+      const batch =
+        this.batches < concurrency
+          ? this.ready.take(batchSize)
+          : this.batches < concurrency + reservedBatches
+            ? this.ready.take(batchSize, quiet)
+            : [];
+      if (batch.length === 0) break;
+      this.start(this.handler, batch);
     }
     if (this.depth === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private start(handler: QueueHandler, batch: Message[]): void {
+    this.running += batch.length;
+    this.batches += 1;
+    this.stats.receiveRequests += 1;
+    for (const message of batch) this.countInFlight(message, 1);
+    this.process(handler, batch).catch((error: unknown) => this.options.onError?.(error as Error));
+  }
+
+  private countInFlight(message: Message, delta: 1 | -1): void {
+    const group = this.groupOfMessage.get(message) ?? '';
+    const count = (this.inFlightByGroup.get(group) ?? 0) + delta;
+    if (count > 0) this.inFlightByGroup.set(group, count);
+    else this.inFlightByGroup.delete(group);
   }
 
   private async process(handler: QueueHandler, batch: Message[]): Promise<void> {
@@ -228,6 +259,7 @@ export class InProcessQueue {
       // A journal that cannot be written (a full disk) leaves the batch unacked on disk, never the queue stuck.
       this.running -= batch.length;
       this.batches -= 1;
+      for (const message of batch) this.countInFlight(message, -1);
       this.pump();
     }
   }
@@ -280,10 +312,12 @@ class ReadyByGroup {
     this.length += 1;
   }
 
-  take(count: number): Message[] {
+  /** Up to `count` messages, one a group in turn; only from groups `eligible` admits when it is given. */
+  take(count: number, eligible?: (group: string) => boolean): Message[] {
     const taken: Message[] = [];
     for (const [group, queue] of this.groups) {
       if (taken.length >= count) break;
+      if (eligible && !eligible(group)) continue;
       taken.push(queue.shift() as Message);
       this.length -= 1;
       this.groups.delete(group);

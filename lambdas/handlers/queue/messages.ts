@@ -64,3 +64,13 @@ export function deliveryMessageAccount(body: string): string | undefined {
     return undefined;
   }
 }
+
+/** An events-queue message's account (its tenant, for fair dequeueing); undefined when it is not an event. */
+export function eventMessageAccount(body: string): string | undefined {
+  try {
+    const event = eventMessage.safeParse(JSON.parse(body));
+    return event.success ? event.data.accountId : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -26,7 +26,13 @@ import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
-import { deliveryMessageAccount, encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
+import {
+  deliveryMessageAccount,
+  encodeEvent,
+  encodeJob,
+  encodeStep,
+  eventMessageAccount,
+} from '../../handlers/queue/messages';
 import { createReconcilerHandler } from '../../handlers/queue/reconciler';
 import { createSendWorkerHandler, decodeSend, encodeSend } from '../../handlers/queue/send-worker';
 import { type QueueName, queues, STAGE, visibilityTimeoutSeconds } from '../../manifest';
@@ -267,6 +273,12 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
 };
 
 /**
+ * Batches each local queue hands out beyond its concurrency, only to accounts with nothing in flight: one
+ * tenant's burst holding every batch does not make another's first send or delivery wait for one to end.
+ */
+export const LOCAL_RESERVED_BATCHES = 2;
+
+/**
  * API requests of one account the local gateway serves at once; its others wait their turn (KeyedSlots). One
  * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
  */
@@ -319,7 +331,7 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
-    // Fair across accounts; sends also keep one pending message per email (a restart's re-queue doubles nothing).
+    // Fair across accounts (and batches kept for accounts with nothing in flight); sends also keep one pending message per email (a restart's re-queue doubles nothing).
     ...(queue === 'sends'
       ? {
           groupOf: (body: string) => decodeSend(body)?.accountId,
@@ -327,6 +339,8 @@ function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo
         }
       : {}),
     ...(queue === 'deliveries' || queue === 'slowDeliveries' ? { groupOf: deliveryMessageAccount } : {}),
+    ...(queue === 'events' ? { groupOf: eventMessageAccount } : {}),
+    reservedBatches: LOCAL_RESERVED_BATCHES,
     onError: (error) => logger.error(`queue ${queue}: could not journal a batch's outcome`, error),
     ...(journal ? { journal } : {}),
     ...(redriveTo ? { redriveTo } : {}),
