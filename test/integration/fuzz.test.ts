@@ -314,7 +314,13 @@ describe('fuzzing every route', () => {
           const deadLinkPage = route.access === 'public' && res.status === 410 && html;
           const dashboardPage = (route as RouteSpec).dashboard === true && html;
           if (!deadLinkPage && !dashboardPage) expectErrorShape(res, what);
-          expect(queueDepths(), what).toEqual({ events: 0, deliveries: 0, slowDeliveries: 0, sends: 0 });
+          expect(queueDepths(), what).toEqual({
+            events: 0,
+            deliveries: 0,
+            slowDeliveries: 0,
+            sends: 0,
+            deliveriesDlq: 0,
+          });
           expect(await snapshot(), what).toBe(before);
         }),
         { numRuns: Math.ceil((RUNS[route.id] ?? RUNS_PER_ROUTE) * SCALE) },
