@@ -41,9 +41,9 @@ const REALISTIC_LARGEST_TENANT_SHARE = 0.1;
 /** The most requests a second a plan allows one account (scale): the usage plan and the limiter hold it there. */
 const MAX_REQUESTS_PER_SECOND = Math.max(...Object.values(PLANS).map((p) => p.requestsPerSecond));
 /**
- * The delivery worker's webhook reads, kept SF_WEBHOOK_CACHE_SECONDS on AWS (1 s; the local runtime, and so this
- * bench, reads every batch's: the prices count those): every container of the deliveries and slow lanes reads
- * each webhook at most once per second, whatever the rate.
+ * The delivery worker's webhook reads, kept SF_WEBHOOK_CACHE_SECONDS on AWS (1 s, as the bench's runtime keeps
+ * them: the prices count the reads one container makes): in the partition model every container of the
+ * deliveries and slow lanes reads each webhook at most once per second, whatever the rate.
  */
 const WEBHOOK_CACHE: CachedReads = {
   fn: QUEUE_FUNCTIONS.deliveries,

@@ -4,7 +4,7 @@
 import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
 import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
-import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
+import { DEFAULT_WEBHOOK_CACHE_SECONDS, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { documentClient } from '../../lambdas/runtime/document-client';
 import { startLocalRuntime } from '../../lambdas/runtime/local/runtime';
 import type { Deployment } from './deployment';
@@ -33,6 +33,8 @@ export async function startHarness(deployment: Deployment): Promise<Harness> {
       SF_SIMULATOR_STEP_SECONDS: '0',
       SF_ALLOW_PRIVATE_WEBHOOKS: 'true',
       SF_AUTH_CACHE_TTL: String(deployment.authorizerCacheTtlSeconds),
+      // The delivery worker keeps a webhook it read as on AWS (the local runtime's default reads every batch's).
+      SF_WEBHOOK_CACHE_SECONDS: String(DEFAULT_WEBHOOK_CACHE_SECONDS),
       // The reconciler is a fixed once-a-minute cost on AWS (fixedMonthly), not a per-unit one.
       SF_RECONCILE_INTERVAL_SECONDS: '3600',
     },

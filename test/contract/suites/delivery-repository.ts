@@ -1205,14 +1205,18 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       expect((await repo().list(busy, { status: 'pending', limit: 100 }, NOW)).items).toHaveLength(24);
     });
 
-    it('stores a delivered standard row compactly: what its payload says, nulls and the standard format left out, the log one string', async () => {
+    it('stores a delivered standard row compactly: what its payload says, nulls and the standard format left out, the log one string, the payload deflated', async () => {
       // Arrange: a first attempt that succeeded, as the worker records it.
       const webhookId = newWebhookId();
-      const first = newDelivery(webhookId, T0, {
-        eventId: 'evt_01compact',
-        event: 'email.delivered',
-        payload: '{"id":"evt_01compact","type":"email.delivered","data":{}}',
+      const payload = JSON.stringify({
+        id: 'evt_01compact',
+        type: 'email.delivered',
+        email_id: 'em_01m8b0d4pxyz0t1v7kq6s2w9yz',
+        to: 'customer123@example.com',
+        timestamp: '2026-11-26T02:36:39.123Z',
+        data: { from: 'Acme <billing@acme.example>', subject: 'Your receipt #100123' },
       });
+      const first = newDelivery(webhookId, T0, { eventId: 'evt_01compact', event: 'email.delivered', payload });
       await repo().createClaimed(first);
       const delivered = afterClassed(first, 'succeeded', null);
 
@@ -1221,10 +1225,12 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
 
       // Assert
       const item = await read(webhookId, first.id);
-      for (const attribute of ['eventId', 'event', 'format', 'nextAttemptAt', 'attemptLog']) {
+      for (const attribute of ['eventId', 'event', 'format', 'nextAttemptAt', 'attemptLog', 'payload']) {
         expect(item).not.toHaveProperty(attribute);
       }
       expect(typeof item?.log).toBe('string');
+      expect(item?.payloadZ1).toBeInstanceOf(Uint8Array);
+      expect((item?.payloadZ1 as Uint8Array).length).toBeLessThan(Buffer.byteLength(payload) * 0.6);
       expect(await repo().get(webhookId, first.id, NOW)).toEqual(delivered);
     });
 
