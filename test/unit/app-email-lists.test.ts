@@ -3,7 +3,7 @@
 // (lambdas/app/webhooks/email-deliveries.ts).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { listEmails, STATUS_FILTER_CHUNK } from '../../lambdas/app/emails/list-emails';
+import { HISTORY_READS_AT_ONCE, listEmails, STATUS_FILTER_CHUNK } from '../../lambdas/app/emails/list-emails';
 import type { EmailRecord } from '../../lambdas/app/emails/ports';
 import { EMAIL_DELIVERY_KEYS, listEmailDeliveries } from '../../lambdas/app/webhooks/email-deliveries';
 import type { Delivery, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
@@ -59,6 +59,41 @@ async function event(deps: ReturnType<typeof world>, email: EmailRecord, type: s
   if (noted) await deps.emailHistory.noteStatus(email, email.id, noted);
   return id;
 }
+
+describe('listEmails: bounded fan-out', () => {
+  it.each([
+    ['without a filter', undefined],
+    ['by the status index', 'delivered'],
+    ['by walking the emails (queued)', 'queued'],
+  ])(
+    "reads a page of 100 emails' histories %s at most HISTORY_READS_AT_ONCE at a time, in order",
+    async (_, status) => {
+      // Arrange: 100 emails, each delivered but the queued ones (no event); histories that take a moment to read.
+      const deps = world();
+      const all = Array.from({ length: 100 }, (_, i) => newEmail(i));
+      await deps.emails.createMany(all);
+      if (status !== 'queued')
+        for (const [i, email] of all.entries()) await event(deps, email, 'email.delivered', T0 + i);
+      let inFlight = 0;
+      let peak = 0;
+      const latest = deps.emailHistory.latest.bind(deps.emailHistory);
+      deps.emailHistory.latest = async (id, limit) => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight -= 1;
+        return latest(id, limit);
+      };
+
+      // Act
+      const page = await listEmails(deps, TENANT, { limit: 100, ...(status ? { status } : {}) });
+
+      // Assert
+      expect(page.items.map(({ email }) => email.id)).toEqual(all.map((e) => e.id).reverse());
+      expect(peak).toBe(HISTORY_READS_AT_ONCE);
+    },
+  );
+});
 
 describe('listEmails with a status filter', () => {
   it('goes through several chunks: every matching email exactly once, newest first, exact hasMore', async () => {

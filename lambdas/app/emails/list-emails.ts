@@ -4,12 +4,23 @@
 // indexed) goes through the emails in chunks until the page is full or `listExamineCap` emails were examined
 // (then it answers what matched, with where to go on).
 import { emailStatus } from '../../domain/email/status';
+import { mapWithLimit } from '../pool';
 import type { Tenant } from '../webhooks/ports';
-import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRepository } from './ports';
+import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRecord, type EmailRepository } from './ports';
 import { type EmailWithHistory, withHistory } from './read-email';
 
 /** Emails whose histories a status-filtered listing reads at once (one chunk of the account's emails). */
 export const STATUS_FILTER_CHUNK = 50;
+
+/**
+ * Histories one listing reads at a time. A page of 100 emails is 100 history reads: all at once, they would
+ * queue ahead of every other caller's at a shared store (the local runtime's one DynamoDB thread), and on AWS
+ * pass the SDK's 50 sockets anyway.
+ */
+export const HISTORY_READS_AT_ONCE = 8;
+
+const withHistories = (deps: ListEmailsDeps, emails: readonly EmailRecord[]) =>
+  mapWithLimit(emails, HISTORY_READS_AT_ONCE, (email) => withHistory(deps, email));
 
 export interface ListEmailsDeps {
   readonly emails: Pick<EmailRepository, 'list' | 'listedByIds'>;
@@ -51,7 +62,7 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
       ...filter,
       ...(after !== undefined ? { after } : {}),
     });
-    const items = await Promise.all(page.items.map((email) => withHistory(deps, email)));
+    const items = await withHistories(deps, page.items);
     return { items, hasMore: page.hasMore, nextAfter: nextAfter(page.hasMore, page.resumeAfter, page.items) };
   }
   if (status !== QUEUED) return listByStatusIndex(deps, tenant, query, status);
@@ -70,7 +81,7 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
       ...filter,
       ...(cursor !== undefined ? { after: cursor } : {}),
     });
-    const read = await Promise.all(page.items.map((email) => withHistory(deps, email)));
+    const read = await withHistories(deps, page.items);
     matches.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
     cursor = page.resumeAfter ?? page.items.at(-1)?.id;
     more = page.hasMore && cursor !== undefined;
@@ -110,7 +121,7 @@ async function listByStatusIndex(
       ...(after !== undefined ? { after } : {}),
     });
     const emails = await deps.emails.listedByIds(tenant, page.ids, query.to);
-    const read = await Promise.all(emails.map((email) => withHistory(deps, email)));
+    const read = await withHistories(deps, emails);
     // An index entry can trail a newer event by a moment: the history decides.
     items.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
     examined += page.ids.length;
