@@ -269,7 +269,7 @@ export const LOCAL_QUEUE_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   events: 2,
   deliveries: 8,
   slowDeliveries: 2,
-  sends: 8,
+  sends: 4,
 };
 
 /**
