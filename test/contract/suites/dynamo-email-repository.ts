@@ -348,9 +348,10 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     const partReads = commands.filter((c) => c.input.TableName === db().tables.emailParts);
     expect(partReads.length).toBeGreaterThan(0);
     for (const read of partReads) expect(JSON.stringify(read.output)).not.toContain('xxxxxxxxxx');
-    // One Query per byTenant key of the tenant (its shards and the unsharded key), each for at most the page, the
-    // entry that says whether more follow, and the one that says whether more follow across the keys (4).
-    expect(queries.map((q) => q.input.IndexName)).toEqual(Array(TENANT_SHARDS + 1).fill('byTenant'));
+    // byTenant only, every key of the tenant (its shards and the unsharded key) read, each page small (its share of
+    // the page and the entry that says whether more follow): the 3 entries the tenant has, never the live ones.
+    expect(new Set(queries.map((q) => q.input.IndexName))).toEqual(new Set(['byTenant']));
+    expect(queries.length).toBeGreaterThanOrEqual(TENANT_SHARDS + 1);
     expect(new Set(queries.map((q) => (q.input.ExpressionAttributeValues as Record<string, string>)[':t']))).toEqual(
       new Set(tenantKeys({ accountId: 'acct_contract', mode: 'test' })),
     );
