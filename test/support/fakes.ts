@@ -47,6 +47,7 @@ import {
   type StoredResponse,
 } from '../../lambdas/app/idempotency';
 import type { Outbox, OutboxRef, PendingEvents, Recorded } from '../../lambdas/app/outbox';
+import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import type {
   Account,
   AccountRepository,
@@ -1241,4 +1242,25 @@ export class InMemoryApiRequestLog implements ApiRequestLog {
       .filter((e) => e.expiresAt > now)
       .map((e) => structuredClone(e));
   }
+}
+
+/**
+ * The delivery worker's dependencies on fresh in-memory fakes: a scripted sender on `clock`, a recorded retry
+ * scheduler and recovery queue, four retry delays. Pass the fakes a test inspects (or any other) as overrides.
+ */
+export function inMemoryRecoveryDeps(clock: FakeClock, overrides: Partial<RecoveryDeps> = {}): RecoveryDeps {
+  return {
+    webhooks: new InMemoryWebhookRepository(),
+    deliveries: new InMemoryDeliveryRepository(),
+    sender: new ScriptedSender(clock),
+    retries: new RecordingRetryScheduler(),
+    recoveries: new InMemoryRecoveryRepository(),
+    recoveryQueue: new RecordingRecoveryQueue(),
+    clock,
+    random: seededRandom(),
+    policy: { delaysSeconds: [1, 30, 300, 1800] },
+    claimMs: 40_000,
+    retentionSeconds: 30 * 86_400,
+    ...overrides,
+  };
 }

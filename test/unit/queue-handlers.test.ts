@@ -20,6 +20,7 @@ import {
   InMemoryRecoveryRepository,
   InMemorySuppressionList,
   InMemoryWebhookRepository,
+  inMemoryRecoveryDeps,
   RecordingDeliveryQueue,
   RecordingRecoveryQueue,
   RecordingRetryScheduler,
@@ -84,19 +85,7 @@ describe('delivery worker batch', () => {
     webhooks = new InMemoryWebhookRepository();
     deliveries = new InMemoryDeliveryRepository();
     sender = new ScriptedSender(clock);
-    deps = {
-      webhooks,
-      deliveries,
-      sender,
-      retries: new RecordingRetryScheduler(),
-      recoveries: new InMemoryRecoveryRepository(),
-      recoveryQueue: new RecordingRecoveryQueue(),
-      clock,
-      random: seededRandom(),
-      policy: { delaysSeconds: [1, 30, 300, 1800] },
-      claimMs: 40_000,
-      retentionSeconds: 30 * 86_400,
-    };
+    deps = inMemoryRecoveryDeps(clock, { webhooks, deliveries, sender });
     for (const hook of hooks) await webhooks.create(hook);
   });
 

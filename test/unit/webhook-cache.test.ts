@@ -6,19 +6,15 @@ import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { CachedWebhookReads } from '../../lambdas/adapters/in-process/webhook-cache';
 import type { Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
-import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler } from '../../lambdas/handlers/queue/delivery-worker';
 import { encodeJob } from '../../lambdas/handlers/queue/messages';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
-  InMemoryRecoveryRepository,
   InMemoryWebhookRepository,
-  RecordingRecoveryQueue,
-  RecordingRetryScheduler,
+  inMemoryRecoveryDeps,
   ScriptedSender,
-  seededRandom,
 } from '../support/fakes';
 
 const T0 = Date.UTC(2026, 10, 26, 1, 0, 0);
@@ -106,19 +102,7 @@ describe('delivery worker with the webhook cache', () => {
     await webhooks.create(hook('wh_a'));
     const sender = new ScriptedSender(clock);
     const deliveries = new InMemoryDeliveryRepository();
-    const deps: RecoveryDeps = {
-      webhooks,
-      deliveries,
-      sender,
-      retries: new RecordingRetryScheduler(),
-      recoveries: new InMemoryRecoveryRepository(),
-      recoveryQueue: new RecordingRecoveryQueue(),
-      clock,
-      random: seededRandom(),
-      policy: { delaysSeconds: [1, 30, 300, 1800] },
-      claimMs: 40_000,
-      retentionSeconds: 30 * 86_400,
-    };
+    const deps = inMemoryRecoveryDeps(clock, { webhooks, deliveries, sender });
     const handler = createDeliveryWorkerHandler({
       ...deps,
       webhookReads: new CachedWebhookReads(webhooks, clock, 1_000),
