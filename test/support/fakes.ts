@@ -47,7 +47,6 @@ import {
   type StoredResponse,
 } from '../../lambdas/app/idempotency';
 import type { Outbox, OutboxRef, PendingEvents, Recorded } from '../../lambdas/app/outbox';
-import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import type {
   Account,
   AccountRepository,
@@ -87,6 +86,7 @@ import type {
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
 import { DELIVERY_LIST_EXAMINE } from '../../lambdas/app/webhooks/ports';
+import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
