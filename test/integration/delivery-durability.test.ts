@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { shardKeyOf } from '../../lambdas/adapters/dynamodb/deliveries';
+import { REARM_DELAY_MS } from '../../lambdas/app/webhooks/dead-letters';
 import { reconcile } from '../../lambdas/app/webhooks/reconcile';
 import { hashApiKey } from '../../lambdas/domain/api-keys';
 import { encodeJob } from '../../lambdas/handlers/queue/messages';
@@ -176,7 +177,7 @@ describe('restart', () => {
     expect(done?.attempts).toBe(1);
   });
 
-  it('a dead-lettered job ends its delivery failed in the log (not pending), and a manual retry delivers it', async () => {
+  it('a dead-lettered job re-arms its delivery as a due retry, which the reconciler delivers once', async () => {
     const rt = await start();
     const { key, hook } = await hookFor(rt);
     const id = `dlv_${'3'.repeat(36)}`;
@@ -186,15 +187,20 @@ describe('restart', () => {
     rt.queues.deliveriesDlq.send([job]);
     await rt.queues.deliveriesDlq.idle();
 
-    const failed = await eventually(
+    const rearmed = await eventually(
       () => firstDelivery(rt, key, hook.id),
-      (d) => d?.status === 'failed',
+      (d) => d?.status === 'pending' && d.next_attempt_at !== null,
     );
-    expect(failed).toMatchObject({ id, status: 'failed', attempts: 0, next_attempt_at: null });
+    expect(rearmed).toMatchObject({ id, status: 'pending', attempts: 0 });
     expect((receiver as Receiver).received).toEqual([]);
-    const retried = await rt.call(`/webhooks/${hook.id}/deliveries/${id}/retry`, { method: 'POST', key });
-    expect(retried.status).toBe(200);
-    expect(await retried.json()).toMatchObject({ success: true, delivery: { id, status: 'succeeded', attempts: 1 } });
+    // The reconciler re-queues it once due (its pass, run now as if the re-arm delay had passed).
+    expect(await reconcile(rt.services, { graceMs: -REARM_DELAY_MS })).toBe(1);
+    const done = await eventually(
+      () => firstDelivery(rt, key, hook.id),
+      (d) => d?.status === 'succeeded',
+    );
+    expect(done).toMatchObject({ id, attempts: 1 });
+    expect((receiver as Receiver).received).toHaveLength(1);
   });
 });
 

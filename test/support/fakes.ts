@@ -85,7 +85,7 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from '../../lambdas/app/webhooks/ports';
-import { DELIVERY_LIST_EXAMINE } from '../../lambdas/app/webhooks/ports';
+import { DELIVERY_LIST_EXAMINE, isDue } from '../../lambdas/app/webhooks/ports';
 import type { RecoveryDeps } from '../../lambdas/app/webhooks/recoveries';
 import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
@@ -362,10 +362,8 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     const order = (d: DueDelivery) => [String(d.nextAttemptAt).padStart(15, '0'), d.webhookId, d.id].join('#');
     return (
       [...this.items.values()]
-        // As the table's due index: retries only (a first attempt in flight is its queue's to keep).
-        .filter(
-          (d) => d.status === 'pending' && d.attempts > 0 && d.nextAttemptAt !== null && d.nextAttemptAt <= dueBefore,
-        )
+        // As the table's due index (isDue): retries and re-armed dead letters, not a first attempt in flight.
+        .filter((d) => isDue(d) && d.nextAttemptAt !== null && d.nextAttemptAt <= dueBefore)
         .filter((d) => !after || order(d) > order(after))
         .sort((a, b) => (order(a) < order(b) ? -1 : 1))
         .slice(0, limit)

@@ -1,9 +1,15 @@
 // Unit tests of failDeadLettered (lambdas/app/webhooks/dead-letters.ts) on the in-memory fakes: a delivery job
-// that dead-lettered ends its delivery visibly failed (no silent `pending`, no missing row), retryable by the
-// customer, once, and never over a live attempt or a settled one.
+// that dead-lettered re-arms its delivery as a due retry (no silent `pending`, no missing row), ends it visibly
+// failed at the DEAD_LETTER_LIMIT-th time (retryable by the customer), and never acts over a live attempt or a
+// settled one.
 import { describe, expect, it } from 'vitest';
 import { type AttemptDeps, attemptDelivery, retryDelivery } from '../../lambdas/app/webhooks/attempts';
-import { DeadLetterBusyError, failDeadLettered } from '../../lambdas/app/webhooks/dead-letters';
+import {
+  DEAD_LETTER_LIMIT,
+  DeadLetterBusyError,
+  failDeadLettered,
+  REARM_DELAY_MS,
+} from '../../lambdas/app/webhooks/dead-letters';
 import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import {
   FakeClock,
@@ -74,9 +80,9 @@ const failing = (deps: AttemptDeps) =>
   }).catch(() => 'threw');
 
 describe('failDeadLettered', () => {
-  it('records a claimed, unattempted first attempt failed once its claim lapsed: no attempt entry, TTL, nothing due', async () => {
-    // Arrange: five receives failed after the claim; the job dead-lettered.
-    const { clock, deliveries, deps, stored } = await setup();
+  it("re-arms a claimed, unattempted first attempt as a due retry once its claim lapsed: the reconciler's job makes the one request", async () => {
+    // Arrange: five receives failed after the claim (an outage of ours); the job dead-lettered.
+    const { clock, deliveries, deps, sender, stored } = await setup();
     for (let receive = 0; receive < 5; receive++) {
       expect(await failing(deps)).toBe('threw');
       clock.advance(180_000);
@@ -85,50 +91,63 @@ describe('failDeadLettered', () => {
     // Act
     const outcome = await failDeadLettered(deps, job);
 
-    // Assert
-    expect(outcome).toBe('failed');
+    // Assert: pending, due after the re-arm delay, no attempt entry, no TTL; then the reconciler's job delivers it.
+    expect(outcome).toBe('rearmed');
     const row = stored();
-    expect(row).toMatchObject({ status: 'failed', attempts: 0, attemptLog: [], nextAttemptAt: null });
+    expect(row).toMatchObject({ status: 'pending', attempts: 0, attemptLog: [], deadLetters: 1 });
+    expect(row?.nextAttemptAt).toBe(clock.now() + REARM_DELAY_MS);
     expect(row?.claim).toBeUndefined();
-    expect(row?.expiresAt).toBe(Math.floor(clock.now() / 1000) + DAYS_30);
-    expect(await deliveries.listDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    expect(row?.expiresAt).toBeUndefined();
+    expect(await deliveries.listDue(clock.now(), 10)).toEqual([]);
+    clock.advance(REARM_DELAY_MS);
+    const due = await deliveries.listDue(clock.now(), 10);
+    expect(due.map((d) => [d.id, d.attempts])).toEqual([[job.deliveryId, 0]]);
+    const { seed: _seed, ...fromReconciler } = job;
+    expect(await attemptDelivery(deps, fromReconciler)).toBe('attempted');
+    expect(sender.requests.map((r) => r.body)).toEqual([job.seed?.payload]);
+    expect(stored()).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
-  it('creates the row failed from the seed when the worker failed before creating it', async () => {
+  it('creates the row, re-armed, from the seed when the worker failed before creating it', async () => {
     // Arrange: no row (every receive failed before createClaimed).
-    const { deps, stored } = await setup();
+    const { clock, deps, stored } = await setup();
 
     // Act
     const outcome = await failDeadLettered(deps, job);
 
     // Assert
-    expect(outcome).toBe('failed');
+    expect(outcome).toBe('rearmed');
     expect(stored()).toMatchObject({
       id: job.deliveryId,
       webhookId: webhook.id,
       ...job.seed,
-      status: 'failed',
+      status: 'pending',
       attempts: 0,
       maxAttempts: 5,
       attemptLog: [],
+      deadLetters: 1,
+      nextAttemptAt: clock.now() + REARM_DELAY_MS,
     });
   });
 
-  it('leaves the delivery retryable by the customer: a manual retry makes the one request', async () => {
-    // Arrange
-    const { clock, deps, sender, stored } = await setup();
-    await failing(deps);
-    clock.advance(180_000);
-    await failDeadLettered(deps, job);
-    clock.advance(5_000);
+  it('ends the delivery failed at its DEAD_LETTER_LIMIT-th dead letter (a poison job), out of the due list and retryable by the customer', async () => {
+    // Arrange: the job dead-letters every time it is re-armed.
+    const { clock, deliveries, deps, sender, stored } = await setup();
+    const outcomes: string[] = [];
+    for (let n = 0; n < DEAD_LETTER_LIMIT; n++) {
+      outcomes.push(await failDeadLettered(deps, job));
+      clock.advance(REARM_DELAY_MS);
+    }
 
     // Act
     const retried = await retryDelivery(deps, TENANT, webhook.id, job.deliveryId, clock.now());
 
     // Assert
+    expect(outcomes).toEqual([...Array(DEAD_LETTER_LIMIT - 1).fill('rearmed'), 'failed']);
+    expect(await deliveries.listDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     expect(retried).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(sender.requests.map((r) => r.body)).toEqual([job.seed?.payload]);
-    expect(stored()).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(stored()).toMatchObject({ status: 'succeeded', attempts: 1, deadLetters: DEAD_LETTER_LIMIT });
   });
 
   it('throws while a live claim holds that attempt (tried again later), and records nothing', async () => {
@@ -156,22 +175,21 @@ describe('failDeadLettered', () => {
     expect(stored()).toEqual(delivered);
   });
 
-  it('ends a dead-lettered retry failed too: it leaves the due list (the reconciler would re-queue it for ever)', async () => {
+  it('re-arms a dead-lettered retry with attempts left: it stays on the due list, its attempt entries kept', async () => {
     // Arrange: attempt 1 failed (a retry due), attempt 2's job dead-lettered.
     const { clock, deliveries, deps, sender, stored } = await setup();
     sender.answers({ statusCode: 503, error: 'HTTP 503' });
     await attemptDelivery(deps, job);
     clock.advance(60_000);
-    const dueBefore = await deliveries.listDue(clock.now(), 10);
 
     // Act
     const outcome = await failDeadLettered(deps, { deliveryId: job.deliveryId, webhookId: webhook.id, attempt: 2 });
 
     // Assert
-    expect(dueBefore.map((d) => d.id)).toEqual([job.deliveryId]);
-    expect(outcome).toBe('failed');
-    expect(stored()).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null });
+    expect(outcome).toBe('rearmed');
+    expect(stored()).toMatchObject({ status: 'pending', attempts: 1, deadLetters: 1 });
     expect(stored()?.attemptLog).toHaveLength(1);
-    expect(await deliveries.listDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    clock.advance(REARM_DELAY_MS);
+    expect((await deliveries.listDue(clock.now(), 10)).map((d) => [d.id, d.attempts])).toEqual([[job.deliveryId, 1]]);
   });
 });

@@ -3,6 +3,7 @@
 // once per batch. A bad record or a failed read fails only the records it concerns.
 import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { REARM_DELAY_MS } from '../../lambdas/app/webhooks/dead-letters';
 import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
 import type { DeliveryJob, RecoveryStep, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { type RecoveryDeps, startRecovery } from '../../lambdas/app/webhooks/recoveries';
@@ -211,7 +212,7 @@ describe('delivery worker batch', () => {
     expect(sender.requests).toHaveLength(1);
   });
 
-  it('records the jobs of a deliveries DLQ failed, sending nothing; one a live claim holds fails alone (tried again)', async () => {
+  it('re-arms the jobs of a deliveries DLQ as due retries, sending nothing; one a live claim holds fails alone (tried again)', async () => {
     // Arrange: job 0 has no row (it failed before its claim), job 1 a row claimed now (an attempt in flight).
     const [lost, held] = [0, 1].map((n) => firstJob(event(LIVE, n), hooks[0] as Webhook));
     if (!lost || !held) throw new Error('two jobs');
@@ -241,8 +242,10 @@ describe('delivery worker batch', () => {
     expect(sender.requests).toEqual([]);
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
     expect(deliveries.items.get(`${lost.webhookId}#${lost.deliveryId}`)).toMatchObject({
-      status: 'failed',
+      status: 'pending',
       attempts: 0,
+      deadLetters: 1,
+      nextAttemptAt: T0 + REARM_DELAY_MS,
     });
     expect(deliveries.items.get(`${held.webhookId}#${held.deliveryId}`)).toMatchObject({ status: 'pending' });
   });

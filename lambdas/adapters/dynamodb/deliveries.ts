@@ -28,6 +28,7 @@ import {
   type DeliveryPage,
   type DeliveryRepository,
   type DueDelivery,
+  isDue,
 } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
@@ -124,6 +125,7 @@ const deliveryItem = z.object({
   claimedAt: z.number().optional(),
   settledAt: z.number().optional(),
   retriedAt: z.number().optional(),
+  deadLetters: z.number().int().optional(),
   expiresAt: z.number().optional(),
 });
 
@@ -148,7 +150,7 @@ function toItem(delivery: Delivery, partition = shardKeyOf(delivery.webhookId, d
     webhookId: partition,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
-    ...(status === 'pending' && delivery.attempts > 0 && nextAttemptAt !== null
+    ...(isDue(delivery) && nextAttemptAt !== null
       ? { dueShard: dueShardFor(webhookId, id), dueAt: dueKey(nextAttemptAt) }
       : {}),
   };

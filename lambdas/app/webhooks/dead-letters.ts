@@ -1,6 +1,8 @@
-// Use case: a delivery job that dead-lettered (it failed maxReceiveCount times in our own code: a store error,
-// a bug) ends its delivery visibly `failed`, never silently `pending`. A first attempt's row is in no due index
+// Use case: a delivery job that dead-lettered (it failed maxReceiveCount times in our own code: a store error, a
+// bug, an outage of ours) never leaves its delivery silently `pending`. A first attempt's row is in no due index
 // (its job is its only trace), so without this a lost job would leave the row pending for good, or no row at all.
+// An outage of ours is no fault of the endpoint: the delivery is re-armed as a due retry (the reconciler sends
+// it again), and only a job that keeps dead-lettering, DEAD_LETTER_LIMIT times, ends it visibly `failed`.
 import { maxAttempts } from '../../domain/webhooks/retry-policy';
 import type { AttemptDeps } from './attempts';
 import type { Delivery, DeliveryJob } from './ports';
@@ -10,8 +12,15 @@ export type DeadLetterDeps = Pick<
   'deliveries' | 'clock' | 'policy' | 'claimMs' | 'claimEpoch' | 'retentionSeconds'
 >;
 
+/** Dead letters of one delivery before it ends failed: a job that fails in our code every time (a poison job). */
+export const DEAD_LETTER_LIMIT = 3;
+/** How long a re-armed delivery waits before the reconciler sends it again. */
+export const REARM_DELAY_MS = 60_000;
+
 /** What became of a dead-lettered job's delivery. */
 export type DeadLetterOutcome =
+  /** Re-armed: pending, due again after REARM_DELAY_MS (the reconciler re-queues it). */
+  | 'rearmed'
   /** Recorded failed (its row was pending at that attempt, or is created failed from the job's seed). */
   | 'failed'
   /** Nothing to do: the attempt was recorded meanwhile, or a later one was (the job was stale). */
@@ -26,9 +35,9 @@ export class DeadLetterBusyError extends Error {
 }
 
 /**
- * Records the delivery of a dead-lettered job as failed, with no attempt entry (no request is known to have been
- * made), a TTL and nothing scheduled, so the log shows it and the customer can retry it (a manual retry or a
- * recovery job). Conditional like every state change: the attempt is claimed first (only while it is still
+ * Re-arms the delivery of a dead-lettered job as a due retry (no attempt entry: no request is known to have been
+ * made), or, at its DEAD_LETTER_LIMIT-th dead letter or with no attempt left, records it failed with a TTL and
+ * nothing scheduled, so the log shows it and the customer can retry it (a manual retry or a recovery job). Conditional like every state change: the attempt is claimed first (only while it is still
  * pending at `job.attempt - 1` attempts and no live claim holds it), then recorded under that claim. A first
  * attempt whose row was never created (the worker failed before its claim) gets its row, created failed, from
  * the job's seed. Idempotent: a dead letter handled twice finds its delivery settled.
@@ -72,8 +81,15 @@ export async function failDeadLettered(deps: DeadLetterDeps, job: DeliveryJob): 
 async function record(deps: DeadLetterDeps, claimed: Delivery, attempt: number): Promise<DeadLetterOutcome> {
   const now = deps.clock.now();
   const { claim: _released, ...rest } = claimed;
+  const deadLetters = (claimed.deadLetters ?? 0) + 1;
+  if (deadLetters < DEAD_LETTER_LIMIT && claimed.attempts < claimed.maxAttempts) {
+    const rearmed: Delivery = { ...rest, deadLetters, nextAttemptAt: now + REARM_DELAY_MS, settledAt: now };
+    if (await deps.deliveries.record(rearmed, attempt)) return 'rearmed';
+    return 'settled';
+  }
   const failed: Delivery = {
     ...rest,
+    deadLetters,
     status: 'failed',
     nextAttemptAt: null,
     settledAt: now,

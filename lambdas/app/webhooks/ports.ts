@@ -123,9 +123,21 @@ export interface Delivery extends Tenant {
    * second apart on a busy process, so a retry within RETRY_SETTLE_MS of the last one is the same click.
    */
   readonly retriedAt?: number;
+  /**
+   * How many times a job of this delivery dead-lettered (failed in our own code maxReceiveCount times): each
+   * re-arms it as a due retry, until DEAD_LETTER_LIMIT ends it failed.
+   */
+  readonly deadLetters?: number;
   /** TTL, epoch seconds: set once the delivery is final. */
   readonly expiresAt?: number;
 }
+
+/**
+ * The due index (the reconciler's list) holds pending rows with an attempt due: retries, and deliveries re-armed
+ * after a dead letter. A first attempt in flight is its queue's to keep.
+ */
+export const isDue = (d: Pick<Delivery, 'status' | 'attempts' | 'deadLetters' | 'nextAttemptAt'>): boolean =>
+  d.status === 'pending' && (d.attempts > 0 || (d.deadLetters ?? 0) > 0) && d.nextAttemptAt !== null;
 
 /** A delivery's table key: its webhook and its id. */
 export type DeliveryKey = Pick<Delivery, 'webhookId' | 'id'>;
