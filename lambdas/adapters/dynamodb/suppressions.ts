@@ -122,10 +122,12 @@ export class DynamoSuppressionList implements SuppressionList {
 }
 
 /**
- * Moves the suppressions earlier versions stored under `account#mode` to their shard (a conditional Put: an item
- * already there keeps its reason; then the old item is deleted), then writes the layout mark, after which sends
- * stop reading the old keys. Idempotent; the local runtime runs it at start, operators with
- * `admin upgrade-suppressions` after deploying. Returns how many items it moved.
+ * Copies the suppressions earlier versions stored under `account#mode` to their shard (a conditional Put: an item
+ * already there keeps its reason), writes the layout mark, after which sends stop reading the old keys, and only
+ * then deletes the old items: until the mark, a send finds each suppression under its old key or its new one,
+ * never neither. The Scan is consistent, so an item written just before it is copied. An old item with events
+ * still to relay (`outbox`) is left for the relay, never deleted with them. Idempotent; the local runtime runs it
+ * at start, operators with `admin upgrade-suppressions` after deploying. Returns how many items it copied.
  */
 export async function upgradeSuppressions(doc: DynamoDBDocumentClient, tableName: string): Promise<number> {
   // Marked: nothing writes the old keys any more, so there is nothing to scan for.
@@ -133,10 +135,12 @@ export async function upgradeSuppressions(doc: DynamoDBDocumentClient, tableName
     new GetCommand({ TableName: tableName, Key: SUPPRESSION_LAYOUT_MARK, ConsistentRead: true }),
   );
   if (mark.Item) return 0;
-  let moved = 0;
+  const copied: { tenant: string; address: string }[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await doc.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor }));
+    const page = await doc.send(
+      new ScanCommand({ TableName: tableName, ExclusiveStartKey: cursor, ConsistentRead: true }),
+    );
     for (const item of page.Items ?? []) {
       if (!isLegacyKey(item.tenant) || typeof item.address !== 'string') continue;
       const [accountId = '', mode] = String(item.tenant).split('#');
@@ -150,11 +154,15 @@ export async function upgradeSuppressions(doc: DynamoDBDocumentClient, tableName
           }),
         ),
       );
-      await doc.send(new DeleteCommand({ TableName: tableName, Key: { tenant: item.tenant, address: item.address } }));
-      moved += 1;
+      copied.push({ tenant: String(item.tenant), address: item.address });
     }
     cursor = page.LastEvaluatedKey;
   } while (cursor);
   await doc.send(new PutCommand({ TableName: tableName, Item: { ...SUPPRESSION_LAYOUT_MARK } }));
-  return moved;
+  for (const Key of copied) {
+    await conditionHeld(
+      doc.send(new DeleteCommand({ TableName: tableName, Key, ConditionExpression: 'attribute_not_exists(outbox)' })),
+    );
+  }
+  return copied.length;
 }

@@ -198,5 +198,53 @@ export function suppressionListContract(harness: RepositoryHarness<SuppressionLi
         [SUPPRESSION_LAYOUT_MARK.tenant, suppressionKey(tenant, 'old@example.com')].sort(),
       );
     });
+
+    it('deletes the old items only after the mark (a send finds each under one key or the other, never neither), and never one with events to relay', async () => {
+      // Arrange: two old items, one with an event still in its outbox; every write the upgrade makes recorded.
+      const { db } = raw();
+      const table = (await db.freshTables()).suppressions;
+      const tenant = newTenant();
+      const plain = { tenant: tenantKey(tenant), ...bounce('plain@example.com') };
+      const relaying = { tenant: tenantKey(tenant), ...bounce('relay@example.com'), outbox: ['evt_1'] };
+      for (const Item of [plain, relaying]) await db.doc.send(new PutCommand({ TableName: table, Item }));
+      const writes: string[] = [];
+      db.doc.middlewareStack.add(
+        (next, context) => async (args) => {
+          // The tenant as given, or marshalled ({ S }) where the client's stack sees it so.
+          const input = args.input as { Item?: { tenant?: unknown }; Key?: { tenant?: unknown } };
+          const tenantOf = (value: unknown) => (value && typeof value === 'object' && 'S' in value ? value.S : value);
+          const name = context.commandName ?? '';
+          if (name.startsWith('Put') || name.startsWith('Delete')) {
+            writes.push(
+              `${name.startsWith('Put') ? 'Put' : 'Delete'} ${String(tenantOf((input.Item ?? input.Key)?.tenant))}`,
+            );
+          }
+          return next(args);
+        },
+        { step: 'initialize', name: 'recordWrites' },
+      );
+
+      // Act
+      try {
+        await upgradeSuppressions(db.doc, table);
+      } finally {
+        db.doc.middlewareStack.remove('recordWrites');
+      }
+
+      // Assert: every delete after the mark; the relaying item kept for its relay
+      const markAt = writes.indexOf(`Put ${SUPPRESSION_LAYOUT_MARK.tenant}`);
+      expect(markAt).toBeGreaterThan(-1);
+      expect(writes.slice(0, markAt).every((w) => w.startsWith('Put'))).toBe(true);
+      expect(writes.slice(markAt + 1).every((w) => w.startsWith('Delete'))).toBe(true);
+      const { Items = [] } = await db.doc.send(new ScanCommand({ TableName: table }));
+      expect(Items.filter((item) => item.tenant === tenantKey(tenant)).map((item) => item.address)).toEqual([
+        'relay@example.com',
+      ]);
+      const found = await new DynamoSuppressionList(db.doc, table).find(tenant, [
+        'plain@example.com',
+        'relay@example.com',
+      ]);
+      expect([...found.keys()].sort()).toEqual(['plain@example.com', 'relay@example.com']);
+    });
   }
 }
