@@ -1,7 +1,12 @@
 // Item 3's simulation: the partition keys a sampled run wrote and read (per table and index, with their units),
 // scaled to a target rate, to find the busiest key's WCU/s and RCU/s. DynamoDB takes at most 1,000 WCU/s and
 // 3,000 RCU/s per partition; the target is half of that.
+import { API_REQUEST_SHARDS } from '../../lambdas/adapters/dynamodb/api-requests';
 import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
+import { STATUS_SHARDS } from '../../lambdas/adapters/dynamodb/email-history';
+import { SCHEDULE_SHARDS } from '../../lambdas/adapters/dynamodb/emails';
+import { SUPPRESSION_SHARDS } from '../../lambdas/adapters/dynamodb/suppressions';
+import { TENANT_SHARDS } from '../../lambdas/adapters/dynamodb/tenant-index';
 import type { FunctionReads, KeyUnits } from './meter';
 
 export const PARTITION_LIMITS = { wcu: 1000, rcu: 3000 } as const;
@@ -113,7 +118,7 @@ export function scaleKeys(
   requests?: { readonly rate: number; readonly inSample: number },
 ): HotKey[] {
   const merged = new Map<string, KeyUnits>();
-  for (const [id, units] of spreadDeliveryShards(keys)) {
+  for (const [id, units] of spreadHashShards(keys)) {
     const [table = '', index = '', ...rest] = id.split('|');
     const id2 = `${index ? `${table} ${index}` : table}|${normalize(rest.join('|'))}`;
     const k = merged.get(id2) ?? { wcu: 0, rcu: 0 };
@@ -130,32 +135,40 @@ export function scaleKeys(
   });
 }
 
-/** A deliveries table key of one webhook's shard (`wh_…#n`, adapters/dynamodb/deliveries). */
-const DELIVERY_SHARD = /^(deliveries\|\|wh_[0-9a-z]+)#(\d+)$/;
-
 /**
- * A webhook's delivery shards as they are at scale: n is a uniform hash of the delivery id (unique), so at
- * thousands a second each shard takes its 1/DELIVERY_SHARDS of the webhook's load; a sample of a few dozen
- * deliveries falls unevenly over them, which is sampling noise, not the key choice. Each shard gets the
- * webhook's total over DELIVERY_SHARDS; other keys are unchanged.
+ * Keys sharded by a uniform hash of unique ids (a delivery's, an email's, a request's, an address): `base#n`, n in
+ * [0, count). At thousands a second each shard takes its 1/count of the base's load; a sample of a few dozen
+ * items falls unevenly over them, which is sampling noise, not the key choice. (byDueShard is not here: a
+ * webhook's retries spread over a few consecutive shards only, so the sample's spread is kept.)
  */
-function spreadDeliveryShards(keys: ReadonlyMap<string, KeyUnits>): Map<string, KeyUnits> {
+const HASH_SHARDS: readonly { readonly key: RegExp; readonly count: number }[] = [
+  { key: /^(deliveries\|\|wh_[0-9a-z]+)#(\d+)$/, count: DELIVERY_SHARDS },
+  { key: /^(emails\|byScheduleShard\|scheduled)#(\d+)$/, count: SCHEDULE_SHARDS },
+  { key: /^(emails\|byTenant\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: TENANT_SHARDS },
+  { key: /^(emailEvents\|byStatus\|acct_[0-9a-z]+#(?:test|live)#[a-z_]+)#(\d+)$/, count: STATUS_SHARDS },
+  { key: /^(apiRequests\|\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: API_REQUEST_SHARDS },
+  { key: /^(suppressions\|\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: SUPPRESSION_SHARDS },
+];
+
+/** Each hash-sharded key's base gets its sample total spread evenly over all its shards; other keys unchanged. */
+function spreadHashShards(keys: ReadonlyMap<string, KeyUnits>): Map<string, KeyUnits> {
   const out = new Map<string, KeyUnits>();
-  const totals = new Map<string, KeyUnits>();
+  const totals = new Map<string, KeyUnits & { count: number }>();
   for (const [id, units] of keys) {
-    const base = DELIVERY_SHARD.exec(id)?.[1];
-    if (!base) {
+    const rule = HASH_SHARDS.find((r) => r.key.test(id));
+    const base = rule && (rule.key.exec(id)?.[1] as string);
+    if (!rule || !base) {
       out.set(id, units);
       continue;
     }
-    const total = totals.get(base) ?? { wcu: 0, rcu: 0 };
+    const total = totals.get(base) ?? { wcu: 0, rcu: 0, count: rule.count };
     total.wcu += units.wcu;
     total.rcu += units.rcu;
     totals.set(base, total);
   }
   for (const [base, total] of totals) {
-    for (let n = 0; n < DELIVERY_SHARDS; n++) {
-      out.set(`${base}#${n}`, { wcu: total.wcu / DELIVERY_SHARDS, rcu: total.rcu / DELIVERY_SHARDS });
+    for (let n = 0; n < total.count; n++) {
+      out.set(`${base}#${n}`, { wcu: total.wcu / total.count, rcu: total.rcu / total.count });
     }
   }
   return out;

@@ -35,7 +35,12 @@ import {
   withoutCachedReads,
 } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { API_REQUEST_SHARDS } from '../../lambdas/adapters/dynamodb/api-requests';
 import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
+import { STATUS_SHARDS } from '../../lambdas/adapters/dynamodb/email-history';
+import { SCHEDULE_SHARDS } from '../../lambdas/adapters/dynamodb/emails';
+import { SUPPRESSION_SHARDS } from '../../lambdas/adapters/dynamodb/suppressions';
+import { TENANT_SHARDS } from '../../lambdas/adapters/dynamodb/tenant-index';
 import { encodeBody } from '../../lambdas/adapters/email-body-object';
 import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { timeOrderedId } from '../../lambdas/domain/ids';
@@ -267,6 +272,41 @@ describe('partition simulation of a sharded key', () => {
       expect(shard.rcu).toBe(200 / DELIVERY_SHARDS);
     }
     expect(scaled.find((k) => k.key === 'wh_a')).toMatchObject({ wcu: 0, rcu: 100 });
+  });
+  it('spreads every key sharded by a hash of unique ids (schedule, tenant, status, request log, suppressions) evenly at scale', () => {
+    // Arrange: 20 emails of one tenant fell unevenly over the shards of each index in the sample.
+    const keys = new Map([
+      ['emails|byScheduleShard|scheduled#4', { wcu: 14, rcu: 0 }],
+      ['emails|byScheduleShard|scheduled#1', { wcu: 6, rcu: 0 }],
+      ['emails|byScheduleShard|scheduled', { wcu: 0, rcu: 3 }],
+      ['emails|byTenant|acct_1#test#0', { wcu: 12, rcu: 0 }],
+      ['emails|byTenant|acct_1#test#3', { wcu: 8, rcu: 0 }],
+      ['emailEvents|byStatus|acct_1#test#sent#2', { wcu: 16, rcu: 0 }],
+      ['emailEvents|byStatus|acct_1#test#delivered#5', { wcu: 4, rcu: 0 }],
+      ['apiRequests||acct_1#test#1', { wcu: 20, rcu: 0 }],
+      ['suppressions||acct_1#test#9', { wcu: 0, rcu: 20 }],
+    ]);
+
+    // Act: 20 emails in the sample, 1,000 a second.
+    const scaled = scaleKeys(keys, 20, 1_000, 1);
+    const on = (where: string, key: RegExp) => scaled.filter((k) => k.where === where && key.test(k.key));
+
+    // Assert: each index's total (1 unit an email: 1,000 a second) over its shards, every shard alike; the legacy key and other statuses apart.
+    const cases = [
+      ['emails byScheduleShard', /^scheduled#\d+$/, SCHEDULE_SHARDS, 1_000],
+      ['emails byTenant', /^acct_1#test#\d+$/, TENANT_SHARDS, 1_000],
+      ['emailEvents byStatus', /^acct_1#test#sent#\d+$/, STATUS_SHARDS, 800],
+      ['emailEvents byStatus', /^acct_1#test#delivered#\d+$/, STATUS_SHARDS, 200],
+      ['apiRequests', /^acct_1#test#\d+$/, API_REQUEST_SHARDS, 1_000],
+    ] as const;
+    for (const [where, key, count, total] of cases) {
+      const shards = on(where, key);
+      expect(shards.map((k) => k.wcu)).toEqual(Array.from({ length: count }, () => total / count));
+    }
+    expect(on('suppressions', /^acct_1#test#\d+$/).map((k) => k.rcu)).toEqual(
+      Array.from({ length: SUPPRESSION_SHARDS }, () => 1_000 / SUPPRESSION_SHARDS),
+    );
+    expect(scaled.find((k) => k.key === 'scheduled')).toMatchObject({ wcu: 0, rcu: 150 });
   });
 });
 

@@ -33,7 +33,7 @@ const STATUS_ITEM = '#status';
  * them (each change writes two index entries: the old key's removal and the new one), each well under a
  * partition's 1,000 writes a second.
  */
-const STATUS_SHARDS = 8;
+export const STATUS_SHARDS = 8;
 const statusKey = (tenant: Tenant, status: string, shard: number) => `${tenantKey(tenant)}#${status}#${shard}`;
 
 const historyItem = z.object({

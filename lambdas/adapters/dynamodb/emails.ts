@@ -375,7 +375,7 @@ function expireItem(
 const sentTo = (email: EmailRecord, address: string) => recipients(email).some((r) => bareAddress(r) === address);
 
 /** byScheduleShard key values (no single key value takes every waiting email); the reconciler reads each. */
-const SCHEDULE_SHARDS = 8;
+export const SCHEDULE_SHARDS = 8;
 /** The single key value of emails written before the shards (docs/runbook.md ("Upgrading a stage across an index change")): read until they leave. */
 const LEGACY_SCHEDULE_SHARD = 'scheduled';
 const scheduleShardOf = (id: string) => `scheduled#${shardOf(id, SCHEDULE_SHARDS)}`;
