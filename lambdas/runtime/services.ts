@@ -68,7 +68,6 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   // Test mode is simulated everywhere; live mode uses the live provider where one is wired (SES on AWS).
   const simulator = new SimulatedEmailProvider({
     events: adapters.events,
-    clock,
     stepSeconds: config.simulatorStepSeconds,
   });
   const simulatedDomains = new SimulatedDomainProvider({

@@ -7,7 +7,8 @@ import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulat
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import type { SendflowEvent } from '../../lambdas/domain/events';
-import { FakeClock, RecordingEventPublisher } from '../support/fakes';
+import { idOrdersByTime } from '../../lambdas/domain/email/history';
+import { RecordingEventPublisher } from '../support/fakes';
 
 const T0 = Date.UTC(2025, 6, 1, 8, 30, 0, 250);
 
@@ -31,10 +32,9 @@ function newEmail(overrides: Partial<EmailMessage> = {}): EmailMessage {
 }
 
 function setup(stepSeconds = 2) {
-  const clock = new FakeClock(T0);
   const events = new RecordingEventPublisher();
-  const provider = new SimulatedEmailProvider({ events, clock, stepSeconds });
-  return { clock, events, provider };
+  const provider = new SimulatedEmailProvider({ events, stepSeconds });
+  return { events, provider };
 }
 
 /** One outgoing copy per address, as the send use case hands them over. */
@@ -158,7 +158,7 @@ describe('SimulatedEmailProvider', () => {
     });
   });
 
-  it('supports fractional step delays, and times each event at now + step × stepSeconds', async () => {
+  it('supports fractional step delays, and times each event at its start + step × stepSeconds', async () => {
     // Arrange
     const { events, provider } = setup(0.25);
 
@@ -172,19 +172,27 @@ describe('SimulatedEmailProvider', () => {
     );
   });
 
-  it('stamps events from the clock at the moment of sending', async () => {
-    // Arrange
-    const { events, provider, clock } = setup(1);
-    clock.advance(86_400_000);
+  it('times the story from when the email was due (its creation, or its schedule), not from when it is sent', async () => {
+    // Arrange: one email as created; another scheduled for two days after its creation.
+    const { events, provider } = setup(1);
+    const scheduledAt = new Date(T0 + 2 * 86_400_000).toISOString();
 
     // Act
     await provider.send(...forAll(newEmail()));
+    await provider.send({ ...newEmail({ id: 'em_02scheduled' }), scheduledAt }, [
+      { to: 'success@simulator.amazonses.com', headers: {} },
+    ]);
 
-    // Assert
-    expect(events.published[0]?.events[0]?.timestamp).toBe(new Date(T0 + 86_400_000).toISOString());
+    // Assert: stored times, so a send received again stamps its events alike (and gives them the same ids).
+    expect(events.published.map((p) => p.events[0]?.timestamp)).toEqual([
+      new Date(T0).toISOString(),
+      new Date(T0 + 1_000).toISOString(),
+      scheduledAt,
+      new Date(T0 + 2 * 86_400_000 + 1_000).toISOString(),
+    ]);
   });
 
-  it('gives unique event ids, ordered like their timestamps, timed from the email’s creation plus each step', async () => {
+  it('gives unique event ids, each made at its event’s time as SES’s are (the history stores them without byTime)', async () => {
     // Arrange
     const { events, provider } = setup(1);
     const email = newEmail({
@@ -202,13 +210,7 @@ describe('SimulatedEmailProvider', () => {
     const byId = [...all].sort((a, b) => (a.id < b.id ? -1 : 1));
     const timestamps = byId.map((e) => e.timestamp);
     expect(timestamps).toEqual([...timestamps].sort());
-    const decodeTime = (id: string) =>
-      [...id.slice(4, 14).toUpperCase()].reduce((t, c) => t * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
-    // Derived, not drawn: the email's creation plus the step's offset (T0 is also the fake clock's now here).
-    const created = Date.parse(email.createdAt);
-    for (const event of all) {
-      expect(decodeTime(event.id)).toBe(created + Date.parse(event.timestamp) - T0);
-    }
+    for (const event of all) expect(idOrdersByTime(event)).toBe(true);
   });
 
   it('publishes every event to the account and mode of the email', async () => {
@@ -252,13 +254,12 @@ describe('SimulatedEmailProvider', () => {
 
   it('publishes the same event ids when a copy is sent again (a send received again after a partial publish)', async () => {
     // Arrange
-    const { events, provider, clock } = setup(2);
+    const { events, provider } = setup(2);
     const email = newEmail({ to: ['success@simulator.amazonses.com', 'click@simulator.amazonses.com'] });
 
     // Act
     await provider.send(...forAll(email));
     const first = events.published.flatMap((p) => p.events.map((e) => e.id));
-    clock.advance(30_000);
     await provider.send(...forAll(email));
     const again = events.published.flatMap((p) => p.events.map((e) => e.id)).slice(first.length);
 

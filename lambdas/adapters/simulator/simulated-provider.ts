@@ -2,28 +2,29 @@
 // with their step delays so webhooks see them in order, the way SES's events would arrive.
 import { createHash } from 'node:crypto';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
-import type { Clock } from '../../app/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
 import type { EmailMessage } from '../../domain/email/email';
 import { simulatedStory } from '../../domain/email/simulator';
 import { emailEvent, type SendflowEvent } from '../../domain/events';
 
 export class SimulatedEmailProvider implements EmailProvider {
-  constructor(private readonly deps: { events: EventPublisher; clock: Clock; stepSeconds: number }) {}
+  constructor(private readonly deps: { events: EventPublisher; stepSeconds: number }) {}
 
   /** Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). */
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
-    const now = this.deps.clock.now();
+  async send(email: EmailMessage & { readonly scheduledAt?: string }, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+    // The story's clock starts when the email was due (accepted, or scheduled for): a stored time, so a send
+    // received again after a partial publish publishes the same events again, with the same ids and times (the
+    // dispatcher keeps the first), never new ones. Each id is made at its event's time, as SES's are, so the
+    // history stores it as on AWS (one write, no byTime entry).
+    const start = Date.parse(email.scheduledAt ?? email.createdAt);
     const bySteps = new Map<number, SendflowEvent[]>();
     for (const { to: recipient } of copies) {
       for (const step of simulatedStory(recipient)) {
-        const at = now + step.step * this.deps.stepSeconds * 1000;
-        // Ids derive from the email, the copy and the step: a send received again after a partial publish
-        // publishes the same events again (the dispatcher keeps the first), never new ones with new ids.
+        const at = start + step.step * this.deps.stepSeconds * 1000;
+        // Ids derive from the email, the copy and the step.
         const seed = createHash('sha256').update(`simulator\n${email.id}\n${recipient}\n${step.step}\n${step.type}`);
         const digest = seed.digest();
-        const idAt = Date.parse(email.createdAt) + step.step * this.deps.stepSeconds * 1000;
-        const event = emailEvent(email, recipient, step.type, step.data, { at, idAt }, (n) => digest.subarray(0, n));
+        const event = emailEvent(email, recipient, step.type, step.data, { at }, (n) => digest.subarray(0, n));
         bySteps.set(step.step, [...(bySteps.get(step.step) ?? []), event]);
       }
     }

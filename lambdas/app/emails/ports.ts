@@ -240,7 +240,8 @@ export type CopyOutcome =
  * It publishes no email.failed itself: the send worker records each outcome with the recipient's state.
  */
 export interface EmailProvider {
-  send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
+  /** `scheduledAt`: when a scheduled email was due (the simulator starts its stories there). */
+  send(email: EmailMessage & { readonly scheduledAt?: string }, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
 }
 
 /**
