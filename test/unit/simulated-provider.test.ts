@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import { type EmailMessage, recipients } from '../../lambdas/domain/email/email';
-import type { SendflowEvent } from '../../lambdas/domain/events';
 import { idOrdersByTime } from '../../lambdas/domain/email/history';
+import type { SendflowEvent } from '../../lambdas/domain/events';
 import { RecordingEventPublisher } from '../support/fakes';
 
 const T0 = Date.UTC(2025, 6, 1, 8, 30, 0, 250);

@@ -11,7 +11,10 @@ export class SimulatedEmailProvider implements EmailProvider {
   constructor(private readonly deps: { events: EventPublisher; stepSeconds: number }) {}
 
   /** Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). */
-  async send(email: EmailMessage & { readonly scheduledAt?: string }, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+  async send(
+    email: EmailMessage & { readonly scheduledAt?: string },
+    copies: readonly OutgoingCopy[],
+  ): Promise<CopyOutcome[]> {
     // The story's clock starts when the email was due (accepted, or scheduled for): a stored time, so a send
     // received again after a partial publish publishes the same events again, with the same ids and times (the
     // dispatcher keeps the first), never new ones. Each id is made at its event's time, as SES's are, so the

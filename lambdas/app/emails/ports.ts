@@ -241,7 +241,10 @@ export type CopyOutcome =
  */
 export interface EmailProvider {
   /** `scheduledAt`: when a scheduled email was due (the simulator starts its stories there). */
-  send(email: EmailMessage & { readonly scheduledAt?: string }, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]>;
+  send(
+    email: EmailMessage & { readonly scheduledAt?: string },
+    copies: readonly OutgoingCopy[],
+  ): Promise<CopyOutcome[]>;
 }
 
 /**
