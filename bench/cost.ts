@@ -3,11 +3,13 @@
 // adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
 // (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
+import { encodeBody } from '../lambdas/adapters/email-body-object';
 import { PLANS } from '../lambdas/domain/plans';
 import { queues } from '../lambdas/manifest';
 import { DEFAULT_WEBHOOK_CACHE_SECONDS } from '../lambdas/runtime/config';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
 import { readDeployment } from './cost/deployment';
+import { emailHtml } from './cost/email-html';
 import { startHarness } from './cost/harness';
 import { QUEUE_FUNCTIONS } from './cost/meter';
 import {
@@ -87,6 +89,12 @@ async function main(): Promise<void> {
     await runtime.stop();
   }
   console.log(`\nbench:cost measured for ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  for (const kb of [2, 30, 200] as const) {
+    const stored = encodeBody({ html: emailHtml(kb), headers: {} }, 0).length;
+    console.log(
+      `${kb} KB body: ${stored.toLocaleString('en')} bytes stored (gzip, ${((kb * 1024) / stored).toFixed(1)}x)`,
+    );
+  }
   if (ONLY_PARTITIONS) {
     const [deliverySample, emailSample] = samples as [Sample, Sample];
     const { maxW, maxR } = reportPartitions(deliverySample, emailSample);

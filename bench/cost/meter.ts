@@ -343,7 +343,7 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
               usage.s3.put += 1;
               usage.s3.objects += 1;
               if (tagged(expiresAt)) usage.s3.tags += 1;
-              usage.s3.storedBytes += Buffer.byteLength(encodeBody(body, expiresAt), 'utf8');
+              usage.s3.storedBytes += encodeBody(body, expiresAt).length;
             }
           }
           return store.putMany(bodies);

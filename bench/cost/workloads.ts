@@ -10,6 +10,7 @@ import { createWebhook } from '../../lambdas/app/webhooks/manage-webhooks';
 import { EVENT_TYPES, type SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
+import { emailHtml } from './email-html';
 import type { Meter, Usage } from './meter';
 
 export type Endpoint = 'fast' | 'slow';
@@ -165,12 +166,6 @@ async function settle(h: Harness): Promise<void> {
   }
 }
 
-/** An HTML body of about `kb` KB. */
-function html(kb: number): string {
-  const para = '<p>Thanks for your order. Your receipt is below; reply to this email if anything looks wrong.</p>\n';
-  return `<html><body>${para.repeat(Math.ceil((kb * 1024) / para.length))}</body></html>`.slice(0, kb * 1024);
-}
-
 /** Emails per sample: enough copies to average over, few enough for a bounded run. */
 function emailSampleSize(w: EmailWorkload): number {
   return Math.max(20, Math.round(60 / w.recipients));
@@ -182,7 +177,7 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
     w.webhooks,
     EVENT_TYPES.filter((t) => t.startsWith('email.')),
   );
-  const body = html(w.sizeKb);
+  const body = emailHtml(w.sizeKb);
   h.receiver.reset(0);
   await settle(h);
   await h.meter.start();

@@ -2,6 +2,7 @@
 // adapters its plugs build, on the clients given; a missing SF_* variable stops the cold start with every name
 // listed; the signing secret is read on first use, not at cold start, and cached; a port a function was not
 // given refuses to work instead of doing something else.
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -17,6 +18,7 @@ import { SigningSecretError } from '../../lambdas/adapters/aws/secrets';
 import { AwsSendScheduler, QueueSendScheduler } from '../../lambdas/adapters/aws/send-scheduler';
 import { SqsDeliveryQueue, SqsEventPublisher } from '../../lambdas/adapters/aws/sqs';
 import type { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
+import { encodeBody } from '../../lambdas/adapters/email-body-object';
 import { TokenBucketPacer } from '../../lambdas/adapters/in-process/send-pacer';
 import { SesDomainProvider } from '../../lambdas/adapters/ses/ses-domains';
 import { SesEmailProvider } from '../../lambdas/adapters/ses/ses-provider';
@@ -382,9 +384,10 @@ describe('createAwsServices', () => {
     });
     const bodies = (services.emails as DynamoEmailRepository).bodies;
     const expiresAt = Math.floor(Date.now() / 1000) + 30 * 86_400;
-    const large = { html: `<p>${'x'.repeat(200 * 1024)}</p>`, headers: {} };
+    // Random text: past the inline limit compressed too.
+    const large = { html: `<p>${randomBytes(150 * 1024).toString('base64')}</p>`, headers: {} };
     s3.on(GetObjectCommand).resolves({
-      Body: { transformToString: async () => JSON.stringify({ ...large, headers: [], expiresAt }) } as never,
+      Body: { transformToByteArray: async () => encodeBody(large, expiresAt) } as never,
     });
 
     // Act

@@ -47,6 +47,7 @@ export class S3EmailBodyStore implements EmailBodyStore {
               Key: bodyKey(emailId),
               Body: encodeBody(body, expiresAt),
               ContentType: 'application/json',
+              ContentEncoding: 'gzip',
               ...(expiresAt <= horizon ? { Tagging: `${EXPIRY_TAG}=${EXPIRY_RETENTION}` } : {}),
             }),
           ),
@@ -58,7 +59,7 @@ export class S3EmailBodyStore implements EmailBodyStore {
   async get(emailId: string): Promise<EmailBody | null> {
     try {
       const { Body } = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: bodyKey(emailId) }));
-      return Body ? decodeBody(await Body.transformToString(), this.now()) : null;
+      return Body ? decodeBody(await Body.transformToByteArray(), this.now()) : null;
     } catch (error) {
       if (error instanceof NoSuchKey) return null;
       throw error;

@@ -1,10 +1,13 @@
 // Email bodies in DynamoDB: one `body` item per email in the emailParts table, put once when the email is accepted
 // and never rewritten, so its size is billed once (1 WRU per started KB) and never again on a recipient's change.
+// It holds the body object S3 would (email-body-object.ts: gzip of its JSON) as one binary attribute; items from
+// before compression hold the fields as attributes and read as they were.
 // An item holds at most 400 KB, enough for the 256 KB an email may take as stored; attachments, larger, want S3
 // behind the same port (EmailBodyStore).
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { EmailBody, EmailBodyStore } from '../../app/emails/ports';
+import { decodeBody, encodeBody } from '../email-body-object';
 import { batchPutAll } from './operations';
 
 /** The sort key of an email's body in the emailParts table. */
@@ -22,7 +25,8 @@ export const storedHeaders = z
     return headers;
   });
 
-const bodyItem = z.object({
+/** An item from before compression: the body's fields as attributes. */
+const legacyBodyItem = z.object({
   html: z.string().optional(),
   text: z.string().optional(),
   headers: storedHeaders.optional(),
@@ -47,9 +51,7 @@ export class DynamoEmailBodyStore implements EmailBodyStore {
       bodies.map(({ emailId, body, expiresAt }) => ({
         emailId,
         part: BODY_PART,
-        ...(body.html !== undefined ? { html: body.html } : {}),
-        ...(body.text !== undefined ? { text: body.text } : {}),
-        headers: Object.entries(body.headers),
+        object: new Uint8Array(encodeBody(body, expiresAt)),
         expiresAt,
       })),
     );
@@ -60,7 +62,8 @@ export class DynamoEmailBodyStore implements EmailBodyStore {
       new GetCommand({ TableName: this.tableName, Key: { emailId, part: BODY_PART } }),
     );
     if (!Item || expired(Item, this.now())) return null;
-    const { html, text, headers } = bodyItem.parse(Item);
+    if (Item.object instanceof Uint8Array) return decodeBody(Item.object, this.now());
+    const { html, text, headers } = legacyBodyItem.parse(Item);
     return {
       ...(html !== undefined ? { html } : {}),
       ...(text !== undefined ? { text } : {}),

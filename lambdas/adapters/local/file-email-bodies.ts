@@ -31,7 +31,7 @@ export class FileEmailBodyStore implements EmailBodyStore {
   async get(emailId: string): Promise<EmailBody | null> {
     if (!SAFE_ID.test(emailId)) return null;
     try {
-      return decodeBody(await readFile(this.path(emailId), 'utf8'), this.now());
+      return decodeBody(await readFile(this.path(emailId)), this.now());
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;
@@ -41,7 +41,7 @@ export class FileEmailBodyStore implements EmailBodyStore {
 
 /** SF_DATA_DIR=:memory: keeps bodies as long as the process, as it keeps everything else. */
 export class MemoryEmailBodyStore implements EmailBodyStore {
-  private readonly bodies = new Map<string, string>();
+  private readonly bodies = new Map<string, Buffer>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -50,8 +50,8 @@ export class MemoryEmailBodyStore implements EmailBodyStore {
   }
 
   async get(emailId: string): Promise<EmailBody | null> {
-    const json = this.bodies.get(emailId);
-    return json === undefined ? null : decodeBody(json, this.now());
+    const stored = this.bodies.get(emailId);
+    return stored === undefined ? null : decodeBody(stored, this.now());
   }
 }
 
