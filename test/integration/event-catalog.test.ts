@@ -114,10 +114,10 @@ describe('every delivered payload validates against the schema GET /v1/event-typ
     const validators = new Map(catalog.data.map((entry) => [entry.type, ajv.compile(entry.schema)]));
     const delivered = receiver.received.filter((r) => r.path === '/all').map((r) => JSON.parse(r.body) as Json);
     const problems = delivered.flatMap((payload) => {
-      const validate = validators.get(String(payload.type));
-      if (!validate) return [`${String(payload.type)}: not in the catalog`];
-      if (validate(payload)) return [];
-      return (validate.errors ?? []).map((e) => `${String(payload.type)} ${e.instancePath} ${e.message}`);
+      const type = String(payload.type);
+      const validate = validators.get(type);
+      if (!validate) return [`${type}: not in the catalog`];
+      return validate(payload) ? [] : (validate.errors ?? []).map((e) => `${type} ${e.instancePath} ${e.message}`);
     });
     expect(problems).toEqual([]);
     const seen = new Set(delivered.map((payload) => String(payload.type)));
