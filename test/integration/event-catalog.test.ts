@@ -44,6 +44,7 @@ describe('GET /v1/event-types', () => {
 
     expect(res.status).toBe(200);
     expect(res.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(res.headers.get('cache-control')).toBe('private, max-age=300');
     const catalog = (await res.json()) as Catalog;
     expect(catalog.object).toBe('list');
     expect(catalog.data.map((entry) => entry.type)).toEqual(

@@ -25,8 +25,12 @@ const responses = {
   ),
 } as const;
 
+/** The same for every key until the next deploy: a client may keep it a few minutes (never a shared cache). */
+const CACHE = { 'Cache-Control': 'private, max-age=300' };
+
 export function eventTypeHandlers() {
-  const list: RouteHandler = async () => reply(responses.listEventTypes, { object: 'list', data: eventCatalog() });
+  const list: RouteHandler = async () =>
+    reply(responses.listEventTypes, { object: 'list', data: eventCatalog() }, CACHE);
   return { listEventTypes: list };
 }
 
