@@ -219,7 +219,7 @@ describe('the catalog', () => {
 describe('every payload the code makes validates against its type’s schema', () => {
   it('covers every type some code makes', () => {
     const types = new Set<string>(made.map((event) => event.type));
-    expect(CATALOG_TYPES.filter((type) => !types.has(type))).toEqual(NOT_MADE_HERE);
+    expect(CATALOG_TYPES.filter((type) => !types.has(type)).sort()).toEqual([...NOT_MADE_HERE].sort());
   });
 
   it('validates each one', () => {
