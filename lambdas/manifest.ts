@@ -209,6 +209,13 @@ export const routes = [
     summary: "The webhook deliveries of an email's events, newest first",
   },
   {
+    id: 'listEventTypes',
+    method: 'GET',
+    path: '/event-types',
+    access: 'key',
+    summary: 'The event catalog: every event type with a JSON Schema of its webhook payload',
+  },
+  {
     id: 'getUsage',
     method: 'GET',
     path: '/usage',

@@ -5,9 +5,10 @@ export type Scope = (typeof SCOPES)[number];
 
 /**
  * What a route requires: one named scope, `full` (every scope: API keys, domain create/delete, contacts;
- * DESIGN §3), or `public` (no API key at all, e.g. one-click unsubscribe).
+ * DESIGN §3), `key` (any valid API key, whatever its scopes: the event catalog, which holds nothing of an
+ * account), or `public` (no API key at all, e.g. one-click unsubscribe).
  */
-export type Access = { scope: Scope } | 'full' | 'public';
+export type Access = { scope: Scope } | 'full' | 'key' | 'public';
 
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
@@ -18,7 +19,7 @@ export function isFullAccess(scopes: readonly Scope[]): boolean {
 }
 
 export function allows(access: Access, scopes: readonly Scope[]): boolean {
-  if (access === 'public') return true;
+  if (access === 'public' || access === 'key') return true;
   if (access === 'full') return isFullAccess(scopes);
   return scopes.includes(access.scope);
 }
@@ -31,6 +32,7 @@ export function isSubset(requested: readonly Scope[], held: readonly Scope[]): b
 export function describeAccess(access: Access): string {
   if (access === 'public') return 'no API key';
   if (access === 'full') return 'a full-access key (all scopes)';
+  if (access === 'key') return 'any valid API key (any scope)';
   return `scope ${access.scope}`;
 }
 

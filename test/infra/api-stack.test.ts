@@ -103,6 +103,18 @@ describe('routes', () => {
     },
   );
 
+  it('GET /event-types (the event catalog, any valid key) is a resource with its method behind the authorizer', () => {
+    const method = allMethods.find((m) => m.path === '/event-types' && m.httpMethod === 'GET');
+    expect(method?.properties).toMatchObject({
+      AuthorizationType: 'CUSTOM',
+      AuthorizerId: { Ref: authorizerId },
+      ApiKeyRequired: true,
+      OperationName: 'listEventTypes',
+    });
+    expect(integrationTarget(method as MethodView)).toBe(apiFunctionId);
+    api.hasResourceProperties('AWS::ApiGateway::Resource', { PathPart: 'event-types' });
+  });
+
   it('declares no other authorized methods than the non-public manifest routes', () => {
     const declared = allMethods.filter((m) => m.properties.AuthorizationType !== 'NONE');
     expect(declared.map((m) => `${m.httpMethod} ${m.path}`).sort()).toEqual(

@@ -66,6 +66,11 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('getUsage', 200, '/usage');
   });
 
+  it('the event catalog, for a key of any scope', async () => {
+    const { key: sender } = await rt.newKey({ scopes: ['email:send'] });
+    await call('listEventTypes', 200, '/event-types', { key: sender });
+  });
+
   it('the API request log', async () => {
     await call('listApiRequests', 200, '/logs');
   });

@@ -43,6 +43,9 @@ describe('allows', () => {
     ['scope held among others', { scope: 'email:read' }, ['email:send', 'email:read'], true],
     ['scope not held', { scope: 'webhook:write' }, ['webhook:read'], false],
     ['scope, no scopes', { scope: 'email:send' }, [], false],
+    ['any key, no scopes', 'key', [], true],
+    ['any key, one scope', 'key', ['email:send'], true],
+    ['any key, all scopes', 'key', all, true],
   ])('%s', (_, access, scopes, expected) => {
     expect(allows(access, scopes)).toBe(expected);
   });
@@ -104,6 +107,7 @@ describe('describeAccess', () => {
     expect(describeAccess({ scope: 'webhook:read' })).toContain('webhook:read');
     expect(describeAccess('full')).toMatch(/full-access/);
     expect(describeAccess('public')).toMatch(/no API key/);
+    expect(describeAccess('key')).toMatch(/any valid API key/);
   });
 });
 
@@ -149,6 +153,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Issue 11: the API reference and the OpenAPI document describe the API, and hold nothing of an account.
   'GET /reference': 'public',
   'GET /openapi.json': 'public',
+  // Issue 18: the event catalog describes the payloads and holds nothing of an account; any valid key reads it.
+  'GET /event-types': 'key',
 };
 
 function expectedAccess(method: string, path: string): Access {

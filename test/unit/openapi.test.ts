@@ -7,6 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../lambdas/domain/events';
 import { ERROR_CLASSES } from '../../lambdas/domain/webhooks/error-class';
+import { eventCatalog } from '../../lambdas/handlers/http/event-catalog';
 import { buildOpenApi, undocumentedRoutes } from '../../lambdas/handlers/http/openapi';
 import { routes } from '../../lambdas/manifest';
 import { openApiChecker } from '../support/openapi-check';
@@ -108,6 +109,34 @@ describe('success responses', () => {
       enum: ['running', 'completed', 'canceled'],
     });
     expect(jsonSchema(responsesOf('get', '/v1/webhooks')['200'])).toEqual({ $ref: '#/components/schemas/WebhookList' });
+  });
+});
+
+describe('webhooks (the event catalog)', () => {
+  const webhooks = (buildOpenApi() as { webhooks: Record<string, { post: Json }> }).webhooks;
+
+  it('has one entry per event type, whose body schema is the catalog’s, as GET /v1/event-types serves it', () => {
+    expect(Object.keys(webhooks)).toEqual(eventCatalog().map((entry) => entry.type));
+    for (const { type, schema } of eventCatalog()) {
+      const body = webhooks[type]?.post.requestBody as { content: Record<string, { schema: Json }> } | undefined;
+      expect(body?.content['application/json']?.schema, type).toEqual(schema);
+    }
+  });
+
+  it('states the signature headers of every delivery', () => {
+    const parameters = webhooks['email.delivered']?.post.parameters as { name: string }[] | undefined;
+    const names = (parameters ?? []).map((p) => p.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature', 'X-Service-Signature']),
+    );
+  });
+
+  it('lists the catalog at GET /v1/event-types for any valid key', () => {
+    const list = op('get', '/v1/event-types');
+    expect(list).toMatchObject({ operationId: 'listEventTypes', 'x-sendflow-access': 'key' });
+    expect(jsonSchema(responsesOf('get', '/v1/event-types')['200'])).toEqual({
+      $ref: '#/components/schemas/EventTypeList',
+    });
   });
 });
 

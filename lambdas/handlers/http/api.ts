@@ -36,6 +36,7 @@ import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from
 import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
+import { eventTypeHandlers } from './event-types';
 import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
@@ -87,6 +88,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...contacts,
     ...usageHandlers(deps),
     ...logHandlers(deps),
+    ...eventTypeHandlers(),
   };
 }
 

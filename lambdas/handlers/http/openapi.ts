@@ -10,7 +10,9 @@ import type { RequestSchemas, ResponseSchemas } from './context';
 import { requestSchemas as deliveries, responseSchemas as deliveryResponses } from './deliveries';
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
+import { responseSchemas as eventTypeResponses } from './event-types';
 import { responseSchemas as logResponses } from './logs';
+import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
@@ -50,6 +52,7 @@ const responses: ResponseSchemas = {
   ...unsubscribeResponses,
   ...usageResponses,
   ...logResponses,
+  ...eventTypeResponses,
 };
 
 /** The API's operations: the manifest's routes less the dashboard's pages (HTML for people, not operations). */
@@ -284,5 +287,6 @@ export function buildOpenApi(): Record<string, unknown> {
       },
       schemas: componentSchemas(),
     },
+    webhooks: webhooksSection(),
   };
 }

@@ -1,0 +1,256 @@
+// The event catalog: every event type with its description and the JSON Schema (2020-12) of its `standard`
+// payload as delivered (spec §2.3, §6.1, §6.3). Written once, in zod: GET /v1/event-types and the OpenAPI
+// document's `webhooks` section both publish these schemas, and tests validate real payloads against them.
+import * as z from 'zod';
+import { CONTACT_STATUSES } from '../../app/contacts/contacts';
+import { DOMAIN_STATUSES } from '../../app/domains/ports';
+import type { SuppressionReason } from '../../app/emails/ports';
+import { EVENT_TYPES, type EventType } from '../../domain/events';
+import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
+
+/**
+ * Account events about a webhook itself (issue 18, item 1). Another change adds them to EVENT_TYPES; until it
+ * does they are catalogued here by name, and a type in both lists is catalogued once.
+ */
+export const WEBHOOK_EVENT_TYPES = ['webhook.disabled', 'webhook.failing'] as const;
+export type CatalogType = EventType | (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Every catalogued type, in catalog order: the spec's, then the webhook events. */
+export const CATALOG_TYPES: readonly CatalogType[] = [
+  ...EVENT_TYPES,
+  ...WEBHOOK_EVENT_TYPES.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type)),
+];
+
+const time = (description: string) => z.string().meta({ format: 'date-time', description });
+const prefixed = (prefix: string, description: string) =>
+  z
+    .string()
+    .regex(new RegExp(`^${prefix}_[0-9a-z]+$`))
+    .meta({ description });
+
+// Exhaustive by type: a new suppression reason fails to compile until it is listed here.
+const SUPPRESSION_REASONS: Record<SuppressionReason, true> = { hard_bounce: true, complaint: true, unsubscribe: true };
+
+const eventId = prefixed('evt', 'The event id: the same on every attempt and in `webhook-id`; de-duplicate on it.');
+
+/** What every email event's `data` carries besides its own fields. */
+const emailCommon = {
+  from: z.string().meta({ description: 'The sender, as the email gave it (may be `Name <address>`).' }),
+  subject: z.string().meta({ description: 'The subject of the email.' }),
+};
+
+/** An email event: one recipient of one email (`email_id`, `to`), in the order its events happened (`sequence`). */
+function emailPayload(type: EventType, data: z.ZodRawShape) {
+  return z.strictObject({
+    id: eventId,
+    type: z.literal(type),
+    email_id: prefixed('email', 'The email the event belongs to.'),
+    to: z.string().min(1).meta({ description: 'The recipient this event is about: its bare address, lower-cased.' }),
+    sequence: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: 'Increases with each event of one email, in the order the events happened.' }),
+    timestamp: time('When it happened (ISO 8601, UTC).'),
+    data: z.strictObject({ ...emailCommon, ...data }),
+  });
+}
+
+/** An account event (a domain, a contact, a webhook): no `email_id` or `to`. */
+function accountPayload(type: CatalogType, data: z.ZodRawShape) {
+  return z.strictObject({
+    id: eventId,
+    type: z.literal(type),
+    timestamp: time('When it happened (ISO 8601, UTC).'),
+    data: z.strictObject(data),
+  });
+}
+
+const optionalText = (description: string) => z.string().optional().meta({ description });
+
+const domainData = {
+  id: prefixed('dom', 'The domain id.'),
+  name: z.string().meta({ description: 'The domain name.' }),
+  status: z.enum(DOMAIN_STATUSES).meta({ description: 'Its verification state after the change.' }),
+};
+
+const contactData = {
+  id: prefixed('ct', 'The contact id.'),
+  email: z.string().meta({ description: 'The contact’s address, lower-cased.' }),
+  first_name: z.string().nullable(),
+  last_name: z.string().nullable(),
+  status: z.enum(CONTACT_STATUSES).meta({ description: '`pending` until the contact confirms (double opt-in).' }),
+};
+
+const webhookData = {
+  webhook_id: prefixed('wh', 'The webhook this event is about.'),
+  url: z.string().meta({ description: 'Its URL.' }),
+  last_error_class: z
+    .enum(ERROR_CLASSES)
+    .nullable()
+    .meta({ description: 'Why its latest failed attempt failed (the delivery log’s `error_class`).' }),
+};
+
+interface Entry {
+  readonly description: string;
+  readonly payload: z.ZodType;
+}
+
+const entries: Record<CatalogType, Entry> = {
+  'email.scheduled': {
+    description: 'Accepted for a future send time.',
+    payload: emailPayload('email.scheduled', { scheduled_at: time('When the email is to be sent.') }),
+  },
+  'email.sent': { description: 'Accepted by the sending provider.', payload: emailPayload('email.sent', {}) },
+  'email.delivered': {
+    description: "Accepted by the recipient's mail server.",
+    payload: emailPayload('email.delivered', {
+      smtp_response: optionalText("The receiving server's answer, e.g. `250 2.6.0 Message received`."),
+    }),
+  },
+  'email.delivery_delayed': {
+    description: 'A delivery attempt failed temporarily; the service will retry.',
+    payload: emailPayload('email.delivery_delayed', {
+      delay_type: z.string().meta({ description: "SES's delay type, e.g. `TransientCommunicationFailure`." }),
+      expires_at: time('When the provider stops retrying.').optional(),
+      diagnostic_code: optionalText("The receiving server's diagnostic, when it gave one."),
+    }),
+  },
+  'email.bounced': {
+    description:
+      'Hard or soft bounce. `refused_by_account_suppression_list` is true when the provider refused the send ' +
+      'because the address is on its account-level suppression list (that case also fires email.failed).',
+    payload: emailPayload('email.bounced', {
+      bounce_type: z.string().meta({ description: "SES's bounce type: `Permanent`, `Transient` or `Undetermined`." }),
+      bounce_sub_type: z.string().meta({ description: "SES's bounce sub-type, e.g. `General`, `MailboxFull`." }),
+      refused_by_account_suppression_list: z.boolean(),
+      diagnostic_code: optionalText("The receiving server's diagnostic, when it gave one."),
+    }),
+  },
+  'email.complained': {
+    description: 'Recipient marked the email as spam.',
+    payload: emailPayload('email.complained', {
+      feedback_type: optionalText('The feedback report type, e.g. `abuse`.'),
+      complaint_sub_type: optionalText("SES's complaint sub-type, when it gave one."),
+    }),
+  },
+  'email.opened': {
+    description: 'Recipient opened the email (tracking pixel).',
+    payload: emailPayload('email.opened', {
+      ip_address: optionalText('Where the open came from.'),
+      user_agent: optionalText('The client that opened it.'),
+    }),
+  },
+  'email.clicked': {
+    description: 'Recipient clicked a tracked link.',
+    payload: emailPayload('email.clicked', {
+      link: z.string().meta({ description: 'The link clicked.' }),
+      ip_address: optionalText('Where the click came from.'),
+      user_agent: optionalText('The client that clicked.'),
+      link_tags: z
+        .record(z.string(), z.array(z.string()))
+        .optional()
+        .meta({ description: "The link's tags, when it had any." }),
+    }),
+  },
+  'email.failed': {
+    description: 'Failed after the final send attempt.',
+    payload: emailPayload('email.failed', {
+      reason: z.string().meta({ description: 'Why, e.g. `suppressed_by_provider` or the provider’s rejection.' }),
+      template: optionalText('The template that failed to render, for a rendering failure.'),
+    }),
+  },
+  'email.suppressed': {
+    description: 'Not sent because the recipient is on the account’s suppression list.',
+    payload: emailPayload('email.suppressed', {
+      reason: z
+        .enum(Object.keys(SUPPRESSION_REASONS) as [SuppressionReason, ...SuppressionReason[]])
+        .meta({ description: 'Why the address is suppressed.' }),
+    }),
+  },
+  'email.unsubscribed': {
+    description: 'Recipient opted out by one-click List-Unsubscribe (RFC 8058).',
+    payload: emailPayload('email.unsubscribed', { source: z.literal('list-unsubscribe') }),
+  },
+  'email.received': {
+    description: 'Inbound email received; reserved until inbound receiving is enabled (never sent today).',
+    payload: emailPayload('email.received', {}),
+  },
+  'domain.created': {
+    description: 'A sending domain was added.',
+    payload: accountPayload('domain.created', domainData),
+  },
+  'domain.updated': {
+    description: "A sending domain's verification state or tracking settings changed.",
+    payload: accountPayload('domain.updated', domainData),
+  },
+  'domain.deleted': {
+    description: 'A sending domain was deleted.',
+    payload: accountPayload('domain.deleted', domainData),
+  },
+  'contact.created': {
+    description: 'Created through the single-contact API.',
+    payload: accountPayload('contact.created', contactData),
+  },
+  'contact.updated': {
+    description: 'Updated through the API.',
+    payload: accountPayload('contact.updated', contactData),
+  },
+  'contact.deleted': {
+    description: 'A contact was deleted.',
+    payload: accountPayload('contact.deleted', contactData),
+  },
+  'contact.subscribed': {
+    description: 'Subscribed through a hosted form or confirmation flow.',
+    payload: accountPayload('contact.subscribed', contactData),
+  },
+  'webhook.disabled': {
+    description:
+      'A webhook was disabled: it failed without a success for the disable window (`failing`), or its ' +
+      'endpoint answered 410 Gone (`gone`). Sent to the account’s other webhooks that subscribe to it.',
+    payload: accountPayload('webhook.disabled', {
+      ...webhookData,
+      reason: z.enum(['failing', 'gone']).meta({ description: 'Why it was disabled.' }),
+      disabled_at: time('When it was disabled.'),
+    }),
+  },
+  'webhook.failing': {
+    description: 'A webhook has failed without a success for a day (it is not disabled yet).',
+    payload: accountPayload('webhook.failing', {
+      ...webhookData,
+      failing_since: time('Its first failure since its last success.'),
+    }),
+  },
+};
+
+/** One type of the catalog as GET /v1/event-types publishes it. */
+export interface CatalogEntry {
+  readonly type: CatalogType;
+  readonly description: string;
+  /** JSON Schema, draft 2020-12 (`$schema` set), of the payload exactly as a `standard` webhook receives it. */
+  readonly schema: Readonly<Record<string, unknown>>;
+}
+
+let built: readonly CatalogEntry[] | undefined;
+
+/** The catalog, built once per process (it never changes while the code runs). */
+export function eventCatalog(): readonly CatalogEntry[] {
+  built ??= CATALOG_TYPES.map((type) => {
+    const { description, payload } = entries[type];
+    const schema = z.toJSONSchema(payload.meta({ title: type, description }), { target: 'draft-2020-12' });
+    return { type, description, schema: tidy(schema) as Record<string, unknown> };
+  });
+  return built;
+}
+
+/** zod's bounds on every `.int()` say nothing a reader needs (Number.MAX_SAFE_INTEGER): left out. */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, inner]) => !(key === 'maximum' && inner === Number.MAX_SAFE_INTEGER))
+      .map(([key, inner]) => [key, tidy(inner)]),
+  );
+}
