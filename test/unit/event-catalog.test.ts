@@ -92,7 +92,7 @@ function draft(overrides: Partial<EmailDraft> = {}): EmailDraft {
 /** Every email event the simulator's stories make, one email per story. */
 async function simulatorEvents(): Promise<SendflowEvent[]> {
   const events = new RecordingEventPublisher();
-  const provider = new SimulatedEmailProvider({ events, clock: new FakeClock(T0), stepSeconds: 1 });
+  const provider = new SimulatedEmailProvider({ events, stepSeconds: 1 });
   for (const story of Object.keys(SIMULATOR_STORIES)) {
     const to = `${story}@${SIMULATOR_DOMAIN}`;
     const email = {
