@@ -207,6 +207,25 @@ describe('one webhook', () => {
     await context.close();
   });
 
+  it('lists the event types with their payload schemas (the event catalog)', async () => {
+    const { context, page } = await onWebhookPage('/catalog');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Event types' }).click();
+    expect(await heading(page)).toBe('Event types');
+    await expectAccessibleAndNarrow(browser, page);
+
+    const rows = page.getByRole('row');
+    expect(await rows.count()).toBeGreaterThan(20);
+    await page.getByText('Payload schema of email.delivered').click();
+    const schema = JSON.parse((await page.locator('details[open] pre').first().textContent()) ?? '{}') as {
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
+    expect(schema.required).toEqual(expect.arrayContaining(['id', 'type', 'email_id', 'timestamp', 'data']));
+    expect(schema.properties?.type).toEqual({ type: 'string', const: 'email.delivered' });
+    await context.close();
+  });
+
   it('deletes the webhook after its confirmation page', async () => {
     const { key, hook, context, page } = await onWebhookPage('/delete');
 

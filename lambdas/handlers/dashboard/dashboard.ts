@@ -36,6 +36,7 @@ import { apiRequestRoutes } from './pages/api-requests';
 import { contactRoutes } from './pages/contacts';
 import { domainRoutes } from './pages/domains';
 import { emailRoutes } from './pages/emails';
+import { eventTypeRoutes } from './pages/event-types';
 import { overviewRoutes } from './pages/overview';
 import { webhookRoutes } from './pages/webhooks';
 import type { DashboardRequest, DashboardRoute } from './routes';
@@ -50,6 +51,7 @@ export interface DashboardDeps extends SignInDeps {
 const PAGES: readonly DashboardRoute[] = [
   ...overviewRoutes,
   ...webhookRoutes,
+  ...eventTypeRoutes,
   ...emailRoutes,
   ...apiKeyRoutes,
   ...domainRoutes,

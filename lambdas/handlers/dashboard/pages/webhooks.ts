@@ -72,7 +72,8 @@ ${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}
   return {
     title: 'Webhooks',
     section: '/webhooks',
-    content: html`${rows}<section aria-labelledby="new-h"><h2 id="new-h">New webhook</h2>${form}</section>`,
+    content: html`${rows}<p><a href="${BASE}/event-types">Event types</a>: what each event means, and the schema of its payload.</p>
+<section aria-labelledby="new-h"><h2 id="new-h">New webhook</h2>${form}</section>`,
   };
 }
 
