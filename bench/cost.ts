@@ -5,10 +5,11 @@
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
 import { encodeBody } from '../lambdas/adapters/email-body-object';
 import { PLANS } from '../lambdas/domain/plans';
-import { queues } from '../lambdas/manifest';
+import { queues, tableNames } from '../lambdas/manifest';
 import { DEFAULT_WEBHOOK_CACHE_SECONDS } from '../lambdas/runtime/config';
+import { CONTEXT_CAPACITY, DEFAULT_TARGET_UTILIZATION } from '../lib/table-capacity';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
-import { readDeployment } from './cost/deployment';
+import { type Deployment, readDeployment } from './cost/deployment';
 import { emailHtml } from './cost/email-html';
 import { startHarness } from './cost/harness';
 import { QUEUE_FUNCTIONS } from './cost/meter';
@@ -54,6 +55,23 @@ const WEBHOOK_CACHE: CachedReads = {
   ttlSeconds: DEFAULT_WEBHOOK_CACHE_SECONDS,
 };
 
+/**
+ * The provisioned figures' deployment: the default stage with every table (and so every GSI) provisioned at the
+ * default target utilization, as a stage at steady scale would run its hot tables. The bounds do not change what a
+ * unit costs (only the idle minimum, a fixed cost left out here), so any valid ones do.
+ */
+const EVERY_TABLE_PROVISIONED = {
+  [CONTEXT_CAPACITY]: {
+    prod: {
+      mode: 'provisioned',
+      targetUtilization: DEFAULT_TARGET_UTILIZATION,
+      tables: Object.fromEntries(
+        tableNames.map((t) => [t, { minRead: 1, maxRead: 40_000, minWrite: 1, maxWrite: 40_000 }]),
+      ),
+    },
+  },
+};
+
 const usd = (n: number, digits = 3) => n.toFixed(digits);
 const round = (n: number, digits = 4) => Number(n.toFixed(digits));
 const sum = (items: LineItems) => Object.values(items).reduce((a, b) => a + b, 0);
@@ -73,6 +91,7 @@ function byService(items: LineItems): LineItems {
 async function main(): Promise<void> {
   const started = Date.now();
   const deployment = readDeployment();
+  const provisioned = readDeployment(EVERY_TABLE_PROVISIONED);
   const h = await startHarness(deployment);
   const { runtime, receiver } = h;
   const samples: Sample[] = [];
@@ -103,7 +122,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  report(samples, deployment);
+  report(samples, deployment, provisioned);
 }
 
 /**
@@ -127,7 +146,7 @@ function describe(s: Sample): string {
   return parts.join(', ');
 }
 
-function report(samples: readonly Sample[], deployment: ReturnType<typeof readDeployment>): void {
+function report(samples: readonly Sample[], deployment: Deployment, provisioned: Deployment): void {
   const metrics = new Set(samples.flatMap((s) => [...s.usage.metrics]));
   const find = <W extends DeliveryWorkload | EmailWorkload>(match: (w: W) => boolean) =>
     samples.find((s) => match(s.workload as W)) as Sample;
@@ -199,6 +218,8 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
     )} USD per 1,000 emails (${composite.deliveries / composite.emails} deliveries per email)`,
   );
 
+  const utilization = reportProvisioned(samples, deployment, provisioned);
+
   const fixed = fixedMonthly(deployment, metrics);
   console.log(`\nFixed monthly costs (not in the figures above): ${usd(sum(fixed), 2)} USD`);
   printTable(
@@ -229,7 +250,9 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
     '30kb_10rcpt': [30, 10],
     '200kb_50rcpt': [200, 50],
   } as const;
-  const perThousand = (s: Sample) => sum(bill(s, deployment)) * (1e3 / s.emails);
+  const perThousand = (s: Sample, d = deployment) => sum(bill(s, d)) * (1e3 / s.emails);
+  const perMillion = (s: Sample, d: Deployment) => sum(bill(s, d)) * (1e6 / s.deliveries);
+  const fiveSample = find<DeliveryWorkload>((w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'five');
   const result = {
     usd_per_million_deliveries: { full_batches: round(sum(full)), five_per_batch: round(sum(five)) },
     usd_per_thousand_emails: Object.fromEntries(
@@ -263,8 +286,44 @@ function report(samples: readonly Sample[], deployment: ReturnType<typeof readDe
       logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage, deployment) / deliverySample.deliveries),
       emf_metrics: metrics.size,
     },
+    // The same samples with every table and GSI in provisioned mode at the auto scaling target (reportProvisioned).
+    provisioned: {
+      usd_per_million_deliveries: {
+        full_batches: round(perMillion(deliverySample, provisioned)),
+        five_per_batch: round(perMillion(fiveSample, provisioned)),
+      },
+      usd_per_thousand_emails: Object.fromEntries(
+        Object.entries(keys).map(([k, [size, r]]) => [k, round(perThousand(emailKey(size, r), provisioned))]),
+      ),
+      utilization,
+    },
   };
   console.log(JSON.stringify(result));
+}
+
+/**
+ * Every sample priced again with the tables and GSIs in provisioned mode (capacity units at the hourly rate over
+ * the target utilization) beside its on-demand price; returns the utilization (one for every table here).
+ */
+function reportProvisioned(samples: readonly Sample[], deployment: Deployment, provisioned: Deployment): number {
+  const utilizations = new Set([...(provisioned.provisioned?.values() ?? [])].flatMap((u) => [u.read, u.write]));
+  if (utilizations.size !== 1) throw new Error(`expected one target utilization, got ${[...utilizations].join(', ')}`);
+  const [utilization] = [...utilizations] as [number];
+  const dynamo = (items: LineItems) =>
+    sum(Object.fromEntries(Object.entries(items).filter(([k]) => /^dynamodb_(wru|rru|wcu|rcu) /.test(k))));
+  console.log(
+    `\nDynamoDB capacity on demand vs provisioned (every table and GSI, auto scaling at ${utilization * 100}% ` +
+      'utilization, steady load; the idle minimum left out): USD per million deliveries, per thousand emails',
+  );
+  printTable(
+    ['workload', 'DDB on demand', 'DDB provisioned', 'total on demand', 'total provisioned'],
+    samples.map((s) => {
+      const per = s.workload.kind === 'deliveries' ? 1e6 / s.deliveries : 1e3 / s.emails;
+      const [a, b] = [bill(s, deployment), bill(s, provisioned)];
+      return [label(s.workload), usd(dynamo(a) * per), usd(dynamo(b) * per), usd(sum(a) * per), usd(sum(b) * per)];
+    }),
+  );
+  return utilization;
 }
 
 /** Item 3: the busiest partition keys of the two samples scaled to the target rates, printed; the worst case's maxima. */

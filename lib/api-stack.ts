@@ -44,6 +44,7 @@ import { Monitoring } from './constructs/monitoring';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
+import { deployedIndexes } from './index-migration';
 import { outputNames } from './outputs';
 
 type ItemAction =
@@ -608,6 +609,9 @@ export class SendflowApiStack extends Stack {
       metricsService: this.stackName,
       alarmEmails: props.alarmEmails ?? [],
       tables: tableNamesByKey,
+      indexes: Object.fromEntries(
+        tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
+      ),
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
     });
     // Last, so it reaches every alarm the constructs above made.

@@ -9,6 +9,7 @@ import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from '.
 import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
+import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
 const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
@@ -57,6 +58,8 @@ export interface SendflowSettings {
   readonly emailRetentionDays?: number;
   /** Custom domain for the API and its public links (docs/runbook.md, "Custom domain"); the execute-api host when omitted. */
   readonly customDomain?: CustomDomainSettings;
+  /** DynamoDB capacity of this stage's tables (`sendflow:capacity`, lib/table-capacity.ts); on demand when omitted. */
+  readonly tableCapacity?: TableCapacity;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -76,6 +79,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     emailRetentionDays: parseEmailRetentionDays(app.node.tryGetContext(CONTEXT_EMAIL_RETENTION_DAYS)),
+    tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
   };
@@ -190,6 +194,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     stage,
     guardFirst: !settings.adopt,
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
+    ...(settings.tableCapacity ? { capacity: settings.tableCapacity } : {}),
     // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
     terminationProtection: true,
   });

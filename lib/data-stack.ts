@@ -10,7 +10,7 @@
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
 import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import { AttributeType, Billing, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, Capacity, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -19,6 +19,7 @@ import { type Projection, type TableName, type TableSpec, tableNames, tables } f
 import { StageGuard } from './constructs/stage-guard';
 import { deployedIndexes } from './index-migration';
 import { STAGE_TAG } from './outputs';
+import { boundsOf, ON_DEMAND, type TableCapacity } from './table-capacity';
 
 export interface SendflowDataStackProps extends StackProps {
   /** Deployment stage: the guard looks for resources tagged with it (the app tags every stack). */
@@ -31,6 +32,8 @@ export interface SendflowDataStackProps extends StackProps {
   readonly guardFirst?: boolean;
   /** Days emails and everything of theirs are kept (`sendflow:emailRetentionDays`): the bodies bucket's lifecycle. */
   readonly emailRetentionDays?: number;
+  /** On demand (default), or provisioned with auto scaling for the tables it names (`sendflow:capacity`). */
+  readonly capacity?: TableCapacity;
 }
 
 /** How far ahead an email may be scheduled (the API's scheduled_at bound): its body is kept that much longer. */
@@ -64,7 +67,7 @@ export class SendflowDataStack extends Stack {
     const built = {} as Record<TableName, TableV2>;
     const parameters = {} as Record<TableName, string>;
     for (const name of tableNames) {
-      const table = manifestTable(this, name, tables[name]);
+      const table = manifestTable(this, name, tables[name], props.capacity ?? ON_DEMAND);
       afterGuard(table);
       const parameterName = `/${this.stackName}/tables/${name}`;
       new StringParameter(this, `${logicalName(name)}TableName`, {
@@ -147,11 +150,11 @@ function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
   return bucket;
 }
 
-function manifestTable(scope: Construct, name: TableName, spec: TableSpec): TableV2 {
+function manifestTable(scope: Construct, name: TableName, spec: TableSpec, capacity: TableCapacity): TableV2 {
   return new TableV2(scope, logicalName(name), {
     partitionKey: { name: spec.partitionKey, type: AttributeType.STRING },
     ...(spec.sortKey ? { sortKey: { name: spec.sortKey, type: AttributeType.STRING } } : {}),
-    billing: Billing.onDemand(),
+    billing: billingOf(capacity, name),
     encryption: TableEncryptionV2.awsManagedKey(),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
@@ -166,6 +169,29 @@ function manifestTable(scope: Construct, name: TableName, spec: TableSpec): Tabl
     // a table a failed first deploy leaves behind is tagged, and the guard names it on the next attempt.
     removalPolicy: spec.retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     deletionProtection: spec.retain,
+  });
+}
+
+/**
+ * On demand, or provisioned with target-tracking auto scaling. The GSIs take the table's read and write settings
+ * (TableV2 copies them to each index unless an index sets its own): a GSI with less write capacity than its table
+ * throttles the table's writes, so AWS advises the same settings for both.
+ */
+function billingOf(capacity: TableCapacity, table: TableName): Billing {
+  const bounds = boundsOf(capacity, table);
+  if (!bounds || capacity.mode !== 'provisioned') return Billing.onDemand();
+  const targetUtilizationPercent = capacity.targetUtilization;
+  return Billing.provisioned({
+    readCapacity: Capacity.autoscaled({
+      minCapacity: bounds.minRead,
+      maxCapacity: bounds.maxRead,
+      targetUtilizationPercent,
+    }),
+    writeCapacity: Capacity.autoscaled({
+      minCapacity: bounds.minWrite,
+      maxCapacity: bounds.maxWrite,
+      targetUtilizationPercent,
+    }),
   });
 }
 

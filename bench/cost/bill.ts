@@ -4,7 +4,7 @@
 
 import { CompactLogFormatter } from '../../lambdas/adapters/telemetry/compact-log-formatter';
 import { type TableName, tables as tableSpecs } from '../../lambdas/manifest';
-import { gbSeconds } from './billing';
+import { gbSeconds, provisionedUnitCost } from './billing';
 import type { Deployment } from './deployment';
 import type { Usage } from './meter';
 import { GB, PRICES } from './prices';
@@ -123,9 +123,23 @@ export function bill(sample: Sample, deployment: Deployment): LineItems {
     add('lambda_gb_seconds', gbSeconds(fn.memoryMb, inv.ms) * PRICES.lambda.gbSecond[fn.architecture]);
   }
 
-  for (const [name, units] of u.dynamo.writeUnits)
-    add(`dynamodb_wru ${name}`, units * PRICES.dynamodb.writeRequestUnit);
-  for (const [name, units] of u.dynamo.readUnits) add(`dynamodb_rru ${name}`, units * PRICES.dynamodb.readRequestUnit);
+  // In the deployment's capacity mode, table by table and index by index: request units on demand; in provisioned
+  // mode the capacity a steady rate of those units holds at the auto scaling target (dynamodb_wcu, dynamodb_rcu).
+  for (const [name, units] of u.dynamo.writeUnits) {
+    const provisioned = deployment.provisioned?.get(name);
+    if (provisioned) {
+      add(
+        `dynamodb_wcu ${name}`,
+        units * provisionedUnitCost(PRICES.dynamodb.writeCapacityUnitHour, provisioned.write),
+      );
+    } else add(`dynamodb_wru ${name}`, units * PRICES.dynamodb.writeRequestUnit);
+  }
+  for (const [name, units] of u.dynamo.readUnits) {
+    const provisioned = deployment.provisioned?.get(name);
+    if (provisioned) {
+      add(`dynamodb_rcu ${name}`, units * provisionedUnitCost(PRICES.dynamodb.readCapacityUnitHour, provisioned.read));
+    } else add(`dynamodb_rru ${name}`, units * PRICES.dynamodb.readRequestUnit);
+  }
   for (const [table, bytes] of u.dynamo.storedBytes) {
     const months = storageMonths(table);
     if (!(table in tableSpecs)) continue;

@@ -127,3 +127,13 @@ export function sqsRequests(bytes: number): number {
 export function gbSeconds(memoryMb: number, durationMs: number): number {
   return (memoryMb / 1024) * (Math.ceil(durationMs) / 1000);
 }
+
+/**
+ * What one capacity unit consumed costs in provisioned mode: auto scaling keeps consumption near `utilization` of
+ * what is provisioned, so a steady rate of one unit a second holds 1 / utilization units provisioned, each billed
+ * by the hour (`pricePerUnitHour`). One WCU (RCU) provisioned for an hour serves 3,600 write (read) units.
+ */
+export function provisionedUnitCost(pricePerUnitHour: number, utilization: number): number {
+  if (!(utilization > 0 && utilization <= 1)) throw new Error(`utilization must be in (0, 1], got ${utilization}`);
+  return pricePerUnitHour / 3600 / utilization;
+}

@@ -1,8 +1,10 @@
 // What the meter needs from the deployment, read from the synthesized CDK app (bundling skipped), not restated:
 // each function's memory, architecture and logging (format, application and system log levels), the web ACL's
-// rule count, log retention, tables' PITR and TTL, and the authorizer cache TTL. Re-running after a change to lib/ prices the changed configuration.
-import { App } from 'aws-cdk-lib';
+// rule count, log retention, tables' PITR and TTL, the authorizer cache TTL, and which tables and GSIs run in
+// provisioned mode at what target utilization. Re-running after a change to lib/ prices the changed configuration.
+import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { tableNames } from '../../lambdas/manifest';
 import { buildSendflow } from '../../lib/app';
 
 export interface FunctionConfig {
@@ -28,12 +30,26 @@ export interface Deployment {
   readonly authorizerCacheTtlSeconds: number;
   /** The API stage's access log line format (one line per request), '' when access logging is off. */
   readonly accessLogFormat: string;
+  /**
+   * Tables and GSIs in provisioned mode (`table` or `table index`, as the meter names them) → the target utilization
+   * of their read and write auto scaling, as fractions; absent ones bill per request (on demand).
+   */
+  readonly provisioned?: ReadonlyMap<string, ProvisionedUtilization>;
+}
+
+export interface ProvisionedUtilization {
+  readonly read: number;
+  readonly write: number;
 }
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
 
-export function readDeployment(): Deployment {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, builtinCloudFormationValidation: false });
+/** The default stage's deployment; `context` adds CDK context (e.g. `sendflow:capacity`) as cdk.json would. */
+export function readDeployment(context: Record<string, unknown> = {}): Deployment {
+  const app = new App({
+    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    builtinCloudFormationValidation: false,
+  });
   const stacks = buildSendflow(app);
   const api = Template.fromStack(stacks.api);
   const data = Template.fromStack(stacks.data);
@@ -75,5 +91,64 @@ export function readDeployment(): Deployment {
     tables: tables.length,
     authorizerCacheTtlSeconds: Number(authorizers[0]?.Properties.AuthorizerResultTtlInSeconds ?? 300),
     accessLogFormat: accessLog?.Format ?? '',
+    provisioned: provisionedCapacity(stacks.data, data),
   };
+}
+
+interface AutoScaling {
+  readonly TargetTrackingScalingPolicyConfiguration?: { readonly TargetValue?: number };
+}
+interface GlobalTableProperties {
+  readonly BillingMode?: string;
+  readonly WriteProvisionedThroughputSettings?: { readonly WriteCapacityAutoScalingSettings?: AutoScaling };
+  readonly GlobalSecondaryIndexes?: readonly {
+    readonly IndexName: string;
+    readonly WriteProvisionedThroughputSettings?: { readonly WriteCapacityAutoScalingSettings?: AutoScaling };
+  }[];
+  readonly Replicas?: readonly {
+    readonly ReadProvisionedThroughputSettings?: { readonly ReadCapacityAutoScalingSettings?: AutoScaling };
+    readonly GlobalSecondaryIndexes?: readonly {
+      readonly IndexName: string;
+      readonly ReadProvisionedThroughputSettings?: { readonly ReadCapacityAutoScalingSettings?: AutoScaling };
+    }[];
+  }[];
+}
+
+/**
+ * Each provisioned table's and GSI's target utilization, from its GlobalTable resource (TableV2 puts auto scaling
+ * there, not in Application Auto Scaling resources): writes on the table and its indexes, reads on the replica.
+ */
+function provisionedCapacity(
+  stack: ReturnType<typeof buildSendflow>['data'],
+  template: Template,
+): Map<string, ProvisionedUtilization> {
+  const resources = template.findResources('AWS::DynamoDB::GlobalTable') as Record<
+    string,
+    { Properties: GlobalTableProperties }
+  >;
+  const target = (settings: AutoScaling | undefined, what: string) => {
+    const value = settings?.TargetTrackingScalingPolicyConfiguration?.TargetValue;
+    if (typeof value !== 'number') throw new Error(`${what}: provisioned without target-tracking auto scaling`);
+    return value / 100;
+  };
+  const found = new Map<string, ProvisionedUtilization>();
+  for (const name of tableNames) {
+    const id = stack.getLogicalId(stack.tables[name].node.defaultChild as CfnElement);
+    const table = resources[id]?.Properties;
+    if (table?.BillingMode !== 'PROVISIONED') continue;
+    const [replica] = table.Replicas ?? [];
+    found.set(name, {
+      read: target(replica?.ReadProvisionedThroughputSettings?.ReadCapacityAutoScalingSettings, name),
+      write: target(table.WriteProvisionedThroughputSettings?.WriteCapacityAutoScalingSettings, name),
+    });
+    for (const index of table.GlobalSecondaryIndexes ?? []) {
+      const what = `${name} ${index.IndexName}`;
+      const reads = replica?.GlobalSecondaryIndexes?.find((r) => r.IndexName === index.IndexName);
+      found.set(what, {
+        read: target(reads?.ReadProvisionedThroughputSettings?.ReadCapacityAutoScalingSettings, what),
+        write: target(index.WriteProvisionedThroughputSettings?.WriteCapacityAutoScalingSettings, what),
+      });
+    }
+  }
+  return found;
 }

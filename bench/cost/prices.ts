@@ -1,5 +1,6 @@
-// Unit prices of every AWS service the meter bills, us-east-1, on-demand list prices, in one place with the date
-// they were read and the pricing page each comes from. Free tiers are left out: the figures are marginal costs.
+// Unit prices of every AWS service the meter bills, us-east-1 list prices (on demand, and DynamoDB's provisioned
+// capacity), in one place with the date they were read and the pricing page each comes from. Free tiers are left
+// out: the figures are marginal costs.
 
 /** When these were read. Re-read the pages (names below) before you use a figure for a decision. */
 export const PRICES_READ_ON = '2026-11-25';
@@ -28,6 +29,16 @@ export const PRICES = {
     /** On-demand, Standard table class, since the 1 November 2024 price cut. Page: "Amazon DynamoDB pricing for on-demand capacity". */
     writeRequestUnit: 0.625 / 1e6,
     readRequestUnit: 0.125 / 1e6,
+    /**
+     * Provisioned capacity, Standard table class, per unit provisioned per hour: what a table (and each GSI) in
+     * provisioned mode pays instead of request units. Page: "Amazon DynamoDB pricing for provisioned capacity"
+     * (us-east-1), $0.00065 per WCU-hour and $0.00013 per RCU-hour, unchanged by the November 2024 on-demand cut.
+     * Read on 2026-11-26; the stored copy of the page renders its price table by script, so the figures were
+     * checked against a summary that quotes them (notes.deiveris.lv, "DynamoDB Provisioned Throughput"): re-read
+     * the page before a decision.
+     */
+    writeCapacityUnitHour: 0.00065,
+    readCapacityUnitHour: 0.00013,
     /** Per GB-month of table storage (Standard class, after the first 25 GB). */
     storageGbMonth: 0.25,
     /** Continuous backups (PITR), per GB-month of table size. */

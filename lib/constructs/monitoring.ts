@@ -53,6 +53,11 @@ export interface MonitoringProps {
   readonly alarmEmails: readonly string[];
   /** Physical table names by manifest name: one throttling alarm each. */
   readonly tables: Readonly<Record<string, string>>;
+  /**
+   * Each table's deployed GSIs, by manifest name: one throttling alarm each, since the table's throttle metrics
+   * leave its indexes out (an index's need the GlobalSecondaryIndexName dimension).
+   */
+  readonly indexes?: Readonly<Record<string, readonly string[]>>;
   /** The account's Lambda concurrency quota (sendflow:lambdaConcurrency): its alarm pages at CONCURRENCY_ALARM_SHARE. */
   readonly accountConcurrencyQuota: number;
 }
@@ -169,11 +174,13 @@ export class Monitoring extends Construct {
           1,
           {
             description:
-              `Sendflow ${name} table: DynamoDB throttled reads or writes (a hot partition key, or on-demand ` +
-              'scaling behind a sudden peak); see "Alarms and what to do"',
+              `Sendflow ${name} table: DynamoDB throttled reads or writes (a hot partition key, on-demand ` +
+              'scaling behind a sudden peak, or provisioned capacity used up); see "Alarms and what to do"',
           },
         ),
       );
+      for (const index of props.indexes?.[name] ?? [])
+        this.alarms.push(indexThrottlesAlarm(this, name, tableName, index));
     }
     const concurrencyThreshold = Math.floor(props.accountConcurrencyQuota * CONCURRENCY_ALARM_SHARE);
     this.alarms.push(
@@ -313,6 +320,34 @@ function sumAlarm(
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
   });
+}
+
+/** Read and write throttle events of one GSI, which its table's metrics do not count. */
+function indexThrottlesAlarm(scope: Construct, table: string, tableName: string, index: string): Alarm {
+  const throttles = (metricName: string) =>
+    new Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName,
+      dimensionsMap: { TableName: tableName, GlobalSecondaryIndexName: index },
+      ...fiveMinutes,
+    });
+  return sumAlarm(
+    scope,
+    `${pascal(table)}${pascal(index)}IndexThrottles`,
+    new MathExpression({
+      expression: 'reads + writes',
+      usingMetrics: { reads: throttles('ReadThrottleEvents'), writes: throttles('WriteThrottleEvents') },
+      period: fiveMinutes.period,
+      label: `${table} ${index} throttle events`,
+    }),
+    1,
+    {
+      description:
+        `Sendflow ${table} table, index ${index}: DynamoDB throttled reads or writes (a hot index key, or ` +
+        "provisioned capacity used up: a GSI short of writes throttles its table's writes too); " +
+        'see "Alarms and what to do"',
+    },
+  );
 }
 
 function graph(title: string, metrics: IMetric[]): GraphWidget {

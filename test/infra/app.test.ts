@@ -95,7 +95,7 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('settings from CDK context', () => {
-  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address', () => {
+  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address, tables on demand', () => {
     expect(settingsFromContext(new App())).toEqual({
       authorizerCacheTtlSeconds: 60,
       stage: 'prod',
@@ -104,6 +104,7 @@ describe('settings from CDK context', () => {
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
       sesMaxSendRate: 14,
       emailRetentionDays: 30,
+      tableCapacity: { mode: 'on-demand' },
     });
   });
 
