@@ -4,6 +4,7 @@ import type { EventType, SendflowEvent } from '../../domain/events';
 import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
+import type { Ordering } from '../../domain/webhooks/ordering';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
 
 /** An account in one mode: test-mode data never meets live-mode data. */
@@ -29,12 +30,22 @@ export interface Webhook extends Tenant {
   readonly active: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** `per_email`: an email's events are attempted one after another (app/webhooks/ordering); absent: `none`. */
+  readonly ordering?: Ordering;
 }
 
 export type WebhookChanges = Partial<
   Pick<
     Webhook,
-    'url' | 'events' | 'active' | 'format' | 'description' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+    | 'url'
+    | 'events'
+    | 'active'
+    | 'format'
+    | 'description'
+    | 'secret'
+    | 'previousSecret'
+    | 'previousSecretExpiresAt'
+    | 'ordering'
   >
 >;
 
