@@ -5,6 +5,7 @@
 // stale lane entry never blocks; a finish that races the hold is not lost.
 import { describe, expect, it } from 'vitest';
 import { type AttemptDeps, attemptDelivery } from '../../lambdas/app/webhooks/attempts';
+import { DEAD_LETTER_LIMIT, failDeadLettered } from '../../lambdas/app/webhooks/dead-letters';
 import { dispatchEvent } from '../../lambdas/app/webhooks/dispatch-event';
 import type { Delivery, DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { eventSequence } from '../../lambdas/domain/email/sequence';
@@ -284,6 +285,31 @@ describe('ordering: "per_email"', () => {
     // Assert
     expect(t.row(delivered).status).toBe('succeeded');
     expect(t.sender.requests.map((r) => JSON.parse(r.body).type)).toEqual(['email.sent', 'email.delivered']);
+  });
+
+  it('wakes the held event when the earlier one ends failed from the dead-letter queue (its job kept failing in our code)', async () => {
+    // Arrange: the earlier one's worker hangs (its claim then lapses); it has dead-lettered before.
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sent = await t.dispatch(eventOf(EMAIL_A, 'email.sent', 10, 1));
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    t.sender.answers((n) => (n === 1 ? new Promise(() => {}) : { statusCode: 200 }));
+    void attemptDelivery(t.deps, sent);
+    await new Promise((r) => setTimeout(r, 0));
+    expect(await attemptDelivery(t.deps, delivered)).toBe('held');
+    const stuck = t.row(sent);
+    t.deliveries.items.set(`${sent.webhookId}#${sent.deliveryId}`, { ...stuck, deadLetters: DEAD_LETTER_LIMIT - 1 });
+    t.clock.advance(120_000);
+    const before = t.retries.scheduled.length;
+
+    // Act
+    const outcome = await failDeadLettered(t.deps, sent);
+    await t.runQueued(before);
+
+    // Assert
+    expect(outcome).toBe('failed');
+    expect(t.row(sent).status).toBe('failed');
+    expect(t.row(delivered)).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('ends a held event failed (webhook paused) when woken on a paused webhook, and wakes the next one', async () => {
