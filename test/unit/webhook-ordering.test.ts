@@ -193,6 +193,27 @@ describe('ordering: "per_email"', () => {
     expect(t.row(delivered).status).toBe('succeeded');
   });
 
+  it('waits only for earlier events sent to this webhook: one of an unsubscribed type, or from before, is not waited for', async () => {
+    // Arrange: the webhook takes delivered and opened only; the email's sent never reaches it, and its delivered
+    // came before the option was on (its delivery carries no sequence: it is in no lane).
+    const t = setup();
+    await t.webhooks.create({ ...t.webhook, events: ['email.delivered', 'email.opened'] });
+    expect(await t.dispatch(eventOf(EMAIL_A, 'email.sent', 10, 1))).toBeUndefined();
+    const before = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    t.sender.answers({ statusCode: 503, error: 'HTTP 503' });
+    await attemptDelivery(t.deps, before);
+    await t.webhooks.update(TENANT, t.webhook.id, { ordering: 'per_email' }, new Date(T0).toISOString());
+    const opened = await t.dispatch(eventOf(EMAIL_A, 'email.opened', 5_000, 3));
+
+    // Act
+    const outcome = await attemptDelivery(t.deps, opened);
+
+    // Assert: attempted at once, though the earlier delivered is still retrying.
+    expect(outcome).toBe('attempted');
+    expect(t.row(before).status).toBe('pending');
+    expect(t.sender.requests.map((r) => JSON.parse(r.body).type)).toEqual(['email.delivered', 'email.opened']);
+  });
+
   it('never holds another email: its events flow while the first email waits', async () => {
     const t = setup('per_email');
     await t.webhooks.create(t.webhook);
