@@ -1,6 +1,7 @@
 // The event catalog (spec §6.1) and legacy names (spec §4.1 rule 3, §9.2), plus the standard payload (§2.3).
 import type { Mode } from './api-keys';
 import { bareAddress, type EmailMessage } from './email/email';
+import { eventSequence } from './email/sequence';
 import { timeOrderedId } from './ids';
 
 export const EVENT_TYPES = [
@@ -91,14 +92,19 @@ export interface SendflowEvent {
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-/** The `standard` format body (spec §2.3): exactly these fields, in this order. */
+/**
+ * The `standard` format body (spec §2.3): exactly these fields, in this order. An email event also carries its
+ * `sequence` (domain/email/sequence.ts), after `timestamp`: computed from the event, so every render is the same.
+ */
 export function standardPayload(event: SendflowEvent): string {
+  const sequence = eventSequence(event);
   return JSON.stringify({
     id: event.id,
     type: event.type,
     ...(event.emailId !== undefined ? { email_id: event.emailId } : {}),
     ...(event.to !== undefined ? { to: event.to } : {}),
     timestamp: event.timestamp,
+    ...(sequence !== null ? { sequence } : {}),
     data: event.data,
   });
 }

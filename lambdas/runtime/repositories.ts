@@ -10,6 +10,7 @@ import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
+import { DynamoOrderLanes } from '../adapters/dynamodb/order-lanes';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
@@ -46,6 +47,8 @@ export function createRepositories(
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
+    // Per-email ordering's lanes too: one item per (webhook, email) under its own partition key.
+    orderLanes: new DynamoOrderLanes(doc, tables.deliveries),
     emails: new DynamoEmailRepository(
       doc,
       { emails: tables.emails, emailParts: tables.emailParts },

@@ -9,6 +9,7 @@ import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodi
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
+import { DynamoOrderLanes } from '../../lambdas/adapters/dynamodb/order-lanes';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
@@ -39,6 +40,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
@@ -75,6 +77,8 @@ for (const { factory, skip } of backends) {
       deliveryRepositoryContract(
         dynamoHarness(endpoint, 'deliveries', (db, table) => new DynamoDeliveryRepository(db.doc, table)),
       ));
+    describe('DynamoOrderLanes', () =>
+      orderLanesContract(dynamoHarness(endpoint, 'deliveries', (db, table) => new DynamoOrderLanes(db.doc, table))));
     describe('DynamoRecoveryRepository', () =>
       recoveryRepositoryContract(
         dynamoHarness(endpoint, 'deliveries', (db, table) => ({

@@ -15,6 +15,7 @@ import {
   InMemoryEmailHistory,
   InMemoryEmailRepository,
   InMemoryIdempotencyStore,
+  InMemoryOrderLanes,
   InMemoryQuotaCounter,
   InMemoryRateLimitCounter,
   InMemoryRecoveryRepository,
@@ -31,6 +32,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
@@ -57,6 +59,8 @@ describe('InMemoryEmailRepository', () =>
   emailRepositoryPortContract(memoryHarness(() => new InMemoryEmailRepository())));
 
 describe('InMemoryEmailHistory', () => emailHistoryContract(memoryHarness(() => new InMemoryEmailHistory())));
+
+describe('InMemoryOrderLanes', () => orderLanesContract(memoryHarness(() => new InMemoryOrderLanes())));
 
 /** One store whose clock each call of the factory sets (the suite awaits each call before the next). */
 function withClock<T>(build: (now: () => number) => T): (now: () => number) => T {

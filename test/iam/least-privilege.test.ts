@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createAccountKey } from '../../lambdas/app/accounts';
@@ -54,6 +55,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let dashboardLink: () => Promise<string> = async () => '';
   /** How far each queue's messages have been handed to its consumer. */
   const consumed = new Map<string, number>();
+  /** The deliveries table's name (the per-email ordering lanes live there too). */
+  let deliveriesTable = '';
 
   beforeAll(async () => {
     outdir = mkdtempSync(join(tmpdir(), 'sendflow-iam-'));
@@ -68,6 +71,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     >;
     const client = dynamo.client();
     await createTables(client, names);
+    deliveriesTable = names.deliveries;
     // The first account and its keys, as the admin CLI makes them (directly, not through a function).
     const repositories = createRepositories(client, names);
     const deps = {
@@ -230,7 +234,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       await call(`/webhooks/${hook.body.id}`, {
         method: 'PUT',
         key: liveKey,
-        body: { url: 'https://hooks.example.com/v2' },
+        // Ordered: the delivery worker's deliveries of email events then enter and leave their email's lane.
+        body: { url: 'https://hooks.example.com/v2', ordering: 'per_email' },
       }),
       200,
       'update webhook',
@@ -398,6 +403,16 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // the retries straight back walks the retry schedule, from SQS delays to one-shot schedules (bounded).
     for (let round = 0; round < 3 && (await drain('sendflow-delivery')) > 0; round++);
     await drain('sendflow-dispatcher');
+    // The webhook is ordered (per_email): its email events' deliveries entered their email's lane, through the
+    // delivery function's role (its calls are checked against it below).
+    const lanes = await DynamoDBDocumentClient.from((dynamo as DynamoEndpoint).client()).send(
+      new ScanCommand({
+        TableName: deliveriesTable,
+        FilterExpression: 'begins_with(webhookId, :lane)',
+        ExpressionAttributeValues: { ':lane': 'ord#' },
+      }),
+    );
+    expect(lanes.Items?.length ?? 0).toBeGreaterThan(0);
   });
 
   it('reconciler: re-checks pending domains; later, re-queues overdue work and relays what outboxes kept', async () => {

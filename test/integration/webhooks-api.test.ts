@@ -30,7 +30,18 @@ describe('POST /v1/webhooks', () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ['active', 'created_at', 'description', 'events', 'format', 'id', 'object', 'signing_secret', 'url'].sort(),
+      [
+        'active',
+        'created_at',
+        'description',
+        'events',
+        'format',
+        'id',
+        'object',
+        'ordering',
+        'signing_secret',
+        'url',
+      ].sort(),
     );
     expect(body).toMatchObject({
       object: 'webhook',
@@ -123,7 +134,7 @@ describe('GET, PUT, DELETE', () => {
     expect(body.data[0]?.object).toBe('webhook');
   });
 
-  it('updates url, events and active; the response has id, url, events, active, updated_at', async () => {
+  it('updates url, events and active; the response has id, url, events, active, ordering, updated_at', async () => {
     const created = (await (await create({ url: hook, events: ['email.sent'] })).json()) as { id: string };
     const res = await rt.call(`/webhooks/${created.id}`, {
       method: 'PUT',
@@ -132,7 +143,7 @@ describe('GET, PUT, DELETE', () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'object', 'updated_at', 'url']);
+    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'object', 'ordering', 'updated_at', 'url']);
     expect(body).toMatchObject({ object: 'webhook', url: `${hook}/v2`, events: ['email.bounced'], active: false });
     const got = (await (await rt.call(`/webhooks/${created.id}`, { key })).json()) as Record<string, unknown>;
     expect(got).toMatchObject({

@@ -60,6 +60,7 @@ import type {
   UsagePlans,
 } from '../../lambdas/app/ports';
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../lambdas/app/telemetry';
+import type { LaneKey, OrderLanes } from '../../lambdas/app/webhooks/order-lanes';
 import type {
   Claim,
   ClaimExpectation,
@@ -97,6 +98,7 @@ import type { PlanName } from '../../lambdas/domain/plans';
 import type { RateWindow } from '../../lambdas/domain/rate-limit';
 import { type AttemptOutcome, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
 import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
+import type { LaneEntry } from '../../lambdas/domain/webhooks/ordering';
 
 export class InMemoryAccountRepository implements AccountRepository {
   readonly items = new Map<string, Account>();
@@ -1261,4 +1263,29 @@ export function inMemoryRecoveryDeps(clock: FakeClock, overrides: Partial<Recove
     retentionSeconds: 30 * 86_400,
     ...overrides,
   };
+}
+
+/** Per-email ordering lanes in memory, as DynamoOrderLanes keeps them (one entry per delivery, by sequence). */
+export class InMemoryOrderLanes implements OrderLanes {
+  readonly lanes = new Map<string, Map<string, number>>();
+
+  async enter(lane: LaneKey, entry: LaneEntry, _expiresAt: number): Promise<LaneEntry[]> {
+    const key = `${lane.webhookId}#${lane.emailId}`;
+    const entries = this.lanes.get(key) ?? new Map<string, number>();
+    entries.set(entry.deliveryId, entry.sequence);
+    this.lanes.set(key, entries);
+    return sortedLane(entries);
+  }
+
+  async leave(lane: LaneKey, deliveryId: string): Promise<LaneEntry[]> {
+    const entries = this.lanes.get(`${lane.webhookId}#${lane.emailId}`);
+    entries?.delete(deliveryId);
+    return sortedLane(entries ?? new Map());
+  }
+}
+
+function sortedLane(entries: ReadonlyMap<string, number>): LaneEntry[] {
+  return [...entries]
+    .map(([deliveryId, sequence]) => ({ deliveryId, sequence }))
+    .sort((a, b) => a.sequence - b.sequence || (a.deliveryId < b.deliveryId ? -1 : 1));
 }

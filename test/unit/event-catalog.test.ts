@@ -230,13 +230,16 @@ describe('every payload the code makes validates against its type’s schema', (
     expect(made.length).toBeGreaterThan(40);
   });
 
-  it('accepts `sequence` (an integer from 1) on email events only', () => {
+  it('requires `sequence` (an integer from 1) on email events, and refuses it on others', () => {
     const email = JSON.parse(bodies().find((b) => b.includes('"email.delivered"')) ?? '{}') as Json;
     const domain = JSON.parse(bodies().find((b) => b.includes('"domain.created"')) ?? '{}') as Json;
     expect(problems(JSON.stringify({ ...email, sequence: 3 }))).toEqual([]);
     expect(problems(JSON.stringify({ ...email, sequence: 0 }))).not.toEqual([]);
     expect(problems(JSON.stringify({ ...email, sequence: 1.5 }))).not.toEqual([]);
     expect(problems(JSON.stringify({ ...domain, sequence: 1 }))).not.toEqual([]);
+    const { sequence, ...without } = email;
+    expect(sequence).toEqual(expect.any(Number));
+    expect(problems(JSON.stringify(without))).not.toEqual([]);
   });
 });
 

@@ -26,11 +26,15 @@ export const created: Created = {
   description: null,
   signing_secret: 'whsec_x',
   active: true,
+  ordering: 'none',
   created_at: '2026-01-01T00:00:00.000Z',
 };
 
 type CreateBody = paths['/v1/webhooks']['post']['requestBody']['content']['application/json'];
 export const body: CreateBody = { url: 'https://hooks.example.com/a', events: ['email.delivered', 'bounced'] };
+export const ordered: CreateBody = { url: 'https://hooks.example.com/a', events: ['email.sent'], ordering: 'per_email' };
+// @ts-expect-error not an ordering
+export const unknownOrdering: CreateBody = { url: 'https://hooks.example.com/a', events: ['email.sent'], ordering: 'fifo' };
 // @ts-expect-error not an event name
 export const unknownEvent: CreateBody = { url: 'https://hooks.example.com/a', events: ['email.nope'] };
 

@@ -232,7 +232,7 @@ describe('attemptDelivery', () => {
     const webhook = newWebhook();
     await webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
-    let duplicate: 'attempted' | 'skipped' | undefined;
+    let duplicate: Awaited<ReturnType<typeof attemptDelivery>> | undefined;
     sender.answers(async (n) => {
       if (n === 1) duplicate = await attemptDelivery(deps, job);
       return { statusCode: 200 };
@@ -466,7 +466,7 @@ describe('attemptDelivery', () => {
     await webhooks.create(webhook);
     const job = firstJob(newEvent(), webhook);
     let sends = 0;
-    let takeover: 'attempted' | 'skipped' | undefined;
+    let takeover: Awaited<ReturnType<typeof attemptDelivery>> | undefined;
     const slowThenFast: WebhookSender = {
       async send(): Promise<AttemptOutcome> {
         sends += 1;

@@ -154,19 +154,21 @@ describe('standardPayload (spec §2.3)', () => {
     data: { bounce_type: 'Permanent', bounce_sub_type: 'General', refused_by_account_suppression_list: false },
   };
 
-  it('has exactly id, type, email_id, to, timestamp, data in that order, and no internal fields', () => {
+  it('has exactly id, type, email_id, to, timestamp, sequence, data in that order, and no internal fields', () => {
     // Act
     const body = standardPayload(event);
 
     // Assert
     const parsed = JSON.parse(body);
-    expect(Object.keys(parsed)).toEqual(['id', 'type', 'email_id', 'to', 'timestamp', 'data']);
+    expect(Object.keys(parsed)).toEqual(['id', 'type', 'email_id', 'to', 'timestamp', 'sequence', 'data']);
     expect(parsed).toEqual({
       id: 'evt_01',
       type: 'email.bounced',
       email_id: 'em_01',
       to: 'bob@example.com',
       timestamp: '2026-01-01T12:00:00.000Z',
+      // The email id carries no time here: the epoch is the base (domain/email/sequence.ts).
+      sequence: Date.parse('2026-01-01T12:00:00.000Z') * 16 + 6,
       data: { bounce_type: 'Permanent', bounce_sub_type: 'General', refused_by_account_suppression_list: false },
     });
     expect(body).not.toMatch(/acct_1|accountId|mode/);
@@ -189,5 +191,11 @@ describe('standardPayload (spec §2.3)', () => {
     );
 
     expect(Object.keys(parsed)).toEqual(['id', 'type', 'timestamp', 'data']);
+  });
+
+  it('carries the same sequence on every render of one email event (retries and replays send the same body)', () => {
+    const first = JSON.parse(standardPayload(event)).sequence;
+    expect(Number.isSafeInteger(first)).toBe(true);
+    expect(JSON.parse(standardPayload({ ...event, to: 'carol@example.com' })).sequence).toBe(first);
   });
 });

@@ -127,6 +127,9 @@ const deliveryItem = z.object({
   retriedAt: z.number().optional(),
   deadLetters: z.number().int().optional(),
   expiresAt: z.number().optional(),
+  emailId: z.string().optional(),
+  sequence: z.number().int().optional(),
+  waitingFor: z.number().int().optional(),
 });
 
 const parse = (item: Record<string, unknown>): Delivery =>

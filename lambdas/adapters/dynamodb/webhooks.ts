@@ -7,6 +7,7 @@ import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
+import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { unlessConditionFails } from './operations';
 import { TenantTable } from './tenant-table';
 
@@ -24,6 +25,7 @@ const webhookItem = z.object({
   active: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  ordering: z.enum(ORDERINGS).optional(),
 });
 
 export class DynamoWebhookRepository implements WebhookRepository {

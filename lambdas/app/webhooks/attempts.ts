@@ -20,6 +20,8 @@ import { liveSecrets } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { assertActive, getWebhook } from './manage-webhooks';
+import type { OrderLanes } from './order-lanes';
+import { admitInOrder, releaseNext } from './ordering';
 import type {
   AttemptRecord,
   Claim,
@@ -49,6 +51,8 @@ export interface AttemptDeps {
   readonly retentionSeconds: number;
   /** Told of every attempt (a log line and metrics); nothing when absent. */
   readonly telemetry?: Telemetry;
+  /** Per-email ordering's lanes (app/webhooks/ordering); without them `per_email` has no effect. */
+  readonly orderLanes?: OrderLanes;
 }
 
 export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
@@ -71,7 +75,7 @@ export async function attemptDelivery(
   lookup: WebhookLookup = (tenant, id) => deps.webhooks.get(tenant, id),
   /** Told how the endpoint answered, when a request was made (endpoint health). */
   observe?: (attempt: AttemptRecord) => void,
-): Promise<'attempted' | 'skipped'> {
+): Promise<'attempted' | 'skipped' | 'held'> {
   const claim = claimFor(deps, job.attempt);
   let delivery: Delivery | null = null;
   if (job.seed && job.attempt === 1) {
@@ -92,12 +96,17 @@ export async function attemptDelivery(
   if (!delivery) return 'skipped';
 
   const webhook = await lookup(delivery, delivery.webhookId);
+  // A `per_email` webhook's delivery waits for its email's earlier events (stored held; woken when they finish).
+  const admitted = await admitInOrder(deps, delivery, webhook, job.attempt);
+  if (!admitted) return 'held';
+  delivery = admitted;
   // The event's time rides on first-attempt jobs; a first attempt the reconciler re-queued has only the row's.
   const eventAt = job.attempt === 1 ? (job.eventAt ?? delivery.createdAt) : undefined;
   const made = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt, eventAt);
   const { transition, recorded } = made;
   const last = made.delivery.attemptLog.at(-1);
   if (webhook?.active && last) observe?.(last);
+  if (recorded) await releaseNext(deps, made.delivery);
   if (recorded && transition.retryInSeconds !== null) {
     await deps.retries.schedule(
       {

@@ -5,12 +5,15 @@
 // it again), and only a job that keeps dead-lettering, DEAD_LETTER_LIMIT times, ends it visibly `failed`.
 import { maxAttempts } from '../../domain/webhooks/retry-policy';
 import type { AttemptDeps } from './attempts';
+import { releaseNext } from './ordering';
 import type { Delivery, DeliveryJob } from './ports';
 
 export type DeadLetterDeps = Pick<
   AttemptDeps,
   'deliveries' | 'clock' | 'policy' | 'claimMs' | 'claimEpoch' | 'retentionSeconds'
->;
+> &
+  /** With them, a delivery of an ordered webhook that ends failed here wakes its email's next event. */
+  Partial<Pick<AttemptDeps, 'retries' | 'orderLanes'>>;
 
 /** Dead letters of one delivery before it ends failed: a job that fails in our code every time (a poison job). */
 export const DEAD_LETTER_LIMIT = 3;
@@ -95,7 +98,10 @@ async function record(deps: DeadLetterDeps, claimed: Delivery, attempt: number):
     settledAt: now,
     expiresAt: Math.floor(now / 1000) + deps.retentionSeconds,
   };
-  if (await deps.deliveries.record(failed, attempt)) return 'failed';
+  if (await deps.deliveries.record(failed, attempt)) {
+    if (deps.retries) await releaseNext({ ...deps, retries: deps.retries }, failed);
+    return 'failed';
+  }
   // Another holder took the claim over (ours lapsed): its outcome stands.
   return 'settled';
 }

@@ -3,6 +3,7 @@ import type { SendflowEvent } from '../../domain/events';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import { deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import type { Clock } from '../ports';
+import { orderOf } from './ordering';
 import type { DeliveryJob, DeliveryQueue, WebhookRepository } from './ports';
 
 export interface DispatchDeps {
@@ -21,6 +22,8 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
     bodies.get(format) ?? bodies.set(format, renderPayload(event, format)).get(format) ?? '';
   const createdAt = deps.clock.now();
   const eventAt = Date.parse(event.timestamp);
+  // Only a `per_email` webhook's rows carry the email and sequence (its lane); others keep their size.
+  const order = orderOf(event);
   const jobs: DeliveryJob[] = targets.map((webhook) => ({
     deliveryId: deliveryIdFor(event.id, webhook.id),
     webhookId: webhook.id,
@@ -34,6 +37,7 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
       format: webhook.format,
       payload: render(webhook.format),
       createdAt,
+      ...(order && webhook.ordering === 'per_email' ? order : {}),
     },
   }));
   if (jobs.length) await deps.deliveryQueue.send(jobs);

@@ -5,6 +5,7 @@ import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '..
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
+import type { Ordering } from '../../domain/webhooks/ordering';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
@@ -21,6 +22,7 @@ export interface WebhookInput {
   readonly events: readonly string[];
   readonly format?: WebhookFormat;
   readonly description?: string;
+  readonly ordering?: Ordering;
 }
 
 /**
@@ -39,6 +41,8 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     events: normalize(input.events),
     format: input.format ?? detectFormat(input.url),
     ...(input.description !== undefined ? { description: input.description } : {}),
+    // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
+    ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -72,12 +76,12 @@ export async function getWebhook(
   return webhook;
 }
 
-/** PUT /v1/webhooks/:id: any of url, events, active, description; pausing is `active: false`. */
+/** PUT /v1/webhooks/:id: any of url, events, active, description, ordering; pausing is `active: false`. */
 export async function updateWebhook(
   deps: ManageWebhookDeps,
   tenant: Tenant,
   id: string,
-  input: { url?: string; events?: readonly string[]; active?: boolean; description?: string },
+  input: { url?: string; events?: readonly string[]; active?: boolean; description?: string; ordering?: Ordering },
 ): Promise<Webhook> {
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
@@ -90,6 +94,7 @@ export async function updateWebhook(
     ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);

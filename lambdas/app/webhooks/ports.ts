@@ -4,6 +4,7 @@ import type { EventType, SendflowEvent } from '../../domain/events';
 import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
+import type { Ordering } from '../../domain/webhooks/ordering';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
 
 /** An account in one mode: test-mode data never meets live-mode data. */
@@ -29,12 +30,22 @@ export interface Webhook extends Tenant {
   readonly active: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** `per_email`: an email's events are attempted one after another (app/webhooks/ordering); absent: `none`. */
+  readonly ordering?: Ordering;
 }
 
 export type WebhookChanges = Partial<
   Pick<
     Webhook,
-    'url' | 'events' | 'active' | 'format' | 'description' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+    | 'url'
+    | 'events'
+    | 'active'
+    | 'format'
+    | 'description'
+    | 'secret'
+    | 'previousSecret'
+    | 'previousSecretExpiresAt'
+    | 'ordering'
   >
 >;
 
@@ -130,14 +141,26 @@ export interface Delivery extends Tenant {
   readonly deadLetters?: number;
   /** TTL, epoch seconds: set once the delivery is final. */
   readonly expiresAt?: number;
+  /**
+   * Only on deliveries to a `per_email` webhook (app/webhooks/ordering): the event's email and its sequence, and,
+   * while it is held behind an earlier event of that email, the sequence it waits for.
+   */
+  readonly emailId?: string;
+  readonly sequence?: number;
+  readonly waitingFor?: number;
 }
 
 /**
- * The due index (the reconciler's list) holds pending rows with an attempt due: retries, and deliveries re-armed
- * after a dead letter. A first attempt in flight is its queue's to keep.
+ * The due index (the reconciler's list) holds pending rows with an attempt due: retries, deliveries re-armed
+ * after a dead letter, and held deliveries (per-email ordering: the backstop of their release). A first attempt in
+ * flight is its queue's to keep.
  */
-export const isDue = (d: Pick<Delivery, 'status' | 'attempts' | 'deadLetters' | 'nextAttemptAt'>): boolean =>
-  d.status === 'pending' && (d.attempts > 0 || (d.deadLetters ?? 0) > 0) && d.nextAttemptAt !== null;
+export const isDue = (
+  d: Pick<Delivery, 'status' | 'attempts' | 'deadLetters' | 'nextAttemptAt' | 'waitingFor'>,
+): boolean =>
+  d.status === 'pending' &&
+  (d.attempts > 0 || (d.deadLetters ?? 0) > 0 || d.waitingFor !== undefined) &&
+  d.nextAttemptAt !== null;
 
 /** A delivery's table key: its webhook and its id. */
 export type DeliveryKey = Pick<Delivery, 'webhookId' | 'id'>;
@@ -285,8 +308,14 @@ export interface DeliveryJob {
   readonly eventAt?: number;
   /** The delivery's account, on retries (first attempts carry it in `seed`): the lanes share by account. */
   readonly accountId?: string;
-  /** Only on first attempts made from a fresh event: what the row is created from. */
-  readonly seed?: Pick<Delivery, 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'>;
+  /**
+   * Only on first attempts made from a fresh event: what the row is created from (`emailId` and `sequence` only
+   * for a `per_email` webhook).
+   */
+  readonly seed?: Pick<
+    Delivery,
+    'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt' | 'emailId' | 'sequence'
+  >;
 }
 
 export interface DeliveryQueue {

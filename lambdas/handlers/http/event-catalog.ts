@@ -46,12 +46,10 @@ function emailPayload(type: EventType, data: z.ZodRawShape) {
     type: z.literal(type),
     email_id: prefixed('email', 'The email the event belongs to.'),
     to: z.string().min(1).meta({ description: 'The recipient this event is about: its bare address, lower-cased.' }),
-    sequence: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .meta({ description: 'Increases with each event of one email, in the order the events happened.' }),
+    sequence: z.number().int().min(1).meta({
+      description:
+        'Increases with each event of one email (all its recipients), in the order the events happened: compare it between events of the same email_id.',
+    }),
     timestamp: time('When it happened (ISO 8601, UTC).'),
     data: z.strictObject({ ...emailCommon, ...data }),
   });

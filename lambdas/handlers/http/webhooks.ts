@@ -16,6 +16,7 @@ import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
+import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
@@ -42,6 +43,12 @@ export const eventTypeSchema = named('EventType', z.enum(EVENT_TYPES), 'An event
 
 const format = z.enum(FORMATS);
 
+const ordering = z.enum(ORDERINGS).meta({
+  description:
+    'per_email: an event of an email is attempted only after every earlier event of that email to this webhook has ' +
+    'succeeded or finally failed; other emails flow meanwhile. none (the default): no waiting.',
+});
+
 const summarySchema = named(
   'WebhookSummary',
   z.strictObject({
@@ -60,6 +67,7 @@ const webhookSchema = named(
     ...summarySchema.shape,
     format,
     description: z.string().nullable(),
+    ordering,
     updated_at: isoTime,
   }),
 );
@@ -75,6 +83,7 @@ const createdSchema = named(
     description: z.string().nullable(),
     signing_secret: z.string().meta({ description: 'whsec_…: shown here and on rotation only.' }),
     active: z.boolean(),
+    ordering,
     created_at: isoTime,
   }),
 );
@@ -97,6 +106,7 @@ const responses = {
         url: z.string(),
         events: z.array(eventTypeSchema),
         active: z.boolean(),
+        ordering,
         updated_at: isoTime,
       }),
     ),
@@ -153,11 +163,17 @@ const createBody = z.strictObject({
   events,
   format: z.enum(FORMATS).optional(),
   description: z.string().max(500).optional(),
+  ordering: ordering.optional(),
 });
 
 const updateBody = z
-  .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
-  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    active: z.boolean().optional(),
+    ordering: ordering.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active, ordering.');
 
 const rotateBody = z.strictObject({
   grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(DEFAULT_GRACE_SECONDS),
@@ -194,6 +210,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       description: webhook.description ?? null,
       signing_secret: webhook.secret,
       active: webhook.active,
+      ordering: webhook.ordering ?? 'none',
       created_at: webhook.createdAt,
     });
   };
@@ -205,6 +222,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       ...listItem(webhook),
       format: webhook.format,
       description: webhook.description ?? null,
+      ordering: webhook.ordering ?? 'none',
       updated_at: webhook.updatedAt,
     });
   };
@@ -216,6 +234,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       url: webhook.url,
       events: webhook.events,
       active: webhook.active,
+      ordering: webhook.ordering ?? 'none',
       updated_at: webhook.updatedAt,
     });
   };

@@ -33,6 +33,8 @@ export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
       format: z.enum(FORMATS),
       payload: z.string(),
       createdAt: z.number(),
+      emailId: z.string().optional(),
+      sequence: z.number().int().min(1).optional(),
     })
     .optional(),
 });

@@ -1077,6 +1077,39 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     ]);
   });
 
+  it('a held first attempt (per-email ordering: waitingFor, no attempt) is due at its recheck time; released, it leaves', async () => {
+    // Arrange: created with its email and sequence, then stored held under its first claim.
+    const fresh = await harness.fresh();
+    const webhookId = newWebhookId();
+    const row = newDelivery(webhookId, T0, { emailId: 'email_contract', sequence: 14_405 });
+    await fresh.createClaimed(row);
+    const { claim: _released, ...unclaimed } = row;
+    const held: Delivery = { ...unclaimed, waitingFor: 643, nextAttemptAt: NOW + 60_000 };
+
+    // Act
+    const stored = await fresh.record(held, 1);
+    const readBack = await fresh.get(webhookId, row.id, NOW);
+    const due = await fresh.listDue(NOW + 60_000, 10);
+    const notYet = await fresh.listDue(NOW, 10);
+    const claimed = await fresh.claim(
+      webhookId,
+      row.id,
+      { attemptsBefore: 0, statuses: ['pending'], nowMs: NOW },
+      { attempt: 1, until: NOW + 30_000 },
+    );
+    const { waitingFor: _gone, ...released } = claimed ?? held;
+    await fresh.record({ ...released, ...after(released as Delivery, 'succeeded'), emailId: 'email_contract' }, 1);
+
+    // Assert
+    expect(stored).toBe(true);
+    expect(readBack).toEqual(held);
+    expect(due).toEqual([{ id: row.id, webhookId, attempts: 0, nextAttemptAt: NOW + 60_000 }]);
+    expect(notYet).toEqual([]);
+    expect(claimed).toMatchObject({ attempts: 0, waitingFor: 643, claim: { attempt: 1 } });
+    expect(await fresh.listDue(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+    expect(await fresh.get(webhookId, row.id, NOW)).toMatchObject({ status: 'succeeded', sequence: 14_405 });
+  });
+
   it('listDue is empty when nothing is pending', async () => {
     // Arrange
     const fresh = await harness.fresh();

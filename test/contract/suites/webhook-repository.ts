@@ -49,6 +49,26 @@ export function webhookRepositoryContract(harness: RepositoryHarness<WebhookRepo
     expect(await repo().get(tenant, described.id)).toEqual(described);
   });
 
+  it('keeps the ordering option: stored when given, changed by update, absent (none) on a webhook without it', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const ordered = newWebhook(tenant, { ordering: 'per_email' });
+    const plain = newWebhook(tenant);
+
+    // Act
+    await repo().create(ordered);
+    await repo().create(plain);
+    const switched = await repo().update(tenant, plain.id, { ordering: 'per_email' }, '2025-04-02T00:00:00.000Z');
+    const off = await repo().update(tenant, ordered.id, { ordering: 'none' }, '2025-04-02T00:00:00.000Z');
+
+    // Assert
+    expect(plain).not.toHaveProperty('ordering');
+    expect(switched?.ordering).toBe('per_email');
+    expect(off?.ordering).toBe('none');
+    expect((await repo().getMany([{ ...tenant, id: plain.id }]))[0]?.ordering).toBe('per_email');
+    expect((await repo().list(tenant)).map((w) => w.ordering).sort()).toEqual(['none', 'per_email']);
+  });
+
   it('stores a rotation: the new secret, the previous one and its expiry, read back by get, getMany and list', async () => {
     // Arrange
     const tenant = newTenant();

@@ -1,0 +1,21 @@
+// The port of per-email ordering: one lane per (webhook, email), the unfinished deliveries of that email to that
+// webhook with their sequences. Each change is one atomic write that answers with the whole lane, so two
+// deliveries entering at once always see each other (the later one is held), and the one that finishes sees
+// every one it may wake.
+import type { LaneEntry } from '../../domain/webhooks/ordering';
+
+/** A lane's key: one email's deliveries to one webhook. */
+export interface LaneKey {
+  readonly webhookId: string;
+  readonly emailId: string;
+}
+
+export interface OrderLanes {
+  /**
+   * Puts the delivery in its lane (again: idempotent) and keeps the lane until `expiresAt` (epoch seconds, TTL);
+   * returns every entry now in the lane, this one included.
+   */
+  enter(lane: LaneKey, entry: LaneEntry, expiresAt: number): Promise<LaneEntry[]>;
+  /** Takes the delivery out of its lane (nothing if it is not there); returns the entries left. */
+  leave(lane: LaneKey, deliveryId: string): Promise<LaneEntry[]>;
+}
