@@ -9,6 +9,7 @@ import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodi
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
+import { DynamoPaceCounter } from '../../lambdas/adapters/dynamodb/pace-counter';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
@@ -40,6 +41,7 @@ import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { outboxContract } from './suites/outbox';
+import { paceCounterContract } from './suites/pace-counter';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
@@ -61,6 +63,8 @@ for (const { factory, skip } of backends) {
       rateLimitCounterContract(
         dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoRateLimitCounter(db.doc, table)),
       ));
+    describe('DynamoPaceCounter', () =>
+      paceCounterContract(dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoPaceCounter(db.doc, table))));
     describe('DynamoApiRequestLog', () =>
       apiRequestLogContract(
         dynamoHarness(endpoint, 'apiRequests', (db, table) => new DynamoApiRequestLog(db.doc, table)),
