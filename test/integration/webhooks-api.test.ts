@@ -30,7 +30,18 @@ describe('POST /v1/webhooks', () => {
     expect(res.status).toBe(201);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ['active', 'created_at', 'description', 'events', 'format', 'id', 'object', 'signing_secret', 'url'].sort(),
+      [
+        'active',
+        'created_at',
+        'description',
+        'events',
+        'format',
+        'id',
+        'object',
+        'rate_limit_per_second',
+        'signing_secret',
+        'url',
+      ].sort(),
     );
     expect(body).toMatchObject({
       object: 'webhook',
@@ -132,7 +143,15 @@ describe('GET, PUT, DELETE', () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'object', 'updated_at', 'url']);
+    expect(Object.keys(body).sort()).toEqual([
+      'active',
+      'events',
+      'id',
+      'object',
+      'rate_limit_per_second',
+      'updated_at',
+      'url',
+    ]);
     expect(body).toMatchObject({ object: 'webhook', url: `${hook}/v2`, events: ['email.bounced'], active: false });
     const got = (await (await rt.call(`/webhooks/${created.id}`, { key })).json()) as Record<string, unknown>;
     expect(got).toMatchObject({

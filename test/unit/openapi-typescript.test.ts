@@ -26,6 +26,7 @@ export const created: Created = {
   description: null,
   signing_secret: 'whsec_x',
   active: true,
+  rate_limit_per_second: null,
   created_at: '2026-01-01T00:00:00.000Z',
 };
 

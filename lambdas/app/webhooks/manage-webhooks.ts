@@ -21,6 +21,8 @@ export interface WebhookInput {
   readonly events: readonly string[];
   readonly format?: WebhookFormat;
   readonly description?: string;
+  /** Null or absent: unpaced. */
+  readonly rateLimitPerSecond?: number | null;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     events: normalize(input.events),
     format: input.format ?? detectFormat(input.url),
     ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(typeof input.rateLimitPerSecond === 'number' ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -72,12 +75,21 @@ export async function getWebhook(
   return webhook;
 }
 
-/** PUT /v1/webhooks/:id: any of url, events, active, description; pausing is `active: false`. */
+/**
+ * PUT /v1/webhooks/:id: any of url, events, active, description, rate limit (null clears it); pausing is
+ * `active: false`.
+ */
 export async function updateWebhook(
   deps: ManageWebhookDeps,
   tenant: Tenant,
   id: string,
-  input: { url?: string; events?: readonly string[]; active?: boolean; description?: string },
+  input: {
+    url?: string;
+    events?: readonly string[];
+    active?: boolean;
+    description?: string;
+    rateLimitPerSecond?: number | null;
+  },
 ): Promise<Webhook> {
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
@@ -90,6 +102,7 @@ export async function updateWebhook(
     ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
+    ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);

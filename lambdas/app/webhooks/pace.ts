@@ -25,6 +25,18 @@ export interface PaceOptions {
   readonly wholeSeconds: boolean;
 }
 
+/**
+ * One process makes every attempt (the local runtime): its queue takes fractional delays, so a job comes back on
+ * its turn and waits here only for a late timer.
+ */
+export const IN_PROCESS_PACE: PaceOptions = { waitInPlaceMs: 50, wholeSeconds: false };
+
+/**
+ * SQS (AWS): delays are whole seconds, so a job waits here for the part of its turn under a second; a Lambda
+ * instance holds a paced job at most that long.
+ */
+export const SQS_PACE: PaceOptions = { waitInPlaceMs: 1_000, wholeSeconds: true };
+
 /** What a paced job does now: go on to its attempt, or go back to the queue for `delaySeconds`. */
 export type PaceAdmission = { readonly kind: 'go' } | { readonly kind: 'later'; readonly delaySeconds: number };
 

@@ -27,6 +27,8 @@ export interface Webhook extends Tenant {
   readonly previousSecret?: string;
   readonly previousSecretExpiresAt?: string;
   readonly active: boolean;
+  /** Requests started per second at most (rate_limit_per_second); absent or null: unpaced. */
+  readonly rateLimitPerSecond?: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -34,7 +36,15 @@ export interface Webhook extends Tenant {
 export type WebhookChanges = Partial<
   Pick<
     Webhook,
-    'url' | 'events' | 'active' | 'format' | 'description' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+    | 'url'
+    | 'events'
+    | 'active'
+    | 'format'
+    | 'description'
+    | 'secret'
+    | 'previousSecret'
+    | 'previousSecretExpiresAt'
+    | 'rateLimitPerSecond'
   >
 >;
 
@@ -285,6 +295,8 @@ export interface DeliveryJob {
   readonly eventAt?: number;
   /** The delivery's account, on retries (first attempts carry it in `seed`): the lanes share by account. */
   readonly accountId?: string;
+  /** The webhook's rate_limit_per_second when the job was made (absent: unpaced): the worker paces by it. */
+  readonly ratePerSecond?: number;
   /** Only on first attempts made from a fresh event: what the row is created from. */
   readonly seed?: Pick<Delivery, 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'>;
 }

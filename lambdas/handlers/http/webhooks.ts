@@ -16,6 +16,7 @@ import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
+import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
 import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
@@ -42,6 +43,22 @@ export const eventTypeSchema = named('EventType', z.enum(EVENT_TYPES), 'An event
 
 const format = z.enum(FORMATS);
 
+/** rate_limit_per_second, as shown: null when the webhook is unpaced (docs/webhooks.md, "Rate limit per endpoint"). */
+const rateLimitShown = z
+  .number()
+  .int()
+  .nullable()
+  .meta({ description: 'Requests started per second at most (1–1000); null: unpaced.' });
+/** As given: an integer 1–1000, or null (on update: unpaced again). */
+const rateLimitGiven = z
+  .number()
+  .int()
+  .min(MIN_RATE_LIMIT_PER_SECOND)
+  .max(MAX_RATE_LIMIT_PER_SECOND)
+  .nullable()
+  .optional()
+  .meta({ description: 'Requests started per second at most (1–1000); null or absent: unpaced.' });
+
 const summarySchema = named(
   'WebhookSummary',
   z.strictObject({
@@ -60,6 +77,7 @@ const webhookSchema = named(
     ...summarySchema.shape,
     format,
     description: z.string().nullable(),
+    rate_limit_per_second: rateLimitShown,
     updated_at: isoTime,
   }),
 );
@@ -75,6 +93,7 @@ const createdSchema = named(
     description: z.string().nullable(),
     signing_secret: z.string().meta({ description: 'whsec_…: shown here and on rotation only.' }),
     active: z.boolean(),
+    rate_limit_per_second: rateLimitShown,
     created_at: isoTime,
   }),
 );
@@ -97,6 +116,7 @@ const responses = {
         url: z.string(),
         events: z.array(eventTypeSchema),
         active: z.boolean(),
+        rate_limit_per_second: rateLimitShown,
         updated_at: isoTime,
       }),
     ),
@@ -153,11 +173,17 @@ const createBody = z.strictObject({
   events,
   format: z.enum(FORMATS).optional(),
   description: z.string().max(500).optional(),
+  rate_limit_per_second: rateLimitGiven,
 });
 
 const updateBody = z
-  .strictObject({ url: url.optional(), events: events.optional(), active: z.boolean().optional() })
-  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active.');
+  .strictObject({
+    url: url.optional(),
+    events: events.optional(),
+    active: z.boolean().optional(),
+    rate_limit_per_second: rateLimitGiven,
+  })
+  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active, rate_limit_per_second.');
 
 const rotateBody = z.strictObject({
   grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(DEFAULT_GRACE_SECONDS),
@@ -184,7 +210,11 @@ const signatureCheckBody = z.strictObject({
 
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
-    const webhook = await createWebhook(deps, tenantOf(caller), validate(createBody, body ?? {}));
+    const { rate_limit_per_second, ...input } = validate(createBody, body ?? {});
+    const webhook = await createWebhook(deps, tenantOf(caller), {
+      ...input,
+      ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
+    });
     return reply(responses.createWebhook, {
       object: 'webhook',
       id: webhook.id,
@@ -194,6 +224,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       description: webhook.description ?? null,
       signing_secret: webhook.secret,
       active: webhook.active,
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       created_at: webhook.createdAt,
     });
   };
@@ -205,17 +236,23 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       ...listItem(webhook),
       format: webhook.format,
       description: webhook.description ?? null,
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       updated_at: webhook.updatedAt,
     });
   };
   const update: RouteHandler = async ({ caller, params, body }) => {
-    const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', validate(updateBody, body ?? {}));
+    const { rate_limit_per_second, ...input } = validate(updateBody, body ?? {});
+    const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', {
+      ...input,
+      ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
+    });
     return reply(responses.updateWebhook, {
       object: 'webhook',
       id: webhook.id,
       url: webhook.url,
       events: webhook.events,
       active: webhook.active,
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       updated_at: webhook.updatedAt,
     });
   };
