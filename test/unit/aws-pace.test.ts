@@ -1,7 +1,7 @@
-// The per-endpoint rate limit on AWS, through aws-sdk-client-mock: the exact UpdateItem each start takes on
-// the shared pace (no read; a refusal read from the failed condition's item), a Lambda instance waiting while
-// another holds the pace, and the delivery worker sending the jobs past its turn back to SQS with DelaySeconds
-// (the same job, unclaimed: no attempt counted, no receive toward the DLQ).
+// The per-endpoint rate limit on AWS, through aws-sdk-client-mock: the exact UpdateItems of a turn and of a
+// start on the shared pace (no read; a refusal read from the failed condition's item), a Lambda instance waiting
+// while another's request started late, and the delivery worker sending the jobs past their turn back to SQS
+// with DelaySeconds and their turn (the same job, unclaimed: no attempt counted, no receive toward the DLQ).
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -38,6 +38,36 @@ const refusal = (nextAt: number) =>
   });
 
 const updates = () => dynamo.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+const takes = () => updates().filter((input) => input.UpdateExpression?.includes('nextAt'));
+const reserves = () => updates().filter((input) => input.UpdateExpression?.includes('horizon'));
+
+/**
+ * The pace item as DynamoDB keeps it, for the worker's tests: each UpdateItem's condition decided on it (the
+ * conditions' own semantics are the contract suite's, on dynalite and DynamoDB Local).
+ */
+function paceItem(refuseFirstTakeUntil?: number) {
+  let horizon: number | undefined;
+  let nextAt: number | undefined = refuseFirstTakeUntil;
+  dynamo
+    .on(UpdateCommand)
+    .callsFake((input: { UpdateExpression: string; ExpressionAttributeValues: Record<string, number> }) => {
+      const v = input.ExpressionAttributeValues;
+      const now = v[':now'] as number;
+      if (input.UpdateExpression.startsWith('SET horizon = horizon')) {
+        if (horizon === undefined || horizon <= now) throw refusal(nextAt ?? 0);
+        horizon += v[':spacing'] as number;
+        return { Attributes: { horizon } };
+      }
+      if (input.UpdateExpression.startsWith('SET horizon')) {
+        if (horizon !== undefined && horizon > now) throw refusal(nextAt ?? 0);
+        horizon = v[':horizon'];
+        return {};
+      }
+      if (nextAt !== undefined && nextAt > now) throw refusal(nextAt);
+      nextAt = v[':next'];
+      return {};
+    });
+}
 
 beforeEach(() => {
   dynamo.reset();
@@ -61,7 +91,7 @@ describe('DynamoPaceCounter', () => {
         Key: { key: 'pace#wh_paced' },
         UpdateExpression: 'SET nextAt = :next, expiresAt = :exp',
         ConditionExpression: 'attribute_not_exists(nextAt) OR nextAt <= :now',
-        ExpressionAttributeValues: { ':now': T0, ':next': T0 + 210, ':exp': Math.ceil((T0 + 210) / 1000) + 60 },
+        ExpressionAttributeValues: { ':now': T0, ':next': T0 + 210, ':exp': Math.ceil(T0 / 1000) + 86_400 },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     ]);
@@ -74,6 +104,39 @@ describe('DynamoPaceCounter', () => {
       granted: false,
       nextAt: T0 + 150,
     });
+  });
+
+  it("hands out a busy endpoint's turn with one UpdateItem moving its horizon, an idle one's with one setting it", async () => {
+    // Arrange: the first turn finds no horizon (idle); the second, in the same process, guesses busy.
+    dynamo
+      .on(UpdateCommand, { ConditionExpression: 'attribute_not_exists(horizon) OR horizon <= :now' })
+      .resolves({})
+      .on(UpdateCommand, { ConditionExpression: 'horizon > :now' })
+      .resolves({ Attributes: { horizon: T0 + 420 } });
+    const counter = new DynamoPaceCounter(doc, TABLE);
+
+    // Act
+    const turns = [await counter.reserve('wh_paced', 210, T0), await counter.reserve('wh_paced', 210, T0 + 10)];
+
+    // Assert
+    expect(turns).toEqual([T0, T0 + 210]);
+    expect(updates()).toEqual([
+      {
+        TableName: TABLE,
+        Key: { key: 'pace#wh_paced' },
+        UpdateExpression: 'SET horizon = :horizon, expiresAt = :exp',
+        ConditionExpression: 'attribute_not_exists(horizon) OR horizon <= :now',
+        ExpressionAttributeValues: { ':horizon': T0 + 210, ':now': T0, ':exp': Math.ceil(T0 / 1000) + 86_400 },
+      },
+      {
+        TableName: TABLE,
+        Key: { key: 'pace#wh_paced' },
+        UpdateExpression: 'SET horizon = horizon + :spacing, expiresAt = :exp',
+        ConditionExpression: 'horizon > :now',
+        ExpressionAttributeValues: { ':spacing': 210, ':now': T0 + 10, ':exp': Math.ceil((T0 + 10) / 1000) + 86_400 },
+        ReturnValues: 'UPDATED_NEW',
+      },
+    ]);
   });
 
   it('lets any other error through (the job is retried by SQS, not sent unpaced)', async () => {
@@ -167,41 +230,55 @@ function virtualTime(clock: FakeClock) {
 }
 
 describe('delivery worker on AWS: a paced webhook', () => {
-  it('starts the jobs of its first second in place, a spacing apart, and sends the rest back to SQS unclaimed', async () => {
-    // Arrange: every take is granted (one instance alone); 12 jobs for a webhook paced at 5 a second.
-    dynamo.on(UpdateCommand).resolves({});
+  it('starts the jobs of its first second in place, a spacing apart, and sends the rest back to SQS unclaimed with their turns', async () => {
+    // Arrange: one instance; 12 jobs for a webhook paced at 5 a second.
+    paceItem();
     const clock = new FakeClock(T0);
     const worker = await instance(clock);
     const jobs = Array.from({ length: 12 }, (_, n) => job(n));
+    const spacing = paceSpacingMs(5);
 
     // Act
     const result = await worker.handler(sqsEvent(jobs));
 
-    // Assert: 5 attempts (turns within a second), each with its UpdateItem just before it.
+    // Assert: 12 turns, one write each (the first sets the horizon, 11 move it), 5 attempts (turns within a
+    // second), each with its start taken just before it, none refused.
     expect(result.batchItemFailures).toEqual([]);
-    expect(worker.starts).toEqual([0, 1, 2, 3, 4].map((i) => T0 + i * paceSpacingMs(5)));
-    expect(updates()).toHaveLength(5);
-    for (const [i, update] of updates().entries()) {
-      expect(update.Key).toEqual({ key: 'pace#wh_paced' });
-      expect(update.ExpressionAttributeValues?.[':now']).toBe(worker.starts[i]);
-    }
-    // 7 back to the queue: the same jobs (attempt 1, the seed, the rate), 1 or 2 whole seconds later, never past
-    // their turn (the 6th's is 1,050 ms away, the 12th's 2,310 ms).
+    expect(reserves().map((r) => r.ConditionExpression)).toEqual([
+      'attribute_not_exists(horizon) OR horizon <= :now',
+      ...Array(11).fill('horizon > :now'),
+    ]);
+    expect(worker.starts).toEqual([0, 1, 2, 3, 4].map((i) => T0 + i * spacing));
+    expect(takes().map((take) => take.ExpressionAttributeValues?.[':now'])).toEqual(worker.starts);
+    // 7 back to the queue: the same jobs (attempt 1, the seed, the rate) with their turns, 1 or 2 whole seconds
+    // later, never past their turn (the 6th's is 1,050 ms away, the 12th's 2,310 ms).
     const sent = sqs.commandCalls(SendMessageBatchCommand).flatMap((call) => call.args[0].input.Entries ?? []);
     expect(sent.map((entry) => entry.DelaySeconds)).toEqual([1, 1, 1, 1, 1, 2, 2]);
-    expect(sent.map((entry) => deliveryJobMessage.parse(JSON.parse(String(entry.MessageBody))))).toEqual(jobs.slice(5));
+    const back = sent.map((entry) => deliveryJobMessage.parse(JSON.parse(String(entry.MessageBody))));
+    expect(back.map(({ paceTurn: _turn, ...rest }) => rest)).toEqual(jobs.slice(5));
+    expect(back.map((j) => j.paceTurn)).toEqual([5, 6, 7, 8, 9, 10, 11].map((i) => T0 + i * spacing));
     // Unclaimed: no delivery row for them, so no attempt was counted.
-    for (const back of jobs.slice(5))
-      expect(await worker.deliveries.get(hook.id, back.deliveryId, clock.now())).toBeNull();
+    for (const j of jobs.slice(5)) expect(await worker.deliveries.get(hook.id, j.deliveryId, clock.now())).toBeNull();
   });
 
-  it('waits while another instance holds the pace, then starts on the next allowed start (one refused take)', async () => {
-    // Arrange: another instance started a request 60 ms ago; the item says the next start is 150 ms away.
+  it('keeps the turn a job came back with: no new turn, and it starts on it', async () => {
+    // Arrange: the job went back with its turn 2,310 ms out; it comes back 2 s later.
+    paceItem();
+    const clock = new FakeClock(T0 + 2_000);
+    const worker = await instance(clock);
+
+    // Act
+    await worker.handler(sqsEvent([{ ...job(11), paceTurn: T0 + 2_310 }]));
+
+    // Assert
+    expect(reserves()).toEqual([]);
+    expect(worker.starts).toEqual([T0 + 2_310]);
+  });
+
+  it('waits when the request before started late, then starts on the next allowed start (one refused take)', async () => {
+    // Arrange: another instance's request started late: the next allowed start is 150 ms past this job's turn.
+    paceItem(T0 + 150);
     const clock = new FakeClock(T0);
-    dynamo
-      .on(UpdateCommand)
-      .rejectsOnce(refusal(T0 + 150))
-      .resolves({});
     const worker = await instance(clock);
 
     // Act
@@ -209,8 +286,8 @@ describe('delivery worker on AWS: a paced webhook', () => {
 
     // Assert: refused at T0, granted at T0 + 150, the request started then; nothing went back to SQS.
     expect(result.batchItemFailures).toEqual([]);
-    expect(updates().map((update) => update.ExpressionAttributeValues?.[':now'])).toEqual([T0, T0 + 150]);
-    expect(updates()[1]?.ExpressionAttributeValues?.[':next']).toBe(T0 + 150 + paceSpacingMs(5));
+    expect(takes().map((take) => take.ExpressionAttributeValues?.[':now'])).toEqual([T0, T0 + 150]);
+    expect(takes()[1]?.ExpressionAttributeValues?.[':next']).toBe(T0 + 150 + paceSpacingMs(5));
     expect(worker.starts).toEqual([T0 + 150]);
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
   });

@@ -1,10 +1,17 @@
 // The per-endpoint rate limit's rule (lambdas/domain/webhooks/pace.ts) and each worker's line of paced jobs
-// (lambdas/app/webhooks/pace.ts), on a fake clock whose sleeps advance it: never more than N starts in any
-// second, whatever the placement of the window; far turns go back to the queue, near ones wait in place.
+// (lambdas/app/webhooks/pace.ts), on a fake clock: never more than N starts in any second, whatever the
+// placement of the window; turns a spacing apart across processes; far turns go back to the queue with the job,
+// near ones wait in place.
 import { describe, expect, it } from 'vitest';
 import { InMemoryPaceCounter } from '../../lambdas/adapters/in-process/pace-counter';
 import { EndpointPace, type PaceCounter } from '../../lambdas/app/webhooks/pace';
-import { mostInAnyWindow, PACE_WINDOW_MS, paceSpacingMs, takePace } from '../../lambdas/domain/webhooks/pace';
+import {
+  mostInAnyWindow,
+  PACE_WINDOW_MS,
+  paceSpacingMs,
+  reservePace,
+  takePace,
+} from '../../lambdas/domain/webhooks/pace';
 import { FakeClock } from '../support/fakes';
 
 describe('takePace', () => {
@@ -37,6 +44,15 @@ describe('takePace', () => {
   });
 });
 
+describe('reservePace', () => {
+  it('hands out now when idle, then the horizon, a spacing apart, never the same turn twice', () => {
+    expect(reservePace(undefined, 1_000, 210)).toEqual({ turn: 1_000, horizon: 1_210 });
+    expect(reservePace(1_210, 1_050, 210)).toEqual({ turn: 1_210, horizon: 1_420 });
+    // A horizon already passed: the endpoint was idle; the turn is now.
+    expect(reservePace(1_420, 5_000, 210)).toEqual({ turn: 5_000, horizon: 5_210 });
+  });
+});
+
 describe('mostInAnyWindow', () => {
   it('counts a half-open window placed anywhere', () => {
     expect(mostInAnyWindow([0, 200, 400, 600, 800, 1_000])).toBe(5);
@@ -45,18 +61,21 @@ describe('mostInAnyWindow', () => {
   });
 });
 
-/** A clock whose sleeps advance it (no real waiting). */
+/** A clock whose sleeps advance it (no real waiting): for jobs handled one after another. */
 function timeline() {
   const clock = new FakeClock(1_790_000_000_000);
   const sleep = async (ms: number) => clock.advance(ms);
   return { clock, sleep };
 }
 
-const job = (n: number, webhookId = 'wh_paced') => ({ webhookId, deliveryId: `del_${n}`, attempt: 1 });
+const job = (webhookId = 'wh_paced', paceTurn?: number) => ({
+  webhookId,
+  ...(paceTurn !== undefined ? { paceTurn } : {}),
+});
 
 describe('EndpointPace', () => {
-  it('lets a burst start at most N a second, all of it, waiting in place when the queue has no delays', async () => {
-    // Arrange: one process, whose queue could take a delay but whose turns are all near (waitInPlace is long).
+  it('lets a burst start at most N a second, all of it, waiting in place when told to', async () => {
+    // Arrange
     const { clock, sleep } = timeline();
     const pace = new EndpointPace(
       new InMemoryPaceCounter(),
@@ -68,7 +87,7 @@ describe('EndpointPace', () => {
 
     // Act: 20 jobs one after another, each admitted then started.
     for (let n = 0; n < 20; n++) {
-      expect(await pace.admit(job(n), 5)).toEqual({ kind: 'go' });
+      expect(await pace.admit(job(), 5)).toEqual({ kind: 'go' });
       await pace.start('wh_paced', 5);
       starts.push(clock.now());
     }
@@ -78,34 +97,37 @@ describe('EndpointPace', () => {
     expect(mostInAnyWindow(starts)).toBe(5);
   });
 
-  it('sends far turns back to the queue with the delay to their turn, and lets each take its own turn back', async () => {
-    // Arrange
-    const { clock, sleep } = timeline();
-    const pace = new EndpointPace(new InMemoryPaceCounter(), clock, { waitInPlaceMs: 0, wholeSeconds: false }, sleep);
+  it('sends far turns back to the queue with the delay to their turn and the turn itself, which it keeps', async () => {
+    // Arrange: four jobs at once.
+    const clock = new FakeClock(1_790_000_000_000);
+    const t0 = clock.now();
+    const pace = new EndpointPace(new InMemoryPaceCounter(), clock, { waitInPlaceMs: 0, wholeSeconds: false });
     const spacing = paceSpacingMs(5);
 
-    // Act: 4 jobs arrive at once.
+    // Act
     const admissions = [];
-    for (let n = 0; n < 4; n++) admissions.push(await pace.admit(job(n), 5));
+    for (let n = 0; n < 4; n++) admissions.push(await pace.admit(job(), 5));
 
-    // Assert: the first goes, the others come back a spacing apart.
+    // Assert: the first goes, the others come back a spacing apart, each with its turn.
     expect(admissions).toEqual([
       { kind: 'go' },
-      { kind: 'later', delaySeconds: spacing / 1000 },
-      { kind: 'later', delaySeconds: (2 * spacing) / 1000 },
-      { kind: 'later', delaySeconds: (3 * spacing) / 1000 },
+      { kind: 'later', delaySeconds: spacing / 1000, turn: t0 + spacing },
+      { kind: 'later', delaySeconds: (2 * spacing) / 1000, turn: t0 + 2 * spacing },
+      { kind: 'later', delaySeconds: (3 * spacing) / 1000, turn: t0 + 3 * spacing },
     ]);
-    await pace.start('wh_paced', 5);
-    // Job 2 comes back on its turn: it goes, without a new turn at the end of the line.
-    clock.advance(2 * spacing);
-    expect(await pace.admit(job(2), 5)).toEqual({ kind: 'go' });
-    // A new job lines up after the last turn handed out (job 3's).
-    expect(await pace.admit(job(9), 5)).toEqual({ kind: 'later', delaySeconds: (2 * spacing) / 1000 });
+    // The second comes back on its turn: it goes, taking no new turn; a new job lines up after the last one.
+    clock.advance(spacing);
+    expect(await pace.admit(job('wh_paced', t0 + spacing), 5)).toEqual({ kind: 'go' });
+    expect(await pace.admit(job(), 5)).toEqual({
+      kind: 'later',
+      delaySeconds: (3 * spacing) / 1000,
+      turn: t0 + 4 * spacing,
+    });
   });
 
   it('on SQS (whole seconds) sends a job back for the whole seconds before its turn and waits the rest here', async () => {
     // Arrange
-    const { clock } = timeline();
+    const clock = new FakeClock(1_790_000_000_000);
     const waits: number[] = [];
     const sleep = async (ms: number) => {
       waits.push(ms);
@@ -118,7 +140,7 @@ describe('EndpointPace', () => {
     );
 
     // Act: 12 jobs at once, paced at 5 a second (turns 210 ms apart: the 12th at 2,310 ms).
-    const admissions = await Promise.all(Array.from({ length: 12 }, (_, n) => pace.admit(job(n), 5)));
+    const admissions = await Promise.all(Array.from({ length: 12 }, () => pace.admit(job(), 5)));
 
     // Assert: turns within a second wait here; later ones go back for floor(turn) seconds, never past their turn.
     expect(admissions.filter((a) => a.kind === 'go')).toHaveLength(5);
@@ -126,45 +148,45 @@ describe('EndpointPace', () => {
     expect(admissions.slice(5).map((a) => (a.kind === 'later' ? a.delaySeconds : null))).toEqual([1, 1, 1, 1, 1, 2, 2]);
   });
 
-  it('waits for another process holding the shared pace, without a second grant in the spacing', async () => {
+  it('gives two processes sharing one counter interleaved turns, and their starts never more than N a second', async () => {
     // Arrange: two processes, one counter (as two Lambda instances on one DynamoDB item).
     const { clock, sleep } = timeline();
     const counter = new InMemoryPaceCounter();
     const takes: boolean[] = [];
     const recording: PaceCounter = {
+      reserve: (...args) => counter.reserve(...args),
       take: async (...args) => {
         const take = await counter.take(...args);
         takes.push(take.granted);
         return take;
       },
     };
-    const options = { waitInPlaceMs: 1_000, wholeSeconds: true };
+    const options = { waitInPlaceMs: 60_000, wholeSeconds: false };
     const [a, b] = [
       new EndpointPace(recording, clock, options, sleep),
       new EndpointPace(recording, clock, options, sleep),
     ];
     const starts: number[] = [];
 
-    // Act: each process starts 5 jobs, interleaved.
+    // Act: each process admits and starts 5 jobs, interleaved.
     for (let n = 0; n < 5; n++) {
       for (const process of [a, b]) {
+        await process.admit(job('wh_shared'), 2);
         await process.start('wh_shared', 2);
         starts.push(clock.now());
       }
     }
 
-    // Assert: 10 starts, never more than 2 in a second across both, and one refused take per wait at most.
+    // Assert: 10 starts, never more than 2 in a second across both, none refused (the turns spaced them).
     expect(mostInAnyWindow(starts)).toBe(2);
-    expect(takes.filter(Boolean)).toHaveLength(10);
-    expect(takes.filter((granted) => !granted).length).toBeLessThanOrEqual(10);
+    expect(takes).toEqual(Array(10).fill(true));
   });
 
   it('paces each webhook alone: another webhook is never held back', async () => {
-    const { clock, sleep } = timeline();
-    const pace = new EndpointPace(new InMemoryPaceCounter(), clock, { waitInPlaceMs: 0, wholeSeconds: false }, sleep);
-    await pace.admit(job(1, 'wh_a'), 1);
-    await pace.start('wh_a', 1);
-    expect((await pace.admit(job(2, 'wh_a'), 1)).kind).toBe('later');
-    expect(await pace.admit(job(3, 'wh_b'), 1)).toEqual({ kind: 'go' });
+    const clock = new FakeClock(1_790_000_000_000);
+    const pace = new EndpointPace(new InMemoryPaceCounter(), clock, { waitInPlaceMs: 0, wholeSeconds: false });
+    await pace.admit(job('wh_a'), 1);
+    expect((await pace.admit(job('wh_a'), 1)).kind).toBe('later');
+    expect(await pace.admit(job('wh_b'), 1)).toEqual({ kind: 'go' });
   });
 });

@@ -1,13 +1,19 @@
-// Per-endpoint pacing (issue 18 item 3): the shared pace counter's port, and each worker process's line of the
-// jobs it holds for a paced webhook. A job far from its turn goes back to the queue with a delay (never claimed,
-// so never an attempt, never dead-lettered for it); one near its turn waits here, before the claim and outside
-// the lanes' door, so it holds nothing another endpoint needs. The counter, written right before the request
-// starts, is what keeps the pace across processes; the line only spares it the writes of jobs bound to be refused.
+// Per-endpoint pacing (issue 18 item 3): the shared pace's port, and the worker's use of it. Each paced job
+// first reserves a turn on the shared pace (turns 1.05/N s apart, across every process). A job far from its turn
+// goes back to the queue with a delay, carrying its turn (never claimed, so never an attempt, never dead-lettered
+// for it); one near its turn waits here, before the claim and outside the lanes' door, so it holds nothing
+// another endpoint needs. Right before the request, its start is taken on the shared pace: that check, on the
+// time the request really starts, is what guarantees "at most N in any second"; the turns only spare it refusals.
 import { type PaceTake, paceSpacingMs } from '../../domain/webhooks/pace';
 import type { Clock } from '../ports';
 
-/** The shared record of a paced endpoint's next allowed start (one item per webhook on DynamoDB). */
+/** The shared record of a paced endpoint's turns and starts (one item per webhook on DynamoDB). */
 export interface PaceCounter {
+  /**
+   * Hands out the endpoint's next turn: the later of its horizon and `now`, the horizon then moving `spacingMs`
+   * past it. Atomic across processes: no two jobs get the same turn.
+   */
+  reserve(webhookId: string, spacingMs: number, now: number): Promise<number>;
   /**
    * A request to `webhookId` starting at `now`: granted (and the next allowed start set `spacingMs` later) when
    * the next allowed start is not after `now`; refused with that start otherwise. Atomic across processes.
@@ -37,35 +43,22 @@ export const IN_PROCESS_PACE: PaceOptions = { waitInPlaceMs: 50, wholeSeconds: f
  */
 export const SQS_PACE: PaceOptions = { waitInPlaceMs: 1_000, wholeSeconds: true };
 
-/** What a paced job does now: go on to its attempt, or go back to the queue for `delaySeconds`. */
-export type PaceAdmission = { readonly kind: 'go' } | { readonly kind: 'later'; readonly delaySeconds: number };
+/** What a paced job does now: go on to its attempt, or go back to the queue for `delaySeconds`, keeping `turn`. */
+export type PaceAdmission =
+  | { readonly kind: 'go' }
+  | { readonly kind: 'later'; readonly delaySeconds: number; readonly turn: number };
 
-/** Which job: a delivery's attempt (a job sent back and received again is the same job). */
+/** A paced job: its webhook, and the turn it was given before it went back to the queue, if it did. */
 export interface PacedJob {
   readonly webhookId: string;
-  readonly deliveryId: string;
-  readonly attempt: number;
-}
-
-interface Line {
-  /** The latest turn handed out here, and the next start the counter last told of. */
-  tail: number;
-  known: number;
-  /** Turns of jobs sent back to the queue, by job: the job takes its own turn when it comes back. */
-  readonly turns: Map<string, number>;
-  swept: number;
+  readonly paceTurn?: number;
 }
 
 export type Sleep = (ms: number) => Promise<void>;
 
 const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Turns of jobs that came back to another process are forgotten this long after they passed. */
-const FORGET_TURN_MS = 60_000;
-
 export class EndpointPace {
-  private readonly lines = new Map<string, Line>();
-
   constructor(
     private readonly counter: PaceCounter,
     private readonly clock: Clock,
@@ -73,59 +66,30 @@ export class EndpointPace {
     private readonly sleep: Sleep = realSleep,
   ) {}
 
-  /** Before the claim: this job's turn in this process's line, waited for here when it is near. */
+  /** Before the claim: the job's turn (its own, or a new one), waited for here when it is near. */
   async admit(job: PacedJob, perSecond: number): Promise<PaceAdmission> {
     const spacing = paceSpacingMs(perSecond);
-    const line = this.line(job.webhookId);
-    const now = this.clock.now();
-    this.sweep(line, now);
-    const key = `${job.deliveryId}#${job.attempt}`;
-    const held = line.turns.get(key);
-    line.turns.delete(key);
-    const turn = Math.max(held ?? Math.max(now, line.tail + spacing), line.known);
-    if (held === undefined) line.tail = Math.max(line.tail, turn);
-    const waitMs = turn - now;
+    const turn = job.paceTurn ?? (await this.counter.reserve(job.webhookId, spacing, this.clock.now()));
+    const waitMs = turn - this.clock.now();
     const delaySeconds = this.options.wholeSeconds ? Math.floor(waitMs / 1000) : waitMs / 1000;
     if (waitMs <= this.options.waitInPlaceMs || delaySeconds <= 0) {
       if (waitMs > 0) await this.sleep(waitMs);
       return { kind: 'go' };
     }
-    line.turns.set(key, turn);
-    return { kind: 'later', delaySeconds };
+    return { kind: 'later', delaySeconds, turn };
   }
 
   /**
    * Right before the request (after the claim): takes the start on the shared counter, waiting for the next
-   * allowed one while other processes hold the pace (rare: each process's line already spaces its own jobs).
+   * allowed one when the request before it started late (the turns are spaced, so such waits are short).
    */
   async start(webhookId: string, perSecond: number): Promise<void> {
     const spacing = paceSpacingMs(perSecond);
-    const line = this.line(webhookId);
     for (;;) {
       const now = this.clock.now();
       const take = await this.counter.take(webhookId, spacing, now);
-      if (take.granted) {
-        line.known = Math.max(line.known, now + spacing);
-        return;
-      }
-      line.known = Math.max(line.known, take.nextAt);
+      if (take.granted) return;
       await this.sleep(Math.max(1, take.nextAt - now));
     }
-  }
-
-  private line(webhookId: string): Line {
-    let line = this.lines.get(webhookId);
-    if (!line) {
-      line = { tail: Number.NEGATIVE_INFINITY, known: Number.NEGATIVE_INFINITY, turns: new Map(), swept: 0 };
-      this.lines.set(webhookId, line);
-    }
-    return line;
-  }
-
-  /** Forgets, once a second at most, the turns of jobs that went to another process and never came back here. */
-  private sweep(line: Line, now: number): void {
-    if (now - line.swept < 1_000) return;
-    line.swept = now;
-    for (const [key, turn] of line.turns) if (turn < now - FORGET_TURN_MS) line.turns.delete(key);
   }
 }

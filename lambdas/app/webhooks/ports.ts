@@ -297,6 +297,8 @@ export interface DeliveryJob {
   readonly accountId?: string;
   /** The webhook's rate_limit_per_second when the job was made (absent: unpaced): the worker paces by it. */
   readonly ratePerSecond?: number;
+  /** A paced job sent back to the queue until its turn: that turn (epoch ms), kept when it comes back. */
+  readonly paceTurn?: number;
   /** Only on first attempts made from a fresh event: what the row is created from. */
   readonly seed?: Pick<Delivery, 'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt'>;
 }

@@ -1,6 +1,7 @@
-// The per-endpoint rate limit's rule (issue 18 item 3). Pure. "At most N requests started in any second" is kept
+// The per-endpoint rate limit's rules (issue 18 item 3). Pure. "At most N requests started in any second" is kept
 // by spacing consecutive starts at least 1/N s apart (plus headroom), judged on the time a request really starts:
-// N+1 consecutive starts then span more than a second, however the windows are placed at the receiver.
+// N+1 consecutive starts then span more than a second, however the windows are placed at the receiver. Turns,
+// handed out the same spacing apart, bring each job to the door when its start will be granted.
 
 /** rate_limit_per_second's bounds. */
 export const MIN_RATE_LIMIT_PER_SECOND = 1;
@@ -31,6 +32,19 @@ export function takePace(
 ): { readonly take: PaceTake; readonly nextAt: number } {
   if (nextAt !== undefined && nextAt > now) return { take: { granted: false, nextAt }, nextAt };
   return { take: { granted: true }, nextAt: now + spacingMs };
+}
+
+/**
+ * The turns' rule: a job's turn is the endpoint's horizon (none before its first job) or `now` if that is later,
+ * and the horizon moves a spacing past it, so turns are handed out a spacing apart and never twice.
+ */
+export function reservePace(
+  horizon: number | undefined,
+  now: number,
+  spacingMs: number,
+): { readonly turn: number; readonly horizon: number } {
+  const turn = horizon !== undefined && horizon > now ? horizon : now;
+  return { turn, horizon: turn + spacingMs };
 }
 
 /** The most starts within any `windowMs` (a half-open window placed anywhere): what a receiver would count. */

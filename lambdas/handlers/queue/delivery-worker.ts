@@ -114,7 +114,7 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
         const admission = await pacing.pace.admit(job, job.ratePerSecond);
         if (admission.kind === 'later') {
           const back = lanes?.isSlowLane(record) ? lanes.slowLane : pacing.queue;
-          return back.send([job], admission.delaySeconds);
+          return back.send([{ ...job, paceTurn: admission.turn }], admission.delaySeconds);
         }
       }
       if (!lanes) return attemptDelivery(pacedDeps(deps, job), job, lookup);

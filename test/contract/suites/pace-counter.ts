@@ -1,6 +1,7 @@
 // Contract suite for the PaceCounter port (per-endpoint rate limit), run against the in-memory counter and
-// DynamoPaceCounter (on dynalite and DynamoDB Local): a start is granted only when the endpoint's next allowed
-// start has come, a refusal says when it comes, concurrent takes grant exactly one, and endpoints are apart.
+// DynamoPaceCounter (on dynalite and DynamoDB Local): turns a spacing apart, never the same twice even when
+// asked concurrently; a start granted only when the endpoint's next allowed start has come, a refusal saying
+// when it comes, concurrent takes granting exactly one; endpoints apart.
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
@@ -54,7 +55,37 @@ export function paceCounterContract(harness: RepositoryHarness<PaceCounter>): vo
     expect(other).toEqual({ granted: true });
   });
 
-  it('(DynamoDB) keeps one small item per endpoint, expiring a minute after its next start', async () => {
+  it('hands out turns a spacing apart from now when idle, and now again once the horizon has passed', async () => {
+    // Arrange
+    const counter = harness.shared();
+    const id = webhookId();
+
+    // Act
+    const burst = [
+      await counter.reserve(id, 210, T0),
+      await counter.reserve(id, 210, T0 + 5),
+      await counter.reserve(id, 210, T0 + 9),
+    ];
+    const later = await counter.reserve(id, 210, T0 + 10_000);
+
+    // Assert
+    expect(burst).toEqual([T0, T0 + 210, T0 + 420]);
+    expect(later).toBe(T0 + 10_000);
+  });
+
+  it('never hands out one turn twice: 20 concurrent reservations get 20 turns a spacing apart', async () => {
+    // Arrange
+    const counter = harness.shared();
+    const id = webhookId();
+
+    // Act
+    const turns = await Promise.all(Array.from({ length: 20 }, () => counter.reserve(id, 100, T0)));
+
+    // Assert
+    expect([...turns].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, n) => T0 + n * 100));
+  });
+
+  it('(DynamoDB) keeps one small item per endpoint, expiring a day after its last write', async () => {
     if (!harness.raw) return;
     // Arrange
     const { db, table } = harness.raw();
@@ -62,10 +93,16 @@ export function paceCounterContract(harness: RepositoryHarness<PaceCounter>): vo
     const id = webhookId();
 
     // Act
+    await counter.reserve(id, 210, T0);
     await counter.take(id, 210, T0);
     const { Item } = await db.doc.send(new GetCommand({ TableName: table, Key: { key: `pace#${id}` } }));
 
     // Assert
-    expect(Item).toEqual({ key: `pace#${id}`, nextAt: T0 + 210, expiresAt: Math.ceil((T0 + 210) / 1000) + 60 });
+    expect(Item).toEqual({
+      key: `pace#${id}`,
+      horizon: T0 + 210,
+      nextAt: T0 + 210,
+      expiresAt: Math.ceil(T0 / 1000) + 86_400,
+    });
   });
 }
