@@ -41,7 +41,7 @@ export interface Lanes {
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
 
-/** Per-endpoint rate limits: this process's line of paced jobs, and the queue a job goes back to until its turn. */
+/** Per-endpoint rate limits: the shared pace's turns and starts, and the queue a job goes back to until its turn. */
 export interface Pacing {
   readonly pace: EndpointPace;
   /** The shared lane (a slow-lane job goes back to the slow lane). */
@@ -116,6 +116,8 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
           const back = lanes?.isSlowLane(record) ? lanes.slowLane : pacing.queue;
           return back.send([{ ...job, paceTurn: admission.turn }], admission.delaySeconds);
         }
+        // Its turn has come: if the lanes send it back now, it takes a new one when it returns.
+        delete (job as { paceTurn?: number }).paceTurn;
       }
       if (!lanes) return attemptDelivery(pacedDeps(deps, job), job, lookup);
       const endpoint = job.webhookId;
