@@ -204,7 +204,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   delivery: {
     accounts: 'none',
     apiKeys: 'none',
-    rateLimits: 'none',
+    // A paced webhook's start is taken on its pace item (one conditional UpdateItem, never a read:
+    // adapters/dynamodb/pace-counter.ts); unpaced webhooks never touch the table.
+    rateLimits: { items: ['dynamodb:UpdateItem'] },
     webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
     deliveries: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],

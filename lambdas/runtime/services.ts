@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
 import { CachedWebhookReads } from '../adapters/in-process/webhook-cache';
@@ -17,6 +18,7 @@ import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '.
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
+import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
 import type {
   DeliveryQueue,
   EventPublisher,
@@ -59,6 +61,11 @@ export interface RuntimeAdapters {
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
   /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
   readonly deliveryDlqArns?: readonly string[];
+  /**
+   * Paced webhooks' shared pace: DynamoDB on AWS (many instances); absent, this process's memory (the local
+   * runtime: one process makes every attempt).
+   */
+  readonly pace?: { readonly counter: PaceCounter; readonly options: PaceOptions };
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -117,6 +124,14 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
     claimEpoch: adapters.claimEpoch ?? 0,
     ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
+    pacing: {
+      pace: new EndpointPace(
+        adapters.pace?.counter ?? new InMemoryPaceCounter(),
+        clock,
+        adapters.pace?.options ?? IN_PROCESS_PACE,
+      ),
+      queue: adapters.deliveryQueue,
+    },
     ...(adapters.deliveryDlqArns ? { isDeadLetter: deadLetterSources(adapters.deliveryDlqArns) } : {}),
     // A send claim outlives the send function's time-out: it lapses only when its worker is gone.
     sendClaimMs: (queues.sends.functionTimeoutSeconds + 60) * 1000,

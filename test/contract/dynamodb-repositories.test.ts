@@ -10,6 +10,7 @@ import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-histor
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
 import { DynamoOrderLanes } from '../../lambdas/adapters/dynamodb/order-lanes';
+import { DynamoPaceCounter } from '../../lambdas/adapters/dynamodb/pace-counter';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
@@ -42,6 +43,7 @@ import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
+import { paceCounterContract } from './suites/pace-counter';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
@@ -63,6 +65,8 @@ for (const { factory, skip } of backends) {
       rateLimitCounterContract(
         dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoRateLimitCounter(db.doc, table)),
       ));
+    describe('DynamoPaceCounter', () =>
+      paceCounterContract(dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoPaceCounter(db.doc, table))));
     describe('DynamoApiRequestLog', () =>
       apiRequestLogContract(
         dynamoHarness(endpoint, 'apiRequests', (db, table) => new DynamoApiRequestLog(db.doc, table)),

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe } from 'vitest';
+import { InMemoryPaceCounter } from '../../lambdas/adapters/in-process/pace-counter';
 import { FileEmailBodyStore, MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
 import {
@@ -34,6 +35,7 @@ import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
 import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
+import { paceCounterContract } from './suites/pace-counter';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
@@ -90,6 +92,8 @@ describe('InMemoryIdempotencyStore', () =>
 
 describe('InMemoryRateLimitCounter', () =>
   rateLimitCounterContract(memoryHarness(() => new InMemoryRateLimitCounter())));
+
+describe('InMemoryPaceCounter', () => paceCounterContract(memoryHarness(() => new InMemoryPaceCounter())));
 
 describe('InMemoryQuotaCounter', () => quotaCounterContract(memoryHarness(() => new InMemoryQuotaCounter())));
 

@@ -225,6 +225,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       body: {
         url: 'https://hooks.example.com/sendflow',
         events: ['email.sent', 'email.delivered', 'domain.created'],
+        // Paced: its deliveries take their starts on the shared pace (the delivery worker's rateLimits grant).
+        rate_limit_per_second: 100,
       },
     });
     expectStatus(hook, 201, 'create webhook');

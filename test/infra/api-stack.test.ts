@@ -17,6 +17,7 @@ let authorizerId: string;
 let apiFunctionId: string;
 let authorizerFunctionId: string;
 let dispatcherFunctionId: string;
+let deliveryFunctionId: string;
 
 beforeAll(() => {
   ({ api } = synthSendflow());
@@ -30,6 +31,7 @@ beforeAll(() => {
   apiFunctionId = byService('sendflow-api');
   authorizerFunctionId = byService('sendflow-authorizer');
   dispatcherFunctionId = byService('sendflow-dispatcher');
+  deliveryFunctionId = byService('sendflow-delivery');
 });
 
 /** The function an AWS_PROXY integration URI points at. */
@@ -400,6 +402,10 @@ describe('least privilege', () => {
       'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
+  });
+
+  it("lets the delivery worker take a paced webhook's start on the rate-limits table (UpdateItem only, no read)", () => {
+    expect(tableActions(deliveryFunctionId).rateLimits).toEqual(['dynamodb:UpdateItem']);
   });
 
   it('names the indexes it queries instead of index/*', () => {

@@ -39,6 +39,7 @@ describe('POST /v1/webhooks', () => {
         'id',
         'object',
         'ordering',
+        'rate_limit_per_second',
         'signing_secret',
         'url',
       ].sort(),
@@ -143,7 +144,16 @@ describe('GET, PUT, DELETE', () => {
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(['active', 'events', 'id', 'object', 'ordering', 'updated_at', 'url']);
+    expect(Object.keys(body).sort()).toEqual([
+      'active',
+      'events',
+      'id',
+      'object',
+      'ordering',
+      'rate_limit_per_second',
+      'updated_at',
+      'url',
+    ]);
     expect(body).toMatchObject({ object: 'webhook', url: `${hook}/v2`, events: ['email.bounced'], active: false });
     const got = (await (await rt.call(`/webhooks/${created.id}`, { key })).json()) as Record<string, unknown>;
     expect(got).toMatchObject({

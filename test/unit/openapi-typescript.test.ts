@@ -27,6 +27,7 @@ export const created: Created = {
   signing_secret: 'whsec_x',
   active: true,
   ordering: 'none',
+  rate_limit_per_second: null,
   created_at: '2026-01-01T00:00:00.000Z',
 };
 

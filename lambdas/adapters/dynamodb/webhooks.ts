@@ -23,6 +23,7 @@ const webhookItem = z.object({
   previousSecret: z.string().optional(),
   previousSecretExpiresAt: z.string().optional(),
   active: z.boolean(),
+  rateLimitPerSecond: z.number().int().nullable().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   ordering: z.enum(ORDERINGS).optional(),

@@ -114,6 +114,8 @@ export async function attemptDelivery(
         webhookId: delivery.webhookId,
         attempt: job.attempt + 1,
         accountId: delivery.accountId,
+        // The pace of the day: a retry follows the webhook's rate limit as it is now.
+        ...(webhook?.rateLimitPerSecond ? { ratePerSecond: webhook.rateLimitPerSecond } : {}),
       },
       transition.retryInSeconds,
     );

@@ -29,6 +29,7 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
     webhookId: webhook.id,
     attempt: 1,
     ...(Number.isFinite(eventAt) ? { eventAt } : {}),
+    ...(webhook.rateLimitPerSecond ? { ratePerSecond: webhook.rateLimitPerSecond } : {}),
     seed: {
       accountId: event.accountId,
       mode: event.mode,

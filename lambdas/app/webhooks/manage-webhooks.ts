@@ -23,6 +23,8 @@ export interface WebhookInput {
   readonly format?: WebhookFormat;
   readonly description?: string;
   readonly ordering?: Ordering;
+  /** Null or absent: unpaced. */
+  readonly rateLimitPerSecond?: number | null;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...(input.description !== undefined ? { description: input.description } : {}),
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+    ...(typeof input.rateLimitPerSecond === 'number' ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -76,12 +79,22 @@ export async function getWebhook(
   return webhook;
 }
 
-/** PUT /v1/webhooks/:id: any of url, events, active, description, ordering; pausing is `active: false`. */
+/**
+ * PUT /v1/webhooks/:id: any of url, events, active, description, ordering, rate limit (null clears it); pausing
+ * is `active: false`.
+ */
 export async function updateWebhook(
   deps: ManageWebhookDeps,
   tenant: Tenant,
   id: string,
-  input: { url?: string; events?: readonly string[]; active?: boolean; description?: string; ordering?: Ordering },
+  input: {
+    url?: string;
+    events?: readonly string[];
+    active?: boolean;
+    description?: string;
+    ordering?: Ordering;
+    rateLimitPerSecond?: number | null;
+  },
 ): Promise<Webhook> {
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
@@ -95,6 +108,7 @@ export async function updateWebhook(
     ...(input.active !== undefined ? { active: input.active } : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
+    ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);

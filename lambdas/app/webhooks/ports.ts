@@ -28,6 +28,8 @@ export interface Webhook extends Tenant {
   readonly previousSecret?: string;
   readonly previousSecretExpiresAt?: string;
   readonly active: boolean;
+  /** Requests started per second at most (rate_limit_per_second); absent or null: unpaced. */
+  readonly rateLimitPerSecond?: number | null;
   readonly createdAt: string;
   readonly updatedAt: string;
   /** `per_email`: an email's events are attempted one after another (app/webhooks/ordering); absent: `none`. */
@@ -46,6 +48,7 @@ export type WebhookChanges = Partial<
     | 'previousSecret'
     | 'previousSecretExpiresAt'
     | 'ordering'
+    | 'rateLimitPerSecond'
   >
 >;
 
@@ -308,6 +311,10 @@ export interface DeliveryJob {
   readonly eventAt?: number;
   /** The delivery's account, on retries (first attempts carry it in `seed`): the lanes share by account. */
   readonly accountId?: string;
+  /** The webhook's rate_limit_per_second when the job was made (absent: unpaced): the worker paces by it. */
+  readonly ratePerSecond?: number;
+  /** A paced job sent back to the queue until its turn: that turn (epoch ms), kept when it comes back. */
+  readonly paceTurn?: number;
   /**
    * Only on first attempts made from a fresh event: what the row is created from (`emailId` and `sequence` only
    * for a `per_email` webhook).

@@ -17,6 +17,7 @@ import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { EVENT_TYPES } from '../../domain/events';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
+import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
 import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
@@ -48,6 +49,21 @@ const ordering = z.enum(ORDERINGS).meta({
     'per_email: an event of an email is attempted only after every earlier event of that email to this webhook has ' +
     'succeeded or finally failed; other emails flow meanwhile. none (the default): no waiting.',
 });
+/** rate_limit_per_second, as shown: null when the webhook is unpaced (docs/webhooks.md, "Rate limit per endpoint"). */
+const rateLimitShown = z
+  .number()
+  .int()
+  .nullable()
+  .meta({ description: 'Requests started per second at most (1–1000); null: unpaced.' });
+/** As given: an integer 1–1000, or null (on update: unpaced again). */
+const rateLimitGiven = z
+  .number()
+  .int()
+  .min(MIN_RATE_LIMIT_PER_SECOND)
+  .max(MAX_RATE_LIMIT_PER_SECOND)
+  .nullable()
+  .optional()
+  .meta({ description: 'Requests started per second at most (1–1000); null or absent: unpaced.' });
 
 const summarySchema = named(
   'WebhookSummary',
@@ -68,6 +84,7 @@ const webhookSchema = named(
     format,
     description: z.string().nullable(),
     ordering,
+    rate_limit_per_second: rateLimitShown,
     updated_at: isoTime,
   }),
 );
@@ -84,6 +101,7 @@ const createdSchema = named(
     signing_secret: z.string().meta({ description: 'whsec_…: shown here and on rotation only.' }),
     active: z.boolean(),
     ordering,
+    rate_limit_per_second: rateLimitShown,
     created_at: isoTime,
   }),
 );
@@ -107,6 +125,7 @@ const responses = {
         events: z.array(eventTypeSchema),
         active: z.boolean(),
         ordering,
+        rate_limit_per_second: rateLimitShown,
         updated_at: isoTime,
       }),
     ),
@@ -164,6 +183,7 @@ const createBody = z.strictObject({
   format: z.enum(FORMATS).optional(),
   description: z.string().max(500).optional(),
   ordering: ordering.optional(),
+  rate_limit_per_second: rateLimitGiven,
 });
 
 const updateBody = z
@@ -172,8 +192,12 @@ const updateBody = z
     events: events.optional(),
     active: z.boolean().optional(),
     ordering: ordering.optional(),
+    rate_limit_per_second: rateLimitGiven,
   })
-  .refine((body) => Object.keys(body).length > 0, 'Give at least one of url, events, active, ordering.');
+  .refine(
+    (body) => Object.keys(body).length > 0,
+    'Give at least one of url, events, active, ordering, rate_limit_per_second.',
+  );
 
 const rotateBody = z.strictObject({
   grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(DEFAULT_GRACE_SECONDS),
@@ -200,7 +224,11 @@ const signatureCheckBody = z.strictObject({
 
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
-    const webhook = await createWebhook(deps, tenantOf(caller), validate(createBody, body ?? {}));
+    const { rate_limit_per_second, ...input } = validate(createBody, body ?? {});
+    const webhook = await createWebhook(deps, tenantOf(caller), {
+      ...input,
+      ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
+    });
     return reply(responses.createWebhook, {
       object: 'webhook',
       id: webhook.id,
@@ -211,6 +239,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       signing_secret: webhook.secret,
       active: webhook.active,
       ordering: webhook.ordering ?? 'none',
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       created_at: webhook.createdAt,
     });
   };
@@ -223,11 +252,16 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       format: webhook.format,
       description: webhook.description ?? null,
       ordering: webhook.ordering ?? 'none',
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       updated_at: webhook.updatedAt,
     });
   };
   const update: RouteHandler = async ({ caller, params, body }) => {
-    const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', validate(updateBody, body ?? {}));
+    const { rate_limit_per_second, ...input } = validate(updateBody, body ?? {});
+    const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', {
+      ...input,
+      ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
+    });
     return reply(responses.updateWebhook, {
       object: 'webhook',
       id: webhook.id,
@@ -235,6 +269,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       events: webhook.events,
       active: webhook.active,
       ordering: webhook.ordering ?? 'none',
+      rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       updated_at: webhook.updatedAt,
     });
   };

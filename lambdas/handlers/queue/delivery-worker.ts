@@ -6,11 +6,14 @@
 // attempts in flight waits for one of them to end, or comes back a moment later. A recovery job's step rides on
 // the shared lane too: it makes its own paced attempts (app/webhooks/recoveries). The deliveries DLQs are
 // consumed here too: a dead-lettered job's delivery is recorded failed (app/webhooks/dead-letters), never attempted.
+// A job of a paced webhook (its `ratePerSecond`) waits for its turn before anything else, or goes back to its
+// queue until then (app/webhooks/pace): no claim, no attempt, no receive counted toward the DLQ.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
 import { failDeadLettered } from '../../app/webhooks/dead-letters';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
+import type { EndpointPace } from '../../app/webhooks/pace';
 import type {
   AttemptRecord,
   DeliveryJob,
@@ -38,20 +41,43 @@ export interface Lanes {
   readonly isSlowLane: (record: SQSRecord) => boolean;
 }
 
+/** Per-endpoint rate limits: the shared pace's turns and starts, and the queue a job goes back to until its turn. */
+export interface Pacing {
+  readonly pace: EndpointPace;
+  /** The shared lane (a slow-lane job goes back to the slow lane). */
+  readonly queue: DeliveryQueue;
+}
+
 export interface DeliveryWorkerDeps extends RecoveryDeps {
   readonly lanes?: Lanes;
+  readonly pacing?: Pacing;
   readonly webhookReads?: WebhookReads;
   /** Whether a record comes from a deliveries DLQ (its job failed maxReceiveCount times): recorded failed. */
   readonly isDeadLetter?: (record: SQSRecord) => boolean;
 }
 
 export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
-  const { lanes } = deps;
+  const { lanes, pacing } = deps;
   // The gate times each endpoint's request itself, so a slow claim or record of ours never marks it slow.
   const timedDeps = (endpoint: string): RecoveryDeps =>
     lanes
       ? { ...deps, sender: { send: (request) => lanes.gate.timed(endpoint, () => deps.sender.send(request)) } }
       : deps;
+  // A paced job takes its start on the shared pace right before the request, outside the gate's timing: a wait
+  // for the pace is never taken for a slow endpoint.
+  const pacedDeps = (base: RecoveryDeps, job: DeliveryJob): RecoveryDeps => {
+    const rate = job.ratePerSecond;
+    if (!pacing || !rate) return base;
+    return {
+      ...base,
+      sender: {
+        send: async (request) => {
+          await pacing.pace.start(job.webhookId, rate);
+          return base.sender.send(request);
+        },
+      },
+    };
+  };
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
     const lookup = batchLookup(deps.webhookReads ?? deps.webhooks, [...jobs.values()]);
@@ -84,10 +110,19 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
         return failDeadLettered(deps, job);
       }
       if ('recovery' in job) return recoveryStep(record, job.recovery);
-      if (!lanes) return attemptDelivery(deps, job, lookup);
+      if (pacing && job.ratePerSecond) {
+        const admission = await pacing.pace.admit(job, job.ratePerSecond);
+        if (admission.kind === 'later') {
+          const back = lanes?.isSlowLane(record) ? lanes.slowLane : pacing.queue;
+          return back.send([{ ...job, paceTurn: admission.turn }], admission.delaySeconds);
+        }
+        // Its turn has come: if the lanes send it back now, it takes a new one when it returns.
+        delete (job as { paceTurn?: number }).paceTurn;
+      }
+      if (!lanes) return attemptDelivery(pacedDeps(deps, job), job, lookup);
       const endpoint = job.webhookId;
       if (lanes.isSlowLane(record)) {
-        return attemptDelivery(deps, job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
+        return attemptDelivery(pacedDeps(deps, job), job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
       }
       // A retry names its account too; a job from before that change falls back to its webhook.
       const who = { account: job.seed?.accountId ?? job.accountId ?? endpoint, endpoint };
@@ -97,7 +132,7 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
       const { ticket } = answer;
       let seen: AttemptRecord | undefined;
       try {
-        return await attemptDelivery(timedDeps(endpoint), job, lookup, (outcome) => {
+        return await attemptDelivery(pacedDeps(timedDeps(endpoint), job), job, lookup, (outcome) => {
           seen = outcome;
         });
       } finally {

@@ -24,6 +24,8 @@ export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
   attempt: z.number().int().min(1),
   eventAt: z.number().optional(),
   accountId: z.string().min(1).optional(),
+  ratePerSecond: z.number().int().min(1).optional(),
+  paceTurn: z.number().optional(),
   seed: z
     .object({
       accountId: z.string(),

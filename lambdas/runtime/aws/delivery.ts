@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
+import { sharedPace } from './plugs/pace';
 import { deadLetters, deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
 import { scheduledRetries } from './plugs/schedules';
 import { createAwsServices } from './services';
@@ -15,6 +16,7 @@ const services = createAwsServices('sendflow-delivery', [
   deliveriesQueue,
   recoverySteps,
   deadLetters,
+  sharedPace,
 ]);
 
 export const handler = middy(createDeliveryWorkerHandler(services))
