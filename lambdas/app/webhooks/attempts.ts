@@ -304,8 +304,9 @@ async function makeAttempt(
   const { response, ...outcomeEntry } = outcome;
   // The exchange's headers explain a failure; a success's would only grow the row past 1 KB (2 write units).
   const failedEntry = !isSuccess(outcome);
+  const paced = transition.retryAfterSeconds !== undefined ? { retryAfterSeconds: transition.retryAfterSeconds } : {};
   const entry: AttemptRecord = failedEntry
-    ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}) }
+    ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}), ...paced }
     : { ...withoutHeaders(outcomeEntry), kind };
   const { claim: _released, expiresAt: _expiry, ...rest } = delivery;
   const final = transition.status !== 'pending';

@@ -68,6 +68,11 @@ export type AttemptRecord = Omit<AttemptOutcome, 'response' | 'errorClass' | 'ti
      * header). Like `responseHeaders`, kept on the latest attempt only: earlier entries drop both.
      */
     readonly requestHeaders?: Readonly<Record<string, string>>;
+    /**
+     * Seconds the receiver asked to wait before the next attempt (a 429 or 503 with Retry-After, capped at an
+     * hour: domain/webhooks/retry-after.ts); absent when it did not ask.
+     */
+    readonly retryAfterSeconds?: number;
   };
 
 /** An attempt being made: who holds it and until when (a crashed holder's claim lapses). */
