@@ -49,6 +49,16 @@ export interface AttemptDeps {
   readonly retentionSeconds: number;
   /** Told of every attempt (a log line and metrics); nothing when absent. */
   readonly telemetry?: Telemetry;
+  /**
+   * Told of every recorded attempt that made a request, after it is recorded: the endpoint's health bookkeeping
+   * (auto-disable: app/webhooks/endpoint-watch). Nothing when absent.
+   */
+  readonly watch?: (seen: {
+    readonly webhook: Webhook;
+    readonly outcome: AttemptOutcome;
+    readonly kind: AttemptKind;
+    readonly attempt: number;
+  }) => Promise<void>;
 }
 
 export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
@@ -323,6 +333,7 @@ async function makeAttempt(
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);
+  if (recorded && webhook?.active && deps.watch) await deps.watch({ webhook, outcome, kind, attempt });
   (deps.telemetry ?? noTelemetry).attempted({
     deliveryId: delivery.id,
     webhookId: delivery.webhookId,
