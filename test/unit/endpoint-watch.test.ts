@@ -39,11 +39,26 @@ const hook = (id: string, events: Webhook['events'], url = `https://hooks.exampl
 /** Counts the health store's writes (what a delivery costs beyond its own row). */
 function counted(store: WebhookHealthStore) {
   const calls: string[] = [];
+  const note = (name: string) => {
+    calls.push(name);
+  };
   const wrapped: WebhookHealthStore = {
-    countFailure: (...args) => (calls.push('countFailure'), store.countFailure(...args)),
-    clearStreak: (...args) => (calls.push('clearStreak'), store.clearStreak(...args)),
-    noteFailing: (...args) => (calls.push('noteFailing'), store.noteFailing(...args)),
-    disable: (...args) => (calls.push('disable'), store.disable(...args)),
+    countFailure: (...args) => {
+      note('countFailure');
+      return store.countFailure(...args);
+    },
+    clearStreak: (...args) => {
+      note('clearStreak');
+      return store.clearStreak(...args);
+    },
+    noteFailing: (...args) => {
+      note('noteFailing');
+      return store.noteFailing(...args);
+    },
+    disable: (...args) => {
+      note('disable');
+      return store.disable(...args);
+    },
   };
   return { calls, wrapped };
 }
