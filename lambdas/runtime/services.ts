@@ -17,6 +17,7 @@ import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '.
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
+import { type SeenAttempt, watchEndpoint } from '../app/webhooks/endpoint-watch';
 import type {
   DeliveryQueue,
   EventPublisher,
@@ -24,6 +25,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
@@ -113,6 +115,19 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     links: adapters.links,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
+    // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.
+    watch: (seen: SeenAttempt) =>
+      watchEndpoint(
+        {
+          health: repositories.webhookHealth,
+          webhooks: repositories.webhooks,
+          deliveryQueue: adapters.deliveryQueue,
+          clock,
+          random,
+          autoDisable: autoDisablePolicy(hooks.disableAfterSeconds, hooks.failingAfterSeconds),
+        },
+        seen,
+      ),
     // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,

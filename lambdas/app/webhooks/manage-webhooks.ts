@@ -72,6 +72,15 @@ export async function getWebhook(
   return webhook;
 }
 
+/** What a resume clears: nulls, which the health store reads as "no streak" (one write, the update's own). */
+const RESUMED: WebhookChanges = {
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  failedDeliveries: null,
+  failingNotifiedAt: null,
+};
+
 /** PUT /v1/webhooks/:id: any of url, events, active, description; pausing is `active: false`. */
 export async function updateWebhook(
   deps: ManageWebhookDeps,
@@ -89,6 +98,8 @@ export async function updateWebhook(
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
     ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
+    // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts).
+    ...(input.active === true ? RESUMED : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
