@@ -17,7 +17,7 @@ import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '.
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
-import { type SeenAttempt, watchEndpoint } from '../app/webhooks/endpoint-watch';
+import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
 import type {
   DeliveryQueue,
   EventPublisher,
@@ -116,8 +116,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.
+    // Best effort (watchEndpointSafely): a failed bookkeeping write is logged, never fails the attempt.
     watch: (seen: SeenAttempt) =>
-      watchEndpoint(
+      watchEndpointSafely(
         {
           health: repositories.webhookHealth,
           webhooks: repositories.webhooks,
@@ -127,6 +128,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
           autoDisable: autoDisablePolicy(hooks.disableAfterSeconds, hooks.failingAfterSeconds),
         },
         seen,
+        (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
       ),
     // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
     // can lapse, so no second worker ever takes over an attempt the first could still record.

@@ -5,7 +5,7 @@
 // webhook's retries end failed `webhook_paused` (kept for a resume or a recovery); Retry-After moves a retry.
 import { describe, expect, it } from 'vitest';
 import { type AttemptDeps, attemptDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
-import { watchEndpoint } from '../../lambdas/app/webhooks/endpoint-watch';
+import { watchEndpoint, watchEndpointSafely } from '../../lambdas/app/webhooks/endpoint-watch';
 import type { DeliveryJob, Tenant, Webhook, WebhookHealthStore } from '../../lambdas/app/webhooks/ports';
 import { autoDisablePolicy } from '../../lambdas/domain/webhooks/auto-disable';
 import {
@@ -268,5 +268,58 @@ describe('Retry-After through the delivery worker', () => {
     const row = await s.deliveries.get(s.failing.id, 'dlv_0001', s.clock.now());
     expect(row?.attemptLog.at(-1)).toMatchObject({ retryAfterSeconds: 3 });
     expect(row?.nextAttemptAt).toBe(T0 + 25 + 3000);
+  });
+});
+
+describe('watchEndpointSafely', () => {
+  it('reports a failed bookkeeping write instead of failing the attempt: its retry is still scheduled', async () => {
+    // Arrange: a health store whose writes fail (a throttled table).
+    const s = await setup();
+    const broken = new Error('ProvisionedThroughputExceededException');
+    const failingStore: WebhookHealthStore = {
+      countFailure: () => Promise.reject(broken),
+      clearStreak: () => Promise.reject(broken),
+      noteFailing: () => Promise.reject(broken),
+      disable: () => Promise.reject(broken),
+    };
+    const reported: unknown[] = [];
+    const deps: AttemptDeps = {
+      ...s.deps,
+      watch: (seen) =>
+        watchEndpointSafely(
+          {
+            health: failingStore,
+            webhooks: s.webhooks,
+            deliveryQueue: s.queue,
+            clock: s.clock,
+            random: seededRandom(),
+            autoDisable: autoDisablePolicy(5, 1),
+          },
+          seen,
+          (error) => reported.push(error),
+        ),
+    };
+    s.sender.answers({ statusCode: 500, error: 'HTTP 500' });
+    const job: DeliveryJob = {
+      deliveryId: 'dlv_safe',
+      webhookId: s.failing.id,
+      attempt: 1,
+      seed: {
+        ...TENANT,
+        eventId: 'evt_safe',
+        event: 'email.sent',
+        format: 'standard',
+        payload: '{"id":"evt_safe","type":"email.sent","data":{}}',
+        createdAt: T0,
+      },
+    };
+
+    // Act
+    const result = await attemptDelivery(deps, job);
+
+    // Assert
+    expect(result).toBe('attempted');
+    expect(reported).toEqual([broken]);
+    expect(s.retries.scheduled.map((r) => r.job.attempt)).toEqual([2]);
   });
 });

@@ -98,9 +98,12 @@ describe('afterAttempt with Retry-After', () => {
     expect(next).toMatchObject({ status: 'failed', retryInSeconds: null, nextAttemptAt: null, retryAfterSeconds: 3 });
   });
 
-  it('adds nothing to a transition without an ask', () => {
+  it('adds nothing to a transition without an ask, or with an ask of 0', () => {
     expect(afterAttempt(0, answer(500, { 'retry-after': '3' }), 'automatic', POLICY)).not.toHaveProperty(
       'retryAfterSeconds',
     );
+    const now = afterAttempt(0, answer(503, { 'retry-after': '0' }), 'automatic', POLICY);
+    expect(now).not.toHaveProperty('retryAfterSeconds');
+    expect(now.retryInSeconds).toBe(1);
   });
 });

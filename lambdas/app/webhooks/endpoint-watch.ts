@@ -44,6 +44,22 @@ export function streakOf(webhook: Webhook): FailureStreak | null {
   };
 }
 
+/**
+ * watchEndpoint, best effort: the attempt is recorded already and its retry must still be scheduled, so a failed
+ * bookkeeping write is reported to `onError` instead of thrown (the endpoint's next failure makes it again).
+ */
+export async function watchEndpointSafely(
+  deps: EndpointWatchDeps,
+  seen: SeenAttempt,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  try {
+    await watchEndpoint(deps, seen);
+  } catch (error) {
+    onError(error);
+  }
+}
+
 export async function watchEndpoint(deps: EndpointWatchDeps, seen: SeenAttempt): Promise<void> {
   const { webhook, outcome, kind } = seen;
   const ok = isSuccess(outcome);

@@ -80,7 +80,8 @@ export function afterAttempt(
   const scheduled = kind === 'automatic' && attempts < maxAttempts(policy) ? retryDelaySeconds(policy, attempts) : null;
   // The receiver's Retry-After only moves a retry the schedule has; it never adds one.
   const asked = askedRetryAfter(outcome);
-  const paced = asked === null ? {} : { retryAfterSeconds: asked };
+  // A wait of 0 asks for nothing (and is not recorded: the stored entry keeps 0 for "absent").
+  const paced = asked ? { retryAfterSeconds: asked } : {};
   if (scheduled === null)
     return { status: 'failed', attempts, nextAttemptAt: null, retryInSeconds: null, deliveredAt: null, ...paced };
   const delay = pacedDelaySeconds(scheduled, asked);
