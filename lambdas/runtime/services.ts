@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
 import { CachedWebhookReads } from '../adapters/in-process/webhook-cache';
@@ -81,6 +82,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     emailRetentionSeconds: config.emailRetentionSeconds,
     ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
   });
+  // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).
+  const knownStreaks = new InProcessKnownStreaks();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
@@ -126,6 +129,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
           clock,
           random,
           autoDisable: autoDisablePolicy(hooks.disableAfterSeconds, hooks.failingAfterSeconds),
+          known: knownStreaks,
         },
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),

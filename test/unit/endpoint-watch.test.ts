@@ -4,6 +4,7 @@
 // subscribers only; a day earns one `webhook.failing`; a success clears; a 410 disables at once; a disabled
 // webhook's retries end failed `webhook_paused` (kept for a resume or a recovery); Retry-After moves a retry.
 import { describe, expect, it } from 'vitest';
+import { InProcessKnownStreaks } from '../../lambdas/adapters/in-process/known-streaks';
 import { type AttemptDeps, attemptDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
 import { watchEndpoint, watchEndpointSafely } from '../../lambdas/app/webhooks/endpoint-watch';
 import type { DeliveryJob, Tenant, Webhook, WebhookHealthStore } from '../../lambdas/app/webhooks/ports';
@@ -321,5 +322,65 @@ describe('watchEndpointSafely', () => {
     expect(result).toBe('attempted');
     expect(reported).toEqual([broken]);
     expect(s.retries.scheduled.map((r) => r.job.attempt)).toEqual([2]);
+  });
+});
+
+describe('a burst against a stale copy of the webhook', () => {
+  it('stops writing once the streak has its ten failed deliveries (the process remembers what it wrote)', async () => {
+    // Arrange: every attempt judged from the webhook as read before the burst (a cache that never refreshes).
+    const s = await setup();
+    const stale = await s.webhooks.get(TENANT, s.failing.id);
+    const known = new InProcessKnownStreaks();
+    s.sender.answers({ statusCode: 500, error: 'HTTP 500' });
+    const health = counted(new InMemoryWebhookHealth(s.webhooks));
+    const deps: AttemptDeps = {
+      ...s.deps,
+      watch: (seen) =>
+        watchEndpoint(
+          {
+            health: health.wrapped,
+            webhooks: s.webhooks,
+            deliveryQueue: s.queue,
+            clock: s.clock,
+            random: seededRandom(),
+            autoDisable: autoDisablePolicy(5 * 86_400, 86_400),
+            known,
+          },
+          seen,
+        ),
+    };
+
+    // Act: 50 failed first attempts, each with the stale webhook; then a day later, 5 more.
+    const burst = async (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) {
+        await attemptDelivery(
+          deps,
+          {
+            deliveryId: `dlv_burst_${String(i).padStart(3, '0')}`,
+            webhookId: s.failing.id,
+            attempt: 1,
+            seed: {
+              ...TENANT,
+              eventId: `evt_burst_${i}`,
+              event: 'email.sent',
+              format: 'standard',
+              payload: '{}',
+              createdAt: s.clock.now(),
+            },
+          },
+          async () => stale,
+        );
+      }
+    };
+    await burst(0, 50);
+    const afterBurst = [...health.calls];
+    s.clock.advance(DAY);
+    await burst(50, 5);
+
+    // Assert: ten counts, never one write per failure; a day later (what it remembered has lapsed, its copy is
+    // still stale) one more count refreshes it, then the one failing notice.
+    expect(afterBurst).toEqual(Array(10).fill('countFailure'));
+    expect(health.calls.slice(10)).toEqual(['countFailure', 'noteFailing']);
+    expect((await s.webhooks.get(TENANT, s.failing.id))?.failedDeliveries).toBe(11);
   });
 });

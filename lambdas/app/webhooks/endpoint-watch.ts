@@ -24,6 +24,18 @@ export interface EndpointWatchDeps {
   readonly clock: Clock;
   readonly random: RandomBytes;
   readonly autoDisable: AutoDisablePolicy;
+  /** What this process last wrote of each streak (adapters/in-process/known-streaks); none when absent. */
+  readonly known?: KnownStreaks;
+}
+
+/**
+ * The streaks this process noted lately, by webhook: they outrank a stale cached webhook, so a burst of failures
+ * stops writing once its streak has the minimum count. Kept for a bounded time: past it the webhook item rules.
+ */
+export interface KnownStreaks {
+  get(key: string, nowMs: number): FailureStreak | undefined;
+  set(key: string, streak: FailureStreak, nowMs: number): void;
+  delete(key: string): void;
 }
 
 /** One recorded attempt that made a request, and the webhook it was made with. */
@@ -64,28 +76,52 @@ export async function watchEndpoint(deps: EndpointWatchDeps, seen: SeenAttempt):
   const { webhook, outcome, kind } = seen;
   const ok = isSuccess(outcome);
   const automatic = kind === 'automatic';
-  const cached = streakOf(webhook);
+  const key = `${webhook.accountId}#${webhook.mode}#${webhook.id}`;
+  const cached = latest(streakOf(webhook), deps.known?.get(key, deps.clock.now()));
   const note = noteFor(
     { statusCode: outcome.statusCode, ok, automatic, first: seen.attempt === 1 },
     cached,
     deps.autoDisable,
   );
-  if (note === 'clear') return deps.health.clearStreak(webhook, webhook.id);
+  if (note === 'clear') {
+    deps.known?.delete(key);
+    return deps.health.clearStreak(webhook, webhook.id);
+  }
   if (note === 'gone') return disable(deps, seen, 'gone', cached);
   if (ok || !automatic) return;
   const streak =
     note === 'count' ? await deps.health.countFailure(webhook, webhook.id, outcome.at, cached !== null) : cached;
   const now = deps.clock.now();
+  if (note === 'count' && streak) deps.known?.set(key, streak, now);
   const verdict = verdictFor(streak, now, deps.autoDisable);
   if (!streak || !verdict) return;
   if (verdict === 'disable') return disable(deps, seen, 'failing', streak);
-  if (await deps.health.noteFailing(webhook, webhook.id, streak.since, now)) {
+  const noted = await deps.health.noteFailing(webhook, webhook.id, streak.since, now);
+  // Noted here or elsewhere: either way this process need not try again while its copy of the webhook is stale.
+  deps.known?.set(key, { ...streak, failingNotified: true }, now);
+  if (noted) {
     await announce(deps, webhook, 'webhook.failing', {
       ...about(webhook, outcome),
       failing_since: new Date(streak.since).toISOString(),
       disable_at: new Date(streak.since + deps.autoDisable.disableAfterMs).toISOString(),
     });
   }
+}
+
+/**
+ * The newer of the item's streak and the one this process noted: a later start wins (the other was cleared); the
+ * same streak takes the higher count and either notice. With no streak on the item, the noted one stands (the item
+ * was read before this process wrote; if a success cleared it since, the conditional writes find that out).
+ */
+function latest(item: FailureStreak | null, noted: FailureStreak | undefined): FailureStreak | null {
+  if (!noted) return item;
+  if (!item) return noted;
+  if (item.since !== noted.since) return item.since > noted.since ? item : noted;
+  return {
+    since: item.since,
+    failures: Math.max(item.failures, noted.failures),
+    failingNotified: item.failingNotified || noted.failingNotified,
+  };
 }
 
 async function disable(
