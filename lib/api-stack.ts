@@ -207,7 +207,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // A paced webhook's start is taken on its pace item (one conditional UpdateItem, never a read:
     // adapters/dynamodb/pace-counter.ts); unpaced webhooks never touch the table.
     rateLimits: { items: ['dynamodb:UpdateItem'] },
-    webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] },
+    // Auto-disable (app/webhooks/endpoint-watch) keeps a failure streak on the webhook item and disables it with
+    // conditional UpdateItems, and fans webhook.disabled / webhook.failing out to the tenant's webhooks (Query).
+    webhooks: { items: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] },
     deliveries: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'],
       query: ['byStatusKey'],
@@ -305,6 +307,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly sesMaxSendRate?: number;
   /** Days emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS of every function); 30 when omitted. */
   readonly emailRetentionDays?: number;
+  /** Auto-disable's window, seconds (the delivery worker's SF_WEBHOOK_DISABLE_AFTER_SECONDS); 5 days when omitted. */
+  readonly webhookDisableAfterSeconds?: number;
   /** Serve the API, and so its public links, on this domain too (docs/runbook.md, "Custom domain"). */
   readonly customDomain?: CustomDomainSettings;
 }
@@ -347,7 +351,14 @@ export class SendflowApiStack extends Stack {
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
     const lambdaConcurrency = props.lambdaConcurrency ?? DEFAULT_LAMBDA_CONCURRENCY;
     checkConcurrency(lambdaConcurrency, maxConcurrency);
-    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', { environment, logRetention, maxConcurrency });
+    this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', {
+      environment,
+      logRetention,
+      maxConcurrency,
+      ...(props.webhookDisableAfterSeconds !== undefined
+        ? { webhookDisableAfterSeconds: props.webhookDisableAfterSeconds }
+        : {}),
+    });
     this.emails = new EmailPipeline(this, 'EmailPipeline', {
       environment,
       logRetention,

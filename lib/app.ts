@@ -2,6 +2,7 @@
 // the infrastructure tests both build the app through here, so tests check what deploys.
 
 import { type App, Tags } from 'aws-cdk-lib';
+import { DEFAULT_DISABLE_AFTER_SECONDS } from '../lambdas/domain/webhooks/auto-disable';
 import { SendflowApiStack } from './api-stack';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
@@ -32,6 +33,8 @@ export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
 export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 /** `-c sendflow:emailRetentionDays=90`: days emails and their parts and events are kept (1–3650; 30 by default). */
 export const CONTEXT_EMAIL_RETENTION_DAYS = 'sendflow:emailRetentionDays';
+/** `-c sendflow:webhookDisableAfterSeconds=86400`: auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS; 5 days by default). */
+export const CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS = 'sendflow:webhookDisableAfterSeconds';
 /** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
 export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
 /** `-c sendflow:certificateArn=arn:aws:acm:REGION:ACCOUNT:certificate/ID`: an ACM certificate for the domain. */
@@ -56,6 +59,8 @@ export interface SendflowSettings {
   readonly sesMaxSendRate?: number;
   /** Days emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS); DEFAULT_EMAIL_RETENTION_DAYS when omitted. */
   readonly emailRetentionDays?: number;
+  /** Auto-disable's window, seconds (SF_WEBHOOK_DISABLE_AFTER_SECONDS of the delivery worker); 5 days when omitted. */
+  readonly webhookDisableAfterSeconds?: number;
   /** Custom domain for the API and its public links (docs/runbook.md, "Custom domain"); the execute-api host when omitted. */
   readonly customDomain?: CustomDomainSettings;
   /** DynamoDB capacity of this stage's tables (`sendflow:capacity`, lib/table-capacity.ts); on demand when omitted. */
@@ -80,9 +85,24 @@ export function settingsFromContext(app: App): SendflowSettings {
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     emailRetentionDays: parseEmailRetentionDays(app.node.tryGetContext(CONTEXT_EMAIL_RETENTION_DAYS)),
     tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
+    webhookDisableAfterSeconds: parseWebhookDisableAfterSeconds(
+      app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
+    ),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
   };
+}
+
+/** Whole seconds from 60 to 90 days (SF_WEBHOOK_DISABLE_AFTER_SECONDS' range, a minute at least on AWS). */
+export function parseWebhookDisableAfterSeconds(raw: unknown): number {
+  if (raw === undefined) return DEFAULT_DISABLE_AFTER_SECONDS;
+  const seconds = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 60 || seconds > 90 * 86_400) {
+    throw new Error(
+      `Context ${CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS} must be a whole number of seconds from 60 to 7776000, got ${String(raw)}`,
+    );
+  }
+  return seconds;
 }
 
 /** Days emails are kept when the stage does not say (as deliveries: 30). */
@@ -209,6 +229,9 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
+    ...(settings.webhookDisableAfterSeconds !== undefined
+      ? { webhookDisableAfterSeconds: settings.webhookDisableAfterSeconds }
+      : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.

@@ -24,6 +24,9 @@ export const EVENT_TYPES = [
   'contact.updated',
   'contact.deleted',
   'contact.subscribed',
+  // About the account's own webhooks (auto-disable): sent to its other webhooks that subscribe to them.
+  'webhook.failing',
+  'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

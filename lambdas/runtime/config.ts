@@ -1,5 +1,6 @@
 // One configuration schema, parsed once at start-up, frozen; every problem is reported at once.
 import * as z from 'zod';
+import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
 
 const positiveInt = z.coerce.number().int().positive();
@@ -52,6 +53,13 @@ const schema = z.object({
    * 1 on AWS, where every batch re-reading its tenant's webhooks heats their partition; 0 (exact) locally.
    */
   SF_WEBHOOK_CACHE_SECONDS: nonNegativeInt.max(60).default(DEFAULT_WEBHOOK_CACHE_SECONDS),
+  /**
+   * Auto-disable: a webhook with no successful delivery for this long (and at least 10 failed deliveries) is
+   * disabled (5 days, Svix's choice). On AWS the stage's `sendflow:webhookDisableAfterSeconds`.
+   */
+  SF_WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.max(90 * 86_400).default(DEFAULT_DISABLE_AFTER_SECONDS),
+  /** A webhook failing for this long sends `webhook.failing` to the account's other webhooks, once per streak. */
+  SF_WEBHOOK_FAILING_AFTER_SECONDS: positiveInt.max(90 * 86_400).default(DEFAULT_FAILING_AFTER_SECONDS),
   /** Days final deliveries stay in the log (spec: 30). */
   SF_DELIVERY_RETENTION_DAYS: positiveInt.max(365).default(30),
   /**
@@ -123,6 +131,9 @@ export interface Config {
     readonly reconcileIntervalSeconds: number;
     /** How long the delivery worker keeps a webhook it read (SF_WEBHOOK_CACHE_SECONDS); 0: never. */
     readonly cacheSeconds: number;
+    /** Auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS) and failing notice (SF_WEBHOOK_FAILING_AFTER_SECONDS). */
+    readonly disableAfterSeconds: number;
+    readonly failingAfterSeconds: number;
   };
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
@@ -189,6 +200,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       reconcileGraceSeconds: c.SF_RECONCILE_GRACE_SECONDS,
       reconcileIntervalSeconds: c.SF_RECONCILE_INTERVAL_SECONDS,
       cacheSeconds: c.SF_WEBHOOK_CACHE_SECONDS,
+      disableAfterSeconds: c.SF_WEBHOOK_DISABLE_AFTER_SECONDS,
+      failingAfterSeconds: c.SF_WEBHOOK_FAILING_AFTER_SECONDS,
     }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,

@@ -16,6 +16,7 @@ import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
+import { DynamoWebhookHealth } from '../adapters/dynamodb/webhook-health';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { EmailBodyStore } from '../app/emails/ports';
 import type { TableName } from '../manifest';
@@ -44,6 +45,8 @@ export function createRepositories(
     counter: new DynamoRateLimitCounter(doc, tables.rateLimits),
     quotas: new DynamoQuotaCounter(doc, tables.rateLimits),
     webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
+    // Auto-disable's streak and disabling, on the webhook items.
+    webhookHealth: new DynamoWebhookHealth(doc, tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),

@@ -6,6 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
 import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
@@ -18,6 +19,7 @@ import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '.
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
+import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
 import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
 import type {
   DeliveryQueue,
@@ -26,6 +28,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
@@ -85,6 +88,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     emailRetentionSeconds: config.emailRetentionSeconds,
     ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
   });
+  // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).
+  const knownStreaks = new InProcessKnownStreaks();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
@@ -119,6 +124,22 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     links: adapters.links,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
+    // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.
+    // Best effort (watchEndpointSafely): a failed bookkeeping write is logged, never fails the attempt.
+    watch: (seen: SeenAttempt) =>
+      watchEndpointSafely(
+        {
+          health: repositories.webhookHealth,
+          webhooks: repositories.webhooks,
+          deliveryQueue: adapters.deliveryQueue,
+          clock,
+          random,
+          autoDisable: autoDisablePolicy(hooks.disableAfterSeconds, hooks.failingAfterSeconds),
+          known: knownStreaks,
+        },
+        seen,
+        (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
+      ),
     // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
     // can lapse, so no second worker ever takes over an attempt the first could still record.
     claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,

@@ -12,6 +12,7 @@ import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-sch
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { DEFAULT_DISABLE_AFTER_SECONDS } from '../../lambdas/domain/webhooks/auto-disable';
 import { type QueueName, type QueueSpec, queues, RECONCILE_EVERY_MINUTES } from '../../lambdas/manifest';
 import type { MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
@@ -45,6 +46,8 @@ export interface DeliveryPipelineProps {
   readonly logRetention: RetentionDays;
   /** MaximumConcurrency of the events, deliveries and slow-lane consumers; the manifest's when omitted. */
   readonly maxConcurrency?: Pick<MaxConcurrency, 'events' | 'deliveries' | 'slowDeliveries'>;
+  /** Auto-disable's window, seconds (the worker's SF_WEBHOOK_DISABLE_AFTER_SECONDS); the runtime's default when omitted. */
+  readonly webhookDisableAfterSeconds?: number;
 }
 
 export class DeliveryPipeline extends Construct {
@@ -130,6 +133,7 @@ export class DeliveryPipeline extends Construct {
         SF_SLOW_DELIVERIES_QUEUE_URL: this.slowDeliveriesQueue.queueUrl,
         SF_SLOW_DELIVERIES_QUEUE_ARN: this.slowDeliveriesQueue.queueArn,
         SF_DELIVERY_DLQ_ARNS: Fn.join(',', [this.deliveriesDlq.queueArn, this.slowDeliveriesDlq.queueArn]),
+        SF_WEBHOOK_DISABLE_AFTER_SECONDS: String(props.webhookDisableAfterSeconds ?? DEFAULT_DISABLE_AFTER_SECONDS),
       },
     });
     allowSend(this.delivery.role, this.deliveriesQueue, this.slowDeliveriesQueue);

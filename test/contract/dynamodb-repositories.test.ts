@@ -16,6 +16,7 @@ import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-lim
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
+import { DynamoWebhookHealth } from '../../lambdas/adapters/dynamodb/webhook-health';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
 import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
@@ -49,6 +50,7 @@ import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
+import { webhookHealthStoreContract } from './suites/webhook-health-store';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
 const backends: readonly { factory: DynamoEndpointFactory; skip: string | null }[] = [
@@ -76,6 +78,13 @@ for (const { factory, skip } of backends) {
     describe('DynamoWebhookRepository', () =>
       webhookRepositoryContract(
         dynamoHarness(endpoint, 'webhooks', (db, table) => new DynamoWebhookRepository(db.doc, table)),
+      ));
+    describe('DynamoWebhookHealth', () =>
+      webhookHealthStoreContract(
+        dynamoHarness(endpoint, 'webhooks', (db, table) => ({
+          webhooks: new DynamoWebhookRepository(db.doc, table),
+          health: new DynamoWebhookHealth(db.doc, table),
+        })),
       ));
     describe('DynamoDeliveryRepository', () =>
       deliveryRepositoryContract(

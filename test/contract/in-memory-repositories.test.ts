@@ -22,6 +22,7 @@ import {
   InMemoryRecoveryRepository,
   InMemorySessionStore,
   InMemorySuppressionList,
+  InMemoryWebhookHealth,
   InMemoryWebhookRepository,
 } from '../support/fakes';
 import { apiRequestLogContract } from './suites/api-request-log';
@@ -41,10 +42,19 @@ import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
+import { webhookHealthStoreContract } from './suites/webhook-health-store';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
 describe('InMemoryWebhookRepository', () =>
   webhookRepositoryContract(memoryHarness(() => new InMemoryWebhookRepository())));
+
+describe('InMemoryWebhookHealth', () =>
+  webhookHealthStoreContract(
+    memoryHarness(() => {
+      const webhooks = new InMemoryWebhookRepository();
+      return { webhooks, health: new InMemoryWebhookHealth(webhooks) };
+    }),
+  ));
 
 describe('InMemoryDeliveryRepository', () =>
   deliveryRepositoryContract(memoryHarness(() => new InMemoryDeliveryRepository())));

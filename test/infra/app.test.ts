@@ -9,6 +9,7 @@ import {
   buildSendflow,
   CONTEXT_AUTHORIZER_CACHE_TTL,
   CONTEXT_EMAIL_RETENTION_DAYS,
+  CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS,
   settingsFromContext,
 } from '../../lib/app';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
@@ -105,7 +106,21 @@ describe('settings from CDK context', () => {
       sesMaxSendRate: 14,
       emailRetentionDays: 30,
       tableCapacity: { mode: 'on-demand' },
+      webhookDisableAfterSeconds: 432_000,
     });
+  });
+
+  it.each([
+    ['86400', 86_400],
+    [3600, 3600],
+  ])('takes the auto-disable window from sendflow:webhookDisableAfterSeconds (%j)', (raw, seconds) => {
+    const app = new App({ context: { [CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS]: raw } });
+    expect(settingsFromContext(app).webhookDisableAfterSeconds).toBe(seconds);
+  });
+
+  it.each(['0', 59, '1.5', 'soon', 90 * 86_400 + 1])('refuses sendflow:webhookDisableAfterSeconds %j', (raw) => {
+    const app = new App({ context: { [CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS]: raw } });
+    expect(() => settingsFromContext(app)).toThrow(/webhookDisableAfterSeconds/);
   });
 
   it.each([

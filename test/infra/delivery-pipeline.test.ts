@@ -178,6 +178,15 @@ describe('event sources', () => {
     });
   });
 
+  it("gives the delivery worker the stage's auto-disable window (SF_WEBHOOK_DISABLE_AFTER_SECONDS: 5 days by default)", () => {
+    expect(variablesOf(functions.delivery).SF_WEBHOOK_DISABLE_AFTER_SECONDS).toBe('432000');
+    const { api: shortened } = synthSendflow({ 'sendflow:webhookDisableAfterSeconds': '86400' });
+    const delivery = Object.values(shortened.findResources('AWS::Lambda::Function')).find(
+      (fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === 'sendflow-delivery',
+    );
+    expect(delivery?.Properties.Environment.Variables.SF_WEBHOOK_DISABLE_AFTER_SECONDS).toBe('86400');
+  });
+
   it('names the slow lane in the delivery worker environment', () => {
     const variables = variablesOf(functions.delivery);
     expect(variables.SF_SLOW_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.slowDeliveriesQueue });
@@ -346,7 +355,12 @@ describe('table access', () => {
 
   it('the delivery worker reads webhooks by key, writes delivery rows by key, and pages a log for recovery jobs', () => {
     expect(access('delivery')).toEqual({
-      webhooks: { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem'], targets: ['table'] },
+      // Auto-disable: the streak and the disabling are conditional UpdateItems of the webhook item; its events are
+      // fanned out to the tenant's webhooks (Query).
+      webhooks: {
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        targets: ['table'],
+      },
       // Query: a recovery step's page of the log (the table), or of its failed rows (byStatusKey) only.
       deliveries: {
         actions: ['dynamodb:GetItem', 'dynamodb:Query', ...writes].sort(),

@@ -415,6 +415,10 @@ describe('dispatcher entry point', () => {
 describe('delivery entry point', () => {
   function arrange(attemptsBefore: number) {
     dynamo.on(UpdateCommand).resolves({ Attributes: pendingDelivery(attemptsBefore) });
+    // Auto-disable's bookkeeping: the failure starts the webhook's streak (one conditional UpdateItem).
+    dynamo
+      .on(UpdateCommand, { TableName: 'webhooks-table' })
+      .resolves({ Attributes: { ...webhook, failingSince: NOW, failedDeliveries: 1 } });
     dynamo.on(GetCommand).resolves({ Item: webhook });
     dynamo.on(PutCommand).resolves({});
   }
@@ -430,6 +434,11 @@ describe('delivery entry point', () => {
     // Assert
     expect(result).toEqual({ batchItemFailures: [] });
     expect(dynamo).toHaveReceivedCommandWith(PutCommand, { TableName: 'deliveries-table' });
+    expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, {
+      TableName: 'webhooks-table',
+      Key: { tenant: 'acct_1#live', id: 'wh_1' },
+      UpdateExpression: 'SET failingSince = :at, failedDeliveries = :one REMOVE failingNotifiedAt',
+    });
     expect(sentMessages()).toEqual([
       {
         queueUrl: environments.delivery.SF_DELIVERIES_QUEUE_URL,

@@ -86,6 +86,7 @@ describe('attempt_log error_class and timings', () => {
         // What was sent (signed); no answer, so no answer headers.
         request_headers: expect.objectContaining({ 'webhook-signature': expect.stringMatching(/^v1,/) }),
         response_headers: null,
+        retry_after_seconds: null,
         timings: { dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null },
       },
     ]);

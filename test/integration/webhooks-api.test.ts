@@ -122,7 +122,7 @@ describe('POST /v1/webhooks', () => {
 });
 
 describe('GET, PUT, DELETE', () => {
-  it('lists with object, id, url, events, active, created_at only, as an object "list"', async () => {
+  it('lists with object, id, url, events, active, created_at and the health fields (issue 18) only, as an object "list"', async () => {
     const { key: own } = await rt.newKey();
     await create({ url: hook, events: ['email.sent'] }, own);
     const body = (await (await rt.call('/webhooks', { key: own })).json()) as {
@@ -131,11 +131,28 @@ describe('GET, PUT, DELETE', () => {
     };
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(1);
-    expect(Object.keys(body.data[0] ?? {}).sort()).toEqual(['active', 'created_at', 'events', 'id', 'object', 'url']);
+    expect(Object.keys(body.data[0] ?? {}).sort()).toEqual([
+      'active',
+      'created_at',
+      'disabled_at',
+      'disabled_reason',
+      'events',
+      'id',
+      'last_failure_at',
+      'object',
+      'success_rate_24h',
+      'url',
+    ]);
+    expect(body.data[0]).toMatchObject({
+      disabled_at: null,
+      disabled_reason: null,
+      last_failure_at: null,
+      success_rate_24h: null,
+    });
     expect(body.data[0]?.object).toBe('webhook');
   });
 
-  it('updates url, events and active; the response has id, url, events, active, ordering, updated_at', async () => {
+  it('updates url, events and active; the response has id, url, events, active, ordering, rate limit, updated_at, disabled_reason, disabled_at', async () => {
     const created = (await (await create({ url: hook, events: ['email.sent'] })).json()) as { id: string };
     const res = await rt.call(`/webhooks/${created.id}`, {
       method: 'PUT',
@@ -146,6 +163,8 @@ describe('GET, PUT, DELETE', () => {
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual([
       'active',
+      'disabled_at',
+      'disabled_reason',
       'events',
       'id',
       'object',

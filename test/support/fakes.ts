@@ -82,6 +82,7 @@ import type {
   Tenant,
   Webhook,
   WebhookChanges,
+  WebhookHealthStore,
   WebhookRef,
   WebhookRepository,
   WebhookSender,
@@ -96,6 +97,7 @@ import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/err
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
 import type { RateWindow } from '../../lambdas/domain/rate-limit';
+import type { DisabledReason, FailureStreak } from '../../lambdas/domain/webhooks/auto-disable';
 import { type AttemptOutcome, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
 import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 import type { LaneEntry } from '../../lambdas/domain/webhooks/ordering';
@@ -275,6 +277,64 @@ export class InMemoryWebhookRepository implements WebhookRepository {
   async delete(tenant: Tenant, id: string): Promise<boolean> {
     return this.items.delete(`${tenantOf(tenant)}#${id}`);
   }
+}
+
+/** WebhookHealthStore over an InMemoryWebhookRepository's items, with DynamoWebhookHealth's conditions. */
+export class InMemoryWebhookHealth implements WebhookHealthStore {
+  constructor(readonly webhooks: InMemoryWebhookRepository) {}
+
+  async countFailure(tenant: Tenant, id: string, at: number): Promise<FailureStreak | null> {
+    const current = this.webhooks.items.get(`${tenantOf(tenant)}#${id}`);
+    if (!current) return null;
+    const streaking = typeof current.failingSince === 'number';
+    const next: Webhook = streaking
+      ? { ...current, failedDeliveries: (current.failedDeliveries ?? 0) + 1 }
+      : { ...omitKey(current, 'failingNotifiedAt'), failingSince: at, failedDeliveries: 1 };
+    this.put(next);
+    return {
+      since: next.failingSince ?? 0,
+      failures: next.failedDeliveries ?? 0,
+      failingNotified: typeof next.failingNotifiedAt === 'number',
+    };
+  }
+
+  async clearStreak(tenant: Tenant, id: string): Promise<void> {
+    const current = this.webhooks.items.get(`${tenantOf(tenant)}#${id}`);
+    if (!current || typeof current.failingSince !== 'number') return;
+    const { failingSince: _s, failedDeliveries: _f, failingNotifiedAt: _n, ...rest } = current;
+    this.put(rest);
+  }
+
+  async noteFailing(tenant: Tenant, id: string, since: number, at: number): Promise<boolean> {
+    const current = this.webhooks.items.get(`${tenantOf(tenant)}#${id}`);
+    if (!current || current.failingSince !== since || typeof current.failingNotifiedAt === 'number') return false;
+    this.put({ ...current, failingNotifiedAt: at });
+    return true;
+  }
+
+  async disable(
+    tenant: Tenant,
+    id: string,
+    reason: DisabledReason,
+    at: number,
+    since?: number,
+  ): Promise<Webhook | null> {
+    const current = this.webhooks.items.get(`${tenantOf(tenant)}#${id}`);
+    if (!current?.active || (since !== undefined && current.failingSince !== since)) return null;
+    const iso = new Date(at).toISOString();
+    const next: Webhook = { ...current, active: false, disabledReason: reason, disabledAt: iso, updatedAt: iso };
+    this.put(next);
+    return structuredClone(next);
+  }
+
+  private put(webhook: Webhook): void {
+    this.webhooks.items.set(`${tenantOf(webhook)}#${webhook.id}`, structuredClone(webhook));
+  }
+}
+
+function omitKey<T extends object, K extends keyof T>(value: T, key: K): Omit<T, K> {
+  const { [key]: _dropped, ...rest } = value;
+  return rest;
 }
 
 const liveAt = (delivery: Delivery, nowMs: number) =>

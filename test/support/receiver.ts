@@ -6,7 +6,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export type Answer =
-  | { kind: 'status'; status: number; body?: string }
+  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'redirect'; status: 301 | 302 | 307 | 308; location: string }
   | { kind: 'slow'; delayMs: number; status: number }
   | { kind: 'hang' };
@@ -54,7 +54,7 @@ export async function startReceiver(): Promise<Receiver> {
       if (answer.kind === 'redirect') return void res.writeHead(answer.status, { Location: answer.location }).end();
       if (answer.kind === 'slow')
         return void setTimeout(() => res.writeHead(answer.status).end('slow'), answer.delayMs);
-      res.writeHead(answer.status, { 'Content-Type': 'text/plain' }).end(answer.body ?? '');
+      res.writeHead(answer.status, { 'Content-Type': 'text/plain', ...answer.headers }).end(answer.body ?? '');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

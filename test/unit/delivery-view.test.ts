@@ -56,6 +56,7 @@ describe('deliveryView attempt_log', () => {
         kind: null,
         request_headers: null,
         response_headers: null,
+        retry_after_seconds: null,
         timings: { dns_ms: 2, connect_ms: 11, tls_ms: null, ttfb_ms: null },
       },
     ]);

@@ -50,6 +50,8 @@ describe('loadConfig', () => {
         retryDelaysSeconds: [1, 30, 300, 1800],
         attemptTimeoutMs: 10_000,
         cacheSeconds: 1,
+        disableAfterSeconds: 432_000,
+        failingAfterSeconds: 86_400,
         allowPrivateUrls: false,
         retentionSeconds: 30 * 86_400,
         reconcileGraceSeconds: 120,

@@ -34,9 +34,12 @@ const SPEC_EVENTS = [
   'contact.subscribed',
 ];
 
+/** Issue 18: about the account's own webhooks (auto-disable). */
+const WEBHOOK_EVENTS = ['webhook.failing', 'webhook.disabled'];
+
 describe('event catalog', () => {
-  it('is exactly the spec §6.1 list, without the test event', () => {
-    expect([...EVENT_TYPES]).toEqual(SPEC_EVENTS);
+  it('is exactly the spec §6.1 list and the webhook events, without the test event', () => {
+    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...WEBHOOK_EVENTS]);
     expect(EVENT_TYPES).not.toContain('test');
   });
 });

@@ -113,6 +113,7 @@ const deliveryItem = z.object({
       kind: z.enum(['automatic', 'manual', 'test']).optional(),
       requestHeaders: z.record(z.string(), z.string()).optional(),
       responseHeaders: z.record(z.string(), z.string()).optional(),
+      retryAfterSeconds: z.number().optional(),
     }),
   ),
   response: z.string(),

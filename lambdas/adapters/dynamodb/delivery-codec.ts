@@ -24,7 +24,8 @@ const PAYLOAD_DICTIONARY_V1 = Buffer.from(
 const PAYLOAD_HEAD = /^\{"id":"([^"\\]+)","type":"([^"\\]+)"/;
 
 /**
- * One attempt: [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders].
+ * One attempt: [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders,
+ * retryAfterSeconds].
  * 0 marks a field the entry does not have (entries stored before classes, timings or kinds were recorded);
  * timings are null when none was measured, else [dns, connect, tls, ttfb]; trailing absent fields are cut.
  */
@@ -45,13 +46,15 @@ function encodeEntry(entry: AttemptRecord): WireEntry {
     entry.kind ?? ABSENT,
     entry.requestHeaders ?? ABSENT,
     entry.responseHeaders ?? ABSENT,
+    entry.retryAfterSeconds ?? ABSENT,
   ];
   while (wire.length > 4 && wire.at(-1) === ABSENT) wire.pop();
   return wire;
 }
 
 function decodeEntry(wire: WireEntry): Record<string, unknown> {
-  const [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders] = wire;
+  const [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders, retryAfter] =
+    wire;
   const has = (value: unknown) => value !== undefined && value !== ABSENT;
   const times = Array.isArray(timings) ? timings : [null, null, null, null];
   return {
@@ -64,6 +67,7 @@ function decodeEntry(wire: WireEntry): Record<string, unknown> {
     ...(has(kind) ? { kind } : {}),
     ...(has(requestHeaders) ? { requestHeaders } : {}),
     ...(has(responseHeaders) ? { responseHeaders } : {}),
+    ...(has(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
   };
 }
 

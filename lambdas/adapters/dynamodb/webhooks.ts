@@ -6,12 +6,13 @@ import type { Tenant, Webhook, WebhookChanges, WebhookRef, WebhookRepository } f
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { EVENT_TYPES } from '../../domain/events';
+import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { unlessConditionFails } from './operations';
 import { TenantTable } from './tenant-table';
 
-const webhookItem = z.object({
+export const webhookItem = z.object({
   id: z.string(),
   accountId: z.string(),
   mode: z.enum(MODES),
@@ -27,6 +28,11 @@ const webhookItem = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   ordering: z.enum(ORDERINGS).optional(),
+  disabledReason: z.enum(DISABLED_REASONS).nullable().optional(),
+  disabledAt: z.string().nullable().optional(),
+  failingSince: z.number().nullable().optional(),
+  failedDeliveries: z.number().nullable().optional(),
+  failingNotifiedAt: z.number().nullable().optional(),
 });
 
 export class DynamoWebhookRepository implements WebhookRepository {

@@ -53,6 +53,16 @@ export interface AttemptDeps {
   readonly telemetry?: Telemetry;
   /** Per-email ordering's lanes (app/webhooks/ordering); without them `per_email` has no effect. */
   readonly orderLanes?: OrderLanes;
+  /**
+   * Told of every recorded attempt that made a request, after it is recorded: the endpoint's health bookkeeping
+   * (auto-disable: app/webhooks/endpoint-watch). Nothing when absent.
+   */
+  readonly watch?: (seen: {
+    readonly webhook: Webhook;
+    readonly outcome: AttemptOutcome;
+    readonly kind: AttemptKind;
+    readonly attempt: number;
+  }) => Promise<void>;
 }
 
 export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
@@ -315,8 +325,9 @@ async function makeAttempt(
   const { response, ...outcomeEntry } = outcome;
   // The exchange's headers explain a failure; a success's would only grow the row past 1 KB (2 write units).
   const failedEntry = !isSuccess(outcome);
+  const paced = transition.retryAfterSeconds !== undefined ? { retryAfterSeconds: transition.retryAfterSeconds } : {};
   const entry: AttemptRecord = failedEntry
-    ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}) }
+    ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}), ...paced }
     : { ...withoutHeaders(outcomeEntry), kind };
   const { claim: _released, expiresAt: _expiry, ...rest } = delivery;
   const final = transition.status !== 'pending';
@@ -333,6 +344,7 @@ async function makeAttempt(
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);
+  if (recorded && webhook?.active && deps.watch) await deps.watch({ webhook, outcome, kind, attempt });
   (deps.telemetry ?? noTelemetry).attempted({
     deliveryId: delivery.id,
     webhookId: delivery.webhookId,

@@ -79,9 +79,18 @@ export async function getWebhook(
   return webhook;
 }
 
+/** What a resume clears: nulls, which the health store reads as "no streak" (one write, the update's own). */
+const RESUMED: WebhookChanges = {
+  disabledReason: null,
+  disabledAt: null,
+  failingSince: null,
+  failedDeliveries: null,
+  failingNotifiedAt: null,
+};
+
 /**
  * PUT /v1/webhooks/:id: any of url, events, active, description, ordering, rate limit (null clears it); pausing
- * is `active: false`.
+ * is `active: false`, and a resume (`active: true`) clears what auto-disable left (RESUMED).
  */
 export async function updateWebhook(
   deps: ManageWebhookDeps,
@@ -106,6 +115,8 @@ export async function updateWebhook(
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
     ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
+    // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts).
+    ...(input.active === true ? RESUMED : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),

@@ -1,6 +1,7 @@
 // Ports of the webhook pipeline: webhook and delivery storage, the queues, the retry transport, the sender.
 import type { Mode } from '../../domain/api-keys';
 import type { EventType, SendflowEvent } from '../../domain/events';
+import type { DisabledReason, FailureStreak } from '../../domain/webhooks/auto-disable';
 import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
@@ -34,6 +35,18 @@ export interface Webhook extends Tenant {
   readonly updatedAt: string;
   /** `per_email`: an email's events are attempted one after another (app/webhooks/ordering); absent: `none`. */
   readonly ordering?: Ordering;
+  /** Why Sendflow disabled it (auto-disable); null or absent when active or paused by its owner. */
+  readonly disabledReason?: DisabledReason | null;
+  /** ISO 8601: when Sendflow disabled it. */
+  readonly disabledAt?: string | null;
+  /**
+   * The failure streak (see FailureStreak), kept on the item so the worker reads it with the webhook it already
+   * has: epoch ms of its start, failed deliveries counted, epoch ms of its `webhook.failing` notice. Null or
+   * absent when the last attempt succeeded or since a resume.
+   */
+  readonly failingSince?: number | null;
+  readonly failedDeliveries?: number | null;
+  readonly failingNotifiedAt?: number | null;
 }
 
 export type WebhookChanges = Partial<
@@ -49,6 +62,11 @@ export type WebhookChanges = Partial<
     | 'previousSecretExpiresAt'
     | 'ordering'
     | 'rateLimitPerSecond'
+    | 'disabledReason'
+    | 'disabledAt'
+    | 'failingSince'
+    | 'failedDeliveries'
+    | 'failingNotifiedAt'
   >
 >;
 
@@ -82,6 +100,11 @@ export type AttemptRecord = Omit<AttemptOutcome, 'response' | 'errorClass' | 'ti
      * header). Like `responseHeaders`, kept on the latest attempt only: earlier entries drop both.
      */
     readonly requestHeaders?: Readonly<Record<string, string>>;
+    /**
+     * Seconds the receiver asked to wait before the next attempt (a 429 or 503 with Retry-After, capped at an
+     * hour: domain/webhooks/retry-after.ts); absent when it did not ask.
+     */
+    readonly retryAfterSeconds?: number;
   };
 
 /** An attempt being made: who holds it and until when (a crashed holder's claim lapses). */
@@ -354,4 +377,26 @@ export interface WebhookSender {
 export interface UrlVerifier {
   /** Null when acceptable, else the reason it is refused. */
   problem(url: string): Promise<string | null>;
+}
+
+/**
+ * A webhook's failure streak and its disabling (auto-disable), written on the webhook's own item by the delivery
+ * worker: a few small conditional updates per streak, never one per successful delivery.
+ */
+export interface WebhookHealthStore {
+  /**
+   * Counts one failed delivery: starts a streak at `at` when none is stored, else adds one to it. `streaking` is
+   * what the caller's copy of the webhook shows (the write it tries first). The streak as it now stands, or null
+   * when the webhook is gone.
+   */
+  countFailure(tenant: Tenant, id: string, at: number, streaking: boolean): Promise<FailureStreak | null>;
+  /** Ends the stored streak (a success); nothing to do when none is stored. */
+  clearStreak(tenant: Tenant, id: string): Promise<void>;
+  /** Notes the `webhook.failing` notice of the streak begun at `since`: true for the one caller that noted it. */
+  noteFailing(tenant: Tenant, id: string, since: number, at: number): Promise<boolean>;
+  /**
+   * Disables an active webhook for `reason` at `at` (for `failing`, only while its streak still began at `since`):
+   * the webhook as disabled, or null when this call did not disable it (inactive already, gone, another streak).
+   */
+  disable(tenant: Tenant, id: string, reason: DisabledReason, at: number, since?: number): Promise<Webhook | null>;
 }

@@ -16,6 +16,8 @@ const TONES: Readonly<Record<string, Tone>> = {
   'email.complained': 'failure',
   'email.failed': 'failure',
   'email.suppressed': 'failure',
+  'webhook.failing': 'warning',
+  'webhook.disabled': 'failure',
 };
 
 const COLORS: Readonly<Record<Tone, number>> = {

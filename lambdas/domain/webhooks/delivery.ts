@@ -1,5 +1,6 @@
 // The delivery state machine (spec §3.2): pure transitions from one attempt's outcome.
 import type { ErrorClass } from './error-class';
+import { askedRetryAfter, pacedDelaySeconds } from './retry-after';
 import { maxAttempts, type RetryPolicy, retryDelaySeconds } from './retry-policy';
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
@@ -51,6 +52,8 @@ export interface Transition {
   /** Seconds until the next automatic attempt, or null. */
   readonly retryInSeconds: number | null;
   readonly deliveredAt: number | null;
+  /** Seconds the receiver asked to wait (a 429 or 503 with Retry-After, capped); absent when it did not ask. */
+  readonly retryAfterSeconds?: number;
 }
 
 export function isSuccess(outcome: Pick<AttemptOutcome, 'error' | 'statusCode'>): boolean {
@@ -74,15 +77,21 @@ export function afterAttempt(
       deliveredAt: outcome.at + outcome.durationMs,
     };
   }
-  const delay = kind === 'automatic' && attempts < maxAttempts(policy) ? retryDelaySeconds(policy, attempts) : null;
-  if (delay === null)
-    return { status: 'failed', attempts, nextAttemptAt: null, retryInSeconds: null, deliveredAt: null };
+  const scheduled = kind === 'automatic' && attempts < maxAttempts(policy) ? retryDelaySeconds(policy, attempts) : null;
+  // The receiver's Retry-After only moves a retry the schedule has; it never adds one.
+  const asked = askedRetryAfter(outcome);
+  // A wait of 0 asks for nothing (and is not recorded: the stored entry keeps 0 for "absent").
+  const paced = asked ? { retryAfterSeconds: asked } : {};
+  if (scheduled === null)
+    return { status: 'failed', attempts, nextAttemptAt: null, retryInSeconds: null, deliveredAt: null, ...paced };
+  const delay = pacedDelaySeconds(scheduled, asked);
   return {
     status: 'pending',
     attempts,
     nextAttemptAt: outcome.at + outcome.durationMs + delay * 1000,
     retryInSeconds: delay,
     deliveredAt: null,
+    ...paced,
   };
 }
 

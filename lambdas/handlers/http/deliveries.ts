@@ -59,6 +59,10 @@ const attemptSchema = z.strictObject({
     description:
       "The answer's headers: at most 20, each value at most 200 characters, 1 KB in all, lower-case names. Latest attempt only; null on earlier ones and without an answer.",
   }),
+  retry_after_seconds: integer.nullable().meta({
+    description:
+      'Seconds the endpoint asked to wait (a 429 or 503 with Retry-After, capped at 3600): the next automatic attempt was no earlier than that. Null when it did not ask.',
+  }),
   timings: z.strictObject({
     dns_ms: milliseconds,
     connect_ms: milliseconds,
@@ -143,6 +147,7 @@ export function deliveryView(delivery: Delivery): Body<typeof deliverySchema> {
       kind: entry.kind ?? null,
       request_headers: entry.requestHeaders ? { ...entry.requestHeaders } : null,
       response_headers: entry.responseHeaders ? { ...entry.responseHeaders } : null,
+      retry_after_seconds: entry.retryAfterSeconds ?? null,
       timings: timingsView(entry.timings ?? NO_TIMINGS),
     })),
     next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,

@@ -6,20 +6,8 @@ import { CONTACT_STATUSES } from '../../app/contacts/contacts';
 import { DOMAIN_STATUSES } from '../../app/domains/ports';
 import type { SuppressionReason } from '../../app/emails/ports';
 import { EVENT_TYPES, type EventType } from '../../domain/events';
+import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
-
-/**
- * Account events about a webhook itself (issue 18, item 1). Another change adds them to EVENT_TYPES; until it
- * does they are catalogued here by name, and a type in both lists is catalogued once.
- */
-export const WEBHOOK_EVENT_TYPES = ['webhook.disabled', 'webhook.failing'] as const;
-export type CatalogType = EventType | (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** Every catalogued type, in catalog order: the spec's, then the webhook events. */
-export const CATALOG_TYPES: readonly CatalogType[] = [
-  ...EVENT_TYPES,
-  ...WEBHOOK_EVENT_TYPES.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type)),
-];
 
 const time = (description: string) => z.string().meta({ format: 'date-time', description });
 const prefixed = (prefix: string, description: string) =>
@@ -56,7 +44,7 @@ function emailPayload(type: EventType, data: z.ZodRawShape) {
 }
 
 /** An account event (a domain, a contact, a webhook): no `email_id` or `to`. */
-function accountPayload(type: CatalogType, data: z.ZodRawShape) {
+function accountPayload(type: EventType, data: z.ZodRawShape) {
   return z.strictObject({
     id: eventId,
     type: z.literal(type),
@@ -88,6 +76,11 @@ const webhookData = {
     .enum(ERROR_CLASSES)
     .nullable()
     .meta({ description: 'Why its latest failed attempt failed (the delivery log’s `error_class`).' }),
+  last_status_code: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'The HTTP status of that attempt; null when it got no answer.' }),
 };
 
 interface Entry {
@@ -95,7 +88,7 @@ interface Entry {
   readonly payload: z.ZodType;
 }
 
-const entries: Record<CatalogType, Entry> = {
+const entries: Record<EventType, Entry> = {
   'email.scheduled': {
     description: 'Accepted for a future send time.',
     payload: emailPayload('email.scheduled', { scheduled_at: time('When the email is to be sent.') }),
@@ -209,8 +202,9 @@ const entries: Record<CatalogType, Entry> = {
       'endpoint answered 410 Gone (`gone`). Sent to the account’s other webhooks that subscribe to it.',
     payload: accountPayload('webhook.disabled', {
       ...webhookData,
-      reason: z.enum(['failing', 'gone']).meta({ description: 'Why it was disabled.' }),
+      reason: z.enum(DISABLED_REASONS).meta({ description: 'Why it was disabled.' }),
       disabled_at: time('When it was disabled.'),
+      failing_since: time('Its first failure since its last success; null when disabled by a 410.').nullable(),
     }),
   },
   'webhook.failing': {
@@ -218,13 +212,14 @@ const entries: Record<CatalogType, Entry> = {
     payload: accountPayload('webhook.failing', {
       ...webhookData,
       failing_since: time('Its first failure since its last success.'),
+      disable_at: time('When it will be disabled if nothing succeeds before.'),
     }),
   },
 };
 
 /** One type of the catalog as GET /v1/event-types publishes it. */
 export interface CatalogEntry {
-  readonly type: CatalogType;
+  readonly type: EventType;
   readonly description: string;
   /** JSON Schema, draft 2020-12 (`$schema` set), of the payload exactly as a `standard` webhook receives it. */
   readonly schema: Readonly<Record<string, unknown>>;
@@ -234,7 +229,7 @@ let built: readonly CatalogEntry[] | undefined;
 
 /** The catalog, built once per process (it never changes while the code runs). */
 export function eventCatalog(): readonly CatalogEntry[] {
-  built ??= CATALOG_TYPES.map((type) => {
+  built ??= EVENT_TYPES.map((type) => {
     const { description, payload } = entries[type];
     const schema = z.toJSONSchema(payload.meta({ title: type, description }), { target: 'draft-2020-12' });
     return { type, description, schema: tidy(schema) as Record<string, unknown> };

@@ -1,13 +1,14 @@
 // HTTP handler for GET /v1/event-types: the event catalog (any valid key). Static: built once per process.
 import * as z from 'zod';
+import { EVENT_TYPES } from '../../domain/events';
 import type { ResponseSchemas, RouteHandler } from './context';
-import { CATALOG_TYPES, type CatalogType, eventCatalog } from './event-catalog';
+import { eventCatalog } from './event-catalog';
 import { named, reply, success } from './response';
 
 const entrySchema = named(
   'EventTypeEntry',
   z.strictObject({
-    type: z.enum(CATALOG_TYPES as [CatalogType, ...CatalogType[]]),
+    type: z.enum(EVENT_TYPES),
     description: z.string(),
     schema: z.record(z.string(), z.unknown()).meta({
       description:

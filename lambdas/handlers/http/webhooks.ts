@@ -14,7 +14,10 @@ import {
 } from '../../app/webhooks/manage-webhooks';
 import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
+import { withHealth } from '../../app/webhooks/webhook-health-view';
 import { EVENT_TYPES } from '../../domain/events';
+import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
+import type { DeliveryHealth } from '../../domain/webhooks/delivery-health';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
@@ -64,6 +67,14 @@ const rateLimitGiven = z
   .nullable()
   .optional()
   .meta({ description: 'Requests started per second at most (1–1000); null or absent: unpaced.' });
+/** Why Sendflow disabled a webhook, and when: null while active or when its owner paused it. */
+const disabledFields = {
+  disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
+    description:
+      'Why Sendflow disabled it: `failing` (no successful delivery for the stage window, 5 days by default, and at least 10 failed deliveries) or `gone` (the endpoint answered 410). Null while active or when paused by its owner; a resume (PUT active: true) clears it.',
+  }),
+  disabled_at: isoTime.nullable().meta({ description: 'When Sendflow disabled it; null otherwise.' }),
+};
 
 const summarySchema = named(
   'WebhookSummary',
@@ -74,6 +85,14 @@ const summarySchema = named(
     events: z.array(eventTypeSchema),
     active: z.boolean(),
     created_at: isoTime,
+    ...disabledFields,
+    success_rate_24h: z.number().min(0).max(1).nullable().meta({
+      description:
+        'Succeeded attempts over all attempts of the last 24 h (0..1), read from the newest 100 deliveries; null without an attempt.',
+    }),
+    last_failure_at: isoTime.nullable().meta({
+      description: 'When the newest failed attempt among the newest 100 deliveries was made; null without one.',
+    }),
   }),
 );
 
@@ -127,6 +146,7 @@ const responses = {
         ordering,
         rate_limit_per_second: rateLimitShown,
         updated_at: isoTime,
+        ...disabledFields,
       }),
     ),
     'The webhook as changed',
@@ -244,11 +264,15 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const list: RouteHandler = async ({ caller }) =>
-    reply(responses.listWebhooks, { object: 'list', data: (await listWebhooks(deps, tenantOf(caller))).map(listItem) });
+    reply(responses.listWebhooks, {
+      object: 'list',
+      data: (await withHealth(deps, await listWebhooks(deps, tenantOf(caller)))).map(listItem),
+    });
   const get: RouteHandler = async ({ caller, params }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
+    const [seen] = await withHealth(deps, [webhook]);
     return reply(responses.getWebhook, {
-      ...listItem(webhook),
+      ...listItem(seen ?? { webhook, health: null }),
       format: webhook.format,
       description: webhook.description ?? null,
       ordering: webhook.ordering ?? 'none',
@@ -271,6 +295,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       updated_at: webhook.updatedAt,
+      ...disabledView(webhook),
     });
   };
   const remove: RouteHandler = async ({ caller, params }) => {
@@ -321,7 +346,13 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   };
 }
 
-function listItem(webhook: Webhook): Body<typeof summarySchema> {
+function listItem({
+  webhook,
+  health,
+}: {
+  webhook: Webhook;
+  health: DeliveryHealth | null;
+}): Body<typeof summarySchema> {
   return {
     object: 'webhook',
     id: webhook.id,
@@ -329,7 +360,14 @@ function listItem(webhook: Webhook): Body<typeof summarySchema> {
     events: webhook.events,
     active: webhook.active,
     created_at: webhook.createdAt,
+    ...disabledView(webhook),
+    success_rate_24h: health?.successRate24h ?? null,
+    last_failure_at: health?.lastFailureAt ? new Date(health.lastFailureAt).toISOString() : null,
   };
+}
+
+function disabledView(webhook: Webhook) {
+  return { disabled_reason: webhook.disabledReason ?? null, disabled_at: webhook.disabledAt ?? null };
 }
 
 export const requestSchemas: RequestSchemas = {

@@ -5,7 +5,7 @@ import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { authorizerCache } from './plugs/authorizer-cache';
 import { emailBodies } from './plugs/bodies';
 import { signedLinks } from './plugs/links';
-import { eventsQueue, recoverySteps } from './plugs/queues';
+import { deliveriesQueue, eventsQueue, recoverySteps } from './plugs/queues';
 import { scheduledSends } from './plugs/schedules';
 import { sesDomains } from './plugs/ses';
 import { createAwsServices } from './services';
@@ -16,6 +16,8 @@ import { createAwsServices } from './services';
 // are synchronous attempts; a recovery job is started here and runs on the deliveries queue.
 const services = createAwsServices('sendflow-api', [
   eventsQueue,
+  // A test send or manual retry answered 410 disables its webhook and fans webhook.disabled out (endpoint-watch).
+  deliveriesQueue,
   recoverySteps,
   scheduledSends,
   signedLinks,

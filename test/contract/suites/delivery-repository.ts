@@ -772,6 +772,7 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
         kind: 'automatic' as const,
         requestHeaders: { 'webhook-id': 'evt_01standard', 'Content-Type': 'application/json' },
         responseHeaders: { 'retry-after': '5' },
+        retryAfterSeconds: 5,
       },
     ];
     const rows: Delivery[] = [
