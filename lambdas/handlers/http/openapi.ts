@@ -10,6 +10,7 @@ import type { RequestSchemas, ResponseSchemas } from './context';
 import { requestSchemas as deliveries, responseSchemas as deliveryResponses } from './deliveries';
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
+import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
 import { responseSchemas as logResponses } from './logs';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
@@ -36,6 +37,7 @@ const requests: RequestSchemas = {
   ...domains,
   ...contacts,
   ...unsubscribe,
+  ...listen,
 };
 
 const responses: ResponseSchemas = {
@@ -50,6 +52,7 @@ const responses: ResponseSchemas = {
   ...unsubscribeResponses,
   ...usageResponses,
   ...logResponses,
+  ...listenResponses,
 };
 
 /** The API's operations: the manifest's routes less the dashboard's pages (HTML for people, not operations). */
