@@ -22,6 +22,7 @@ import {
   InMemorySuppressionList,
   InMemoryWebhookRepository,
 } from '../support/fakes';
+import { InMemoryListenSessionRepository } from '../support/listen-fake';
 import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
@@ -31,6 +32,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { listenSessionRepositoryContract } from './suites/listen-session-repository';
 import { outboxContract } from './suites/outbox';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
@@ -41,6 +43,9 @@ import { webhookRepositoryContract } from './suites/webhook-repository';
 
 describe('InMemoryWebhookRepository', () =>
   webhookRepositoryContract(memoryHarness(() => new InMemoryWebhookRepository())));
+
+describe('InMemoryListenSessionRepository', () =>
+  listenSessionRepositoryContract(memoryHarness(() => new InMemoryListenSessionRepository())));
 
 describe('InMemoryDeliveryRepository', () =>
   deliveryRepositoryContract(memoryHarness(() => new InMemoryDeliveryRepository())));
