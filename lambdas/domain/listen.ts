@@ -38,8 +38,9 @@ export const isLive = (expiresAt: number, nowMs: number): boolean => expiresAt *
 export const listenCursor = (writtenAtMs: number, eventId: string): string =>
   `${String(writtenAtMs).padStart(13, '0')}#${eventId}`;
 
-/** The cursor below which everything is settled at `nowMs` (see LISTEN_SETTLE_MS). */
-export const settledBefore = (nowMs: number): string => String(Math.max(0, nowMs - LISTEN_SETTLE_MS)).padStart(13, '0');
+/** The bound below which every cursor is settled at `nowMs`: those written LISTEN_SETTLE_MS ago or earlier. */
+export const settledBefore = (nowMs: number): string =>
+  String(Math.max(0, nowMs - LISTEN_SETTLE_MS + 1)).padStart(13, '0');
 
 /** A cursor as a poll's `after` may give it. */
 export const LISTEN_CURSOR_PATTERN = /^\d{13}#[A-Za-z0-9_]{1,64}$/;
