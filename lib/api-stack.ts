@@ -155,9 +155,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     },
     // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest.
     apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
-    // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), kept alive by each
-    // poll (UpdateItem), read by key, ended (DeleteItem); a poll reads its session's events (Query on the table).
-    listenSessions: { items: TENANT_ITEMS },
+    // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), found and kept alive
+    // by each poll (one conditional UpdateItem), ended (DeleteItem); a poll reads its events (Query on the table).
+    listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {

@@ -362,7 +362,7 @@ describe('least privilege', () => {
       sessions: sorted(del, get, put, update),
       apiRequests: sorted(put, query),
       // Listen sessions: opened (the cap's Query first), kept alive by polls, read, ended; their events queried.
-      listenSessions: sorted(del, get, put, query, update),
+      listenSessions: sorted(del, put, query, update),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

@@ -21,11 +21,6 @@ export class InMemoryListenSessionRepository implements ListenSessionRepository 
       .map((s) => structuredClone(s));
   }
 
-  async get(tenant: Tenant, id: string, nowMs: number): Promise<ListenSession | null> {
-    const session = this.owned(tenant, id);
-    return session && isLive(session.expiresAt, nowMs) ? structuredClone(session) : null;
-  }
-
   async touch(tenant: Tenant, id: string, expiresAt: number, nowMs: number): Promise<ListenSession | null> {
     const session = this.owned(tenant, id);
     if (!session || !isLive(session.expiresAt, nowMs)) return null;

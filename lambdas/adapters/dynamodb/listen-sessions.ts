@@ -5,7 +5,6 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
@@ -69,14 +68,6 @@ export class DynamoListenSessionRepository implements ListenSessionRepository {
       ExpressionAttributeValues: { ':pk': accountKey(accountId) },
     });
     return items.map(toSession).filter((session) => isLive(session.expiresAt, nowMs));
-  }
-
-  async get(tenant: Tenant, id: string, nowMs: number): Promise<ListenSession | null> {
-    const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: this.key(tenant, id), ConsistentRead: true }),
-    );
-    const session = Item ? toSession(Item) : null;
-    return session && session.mode === tenant.mode && isLive(session.expiresAt, nowMs) ? session : null;
   }
 
   async touch(tenant: Tenant, id: string, expiresAt: number, nowMs: number): Promise<ListenSession | null> {

@@ -33,9 +33,10 @@ export interface ListenSessionRepository {
   create(session: ListenSession): Promise<void>;
   /** The account's sessions (both modes) live at `nowMs`, oldest first. One Query: the fan-out's lookup. */
   listLive(accountId: string, nowMs: number): Promise<ListenSession[]>;
-  /** The tenant's session, if live at `nowMs`; another account's or mode's id is simply not found. */
-  get(tenant: Tenant, id: string, nowMs: number): Promise<ListenSession | null>;
-  /** Moves a live session's expiry to `expiresAt`; the session as now stored, or null when it is not live. */
+  /**
+   * Moves the tenant's live session's expiry to `expiresAt`: the session as now stored, or null when it is not
+   * live (another account's or mode's id is simply not found). A poll's one read of its session.
+   */
   touch(tenant: Tenant, id: string, expiresAt: number, nowMs: number): Promise<ListenSession | null>;
   /** False when there was no such session of the tenant. */
   delete(tenant: Tenant, id: string): Promise<boolean>;
