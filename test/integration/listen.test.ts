@@ -4,6 +4,8 @@
 // accounts and modes, bad input (422), the scope, an ended session.
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccountKey } from '../../lambdas/app/accounts';
+import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import { serviceSignature } from '../../lambdas/domain/webhooks/signature';
 import { spawnScript } from '../support/process';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
@@ -117,17 +119,32 @@ describe('listen sessions API', () => {
   }, 40_000);
 
   it("never gets another account's events, nor its own account's other mode's", async () => {
+    // Arrange: a session in test mode, and one in live mode of the same account; another account sends.
     const mine = await rt.newKey({ mode: 'test' });
     const other = await rt.newKey({ mode: 'test' });
+    const { secret: liveKey } = await createAccountKey(rt.admin, { accountId: mine.accountId, mode: 'live' });
     const session = await open(mine.key);
+    const liveSession = await open(liveKey);
+
+    // Act: the other account sends, then this account's test mode does.
     await send(other.key, 'delivered@simulator.sendflow.dev');
     await rt.settle();
     const res = await rt.call(`/listen-sessions/${session.id}/events?wait=2`, { key: mine.key });
+    await send(mine.key, 'delivered@simulator.sendflow.dev');
+    await rt.settle();
+    const live = await rt.call(`/listen-sessions/${liveSession.id}/events?wait=2`, { key: liveKey });
+
+    // Assert: nothing of the other account; nothing of test mode on the live session.
     expect(res.status).toBe(200);
     expect(((await res.json()) as Poll).data).toEqual([]);
-    // Another account cannot poll, nor end, the session: it is not found.
-    expect((await rt.call(`/listen-sessions/${session.id}/events?wait=0`, { key: other.key })).status).toBe(404);
-    expect((await rt.call(`/listen-sessions/${session.id}`, { method: 'DELETE', key: other.key })).status).toBe(404);
+    expect(live.status).toBe(200);
+    expect(((await live.json()) as Poll).data).toEqual([]);
+    expect((await pollFor(mine.key, session.id, 2)).map((e) => e.type)).toEqual(['email.sent', 'email.delivered']);
+    // Another account, or the other mode, cannot poll nor end the session: it is not found.
+    for (const key of [other.key, liveKey]) {
+      expect((await rt.call(`/listen-sessions/${session.id}/events?wait=0`, { key })).status).toBe(404);
+      expect((await rt.call(`/listen-sessions/${session.id}`, { method: 'DELETE', key })).status).toBe(404);
+    }
   }, 30_000);
 
   it('caps live sessions at 5 per account (422 limit_exceeded); ending one frees a place', async () => {
@@ -159,5 +176,23 @@ describe('listen sessions API', () => {
   it('needs webhook:write: a send-only key is refused (403)', async () => {
     const { key } = await rt.newKey({ scopes: ['email:send'] });
     expect((await post(key, '/listen-sessions', {})).status).toBe(403);
+  });
+});
+
+describe("the dashboard's webhooks page", () => {
+  it('says how to listen on a laptop, with the mode of the page', async () => {
+    const { accountId } = await rt.newKey();
+    const { url } = await createSignInLink(rt.services, { accountId, mode: 'test', baseUrl: rt.url });
+    const token = new URL(url).searchParams.get('token') ?? '';
+    const signIn = await fetch(`${rt.url}/dashboard/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await (await fetch(`${rt.url}/dashboard/webhooks`, { headers: { cookie } })).text();
+    expect(page).toContain('<h2 id="listen-h">Test on your laptop</h2>');
+    expect(page).toContain('SENDFLOW_API_KEY=sf_test_… npm run listen -- --forward-to http://127.0.0.1:4000/webhooks');
   });
 });
