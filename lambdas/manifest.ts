@@ -24,6 +24,11 @@ export interface RouteSpec {
    * Left out of the OpenAPI document and of the WAF's link rule.
    */
   readonly dashboard?: true;
+  /**
+   * Holds its request open while it waits (a long-poll): the local gateway runs it outside the account's slots, which
+   * bound work, not waiting (on AWS each request is its own invocation anyway).
+   */
+  readonly longPoll?: true;
 }
 
 const read = { scope: 'webhook:read' } as const;
@@ -70,6 +75,7 @@ export const routes = [
     path: '/listen-sessions/{id}/events',
     access: write,
     summary: "A listen session's next events (long-poll, up to 20 s)",
+    longPoll: true,
   },
   {
     id: 'deleteListenSession',

@@ -160,6 +160,25 @@ describe('listen sessions API', () => {
     await open(key);
   });
 
+  it("long-polls never take the account's gateway slots: its other requests answer at once while 4 polls wait", async () => {
+    // Arrange: 4 sessions, each long-polling (the local gateway runs 4 requests of an account at a time).
+    const { key } = await rt.newKey();
+    const sessions = [];
+    for (let i = 0; i < 4; i++) sessions.push(await open(key));
+    const polls = sessions.map((s) => rt.call(`/listen-sessions/${s.id}/events?wait=6`, { key }));
+    await new Promise((r) => setTimeout(r, 300));
+
+    // Act
+    const started = Date.now();
+    const list = await rt.call('/webhooks', { key });
+    const took = Date.now() - started;
+
+    // Assert
+    expect(list.status).toBe(200);
+    expect(took).toBeLessThan(3_000);
+    expect((await Promise.all(polls)).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  }, 20_000);
+
   it('refuses bad input with 422: unknown event, unknown field, bad cursor, bad wait', async () => {
     const { key } = await rt.newKey();
     const unknown = await post(key, '/listen-sessions', { events: ['email.delivred'] });
