@@ -25,6 +25,7 @@ const pollAnswer = z.object({
   next_after: z.string().nullable(),
 });
 
+/** A usage problem: told with the usage, exit 2. */
 class ExitError extends Error {}
 
 function options(argv: readonly string[]) {
@@ -70,7 +71,7 @@ async function main(): Promise<number> {
     method: 'POST',
     body: JSON.stringify(opts.events ? { events: opts.events } : {}),
   });
-  if (created.status !== 201) throw new ExitError(`Could not open a listen session: ${describe(created)}`);
+  if (created.status !== 201) throw new Error(`Could not open a listen session: ${describe(created)}`);
   const session = sessionAnswer.parse(created.body);
   console.log(`Signing secret: ${session.signing_secret}`);
   console.log(
@@ -184,8 +185,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
+    // Bad arguments or settings (ours, or node:util's parseArgs): the message and the usage, exit 2. Anything else
+    // (the API unreachable, an answer we cannot read): the message, exit 1.
+    const usage = error instanceof ExitError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
     console.error(`sendflow listen: ${error instanceof Error ? error.message : String(error)}`);
-    if (!(error instanceof ExitError) && !(error instanceof TypeError)) console.error(USAGE);
-    process.exit(error instanceof ExitError || (error instanceof Error && error.name === 'TypeError') ? 2 : 1);
+    if (usage) console.error(USAGE);
+    process.exit(usage ? 2 : 1);
   },
 );

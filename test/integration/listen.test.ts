@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountKey } from '../../lambdas/app/accounts';
 import { createSignInLink } from '../../lambdas/app/dashboard/sign-in';
 import { serviceSignature } from '../../lambdas/domain/webhooks/signature';
-import { spawnScript } from '../support/process';
+import { runScript, spawnScript } from '../support/process';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -106,15 +106,50 @@ describe('npm run listen', () => {
   }, 60_000);
 });
 
+describe('npm run listen: when it cannot go on', () => {
+  it('exits 1 with one line when its session ended under it (deleted, or expired)', async () => {
+    const { key } = await rt.newKey();
+    const cli = spawnScript('bin/listen.ts', ['--forward-to', `${receiver.url}/gone`], {
+      SENDFLOW_API_KEY: key,
+      SENDFLOW_API_URL: rt.url,
+    });
+    try {
+      const session = (await cli.waitFor(/Ready.*session (ls_\w+)/))[1] as string;
+      expect((await rt.call(`/listen-sessions/${session}`, { method: 'DELETE', key })).status).toBe(200);
+      expect(await cli.exited()).toBe(1);
+      expect(cli.output()).toMatch(/The listen session ended/);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+    }
+  }, 40_000);
+
+  it('exits 2 with the usage for a missing --forward-to, an unknown flag or no key; 1 when the key is refused', async () => {
+    const env = { SENDFLOW_API_KEY: 'sf_test_x', SENDFLOW_API_URL: rt.url };
+    const missing = runScript('bin/listen.ts', [], env);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/--forward-to must be an http\(s\) URL/);
+    expect(missing.stderr).toMatch(/usage: /);
+    expect(runScript('bin/listen.ts', ['--forward-to', 'http://127.0.0.1:1/', '--nope'], env).status).toBe(2);
+    const noKey = runScript('bin/listen.ts', ['--forward-to', 'http://127.0.0.1:1/'], { SENDFLOW_API_KEY: '' });
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toMatch(/Set SENDFLOW_API_KEY/);
+    // Asynchronously: the runtime answering the CLI runs in this very process.
+    const refused = spawnScript('bin/listen.ts', ['--forward-to', 'http://127.0.0.1:1/'], env);
+    expect(await refused.exited()).toBe(1);
+    expect(refused.output()).toMatch(/Could not open a listen session: 401/);
+  }, 60_000);
+});
+
 describe('listen sessions API', () => {
-  it('holds every event type when none is named, in order, with the exact standard payload', async () => {
+  it('holds every event type when none is named, each with the exact standard payload', async () => {
     const { key } = await rt.newKey();
     const session = await open(key);
     expect(session.events).toBeNull();
     expect(session.signing_secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const emailId = await send(key, 'delivered@simulator.sendflow.dev');
     const events = await pollFor(key, session.id, 2);
-    expect(events.map((e) => e.type)).toEqual(['email.sent', 'email.delivered']);
+    // In the order they were put on the session: the simulator's two events come at once here, either first.
+    expect(events.map((e) => e.type).sort()).toEqual(['email.delivered', 'email.sent']);
     for (const event of events) expect(JSON.parse(event.payload)).toMatchObject({ id: event.id, email_id: emailId });
   }, 40_000);
 
@@ -139,7 +174,10 @@ describe('listen sessions API', () => {
     expect(((await res.json()) as Poll).data).toEqual([]);
     expect(live.status).toBe(200);
     expect(((await live.json()) as Poll).data).toEqual([]);
-    expect((await pollFor(mine.key, session.id, 2)).map((e) => e.type)).toEqual(['email.sent', 'email.delivered']);
+    expect((await pollFor(mine.key, session.id, 2)).map((e) => e.type).sort()).toEqual([
+      'email.delivered',
+      'email.sent',
+    ]);
     // Another account, or the other mode, cannot poll nor end the session: it is not found.
     for (const key of [other.key, liveKey]) {
       expect((await rt.call(`/listen-sessions/${session.id}/events?wait=0`, { key })).status).toBe(404);

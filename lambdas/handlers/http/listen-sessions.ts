@@ -87,7 +87,7 @@ const responses = {
         expires_at: isoTime.meta({ description: 'When the session ends unless polled again.' }),
       }),
     ),
-    'The events after `after` (empty when none came within `wait`), oldest first, at most 100',
+    'The events after `after` (empty when none came within `wait`), in the order they were put on the session, at most 100',
   ),
   deleteListenSession: success(
     200,
