@@ -24,6 +24,11 @@ export interface RouteSpec {
    * Left out of the OpenAPI document and of the WAF's link rule.
    */
   readonly dashboard?: true;
+  /**
+   * Holds its request open while it waits (a long-poll): the local gateway runs it outside the account's slots, which
+   * bound work, not waiting (on AWS each request is its own invocation anyway).
+   */
+  readonly longPoll?: true;
 }
 
 const read = { scope: 'webhook:read' } as const;
@@ -55,6 +60,30 @@ export const routes = [
   { id: 'updateWebhook', method: 'PUT', path: '/webhooks/{id}', access: write, summary: 'Update, pause or resume' },
   { id: 'deleteWebhook', method: 'DELETE', path: '/webhooks/{id}', access: write, summary: 'Delete a webhook' },
   { id: 'testWebhook', method: 'POST', path: '/webhooks/{id}/test', access: write, summary: 'Send a test event' },
+  // Listen sessions (`npm run listen`, docs/webhooks.md "Listen on your laptop"): the CLI pulls the events a webhook
+  // would get; the webhook scope that creates webhooks opens, polls and ends them.
+  {
+    id: 'createListenSession',
+    method: 'POST',
+    path: '/listen-sessions',
+    access: write,
+    summary: 'Open a listen session: pull live events with no public URL',
+  },
+  {
+    id: 'pollListenSession',
+    method: 'GET',
+    path: '/listen-sessions/{id}/events',
+    access: write,
+    summary: "A listen session's next events (long-poll, up to 20 s)",
+    longPoll: true,
+  },
+  {
+    id: 'deleteListenSession',
+    method: 'DELETE',
+    path: '/listen-sessions/{id}',
+    access: write,
+    summary: 'End a listen session',
+  },
   {
     id: 'listDeliveries',
     method: 'GET',
@@ -453,6 +482,11 @@ export const tables = {
   suppressions: { partitionKey: 'tenant', sortKey: 'address', indexes: [outboxIndex], retain: true },
   /** Dashboard sign-in links (15 min, used once) and sessions (12 h), by token hash: disposable. */
   sessions: { partitionKey: 'hash', ttlAttribute: 'expiresAt', retain: false },
+  /**
+   * Listen sessions under their account (pk `acct#<id>`) and the events put on each (pk the session id, sk the
+   * event's cursor), all expiring (adapters/dynamodb/listen-sessions.ts): disposable.
+   */
+  listenSessions: { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt', retain: false },
   /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
   apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;

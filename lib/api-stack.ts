@@ -156,6 +156,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     },
     // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest.
     apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
+    // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), found and kept alive
+    // by each poll (one conditional UpdateItem), ended (DeleteItem); a poll reads its events (Query on the table).
+    listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -173,6 +176,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    listenSessions: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed), records each event in its email's history with one conditional PutItem and
@@ -197,6 +201,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    // The fan-out reads the account's live listen sessions (one Query) and puts each event on those that take it.
+    listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -223,6 +229,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    listenSessions: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -242,6 +249,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
     apiRequests: 'none',
+    listenSessions: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -265,6 +273,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    listenSessions: 'none',
   },
   // The SES event mapper reads nothing: the message tags say whose email an event is about.
   sesEvents: {
@@ -282,6 +291,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    listenSessions: 'none',
   },
 };
 

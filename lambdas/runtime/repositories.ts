@@ -10,6 +10,7 @@ import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
+import { DynamoListenSessionRepository } from '../adapters/dynamodb/listen-sessions';
 import { DynamoOrderLanes } from '../adapters/dynamodb/order-lanes';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
@@ -64,6 +65,7 @@ export function createRepositories(
     contacts: new DynamoContactRepository(doc, tables.contacts),
     sessions: new DynamoSessionStore(doc, tables.sessions),
     apiRequests: new DynamoApiRequestLog(doc, tables.apiRequests),
+    listenSessions: new DynamoListenSessionRepository(doc, tables.listenSessions),
   };
 }
 

@@ -9,6 +9,7 @@ import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodi
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
+import { DynamoListenSessionRepository } from '../../lambdas/adapters/dynamodb/listen-sessions';
 import { DynamoOrderLanes } from '../../lambdas/adapters/dynamodb/order-lanes';
 import { DynamoPaceCounter } from '../../lambdas/adapters/dynamodb/pace-counter';
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
@@ -42,6 +43,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { dynamoHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { listenSessionRepositoryContract } from './suites/listen-session-repository';
 import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
 import { paceCounterContract } from './suites/pace-counter';
@@ -75,6 +77,10 @@ for (const { factory, skip } of backends) {
       ));
     describe('DynamoSessionStore', () =>
       sessionStoreContract(dynamoHarness(endpoint, 'sessions', (db, table) => new DynamoSessionStore(db.doc, table))));
+    describe('DynamoListenSessionRepository', () =>
+      listenSessionRepositoryContract(
+        dynamoHarness(endpoint, 'listenSessions', (db, table) => new DynamoListenSessionRepository(db.doc, table)),
+      ));
     describe('DynamoWebhookRepository', () =>
       webhookRepositoryContract(
         dynamoHarness(endpoint, 'webhooks', (db, table) => new DynamoWebhookRepository(db.doc, table)),

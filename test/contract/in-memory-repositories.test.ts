@@ -25,6 +25,7 @@ import {
   InMemoryWebhookHealth,
   InMemoryWebhookRepository,
 } from '../support/fakes';
+import { InMemoryListenSessionRepository } from '../support/listen-fake';
 import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
@@ -34,6 +35,7 @@ import { emailHistoryContract } from './suites/email-history';
 import { emailRepositoryPortContract } from './suites/email-repository';
 import { memoryHarness } from './suites/harness';
 import { idempotencyStoreContract } from './suites/idempotency-store';
+import { listenSessionRepositoryContract } from './suites/listen-session-repository';
 import { orderLanesContract } from './suites/order-lanes';
 import { outboxContract } from './suites/outbox';
 import { paceCounterContract } from './suites/pace-counter';
@@ -55,6 +57,8 @@ describe('InMemoryWebhookHealth', () =>
       return { webhooks, health: new InMemoryWebhookHealth(webhooks) };
     }),
   ));
+describe('InMemoryListenSessionRepository', () =>
+  listenSessionRepositoryContract(memoryHarness(() => new InMemoryListenSessionRepository())));
 
 describe('InMemoryDeliveryRepository', () =>
   deliveryRepositoryContract(memoryHarness(() => new InMemoryDeliveryRepository())));

@@ -53,6 +53,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let testKey = '';
   /** Makes a dashboard sign-in link for the account, as the admin CLI does (directly on the tables). */
   let dashboardLink: () => Promise<string> = async () => '';
+  /** The listen session the API scenario opens; the dispatcher puts the live events on it. */
+  let listenSession = '';
   /** How far each queue's messages have been handed to its consumer. */
   const consumed = new Map<string, number>();
   /** The deliveries table's name (the per-email ordering lanes live there too). */
@@ -245,6 +247,11 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     await call(`/webhooks/${hook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
     expectStatus(await call(`/webhooks/${hook.body.id}/deliveries`, { key: liveKey }), 200, 'list deliveries');
 
+    // A listen session (`npm run listen`), open before the sends so the dispatcher puts their events on it.
+    const listen = await call('/listen-sessions', { method: 'POST', key: liveKey, body: {} });
+    expectStatus(listen, 201, 'open a listen session');
+    listenSession = String(listen.body.id);
+
     const domain = await call('/domains', { method: 'POST', key: liveKey, body: { name: 'mail.example.com' } });
     expectStatus(domain, 201, 'create domain');
     expectStatus(await call('/domains', { key: liveKey }), 200, 'list domains');
@@ -415,6 +422,14 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       }),
     );
     expect(lanes.Items?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it('API: a listen session polls the events the dispatcher put on it, then ends', async () => {
+    const polled = await call(`/listen-sessions/${listenSession}/events?wait=3`, { key: liveKey });
+    expect(polled.status, `${JSON.stringify(polled.body)}\n${host('sendflow-api').output()}`).toBe(200);
+    expect((polled.body.data as unknown[]).length).toBeGreaterThan(0);
+    const ended = await call(`/listen-sessions/${listenSession}`, { method: 'DELETE', key: liveKey });
+    expect(ended.status, JSON.stringify(ended.body)).toBe(200);
   });
 
   it('reconciler: re-checks pending domains; later, re-queues overdue work and relays what outboxes kept', async () => {

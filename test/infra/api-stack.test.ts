@@ -375,6 +375,8 @@ describe('least privilege', () => {
       contacts: sorted(del, get, query, update),
       sessions: sorted(del, get, put, update),
       apiRequests: sorted(put, query),
+      // Listen sessions: opened (the cap's Query first), kept alive by polls, read, ended; their events queried.
+      listenSessions: sorted(del, put, query, update),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });
@@ -391,6 +393,11 @@ describe('least privilege', () => {
     const actions = tableActions(dispatcherFunctionId);
     expect(actions.emailEvents).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(actions.emails).toBeUndefined();
+  });
+
+  it("lets the dispatcher read an account's listen sessions and put events on them, nothing more (no delete, no batch)", () => {
+    expect(tableActions(dispatcherFunctionId).listenSessions).toEqual(['dynamodb:PutItem', 'dynamodb:Query']);
+    for (const id of [authorizerFunctionId]) expect(tableActions(id).listenSessions).toBeUndefined();
   });
 
   it('lets the API query the history (table, byTime) and the status index (byStatus), and read and update status items only', () => {

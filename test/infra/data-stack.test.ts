@@ -88,6 +88,16 @@ describe('tables', () => {
     });
   });
 
+  it('keeps listen sessions and their events in one disposable table (pk, sk) that expires them on expiresAt', () => {
+    const table = tableFor('listenSessions').Properties;
+    expect(table.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(table.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    expect(table.GlobalSecondaryIndexes).toBeUndefined();
+  });
+
   it('expires emails and everything of theirs (parts, event history) on expiresAt', () => {
     for (const name of ['emails', 'emailParts', 'emailEvents'] as const) {
       expect(tableFor(name).Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });

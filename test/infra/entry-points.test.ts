@@ -32,7 +32,7 @@ import type { Delivery } from '../../lambdas/app/webhooks/ports';
 import { generateApiKey, hashApiKey } from '../../lambdas/domain/api-keys';
 import { SCOPES } from '../../lambdas/domain/scopes';
 import { signToken } from '../../lambdas/domain/tokens';
-import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
+import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { synthSendflow } from './synth';
 
 type Handler<E, R> = (event: E, context: Context) => Promise<R>;
@@ -357,8 +357,9 @@ function pendingDelivery(attempts: number): Delivery & { claim: { attempt: numbe
 
 describe('dispatcher entry point', () => {
   it('fans an event out to a subscribed webhook as a job on the stack deliveries queue', async () => {
-    // Arrange
-    dynamo.on(QueryCommand).resolves({ Items: [webhook] });
+    // Arrange: the tenant has one webhook and no listen session.
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { TableName: 'webhooks-table' }).resolves({ Items: [webhook] });
     const event = {
       id: 'evt_01jaaaaaaaaaaaaaaaaaaaaaaa',
       type: 'email.delivered',
@@ -374,6 +375,13 @@ describe('dispatcher entry point', () => {
     // Assert
     expect(result).toEqual({ batchItemFailures: [] });
     expect(dynamo).toHaveReceivedCommandWith(QueryCommand, { TableName: 'webhooks-table' });
+    // The account's live listen sessions: one consistent Query of its partition (`npm run listen`).
+    expect(dynamo).toHaveReceivedCommandWith(QueryCommand, {
+      TableName: 'listen-sessions-table',
+      ConsistentRead: true,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'acct#acct_1' },
+    });
     expect(sentMessages()).toEqual([
       {
         queueUrl: environments.dispatcher.SF_DELIVERIES_QUEUE_URL,
@@ -383,9 +391,57 @@ describe('dispatcher entry point', () => {
     ]);
   });
 
+  it('puts an event on a live listen session of its tenant: one PutItem of the exact standard payload', async () => {
+    // Arrange: no webhook; one live session of the account in the event's mode.
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { TableName: 'listen-sessions-table' }).resolves({
+      Items: [
+        {
+          pk: 'acct#acct_1',
+          sk: 'ls_1',
+          id: 'ls_1',
+          accountId: 'acct_1',
+          mode: 'live',
+          secret: 'whsec_x',
+          events: null,
+          createdAt: Date.now(),
+          expiresAt: nowSeconds + 300,
+        },
+      ],
+    });
+    dynamo.on(PutCommand).resolves({});
+    const event = {
+      id: 'evt_01jaaaaaaaaaaaaaaaaaaaaalx',
+      type: 'email.delivered',
+      accountId: 'acct_1',
+      mode: 'live',
+      timestamp: '2026-11-22T10:00:00.000Z',
+      data: {},
+    };
+
+    // Act
+    const result = (await handlers.dispatcher(sqsEvent([event]), lambdaContext('lambda-req-5'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'listen-sessions-table',
+      Item: expect.objectContaining({
+        pk: 'ls_1',
+        sk: expect.stringMatching(/^\d{13}#evt_01jaaaaaaaaaaaaaaaaaaaaalx$/),
+        eventId: event.id,
+        type: 'email.delivered',
+        payload: renderPayload({ ...event, type: 'email.delivered', mode: 'live' }, 'standard'),
+      }),
+    });
+    expect(sentMessages()).toEqual([]);
+  });
+
   it("sends a batch's jobs in one SendMessageBatch of 10, not one per event", async () => {
-    // Arrange: 12 events for a tenant with one webhook.
-    dynamo.on(QueryCommand).resolves({ Items: [webhook] });
+    // Arrange: 12 events for a tenant with one webhook (and no listen session).
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { TableName: 'webhooks-table' }).resolves({ Items: [webhook] });
     const events = Array.from({ length: 12 }, (_, i) => ({
       id: `evt_01jaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, '0')}`,
       type: 'email.delivered',

@@ -181,6 +181,26 @@ describe('every operation answers as the OpenAPI document says', () => {
     });
   });
 
+  it('listen sessions: open, poll an event, end', async () => {
+    const session = await call('createListenSession', 201, '/listen-sessions', { json: { events: ['email.sent'] } });
+    const sent = await rt.call('/emails', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({
+        from: 'Acme <hi@acme.test>',
+        to: 'delivered@simulator.sendflow.dev',
+        subject: 'Hi',
+        html: '<p>x</p>',
+      }),
+    });
+    expect(sent.status).toBe(200);
+    const page = await call('pollListenSession', 200, `/listen-sessions/${session.id}/events?wait=10`);
+    expect(page.data).toHaveLength(1);
+    await call('pollListenSession', 422, `/listen-sessions/${session.id}/events?wait=99`);
+    await call('deleteListenSession', 200, `/listen-sessions/${session.id}`, { method: 'DELETE' });
+    await call('deleteListenSession', 404, `/listen-sessions/${session.id}`, { method: 'DELETE' });
+  });
+
   it('errors: 401, 403, 404, 422 and 405 have the declared Error shape and headers', async () => {
     await call('listWebhooks', 401, '/webhooks', { key: 'sf_test_not-a-key' });
     const { key: sender } = await rt.newKey({ scopes: ['email:send'] });

@@ -150,6 +150,10 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
+  // Issue 18: a listen session is a webhook the CLI pulls: the scope that creates webhooks opens, polls and ends it.
+  'POST /listen-sessions': { scope: 'webhook:write' },
+  'GET /listen-sessions/{}/events': { scope: 'webhook:write' },
+  'DELETE /listen-sessions/{}': { scope: 'webhook:write' },
   // Issue 11: the API reference and the OpenAPI document describe the API, and hold nothing of an account.
   'GET /reference': 'public',
   'GET /openapi.json': 'public',

@@ -31,6 +31,7 @@ const STATUS: Record<string, number> = {
   createDomain: 201,
   createContact: 201,
   startRecovery: 202,
+  createListenSession: 201,
 };
 
 describe('docs/openapi.json', () => {

@@ -5,11 +5,14 @@
 import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
+import { type RelayDeps, relayToListeners } from '../listen/relay-event';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 
 export interface ProcessEventDeps extends DispatchDeps {
   readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
   readonly suppressions: SuppressionList;
+  /** Live listen sessions (`npm run listen`) get the event as a subscribed webhook would; absent: none are read. */
+  readonly listenSessions?: RelayDeps['listenSessions'];
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -34,6 +37,8 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
  */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
   const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
+  if (deps.listenSessions)
+    steps.push(relayToListeners({ listenSessions: deps.listenSessions, clock: deps.clock }, event));
   const reason = suppressionReason(event);
   if (reason && event.to) {
     steps.push(

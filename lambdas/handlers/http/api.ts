@@ -14,6 +14,7 @@ import type { ReadEmailDeps } from '../../app/emails/read-email';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { IdempotencyStore } from '../../app/idempotency';
+import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
@@ -37,6 +38,7 @@ import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
 import { eventTypeHandlers } from './event-types';
+import { listenHandlers } from './listen-sessions';
 import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
@@ -56,7 +58,8 @@ export interface ApiDeps
     UnsubscribeDeps,
     DomainDeps,
     ContactDeps,
-    SignInDeps {
+    SignInDeps,
+    ListenDeps {
   /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus'>;
   readonly counter: RateLimitCounter;
@@ -89,6 +92,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...usageHandlers(deps),
     ...logHandlers(deps),
     ...eventTypeHandlers(),
+    ...listenHandlers(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import { requestSchemas as deliveries, responseSchemas as deliveryResponses } fr
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
 import { responseSchemas as eventTypeResponses } from './event-types';
+import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
 import { responseSchemas as logResponses } from './logs';
 import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
@@ -38,6 +39,7 @@ const requests: RequestSchemas = {
   ...domains,
   ...contacts,
   ...unsubscribe,
+  ...listen,
 };
 
 const responses: ResponseSchemas = {
@@ -53,6 +55,7 @@ const responses: ResponseSchemas = {
   ...usageResponses,
   ...logResponses,
   ...eventTypeResponses,
+  ...listenResponses,
 };
 
 /** The API's operations: the manifest's routes less the dashboard's pages (HTML for people, not operations). */

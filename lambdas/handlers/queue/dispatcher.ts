@@ -11,7 +11,7 @@ import { eventMessage } from './messages';
 
 export function createDispatcherHandler(deps: ProcessEventDeps) {
   return (event: SQSEvent) => {
-    const batchDeps = { ...deps, webhooks: { list: batchList(deps) } };
+    const batchDeps = { ...deps, webhooks: { list: batchList(deps) }, ...batchListeners(deps) };
     const gathered = new GatheredDeliveryQueue(deps.deliveryQueue, event.Records.length);
     const processor = new BatchProcessor(EventType.SQS);
     const record = async (message: SQSRecord) => {
@@ -42,5 +42,25 @@ function batchList(deps: Pick<ProcessEventDeps, 'webhooks'>): (tenant: Tenant) =
       listed.set(key, webhooks);
     }
     return webhooks;
+  };
+}
+
+/** The account's live listen sessions, read once per batch like its webhooks (absent when none are wired). */
+function batchListeners(deps: Pick<ProcessEventDeps, 'listenSessions'>): Pick<ProcessEventDeps, 'listenSessions'> {
+  const sessions = deps.listenSessions;
+  if (!sessions) return {};
+  const listed = new Map<string, ReturnType<typeof sessions.listLive>>();
+  return {
+    listenSessions: {
+      putEvents: (events) => sessions.putEvents(events),
+      listLive: (accountId, nowMs) => {
+        let live = listed.get(accountId);
+        if (!live) {
+          live = sessions.listLive(accountId, nowMs);
+          listed.set(accountId, live);
+        }
+        return live;
+      },
+    },
   };
 }

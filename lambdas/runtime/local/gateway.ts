@@ -16,7 +16,7 @@ import { PayloadTooLargeError } from '../../domain/errors';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
-import { STAGE } from '../../manifest';
+import { type RouteSpec, STAGE } from '../../manifest';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -189,9 +189,11 @@ export function createGateway(options: GatewayOptions) {
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
     }
-    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn.
+    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. A long-poll mostly
+    // waits: holding a slot for its 20 s would stall the account's other requests behind a listening CLI.
     const slots = options.accountSlots;
-    return slots && account
+    const longPoll = match.kind === 'route' && (match.route as RouteSpec).longPoll === true;
+    return slots && account && !longPoll
       ? slots.run(account, () => serve(req, event, readable, requestId))
       : serve(req, event, readable, requestId);
   }

@@ -73,7 +73,10 @@ ${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}
     title: 'Webhooks',
     section: '/webhooks',
     content: html`${rows}<p><a href="${BASE}/event-types">Event types</a>: what each event means, and the schema of its payload.</p>
-<section aria-labelledby="new-h"><h2 id="new-h">New webhook</h2>${form}</section>`,
+<section aria-labelledby="new-h"><h2 id="new-h">New webhook</h2>${form}</section>
+<section aria-labelledby="listen-h"><h2 id="listen-h">Test on your laptop</h2>
+<p>No public URL needed: <code>SENDFLOW_API_KEY=sf_${page.mode}_… npm run listen -- --forward-to http://127.0.0.1:4000/webhooks</code>
+forwards this mode's events to your machine, signed with the secret it prints (docs/webhooks.md, "Listen on your laptop").</p></section>`,
   };
 }
 
