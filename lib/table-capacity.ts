@@ -1,6 +1,6 @@
 // DynamoDB capacity mode per stage, from CDK context (`sendflow:capacity`): on demand by default, or provisioned with
 // auto scaling for the tables a stage names (each GSI scales with its table's bounds), for stages whose load is
-// steady enough that paying for capacity by the hour beats paying per request (docs/runbook.md, "DynamoDB capacity").
+// steady enough that paying for capacity by the hour beats paying per request (docs/runbook.md, "DynamoDB capacity: on demand or provisioned").
 
 import * as z from 'zod';
 import { type TableName, tableNames } from '../lambdas/manifest';

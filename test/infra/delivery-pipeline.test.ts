@@ -345,15 +345,17 @@ describe('table access', () => {
   // them (test/iam records every call each bundle makes).
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher lists webhooks (Query), reads a status note before raising it, may only PutItem email history and suppressions', () => {
+  it('the dispatcher lists webhooks (Query), reads a status note before raising it, may only PutItem email history, suppressions and listen sessions', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
+      // Live listen sessions: the account's, one Query a batch; each event they take, one PutItem.
+      listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
     });
   });
 
-  it('the delivery worker reads webhooks by key, writes delivery rows by key, and pages a log for recovery jobs', () => {
+  it('the delivery worker reads webhooks by key (and updates them: auto-disable), writes delivery rows by key, pages a log for recovery jobs, and paces on the rate-limits table', () => {
     expect(access('delivery')).toEqual({
       // Auto-disable: the streak and the disabling are conditional UpdateItems of the webhook item; its events are
       // fanned out to the tenant's webhooks (Query).
@@ -366,6 +368,8 @@ describe('table access', () => {
         actions: ['dynamodb:GetItem', 'dynamodb:Query', ...writes].sort(),
         targets: ['byStatusKey', 'table'],
       },
+      // A paced webhook's turns and starts: conditional UpdateItems of its pace item, never a read.
+      rateLimits: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 
