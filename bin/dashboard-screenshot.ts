@@ -42,6 +42,8 @@ async function main(): Promise<void> {
       url: endpointUrl,
       events: ['email.delivered', 'email.bounced', 'email.complained'],
       description: 'Order service',
+      rate_limit_per_second: 20,
+      ordering: 'per_email',
     });
     for (let i = 0; i < 8; i++) await call(`/webhooks/${hook.id}/test`);
 

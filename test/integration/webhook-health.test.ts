@@ -137,6 +137,7 @@ describe('auto-disable', () => {
       disabled_reason: 'failing',
       disabled_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       success_rate_24h: 0,
+      health: 'failing',
       last_failure_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(announced).toMatchObject({

@@ -122,7 +122,7 @@ describe('POST /v1/webhooks', () => {
 });
 
 describe('GET, PUT, DELETE', () => {
-  it('lists with object, id, url, events, active, created_at and the health fields (issue 18) only, as an object "list"', async () => {
+  it('lists with object, id, url, events, active, created_at and the health fields (issue 18: health, success_rate_24h, last_failure_at) only, as an object "list"', async () => {
     const { key: own } = await rt.newKey();
     await create({ url: hook, events: ['email.sent'] }, own);
     const body = (await (await rt.call('/webhooks', { key: own })).json()) as {
@@ -137,6 +137,7 @@ describe('GET, PUT, DELETE', () => {
       'disabled_at',
       'disabled_reason',
       'events',
+      'health',
       'id',
       'last_failure_at',
       'object',
@@ -146,6 +147,7 @@ describe('GET, PUT, DELETE', () => {
     expect(body.data[0]).toMatchObject({
       disabled_at: null,
       disabled_reason: null,
+      health: 'quiet',
       last_failure_at: null,
       success_rate_24h: null,
     });

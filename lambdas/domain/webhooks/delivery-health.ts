@@ -1,6 +1,7 @@
-// A webhook's delivery health as its owner sees it (the dashboard; later the webhook object): success rate
-// and volume over the last 24 h, the latest failure, and "failing" when the newest attempts all failed. Pure:
-// computed from a bounded sample of the newest deliveries. Not the delivery lanes' notion (endpoint-health.ts).
+// A webhook's delivery health as its owner sees it (the webhook object's health, success_rate_24h and
+// last_failure_at, which the dashboard shows): success rate and volume over the last 24 h, the latest failure,
+// and "failing" when the newest attempts all failed. Pure: computed from a bounded sample of the newest
+// deliveries. Not the delivery lanes' notion (endpoint-health.ts).
 
 /** The newest deliveries a health figure reads, at most (one page of the delivery log). */
 export const HEALTH_SAMPLE = 100;
@@ -22,7 +23,8 @@ export interface HealthDelivery {
   readonly attempts: readonly HealthAttempt[];
 }
 
-export type HealthState = 'healthy' | 'failing' | 'quiet';
+export const HEALTH_STATES = ['healthy', 'failing', 'quiet'] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
 
 export interface DeliveryHealth {
   /** failing: the newest FAILING_AFTER attempts all failed; quiet: no attempt in the window. */

@@ -17,7 +17,7 @@ import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { withHealth } from '../../app/webhooks/webhook-health-view';
 import { EVENT_TYPES } from '../../domain/events';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
-import type { DeliveryHealth } from '../../domain/webhooks/delivery-health';
+import { type DeliveryHealth, HEALTH_STATES } from '../../domain/webhooks/delivery-health';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
@@ -92,6 +92,10 @@ const summarySchema = named(
     }),
     last_failure_at: isoTime.nullable().meta({
       description: 'When the newest failed attempt among the newest 100 deliveries was made; null without one.',
+    }),
+    health: z.enum(HEALTH_STATES).meta({
+      description:
+        'From the same newest 100 deliveries: `failing` when the newest 5 attempts of the last 24 h all failed, `quiet` without an attempt in the last 24 h, `healthy` otherwise. Kept while paused or disabled (see active, disabled_reason).',
     }),
   }),
 );
@@ -363,6 +367,7 @@ function listItem({
     ...disabledView(webhook),
     success_rate_24h: health?.successRate24h ?? null,
     last_failure_at: health?.lastFailureAt ? new Date(health.lastFailureAt).toISOString() : null,
+    health: health?.state ?? 'quiet',
   };
 }
 

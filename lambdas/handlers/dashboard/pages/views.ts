@@ -1,6 +1,4 @@
 // The API's JSON shapes as the dashboard reads them (the fields it shows), and small shared renderings.
-import { isSuccess } from '../../../domain/webhooks/delivery';
-import { type DeliveryHealth, deliveryHealth } from '../../../domain/webhooks/delivery-health';
 import { html, type Safe } from '../http';
 
 export interface WebhookItem {
@@ -12,6 +10,15 @@ export interface WebhookItem {
   format?: string;
   description?: string | null;
   updated_at?: string;
+  /** Health, as the API computes it from the newest 100 deliveries (docs/webhooks.md, "Endpoint health"). */
+  health: 'healthy' | 'failing' | 'quiet';
+  success_rate_24h: number | null;
+  last_failure_at: string | null;
+  disabled_reason: 'failing' | 'gone' | null;
+  disabled_at: string | null;
+  /** On one webhook (GET /v1/webhooks/:id), not in the list. */
+  ordering?: 'none' | 'per_email';
+  rate_limit_per_second?: number | null;
 }
 
 export interface AttemptItem {
@@ -23,6 +30,8 @@ export interface AttemptItem {
   kind?: 'automatic' | 'manual' | 'test' | null;
   request_headers?: Record<string, string> | null;
   response_headers?: Record<string, string> | null;
+  /** Seconds the endpoint asked to wait (Retry-After); null when it did not ask. */
+  retry_after_seconds?: number | null;
 }
 
 export interface DeliveryItem {
@@ -93,44 +102,4 @@ export function headerList(headers: Record<string, string> | null | undefined, l
   return html`<dl class="headers" aria-label="${label}">${entries.map(
     ([name, value]) => html`<dt class="mono">${name}</dt><dd class="mono">${value}</dd>`,
   )}</dl>`;
-}
-
-/** The newest deliveries of a webhook as the API lists them, read by the health rules (as the use case does). */
-export function healthOfItems(newestFirst: readonly DeliveryItem[], nowMs: number): DeliveryHealth {
-  return deliveryHealth(
-    newestFirst.map((d) => ({
-      createdAt: Date.parse(d.created_at),
-      attempts: d.attempt_log.map((a) => ({
-        at: Date.parse(a.at),
-        ok: isSuccess({ statusCode: a.status_code || null, error: a.error || null }),
-        errorClass: a.error_class ?? null,
-      })),
-    })),
-    nowMs,
-  );
-}
-
-const HEALTH_LABELS = { healthy: 'Healthy', failing: 'Failing', quiet: 'No recent deliveries' } as const;
-
-/** The state badge: Paused wins; then Failing, Healthy or quiet (never "Active" for an endpoint that fails). */
-export function healthBadge(active: boolean, health: DeliveryHealth | null): Safe {
-  if (!active) return html`<span class="badge health">Paused</span>`;
-  if (!health) return html`<span class="badge health">Active</span>`;
-  return html`<span class="badge health health-${health.state}">${HEALTH_LABELS[health.state]}</span>`;
-}
-
-/** "83% of 12 attempts", or a dash without attempts in the window. */
-export function successRateText(health: DeliveryHealth): string {
-  if (health.successRate24h === null) return '—';
-  const n = health.attempts24h;
-  return `${Math.round(health.successRate24h * 100)}% of ${n} attempt${n === 1 ? '' : 's'}`;
-}
-
-export function lastFailureText(health: DeliveryHealth): string {
-  if (health.lastFailureAt === null) return 'none';
-  const when = new Date(health.lastFailureAt)
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
-  return `${when}${health.lastFailureClass ? ` (${health.lastFailureClass.replaceAll('_', ' ')})` : ''}`;
 }

@@ -2,7 +2,6 @@
 // delivery log with its status filter and paging, recovery jobs); one delivery (attempt timeline, exact payload,
 // retry, with a 409 explained).
 import { EVENT_TYPES } from '../../../domain/events';
-import { HEALTH_SAMPLE } from '../../../domain/webhooks/delivery-health';
 import { FORMATS } from '../../../domain/webhooks/format';
 import { ApiCallError } from '../api-client';
 import { BASE, href, html, type Safe } from '../http';
@@ -15,20 +14,13 @@ import {
   deliveryStatus,
   failureText,
   headerList,
-  healthBadge,
-  healthOfItems,
-  lastFailureText,
   type RecoveryItem,
-  successRateText,
   type WebhookItem,
 } from './views';
+import { disabledSection, lastFailureText, stateBadge, successRateText } from './webhook-health';
+import { optionFacts, optionFields, optionsFromForm } from './webhook-options';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-/** The list shows the health of this many webhooks (one bounded log read each); the rest, on their own page. */
-const HEALTH_ON_LIST = 10;
-/** One webhook's newest deliveries, the health sample (HEALTH_SAMPLE, one API page). */
-const healthSample = (api: DashboardRequest['api'], id: string) =>
-  api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: String(HEALTH_SAMPLE) });
 /** Grace periods offered when rotating (seconds); the API allows any up to its maximum. */
 const GRACE_PERIODS = [
   [0, 'None: the old secret stops at once'],
@@ -43,19 +35,16 @@ function eventPicker(selected: readonly string[], legend: string): Safe {
   )}</fieldset>`;
 }
 
-async function list({ api, page, now }: DashboardRequest) {
+async function list({ api, page }: DashboardRequest) {
+  // Health comes with the list (the API reads each webhook's newest deliveries once): no read of our own.
   const { body } = await api.get<{ data: WebhookItem[] }>('/webhooks');
-  const samples = await Promise.all(body.data.slice(0, HEALTH_ON_LIST).map((w) => healthSample(api, w.id)));
-  const healths = samples.map((sample) => healthOfItems(sample.body.data, now));
   const rows = body.data.length
     ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook endpoints</caption>
-<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Deliveries (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
-<tbody>${body.data.map((w, i) => {
-        const health = healths[i] ?? null;
-        return html`<tr><td class="url"><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${healthBadge(w.active, health)}</td>
-<td>${health ? successRateText(health) : 'on its page'}</td><td>${health ? health.deliveries24h : '—'}</td>
-<td>${health ? lastFailureText(health) : '—'}</td><td>${w.events.join(', ')}</td></tr>`;
-      })}</tbody></table></div>`
+<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
+<tbody>${body.data.map(
+        (w) => html`<tr><td class="url"><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${stateBadge(w)}</td>
+<td>${successRateText(w)}</td><td>${lastFailureText(w)}</td><td>${w.events.join(', ')}</td></tr>`,
+      )}</tbody></table></div>`
     : html`<p>No webhooks in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/webhooks',
@@ -65,6 +54,7 @@ ${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}
       (f) => html`<option value="${f}">${f}</option>`,
     )}</select>
 <label for="wh-description">Description (optional)</label><input id="wh-description" name="description" type="text" maxlength="500">
+${optionFields('wh', null)}
 <div><button type="submit">Create webhook</button></div>`,
     page.csrf,
     'stack',
@@ -86,6 +76,7 @@ async function create({ api, form }: DashboardRequest) {
     events: checked(form, 'events'),
     ...(form.get('format') ? { format: form.get('format') } : {}),
     ...(form.get('description') ? { description: form.get('description') } : {}),
+    ...optionsFromForm(form, 'create'),
   });
   return {
     to: `/webhooks/${body.id}`,
@@ -97,38 +88,35 @@ async function create({ api, form }: DashboardRequest) {
   };
 }
 
-async function detail({ api, page, params, query, now }: DashboardRequest) {
+async function detail({ api, page, params, query }: DashboardRequest) {
   const [id = ''] = params;
   const status = DELIVERY_STATUSES.find((s) => s === query.status);
   const after = query.after;
   const filtered = Boolean(status || after);
-  const [{ body: hook }, { body: sample }, { body: jobs }, paged] = await Promise.all([
+  // Health comes with the webhook; the log is one page of 20, filtered or not.
+  const [{ body: hook }, { body: jobs }, { body: log }] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
-    healthSample(api, id),
     api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
-    // The newest page is the health sample's head: a second read only for a filter or an older page.
-    filtered
-      ? api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, {
-          limit: '20',
-          status,
-          after,
-        })
-      : null,
+    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20', status, after }),
   ]);
-  const log = paged?.body ?? { data: sample.data.slice(0, 20), has_more: sample.data.length > 20 || sample.has_more };
-  const health = healthOfItems(sample.data, now);
   const { csrf } = page;
+  // A disabled webhook's Resume is in its explanation; the button here pauses or resumes one its owner paused.
+  const toggle = hook.disabled_reason
+    ? ''
+    : actionButton(`/webhooks/${id}/${hook.active ? 'pause' : 'resume'}`, hook.active ? 'Pause' : 'Resume', csrf);
   const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd>
 <dt>Format</dt><dd>${hook.format ?? 'standard'}</dd><dt>Description</dt><dd>${hook.description || '—'}</dd>
-<dt>State</dt><dd>${healthBadge(hook.active, health)}</dd><dt>Success (24 h)</dt><dd>${successRateText(health)}</dd>
-<dt>Deliveries (24 h)</dt><dd>${health.deliveries24h}${health.sampled ? ` (of the newest ${HEALTH_SAMPLE})` : ''}</dd>
-<dt>Last failure</dt><dd>${lastFailureText(health)}</dd><dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>
+${optionFacts(hook)}
+<dt>State</dt><dd>${stateBadge(hook)}</dd><dt>Success (24 h)</dt><dd>${successRateText(hook)}</dd>
+<dt>Last failure</dt><dd>${lastFailureText(hook)}</dd><dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>
+${disabledSection(hook, filtered ? [] : log.data, csrf)}
 <div class="actions">${actionButton(`/webhooks/${id}/test`, 'Send test event', csrf, '')}
-${actionButton(`/webhooks/${id}/${hook.active ? 'pause' : 'resume'}`, hook.active ? 'Pause' : 'Resume', csrf)}</div>`;
+${toggle}</div>`;
   const edit = postForm(
     `/webhooks/${id}`,
     html`<label for="edit-url">Endpoint URL</label><input id="edit-url" name="url" type="url" required value="${hook.url}">
-${eventPicker(hook.events, 'Events')}<div><button type="submit">Save changes</button></div>`,
+${eventPicker(hook.events, 'Events')}
+${optionFields('edit', hook)}<div><button type="submit">Save changes</button></div>`,
     csrf,
     'stack',
   );
@@ -190,7 +178,11 @@ const back = ([id = '']: readonly string[]) => `/webhooks/${id}`;
 
 async function update({ api, params, form }: DashboardRequest) {
   const [id = ''] = params;
-  await api.send('PUT', `/webhooks/${id}`, { url: form.get('url') ?? '', events: checked(form, 'events') });
+  await api.send('PUT', `/webhooks/${id}`, {
+    url: form.get('url') ?? '',
+    events: checked(form, 'events'),
+    ...optionsFromForm(form, 'update'),
+  });
   return { to: back(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
 }
 
@@ -258,7 +250,9 @@ async function delivery({ api, page, params }: DashboardRequest) {
 <thead><tr><th scope="col">Time</th><th scope="col">Kind</th><th scope="col">HTTP status</th><th scope="col">Duration</th><th scope="col">Error</th></tr></thead>
 <tbody>${d.attempt_log.map(
         (a) =>
-          html`<tr><td>${when(a.at)}</td><td>${a.kind ?? '—'}</td><td>${a.status_code || 'none'}</td><td>${a.duration_ms} ms</td><td>${a.error || '—'}${a.error_class ? html` <span class="badge">${a.error_class}</span>` : ''}</td></tr>`,
+          html`<tr><td>${when(a.at)}</td><td>${a.kind ?? '—'}</td><td>${a.status_code || 'none'}</td><td>${a.duration_ms} ms</td><td>${a.error || '—'}${a.error_class ? html` <span class="badge">${a.error_class}</span>` : ''}${
+            a.retry_after_seconds ? html` (the endpoint asked to wait ${a.retry_after_seconds} s)` : ''
+          }</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No attempt yet.</p>`;
   const latest = d.attempt_log.at(-1);
