@@ -10,7 +10,7 @@ export interface WebhookItem {
   format?: string;
   description?: string | null;
   updated_at?: string;
-  /** Health, as the API computes it from the newest 100 deliveries (docs/webhooks.md, "Endpoint health"). */
+  /** Health, as the API computes it from the newest 100 deliveries (docs/webhooks.md, "Endpoint health and auto-disable"). */
   health: 'healthy' | 'failing' | 'quiet';
   success_rate_24h: number | null;
   last_failure_at: string | null;
