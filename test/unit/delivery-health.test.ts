@@ -1,11 +1,11 @@
-// A webhook's delivery health (lambdas/domain/webhooks/delivery-health.ts and the use case in
-// lambdas/app/webhooks/delivery-health.ts): success rate and volume over 24 h, the latest failure and its class,
+// A webhook's delivery health (lambdas/domain/webhooks/delivery-health.ts and the view in
+// lambdas/app/webhooks/webhook-health-view.ts): success rate and volume over 24 h, the latest failure and its class,
 // "failing" after FAILING_AFTER failed attempts in a row, one bounded read; and the attempt record keeping its
 // kind and headers on the latest attempt only.
 import { describe, expect, it } from 'vitest';
 import { type AttemptDeps, retryDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
-import { webhookDeliveryHealth } from '../../lambdas/app/webhooks/delivery-health';
 import type { Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import { withHealth } from '../../lambdas/app/webhooks/webhook-health-view';
 import { boundHeaders, HEADER_LIMITS } from '../../lambdas/domain/webhooks/delivery';
 import {
   deliveryHealth,
@@ -105,7 +105,7 @@ describe('deliveryHealth', () => {
   });
 });
 
-describe('webhookDeliveryHealth (use case)', () => {
+describe('withHealth (the webhook object’s health)', () => {
   it('computes the figures from the stored log: failing after five failed test sends, healthy after a success', async () => {
     const { clock, webhooks, deliveries, sender, deps } = setup();
     await webhooks.create(HOOK);
@@ -115,10 +115,11 @@ describe('webhookDeliveryHealth (use case)', () => {
       clock.advance(1_000);
     }
 
-    const failing = await webhookDeliveryHealth({ webhooks, deliveries, clock }, TENANT, HOOK.id);
+    const health = async () => (await withHealth({ deliveries, clock }, [HOOK]))[0]?.health;
+    const failing = await health();
     sender.answers({ statusCode: 200, error: null });
     await testWebhook(deps, TENANT, HOOK.id);
-    const healthy = await webhookDeliveryHealth({ webhooks, deliveries, clock }, TENANT, HOOK.id);
+    const healthy = await health();
 
     expect(failing).toMatchObject({
       state: 'failing',
@@ -127,7 +128,7 @@ describe('webhookDeliveryHealth (use case)', () => {
       lastFailureClass: 'http_5xx',
     });
     expect(healthy).toMatchObject({ state: 'healthy', attempts24h: 6, deliveries24h: 6 });
-    expect(healthy.successRate24h).toBeCloseTo(1 / 6);
+    expect(healthy?.successRate24h).toBeCloseTo(1 / 6);
   });
 });
 

@@ -1,11 +1,17 @@
 // Use case: webhooks with the health their object carries (GET /v1/webhooks and /v1/webhooks/:id):
 // success_rate_24h and last_failure_at from one bounded read per webhook, the newest HEALTH_SAMPLE deliveries
 // of its log (domain/webhooks/delivery-health.ts), a few webhooks at a time.
-import { type DeliveryHealth, deliveryHealth, HEALTH_SAMPLE } from '../../domain/webhooks/delivery-health';
+import { isSuccess } from '../../domain/webhooks/delivery';
+import {
+  type DeliveryHealth,
+  deliveryHealth,
+  HEALTH_SAMPLE,
+  type HealthDelivery,
+} from '../../domain/webhooks/delivery-health';
+import { errorClassOf } from '../../domain/webhooks/error-class';
 import { mapWithLimit } from '../pool';
 import type { Clock } from '../ports';
-import { healthOf } from './delivery-health';
-import type { DeliveryRepository, Webhook } from './ports';
+import type { Delivery, DeliveryRepository, Webhook } from './ports';
 
 export interface WebhookHealthViewDeps {
   readonly deliveries: Pick<DeliveryRepository, 'list'>;
@@ -26,4 +32,12 @@ export function withHealth(deps: WebhookHealthViewDeps, webhooks: readonly Webho
     const page = await deps.deliveries.list(webhook.id, { limit: HEALTH_SAMPLE, examine: HEALTH_SAMPLE }, now);
     return { webhook, health: deliveryHealth(page.items.map(healthOf), now) };
   });
+}
+
+/** A stored delivery as the health rules read it. */
+function healthOf(delivery: Delivery): HealthDelivery {
+  return {
+    createdAt: delivery.createdAt,
+    attempts: delivery.attemptLog.map((a) => ({ at: a.at, ok: isSuccess(a), errorClass: errorClassOf(a) })),
+  };
 }
