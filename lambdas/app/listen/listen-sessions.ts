@@ -1,7 +1,6 @@
 // Use cases of listen sessions (`npm run listen`): open one (at most LISTEN_SESSIONS_PER_ACCOUNT per account),
 // pull its events by long-poll (which keeps it alive), end it. The CLI pulls: nothing ever calls the laptop.
-import { LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
-import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
+import { LimitExceededError, NotFoundError } from '../../domain/errors';
 import { timeOrderedId } from '../../domain/ids';
 import {
   expiredBefore,
@@ -14,6 +13,7 @@ import {
 } from '../../domain/listen';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
+import { validEventTypes } from '../webhooks/manage-webhooks';
 import type { Tenant } from '../webhooks/ports';
 import type { ListenEvent, ListenSession, ListenSessionRepository } from './ports';
 
@@ -43,7 +43,7 @@ export async function createListenSession(
     ...tenant,
     id: timeOrderedId('ls', now, deps.random),
     secret: generateSigningSecret(deps.random),
-    events: input.events ? normalize(input.events) : null,
+    events: input.events ? validEventTypes(input.events) : null,
     createdAt: now,
     expiresAt: idleExpiry(now),
   };
@@ -106,16 +106,3 @@ const sessionLimit = () =>
   new LimitExceededError(
     `An account has at most ${LISTEN_SESSIONS_PER_ACCOUNT} live listen sessions; end one (Ctrl-C) or let it expire first.`,
   );
-
-function normalize(events: readonly string[]): EventType[] {
-  const result = normalizeEventNames(events);
-  if ('unknown' in result) {
-    throw new ValidationError('The request body is invalid.', {
-      details: result.unknown.map((name) => ({
-        path: `events.${events.indexOf(name)}`,
-        message: unknownEventTypeMessage(name),
-      })),
-    });
-  }
-  return result.events;
-}

@@ -40,7 +40,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...tenant,
     id: timeOrderedId('wh', deps.clock.now(), deps.random),
     url: input.url,
-    events: normalize(input.events),
+    events: validEventTypes(input.events),
     format: input.format ?? detectFormat(input.url),
     ...(input.description !== undefined ? { description: input.description } : {}),
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
@@ -113,7 +113,7 @@ export async function updateWebhook(
   const changes: WebhookChanges = {
     ...(input.url !== undefined ? { url: input.url } : {}),
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
-    ...(input.events !== undefined ? { events: normalize(input.events) } : {}),
+    ...(input.events !== undefined ? { events: validEventTypes(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts).
     ...(input.active === true ? RESUMED : {}),
@@ -167,7 +167,8 @@ export function assertActive(webhook: Webhook): void {
     throw new ConflictError('The webhook is paused; resume it (PUT active: true) first.', 'webhook_paused');
 }
 
-function normalize(events: readonly string[]): EventType[] {
+/** Event names as given (legacy names too), normalized; an unknown one is a 422 naming its index. */
+export function validEventTypes(events: readonly string[]): EventType[] {
   const result = normalizeEventNames(events);
   if ('unknown' in result) {
     throw new ValidationError('The request body is invalid.', {
