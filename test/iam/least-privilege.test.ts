@@ -4,7 +4,7 @@
 // work, and checks every recorded AWS call against that function's role in the template (iam-simulate).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +51,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let baseUrl = '';
   let liveKey = '';
   let testKey = '';
+  let accountId = '';
+  let repositories: ReturnType<typeof createRepositories>;
   /** Makes a dashboard sign-in link for the account, as the admin CLI does (directly on the tables). */
   let dashboardLink: () => Promise<string> = async () => '';
   /** The listen session the API scenario opens; the dispatcher puts the live events on it. */
@@ -75,7 +77,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     await createTables(client, names);
     deliveriesTable = names.deliveries;
     // The first account and its keys, as the admin CLI makes them (directly, not through a function).
-    const repositories = createRepositories(client, names);
+    repositories = createRepositories(client, names);
     const deps = {
       accounts: repositories.accounts,
       apiKeys: repositories.apiKeys,
@@ -86,6 +88,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     };
     // Scale: its rate-limit window is counted on several items, so the API's BatchGetItem of them is exercised.
     const account = await createAccount(deps as never, 'scale');
+    accountId = account.id;
     liveKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'live' })).secret;
     testKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'test' })).secret;
     dashboardLink = async () =>
@@ -158,9 +161,12 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> & { id?: string } };
   }
 
-  /** Hands the messages sent to the queues `service` consumes since the last call to it, as SQS would. */
-  async function drain(service: Service): Promise<number> {
-    const fn = host(service).fn;
+  /**
+   * Hands the messages sent to the queues `service` consumes since the last call to it, as SQS would (to `via`,
+   * another instance of the same function, when given).
+   */
+  async function drain(service: Service, via: LambdaHost = host(service)): Promise<number> {
+    const fn = via.fn;
     let handed = 0;
     for (const queueArn of fn.consumes) {
       const from = consumed.get(queueArn) ?? 0;
@@ -168,13 +174,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       consumed.set(queueArn, from + pending.length);
       if (!pending.length) continue;
       handed += pending.length;
-      const result = await host(service).invoke<{ batchItemFailures?: unknown[] }>(
+      const result = await via.invoke<{ batchItemFailures?: unknown[] }>(
         sqsEvent(
           queueArn,
           pending.map((m) => m.body),
         ),
       );
-      expect(result?.batchItemFailures ?? [], `${service} failed records\n${host(service).output()}`).toEqual([]);
+      expect(result?.batchItemFailures ?? [], `${service} failed records\n${via.output()}`).toEqual([]);
     }
     return handed;
   }
@@ -206,12 +212,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect(JSON.stringify(denied)).toMatch(/Deny|Unauthorized/);
   });
 
+  const expectStatus = (res: { status: number; body: unknown }, status: number | number[], what: string) =>
+    expect(
+      [status].flat(),
+      `${what}: ${res.status} ${JSON.stringify(res.body)}\n${host('sendflow-api').output()}`,
+    ).toContain(res.status);
+
   it('API: keys, webhooks, domains, emails (live, scheduled, cancelled, batch, test mode), contacts', async () => {
-    const expectStatus = (res: { status: number; body: unknown }, status: number | number[], what: string) =>
-      expect(
-        [status].flat(),
-        `${what}: ${res.status} ${JSON.stringify(res.body)}\n${host('sendflow-api').output()}`,
-      ).toContain(res.status);
     const key = await call('/api-keys', {
       method: 'POST',
       key: liveKey,
@@ -420,6 +427,63 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       }),
     );
     expect(lanes.Items?.length ?? 0).toBeGreaterThan(0);
+  });
+
+  it('delivery: an endpoint answering 410 Gone disables its webhook and tells the account’s other webhooks', async () => {
+    // An endpoint on loopback that answers 410. The API refuses such a URL and the template's delivery function
+    // may not reach it (SSRF guard), so the webhook is pointed at it in its table and the delivery bundle runs a
+    // second time with SF_ALLOW_PRIVATE_WEBHOOKS, as locally: same bundle, same role, same key id.
+    const gone = createServer((req, res) => {
+      req.resume();
+      res.writeHead(410).end();
+    });
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
+    const delivery = host('sendflow-delivery').fn;
+    const reaching = await startLambda(
+      { ...delivery, environment: { ...delivery.environment, SF_ALLOW_PRIVATE_WEBHOOKS: 'true' } },
+      standIns.endpoints,
+    );
+    try {
+      const watcher = await call('/webhooks', {
+        method: 'POST',
+        key: liveKey,
+        body: { url: 'https://hooks.example.com/watch', events: ['webhook.disabled'] },
+      });
+      const target = await call('/webhooks', {
+        method: 'POST',
+        key: liveKey,
+        body: { url: 'https://hooks.example.com/gone', events: ['domain.created'] },
+      });
+      expectStatus(target, 201, 'create the webhook to disable');
+      const tenant = { accountId, mode: 'live' } as const;
+      const port = (gone.address() as AddressInfo).port;
+      await repositories.webhooks.update(
+        tenant,
+        String(target.body.id),
+        { url: `http://127.0.0.1:${port}/gone` },
+        new Date().toISOString(),
+      );
+      expectStatus(
+        await call('/domains', { method: 'POST', key: liveKey, body: { name: 'gone.example.com' } }),
+        201,
+        'domain',
+      );
+
+      expect(await drain('sendflow-dispatcher')).toBeGreaterThan(0);
+      expect(await drain('sendflow-delivery', reaching)).toBeGreaterThan(0);
+
+      // Disabled (UpdateItem on the webhooks table), and webhook.disabled fanned out (Query of the tenant's
+      // webhooks, a delivery job for the watcher on the deliveries queue): each call checked against the role.
+      const disabled = await repositories.webhooks.get(tenant, String(target.body.id));
+      expect(disabled, reaching.output()).toMatchObject({ active: false, disabledReason: 'gone' });
+      const told = standIns.messages.filter(
+        (m) => m.body.includes(String(watcher.body.id)) && m.body.includes('webhook.disabled'),
+      );
+      expect(told.length, reaching.output()).toBeGreaterThan(0);
+    } finally {
+      await reaching.stop();
+      await new Promise<void>((resolve) => gone.close(() => resolve()));
+    }
   });
 
   it('API: a listen session polls the events the dispatcher put on it, then ends', async () => {
