@@ -22,13 +22,23 @@ export function encodeBody(body: EmailBody, expiresAt: number): Buffer {
   return gzipSync(json);
 }
 
+/**
+ * The most a stored body inflates to: an email takes at most 256 KB as stored, and JSON escaping at most six
+ * times that. A larger object is not one we wrote (a gzip bomb placed in the store): inflating stops there.
+ */
+const MAX_BODY_JSON_BYTES = 2 * 1024 * 1024;
+
 /** gzip's magic bytes; a body stored before compression is JSON text, which starts with `{`. */
 const isGzip = (bytes: Uint8Array) => bytes[0] === 0x1f && bytes[1] === 0x8b;
 
 /** The body as stored (compressed, or JSON from before), or null when its email's retention has passed (`nowMs`). */
 export function decodeBody(stored: Uint8Array | string, nowMs: number): EmailBody | null {
   const json =
-    typeof stored === 'string' ? stored : (isGzip(stored) ? gunzipSync(stored) : Buffer.from(stored)).toString('utf8');
+    typeof stored === 'string'
+      ? stored
+      : (isGzip(stored) ? gunzipSync(stored, { maxOutputLength: MAX_BODY_JSON_BYTES }) : Buffer.from(stored)).toString(
+          'utf8',
+        );
   const { html, text, headers, expiresAt } = storedBody.parse(JSON.parse(json));
   if (expiresAt * 1000 <= nowMs) return null;
   const record: Record<string, string> = Object.create(null);

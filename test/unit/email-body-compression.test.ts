@@ -2,7 +2,7 @@
 // data directory): DynamoDB bills a write and storage by the item's size and S3 storage by the object's, and
 // HTML compresses several times over. Bodies stored before, as JSON text or as attributes, read as they were.
 import { randomBytes } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -46,6 +46,12 @@ describe('the stored body object', () => {
     expect(stored.length * 3).toBeLessThan(Buffer.byteLength(body.html));
     expect(read).toEqual(body);
     expect(Object.keys(read?.headers ?? {})).toEqual(['X-A', '__proto__']);
+  });
+
+  it('refuses to inflate an object past 2 MB (a gzip bomb in the store), whatever its compressed size', () => {
+    const bomb = gzipSync(`{"text":"${'0'.repeat(8 * 1024 * 1024)}","headers":[],"expiresAt":${LATER}}`);
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    expect(() => decodeBody(bomb, NOW)).toThrow(RangeError);
   });
 
   it('reads a body stored before compression (JSON text) as it was, and none past its retention', () => {

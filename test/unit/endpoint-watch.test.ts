@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { InProcessKnownStreaks } from '../../lambdas/adapters/in-process/known-streaks';
 import { type AttemptDeps, attemptDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
 import { watchEndpoint, watchEndpointSafely } from '../../lambdas/app/webhooks/endpoint-watch';
+import { updateWebhook } from '../../lambdas/app/webhooks/manage-webhooks';
 import type { DeliveryJob, Tenant, Webhook, WebhookHealthStore } from '../../lambdas/app/webhooks/ports';
 import { autoDisablePolicy } from '../../lambdas/domain/webhooks/auto-disable';
 import {
@@ -382,5 +383,26 @@ describe('a burst against a stale copy of the webhook', () => {
     expect(afterBurst).toEqual(Array(10).fill('countFailure'));
     expect(health.calls.slice(10)).toEqual(['countFailure', 'noteFailing']);
     expect((await s.webhooks.get(TENANT, s.failing.id))?.failedDeliveries).toBe(11);
+  });
+});
+
+describe('a resume', () => {
+  const verifier = { problem: async () => null };
+
+  it('clears the reason and the streak of a webhook that was inactive, and keeps the streak of one already active', async () => {
+    // Arrange: one disabled, one active on a failing streak.
+    const webhooks = new InMemoryWebhookRepository();
+    const deps = { webhooks, urlVerifier: verifier, clock: new FakeClock(T0), random: seededRandom() };
+    const streak = { failingSince: T0 - DAY, failedDeliveries: 7, failingNotifiedAt: T0 - HOUR };
+    await webhooks.create({ ...hook('wh_off', ['email.sent']), active: false, disabledReason: 'gone', ...streak });
+    await webhooks.create({ ...hook('wh_on', ['email.sent']), ...streak });
+
+    // Act: the same PUT body for both, as a client that sends the whole object does.
+    const resumed = await updateWebhook(deps, TENANT, 'wh_off', { active: true });
+    const edited = await updateWebhook(deps, TENANT, 'wh_on', { active: true, description: 'edited' });
+
+    // Assert
+    expect(resumed).toMatchObject({ active: true, disabledReason: null, failingSince: null, failedDeliveries: null });
+    expect(edited).toMatchObject({ active: true, description: 'edited', ...streak });
   });
 });

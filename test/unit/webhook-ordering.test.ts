@@ -171,6 +171,33 @@ describe('ordering: "per_email"', () => {
     expect(t.orderLanes.lanes.get(`${t.webhook.id}#${EMAIL_A}`)?.size).toBe(0);
   });
 
+  it('wakes a paced webhook’s held event with its pace (the worker paces the jobs that carry it)', async () => {
+    // Arrange: per_email and 1 request a second.
+    const t = setup('per_email');
+    await t.webhooks.create({ ...t.webhook, rateLimitPerSecond: 1 });
+    const sent = await t.dispatch(eventOf(EMAIL_A, 'email.sent', 10, 1));
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    t.sender.answers((n) => (n === 1 ? { statusCode: 503, error: 'HTTP 503' } : { statusCode: 200 }));
+    await attemptDelivery(t.deps, sent);
+    expect(await attemptDelivery(t.deps, delivered)).toBe('held');
+    const before = t.retries.scheduled.length;
+
+    // Act: the earlier one succeeds on its retry.
+    t.clock.advance(1_000);
+    await attemptDelivery(t.deps, { deliveryId: sent.deliveryId, webhookId: sent.webhookId, attempt: 2 });
+
+    // Assert
+    expect(t.retries.scheduled.slice(before).map((s) => s.job)).toEqual([
+      {
+        deliveryId: delivered.deliveryId,
+        webhookId: delivered.webhookId,
+        attempt: 1,
+        accountId: TENANT.accountId,
+        ratePerSecond: 1,
+      },
+    ]);
+  });
+
   it('wakes the held event when the earlier one fails for good (no retry left)', async () => {
     const t = setup('per_email', []);
     await t.webhooks.create(t.webhook);

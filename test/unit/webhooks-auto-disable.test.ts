@@ -9,6 +9,7 @@ import {
   type FailureStreak,
   MIN_FAILED_DELIVERIES,
   noteFor,
+  redactedUrl,
   verdictFor,
   type WatchedAttempt,
 } from '../../lambdas/domain/webhooks/auto-disable';
@@ -83,5 +84,17 @@ describe('verdictFor', () => {
 
   it('has nothing to say without a streak', () => {
     expect(verdictFor(null, T0 + 100 * DAY, policy)).toBeNull();
+  });
+});
+
+describe('redactedUrl (what webhook.* events show of a URL)', () => {
+  it('keeps the origin and the first path segment: no token path, query, userinfo or fragment', () => {
+    expect(redactedUrl('https://hooks.slack.com/services/T000/B000/XXXXsecretXXXX')).toBe(
+      'https://hooks.slack.com/services/…',
+    );
+    expect(redactedUrl('https://discord.com/api/webhooks/123/tok-en')).toBe('https://discord.com/api/…');
+    expect(redactedUrl('https://user:pass@example.com:8443/in?token=s3cret#frag')).toBe('https://example.com:8443/in');
+    expect(redactedUrl('https://example.com')).toBe('https://example.com/');
+    expect(redactedUrl('not a url')).toBe('');
   });
 });

@@ -116,7 +116,7 @@ export async function attemptDelivery(
   const { transition, recorded } = made;
   const last = made.delivery.attemptLog.at(-1);
   if (webhook?.active && last) observe?.(last);
-  if (recorded) await releaseNext(deps, made.delivery);
+  if (recorded) await releaseNext(deps, made.delivery, webhook);
   if (recorded && transition.retryInSeconds !== null) {
     await deps.retries.schedule(
       {

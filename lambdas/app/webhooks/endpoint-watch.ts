@@ -9,6 +9,7 @@ import {
   type DisabledReason,
   type FailureStreak,
   noteFor,
+  redactedUrl,
   verdictFor,
 } from '../../domain/webhooks/auto-disable';
 import { type AttemptKind, type AttemptOutcome, isSuccess } from '../../domain/webhooks/delivery';
@@ -148,7 +149,7 @@ async function disable(
 function about(webhook: Webhook, outcome: AttemptOutcome) {
   return {
     webhook_id: webhook.id,
-    url: webhook.url,
+    url: redactedUrl(webhook.url),
     last_error_class: errorClassOf(outcome),
     last_status_code: outcome.statusCode,
   };

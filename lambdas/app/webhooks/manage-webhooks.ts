@@ -115,8 +115,9 @@ export async function updateWebhook(
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
     ...(input.events !== undefined ? { events: validEventTypes(input.events) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
-    // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts).
-    ...(input.active === true ? RESUMED : {}),
+    // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts). Only
+    // a resume: `active: true` on an active webhook (a client sending the whole object) keeps its streak.
+    ...(input.active === true && !current.active ? RESUMED : {}),
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),

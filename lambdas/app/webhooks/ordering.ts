@@ -79,7 +79,7 @@ export async function admitInOrder(
       )
     ).length === 0
   ) {
-    await wake(deps, delivery, [place.entry]);
+    await wake(deps, delivery, [place.entry], webhook.rateLimitPerSecond);
   }
   return null;
 }
@@ -88,11 +88,15 @@ export async function admitInOrder(
  * After a delivery's result is stored: one that finished (succeeded, or failed with no retry left) leaves its lane
  * and wakes the next sequence of its email. Nothing for a delivery that carries no sequence (never in a lane).
  */
-export async function releaseNext(deps: OrderingDeps, delivery: Delivery): Promise<void> {
+export async function releaseNext(
+  deps: OrderingDeps,
+  delivery: Delivery,
+  webhook?: Pick<Webhook, 'rateLimitPerSecond'> | null,
+): Promise<void> {
   const place = placeOf(delivery);
   if (!deps.orderLanes || !place || delivery.status === 'pending') return;
   const left = await deps.orderLanes.leave(place.lane, delivery.id);
-  await wake(deps, delivery, toRelease(left, place.entry));
+  await wake(deps, delivery, toRelease(left, place.entry), webhook?.rateLimitPerSecond);
 }
 
 /**
@@ -110,11 +114,25 @@ async function stillOpen(deps: OrderingDeps, lane: LaneKey, entries: readonly La
   return open;
 }
 
-/** Queues the first attempt of each entry now: a held one is claimed and admitted again; any other finds it taken. */
-async function wake(deps: OrderingDeps, of: Pick<Delivery, 'webhookId' | 'accountId'>, entries: readonly LaneEntry[]) {
+/**
+ * Queues the first attempt of each entry now: a held one is claimed and admitted again; any other finds it taken.
+ * A paced webhook's wake-ups carry its pace, as its retries do (the worker paces the jobs that carry one).
+ */
+async function wake(
+  deps: OrderingDeps,
+  of: Pick<Delivery, 'webhookId' | 'accountId'>,
+  entries: readonly LaneEntry[],
+  ratePerSecond?: number | null,
+) {
   for (const entry of entries) {
     await deps.retries.schedule(
-      { deliveryId: entry.deliveryId, webhookId: of.webhookId, attempt: 1, accountId: of.accountId },
+      {
+        deliveryId: entry.deliveryId,
+        webhookId: of.webhookId,
+        attempt: 1,
+        accountId: of.accountId,
+        ...(ratePerSecond ? { ratePerSecond } : {}),
+      },
       0,
     );
   }

@@ -80,3 +80,19 @@ export function verdictFor(
   if (failingFor >= policy.failingAfterMs && !streak.failingNotified) return 'failing';
   return null;
 }
+
+/**
+ * A webhook's URL as its `webhook.*` events show it to the account's other endpoints: the origin and the first path
+ * segment only. A URL can be a credential (a Slack or Discord incoming webhook's path is its token; others carry
+ * `?token=` or `user:pass@`), and those events go to third-party receivers and chat channels.
+ */
+export function redactedUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '';
+  }
+  const [first = '', ...rest] = parsed.pathname.split('/').filter(Boolean);
+  return `${parsed.protocol}//${parsed.host}/${first}${rest.length ? '/…' : ''}`;
+}

@@ -71,7 +71,10 @@ const contactData = {
 
 const webhookData = {
   webhook_id: prefixed('wh', 'The webhook this event is about.'),
-  url: z.string().meta({ description: 'Its URL.' }),
+  url: z.string().meta({
+    description:
+      'Its URL, cut to its origin and first path segment: the rest (a chat hook’s token, a query) may be a secret.',
+  }),
   last_error_class: z
     .enum(ERROR_CLASSES)
     .nullable()
