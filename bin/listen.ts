@@ -143,6 +143,8 @@ async function pollLoop(
       );
     }
     after = page.next_after ?? after;
+    // A stage whose polls answer at once (AWS: SF_LISTEN_MAX_WAIT_SECONDS=0) is asked again a second later.
+    if (!page.data.length) await sleep(1_000, signal);
   }
   return 0;
 }

@@ -391,6 +391,9 @@ export class SendflowApiStack extends Stack {
         ...this.emails.schedulingEnvironment(),
         // Unsubscribe links are signed with the data stack's key, read once per cold start.
         SF_SIGNING_SECRET_ID: signingSecretArn,
+        // A listen-session poll answers at once: a waiting one would hold one of the executions reserved below,
+        // which every tenant's requests share (the CLI polls again a second later).
+        SF_LISTEN_MAX_WAIT_SECONDS: '0',
       },
       timeout: timeouts.api,
       memorySize: 1024,

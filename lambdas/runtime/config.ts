@@ -1,5 +1,6 @@
 // One configuration schema, parsed once at start-up, frozen; every problem is reported at once.
 import * as z from 'zod';
+import { LISTEN_MAX_WAIT_SECONDS } from '../domain/listen';
 import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
 
@@ -60,6 +61,11 @@ const schema = z.object({
   SF_WEBHOOK_DISABLE_AFTER_SECONDS: positiveInt.max(90 * 86_400).default(DEFAULT_DISABLE_AFTER_SECONDS),
   /** A webhook failing for this long sends `webhook.failing` to the account's other webhooks, once per streak. */
   SF_WEBHOOK_FAILING_AFTER_SECONDS: positiveInt.max(90 * 86_400).default(DEFAULT_FAILING_AFTER_SECONDS),
+  /**
+   * The longest a listen-session poll waits for an event (docs/webhooks.md, "Listen on your laptop"): 20 locally;
+   * 0 on AWS, where a waiting poll would hold one of the API function's reserved executions.
+   */
+  SF_LISTEN_MAX_WAIT_SECONDS: nonNegativeInt.max(LISTEN_MAX_WAIT_SECONDS).default(LISTEN_MAX_WAIT_SECONDS),
   /** Days final deliveries stay in the log (spec: 30). */
   SF_DELIVERY_RETENTION_DAYS: positiveInt.max(365).default(30),
   /**
@@ -137,6 +143,8 @@ export interface Config {
   };
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
+  /** The longest a listen-session poll waits (SF_LISTEN_MAX_WAIT_SECONDS), in ms. */
+  readonly listenMaxWaitMs: number;
   readonly simulatorStepSeconds: number;
   readonly domainVerifySeconds: number;
   /** Live-mode copies per second of this process (SF_SES_MAX_SEND_RATE); absent: unpaced. */
@@ -204,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       failingAfterSeconds: c.SF_WEBHOOK_FAILING_AFTER_SECONDS,
     }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
+    listenMaxWaitMs: c.SF_LISTEN_MAX_WAIT_SECONDS * 1000,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
     ...(c.SF_SES_MAX_SEND_RATE !== undefined ? { sesMaxSendRate: c.SF_SES_MAX_SEND_RATE } : {}),

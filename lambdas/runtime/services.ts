@@ -161,6 +161,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
+    listenMaxWaitMs: config.listenMaxWaitMs,
     ipRateLimit: config.ipRateLimit,
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
     // (one process); on AWS the WAF's rate-based rules are the limit.

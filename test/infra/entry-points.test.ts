@@ -603,6 +603,12 @@ describe('reconciler entry point: scheduled sends', () => {
   });
 });
 
+describe('api entry point: listen sessions', () => {
+  it('answers a poll at once on AWS: no waiting poll holds one of the API function’s reserved executions', () => {
+    expect(environments.api.SF_LISTEN_MAX_WAIT_SECONDS).toBe('0');
+  });
+});
+
 describe('api entry point: links', () => {
   it('reads no secret at cold start', () => {
     expect(secretReadsAtColdStart).toBe(0);

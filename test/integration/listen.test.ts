@@ -106,6 +106,44 @@ describe('npm run listen', () => {
   }, 60_000);
 });
 
+describe('npm run listen against a stage whose polls answer at once (AWS: SF_LISTEN_MAX_WAIT_SECONDS=0)', () => {
+  it('a poll asking to wait 20 s answers at once, and the CLI, polling again each second, still forwards', async () => {
+    const aws = await startTestRuntime({ SF_LISTEN_MAX_WAIT_SECONDS: '0' });
+    const { key } = await aws.newKey();
+    const cli = spawnScript('bin/listen.ts', ['--forward-to', `${receiver.url}/at-once`, '--events', 'delivered'], {
+      SENDFLOW_API_KEY: key,
+      SENDFLOW_API_URL: aws.url,
+    });
+    try {
+      const session = (await cli.waitFor(/Ready.*session (ls_\w+)/))[1] as string;
+      const started = Date.now();
+      const poll = await aws.call(`/listen-sessions/${session}/events?wait=20`, { key });
+      expect(poll.status).toBe(200);
+      expect(Date.now() - started).toBeLessThan(2_000);
+
+      const res = await aws.call('/emails', {
+        key,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          from: 'Acme <hi@acme.test>',
+          to: ['delivered@simulator.sendflow.dev'],
+          subject: 'Hi',
+          html: '<p>x</p>',
+        }),
+      });
+      expect(res.status).toBe(200);
+      await cli.waitFor(/email\.delivered\s+evt_\w+\s+-> 200/, 20_000);
+      expect(receiver.received.filter((r) => r.path === '/at-once')).toHaveLength(1);
+      cli.child.kill('SIGINT');
+      expect(await cli.exited()).toBe(0);
+    } finally {
+      if (cli.child.exitCode === null) cli.child.kill('SIGKILL');
+      await aws.stop();
+    }
+  }, 60_000);
+});
+
 describe('npm run listen: when it cannot go on', () => {
   it('exits 1 with one line when its session ended under it (deleted, or expired)', async () => {
     const { key } = await rt.newKey();

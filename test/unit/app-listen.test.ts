@@ -123,6 +123,18 @@ describe('listen sessions: polling', () => {
     expect(reads()).toBe(21);
   });
 
+  it('waits no longer than the deployment allows (on AWS 0: a poll answers at once and holds no function)', async () => {
+    const { clock, deps, reads } = setup();
+    const session = await createListenSession(deps, TENANT, {});
+    const result = await pollListenEvents({ ...deps, listenMaxWaitMs: 0 }, TENANT, session.id, {
+      after: null,
+      waitMs: 20_000,
+    });
+    expect(result.events).toEqual([]);
+    expect(clock.now()).toBe(T0);
+    expect(reads()).toBe(1);
+  });
+
   it('returns an event once it is a second old (settled), then the next poll starts after it', async () => {
     const { clock, deps } = setup();
     const session = await createListenSession(deps, TENANT, {});

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
       dataDir: '.data',
       dataDirWaitSeconds: 30,
       emailRetentionSeconds: 30 * 86_400,
+      listenMaxWaitMs: 20_000,
       seed: true,
       localHttp: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, bodyIdleTimeoutMs: 10_000 },
       tables: tablesNamed('prod'),
@@ -91,6 +92,12 @@ describe('loadConfig', () => {
       dataDir: ':memory:',
       seed: false,
     });
+  });
+
+  it('caps a listen-session poll’s wait with SF_LISTEN_MAX_WAIT_SECONDS (0 to 20; 0 on AWS)', () => {
+    expect(loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '0' }).listenMaxWaitMs).toBe(0);
+    expect(loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '5' }).listenMaxWaitMs).toBe(5_000);
+    expect(() => loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '21' })).toThrow(ConfigError);
   });
 
   it('turns metrics off with SF_METRICS=false, names their service with SF_METRICS_SERVICE, refuses odd names', () => {

@@ -23,6 +23,12 @@ export interface ListenDeps {
   readonly random: RandomBytes;
   /** Waits between a poll's reads (a fake clock's advance in tests). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * The longest a poll may wait, whatever it asks (SF_LISTEN_MAX_WAIT_SECONDS). On AWS 0: a waiting poll would
+   * hold one of the API function's reserved executions, which every tenant's requests share, so polls answer at
+   * once and the CLI polls again a second later.
+   */
+  readonly listenMaxWaitMs?: number;
 }
 
 /**
@@ -85,7 +91,7 @@ export async function pollListenEvents(
       { after: laterBound(query.after, expiredBefore(now)), before: settledBefore(now), limit: LISTEN_PAGE_SIZE },
       now,
     );
-    const left = started + query.waitMs - deps.clock.now();
+    const left = started + Math.min(query.waitMs, deps.listenMaxWaitMs ?? query.waitMs) - deps.clock.now();
     if (events.length || left <= 0) {
       return { events, next: events.at(-1)?.cursor ?? query.after, session };
     }
