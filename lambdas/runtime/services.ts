@@ -28,6 +28,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import type { SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -162,6 +163,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
+    listenRelayFailed: (event: SendflowEvent, error: unknown) =>
+      logger.warn('listen relay failed', { error: error as Error, event_id: event.id }),
     ipRateLimit: config.ipRateLimit,
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
     // (one process); on AWS the WAF's rate-based rules are the limit.

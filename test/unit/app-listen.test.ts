@@ -203,6 +203,38 @@ describe('listen sessions: the fan-out', () => {
     expect(held(other.id)).toEqual([]);
   });
 
+  it('is best effort: a failing relay is reported, and the event is still recorded and processed (never redelivered for it)', async () => {
+    // Arrange: a session store that fails every relay read.
+    const { clock, deps, store } = setup();
+    await createListenSession(deps, TENANT, {});
+    const failing = Object.assign(Object.create(store) as InMemoryListenSessionRepository, {
+      listLive: async () => {
+        throw new Error('throttled');
+      },
+    });
+    const history = new InMemoryEmailHistory();
+    const reported: unknown[] = [];
+
+    // Act
+    const e = event('email.delivered');
+    await processEvent(
+      {
+        webhooks: new InMemoryWebhookRepository(),
+        deliveryQueue: new RecordingDeliveryQueue(),
+        clock,
+        emailHistory: history,
+        suppressions: new InMemorySuppressionList(),
+        listenSessions: failing,
+        listenRelayFailed: (_event, error) => reported.push(error),
+      },
+      e,
+    );
+
+    // Assert
+    expect(reported).toEqual([new Error('throttled')]);
+    expect((await history.latest(e.emailId as string, 10)).events.map((x) => x.id)).toEqual([e.id]);
+  });
+
   it('never relays a webhook test event (not of the catalog)', async () => {
     const { deps } = setup();
     await createListenSession(deps, TENANT, {});

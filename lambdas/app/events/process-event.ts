@@ -13,6 +13,8 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly suppressions: SuppressionList;
   /** Live listen sessions (`npm run listen`) get the event as a subscribed webhook would; absent: none are read. */
   readonly listenSessions?: RelayDeps['listenSessions'];
+  /** Told when putting an event on the listen sessions failed (a log line); the event goes on regardless. */
+  readonly listenRelayFailed?: (event: SendflowEvent, error: unknown) => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -37,8 +39,13 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
  */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
   const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
+  // Best effort: a developer's listen session never fails (and so never repeats) the event's real work.
   if (deps.listenSessions)
-    steps.push(relayToListeners({ listenSessions: deps.listenSessions, clock: deps.clock }, event));
+    steps.push(
+      relayToListeners({ listenSessions: deps.listenSessions, clock: deps.clock }, event).catch((error: unknown) =>
+        deps.listenRelayFailed?.(event, error),
+      ),
+    );
   const reason = suppressionReason(event);
   if (reason && event.to) {
     steps.push(
