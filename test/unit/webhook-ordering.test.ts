@@ -11,7 +11,7 @@ import type { Delivery, DeliveryJob, Tenant, Webhook } from '../../lambdas/app/w
 import { eventSequence } from '../../lambdas/domain/email/sequence';
 import { type NewEvent, newEvent, type SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
-import { HOLD_RECHECK_MS } from '../../lambdas/domain/webhooks/ordering';
+import { HOLD_RECHECK_MS, LANE_LIMIT } from '../../lambdas/domain/webhooks/ordering';
 import {
   FakeClock,
   InMemoryDeliveryRepository,
@@ -139,6 +139,49 @@ describe('ordering: "per_email"', () => {
     expect(held.nextAttemptAt).toBe((t.row(sent).nextAttemptAt as number) + HOLD_RECHECK_MS);
     const due = await t.deliveries.listDue(Number.MAX_SAFE_INTEGER, 10);
     expect(due.map((d) => d.id)).toContain(delivered.deliveryId);
+  });
+
+  it('holds every later event until the same backstop: a held event is no blocker of its own (no growing chain)', async () => {
+    // Arrange
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sent = await t.dispatch(eventOf(EMAIL_A, 'email.sent', 10, 1));
+    const later = [
+      await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2)),
+      await t.dispatch(eventOf(EMAIL_A, 'email.opened', 1_900, 3)),
+      await t.dispatch(eventOf(EMAIL_A, 'email.opened', 2_900, 4)),
+    ];
+    t.sender.answers({ statusCode: 503, error: 'HTTP 503' });
+    await attemptDelivery(t.deps, sent);
+
+    // Act
+    for (const job of later) expect(await attemptDelivery(t.deps, job)).toBe('held');
+
+    // Assert: each is due a margin after the one attempt they wait for, not a minute after the one before it.
+    const backstop = (t.row(sent).nextAttemptAt as number) + HOLD_RECHECK_MS;
+    expect(later.map((job) => t.row(job).nextAttemptAt)).toEqual([backstop, backstop, backstop]);
+  });
+
+  it(`orders at most LANE_LIMIT (${LANE_LIMIT}) unfinished events of an email: one past it goes at once, outside the lane`, async () => {
+    // Arrange: the first event retrying, LANE_LIMIT - 1 held behind it (the lane is full).
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const first = await t.dispatch(eventOf(EMAIL_A, 'email.sent', 10, 1));
+    t.sender.answers((n) => (n === 1 ? { statusCode: 503, error: 'HTTP 503' } : { statusCode: 200 }));
+    await attemptDelivery(t.deps, first);
+    for (let i = 1; i < LANE_LIMIT; i++) {
+      const job = await t.dispatch(eventOf(EMAIL_A, 'email.opened', 1_000 + i, (i % 250) + 2));
+      expect(await attemptDelivery(t.deps, job)).toBe('held');
+    }
+
+    // Act: one more.
+    const past = await t.dispatch(eventOf(EMAIL_A, 'email.opened', 5_000, 255));
+    const outcome = await attemptDelivery(t.deps, past);
+
+    // Assert: attempted now, and the lane stays at its limit.
+    expect(outcome).toBe('attempted');
+    expect(t.row(past)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(t.orderLanes.lanes.get(`${t.webhook.id}#${EMAIL_A}`)?.size).toBe(LANE_LIMIT);
   });
 
   it('wakes the held event when the earlier one succeeds, and it is then attempted', async () => {

@@ -5,7 +5,7 @@
 // leaves the lane and wakes the next sequence. Only deliveries to ordered webhooks ever touch a lane: an
 // unordered delivery costs nothing more.
 import { eventSequence } from '../../domain/email/sequence';
-import { earlierThan, type LaneEntry, recheckAt, toRelease } from '../../domain/webhooks/ordering';
+import { earlierThan, LANE_LIMIT, type LaneEntry, recheckAt, toRelease } from '../../domain/webhooks/ordering';
 import type { Clock } from '../ports';
 import type { LaneKey, OrderLanes } from './order-lanes';
 import type { Delivery, DeliveryRepository, RetryScheduler, Webhook } from './ports';
@@ -56,15 +56,20 @@ export async function admitInOrder(
     return withoutHold(delivery);
   const now = deps.clock.now();
   const lane = await deps.orderLanes.enter(place.lane, place.entry, Math.floor(now / 1000) + deps.retentionSeconds);
+  if (lane.length > LANE_LIMIT) {
+    await deps.orderLanes.leave(place.lane, place.entry.deliveryId);
+    return withoutHold(delivery);
+  }
   const open = await stillOpen(deps, place.lane, earlierThan(lane, place.entry));
   if (open.length === 0) return withoutHold(delivery);
   const { claim: _released, ...rest } = delivery;
   const held: Delivery = {
     ...rest,
     waitingFor: Math.max(...open.map((row) => row.sequence ?? 0)),
+    // After the attempts it really waits for: a held blocker's own backstop would add a minute per event held.
     nextAttemptAt: recheckAt(
       now,
-      open.map((row) => row.nextAttemptAt),
+      open.filter((row) => row.waitingFor === undefined).map((row) => row.nextAttemptAt),
     ),
   };
   if (!(await deps.deliveries.record(held, claimedAttempt))) return null;

@@ -17,6 +17,13 @@ export interface LaneEntry {
  * at once, from the delivery that finishes.
  */
 export const HOLD_RECHECK_MS = 60_000;
+/**
+ * The most unfinished events of one email an ordered webhook holds in order. Opens and clicks are made by
+ * recipients (a link scanner clicks every link), so an email's lane could otherwise grow without bound while its
+ * endpoint is down: each admission reads the lane's open rows, and the lane is one item (400 KB at most). An event
+ * past the limit is attempted at once, outside the lane; `sequence` still tells the receiver its order.
+ */
+export const LANE_LIMIT = 100;
 
 /** The entries of the lane that must finish before `self` is attempted: those of an earlier sequence. */
 export function earlierThan(lane: readonly LaneEntry[], self: LaneEntry): LaneEntry[] {
