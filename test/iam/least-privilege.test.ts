@@ -487,7 +487,12 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   });
 
   it('API: a listen session polls the events the dispatcher put on it, then ends', async () => {
-    const polled = await call(`/listen-sessions/${listenSession}/events?wait=3`, { key: liveKey });
+    // On AWS a poll answers at once (SF_LISTEN_MAX_WAIT_SECONDS=0) with events a second old: poll as the CLI does.
+    let polled = await call(`/listen-sessions/${listenSession}/events`, { key: liveKey });
+    for (let i = 0; i < 10 && polled.status === 200 && !(polled.body.data as unknown[]).length; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      polled = await call(`/listen-sessions/${listenSession}/events`, { key: liveKey });
+    }
     expect(polled.status, `${JSON.stringify(polled.body)}\n${host('sendflow-api').output()}`).toBe(200);
     expect((polled.body.data as unknown[]).length).toBeGreaterThan(0);
     const ended = await call(`/listen-sessions/${listenSession}`, { method: 'DELETE', key: liveKey });
