@@ -21,3 +21,12 @@ export function idTime(ms: number): string {
   }
   return time.toLowerCase();
 }
+
+/** When an id with `prefix` was made (epoch ms), read back from its time part; null when it carries none. */
+export function timeOfId(id: string, prefix: string): number | null {
+  const time = new RegExp(`^${prefix}_([0-9a-hjkmnp-tv-z]{10})`).exec(id)?.[1];
+  if (!time) return null;
+  let ms = 0;
+  for (const char of time.toUpperCase()) ms = ms * 32 + CROCKFORD.indexOf(char);
+  return ms;
+}

@@ -1,7 +1,7 @@
 // Unit tests for time-ordered ids (lambdas/domain/ids.ts): prefix, charset, and lexical order = creation order.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../../lambdas/domain/ids';
+import { timeOfId, timeOrderedId } from '../../lambdas/domain/ids';
 import { seededRandom } from '../support/fakes';
 
 /** Lower-case Crockford base32: digits and letters without i, l, o, u. */
@@ -86,5 +86,17 @@ describe('timeOrderedId', () => {
     const now = Date.UTC(2025, 0, 1);
     const ids = new Set(Array.from({ length: 100 }, () => timeOrderedId('key', now, random)));
     expect(ids.size).toBe(100);
+  });
+});
+
+describe('timeOfId', () => {
+  it('reads back the time an id was made at, for its prefix only', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: MAX_TIME }), bytes16, (ms, bytes) => {
+        expect(timeOfId(timeOrderedId('email', ms, fixed(bytes)), 'email')).toBe(ms);
+      }),
+    );
+    expect(timeOfId(timeOrderedId('evt', 5, fixed(new Uint8Array(16))), 'email')).toBeNull();
+    expect(timeOfId('email_01', 'email')).toBeNull();
   });
 });

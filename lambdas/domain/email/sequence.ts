@@ -1,6 +1,6 @@
 // An email event's `sequence`: derived from the event itself (its time, its type, its email's id), never counted,
 // so it costs no write, has no hot key, and is the same on every redelivery, retry and replay of the event.
-import { CROCKFORD } from '../ids';
+import { timeOfId } from '../ids';
 
 /**
  * The order of email event types that share a millisecond: the stage of the email's life each reports (a send
@@ -24,15 +24,9 @@ const STAGE: Readonly<Record<string, number>> = {
 /** Sequence values per millisecond of an email's life. */
 export const SEQUENCE_STAGES = 16;
 
-const EMAIL_ID = /^email_([0-9a-hjkmnp-tv-z]{10})/;
-
 /** When the email was accepted (epoch ms), from its time-ordered id; 0 for an id that carries no time. */
 export function emailIdTime(emailId: string): number {
-  const time = EMAIL_ID.exec(emailId)?.[1];
-  if (!time) return 0;
-  let ms = 0;
-  for (const char of time.toUpperCase()) ms = ms * 32 + CROCKFORD.indexOf(char);
-  return ms;
+  return timeOfId(emailId, 'email') ?? 0;
 }
 
 /**
