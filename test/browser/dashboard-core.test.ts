@@ -42,7 +42,7 @@ describe('sign-in', () => {
     // The API reference is one link away, served with the API.
     await page.getByRole('link', { name: 'API reference' }).click();
     await expect.poll(() => new URL(page.url()).pathname).toBe('/v1/reference');
-    expect(await page.locator('a[href="#op-sendEmail"]').count()).toBe(1);
+    await expect.poll(() => page.locator('a[href="#op-sendEmail"]').count()).toBe(1);
 
     // A used link no longer offers to sign in at all.
     const { page: other } = await newPage(browser);
