@@ -1,6 +1,9 @@
 // The port inbound mail is read through on AWS: SES's S3 action stores each received message whole before the
 // Lambda action runs, so the function is handed an id, not the bytes (a Lambda event carries only headers).
 
+/** Where SES's S3 action writes received messages in the inbound bucket (the receipt rule's objectKeyPrefix). */
+export const INBOUND_OBJECTS_PREFIX = 'inbound/';
+
 /** SES's own cap on a received message (headers included); a larger object is not one SES wrote. */
 export const MAX_RAW_MESSAGE_BYTES = 40 * 1024 * 1024;
 
