@@ -175,7 +175,7 @@ export class InboundMail extends Construct {
         ],
       },
     });
-    rule.addDependency(ruleSet);
+    rule.node.addDependency(ruleSet);
     if (sesWrites.policyDependable) rule.node.addDependency(sesWrites.policyDependable);
     const invoke = this.handler.handler.permissionsNode.tryFindChild('SesInvoke');
     if (invoke) rule.node.addDependency(invoke);
