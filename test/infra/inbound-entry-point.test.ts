@@ -13,7 +13,9 @@ import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { synthSendflow } from './synth';
 
 const s3 = mockClient(S3Client);
-const FIXTURE = JSON.parse(readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'));
+const FIXTURE = JSON.parse(
+  readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+);
 const MESSAGE_ID = 'o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1';
 const clean = { ...process.env };
 let environment: Record<string, string> = {};
