@@ -644,7 +644,8 @@ export class SendflowApiStack extends Stack {
     }
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
-      functions,
+      // The inbound function, where there is one, gets the Errors and Throttles alarms and widgets every function has.
+      functions: { ...functions, ...(this.inbound ? { inbound: this.inbound.handler } : {}) },
       api: this.api,
       queues: {
         events: pipeline.eventsQueue,

@@ -272,6 +272,27 @@ describe('inbound mail: the function', () => {
   });
 });
 
+describe('inbound mail: monitoring', () => {
+  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
+    // Arrange
+    const api = inboundApi();
+    const functionId = inboundFunctionId(api);
+
+    // Assert
+    for (const [name, metric] of [
+      ['InboundErrors', 'Errors'],
+      ['InboundThrottles', 'Throttles'],
+    ]) {
+      api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `Sendflow-prod-Api-${name}`,
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+      });
+    }
+  });
+});
+
 describe('inbound mail: activating the rule set', () => {
   it('with activate, a custom resource sets this rule set active (after the rule) and none on delete', () => {
     // Arrange
