@@ -1,22 +1,22 @@
 // Inbound email on AWS, for a stage that `sendflow:inbound` names: an SES receipt rule set with one rule (TLS
 // required, spam and virus scan on) whose actions store each message in an encrypted bucket, then invoke the
 // inbound function asynchronously (retries, then an on-failure queue that alarms). The function reads the
-// message back and calls receiveEmail. The rule set is made active by a custom resource when asked
-// (CloudFormation cannot), else by the runbook's CLI step.
+// message back and calls receiveEmail. The rule set is made active when asked (receipt-rule-set-activation.ts;
+// CloudFormation cannot), else by the runbook's CLI step.
 import { Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { EventInvokeConfig, type IDestination } from 'aws-cdk-lib/aws-lambda';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { CfnReceiptRule, CfnReceiptRuleSet } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { AwsCustomResource, AwsCustomResourcePolicy, PhysicalResourceId } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
 import type { InboundSettings } from '../inbound-settings';
 import { NodeFunction } from './node-function';
 import { DLQ_RETENTION, dlqAlarm, stageAlarmName } from './queues';
+import { ReceiptRuleSetActivation } from './receipt-rule-set-activation';
 
 /** The one rule of the set: every recipient at every domain verified in this account and region. */
 export const INBOUND_RULE_NAME = 'store-then-receive';
@@ -180,42 +180,13 @@ export class InboundMail extends Construct {
     const invoke = this.handler.handler.permissionsNode.tryFindChild('SesInvoke');
     if (invoke) rule.node.addDependency(invoke);
 
-    if (props.activate) this.activate(rule, props.logRetention);
-  }
-
-  /** SetActiveReceiptRuleSet on create and update; on delete, none active (an active set cannot be deleted). */
-  private activate(rule: CfnReceiptRule, logRetention: RetentionDays): void {
-    const role = new Role(this, 'ActivationRole', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: 'Execution role of the Sendflow inbound rule set activation (SetActiveReceiptRuleSet only)',
-    });
-    const logGroup = new LogGroup(this, 'ActivationLogs', { retention: logRetention });
-    logGroup.grantWrite(role);
-    const call = (parameters?: Record<string, string>) => ({
-      service: 'SES',
-      action: 'SetActiveReceiptRuleSet',
-      ...(parameters ? { parameters } : {}),
-      physicalResourceId: PhysicalResourceId.of(this.ruleSetName),
-    });
-    const activation = new AwsCustomResource(this, 'Activation', {
-      onCreate: call({ RuleSetName: this.ruleSetName }),
-      onUpdate: call({ RuleSetName: this.ruleSetName }),
-      onDelete: call(),
-      policy: AwsCustomResourcePolicy.fromStatements([
-        new PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),
-      ]),
-      role,
-      logGroup,
-      // The SDK in the Lambda runtime: no package download at deploy time.
-      installLatestAwsSdk: false,
-    });
-    activation.node.addDependency(rule);
-    Validations.of(activation).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'ses:SetActiveReceiptRuleSet supports no resource-level permissions (it names a rule set by its name); the ' +
-        'role may call that one action and write its own log group, nothing else.',
-    });
+    if (props.activate) {
+      new ReceiptRuleSetActivation(this, 'Activation', {
+        ruleSetName: this.ruleSetName,
+        rule,
+        logRetention: props.logRetention,
+      });
+    }
   }
 }
 
