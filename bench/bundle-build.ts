@@ -38,6 +38,8 @@ export const FUNCTIONS: readonly FunctionBundle[] = [
   { name: 'reconciler', entry: 'lambdas/runtime/aws/reconciler.ts', service: 'sendflow-reconciler', maxBytes: MB },
   { name: 'sender', entry: 'lambdas/runtime/aws/sender.ts', service: 'sendflow-sender', maxBytes: MB },
   { name: 'ses-events', entry: 'lambdas/runtime/aws/ses-events.ts', service: 'sendflow-ses-events', maxBytes: MB },
+  // Synthesized only for a stage that receives email (sendflow:inbound), but always built and measured here.
+  { name: 'inbound', entry: 'lambdas/runtime/aws/inbound.ts', service: 'sendflow-inbound', maxBytes: MB },
 ];
 
 /** The options BUNDLING carries that esbuildOptions translates; a new one must be translated before it is used. */

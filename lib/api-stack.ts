@@ -40,10 +40,12 @@ import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
+import { InboundMail } from './constructs/inbound-mail';
 import { Monitoring } from './constructs/monitoring';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
+import type { InboundSettings } from './inbound-settings';
 import { deployedIndexes } from './index-migration';
 import { outputNames } from './outputs';
 
@@ -321,6 +323,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly webhookDisableAfterSeconds?: number;
   /** Serve the API, and so its public links, on this domain too (docs/runbook.md, "Custom domain"). */
   readonly customDomain?: CustomDomainSettings;
+  /** Receive email through SES (docs/runbook.md, "Inbound email on AWS"); nothing of it is synthesized without. */
+  readonly inbound?: InboundSettings;
 }
 
 export class SendflowApiStack extends Stack {
@@ -330,6 +334,7 @@ export class SendflowApiStack extends Stack {
   readonly pipeline: DeliveryPipeline;
   readonly emails: EmailPipeline;
   readonly monitoring: Monitoring;
+  readonly inbound: InboundMail | undefined;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -621,8 +626,26 @@ export class SendflowApiStack extends Stack {
       output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);
     }
 
+    // Before Monitoring, so notifyAll reaches its alarms. receiveEmail's grants arrive with the use case (issue 19).
+    this.inbound =
+      props.inbound &&
+      new InboundMail(this, 'InboundMail', {
+        ...props.inbound,
+        environment,
+        retentionDays: props.emailRetentionDays ?? 30,
+        logRetention,
+      });
+    if (this.inbound) {
+      const { inbound } = this;
+      output(this, 'InboundBucketName', inbound.bucket.bucketName, 'Bucket SES stores received messages in (inbound/)');
+      output(this, 'InboundRuleSetName', inbound.ruleSetName, 'SES receipt rule set of this stage');
+      output(this, 'InboundFunctionName', inbound.handler.handler.functionName, 'Inbound mail function (replays)');
+      output(this, 'InboundFailuresQueueUrl', inbound.failures.queueUrl, 'SES events the inbound function gave up on');
+    }
+
     this.monitoring = new Monitoring(this, 'Monitoring', {
-      functions,
+      // The inbound function, where there is one, gets the Errors and Throttles alarms and widgets every function has.
+      functions: { ...functions, ...(this.inbound ? { inbound: this.inbound.handler } : {}) },
       api: this.api,
       queues: {
         events: pipeline.eventsQueue,

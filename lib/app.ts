@@ -9,6 +9,7 @@ import type { CustomDomainSettings } from './constructs/custom-domain';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
+import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
@@ -65,6 +66,8 @@ export interface SendflowSettings {
   readonly customDomain?: CustomDomainSettings;
   /** DynamoDB capacity of this stage's tables (`sendflow:capacity`, lib/table-capacity.ts); on demand when omitted. */
   readonly tableCapacity?: TableCapacity;
+  /** SES receiving for this stage (`sendflow:inbound`, lib/inbound-settings.ts); nothing of it when omitted. */
+  readonly inbound?: InboundSettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -73,6 +76,7 @@ export function settingsFromContext(app: App): SendflowSettings {
   const stage = stageFromContext(app);
   const alarmEmails = alarmEmailsFromContext(app, stage);
   const customDomain = customDomainFromContext(app);
+  const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage,
@@ -90,6 +94,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     ),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
+    ...(inbound ? { inbound } : {}),
   };
 }
 
@@ -233,6 +238,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
       ? { webhookDisableAfterSeconds: settings.webhookDisableAfterSeconds }
       : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
+    ...(settings.inbound ? { inbound: settings.inbound } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -3,7 +3,7 @@
 // recording stand-ins for SQS, Scheduler, SES v2, Secrets Manager, API Gateway and S3, drives each through its real
 // work, and checks every recorded AWS call against that function's role in the template (iam-simulate).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
 import { createRepositories } from '../../lambdas/runtime/repositories';
 import { buildSendflow } from '../../lib/app';
+import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
 import { accessKeyIdFor, type LambdaHost, startLambda } from './support/lambda-host';
 import { deniedCalls, unusedGrants } from './support/policy-check';
@@ -33,6 +34,7 @@ const SERVICES = [
   'sendflow-sender',
   'sendflow-ses-events',
   'sendflow-reconciler',
+  'sendflow-inbound',
 ] as const;
 type Service = (typeof SERVICES)[number];
 
@@ -133,7 +135,12 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
 
   async function synthesize(): Promise<void> {
     // As `cdk synth`: bundling on (local esbuild), into a temporary cloud assembly.
-    const app = new App({ outdir, builtinCloudFormationValidation: false });
+    // With inbound mail on (not activated: the activation is CDK's own custom resource, not a bundle of ours).
+    const app = new App({
+      outdir,
+      builtinCloudFormationValidation: false,
+      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } } },
+    });
     const { api } = buildSendflow(app);
     const assembly = app.synth();
     const template = readTemplate(join(outdir, assembly.getStackArtifact(api.artifactId).templateFile));
@@ -610,6 +617,25 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);
+  });
+
+  it('inbound: reads the message SES stored (then fails: receiveEmail is wired at the issue 19 merge)', async () => {
+    // SES's S3 action wrote the message (unsigned here: the stand-in records no function for it).
+    const fn = host('sendflow-inbound').fn;
+    const event = JSON.parse(
+      readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+    );
+    const messageId = event.Records[0].ses.mail.messageId as string;
+    const put = await fetch(
+      `${standIns.endpoints.AWS_ENDPOINT_URL_S3}/${fn.environment.SF_INBOUND_BUCKET}/inbound/${messageId}`,
+      { method: 'PUT', body: 'From: Ada <ada@sender.example>\r\nSubject: hi\r\n\r\nHello\r\n' },
+    );
+    expect(put.status).toBe(200);
+    await expect(host('sendflow-inbound').invoke(event)).rejects.toThrow(/receiveEmail is not wired/);
+    const reads = standIns.calls.filter((c) => c.caller === accessKeyIdFor(fn) && c.action === 's3:GetObject');
+    expect(reads.map((c) => c.resource)).toEqual([
+      `arn:aws:s3:::${fn.environment.SF_INBOUND_BUCKET}/inbound/${messageId}`,
+    ]);
   });
 
   for (const service of SERVICES) {

@@ -17,6 +17,7 @@ function fn(statements: BundledFunction['policies'][number]['document']['Stateme
     roleArn: `arn:aws:iam::${ACCOUNT}:role/FnRole`,
     policies: [{ name: 'Policy', document: { Version: '2012-10-17', Statement: statements } }],
     consumes: [],
+    destinations: [],
   };
 }
 
@@ -82,6 +83,22 @@ describe('deniedCalls', () => {
   });
 });
 
+describe('unusedGrants and async-invoke destinations', () => {
+  it('does not report SendMessage on the function’s own destination (Lambda sends there), but on another queue', () => {
+    // Arrange
+    const queue = (name: string) => `arn:aws:sqs:${REGION}:${ACCOUNT}:${name}`;
+    const withDestination = {
+      ...fn([{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: [queue('Failures'), queue('Other')] }]),
+      destinations: [queue('Failures')],
+    };
+
+    // Act & Assert
+    expect(unusedGrants(withDestination, [])).toEqual([
+      `sendflow-example: sqs:SendMessage on ${queue('Other')} is granted but no call used it`,
+    ]);
+  });
+});
+
 describe('Resolver', () => {
   it('resolves SSM parameters, queue URLs and ARNs, joins and pseudo parameters to stand-ins', () => {
     const template: CfnTemplate = {
@@ -89,7 +106,7 @@ describe('Resolver', () => {
         Tbl: { Type: 'AWS::SSM::Parameter::Value<String>', Default: '/Stack/tables/emails' },
         Sec: { Type: 'AWS::SSM::Parameter::Value<String>', Default: '/Stack/signing-secret' },
       },
-      Resources: { Q: { Type: 'AWS::SQS::Queue' } },
+      Resources: { Q: { Type: 'AWS::SQS::Queue' }, InboundBucket: { Type: 'AWS::S3::Bucket' } },
     };
     const r = new Resolver(template, { sqsBaseUrl: 'http://127.0.0.1:1' });
     expect(r.resolve({ Ref: 'Tbl' })).toBe('Stack.tables.emails');
@@ -98,6 +115,9 @@ describe('Resolver', () => {
     );
     expect(r.resolve({ Ref: 'Q' })).toBe(`http://127.0.0.1:1/${ACCOUNT}/Q`);
     expect(r.resolve({ 'Fn::GetAtt': ['Q', 'Arn'] })).toBe(`arn:aws:sqs:${REGION}:${ACCOUNT}:Q`);
+    // A bucket's name is lower case, its ARN has no region or account.
+    expect(r.resolve({ Ref: 'InboundBucket' })).toBe('inboundbucket');
+    expect(r.resolve({ 'Fn::GetAtt': ['InboundBucket', 'Arn'] })).toBe('arn:aws:s3:::inboundbucket');
     expect(r.resolve({ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':x:', { Ref: 'AWS::Region' }]] })).toBe(
       `arn:aws:x:${REGION}`,
     );

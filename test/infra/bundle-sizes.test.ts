@@ -16,6 +16,8 @@ const CLIENTS: Record<string, readonly string[]> = {
   reconciler: ['dynamodb', 'sesv2', 'sqs'],
   sender: ['dynamodb', 's3', 'sesv2', 'sqs'],
   'ses-events': ['dynamodb', 'sqs'],
+  // Until receiveEmail is wired (issue 19 merge): S3 reads the stored message; DynamoDB is every function's base.
+  inbound: ['dynamodb', 's3'],
 };
 
 const bundles = new Map<string, BuiltBundle>();
@@ -33,7 +35,7 @@ describe('Lambda bundles', () => {
     expect([...bundles.keys()].sort()).toEqual(Object.keys(CLIENTS).sort());
     expect(FUNCTIONS.find((fn) => fn.name === 'authorizer')?.maxBytes).toBe(500_000);
     expect(FUNCTIONS.filter((fn) => fn.name !== 'authorizer').map((fn) => fn.maxBytes)).toEqual(
-      Array(6).fill(1_000_000),
+      Array(7).fill(1_000_000),
     );
   });
 

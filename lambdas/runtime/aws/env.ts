@@ -18,6 +18,7 @@ const schema = z.object({
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
   SF_DELIVERY_DLQ_ARNS: optional,
   SF_EMAIL_BODIES_BUCKET: optional,
+  SF_INBOUND_BUCKET: optional,
 });
 
 export interface AwsWiring {
@@ -42,6 +43,8 @@ export interface AwsWiring {
   readonly deliveryDlqArns?: string;
   /** The bucket holding email bodies too large to keep inline (the API writes and reads them, the send worker reads). */
   readonly emailBodiesBucket?: string;
+  /** The bucket SES's receipt rule stores received messages in (the inbound function reads them). */
+  readonly inboundBucket?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -60,6 +63,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
     deliveryDlqArns: w.SF_DELIVERY_DLQ_ARNS,
     emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
+    inboundBucket: w.SF_INBOUND_BUCKET,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

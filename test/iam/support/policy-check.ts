@@ -60,6 +60,7 @@ export function unusedGrants(fn: BundledFunction, calls: readonly Call[]): strin
         if (PLATFORM.test(action)) continue;
         for (const pattern of list(statement.Resource)) {
           if (EVENT_SOURCE.has(action) && fn.consumes.includes(pattern)) continue;
+          if (action === 'sqs:SendMessage' && fn.destinations.includes(pattern)) continue;
           const matcher = wildcard(pattern);
           const used = calls.some((c) => c.action === action && matcher.test(c.resource));
           if (!used) unused.push(`${fn.service}: ${action} on ${pattern} is granted but no call used it`);

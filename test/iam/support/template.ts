@@ -44,6 +44,8 @@ export interface BundledFunction {
   readonly policies: readonly { name: string; document: PolicyDocument }[];
   /** ARNs of the queues an event source mapping feeds it from (the Lambda service polls them with its role). */
   readonly consumes: readonly string[];
+  /** ARNs of its async-invoke destinations (the Lambda service sends failed or finished events with its role). */
+  readonly destinations: readonly string[];
 }
 
 /** Every bundled function of the stack, tokens resolved. */
@@ -89,6 +91,16 @@ export function bundledFunctions(
             logicalIdOf(r.Properties?.FunctionName ?? null) === logicalId,
         )
         .map(([, r]) => String(resolver.resolve(r.Properties?.EventSourceArn ?? null))),
+      destinations: resources
+        .filter(
+          ([, r]) =>
+            r.Type === 'AWS::Lambda::EventInvokeConfig' &&
+            logicalIdOf(r.Properties?.FunctionName ?? null) === logicalId,
+        )
+        .flatMap(([, r]) => {
+          const config = (r.Properties?.DestinationConfig ?? {}) as Record<string, { Destination?: Json }>;
+          return Object.values(config).map((d) => String(resolver.resolve(d.Destination ?? null)));
+        }),
     });
   }
   return found;
@@ -208,6 +220,9 @@ export class Resolver {
       case 'AWS::SNS::Topic':
       case 'AWS::SecretsManager::Secret':
         return this.getAtt(name, 'Arn');
+      // Bucket names are lower case (the SDK addresses a bucket by name in the path).
+      case 'AWS::S3::Bucket':
+        return name.toLowerCase();
       default:
         return this.nameOf(name, 'Name', 'RoleName', 'FunctionName', 'LogGroupName', 'TableName');
     }
@@ -244,6 +259,8 @@ export class Resolver {
         return arn('sns', this.nameOf(id, 'TopicName'));
       case 'AWS::SecretsManager::Secret.Arn':
         return arn('secretsmanager', `secret:${this.nameOf(id, 'Name')}-AbCdEf`);
+      case 'AWS::S3::Bucket.Arn':
+        return `arn:${PARTITION}:s3:::${this.ref(id)}`;
       case 'AWS::ApiGateway::RestApi.RootResourceId':
         return 'root000000';
       default: {

@@ -1,0 +1,345 @@
+// Inbound email on AWS (lib/constructs/inbound-mail.ts): nothing of it without `sendflow:inbound` for the stage;
+// with it, a receipt rule set whose rule requires TLS, scans, stores the message in an encrypted bucket that only
+// SES (this rule) may write, then invokes the inbound function asynchronously, whose failures are retried, queued
+// and alarmed; the function may read its objects and nothing else; the rule set is activated only when asked.
+import { App, Validations } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { buildSendflow } from '../../lib/app';
+import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
+import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
+import { SKIP_BUNDLING, synthSendflow } from './synth';
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
+
+const INBOUND = { prod: { region: 'eu-west-1', activate: true } };
+const RULE_SET = 'Sendflow-prod-Api-inbound';
+const RULE_ARN = {
+  'Fn::Join': [
+    '',
+    [
+      'arn:',
+      { Ref: 'AWS::Partition' },
+      ':ses:',
+      { Ref: 'AWS::Region' },
+      ':',
+      { Ref: 'AWS::AccountId' },
+      `:receipt-rule-set/${RULE_SET}:receipt-rule/${INBOUND_RULE_NAME}`,
+    ],
+  ],
+};
+
+function inboundApi(context: Record<string, unknown> = { [CONTEXT_INBOUND]: INBOUND }): Template {
+  return synthSendflow(context).api;
+}
+
+/** The logical id of the one resource of `type` whose properties match `props` (a partial match). */
+function idOf(template: Template, type: string, props: Record<string, unknown> = {}): string {
+  const ids = Object.keys(template.findResources(type, { Properties: props }));
+  if (ids.length !== 1) throw new Error(`expected one ${type}, found ${ids.length}`);
+  return ids[0] as string;
+}
+
+function inboundFunctionId(template: Template): string {
+  return idOf(template, 'AWS::Lambda::Function', {
+    Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'sendflow-inbound' }) },
+  });
+}
+
+describe('inbound mail: synthesized only where configured', () => {
+  it.each([
+    ['no sendflow:inbound', {}],
+    ['sendflow:inbound for another stage only', { [CONTEXT_INBOUND]: { staging: { region: 'eu-west-1' } } }],
+  ])('%s: no rule set, rule, bucket, inbound function, activation or region rule', (_, context) => {
+    // Act
+    const api = inboundApi(context);
+
+    // Assert
+    for (const type of ['AWS::SES::ReceiptRuleSet', 'AWS::SES::ReceiptRule', 'AWS::S3::Bucket', 'Custom::AWS']) {
+      expect(api.findResources(type), type).toEqual({});
+    }
+    expect(
+      api.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'sendflow-inbound' }) } },
+      }),
+    ).toEqual({});
+    expect(api.toJSON().Rules?.InboundRegion).toBeUndefined();
+  });
+
+  it('takes the stage entry from a -c JSON string too, and checks the deploy region in the template', () => {
+    // Act
+    const api = inboundApi({ [CONTEXT_INBOUND]: JSON.stringify({ prod: { region: 'us-east-1' } }) });
+
+    // Assert
+    expect(api.toJSON().Rules.InboundRegion).toEqual({
+      Assertions: [
+        {
+          Assert: { 'Fn::Equals': [{ Ref: 'AWS::Region' }, 'us-east-1'] },
+          AssertDescription: expect.stringContaining('us-east-1'),
+        },
+      ],
+    });
+    api.resourceCountIs('AWS::SES::ReceiptRuleSet', 1);
+  });
+
+  it.each([
+    [{ prod: { region: 'eu-west-3' } }, /SES receives email .*got "eu-west-3"/],
+    [{ prod: {} }, /region must be one where SES receives email/],
+    [{ prod: { region: 'eu-west-1', activate: 'yes' } }, /activate must be true or false/],
+    [{ prod: { region: 'eu-west-1', mx: 'x' } }, /unknown setting mx/],
+    [{ prod: 'eu-west-1' }, /prod must be an object/],
+    ['not json', /must be a JSON object/],
+  ])('refuses %j, naming the problem', (raw, message) => {
+    // Act & Assert
+    expect(() => parseInbound(raw, 'prod')).toThrow(message);
+  });
+
+  it('accepts every listed SES receiving region; activation is off unless asked', () => {
+    // Act
+    const parsed = SES_RECEIVING_REGIONS.map((region) => parseInbound({ prod: { region } }, 'prod'));
+
+    // Assert
+    expect(parsed.every((settings) => settings?.activate === false)).toBe(true);
+    expect(SES_RECEIVING_REGIONS).toContain('eu-west-1');
+    expect(SES_RECEIVING_REGIONS).not.toContain('eu-west-3');
+  });
+});
+
+describe('inbound mail: the receipt rule', () => {
+  const api = inboundApi();
+
+  it('one rule set per stage, one enabled rule: TLS required, scan on, store in S3 first, then invoke the function (Event)', () => {
+    // Assert
+    api.hasResourceProperties('AWS::SES::ReceiptRuleSet', { RuleSetName: RULE_SET });
+    const bucketId = idOf(api, 'AWS::S3::Bucket');
+    const functionId = inboundFunctionId(api);
+    api.hasResourceProperties('AWS::SES::ReceiptRule', {
+      RuleSetName: RULE_SET,
+      Rule: {
+        Name: INBOUND_RULE_NAME,
+        Enabled: true,
+        TlsPolicy: 'Require',
+        ScanEnabled: true,
+        Actions: [
+          { S3Action: { BucketName: { Ref: bucketId }, ObjectKeyPrefix: 'inbound/' } },
+          { LambdaAction: { FunctionArn: { 'Fn::GetAtt': [functionId, 'Arn'] }, InvocationType: 'Event' } },
+        ],
+      },
+    });
+    // No recipients: every domain verified in the account; receiveEmail keeps those with receiving enabled.
+    const rule = Object.values(api.findResources('AWS::SES::ReceiptRule') as Resources)[0];
+    expect((rule?.Properties.Rule as Record<string, unknown> | undefined)?.Recipients).toBeUndefined();
+    expect(rule).toBeDefined();
+  });
+
+  it('is created after the bucket policy and the invoke permission SES checks when the rule is created', () => {
+    // Arrange
+    const [rule] = Object.values(api.findResources('AWS::SES::ReceiptRule') as Resources);
+
+    // Assert
+    expect(rule?.DependsOn).toEqual(
+      expect.arrayContaining([
+        idOf(api, 'AWS::S3::BucketPolicy'),
+        idOf(api, 'AWS::Lambda::Permission', { Principal: 'ses.amazonaws.com' }),
+        idOf(api, 'AWS::SES::ReceiptRuleSet'),
+      ]),
+    );
+  });
+
+  it('lets SES invoke the function for this account and rule only', () => {
+    api.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'ses.amazonaws.com',
+      FunctionName: { 'Fn::GetAtt': [inboundFunctionId(api), 'Arn'] },
+      SourceAccount: { Ref: 'AWS::AccountId' },
+      SourceArn: RULE_ARN,
+    });
+  });
+});
+
+describe('inbound mail: the bucket', () => {
+  it('is encrypted, private, TLS only, retained, and expires messages after the stage’s email retention', () => {
+    // Act
+    const api = inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:emailRetentionDays': 45 });
+
+    // Assert
+    api.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([
+            { Id: 'inbound-retention', Prefix: 'inbound/', ExpirationInDays: 45, Status: 'Enabled' },
+          ]),
+        },
+      },
+    });
+  });
+
+  it('lets ses.amazonaws.com put objects under inbound/ only for this account and rule, and refuses plain HTTP', () => {
+    // Arrange
+    const api = inboundApi();
+    const bucketId = idOf(api, 'AWS::S3::Bucket');
+    const [policy] = Object.values(api.findResources('AWS::S3::BucketPolicy') as Resources);
+    const document = policy?.Properties.PolicyDocument as { Statement: Record<string, unknown>[] } | undefined;
+    const statements = document?.Statement ?? [];
+
+    // Assert
+    expect(statements).toHaveLength(2);
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    expect(statements).toContainEqual({
+      Sid: 'SesPutsReceivedMail',
+      Effect: 'Allow',
+      Principal: { Service: 'ses.amazonaws.com' },
+      Action: 's3:PutObject',
+      Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/inbound/*']] },
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': RULE_ARN } },
+    });
+  });
+});
+
+describe('inbound mail: the function', () => {
+  const api = inboundApi();
+  const functionId = inboundFunctionId(api);
+
+  it('is told its bucket and may only read objects under inbound/ (and write its own logs)', () => {
+    // Arrange
+    const fn = api.findResources('AWS::Lambda::Function')[functionId] as Resources[string];
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const policies = Object.values(api.findResources('AWS::IAM::Policy') as Resources).filter((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId),
+    );
+    const statements = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement,
+    );
+    const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+
+    // Assert
+    expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.SF_INBOUND_BUCKET).toEqual({
+      Ref: idOf(api, 'AWS::S3::Bucket'),
+    });
+    // The failures queue is the async-invoke destination: Lambda sends to it with the function's role (SendMessage
+    // alone, not the GetQueueAttributes and GetQueueUrl that SqsDestination would add).
+    expect(actions).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 's3:GetObject', 'sqs:SendMessage']);
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(api, 'AWS::S3::Bucket'), 'Arn'] }, '/inbound/*']] },
+      }),
+    );
+  });
+
+  it('is retried twice over up to six hours, then its event goes to the failures queue, whose depth alarms', () => {
+    // Arrange
+    const queueId = Object.keys(api.findResources('AWS::SQS::Queue')).find((id) =>
+      id.startsWith('InboundMailFailures'),
+    );
+    if (!queueId) throw new Error('no failures queue');
+    api.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+
+    // Assert
+    api.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: functionId },
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 21_600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Sendflow-prod-Api-InboundFailuresDepth',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+    });
+    api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Sendflow-prod-Api-InboundDestinationDeliveryFailures',
+      MetricName: 'DestinationDeliveryFailures',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+      Threshold: 1,
+    });
+  });
+});
+
+describe('inbound mail: monitoring', () => {
+  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
+    // Arrange
+    const api = inboundApi();
+    const functionId = inboundFunctionId(api);
+
+    // Assert
+    for (const [name, metric] of [
+      ['InboundErrors', 'Errors'],
+      ['InboundThrottles', 'Throttles'],
+    ]) {
+      api.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        AlarmName: `Sendflow-prod-Api-${name}`,
+        MetricName: metric,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+      });
+    }
+  });
+});
+
+describe('inbound mail: activating the rule set', () => {
+  it('with activate, a custom resource sets this rule set active (after the rule) and none on delete', () => {
+    // Arrange
+    const api = inboundApi();
+    const [activation] = Object.values(api.findResources('Custom::AWS') as Resources);
+
+    // Assert
+    const create = JSON.parse(String(activation?.Properties.Create));
+    const del = JSON.parse(String(activation?.Properties.Delete));
+    expect(create).toMatchObject({
+      service: 'SES',
+      action: 'SetActiveReceiptRuleSet',
+      parameters: { RuleSetName: RULE_SET },
+    });
+    expect(JSON.parse(String(activation?.Properties.Update))).toMatchObject({ parameters: { RuleSetName: RULE_SET } });
+    expect(del).toMatchObject({ service: 'SES', action: 'SetActiveReceiptRuleSet' });
+    expect(del.parameters).toBeUndefined();
+    expect(activation?.DependsOn).toContain(idOf(api, 'AWS::SES::ReceiptRule'));
+    // Its role may set the active rule set and nothing else (SES has no resource-level permission for it).
+    api.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [{ Action: 'ses:SetActiveReceiptRuleSet', Effect: 'Allow', Resource: '*' }],
+      },
+    });
+  });
+
+  it('without activate, no custom resource: the runbook’s CLI step activates it', () => {
+    // Act
+    const api = inboundApi({ [CONTEXT_INBOUND]: { prod: { region: 'eu-west-1' } } });
+
+    // Assert
+    expect(api.findResources('Custom::AWS')).toEqual({});
+    api.resourceCountIs('AWS::SES::ReceiptRule', 1);
+  });
+});
+
+describe('inbound mail: cdk-nag', () => {
+  it('finds nothing unacknowledged in the app with inbound mail and activation on', () => {
+    // Arrange
+    const app = new App({
+      context: { ...SKIP_BUNDLING, [CONTEXT_INBOUND]: INBOUND },
+      builtinCloudFormationValidation: false,
+    });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    buildSendflow(app);
+
+    // Act & Assert
+    expect(() => app.synth()).not.toThrow();
+  });
+});

@@ -1,0 +1,75 @@
+// The S3 raw-message source reads what SES's S3 action wrote (`<prefix><SES messageId>`) with exactly one
+// GetObject, refuses an object above the bound before and while reading it, and names a missing object.
+import { Readable } from 'node:stream';
+import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, expect, it } from 'vitest';
+import { S3RawMessageSource } from '../../lambdas/adapters/aws/s3-raw-messages';
+import { RawMessageMissingError, RawMessageTooLargeError } from '../../lambdas/app/inbound/raw-messages';
+
+const s3 = mockClient(S3Client);
+beforeEach(() => s3.reset());
+
+const MESSAGE_ID = 'o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1';
+const RAW = 'From: Ada <ada@sender.example>\r\nTo: support@acme.example\r\nSubject: hi\r\n\r\nHello\r\n';
+
+/** An S3 object body as the SDK's Node stream: an async-iterable Readable, here in chunks. */
+const body = (...chunks: string[]) => Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+
+function source(maxBytes = 1024) {
+  return new S3RawMessageSource(new S3Client({ region: 'eu-west-1' }), {
+    bucket: 'inbound-bucket',
+    prefix: 'inbound/',
+    maxBytes,
+  });
+}
+
+it('reads the message SES stored under the prefix and its messageId, byte for byte, with one GetObject', async () => {
+  // Arrange
+  s3.on(GetObjectCommand).resolves({ Body: body(RAW.slice(0, 20), RAW.slice(20)) as never, ContentLength: RAW.length });
+
+  // Act
+  const raw = await source().read(MESSAGE_ID);
+
+  // Assert
+  expect(s3.commandCalls(GetObjectCommand)).toHaveLength(1);
+  expect(s3).toHaveReceivedCommandWith(GetObjectCommand, { Bucket: 'inbound-bucket', Key: `inbound/${MESSAGE_ID}` });
+  expect(raw).toBeInstanceOf(Uint8Array);
+  expect(Buffer.from(raw).toString('utf8')).toBe(RAW);
+});
+
+it('refuses an object whose ContentLength is above the bound, without reading its body', async () => {
+  // Arrange
+  const stream = body('x'.repeat(10));
+  s3.on(GetObjectCommand).resolves({ Body: stream as never, ContentLength: 2048 });
+
+  // Act & Assert
+  await expect(source(1024).read(MESSAGE_ID)).rejects.toBeInstanceOf(RawMessageTooLargeError);
+  expect(stream.destroyed).toBe(true);
+});
+
+it('stops reading a body that grows past the bound although its length was not announced', async () => {
+  // Arrange
+  s3.on(GetObjectCommand).resolves({ Body: body('a'.repeat(600), 'b'.repeat(600), 'c'.repeat(600)) as never });
+
+  // Act & Assert
+  await expect(source(1024).read(MESSAGE_ID)).rejects.toThrow(/above 1024 bytes/);
+});
+
+it('names a message whose object is missing (NoSuchKey), so the failure says which one', async () => {
+  // Arrange
+  s3.on(GetObjectCommand).rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }));
+
+  // Act
+  const read = source().read(MESSAGE_ID);
+
+  // Assert
+  await expect(read).rejects.toBeInstanceOf(RawMessageMissingError);
+  await expect(read).rejects.toThrow(`inbound/${MESSAGE_ID}`);
+});
+
+it('refuses a messageId that is not a plain SES id (no path may be read outside the prefix)', async () => {
+  // Act & Assert
+  await expect(source().read('../emails/x/body.json')).rejects.toThrow(/not an SES message id/);
+  expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
+});
