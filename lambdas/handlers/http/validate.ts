@@ -5,12 +5,37 @@ import { ValidationError } from '../../domain/errors';
 export function validate<T extends z.ZodType>(schema: T, input: unknown, where = 'body'): z.infer<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
+  const issues = result.error.issues.flatMap(explained);
+  const name = resendName(issues, input);
   throw new ValidationError(`The request ${where} is invalid.`, {
-    details: result.error.issues.flatMap(explained).map((issue) => ({
+    details: issues.map((issue) => ({
       path: issue.path.length ? issue.path.join('.') : where,
       message: issue.message,
     })),
+    ...(name ? { errorName: name } : {}),
   });
+}
+
+/**
+ * Resend's more precise names for a 422 (research/email.md §3.4): every problem at a field that is absent →
+ * missing_required_field; every problem about `from` → invalid_from_address; else the code's validation_error.
+ */
+function resendName(issues: readonly Issue[], input: unknown): string | undefined {
+  if (issues.length === 0) return undefined;
+  if (issues.every((issue) => issue.path.length > 0 && at(input, issue.path) === undefined))
+    return 'missing_required_field';
+  if (issues.every((issue) => issue.path[0] === 'from')) return 'invalid_from_address';
+  return undefined;
+}
+
+/** The value at `path` in `input`, or undefined when any step is missing. */
+function at(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const step of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = Object.hasOwn(value, step) ? (value as Record<PropertyKey, unknown>)[step] : undefined;
+  }
+  return value;
 }
 
 interface Issue {
