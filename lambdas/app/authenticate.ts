@@ -29,6 +29,7 @@ export async function authenticate(deps: AuthenticateDeps, authorization: string
     scopes: key.scopes,
     plan: account.plan,
     ...(account.usageKey ? { usageKey: account.usageKey } : {}),
+    ...(key.sendingDomain ? { sendingDomain: key.sendingDomain.name } : {}),
   };
 }
 

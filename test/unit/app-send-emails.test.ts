@@ -336,6 +336,19 @@ describe('sendEmails: monthly quota', () => {
   });
 });
 
+describe('sendEmails: a key restricted to one domain', () => {
+  it('sends from that domain, and refuses any other with 403 before anything is stored or counted', async () => {
+    const s = setup();
+    const restricted = { ...caller('test'), sendingDomain: 'acme.example' };
+    expect(await accept(s, restricted, [draft()])).toHaveLength(1);
+    const other = sendEmails(s.deps, restricted, [draft(), draft({ from: 'x@other.example' })], { batch: true });
+    await expect(other).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
+    await expect(other).rejects.toThrow(/only from the domain acme\.example; email 1 is from other\.example/);
+    // Only the first, allowed send is stored.
+    expect(s.sendScheduler.scheduled).toHaveLength(1);
+  });
+});
+
 describe('sendEmails: live mode sends only from verified domains', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(() => {

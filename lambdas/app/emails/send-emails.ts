@@ -7,7 +7,13 @@ import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
+import {
+  ConflictError,
+  InsufficientScopeError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
@@ -109,6 +115,7 @@ export async function sendEmails(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
+  assertKeyDomain(caller, drafts, options.batch);
   // Several emails are one batch: stored first, each naming the batch, and sendable only once one write
   // (the batch's decision) says every one of them is stored.
   const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
@@ -435,6 +442,20 @@ function unsubscribeUrl(links: LinkSigner, secret: string, tenant: Tenant, email
     secret,
   );
   return `${links.baseUrl()}/unsubscribe/${token}`;
+}
+
+/** A sending key restricted to one domain (Resend's `domain_id`) sends from that domain only: 403 otherwise. */
+function assertKeyDomain(caller: Principal, drafts: readonly EmailDraft[], batch: boolean): void {
+  const only = caller.sendingDomain;
+  if (!only) return;
+  for (const [i, draft] of drafts.entries()) {
+    const domain = bareAddress(draft.from).split('@')[1] ?? '';
+    if (domain !== only) {
+      throw new InsufficientScopeError(
+        `This API key may send only from the domain ${only}; ${batch ? `email ${i} is` : 'this email is'} from ${domain}.`,
+      );
+    }
+  }
 }
 
 async function assertVerifiedSenders(
