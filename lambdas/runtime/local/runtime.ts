@@ -152,6 +152,10 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       sendScheduler: {
         schedule: async (emailId, at, accountId) =>
           local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000),
+        // A second timer at the new time (replacing the pending one for the queue's dedupe); the old one, when it
+        // fires, finds the email not due and is skipped.
+        reschedule: async (emailId, at, accountId) =>
+          local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000, { replace: true }),
         cancel: async () => {},
       },
       // Claims of the process that last held this data directory are void: it is gone.
