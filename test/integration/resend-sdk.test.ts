@@ -31,6 +31,32 @@ describe('the resend SDK, unmodified', () => {
     expect(keys.data?.data.map((k) => k.name)).toContain('from the SDK');
   });
 
+  it('apiKeys.create with sending_access and domain_id: a key that sends from that domain only', async () => {
+    const domain = await resend.domains.create({ name: 'restricted.example.com' });
+    const created = await resend.apiKeys.create({
+      name: 'one domain',
+      permission: 'sending_access',
+      domain_id: domain.data?.id as string,
+    });
+    expect(created.error).toBeNull();
+    const restricted = resendClient(rt, created.data?.token as string);
+    const ok = await restricted.emails.send({ from: 'a@restricted.example.com', to, subject: 'x', text: 'x' });
+    expect(ok.error).toBeNull();
+    const refused = await restricted.emails.send({ from: 'a@acme.example', to, subject: 'x', text: 'x' });
+    expect(refused.error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+    const reading = await restricted.domains.list();
+    expect(reading.error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+  });
+
+  it('batch.send', async () => {
+    const batch = await resend.batch.send([
+      { from: 'hi@acme.example', to, subject: 'One', text: '1' },
+      { from: 'hi@acme.example', to, subject: 'Two', text: '2' },
+    ]);
+    expect(batch.error).toBeNull();
+    expect(batch.data?.data).toHaveLength(2);
+  });
+
   it('emails.send, get and list', async () => {
     const sent = await resend.emails.send({
       from: 'Acme <hi@acme.example>',
