@@ -217,6 +217,13 @@ export const routes = [
     summary: 'Cancel a scheduled email before it is sent',
   },
   {
+    id: 'updateEmail',
+    method: 'PATCH',
+    path: '/emails/{id}',
+    access: send,
+    summary: "Change a scheduled email's send time (scheduled_at) before it is sent",
+  },
+  {
     id: 'getEmail',
     method: 'GET',
     path: '/emails/{id}',

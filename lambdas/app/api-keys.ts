@@ -1,8 +1,9 @@
 // Use cases for API keys (spec §2.4, §5; DESIGN §3): create (secret shown once), list, revoke.
 import { generateApiKey, hashApiKey, keyHint, type Mode } from '../domain/api-keys';
-import { InsufficientScopeError, NotFoundError } from '../domain/errors';
+import { InsufficientScopeError, NotFoundError, ValidationError } from '../domain/errors';
 import { timeOrderedId } from '../domain/ids';
 import { isSubset, normalizeScopes, type Scope } from '../domain/scopes';
+import type { DomainRepository } from './domains/ports';
 import type { ApiKey, ApiKeyRepository, AuthorizerCache, Clock, Principal, RandomBytes } from './ports';
 
 export interface ApiKeyDeps {
@@ -10,6 +11,11 @@ export interface ApiKeyDeps {
   readonly authorizerCache: AuthorizerCache;
   readonly clock: Clock;
   readonly random: RandomBytes;
+}
+
+/** Creating a key restricted to a domain looks the domain up in the caller's account and mode. */
+export interface CreateApiKeyDeps extends ApiKeyDeps {
+  readonly domains: Pick<DomainRepository, 'get'>;
 }
 
 export interface IssuedKey {
@@ -21,7 +27,13 @@ export interface IssuedKey {
 /** Issues a key for an account; the secret is returned once and only its hash is stored. */
 export async function issueApiKey(
   deps: ApiKeyDeps,
-  input: { accountId: string; mode: Mode; scopes: readonly Scope[]; name?: string },
+  input: {
+    accountId: string;
+    mode: Mode;
+    scopes: readonly Scope[];
+    name?: string;
+    sendingDomain?: { id: string; name: string };
+  },
 ): Promise<IssuedKey> {
   const secret = generateApiKey(input.mode, deps.random);
   const now = deps.clock.now();
@@ -34,22 +46,47 @@ export async function issueApiKey(
     name: input.name ?? 'API key',
     hint: keyHint(secret),
     createdAt: new Date(now).toISOString(),
+    ...(input.sendingDomain ? { sendingDomain: input.sendingDomain } : {}),
   };
   await deps.apiKeys.create(key);
   return { key, secret };
 }
 
-/** POST /v1/api-keys: scopes must be a subset of the caller's; the new key takes the caller's mode. */
+/**
+ * POST /v1/api-keys: scopes must be a subset of the caller's; the new key takes the caller's mode. `domainId`
+ * restricts a sending key (scope email:send alone) to one domain of the caller's account and mode.
+ */
 export async function createApiKey(
-  deps: ApiKeyDeps,
+  deps: CreateApiKeyDeps,
   caller: Principal,
-  input: { scopes: readonly Scope[]; name?: string },
+  input: { scopes: readonly Scope[]; name?: string; domainId?: string },
 ): Promise<IssuedKey> {
   if (!isSubset(input.scopes, caller.scopes)) {
     const missing = input.scopes.filter((scope) => !caller.scopes.includes(scope));
     throw new InsufficientScopeError(`A key cannot grant scopes its creator lacks: ${missing.join(', ')}.`);
   }
-  return issueApiKey(deps, { ...input, accountId: caller.accountId, mode: caller.mode });
+  const { domainId, ...rest } = input;
+  let sendingDomain: { id: string; name: string } | undefined;
+  if (domainId !== undefined) {
+    if (input.scopes.length !== 1 || input.scopes[0] !== 'email:send') {
+      throw new ValidationError('The request body is invalid.', {
+        details: [{ path: 'domain_id', message: 'Only a sending key (permission sending_access) takes a domain_id.' }],
+      });
+    }
+    const domain = await deps.domains.get({ accountId: caller.accountId, mode: caller.mode }, domainId);
+    if (!domain) {
+      throw new ValidationError('The request body is invalid.', {
+        details: [{ path: 'domain_id', message: `No domain with id ${domainId} in this account (and mode).` }],
+      });
+    }
+    sendingDomain = { id: domain.id, name: domain.name };
+  }
+  return issueApiKey(deps, {
+    ...rest,
+    accountId: caller.accountId,
+    mode: caller.mode,
+    ...(sendingDomain ? { sendingDomain } : {}),
+  });
 }
 
 /** Active keys of the caller's account and mode, oldest first. */

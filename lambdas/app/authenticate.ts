@@ -11,7 +11,7 @@ export interface AuthenticateDeps {
 /** Resolves the caller of a request. Throws UnauthorizedError for a missing, malformed, unknown or revoked key. */
 export async function authenticate(deps: AuthenticateDeps, authorization: string | undefined): Promise<Principal> {
   const token = bearerToken(authorization);
-  if (!token) throw new UnauthorizedError(missingBearer(authorization));
+  if (!token) throw new UnauthorizedError(missingBearer(authorization), { errorName: 'missing_api_key' });
   if (!parseApiKey(token)) throw new UnauthorizedError('Malformed API key: keys start with sf_live_ or sf_test_.');
 
   const hash = hashApiKey(token);
@@ -29,6 +29,7 @@ export async function authenticate(deps: AuthenticateDeps, authorization: string
     scopes: key.scopes,
     plan: account.plan,
     ...(account.usageKey ? { usageKey: account.usageKey } : {}),
+    ...(key.sendingDomain ? { sendingDomain: key.sendingDomain.name } : {}),
   };
 }
 

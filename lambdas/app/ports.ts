@@ -52,6 +52,8 @@ export interface ApiKey {
   readonly hint: string;
   readonly createdAt: string;
   readonly revokedAt?: string;
+  /** A sending key restricted to one domain (Resend's `domain_id`): it may send only from that domain. */
+  readonly sendingDomain?: { readonly id: string; readonly name: string };
 }
 
 export interface ApiKeyRepository {
@@ -110,4 +112,6 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   readonly plan: PlanName;
   readonly usageKey?: string;
+  /** The one domain (its name) a restricted sending key may send from; absent: any of the account's. */
+  readonly sendingDomain?: string;
 }

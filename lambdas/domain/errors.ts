@@ -1,4 +1,5 @@
 // The one error family. Each error knows its HTTP status and code (DESIGN §7); one middleware maps them.
+import { errorNameOf } from './error-names';
 
 export interface ErrorDetail {
   readonly path: string;
@@ -9,11 +10,19 @@ export abstract class AppError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
   readonly details?: readonly ErrorDetail[];
+  /** A more precise Resend-compatible name than the code's (e.g. missing_required_field for a validation error). */
+  private readonly preciseName?: string;
 
-  constructor(message: string, options?: { cause?: unknown; details?: readonly ErrorDetail[] }) {
+  constructor(message: string, options?: { cause?: unknown; details?: readonly ErrorDetail[]; errorName?: string }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     if (options?.details) this.details = options.details;
+    if (options?.errorName) this.preciseName = options.errorName;
+  }
+
+  /** The body's `name` (error-names.ts): what a Resend client switches on. */
+  get errorName(): string {
+    return this.preciseName ?? errorNameOf(this.code);
   }
 }
 

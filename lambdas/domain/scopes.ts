@@ -36,6 +36,20 @@ export function describeAccess(access: Access): string {
   return `scope ${access.scope}`;
 }
 
+/** Resend's key permissions: `full_access` is every scope, `sending_access` is `email:send` alone. */
+export const PERMISSIONS = ['full_access', 'sending_access'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function scopesOfPermission(permission: Permission): Scope[] {
+  return permission === 'full_access' ? [...SCOPES] : ['email:send'];
+}
+
+/** The permission a key's scopes amount to, or `custom` for any other set (keys made with `scopes`). */
+export function permissionOf(scopes: readonly Scope[]): Permission | 'custom' {
+  if (isFullAccess(scopes)) return 'full_access';
+  return scopes.length === 1 && scopes[0] === 'email:send' ? 'sending_access' : 'custom';
+}
+
 /** Canonical order, duplicates removed: what we store and return. */
 export function normalizeScopes(scopes: readonly Scope[]): Scope[] {
   return SCOPES.filter((scope) => scopes.includes(scope));

@@ -14,6 +14,7 @@ export function toAuthorizerContext(principal: Principal): AuthorizerContext {
     mode: principal.mode,
     scopes: principal.scopes.join(','),
     plan: principal.plan,
+    ...(principal.sendingDomain ? { sendingDomain: principal.sendingDomain } : {}),
   };
 }
 
@@ -26,6 +27,7 @@ const contextSchema = z.object({
     .transform((s) => (s ? s.split(',') : []))
     .pipe(z.array(z.enum(SCOPES))),
   plan: z.enum(PLAN_NAMES),
+  sendingDomain: z.string().min(1).optional(),
 });
 
 /** The Principal in an API Gateway event, or null when no authorizer ran (catch-all and public routes). */

@@ -6,6 +6,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { errorBody } from '../../lambdas/domain/error-names';
 import { type RouteSpec, routes, STAGE } from '../../lambdas/manifest';
 import { keyedPathPatterns } from './keyed-routes';
 
@@ -152,12 +153,14 @@ export class ApiFirewall extends Construct {
       customResponseBodies: {
         [RATE_LIMITED_BODY]: {
           contentType: 'APPLICATION_JSON',
-          content: JSON.stringify({
-            error: `Too many requests from this address; retry after ${WINDOW_SECONDS} s.`,
-            status: 429,
-            code: 'rate_limited',
-            retry_after: WINDOW_SECONDS,
-          }),
+          content: JSON.stringify(
+            errorBody({
+              message: `Too many requests from this address; retry after ${WINDOW_SECONDS} s.`,
+              status: 429,
+              code: 'rate_limited',
+              retryAfter: WINDOW_SECONDS,
+            }),
+          ),
         },
       },
       rules: [

@@ -3,11 +3,14 @@
 // Gateway response templates are not VTL: static text plus $context variables, no arithmetic, so the
 // rate-limit values here are constants.
 import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { errorBody as bodyOf } from '../../lambdas/domain/error-names';
 
 interface GatewayError {
   readonly type: ResponseType;
   readonly status: number;
   readonly code: string;
+  /** Resend's name when the code's default (error-names.ts) is not precise enough. */
+  readonly name?: string;
   readonly message: string;
   readonly retryAfterSeconds?: number;
   /** Extra headers, literal values. */
@@ -18,7 +21,13 @@ const UNAUTHORIZED = 'Missing or invalid API key: send the header Authorization:
 
 export const gatewayErrors: readonly GatewayError[] = [
   // No Authorization header: API Gateway refuses before calling the authorizer.
-  { type: ResponseType.UNAUTHORIZED, status: 401, code: 'unauthorized', message: UNAUTHORIZED },
+  {
+    type: ResponseType.UNAUTHORIZED,
+    status: 401,
+    code: 'unauthorized',
+    name: 'missing_api_key',
+    message: UNAUTHORIZED,
+  },
   // The authorizer's Deny (unknown, malformed or revoked key): for the caller that is a 401, not a 403.
   { type: ResponseType.ACCESS_DENIED, status: 401, code: 'unauthorized', message: UNAUTHORIZED },
   // The key is valid but its account has no usage-plan key (not enrolled, or being moved between plans).
@@ -49,7 +58,14 @@ export const gatewayErrors: readonly GatewayError[] = [
     headers: { 'X-RateLimit-Remaining': '0' },
   },
   { type: ResponseType.REQUEST_TOO_LARGE, status: 413, code: 'payload_too_large', message: 'Request body too large.' },
-  { type: ResponseType.WAF_FILTERED, status: 403, code: 'forbidden', message: 'Request blocked.' },
+  // Resend's security_error: "we may have found a security issue with the request" (a managed rule matched).
+  {
+    type: ResponseType.WAF_FILTERED,
+    status: 403,
+    code: 'forbidden',
+    name: 'security_error',
+    message: 'Request blocked.',
+  },
   // Changing DEFAULT_4XX's status changes every 4xx type not listed above; what is left (request
   // validation, SigV4 signatures, media types) this API does not use, so 400 is the honest catch-all.
   { type: ResponseType.DEFAULT_4XX, status: 400, code: 'bad_request', message: 'Bad request.' },
@@ -59,12 +75,15 @@ export const gatewayErrors: readonly GatewayError[] = [
 
 /** The response body, exactly as the API Lambda's error mapper would write it. */
 export function errorBody(error: GatewayError): string {
-  return JSON.stringify({
-    error: error.message,
-    status: error.status,
-    code: error.code,
-    ...(error.retryAfterSeconds === undefined ? {} : { retry_after: error.retryAfterSeconds }),
-  });
+  return JSON.stringify(
+    bodyOf({
+      message: error.message,
+      status: error.status,
+      code: error.code,
+      ...(error.name === undefined ? {} : { name: error.name }),
+      ...(error.retryAfterSeconds === undefined ? {} : { retryAfter: error.retryAfterSeconds }),
+    }),
+  );
 }
 
 export function addGatewayResponses(api: RestApi): void {

@@ -307,6 +307,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       body: { ...email, scheduled_at: later },
     });
     expectStatus(scheduled, [200, 201, 202], 'schedule email');
+    // Moving it: the schedule is deleted and made again at the new time (Delete/CreateSchedule, PassRole).
+    const moved = await call(`/emails/${scheduled.body.id}`, {
+      method: 'PATCH',
+      key: liveKey,
+      body: { scheduled_at: new Date(Date.now() + 7_200_000).toISOString() },
+    });
+    expectStatus(moved, 200, 'reschedule');
     expectStatus(await call(`/emails/${scheduled.body.id}/cancel`, { method: 'POST', key: liveKey }), 200, 'cancel');
     const batch = await call('/emails/batch', {
       method: 'POST',

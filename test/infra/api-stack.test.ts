@@ -217,22 +217,25 @@ describe('gateway responses', () => {
     );
 
   it.each([
-    ['UNAUTHORIZED', '401', 'unauthorized'],
-    ['ACCESS_DENIED', '401', 'unauthorized'],
-    ['INVALID_API_KEY', '403', 'forbidden'],
-    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found'],
-    ['THROTTLED', '429', 'rate_limited'],
-    ['QUOTA_EXCEEDED', '429', 'rate_limited'],
-    ['REQUEST_TOO_LARGE', '413', 'payload_too_large'],
-    ['DEFAULT_4XX', '400', 'bad_request'],
-    ['DEFAULT_5XX', '500', 'internal_error'],
-  ])('%s answers %s with code %s in the JSON error shape', (type, status, code) => {
+    ['UNAUTHORIZED', '401', 'unauthorized', 'missing_api_key'],
+    ['ACCESS_DENIED', '401', 'unauthorized', 'invalid_api_key'],
+    ['INVALID_API_KEY', '403', 'forbidden', 'forbidden'],
+    ['MISSING_AUTHENTICATION_TOKEN', '404', 'not_found', 'not_found'],
+    ['RESOURCE_NOT_FOUND', '404', 'not_found', 'not_found'],
+    ['THROTTLED', '429', 'rate_limited', 'rate_limit_exceeded'],
+    ['QUOTA_EXCEEDED', '429', 'rate_limited', 'rate_limit_exceeded'],
+    ['REQUEST_TOO_LARGE', '413', 'payload_too_large', 'payload_too_large'],
+    ['WAF_FILTERED', '403', 'forbidden', 'security_error'],
+    ['DEFAULT_4XX', '400', 'bad_request', 'bad_request'],
+    ['DEFAULT_5XX', '500', 'internal_error', 'internal_server_error'],
+  ])('%s answers %s with code %s (Resend name %s) in the JSON error shape', (type, status, code, name) => {
     const response = responses().get(type);
     expect(response?.StatusCode).toBe(status);
     expect(response?.ResponseParameters['gatewayresponse.header.Content-Type']).toBe("'application/json'");
     const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '{}');
-    expect(body).toMatchObject({ status: Number(status), code });
+    expect(body).toMatchObject({ status: Number(status), code, name, statusCode: Number(status) });
     expect(typeof body.error).toBe('string');
+    expect(body.message).toBe(body.error);
   });
 
   it('THROTTLED carries Retry-After: 1, X-RateLimit-Remaining: 0 and retry_after 1', () => {
@@ -245,6 +248,9 @@ describe('gateway responses', () => {
       error: expect.any(String),
       status: 429,
       code: 'rate_limited',
+      name: 'rate_limit_exceeded',
+      message: expect.any(String),
+      statusCode: 429,
       retry_after: 1,
     });
   });
@@ -259,7 +265,14 @@ describe('gateway responses', () => {
 
   it('the 5xx body reveals nothing but the generic message', () => {
     const body = JSON.parse(responses().get('DEFAULT_5XX')?.ResponseTemplates['application/json'] ?? '{}');
-    expect(body).toEqual({ error: 'Internal server error.', status: 500, code: 'internal_error' });
+    expect(body).toEqual({
+      error: 'Internal server error.',
+      status: 500,
+      code: 'internal_error',
+      name: 'internal_server_error',
+      message: 'Internal server error.',
+      statusCode: 500,
+    });
   });
 
   it('declares one response per configured type', () => {
@@ -484,6 +497,9 @@ describe('WAF', () => {
       error: expect.any(String),
       status: 429,
       code: 'rate_limited',
+      name: 'rate_limit_exceeded',
+      message: expect.any(String),
+      statusCode: 429,
       retry_after: 60,
     });
   });

@@ -664,6 +664,9 @@ describe('api entry point: links', () => {
       error: 'Links cannot be signed or checked right now; try again shortly.',
       status: 503,
       code: 'service_unavailable',
+      name: 'service_unavailable',
+      message: 'Links cannot be signed or checked right now; try again shortly.',
+      statusCode: 503,
     });
     expect(failed.body).not.toContain(environments.api.SF_SIGNING_SECRET_ID);
     // The log says what failed (the message the caller saw does not).

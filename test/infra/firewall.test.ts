@@ -56,6 +56,19 @@ describe('WAF rules', () => {
     expect(JSON.stringify(link.Action)).toContain('429');
   });
 
+  it("answer their 429 in the API's error shape, with Resend's name, message and statusCode", () => {
+    const bodies = (
+      only(api, 'AWS::WAFv2::WebACL').properties as {
+        CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
+      }
+    ).CustomResponseBodies;
+    const [body] = Object.values(bodies);
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    const parsed = JSON.parse(body?.Content ?? '{}');
+    expect(parsed).toMatchObject({ status: 429, statusCode: 429, code: 'rate_limited', name: 'rate_limit_exceeded' });
+    expect(parsed.message).toBe(parsed.error);
+  });
+
   it('leave the link routes out of the anonymous per-IP rule', () => {
     const scopeDown = rule('AnonymousPerIp').Statement.RateBasedStatement?.ScopeDownStatement as {
       AndStatement: { Statements: unknown[] };

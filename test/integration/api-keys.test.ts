@@ -74,6 +74,77 @@ describe('POST /v1/api-keys', () => {
   });
 });
 
+describe('POST /v1/api-keys as Resend takes it', () => {
+  const send = (key: string, from: string) =>
+    rt.call('/emails', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ from, to: 'delivered@example.com', subject: 'Hi', text: 'Hello' }),
+    });
+
+  it('{name} alone makes a full-access key, its secret also as token', async () => {
+    const { key: admin } = await rt.newKey();
+    const res = await post(admin, { name: 'everything' });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as Record<string, unknown>;
+    expect(created).toMatchObject({
+      scopes: ['email:send', 'email:read', 'domain:read', 'webhook:read', 'webhook:write'],
+      permission: 'full_access',
+      domain_id: null,
+    });
+    expect(created.token).toBe(created.key);
+    // Full access: it may itself make keys.
+    expect((await post(created.token as string, { name: 'child' })).status).toBe(201);
+  });
+
+  it('permission sending_access is email:send; with domain_id it sends only from that domain (403 otherwise)', async () => {
+    const { key: admin } = await rt.newKey();
+    const domain = (await (
+      await rt.call('/domains', { method: 'POST', key: admin, body: JSON.stringify({ name: 'only.example.com' }) })
+    ).json()) as { id: string };
+    const plain = (await (await post(admin, { name: 's', permission: 'sending_access' })).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(plain).toMatchObject({ scopes: ['email:send'], permission: 'sending_access', domain_id: null });
+
+    const res = await post(admin, { name: 'r', permission: 'sending_access', domain_id: domain.id });
+    expect(res.status).toBe(201);
+    const restricted = (await res.json()) as { token: string; id: string };
+    expect(restricted).toMatchObject({ permission: 'sending_access', domain_id: domain.id });
+
+    expect((await send(restricted.token, 'a@only.example.com')).status).toBe(200);
+    const refused = await send(restricted.token, 'a@other.example.com');
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({
+      code: 'insufficient_scope',
+      name: 'restricted_api_key',
+      message: expect.stringMatching(/only from the domain only\.example\.com/),
+    });
+    // Listing shows the permission and the domain.
+    const list = (await (await rt.call('/api-keys', { key: admin })).json()) as { data: Record<string, unknown>[] };
+    expect(list.data.find((k) => k.id === restricted.id)).toMatchObject({
+      permission: 'sending_access',
+      domain_id: domain.id,
+    });
+  });
+
+  it.each([
+    [{ name: 'x', permission: 'sending_access', scopes: ['email:send'] }, 'scopes', 'validation_error'],
+    [{ name: 'x', permission: 'admin' }, 'permission', 'invalid_access'],
+    [{ name: 'x', domain_id: 'dom_x' }, 'domain_id', 'validation_error'],
+    [{ name: 'x', permission: 'sending_access', domain_id: 'dom_nope' }, 'domain_id', 'validation_error'],
+    [{ name: 'x', scopes: [] }, 'scopes', 'validation_error'],
+  ])('refuses %j with 422 on %s (%s)', async (body, path, name) => {
+    const { key: admin } = await rt.newKey();
+    const res = await post(admin, body);
+    expect(res.status).toBe(422);
+    const error = (await res.json()) as { name: string; details: { path: string }[] };
+    expect(error.name).toBe(name);
+    expect(error.details.map((d) => d.path)).toContain(path);
+  });
+});
+
 describe('GET /v1/api-keys', () => {
   it('lists the keys of the caller mode only, never a secret', async () => {
     const { key: testKey, accountId } = await rt.newKey({ mode: 'test' });
@@ -88,11 +159,13 @@ describe('GET /v1/api-keys', () => {
     expect(list.data.map((k) => k.id)).not.toContain(live.key.id);
     expect(Object.keys(list.data[0] ?? {}).sort()).toEqual([
       'created_at',
+      'domain_id',
       'hint',
       'id',
       'mode',
       'name',
       'object',
+      'permission',
       'scopes',
     ]);
   });

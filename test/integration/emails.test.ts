@@ -97,6 +97,9 @@ describe('POST /v1/emails', () => {
       error: 'The request body is invalid.',
       status: 422,
       code: 'validation_error',
+      name: expect.stringMatching(/^(validation_error|missing_required_field|invalid_from_address)$/),
+      message: 'The request body is invalid.',
+      statusCode: 422,
       details,
     });
   });

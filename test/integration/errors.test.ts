@@ -21,28 +21,41 @@ async function expectError(res: Response, status: number, code: string) {
   }
   expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   const body = (await res.json()) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code });
+  expectResendFields(body, status, code);
+  return body;
+}
+
+/** The spec's fields and Resend's (name, message, statusCode), consistent: what any error path must answer. */
+function expectResendFields(body: Record<string, unknown>, status: number, code: string) {
+  expect(body).toMatchObject({ status, code, statusCode: status });
   expect(typeof body.error).toBe('string');
   expect((body.error as string).length).toBeGreaterThan(0);
-  return body;
+  expect(body.message).toBe(body.error);
+  expect(body.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
 }
 
 describe('error responses', () => {
   it('400 invalid_json for a malformed body', async () => {
     const res = await rt.call('/api-keys', { method: 'POST', key: full, body: '{"scopes": [' });
-    await expectError(res, 400, 'invalid_json');
+    expect((await expectError(res, 400, 'invalid_json')).name).toBe('validation_error');
   });
 
   it.each([
-    ['missing', undefined, /Missing API key/],
-    ['malformed', 'Bearer not-a-key', /Malformed/],
-    ['unknown', `Bearer sf_test_${'a'.repeat(40)}`, /Invalid API key/],
-    ['non-bearer scheme', 'Basic dXNlcjpwYXNz', /Bearer scheme: send the header Authorization: Bearer <API_KEY>/],
-    ['key without `Bearer `', `sf_test_${'a'.repeat(40)}`, /add "Bearer " before the key/],
-  ])('401 unauthorized for a %s key', async (_, authorization, message) => {
+    ['missing', undefined, /Missing API key/, 'missing_api_key'],
+    ['malformed', 'Bearer not-a-key', /Malformed/, 'invalid_api_key'],
+    ['unknown', `Bearer sf_test_${'a'.repeat(40)}`, /Invalid API key/, 'invalid_api_key'],
+    [
+      'non-bearer scheme',
+      'Basic dXNlcjpwYXNz',
+      /Bearer scheme: send the header Authorization: Bearer <API_KEY>/,
+      'missing_api_key',
+    ],
+    ['key without `Bearer `', `sf_test_${'a'.repeat(40)}`, /add "Bearer " before the key/, 'missing_api_key'],
+  ])('401 unauthorized for a %s key', async (_, authorization, message, name) => {
     const res = await rt.call('/api-keys', { headers: authorization ? { Authorization: authorization } : {} });
     const body = await expectError(res, 401, 'unauthorized');
     expect(body.error).toMatch(message);
+    expect(body.name).toBe(name);
     // Unauthenticated requests are counted per client IP, with that limit in the headers.
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
   });
@@ -51,6 +64,7 @@ describe('error responses', () => {
     const res = await rt.call('/api-keys', { key: sendOnly });
     const body = await expectError(res, 403, 'insufficient_scope');
     expect(body.error).toMatch(/full-access/);
+    expect(body.name).toBe('restricted_api_key');
   });
 
   it('404 not_found for an unknown route, with or without a key', async () => {
@@ -115,7 +129,7 @@ describe('error responses', () => {
     const res = await rt.call('/api-keys', { method: 'POST', key: full, body });
     expect(res.status).toBe(413);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await res.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
+    expectResendFields((await res.json()) as Record<string, unknown>, 413, 'payload_too_large');
     const after = (await (await rt.call('/api-keys', { key: full })).json()) as { data: unknown[] };
     expect(after.data).toHaveLength(before.data.length);
   });
@@ -132,12 +146,34 @@ describe('error responses', () => {
     expect(details.some((d) => /extra/.test(d.message))).toBe(true);
   });
 
-  it('422 when scopes are omitted: API-created keys must name their scopes', async () => {
-    const body = await expectError(
-      await rt.call('/api-keys', { method: 'POST', key: full, body: '{}' }),
+  it("422 names a send's missing fields and a bad from as Resend does", async () => {
+    const missing = await expectError(
+      await rt.call('/emails', { method: 'POST', key: full, body: JSON.stringify({ subject: 'Hi', text: 'x' }) }),
       422,
       'validation_error',
     );
-    expect((body.details as { path: string }[])[0]?.path).toBe('scopes');
+    expect(missing.name).toBe('missing_required_field');
+    const badFrom = await expectError(
+      await rt.call('/emails', {
+        method: 'POST',
+        key: full,
+        body: JSON.stringify({ from: 'not an address', to: 'a@example.com', subject: 'Hi', text: 'x' }),
+      }),
+      422,
+      'validation_error',
+    );
+    expect(badFrom.name).toBe('invalid_from_address');
+  });
+
+  it('400 invalid_idempotency_key for a malformed Idempotency-Key', async () => {
+    const res = await rt.call('/emails', {
+      method: 'POST',
+      key: full,
+      headers: { 'Idempotency-Key': 'é'.repeat(3) },
+      body: JSON.stringify({ from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'x' }),
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    expectResendFields(body, res.status, body.code as string);
+    expect(body.name).toBe('invalid_idempotency_key');
   });
 });

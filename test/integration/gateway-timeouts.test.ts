@@ -52,6 +52,9 @@ describe('the local gateway', () => {
       expect(ms).toBeLessThan(1_400);
       expect(got.text()).toMatch(/^HTTP\/1\.1 408 /);
       expect(got.text()).toMatch(/"code":"request_timeout"/);
+      expect(got.text()).toMatch(
+        /"name":"request_timeout","message":"The request body sent nothing[^"]*","statusCode":408/,
+      );
     });
   });
 });

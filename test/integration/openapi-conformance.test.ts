@@ -113,6 +113,10 @@ describe('every operation answers as the OpenAPI document says', () => {
     const later = await call('sendEmail', 200, '/emails', {
       json: { ...email, to: 'later@example.com', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },
     });
+    await call('updateEmail', 200, `/emails/${later.id}`, {
+      method: 'PATCH',
+      json: { scheduled_at: new Date(Date.now() + 2 * 86_400_000).toISOString() },
+    });
     await call('cancelEmail', 200, `/emails/${later.id}/cancel`, { method: 'POST' });
     // A replayed answer (same Idempotency-Key and body) is the first one, with Idempotent-Replayed.
     const once = { json: { ...email, to: 'once@example.com' }, headers: { 'Idempotency-Key': 'conformance-1' } };

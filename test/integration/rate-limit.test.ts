@@ -33,6 +33,9 @@ describe('per-account window', () => {
       error: expect.stringMatching(/Rate limit of 10 requests per second/),
       status: 429,
       code: 'rate_limited',
+      name: 'rate_limit_exceeded',
+      message: expect.stringMatching(/Rate limit of 10 requests per second/),
+      statusCode: 429,
       retry_after: 1,
     });
 

@@ -144,7 +144,14 @@ describe('POST /v1/unsubscribe/:token', () => {
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
     for (const token of [`${forgedPayload}.${signature}`, `${payload}.${flipped}`, 'nonsense', `${payload}`]) {
       const res = await form(`${rt.url}/unsubscribe/${token}`);
-      expect(await res.json(), token).toEqual({ error: 'Not found.', status: 404, code: 'not_found' });
+      expect(await res.json(), token).toEqual({
+        error: 'Not found.',
+        status: 404,
+        code: 'not_found',
+        name: 'not_found',
+        message: 'Not found.',
+        statusCode: 404,
+      });
     }
     for (const token of [`${forgedPayload}.${signature}`, '%ZZ']) {
       const res = await form(`${rt.url}/unsubscribe/${token}`);

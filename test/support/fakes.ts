@@ -33,12 +33,13 @@ import type {
   OutgoingCopy,
   RecipientExpectation,
   RecipientState,
+  RescheduleResult,
   SendScheduler,
   StatusPage,
   Suppression,
   SuppressionList,
 } from '../../lambdas/app/emails/ports';
-import { EMAIL_LIST_EXAMINE } from '../../lambdas/app/emails/ports';
+import { EMAIL_LIST_EXAMINE, RESCHEDULE_MARGIN_MS } from '../../lambdas/app/emails/ports';
 import {
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_TTL_MS,
@@ -971,9 +972,14 @@ export class InMemoryEmailRepository implements EmailRepository {
     return this.batches.get(batchId) ?? null;
   }
 
-  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
+  async startSending(
+    id: string,
+    at: string,
+    options: { scheduled?: boolean; dueAt?: string } = {},
+  ): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email || !this.waiting.has(id) || email.canceledAt) return null;
+    if (options.dueAt !== undefined && email.scheduledAt !== options.dueAt) return null;
     const sentAt = options.scheduled === false ? email.sentAt : (email.sentAt ?? at);
     const started: EmailRecord = {
       ...email,
@@ -983,6 +989,25 @@ export class InMemoryEmailRepository implements EmailRepository {
     this.items.set(id, started);
     return this.get(id);
   }
+
+  /** As the table: kept until the retention after its first due time (or acceptance), fixed at acceptance. */
+  async reschedule(id: string, scheduledAt: string): Promise<RescheduleResult> {
+    const email = this.items.get(id);
+    if (!email?.scheduledAt || !this.waiting.has(id) || email.sentAt || email.canceledAt)
+      return { kind: 'not_waiting' };
+    const keptUntil =
+      this.keptUntil.get(id) ?? Math.max(Date.parse(email.createdAt), Date.parse(email.scheduledAt)) + this.retentionMs;
+    this.keptUntil.set(id, keptUntil);
+    if (Date.parse(scheduledAt) + RESCHEDULE_MARGIN_MS > keptUntil) {
+      return { kind: 'beyond_retention', latest: new Date(keptUntil - RESCHEDULE_MARGIN_MS).toISOString() };
+    }
+    this.items.set(id, { ...email, scheduledAt });
+    return { kind: 'rescheduled' };
+  }
+
+  /** Emails are kept this long after their first due time (the stage's retention; 30 days by default). */
+  retentionMs = 30 * 86_400_000;
+  private readonly keptUntil = new Map<string, number>();
 
   async cancel(id: string, at: string): Promise<EmailRecord | null> {
     const email = this.items.get(id);
@@ -1137,10 +1162,15 @@ export class RecordingEmailProvider implements EmailProvider {
 
 export class RecordingSendScheduler implements SendScheduler {
   readonly scheduled: { emailId: string; atMs: number }[] = [];
+  readonly rescheduled: { emailId: string; atMs: number }[] = [];
   readonly canceled: string[] = [];
 
   async schedule(emailId: string, atMs: number): Promise<void> {
     this.scheduled.push({ emailId, atMs });
+  }
+
+  async reschedule(emailId: string, atMs: number): Promise<void> {
+    this.rescheduled.push({ emailId, atMs });
   }
 
   async cancel(emailId: string): Promise<void> {

@@ -75,7 +75,7 @@ describe('anonymous traffic on the AWS code paths: no DynamoDB write', () => {
       recoveryQueue: { send: refuse },
       retries: { schedule: refuse },
       events: { publish: refuse },
-      sendScheduler: { schedule: refuse, cancel: refuse },
+      sendScheduler: { schedule: refuse, reschedule: refuse, cancel: refuse },
       authorizerCache: { flush: refuse },
       links: fixedLinks(),
     });

@@ -1,16 +1,17 @@
 // Unit tests for the API key use cases (lambdas/app/api-keys.ts) with in-memory repositories.
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKeyDeps } from '../../lambdas/app/api-keys';
+import type { CreateApiKeyDeps } from '../../lambdas/app/api-keys';
 import { createApiKey, issueApiKey, listApiKeys, revokeApiKey, revokeKey } from '../../lambdas/app/api-keys';
 import { authenticate } from '../../lambdas/app/authenticate';
 import type { Principal } from '../../lambdas/app/ports';
 import { hashApiKey, parseApiKey } from '../../lambdas/domain/api-keys';
-import { InsufficientScopeError, NotFoundError, UnauthorizedError } from '../../lambdas/domain/errors';
+import { InsufficientScopeError, NotFoundError, UnauthorizedError, ValidationError } from '../../lambdas/domain/errors';
 import { SCOPES } from '../../lambdas/domain/scopes';
 import {
   FakeClock,
   InMemoryAccountRepository,
   InMemoryApiKeyRepository,
+  InMemoryDomainRepository,
   RecordingAuthorizerCache,
   seededRandom,
 } from '../support/fakes';
@@ -26,14 +27,50 @@ const caller: Principal = {
 describe('API key use cases', () => {
   let apiKeys: InMemoryApiKeyRepository;
   let clock: FakeClock;
-  let deps: ApiKeyDeps;
+  let deps: CreateApiKeyDeps;
   let authorizerCache: RecordingAuthorizerCache;
+  let domains: InMemoryDomainRepository;
 
-  beforeEach(() => {
+  beforeEach(async () => {
     apiKeys = new InMemoryApiKeyRepository();
     clock = new FakeClock(Date.UTC(2025, 2, 14, 9, 26, 53, 589));
     authorizerCache = new RecordingAuthorizerCache();
-    deps = { apiKeys, authorizerCache, clock, random: seededRandom() };
+    domains = new InMemoryDomainRepository();
+    await domains.create(
+      {
+        accountId: 'acct_01',
+        mode: 'test',
+        id: 'dom_mail',
+        name: 'mail.example.com',
+        status: 'verified',
+        records: [],
+        createdAt: '2025-03-01T00:00:00.000Z',
+        updatedAt: '2025-03-01T00:00:00.000Z',
+      },
+      [],
+    );
+    deps = { apiKeys, authorizerCache, clock, random: seededRandom(), domains };
+  });
+
+  describe('createApiKey restricted to a domain', () => {
+    it('stores the domain with a sending key, and authenticating it names the domain', async () => {
+      const { key, secret } = await createApiKey(deps, caller, { scopes: ['email:send'], domainId: 'dom_mail' });
+      expect(key.sendingDomain).toEqual({ id: 'dom_mail', name: 'mail.example.com' });
+      const accounts = new InMemoryAccountRepository();
+      await accounts.create({ id: 'acct_01', plan: 'starter', createdAt: '2025-03-01T00:00:00.000Z' });
+      const principal = await authenticate({ apiKeys, accounts }, `Bearer ${secret}`);
+      expect(principal.sendingDomain).toBe('mail.example.com');
+    });
+
+    it('refuses a domain of another mode or account, and a key that is not a sending key, with a 422', async () => {
+      await expect(
+        createApiKey(deps, { ...caller, mode: 'live' }, { scopes: ['email:send'], domainId: 'dom_mail' }),
+      ).rejects.toThrow(ValidationError);
+      await expect(
+        createApiKey(deps, caller, { scopes: ['email:send', 'email:read'], domainId: 'dom_mail' }),
+      ).rejects.toThrow(ValidationError);
+      expect(apiKeys.items.size).toBe(0);
+    });
   });
 
   describe('createApiKey', () => {

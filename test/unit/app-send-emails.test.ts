@@ -11,6 +11,7 @@ import {
   cancelEmail,
   type EmailDraft,
   getEmail,
+  rescheduleEmail,
   type SendEmailDeps,
   sendEmails,
   sendQueuedEmail,
@@ -336,6 +337,19 @@ describe('sendEmails: monthly quota', () => {
   });
 });
 
+describe('sendEmails: a key restricted to one domain', () => {
+  it('sends from that domain, and refuses any other with 403 before anything is stored or counted', async () => {
+    const s = setup();
+    const restricted = { ...caller('test'), sendingDomain: 'acme.example' };
+    expect(await accept(s, restricted, [draft()])).toHaveLength(1);
+    const other = sendEmails(s.deps, restricted, [draft(), draft({ from: 'x@other.example' })], { batch: true });
+    await expect(other).rejects.toMatchObject({ status: 403, code: 'insufficient_scope' });
+    await expect(other).rejects.toThrow(/only from the domain acme\.example; email 1 is from other\.example/);
+    // Only the first, allowed send is stored.
+    expect(s.sendScheduler.scheduled).toHaveLength(1);
+  });
+});
+
 describe('sendEmails: live mode sends only from verified domains', () => {
   let s: ReturnType<typeof setup>;
   beforeEach(() => {
@@ -640,6 +654,7 @@ describe('scheduled sends', () => {
     ]);
     await suppress(s, test, 'bob@example.com', 'unsubscribe');
     s.events.published.length = 0;
+    s.clock.set(Date.parse(AT));
 
     // Act
     await sendQueuedEmail(s.deps, id as string);
@@ -654,6 +669,7 @@ describe('scheduled sends', () => {
     const [id] = await accept(s, caller('test'), [draft({ to: ['ada@example.com'], scheduledAt: AT })]);
     await suppress(s, test, 'ada@example.com', 'complaint');
     s.events.published.length = 0;
+    s.clock.set(Date.parse(AT));
 
     // Act
     const result = await sendQueuedEmail(s.deps, id as string);
@@ -708,7 +724,10 @@ describe('scheduled sends', () => {
   ])('cancelEmail of %s is 409 not_cancelable, and cancels no schedule', async (_name, state) => {
     // Arrange
     const [id] = await accept(s, caller('test'), [draft(state === 'now' ? {} : { scheduledAt: AT })]);
-    if (state === 'sent') await sendQueuedEmail(s.deps, id as string);
+    if (state === 'sent') {
+      s.clock.set(Date.parse(AT));
+      await sendQueuedEmail(s.deps, id as string);
+    }
     if (state === 'canceled') await cancelEmail(s.deps, test, id as string);
     const cancelsBefore = s.sendScheduler.canceled.length;
 
@@ -733,10 +752,84 @@ describe('scheduled sends', () => {
     await expect(otherAccount).rejects.toBeInstanceOf(NotFoundError);
     await expect(otherMode).rejects.toBeInstanceOf(NotFoundError);
     expect(s.sendScheduler.canceled).toEqual([]);
+    s.clock.set(Date.parse(AT));
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('sent');
+  });
+
+  it('sendQueuedEmail does not send a scheduled email before its time (a firing of a time since moved)', async () => {
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
+    s.clock.set(Date.parse(AT) - 1_001);
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('skipped');
+    // Within the second: clocks of two machines may differ that much.
+    s.clock.set(Date.parse(AT) - 1_000);
     expect(await sendQueuedEmail(s.deps, id as string)).toBe('sent');
   });
 
   it('cancelEmail of an unknown id is 404', async () => {
     await expect(cancelEmail(s.deps, test, 'email_unknown')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('rescheduleEmail moves the send: re-armed at the new time, the old firing skipped, sent at the new time', async () => {
+    // Arrange
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
+    const later = new Date(Date.parse(AT) + 3_600_000).toISOString();
+    const eventsBefore = s.published().length;
+
+    // Act
+    const moved = await rescheduleEmail(s.deps, test, id as string, later);
+
+    // Assert
+    expect(moved.scheduledAt).toBe(later);
+    expect((await getEmail(s.deps, test, id as string)).scheduledAt).toBe(later);
+    expect(s.sendScheduler.rescheduled).toEqual([{ emailId: id, atMs: Date.parse(later) }]);
+    // No second email.scheduled: the first told it; GET shows the new time.
+    expect(s.published()).toHaveLength(eventsBefore);
+    s.clock.set(Date.parse(AT));
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('skipped');
+    expect(s.providers.test.sent).toEqual([]);
+    s.clock.set(Date.parse(later));
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('sent');
+    expect(s.providers.test.sent).toHaveLength(1);
+  });
+
+  it('rescheduleEmail earlier: sent at the new time; the old firing then finds it sent', async () => {
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
+    const sooner = new Date(T0 + 60_000).toISOString();
+    await rescheduleEmail(s.deps, test, id as string, sooner);
+    s.clock.set(Date.parse(sooner));
+    expect(await sendQueuedEmail(s.deps, id as string)).toBe('sent');
+    s.clock.set(Date.parse(AT));
+    await sendQueuedEmail(s.deps, id as string);
+    expect(s.providers.test.sent).toHaveLength(1);
+  });
+
+  it.each([
+    ['an email that was not scheduled', 'now'],
+    ['a scheduled email already sent', 'sent'],
+    ['an email already cancelled', 'canceled'],
+  ])('rescheduleEmail of %s is 409 not_reschedulable, and arms nothing', async (_name, state) => {
+    const [id] = await accept(s, caller('test'), [draft(state === 'now' ? {} : { scheduledAt: AT })]);
+    if (state === 'sent') {
+      s.clock.set(Date.parse(AT));
+      await sendQueuedEmail(s.deps, id as string);
+    }
+    if (state === 'canceled') await cancelEmail(s.deps, test, id as string);
+    const error = await rescheduleEmail(s.deps, test, id as string, new Date(T0 + 86_400_000).toISOString()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ status: 409, code: 'not_reschedulable' });
+    expect(s.sendScheduler.rescheduled).toEqual([]);
+  });
+
+  it('rescheduleEmail of another tenant’s email is 404; past what is kept of the email 422', async () => {
+    const [id] = await accept(s, caller('test'), [draft({ scheduledAt: AT })]);
+    const to = new Date(T0 + 86_400_000).toISOString();
+    await expect(rescheduleEmail(s.deps, live, id as string, to)).rejects.toBeInstanceOf(NotFoundError);
+    const tooLate = new Date(Date.parse(AT) + 30 * 86_400_000).toISOString();
+    await expect(rescheduleEmail(s.deps, test, id as string, tooLate)).rejects.toMatchObject({
+      status: 422,
+      details: [{ path: 'scheduled_at', message: expect.stringMatching(/kept until/) }],
+    });
+    expect(s.sendScheduler.rescheduled).toEqual([]);
   });
 });

@@ -61,6 +61,12 @@ describe('authorizer context', () => {
     expect(back).toEqual(original);
   });
 
+  it('round-trips the one domain a restricted sending key may send from', () => {
+    const original: Principal = { ...principal, scopes: ['email:send'], sendingDomain: 'mail.example.com' };
+    expect(toAuthorizerContext(original)).toMatchObject({ sendingDomain: 'mail.example.com' });
+    expect(fromAuthorizerContext(toAuthorizerContext(original))).toEqual(original);
+  });
+
   it('ignores the keys API Gateway adds to the context (principalId, integrationLatency)', () => {
     // Arrange
     const context = { ...toAuthorizerContext(principal), principalId: 'key_01', integrationLatency: 12 };

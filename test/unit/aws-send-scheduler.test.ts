@@ -170,6 +170,54 @@ describe('cancel', () => {
   });
 });
 
+describe('reschedule', () => {
+  it('deletes the schedule, then makes it again under its name at the new time, with a client token of its own', async () => {
+    // Act
+    await sends().reschedule(EMAIL_ID, NOW + 3 * 86_400_000, 'acct_1');
+
+    // Assert: delete first, then create, exactly these two calls.
+    const name = sendScheduleName(EMAIL_ID);
+    const calls = scheduler.calls().map((call) => call.args[0].constructor.name);
+    expect(calls).toEqual(['DeleteScheduleCommand', 'CreateScheduleCommand']);
+    expect(scheduler.commandCalls(DeleteScheduleCommand)[0]?.args[0].input).toEqual({ Name: name, GroupName: GROUP });
+    const created = scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input;
+    expect(created).toMatchObject({
+      Name: name,
+      GroupName: GROUP,
+      ScheduleExpression: 'at(2027-01-03T23:59:31)',
+      ScheduleExpressionTimezone: 'UTC',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      ActionAfterCompletion: 'DELETE',
+      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN, Input: JSON.stringify({ emailId: EMAIL_ID, accountId: 'acct_1' }) },
+    });
+    expect(created?.ClientToken).not.toBe(name);
+    expect(created?.ClientToken).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    // Another new time, another token: Scheduler never mistakes a second move for the first.
+    scheduler.resetHistory();
+    await sends().reschedule(EMAIL_ID, NOW + 4 * 86_400_000, 'acct_1');
+    expect(scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input.ClientToken).not.toBe(created?.ClientToken);
+    expect(sqs).not.toHaveReceivedCommand(SendMessageCommand);
+  });
+
+  it('moved within a minute: deletes the schedule (gone already is fine) and puts the send on the queue', async () => {
+    scheduler.on(DeleteScheduleCommand).rejects(exception(ResourceNotFoundException));
+    await sends().reschedule(EMAIL_ID, NOW + 30_000);
+    expect(scheduler).toHaveReceivedCommandTimes(DeleteScheduleCommand, 1);
+    expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+    expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input).toMatchObject({
+      QueueUrl: QUEUE_URL,
+      MessageBody: JSON.stringify({ emailId: EMAIL_ID }),
+      DelaySeconds: 30,
+    });
+  });
+
+  it('a failing delete stops it before anything is armed (the API answers 5xx; the PATCH is retried)', async () => {
+    scheduler.on(DeleteScheduleCommand).rejects(exception(ValidationException));
+    await expect(sends().reschedule(EMAIL_ID, NOW + 3_600_000)).rejects.toThrow(ValidationException);
+    expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+  });
+});
+
 describe('schedule names', () => {
   it('are send-<emailId>, within both the name (64 of [0-9a-zA-Z-_.]) and client-token rules', () => {
     const name = sendScheduleName(EMAIL_ID);

@@ -124,6 +124,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'POST /emails/batch': { scope: 'email:send' },
   // Not in DESIGN §3: cancelling a scheduled send belongs with sending it.
   'POST /emails/{}/cancel': { scope: 'email:send' },
+  // Issue 19: moving a scheduled send's time belongs with sending it too, as cancelling does.
+  'PATCH /emails/{}': { scope: 'email:send' },
   'GET /emails/{}': { scope: 'email:read' },
   'GET /emails': { scope: 'email:read' },
   'GET /emails/{}/events': { scope: 'email:read' },

@@ -55,8 +55,9 @@ describe('errorResponse', () => {
     expect(response.statusCode).toBe(status);
     expect(response.headers?.['Content-Type']).toBe('application/json; charset=utf-8');
     const body = parse(response.body);
-    expect(body).toMatchObject({ error: error.message, status, code });
-    const allowedKeys = new Set(['error', 'status', 'code', 'details', 'retry_after']);
+    expect(body).toMatchObject({ error: error.message, status, code, message: error.message, statusCode: status });
+    expect(body.name).toMatch(/^[a-z]+(_[a-z]+)*$/);
+    const allowedKeys = new Set(['error', 'status', 'code', 'details', 'retry_after', 'name', 'message', 'statusCode']);
     expect(Object.keys(body).filter((key) => !allowedKeys.has(key))).toEqual([]);
   });
 
@@ -75,6 +76,9 @@ describe('errorResponse', () => {
       error: 'The request body is invalid.',
       status: 422,
       code: 'validation_error',
+      name: 'validation_error',
+      message: 'The request body is invalid.',
+      statusCode: 422,
       details,
     });
     expect(response.headers).not.toHaveProperty('Retry-After');
@@ -89,6 +93,9 @@ describe('errorResponse', () => {
       error: 'Rate limit exceeded.',
       status: 429,
       code: 'rate_limited',
+      name: 'rate_limit_exceeded',
+      message: 'Rate limit exceeded.',
+      statusCode: 429,
       retry_after: 3,
     });
     expect(response.headers?.['Retry-After']).toBe('3');
@@ -111,6 +118,9 @@ describe('errorResponse', () => {
       error: 'Method PUT is not allowed.',
       status: 405,
       code: 'method_not_allowed',
+      name: 'method_not_allowed',
+      message: 'Method PUT is not allowed.',
+      statusCode: 405,
     });
   });
 
@@ -126,7 +136,14 @@ describe('errorResponse', () => {
     // Assert
     expect(response.statusCode).toBe(500);
     const body = parse(response.body);
-    expect(body).toEqual({ error: expect.any(String), status: 500, code: 'internal_error' });
+    expect(body).toEqual({
+      error: expect.any(String),
+      status: 500,
+      code: 'internal_error',
+      name: 'internal_server_error',
+      message: body.error,
+      statusCode: 500,
+    });
     for (const leak of ['ECONNREFUSED', '10.0.3.7', 'sendflow-apiKeys', 'secret_internal', 'TypeError', 'stack']) {
       expect(response.body).not.toContain(leak);
     }

@@ -547,4 +547,28 @@ describe('fair groups and one pending message per key', () => {
     expect(depthWhileBusy).toBe(3);
     expect(blocking.seen().sort()).toEqual(['x:e1', 'x:e3', 'y:e3', 'z:e1']);
   });
+
+  it('with replace, a later send of a key still goes and becomes its pending one (a send time moved later)', async () => {
+    // Arrange
+    const keyOf = (body: string) => body.split(':')[1];
+    const queue = newQueue({ batchSize: 1, concurrency: 1, dedupeKey: keyOf });
+    const seen: string[] = [];
+    queue.consume(async (event) => {
+      for (const record of event.Records) seen.push(record.body);
+      return { batchItemFailures: [] };
+    });
+
+    // Act: e1 due in 50 ms, then moved to 150 ms; a plain send at 200 ms is redundant behind the moved one.
+    queue.send(['old:e1'], 0.05);
+    queue.send(['moved:e1'], 0.15, { replace: true });
+    queue.send(['late:e1'], 0.2);
+    await sleep(100);
+    const early = [...seen];
+    await until(() => seen.length === 2);
+    await sleep(150);
+
+    // Assert
+    expect(early).toEqual(['old:e1']);
+    expect(seen).toEqual(['old:e1', 'moved:e1']);
+  });
 });

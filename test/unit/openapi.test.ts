@@ -178,9 +178,9 @@ describe('headers and errors', () => {
     }
   });
 
-  it('the Error schema is the shape of DESIGN §7', () => {
+  it('the Error schema is the shape of DESIGN §7, with the fields the Resend SDK reads', () => {
     expect(doc.components.schemas.Error).toMatchObject({
-      required: ['error', 'status', 'code'],
+      required: ['error', 'status', 'code', 'name', 'message', 'statusCode'],
       properties: { retry_after: { type: 'integer' }, details: { type: 'array' } },
     });
   });
@@ -267,7 +267,9 @@ describe('the response checker (test/support/openapi-check)', () => {
   });
 
   it('checks errors against the Error schema and refuses an undeclared content type', () => {
-    expect(checker.check('getWebhook', answer(404, { error: 'x', status: 404, code: 'not_found' }))).toEqual([]);
+    const notFound = { error: 'x', status: 404, code: 'not_found', name: 'not_found', message: 'x', statusCode: 404 };
+    expect(checker.check('getWebhook', answer(404, notFound))).toEqual([]);
+    expect(checker.check('getWebhook', answer(404, { error: 'x', status: 404, code: 'not_found' }))).not.toEqual([]);
     expect(checker.check('getWebhook', answer(404, { message: 'x' }))).not.toEqual([]);
     const html = answer(200, deleted, { 'Content-Type': 'text/html' });
     expect(checker.check('deleteWebhook', html).join()).toMatch(/content type text\/html is not declared/);

@@ -41,13 +41,20 @@ export interface OneShotTarget {
 
 export async function createOneShot(
   target: OneShotTarget,
-  schedule: { name: string; description: string; atMs: number; input: string },
+  schedule: {
+    name: string;
+    description: string;
+    atMs: number;
+    input: string;
+    /** Defaults to the name; a schedule made again under its name (rescheduled) needs a token of its own. */
+    clientToken?: string;
+  },
 ): Promise<void> {
   try {
     await target.scheduler.send(
       new CreateScheduleCommand({
         Name: schedule.name,
-        ClientToken: schedule.name,
+        ClientToken: schedule.clientToken ?? schedule.name,
         GroupName: target.groupName,
         Description: schedule.description,
         ScheduleExpression: atExpression(schedule.atMs),

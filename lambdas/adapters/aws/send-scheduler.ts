@@ -1,7 +1,9 @@
 // Scheduled sends on AWS (DESIGN §6): an email due in under a minute goes onto the sends queue with SQS
 // DelaySeconds (exact to the second); a later one becomes a one-shot EventBridge Scheduler schedule in the
 // sends group that puts {emailId} on the same queue at its time, then deletes itself. Cancelling deletes the
-// schedule; a send that fires anyway finds the email cancelled and is skipped by the worker.
+// schedule; a send that fires anyway finds the email cancelled and is skipped by the worker. Rescheduling deletes
+// the schedule and makes it again at the new time (same name, a new client token); a send already on the queue
+// (due within a minute) cannot be taken back, and the worker skips it: the email is not due then.
 import { DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SendScheduler } from '../../app/emails/ports';
@@ -71,6 +73,29 @@ export class AwsSendScheduler implements SendScheduler {
     });
   }
 
+  /**
+   * The old schedule goes (the name is the email's), then the send is armed at the new time. Its client token
+   * names the time: Scheduler takes a token it has seen as the request it already answered, so reusing the
+   * first one could silently keep nothing. A failure in between leaves the email unarmed but stored with its new
+   * time: the API answers 5xx (the caller retries the PATCH), and the reconciler re-queues it once overdue.
+   */
+  async reschedule(emailId: string, atMs: number, accountId?: string): Promise<void> {
+    await this.cancel(emailId);
+    const delaySeconds = (atMs - this.options.now()) / 1000;
+    if (delaySeconds < SCHEDULER_MIN_DELAY_SECONDS) {
+      await this.options.queue.send(emailId, delaySeconds, accountId);
+      return;
+    }
+    const name = sendScheduleName(emailId);
+    await createOneShot(this.options, {
+      name,
+      clientToken: safeScheduleName(`${name}-at-${Math.ceil(atMs / 1000).toString(36)}`, 'send-at-'),
+      description: `Scheduled send of ${emailId} (moved)`,
+      atMs,
+      input: encodeSend(emailId, accountId),
+    });
+  }
+
   async cancel(emailId: string): Promise<void> {
     try {
       await this.options.scheduler.send(
@@ -107,5 +132,9 @@ export class QueueSendScheduler implements SendScheduler {
 
   async cancel(emailId: string): Promise<void> {
     throw new Error(`QueueSendScheduler cannot cancel the send of ${emailId}; use AwsSendScheduler.`);
+  }
+
+  async reschedule(emailId: string): Promise<void> {
+    throw new Error(`QueueSendScheduler cannot reschedule the send of ${emailId}; use AwsSendScheduler.`);
   }
 }

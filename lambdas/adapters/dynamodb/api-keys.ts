@@ -18,6 +18,7 @@ const apiKeyItem = z.object({
   hint: z.string(),
   createdAt: z.string(),
   revokedAt: z.string().optional(),
+  sendingDomain: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 
 export class DynamoApiKeyRepository implements ApiKeyRepository {

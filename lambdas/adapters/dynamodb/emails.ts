@@ -29,8 +29,10 @@ import {
   type EmailPage,
   type EmailRecord,
   type EmailRepository,
+  RESCHEDULE_MARGIN_MS,
   type RecipientExpectation,
   type RecipientState,
+  type RescheduleResult,
 } from '../../app/emails/ports';
 import type { Outbox, PendingEvents } from '../../app/outbox';
 import { sameTenant, type Tenant } from '../../app/webhooks/ports';
@@ -631,7 +633,11 @@ export class DynamoEmailRepository implements EmailRepository {
     return Item?.kind === BATCH_KIND ? (Item.batchState as BatchState) : null;
   }
 
-  async startSending(id: string, at: string, options: { scheduled?: boolean } = {}): Promise<EmailRecord | null> {
+  async startSending(
+    id: string,
+    at: string,
+    options: { scheduled?: boolean; dueAt?: string } = {},
+  ): Promise<EmailRecord | null> {
     if (options.scheduled === false) {
       // A read (1 RRU) instead of a write (1 WRU): only a scheduled email can be cancelled.
       const { Item } = await this.doc.send(
@@ -647,8 +653,10 @@ export class DynamoEmailRepository implements EmailRepository {
           TableName: this.tables.emails,
           Key: { id },
           UpdateExpression: 'SET sentAt = if_not_exists(sentAt, :at)',
-          ConditionExpression: 'attribute_exists(scheduleShard) AND attribute_not_exists(canceledAt)',
-          ExpressionAttributeValues: { ':at': at },
+          ConditionExpression:
+            'attribute_exists(scheduleShard) AND attribute_not_exists(canceledAt)' +
+            (options.dueAt !== undefined ? ' AND scheduledAt = :due' : ''),
+          ExpressionAttributeValues: { ':at': at, ...(options.dueAt !== undefined ? { ':due': options.dueAt } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       ),
@@ -670,6 +678,43 @@ export class DynamoEmailRepository implements EmailRepository {
       ),
     );
     return written ? this.whole(written.Attributes) : null;
+  }
+
+  /**
+   * One conditional UpdateItem: still waiting (in the schedule index), never started (no sentAt), and kept past
+   * the new time (expiresAt, fixed at acceptance like its body's). sendAt moves with it, so the reconciler only
+   * finds it overdue after the new time. Why a refused write was refused is read afterwards.
+   */
+  async reschedule(id: string, scheduledAt: string): Promise<RescheduleResult> {
+    const due = Date.parse(scheduledAt);
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tables.emails,
+          Key: { id },
+          UpdateExpression: 'SET scheduledAt = :s, sendAt = :k',
+          ConditionExpression:
+            'attribute_exists(scheduleShard) AND attribute_exists(scheduledAt) AND attribute_not_exists(sentAt) ' +
+            'AND attribute_not_exists(canceledAt) AND (attribute_not_exists(expiresAt) OR expiresAt >= :keep)',
+          ExpressionAttributeValues: {
+            ':s': scheduledAt,
+            ':k': dueKey(due),
+            ':keep': Math.ceil((due + RESCHEDULE_MARGIN_MS) / 1000),
+          },
+        }),
+      ),
+    );
+    if (written) return { kind: 'rescheduled' };
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tables.emails, Key: { id }, ConsistentRead: true }),
+    );
+    const waiting =
+      Item?.scheduleShard !== undefined && Item.scheduledAt !== undefined && !Item.sentAt && !Item.canceledAt;
+    if (!waiting || typeof Item?.expiresAt !== 'number') return { kind: 'not_waiting' };
+    return {
+      kind: 'beyond_retention',
+      latest: new Date(Item.expiresAt * 1000 - RESCHEDULE_MARGIN_MS).toISOString(),
+    };
   }
 
   /**

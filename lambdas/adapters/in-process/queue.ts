@@ -91,14 +91,18 @@ export class InProcessQueue {
     }
   }
 
-  /** SendMessageBatch: up to 10 bodies a request; `delaySeconds` may be fractional locally. */
-  send(bodies: readonly string[], delaySeconds = 0): void {
+  /**
+   * SendMessageBatch: up to 10 bodies a request; `delaySeconds` may be fractional locally. `replace`: each
+   * message becomes its key's pending one even if one pending becomes visible sooner (a send moved later: the
+   * earlier message still comes, and its handler must find it early and skip it).
+   */
+  send(bodies: readonly string[], delaySeconds = 0, options: { replace?: boolean } = {}): void {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     const now = Date.now();
     const visibleAt = now + Math.max(0, delaySeconds) * 1000;
     const messages = bodies
       .map((body) => ({ id: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt }))
-      .filter((message) => this.holdKey(message));
+      .filter((message) => this.holdKey(message, options.replace === true));
     if (messages.length === 0) return;
     this.stats.sendRequests += Math.ceil(messages.length / 10);
     this.stats.messagesSent += messages.length;
@@ -178,11 +182,11 @@ export class InProcessQueue {
    * Notes the message as its key's pending one; false when an already pending message of that key becomes
    * visible no later (this one is redundant). Messages without a key always pass.
    */
-  private holdKey(message: Message): boolean {
+  private holdKey(message: Message, replace = false): boolean {
     const key = this.options.dedupeKey?.(message.body);
     if (key === undefined) return true;
     const held = this.pendingByKey.get(key);
-    if (held && held.visibleAt <= message.visibleAt) return false;
+    if (held && held.visibleAt <= message.visibleAt && !replace) return false;
     this.pendingByKey.set(key, message);
     return true;
   }

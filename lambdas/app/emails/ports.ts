@@ -73,6 +73,15 @@ export interface EmailPage {
 /** A batch's fate, decided once: committed (every email stored), or aborted (never to be sent). */
 export type BatchState = 'committed' | 'aborted';
 
+export type RescheduleResult =
+  | { readonly kind: 'rescheduled' }
+  /** Sent (or being sent), cancelled, never scheduled, or no such email. */
+  | { readonly kind: 'not_waiting' }
+  | { readonly kind: 'beyond_retention'; readonly latest: string };
+
+/** How close to the end of an email's storage its send may be moved: the send must find its body. */
+export const RESCHEDULE_MARGIN_MS = 60 * 60 * 1000;
+
 /** What a recipient must still be for a change of its state to apply. */
 export type RecipientExpectation =
   | { readonly state: 'pending' }
@@ -120,11 +129,24 @@ export interface EmailRepository {
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
    * the email, or null when it is not waiting any more (every recipient settled, or cancelled). An email sent now
    * (`scheduled: false`; scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is
-   * read, strongly consistent, and nothing is written (no sentAt).
+   * read, strongly consistent, and nothing is written (no sentAt). `dueAt`: a scheduled email starts only if its
+   * scheduled_at is still this one (the worker read it and found it due), so a send time moved meanwhile
+   * (reschedule) is never sent at the old one.
    */
-  startSending(id: string, at: string, options?: { readonly scheduled?: boolean }): Promise<EmailRecord | null>;
+  startSending(
+    id: string,
+    at: string,
+    options?: { readonly scheduled?: boolean; readonly dueAt?: string },
+  ): Promise<EmailRecord | null>;
   /** Cancels a waiting email the send worker has not started on; null otherwise. */
   cancel(id: string, at: string): Promise<EmailRecord | null>;
+  /**
+   * Moves a scheduled email the send worker has not started on (and not cancelled) to `scheduledAt`: one
+   * conditional write, so it races safely with the send and with cancel. Its body and parts are kept until a
+   * time fixed when it was accepted (the retention after its first due time): a time too close to that
+   * (within an hour) is `beyond_retention`, with the latest time it may take.
+   */
+  reschedule(id: string, scheduledAt: string): Promise<RescheduleResult>;
   /**
    * Moves one recipient (by index) to `to`, only if it is still as `expect` says, recording `events` with it.
    * Null when it is not (another worker has it, or it is settled).
@@ -216,6 +238,11 @@ export interface SendScheduler {
    * burst does not delay another's emails.
    */
   schedule(emailId: string, atMs: number, accountId?: string): Promise<void>;
+  /**
+   * The send of an email already scheduled moves to `atMs`. The old firing, should it still come, finds the
+   * email not yet due (or already started) and is skipped by the send worker.
+   */
+  reschedule(emailId: string, atMs: number, accountId?: string): Promise<void>;
   /** Best effort: a cancelled email is skipped when its schedule fires anyway. */
   cancel(emailId: string): Promise<void>;
 }

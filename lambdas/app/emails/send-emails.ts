@@ -7,7 +7,13 @@ import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../domain/errors';
+import {
+  ConflictError,
+  InsufficientScopeError,
+  NotFoundError,
+  RateLimitedError,
+  ValidationError,
+} from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
@@ -109,6 +115,7 @@ export async function sendEmails(
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
+  assertKeyDomain(caller, drafts, options.batch);
   // Several emails are one batch: stored first, each naming the batch, and sendable only once one write
   // (the batch's decision) says every one of them is stored.
   const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
@@ -217,10 +224,14 @@ export async function sendQueuedEmail(
   // Whether to start at all needs the email's item only; startSending reads it whole.
   const found = await deps.emails.get(emailId, { metadataOnly: true });
   if (!found || found.canceledAt) return 'skipped';
+  // A send time moved later (PATCH): this is the old firing; the new one is armed for the new time.
+  if (found.scheduledAt && Date.parse(found.scheduledAt) - deps.clock.now() > EARLY_FIRING_MS) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
-  // An email sent now cannot be cancelled: starting it needs no write.
+  // An email sent now cannot be cancelled: starting it needs no write. A scheduled one starts only if its time
+  // is still the one read above: a PATCH in between wins, and this firing is skipped.
   const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString(), {
     scheduled: found.scheduledAt !== undefined,
+    ...(found.scheduledAt !== undefined ? { dueAt: found.scheduledAt } : {}),
   });
   if (!email) return 'skipped';
   const all = recipients(email);
@@ -386,6 +397,46 @@ function failedEvents(
   return emailEvents(deps, email, to, 'email.failed', { reason });
 }
 
+/**
+ * How early a firing may come and still send: timers and queues fire at or after their time, so this only
+ * absorbs clock differences between the machine that armed the send and the one that runs it.
+ */
+export const EARLY_FIRING_MS = 1000;
+
+/**
+ * PATCH /v1/emails/:id: a scheduled email still waiting moves to `scheduledAt` (validated as on send by the
+ * handler), then its send is re-armed. One conditional write decides against the send and cancel: 409 once it
+ * is sent (or being sent) or cancelled. No event fires again (email.scheduled told the first time; GET shows the
+ * new one). 422 when the email's storage ends too soon after the new time.
+ */
+export async function rescheduleEmail(
+  deps: SendEmailDeps,
+  tenant: Tenant,
+  id: string,
+  scheduledAt: string,
+): Promise<EmailRecord> {
+  const email = await getEmail(deps, tenant, id, { metadataOnly: true });
+  const conflict = new ConflictError(
+    'Only a scheduled email that has not been sent or cancelled can be rescheduled.',
+    'not_reschedulable',
+  );
+  if (!email.scheduledAt) throw conflict;
+  const result = await deps.emails.reschedule(id, scheduledAt);
+  if (result.kind === 'not_waiting') throw conflict;
+  if (result.kind === 'beyond_retention') {
+    throw new ValidationError('The request body is invalid.', {
+      details: [
+        {
+          path: 'scheduled_at',
+          message: `This email is kept until ${result.latest} at the latest (the retention after its first send time); schedule it before then.`,
+        },
+      ],
+    });
+  }
+  await deps.sendScheduler.reschedule(id, Date.parse(scheduledAt), email.accountId);
+  return { ...email, scheduledAt };
+}
+
 /** POST /v1/emails/:id/cancel: only a scheduled email still waiting; a sent (or cancelled) one is 409. */
 export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: string): Promise<EmailRecord> {
   const email = await getEmail(deps, tenant, id, { metadataOnly: true });
@@ -435,6 +486,20 @@ function unsubscribeUrl(links: LinkSigner, secret: string, tenant: Tenant, email
     secret,
   );
   return `${links.baseUrl()}/unsubscribe/${token}`;
+}
+
+/** A sending key restricted to one domain (Resend's `domain_id`) sends from that domain only: 403 otherwise. */
+function assertKeyDomain(caller: Principal, drafts: readonly EmailDraft[], batch: boolean): void {
+  const only = caller.sendingDomain;
+  if (!only) return;
+  for (const [i, draft] of drafts.entries()) {
+    const domain = bareAddress(draft.from).split('@')[1] ?? '';
+    if (domain !== only) {
+      throw new InsufficientScopeError(
+        `This API key may send only from the domain ${only}; ${batch ? `email ${i} is` : 'this email is'} from ${domain}.`,
+      );
+    }
+  }
 }
 
 async function assertVerifiedSenders(

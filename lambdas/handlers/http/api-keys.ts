@@ -1,17 +1,45 @@
-// HTTP handlers for /v1/api-keys: parse → use case → response. The secret appears only in the 201.
+// HTTP handlers for /v1/api-keys: parse → use case → response. The secret appears only in the 201. Keys are
+// made as Resend makes them too: `{name}` alone is full access, `permission` names full or sending access.
 import * as z from 'zod';
-import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../app/api-keys';
+import { type CreateApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../app/api-keys';
 import type { ApiKey } from '../../app/ports';
 import { MODES } from '../../domain/api-keys';
-import { SCOPES } from '../../domain/scopes';
+import { PERMISSIONS, permissionOf, SCOPES, type Scope, scopesOfPermission } from '../../domain/scopes';
 import type { RequestSchemas, ResponseSchemas, RouteHandler } from './context';
 import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
-const createBody = z.strictObject({
-  name: z.string().trim().min(1).max(100).optional(),
-  scopes: z.array(z.enum(SCOPES)).min(1, 'List at least one scope; keys created through the API name their scopes.'),
-});
+const createBody = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100).optional(),
+    scopes: z
+      .array(z.enum(SCOPES))
+      .min(1, 'List at least one scope, or leave scopes out for a full-access key.')
+      .optional()
+      .meta({ description: 'What the key may do. Without scopes or permission: every scope (full access).' }),
+    permission: z
+      .enum(PERMISSIONS, { error: 'Must be "full_access" or "sending_access".' })
+      .optional()
+      .meta({ description: "Resend's alternative to scopes: full_access = every scope, sending_access = email:send." }),
+    domain_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .optional()
+      .meta({ description: 'With permission sending_access: the key may send only from this domain.' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.scopes !== undefined && body.permission !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'Give scopes or permission, not both.' });
+    if (body.domain_id !== undefined && body.permission !== 'sending_access')
+      ctx.addIssue({ code: 'custom', path: ['domain_id'], message: 'domain_id needs permission "sending_access".' });
+  });
+
+/** The scopes a create asks for: its scopes, its permission's, or every scope (Resend's default). */
+function requestedScopes(body: z.output<typeof createBody>): Scope[] {
+  if (body.scopes) return body.scopes;
+  return scopesOfPermission(body.permission ?? 'full_access');
+}
 
 const apiKeySchema = named(
   'ApiKey',
@@ -21,6 +49,13 @@ const apiKeySchema = named(
     name: z.string(),
     mode: z.enum(MODES),
     scopes: z.array(z.enum(SCOPES)),
+    permission: z.enum([...PERMISSIONS, 'custom']).meta({
+      description: "What the scopes amount to in Resend's terms; custom for any other set of scopes.",
+    }),
+    domain_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The one domain a restricted sending key may send from; null: any.' }),
     hint: z.string().meta({ description: 'Which key this is, e.g. sf_test_…a1B2; never the secret.' }),
     created_at: isoTime,
     revoked_at: isoTime.optional(),
@@ -35,6 +70,7 @@ const responses = {
       z.strictObject({
         ...apiKeySchema.shape,
         key: z.string().meta({ description: 'The secret, shown once.' }),
+        token: z.string().meta({ description: 'The same secret, where the Resend SDK reads it.' }),
       }),
     ),
     'The key, with its secret (shown once)',
@@ -58,17 +94,23 @@ export function apiKeyView(key: ApiKey): Body<typeof apiKeySchema> {
     name: key.name,
     mode: key.mode,
     scopes: key.scopes,
+    permission: permissionOf(key.scopes),
+    domain_id: key.sendingDomain?.id ?? null,
     hint: key.hint,
     created_at: key.createdAt,
     ...(key.revokedAt ? { revoked_at: key.revokedAt } : {}),
   };
 }
 
-export function apiKeyHandlers(deps: ApiKeyDeps) {
+export function apiKeyHandlers(deps: CreateApiKeyDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
-    const input = validate(createBody, body ?? {});
-    const { key, secret } = await createApiKey(deps, caller, input);
-    return reply(responses.createApiKey, { ...apiKeyView(key), key: secret });
+    const input = validate(createBody, body ?? {}, 'body', { permission: 'invalid_access' });
+    const { key, secret } = await createApiKey(deps, caller, {
+      scopes: requestedScopes(input),
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.domain_id !== undefined ? { domainId: input.domain_id } : {}),
+    });
+    return reply(responses.createApiKey, { ...apiKeyView(key), key: secret, token: secret });
   };
   const list: RouteHandler = async ({ caller }) =>
     reply(responses.listApiKeys, { object: 'list', data: (await listApiKeys(deps, caller)).map(apiKeyView) });

@@ -23,14 +23,50 @@ const clickTracking = z
   .boolean()
   .meta({ description: 'SES rewrites the links of emails from this domain (email.clicked). Default false.' });
 
+/**
+ * A field Resend's API has and Sendflow does not support: named in the schema (so the 422 says why rather than
+ * "unrecognized key"), refused whenever it is given. Resend's SDK drops the fields a caller leaves undefined.
+ */
+const unsupported = (why: string) =>
+  z
+    .unknown()
+    .superRefine((value, ctx) => {
+      if (value !== undefined) ctx.addIssue({ code: 'custom', message: why });
+    })
+    .optional()
+    .meta({ description: `Not supported: ${why}` });
+
+/** SES delivers with TLS when the receiving server offers it: Resend's "opportunistic", the one value taken. */
+const tls = z
+  .enum(['opportunistic'], {
+    error: 'Only "opportunistic" is supported: SES uses TLS whenever the receiving server offers it.',
+  })
+  .optional()
+  .meta({ description: 'Resend\'s TLS mode; only "opportunistic" (SES\'s behaviour) is taken.' });
+
+const trackingSubdomain = unsupported(
+  "Opens and clicks are tracked through SES's default tracking domain; a custom tracking domain is not supported.",
+);
+
 const createBody = z.strictObject({
   name: z.string().trim().toLowerCase().refine(isDomainName, 'Must be a domain name such as mail.example.com.'),
   open_tracking: openTracking.optional(),
   click_tracking: clickTracking.optional(),
+  region: unsupported('Sendflow sends from the AWS region it is deployed in; leave region out.'),
+  custom_return_path: unsupported(
+    "A custom MAIL FROM (return path) is not supported: mail is sent with SES's default MAIL FROM domain.",
+  ),
+  tls,
+  tracking_subdomain: trackingSubdomain,
 });
 
 const updateBody = z
-  .strictObject({ open_tracking: openTracking.optional(), click_tracking: clickTracking.optional() })
+  .strictObject({
+    open_tracking: openTracking.optional(),
+    click_tracking: clickTracking.optional(),
+    tls,
+    tracking_subdomain: trackingSubdomain,
+  })
   .refine((body) => Object.keys(body).length > 0, 'Give at least one of open_tracking, click_tracking.');
 
 const domainSchema = named(
@@ -83,7 +119,7 @@ export function domainView(domain: Domain): Body<typeof domainSchema> {
 
 export function domainHandlers(deps: DomainDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
-    const request = validate(createBody, body ?? {});
+    const request = validate(createBody, body ?? {}, 'body', { region: 'invalid_region' });
     const domain = await createDomain(deps, tenantOf(caller), request.name, {
       limit: PLANS[caller.plan].domainsPerMode,
       ...(request.open_tracking !== undefined ? { openTracking: request.open_tracking } : {}),

@@ -5,7 +5,13 @@ import * as z from 'zod';
 import type { ListEmailsDeps } from '../../app/emails/list-emails';
 import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
-import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import {
+  cancelEmail,
+  type EmailDraft,
+  rescheduleEmail,
+  type SendEmailDeps,
+  sendEmails,
+} from '../../app/emails/send-emails';
 import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
@@ -85,6 +91,16 @@ const headers = z
     additionalProperties: { type: 'string', pattern: `^[ -~]{1,${EMAIL_LIMITS.headerValue}}$` },
   });
 
+/** scheduled_at at `now`, on send and on PATCH alike: in the future and at most 30 days away. */
+const scheduledAt = (now: number) =>
+  z.iso
+    .datetime({ offset: true, abort: true, error: SCHEDULE_FORMAT })
+    .refine((at) => Date.parse(at) > now, 'Must be in the future.')
+    .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.');
+
+/** PATCH /v1/emails/:id (Resend's emails.update): a scheduled email's new send time. */
+const updateBody = (now: number) => z.strictObject({ scheduled_at: scheduledAt(now) });
+
 /** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
 export const emailBody = (now: number) =>
   z
@@ -107,11 +123,7 @@ export const emailBody = (now: number) =>
         )
         .max(50)
         .optional(),
-      scheduled_at: z.iso
-        .datetime({ offset: true, abort: true, error: SCHEDULE_FORMAT })
-        .refine((at) => Date.parse(at) > now, 'Must be in the future.')
-        .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.')
-        .optional(),
+      scheduled_at: scheduledAt(now).optional(),
     })
     .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
     .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
@@ -212,6 +224,7 @@ const responses = {
   getEmail: success(200, emailSchema, 'The email: status, recipients, event history'),
   listEmails: success(200, emailList, 'A page of emails, newest first'),
   cancelEmail: success(200, emailSchema, 'The email, canceled'),
+  updateEmail: success(200, emailSchema, 'The email, with its new scheduled_at'),
 } as const;
 
 export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps) {
@@ -245,7 +258,20 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDe
       responses.cancelEmail,
       emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))),
     );
-  return { sendEmail: send, sendEmailBatch: batch, getEmail: get, listEmails: list, cancelEmail: cancel };
+  const update: RouteHandler = async ({ caller, params, body }) => {
+    const { scheduled_at } = validate(updateBody(deps.clock.now()), body ?? {});
+    const at = new Date(scheduled_at).toISOString();
+    const email = await rescheduleEmail(deps, tenantOf(caller), params.id ?? '', at);
+    return reply(responses.updateEmail, emailView(await withHistory(deps, email)));
+  };
+  return {
+    sendEmail: send,
+    sendEmailBatch: batch,
+    getEmail: get,
+    listEmails: list,
+    cancelEmail: cancel,
+    updateEmail: update,
+  };
 }
 
 /**
@@ -291,5 +317,6 @@ export const requestSchemas: RequestSchemas = {
   listEmails: { query: listQuery },
   sendEmail: { body: emailBody(0) },
   sendEmailBatch: { body: batchBody(0) },
+  updateEmail: { body: updateBody(0) },
 };
 export const responseSchemas: ResponseSchemas = responses;

@@ -278,10 +278,16 @@ export function buildOpenApi(): Record<string, unknown> {
         },
       },
       responses: {
-        Unauthorized: errorResponse('401 unauthorized: a missing, malformed, unknown or revoked API key'),
-        Forbidden: errorResponse("403 insufficient_scope: the key lacks the route's scope"),
+        Unauthorized: errorResponse(
+          '401 unauthorized (name missing_api_key, or invalid_api_key): a missing, malformed, unknown or revoked API key',
+        ),
+        Forbidden: errorResponse(
+          "403 insufficient_scope (name restricted_api_key): the key lacks the route's scope, or sends from a domain it is not restricted to",
+        ),
         NotFound: errorResponse('404 not_found: no such resource in this account and mode'),
-        ValidationFailed: errorResponse('422 validation_error: every problem in `details`, with its path'),
+        ValidationFailed: errorResponse(
+          '422 validation_error (name validation_error, missing_required_field, invalid_from_address, …): every problem in `details`, with its path',
+        ),
         RateLimited: errorResponse('429: the rate limit or the monthly quota; retry after `Retry-After` seconds', {
           ...COMMON_HEADERS,
           'Retry-After': header('Retry-After'),

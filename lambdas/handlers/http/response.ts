@@ -2,6 +2,7 @@
 // error shape (DESIGN §7).
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
+import { errorBody } from '../../domain/error-names';
 import { AppError, MethodNotAllowedError, RateLimitedError } from '../../domain/errors';
 
 export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
@@ -94,13 +95,20 @@ export function reply<S extends z.ZodType>(
   return json(spec.status, body, headers);
 }
 
-/** The one error shape (DESIGN §7), published as the Error component. */
+/** The one error shape (DESIGN §7), published as the Error component: the spec's fields and Resend's. */
 export const errorSchema = named(
   'Error',
   z.strictObject({
     error: z.string().meta({ description: 'A human-readable message; 5xx messages reveal nothing internal.' }),
     status: z.number().int().meta({ description: 'The HTTP status, repeated.' }),
     code: z.string().meta({ description: 'A stable machine-readable code, e.g. validation_error, not_found.' }),
+    name: z.string().meta({
+      description:
+        "A stable snake_case name in Resend's vocabulary where it has one (e.g. missing_required_field, " +
+        'invalid_api_key, restricted_api_key, rate_limit_exceeded), else the code: what the Resend SDK reads.',
+    }),
+    message: z.string().meta({ description: 'The same text as `error` (the Resend SDK reads `message`).' }),
+    statusCode: z.number().int().meta({ description: 'The same as `status` (the Resend SDK reads `statusCode`).' }),
     retry_after: z.number().int().optional().meta({ description: 'On 429: seconds until the window reopens.' }),
     details: z
       .array(z.strictObject({ path: z.string(), message: z.string() }))
@@ -112,17 +120,18 @@ export const errorSchema = named(
 /** Any thrown value → the JSON error response. Unknown errors become a 500 that reveals nothing. */
 export function errorResponse(error: unknown): APIGatewayProxyResult {
   if (!(error instanceof AppError)) {
-    return json(500, { error: 'Internal server error.', status: 500, code: 'internal_error' });
+    return json(500, errorBody({ message: 'Internal server error.', status: 500, code: 'internal_error' }));
   }
   const headers: Record<string, string> = {};
   const limited = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
-  const body: Body<typeof errorSchema> = {
-    error: error.message,
+  const body: Body<typeof errorSchema> = errorBody({
+    message: error.message,
     status: error.status,
     code: error.code,
+    name: error.errorName,
     ...(error.details ? { details: error.details } : {}),
-    ...(limited !== undefined ? { retry_after: limited } : {}),
-  };
+    ...(limited !== undefined ? { retryAfter: limited } : {}),
+  });
   if (limited !== undefined) headers['Retry-After'] = String(limited);
   if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
   return json(error.status, body, headers);

@@ -34,7 +34,8 @@ export function guard(): ApiMiddleware {
         }
       }
       if (route.access === 'public') return;
-      if (!principal) throw authError ?? new UnauthorizedError('Missing or invalid API key.');
+      if (!principal)
+        throw authError ?? new UnauthorizedError('Missing or invalid API key.', { errorName: 'missing_api_key' });
       if (!allows(route.access, principal.scopes)) {
         throw new InsufficientScopeError(
           `This API key lacks the access this route needs: ${describeAccess(route.access)}.`,

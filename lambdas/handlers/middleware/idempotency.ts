@@ -19,6 +19,7 @@ export function idempotency(deps: { idempotency: IdempotencyStore; clock: Clock 
       if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
         throw new ValidationError('The Idempotency-Key header is invalid.', {
           details: [{ path: 'Idempotency-Key', message: 'Use 1 to 255 printable ASCII characters, e.g. a UUID.' }],
+          errorName: 'invalid_idempotency_key',
         });
       }
       const key = `${state.principal.accountId}#${state.principal.mode}#${header}`;

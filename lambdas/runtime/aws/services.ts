@@ -109,7 +109,7 @@ function unavailable(
   port: string,
 ): DeliveryQueue & RetryScheduler & EventPublisher & SendScheduler {
   const refuse = () => Promise.reject(new Error(`The ${port} is not wired into ${serviceName} (see runtime/aws).`));
-  return { send: refuse, schedule: refuse, publish: refuse, cancel: refuse };
+  return { send: refuse, schedule: refuse, publish: refuse, cancel: refuse, reschedule: refuse };
 }
 
 function unavailableCache(serviceName: string): AuthorizerCache {

@@ -12,6 +12,7 @@ import type {
 import type { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runtime-authorizer-cache';
 import { bearerToken, hashApiKey, parseApiKey } from '../../domain/api-keys';
+import { errorBody } from '../../domain/error-names';
 import { PayloadTooLargeError } from '../../domain/errors';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
@@ -261,7 +262,7 @@ const tooLarge = (max: number) => new PayloadTooLargeError(`Request body exceeds
 function timedOut(idleMs: number, requestId: string): APIGatewayProxyResult {
   return json(
     408,
-    { error: `The request body sent nothing for ${idleMs} ms.`, status: 408, code: 'request_timeout' },
+    errorBody({ message: `The request body sent nothing for ${idleMs} ms.`, status: 408, code: 'request_timeout' }),
     { 'X-Request-Id': requestId },
   );
 }

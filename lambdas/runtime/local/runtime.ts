@@ -21,6 +21,7 @@ import type { EmailBodyStore } from '../../app/emails/ports';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
+import { errorBody } from '../../domain/error-names';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
@@ -151,6 +152,10 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       sendScheduler: {
         schedule: async (emailId, at, accountId) =>
           local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000),
+        // A second timer at the new time (replacing the pending one for the queue's dedupe); the old one, when it
+        // fires, finds the email not due and is skipped.
+        reschedule: async (emailId, at, accountId) =>
+          local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000, { replace: true }),
         cancel: async () => {},
       },
       // Claims of the process that last held this data directory are void: it is gone.
@@ -213,7 +218,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       res.shouldKeepAlive = false;
       res
         .writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' })
-        .end(JSON.stringify({ error: 'Sendflow is shutting down; try again.', status: 503, code: 'unavailable' }));
+        .end(
+          JSON.stringify(
+            errorBody({ message: 'Sendflow is shutting down; try again.', status: 503, code: 'unavailable' }),
+          ),
+        );
     }, config.localHttp);
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;

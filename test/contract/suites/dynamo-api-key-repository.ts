@@ -49,6 +49,13 @@ export function apiKeyRepositoryContract(factory: DynamoEndpointFactory): void {
     expect(found).toEqual(key);
   });
 
+  it('keeps the domain a sending key is restricted to', async () => {
+    const key = newKey({ scopes: ['email:send'], sendingDomain: { id: 'dom_1', name: 'mail.example.com' } });
+    await repo.create(key);
+    expect(await repo.findByHash(key.hash)).toEqual(key);
+    expect(await repo.listByAccount(key.accountId)).toContainEqual(key);
+  });
+
   it('gives null for an unknown hash', async () => {
     expect(await repo.findByHash(hashApiKey('sf_test_nobody'))).toBeNull();
   });

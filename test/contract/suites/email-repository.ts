@@ -109,6 +109,78 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await repo().get(email.id)).not.toHaveProperty('sentAt');
   });
 
+  /** A scheduled email accepted now (real time: the table fixes its storage end from the time it is written). */
+  const dueIn = (ms: number) => {
+    const now = Math.ceil(Date.now() / 1000) * 1000;
+    return scheduled(now + ms, { createdAt: iso(now) });
+  };
+
+  it('reschedule() moves a waiting email: get shows the new time, the old due time no longer starts it, the new one does', async () => {
+    // Arrange
+    const email = dueIn(3_600_000);
+    await repo().createMany([email]);
+    const later = iso(Date.parse(email.scheduledAt as string) + 86_400_000);
+
+    // Act
+    const moved = await repo().reschedule(email.id, later);
+    const stored = await repo().get(email.id, { metadataOnly: true });
+    const oldFiring = await repo().startSending(email.id, iso(Date.now()), { dueAt: email.scheduledAt as string });
+    const newFiring = await repo().startSending(email.id, later, { dueAt: later });
+    const afterStart = await repo().reschedule(email.id, iso(Date.parse(later) + 1_000));
+
+    // Assert
+    expect(moved).toEqual({ kind: 'rescheduled' });
+    expect(stored?.scheduledAt).toBe(later);
+    expect(oldFiring).toBeNull();
+    expect(newFiring?.sentAt).toBe(later);
+    expect(afterStart).toEqual({ kind: 'not_waiting' });
+  });
+
+  it('reschedule() refuses a cancelled, an unscheduled and an unknown email: not_waiting', async () => {
+    const canceled = dueIn(3_600_000);
+    const now = newEmail();
+    await repo().createMany([canceled, now]);
+    await repo().cancel(canceled.id, iso(Date.now()));
+    const to = iso(Date.now() + 7_200_000);
+    expect(await repo().reschedule(canceled.id, to)).toEqual({ kind: 'not_waiting' });
+    expect(await repo().reschedule(now.id, to)).toEqual({ kind: 'not_waiting' });
+    expect(await repo().reschedule('email_unknown', to)).toEqual({ kind: 'not_waiting' });
+    expect((await repo().get(canceled.id))?.scheduledAt).toBe(canceled.scheduledAt);
+  });
+
+  it('reschedule() keeps a send within the storage fixed at acceptance (30 days after its first due time, less an hour)', async () => {
+    // Arrange
+    const email = dueIn(3_600_000);
+    await repo().createMany([email]);
+    const keptUntil = Date.parse(email.scheduledAt as string) + 30 * 86_400_000;
+
+    // Act
+    const tooLate = await repo().reschedule(email.id, iso(keptUntil - 3_600_000 + 1_000));
+    const justInTime = await repo().reschedule(email.id, iso(keptUntil - 3_600_000));
+    const fromThereTooLate = await repo().reschedule(email.id, iso(keptUntil));
+
+    // Assert
+    expect(tooLate).toEqual({ kind: 'beyond_retention', latest: iso(keptUntil - 3_600_000) });
+    expect(justInTime).toEqual({ kind: 'rescheduled' });
+    // Moving it later again does not extend what is kept.
+    expect(fromThereTooLate).toEqual({ kind: 'beyond_retention', latest: iso(keptUntil - 3_600_000) });
+  });
+
+  it('of a reschedule and a start at the old time racing, exactly one wins', async () => {
+    // Arrange
+    const email = dueIn(60_000);
+    await repo().createMany([email]);
+
+    // Act
+    const [started, moved] = await Promise.all([
+      repo().startSending(email.id, iso(Date.now()), { dueAt: email.scheduledAt as string }),
+      repo().reschedule(email.id, iso(Date.now() + 600_000)),
+    ]);
+
+    // Assert
+    expect([started !== null, moved.kind === 'rescheduled'].filter(Boolean)).toHaveLength(1);
+  });
+
   it('of a start and a cancel racing, exactly one wins', async () => {
     // Arrange
     const email = scheduled(T0 + 60_000);

@@ -1,0 +1,152 @@
+// The official `resend` SDK (resend@6, unmodified) against the local runtime, as a Resend user switching to
+// Sendflow would drive it: API keys, emails (send, get, list, update of a scheduled one, cancel), domains
+// (create, get, list, update, verify, remove), and an invalid send whose error the SDK hands back readable.
+import type { Resend } from 'resend';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resendClient } from '../support/resend';
+import { startTestRuntime, type TestRuntime } from '../support/runtime';
+
+let rt: TestRuntime;
+let resend: Resend;
+beforeAll(async () => {
+  rt = await startTestRuntime();
+  // The account's first key (made by the admin CLI); everything else goes through the SDK.
+  const { key } = await rt.newKey();
+  const { data, error } = await resendClient(rt, key).apiKeys.create({ name: 'from the SDK' });
+  expect(error).toBeNull();
+  expect(data?.token).toMatch(/^sf_test_/);
+  resend = resendClient(rt, data?.token as string);
+});
+afterAll(() => rt.stop());
+
+const to = 'success@simulator.amazonses.com';
+
+describe('the resend SDK, unmodified', () => {
+  it('apiKeys.create({ name }) makes a full-access key whose token sends; apiKeys.list shows it', async () => {
+    const sent = await resend.emails.send({ from: 'Acme <hi@acme.example>', to, subject: 'Hello', text: 'Hi' });
+    expect(sent.error).toBeNull();
+    expect(sent.data?.id).toMatch(/^email_/);
+    const keys = await resend.apiKeys.list();
+    expect(keys.error).toBeNull();
+    expect(keys.data?.data.map((k) => k.name)).toContain('from the SDK');
+  });
+
+  it('apiKeys.create with sending_access and domain_id: a key that sends from that domain only', async () => {
+    const domain = await resend.domains.create({ name: 'restricted.example.com' });
+    const created = await resend.apiKeys.create({
+      name: 'one domain',
+      permission: 'sending_access',
+      domain_id: domain.data?.id as string,
+    });
+    expect(created.error).toBeNull();
+    const restricted = resendClient(rt, created.data?.token as string);
+    const ok = await restricted.emails.send({ from: 'a@restricted.example.com', to, subject: 'x', text: 'x' });
+    expect(ok.error).toBeNull();
+    const refused = await restricted.emails.send({ from: 'a@acme.example', to, subject: 'x', text: 'x' });
+    expect(refused.error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+    const reading = await restricted.domains.list();
+    expect(reading.error).toMatchObject({ statusCode: 403, name: 'restricted_api_key' });
+  });
+
+  it('batch.send', async () => {
+    const batch = await resend.batch.send([
+      { from: 'hi@acme.example', to, subject: 'One', text: '1' },
+      { from: 'hi@acme.example', to, subject: 'Two', text: '2' },
+    ]);
+    expect(batch.error).toBeNull();
+    expect(batch.data?.data).toHaveLength(2);
+  });
+
+  it('emails.send, get and list', async () => {
+    const sent = await resend.emails.send({
+      from: 'Acme <hi@acme.example>',
+      to: [to],
+      subject: 'Invoice 42',
+      html: '<p>Hello</p>',
+      replyTo: 'billing@acme.example',
+      tags: [{ name: 'category', value: 'invoice' }],
+    });
+    expect(sent.error).toBeNull();
+    const id = sent.data?.id as string;
+    await rt.settle();
+
+    const got = await resend.emails.get(id);
+    expect(got.error).toBeNull();
+    expect(got.data).toMatchObject({ object: 'email', id, subject: 'Invoice 42', html: '<p>Hello</p>', to: [to] });
+
+    const listed = await resend.emails.list({ limit: 10 });
+    expect(listed.error).toBeNull();
+    expect(listed.data?.object).toBe('list');
+    expect(listed.data?.data.map((e) => e.id)).toContain(id);
+  });
+
+  it('emails.update moves a scheduled email (get shows it), then emails.cancel cancels it', async () => {
+    const first = new Date(Date.now() + 3_600_000).toISOString();
+    const later = new Date(Date.now() + 7_200_000).toISOString();
+    const sent = await resend.emails.send({
+      from: 'hi@acme.example',
+      to,
+      subject: 'Later',
+      text: 'x',
+      scheduledAt: first,
+    });
+    expect(sent.error).toBeNull();
+    const id = sent.data?.id as string;
+
+    const updated = await resend.emails.update({ id, scheduledAt: later });
+    expect(updated.error).toBeNull();
+    expect(updated.data).toMatchObject({ object: 'email', id });
+    expect((await resend.emails.get(id)).data).toMatchObject({ scheduled_at: later });
+
+    const canceled = await resend.emails.cancel(id);
+    expect(canceled.error).toBeNull();
+    expect(canceled.data).toMatchObject({ object: 'email', id });
+    expect((await resend.emails.get(id)).data).toMatchObject({ status: 'canceled' });
+
+    const tooLate = await resend.emails.update({ id, scheduledAt: later });
+    expect(tooLate.data).toBeNull();
+    expect(tooLate.error).toMatchObject({ statusCode: 409, name: 'not_reschedulable' });
+  });
+
+  it('domains.create, get, list, update, verify and remove', async () => {
+    const created = await resend.domains.create({ name: 'sdk.example.com' });
+    expect(created.error).toBeNull();
+    const id = created.data?.id as string;
+    expect(created.data).toMatchObject({ name: 'sdk.example.com', open_tracking: false, click_tracking: false });
+
+    expect((await resend.domains.get(id)).data).toMatchObject({ id, name: 'sdk.example.com' });
+    expect((await resend.domains.list()).data?.data.map((d) => d.id)).toContain(id);
+
+    const updated = await resend.domains.update({ id, openTracking: true, clickTracking: true });
+    expect(updated.error).toBeNull();
+    expect((await resend.domains.get(id)).data).toMatchObject({ open_tracking: true, click_tracking: true });
+
+    const verified = await resend.domains.verify(id);
+    expect(verified.error).toBeNull();
+    expect((await resend.domains.get(id)).data).toMatchObject({ status: 'verified' });
+
+    const removed = await resend.domains.remove(id);
+    expect(removed.error).toBeNull();
+    expect(removed.data).toMatchObject({ id, deleted: true });
+    expect((await resend.domains.get(id)).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+  });
+
+  it('an invalid send: error.statusCode, error.name and error.message are set', async () => {
+    const bad = await resend.emails.send({ from: 'not an address', to, subject: 'x', text: 'x' });
+    expect(bad.data).toBeNull();
+    expect(bad.error).toMatchObject({ statusCode: 422, name: 'invalid_from_address' });
+    expect(bad.error?.message).toMatch(/invalid/);
+
+    const missing = await resend.emails.send({ from: 'hi@acme.example', subject: 'x', text: 'x' } as never);
+    expect(missing.error).toMatchObject({ statusCode: 422, name: 'missing_required_field' });
+
+    const unauthorized = await resendClient(rt, `sf_test_${'x'.repeat(40)}`).emails.send({
+      from: 'hi@acme.example',
+      to,
+      subject: 'x',
+      text: 'x',
+    });
+    expect(unauthorized.error).toMatchObject({ statusCode: 401, name: 'invalid_api_key' });
+    expect(unauthorized.error?.message).toBe('Invalid API key.');
+  });
+});
