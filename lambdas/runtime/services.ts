@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
+import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
@@ -130,6 +131,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     sendScheduler: adapters.sendScheduler,
     links: adapters.links,
     files: adapters.files ?? unavailableFiles(),
+    // Attachments given by `path`: fetched through the same SSRF guard and private-URL setting as webhooks.
+    attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: hooks.allowPrivateUrls }),
+    emailRetentionSeconds: config.emailRetentionSeconds,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.
@@ -169,6 +173,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     retentionSeconds: hooks.retentionSeconds,
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
+    maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
     listenRelayFailed: (event: SendflowEvent, error: unknown) =>
       logger.warn('listen relay failed', { error: error as Error, event_id: event.id }),

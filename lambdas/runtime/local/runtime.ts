@@ -210,6 +210,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       authCacheTtlSeconds: config.authCacheTtlSeconds,
       clock: () => services.clock.now(),
       maxBodyBytes: config.maxBodyBytes,
+      maxSendBodyBytes: config.maxSendBodyBytes,
       bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
       adminToken,
       accountSlots,
