@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -292,5 +293,73 @@ describe('reading attachments', () => {
     const forged = await fetch(`${rt.url}/files/e30.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
     expect(forged.status).toBe(404);
     expect(await forged.json()).toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
+describe('fuzzed attachments (fast-check)', () => {
+  const hostileString = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.constantFrom('', ' ', '..', '/', 'a\r\nX: y', '\u0000', '\ud800', 'x'.repeat(300), 'a.EXE', 'é.pdf', 'cid:x'),
+  );
+  const content = fc.oneof(
+    fc.uint8Array({ maxLength: 2000 }).map((b) => Buffer.from(b).toString('base64')),
+    hostileString,
+    fc.constantFrom('====', 'QQ', 'Q', 'QQ==\r\n', '-_-_'),
+  );
+  const path = fc.oneof(
+    fc.constantFrom('/ok', '/nothing', '/moved', '/slow-type').map((p) => `${filesUrl}${p}`),
+    fc.constantFrom(
+      'https://127.0.0.1:1/x',
+      'ftp://x.example/a',
+      'http://[::1',
+      'javascript:alert(1)',
+      'https://user:pw@x.example/',
+    ),
+    hostileString,
+  );
+  const value = fc.oneof(
+    hostileString,
+    fc.integer(),
+    fc.constant(null),
+    fc.boolean(),
+    fc.array(fc.string(), { maxLength: 2 }),
+  );
+  const attachment = fc.record(
+    {
+      filename: fc.oneof(fc.constantFrom('a.txt', 'logo.png', 'r.csv', 'noext'), hostileString, value),
+      content: fc.oneof(content, value),
+      path: fc.oneof(path, value),
+      content_type: fc.oneof(fc.constantFrom('text/plain', 'image/png', 'bad'), value),
+      content_id: fc.oneof(fc.constantFrom('logo', 'a@b', '<x>'), value),
+      __proto__: value,
+      extra: value,
+    },
+    { requiredKeys: [] },
+  );
+  const attachments = fc.oneof(fc.array(attachment, { maxLength: 4 }), value, fc.constant({}));
+
+  it('never a 5xx; a refusal has the error shape and stores nothing; an accepted email shows what it stored', async () => {
+    const { key } = await rt.newKey();
+    served.set('/ok', { status: 200, body: Buffer.from('ok'), type: 'text/plain' });
+    served.set('/slow-type', { status: 200, body: Buffer.from('x'), type: ';;;' });
+    await fc.assert(
+      fc.asyncProperty(attachments, fc.boolean(), async (list, batch) => {
+        const before = storedFiles();
+        const body = batch ? [email(list), email(undefined)] : email(list);
+        const res = await post(key, body, batch ? '/emails/batch' : '/emails');
+        const answer = (await res.json()) as Record<string, unknown>;
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400) {
+          expect(answer).toMatchObject({ status: res.status, code: expect.any(String), error: expect.any(String) });
+          expect(storedFiles()).toBe(before);
+          return;
+        }
+        const id = batch ? (answer.data as { id: string }[])[0]?.id : (answer.id as string);
+        const shown = (await (await rt.call(`/emails/${id}`, { key })).json()) as { attachments: unknown[] };
+        expect(shown.attachments).toHaveLength((list as unknown[]).length);
+        expect(storedFiles() - before).toBe((list as unknown[]).length);
+      }),
+      { numRuns: Math.ceil(60 * Number(process.env.SF_FUZZ_SCALE ?? 1)) },
+    );
   });
 });
