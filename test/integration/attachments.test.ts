@@ -3,8 +3,11 @@
 // bytes as sent; every bad attachment a 422 invalid_attachment (never a 5xx); the send routes' larger body limit;
 // scopes and tenants; an Idempotency-Key replay stores nothing twice.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
@@ -361,5 +364,41 @@ describe('fuzzed attachments (fast-check)', () => {
       }),
       { numRuns: Math.ceil(60 * Number(process.env.SF_FUZZ_SCALE ?? 1)) },
     );
+  });
+});
+
+describe('on a data directory', () => {
+  it('files are 0600 beside the body, and a link made before a restart still downloads after it', async () => {
+    // Arrange
+    const dataDir = mkdtempSync(join(tmpdir(), 'sendflow-attach-'));
+    const pdf = randomBytes(5000);
+    let disk = await startTestRuntime({ SF_DATA_DIR: dataDir });
+    try {
+      const { key } = await disk.newKey();
+      const sent = await disk.call('/emails', {
+        method: 'POST',
+        key,
+        body: JSON.stringify(email([{ filename: 'a.pdf', content: pdf.toString('base64') }])),
+      });
+      const { id } = (await sent.json()) as { id: string };
+      const { data } = (await (await disk.call(`/emails/${id}/attachments`, { key })).json()) as { data: Link[] };
+      const link = data[0] as Link;
+
+      // Act
+      await disk.stop();
+      disk = await startTestRuntime({ SF_DATA_DIR: dataDir });
+      const download = await fetch(link.download_url.replace(/:\d+\//, `:${disk.port}/`));
+
+      // Assert
+      const folder = join(dataDir, 'emails', id, 'attachments');
+      expect(readdirSync(join(dataDir, 'emails', id)).sort()).toEqual(['attachments', 'body.json']);
+      expect(readdirSync(folder).sort()).toEqual([`.${link.id}.meta`, link.id].sort());
+      expect(statSync(join(folder, link.id)).mode & 0o777).toBe(0o600);
+      expect(download.status).toBe(200);
+      expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
+    } finally {
+      await disk.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
