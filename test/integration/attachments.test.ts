@@ -296,6 +296,20 @@ describe('reading attachments', () => {
     const forged = await fetch(`${rt.url}/files/e30.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
     expect(forged.status).toBe(404);
     expect(await forged.json()).toMatchObject({ status: 404, code: 'not_found' });
+    const posted = await fetch(`${rt.url}/files/anything`, { method: 'POST', body: 'x' });
+    expect(posted.status).toBe(405);
+    expect(posted.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('HEAD on a link answers the headers without the bytes', async () => {
+    const { key } = await rt.newKey();
+    const { id } = (await (await post(key, email([{ filename: 'a.txt', content: 'QUJD' }]))).json()) as { id: string };
+    const { data } = (await (await rt.call(`/emails/${id}/attachments`, { key })).json()) as { data: Link[] };
+    const head = await fetch(data[0]?.download_url ?? '', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe('3');
+    expect(head.headers.get('content-type')).toBe('text/plain');
+    expect(await head.text()).toBe('');
   });
 });
 
