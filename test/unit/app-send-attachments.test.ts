@@ -165,6 +165,24 @@ describe('accepting an email with attachments', () => {
     expect(s.files.size).toBe(1);
   });
 
+  it('takes the filename’s type when the URL answers none, a malformed one or octet-stream', async () => {
+    // Arrange
+    const types = [undefined, 'not a type', 'application/octet-stream'];
+    let n = 0;
+    const s = setup({
+      fetch: async () => ({ ok: true, bytes: bytes(1), ...(types[n++] ? { contentType: types[n - 1] } : {}) }),
+    });
+
+    // Act
+    const [id] = await sendEmails(s.deps, CALLER, [
+      draft(['a.pdf', 'b.png', 'c.csv'].map((filename) => ({ filename, path: `https://x.example/${filename}` }))),
+    ]);
+
+    // Assert
+    const shown = (await s.emails.get(id as string))?.attachments?.map((a) => a.contentType);
+    expect(shown).toEqual(['application/pdf', 'image/png', 'text/csv']);
+  });
+
   it('bounds a path download by what is left of the email’s limit, and names the batch index', async () => {
     // Arrange
     const limits: number[] = [];

@@ -1,7 +1,13 @@
 // Use cases of attachments: at accept, each email's attachments are resolved (a `path` fetched once), checked
 // against the limits (domain/email/attachments.ts), given ids and stored as files before the email itself; the
 // send worker reads them back for the provider; the API lists them with expiring download links.
-import { ATTACHMENT_LIMITS, type AttachmentMeta, attachmentKey, contentTypeFor } from '../../domain/email/attachments';
+import {
+  ATTACHMENT_LIMITS,
+  type AttachmentMeta,
+  attachmentKey,
+  contentTypeFor,
+  contentTypeProblem,
+} from '../../domain/email/attachments';
 import { InvalidAttachmentError, NotFoundError } from '../../domain/errors';
 import { timeOrderedId } from '../../domain/ids';
 import type { DownloadLink, FileStore } from '../files/ports';
@@ -72,8 +78,12 @@ export async function prepareAttachments(
       if (!bytes) continue; // the edge refused it already (neither content nor path)
       emailBytes += bytes.byteLength;
       requestBytes += bytes.byteLength;
-      const contentType =
-        input.contentType ?? (fetchedType && fetchedType !== 'application/octet-stream' ? fetchedType : undefined);
+      // The URL's own type when it names a real one (a malformed header or the generic octet-stream says nothing).
+      const answered =
+        fetchedType && fetchedType !== 'application/octet-stream' && contentTypeProblem(fetchedType) === null
+          ? fetchedType
+          : undefined;
+      const contentType = input.contentType ?? answered;
       metas.push({
         id: timeOrderedId('att', options.now, deps.random),
         filename: input.filename,
