@@ -277,6 +277,34 @@ describe('sending an email with attachments', () => {
     ]);
   });
 
+  it('a live-mode email held to the sending rate (the paced provider) still carries them, copy by copy', async () => {
+    // Arrange
+    const s = setup();
+    const deps: SendEmailDeps = { ...s.deps, livePacer: { take: async () => true } };
+    // Accepted in test mode (no verified domain needed here), then stored again as a live-mode copy with its files.
+    const [id] = await sendEmails(deps, CALLER, [
+      draft([{ filename: 'a.txt', content: bytes(2, 5) }], { to: ['a@example.com', 'b@example.com'] }),
+    ]);
+    const stored = await s.emails.get(id as string);
+    await s.emails.createMany([{ ...(stored as NonNullable<typeof stored>), mode: 'live', id: `${id}_live` }]);
+    for (const meta of stored?.attachments ?? []) {
+      const file = await s.files.get(attachmentKey(id as string, meta.id));
+      await s.files.put(attachmentKey(`${id}_live`, meta.id), file?.bytes as Uint8Array, {
+        contentType: meta.contentType,
+        expiresAt: T0 / 1000 + 60,
+      });
+    }
+
+    // Act
+    await sendQueuedEmail(deps, `${id}_live`);
+
+    // Assert: one provider call per copy (paced), each with the attachment.
+    expect(s.provider.sent.map((call) => call.copies.map((c) => c.to))).toEqual([['a@example.com'], ['b@example.com']]);
+    for (const call of s.provider.sent) {
+      expect(call.attachments).toEqual([expect.objectContaining({ filename: 'a.txt', content: bytes(2, 5) })]);
+    }
+  });
+
   it('an email without attachments is sent without any', async () => {
     const s = setup();
     const [id] = await sendEmails(s.deps, CALLER, [draft(undefined)]);
