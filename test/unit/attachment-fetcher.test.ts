@@ -3,7 +3,9 @@
 // resolving to a private address refused before any connection), redirects never followed, non-200 refused, the
 // size bound (declared and streamed), the deadline, and a refused connection: each a reason, never a throw.
 import type { LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HttpAttachmentFetcher } from '../../lambdas/adapters/http/attachment-fetcher';
@@ -122,5 +124,32 @@ describe('fetching (private URLs allowed, as locally)', () => {
       ok: false,
       reason: 'The URL could not be fetched (ECONNREFUSED).',
     });
+  });
+});
+
+describe('https', () => {
+  it('verifies the certificate: a self-signed one is refused with its reason, nothing read', async () => {
+    const dir = new URL('../fixtures/tls/', import.meta.url);
+    let served = 0;
+    const tls = createHttpsServer(
+      { key: readFileSync(new URL('key.pem', dir)), cert: readFileSync(new URL('cert.pem', dir)) },
+      (_q, res) => {
+        served += 1;
+        res.end('secret');
+      },
+    );
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = tls.address() as AddressInfo;
+      expect(await open.fetch(`https://localhost:${port}/f`, opts())).toEqual({
+        ok: false,
+        reason: expect.stringMatching(
+          /^The URL could not be fetched \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|ERR_TLS_CERT_ALTNAME_INVALID|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)\.$/,
+        ),
+      });
+      expect(served).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => tls.close(() => resolve()));
+    }
   });
 });
