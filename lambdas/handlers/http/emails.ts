@@ -6,7 +6,7 @@ import { type AttachmentInput, attachmentLinks } from '../../app/emails/attachme
 import type { ListEmailsDeps } from '../../app/emails/list-emails';
 import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
-import { cancelEmail, type EmailDraft, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
+import { cancelEmail, type EmailDraft, getEmail, type SendEmailDeps, sendEmails } from '../../app/emails/send-emails';
 import type { FileStore } from '../../app/files/ports';
 import {
   ATTACHMENT_LIMITS,
@@ -359,12 +359,13 @@ export function emailHandlers(
     );
   const attachmentsOf: RouteHandler = async ({ caller, params, query }) => {
     validate(attachmentListQuery, query, 'query');
-    const { email } = await readEmail(deps, tenantOf(caller), params.id ?? '');
+    // The email with its body (where the attachments' metadata is), without its history: one read fewer.
+    const email = await getEmail(deps, tenantOf(caller), params.id ?? '');
     const links = await attachmentLinks(deps, email);
     return reply(responses.listEmailAttachments, { object: 'list', has_more: false, data: links.map(linkView) });
   };
   const attachmentOf: RouteHandler = async ({ caller, params }) => {
-    const { email } = await readEmail(deps, tenantOf(caller), params.id ?? '');
+    const email = await getEmail(deps, tenantOf(caller), params.id ?? '');
     const [link] = await attachmentLinks(deps, email, params.attachmentId ?? '');
     return reply(responses.getEmailAttachment, linkView(link as AttachmentMeta & { url: string; expires_at: string }));
   };
