@@ -19,6 +19,8 @@ export interface RouteSpec {
   readonly idempotent?: true;
   /** How the body is read: JSON (default), or raw for form posts (one-click unsubscribe). */
   readonly body?: 'json' | 'raw';
+  /** Takes bodies up to SF_MAX_SEND_BODY_BYTES (attachments as base64); other routes SF_MAX_BODY_BYTES. */
+  readonly largeBody?: true;
   /**
    * A dashboard page (public: the session cookie, not a key, authenticates it; it calls the API in-process).
    * Left out of the OpenAPI document and of the WAF's link rule.
@@ -147,7 +149,15 @@ export const routes = [
     access: write,
     summary: 'Cancel a recovery job before its next step',
   },
-  { id: 'sendEmail', method: 'POST', path: '/emails', access: send, summary: 'Send an email', idempotent: true },
+  {
+    id: 'sendEmail',
+    method: 'POST',
+    path: '/emails',
+    access: send,
+    summary: 'Send an email',
+    idempotent: true,
+    largeBody: true,
+  },
   {
     id: 'sendEmailBatch',
     method: 'POST',
@@ -155,6 +165,7 @@ export const routes = [
     access: send,
     summary: 'Send up to 100 emails',
     idempotent: true,
+    largeBody: true,
   },
   { id: 'createDomain', method: 'POST', path: '/domains', access: 'full', summary: 'Add a sending domain' },
   { id: 'listDomains', method: 'GET', path: '/domains', access: domainRead, summary: 'List sending domains' },
@@ -229,6 +240,20 @@ export const routes = [
     path: '/emails/{id}',
     access: { scope: 'email:read' },
     summary: 'Retrieve an email: status, recipients, event history',
+  },
+  {
+    id: 'listEmailAttachments',
+    method: 'GET',
+    path: '/emails/{id}/attachments',
+    access: { scope: 'email:read' },
+    summary: "An email's attachments, each with an expiring download link",
+  },
+  {
+    id: 'getEmailAttachment',
+    method: 'GET',
+    path: '/emails/{id}/attachments/{attachmentId}',
+    access: { scope: 'email:read' },
+    summary: 'One attachment of an email, with an expiring download link',
   },
   {
     id: 'listEmails',

@@ -10,15 +10,30 @@ import type { EmailBody } from '../app/emails/ports';
 export const EMAIL_OBJECTS_PREFIX = 'emails/';
 export const bodyKey = (emailId: string) => `${EMAIL_OBJECTS_PREFIX}${emailId}/body.json`;
 /** Headers as [name, value] pairs: a header may be named `__proto__`, which a JSON object would lose. */
+const storedAttachment = z.object({
+  id: z.string(),
+  filename: z.string(),
+  size: z.number(),
+  contentType: z.string(),
+  disposition: z.enum(['attachment', 'inline']),
+  contentId: z.string().optional(),
+});
 const storedBody = z.object({
   html: z.string().optional(),
   text: z.string().optional(),
   headers: z.array(z.tuple([z.string(), z.string()])),
+  attachments: z.array(storedAttachment).optional(),
   expiresAt: z.number(),
 });
 
 export function encodeBody(body: EmailBody, expiresAt: number): Buffer {
-  const json = JSON.stringify({ html: body.html, text: body.text, headers: Object.entries(body.headers), expiresAt });
+  const json = JSON.stringify({
+    html: body.html,
+    text: body.text,
+    headers: Object.entries(body.headers),
+    attachments: body.attachments?.length ? body.attachments : undefined,
+    expiresAt,
+  });
   return gzipSync(json);
 }
 
@@ -39,9 +54,14 @@ export function decodeBody(stored: Uint8Array | string, nowMs: number): EmailBod
       : (isGzip(stored) ? gunzipSync(stored, { maxOutputLength: MAX_BODY_JSON_BYTES }) : Buffer.from(stored)).toString(
           'utf8',
         );
-  const { html, text, headers, expiresAt } = storedBody.parse(JSON.parse(json));
+  const { html, text, headers, attachments, expiresAt } = storedBody.parse(JSON.parse(json));
   if (expiresAt * 1000 <= nowMs) return null;
   const record: Record<string, string> = Object.create(null);
   for (const [name, value] of headers) record[name] = value;
-  return { ...(html !== undefined ? { html } : {}), ...(text !== undefined ? { text } : {}), headers: record };
+  return {
+    ...(html !== undefined ? { html } : {}),
+    ...(text !== undefined ? { text } : {}),
+    headers: record,
+    ...(attachments?.length ? { attachments } : {}),
+  };
 }

@@ -86,6 +86,12 @@ export class ValidationError extends AppError {
   readonly code = 'validation_error';
 }
 
+/** An attachment that cannot be sent as given (both or neither of content/path, a URL that cannot be fetched, …). */
+export class InvalidAttachmentError extends AppError {
+  readonly status = 422;
+  readonly code = 'invalid_attachment';
+}
+
 /** A per-account limit on stored resources (webhooks, domains) is reached: 422, as the request cannot succeed. */
 export class LimitExceededError extends AppError {
   readonly status = 422;

@@ -14,6 +14,12 @@ export const DEFAULT_WEBHOOK_CACHE_SECONDS = 1;
 const schema = z.object({
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   SF_MAX_BODY_BYTES: positiveInt.max(10 * 1024 * 1024).default(1024 * 1024),
+  /**
+   * Largest body of POST /v1/emails and /v1/emails/batch (attachments as base64), in bytes. At most 5 MB: the API
+   * Lambda's synchronous payload is 6 MB (the binding limit; API Gateway's 10 MB is never reached), and the
+   * event around the body (headers, JSON escaping) needs the rest. Never below SF_MAX_BODY_BYTES.
+   */
+  SF_MAX_SEND_BODY_BYTES: positiveInt.max(5 * 1024 * 1024).default(4 * 1024 * 1024),
   /** Requests per second allowed per client IP for requests without a valid key. */
   SF_IP_RATE_LIMIT: positiveInt.default(20),
   /** Authorizer result cache, seconds (API Gateway caps it at 3600). */
@@ -108,6 +114,8 @@ const schema = z.object({
 
 export interface Config {
   readonly maxBodyBytes: number;
+  /** The send routes' body limit (SF_MAX_SEND_BODY_BYTES, at least maxBodyBytes). */
+  readonly maxSendBodyBytes: number;
   readonly ipRateLimit: number;
   readonly authCacheTtlSeconds: number;
   readonly logLevel: z.infer<typeof schema>['POWERTOOLS_LOG_LEVEL'];
@@ -186,6 +194,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
   const c = parsed.data;
   return Object.freeze({
     maxBodyBytes: c.SF_MAX_BODY_BYTES,
+    maxSendBodyBytes: Math.max(c.SF_MAX_BODY_BYTES, c.SF_MAX_SEND_BODY_BYTES),
     ipRateLimit: c.SF_IP_RATE_LIMIT,
     authCacheTtlSeconds: c.SF_AUTH_CACHE_TTL,
     logLevel: c.POWERTOOLS_LOG_LEVEL,

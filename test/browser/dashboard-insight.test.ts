@@ -235,6 +235,43 @@ describe('a failing endpoint', () => {
   });
 });
 
+describe('attachments', () => {
+  it('the email page lists its attachments (name, size, type) with download links that give the file', async () => {
+    const { accountId, key } = await rt.newKey();
+    const pdf = Buffer.from('%PDF-1.4 invoice body');
+    const sent = await rt.call('/emails', {
+      key,
+      ...json({
+        from: 'Acme <hello@acme.test>',
+        to: 'ada@example.com',
+        subject: 'Invoice',
+        html: '<p><img src="cid:logo">Invoice</p>',
+        attachments: [
+          { filename: 'invoice 42.pdf', content: pdf.toString('base64') },
+          { filename: 'logo.png', content: Buffer.alloc(1500).toString('base64'), content_id: 'logo' },
+        ],
+      }),
+    });
+    const { id: emailId } = (await sent.json()) as { id: string };
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+
+    await page.goto(`${rt.url}/dashboard/emails/${emailId}`);
+    const table = page.getByRole('table', { name: /^Attachments/ });
+    const rows = table.getByRole('row');
+    expect(await rows.count()).toBe(3);
+    expect(await rows.nth(1).textContent()).toMatch(/invoice 42\.pdf.*21 bytes.*application\/pdf/s);
+    expect(await rows.nth(2).textContent()).toMatch(/logo\.png.*inline: logo.*1\.5 KB.*image\/png/s);
+    const link = page.getByRole('link', { name: 'Download invoice 42.pdf' });
+    const download = await context.request.get((await link.getAttribute('href')) ?? '');
+    expect(download.status()).toBe(200);
+    expect(download.headers()['content-disposition']).toContain('attachment;');
+    expect(Buffer.from(await download.body()).equals(pdf)).toBe(true);
+    await expectAccessibleAndNarrow(browser, page);
+    await context.close();
+  });
+});
+
 describe('API requests', () => {
   it("lists the requests just made with the account's keys, with the key's hint, and none of its own pages", async () => {
     const { accountId, key } = await rt.newKey();

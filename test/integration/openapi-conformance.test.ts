@@ -108,6 +108,12 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('sendEmailBatch', 200, '/emails/batch', { json: batch });
     await rt.settle();
     await call('getEmail', 200, `/emails/${sent.id}`);
+    const attached = await call('sendEmail', 200, '/emails', {
+      json: { ...email, to: 'files@example.com', attachments: [{ filename: 'a.txt', content: 'QQ==' }] },
+    });
+    const listed = await call('listEmailAttachments', 200, `/emails/${attached.id}/attachments`);
+    const [attachment] = listed.data as { id: string }[];
+    await call('getEmailAttachment', 200, `/emails/${attached.id}/attachments/${attachment?.id}`);
     await call('listEmails', 200, '/emails?limit=5');
     await call('listEmailDeliveries', 200, `/emails/${sent.id}/deliveries`);
     const later = await call('sendEmail', 200, '/emails', {

@@ -30,6 +30,7 @@ import type {
   HistoryPage,
   LinkSigner,
   NotedStatus,
+  OutgoingAttachment,
   OutgoingCopy,
   RecipientExpectation,
   RecipientState,
@@ -1136,14 +1137,22 @@ export class InMemoryEmailHistory implements EmailHistory {
  * `outcome` says otherwise (per recipient address); `throws` makes the next calls fail outright.
  */
 export class RecordingEmailProvider implements EmailProvider {
-  readonly sent: { email: EmailMessage; copies: OutgoingCopy[] }[] = [];
+  readonly sent: { email: EmailMessage; copies: OutgoingCopy[]; attachments?: OutgoingAttachment[] }[] = [];
   outcome: (to: string) => CopyOutcome = () => ({ status: 'sent' });
   throws = 0;
   /** Runs inside each call, after it is recorded (e.g. to stage a crash mid-send). */
   during: () => Promise<void> | void = () => {};
 
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
-    this.sent.push({ email: structuredClone(email), copies: structuredClone([...copies]) });
+  async send(
+    email: EmailMessage,
+    copies: readonly OutgoingCopy[],
+    attachments?: readonly OutgoingAttachment[],
+  ): Promise<CopyOutcome[]> {
+    this.sent.push({
+      email: structuredClone(email),
+      copies: structuredClone([...copies]),
+      ...(attachments ? { attachments: structuredClone([...attachments]) } : {}),
+    });
     await this.during();
     if (this.throws > 0) {
       this.throws -= 1;

@@ -413,6 +413,43 @@ describe('createAwsServices', () => {
     expect(read).toEqual(large);
   });
 
+  it('gives the API and the send worker the file store on the stage bucket (attachments), the others none', async () => {
+    // Arrange
+    const s3 = mockClient(S3Client);
+    onTestFinished(() => s3.restore());
+    s3.on(PutObjectCommand).resolves({});
+    const bucket = 'sendflow-prod-data-emailbodies-abc';
+    const env = { ...tablesEnv, ...awsEnv, SF_EMAIL_BODIES_BUCKET: bucket, SF_EMAIL_RETENTION_DAYS: '30' };
+    const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
+    const api = createAwsServices('sendflow-api', [emailBodies], {
+      env,
+      clients: [...clients(), new S3Client({ region: 'eu-west-1', credentials })],
+    });
+    const dispatcher = createAwsServices('sendflow-dispatcher', [], { env: tablesEnv, clients: clients() });
+    const expiresAt = Math.floor(Date.now() / 1000) + 86_400;
+
+    // Act
+    await api.files.put('emails/email_1/attachments/att_1', new Uint8Array([1]), {
+      contentType: 'image/png',
+      expiresAt,
+    });
+    const link = await api.files.downloadUrl('emails/email_1/attachments/att_1', {
+      filename: 'a.png',
+      contentType: 'image/png',
+    });
+
+    // Assert
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Bucket: bucket,
+      Key: 'emails/email_1/attachments/att_1',
+      ContentType: 'image/png',
+      Tagging: 'sendflow-expiry=retention',
+    });
+    expect(new URL(link.url).pathname).toBe('/emails/email_1/attachments/att_1');
+    expect(new URL(link.url).hostname).toBe(`${bucket}.s3.eu-west-1.amazonaws.com`);
+    await expect(dispatcher.files.get('emails/x/attachments/y')).rejects.toThrow(/No file store is wired/);
+  });
+
   it('still reports missing table variables as configuration errors', () => {
     expect(() => createAwsServices('sendflow-api', [], { env: {} })).toThrow(/SF_TABLE_WEBHOOKS/);
   });

@@ -99,8 +99,9 @@ async function simulatorEvents(): Promise<SendflowEvent[]> {
   const provider = new SimulatedEmailProvider({ events, stepSeconds: 1 });
   for (const story of Object.keys(SIMULATOR_STORIES)) {
     const to = `${story}@${SIMULATOR_DOMAIN}`;
+    const { attachments: _none, ...content } = draft({ to: [to] });
     const email = {
-      ...draft({ to: [to] }),
+      ...content,
       ...TENANT,
       id: timeOrderedId('email', T0, seededRandom(story)),
       createdAt: new Date(T0).toISOString(),

@@ -34,6 +34,7 @@ describe('loadConfig', () => {
     // Assert
     expect(config).toEqual({
       maxBodyBytes: 1024 * 1024,
+      maxSendBodyBytes: 4 * 1024 * 1024,
       ipRateLimit: 20,
       authCacheTtlSeconds: 0,
       logLevel: 'INFO',

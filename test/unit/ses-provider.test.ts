@@ -413,3 +413,62 @@ describe('tracking per sender domain', () => {
     ]);
   });
 });
+
+describe('attachments', () => {
+  it('go with every copy as Simple content Attachments: name, bytes, type, disposition, Content-ID, base64', async () => {
+    // Arrange
+    const { provider } = harness();
+    const pdf = new Uint8Array([37, 80, 68, 70]);
+    const logo = new Uint8Array([137, 80, 78, 71]);
+
+    // Act
+    const outcomes = await provider.send(email, copies, [
+      {
+        id: 'att_1',
+        filename: 'invoice.pdf',
+        size: 4,
+        contentType: 'application/pdf',
+        disposition: 'attachment',
+        content: pdf,
+      },
+      {
+        id: 'att_2',
+        filename: 'logo.png',
+        size: 4,
+        contentType: 'image/png',
+        disposition: 'inline',
+        contentId: 'logo',
+        content: logo,
+      },
+    ]);
+
+    // Assert
+    expect(outcomes).toEqual([{ status: 'sent' }, { status: 'sent' }]);
+    expect(ses).toHaveReceivedCommandTimes(SendEmailCommand, 2);
+    for (const request of requests()) {
+      expect(request.Content?.Simple?.Attachments).toEqual([
+        {
+          FileName: 'invoice.pdf',
+          RawContent: pdf,
+          ContentType: 'application/pdf',
+          ContentDisposition: 'ATTACHMENT',
+          ContentTransferEncoding: 'BASE64',
+        },
+        {
+          FileName: 'logo.png',
+          RawContent: logo,
+          ContentType: 'image/png',
+          ContentDisposition: 'INLINE',
+          ContentId: 'logo',
+          ContentTransferEncoding: 'BASE64',
+        },
+      ]);
+    }
+  });
+
+  it('are left out of a request without any', () => {
+    expect(sendEmailRequest(email, copies[0] as OutgoingCopy, CONFIGURATION_SET).Content?.Simple).not.toHaveProperty(
+      'Attachments',
+    );
+  });
+});

@@ -394,6 +394,7 @@ const ALL_SCHEDULE_SHARDS = [
  */
 function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> {
   const {
+    attachments: _attachments,
     html: _html,
     text: _text,
     headers: _headers,
@@ -480,6 +481,7 @@ export class DynamoEmailRepository implements EmailRepository {
           ...(email.html !== undefined ? { html: email.html } : {}),
           ...(email.text !== undefined ? { text: email.text } : {}),
           headers: email.headers,
+          ...(email.attachments?.length ? { attachments: email.attachments } : {}),
         },
         expiresAt: expiry(email),
       })),

@@ -18,7 +18,7 @@ import {
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
 import { NO_TRACKING, type Tracking, type TrackingLookup } from '../../app/domains/tracking';
-import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
+import type { CopyOutcome, EmailProvider, OutgoingAttachment, OutgoingCopy } from '../../app/emails/ports';
 import { mapWithLimit } from '../../app/pool';
 import { bareAddress, type EmailMessage } from '../../domain/email/email';
 import { mimeAddress } from './addresses';
@@ -58,8 +58,16 @@ export interface SesEmailProviderOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** The SendEmail request of one recipient's copy: exactly what SES receives. */
-export function sendEmailRequest(email: EmailMessage, copy: OutgoingCopy, configurationSet: string): SendEmailRequest {
+/**
+ * The SendEmail request of one recipient's copy: exactly what SES receives. Attachments go as Simple content's
+ * `Attachments` (SES builds the MIME): base64 in the message, inline with their Content-ID when they have one.
+ */
+export function sendEmailRequest(
+  email: EmailMessage,
+  copy: OutgoingCopy,
+  configurationSet: string,
+  attachments: readonly OutgoingAttachment[] = [],
+): SendEmailRequest {
   const tags = { [SES_TAGS.emailId]: email.id, [SES_TAGS.accountId]: email.accountId, [SES_TAGS.mode]: email.mode };
   for (const [name, value] of Object.entries(tags)) {
     if (!TAG_VALUE.test(value)) throw new TypeError(`SES tag ${name} cannot carry ${JSON.stringify(value)}`);
@@ -77,6 +85,18 @@ export function sendEmailRequest(email: EmailMessage, copy: OutgoingCopy, config
         Subject: { Data: email.subject, Charset: 'UTF-8' },
         Body: body,
         Headers: messageHeaders(email.headers, copy.headers),
+        ...(attachments.length
+          ? {
+              Attachments: attachments.map((a) => ({
+                FileName: a.filename,
+                RawContent: a.content,
+                ContentType: a.contentType,
+                ContentDisposition: a.disposition === 'inline' ? ('INLINE' as const) : ('ATTACHMENT' as const),
+                ...(a.contentId ? { ContentId: a.contentId } : {}),
+                ContentTransferEncoding: 'BASE64' as const,
+              })),
+            }
+          : {}),
       },
     },
     ConfigurationSetName: configurationSet,
@@ -147,11 +167,15 @@ export class SesEmailProvider implements EmailProvider {
    * failed unexpectedly (network, credentials, a missing configuration set), is worth another try later. An
    * unexpected error's reason names its type only: its message may carry ARNs and account ids.
    */
-  async send(email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> {
+  async send(
+    email: EmailMessage,
+    copies: readonly OutgoingCopy[],
+    attachments: readonly OutgoingAttachment[] = [],
+  ): Promise<CopyOutcome[]> {
     const configurationSet = configurationSetFor(this.options.configurationSet, await this.trackingOf(email));
     return mapWithLimit(copies, this.concurrency, async (copy): Promise<CopyOutcome> => {
       try {
-        await this.sendCopy(email, copy, configurationSet);
+        await this.sendCopy(email, copy, configurationSet, attachments);
         return { status: 'sent' };
       } catch (error) {
         return outcomeOf(error);
@@ -169,8 +193,13 @@ export class SesEmailProvider implements EmailProvider {
     return this.options.tracking(email, domain).catch(() => NO_TRACKING);
   }
 
-  private async sendCopy(email: EmailMessage, copy: OutgoingCopy, configurationSet: string): Promise<void> {
-    const request = sendEmailRequest(email, copy, configurationSet);
+  private async sendCopy(
+    email: EmailMessage,
+    copy: OutgoingCopy,
+    configurationSet: string,
+    attachments: readonly OutgoingAttachment[],
+  ): Promise<void> {
+    const request = sendEmailRequest(email, copy, configurationSet, attachments);
     for (let attempt = 0; ; attempt++) {
       try {
         await this.options.client.send(new SendEmailCommand(request));

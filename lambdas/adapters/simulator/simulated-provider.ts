@@ -10,7 +10,10 @@ import { emailEvent, type SendflowEvent } from '../../domain/events';
 export class SimulatedEmailProvider implements EmailProvider {
   constructor(private readonly deps: { events: EventPublisher; stepSeconds: number }) {}
 
-  /** Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). */
+  /**
+   * Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). Attachments
+   * are taken as SES takes them and go nowhere: the send worker has already read them back from the file store.
+   */
   async send(
     email: EmailMessage & { readonly scheduledAt?: string },
     copies: readonly OutgoingCopy[],

@@ -3,7 +3,7 @@
 // now: `retry`, so the next receive of the sends message sends it.
 import type { EmailMessage } from '../../domain/email/email';
 import { mapWithLimit } from '../pool';
-import type { CopyOutcome, EmailProvider, OutgoingCopy, SendPacer } from './ports';
+import type { CopyOutcome, EmailProvider, OutgoingAttachment, OutgoingCopy, SendPacer } from './ports';
 
 /** Copies in flight at once: paced, they start 1/rate apart, so more would only help a provider slower than that. */
 export const PACED_IN_FLIGHT = 4;
@@ -12,8 +12,12 @@ export const SEND_RATE_DEFERRED = 'send_rate: no turn before the send deadline';
 
 export function pacedProvider(inner: EmailProvider, pacer: SendPacer, notAfter?: number): EmailProvider {
   return {
-    send: (email: EmailMessage, copies: readonly OutgoingCopy[]): Promise<CopyOutcome[]> =>
-      mapWithLimit(copies, PACED_IN_FLIGHT, (copy) => sendOne(inner, pacer, email, copy, notAfter)),
+    send: (
+      email: EmailMessage,
+      copies: readonly OutgoingCopy[],
+      attachments?: readonly OutgoingAttachment[],
+    ): Promise<CopyOutcome[]> =>
+      mapWithLimit(copies, PACED_IN_FLIGHT, (copy) => sendOne(inner, pacer, email, copy, notAfter, attachments)),
   };
 }
 
@@ -23,10 +27,11 @@ async function sendOne(
   email: EmailMessage,
   copy: OutgoingCopy,
   notAfter: number | undefined,
+  attachments: readonly OutgoingAttachment[] | undefined,
 ): Promise<CopyOutcome> {
   if (!(await pacer.take(notAfter))) return { status: 'retry', reason: SEND_RATE_DEFERRED };
   try {
-    const [outcome] = await inner.send(email, [copy]);
+    const [outcome] = await inner.send(email, [copy], attachments);
     return outcome ?? { status: 'retry', reason: 'provider_error: no outcome' };
   } catch (error) {
     // As for an unpaced send (send-emails.ts): a provider that throws took nothing.

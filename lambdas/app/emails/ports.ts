@@ -1,4 +1,5 @@
 // Ports of the email side: storage and the sending provider (the simulator; SES for live mode on AWS).
+import type { AttachmentMeta } from '../../domain/email/attachments';
 import type { EmailMessage } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
 import type { Outbox, PendingEvents } from '../outbox';
@@ -179,6 +180,8 @@ export interface EmailBody {
   readonly html?: string;
   readonly text?: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Its attachments' metadata (written once with the body, never changed; absent when it has none). */
+  readonly attachments?: readonly AttachmentMeta[];
 }
 
 /**
@@ -262,6 +265,11 @@ export type CopyOutcome =
   /** Not taken this time (throttled, an outage): worth another try later. */
   | { readonly status: 'retry'; readonly reason: string };
 
+/** An attachment as it goes to the provider: its metadata and its bytes. */
+export interface OutgoingAttachment extends AttachmentMeta {
+  readonly content: Uint8Array;
+}
+
 /**
  * Sends (or simulates) one email, one copy per recipient, and says what became of each copy (same order).
  * It publishes no email.failed itself: the send worker records each outcome with the recipient's state.
@@ -271,7 +279,21 @@ export interface EmailProvider {
   send(
     email: EmailMessage & { readonly scheduledAt?: string },
     copies: readonly OutgoingCopy[],
+    attachments?: readonly OutgoingAttachment[],
   ): Promise<CopyOutcome[]>;
+}
+
+/** What fetching an attachment's `path` gave: its bytes, or why not (shown to the caller in a 422). */
+export type FetchedAttachment =
+  | { readonly ok: true; readonly bytes: Uint8Array; readonly contentType?: string }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Fetches an attachment given by URL, once, when the email is accepted: through the webhook sender's SSRF guard
+ * (public addresses only unless private URLs are allowed), no redirects, at most `maxBytes`, until `signal`.
+ */
+export interface AttachmentFetcher {
+  fetch(url: string, options: { readonly maxBytes: number; readonly signal: AbortSignal }): Promise<FetchedAttachment>;
 }
 
 /**

@@ -20,12 +20,21 @@ import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
 import { isVerifiedSender } from '../domains/domains';
 import type { DomainRepository } from '../domains/ports';
+import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
+import {
+  type AttachmentInput,
+  loadAttachments,
+  type PreparedAttachments,
+  prepareAttachments,
+  storeAttachments,
+} from './attachments';
 import { pacedProvider } from './paced-provider';
 import {
+  type AttachmentFetcher,
   type CopyOutcome,
   type EmailHistory,
   type EmailProvider,
@@ -33,6 +42,7 @@ import {
   type EmailRepository,
   FINAL_STATES,
   type LinkSigner,
+  type OutgoingAttachment,
   type RecipientExpectation,
   type RecipientState,
   type SendPacer,
@@ -77,7 +87,16 @@ export interface SendEmailDeps {
    * Test mode is never paced: its copies never reach SES.
    */
   readonly livePacer?: SendPacer;
+  /** Where attachments' bytes are stored at accept and read at send (absent: an email with attachments fails). */
+  readonly files?: Pick<FileStore, 'put' | 'get' | 'downloadUrl'>;
+  /** Fetches attachments given by `path` at accept. */
+  readonly attachmentFetcher?: AttachmentFetcher;
+  /** The stage's email retention: attachments expire with their email. */
+  readonly emailRetentionSeconds?: number;
 }
+
+/** As the email repositories default it (30 days). */
+const DEFAULT_RETENTION_SECONDS = 30 * 86_400;
 
 const DEFAULT_CLAIM_MS = 15 * 60_000;
 const DEFAULT_MAX_TRIES = 5;
@@ -98,7 +117,10 @@ export class SendIncompleteError extends Error {
   }
 }
 
-export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'createdAt'> & { scheduledAt?: string };
+export type EmailDraft = Omit<EmailMessage, 'id' | 'accountId' | 'mode' | 'createdAt' | 'attachments'> & {
+  scheduledAt?: string;
+  attachments?: readonly AttachmentInput[];
+};
 
 /**
  * Accepts emails for the caller's account and mode. Live mode counts each email against the plan's monthly
@@ -121,10 +143,21 @@ export async function sendEmails(
   const batchId = drafts.length > 1 ? timeOrderedId('batch', now, deps.random) : undefined;
   // Read before anything is written: a secret that cannot be read refuses the request whole (503).
   const secret = await deps.links.secret();
-  const emails: EmailRecord[] = drafts.map((draft) => {
+  // Attachments first (a `path` is fetched now): one that cannot be sent refuses the request before anything counts.
+  const hasAttachments = drafts.some((draft) => draft.attachments?.length);
+  const prepared: (PreparedAttachments | undefined)[] = hasAttachments
+    ? await prepareAttachments(
+        deps,
+        drafts.map((draft) => draft.attachments),
+        { batch: options.batch, now },
+      )
+    : [];
+  const emails: EmailRecord[] = drafts.map(({ attachments: _inputs, ...draft }, i) => {
     const id = timeOrderedId('email', now, deps.random);
+    const metas = prepared[i]?.metas;
     return {
       ...draft,
+      ...(metas?.length ? { attachments: metas } : {}),
       id,
       accountId: tenant.accountId,
       mode: tenant.mode,
@@ -161,6 +194,7 @@ export async function sendEmails(
   );
   let recorded: PendingEvents[];
   try {
+    if (hasAttachments) await storeEmailAttachments(deps, emails, prepared, now);
     recorded = await store(deps, emails, scheduled, batchId);
   } catch (error) {
     // Nothing of it will be sent: give the quota back, and let the error answer (5xx).
@@ -177,6 +211,25 @@ export async function sendEmails(
       .catch(() => undefined);
   }
   return emails.map((email) => email.id);
+}
+
+/** Each email's attachments as files, expiring with the email (its retention after now or after its schedule). */
+async function storeEmailAttachments(
+  deps: SendEmailDeps,
+  emails: readonly EmailRecord[],
+  prepared: readonly (PreparedAttachments | undefined)[],
+  now: number,
+): Promise<void> {
+  if (!deps.files) throw new Error('No file store is wired for attachments (see runtime/).');
+  const retention = deps.emailRetentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  await storeAttachments(
+    { files: deps.files },
+    emails.map((email, i) => ({
+      id: email.id,
+      ...(prepared[i] ? { prepared: prepared[i] } : {}),
+      expiresAt: Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000) + retention,
+    })),
+  );
 }
 
 /** Time after which a batch nobody decided is aborted by the send worker: well past the API's 29 s. */
@@ -285,6 +338,9 @@ export async function sendQueuedEmail(
     const event = emailEvents(deps, email, [to], 'email.suppressed', { reason: suppression.reason });
     await record(i, { state: 'pending' }, { state: 'suppressed', tries: stateOf(i).tries }, event);
   }
+  // Its attachments, read once for every chunk (null: one is no longer stored, so no copy can be sent).
+  const attachments: OutgoingAttachment[] | null =
+    toSend.length && email.attachments?.length ? await readAttachments(deps, email) : [];
   // The rest, a chunk at a time: claim, hand over, record each outcome.
   let retry = 0;
   for (let start = 0; start < toSend.length; start += SEND_CHUNK) {
@@ -293,7 +349,7 @@ export async function sendQueuedEmail(
       break;
     }
     const chunk = toSend.slice(start, start + SEND_CHUNK);
-    retry += await sendChunk(deps, email, chunk, stateOf, record, options.deadline);
+    retry += await sendChunk(deps, email, chunk, stateOf, record, options.deadline, attachments);
     for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
   }
   for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
@@ -340,6 +396,7 @@ async function sendChunk(
   stateOf: (i: number) => RecipientState,
   record: (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => Promise<boolean>,
   deadline: number | undefined,
+  attachments: readonly OutgoingAttachment[] | null,
 ): Promise<number> {
   const all = recipients(email);
   const until = deps.clock.now() + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
@@ -363,7 +420,10 @@ async function sendChunk(
   const paced = email.mode === 'live' && deps.livePacer ? pacedProvider(provider, deps.livePacer, deadline) : provider;
   let outcomes: CopyOutcome[];
   try {
-    outcomes = await paced.send(email, copies);
+    outcomes =
+      attachments === null
+        ? copies.map(() => ({ status: 'refused', reason: ATTACHMENT_UNAVAILABLE }))
+        : await paced.send(email, copies, attachments.length ? attachments : undefined);
   } catch (error) {
     // Nothing known to have gone out (an outage before the provider took anything).
     const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
@@ -386,6 +446,14 @@ async function sendChunk(
     }),
   );
   return retry;
+}
+
+/** The reason of email.failed for a copy whose attachment was no longer stored (it expired before the send). */
+export const ATTACHMENT_UNAVAILABLE = 'attachment_unavailable';
+
+async function readAttachments(deps: SendEmailDeps, email: EmailRecord): Promise<OutgoingAttachment[] | null> {
+  if (!deps.files) throw new Error('No file store is wired for attachments (see runtime/).');
+  return loadAttachments({ files: deps.files }, email);
 }
 
 function failedEvents(

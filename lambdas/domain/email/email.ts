@@ -1,5 +1,6 @@
 // Emails as the API accepts them (DESIGN §6) and the addresses in them.
 import { domainToASCII } from 'node:url';
+import type { AttachmentMeta } from './attachments';
 import { EMAIL_LIMITS } from './limits';
 
 /**
@@ -82,6 +83,8 @@ export interface EmailMessage {
   readonly headers: Readonly<Record<string, string>>;
   readonly tags: readonly { name: string; value: string }[];
   readonly createdAt: string;
+  /** Metadata of its attachments (kept with the body; their bytes are files of their own). */
+  readonly attachments?: readonly AttachmentMeta[];
 }
 
 /** Everyone the email goes to: each gets its own events. */

@@ -13,6 +13,7 @@ import type { EmailHistory } from '../../app/emails/ports';
 import type { ReadEmailDeps } from '../../app/emails/read-email';
 import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
+import type { FileStore } from '../../app/files/ports';
 import type { IdempotencyStore } from '../../app/idempotency';
 import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
@@ -70,7 +71,11 @@ export interface ApiDeps
   /** Told of every request (a log line and metrics), on AWS and locally. */
   readonly telemetry: Telemetry;
   readonly maxBodyBytes: number;
+  /** The send routes' limit (attachments): SF_MAX_SEND_BODY_BYTES. */
+  readonly maxSendBodyBytes?: number;
   readonly ipRateLimit: number;
+  /** Attachments' bytes: stored at accept, and their download links. */
+  readonly files: FileStore;
   /** The accounts' recent API requests (GET /v1/logs). */
   readonly apiRequests: ApiRequestLog;
 }
@@ -129,7 +134,12 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
     )
     .use(errorMapper(deps.logger))
     .use(guard())
-    .use(jsonBody({ maxBytes: deps.maxBodyBytes }))
+    .use(
+      jsonBody({
+        maxBytes: deps.maxBodyBytes,
+        ...(deps.maxSendBodyBytes ? { largeMaxBytes: deps.maxSendBodyBytes } : {}),
+      }),
+    )
     .use(idempotency(deps))
     .handler(async (event, context) => {
       const { route, principal, body, replay } = context.sendflow;

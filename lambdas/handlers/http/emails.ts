@@ -2,20 +2,32 @@
 // GET /v1/emails/:id and its cancel. A batch is validated whole: one bad email refuses them all, each problem
 // reported with its index.
 import * as z from 'zod';
+import { type AttachmentInput, attachmentLinks } from '../../app/emails/attachments';
 import type { ListEmailsDeps } from '../../app/emails/list-emails';
 import { listEmails } from '../../app/emails/list-emails';
 import { type EmailWithHistory, type ReadEmailDeps, readEmail, withHistory } from '../../app/emails/read-email';
 import {
   cancelEmail,
   type EmailDraft,
+  getEmail,
   rescheduleEmail,
   type SendEmailDeps,
   sendEmails,
 } from '../../app/emails/send-emails';
+import type { FileStore } from '../../app/files/ports';
+import {
+  ATTACHMENT_LIMITS,
+  type AttachmentMeta,
+  contentIdProblem,
+  contentTypeProblem,
+  decodeBase64,
+  filenameProblem,
+} from '../../domain/email/attachments';
 import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
+import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
@@ -100,6 +112,69 @@ const scheduledAt = (now: number) =>
 
 /** PATCH /v1/emails/:id (Resend's emails.update): a scheduled email's new send time. */
 const updateBody = (now: number) => z.strictObject({ scheduled_at: scheduledAt(now) });
+/**
+ * One attachment: `filename` and exactly one of `content` (base64) or `path` (an https URL fetched once at
+ * accept); `content_type` (else derived from the filename, or the URL's answer); `content_id` makes it inline.
+ */
+const attachment = z
+  .strictObject({
+    filename: z
+      .string({ error: 'filename is required: a string such as "invoice.pdf".' })
+      .superRefine(rule(filenameProblem)),
+    content: z
+      .string({ error: 'content is the file as a base64 string.' })
+      .max(Math.ceil((ATTACHMENT_LIMITS.emailBytes * 4) / 3) + 4096, {
+        error: `content decodes to more than ${ATTACHMENT_LIMITS.emailBytes} bytes (an email's attachments together).`,
+      })
+      .optional()
+      .meta({ description: 'The file, base64-encoded. Give content or path, not both.', contentEncoding: 'base64' }),
+    path: z
+      .url({ protocol: /^https?$/, error: 'path is an absolute https URL to fetch the file from.' })
+      .max(ATTACHMENT_LIMITS.url)
+      .optional()
+      .meta({
+        description:
+          'An https URL fetched once when the email is accepted (public addresses only, no redirects, within the size limit). Give content or path, not both.',
+      }),
+    content_type: z.string().superRefine(rule(contentTypeProblem)).optional(),
+    content_id: z.string().superRefine(rule(contentIdProblem)).optional().meta({
+      description: 'Makes it an inline part (Content-Disposition: inline); the HTML shows it as cid:<content_id>.',
+    }),
+  })
+  .superRefine((a, ctx) => {
+    if ((a.content === undefined) === (a.path === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'Give exactly one of content (base64) or path (a URL).', path: [] });
+    }
+  })
+  .transform((a, ctx): AttachmentInput => {
+    const content = a.content === undefined ? undefined : decodeBase64(a.content);
+    if (content === null) {
+      ctx.addIssue({ code: 'custom', message: 'content is not base64.', path: ['content'] });
+      return z.NEVER;
+    }
+    return {
+      filename: a.filename,
+      ...(content !== undefined ? { content } : {}),
+      ...(a.path !== undefined ? { path: a.path } : {}),
+      ...(a.content_type !== undefined ? { contentType: a.content_type } : {}),
+      ...(a.content_id !== undefined ? { contentId: a.content_id } : {}),
+    };
+  });
+
+const attachments = z
+  .array(attachment)
+  .max(ATTACHMENT_LIMITS.perEmail, `At most ${ATTACHMENT_LIMITS.perEmail} attachments per email.`)
+  .superRefine((list, ctx) => {
+    const total = list.reduce((sum, a) => sum + (a.content?.byteLength ?? 0), 0);
+    if (total > ATTACHMENT_LIMITS.emailBytes) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `The attachments of an email are at most ${ATTACHMENT_LIMITS.emailBytes} bytes together (decoded); these are ${total}.`,
+      });
+    }
+    const ids = list.flatMap((a) => (a.contentId ? [a.contentId] : []));
+    if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', message: 'Each content_id is used once.' });
+  });
 
 /** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
 export const emailBody = (now: number) =>
@@ -124,6 +199,7 @@ export const emailBody = (now: number) =>
         .max(50)
         .optional(),
       scheduled_at: scheduledAt(now).optional(),
+      attachments: attachments.optional(),
     })
     .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
     .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
@@ -142,6 +218,7 @@ export const emailBody = (now: number) =>
         ...(e.text !== undefined ? { text: e.text } : {}),
         headers: e.headers ?? Object.create(null),
         tags: e.tags ?? [],
+        ...(e.attachments?.length ? { attachments: e.attachments } : {}),
         ...(e.scheduled_at !== undefined ? { scheduledAt: new Date(e.scheduled_at).toISOString() } : {}),
       }),
     );
@@ -166,6 +243,35 @@ const listQuery = z.strictObject({
 
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
+
+const attachmentFields = {
+  id: z.string(),
+  filename: z.string(),
+  size: z.number().int().meta({ description: 'Bytes, decoded.' }),
+  content_type: z.string(),
+  content_disposition: z.enum(['attachment', 'inline']),
+  content_id: z.string().nullable().meta({ description: 'Set for an inline part (cid:<content_id> in the HTML).' }),
+};
+const attachmentSchema = named('EmailAttachment', z.strictObject(attachmentFields));
+const attachmentLinkSchema = named(
+  'EmailAttachmentLink',
+  z.strictObject({
+    object: z.literal('attachment'),
+    ...attachmentFields,
+    download_url: z.string().meta({ description: 'Downloads the file (no API key); works until expires_at.' }),
+    expires_at: isoTime,
+  }),
+);
+const attachmentList = named(
+  'EmailAttachmentList',
+  z.strictObject({ object: z.literal('list'), has_more: z.boolean(), data: z.array(attachmentLinkSchema) }),
+);
+/** GET /v1/emails/:id/attachments takes the SDK's pagination query; an email has at most 20, so one page. */
+const attachmentListQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  after: z.string().max(100).optional(),
+  before: z.string().max(100).optional(),
+});
 
 const emailSchema = named(
   'Email',
@@ -201,13 +307,14 @@ const emailSchema = named(
       }),
     ),
     events_truncated: z.boolean().meta({ description: 'Older events were left out.' }),
+    attachments: z.array(attachmentSchema).meta({ description: 'Its attachments (metadata; download them below).' }),
   }),
 );
 
 /** An email in GET /v1/emails: the Email without its history and bodies (one GET /v1/emails/:id away). */
 const emailSummarySchema = named(
   'EmailSummary',
-  emailSchema.omit({ events: true, events_truncated: true, html: true, text: true }),
+  emailSchema.omit({ events: true, events_truncated: true, html: true, text: true, attachments: true }),
 );
 
 const emailList = pageSchema('EmailList', emailSummarySchema, 'emails examined');
@@ -225,15 +332,20 @@ const responses = {
   listEmails: success(200, emailList, 'A page of emails, newest first'),
   cancelEmail: success(200, emailSchema, 'The email, canceled'),
   updateEmail: success(200, emailSchema, 'The email, with its new scheduled_at'),
+  listEmailAttachments: success(200, attachmentList, "The email's attachments, each with a download link"),
+  getEmailAttachment: success(200, attachmentLinkSchema, 'One attachment with a download link'),
 } as const;
 
-export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps) {
+export function emailHandlers(
+  deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps & { files: Pick<FileStore, 'downloadUrl'> },
+) {
   const send: RouteHandler = async ({ caller, body }) => {
-    const [id] = await sendEmails(deps, caller, [validate(emailBody(deps.clock.now()), body ?? {})]);
+    const [id] = await sendEmails(deps, caller, [validateEmails(emailBody(deps.clock.now()), body ?? {})]);
     return reply(responses.sendEmail, { id: id ?? '' });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const ids = await sendEmails(deps, caller, validate(batchBody(deps.clock.now()), body ?? []), { batch: true });
+    const drafts = validateEmails(batchBody(deps.clock.now()), body ?? []);
+    const ids = await sendEmails(deps, caller, drafts, { batch: true });
     return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
@@ -264,6 +376,18 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDe
     const email = await rescheduleEmail(deps, tenantOf(caller), params.id ?? '', at);
     return reply(responses.updateEmail, emailView(await withHistory(deps, email)));
   };
+  const attachmentsOf: RouteHandler = async ({ caller, params, query }) => {
+    validate(attachmentListQuery, query, 'query');
+    // The email with its body (where the attachments' metadata is), without its history: one read fewer.
+    const email = await getEmail(deps, tenantOf(caller), params.id ?? '');
+    const links = await attachmentLinks(deps, email);
+    return reply(responses.listEmailAttachments, { object: 'list', has_more: false, data: links.map(linkView) });
+  };
+  const attachmentOf: RouteHandler = async ({ caller, params }) => {
+    const email = await getEmail(deps, tenantOf(caller), params.id ?? '');
+    const [link] = await attachmentLinks(deps, email, params.attachmentId ?? '');
+    return reply(responses.getEmailAttachment, linkView(link as AttachmentMeta & { url: string; expires_at: string }));
+  };
   return {
     sendEmail: send,
     sendEmailBatch: batch,
@@ -271,7 +395,39 @@ export function emailHandlers(deps: SendEmailDeps & ReadEmailDeps & ListEmailsDe
     listEmails: list,
     cancelEmail: cancel,
     updateEmail: update,
+    listEmailAttachments: attachmentsOf,
+    getEmailAttachment: attachmentOf,
   };
+}
+
+/**
+ * The body validated; when every problem is an attachment's, the 422 says `invalid_attachment` (the code a
+ * caller branches on), with the same details.
+ */
+function validateEmails<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  try {
+    return validate(schema, input);
+  } catch (error) {
+    const details = error instanceof ValidationError ? (error.details ?? []) : [];
+    const onlyAttachments = details.length > 0 && details.every((d) => /(^|\.)attachments(\.|$)/.test(d.path));
+    if (onlyAttachments) throw new InvalidAttachmentError('An attachment is invalid.', { details });
+    throw error;
+  }
+}
+
+function attachmentView(meta: AttachmentMeta): Body<typeof attachmentSchema> {
+  return {
+    id: meta.id,
+    filename: meta.filename,
+    size: meta.size,
+    content_type: meta.contentType,
+    content_disposition: meta.disposition,
+    content_id: meta.contentId ?? null,
+  };
+}
+
+function linkView(link: AttachmentMeta & { url: string; expires_at: string }): Body<typeof attachmentLinkSchema> {
+  return { object: 'attachment', ...attachmentView(link), download_url: link.url, expires_at: link.expires_at };
 }
 
 /**
@@ -301,6 +457,7 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     text: email.text ?? null,
     events: history.events.map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
     events_truncated: history.truncated,
+    attachments: (email.attachments ?? []).map(attachmentView),
   };
 }
 
@@ -309,12 +466,20 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
  * is still from its history); the history itself is one GET /v1/emails/:id away.
  */
 export function emailListView(email: EmailWithHistory): Body<typeof emailSummarySchema> {
-  const { events: _events, events_truncated: _truncated, html: _html, text: _text, ...view } = emailView(email);
+  const {
+    events: _events,
+    events_truncated: _truncated,
+    html: _html,
+    text: _text,
+    attachments: _attachments,
+    ...view
+  } = emailView(email);
   return view;
 }
 
 export const requestSchemas: RequestSchemas = {
   listEmails: { query: listQuery },
+  listEmailAttachments: { query: attachmentListQuery },
   sendEmail: { body: emailBody(0) },
   sendEmailBatch: { body: batchBody(0) },
   updateEmail: { body: updateBody(0) },

@@ -1,6 +1,7 @@
 // JSON request bodies: 413 past the size limit, 400 for malformed JSON, 422 past the nesting limit. Content-Type
 // is not policed: every body on these routes is JSON, and `curl -d` (form content type) should just work.
 import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../domain/errors';
+import type { RouteSpec } from '../../manifest';
 import type { ApiMiddleware } from '../http/context';
 
 /**
@@ -9,15 +10,18 @@ import type { ApiMiddleware } from '../http/context';
  */
 export const MAX_JSON_DEPTH = 32;
 
-export function jsonBody(options: { maxBytes: number }): ApiMiddleware {
+/** `largeMaxBytes`: the limit of routes marked `largeBody` (the send routes, attachments); `maxBytes` otherwise. */
+export function jsonBody(options: { maxBytes: number; largeMaxBytes?: number }): ApiMiddleware {
   return {
     before: (request) => {
       const { event } = request;
-      if (request.context.sendflow.route?.body === 'raw') return;
+      const route = request.context.sendflow.route as RouteSpec | undefined;
+      if (route?.body === 'raw') return;
       if (event.body === null || event.body === undefined || event.body === '') return;
       const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-      if (Buffer.byteLength(raw, 'utf8') > options.maxBytes) {
-        throw new PayloadTooLargeError(`Request body exceeds ${options.maxBytes} bytes.`);
+      const maxBytes = route?.largeBody ? (options.largeMaxBytes ?? options.maxBytes) : options.maxBytes;
+      if (Buffer.byteLength(raw, 'utf8') > maxBytes) {
+        throw new PayloadTooLargeError(`Request body exceeds ${maxBytes} bytes.`);
       }
       let body: unknown;
       try {

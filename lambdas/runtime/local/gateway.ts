@@ -90,6 +90,8 @@ export interface GatewayOptions {
   readonly clock: () => number;
   /** SF_MAX_BODY_BYTES: the gateway refuses larger bodies (413) before buffering them, on every route. */
   readonly maxBodyBytes: number;
+  /** SF_MAX_SEND_BODY_BYTES: the same for routes marked `largeBody` (the send routes); maxBodyBytes if absent. */
+  readonly maxSendBodyBytes?: number;
   /** A body that sends nothing for this long is cut with 408 (a slow-drip client holds no socket for long). */
   readonly bodyIdleTimeoutMs: number;
   /**
@@ -167,13 +169,14 @@ export function createGateway(options: GatewayOptions) {
       cache.flush();
       return { statusCode: 204, headers: { 'X-Request-Id': requestId }, body: '' };
     }
-    // Refused by its declared size before a byte of it is read, as API Gateway refuses past its 10 MB.
-    const declared = Number(req.headers['content-length']);
-    if (declared > options.maxBodyBytes) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
     const stagePrefix = `/${STAGE}`;
     const inStage = url.pathname === stagePrefix || url.pathname.startsWith(`${stagePrefix}/`);
     const path = inStage ? url.pathname.slice(stagePrefix.length) || '/' : url.pathname;
     const match: PathMatch = inStage ? matchPath(req.method ?? 'GET', path) : { kind: 'not_found' };
+    // Refused by its declared size before a byte of it is read, as API Gateway refuses past its 10 MB.
+    const maxBytes = limitOf(match);
+    const declared = Number(req.headers['content-length']);
+    if (declared > maxBytes) return gatewayError(tooLarge(maxBytes), requestId);
     const event = toEvent(req, url, path, match, requestId);
 
     // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
@@ -195,8 +198,14 @@ export function createGateway(options: GatewayOptions) {
     const slots = options.accountSlots;
     const longPoll = match.kind === 'route' && (match.route as RouteSpec).longPoll === true;
     return slots && account && !longPoll
-      ? slots.run(account, () => serve(req, event, readable, requestId))
-      : serve(req, event, readable, requestId);
+      ? slots.run(account, () => serve(req, event, readable, requestId, maxBytes))
+      : serve(req, event, readable, requestId, maxBytes);
+  }
+
+  /** The body limit of the matched route: the send routes take attachments (largeBody). */
+  function limitOf(match: PathMatch): number {
+    const large = match.kind === 'route' && (match.route as RouteSpec).largeBody === true;
+    return large ? (options.maxSendBodyBytes ?? options.maxBodyBytes) : options.maxBodyBytes;
   }
 
   async function serve(
@@ -204,12 +213,13 @@ export function createGateway(options: GatewayOptions) {
     event: APIGatewayProxyEvent,
     readable: boolean,
     requestId: string,
+    maxBytes: number,
   ): Promise<Answer> {
     // Only a request that will be served has its body read: a refused one (401, 404, 405) is answered
     // from its headers, and its connection closed rather than drained.
     if (readable) {
-      const body = await readBody(req, options.maxBodyBytes, options.bodyIdleTimeoutMs);
-      if (body === TOO_LARGE) return gatewayError(tooLarge(options.maxBodyBytes), requestId);
+      const body = await readBody(req, maxBytes, options.bodyIdleTimeoutMs);
+      if (body === TOO_LARGE) return gatewayError(tooLarge(maxBytes), requestId);
       if (body === IDLE) return { ...timedOut(options.bodyIdleTimeoutMs, requestId), close: true };
       event.body = body || null;
     }

@@ -33,6 +33,29 @@ export function emailBodyStoreContract(make: BodyStoreFactory): void {
     expect(read[1]).not.toHaveProperty('html');
   });
 
+  it('gives back the attachments’ metadata written with the body, in order', async () => {
+    // Arrange
+    const store = make(() => NOW);
+    const emailId = id();
+    const attachments = [
+      { id: 'att_1', filename: 'invoice.pdf', size: 1000, contentType: 'application/pdf', disposition: 'attachment' },
+      {
+        id: 'att_2',
+        filename: 'logo.png',
+        size: 10,
+        contentType: 'image/png',
+        disposition: 'inline',
+        contentId: 'logo',
+      },
+    ] as const;
+
+    // Act
+    await store.putMany([{ emailId, body: { text: 'x', headers: {}, attachments }, expiresAt: NOW / 1000 + 60 }]);
+
+    // Assert
+    expect(await store.get(emailId)).toEqual({ text: 'x', headers: {}, attachments });
+  });
+
   it('has no body for an email it was never given', async () => {
     expect(await make(() => NOW).get(id())).toBeNull();
   });

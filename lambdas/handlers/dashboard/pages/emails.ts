@@ -1,6 +1,7 @@
 // Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email: id, tags,
 // recipients, status, its bodies (the HTML in a sandboxed frame, the text as text), event timeline, and the
-// webhook deliveries it caused (GET /v1/emails/:id/deliveries), each with its endpoint and result.
+// webhook deliveries it caused (GET /v1/emails/:id/deliveries), each with its endpoint and result, and its
+// attachments with download links (GET /v1/emails/:id/attachments, asked only when it has some).
 import { EVENT_TYPES } from '../../../domain/events';
 import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
@@ -30,6 +31,25 @@ interface EmailItem {
   tags?: { name: string; value: string }[];
   html?: string | null;
   text?: string | null;
+  attachments?: AttachmentItem[];
+}
+
+interface AttachmentItem {
+  id: string;
+  filename: string;
+  size: number;
+  content_type: string;
+  content_disposition: string;
+  content_id: string | null;
+  download_url?: string;
+  expires_at?: string;
+}
+
+/** 1,234 bytes, 12.3 KB, 4.5 MB (KB = 1,000 bytes, as the API's limits are written). */
+export function fileSize(bytes: number): string {
+  if (bytes < 1000) return `${bytes.toLocaleString('en-US')} bytes`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} KB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
 
 async function list({ api, query }: DashboardRequest) {
@@ -70,6 +90,20 @@ async function detail({ api, params }: DashboardRequest) {
     api.get<{ data: WebhookItem[] }>('/webhooks'),
   ]);
   const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
+  // Links are made on each view (they expire in an hour), only for an email that has attachments.
+  const files = e.attachments?.length
+    ? (await api.get<{ data: AttachmentItem[] }>(`/emails/${id}/attachments`)).body.data
+    : [];
+  const attachments = files.length
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Attachments (links work for an hour)</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">Download</th></tr></thead>
+<tbody>${files.map(
+        (
+          a,
+        ) => html`<tr><td>${a.filename}${a.content_id ? html` <span class="badge">inline: ${a.content_id}</span>` : ''}</td>
+<td>${fileSize(a.size)}</td><td class="mono">${a.content_type}</td><td><a href="${a.download_url ?? '#'}" download="${a.filename}" rel="noreferrer">Download ${a.filename}</a></td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p>No attachments.</p>`;
   const events = e.events?.length
     ? html`<ol>${e.events.map((ev) => html`<li>${when(ev.timestamp)}: ${ev.type}${ev.to ? ` (${ev.to})` : ''}</li>`)}</ol>`
     : html`<p>No events yet.</p>`;
@@ -97,6 +131,7 @@ ${
 ${e.cc?.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${e.bcc.join(', ')}</dd>` : ''}
 <dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd></dl>
 ${bodies}
+<section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>
 <section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>
 <section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`;
   return { title: `Email: ${e.subject}`, section: '/emails', content };

@@ -1,0 +1,314 @@
+// Unit tests of attachments in the sending use cases (app/emails/attachments.ts, send-emails.ts) on in-memory
+// fakes: stored once as files under the email's id, expiring with the email; a `path` fetched at accept; any
+// problem refuses the request whole (422 invalid_attachment) with nothing stored; the send worker hands the bytes
+// to the provider; a file gone by send time fails the copies (attachment_unavailable) instead of sending without.
+import { describe, expect, it } from 'vitest';
+import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
+import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
+import {
+  ATTACHMENT_UNAVAILABLE,
+  type EmailDraft,
+  type SendEmailDeps,
+  sendEmails,
+  sendQueuedEmail,
+} from '../../lambdas/app/emails/send-emails';
+import type { Principal } from '../../lambdas/app/ports';
+import { ATTACHMENT_LIMITS, attachmentKey } from '../../lambdas/domain/email/attachments';
+import { InvalidAttachmentError } from '../../lambdas/domain/errors';
+import {
+  FakeClock,
+  fixedLinks,
+  InMemoryDomainRepository,
+  InMemoryEmailRepository,
+  InMemoryQuotaCounter,
+  InMemorySuppressionList,
+  RecordingEmailProvider,
+  RecordingEventPublisher,
+  RecordingSendScheduler,
+  seededRandom,
+} from '../support/fakes';
+
+const T0 = Date.UTC(2026, 10, 26, 8);
+const RETENTION = 30 * 86_400;
+const CALLER: Principal = { accountId: 'acct_1', keyId: 'key_1', mode: 'test', scopes: ['email:send'], plan: 'scale' };
+
+function setup(fetcher?: AttachmentFetcher) {
+  const clock = new FakeClock(T0);
+  const files = new MemoryFileStore(fixedLinks(), () => clock.now());
+  const provider = new RecordingEmailProvider();
+  const events = new RecordingEventPublisher();
+  const emails = new InMemoryEmailRepository();
+  const deps: SendEmailDeps = {
+    emails,
+    domains: new InMemoryDomainRepository(),
+    providerFor: () => provider,
+    quotas: new InMemoryQuotaCounter(),
+    suppressions: new InMemorySuppressionList(),
+    events,
+    sendScheduler: new RecordingSendScheduler(),
+    links: fixedLinks(),
+    clock,
+    random: seededRandom('attachments'),
+    files,
+    emailRetentionSeconds: RETENTION,
+    ...(fetcher ? { attachmentFetcher: fetcher } : {}),
+  };
+  const failed = () => events.published.flatMap((p) => p.events).filter((e) => e.type === 'email.failed');
+  return { clock, files, provider, emails, deps, failed };
+}
+
+const draft = (attachments: EmailDraft['attachments'], extra: Partial<EmailDraft> = {}): EmailDraft => ({
+  from: 'Acme <hi@acme.example>',
+  to: ['ada@example.com'],
+  cc: [],
+  bcc: [],
+  replyTo: [],
+  subject: 'Invoice',
+  html: '<p><img src="cid:logo"></p>',
+  headers: {},
+  tags: [],
+  attachments,
+  ...extra,
+});
+
+const bytes = (n: number, fill = 7) => new Uint8Array(n).fill(fill);
+
+describe('accepting an email with attachments', () => {
+  it('stores each once under emails/<id>/attachments/<aid>, expiring with the email, and records its metadata', async () => {
+    // Arrange
+    const s = setup();
+    const pdf = bytes(1000, 1);
+    const logo = bytes(10, 2);
+
+    // Act
+    const [id] = await sendEmails(s.deps, CALLER, [
+      draft([
+        { filename: 'invoice.pdf', content: pdf },
+        { filename: 'logo.png', content: logo, contentId: 'logo' },
+      ]),
+    ]);
+
+    // Assert
+    const email = await s.emails.get(id as string);
+    expect(email?.attachments).toEqual([
+      {
+        id: expect.stringMatching(/^att_/),
+        filename: 'invoice.pdf',
+        size: 1000,
+        contentType: 'application/pdf',
+        disposition: 'attachment',
+      },
+      {
+        id: expect.stringMatching(/^att_/),
+        filename: 'logo.png',
+        size: 10,
+        contentType: 'image/png',
+        disposition: 'inline',
+        contentId: 'logo',
+      },
+    ]);
+    expect(s.files.size).toBe(2);
+    const stored = await s.files.get(attachmentKey(id as string, email?.attachments?.[0]?.id as string));
+    expect(stored).toEqual({ bytes: pdf, contentType: 'application/pdf', expiresAt: T0 / 1000 + RETENTION });
+  });
+
+  it('keeps a scheduled email’s attachments until its send plus the retention', async () => {
+    // Arrange
+    const s = setup();
+    const at = T0 + 86_400_000;
+
+    // Act
+    const [id] = await sendEmails(s.deps, CALLER, [
+      draft([{ filename: 'a.txt', content: bytes(3) }], { scheduledAt: new Date(at).toISOString() }),
+    ]);
+
+    // Assert
+    const meta = (await s.emails.get(id as string))?.attachments?.[0];
+    expect((await s.files.get(attachmentKey(id as string, meta?.id as string)))?.expiresAt).toBe(at / 1000 + RETENTION);
+  });
+
+  it('fetches a path once, takes its type from the answer, and refuses what cannot be fetched with nothing stored', async () => {
+    // Arrange
+    const asked: string[] = [];
+    const fetcher: AttachmentFetcher = {
+      fetch: async (url) => {
+        asked.push(url);
+        return url.endsWith('/ok')
+          ? { ok: true, bytes: bytes(5), contentType: 'text/csv' }
+          : { ok: false, reason: 'The URL answered HTTP 404; 200 is needed.' };
+      },
+    };
+    const s = setup(fetcher);
+
+    // Act
+    const [id] = await sendEmails(s.deps, CALLER, [draft([{ filename: 'report', path: 'https://files.example/ok' }])]);
+    const refused = sendEmails(
+      s.deps,
+      CALLER,
+      [draft([{ filename: 'r.csv', path: 'https://files.example/missing' }])],
+      { batch: false },
+    );
+
+    // Assert
+    expect((await s.emails.get(id as string))?.attachments?.[0]).toMatchObject({
+      filename: 'report',
+      size: 5,
+      contentType: 'text/csv',
+    });
+    await expect(refused).rejects.toBeInstanceOf(InvalidAttachmentError);
+    await expect(refused).rejects.toMatchObject({
+      status: 422,
+      code: 'invalid_attachment',
+      details: [{ path: 'attachments.0.path', message: 'The URL answered HTTP 404; 200 is needed.' }],
+    });
+    expect(asked).toEqual(['https://files.example/ok', 'https://files.example/missing']);
+    expect(s.files.size).toBe(1);
+  });
+
+  it('takes the filename’s type when the URL answers none, a malformed one or octet-stream', async () => {
+    // Arrange
+    const types = [undefined, 'not a type', 'application/octet-stream'];
+    let n = 0;
+    const s = setup({
+      fetch: async () => ({ ok: true, bytes: bytes(1), ...(types[n++] ? { contentType: types[n - 1] } : {}) }),
+    });
+
+    // Act
+    const [id] = await sendEmails(s.deps, CALLER, [
+      draft(['a.pdf', 'b.png', 'c.csv'].map((filename) => ({ filename, path: `https://x.example/${filename}` }))),
+    ]);
+
+    // Assert
+    const shown = (await s.emails.get(id as string))?.attachments?.map((a) => a.contentType);
+    expect(shown).toEqual(['application/pdf', 'image/png', 'text/csv']);
+  });
+
+  it('bounds a path download by what is left of the email’s limit, and names the batch index', async () => {
+    // Arrange
+    const limits: number[] = [];
+    const s = setup({
+      fetch: async (_url, { maxBytes }) => {
+        limits.push(maxBytes);
+        return { ok: false, reason: 'too large' };
+      },
+    });
+
+    // Act
+    const refused = sendEmails(
+      s.deps,
+      CALLER,
+      [
+        draft(undefined),
+        draft([
+          { filename: 'a.bin', content: bytes(1000) },
+          { filename: 'b.bin', path: 'https://x.example/b' },
+        ]),
+      ],
+      { batch: true },
+    );
+
+    // Assert
+    await expect(refused).rejects.toMatchObject({ details: [{ path: '1.attachments.1.path', message: 'too large' }] });
+    expect(limits).toEqual([ATTACHMENT_LIMITS.emailBytes - 1000]);
+    expect(s.files.size).toBe(0);
+    expect(s.emails.items.size).toBe(0);
+  });
+
+  it('a crash between the files and the email leaves no email; the files expire with the retention', async () => {
+    // Arrange
+    const s = setup();
+    s.emails.createMany = async () => {
+      throw new Error('crash (injected)');
+    };
+
+    // Act
+    const attempt = sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+
+    // Assert
+    await expect(attempt).rejects.toThrow('crash (injected)');
+    expect(s.emails.items.size).toBe(0);
+    expect(s.files.size).toBe(1);
+    s.clock.advance(RETENTION * 1000);
+    const [key] = [...(s.files as unknown as { files: Map<string, unknown> }).files.keys()];
+    expect(await s.files.get(key as string)).toBeNull();
+  });
+});
+
+describe('sending an email with attachments', () => {
+  it('hands the provider every attachment with its bytes, for each copy', async () => {
+    // Arrange
+    const s = setup();
+    const [id] = await sendEmails(s.deps, CALLER, [
+      draft([{ filename: 'logo.png', content: bytes(4, 9), contentId: 'logo' }], {
+        to: ['a@example.com', 'b@example.com'],
+      }),
+    ]);
+
+    // Act
+    await sendQueuedEmail(s.deps, id as string);
+
+    // Assert
+    expect(s.provider.sent).toHaveLength(1);
+    expect(s.provider.sent[0]?.copies.map((c) => c.to)).toEqual(['a@example.com', 'b@example.com']);
+    expect(s.provider.sent[0]?.attachments).toEqual([
+      expect.objectContaining({
+        filename: 'logo.png',
+        contentType: 'image/png',
+        disposition: 'inline',
+        contentId: 'logo',
+        content: bytes(4, 9),
+      }),
+    ]);
+  });
+
+  it('fails the copies (attachment_unavailable) when a file is no longer stored, and sends nothing', async () => {
+    // Arrange
+    const s = setup();
+    const [id] = await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+    (s.files as unknown as { files: Map<string, unknown> }).files.clear();
+
+    // Act
+    await sendQueuedEmail(s.deps, id as string);
+
+    // Assert
+    expect(s.provider.sent).toHaveLength(0);
+    expect(s.failed()).toEqual([
+      expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
+    ]);
+  });
+
+  it('a live-mode email held to the sending rate (the paced provider) still carries them, copy by copy', async () => {
+    // Arrange
+    const s = setup();
+    const deps: SendEmailDeps = { ...s.deps, livePacer: { take: async () => true } };
+    // Accepted in test mode (no verified domain needed here), then stored again as a live-mode copy with its files.
+    const [id] = await sendEmails(deps, CALLER, [
+      draft([{ filename: 'a.txt', content: bytes(2, 5) }], { to: ['a@example.com', 'b@example.com'] }),
+    ]);
+    const stored = await s.emails.get(id as string);
+    await s.emails.createMany([{ ...(stored as NonNullable<typeof stored>), mode: 'live', id: `${id}_live` }]);
+    for (const meta of stored?.attachments ?? []) {
+      const file = await s.files.get(attachmentKey(id as string, meta.id));
+      await s.files.put(attachmentKey(`${id}_live`, meta.id), file?.bytes as Uint8Array, {
+        contentType: meta.contentType,
+        expiresAt: T0 / 1000 + 60,
+      });
+    }
+
+    // Act
+    await sendQueuedEmail(deps, `${id}_live`);
+
+    // Assert: one provider call per copy (paced), each with the attachment.
+    expect(s.provider.sent.map((call) => call.copies.map((c) => c.to))).toEqual([['a@example.com'], ['b@example.com']]);
+    for (const call of s.provider.sent) {
+      expect(call.attachments).toEqual([expect.objectContaining({ filename: 'a.txt', content: bytes(2, 5) })]);
+    }
+  });
+
+  it('an email without attachments is sent without any', async () => {
+    const s = setup();
+    const [id] = await sendEmails(s.deps, CALLER, [draft(undefined)]);
+    await sendQueuedEmail(s.deps, id as string);
+    expect(s.provider.sent[0]).not.toHaveProperty('attachments');
+  });
+});
