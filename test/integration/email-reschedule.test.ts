@@ -57,7 +57,10 @@ describe('PATCH /v1/emails/:id', () => {
 
       const res = await patch(key, id, { scheduled_at: later });
       expect(res.status).toBe(200);
-      expect(await res.json()).toMatchObject({ object: 'email', id, status: 'scheduled', scheduled_at: later });
+      // The whole email, as GET shows it (its body and each recipient's headers too, not the metadata alone).
+      const moved = (await res.json()) as Record<string, unknown>;
+      expect(moved).toMatchObject({ object: 'email', id, status: 'scheduled', scheduled_at: later, text: 'x' });
+      expect(Object.keys(moved.recipient_headers as object)).toEqual(['success@simulator.amazonses.com']);
       expect(await read(key, id)).toMatchObject({ status: 'scheduled', scheduled_at: later });
 
       await sleep(2_300); // past the old time

@@ -913,7 +913,8 @@ export class InMemoryEmailRepository implements EmailRepository {
     return recorded;
   }
 
-  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
+  /** Always consistent: one copy of each item. */
+  async get(id: string, options: { metadataOnly?: boolean; consistent?: boolean } = {}): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email) return null;
     if (options.metadataOnly) {

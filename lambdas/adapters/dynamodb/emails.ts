@@ -507,8 +507,14 @@ export class DynamoEmailRepository implements EmailRepository {
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
   }
 
-  async get(id: string, options: { metadataOnly?: boolean } = {}): Promise<EmailRecord | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tables.emails, Key: { id } }));
+  async get(id: string, options: { metadataOnly?: boolean; consistent?: boolean } = {}): Promise<EmailRecord | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tables.emails,
+        Key: { id },
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
+    );
     if (!options.metadataOnly) return this.whole(Item);
     if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
     const {

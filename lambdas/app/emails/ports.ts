@@ -100,8 +100,12 @@ export interface EmailRepository {
   /**
    * The email, whole. `metadataOnly`: its item alone (addresses, subject, tags, times, batch, schedule), one read:
    * no body (html and text absent, headers empty), links (empty) or recipient states, for a caller that needs none.
+   * `consistent`: the item is read strongly consistent (it reflects every write acknowledged before the read).
    */
-  get(id: string, options?: { readonly metadataOnly?: boolean }): Promise<EmailRecord | null>;
+  get(
+    id: string,
+    options?: { readonly metadataOnly?: boolean; readonly consistent?: boolean },
+  ): Promise<EmailRecord | null>;
   /**
    * The tenant's emails (of its account and mode only), newest first by id (ids are time-ordered). `after` is an
    * email id: only older ones. `to` is a bare, lower-cased address: only emails with it among their recipients

@@ -479,11 +479,11 @@ export const EARLY_FIRING_MS = 1000;
  */
 export async function rescheduleEmail(
   deps: SendEmailDeps,
-  tenant: Tenant,
+  caller: Actor,
   id: string,
   scheduledAt: string,
-): Promise<EmailRecord> {
-  const email = await getEmail(deps, tenant, id, { metadataOnly: true });
+): Promise<void> {
+  const email = await getActionableEmail(deps, caller, id);
   const conflict = new ConflictError(
     'Only a scheduled email that has not been sent or cancelled can be rescheduled.',
     'not_reschedulable',
@@ -501,13 +501,31 @@ export async function rescheduleEmail(
       ],
     });
   }
-  await deps.sendScheduler.reschedule(id, Date.parse(scheduledAt), email.accountId);
-  return { ...email, scheduledAt };
+  await armAsStored(deps, id, scheduledAt, email.accountId);
+}
+
+/** Times the send is re-armed when concurrent PATCHes keep moving it; past that, the reconciler sends it. */
+const REARM_ROUNDS = 3;
+
+/**
+ * Arms the send at `scheduledAt`, then reads the email again (strongly consistent): if another PATCH moved it
+ * meanwhile, arms it at the stored time instead. Concurrent PATCHes may write the table in one order and
+ * Scheduler in the other; whoever armed last reads after every write that preceded its arming, so the
+ * schedule ends at the table's time.
+ */
+async function armAsStored(deps: SendEmailDeps, id: string, scheduledAt: string, accountId: string): Promise<void> {
+  let armed = scheduledAt;
+  for (let round = 0; round < REARM_ROUNDS; round++) {
+    await deps.sendScheduler.reschedule(id, Date.parse(armed), accountId);
+    const stored = await deps.emails.get(id, { metadataOnly: true, consistent: true });
+    if (!stored?.scheduledAt || stored.sentAt || stored.canceledAt || stored.scheduledAt === armed) return;
+    armed = stored.scheduledAt;
+  }
 }
 
 /** POST /v1/emails/:id/cancel: only a scheduled email still waiting; a sent (or cancelled) one is 409. */
-export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: string): Promise<EmailRecord> {
-  const email = await getEmail(deps, tenant, id, { metadataOnly: true });
+export async function cancelEmail(deps: SendEmailDeps, caller: Actor, id: string): Promise<EmailRecord> {
+  const email = await getActionableEmail(deps, caller, id);
   const conflict = new ConflictError(
     'Only a scheduled email that has not been sent can be cancelled.',
     'not_cancelable',
@@ -515,10 +533,30 @@ export async function cancelEmail(deps: SendEmailDeps, tenant: Tenant, id: strin
   if (!email.scheduledAt) throw conflict;
   const canceled = await deps.emails.cancel(id, new Date(deps.clock.now()).toISOString());
   if (!canceled) throw conflict;
-  await deps.emailHistory?.noteStatus(tenant, id, CANCELED_STATUS);
+  await deps.emailHistory?.noteStatus(tenantOfActor(caller), id, CANCELED_STATUS);
   await deps.sendScheduler.cancel(id);
   return canceled;
 }
+
+/** Who acts on an email: its tenant, and the one domain a restricted sending key is limited to (if any). */
+export type Actor = Tenant & { readonly sendingDomain?: string };
+
+const tenantOfActor = (caller: Actor): Tenant => ({ accountId: caller.accountId, mode: caller.mode });
+
+/**
+ * An email the caller may act on (reschedule, cancel): of its account and mode and, for a key restricted to a
+ * domain, sent from that domain. Anything else is 404, as an unknown id: a restricted key learns nothing of
+ * another domain's emails, not even that they exist.
+ */
+async function getActionableEmail(deps: Pick<SendEmailDeps, 'emails'>, caller: Actor, id: string) {
+  const email = await getEmail(deps, tenantOfActor(caller), id, { metadataOnly: true });
+  if (caller.sendingDomain !== undefined && senderDomain(email.from) !== caller.sendingDomain.toLowerCase()) {
+    throw new NotFoundError(`No email with id ${id}.`);
+  }
+  return email;
+}
+
+const senderDomain = (from: string) => (bareAddress(from).split('@')[1] ?? '').toLowerCase();
 
 /** An email of the caller's account and mode; anything else is 404. */
 export async function getEmail(

@@ -15,6 +15,7 @@ import {
   sendEmails,
 } from '../../app/emails/send-emails';
 import type { FileStore } from '../../app/files/ports';
+import type { Principal } from '../../app/ports';
 import {
   ATTACHMENT_LIMITS,
   type AttachmentMeta,
@@ -321,6 +322,9 @@ const emailList = pageSchema('EmailList', emailSummarySchema, 'emails examined')
 
 const emailId = z.strictObject({ id: z.string() });
 
+/** What Resend's update and cancel answer, and all a key that cannot read emails is told of one it acted on. */
+const emailRefSchema = named('EmailRef', z.strictObject({ object: z.literal('email'), id: z.string() }));
+
 const responses = {
   sendEmail: success(200, named('EmailAccepted', emailId), 'Accepted: the id of the email'),
   sendEmailBatch: success(
@@ -330,8 +334,16 @@ const responses = {
   ),
   getEmail: success(200, emailSchema, 'The email: status, recipients, event history'),
   listEmails: success(200, emailList, 'A page of emails, newest first'),
-  cancelEmail: success(200, emailSchema, 'The email, canceled'),
-  updateEmail: success(200, emailSchema, 'The email, with its new scheduled_at'),
+  cancelEmail: success(
+    200,
+    z.union([emailSchema, emailRefSchema]),
+    'The email, canceled (only `{object, id}` to a key without email:read)',
+  ),
+  updateEmail: success(
+    200,
+    z.union([emailSchema, emailRefSchema]),
+    'The email, with its new scheduled_at (only `{object, id}` to a key without email:read)',
+  ),
   listEmailAttachments: success(200, attachmentList, "The email's attachments, each with a download link"),
   getEmailAttachment: success(200, attachmentLinkSchema, 'One attachment with a download link'),
 } as const;
@@ -365,16 +377,25 @@ export function emailHandlers(
       data: page.items.map(emailListView),
     });
   };
-  const cancel: RouteHandler = async ({ caller, params }) =>
-    reply(
+  // The email as GET shows it, to a key that may read it; `{object, id}` to one that may only send (a sending key).
+  const canRead = (caller: Principal) => caller.scopes.includes('email:read');
+  const cancel: RouteHandler = async ({ caller, params }) => {
+    const id = params.id ?? '';
+    const canceled = await cancelEmail(deps, caller, id);
+    return reply(
       responses.cancelEmail,
-      emailView(await withHistory(deps, await cancelEmail(deps, tenantOf(caller), params.id ?? ''))),
+      canRead(caller) ? emailView(await withHistory(deps, canceled)) : { object: 'email', id },
     );
+  };
   const update: RouteHandler = async ({ caller, params, body }) => {
     const { scheduled_at } = validate(updateBody(deps.clock.now()), body ?? {});
-    const at = new Date(scheduled_at).toISOString();
-    const email = await rescheduleEmail(deps, tenantOf(caller), params.id ?? '', at);
-    return reply(responses.updateEmail, emailView(await withHistory(deps, email)));
+    const id = params.id ?? '';
+    await rescheduleEmail(deps, caller, id, new Date(scheduled_at).toISOString());
+    // Read whole after the move (body, links and history): the answer is the email as GET shows it now.
+    return reply(
+      responses.updateEmail,
+      canRead(caller) ? emailView(await readEmail(deps, tenantOf(caller), id)) : { object: 'email', id },
+    );
   };
   const attachmentsOf: RouteHandler = async ({ caller, params, query }) => {
     validate(attachmentListQuery, query, 'query');
