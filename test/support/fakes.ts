@@ -977,11 +977,12 @@ export class InMemoryEmailRepository implements EmailRepository {
   async startSending(
     id: string,
     at: string,
-    options: { scheduled?: boolean; dueAt?: string } = {},
+    options: { scheduled?: boolean; dueBy?: string } = {},
   ): Promise<EmailRecord | null> {
     const email = this.items.get(id);
     if (!email || !this.waiting.has(id) || email.canceledAt) return null;
-    if (options.dueAt !== undefined && email.scheduledAt !== options.dueAt) return null;
+    if (options.dueBy !== undefined && !(email.scheduledAt !== undefined && email.scheduledAt <= options.dueBy))
+      return null;
     const sentAt = options.scheduled === false ? email.sentAt : (email.sentAt ?? at);
     const started: EmailRecord = {
       ...email,

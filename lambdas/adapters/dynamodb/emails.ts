@@ -644,7 +644,7 @@ export class DynamoEmailRepository implements EmailRepository {
   async startSending(
     id: string,
     at: string,
-    options: { scheduled?: boolean; dueAt?: string } = {},
+    options: { scheduled?: boolean; dueBy?: string } = {},
   ): Promise<EmailRecord | null> {
     if (options.scheduled === false) {
       // A read (1 RRU) instead of a write (1 WRU): only a scheduled email can be cancelled.
@@ -663,8 +663,9 @@ export class DynamoEmailRepository implements EmailRepository {
           UpdateExpression: 'SET sentAt = if_not_exists(sentAt, :at)',
           ConditionExpression:
             'attribute_exists(scheduleShard) AND attribute_not_exists(canceledAt)' +
-            (options.dueAt !== undefined ? ' AND scheduledAt = :due' : ''),
-          ExpressionAttributeValues: { ':at': at, ...(options.dueAt !== undefined ? { ':due': options.dueAt } : {}) },
+            // ISO times in one format (toISOString) order as strings do.
+            (options.dueBy !== undefined ? ' AND scheduledAt <= :due' : ''),
+          ExpressionAttributeValues: { ':at': at, ...(options.dueBy !== undefined ? { ':due': options.dueBy } : {}) },
           ReturnValues: 'ALL_NEW',
         }),
       ),

@@ -134,14 +134,14 @@ export interface EmailRepository {
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
    * the email, or null when it is not waiting any more (every recipient settled, or cancelled). An email sent now
    * (`scheduled: false`; scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is
-   * read, strongly consistent, and nothing is written (no sentAt). `dueAt`: a scheduled email starts only if its
-   * scheduled_at is still this one (the worker read it and found it due), so a send time moved meanwhile
-   * (reschedule) is never sent at the old one.
+   * read, strongly consistent, and nothing is written (no sentAt). `dueBy` (ISO time): a scheduled email starts
+   * only if its stored scheduled_at is at or before it, decided by the write itself (never by an earlier read),
+   * so a send moved later (reschedule) is never sent at its old time and one moved earlier is sent at its new one.
    */
   startSending(
     id: string,
     at: string,
-    options?: { readonly scheduled?: boolean; readonly dueAt?: string },
+    options?: { readonly scheduled?: boolean; readonly dueBy?: string },
   ): Promise<EmailRecord | null>;
   /** Cancels a waiting email the send worker has not started on; null otherwise. */
   cancel(id: string, at: string): Promise<EmailRecord | null>;

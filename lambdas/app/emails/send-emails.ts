@@ -274,17 +274,18 @@ export async function sendQueuedEmail(
   emailId: string,
   options: { deadline?: number } = {},
 ): Promise<'sent' | 'skipped'> {
-  // Whether to start at all needs the email's item only; startSending reads it whole.
+  // Whether to start at all needs the email's item only; startSending reads it whole. This read may be stale
+  // (eventually consistent): it only decides what a stale value cannot get wrong (cancelled and batch are final;
+  // whether it was scheduled never changes). Whether it is due is decided by startSending's conditional write.
   const found = await deps.emails.get(emailId, { metadataOnly: true });
   if (!found || found.canceledAt) return 'skipped';
-  // A send time moved later (PATCH): this is the old firing; the new one is armed for the new time.
-  if (found.scheduledAt && Date.parse(found.scheduledAt) - deps.clock.now() > EARLY_FIRING_MS) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
-  // An email sent now cannot be cancelled: starting it needs no write. A scheduled one starts only if its time
-  // is still the one read above: a PATCH in between wins, and this firing is skipped.
+  // An email sent now cannot be cancelled: starting it needs no write. A scheduled one starts only if its stored
+  // time is due now: the old firing of a send moved later (PATCH) is skipped, and the firing of one moved earlier
+  // sends it even if the read above still showed the old time.
   const email = await deps.emails.startSending(emailId, new Date(deps.clock.now()).toISOString(), {
     scheduled: found.scheduledAt !== undefined,
-    ...(found.scheduledAt !== undefined ? { dueAt: found.scheduledAt } : {}),
+    ...(found.scheduledAt !== undefined ? { dueBy: new Date(deps.clock.now() + EARLY_FIRING_MS).toISOString() } : {}),
   });
   if (!email) return 'skipped';
   const all = recipients(email);

@@ -124,8 +124,8 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     // Act
     const moved = await repo().reschedule(email.id, later);
     const stored = await repo().get(email.id, { metadataOnly: true });
-    const oldFiring = await repo().startSending(email.id, iso(Date.now()), { dueAt: email.scheduledAt as string });
-    const newFiring = await repo().startSending(email.id, later, { dueAt: later });
+    const oldFiring = await repo().startSending(email.id, iso(Date.now()), { dueBy: email.scheduledAt as string });
+    const newFiring = await repo().startSending(email.id, later, { dueBy: later });
     const afterStart = await repo().reschedule(email.id, iso(Date.parse(later) + 1_000));
 
     // Assert
@@ -134,6 +134,22 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(oldFiring).toBeNull();
     expect(newFiring?.sentAt).toBe(later);
     expect(afterStart).toEqual({ kind: 'not_waiting' });
+  });
+
+  it('startSending() with dueBy goes by the stored time: a send moved earlier starts at its new time', async () => {
+    // Arrange: the worker read the old time (a stale read), but the write decides on the stored one.
+    const email = dueIn(86_400_000);
+    await repo().createMany([email]);
+    const soon = iso(Date.now() + 2_000);
+    await repo().reschedule(email.id, soon);
+
+    // Act
+    const early = await repo().startSending(email.id, iso(Date.now()), { dueBy: iso(Date.now()) });
+    const due = await repo().startSending(email.id, soon, { dueBy: iso(Date.parse(soon) + 1_000) });
+
+    // Assert
+    expect(early).toBeNull();
+    expect(due?.sentAt).toBe(soon);
   });
 
   it('reschedule() refuses a cancelled, an unscheduled and an unknown email: not_waiting', async () => {
@@ -173,7 +189,7 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
 
     // Act
     const [started, moved] = await Promise.all([
-      repo().startSending(email.id, iso(Date.now()), { dueAt: email.scheduledAt as string }),
+      repo().startSending(email.id, iso(Date.now()), { dueBy: email.scheduledAt as string }),
       repo().reschedule(email.id, iso(Date.now() + 600_000)),
     ]);
 
