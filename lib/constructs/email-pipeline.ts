@@ -340,7 +340,7 @@ export class EmailPipeline extends Construct {
   }
 
   /**
-   * Lets `fn` schedule and cancel sends: Create/DeleteSchedule on schedules of the sends group only, pass the
+   * Lets `fn` schedule, move and cancel sends: Create/Update/DeleteSchedule on schedules of the sends group only, pass the
    * send scheduler role to Scheduler only, and put sends due within a minute on the queue directly.
    */
   grantScheduling(fn: NodeFunction): void {
@@ -349,7 +349,7 @@ export class EmailPipeline extends Construct {
     allowSend(fn.role, this.sendsQueue);
     fn.role.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
         resources: [stack.formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${groupName}/*` })],
       }),
     );
@@ -365,7 +365,7 @@ export class EmailPipeline extends Construct {
       reason:
         'Send schedules are created at run time, one per scheduled email, named after the email id; the ' +
         'wildcard is the schedule name inside our own sends group, and the only actions are ' +
-        'scheduler:CreateSchedule and scheduler:DeleteSchedule.',
+        'scheduler:CreateSchedule, scheduler:UpdateSchedule and scheduler:DeleteSchedule.',
     });
   }
 }

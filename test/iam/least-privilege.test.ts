@@ -307,7 +307,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       body: { ...email, scheduled_at: later },
     });
     expectStatus(scheduled, [200, 201, 202], 'schedule email');
-    // Moving it: the schedule is deleted and made again at the new time (Delete/CreateSchedule, PassRole).
+    // Moving it: the schedule is updated in place to the new time (UpdateSchedule, PassRole).
     const moved = await call(`/emails/${scheduled.body.id}`, {
       method: 'PATCH',
       key: liveKey,

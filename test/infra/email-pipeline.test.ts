@@ -167,7 +167,7 @@ describe('send schedules', () => {
     expect(statements.filter((s) => actionsOf(s).some((a) => a.startsWith('scheduler:')))).toEqual([
       {
         Effect: 'Allow',
-        Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
         Resource: schedulesArn,
       },
     ]);

@@ -9,6 +9,7 @@ import {
   DeleteScheduleCommand,
   ResourceNotFoundException,
   SchedulerClient,
+  UpdateScheduleCommand,
   ValidationException,
 } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -56,6 +57,7 @@ beforeEach(() => {
   sqs.reset();
   scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
   scheduler.on(DeleteScheduleCommand).resolves({});
+  scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
   sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
 });
 
@@ -171,32 +173,64 @@ describe('cancel', () => {
 });
 
 describe('reschedule', () => {
-  it('deletes the schedule, then makes it again under its name at the new time, with a client token of its own', async () => {
+  const name = sendScheduleName(EMAIL_ID);
+  /** The whole definition at a time, as CreateSchedule and UpdateSchedule both take it. */
+  const definition = (expression: string, accountId?: string) => ({
+    Name: name,
+    GroupName: GROUP,
+    ScheduleExpression: expression,
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    ActionAfterCompletion: 'DELETE',
+    Target: {
+      Arn: QUEUE_ARN,
+      RoleArn: ROLE_ARN,
+      Input: JSON.stringify({ emailId: EMAIL_ID, ...(accountId ? { accountId } : {}) }),
+      DeadLetterConfig: { Arn: DLQ_ARN },
+      RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+    },
+  });
+
+  it('updates the schedule in place to the new time: one UpdateSchedule, nothing deleted or created', async () => {
     // Act
     await sends().reschedule(EMAIL_ID, NOW + 3 * 86_400_000, 'acct_1');
 
-    // Assert: delete first, then create, exactly these two calls.
-    const name = sendScheduleName(EMAIL_ID);
-    const calls = scheduler.calls().map((call) => call.args[0].constructor.name);
-    expect(calls).toEqual(['DeleteScheduleCommand', 'CreateScheduleCommand']);
-    expect(scheduler.commandCalls(DeleteScheduleCommand)[0]?.args[0].input).toEqual({ Name: name, GroupName: GROUP });
-    const created = scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input;
-    expect(created).toMatchObject({
-      Name: name,
-      GroupName: GROUP,
-      ScheduleExpression: 'at(2027-01-03T23:59:31)',
-      ScheduleExpressionTimezone: 'UTC',
-      FlexibleTimeWindow: { Mode: 'OFF' },
-      ActionAfterCompletion: 'DELETE',
-      Target: { Arn: QUEUE_ARN, RoleArn: ROLE_ARN, Input: JSON.stringify({ emailId: EMAIL_ID, accountId: 'acct_1' }) },
+    // Assert
+    expect(scheduler.calls().map((call) => call.args[0].constructor.name)).toEqual(['UpdateScheduleCommand']);
+    expect(scheduler.commandCalls(UpdateScheduleCommand)[0]?.args[0].input).toEqual({
+      ...definition('at(2027-01-03T23:59:31)', 'acct_1'),
+      Description: `Scheduled send of ${EMAIL_ID} (moved)`,
     });
-    expect(created?.ClientToken).not.toBe(name);
-    expect(created?.ClientToken).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
-    // Another new time, another token: Scheduler never mistakes a second move for the first.
-    scheduler.resetHistory();
-    await sends().reschedule(EMAIL_ID, NOW + 4 * 86_400_000, 'acct_1');
-    expect(scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input.ClientToken).not.toBe(created?.ClientToken);
     expect(sqs).not.toHaveReceivedCommand(SendMessageCommand);
+  });
+
+  it('a schedule that is gone (fired, or never made) is created, with a client token of its own each time', async () => {
+    scheduler.on(UpdateScheduleCommand).rejects(exception(ResourceNotFoundException));
+    await sends().reschedule(EMAIL_ID, NOW + 3_600_000);
+    await sends().reschedule(EMAIL_ID, NOW + 3_600_000);
+    const created = scheduler.commandCalls(CreateScheduleCommand).map((call) => call.args[0].input);
+    expect(created).toHaveLength(2);
+    expect(created[0]).toMatchObject(definition('at(2027-01-01T00:59:31)'));
+    const tokens = created.map((input) => input.ClientToken);
+    for (const token of tokens) expect(token).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(new Set([...tokens, name]).size).toBe(3);
+  });
+
+  it('a schedule created meanwhile by a concurrent move (ConflictException) is updated to this time', async () => {
+    scheduler
+      .on(UpdateScheduleCommand)
+      .rejectsOnce(exception(ResourceNotFoundException))
+      .resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
+    scheduler.on(CreateScheduleCommand).rejects(exception(ConflictException));
+    await sends().reschedule(EMAIL_ID, NOW + 3_600_000);
+    expect(scheduler.calls().map((call) => call.args[0].constructor.name)).toEqual([
+      'UpdateScheduleCommand',
+      'CreateScheduleCommand',
+      'UpdateScheduleCommand',
+    ]);
+    expect(scheduler.commandCalls(UpdateScheduleCommand)[1]?.args[0].input.ScheduleExpression).toBe(
+      'at(2027-01-01T00:59:31)',
+    );
   });
 
   it('moved within a minute: deletes the schedule (gone already is fine) and puts the send on the queue', async () => {
@@ -204,6 +238,7 @@ describe('reschedule', () => {
     await sends().reschedule(EMAIL_ID, NOW + 30_000);
     expect(scheduler).toHaveReceivedCommandTimes(DeleteScheduleCommand, 1);
     expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+    expect(scheduler).not.toHaveReceivedCommand(UpdateScheduleCommand);
     expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input).toMatchObject({
       QueueUrl: QUEUE_URL,
       MessageBody: JSON.stringify({ emailId: EMAIL_ID }),
@@ -211,10 +246,60 @@ describe('reschedule', () => {
     });
   });
 
-  it('a failing delete stops it before anything is armed (the API answers 5xx; the PATCH is retried)', async () => {
-    scheduler.on(DeleteScheduleCommand).rejects(exception(ValidationException));
+  it("a failing update is the caller's error (the API answers 5xx; the PATCH is retried)", async () => {
+    scheduler.on(UpdateScheduleCommand).rejects(exception(ValidationException));
     await expect(sends().reschedule(EMAIL_ID, NOW + 3_600_000)).rejects.toThrow(ValidationException);
     expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+  });
+});
+
+describe('reschedule against a model of Scheduler (a client token seen before creates nothing)', () => {
+  /** Schedules by name (their expression), and the client tokens Scheduler has answered. */
+  function model() {
+    const seen = new Set<string>();
+    const live = new Map<string, string>();
+    scheduler.on(CreateScheduleCommand).callsFake((input) => {
+      if (seen.has(input.ClientToken)) return { ScheduleArn: 'arn' }; // an idempotent replay: the earlier answer
+      seen.add(input.ClientToken);
+      if (live.has(input.Name)) throw exception(ConflictException);
+      live.set(input.Name, input.ScheduleExpression);
+      return { ScheduleArn: 'arn' };
+    });
+    scheduler.on(UpdateScheduleCommand).callsFake((input) => {
+      if (!live.has(input.Name)) throw exception(ResourceNotFoundException);
+      live.set(input.Name, input.ScheduleExpression);
+      return { ScheduleArn: 'arn' };
+    });
+    scheduler.on(DeleteScheduleCommand).callsFake((input) => {
+      if (!live.delete(input.Name)) throw exception(ResourceNotFoundException);
+      return {};
+    });
+    return live;
+  }
+  const A = NOW + 3_600_000;
+  const B = NOW + 7_200_000;
+
+  it('A -> B -> A: armed at A', async () => {
+    const live = model();
+    await sends().schedule(EMAIL_ID, NOW + 600_000);
+    for (const at of [A, B, A]) await sends().reschedule(EMAIL_ID, at);
+    expect([...live.entries()]).toEqual([[sendScheduleName(EMAIL_ID), 'at(2027-01-01T00:59:31)']]);
+  });
+
+  it('a retried PATCH (the same time again after a lost answer): armed at that time', async () => {
+    const live = model();
+    await sends().schedule(EMAIL_ID, NOW + 600_000);
+    await sends().reschedule(EMAIL_ID, A);
+    await sends().reschedule(EMAIL_ID, A);
+    expect([...live.entries()]).toEqual([[sendScheduleName(EMAIL_ID), 'at(2027-01-01T00:59:31)']]);
+  });
+
+  it('after the schedule fired and deleted itself, moved twice to the same time: armed', async () => {
+    const live = model();
+    await sends().reschedule(EMAIL_ID, A);
+    live.clear();
+    await sends().reschedule(EMAIL_ID, A);
+    expect(live.size).toBe(1);
   });
 });
 

@@ -2,8 +2,14 @@
 // delete the schedule. Scheduler fires within its minute, so callers send delays under a minute through SQS
 // DelaySeconds instead. The name doubles as the client token: asking twice for the same schedule (a retried
 // job, the reconciler) is refused by Scheduler and counts as done.
-import { createHash } from 'node:crypto';
-import { ConflictException, CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  ResourceNotFoundException,
+  type SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
 
 /** Below this, Scheduler's one-minute precision is worse than the delay itself. */
 export const SCHEDULER_MIN_DELAY_SECONDS = 60;
@@ -39,40 +45,71 @@ export interface OneShotTarget {
   readonly dlqArn: string;
 }
 
-export async function createOneShot(
-  target: OneShotTarget,
-  schedule: {
-    name: string;
-    description: string;
-    atMs: number;
-    input: string;
-    /** Defaults to the name; a schedule made again under its name (rescheduled) needs a token of its own. */
-    clientToken?: string;
-  },
-): Promise<void> {
+/** One schedule: its name and what it does at its time. */
+export interface OneShot {
+  name: string;
+  description: string;
+  atMs: number;
+  input: string;
+  /** Defaults to the name; a schedule made again under its name (rescheduled) needs a token of its own. */
+  clientToken?: string;
+}
+
+/** The whole definition, as CreateSchedule and UpdateSchedule both take it (Update replaces every field). */
+function definition(target: OneShotTarget, schedule: OneShot) {
+  return {
+    Name: schedule.name,
+    GroupName: target.groupName,
+    Description: schedule.description,
+    ScheduleExpression: atExpression(schedule.atMs),
+    ScheduleExpressionTimezone: 'UTC',
+    FlexibleTimeWindow: { Mode: 'OFF' as const },
+    ActionAfterCompletion: 'DELETE' as const,
+    Target: {
+      Arn: target.queueArn,
+      RoleArn: target.roleArn,
+      Input: schedule.input,
+      DeadLetterConfig: { Arn: target.dlqArn },
+      RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
+    },
+  };
+}
+
+export async function createOneShot(target: OneShotTarget, schedule: OneShot): Promise<void> {
   try {
     await target.scheduler.send(
       new CreateScheduleCommand({
-        Name: schedule.name,
+        ...definition(target, schedule),
         ClientToken: schedule.clientToken ?? schedule.name,
-        GroupName: target.groupName,
-        Description: schedule.description,
-        ScheduleExpression: atExpression(schedule.atMs),
-        ScheduleExpressionTimezone: 'UTC',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        ActionAfterCompletion: 'DELETE',
-        Target: {
-          Arn: target.queueArn,
-          RoleArn: target.roleArn,
-          Input: schedule.input,
-          DeadLetterConfig: { Arn: target.dlqArn },
-          RetryPolicy: { ...SCHEDULE_RETRY_POLICY },
-        },
       }),
     );
   } catch (error) {
     // The schedule exists: asked for before. The first one stands.
     if (error instanceof ConflictException) return;
     throw error;
+  }
+}
+
+/**
+ * Moves a schedule to a new time (and input) in place: UpdateSchedule, whose client token the SDK makes fresh
+ * for each call, so a move back to an earlier time, or a retried move, is never taken for one already answered.
+ * A schedule that is gone (it fired and deleted itself, or never existed) is created, with a fresh token too;
+ * one created meanwhile by a concurrent move (ConflictException) is updated to this time after all.
+ */
+export async function moveOneShot(target: OneShotTarget, schedule: Omit<OneShot, 'clientToken'>): Promise<void> {
+  const update = () => target.scheduler.send(new UpdateScheduleCommand(definition(target, schedule)));
+  try {
+    await update();
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  try {
+    await target.scheduler.send(
+      new CreateScheduleCommand({ ...definition(target, schedule), ClientToken: randomUUID() }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConflictException)) throw error;
+    await update();
   }
 }

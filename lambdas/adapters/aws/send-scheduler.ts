@@ -1,14 +1,14 @@
 // Scheduled sends on AWS (DESIGN §6): an email due in under a minute goes onto the sends queue with SQS
 // DelaySeconds (exact to the second); a later one becomes a one-shot EventBridge Scheduler schedule in the
 // sends group that puts {emailId} on the same queue at its time, then deletes itself. Cancelling deletes the
-// schedule; a send that fires anyway finds the email cancelled and is skipped by the worker. Rescheduling deletes
-// the schedule and makes it again at the new time (same name, a new client token); a send already on the queue
-// (due within a minute) cannot be taken back, and the worker skips it: the email is not due then.
+// schedule; a send that fires anyway finds the email cancelled and is skipped by the worker. Rescheduling updates
+// the schedule in place (UpdateSchedule; created if gone); a send already on the queue (due within a minute)
+// cannot be taken back, and the worker skips it: the email is not due then.
 import { DeleteScheduleCommand, ResourceNotFoundException, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SendScheduler } from '../../app/emails/ports';
 import { encodeSend } from '../../handlers/queue/send-worker';
-import { createOneShot, SCHEDULER_MIN_DELAY_SECONDS, safeScheduleName } from './one-shot';
+import { createOneShot, moveOneShot, SCHEDULER_MIN_DELAY_SECONDS, safeScheduleName } from './one-shot';
 import { SQS_MAX_DELAY_SECONDS, sqsDelaySeconds } from './sqs';
 
 /**
@@ -74,22 +74,22 @@ export class AwsSendScheduler implements SendScheduler {
   }
 
   /**
-   * The old schedule goes (the name is the email's), then the send is armed at the new time. Its client token
-   * names the time: Scheduler takes a token it has seen as the request it already answered, so reusing the
-   * first one could silently keep nothing. A failure in between leaves the email unarmed but stored with its new
-   * time: the API answers 5xx (the caller retries the PATCH), and the reconciler re-queues it once overdue.
+   * Due from a minute on: the schedule is updated in place to the new time (created if it is gone; see
+   * moveOneShot), never deleted and made again under a token derived from the time, which Scheduler would take
+   * for a request already answered after a move back (A→B→A) or a retried PATCH, leaving nothing armed. Due
+   * within a minute: the schedule goes and the send is put on the queue with its delay. A failure leaves the
+   * email stored with its new time: the API answers 5xx (the caller retries), and the reconciler re-queues it
+   * once overdue.
    */
   async reschedule(emailId: string, atMs: number, accountId?: string): Promise<void> {
-    await this.cancel(emailId);
     const delaySeconds = (atMs - this.options.now()) / 1000;
     if (delaySeconds < SCHEDULER_MIN_DELAY_SECONDS) {
+      await this.cancel(emailId);
       await this.options.queue.send(emailId, delaySeconds, accountId);
       return;
     }
-    const name = sendScheduleName(emailId);
-    await createOneShot(this.options, {
-      name,
-      clientToken: safeScheduleName(`${name}-at-${Math.ceil(atMs / 1000).toString(36)}`, 'send-at-'),
+    await moveOneShot(this.options, {
+      name: sendScheduleName(emailId),
       description: `Scheduled send of ${emailId} (moved)`,
       atMs,
       input: encodeSend(emailId, accountId),

@@ -181,6 +181,20 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
       messages.push({ queueArn: input.Target.Arn, body: String(input.Target.Input ?? '') });
       return { json: { ScheduleArn: resource } };
     }
+    if (req.method === 'PUT') {
+      // UpdateSchedule (a send moved): the whole definition again, the role passed again.
+      const input = JSON.parse(body) as { GroupName?: string; Target: { RoleArn: string } };
+      const resource = arn('scheduler', `schedule/${input.GroupName ?? 'default'}/${name}`);
+      record({ caller, operation: 'UpdateSchedule', action: 'scheduler:UpdateSchedule', resource });
+      record({
+        caller,
+        operation: 'UpdateSchedule',
+        action: 'iam:PassRole',
+        resource: input.Target.RoleArn,
+        context: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+      });
+      return { json: { ScheduleArn: resource } };
+    }
     if (req.method === 'DELETE') {
       const group = url.searchParams.get('groupName') ?? 'default';
       const resource = arn('scheduler', `schedule/${group}/${name}`);
