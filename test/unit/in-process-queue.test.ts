@@ -2,8 +2,13 @@
 // source gives our handlers — batches, concurrent pollers, per-message delays, the visibility timeout and
 // partial batch failures, redrive to the dead letters — plus idle()/settled()/stop() and the request counts
 // the benchmarks' cost model reads. Real timers, but only tens of milliseconds.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { QueueJournal } from '../../lambdas/adapters/in-process/journal';
 import { InProcessQueue, type QueueOptions } from '../../lambdas/adapters/in-process/queue';
 
 const OPTIONS: QueueOptions = { batchSize: 10, visibilityTimeoutMs: 40, maxReceiveCount: 3, concurrency: 2 };
@@ -548,27 +553,68 @@ describe('fair groups and one pending message per key', () => {
     expect(blocking.seen().sort()).toEqual(['x:e1', 'x:e3', 'y:e3', 'z:e1']);
   });
 
-  it('with replace, a later send of a key still goes and becomes its pending one (a send time moved later)', async () => {
+  it('with replace, a send of a key drops its pending message (delayed or ready) and takes its place', async () => {
     // Arrange
     const keyOf = (body: string) => body.split(':')[1];
     const queue = newQueue({ batchSize: 1, concurrency: 1, dedupeKey: keyOf });
     const seen: string[] = [];
+
+    // Act: e1 due in 50 ms, moved to 150 ms, then back to 100 ms; a plain send at 200 ms is redundant; e2 is
+    // ready (no consumer yet) and moved to 120 ms.
+    queue.send(['old:e1'], 0.05);
+    queue.send(['moved:e1'], 0.15, { replace: true });
+    queue.send(['back:e1'], 0.1, { replace: true });
+    queue.send(['late:e1'], 0.2);
+    queue.send(['ready:e2']);
+    queue.send(['moved:e2'], 0.12, { replace: true });
+    const depth = queue.depth;
     queue.consume(async (event) => {
       for (const record of event.Records) seen.push(record.body);
       return { batchItemFailures: [] };
     });
-
-    // Act: e1 due in 50 ms, then moved to 150 ms; a plain send at 200 ms is redundant behind the moved one.
-    queue.send(['old:e1'], 0.05);
-    queue.send(['moved:e1'], 0.15, { replace: true });
-    queue.send(['late:e1'], 0.2);
-    await sleep(100);
+    await sleep(70);
     const early = [...seen];
-    await until(() => seen.length === 2);
-    await sleep(150);
+    await queue.idle();
+    await sleep(120);
+
+    // Assert: one message a key, the last one; nothing fired at the times it replaced.
+    expect(depth).toBe(2);
+    expect(early).toEqual([]);
+    expect(seen).toEqual(['back:e1', 'moved:e2']);
+  });
+
+  it('with replace, a message in flight is not taken back (its handler runs); the new one still goes', async () => {
+    const keyOf = (body: string) => body.split(':')[1];
+    const queue = newQueue({ batchSize: 1, concurrency: 1, dedupeKey: keyOf });
+    const blocking = blockingHandler();
+    queue.send(['first:e1']);
+    queue.consume(blocking.handler);
+    await until(() => blocking.active() === 1);
+    queue.send(['moved:e1'], 0.02, { replace: true });
+    const done = queue.idle();
+    while (queue.depth > 0) {
+      blocking.releaseAll();
+      await sleep(2);
+    }
+    await done;
+    expect(blocking.seen()).toEqual(['first:e1', 'moved:e1']);
+  });
+
+  it('with replace and a journal, the dropped message is acked on disk: a restart holds the new one only', async () => {
+    // Arrange
+    const dir = mkdtempSync(join(tmpdir(), 'sf-queue-replace-'));
+    const path = join(dir, 'sends.journal');
+    const keyOf = (body: string) => body.split(':')[1];
+    const queue = new InProcessQueue('sends', { ...OPTIONS, dedupeKey: keyOf, journal: QueueJournal.open(path) });
+
+    // Act: a send moved three times, then a stop (nothing consumed).
+    queue.send(['a:e1'], 60);
+    for (const [i, delay] of [120, 30, 90].entries()) queue.send([`move${i}:e1`], delay, { replace: true });
+    await queue.stop();
+    const reopened = QueueJournal.open(path);
 
     // Assert
-    expect(early).toEqual(['old:e1']);
-    expect(seen).toEqual(['old:e1', 'moved:e1']);
+    expect(reopened.messages().map((m) => m.body)).toEqual(['move2:e1']);
+    reopened.close();
   });
 });

@@ -6,7 +6,7 @@
 // Ready messages are handed out round-robin across groups (`groupOf`, as SQS fair queues use MessageGroupId), so
 // one tenant's burst does not hold back another's, and `reservedBatches` more pollers serve only groups with
 // nothing in flight, so a tenant whose work holds every poller does not make another wait for one to end;
-// `dedupeKey` keeps one pending message per key.
+// `dedupeKey` keeps one pending message per key (a `replace` send drops the one it replaces).
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { JournalMessage, QueueJournal } from './journal';
@@ -67,6 +67,8 @@ export class InProcessQueue {
   /** The pending message of each dedupe key (the one that becomes visible first). */
   private readonly pendingByKey = new Map<string, Message>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The timer of each delayed message. */
+  private readonly timerOf = new Map<Message, NodeJS.Timeout>();
   private handler: QueueHandler | undefined;
   /** Messages in flight, and the batches they are in (concurrency bounds batches, as Lambda pollers). */
   private running = 0;
@@ -93,20 +95,24 @@ export class InProcessQueue {
 
   /**
    * SendMessageBatch: up to 10 bodies a request; `delaySeconds` may be fractional locally. `replace`: each
-   * message becomes its key's pending one even if one pending becomes visible sooner (a send moved later: the
-   * earlier message still comes, and its handler must find it early and skip it).
+   * message becomes its key's pending one, and the one it replaces is dropped (its timer cleared, acked in the
+   * journal after the new one is written, so a crash in between keeps both, never neither): a send moved (PATCH)
+   * leaves one message and one timer, however often it moves. A message already in flight is not taken back.
    */
   send(bodies: readonly string[], delaySeconds = 0, options: { replace?: boolean } = {}): void {
     if (this.stopped) throw new Error(`queue ${this.name} is stopped`);
     const now = Date.now();
     const visibleAt = now + Math.max(0, delaySeconds) * 1000;
+    const replaced: Message[] = [];
     const messages = bodies
       .map((body) => ({ id: randomUUID(), body, sentAt: now, receiveCount: 0, visibleAt }))
-      .filter((message) => this.holdKey(message, options.replace === true));
+      .filter((message) => this.holdKey(message, options.replace === true, replaced));
     if (messages.length === 0) return;
     this.stats.sendRequests += Math.ceil(messages.length / 10);
     this.stats.messagesSent += messages.length;
     this.options.journal?.sent(messages);
+    const dropped = replaced.filter((message) => this.unqueue(message));
+    if (dropped.length) this.options.journal?.acked(dropped.map((message) => message.id));
     for (const message of messages) this.enqueue(message);
     this.pump();
   }
@@ -146,6 +152,7 @@ export class InProcessQueue {
     this.draining = true;
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+    this.timerOf.clear();
     this.waiting = 0;
     const deadline = Date.now() + waitMs;
     while (this.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -172,21 +179,39 @@ export class InProcessQueue {
       return;
     }
     this.waiting += 1;
-    this.later(message.visibleAt, () => {
+    this.later(
+      message.visibleAt,
+      () => {
+        this.waiting -= 1;
+        this.ready.push(group, message);
+      },
+      message,
+    );
+  }
+
+  /** Takes a message that is delayed or ready out of the queue (false: it is in flight, or gone already). */
+  private unqueue(message: Message): boolean {
+    const timer = this.timerOf.get(message);
+    if (timer) {
+      clearTimeout(timer);
+      this.timers.delete(timer);
+      this.timerOf.delete(message);
       this.waiting -= 1;
-      this.ready.push(group, message);
-    });
+      return true;
+    }
+    return this.ready.remove(this.groupOfMessage.get(message) ?? '', message);
   }
 
   /**
    * Notes the message as its key's pending one; false when an already pending message of that key becomes
    * visible no later (this one is redundant). Messages without a key always pass.
    */
-  private holdKey(message: Message, replace = false): boolean {
+  private holdKey(message: Message, replace = false, replaced: Message[] = []): boolean {
     const key = this.options.dedupeKey?.(message.body);
     if (key === undefined) return true;
     const held = this.pendingByKey.get(key);
     if (held && held.visibleAt <= message.visibleAt && !replace) return false;
+    if (held && replace) replaced.push(held);
     this.pendingByKey.set(key, message);
     return true;
   }
@@ -287,19 +312,24 @@ export class InProcessQueue {
     };
   }
 
-  /** Runs `run` at epoch ms `at` (in steps of at most MAX_TIMER_MS), unless the queue stops first. */
-  private later(at: number, run: () => void): void {
+  /**
+   * Runs `run` at epoch ms `at` (in steps of at most MAX_TIMER_MS), unless the queue stops first. `owner`: the
+   * delayed message, whose timer is then known (a replaced message's is cleared).
+   */
+  private later(at: number, run: () => void, owner?: Message): void {
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
+        if (owner) this.timerOf.delete(owner);
         if (this.draining) return;
-        if (Date.now() < at) return this.later(at, run);
+        if (Date.now() < at) return this.later(at, run, owner);
         run();
         this.pump();
       },
       Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
     );
     this.timers.add(timer);
+    if (owner) this.timerOf.set(owner, timer);
   }
 }
 
@@ -314,6 +344,17 @@ class ReadyByGroup {
     if (queue) queue.push(message);
     else this.groups.set(group, [message]);
     this.length += 1;
+  }
+
+  /** Takes `message` out if it is still ready; false otherwise. */
+  remove(group: string, message: Message): boolean {
+    const queue = this.groups.get(group);
+    const at = queue?.indexOf(message) ?? -1;
+    if (!queue || at < 0) return false;
+    queue.splice(at, 1);
+    this.length -= 1;
+    if (queue.length === 0) this.groups.delete(group);
+    return true;
   }
 
   /** Up to `count` messages, one a group in turn; only from groups `eligible` admits when it is given. */
