@@ -159,8 +159,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       sendScheduler: {
         schedule: async (emailId, at, accountId) =>
           local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000),
-        // A second timer at the new time (replacing the pending one for the queue's dedupe); the old one, when it
-        // fires, finds the email not due and is skipped.
+        // The timer moves: the pending message is replaced (dropped, timer and journal line too). One already in
+        // flight still runs, and the send worker finds the email not due and skips it.
         reschedule: async (emailId, at, accountId) =>
           local.sends.send([encodeSend(emailId, accountId)], Math.max(0, at - Date.now()) / 1000, { replace: true }),
         cancel: async () => {},
