@@ -324,6 +324,12 @@ const emailId = z.strictObject({ id: z.string() });
 
 /** What Resend's update and cancel answer, and all a key that cannot read emails is told of one it acted on. */
 const emailRefSchema = named('EmailRef', z.strictObject({ object: z.literal('email'), id: z.string() }));
+/** The answer of update and cancel: the whole email to a key with email:read, else the reference alone. */
+const emailActedOnSchema = named(
+  'EmailActedOn',
+  z.union([emailSchema, emailRefSchema]),
+  'The whole Email to a key with email:read; only the EmailRef to a key without it (a sending key).',
+);
 
 const responses = {
   sendEmail: success(200, named('EmailAccepted', emailId), 'Accepted: the id of the email'),
@@ -336,12 +342,12 @@ const responses = {
   listEmails: success(200, emailList, 'A page of emails, newest first'),
   cancelEmail: success(
     200,
-    z.union([emailSchema, emailRefSchema]),
+    emailActedOnSchema,
     'The email, canceled (only `{object, id}` to a key without email:read)',
   ),
   updateEmail: success(
     200,
-    z.union([emailSchema, emailRefSchema]),
+    emailActedOnSchema,
     'The email, with its new scheduled_at (only `{object, id}` to a key without email:read)',
   ),
   listEmailAttachments: success(200, attachmentList, "The email's attachments, each with a download link"),
