@@ -11,6 +11,9 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 /** How long the delivery worker keeps a webhook it read on AWS (SF_WEBHOOK_CACHE_SECONDS' default). */
 export const DEFAULT_WEBHOOK_CACHE_SECONDS = 1;
 
+/** The local inbound SMTP server's port unless SF_SMTP_PORT says otherwise (25 needs root). */
+export const DEFAULT_SMTP_PORT = 2525;
+
 const schema = z.object({
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   SF_MAX_BODY_BYTES: positiveInt.max(10 * 1024 * 1024).default(1024 * 1024),
@@ -29,6 +32,11 @@ const schema = z.object({
   /** Local runtime only. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   SF_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Local runtime: the inbound SMTP server's port (docs/inbound.md), on SF_HOST. 0 picks a free port. Unset:
+   * 2525, or a free port when PORT is 0 (a test or a second runtime asking for free ports gets both).
+   */
+  SF_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
   /** Local runtime: seconds a start waits for the data directory's lock (a previous Sendflow still stopping). */
@@ -115,6 +123,8 @@ export interface Config {
   readonly metricsService: string | null;
   readonly port: number;
   readonly host: string;
+  /** The local inbound SMTP server's port (SF_SMTP_PORT); 0 picks a free one. */
+  readonly smtpPort: number;
   /** A directory, or `:memory:` for an ephemeral store. */
   readonly dataDir: string;
   /** How long a start waits for the data directory's lock held by another process (SF_DATA_DIR_WAIT_SECONDS). */
@@ -192,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     metricsService: c.SF_METRICS ? c.SF_METRICS_SERVICE : null,
     port: c.PORT,
     host: c.SF_HOST,
+    smtpPort: c.SF_SMTP_PORT ?? (c.PORT === 0 ? 0 : DEFAULT_SMTP_PORT),
     dataDir: c.SF_DATA_DIR,
     dataDirWaitSeconds: c.SF_DATA_DIR_WAIT_SECONDS,
     seed: c.SF_SEED,

@@ -161,6 +161,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         arn: local.slowDeliveries.arn,
       },
       deliveryDlqArns: [local.deliveriesDlq.arn],
+      // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
+      receivingMx: config.host,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
