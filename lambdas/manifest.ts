@@ -487,6 +487,18 @@ export const tables = {
    * event's cursor), all expiring (adapters/dynamodb/listen-sessions.ts): disposable.
    */
   listenSessions: { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt', retain: false },
+  /**
+   * Received (inbound) emails by tenant, newest first by id (time-ordered), one small item each (addresses,
+   * subject, attachment metadata; the raw message, body and attachments are files); email.received waits in its
+   * outbox. Kept for the email retention (SF_EMAIL_RETENTION_DAYS).
+   */
+  inboundEmails: {
+    partitionKey: 'tenant',
+    sortKey: 'id',
+    ttlAttribute: 'expiresAt',
+    indexes: [outboxIndex],
+    retain: true,
+  },
   /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
   apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;

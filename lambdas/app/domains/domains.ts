@@ -181,7 +181,10 @@ export async function updateDomainCapabilities(
  * never receive (they prove nothing in DNS, and any number of accounts may add the same test-mode name).
  * Two reads by key, whatever the number of accounts and domains.
  */
-export async function receivingDomain(deps: Pick<DomainDeps, 'domains'>, name: string): Promise<Domain | null> {
+export async function receivingDomain(
+  deps: { readonly domains: Pick<DomainRepository, 'nameHolder' | 'get'> },
+  name: string,
+): Promise<Domain | null> {
   const lower = name.toLowerCase();
   const accountId = await deps.domains.nameHolder(lower);
   if (!accountId) return null;
