@@ -1,9 +1,9 @@
-// Signed tokens for public links (one-click unsubscribe, contact confirmation): a base64url JSON payload
+// Signed tokens for public links (one-click unsubscribe, contact confirmation, local file downloads): a base64url JSON payload
 // and an HMAC-SHA256 over the token kind and that payload. Unguessable without the secret; a forged,
 // altered or malformed token verifies as null.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type TokenKind = 'unsubscribe' | 'confirm';
+export type TokenKind = 'unsubscribe' | 'confirm' | 'download';
 
 export function signToken(kind: TokenKind, payload: Record<string, string>, secret: string): string {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url');

@@ -16,6 +16,7 @@ import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
+import type { FileStore } from '../app/files/ports';
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
@@ -63,6 +64,11 @@ export interface RuntimeAdapters {
   readonly telemetry?: Telemetry;
   /** Where email bodies are written once and read: S3 on AWS, the data directory locally (emailParts if absent). */
   readonly emailBodies?: EmailBodyStore;
+  /**
+   * Files kept by key with an expiry and download links (attachments, received messages): S3 on AWS, the data
+   * directory locally. Absent: a store that refuses every call (a function that keeps no files).
+   */
+  readonly files?: FileStore;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
   /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
@@ -126,6 +132,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,
     links: adapters.links,
+    files: adapters.files ?? unavailableFiles(),
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.
@@ -176,6 +183,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** The file store of a runtime that wires none: any use is a wiring bug, reported as such. */
+function unavailableFiles(): FileStore {
+  const refuse = () => Promise.reject(new Error('No file store is wired into this function (see runtime/).'));
+  return { put: refuse, get: refuse, downloadUrl: refuse };
+}
 
 /** Whether a record comes from one of the deliveries DLQs (its event source mapping's queue). */
 function deadLetterSources(arns: readonly string[]): (record: SQSRecord) => boolean {

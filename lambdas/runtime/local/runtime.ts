@@ -15,6 +15,7 @@ import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
+import { localFileStore } from '../../adapters/local/file-store';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import type { EmailBodyStore } from '../../app/emails/ports';
@@ -42,6 +43,7 @@ import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
+import { createDownloadRoute } from './file-downloads';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
 
@@ -138,15 +140,20 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     });
     // Suppressions stored under one key per tenant by earlier versions move to their shard, once.
     await upgradeSuppressions(documentClient(client), config.tables.suppressions);
+    const links = { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl };
+    // Files (attachments) in the data directory beside the bodies, as S3 holds them on AWS; its download links
+    // are served below, as S3 serves presigned URLs.
+    const files = localFileStore(config.dataDir, links, () => (options.clock ?? Date).now());
     const services = createServices(config, client, logger, {
       emailBodies,
+      files,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
       retries: { schedule: async (job, delay) => local.deliveries.send([encodeJob(job)], delay) },
       events: { publish: async (events, delay) => local.events.send(events.map(encodeEvent), delay) },
       // A cancelled email's timer may still fire: the send worker finds it cancelled and skips it.
-      links: { secret: () => Promise.resolve(secret), baseUrl: () => baseUrl },
+      links,
       authorizerCache: { flush: async () => authorizerCache.flush() },
       sendScheduler: {
         schedule: async (emailId, at, accountId) =>
@@ -209,8 +216,24 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       adminToken,
       accountSlots,
     });
+    const downloads = createDownloadRoute({
+      files,
+      secret: links.secret,
+      now: () => services.clock.now(),
+      stagePrefix: `/${STAGE}`,
+    });
     server = createGatewayServer(async (req, res) => {
-      if (!closing) return gateway(req, res);
+      if (!closing) {
+        try {
+          if (await downloads(req, res)) return;
+        } catch (error) {
+          logger.error('download failed', error as Error);
+          if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+          res.end(JSON.stringify({ error: 'Internal server error.', status: 500, code: 'internal_error' }));
+          return;
+        }
+        return gateway(req, res);
+      }
       // Stopping: a request that arrives on a kept-alive connection is refused at once, and the connection closed.
       res.shouldKeepAlive = false;
       res

@@ -1,8 +1,10 @@
 // The email bodies plug (the API writes and reads bodies, the send worker reads them): small bodies in the
 // emailParts table, larger ones in the stack's bucket (adapters/tiered-email-bodies.ts says where the line is
-// and why). Only the S3 client, with the bodies' own bounded timeouts.
+// and why); and the file store (attachments) in the same bucket, under the same emails/<id>/ prefix, so the
+// functions' existing grants on that prefix cover it. Only the S3 client, with the bodies' own bounded timeouts.
 import { S3Client } from '@aws-sdk/client-s3';
 import { S3EmailBodyStore } from '../../../adapters/aws/s3-email-bodies';
+import { S3FileStore } from '../../../adapters/aws/s3-files';
 import { DynamoEmailBodyStore } from '../../../adapters/dynamodb/email-bodies';
 import { TieredEmailBodyStore } from '../../../adapters/tiered-email-bodies';
 import { documentClient } from '../../document-client';
@@ -18,6 +20,10 @@ export const emailBodies: AwsPlug = {
       now,
       retentionSeconds: config.emailRetentionSeconds,
     });
-    return { emailBodies: new TieredEmailBodyStore(inline, large) };
+    const files = new S3FileStore(s3, String(wiring.emailBodiesBucket), {
+      now,
+      retentionSeconds: config.emailRetentionSeconds,
+    });
+    return { emailBodies: new TieredEmailBodyStore(inline, large), files };
   },
 };

@@ -1,0 +1,89 @@
+// The file store on S3 (AWS): one object per key in the stack's bucket (beside the email bodies, under the same
+// `emails/<emailId>/` prefix for attachments), its expiry in the object's metadata so reads skip an expired file
+// before the lifecycle deletes it, and download links as presigned GETs that set the download's name and type.
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  type DownloadLink,
+  type DownloadOptions,
+  downloadSeconds,
+  type FileStore,
+  InvalidFileKeyError,
+  isFileKey,
+  type PutFileOptions,
+  type StoredFile,
+} from '../../app/files/ports';
+import { contentDisposition } from '../../domain/content-disposition';
+import { EXPIRY_RETENTION, EXPIRY_TAG } from './s3-email-bodies';
+
+/** The object metadata key holding the expiry (epoch seconds); S3 sends it as `x-amz-meta-expires-at`. */
+export const EXPIRES_AT_METADATA = 'expires-at';
+
+export interface S3FileStoreOptions {
+  readonly now?: () => number;
+  /** As the body store's: a file expiring within the retention from now is tagged for the lifecycle's short rule. */
+  readonly retentionSeconds?: number;
+}
+
+export class S3FileStore implements FileStore {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    private readonly options: S3FileStoreOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void> {
+    if (!isFileKey(key)) throw new InvalidFileKeyError(key);
+    const retention = this.options.retentionSeconds;
+    const horizon = retention === undefined ? -1 : Math.floor(this.now() / 1000) + retention;
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: options.contentType,
+        Metadata: { [EXPIRES_AT_METADATA]: String(options.expiresAt) },
+        ...(options.expiresAt <= horizon ? { Tagging: `${EXPIRY_TAG}=${EXPIRY_RETENTION}` } : {}),
+      }),
+    );
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    if (!isFileKey(key)) return null;
+    try {
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const expiresAt = Number(object.Metadata?.[EXPIRES_AT_METADATA]);
+      if (!object.Body || !Number.isFinite(expiresAt) || expiresAt * 1000 <= this.now()) return null;
+      return {
+        bytes: await object.Body.transformToByteArray(),
+        contentType: object.ContentType ?? 'application/octet-stream',
+        expiresAt,
+      };
+    } catch (error) {
+      if (error instanceof NoSuchKey) return null;
+      throw error;
+    }
+  }
+
+  async downloadUrl(key: string, options: DownloadOptions): Promise<DownloadLink> {
+    if (!isFileKey(key)) throw new InvalidFileKeyError(key);
+    const seconds = downloadSeconds(options);
+    // Signed now: the link is good for `seconds` from this instant (and no longer than the role's session).
+    const signedAt = this.now();
+    const url = await getSignedUrl(
+      this.client,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        ResponseContentDisposition: contentDisposition(options.filename),
+        ResponseContentType: options.contentType,
+      }),
+      { expiresIn: seconds, signingDate: new Date(signedAt) },
+    );
+    return { url, expires_at: new Date(Math.floor(signedAt / 1000) * 1000 + seconds * 1000).toISOString() };
+  }
+}

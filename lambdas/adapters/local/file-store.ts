@@ -1,0 +1,135 @@
+// Files in the local runtime, standing in for S3: each file an owner-only file under the data directory at its
+// key (`<dataDir>/emails/<id>/attachments/<aid>`, the object key on AWS) with a sidecar `.<name>.meta` holding its
+// content type and expiry; with SF_DATA_DIR=:memory: a map. Download links stand in for S3's presigned URLs:
+// `<base>/files/<token>`, a signed token (domain/tokens.ts, kind `download`) naming the key, the download's
+// name and type and its expiry, served by the runtime (file-downloads.ts).
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import * as z from 'zod';
+import type { LinkSigner } from '../../app/emails/ports';
+import {
+  type DownloadLink,
+  type DownloadOptions,
+  downloadSeconds,
+  type FileStore,
+  InvalidFileKeyError,
+  isFileKey,
+  type PutFileOptions,
+  type StoredFile,
+} from '../../app/files/ports';
+import { signToken, verifyToken } from '../../domain/tokens';
+
+/** Where the runtime serves download links, below its base URL (which includes /v1). */
+export const DOWNLOAD_PATH = '/files/';
+
+const meta = z.object({ contentType: z.string(), expiresAt: z.number() });
+
+/** What a verified download token names. */
+export interface DownloadGrant {
+  readonly key: string;
+  readonly filename: string;
+  readonly contentType: string;
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+}
+
+/** Signs download links for a local store (both local stores share it). */
+abstract class SignedLinks {
+  constructor(
+    protected readonly links: LinkSigner,
+    protected readonly now: () => number,
+  ) {}
+
+  async downloadUrl(key: string, options: DownloadOptions): Promise<DownloadLink> {
+    if (!isFileKey(key)) throw new InvalidFileKeyError(key);
+    const expiresAt = Math.floor(this.now() / 1000) + downloadSeconds(options);
+    const token = signToken(
+      'download',
+      { k: key, n: options.filename, t: options.contentType, e: String(expiresAt) },
+      await this.links.secret(),
+    );
+    return {
+      url: `${this.links.baseUrl()}${DOWNLOAD_PATH}${token}`,
+      expires_at: new Date(expiresAt * 1000).toISOString(),
+    };
+  }
+}
+
+/** The token's grant, or null for a forged, altered or malformed one (expiry is the caller's to judge). */
+export function readDownloadToken(token: string, secret: string): DownloadGrant | null {
+  const payload = verifyToken('download', token, secret);
+  const expiresAt = Number(payload?.e);
+  if (!payload?.k || !isFileKey(payload.k) || payload.n === undefined || payload.t === undefined) return null;
+  if (!Number.isSafeInteger(expiresAt)) return null;
+  return { key: payload.k, filename: payload.n, contentType: payload.t, expiresAt };
+}
+
+export class DiskFileStore extends SignedLinks implements FileStore {
+  constructor(
+    private readonly dataDir: string,
+    links: LinkSigner,
+    now: () => number = Date.now,
+  ) {
+    super(links, now);
+  }
+
+  private paths(key: string): { data: string; meta: string } {
+    if (!isFileKey(key)) throw new InvalidFileKeyError(key);
+    const data = join(this.dataDir, key);
+    return { data, meta: join(dirname(data), `.${basename(data)}.meta`) };
+  }
+
+  async put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void> {
+    const { data, meta: metaPath } = this.paths(key);
+    await mkdir(dirname(data), { recursive: true, mode: 0o700 });
+    // The bytes land whole (a temporary file renamed) before the sidecar that makes them readable.
+    const partial = join(dirname(data), `.${basename(data)}.partial`);
+    await writeFile(partial, bytes, { mode: 0o600 });
+    await rename(partial, data);
+    const stored = { contentType: options.contentType, expiresAt: options.expiresAt };
+    await writeFile(metaPath, JSON.stringify(stored), { mode: 0o600 });
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    if (!isFileKey(key)) return null;
+    const { data, meta: metaPath } = this.paths(key);
+    try {
+      const parsed = meta.safeParse(JSON.parse(await readFile(metaPath, 'utf8')));
+      if (!parsed.success || parsed.data.expiresAt * 1000 <= this.now()) return null;
+      return { bytes: new Uint8Array(await readFile(data)), ...parsed.data };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return null;
+      throw error;
+    }
+  }
+}
+
+/** SF_DATA_DIR=:memory: keeps files as long as the process; also the fake the tests wire. */
+export class MemoryFileStore extends SignedLinks implements FileStore {
+  private readonly files = new Map<string, StoredFile>();
+
+  async put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void> {
+    if (!isFileKey(key)) throw new InvalidFileKeyError(key);
+    this.files.set(key, {
+      bytes: Uint8Array.from(bytes),
+      contentType: options.contentType,
+      expiresAt: options.expiresAt,
+    });
+  }
+
+  async get(key: string): Promise<StoredFile | null> {
+    const file = this.files.get(key);
+    if (!file || file.expiresAt * 1000 <= this.now()) return null;
+    return { ...file, bytes: Uint8Array.from(file.bytes) };
+  }
+
+  /** Files stored (for tests: nothing is stored twice). */
+  get size(): number {
+    return this.files.size;
+  }
+}
+
+/** The local runtime's file store for its data directory. */
+export function localFileStore(dataDir: string, links: LinkSigner, now: () => number = Date.now): FileStore {
+  return dataDir === ':memory:' ? new MemoryFileStore(links, now) : new DiskFileStore(dataDir, links, now);
+}
