@@ -158,7 +158,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
     // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), found and kept alive
     // by each poll (one conditional UpdateItem), ended (DeleteItem); a poll reads its events (Query on the table).
-    inboundEmails: 'none',
+    // GET /v1/emails/receiving lists a tenant's received emails (Query on the table) and reads one by key; the API
+    // never writes them (the SMTP server locally, the inbound function on AWS do).
+    inboundEmails: { items: ['dynamodb:GetItem', 'dynamodb:Query'] },
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.

@@ -55,3 +55,11 @@ export function safeFilename(name: string | null | undefined): string | null {
     .slice(0, MAX_FILENAME_CHARS);
   return cleaned === '' ? null : cleaned;
 }
+
+/** A MIME type as the sender gave it, if it is one (type/subtype, no parameters); else application/octet-stream. */
+export function safeContentType(value: string | null | undefined): string {
+  const type = (value ?? '').trim().toLowerCase();
+  return /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/.test(type)
+    ? type
+    : 'application/octet-stream';
+}

@@ -99,7 +99,10 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
           delivery.kick();
         },
         (error: unknown) => {
-          options.onError('inbound SMTP: a message could not be spooled', error);
+          // A client that hangs up mid-message is no fault of ours: its partial message is simply dropped.
+          if ((error as { code?: string }).code !== 'ECONNECTION') {
+            options.onError('inbound SMTP: a message could not be spooled', error);
+          }
           callback(smtpError(451, 'Could not store the message; try again later'));
         },
       );

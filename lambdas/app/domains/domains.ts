@@ -4,7 +4,7 @@
 // domain's outbox, relayed right after (and swept by the reconciler if that fails).
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
 import { type EventType, newEvent, type SendflowEvent } from '../../domain/events';
-import { derivedId } from '../../domain/resources';
+import { derivedId, isDomainName } from '../../domain/resources';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
@@ -186,6 +186,8 @@ export async function receivingDomain(
   name: string,
 ): Promise<Domain | null> {
   const lower = name.toLowerCase();
+  // Not a domain name (an address without one, a literal): nobody receives there, and no key may be empty.
+  if (!isDomainName(lower)) return null;
   const accountId = await deps.domains.nameHolder(lower);
   if (!accountId) return null;
   const tenant: Tenant = { accountId, mode: 'live' };

@@ -1,6 +1,6 @@
 // receiveEmail: one arrival of inbound mail (the local SMTP server's spool entry, SES's receipt) becomes one
 // received email per account that receives at a recipient's domain: raw bytes, parsed body and attachments in
-// the file store, a small item with an email.received event in its outbox (relayed at once, else by the
+// the file store (emails/<id>/...), a small item with an email.received event in its outbox (relayed at once, else by the
 // reconciler's sweep). Idempotent on (sourceId, account): the id is derived from both, the item is created once.
 import PostalMime, { type Address, type Email } from 'postal-mime';
 import { newEvent, type SendflowEvent } from '../../domain/events';
@@ -14,6 +14,7 @@ import {
   MAX_LISTED_ADDRESSES,
   MAX_MIME_DEPTH,
   receivedEmailId,
+  safeContentType,
 } from '../../domain/inbound';
 import { derivedId } from '../../domain/resources';
 import { receivingDomain } from '../domains/domains';
@@ -121,7 +122,8 @@ async function storeFor(
   const receivedAtMs = Date.parse(message.receivedAt);
   const id = receivedEmailId(receivedAtMs, message.sourceId, tenant.accountId);
   const expiresAt = Math.floor(receivedAtMs / 1000) + deps.retentionSeconds;
-  const folder = `inbound/${id}`;
+  // Under emails/<id>/ like sent emails' bodies and attachments: the same bucket prefix, grants and lifecycle.
+  const folder = `emails/${id}`;
   const attachments: ReceivedAttachment[] = parsed.attachments
     .slice(0, MAX_INBOUND_ATTACHMENTS)
     .map((attachment, index) => {
@@ -129,7 +131,7 @@ async function storeFor(
       return {
         id: attachmentId,
         filename: attachment.filename === null ? null : bounded(attachment.filename, MAX_FILENAME_CHARS),
-        contentType: bounded(attachment.mimeType || 'application/octet-stream', 255),
+        contentType: safeContentType(attachment.mimeType),
         contentDisposition:
           attachment.disposition ?? (attachment.related || attachment.contentId ? 'inline' : 'attachment'),
         contentId: attachment.contentId ? bounded(attachment.contentId.replace(/^<|>$/g, ''), 255) : null,
