@@ -222,4 +222,10 @@ describe('inbound mail on the local runtime', () => {
     expect(back.data.map((e) => e.subject)).toEqual(['n2']);
     expect(both.status).toBe(422);
   });
+
+  it('a taken SMTP port stops the start with a message naming SF_SMTP_PORT', async () => {
+    await expect(startTestRuntime({ SF_SMTP_PORT: String(rt.smtpPort) })).rejects.toThrow(
+      `inbound SMTP port ${rt.smtpPort} is already in use: set SF_SMTP_PORT to another port`,
+    );
+  });
 });

@@ -285,6 +285,12 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
       onError: (message, error) => logger.error(message, error as Error),
       ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
+    }).catch((error: NodeJS.ErrnoException) => {
+      // Said plainly (npm start prints the message): the API's port is fine, the SMTP server's is taken.
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new Error(
+        `inbound SMTP port ${config.smtpPort} is already in use: set SF_SMTP_PORT to another port, or SF_SMTP_PORT=0 for any free port.`,
+      );
     });
     const inbound = smtp;
     return {
