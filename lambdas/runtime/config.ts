@@ -37,6 +37,9 @@ const schema = z.object({
    * 2525, or a free port when PORT is 0 (a test or a second runtime asking for free ports gets both).
    */
   SF_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Local runtime: PEM files of a key and certificate; with both, the inbound SMTP server offers STARTTLS. */
+  SF_SMTP_TLS_KEY: z.string().min(1).optional(),
+  SF_SMTP_TLS_CERT: z.string().min(1).optional(),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
   /** Local runtime: seconds a start waits for the data directory's lock (a previous Sendflow still stopping). */
@@ -125,6 +128,8 @@ export interface Config {
   readonly host: string;
   /** The local inbound SMTP server's port (SF_SMTP_PORT); 0 picks a free one. */
   readonly smtpPort: number;
+  /** PEM file paths (SF_SMTP_TLS_KEY, SF_SMTP_TLS_CERT): STARTTLS is offered only with both. */
+  readonly smtpTls?: { readonly keyFile: string; readonly certFile: string };
   /** A directory, or `:memory:` for an ephemeral store. */
   readonly dataDir: string;
   /** How long a start waits for the data directory's lock held by another process (SF_DATA_DIR_WAIT_SECONDS). */
@@ -189,7 +194,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ...defaults,
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== '')),
   };
-  const parsed = schema.safeParse(source);
+  const parsed = schema
+    .refine((c) => !c.SF_SMTP_TLS_KEY === !c.SF_SMTP_TLS_CERT, {
+      path: ['SF_SMTP_TLS_KEY'],
+      message: 'set SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT together (STARTTLS needs both), or neither',
+    })
+    .safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
@@ -203,6 +213,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     port: c.PORT,
     host: c.SF_HOST,
     smtpPort: c.SF_SMTP_PORT ?? (c.PORT === 0 ? 0 : DEFAULT_SMTP_PORT),
+    ...(c.SF_SMTP_TLS_KEY && c.SF_SMTP_TLS_CERT
+      ? { smtpTls: Object.freeze({ keyFile: c.SF_SMTP_TLS_KEY, certFile: c.SF_SMTP_TLS_CERT }) }
+      : {}),
     dataDir: c.SF_DATA_DIR,
     dataDirWaitSeconds: c.SF_DATA_DIR_WAIT_SECONDS,
     seed: c.SF_SEED,

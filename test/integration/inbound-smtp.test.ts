@@ -3,8 +3,11 @@
 // webhook (validated against the catalog's schema); GET /v1/emails/receiving lists it, /:id shows body,
 // headers and a raw download byte-identical to what was sent, attachments download byte-identical; another
 // account sees 404; a domain not verified or not receiving gets 550 5.1.1 at RCPT.
+
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -227,5 +230,51 @@ describe('inbound mail on the local runtime', () => {
     await expect(startTestRuntime({ SF_SMTP_PORT: String(rt.smtpPort) })).rejects.toThrow(
       `inbound SMTP port ${rt.smtpPort} is already in use: set SF_SMTP_PORT to another port`,
     );
+  });
+
+  it('STARTTLS: not offered by default; with SF_SMTP_TLS_KEY/CERT a client upgrades and delivers', async () => {
+    const { client } = await RawSmtp.open(rt.smtpPort);
+    const plain = await client.command('EHLO test.local');
+    client.close();
+    const fixtures = fileURLToPath(new URL('../fixtures/tls/', import.meta.url));
+    const tls = await startTestRuntime({
+      SF_SMTP_TLS_KEY: `${fixtures}key.pem`,
+      SF_SMTP_TLS_CERT: `${fixtures}cert.pem`,
+    });
+    try {
+      const { key } = await tls.newKey({ mode: 'live' });
+      const post = (path: string, body: unknown) => tls.call(path, { method: 'POST', key, body: JSON.stringify(body) });
+      const domain = (await (
+        await post('/domains', { name: 'tls.acme.example', capabilities: { receiving: 'enabled' } })
+      ).json()) as { id: string };
+      await post(`/domains/${domain.id}/verify`, {});
+      const raw = await RawSmtp.open(tls.smtpPort);
+      const offered = await raw.client.command('EHLO test.local');
+      raw.client.close();
+      const transport = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port: tls.smtpPort,
+        secure: false,
+        requireTLS: true,
+        tls: { rejectUnauthorized: false },
+      });
+      const info = await transport.sendMail({
+        from: 'a@sender.example',
+        to: 'x@tls.acme.example',
+        subject: 'over TLS',
+        text: 'hi',
+      });
+      transport.close();
+      await tls.inbound.idle();
+      const list = (await (await tls.call('/emails/receiving', { key })).json()) as { data: { subject: string }[] };
+
+      expect(plain.text).toContain('SIZE');
+      expect(plain.text).not.toContain('STARTTLS');
+      expect(offered.text.split('\n')).toContain('STARTTLS');
+      expect(info.accepted).toEqual(['x@tls.acme.example']);
+      expect(list.data.map((e) => e.subject)).toEqual(['over TLS']);
+    } finally {
+      await tls.stop();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { connect, type Socket } from 'node:net';
 
 export interface SmtpReply {
   readonly code: number;
+  /** The text after the code; a multi-line reply's lines joined by newlines. */
   readonly text: string;
 }
 
@@ -52,7 +53,13 @@ export class RawSmtp {
       const match = /^(?:\d{3}-[^\r\n]*\r\n)*(\d{3}) ([^\r\n]*)\r\n/.exec(this.buffer);
       if (match) {
         this.buffer = this.buffer.slice(match[0].length);
-        return { code: Number(match[1]), text: match[2] as string };
+        // A multi-line reply's text is every line's, in order (EHLO's extensions), joined by newlines.
+        const text = match[0]
+          .split('\r\n')
+          .filter(Boolean)
+          .map((line) => line.slice(4))
+          .join('\n');
+        return { code: Number(match[1]), text };
       }
       if (this.closed) return { code: 0, text: 'closed' };
       if (Date.now() > deadline)

@@ -104,6 +104,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...TABLES, SF_SMTP_PORT: '65536' })).toThrow(/SF_SMTP_PORT/);
   });
 
+  it('offers STARTTLS only with both SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT; one alone is a configuration error', () => {
+    expect(loadConfig(TABLES).smtpTls).toBeUndefined();
+    expect(loadConfig({ ...TABLES, SF_SMTP_TLS_KEY: 'k.pem', SF_SMTP_TLS_CERT: 'c.pem' }).smtpTls).toEqual({
+      keyFile: 'k.pem',
+      certFile: 'c.pem',
+    });
+    expect(() => loadConfig({ ...TABLES, SF_SMTP_TLS_KEY: 'k.pem' })).toThrow(/SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT/);
+  });
+
   it('caps a listen-session poll’s wait with SF_LISTEN_MAX_WAIT_SECONDS (0 to 20; 0 on AWS)', () => {
     expect(loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '0' }).listenMaxWaitMs).toBe(0);
     expect(loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '5' }).listenMaxWaitMs).toBe(5_000);

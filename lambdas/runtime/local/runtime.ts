@@ -285,6 +285,14 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
       onError: (message, error) => logger.error(message, error as Error),
       ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
+      ...(config.smtpTls
+        ? {
+            tls: {
+              key: readFileSync(config.smtpTls.keyFile, 'utf8'),
+              cert: readFileSync(config.smtpTls.certFile, 'utf8'),
+            },
+          }
+        : {}),
     }).catch((error: NodeJS.ErrnoException) => {
       // Said plainly (npm start prints the message): the API's port is fine, the SMTP server's is taken.
       if (error.code !== 'EADDRINUSE') throw error;
