@@ -205,7 +205,7 @@ const entries: Record<EventType, Entry> = {
     payload: accountPayload('domain.created', domainData),
   },
   'domain.updated': {
-    description: "A sending domain's verification state or tracking settings changed.",
+    description: "A domain's verification state, tracking settings or capabilities changed.",
     payload: accountPayload('domain.updated', domainData),
   },
   'domain.deleted': {
