@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   });
 
   console.log(`Sendflow is listening on ${runtime.url}`);
+  console.log(`Inbound SMTP on ${config.host.includes(':') ? `[${config.host}]` : config.host}:${runtime.smtpPort}`);
   console.log(
     `Data: ${config.dataDir === ':memory:' ? 'in memory (lost on exit)' : config.dataDir}; DynamoDB endpoint ${runtime.dynamoEndpoint}`,
   );

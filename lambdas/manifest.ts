@@ -263,6 +263,34 @@ export const routes = [
     summary: 'List emails, newest first, by status or recipient',
   },
   {
+    id: 'listReceivedEmails',
+    method: 'GET',
+    path: '/emails/receiving',
+    access: { scope: 'email:read' },
+    summary: 'List received (inbound) emails, newest first',
+  },
+  {
+    id: 'getReceivedEmail',
+    method: 'GET',
+    path: '/emails/receiving/{id}',
+    access: { scope: 'email:read' },
+    summary: 'Retrieve a received email: body, headers, a download link of the raw message',
+  },
+  {
+    id: 'listReceivedAttachments',
+    method: 'GET',
+    path: '/emails/receiving/{id}/attachments',
+    access: { scope: 'email:read' },
+    summary: "A received email's attachments with download links",
+  },
+  {
+    id: 'getReceivedAttachment',
+    method: 'GET',
+    path: '/emails/receiving/{id}/attachments/{attachmentId}',
+    access: { scope: 'email:read' },
+    summary: 'One attachment of a received email with its download link',
+  },
+  {
     id: 'listEmailDeliveries',
     method: 'GET',
     path: '/emails/{id}/deliveries',
@@ -519,6 +547,18 @@ export const tables = {
    * event's cursor), all expiring (adapters/dynamodb/listen-sessions.ts): disposable.
    */
   listenSessions: { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt', retain: false },
+  /**
+   * Received (inbound) emails by tenant, newest first by id (time-ordered), one small item each (addresses,
+   * subject, attachment metadata; the raw message, body and attachments are files); email.received waits in its
+   * outbox. Kept for the email retention (SF_EMAIL_RETENTION_DAYS).
+   */
+  inboundEmails: {
+    partitionKey: 'tenant',
+    sortKey: 'id',
+    ttlAttribute: 'expiresAt',
+    indexes: [outboxIndex],
+    retain: true,
+  },
   /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
   apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;

@@ -160,6 +160,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
     // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), found and kept alive
     // by each poll (one conditional UpdateItem), ended (DeleteItem); a poll reads its events (Query on the table).
+    // GET /v1/emails/receiving lists a tenant's received emails (Query on the table) and reads one by key; the API
+    // never writes them (the SMTP server locally, the inbound function on AWS do).
+    inboundEmails: { items: ['dynamodb:GetItem', 'dynamodb:Query'] },
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
@@ -178,6 +181,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    inboundEmails: 'none',
     listenSessions: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
@@ -204,6 +208,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: 'none',
     apiRequests: 'none',
     // The fan-out reads the account's live listen sessions (one Query) and puts each event on those that take it.
+    inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
@@ -231,6 +236,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    inboundEmails: 'none',
     listenSessions: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
@@ -251,6 +257,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
     apiRequests: 'none',
+    // Received emails' email.received events the inbound function could not relay (byOutboxEvents).
+    inboundEmails: { query: ['byOutboxEvents'], items: RELAY },
     listenSessions: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
@@ -275,6 +283,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    inboundEmails: 'none',
     listenSessions: 'none',
   },
   // The SES event mapper reads nothing: the message tags say whose email an event is about.
@@ -293,6 +302,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
+    inboundEmails: 'none',
     listenSessions: 'none',
   },
 };

@@ -11,6 +11,9 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 /** How long the delivery worker keeps a webhook it read on AWS (SF_WEBHOOK_CACHE_SECONDS' default). */
 export const DEFAULT_WEBHOOK_CACHE_SECONDS = 1;
 
+/** The local inbound SMTP server's port unless SF_SMTP_PORT says otherwise (25 needs root). */
+export const DEFAULT_SMTP_PORT = 2525;
+
 const schema = z.object({
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   SF_MAX_BODY_BYTES: positiveInt.max(10 * 1024 * 1024).default(1024 * 1024),
@@ -35,6 +38,14 @@ const schema = z.object({
   /** Local runtime only. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   SF_HOST: z.string().min(1).default('127.0.0.1'),
+  /**
+   * Local runtime: the inbound SMTP server's port (docs/inbound.md), on SF_HOST. 0 picks a free port. Unset:
+   * 2525, or a free port when PORT is 0 (a test or a second runtime asking for free ports gets both).
+   */
+  SF_SMTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Local runtime: PEM files of a key and certificate; with both, the inbound SMTP server offers STARTTLS. */
+  SF_SMTP_TLS_KEY: z.string().min(1).optional(),
+  SF_SMTP_TLS_CERT: z.string().min(1).optional(),
   SF_DATA_DIR: z.string().min(1).default('.data'),
   SF_SEED: flag.default(true),
   /** Local runtime: seconds a start waits for the data directory's lock (a previous Sendflow still stopping). */
@@ -123,6 +134,10 @@ export interface Config {
   readonly metricsService: string | null;
   readonly port: number;
   readonly host: string;
+  /** The local inbound SMTP server's port (SF_SMTP_PORT); 0 picks a free one. */
+  readonly smtpPort: number;
+  /** PEM file paths (SF_SMTP_TLS_KEY, SF_SMTP_TLS_CERT): STARTTLS is offered only with both. */
+  readonly smtpTls?: { readonly keyFile: string; readonly certFile: string };
   /** A directory, or `:memory:` for an ephemeral store. */
   readonly dataDir: string;
   /** How long a start waits for the data directory's lock held by another process (SF_DATA_DIR_WAIT_SECONDS). */
@@ -187,7 +202,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ...defaults,
     ...Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== '')),
   };
-  const parsed = schema.safeParse(source);
+  const parsed = schema
+    .refine((c) => !c.SF_SMTP_TLS_KEY === !c.SF_SMTP_TLS_CERT, {
+      path: ['SF_SMTP_TLS_KEY'],
+      message: 'set SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT together (STARTTLS needs both), or neither',
+    })
+    .safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`));
   }
@@ -201,6 +221,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     metricsService: c.SF_METRICS ? c.SF_METRICS_SERVICE : null,
     port: c.PORT,
     host: c.SF_HOST,
+    smtpPort: c.SF_SMTP_PORT ?? (c.PORT === 0 ? 0 : DEFAULT_SMTP_PORT),
+    ...(c.SF_SMTP_TLS_KEY && c.SF_SMTP_TLS_CERT
+      ? { smtpTls: Object.freeze({ keyFile: c.SF_SMTP_TLS_KEY, certFile: c.SF_SMTP_TLS_CERT }) }
+      : {}),
     dataDir: c.SF_DATA_DIR,
     dataDirWaitSeconds: c.SF_DATA_DIR_WAIT_SECONDS,
     seed: c.SF_SEED,

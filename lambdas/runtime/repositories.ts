@@ -10,6 +10,7 @@ import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
+import { DynamoReceivedEmailRepository } from '../adapters/dynamodb/inbound-emails';
 import { DynamoListenSessionRepository } from '../adapters/dynamodb/listen-sessions';
 import { DynamoOrderLanes } from '../adapters/dynamodb/order-lanes';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
@@ -66,6 +67,7 @@ export function createRepositories(
     sessions: new DynamoSessionStore(doc, tables.sessions),
     apiRequests: new DynamoApiRequestLog(doc, tables.apiRequests),
     listenSessions: new DynamoListenSessionRepository(doc, tables.listenSessions),
+    receivedEmails: new DynamoReceivedEmailRepository(doc, tables.inboundEmails),
   };
 }
 

@@ -50,6 +50,8 @@ export interface RuntimeAdapters {
   /** Live-mode email and domain identities on AWS (SES); the simulators otherwise. */
   readonly liveProvider?: EmailProvider;
   readonly liveDomainProvider?: DomainProvider;
+  /** The host a receiving domain's MX record names (app/domains: DomainDeps.receivingMx); absent, none is shown. */
+  readonly receivingMx?: string;
   /** Flushed when a key is revoked or a plan changes (API Gateway's cache; the local gateway's). */
   readonly authorizerCache: AuthorizerCache;
   /** Signs public links; its base URL may only be known once the runtime listens. */
@@ -112,6 +114,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     domainProviderFor: (mode: 'live' | 'test'): DomainProvider =>
       (mode === 'live' && adapters.liveDomainProvider) || simulatedDomains,
     providerFor,
+    ...(adapters.receivingMx ? { receivingMx: adapters.receivingMx } : {}),
     // One bucket per process: the send worker invocation's share on AWS, the whole rate locally.
     ...(config.sesMaxSendRate ? { livePacer: new TokenBucketPacer({ perSecond: config.sesMaxSendRate, clock }) } : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),

@@ -9,6 +9,7 @@ import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodi
 import { DynamoEmailHistory } from '../../lambdas/adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../../lambdas/adapters/dynamodb/emails';
 import { DynamoIdempotencyStore } from '../../lambdas/adapters/dynamodb/idempotency';
+import { DynamoReceivedEmailRepository } from '../../lambdas/adapters/dynamodb/inbound-emails';
 import { DynamoListenSessionRepository } from '../../lambdas/adapters/dynamodb/listen-sessions';
 import { DynamoOrderLanes } from '../../lambdas/adapters/dynamodb/order-lanes';
 import { DynamoPaceCounter } from '../../lambdas/adapters/dynamodb/pace-counter';
@@ -49,6 +50,7 @@ import { outboxContract } from './suites/outbox';
 import { paceCounterContract } from './suites/pace-counter';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
+import { receivedEmailRepositoryContract } from './suites/received-email-repository';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
@@ -151,6 +153,10 @@ for (const { factory, skip } of backends) {
     describe('DynamoDomainRepository', () =>
       domainRepositoryContract(
         dynamoHarness(endpoint, 'domains', (db, table) => new DynamoDomainRepository(db.doc, table)),
+      ));
+    describe('DynamoReceivedEmailRepository', () =>
+      receivedEmailRepositoryContract(
+        dynamoHarness(endpoint, 'inboundEmails', (db, table) => new DynamoReceivedEmailRepository(db.doc, table)),
       ));
     describe('DynamoContactRepository', () =>
       contactRepositoryContract(

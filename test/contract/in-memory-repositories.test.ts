@@ -25,6 +25,7 @@ import {
   InMemoryWebhookHealth,
   InMemoryWebhookRepository,
 } from '../support/fakes';
+import { InMemoryReceivedEmailRepository } from '../support/inbound-fakes';
 import { InMemoryListenSessionRepository } from '../support/listen-fake';
 import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
@@ -41,6 +42,7 @@ import { outboxContract } from './suites/outbox';
 import { paceCounterContract } from './suites/pace-counter';
 import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
+import { receivedEmailRepositoryContract } from './suites/received-email-repository';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
@@ -115,6 +117,9 @@ describe('InMemorySuppressionList', () => suppressionListContract(memoryHarness(
 
 describe('InMemoryDomainRepository', () =>
   domainRepositoryContract(memoryHarness(() => new InMemoryDomainRepository())));
+
+describe('InMemoryReceivedEmailRepository', () =>
+  receivedEmailRepositoryContract(memoryHarness(() => new InMemoryReceivedEmailRepository())));
 
 describe('InMemoryContactRepository', () =>
   contactRepositoryContract(memoryHarness(() => new InMemoryContactRepository())));

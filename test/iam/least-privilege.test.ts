@@ -275,6 +275,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       200,
       'verify domain',
     );
+    // Received emails: a page (Query on inboundEmails) and one by key (GetItem; none here, so 404).
+    expectStatus(await call('/emails/receiving', { key: liveKey }), 200, 'list received emails');
+    expectStatus(
+      await call('/emails/receiving/rcv_0000000000aaaaaaaaaaaaaaaa', { key: liveKey }),
+      404,
+      'get a received email',
+    );
 
     const email = {
       from: 'Hello <hello@mail.example.com>',

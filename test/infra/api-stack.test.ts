@@ -390,6 +390,8 @@ describe('least privilege', () => {
       apiRequests: sorted(put, query),
       // Listen sessions: opened (the cap's Query first), kept alive by polls, read, ended; their events queried.
       listenSessions: sorted(del, put, query, update),
+      // Received emails: listed per tenant and read by key; never written by the API.
+      inboundEmails: sorted(get, query),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

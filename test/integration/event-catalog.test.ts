@@ -125,8 +125,8 @@ describe('every delivered payload validates against the schema GET /v1/event-typ
     });
     expect(problems).toEqual([]);
     const seen = new Set(delivered.map((payload) => String(payload.type)));
-    // email.received is reserved (inbound mail is not enabled): no code sends it. The webhook.* events come from
-    // endpoint health, whose own tests drive a failing endpoint.
+    // email.received comes from inbound mail, whose own test validates it (test/integration/inbound-smtp.test.ts).
+    // The webhook.* events come from endpoint health, whose own tests drive a failing endpoint.
     const made = EVENT_TYPES.filter((type) => !WEBHOOK_EVENT_TYPES.includes(type));
     expect(made.filter((type) => !seen.has(type))).toEqual(['email.received']);
   });

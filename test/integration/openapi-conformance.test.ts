@@ -12,6 +12,7 @@ const routes = allRoutes.filter((route) => !('dashboard' in route));
 import { answerOf, type OpenApiChecker, openApiChecker } from '../support/openapi-check';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
+import { RawSmtp } from '../support/smtp-client';
 
 type Body = Record<string, unknown> & { id: string };
 
@@ -160,6 +161,48 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('updateDomain', 200, `/domains/${domain.id}`, { method: 'PATCH', json: { open_tracking: true } });
     await call('verifyDomain', 200, `/domains/${domain.id}/verify`, { method: 'POST' });
     await call('deleteDomain', 200, `/domains/${domain.id}`, { method: 'DELETE' });
+  });
+
+  it('received emails: a message over SMTP to a receiving live domain, then list, read, attachments', async () => {
+    const { key: live } = await rt.newKey({ mode: 'live' });
+    const domain = await call('createDomain', 201, '/domains', {
+      key: live,
+      json: { name: 'in.example.com', capabilities: { receiving: 'enabled' } },
+    });
+    await call('verifyDomain', 200, `/domains/${domain.id}/verify`, { key: live, method: 'POST' });
+    const { client } = await RawSmtp.open(rt.smtpPort);
+    const sent = await client.send(
+      'a@sender.example',
+      ['b@in.example.com'],
+      [
+        'Subject: conformance',
+        'Content-Type: multipart/mixed; boundary="b"',
+        '',
+        '--b',
+        'Content-Type: text/plain',
+        '',
+        'hello',
+        '--b',
+        'Content-Type: application/pdf; name="a.pdf"',
+        'Content-Disposition: attachment; filename="a.pdf"',
+        '',
+        'pdf',
+        '--b--',
+        '',
+      ].join('\r\n'),
+    );
+    client.close();
+    expect(sent.data.code).toBe(250);
+    await rt.inbound.idle();
+    const list = (await call('listReceivedEmails', 200, '/emails/receiving?limit=5', { key: live })) as unknown as {
+      data: Body[];
+    };
+    const id = list.data[0]?.id ?? '';
+    await call('getReceivedEmail', 200, `/emails/receiving/${id}`, { key: live });
+    const files = (await call('listReceivedAttachments', 200, `/emails/receiving/${id}/attachments`, {
+      key: live,
+    })) as unknown as { data: Body[] };
+    await call('getReceivedAttachment', 200, `/emails/receiving/${id}/attachments/${files.data[0]?.id}`, { key: live });
   });
 
   it('contacts, with the double opt-in pages', async () => {

@@ -8,6 +8,7 @@ import type { ApiRequestEntry, ApiRequestLog } from '../../lambdas/app/api-reque
 import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
 import type { SessionRecord, SessionStore, SignInRecord } from '../../lambdas/app/dashboard/ports';
 import {
+  DEFAULT_CAPABILITIES,
   type DnsRecord,
   type Domain,
   type DomainProvider,
@@ -750,10 +751,30 @@ export class InMemoryDomainRepository implements DomainRepository {
     if (this.names.get(name) === accountId) this.names.delete(name);
   }
 
+  async nameHolder(name: string): Promise<string | null> {
+    return this.names.get(name) ?? null;
+  }
+
+  async setCapabilities(
+    tenant: Tenant,
+    id: string,
+    change: Pick<Domain, 'capabilities' | 'records'>,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
+    const key = `${tenantOf(tenant)}#${id}`;
+    const current = this.items.get(key);
+    if (!current) return null;
+    const updated: Domain = { ...current, ...structuredClone(change), updatedAt: at };
+    this.items.set(key, updated);
+    return { value: structuredClone(updated), pending: this.outbox.record({ tenant: tenantOf(tenant), id }, events) };
+  }
+
   async create(domain: Domain, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(domain)}#${domain.id}`;
     if (this.items.has(key)) return null;
-    this.items.set(key, structuredClone(domain));
+    // As the DynamoDB adapter reads a domain stored without capabilities.
+    this.items.set(key, structuredClone({ capabilities: DEFAULT_CAPABILITIES, ...domain }));
     return this.outbox.record({ tenant: tenantOf(domain), id: domain.id }, events);
   }
 

@@ -29,6 +29,7 @@ export interface TestRuntime extends LocalRuntime {
 /** Fast defaults for tests: simulated events without spacing, short retries, quiet logs. */
 export const TEST_ENV = {
   PORT: '0',
+  SF_SMTP_PORT: '0',
   SF_DATA_DIR: ':memory:',
   SF_SEED: 'false',
   POWERTOOLS_LOG_LEVEL: 'SILENT',

@@ -78,6 +78,7 @@ describe('domains', () => {
         // Tracking is off unless the request turns it on.
         openTracking: false,
         clickTracking: false,
+        capabilities: { sending: 'enabled', receiving: 'disabled' },
         createdAt: at,
         updatedAt: at,
       });

@@ -26,6 +26,7 @@ import {
   ScriptedDomainProvider,
   seededRandom,
 } from '../support/fakes';
+import { InMemoryReceivedEmailRepository } from '../support/inbound-fakes';
 
 const T0 = Date.UTC(2025, 5, 10, 9, 0, 0);
 const TENANT: Tenant = { accountId: 'acct_outbox', mode: 'test' };
@@ -59,6 +60,7 @@ function setup() {
     domainProviderFor: () => provider,
     contacts: new InMemoryContactRepository(),
     suppressions: new InMemorySuppressionList(),
+    receivedEmails: new InMemoryReceivedEmailRepository(),
     emails: new InMemoryEmailRepository(),
     deliveries: new InMemoryDeliveryRepository(),
     retries: new RecordingRetryScheduler(),

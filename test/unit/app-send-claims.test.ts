@@ -30,6 +30,7 @@ import {
   RecordingSendScheduler,
   seededRandom,
 } from '../support/fakes';
+import { InMemoryReceivedEmailRepository } from '../support/inbound-fakes';
 
 const T0 = Date.UTC(2025, 5, 10, 9, 0, 0);
 const CLAIM_MS = 120_000;
@@ -65,6 +66,7 @@ function setup() {
     providerFor: () => provider,
     quotas: new InMemoryQuotaCounter(),
     suppressions: new InMemorySuppressionList(),
+    receivedEmails: new InMemoryReceivedEmailRepository(),
     events,
     sendScheduler: new RecordingSendScheduler(),
     links: fixedLinks(),

@@ -41,6 +41,7 @@ describe('loadConfig', () => {
       metricsService: 'sendflow',
       port: 3000,
       host: '127.0.0.1',
+      smtpPort: 2525,
       dataDir: '.data',
       dataDirWaitSeconds: 30,
       emailRetentionSeconds: 30 * 86_400,
@@ -93,6 +94,24 @@ describe('loadConfig', () => {
       dataDir: ':memory:',
       seed: false,
     });
+  });
+
+  it('puts the inbound SMTP server on SF_SMTP_PORT: 2525 by default, a free port (0) when PORT is 0 or when asked', () => {
+    expect(loadConfig(TABLES).smtpPort).toBe(2525);
+    expect(loadConfig({ ...TABLES, PORT: '4000' }).smtpPort).toBe(2525);
+    expect(loadConfig({ ...TABLES, PORT: '0' }).smtpPort).toBe(0);
+    expect(loadConfig({ ...TABLES, PORT: '0', SF_SMTP_PORT: '2626' }).smtpPort).toBe(2626);
+    expect(loadConfig({ ...TABLES, SF_SMTP_PORT: '0' }).smtpPort).toBe(0);
+    expect(() => loadConfig({ ...TABLES, SF_SMTP_PORT: '65536' })).toThrow(/SF_SMTP_PORT/);
+  });
+
+  it('offers STARTTLS only with both SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT; one alone is a configuration error', () => {
+    expect(loadConfig(TABLES).smtpTls).toBeUndefined();
+    expect(loadConfig({ ...TABLES, SF_SMTP_TLS_KEY: 'k.pem', SF_SMTP_TLS_CERT: 'c.pem' }).smtpTls).toEqual({
+      keyFile: 'k.pem',
+      certFile: 'c.pem',
+    });
+    expect(() => loadConfig({ ...TABLES, SF_SMTP_TLS_KEY: 'k.pem' })).toThrow(/SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT/);
   });
 
   it('caps a listen-session poll’s wait with SF_LISTEN_MAX_WAIT_SECONDS (0 to 20; 0 on AWS)', () => {

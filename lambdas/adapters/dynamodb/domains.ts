@@ -3,12 +3,19 @@
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { Domain, DomainRepository, DomainStatus } from '../../app/domains/ports';
+import {
+  CAPABILITY_STATES,
+  DEFAULT_CAPABILITIES,
+  type Domain,
+  type DomainRepository,
+  type DomainStatus,
+} from '../../app/domains/ports';
 import type { PendingEvents, Recorded } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
@@ -33,10 +40,21 @@ const domainItem = z.object({
   mode: z.enum(MODES),
   name: z.string(),
   status: z.enum(STATUSES),
-  records: z.array(z.object({ type: z.enum(['CNAME', 'TXT', 'MX']), name: z.string(), value: z.string() })),
+  records: z.array(
+    z.object({
+      type: z.enum(['CNAME', 'TXT', 'MX']),
+      name: z.string(),
+      value: z.string(),
+      priority: z.number().int().optional(),
+    }),
+  ),
   // Domains stored before tracking was per domain have neither flag: off, as for a new one.
   openTracking: z.boolean().default(false),
   clickTracking: z.boolean().default(false),
+  // Domains stored before capabilities have none: read as they behave (DEFAULT_CAPABILITIES).
+  capabilities: z
+    .object({ sending: z.enum(CAPABILITY_STATES), receiving: z.enum(CAPABILITY_STATES) })
+    .default(DEFAULT_CAPABILITIES),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -133,6 +151,35 @@ export class DynamoDomainRepository implements DomainRepository {
     return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
   }
 
+  async setCapabilities(
+    tenant: Tenant,
+    id: string,
+    change: Pick<Domain, 'capabilities' | 'records'>,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null> {
+    const Key = this.table.key(tenant, id);
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key,
+          ...updateExpression(
+            {
+              set: ['updatedAt = :at', 'capabilities = :capabilities', 'records = :records'],
+              values: { ':at': at, ':capabilities': change.capabilities, ':records': change.records },
+            },
+            recordEvents(events),
+          ),
+          ConditionExpression: LIVE_CONDITION,
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (written === null) return null;
+    return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
+  }
+
   async delete(
     tenant: Tenant,
     id: string,
@@ -154,6 +201,14 @@ export class DynamoDomainRepository implements DomainRepository {
         }),
       ),
     );
+  }
+
+  async nameHolder(name: string): Promise<string | null> {
+    // Strongly consistent: mail for a domain claimed a moment ago is not refused by a stale read.
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { tenant: NAME_CLAIMS, id: name }, ConsistentRead: true }),
+    );
+    return typeof Item?.accountId === 'string' ? Item.accountId : null;
   }
 
   async releaseName(name: string, accountId: string): Promise<void> {

@@ -2,13 +2,21 @@
 // the reconciler's re-check of pending ones. Verification state lives with the provider (SES); every change
 // we observe is stored once and announced once: the conditional write that stores it records its event in the
 // domain's outbox, relayed right after (and swept by the reconciler if that fails).
-import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
+import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
 import { type EventType, newEvent, type SendflowEvent } from '../../domain/events';
-import { derivedId } from '../../domain/resources';
+import { derivedId, isDomainName } from '../../domain/resources';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
-import { type Domain, type DomainProvider, type DomainRepository, IdentityUnavailableError } from './ports';
+import {
+  DEFAULT_CAPABILITIES,
+  type DnsRecord,
+  type Domain,
+  type DomainCapabilities,
+  type DomainProvider,
+  type DomainRepository,
+  IdentityUnavailableError,
+} from './ports';
 
 export interface DomainDeps {
   readonly domains: DomainRepository;
@@ -17,7 +25,15 @@ export interface DomainDeps {
   readonly events: EventPublisher;
   readonly clock: Clock;
   readonly random: RandomBytes;
+  /**
+   * The host a receiving domain's MX record names: SES's inbound endpoint of the stage's region on AWS
+   * (inbound-smtp.<region>.amazonaws.com), the local SMTP server's host locally. Absent: no MX record is shown.
+   */
+  readonly receivingMx?: string;
 }
+
+/** The MX record's preference (SES documents 10). */
+export const RECEIVING_MX_PRIORITY = 10;
 
 export const domainId = (tenant: Tenant, name: string) => derivedId('dom', tenant.accountId, tenant.mode, name);
 
@@ -34,9 +50,16 @@ export async function createDomain(
   deps: DomainDeps,
   tenant: Tenant,
   name: string,
-  options: { limit?: number; openTracking?: boolean; clickTracking?: boolean } = {},
+  options: {
+    limit?: number;
+    openTracking?: boolean;
+    clickTracking?: boolean;
+    capabilities?: Partial<DomainCapabilities>;
+  } = {},
 ): Promise<Domain> {
   const { limit } = options;
+  const capabilities = { ...DEFAULT_CAPABILITIES, ...options.capabilities };
+  checkCapabilities(tenant, capabilities);
   if (limit !== undefined && (await deps.domains.list(tenant)).length >= limit) {
     throw new LimitExceededError(`This plan allows ${limit} domains per mode; delete one first.`);
   }
@@ -67,7 +90,8 @@ export async function createDomain(
     id: domainId(tenant, name),
     name,
     status: 'pending',
-    records,
+    records: withReceivingRecord(deps, name, records, capabilities),
+    capabilities,
     // Off unless asked for: SES would otherwise add a pixel and rewrite every link of every email.
     openTracking: options.openTracking ?? false,
     clickTracking: options.clickTracking ?? false,
@@ -126,6 +150,74 @@ export async function updateDomainTracking(
   return updated.value;
 }
 
+/**
+ * PATCH /v1/domains/:id with `capabilities`: turns sending or receiving on or off (domain.updated when either
+ * changes). Receiving adds the MX record to the domain's records, and takes mail once the domain is verified.
+ */
+export async function updateDomainCapabilities(
+  deps: DomainDeps,
+  tenant: Tenant,
+  id: string,
+  change: Partial<DomainCapabilities>,
+): Promise<Domain> {
+  const domain = await getDomain(deps, tenant, id);
+  const current = domain.capabilities ?? DEFAULT_CAPABILITIES;
+  const capabilities = { ...current, ...change };
+  if (capabilities.sending === current.sending && capabilities.receiving === current.receiving) return domain;
+  checkCapabilities(tenant, capabilities);
+  const records = withReceivingRecord(deps, domain.name, domain.records, capabilities);
+  const at = new Date(deps.clock.now()).toISOString();
+  const events = announce(deps, 'domain.updated', { ...domain, capabilities, records });
+  const updated = await deps.domains.setCapabilities(tenant, id, { capabilities, records }, at, events);
+  if (!updated) throw new NotFoundError(`No domain with id ${id}.`);
+  await relay(deps, deps.domains.outbox, updated.pending);
+  return updated.value;
+}
+
+/**
+ * The domain that receives mail sent to `name`: the live-mode domain of the account holding the name's claim,
+ * if it is verified and receiving is enabled; null otherwise (the mail is refused). Live names are held by one
+ * account at a time (createDomain claims them), so there is never a choice between accounts; test-mode domains
+ * never receive (they prove nothing in DNS, and any number of accounts may add the same test-mode name).
+ * Two reads by key, whatever the number of accounts and domains.
+ */
+export async function receivingDomain(
+  deps: { readonly domains: Pick<DomainRepository, 'nameHolder' | 'get'> },
+  name: string,
+): Promise<Domain | null> {
+  const lower = name.toLowerCase();
+  // Not a domain name (an address without one, a literal): nobody receives there, and no key may be empty.
+  if (!isDomainName(lower)) return null;
+  const accountId = await deps.domains.nameHolder(lower);
+  if (!accountId) return null;
+  const tenant: Tenant = { accountId, mode: 'live' };
+  const domain = await deps.domains.get(tenant, domainId(tenant, lower));
+  const receives = domain?.status === 'verified' && domain.capabilities?.receiving === 'enabled';
+  return receives ? domain : null;
+}
+
+/** Receiving is for live-mode domains only (see receivingDomain): asking for it in test mode is an error. */
+function checkCapabilities(tenant: Tenant, capabilities: DomainCapabilities): void {
+  if (tenant.mode === 'test' && capabilities.receiving === 'enabled') {
+    throw new ValidationError(
+      'Receiving needs a live-mode domain: a test-mode domain never proves its DNS, so it cannot take mail.',
+      { details: [{ path: 'capabilities.receiving', message: 'Use a live-mode key to enable receiving.' }] },
+    );
+  }
+}
+
+/** The records without any MX record, plus the receiving MX record when receiving is on. */
+function withReceivingRecord(
+  deps: Pick<DomainDeps, 'receivingMx'>,
+  name: string,
+  records: readonly DnsRecord[],
+  capabilities: DomainCapabilities,
+): DnsRecord[] {
+  const others = records.filter((record) => record.type !== 'MX');
+  if (capabilities.receiving !== 'enabled' || !deps.receivingMx) return others;
+  return [...others, { type: 'MX', name, value: deps.receivingMx, priority: RECEIVING_MX_PRIORITY }];
+}
+
 /** The reconciler: re-checks pending domains, so verification is noticed without anyone asking. */
 export async function checkPendingDomains(deps: DomainDeps, limit = 100): Promise<number> {
   const pending = await deps.domains.listPending(limit);
@@ -138,13 +230,14 @@ export async function checkPendingDomains(deps: DomainDeps, limit = 100): Promis
   return pending.length;
 }
 
-/** Live-mode sends must come from a verified domain of the account (422 otherwise). */
+/** Live-mode sends must come from a verified domain of the account with sending enabled (422 otherwise). */
 export async function isVerifiedSender(
   deps: Pick<DomainDeps, 'domains'>,
   tenant: Tenant,
   name: string,
 ): Promise<boolean> {
-  return (await deps.domains.get(tenant, domainId(tenant, name)))?.status === 'verified';
+  const domain = await deps.domains.get(tenant, domainId(tenant, name));
+  return domain?.status === 'verified' && (domain.capabilities ?? DEFAULT_CAPABILITIES).sending === 'enabled';
 }
 
 async function refresh(deps: DomainDeps, domain: Domain): Promise<Domain> {

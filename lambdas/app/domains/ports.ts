@@ -12,7 +12,21 @@ export interface DnsRecord {
   readonly type: 'CNAME' | 'TXT' | 'MX';
   readonly name: string;
   readonly value: string;
+  /** MX records only: the preference (lower first). */
+  readonly priority?: number;
 }
+
+export const CAPABILITY_STATES = ['enabled', 'disabled'] as const;
+export type CapabilityState = (typeof CAPABILITY_STATES)[number];
+
+/** What a domain is used for (Resend's `capabilities`). */
+export interface DomainCapabilities {
+  readonly sending: CapabilityState;
+  readonly receiving: CapabilityState;
+}
+
+/** A domain's capabilities when none were stored (every domain from before them): it sends and does not receive. */
+export const DEFAULT_CAPABILITIES: DomainCapabilities = { sending: 'enabled', receiving: 'disabled' };
 
 export interface Domain extends Tenant {
   /** Derived from tenant and name, so one tenant cannot add a name twice. */
@@ -27,6 +41,8 @@ export interface Domain extends Tenant {
   readonly openTracking?: boolean;
   /** SES rewrites the links of emails from this domain (click events). Off unless turned on; absent means off. */
   readonly clickTracking?: boolean;
+  /** Absent on domains stored before capabilities: DEFAULT_CAPABILITIES. */
+  readonly capabilities?: DomainCapabilities;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -54,6 +70,17 @@ export interface DomainRepository {
     events: readonly SendflowEvent[],
   ): Promise<Recorded<Domain> | null>;
   /**
+   * Sets the capabilities and the DNS records (the MX record comes and goes with receiving), with its events;
+   * null when there is no such live domain.
+   */
+  setCapabilities(
+    tenant: Tenant,
+    id: string,
+    change: Pick<Domain, 'capabilities' | 'records'>,
+    at: string,
+    events: readonly SendflowEvent[],
+  ): Promise<Recorded<Domain> | null>;
+  /**
    * Deletes the domain and records its events (the item stays, unreadable, until they are relayed); null
    * when there was no such domain.
    */
@@ -64,6 +91,8 @@ export interface DomainRepository {
    * claims: it never touches the provider.
    */
   claimName(name: string, accountId: string): Promise<boolean>;
+  /** The account holding a live-mode name's claim, or null (inbound mail finds its account through it). */
+  nameHolder(name: string): Promise<string | null>;
   /** Frees the account's claim on a name. */
   releaseName(name: string, accountId: string): Promise<void>;
   /** Pending domains of every tenant (the reconciler re-checks them). */

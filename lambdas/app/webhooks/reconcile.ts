@@ -24,15 +24,20 @@ export interface ReconcileDeps {
   readonly domains: WithOutbox;
   readonly contacts: WithOutbox;
   readonly suppressions: WithOutbox;
+  /** Received emails (email.received). */
+  readonly receivedEmails: WithOutbox;
   readonly clock: Clock;
 }
 
 /** Every table that keeps an outbox: the sweep goes through each. */
-export const outboxesOf = (deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions'>): Outbox[] => [
+export const outboxesOf = (
+  deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions' | 'receivedEmails'>,
+): Outbox[] => [
   deps.emails.outbox,
   deps.domains.outbox,
   deps.contacts.outbox,
   deps.suppressions.outbox,
+  deps.receivedEmails.outbox,
 ];
 
 /**

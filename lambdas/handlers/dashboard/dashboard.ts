@@ -38,6 +38,7 @@ import { domainRoutes } from './pages/domains';
 import { emailRoutes } from './pages/emails';
 import { eventTypeRoutes } from './pages/event-types';
 import { overviewRoutes } from './pages/overview';
+import { receivedRoutes } from './pages/received';
 import { webhookRoutes } from './pages/webhooks';
 import type { DashboardRequest, DashboardRoute } from './routes';
 
@@ -53,6 +54,7 @@ const PAGES: readonly DashboardRoute[] = [
   ...webhookRoutes,
   ...eventTypeRoutes,
   ...emailRoutes,
+  ...receivedRoutes,
   ...apiKeyRoutes,
   ...domainRoutes,
   ...contactRoutes,

@@ -18,6 +18,7 @@ const NAV = [
   ['', 'Overview'],
   ['/webhooks', 'Webhooks'],
   ['/emails', 'Emails'],
+  ['/received', 'Received'],
   ['/api-keys', 'API keys'],
   ['/domains', 'Domains'],
   ['/contacts', 'Contacts'],

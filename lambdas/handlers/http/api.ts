@@ -15,6 +15,7 @@ import type { SendEmailDeps } from '../../app/emails/send-emails';
 import type { UnsubscribeDeps } from '../../app/emails/unsubscribe';
 import type { FileStore } from '../../app/files/ports';
 import type { IdempotencyStore } from '../../app/idempotency';
+import type { ReadReceivedDeps } from '../../app/inbound/read-received';
 import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
@@ -39,6 +40,7 @@ import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
 import { emailHandlers } from './emails';
 import { eventTypeHandlers } from './event-types';
+import { inboundHandlers } from './inbound';
 import { listenHandlers } from './listen-sessions';
 import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
@@ -60,7 +62,8 @@ export interface ApiDeps
     DomainDeps,
     ContactDeps,
     SignInDeps,
-    ListenDeps {
+    ListenDeps,
+    ReadReceivedDeps {
   /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus'>;
   readonly counter: RateLimitCounter;
@@ -92,6 +95,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...deliveryHandlers(deps),
     ...recoveryHandlers(deps),
     ...emailHandlers(deps),
+    ...inboundHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,
     ...usageHandlers(deps),

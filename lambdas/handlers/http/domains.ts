@@ -1,15 +1,16 @@
-// HTTP handlers for /v1/domains: add (with the DNS records to publish), list, read, change tracking, verify,
-// delete.
+// HTTP handlers for /v1/domains: add (with the DNS records to publish), list, read, change tracking and
+// capabilities, verify, delete.
 import * as z from 'zod';
 import {
   createDomain,
   type DomainDeps,
   deleteDomain,
   getDomain,
+  updateDomainCapabilities,
   updateDomainTracking,
   verifyDomain,
 } from '../../app/domains/domains';
-import { DOMAIN_STATUSES, type Domain } from '../../app/domains/ports';
+import { CAPABILITY_STATES, DEFAULT_CAPABILITIES, DOMAIN_STATUSES, type Domain } from '../../app/domains/ports';
 import { PLANS } from '../../domain/plans';
 import { isDomainName } from '../../domain/resources';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
@@ -48,6 +49,17 @@ const trackingSubdomain = unsupported(
   "Opens and clicks are tracked through SES's default tracking domain; a custom tracking domain is not supported.",
 );
 
+const capabilityState = z.enum(CAPABILITY_STATES);
+const capabilities = z.strictObject({ sending: capabilityState, receiving: capabilityState }).meta({
+  description:
+    'What the domain is used for. Default sending enabled, receiving disabled. Receiving (live mode only) adds ' +
+    'the MX record to `records`; a verified domain then receives mail for any address at it (docs/inbound.md).',
+});
+const capabilitiesChange = z.strictObject({
+  sending: capabilityState.optional(),
+  receiving: capabilityState.optional(),
+});
+
 const createBody = z.strictObject({
   name: z.string().trim().toLowerCase().refine(isDomainName, 'Must be a domain name such as mail.example.com.'),
   open_tracking: openTracking.optional(),
@@ -58,6 +70,7 @@ const createBody = z.strictObject({
   ),
   tls,
   tracking_subdomain: trackingSubdomain,
+  capabilities: capabilitiesChange.optional(),
 });
 
 const updateBody = z
@@ -66,8 +79,9 @@ const updateBody = z
     click_tracking: clickTracking.optional(),
     tls,
     tracking_subdomain: trackingSubdomain,
+    capabilities: capabilitiesChange.optional(),
   })
-  .refine((body) => Object.keys(body).length > 0, 'Give at least one of open_tracking, click_tracking.');
+  .refine((body) => Object.keys(body).length > 0, 'Give at least one of open_tracking, click_tracking, capabilities.');
 
 const domainSchema = named(
   'Domain',
@@ -77,10 +91,18 @@ const domainSchema = named(
     name: z.string(),
     status: z.enum(DOMAIN_STATUSES),
     records: z
-      .array(z.strictObject({ type: z.enum(['CNAME', 'TXT', 'MX']), name: z.string(), value: z.string() }))
+      .array(
+        z.strictObject({
+          type: z.enum(['CNAME', 'TXT', 'MX']),
+          name: z.string(),
+          value: z.string(),
+          priority: z.number().int().optional().meta({ description: 'MX records: the preference.' }),
+        }),
+      )
       .meta({ description: 'The DNS records to publish.' }),
     open_tracking: openTracking,
     click_tracking: clickTracking,
+    capabilities,
     created_at: isoTime,
     updated_at: isoTime,
   }),
@@ -94,7 +116,7 @@ const responses = {
     'Every domain',
   ),
   getDomain: success(200, domainSchema, 'The domain'),
-  updateDomain: success(200, domainSchema, 'The domain with its tracking changed'),
+  updateDomain: success(200, domainSchema, 'The domain with its tracking or capabilities changed'),
   verifyDomain: success(200, domainSchema, 'The domain after the check'),
   deleteDomain: success(
     200,
@@ -112,8 +134,17 @@ export function domainView(domain: Domain): Body<typeof domainSchema> {
     records: domain.records,
     open_tracking: domain.openTracking ?? false,
     click_tracking: domain.clickTracking ?? false,
+    capabilities: domain.capabilities ?? DEFAULT_CAPABILITIES,
     created_at: domain.createdAt,
     updated_at: domain.updatedAt,
+  };
+}
+
+/** The capabilities a request names (zod leaves absent keys absent; this keeps the types exact). */
+function definedOnly(change: z.infer<typeof capabilitiesChange>) {
+  return {
+    ...(change.sending ? { sending: change.sending } : {}),
+    ...(change.receiving ? { receiving: change.receiving } : {}),
   };
 }
 
@@ -124,15 +155,19 @@ export function domainHandlers(deps: DomainDeps) {
       limit: PLANS[caller.plan].domainsPerMode,
       ...(request.open_tracking !== undefined ? { openTracking: request.open_tracking } : {}),
       ...(request.click_tracking !== undefined ? { clickTracking: request.click_tracking } : {}),
+      ...(request.capabilities ? { capabilities: definedOnly(request.capabilities) } : {}),
     });
     return reply(responses.createDomain, domainView(domain));
   };
   const update: RouteHandler = async ({ caller, params, body }) => {
     const request = validate(updateBody, body ?? {});
-    const domain = await updateDomainTracking(deps, tenantOf(caller), params.id ?? '', {
+    let domain = await updateDomainTracking(deps, tenantOf(caller), params.id ?? '', {
       ...(request.open_tracking !== undefined ? { openTracking: request.open_tracking } : {}),
       ...(request.click_tracking !== undefined ? { clickTracking: request.click_tracking } : {}),
     });
+    if (request.capabilities) {
+      domain = await updateDomainCapabilities(deps, tenantOf(caller), domain.id, definedOnly(request.capabilities));
+    }
     return reply(responses.updateDomain, domainView(domain));
   };
   const list: RouteHandler = async ({ caller }) =>

@@ -61,6 +61,33 @@ const domainData = {
   status: z.enum(DOMAIN_STATUSES).meta({ description: 'Its verification state after the change.' }),
 };
 
+const addressList = (description: string) => z.array(z.string()).meta({ description });
+
+/** email.received's data: Resend's fields, metadata only. */
+const receivedData = {
+  email_id: prefixed('rcv', 'The received email: GET /v1/emails/receiving/{email_id}.'),
+  created_at: time('When it arrived (ISO 8601, UTC).'),
+  from: z
+    .string()
+    .meta({ description: 'The From header, e.g. `Ada <ada@example.com>` (the envelope sender if none).' }),
+  to: addressList('The To header’s addresses.'),
+  cc: addressList('The Cc header’s addresses.'),
+  bcc: addressList('The Bcc header’s addresses (rarely present).'),
+  received_for: addressList('The envelope recipients at the account’s domains this email was received for.'),
+  subject: z.string().meta({ description: 'The subject, decoded; data only, never a header.' }),
+  message_id: z.string().meta({ description: 'The Message-ID header (empty if none).' }),
+  attachments: z.array(
+    z.strictObject({
+      id: prefixed('att', 'The attachment: GET /v1/emails/receiving/{email_id}/attachments/{id}.'),
+      filename: z.string().nullable(),
+      content_type: z.string(),
+      content_disposition: z.enum(['inline', 'attachment']),
+      content_id: z.string().nullable(),
+      size: z.number().int().min(0).meta({ description: 'Bytes.' }),
+    }),
+  ),
+};
+
 const contactData = {
   id: prefixed('ct', 'The contact id.'),
   email: z.string().meta({ description: 'The contact’s address, lower-cased.' }),
@@ -168,15 +195,17 @@ const entries: Record<EventType, Entry> = {
     payload: emailPayload('email.unsubscribed', { source: z.literal('list-unsubscribe') }),
   },
   'email.received': {
-    description: 'Inbound email received; reserved until inbound receiving is enabled (never sent today).',
-    payload: emailPayload('email.received', {}),
+    description:
+      'An email arrived at a verified domain of the account with receiving enabled (docs/inbound.md): its metadata ' +
+      'only; GET /v1/emails/receiving/{email_id} has the body, headers and download links.',
+    payload: accountPayload('email.received', receivedData),
   },
   'domain.created': {
     description: 'A sending domain was added.',
     payload: accountPayload('domain.created', domainData),
   },
   'domain.updated': {
-    description: "A sending domain's verification state or tracking settings changed.",
+    description: "A domain's verification state, tracking settings or capabilities changed.",
     payload: accountPayload('domain.updated', domainData),
   },
   'domain.deleted': {

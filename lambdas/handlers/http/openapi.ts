@@ -11,6 +11,7 @@ import { requestSchemas as deliveries, responseSchemas as deliveryResponses } fr
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
 import { responseSchemas as eventTypeResponses } from './event-types';
+import { requestSchemas as inbound, responseSchemas as inboundResponses } from './inbound';
 import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
 import { responseSchemas as logResponses } from './logs';
 import { webhooksSection } from './openapi-webhooks';
@@ -37,6 +38,7 @@ const requests: RequestSchemas = {
   ...recoveries,
   ...emails,
   ...domains,
+  ...inbound,
   ...contacts,
   ...unsubscribe,
   ...listen,
@@ -50,6 +52,7 @@ const responses: ResponseSchemas = {
   ...recoveryResponses,
   ...emailResponses,
   ...domainResponses,
+  ...inboundResponses,
   ...contactResponses,
   ...unsubscribeResponses,
   ...usageResponses,

@@ -30,12 +30,23 @@ function compile(resource: string): { pattern: RegExp; params: string[] } {
 }
 
 const greedy = (resource: string) => (resource.includes('+}') ? 1 : 0);
+/** Where the first parameter segment is: between resources with as many parameters, a later one is more literal. */
+const firstParam = (resource: string) => {
+  const index = resource.split('/').findIndex((segment) => segment.startsWith('{'));
+  return index < 0 ? Number.MAX_SAFE_INTEGER : index;
+};
 
 const resources: readonly CompiledResource[] = [...new Set(routes.map((route) => route.path))]
-  // Literal segments win over parameters, as in API Gateway: sort resources with fewer params first, and a
-  // greedy parameter last of all.
+  // Literal segments win over parameters, as in API Gateway: sort resources with fewer params first (of as many,
+  // the one whose first parameter comes later: /emails/receiving/{id} before /emails/{id}/cancel), and a greedy
+  // parameter last of all.
   .map((resource) => ({ resource, ...compile(resource) }))
-  .sort((a, b) => greedy(a.resource) - greedy(b.resource) || a.params.length - b.params.length)
+  .sort(
+    (a, b) =>
+      greedy(a.resource) - greedy(b.resource) ||
+      a.params.length - b.params.length ||
+      firstParam(b.resource) - firstParam(a.resource),
+  )
   .map(({ resource, pattern, params }) => ({
     resource,
     pattern,

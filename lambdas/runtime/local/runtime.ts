@@ -16,9 +16,13 @@ import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
+import { localSpool } from '../../adapters/local/inbound-spool';
+import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapters/local/smtp-inbound';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
+import { receivingDomain } from '../../app/domains/domains';
 import type { EmailBodyStore } from '../../app/emails/ports';
+import { receiveEmail } from '../../app/inbound/receive-email';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -60,6 +64,10 @@ export interface LocalRuntime {
   /** Base URL including the stage, e.g. http://127.0.0.1:3000/v1 */
   readonly url: string;
   readonly port: number;
+  /** The inbound SMTP server's port (SF_SMTP_PORT, or the free one picked). */
+  readonly smtpPort: number;
+  /** The inbound SMTP server's spool: `idle()` once every accepted message is stored (or waits for a retry). */
+  readonly inbound: Pick<SmtpInbound, 'idle' | 'pending'>;
   readonly dynamoEndpoint: string;
   /** Authorizes the admin CLI's cache flush (gateway ADMIN_FLUSH_PATH); random per start. */
   readonly adminToken: string;
@@ -95,6 +103,8 @@ export interface LocalRuntimeOptions {
   readonly sender?: WebhookSender;
   /** Called once if the data directory is locked and the start waits for it (SF_DATA_DIR_WAIT_SECONDS). */
   readonly onDataDirWait?: () => void;
+  /** The inbound SMTP server's limits (tests shorten its time-outs); DEFAULT_SMTP_LIMITS otherwise. */
+  readonly smtpLimits?: Partial<SmtpLimits>;
 }
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
@@ -126,6 +136,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     deliveriesDlq,
   };
   let server: Server | undefined;
+  let smtp: SmtpInbound | undefined;
   let closing = false;
   let reconciler: NodeJS.Timeout | undefined;
   let reconciling: Promise<unknown> = Promise.resolve();
@@ -173,6 +184,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         arn: local.slowDeliveries.arn,
       },
       deliveryDlqArns: [local.deliveriesDlq.arn],
+      // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
+      receivingMx: config.host,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -254,9 +267,55 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const url = `http://${host}:${port}/${STAGE}`;
     baseUrl ||= url;
     const httpServer = server;
+    // Inbound mail: an SMTP server beside the API, on the same host; what it accepts is spooled durably, then
+    // stored by receiveEmail (app/inbound), as SES receiving hands it to a function on AWS.
+    const inboundDeps = {
+      domains: services.domains,
+      received: services.receivedEmails,
+      files: services.files,
+      events: services.events,
+      clock: services.clock,
+      random: services.random,
+      retentionSeconds: config.emailRetentionSeconds,
+    };
+    smtp = await startSmtpInbound({
+      host: config.host,
+      port: config.smtpPort,
+      spool: localSpool(config.dataDir),
+      accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
+      deliver: async (entry) => {
+        await receiveEmail(inboundDeps, {
+          raw: entry.raw,
+          mailFrom: entry.mailFrom,
+          recipients: entry.recipients,
+          verdicts: null,
+          receivedAt: entry.receivedAt,
+          sourceId: entry.id,
+        });
+      },
+      onError: (message, error) => logger.error(message, error as Error),
+      ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
+      ...(config.smtpTls
+        ? {
+            tls: {
+              key: readFileSync(config.smtpTls.keyFile, 'utf8'),
+              cert: readFileSync(config.smtpTls.certFile, 'utf8'),
+            },
+          }
+        : {}),
+    }).catch((error: NodeJS.ErrnoException) => {
+      // Said plainly (npm start prints the message): the API's port is fine, the SMTP server's is taken.
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new Error(
+        `inbound SMTP port ${config.smtpPort} is already in use: set SF_SMTP_PORT to another port, or SF_SMTP_PORT=0 for any free port.`,
+      );
+    });
+    const inbound = smtp;
     return {
       url,
       port,
+      smtpPort: inbound.port,
+      inbound,
       dynamoEndpoint: dynamo.endpoint,
       adminToken,
       ...(seeded ? { seeded } : {}),
@@ -269,6 +328,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         closing = true;
         clearInterval(reconciler);
         const deadline = Date.now() + STOP_MS;
+        // No new mail; a message being stored finishes (what is spooled and not stored waits for the next start).
+        await Promise.race([inbound.stop(), sleep(STOP_MS / 2)]);
         const left = () => Math.max(0, deadline - Date.now());
         // Stop listening and answer the requests in flight (their messages reach the journals); then the queues
         // take no new batch, and what is unfinished when the time is up stays journaled for the next start.
@@ -287,6 +348,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   } catch (error) {
     clearInterval(reconciler);
     server?.close();
+    await smtp?.stop();
     await Promise.all(Object.values(local).map((q) => q.stop(0)));
     client.destroy();
     await dynamo.close();

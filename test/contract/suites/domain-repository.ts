@@ -29,6 +29,7 @@ function newDomain(tenant: Tenant, overrides: Partial<Domain> = {}): Domain {
     ],
     openTracking: false,
     clickTracking: false,
+    capabilities: { sending: 'enabled', receiving: 'disabled' },
     createdAt: AT,
     updatedAt: AT,
     ...overrides,
@@ -50,6 +51,66 @@ export function domainRepositoryContract(harness: RepositoryHarness<DomainReposi
     expect(created).not.toBeNull();
     expect(await repo().get(tenant, domain.id)).toEqual(domain);
     expect(await repo().get(tenant, 'dom_unknown')).toBeNull();
+  });
+
+  it('reads a domain stored without capabilities as sending and not receiving (domains from before them)', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const { capabilities: _none, ...old } = newDomain(tenant);
+
+    // Act
+    await repo().create(old, []);
+
+    // Assert
+    expect((await repo().get(tenant, old.id))?.capabilities).toEqual({ sending: 'enabled', receiving: 'disabled' });
+  });
+
+  it('setCapabilities() stores the capabilities and records (an MX record with its priority) with its events; null for a missing or deleted domain', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const domain = newDomain(tenant, { status: 'verified' });
+    await repo().create(domain, []);
+    const gone = newDomain(tenant);
+    await repo().create(gone, []);
+    await repo().delete(tenant, gone.id, LATER, []);
+    const records = [
+      ...domain.records,
+      { type: 'MX' as const, name: domain.name, value: 'mx.example.net', priority: 10 },
+    ];
+    const capabilities = { sending: 'disabled', receiving: 'enabled' } as const;
+
+    // Act
+    const changed = await repo().setCapabilities(tenant, domain.id, { capabilities, records }, LATER, []);
+    const missing = await repo().setCapabilities(tenant, 'dom_unknown', { capabilities, records }, LATER, []);
+    const deleted = await repo().setCapabilities(tenant, gone.id, { capabilities, records }, LATER, []);
+
+    // Assert
+    const expected = { ...domain, capabilities, records, updatedAt: LATER };
+    expect(changed?.value).toEqual(expected);
+    expect(await repo().get(tenant, domain.id)).toEqual(expected);
+    expect(missing).toBeNull();
+    expect(deleted).toBeNull();
+    expect(await repo().get(tenant, 'dom_unknown')).toBeNull();
+  });
+
+  it('nameHolder() names the account holding a live name, null when none does or it was released', async () => {
+    // Arrange
+    const name = `${randomBytes(4).toString('hex')}.example.org`;
+    const free = `${randomBytes(4).toString('hex')}.example.org`;
+    const first = newTenant();
+    const second = newTenant();
+
+    // Act
+    await repo().claimName(name, first.accountId);
+    const taken = await repo().claimName(name, second.accountId);
+    const holder = await repo().nameHolder(name);
+    await repo().releaseName(name, first.accountId);
+
+    // Assert
+    expect(taken).toBe(false);
+    expect(holder).toBe(first.accountId);
+    expect(await repo().nameHolder(name)).toBeNull();
+    expect(await repo().nameHolder(free)).toBeNull();
   });
 
   it('stores open and click tracking with the domain, each on its own', async () => {

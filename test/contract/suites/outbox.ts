@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { Contact, ContactRepository } from '../../../lambdas/app/contacts/contacts';
-import type { Domain, DomainRepository } from '../../../lambdas/app/domains/ports';
+import { DEFAULT_CAPABILITIES, type Domain, type DomainRepository } from '../../../lambdas/app/domains/ports';
 import type { SuppressionList } from '../../../lambdas/app/emails/ports';
 import { sweepOutboxes } from '../../../lambdas/app/outbox';
 import type { Tenant } from '../../../lambdas/app/webhooks/ports';
@@ -27,7 +27,7 @@ const newTenant = (): Tenant => ({ accountId: `acct_${randomBytes(6).toString('h
 
 function newDomain(tenant: Tenant): Domain {
   const name = `${randomBytes(4).toString('hex')}.example.com`;
-  const tracking = { openTracking: false, clickTracking: false };
+  const tracking = { openTracking: false, clickTracking: false, capabilities: DEFAULT_CAPABILITIES };
   return {
     ...tenant,
     id: `dom_${name}`,

@@ -1,0 +1,254 @@
+// The local runtime's inbound SMTP server (Nodemailer's smtp-server), standing in for SES receiving: RCPT for a
+// domain no account receives at is 550 5.1.1, more than the recipient limit 452 4.5.3, a message over the size
+// limit 552 (counted while it streams; what is over is never kept); an accepted message is spooled durably
+// before the 250, then handed to `deliver` (receiveEmail) one at a time, retried until stored.
+// No AUTH (it is an MX, not a submission server); STARTTLS only when a key and certificate are given.
+import type { AddressInfo, Socket } from 'node:net';
+import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import { domainOf, MAX_INBOUND_BYTES, MAX_INBOUND_RECIPIENTS } from '../../domain/inbound';
+import type { Spool, SpoolEntry } from './inbound-spool';
+
+export interface SmtpLimits {
+  /** SIZE: larger messages get 552. */
+  readonly maxBytes: number;
+  readonly maxRecipients: number;
+  /** Connections served at once; more are refused with 421. */
+  readonly maxConnections: number;
+  /** A connection that sends nothing for this long is closed. */
+  readonly idleTimeoutMs: number;
+  /** The longest a connection may stay, however it trickles (a slow client cannot hold a slot forever). */
+  readonly sessionTimeoutMs: number;
+  /** How long a message that could not be stored waits before the next try. */
+  readonly retryMs: number;
+}
+
+export const DEFAULT_SMTP_LIMITS: SmtpLimits = {
+  maxBytes: MAX_INBOUND_BYTES,
+  maxRecipients: MAX_INBOUND_RECIPIENTS,
+  maxConnections: 20,
+  idleTimeoutMs: 60_000,
+  sessionTimeoutMs: 10 * 60_000,
+  retryMs: 5_000,
+};
+
+export interface SmtpInboundOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly spool: Spool;
+  /** Whether an account receives at the domain (RCPT is refused otherwise). */
+  readonly accepts: (domain: string) => Promise<boolean>;
+  /** Stores one message; throws to have it tried again later (it stays spooled meanwhile). */
+  readonly deliver: (entry: SpoolEntry) => Promise<void>;
+  readonly onError: (message: string, error: unknown) => void;
+  readonly limits?: Partial<SmtpLimits>;
+  /** PEM key and certificate: STARTTLS is offered only with them. */
+  readonly tls?: { readonly key: string; readonly cert: string };
+}
+
+export interface SmtpInbound {
+  readonly port: number;
+  /** Resolves once every spooled message is stored or waiting for its retry. */
+  idle(): Promise<void>;
+  /** Messages spooled and not yet stored. */
+  pending(): number;
+  stop(): Promise<void>;
+}
+
+/** An SMTP reply: the code, and a text that never carries what the client sent beyond a checked domain. */
+function smtpError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+export async function startSmtpInbound(options: SmtpInboundOptions): Promise<SmtpInbound> {
+  const limits = { ...DEFAULT_SMTP_LIMITS, ...options.limits };
+  const delivery = new SpoolDelivery(options.spool, options.deliver, options.onError, limits.retryMs);
+  const server = new SMTPServer({
+    logger: false,
+    banner: 'Sendflow local inbound SMTP',
+    authOptional: true,
+    // RFC 3463 codes (550 5.1.1, 452 4.5.3, 552 5.3.4): what SES and the big receivers answer.
+    hideENHANCEDSTATUSCODES: false,
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
+    size: limits.maxBytes,
+    rejectOversized: true,
+    maxRecipients: limits.maxRecipients,
+    maxClients: limits.maxConnections,
+    socketTimeout: limits.idleTimeoutMs,
+    closeTimeout: 2_000,
+    onRcptTo(address, _session, callback) {
+      const domain = domainOf(address.address);
+      options.accepts(domain).then(
+        (ok) => callback(ok ? null : smtpError(550, `No account receives mail at ${domain || 'that address'}`)),
+        (error: unknown) => {
+          options.onError('inbound SMTP: the recipient check failed', error);
+          callback(smtpError(451, 'Try again later'));
+        },
+      );
+    },
+    onData(stream, session, callback) {
+      const envelope = {
+        mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+        receivedAt: new Date().toISOString(),
+      };
+      receive(stream, options.spool, envelope, limits.maxBytes).then(
+        (id) => {
+          if (id === null) return callback(smtpError(552, 'Message exceeds the size limit'));
+          callback(null, `OK: queued as ${id}`);
+          delivery.kick();
+        },
+        (error: unknown) => {
+          // A client that hangs up mid-message is no fault of ours: its partial message is simply dropped.
+          if ((error as { code?: string }).code !== 'ECONNECTION') {
+            options.onError('inbound SMTP: a message could not be spooled', error);
+          }
+          callback(smtpError(451, 'Could not store the message; try again later'));
+        },
+      );
+    },
+  });
+  server.on('error', (error) => options.onError('inbound SMTP: connection error', error));
+  // A per-connection deadline: the idle time-out alone lets a client that trickles a byte a minute stay forever.
+  const sockets = new Set<Socket>();
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    const deadline = setTimeout(() => socket.destroy(), limits.sessionTimeoutMs).unref();
+    socket.once('close', () => {
+      clearTimeout(deadline);
+      sockets.delete(socket);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  // Messages a previous run accepted and did not store (a crash, a kill -9, a stop in between).
+  delivery.kick();
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    idle: () => delivery.idle(),
+    pending: () => options.spool.size(),
+    async stop() {
+      delivery.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await delivery.idle();
+    },
+  };
+}
+
+/**
+ * Writes DATA into a spool entry as it streams, counting bytes: past `maxBytes` the entry is dropped and the
+ * rest read and thrown away (null: 552). Otherwise the entry is committed (fsynced) and its id returned.
+ */
+function receive(
+  stream: SMTPServerDataStream,
+  spool: Spool,
+  envelope: Parameters<Spool['begin']>[0],
+  maxBytes: number,
+): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const writer = spool.begin(envelope);
+    let bytes = 0;
+    let over = false;
+    let failed: unknown = null;
+    stream.on('data', (chunk: Buffer) => {
+      if (over || failed) return;
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        over = true;
+        writer.discard();
+        return;
+      }
+      try {
+        writer.write(chunk);
+      } catch (error) {
+        failed = error;
+        writer.discard();
+      }
+    });
+    stream.once('error', (error) => {
+      if (!over && !failed) writer.discard();
+      reject(error);
+    });
+    stream.once('end', () => {
+      if (failed) return reject(failed);
+      if (over || stream.sizeExceeded) {
+        if (!over) writer.discard();
+        return resolve(null);
+      }
+      try {
+        resolve(writer.commit());
+      } catch (error) {
+        writer.discard();
+        reject(error);
+      }
+    });
+  });
+}
+
+/** Hands spooled messages to `deliver` one at a time, oldest first; a failure waits `retryMs` and tries again. */
+class SpoolDelivery {
+  private running: Promise<void> | null = null;
+  /** A kick while running: run once more when this run ends (a message spooled meanwhile). */
+  private again = false;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly spool: Spool,
+    private readonly deliver: (entry: SpoolEntry) => Promise<void>,
+    private readonly onError: SmtpInboundOptions['onError'],
+    private readonly retryMs: number,
+  ) {}
+
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.run().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.retry);
+  }
+
+  private async run(): Promise<void> {
+    const failed = new Set<string>();
+    for (;;) {
+      if (this.stopped) return;
+      const id = this.spool.pending().find((pending) => !failed.has(pending));
+      if (id === undefined) break;
+      try {
+        const entry = this.spool.load(id);
+        if (!entry) throw new Error(`spool entry ${id} is unreadable`);
+        await this.deliver(entry);
+        this.spool.remove(id);
+      } catch (error) {
+        failed.add(id);
+        this.onError(`inbound SMTP: message ${id} not stored yet; it stays spooled and is tried again`, error);
+      }
+    }
+    if (failed.size && !this.stopped) {
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => this.kick(), this.retryMs).unref();
+    }
+  }
+}

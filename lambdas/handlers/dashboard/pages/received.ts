@@ -1,0 +1,98 @@
+// Received (inbound) emails: the list, newest first (GET /v1/emails/receiving), and one email: sender,
+// recipients, verdicts, the HTML in a sandboxed frame under its own CSP (scripts never run, nothing is
+// fetched), the text as text, the headers, and download links of the raw message and each attachment.
+import { BASE, href, html, PREVIEW_HEADERS } from '../http';
+import { when } from '../layout';
+import { type DashboardRequest, ID, route } from '../routes';
+
+interface ReceivedItem {
+  id: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  received_for: string[];
+  subject: string;
+  created_at: string;
+  attachments: { id: string; filename: string | null; size: number; content_type: string }[];
+  html?: string | null;
+  text?: string | null;
+  headers?: Record<string, string>;
+  raw?: { download_url: string };
+  verdicts?: Record<string, string> | null;
+}
+
+async function list({ api, query }: DashboardRequest) {
+  const { body } = await api.get<{ data: ReceivedItem[]; has_more: boolean }>('/emails/receiving', {
+    limit: '20',
+    after: query.after,
+  });
+  const rows = body.data.length
+    ? html`<div class="table-wrap" tabindex="0"><table><caption>Received emails, newest first</caption>
+<thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">For</th><th scope="col">Subject</th><th scope="col">Attachments</th></tr></thead>
+<tbody>${body.data.map(
+        (e) => html`<tr><td><a href="${BASE}/received/${e.id}">${when(e.created_at)}</a></td><td>${e.from}</td>
+<td>${e.received_for.join(', ')}</td><td>${e.subject || '(no subject)'}</td><td>${e.attachments.length}</td></tr>`,
+      )}</tbody></table></div>`
+    : html`<p>No received emails. Turn receiving on for a verified live domain (docs/inbound.md).</p>`;
+  const older =
+    body.has_more && body.data.length
+      ? html`<p><a href="${href('/received', { after: body.data.at(-1)?.id })}">Older emails</a></p>`
+      : '';
+  return { title: 'Received emails', section: '/received', content: html`${rows}${older}` };
+}
+
+async function detail({ api, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: e } = await api.get<ReceivedItem>(`/emails/receiving/${id}`);
+  const { body: files } = await api.get<{
+    data: { id: string; filename?: string; size: number; download_url: string }[];
+  }>(`/emails/receiving/${id}/attachments`);
+  const verdicts = e.verdicts
+    ? html`${Object.entries(e.verdicts).map(([name, value]) => html`<span class="badge">${name}: ${value}</span> `)}`
+    : 'none (local)';
+  const attachments = files.data.length
+    ? html`<ul>${files.data.map(
+        (f) => html`<li><a href="${f.download_url}" rel="noreferrer">${f.filename ?? f.id}</a> (${f.size} bytes)</li>`,
+      )}</ul>`
+    : html`<p>No attachments.</p>`;
+  const headers = Object.entries(e.headers ?? {});
+  const content = html`<p><a href="${BASE}/received">All received emails</a></p>
+<dl class="facts"><dt>Id</dt><dd class="mono" id="received-id">${e.id}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
+${e.cc.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}<dt>Received for</dt><dd>${e.received_for.join(', ')}</dd>
+<dt>Received</dt><dd>${when(e.created_at)}</dd><dt>Verdicts</dt><dd>${verdicts}</dd>
+<dt>Raw message</dt><dd>${e.raw ? html`<a href="${e.raw.download_url}" rel="noreferrer">Download (.eml)</a>` : 'gone'}</dd></dl>
+<section aria-labelledby="body-h"><h2 id="body-h">Content</h2>
+${
+  e.html
+    ? html`<h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the received HTML" src="${BASE}/received/${e.id}/preview"></iframe>
+<p>Shown without scripts or remote content: the sender wrote this HTML.</p>`
+    : html`<p>No HTML body.</p>`
+}
+<h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>
+<section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>
+<section aria-labelledby="headers-h"><h2 id="headers-h">Headers</h2><div class="table-wrap" tabindex="0"><table><caption>Headers as received</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
+<tbody>${headers.map(([name, value]) => html`<tr><td class="mono">${name}</td><td>${value}</td></tr>`)}</tbody></table></div></section>`;
+  return { title: `Received: ${e.subject || '(no subject)'}`, section: '/received', content };
+}
+
+/** The received HTML alone, for the page's frame, under PREVIEW_HEADERS (CSP sandbox: no script, no fetch). */
+async function preview({ api, params }: DashboardRequest) {
+  const { body: e } = await api.get<ReceivedItem>(`/emails/receiving/${params[0] ?? ''}`);
+  return {
+    title: 'Preview',
+    section: '/received',
+    content: html``,
+    response: {
+      statusCode: 200,
+      headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
+      body: e.html ?? '',
+    },
+  };
+}
+
+export const receivedRoutes = [
+  route.get('received', list),
+  route.get(`received/${ID}`, detail),
+  route.get(`received/${ID}/preview`, preview),
+];

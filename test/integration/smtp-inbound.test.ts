@@ -1,0 +1,158 @@
+// The local SMTP server (lambdas/adapters/local/smtp-inbound.ts) on its own over loopback, with a real disk spool
+// and a recording `deliver`: RCPT 550 5.1.1 for a domain nobody receives at, 452 4.5.3 past the recipient limit,
+// 552 past the size limit (nothing spooled), 250 only once the message is in the spool; a failing store keeps
+// the message spooled and retries it; a new server on the same spool hands over what the last one left.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DiskSpool, MemorySpool, type Spool, type SpoolEntry } from '../../lambdas/adapters/local/inbound-spool';
+import { type SmtpLimits, startSmtpInbound } from '../../lambdas/adapters/local/smtp-inbound';
+import { RawSmtp } from '../support/smtp-client';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+const newDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sf-spool-'));
+  dirs.push(dir);
+  return dir;
+};
+
+async function server(spool: Spool, options: { failing?: () => boolean; limits?: Partial<SmtpLimits> } = {}) {
+  const delivered: SpoolEntry[] = [];
+  const errors: string[] = [];
+  const smtp = await startSmtpInbound({
+    host: '127.0.0.1',
+    port: 0,
+    spool,
+    accepts: async (domain) => domain === 'rx.example',
+    deliver: async (entry) => {
+      if (options.failing?.()) throw new Error('store down (injected)');
+      delivered.push(entry);
+    },
+    onError: (message) => errors.push(message),
+    limits: { retryMs: 100, ...options.limits },
+  });
+  return { smtp, delivered, errors };
+}
+
+const MESSAGE = 'From: a@sender.example\r\nTo: b@rx.example\r\nSubject: hi\r\n\r\nHello\r\n.leading dot\r\n';
+
+describe('local SMTP server', () => {
+  it('accepts mail for a receiving domain: 250 after the spool, then delivered byte for byte with its envelope', async () => {
+    const dir = newDir();
+    const { smtp, delivered } = await server(new DiskSpool(dir));
+    const { client, greeting } = await RawSmtp.open(smtp.port);
+
+    const ehlo = await client.command('EHLO test.local');
+    const sent = await client.send('a@sender.example', ['b@RX.example', 'c@rx.example'], MESSAGE);
+    await smtp.idle();
+
+    expect(greeting.code).toBe(220);
+    expect(ehlo.code).toBe(250);
+    expect(sent.rcpt.map((r) => r.code)).toEqual([250, 250]);
+    expect(sent.data.code).toBe(250);
+    expect(sent.data.text).toMatch(/queued as in_[0-9a-z]{26}/);
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]).toMatchObject({ mailFrom: 'a@sender.example', recipients: ['b@RX.example', 'c@rx.example'] });
+    expect(Buffer.from(delivered[0]?.raw ?? []).toString()).toBe(MESSAGE);
+    expect(readdirSync(join(dir))).toEqual([]);
+    client.close();
+    await smtp.stop();
+  });
+
+  it('refuses RCPT for a domain no account receives at with 550 5.1.1, and DATA without a recipient', async () => {
+    const { smtp, delivered } = await server(new MemorySpool());
+    const { client } = await RawSmtp.open(smtp.port);
+    await client.command('EHLO test.local');
+    await client.command('MAIL FROM:<a@sender.example>');
+
+    const unknown = await client.command('RCPT TO:<x@unknown.example>');
+    const data = await client.command('DATA');
+
+    expect(unknown.code).toBe(550);
+    expect(unknown.text).toMatch(/^5\.1\.1 /);
+    expect(data.code).toBe(503);
+    expect(delivered).toEqual([]);
+    client.close();
+    await smtp.stop();
+  });
+
+  it('takes at most 100 recipients (452 4.5.3 for the 101st and after)', async () => {
+    const { smtp } = await server(new MemorySpool());
+    const { client } = await RawSmtp.open(smtp.port);
+    const to = Array.from({ length: 105 }, (_, i) => `u${i}@rx.example`);
+
+    const sent = await client.send('a@sender.example', to, MESSAGE);
+
+    expect(sent.rcpt.slice(0, 100).every((r) => r.code === 250)).toBe(true);
+    expect(sent.rcpt.slice(100).map((r) => `${r.code} ${r.text.slice(0, 5)}`)).toEqual(Array(5).fill('452 4.5.3'));
+    expect(sent.data.code).toBe(250);
+    client.close();
+    await smtp.stop();
+  });
+
+  it('refuses a message over the size limit with 552 and spools nothing; the connection goes on', async () => {
+    const dir = newDir();
+    const { smtp, delivered } = await server(new DiskSpool(dir), { limits: { maxBytes: 64 * 1024 } });
+    const { client } = await RawSmtp.open(smtp.port);
+    const ehlo = await client.command('EHLO test.local');
+
+    const big = await client.send(
+      'a@sender.example',
+      ['b@rx.example'],
+      `Subject: big\r\n\r\n${'x'.repeat(998)}\r\n`.repeat(100),
+    );
+    const after = await client.send('a@sender.example', ['b@rx.example'], MESSAGE);
+    await smtp.idle();
+
+    expect(ehlo.text).toContain('SIZE 65536');
+    expect(big.data.code).toBe(552);
+    expect(after.data.code).toBe(250);
+    expect(delivered).toHaveLength(1);
+    expect(readdirSync(dir)).toEqual([]);
+    client.close();
+    await smtp.stop();
+  });
+
+  it('a message that cannot be stored stays spooled and is retried until stored', async () => {
+    const dir = newDir();
+    let failures = 3;
+    const { smtp, delivered, errors } = await server(new DiskSpool(dir), { failing: () => failures-- > 0 });
+    const { client } = await RawSmtp.open(smtp.port);
+
+    const sent = await client.send('a@sender.example', ['b@rx.example'], MESSAGE);
+    await smtp.idle();
+    const spooled = readdirSync(dir);
+    await expect.poll(() => delivered.length, { timeout: 5_000 }).toBe(1);
+
+    expect(sent.data.code).toBe(250);
+    expect(spooled).toHaveLength(1);
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+    await smtp.idle();
+    expect(readdirSync(dir)).toEqual([]);
+    client.close();
+    await smtp.stop();
+  });
+
+  it('a new server on the same spool delivers what the last one accepted and did not store', async () => {
+    const dir = newDir();
+    const first = await server(new DiskSpool(dir), { failing: () => true });
+    const { client } = await RawSmtp.open(first.smtp.port);
+    const sent = await client.send('a@sender.example', ['b@rx.example'], MESSAGE);
+    client.close();
+    await first.smtp.stop();
+
+    const second = await server(new DiskSpool(dir));
+    await second.smtp.idle();
+
+    expect(sent.data.code).toBe(250);
+    expect(first.delivered).toEqual([]);
+    expect(second.delivered.map((entry) => Buffer.from(entry.raw).toString())).toEqual([MESSAGE]);
+    expect(second.delivered[0]?.id).toBe(/queued as (\S+)/.exec(sent.data.text)?.[1]);
+    expect(readdirSync(dir)).toEqual([]);
+    await second.smtp.stop();
+  });
+});

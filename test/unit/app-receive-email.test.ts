@@ -1,0 +1,296 @@
+// Unit tests of receiveEmail (lambdas/app/inbound/receive-email.ts) on in-memory fakes: a message for a
+// verified receiving domain is stored per account (raw bytes, parsed body, attachments byte for byte) with one
+// email.received (metadata only) relayed; replays of the same arrival store nothing more; recipients no account
+// receives at are dropped; malformed MIME and header injection are kept as data; limits cut what one message
+// may store; a storage failure throws and a retry completes.
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  createDomain,
+  type DomainDeps,
+  updateDomainCapabilities,
+  verifyDomain,
+} from '../../lambdas/app/domains/domains';
+import { type InboundDeps, type InboundMessage, receiveEmail } from '../../lambdas/app/inbound/receive-email';
+import type { Tenant } from '../../lambdas/app/webhooks/ports';
+import { MAX_INBOUND_ATTACHMENTS } from '../../lambdas/domain/inbound';
+import {
+  FakeClock,
+  InMemoryDomainRepository,
+  RecordingEventPublisher,
+  ScriptedDomainProvider,
+  seededRandom,
+} from '../support/fakes';
+import { InMemoryReceivedEmailRepository, MapFiles } from '../support/inbound-fakes';
+
+const T0 = Date.UTC(2026, 10, 26, 7, 0, 0);
+const ACME: Tenant = { accountId: 'acct_acme', mode: 'live' };
+const BETA: Tenant = { accountId: 'acct_beta', mode: 'live' };
+const RETENTION = 30 * 86_400;
+
+async function setup() {
+  const clock = new FakeClock(T0);
+  const domains = new InMemoryDomainRepository();
+  const provider = new ScriptedDomainProvider();
+  const events = new RecordingEventPublisher();
+  const received = new InMemoryReceivedEmailRepository(() => clock.now());
+  const files = new MapFiles();
+  const domainDeps: DomainDeps = {
+    domains,
+    domainProviderFor: () => provider,
+    events,
+    clock,
+    random: seededRandom('d'),
+  };
+  const receiving = async (tenant: Tenant, name: string) => {
+    const domain = await createDomain(domainDeps, tenant, name, { capabilities: { receiving: 'enabled' } });
+    provider.statuses.set(name, 'verified');
+    return verifyDomain(domainDeps, tenant, domain.id);
+  };
+  const acme = await receiving(ACME, 'acme.example');
+  await receiving(BETA, 'beta.example');
+  events.published.length = 0;
+  const deps: InboundDeps = {
+    domains,
+    received,
+    files,
+    events,
+    clock,
+    random: randomBytes,
+    retentionSeconds: RETENTION,
+  };
+  const published = () => events.published.flatMap((p) => p.events);
+  return { deps, domainDeps, acme, received, files, published };
+}
+
+const ATTACHMENT = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x10]);
+
+const mime = (extraHeaders = '', subject = 'Quarterly report') =>
+  Buffer.from(
+    [
+      'From: "Ada L" <ada@sender.example>',
+      'To: Team <team@acme.example>, other@elsewhere.example',
+      'Cc: cc@acme.example',
+      `Subject: ${subject}`,
+      'Message-ID: <m1@sender.example>',
+      'MIME-Version: 1.0',
+      extraHeaders,
+      'Content-Type: multipart/mixed; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: multipart/alternative; boundary="b2"',
+      '',
+      '--b2',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Hello in text',
+      '--b2',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p onclick="alert(1)">Hello <script>alert(2)</script></p>',
+      '--b2--',
+      '--b1',
+      'Content-Type: application/pdf; name="r.pdf"',
+      'Content-Disposition: attachment; filename="r.pdf"',
+      'Content-Transfer-Encoding: base64',
+      '',
+      ATTACHMENT.toString('base64'),
+      '--b1--',
+      '',
+    ]
+      .filter((line, i) => line !== '' || i > 6)
+      .join('\r\n'),
+  );
+
+const arrival = (raw: Uint8Array, recipients: string[], sourceId = 'spool_1'): InboundMessage => ({
+  raw,
+  mailFrom: 'bounce@sender.example',
+  recipients,
+  verdicts: null,
+  receivedAt: new Date(T0).toISOString(),
+  sourceId,
+});
+
+describe('receiveEmail', () => {
+  it('stores the message for the receiving account: fields, raw bytes, body, attachment bytes; relays email.received', async () => {
+    // Arrange
+    const s = await setup();
+    const raw = mime();
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(raw, ['Team@ACME.example', 'nobody@unknown.example']));
+
+    // Assert
+    expect(outcome.dropped).toEqual(['nobody@unknown.example']);
+    expect(outcome.stored).toEqual([
+      { accountId: ACME.accountId, emailId: expect.stringMatching(/^rcv_/), created: true },
+    ]);
+    const id = outcome.stored[0]?.emailId as string;
+    const email = await s.received.get(ACME, id);
+    expect(email).toMatchObject({
+      from: 'Ada L <ada@sender.example>',
+      to: ['team@acme.example', 'other@elsewhere.example'],
+      cc: ['cc@acme.example'],
+      bcc: [],
+      receivedFor: ['Team@acme.example'],
+      subject: 'Quarterly report',
+      messageId: '<m1@sender.example>',
+      verdicts: null,
+      rawSize: raw.length,
+      createdAt: new Date(T0).toISOString(),
+      expiresAt: T0 / 1000 + RETENTION,
+    });
+    expect(email?.attachments).toEqual([
+      expect.objectContaining({
+        filename: 'r.pdf',
+        contentType: 'application/pdf',
+        contentDisposition: 'attachment',
+        contentId: null,
+        size: ATTACHMENT.length,
+      }),
+    ]);
+    expect(Buffer.from(s.files.files.get(email?.rawKey as string)?.bytes ?? [])).toEqual(raw);
+    expect(Buffer.from(s.files.files.get(email?.attachments[0]?.key as string)?.bytes ?? [])).toEqual(ATTACHMENT);
+    const body = JSON.parse(s.files.text(email?.bodyKey as string) as string);
+    expect(body.text.trim()).toBe('Hello in text');
+    // HTML is kept as sent (scripts included): it is data, shown only in a sandbox.
+    expect(body.html).toContain('<script>alert(2)</script>');
+    expect(body.headers['message-id']).toBe('<m1@sender.example>');
+    const events = s.published();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'email.received', accountId: ACME.accountId, mode: 'live' });
+    expect(events[0]?.data).toEqual({
+      email_id: id,
+      created_at: new Date(T0).toISOString(),
+      from: 'Ada L <ada@sender.example>',
+      to: ['team@acme.example', 'other@elsewhere.example'],
+      cc: ['cc@acme.example'],
+      bcc: [],
+      received_for: ['Team@acme.example'],
+      subject: 'Quarterly report',
+      message_id: '<m1@sender.example>',
+      attachments: [
+        {
+          id: email?.attachments[0]?.id,
+          filename: 'r.pdf',
+          content_type: 'application/pdf',
+          content_disposition: 'attachment',
+          content_id: null,
+          size: ATTACHMENT.length,
+        },
+      ],
+    });
+    expect(s.received.outbox.waiting()).toEqual([]);
+  });
+
+  it('a replay of the same arrival stores nothing more and announces nothing more', async () => {
+    // Arrange
+    const s = await setup();
+    const message = arrival(mime(), ['team@acme.example']);
+    const first = await receiveEmail(s.deps, message);
+
+    // Act
+    const again = await receiveEmail(s.deps, message);
+
+    // Assert
+    expect(again.stored).toEqual([{ ...first.stored[0], created: false }]);
+    expect(s.received.items.size).toBe(1);
+    expect(s.published()).toHaveLength(1);
+  });
+
+  it('one message for two accounts is stored for each, apart; a domain not receiving (or not verified) drops its recipients', async () => {
+    // Arrange
+    const s = await setup();
+    await updateDomainCapabilities(s.domainDeps, ACME, s.acme.id, { receiving: 'disabled' });
+
+    // Act
+    const off = await receiveEmail(s.deps, arrival(mime(), ['a@acme.example', 'b@beta.example'], 'x1'));
+    await updateDomainCapabilities(s.domainDeps, ACME, s.acme.id, { receiving: 'enabled' });
+    const both = await receiveEmail(
+      s.deps,
+      arrival(mime(), ['a@acme.example', 'b@beta.example', 'c@beta.example'], 'x2'),
+    );
+
+    // Assert
+    expect(off.dropped).toEqual(['a@acme.example']);
+    expect(off.stored.map((x) => x.accountId)).toEqual([BETA.accountId]);
+    expect(both.stored.map((x) => x.accountId).sort()).toEqual([ACME.accountId, BETA.accountId].sort());
+    const beta = both.stored.find((x) => x.accountId === BETA.accountId);
+    expect((await s.received.get(BETA, beta?.emailId as string))?.receivedFor).toEqual([
+      'b@beta.example',
+      'c@beta.example',
+    ]);
+    expect(await s.received.get(ACME, beta?.emailId as string)).toBeNull();
+  });
+
+  it('nobody receives: nothing is parsed or stored', async () => {
+    const s = await setup();
+    const outcome = await receiveEmail(s.deps, arrival(mime(), ['x@unknown.example']));
+    expect(outcome).toEqual({ stored: [], dropped: ['x@unknown.example'] });
+    expect(s.files.files.size).toBe(0);
+  });
+
+  it('malformed MIME and header injection are stored as data; the raw bytes are kept whole', async () => {
+    // Arrange
+    const s = await setup();
+    const garbage = Buffer.concat([
+      Buffer.from('Subject: =?utf-8?B?SGk=?=\r\nContent-Type: multipart/mixed; boundary=\r\n\r\n--\r\n'),
+      randomBytes(2048),
+    ]);
+    const injected = mime('', '=?utf-8?Q?Hi=0D=0ABcc:_victim@example.com?=');
+
+    // Act
+    const bad = await receiveEmail(s.deps, arrival(garbage, ['a@acme.example'], 'g1'));
+    const inj = await receiveEmail(s.deps, arrival(injected, ['a@acme.example'], 'g2'));
+
+    // Assert
+    const badEmail = await s.received.get(ACME, bad.stored[0]?.emailId as string);
+    expect(Buffer.from(s.files.files.get(badEmail?.rawKey as string)?.bytes ?? [])).toEqual(garbage);
+    const injEmail = await s.received.get(ACME, inj.stored[0]?.emailId as string);
+    expect(injEmail?.subject).toBe('Hi\r\nBcc: victim@example.com');
+    expect(injEmail?.bcc).toEqual([]);
+  });
+
+  it(`keeps at most ${MAX_INBOUND_ATTACHMENTS} attachments one by one (the raw message has them all)`, async () => {
+    // Arrange
+    const s = await setup();
+    const parts = Array.from({ length: MAX_INBOUND_ATTACHMENTS + 20 }, (_, i) =>
+      [
+        '--b',
+        `Content-Type: text/plain; name="f${i}.txt"`,
+        `Content-Disposition: attachment; filename="f${i}.txt"`,
+        '',
+        `file ${i}`,
+      ].join('\r\n'),
+    );
+    const raw = Buffer.from(
+      ['From: a@sender.example', 'Content-Type: multipart/mixed; boundary="b"', '', ...parts, '--b--', ''].join('\r\n'),
+    );
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(raw, ['a@acme.example']));
+
+    // Assert
+    const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
+    expect(email?.attachments).toHaveLength(MAX_INBOUND_ATTACHMENTS);
+    expect(s.files.files.size).toBe(2 + MAX_INBOUND_ATTACHMENTS);
+  });
+
+  it('a storage failure throws and stores no email; the retry stores it once', async () => {
+    // Arrange
+    const s = await setup();
+    s.files.failPuts = 2;
+    const message = arrival(mime(), ['a@acme.example']);
+
+    // Act
+    const failed = receiveEmail(s.deps, message);
+
+    // Assert
+    await expect(failed).rejects.toThrow(/unavailable/);
+    expect(s.received.items.size).toBe(0);
+    await expect(receiveEmail(s.deps, message)).rejects.toThrow(/unavailable/);
+    const retried = await receiveEmail(s.deps, message);
+    expect(retried.stored[0]?.created).toBe(true);
+    expect(s.published()).toHaveLength(1);
+  });
+});
