@@ -307,6 +307,29 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   },
 };
 
+/**
+ * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, and
+ * creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
+ */
+const inboundAccess: Access = {
+  accounts: 'none',
+  apiKeys: 'none',
+  rateLimits: 'none',
+  webhooks: 'none',
+  deliveries: 'none',
+  emails: 'none',
+  emailParts: 'none',
+  emailEvents: 'none',
+  idempotency: 'none',
+  suppressions: 'none',
+  domains: { items: ['dynamodb:GetItem'] },
+  contacts: 'none',
+  sessions: 'none',
+  apiRequests: 'none',
+  inboundEmails: { items: RELAY },
+  listenSessions: 'none',
+};
+
 export interface SendflowApiStackProps extends StackProps {
   /** SSM parameter names holding each table's physical name (from the data stack). */
   readonly tableParameters: Readonly<Record<TableName, string>>;
@@ -440,10 +463,7 @@ export class SendflowApiStack extends Stack {
     // objects (emails/<id>/…), only these actions; tagging is how a body picks its lifecycle rule.
     const bodiesBucket = StringParameter.valueForStringParameter(this, props.emailBodiesParameter);
     const bodyObjects = `arn:${Aws.PARTITION}:s3:::${bodiesBucket}/${EMAIL_OBJECTS_PREFIX}*`;
-    for (const [fn, actions] of [
-      [this.apiFunction, ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject']],
-      [this.emails.sender, ['s3:GetObject']],
-    ] as const) {
+    const grantBodyObjects = (fn: NodeFunction, actions: readonly string[]) => {
       fn.handler.addEnvironment('SF_EMAIL_BODIES_BUCKET', bodiesBucket);
       fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [bodyObjects] }));
       Validations.of(fn.role).acknowledge({
@@ -452,7 +472,9 @@ export class SendflowApiStack extends Stack {
           'One object per email under emails/<email id>/, named at run time: the policy names the bucket and that ' +
           'prefix, never the bucket itself or another prefix.',
       });
-    }
+    };
+    grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject']);
+    grantBodyObjects(this.emails.sender, ['s3:GetObject']);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
     // queues every email. Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.
@@ -636,7 +658,9 @@ export class SendflowApiStack extends Stack {
       output(this, outputNames.deadLetterQueues[name], dlq.queueUrl, `URL of the ${name} dead-letter queue`);
     }
 
-    // Before Monitoring, so notifyAll reaches its alarms. receiveEmail's grants arrive with the use case (issue 19).
+    // Before Monitoring, so notifyAll reaches its alarms. receiveEmail (app/inbound) reads who receives at a
+    // domain, creates the received email with its email.received in the item's outbox and relays it, and puts the
+    // raw message, body and attachments under emails/<rcv id>/ in the bodies bucket (the file store).
     this.inbound =
       props.inbound &&
       new InboundMail(this, 'InboundMail', {
@@ -644,7 +668,19 @@ export class SendflowApiStack extends Stack {
         environment,
         retentionDays: props.emailRetentionDays ?? 30,
         logRetention,
+        grantReceiveEmail: (fn) => {
+          for (const table of tableNames) {
+            grantTable(this, fn.role, table, tableNamesByKey[table], inboundAccess[table]);
+          }
+          fn.handler.addEnvironment('SF_EVENTS_QUEUE_URL', this.pipeline.eventsQueue.queueUrl);
+          allowSend(fn.role, this.pipeline.eventsQueue);
+          grantBodyObjects(fn, ['s3:PutObject', 's3:PutObjectTagging']);
+        },
       });
+    // A receiving domain's records name SES's inbound endpoint of the region that receives (its MX record).
+    if (props.inbound) {
+      this.apiFunction.handler.addEnvironment('SF_RECEIVING_MX', `inbound-smtp.${props.inbound.region}.amazonaws.com`);
+    }
     if (this.inbound) {
       const { inbound } = this;
       output(this, 'InboundBucketName', inbound.bucket.bucketName, 'Bucket SES stores received messages in (inbound/)');

@@ -633,7 +633,18 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);
   });
 
-  it('inbound: reads the message SES stored (then fails: receiveEmail is wired at the issue 19 merge)', async () => {
+  it('inbound: reads the message SES stored and records it for the account that receives at its domain', async () => {
+    // A live domain that receives: created with receiving on (its MX record names SES's inbound endpoint), verified.
+    const domain = await call('/domains', {
+      method: 'POST',
+      key: liveKey,
+      body: { name: 'acme.example', capabilities: { sending: 'enabled', receiving: 'enabled' } },
+    });
+    expectStatus(domain, 201, 'create a receiving domain');
+    expect(domain.body.records).toContainEqual(
+      expect.objectContaining({ type: 'MX', value: `inbound-smtp.${REGION}.amazonaws.com`, priority: 10 }),
+    );
+    expectStatus(await call(`/domains/${domain.body.id}/verify`, { method: 'POST', key: liveKey }), 200, 'verify');
     // SES's S3 action wrote the message (unsigned here: the stand-in records no function for it).
     const fn = host('sendflow-inbound').fn;
     const event = JSON.parse(
@@ -645,11 +656,20 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       { method: 'PUT', body: 'From: Ada <ada@sender.example>\r\nSubject: hi\r\n\r\nHello\r\n' },
     );
     expect(put.status).toBe(200);
-    await expect(host('sendflow-inbound').invoke(event)).rejects.toThrow(/receiveEmail is not wired/);
+    await host('sendflow-inbound').invoke(event);
     const reads = standIns.calls.filter((c) => c.caller === accessKeyIdFor(fn) && c.action === 's3:GetObject');
     expect(reads.map((c) => c.resource)).toEqual([
       `arn:aws:s3:::${fn.environment.SF_INBOUND_BUCKET}/inbound/${messageId}`,
     ]);
+    // One received email for the account (both recipients are at its domain), readable through the API.
+    const received = await call('/emails/receiving', { key: liveKey });
+    expectStatus(received, 200, 'list received emails');
+    const [email] = received.body.data as { id: string; subject: string; to: string[] }[];
+    expect(email?.subject).toBe('hi');
+    expectStatus(await call(`/emails/receiving/${email?.id}`, { key: liveKey }), 200, 'get the received email');
+    // A replay of the same SES event stores nothing more.
+    await host('sendflow-inbound').invoke(event);
+    expect(((await call('/emails/receiving', { key: liveKey })).body.data as unknown[]).length).toBe(1);
   });
 
   for (const service of SERVICES) {

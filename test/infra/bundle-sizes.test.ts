@@ -16,8 +16,8 @@ const CLIENTS: Record<string, readonly string[]> = {
   reconciler: ['dynamodb', 'sesv2', 'sqs'],
   sender: ['dynamodb', 's3', 'sesv2', 'sqs'],
   'ses-events': ['dynamodb', 'sqs'],
-  // Until receiveEmail is wired (issue 19 merge): S3 reads the stored message; DynamoDB is every function's base.
-  inbound: ['dynamodb', 's3'],
+  // S3 reads the stored message and keeps its parts; email.received goes to the events queue.
+  inbound: ['dynamodb', 's3', 'sqs'],
 };
 
 const bundles = new Map<string, BuiltBundle>();

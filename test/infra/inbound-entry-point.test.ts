@@ -1,11 +1,13 @@
 // The inbound function's entry point (lambdas/runtime/aws/inbound.ts) as Lambda loads it: with exactly the
 // environment the synthesized api stack gives it when `sendflow:inbound` names the stage (tokens replaced by
-// stand-ins), S3 mocked. It reads the message SES stored with one GetObject on the stack's bucket, and fails
-// the invocation while receiveEmail is not wired (Lambda then retries and dead-letters it: nothing is dropped).
-// A cold start without the bucket variable fails at import, naming it.
+// stand-ins), S3 and DynamoDB mocked. It reads the message SES stored with one GetObject on the stack's bucket
+// and hands it to receiveEmail, which asks who receives at each recipient's domain (a GetItem of the name's
+// claim in the domains table): here nobody, so nothing is stored. A cold start without the bucket variable fails
+// at import, naming it. (The IAM tier runs the same bundle end to end, a receiving domain included.)
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, expect, it, type MockInstance, vi } from 'vitest';
@@ -13,6 +15,7 @@ import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { synthSendflow } from './synth';
 
 const s3 = mockClient(S3Client);
+const dynamo = mockClient(DynamoDBDocumentClient);
 const FIXTURE = JSON.parse(
   readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
 );
@@ -68,23 +71,34 @@ beforeAll(() => {
 
 beforeEach(() => {
   s3.reset();
+  dynamo.reset();
+  dynamo.on(GetCommand).resolves({});
   stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
 });
 afterEach(() => stdout.mockRestore());
 
-it('reads the stored message from the stack’s bucket with one GetObject, then fails while receiveEmail is unwired', async () => {
+it('reads the stored message from the stack’s bucket with one GetObject and drops mail no account receives', async () => {
   // Arrange
   s3.on(GetObjectCommand).resolves({ Body: Readable.from([Buffer.from('Subject: hi\r\n\r\nHello\r\n')]) as never });
   const { handler } = await coldStart(environment);
 
-  // Act
-  const invocation = handler(FIXTURE, lambdaContext('req-inbound-1'));
+  // Act (the SDK clients resolve their region on the first call, as in the Lambda's environment)
+  process.env = { ...clean, AWS_REGION: 'eu-west-1' };
+  try {
+    await handler(FIXTURE, lambdaContext('req-inbound-1'));
+  } finally {
+    process.env = clean;
+  }
 
   // Assert
-  await expect(invocation).rejects.toThrow(`receiveEmail is not wired into sendflow-inbound yet: ${MESSAGE_ID}`);
   expect(s3.commandCalls(GetObjectCommand).map((call) => call.args[0].input)).toEqual([
     { Bucket: 'sf-inbound-bucket-value', Key: `inbound/${MESSAGE_ID}` },
   ]);
+  // acme.example (both recipients, the domain lower-cased) has no holder: one claim read, nothing stored.
+  const reads = dynamo.commandCalls(GetCommand).map((call) => call.args[0].input);
+  expect(reads).toHaveLength(1);
+  expect(reads[0]?.TableName).toBe(environment.SF_TABLE_DOMAINS);
+  expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
 });
 
 it('refuses a cold start without SF_INBOUND_BUCKET, naming it', async () => {

@@ -108,16 +108,18 @@ describe('domain capabilities', () => {
     expect((await deps.domains.get(TEST, domain.id))?.capabilities?.receiving).toBe('disabled');
   });
 
-  it('without a configured MX host, receiving is stored but no MX record is shown', async () => {
+  it('without a configured MX host (a deployment that does not receive), receiving is refused', async () => {
     // Arrange
     const { deps } = setup(null);
 
     // Act
-    const domain = await createDomain(deps, LIVE, 'nomx.example.com', { capabilities: { receiving: 'enabled' } });
+    const creating = createDomain(deps, LIVE, 'nomx.example.com', { capabilities: { receiving: 'enabled' } });
 
     // Assert
-    expect(domain.capabilities?.receiving).toBe('enabled');
-    expect(mxOf(domain.records)).toEqual([]);
+    await expect(creating).rejects.toThrow(/does not receive email/);
+    expect(await createDomain(deps, LIVE, 'nomx.example.com')).toMatchObject({
+      capabilities: { sending: 'enabled', receiving: 'disabled' },
+    });
   });
 
   it('sending disabled: the verified domain is no longer a sender', async () => {

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import { SES_MESSAGE_ID } from '../../lambdas/app/inbound/raw-messages';
-import { createInboundMailHandler, type InboundMessage } from '../../lambdas/handlers/queue/inbound-mail';
+import type { InboundMessage } from '../../lambdas/app/inbound/receive-email';
+import { createInboundMailHandler } from '../../lambdas/handlers/queue/inbound-mail';
 
 const FIXTURE = JSON.parse(
   readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),

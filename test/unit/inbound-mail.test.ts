@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RawMessageSource } from '../../lambdas/app/inbound/raw-messages';
-import { createInboundMailHandler, type InboundMessage } from '../../lambdas/handlers/queue/inbound-mail';
+import type { InboundMessage } from '../../lambdas/app/inbound/receive-email';
+import { createInboundMailHandler } from '../../lambdas/handlers/queue/inbound-mail';
 
 const FIXTURE = JSON.parse(
   readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),

@@ -59,7 +59,7 @@ export async function createDomain(
 ): Promise<Domain> {
   const { limit } = options;
   const capabilities = { ...DEFAULT_CAPABILITIES, ...options.capabilities };
-  checkCapabilities(tenant, capabilities);
+  checkCapabilities(deps, tenant, capabilities);
   if (limit !== undefined && (await deps.domains.list(tenant)).length >= limit) {
     throw new LimitExceededError(`This plan allows ${limit} domains per mode; delete one first.`);
   }
@@ -164,7 +164,7 @@ export async function updateDomainCapabilities(
   const current = domain.capabilities ?? DEFAULT_CAPABILITIES;
   const capabilities = { ...current, ...change };
   if (capabilities.sending === current.sending && capabilities.receiving === current.receiving) return domain;
-  checkCapabilities(tenant, capabilities);
+  checkCapabilities(deps, tenant, capabilities);
   const records = withReceivingRecord(deps, domain.name, domain.records, capabilities);
   const at = new Date(deps.clock.now()).toISOString();
   const events = announce(deps, 'domain.updated', { ...domain, capabilities, records });
@@ -197,12 +197,24 @@ export async function receivingDomain(
 }
 
 /** Receiving is for live-mode domains only (see receivingDomain): asking for it in test mode is an error. */
-function checkCapabilities(tenant: Tenant, capabilities: DomainCapabilities): void {
-  if (tenant.mode === 'test' && capabilities.receiving === 'enabled') {
+function checkCapabilities(
+  deps: Pick<DomainDeps, 'receivingMx'>,
+  tenant: Tenant,
+  capabilities: DomainCapabilities,
+): void {
+  if (capabilities.receiving !== 'enabled') return;
+  if (tenant.mode === 'test') {
     throw new ValidationError(
       'Receiving needs a live-mode domain: a test-mode domain never proves its DNS, so it cannot take mail.',
       { details: [{ path: 'capabilities.receiving', message: 'Use a live-mode key to enable receiving.' }] },
     );
+  }
+  // On AWS a stage receives only where its operator turned SES receiving on (sendflow:inbound): elsewhere no
+  // MX record exists to publish and nothing would ever arrive.
+  if (!deps.receivingMx) {
+    throw new ValidationError('This deployment does not receive email: its operator has not enabled inbound mail.', {
+      details: [{ path: 'capabilities.receiving', message: 'Leave receiving disabled on this deployment.' }],
+    });
   }
 }
 

@@ -6,25 +6,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import { type RawMessageSource, SES_MESSAGE_ID } from '../../app/inbound/raw-messages';
-
-// These three types move to lambdas/app/inbound/receive-email.ts at merge (the inbound contract of issue 19,
-// shared with the local SMTP half); they are declared here, exactly as there, until that module exists.
-export type Verdict = 'pass' | 'fail' | 'gray' | 'processing_failed';
-export interface InboundVerdicts {
-  readonly spam: Verdict;
-  readonly virus: Verdict;
-  readonly spf: Verdict;
-  readonly dkim: Verdict;
-  readonly dmarc: Verdict;
-}
-export interface InboundMessage {
-  readonly raw: Uint8Array;
-  readonly mailFrom: string;
-  readonly recipients: readonly string[];
-  readonly verdicts: InboundVerdicts | null;
-  readonly receivedAt: string;
-  readonly sourceId: string;
-}
+import type { InboundMessage, Verdict } from '../../app/inbound/receive-email';
 
 /**
  * One verdict as SES writes it. DISABLED (a check the rule did not run) and an absent verdict are `gray`: SES's

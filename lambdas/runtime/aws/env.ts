@@ -19,6 +19,7 @@ const schema = z.object({
   SF_DELIVERY_DLQ_ARNS: optional,
   SF_EMAIL_BODIES_BUCKET: optional,
   SF_INBOUND_BUCKET: optional,
+  SF_RECEIVING_MX: optional,
 });
 
 export interface AwsWiring {
@@ -45,6 +46,8 @@ export interface AwsWiring {
   readonly emailBodiesBucket?: string;
   /** The bucket SES's receipt rule stores received messages in (the inbound function reads them). */
   readonly inboundBucket?: string;
+  /** SES's inbound endpoint where this stage receives email: a receiving domain's MX record (API). */
+  readonly receivingMx?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -64,6 +67,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     deliveryDlqArns: w.SF_DELIVERY_DLQ_ARNS,
     emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
     inboundBucket: w.SF_INBOUND_BUCKET,
+    receivingMx: w.SF_RECEIVING_MX,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

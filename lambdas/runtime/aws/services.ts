@@ -98,6 +98,7 @@ export function createAwsServices(
     events: unavailable(serviceName, 'events queue'),
     sendScheduler: unavailable(serviceName, 'send scheduler'),
     links: unavailableLinks(serviceName),
+    ...(wiring.receivingMx ? { receivingMx: wiring.receivingMx } : {}),
     ...Object.assign({}, ...plugs.map((plug) => plug.build(context))),
   };
   return createServices(config, dynamo, logger, adapters);
