@@ -2,7 +2,10 @@
 // fakes: stored once as files under the email's id, expiring with the email; a `path` fetched at accept; any
 // problem refuses the request whole (422 invalid_attachment) with nothing stored; the send worker hands the bytes
 // to the provider; a file gone by send time fails the copies (attachment_unavailable) instead of sending without.
+import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
 import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
 import {
@@ -271,6 +274,34 @@ describe('sending an email with attachments', () => {
     await sendQueuedEmail(s.deps, id as string);
 
     // Assert
+    expect(s.provider.sent).toHaveLength(0);
+    expect(s.failed()).toEqual([
+      expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
+    ]);
+  });
+
+  it('on AWS too: a missing object (S3 answers 403 AccessDenied without s3:ListBucket) fails the copies', async () => {
+    // Arrange: the S3 file store, whose GetObject of the (now missing) key meets S3's answer to our roles.
+    const s3 = mockClient(S3Client);
+    s3.on(PutObjectCommand).resolves({});
+    s3.on(GetObjectCommand).rejects(
+      new S3ServiceException({
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+        message: 'Access Denied',
+      }),
+    );
+    const s = setup();
+    const client = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    const deps: SendEmailDeps = { ...s.deps, files: new S3FileStore(client, 'bucket', { now: () => s.clock.now() }) };
+    const [id] = await sendEmails(deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+
+    // Act: not a throw (SQS would redeliver it five times, then park it in the sends DLQ).
+    await sendQueuedEmail(deps, id as string);
+
+    // Assert
+    s3.restore();
     expect(s.provider.sent).toHaveLength(0);
     expect(s.failed()).toEqual([
       expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
