@@ -19,6 +19,34 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
+/** AWS's IPv6 instance metadata endpoint (Nitro), inside fd00::/8 which a private-URL setting would allow. */
+const EC2_METADATA_V6 = ipaddr.parse('fd00:ec2::254').toNormalizedString();
+
+/**
+ * Link-local and cloud metadata addresses (169.254.0.0/16: EC2/ECS/Azure/GCP metadata and task credentials;
+ * fe80::/10; fd00:ec2::254), also as IPv4-mapped or NAT64 (64:ff9b::/96) IPv6. Refused wherever a URL's body is
+ * read back to the caller (attachment `path`), even where private addresses are allowed: nothing there is a
+ * file a customer means to attach, and it answers credentials.
+ */
+export function isMetadataAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'linkLocal';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.range() === 'linkLocal' || v6.toNormalizedString() === EC2_METADATA_V6) return true;
+  const [a, b, , , , , c, d] = v6.parts as number[];
+  // 64:ff9b::a9fe:xxxx: the NAT64 form of 169.254.x.x.
+  return (
+    a === 0x64 &&
+    b === 0xff9b &&
+    v6.parts.slice(2, 6).every((p) => p === 0) &&
+    c !== undefined &&
+    c >> 8 === 169 &&
+    (c & 0xff) === 254 &&
+    d !== undefined
+  );
+}
+
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /**
