@@ -217,6 +217,49 @@ describe('accepting an email with attachments', () => {
     expect(s.emails.items.size).toBe(0);
   });
 
+  it('fetches the same URL once per request however many emails name it, and at most 20 URLs in all', async () => {
+    // Arrange
+    const asked: string[] = [];
+    const s = setup({
+      fetch: async (url) => {
+        asked.push(url);
+        return { ok: true, bytes: bytes(3), contentType: 'text/plain' };
+      },
+    });
+    const paths = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ filename: `f${i}.txt`, path: `https://x.example/${prefix}${i}` }));
+
+    // Act: a batch of 3 emails naming the same 20 URLs; then one naming 21 different URLs across 2 emails.
+    const ids = await sendEmails(
+      s.deps,
+      CALLER,
+      [draft(paths('f', 20)), draft(paths('f', 20)), draft(paths('f', 20))],
+      {
+        batch: true,
+      },
+    );
+    const fetchedOnce = [...asked];
+    asked.length = 0;
+    const refused = sendEmails(s.deps, CALLER, [draft(paths('a', 11)), draft(paths('b', 10))], { batch: true });
+
+    // Assert
+    expect(fetchedOnce).toEqual(paths('f', 20).map((p) => p.path));
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect((await s.emails.get(id as string))?.attachments).toHaveLength(20);
+    expect(s.files.size).toBe(60);
+    await expect(refused).rejects.toMatchObject({
+      status: 422,
+      code: 'invalid_attachment',
+      details: [
+        {
+          path: 'attachments',
+          message: `One request fetches at most ${ATTACHMENT_LIMITS.pathFetchesPerRequest} different path URLs; this one names 21.`,
+        },
+      ],
+    });
+    expect(asked).toEqual([]);
+  });
+
   it('a crash between the files and the email leaves no email; the files expire with the retention', async () => {
     // Arrange
     const s = setup();

@@ -20,6 +20,11 @@ export const ATTACHMENT_LIMITS = {
   contentType: 255,
   /** An https URL to fetch (`path`). */
   url: 2048,
+  /**
+   * Different `path` URLs one request fetches (a batch's included; the same URL is fetched once and reused): the
+   * API function's outbound requests per call stay bounded, not 100 emails x 20 attachments.
+   */
+  pathFetchesPerRequest: 20,
 } as const;
 
 /**
