@@ -34,17 +34,9 @@ export function isMetadataAddress(address: string): boolean {
   if (parsed.kind() === 'ipv4') return parsed.range() === 'linkLocal';
   const v6 = parsed as ipaddr.IPv6;
   if (v6.range() === 'linkLocal' || v6.toNormalizedString() === EC2_METADATA_V6) return true;
-  const [a, b, , , , , c, d] = v6.parts as number[];
   // 64:ff9b::a9fe:xxxx: the NAT64 form of 169.254.x.x.
-  return (
-    a === 0x64 &&
-    b === 0xff9b &&
-    v6.parts.slice(2, 6).every((p) => p === 0) &&
-    c !== undefined &&
-    c >> 8 === 169 &&
-    (c & 0xff) === 254 &&
-    d !== undefined
-  );
+  const [a, b, c, d, e, f, g] = v6.parts;
+  return a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0 && g === 0xa9fe;
 }
 
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
