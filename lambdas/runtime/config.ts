@@ -67,6 +67,12 @@ const schema = z.object({
   /** Allow http:// and private/loopback webhook URLs: on in the local runtime, never on AWS. */
   SF_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
   /**
+   * Allow http://, private/loopback addresses and any port for attachment `path` URLs: off everywhere by default
+   * (locally too: a `path`'s body comes back to the caller as a file, a webhook's never does). Tests with a
+   * loopback file server set it. Link-local and metadata addresses stay refused.
+   */
+  SF_ALLOW_PRIVATE_ATTACHMENT_URLS: flag.default(false),
+  /**
    * Seconds the delivery worker keeps a webhook it read (a pause, deletion or change reaches attempts within it):
    * 1 on AWS, where every batch re-reading its tenant's webhooks heats their partition; 0 (exact) locally.
    */
@@ -164,6 +170,11 @@ export interface Config {
     readonly disableAfterSeconds: number;
     readonly failingAfterSeconds: number;
   };
+  /** Attachment `path` fetching. */
+  readonly attachments: {
+    /** SF_ALLOW_PRIVATE_ATTACHMENT_URLS: http, private addresses and any port (tests only). */
+    readonly allowPrivateUrls: boolean;
+  };
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
   /** The longest a listen-session poll waits (SF_LISTEN_MAX_WAIT_SECONDS), in ms. */
@@ -244,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       disableAfterSeconds: c.SF_WEBHOOK_DISABLE_AFTER_SECONDS,
       failingAfterSeconds: c.SF_WEBHOOK_FAILING_AFTER_SECONDS,
     }),
+    attachments: Object.freeze({ allowPrivateUrls: c.SF_ALLOW_PRIVATE_ATTACHMENT_URLS }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
     listenMaxWaitMs: c.SF_LISTEN_MAX_WAIT_SECONDS * 1000,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,

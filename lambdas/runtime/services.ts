@@ -134,8 +134,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     sendScheduler: adapters.sendScheduler,
     links: adapters.links,
     files: adapters.files ?? unavailableFiles(),
-    // Attachments given by `path`: fetched through the same SSRF guard and private-URL setting as webhooks.
-    attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: hooks.allowPrivateUrls }),
+    // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
+    attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
     emailRetentionSeconds: config.emailRetentionSeconds,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },

@@ -1,7 +1,8 @@
 // The FileStore contract (suites/file-store.ts) against each adapter: the in-memory store (SF_DATA_DIR=:memory:
 // and the tests' fake), the data directory's files (downloads fetched over HTTP from the runtime's download route
 // on a loopback server) and S3 (aws-sdk-client-mock holding the objects; links checked by their signed shape in
-// test/unit/s3-files.test.ts).
+// test/unit/s3-files.test.ts). The local download route streams the file (never reads it whole) and answers it
+// with headers that keep a hostile file (HTML, SVG) inert if a browser opens it.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,10 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
-import { DiskFileStore, MemoryFileStore } from '../../lambdas/adapters/local/file-store';
-import type { FileStore } from '../../lambdas/app/files/ports';
+import { DiskFileStore, type LocalFileStore, MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import { createDownloadRoute } from '../../lambdas/runtime/local/file-downloads';
 import { fileStoreContract } from './suites/file-store';
 
@@ -20,7 +20,7 @@ const SECRET = 'contract-secret';
 
 /** One store whose clock each call of the factory sets; the download route reads the same clock. */
 function localHarness(
-  build: (links: { secret: () => Promise<string>; baseUrl: () => string }, now: () => number) => FileStore,
+  build: (links: { secret: () => Promise<string>; baseUrl: () => string }, now: () => number) => LocalFileStore,
 ) {
   let current = () => Date.now();
   let server: Server | undefined;
@@ -48,6 +48,7 @@ function localHarness(
       return store;
     },
     download: (url: string) => fetch(url),
+    store,
   };
 }
 
@@ -116,4 +117,55 @@ describe('DiskFileStore keeps files owner-only', () => {
     expect(mode('emails/email_1/attachments')).toBe(0o700);
     rmSync(dir, { recursive: true, force: true });
   });
+});
+
+describe('the local download route', () => {
+  const dlDir = mkdtempSync(join(tmpdir(), 'sendflow-files-dl-'));
+  afterAll(() => rmSync(dlDir, { recursive: true, force: true }));
+  type Links = { secret: () => Promise<string>; baseUrl: () => string };
+  for (const [name, build] of [
+    ['DiskFileStore', (links: Links) => new DiskFileStore(dlDir, links, () => Date.now())],
+    ['MemoryFileStore', (links: Links) => new MemoryFileStore(links, () => Date.now())],
+  ] as const) {
+    describe(name, () => {
+      const { store, download } = localHarness((links) => build(links));
+
+      it('streams the file (never read whole) with inert-content headers; HEAD gives its length only', async () => {
+        // Arrange
+        const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+        const key = 'emails/email_dl/attachments/att_1';
+        await store.put(key, bytes, { contentType: 'text/html', expiresAt: Math.floor(Date.now() / 1000) + 600 });
+        const link = await store.downloadUrl(key, { filename: 'evil.html', contentType: 'text/html' });
+        const wholeReads = vi.spyOn(store, 'get');
+
+        // Act
+        const got = await download(link.url);
+        const body = new Uint8Array(await got.arrayBuffer());
+        const head = await fetch(link.url, { method: 'HEAD' });
+
+        // Assert
+        expect(got.status).toBe(200);
+        expect(Buffer.from(body).equals(Buffer.from(bytes))).toBe(true);
+        for (const res of [got, head]) {
+          expect({
+            type: res.headers.get('content-type'),
+            length: res.headers.get('content-length'),
+            csp: res.headers.get('content-security-policy'),
+            corp: res.headers.get('cross-origin-resource-policy'),
+            nosniff: res.headers.get('x-content-type-options'),
+            disposition: res.headers.get('content-disposition'),
+          }).toEqual({
+            type: 'text/html',
+            length: String(bytes.byteLength),
+            csp: "default-src 'none'; sandbox",
+            corp: 'same-origin',
+            nosniff: 'nosniff',
+            disposition: 'attachment; filename="evil.html"; filename*=UTF-8\'\'evil.html',
+          });
+        }
+        expect((await head.arrayBuffer()).byteLength).toBe(0);
+        expect(wholeReads).not.toHaveBeenCalled();
+      });
+    });
+  }
 });

@@ -59,6 +59,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let dashboardLink: () => Promise<string> = async () => '';
   /** The listen session the API scenario opens; the dispatcher puts the live events on it. */
   let listenSession = '';
+  /** A live email whose attachment object the API scenario deletes: the sender reads a missing key. */
+  let attachmentGone = '';
   /** How far each queue's messages have been handed to its consumer. */
   const consumed = new Map<string, number>();
   /** The deliveries table's name (the per-email ordering lanes live there too). */
@@ -307,6 +309,20 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const read = await call(`/emails/${large.body.id}`, { key: liveKey });
     expectStatus(read, 200, 'get the large email');
     expect(read.body.html).toBe(html);
+    // An attachment: stored as an object under the email's prefix, listed with a presigned link (no S3 call).
+    // Its object is then deleted (by hand, as an operator might): the sender reads a missing key, which S3
+    // answers our roles (no s3:ListBucket) with 403 AccessDenied.
+    const attached = await call('/emails', {
+      method: 'POST',
+      key: liveKey,
+      body: { ...email, attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }] },
+    });
+    expectStatus(attached, [200, 201, 202], 'send a live email with an attachment');
+    attachmentGone = String(attached.body.id);
+    expectStatus(await call(`/emails/${attachmentGone}/attachments`, { key: liveKey }), 200, 'list attachments');
+    const objects = [...standIns.s3Objects.keys()].filter((k) => k.includes(`/emails/${attachmentGone}/attachments/`));
+    expect(objects).toHaveLength(1);
+    for (const k of objects) standIns.s3Objects.delete(k);
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await call('/emails', {
       method: 'POST',
@@ -357,6 +373,17 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       standIns.messages.some((m) => m.queueArn === 'ses:outbound'),
       host('sendflow-sender').output(),
     ).toBe(true);
+    // The email whose attachment is gone: read (403 from S3), then failed attachment_unavailable, not thrown
+    // (drain fails on any record the sender gives back) and not sent.
+    const fn = host('sendflow-sender').fn;
+    const reads = standIns.calls.filter(
+      (c) => c.caller === accessKeyIdFor(fn) && c.action === 's3:GetObject' && c.resource.includes(attachmentGone),
+    );
+    expect(reads.length).toBeGreaterThan(0);
+    const failed = standIns.messages.filter(
+      (m) => m.body.includes(attachmentGone) && m.body.includes('"attachment_unavailable"'),
+    );
+    expect(failed.length, host('sendflow-sender').output()).toBeGreaterThan(0);
   });
 
   it('API: one-click unsubscribe from a sent email, then the domain is deleted', async () => {

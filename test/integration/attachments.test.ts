@@ -20,7 +20,11 @@ const served = new Map<string, { status: number; body?: Buffer; type?: string; l
 const fetched: string[] = [];
 
 beforeAll(async () => {
-  rt = await startTestRuntime({ SF_MAX_SEND_BODY_BYTES: String(3 * 1024 * 1024) });
+  // `path`s are fetched from the loopback file server below: private attachment URLs allowed (off by default).
+  rt = await startTestRuntime({
+    SF_MAX_SEND_BODY_BYTES: String(3 * 1024 * 1024),
+    SF_ALLOW_PRIVATE_ATTACHMENT_URLS: 'true',
+  });
   files = createServer((req, res) => {
     fetched.push(req.url ?? '');
     const answer = served.get(req.url ?? '') ?? { status: 404 };

@@ -2,7 +2,10 @@
 // fakes: stored once as files under the email's id, expiring with the email; a `path` fetched at accept; any
 // problem refuses the request whole (422 invalid_attachment) with nothing stored; the send worker hands the bytes
 // to the provider; a file gone by send time fails the copies (attachment_unavailable) instead of sending without.
+import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
 import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
 import {
@@ -214,6 +217,49 @@ describe('accepting an email with attachments', () => {
     expect(s.emails.items.size).toBe(0);
   });
 
+  it('fetches the same URL once per request however many emails name it, and at most 20 URLs in all', async () => {
+    // Arrange
+    const asked: string[] = [];
+    const s = setup({
+      fetch: async (url) => {
+        asked.push(url);
+        return { ok: true, bytes: bytes(3), contentType: 'text/plain' };
+      },
+    });
+    const paths = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ filename: `f${i}.txt`, path: `https://x.example/${prefix}${i}` }));
+
+    // Act: a batch of 3 emails naming the same 20 URLs; then one naming 21 different URLs across 2 emails.
+    const ids = await sendEmails(
+      s.deps,
+      CALLER,
+      [draft(paths('f', 20)), draft(paths('f', 20)), draft(paths('f', 20))],
+      {
+        batch: true,
+      },
+    );
+    const fetchedOnce = [...asked];
+    asked.length = 0;
+    const refused = sendEmails(s.deps, CALLER, [draft(paths('a', 11)), draft(paths('b', 10))], { batch: true });
+
+    // Assert
+    expect(fetchedOnce).toEqual(paths('f', 20).map((p) => p.path));
+    expect(ids).toHaveLength(3);
+    for (const id of ids) expect((await s.emails.get(id as string))?.attachments).toHaveLength(20);
+    expect(s.files.size).toBe(60);
+    await expect(refused).rejects.toMatchObject({
+      status: 422,
+      code: 'invalid_attachment',
+      details: [
+        {
+          path: 'attachments',
+          message: `One request fetches at most ${ATTACHMENT_LIMITS.pathFetchesPerRequest} different path URLs; this one names 21.`,
+        },
+      ],
+    });
+    expect(asked).toEqual([]);
+  });
+
   it('a crash between the files and the email leaves no email; the files expire with the retention', async () => {
     // Arrange
     const s = setup();
@@ -271,6 +317,34 @@ describe('sending an email with attachments', () => {
     await sendQueuedEmail(s.deps, id as string);
 
     // Assert
+    expect(s.provider.sent).toHaveLength(0);
+    expect(s.failed()).toEqual([
+      expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
+    ]);
+  });
+
+  it('on AWS too: a missing object (S3 answers 403 AccessDenied without s3:ListBucket) fails the copies', async () => {
+    // Arrange: the S3 file store, whose GetObject of the (now missing) key meets S3's answer to our roles.
+    const s3 = mockClient(S3Client);
+    s3.on(PutObjectCommand).resolves({});
+    s3.on(GetObjectCommand).rejects(
+      new S3ServiceException({
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+        message: 'Access Denied',
+      }),
+    );
+    const s = setup();
+    const client = new S3Client({ region: 'eu-west-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
+    const deps: SendEmailDeps = { ...s.deps, files: new S3FileStore(client, 'bucket', { now: () => s.clock.now() }) };
+    const [id] = await sendEmails(deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+
+    // Act: not a throw (SQS would redeliver it five times, then park it in the sends DLQ).
+    await sendQueuedEmail(deps, id as string);
+
+    // Assert
+    s3.restore();
     expect(s.provider.sent).toHaveLength(0);
     expect(s.failed()).toEqual([
       expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),

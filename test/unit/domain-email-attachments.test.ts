@@ -28,6 +28,15 @@ describe('filenames', () => {
     ['nul\u0000.txt', /control/],
     ['..', /path separator|cannot be/],
     ['\ud800.txt', /surrogate/],
+    // Bidi and other format characters (\p{Cf}): "invoice\u202Efdp.exe" reads as "invoiceexe.pdf".
+    ['invoice\u202egpj.svg', /format characters/],
+    ['a\u202ab.txt', /format characters/],
+    ['a\u2066b\u2069.txt', /format characters/],
+    ['a\u200eb.txt', /format characters/],
+    ['a\u200fb.txt', /format characters/],
+    ['a\u061cb.txt', /format characters/],
+    ['zero\u200bwidth.txt', /format characters/],
+    ['bom\ufeff.txt', /format characters/],
   ])('refuses %j', (name, reason) => expect(filenameProblem(name)).toMatch(reason));
 
   it.each(['setup.exe', 'run.BAT', 'app.js', 'x.vbs', 'macro.ps1', '.exe', 'trailing.exe. ', 'a.pdf.scr'])(

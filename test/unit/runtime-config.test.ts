@@ -60,6 +60,7 @@ describe('loadConfig', () => {
         reconcileGraceSeconds: 120,
         reconcileIntervalSeconds: 30,
       },
+      attachments: { allowPrivateUrls: false },
       simulatorStepSeconds: 1,
       domainVerifySeconds: 10,
       aws: {},
@@ -156,6 +157,11 @@ describe('loadConfig', () => {
     expect(config.tables).toEqual(tablesNamed('dev'));
     // The local runtime allows http and loopback webhook URLs; AWS never does (default false above).
     expect(config.webhooks.allowPrivateUrls).toBe(true);
+    // Attachment `path`s do not follow it: their bodies come back to the caller. Only an explicit setting opens them.
+    expect(config.attachments.allowPrivateUrls).toBe(false);
+    expect(
+      loadConfig({ SF_ALLOW_PRIVATE_ATTACHMENT_URLS: 'true' }, localTableDefaults('dev')).attachments.allowPrivateUrls,
+    ).toBe(true);
   });
 
   it('parses the retry schedule and refuses a malformed one', () => {

@@ -1,7 +1,8 @@
 // The S3 file store sends exactly one PutObject per file (its type, its expiry in metadata, the lifecycle tag
 // when it expires within the retention), reads with one GetObject, and signs download links as presigned GETs
-// of that key that set the download's Content-Disposition and Content-Type, valid an hour.
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+// of that key that set the download's Content-Disposition and Content-Type, valid an hour. A missing key reads as
+// null whether S3 says so with 404 NoSuchKey or, to a role without s3:ListBucket, 403 AccessDenied.
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, expect, it } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
@@ -85,4 +86,37 @@ it('signs a download link: a GET of that key, its name and type as response over
   );
   expect(link.expires_at).toBe('2026-11-26T09:00:00.000Z');
   expect(s3).toHaveReceivedCommandTimes(GetObjectCommand, 0);
+});
+
+/** What S3 answers a GET of a missing key when the caller may not list the bucket (the SDK's error as thrown). */
+const accessDenied = () =>
+  new S3ServiceException({
+    name: 'AccessDenied',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 403 },
+    message: 'Access Denied',
+  });
+
+it('reads a missing key as null: 404 NoSuchKey, and 403 AccessDenied (no s3:ListBucket) alike', async () => {
+  // Arrange
+  const store = new S3FileStore(client(), 'bodies-bucket', { now: () => NOW });
+  s3.on(GetObjectCommand, { Key: 'emails/email_1/attachments/att_404' })
+    .rejects(new NoSuchKey({ $metadata: { httpStatusCode: 404 }, message: 'The specified key does not exist.' }))
+    .on(GetObjectCommand, { Key: 'emails/email_1/attachments/att_403' })
+    .rejects(accessDenied());
+
+  // Act / Assert
+  expect(await store.get('emails/email_1/attachments/att_404')).toBeNull();
+  expect(await store.get('emails/email_1/attachments/att_403')).toBeNull();
+});
+
+it('still throws other failures (a throttle, a 5xx): the send worker retries those', async () => {
+  // Arrange
+  const store = new S3FileStore(client(), 'bodies-bucket', { now: () => NOW });
+  s3.on(GetObjectCommand).rejects(
+    new S3ServiceException({ name: 'SlowDown', $fault: 'server', $metadata: { httpStatusCode: 503 }, message: 'Slow' }),
+  );
+
+  // Act / Assert
+  await expect(store.get('emails/email_1/attachments/att_1')).rejects.toThrow(/Slow/);
 });

@@ -2,7 +2,12 @@
 // addresses, IPv4-mapped IPv6 judged as the IPv4 it carries; webhook URLs refused for http on AWS, credentials,
 // non-public IP literals in any spelling the URL parser accepts, and localhost names.
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPublicAddress, type UrlPolicy } from '../../lambdas/domain/webhooks/address-guard';
+import {
+  checkWebhookUrl,
+  isMetadataAddress,
+  isPublicAddress,
+  type UrlPolicy,
+} from '../../lambdas/domain/webhooks/address-guard';
 
 const AWS: UrlPolicy = { allowPrivate: false };
 const LOCAL: UrlPolicy = { allowPrivate: true };
@@ -188,5 +193,32 @@ describe('checkWebhookUrl in the local runtime (allowPrivate: true)', () => {
       ok: false,
       reason: 'must not contain credentials',
     });
+  });
+});
+
+describe('isMetadataAddress (refused for attachment paths even where private URLs are allowed)', () => {
+  it.each([
+    ['169.254.169.254', 'EC2/Azure/GCP instance metadata'],
+    ['169.254.170.2', 'ECS task credentials'],
+    ['169.254.0.1', '169.254/16 link-local'],
+    ['fd00:ec2::254', 'EC2 IPv6 metadata'],
+    ['fe80::1', 'IPv6 link-local'],
+    ['::ffff:169.254.169.254', 'IPv4-mapped'],
+    ['::ffff:a9fe:a9fe', 'IPv4-mapped, hex'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64'],
+  ])('%s (%s) is one', (address) => {
+    expect(isMetadataAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['127.0.0.1'],
+    ['10.0.0.1'],
+    ['fd00::1'],
+    ['::1'],
+    ['93.184.215.14'],
+    ['64:ff9b::5db8:d70e'],
+    ['not an address'],
+  ])('%s is not', (address) => {
+    expect(isMetadataAddress(address)).toBe(false);
   });
 });

@@ -2,9 +2,11 @@
 // key (`<dataDir>/emails/<id>/attachments/<aid>`, the object key on AWS) with a sidecar `.<name>.meta` holding its
 // content type and expiry; with SF_DATA_DIR=:memory: a map. Download links stand in for S3's presigned URLs:
 // `<base>/files/<token>`, a signed token (domain/tokens.ts, kind `download`) naming the key, the download's
-// name and type and its expiry, served by the runtime (file-downloads.ts).
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+// name and type and its expiry, served by the runtime (file-downloads.ts), which streams the file (`open`) as S3
+// would rather than reading it whole.
+import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import * as z from 'zod';
 import type { LinkSigner } from '../../app/emails/ports';
 import {
@@ -31,6 +33,20 @@ export interface DownloadGrant {
   readonly contentType: string;
   /** Epoch seconds. */
   readonly expiresAt: number;
+}
+
+/** A stored file opened for streaming: its size known up front (Content-Length), its bytes read as sent. */
+export interface OpenedFile {
+  readonly stream: Readable;
+  readonly size: number;
+  readonly contentType: string;
+  readonly expiresAt: number;
+}
+
+/** A local file store: the FileStore port, plus streaming reads for the runtime's download route. */
+export interface LocalFileStore extends FileStore {
+  /** The file as a stream, or null when it is missing or expired (as `get`). */
+  open(key: string): Promise<OpenedFile | null>;
 }
 
 /** Signs download links for a local store (both local stores share it). */
@@ -64,7 +80,7 @@ export function readDownloadToken(token: string, secret: string): DownloadGrant 
   return { key: payload.k, filename: payload.n, contentType: payload.t, expiresAt };
 }
 
-export class DiskFileStore extends SignedLinks implements FileStore {
+export class DiskFileStore extends SignedLinks implements LocalFileStore {
   constructor(
     private readonly dataDir: string,
     links: LinkSigner,
@@ -102,10 +118,31 @@ export class DiskFileStore extends SignedLinks implements FileStore {
       throw error;
     }
   }
+
+  async open(key: string): Promise<OpenedFile | null> {
+    if (!isFileKey(key)) return null;
+    const { data, meta: metaPath } = this.paths(key);
+    try {
+      const parsed = meta.safeParse(JSON.parse(await readFile(metaPath, 'utf8')));
+      if (!parsed.success || parsed.data.expiresAt * 1000 <= this.now()) return null;
+      // One descriptor for size and bytes: a file replaced in between cannot mismatch its Content-Length.
+      const handle = await open(data, 'r');
+      try {
+        const { size } = await handle.stat();
+        return { stream: handle.createReadStream(), size, ...parsed.data };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return null;
+      throw error;
+    }
+  }
 }
 
 /** SF_DATA_DIR=:memory: keeps files as long as the process; also the fake the tests wire. */
-export class MemoryFileStore extends SignedLinks implements FileStore {
+export class MemoryFileStore extends SignedLinks implements LocalFileStore {
   private readonly files = new Map<string, StoredFile>();
 
   async put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void> {
@@ -123,6 +160,13 @@ export class MemoryFileStore extends SignedLinks implements FileStore {
     return { ...file, bytes: Uint8Array.from(file.bytes) };
   }
 
+  async open(key: string): Promise<OpenedFile | null> {
+    const file = this.files.get(key);
+    if (!file || file.expiresAt * 1000 <= this.now()) return null;
+    const { bytes, contentType, expiresAt } = file;
+    return { stream: Readable.from([Buffer.from(bytes)]), size: bytes.byteLength, contentType, expiresAt };
+  }
+
   /** Files stored (for tests: nothing is stored twice). */
   get size(): number {
     return this.files.size;
@@ -130,6 +174,6 @@ export class MemoryFileStore extends SignedLinks implements FileStore {
 }
 
 /** The local runtime's file store for its data directory. */
-export function localFileStore(dataDir: string, links: LinkSigner, now: () => number = Date.now): FileStore {
+export function localFileStore(dataDir: string, links: LinkSigner, now: () => number = Date.now): LocalFileStore {
   return dataDir === ':memory:' ? new MemoryFileStore(links, now) : new DiskFileStore(dataDir, links, now);
 }

@@ -1,4 +1,5 @@
-// Use cases of attachments: at accept, each email's attachments are resolved (a `path` fetched once), checked
+// Use cases of attachments: at accept, each email's attachments are resolved (a `path` fetched once per request,
+// at most 20 different ones), checked
 // against the limits (domain/email/attachments.ts), given ids and stored as files before the email itself; the
 // send worker reads them back for the provider; the API lists them with expiring download links.
 import {
@@ -12,7 +13,7 @@ import { InvalidAttachmentError, NotFoundError } from '../../domain/errors';
 import { timeOrderedId } from '../../domain/ids';
 import type { DownloadLink, FileStore } from '../files/ports';
 import type { RandomBytes } from '../ports';
-import type { AttachmentFetcher, EmailRecord, OutgoingAttachment } from './ports';
+import type { AttachmentFetcher, EmailRecord, FetchedAttachment, OutgoingAttachment } from './ports';
 
 /** An attachment as the request gives it (validated at the edge): its bytes, or a URL to fetch them from. */
 export interface AttachmentInput {
@@ -50,6 +51,20 @@ export async function prepareAttachments(
   const where = (email: number, i: number, field?: string) =>
     `${options.batch ? `${email}.` : ''}attachments.${i}${field ? `.${field}` : ''}`;
   const problems: { path: string; message: string }[] = [];
+  const urls = new Set(inputs.flatMap((list) => (list ?? []).flatMap((a) => (a.content ? [] : (a.path ?? [])))));
+  if (urls.size > ATTACHMENT_LIMITS.pathFetchesPerRequest) {
+    // Before any fetch: the request is refused whole anyway.
+    throw new InvalidAttachmentError('An attachment cannot be sent as given.', {
+      details: [
+        {
+          path: 'attachments',
+          message: `One request fetches at most ${ATTACHMENT_LIMITS.pathFetchesPerRequest} different path URLs; this one names ${urls.size}.`,
+        },
+      ],
+    });
+  }
+  // Each URL's answer, kept for the request: another email (or attachment) naming it reuses it, failure included.
+  const answers = new Map<string, FetchedAttachment>();
   const signal = AbortSignal.timeout(FETCH_BUDGET_MS);
   let requestBytes = 0;
   const prepared: (PreparedAttachments | undefined)[] = [];
@@ -67,7 +82,10 @@ export async function prepareAttachments(
       if (!bytes && input.path !== undefined) {
         if (!deps.attachmentFetcher) throw new Error('No attachment fetcher is wired (see runtime/).');
         const left = Math.min(ATTACHMENT_LIMITS.emailBytes - emailBytes, ATTACHMENT_LIMITS.requestBytes - requestBytes);
-        const fetched = await deps.attachmentFetcher.fetch(input.path, { maxBytes: Math.max(0, left), signal });
+        const fetched =
+          answers.get(input.path) ??
+          (await deps.attachmentFetcher.fetch(input.path, { maxBytes: Math.max(0, left), signal }));
+        answers.set(input.path, fetched);
         if (!fetched.ok) {
           problems.push({ path: where(e, i, 'path'), message: fetched.reason });
           continue;

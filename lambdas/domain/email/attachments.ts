@@ -20,6 +20,11 @@ export const ATTACHMENT_LIMITS = {
   contentType: 255,
   /** An https URL to fetch (`path`). */
   url: 2048,
+  /**
+   * Different `path` URLs one request fetches (a batch's included; the same URL is fetched once and reused): the
+   * API function's outbound requests per call stay bounded, not 100 emails x 20 attachments.
+   */
+  pathFetchesPerRequest: 20,
 } as const;
 
 /**
@@ -37,6 +42,12 @@ export const SES_BLOCKED_EXTENSIONS: ReadonlySet<string> = new Set(
 
 /** C0/C1 controls and DEL; path separators; characters Windows refuses in a name. */
 const CONTROL = /\p{Cc}/u;
+/**
+ * Format characters (\p{Cf}): bidi overrides and isolates (U+202A–202E, U+2066–2069), marks (U+200E/F, U+061C),
+ * zero-width ones. A right-to-left override makes "invoice\u202Efdp.exe" show as "invoiceexe.pdf" in a mail
+ * client or a download bar; no real filename needs one (an emoji sequence's ZWJ is the price).
+ */
+const FORMAT = /\p{Cf}/u;
 const SEPARATOR = /[/\\]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -45,6 +56,8 @@ export function filenameProblem(name: string): string | null {
   if (name.length > ATTACHMENT_LIMITS.filename)
     return `A filename is at most ${ATTACHMENT_LIMITS.filename} characters.`;
   if (CONTROL.test(name)) return 'A filename cannot contain control characters (CR, LF, NUL, …).';
+  if (FORMAT.test(name))
+    return 'A filename cannot contain invisible format characters (bidi overrides such as U+202E, zero-width characters).';
   if (SEPARATOR.test(name)) return 'A filename cannot contain a path separator ("/" or "\\").';
   if (LONE_SURROGATE.test(name)) return 'The filename contains an unpaired UTF-16 surrogate.';
   if (name === '.' || name === '..') return 'A filename cannot be "." or "..".';

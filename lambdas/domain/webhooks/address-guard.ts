@@ -19,6 +19,26 @@ export function isPublicAddress(address: string): boolean {
   return ipaddr.process(address).range() === 'unicast';
 }
 
+/** AWS's IPv6 instance metadata endpoint (Nitro), inside fd00::/8 which a private-URL setting would allow. */
+const EC2_METADATA_V6 = ipaddr.parse('fd00:ec2::254').toNormalizedString();
+
+/**
+ * Link-local and cloud metadata addresses (169.254.0.0/16: EC2/ECS/Azure/GCP metadata and task credentials;
+ * fe80::/10; fd00:ec2::254), also as IPv4-mapped or NAT64 (64:ff9b::/96) IPv6. Refused wherever a URL's body is
+ * read back to the caller (attachment `path`), even where private addresses are allowed: nothing there is a
+ * file a customer means to attach, and it answers credentials.
+ */
+export function isMetadataAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'linkLocal';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.range() === 'linkLocal' || v6.toNormalizedString() === EC2_METADATA_V6) return true;
+  // 64:ff9b::a9fe:xxxx: the NAT64 form of 169.254.x.x.
+  const [a, b, c, d, e, f, g] = v6.parts;
+  return a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0 && g === 0xa9fe;
+}
+
 export type UrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
 /**

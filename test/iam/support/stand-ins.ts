@@ -31,6 +31,8 @@ export interface StandIns {
   readonly endpoints: Record<string, string>;
   /** Callers (access key ids) whose SendMessage calls fail (recorded, then answered 500), e.g. to leave outboxes. */
   readonly sqsOutage: Set<string>;
+  /** The S3 stand-in's objects by `<bucket>/<key>`: a scenario deletes one to read a missing key. */
+  readonly s3Objects: Map<string, Buffer>;
   stop(): Promise<void>;
 }
 
@@ -299,7 +301,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   });
 
   // S3 (path style, as the SDK addresses a bucket on an IP endpoint): objects kept in a map; a PUT with tags is
-  // also s3:PutObjectTagging, as IAM authorizes it.
+  // also s3:PutObjectTagging, as IAM authorizes it; a missing key is 403 AccessDenied, as S3 tells our roles.
   const objects = new Map<string, Buffer>();
   const s3 = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -322,8 +324,9 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
         record({ caller, operation: 'GetObject', action: 's3:GetObject', resource });
         const body = objects.get(path);
         if (!body) {
-          res.writeHead(404, { 'content-type': 'application/xml' });
-          res.end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>');
+          // As S3 answers a missing key to a caller without s3:ListBucket on the bucket (none of our roles has it).
+          res.writeHead(403, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>');
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
@@ -353,6 +356,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     messages,
     endpoints,
     sqsOutage,
+    s3Objects: objects,
     stop: () =>
       Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())))).then(() => {}),
   };
