@@ -675,7 +675,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // SES's S3 action wrote the message (unsigned here: the stand-in records no function for it).
     const fn = host('sendflow-inbound').fn;
     const event = JSON.parse(
-      readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../fixtures/ses-receiving/inbound-lambda-action.json', import.meta.url), 'utf8'),
     );
     const messageId = event.Records[0].ses.mail.messageId as string;
     const put = await fetch(

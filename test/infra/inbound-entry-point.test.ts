@@ -17,7 +17,7 @@ import { synthSendflow } from './synth';
 const s3 = mockClient(S3Client);
 const dynamo = mockClient(DynamoDBDocumentClient);
 const FIXTURE = JSON.parse(
-  readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/ses-receiving/inbound-lambda-action.json', import.meta.url), 'utf8'),
 );
 const MESSAGE_ID = 'o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1';
 const clean = { ...process.env };

@@ -41,6 +41,7 @@ async function setup() {
     events,
     clock,
     random: seededRandom('d'),
+    receivingMx: 'inbound-smtp.eu-west-1.amazonaws.com',
   };
   const receiving = async (tenant: Tenant, name: string) => {
     const domain = await createDomain(domainDeps, tenant, name, { capabilities: { receiving: 'enabled' } });

@@ -129,6 +129,13 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'GET /emails/{}': { scope: 'email:read' },
   'GET /emails': { scope: 'email:read' },
   'GET /emails/{}/events': { scope: 'email:read' },
+  // Issue 19: an email's attachments, and received (inbound) emails with theirs, are read like emails.
+  'GET /emails/{}/attachments': { scope: 'email:read' },
+  'GET /emails/{}/attachments/{}': { scope: 'email:read' },
+  'GET /emails/receiving': { scope: 'email:read' },
+  'GET /emails/receiving/{}': { scope: 'email:read' },
+  'GET /emails/receiving/{}/attachments': { scope: 'email:read' },
+  'GET /emails/receiving/{}/attachments/{}': { scope: 'email:read' },
   'GET /domains': { scope: 'domain:read' },
   'GET /domains/{}': { scope: 'domain:read' },
   'POST /domains/{}/verify': { scope: 'domain:read' },

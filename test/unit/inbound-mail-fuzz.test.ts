@@ -11,7 +11,7 @@ import type { InboundMessage } from '../../lambdas/app/inbound/receive-email';
 import { createInboundMailHandler } from '../../lambdas/handlers/queue/inbound-mail';
 
 const FIXTURE = JSON.parse(
-  readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/ses-receiving/inbound-lambda-action.json', import.meta.url), 'utf8'),
 );
 const RAW = new TextEncoder().encode('Subject: x\r\n\r\ny\r\n');
 const VERDICTS = ['pass', 'fail', 'gray', 'processing_failed'];

@@ -1,4 +1,4 @@
-// The inbound function's handler: SES's Lambda-action event (test/fixtures/ses/inbound-lambda-action.json, the
+// The inbound function's handler: SES's Lambda-action event (test/fixtures/ses-receiving/inbound-lambda-action.json, the
 // shape SES sends) is checked with zod, the message SES stored is read by its messageId, and `receive` gets the
 // envelope, the verdicts in lower case, the receipt time and the messageId as the arrival's id. A failure is
 // thrown, so Lambda's async retries and the on-failure destination keep the message.
@@ -9,7 +9,7 @@ import type { InboundMessage } from '../../lambdas/app/inbound/receive-email';
 import { createInboundMailHandler } from '../../lambdas/handlers/queue/inbound-mail';
 
 const FIXTURE = JSON.parse(
-  readFileSync(new URL('../fixtures/ses/inbound-lambda-action.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../fixtures/ses-receiving/inbound-lambda-action.json', import.meta.url), 'utf8'),
 ) as { Records: [{ ses: { mail: Record<string, unknown>; receipt: Record<string, unknown> } }] };
 const RAW = new TextEncoder().encode('From: Ada <ada@sender.example>\r\nSubject: Invoice 1842 attached\r\n\r\nHi\r\n');
 

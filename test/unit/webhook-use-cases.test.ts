@@ -972,6 +972,7 @@ describe('reconcile', () => {
       domains: { outbox: emptyOutbox },
       contacts: { outbox: emptyOutbox },
       suppressions: { outbox: emptyOutbox },
+      receivedEmails: { outbox: emptyOutbox },
     }) as unknown as ReconcileDeps;
 
   async function pendingRows() {
