@@ -32,6 +32,12 @@ export interface InboundMailProps extends InboundSettings {
   readonly retentionDays: number;
   readonly logRetention: RetentionDays;
   /**
+   * Executions reserved for (and capping) the function: a mail flood throttles here, and Lambda retries the
+   * throttled events for up to INBOUND_MAX_EVENT_AGE, instead of taking the consumers' unreserved pool.
+   * Undefined reserves nothing (sendflow:lambdaConcurrency.inbound, lib/concurrency.ts).
+   */
+  readonly reservedConcurrency?: number | undefined;
+  /**
    * Grants what receiveEmail needs beyond reading the message (its tables, the outbox, the FileStore): given the
    * inbound function at merge with the use case (issue 19); until then the function may only read its objects.
    */
@@ -101,6 +107,7 @@ export class InboundMail extends Construct {
       timeout: Duration.minutes(2),
       memorySize: 1024,
       logRetention: props.logRetention,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
     // Its messages only, and only read: what the function calls (adapters/aws/s3-raw-messages.ts).
     this.handler.role.addToPrincipalPolicy(

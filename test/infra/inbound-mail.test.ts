@@ -7,6 +7,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildSendflow } from '../../lib/app';
+import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
 import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
 import { SKIP_BUNDLING, synthSendflow } from './synth';
@@ -280,6 +281,50 @@ describe('inbound mail: the function', () => {
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
       Threshold: 1,
     });
+  });
+});
+
+describe('inbound mail: reserved concurrency', () => {
+  it('reserves 5 executions for the inbound function by default, so a mail flood cannot take the consumers’ pool', () => {
+    // Act
+    const api = inboundApi();
+
+    // Assert
+    const fn = api.findResources('AWS::Lambda::Function')[inboundFunctionId(api)] as Resources[string];
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+  });
+
+  it('takes sendflow:lambdaConcurrency.inbound; 0 reserves nothing', () => {
+    // Act
+    const eight = inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': { inbound: 8 } });
+    const none = inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': '{"inbound": 0}' });
+
+    // Assert
+    const reserved = (api: Template) =>
+      (api.findResources('AWS::Lambda::Function')[inboundFunctionId(api)] as Resources[string]).Properties
+        .ReservedConcurrentExecutions;
+    expect(reserved(eight)).toBe(8);
+    expect(reserved(none)).toBeUndefined();
+  });
+
+  it('counts the inbound reservation against the account quota only on a stage that receives', () => {
+    // Arrange: 1000 - 800 - 100 leaves Lambda's least (100) without inbound, 95 with it.
+    const tight = { accountQuota: 1000, api: 800, authorizer: 100, inbound: 5 };
+    const small = { events: 2, deliveries: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
+
+    // Act / Assert
+    expect(() => checkConcurrency(tight, small)).not.toThrow();
+    expect(() => checkConcurrency(tight, small, 'sendflow:lambdaConcurrency', true)).toThrow(
+      /reserving 800 \(api\) \+ 100 \(authorizer\) \+ 5 \(inbound\) of an account quota of 1000 leaves 95 unreserved/,
+    );
+    expect(() =>
+      synthSendflow({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': { api: 800, authorizer: 100 } }),
+    ).toThrow(/\+ 5 \(inbound\)/);
+  });
+
+  it('refuses a negative or fractional inbound reservation', () => {
+    expect(() => parseLambdaConcurrency({ inbound: -1 })).toThrow(/inbound must be a whole number, got -1/);
+    expect(() => parseLambdaConcurrency({ inbound: 2.5 })).toThrow(/inbound must be a whole number/);
   });
 });
 
