@@ -109,13 +109,15 @@ export class InboundMail extends Construct {
       logRetention: props.logRetention,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
-    // Its messages only, and only read: what the function calls (adapters/aws/s3-raw-messages.ts).
-    this.handler.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [this.bucket.arnForObjects(`${INBOUND_OBJECTS_PREFIX}*`)],
-      }),
-    );
+    // Its messages only: read, and deleted when no account received one (adapters/aws/s3-raw-messages.ts).
+    for (const action of ['s3:GetObject', 's3:DeleteObject']) {
+      this.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [action],
+          resources: [this.bucket.arnForObjects(`${INBOUND_OBJECTS_PREFIX}*`)],
+        }),
+      );
+    }
     Validations.of(this.handler.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/${INBOUND_OBJECTS_PREFIX}*]`,
       reason:

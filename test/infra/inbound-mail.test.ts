@@ -215,7 +215,7 @@ describe('inbound mail: the function', () => {
   const api = inboundApi();
   const functionId = inboundFunctionId(api);
 
-  it('is told its bucket and may only read objects under inbound/, and what receiveEmail needs besides', () => {
+  it('is told its bucket and may only read (and delete) objects under inbound/, and what receiveEmail needs besides', () => {
     // Arrange
     const fn = api.findResources('AWS::Lambda::Function')[functionId] as Resources[string];
     const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -240,11 +240,19 @@ describe('inbound mail: the function', () => {
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      's3:DeleteObject',
       's3:GetObject',
       's3:PutObject',
       's3:PutObjectTagging',
       'sqs:SendMessage',
     ]);
+    // An arrival nobody receives is deleted at once (handlers/queue/inbound-mail.ts); only under inbound/.
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: 's3:DeleteObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(api, 'AWS::S3::Bucket'), 'Arn'] }, '/inbound/*']] },
+      }),
+    );
     expect(statements).toContainEqual(
       expect.objectContaining({
         Action: 's3:GetObject',

@@ -1,7 +1,7 @@
 // The S3 raw-message source reads what SES's S3 action wrote (`<prefix><SES messageId>`) with exactly one
 // GetObject, refuses an object above the bound before and while reading it, and names a missing object.
 import { Readable } from 'node:stream';
-import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, expect, it } from 'vitest';
 import { S3RawMessageSource } from '../../lambdas/adapters/aws/s3-raw-messages';
@@ -72,4 +72,22 @@ it('refuses a messageId that is not a plain SES id (no path may be read outside 
   // Act & Assert
   await expect(source().read('../emails/x/body.json')).rejects.toThrow(/not an SES message id/);
   expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
+});
+
+it('discards an arrival with exactly one DeleteObject of its key under the prefix', async () => {
+  // Arrange
+  s3.on(DeleteObjectCommand).resolves({});
+
+  // Act
+  await source().discard(MESSAGE_ID);
+
+  // Assert
+  expect(s3.calls()).toHaveLength(1);
+  expect(s3).toHaveReceivedCommandWith(DeleteObjectCommand, { Bucket: 'inbound-bucket', Key: `inbound/${MESSAGE_ID}` });
+});
+
+it('refuses to discard by an id that is not a plain SES id (nothing outside the prefix is deleted)', async () => {
+  // Act & Assert
+  await expect(source().discard('../emails/x/raw')).rejects.toThrow(/not an SES message id/);
+  expect(s3.calls()).toHaveLength(0);
 });

@@ -1,7 +1,8 @@
 // Received messages in S3 (AWS): SES's S3 action writes each one to `<prefix><SES messageId>` in the inbound
 // bucket, and the inbound function reads it back here with one GetObject, bounded in size before and while
-// reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote).
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+// reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote). An arrival no
+// account received is deleted with one DeleteObject.
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
 import {
   MAX_RAW_MESSAGE_BYTES,
   RawMessageMissingError,
@@ -32,8 +33,7 @@ export class S3RawMessageSource implements RawMessageSource {
   }
 
   async read(messageId: string): Promise<Uint8Array> {
-    if (!SES_MESSAGE_ID.test(messageId)) throw new Error(`${JSON.stringify(messageId)} is not an SES message id`);
-    const key = `${this.options.prefix}${messageId}`;
+    const key = this.keyOf(messageId);
     let answer: { Body?: unknown; ContentLength?: number | undefined };
     try {
       answer = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
@@ -48,6 +48,16 @@ export class S3RawMessageSource implements RawMessageSource {
       throw new RawMessageTooLargeError(key, this.maxBytes);
     }
     return this.collect(stream, key);
+  }
+
+  async discard(messageId: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(messageId) }));
+  }
+
+  /** The object key of an arrival: a plain SES id only, so nothing outside the prefix is read or deleted. */
+  private keyOf(messageId: string): string {
+    if (!SES_MESSAGE_ID.test(messageId)) throw new Error(`${JSON.stringify(messageId)} is not an SES message id`);
+    return `${this.options.prefix}${messageId}`;
   }
 
   /** The chunks joined, counting as they come: a length S3 did not announce is bounded all the same. */
