@@ -127,8 +127,9 @@ export class InboundMail extends Construct {
     props.grantReceiveEmail?.(this.handler);
 
     // Nothing lost: SES's Event invocation is retried by Lambda, then lands here with the error; an alarm pages.
+    // It holds whole SES events (subject, from, to): no longer than the stage keeps email, at most SQS's 14 days.
     this.failures = new Queue(this, 'Failures', {
-      retentionPeriod: DLQ_RETENTION,
+      retentionPeriod: Duration.days(Math.min(DLQ_RETENTION.toDays(), props.retentionDays)),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });

@@ -292,6 +292,35 @@ describe('inbound mail: the function', () => {
   });
 });
 
+describe('inbound mail: the failures queue keeps SES events no longer than the stage keeps email', () => {
+  /** The failures queue's MessageRetentionPeriod (it holds whole SES events: subject, from, to). */
+  function failuresRetention(api: Template): unknown {
+    const [id, queue] =
+      Object.entries(api.findResources('AWS::SQS::Queue') as Resources).find(([id]) =>
+        id.startsWith('InboundMailFailures'),
+      ) ?? [];
+    if (!id) throw new Error('no failures queue');
+    return queue?.Properties.MessageRetentionPeriod;
+  }
+
+  it.each([
+    [undefined, 14 * 86_400],
+    ['3', 3 * 86_400],
+    ['1', 86_400],
+    ['14', 14 * 86_400],
+    ['90', 14 * 86_400],
+  ])('sendflow:emailRetentionDays %j: %i seconds (at most SQS’s 14 days)', (days, seconds) => {
+    // Act
+    const api = inboundApi({
+      [CONTEXT_INBOUND]: INBOUND,
+      ...(days === undefined ? {} : { 'sendflow:emailRetentionDays': days }),
+    });
+
+    // Assert
+    expect(failuresRetention(api)).toBe(seconds);
+  });
+});
+
 describe('inbound mail: reserved concurrency', () => {
   it('reserves 5 executions for the inbound function by default, so a mail flood cannot take the consumers’ pool', () => {
     // Act
