@@ -398,7 +398,7 @@ export class SendflowApiStack extends Stack {
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
     const lambdaConcurrency = props.lambdaConcurrency ?? DEFAULT_LAMBDA_CONCURRENCY;
-    checkConcurrency(lambdaConcurrency, maxConcurrency);
+    checkConcurrency(lambdaConcurrency, maxConcurrency, 'sendflow:lambdaConcurrency', props.inbound !== undefined);
     this.pipeline = new DeliveryPipeline(this, 'DeliveryPipeline', {
       environment,
       logRetention,
@@ -668,6 +668,7 @@ export class SendflowApiStack extends Stack {
         environment,
         retentionDays: props.emailRetentionDays ?? 30,
         logRetention,
+        reservedConcurrency: reservation(lambdaConcurrency.inbound),
         grantReceiveEmail: (fn) => {
           for (const table of tableNames) {
             grantTable(this, fn.role, table, tableNamesByKey[table], inboundAccess[table]);

@@ -14,10 +14,21 @@ export interface LambdaConcurrency {
   readonly api: number;
   /** Reserved for the authorizer; 0 reserves nothing. */
   readonly authorizer: number;
+  /**
+   * Reserved for the inbound function, on a stage that receives email (sendflow:inbound) only: its reservation is
+   * also its ceiling, so a mail flood throttles (Lambda retries throttled async events for up to 6 h) instead of
+   * taking the unreserved pool the queue consumers share. 0 reserves nothing.
+   */
+  readonly inbound: number;
 }
 
 /** Lambda's default quota for an established account; new accounts may get far less (the runbook checks). */
-export const DEFAULT_LAMBDA_CONCURRENCY: LambdaConcurrency = { accountQuota: 1000, api: 100, authorizer: 50 };
+export const DEFAULT_LAMBDA_CONCURRENCY: LambdaConcurrency = {
+  accountQuota: 1000,
+  api: 100,
+  authorizer: 50,
+  inbound: 5,
+};
 /** Lambda refuses a reservation that leaves the account fewer unreserved executions than this. */
 export const LAMBDA_MIN_UNRESERVED = 100;
 /**
@@ -30,7 +41,7 @@ export const CONCURRENCY_ALARM_SHARE = 0.8;
 
 /**
  * `sendflow:lambdaConcurrency`: an object (cdk.json) or its JSON (`-c`), any subset of accountQuota, api,
- * authorizer; the others keep DEFAULT_LAMBDA_CONCURRENCY's.
+ * authorizer, inbound; the others keep DEFAULT_LAMBDA_CONCURRENCY's.
  */
 export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcurrency'): LambdaConcurrency {
   if (raw === undefined) return DEFAULT_LAMBDA_CONCURRENCY;
@@ -38,7 +49,7 @@ export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcu
   const problems: string[] = [];
   for (const [name, limit] of Object.entries(value)) {
     if (!(name in DEFAULT_LAMBDA_CONCURRENCY))
-      problems.push(`unknown setting "${name}" (accountQuota, api, authorizer)`);
+      problems.push(`unknown setting "${name}" (accountQuota, api, authorizer, inbound)`);
     else if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < (name === 'accountQuota' ? 1 : 0)) {
       problems.push(
         `${name} must be a whole number${name === 'accountQuota' ? ' of at least 1' : ''}, got ${JSON.stringify(limit)}`,
@@ -52,19 +63,23 @@ export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcu
 /**
  * Refuses what Lambda would refuse at deploy (reservations leaving fewer than LAMBDA_MIN_UNRESERVED), and queue
  * consumers whose MaximumConcurrency, all together with the scheduled reconciler, exceed what the reservations
- * leave: a backlog would then throttle them against each other instead of being bounded by their limits.
+ * leave: a backlog would then throttle them against each other instead of being bounded by their limits. The
+ * inbound reservation counts only where the stage receives email (`receives`).
  */
 export function checkConcurrency(
   concurrency: LambdaConcurrency,
   consumers: MaxConcurrency,
   key = 'sendflow:lambdaConcurrency',
+  receives = false,
 ): void {
   const { accountQuota, api, authorizer } = concurrency;
-  const reserved = api + authorizer;
+  const inbound = receives ? concurrency.inbound : 0;
+  const reserved = api + authorizer + inbound;
   const unreserved = accountQuota - reserved;
   if (reserved > 0 && unreserved < LAMBDA_MIN_UNRESERVED) {
+    const reservations = `${api} (api) + ${authorizer} (authorizer)${receives ? ` + ${inbound} (inbound)` : ''}`;
     throw new Error(
-      `Context ${key}: reserving ${api} (api) + ${authorizer} (authorizer) of an account quota of ${accountQuota} ` +
+      `Context ${key}: reserving ${reservations} of an account quota of ${accountQuota} ` +
         `leaves ${unreserved} unreserved; Lambda needs at least ${LAMBDA_MIN_UNRESERVED}. Ask AWS for a higher ` +
         'quota, or reserve less (0 reserves nothing); docs/runbook.md, "First deploy".',
     );

@@ -32,6 +32,12 @@ export interface InboundMailProps extends InboundSettings {
   readonly retentionDays: number;
   readonly logRetention: RetentionDays;
   /**
+   * Executions reserved for (and capping) the function: a mail flood throttles here, and Lambda retries the
+   * throttled events for up to INBOUND_MAX_EVENT_AGE, instead of taking the consumers' unreserved pool.
+   * Undefined reserves nothing (sendflow:lambdaConcurrency.inbound, lib/concurrency.ts).
+   */
+  readonly reservedConcurrency?: number | undefined;
+  /**
    * Grants what receiveEmail needs beyond reading the message (its tables, the outbox, the FileStore): given the
    * inbound function at merge with the use case (issue 19); until then the function may only read its objects.
    */
@@ -101,14 +107,17 @@ export class InboundMail extends Construct {
       timeout: Duration.minutes(2),
       memorySize: 1024,
       logRetention: props.logRetention,
+      ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
-    // Its messages only, and only read: what the function calls (adapters/aws/s3-raw-messages.ts).
-    this.handler.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject'],
-        resources: [this.bucket.arnForObjects(`${INBOUND_OBJECTS_PREFIX}*`)],
-      }),
-    );
+    // Its messages only: read, and deleted when no account received one (adapters/aws/s3-raw-messages.ts).
+    for (const action of ['s3:GetObject', 's3:DeleteObject']) {
+      this.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [action],
+          resources: [this.bucket.arnForObjects(`${INBOUND_OBJECTS_PREFIX}*`)],
+        }),
+      );
+    }
     Validations.of(this.handler.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/${INBOUND_OBJECTS_PREFIX}*]`,
       reason:
@@ -118,8 +127,9 @@ export class InboundMail extends Construct {
     props.grantReceiveEmail?.(this.handler);
 
     // Nothing lost: SES's Event invocation is retried by Lambda, then lands here with the error; an alarm pages.
+    // It holds whole SES events (subject, from, to): no longer than the stage keeps email, at most SQS's 14 days.
     this.failures = new Queue(this, 'Failures', {
-      retentionPeriod: DLQ_RETENTION,
+      retentionPeriod: Duration.days(Math.min(DLQ_RETENTION.toDays(), props.retentionDays)),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });

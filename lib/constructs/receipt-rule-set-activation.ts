@@ -1,6 +1,7 @@
 // Makes an SES receipt rule set the active one, which CloudFormation cannot: an AwsCustomResource calling
-// SetActiveReceiptRuleSet on create and update, and with no name on delete (none active: SES refuses to delete
-// the active set). SES keeps ONE active set per account and region, so activating replaces any other.
+// SetActiveReceiptRuleSet on create, nothing on update (an operator's later switch stands), and with no name on
+// delete (none active: SES refuses to delete the active set). SES keeps ONE active set per account and region,
+// so activating replaces any other; the delete call does not check which is active (docs/runbook.md).
 import { Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -33,7 +34,9 @@ export class ReceiptRuleSetActivation extends Construct {
     });
     const activation = new AwsCustomResource(this, 'Resource', {
       onCreate: call({ RuleSetName: props.ruleSetName }),
-      onUpdate: call({ RuleSetName: props.ruleSetName }),
+      // No onUpdate: the name is the stack's, so it never changes within a stack, and an update (a CDK upgrade
+      // changing this call's shape) must not take the active set back from one an operator switched to.
+      // The Update keeps the physical id, so it is no replacement and runs no delete either.
       onDelete: call(),
       policy: AwsCustomResourcePolicy.fromStatements([
         new PolicyStatement({ actions: ['ses:SetActiveReceiptRuleSet'], resources: ['*'] }),

@@ -697,6 +697,26 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // A replay of the same SES event stores nothing more.
     await host('sendflow-inbound').invoke(event);
     expect(((await call('/emails/receiving', { key: liveKey })).body.data as unknown[]).length).toBe(1);
+    // Received and stored: its inbound/ object stays (replays and duplicate invocations read it).
+    expect([...standIns.s3Objects.keys()]).toContain(`${fn.environment.SF_INBOUND_BUCKET}/inbound/${messageId}`);
+
+    // An arrival for a domain nobody receives at (the rule takes mail for every verified identity): nothing is
+    // stored, and its object is deleted at once rather than kept for the whole retention.
+    const strayId = 'strayarrival0000000000000000000000000001';
+    const stray = structuredClone(event);
+    stray.Records[0].ses.mail.messageId = strayId;
+    stray.Records[0].ses.receipt.recipients = ['someone@nobody-receives.example'];
+    const strayKey = `${fn.environment.SF_INBOUND_BUCKET}/inbound/${strayId}`;
+    const strayPut = await fetch(`${standIns.endpoints.AWS_ENDPOINT_URL_S3}/${strayKey}`, {
+      method: 'PUT',
+      body: 'From: Eve <eve@sender.example>\r\nSubject: stray\r\n\r\nHello\r\n',
+    });
+    expect(strayPut.status).toBe(200);
+    await host('sendflow-inbound').invoke(stray);
+    const deletes = standIns.calls.filter((c) => c.caller === accessKeyIdFor(fn) && c.action === 's3:DeleteObject');
+    expect(deletes.map((c) => c.resource)).toEqual([`arn:aws:s3:::${strayKey}`]);
+    expect([...standIns.s3Objects.keys()]).not.toContain(strayKey);
+    expect(((await call('/emails/receiving', { key: liveKey })).body.data as unknown[]).length).toBe(1);
   });
 
   for (const service of SERVICES) {

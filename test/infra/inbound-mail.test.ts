@@ -7,6 +7,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { buildSendflow } from '../../lib/app';
+import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
 import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
 import { SKIP_BUNDLING, synthSendflow } from './synth';
@@ -214,7 +215,7 @@ describe('inbound mail: the function', () => {
   const api = inboundApi();
   const functionId = inboundFunctionId(api);
 
-  it('is told its bucket and may only read objects under inbound/, and what receiveEmail needs besides', () => {
+  it('is told its bucket and may only read (and delete) objects under inbound/, and what receiveEmail needs besides', () => {
     // Arrange
     const fn = api.findResources('AWS::Lambda::Function')[functionId] as Resources[string];
     const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -239,11 +240,19 @@ describe('inbound mail: the function', () => {
       'dynamodb:UpdateItem',
       'logs:CreateLogStream',
       'logs:PutLogEvents',
+      's3:DeleteObject',
       's3:GetObject',
       's3:PutObject',
       's3:PutObjectTagging',
       'sqs:SendMessage',
     ]);
+    // An arrival nobody receives is deleted at once (handlers/queue/inbound-mail.ts); only under inbound/.
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: 's3:DeleteObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(api, 'AWS::S3::Bucket'), 'Arn'] }, '/inbound/*']] },
+      }),
+    );
     expect(statements).toContainEqual(
       expect.objectContaining({
         Action: 's3:GetObject',
@@ -283,6 +292,79 @@ describe('inbound mail: the function', () => {
   });
 });
 
+describe('inbound mail: the failures queue keeps SES events no longer than the stage keeps email', () => {
+  /** The failures queue's MessageRetentionPeriod (it holds whole SES events: subject, from, to). */
+  function failuresRetention(api: Template): unknown {
+    const [id, queue] =
+      Object.entries(api.findResources('AWS::SQS::Queue') as Resources).find(([id]) =>
+        id.startsWith('InboundMailFailures'),
+      ) ?? [];
+    if (!id) throw new Error('no failures queue');
+    return queue?.Properties.MessageRetentionPeriod;
+  }
+
+  it.each([
+    [undefined, 14 * 86_400],
+    ['3', 3 * 86_400],
+    ['1', 86_400],
+    ['14', 14 * 86_400],
+    ['90', 14 * 86_400],
+  ])('sendflow:emailRetentionDays %j: %i seconds (at most SQS’s 14 days)', (days, seconds) => {
+    // Act
+    const api = inboundApi({
+      [CONTEXT_INBOUND]: INBOUND,
+      ...(days === undefined ? {} : { 'sendflow:emailRetentionDays': days }),
+    });
+
+    // Assert
+    expect(failuresRetention(api)).toBe(seconds);
+  });
+});
+
+describe('inbound mail: reserved concurrency', () => {
+  it('reserves 5 executions for the inbound function by default, so a mail flood cannot take the consumers’ pool', () => {
+    // Act
+    const api = inboundApi();
+
+    // Assert
+    const fn = api.findResources('AWS::Lambda::Function')[inboundFunctionId(api)] as Resources[string];
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+  });
+
+  it('takes sendflow:lambdaConcurrency.inbound; 0 reserves nothing', () => {
+    // Act
+    const eight = inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': { inbound: 8 } });
+    const none = inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': '{"inbound": 0}' });
+
+    // Assert
+    const reserved = (api: Template) =>
+      (api.findResources('AWS::Lambda::Function')[inboundFunctionId(api)] as Resources[string]).Properties
+        .ReservedConcurrentExecutions;
+    expect(reserved(eight)).toBe(8);
+    expect(reserved(none)).toBeUndefined();
+  });
+
+  it('counts the inbound reservation against the account quota only on a stage that receives', () => {
+    // Arrange: 1000 - 800 - 100 leaves Lambda's least (100) without inbound, 95 with it.
+    const tight = { accountQuota: 1000, api: 800, authorizer: 100, inbound: 5 };
+    const small = { events: 2, deliveries: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
+
+    // Act / Assert
+    expect(() => checkConcurrency(tight, small)).not.toThrow();
+    expect(() => checkConcurrency(tight, small, 'sendflow:lambdaConcurrency', true)).toThrow(
+      /reserving 800 \(api\) \+ 100 \(authorizer\) \+ 5 \(inbound\) of an account quota of 1000 leaves 95 unreserved/,
+    );
+    expect(() =>
+      synthSendflow({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:lambdaConcurrency': { api: 800, authorizer: 100 } }),
+    ).toThrow(/\+ 5 \(inbound\)/);
+  });
+
+  it('refuses a negative or fractional inbound reservation', () => {
+    expect(() => parseLambdaConcurrency({ inbound: -1 })).toThrow(/inbound must be a whole number, got -1/);
+    expect(() => parseLambdaConcurrency({ inbound: 2.5 })).toThrow(/inbound must be a whole number/);
+  });
+});
+
 describe('inbound mail: monitoring', () => {
   it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
     // Arrange
@@ -305,7 +387,7 @@ describe('inbound mail: monitoring', () => {
 });
 
 describe('inbound mail: activating the rule set', () => {
-  it('with activate, a custom resource sets this rule set active (after the rule) and none on delete', () => {
+  it('with activate, a custom resource sets this rule set active when created (after the rule), and none on delete', () => {
     // Arrange
     const api = inboundApi();
     const [activation] = Object.values(api.findResources('Custom::AWS') as Resources);
@@ -318,7 +400,9 @@ describe('inbound mail: activating the rule set', () => {
       action: 'SetActiveReceiptRuleSet',
       parameters: { RuleSetName: RULE_SET },
     });
-    expect(JSON.parse(String(activation?.Properties.Update))).toMatchObject({ parameters: { RuleSetName: RULE_SET } });
+    // No call on update: a deploy never takes the active set back from one an operator switched to (the rule set's
+    // name is the stack's, so it never changes within a stack; only CDK's own call shape could trigger an update).
+    expect(activation?.Properties.Update).toBeUndefined();
     expect(del).toMatchObject({ service: 'SES', action: 'SetActiveReceiptRuleSet' });
     expect(del.parameters).toBeUndefined();
     expect(activation?.DependsOn).toContain(idOf(api, 'AWS::SES::ReceiptRule'));
@@ -328,6 +412,21 @@ describe('inbound mail: activating the rule set', () => {
         Statement: [{ Action: 'ses:SetActiveReceiptRuleSet', Effect: 'Allow', Resource: '*' }],
       },
     });
+  });
+
+  it('has no property that changes from one deploy to the next (no timestamp, no asset hash)', () => {
+    // Arrange: two deploys of the stage that differ in everything but the rule set (its functions' code and
+    // settings change with the retention).
+    const activationOf = (api: Template) => {
+      const [activation] = Object.values(api.findResources('Custom::AWS') as Resources);
+      return activation?.Properties;
+    };
+    const before = activationOf(inboundApi());
+    const after = activationOf(inboundApi({ [CONTEXT_INBOUND]: INBOUND, 'sendflow:emailRetentionDays': '7' }));
+
+    // Assert: the rule set's name and the calls only; no timestamp or asset hash that would change every deploy.
+    expect(Object.keys(before ?? {}).sort()).toEqual(['Create', 'Delete', 'InstallLatestAwsSdk', 'ServiceToken']);
+    expect(after).toEqual(before);
   });
 
   it('without activate, no custom resource: the runbook’s CLI step activates it', () => {

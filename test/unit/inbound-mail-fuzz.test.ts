@@ -54,9 +54,11 @@ async function run(event: unknown) {
         reads.push(id);
         return RAW;
       },
+      discard: async () => {},
     },
     receive: async (message) => {
       received.push(message);
+      return { stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true }], dropped: [] };
     },
     logger: { info: () => {}, warn: () => {} },
   });

@@ -23,22 +23,33 @@ function eventWith(change: (record: (typeof FIXTURE)['Records'][0]) => void = ()
 describe('inbound mail handler', () => {
   let received: InboundMessage[];
   let reads: string[];
+  let discarded: string[];
   let source: RawMessageSource;
   const logger = { info: vi.fn(), warn: vi.fn() };
 
   beforeEach(() => {
     received = [];
     reads = [];
+    discarded = [];
     source = {
       read: async (id) => {
         reads.push(id);
         return RAW;
       },
+      discard: async (id) => {
+        discarded.push(id);
+      },
     };
   });
 
-  const handler = (receive = async (message: InboundMessage) => void received.push(message)) =>
-    createInboundMailHandler({ source, receive, logger });
+  /** receiveEmail's outcome for a message one account received at its domain. */
+  const storedOne = { stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true }], dropped: [] as string[] };
+  const handler = (
+    receive: (message: InboundMessage) => Promise<{ stored: readonly unknown[] }> = async (message) => {
+      received.push(message);
+      return storedOne;
+    },
+  ) => createInboundMailHandler({ source, receive, logger });
 
   it('hands receive the stored message, the envelope, the lower-cased verdicts, the receipt time and the messageId', async () => {
     // Act
@@ -140,5 +151,36 @@ describe('inbound mail handler', () => {
     const logged = JSON.stringify(logger.info.mock.calls);
     expect(logged).toContain('o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1');
     expect(logged).not.toMatch(/acme\.example|sender\.example|Invoice/);
+  });
+
+  it('deletes the stored arrival when receive kept nothing of it (every recipient dropped): no one receives it', async () => {
+    // Arrange
+    const droppedAll = async () => ({ stored: [], dropped: ['support@acme.example', 'billing@acme.example'] });
+
+    // Act
+    await handler(droppedAll)(FIXTURE);
+
+    // Assert
+    expect(discarded).toEqual(['o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1']);
+    expect(JSON.stringify(logger.info.mock.calls)).toContain('"discarded":true');
+  });
+
+  it('keeps the stored arrival when receive stored it for an account (replays and duplicate invocations read it)', async () => {
+    // Act
+    await handler()(FIXTURE);
+
+    // Assert
+    expect(discarded).toEqual([]);
+  });
+
+  it('keeps the stored arrival when receive fails, so the retries and a replay can read it', async () => {
+    // Arrange
+    const failing = async () => {
+      throw new Error('table unavailable');
+    };
+
+    // Act & Assert
+    await expect(handler(failing)(FIXTURE)).rejects.toThrow('table unavailable');
+    expect(discarded).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // The S3 raw-message source reads what SES's S3 action wrote (`<prefix><SES messageId>`) with exactly one
-// GetObject, refuses an object above the bound before and while reading it, and names a missing object.
+// GetObject, refuses an object above the bound before and while reading it, and names a missing object, which S3
+// answers 403 AccessDenied to a role without s3:ListBucket (the inbound function's) and 404 NoSuchKey otherwise.
 import { Readable } from 'node:stream';
-import { GetObjectCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, expect, it } from 'vitest';
 import { S3RawMessageSource } from '../../lambdas/adapters/aws/s3-raw-messages';
@@ -68,8 +69,61 @@ it('names a message whose object is missing (NoSuchKey), so the failure says whi
   await expect(read).rejects.toThrow(`inbound/${MESSAGE_ID}`);
 });
 
+it('names a missing message when S3 answers 403 AccessDenied, as it does to a role without s3:ListBucket', async () => {
+  // Arrange
+  s3.on(GetObjectCommand).rejects(
+    new S3ServiceException({
+      name: 'AccessDenied',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 403 },
+      message: 'Access Denied',
+    }),
+  );
+
+  // Act
+  const read = source().read(MESSAGE_ID);
+
+  // Assert
+  await expect(read).rejects.toBeInstanceOf(RawMessageMissingError);
+  await expect(read).rejects.toThrow(`inbound/${MESSAGE_ID}`);
+});
+
+it('leaves another 403 (not AccessDenied) as it is', async () => {
+  // Arrange
+  s3.on(GetObjectCommand).rejects(
+    new S3ServiceException({
+      name: 'InvalidObjectState',
+      $fault: 'client',
+      $metadata: { httpStatusCode: 403 },
+      message: 'The operation is not valid for the object storage class',
+    }),
+  );
+
+  // Act & Assert
+  await expect(source().read(MESSAGE_ID)).rejects.toThrow(/storage class/);
+  await expect(source().read(MESSAGE_ID)).rejects.not.toBeInstanceOf(RawMessageMissingError);
+});
+
 it('refuses a messageId that is not a plain SES id (no path may be read outside the prefix)', async () => {
   // Act & Assert
   await expect(source().read('../emails/x/body.json')).rejects.toThrow(/not an SES message id/);
   expect(s3.commandCalls(GetObjectCommand)).toHaveLength(0);
+});
+
+it('discards an arrival with exactly one DeleteObject of its key under the prefix', async () => {
+  // Arrange
+  s3.on(DeleteObjectCommand).resolves({});
+
+  // Act
+  await source().discard(MESSAGE_ID);
+
+  // Assert
+  expect(s3.calls()).toHaveLength(1);
+  expect(s3).toHaveReceivedCommandWith(DeleteObjectCommand, { Bucket: 'inbound-bucket', Key: `inbound/${MESSAGE_ID}` });
+});
+
+it('refuses to discard by an id that is not a plain SES id (nothing outside the prefix is deleted)', async () => {
+  // Act & Assert
+  await expect(source().discard('../emails/x/raw')).rejects.toThrow(/not an SES message id/);
+  expect(s3.calls()).toHaveLength(0);
 });

@@ -1,7 +1,14 @@
 // Received messages in S3 (AWS): SES's S3 action writes each one to `<prefix><SES messageId>` in the inbound
 // bucket, and the inbound function reads it back here with one GetObject, bounded in size before and while
-// reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote).
-import { GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
+// reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote). An arrival no
+// account received is deleted with one DeleteObject.
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  type S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import {
   MAX_RAW_MESSAGE_BYTES,
   RawMessageMissingError,
@@ -32,13 +39,12 @@ export class S3RawMessageSource implements RawMessageSource {
   }
 
   async read(messageId: string): Promise<Uint8Array> {
-    if (!SES_MESSAGE_ID.test(messageId)) throw new Error(`${JSON.stringify(messageId)} is not an SES message id`);
-    const key = `${this.options.prefix}${messageId}`;
+    const key = this.keyOf(messageId);
     let answer: { Body?: unknown; ContentLength?: number | undefined };
     try {
       answer = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
     } catch (error) {
-      if (error instanceof NoSuchKey) throw new RawMessageMissingError(key, { cause: error });
+      if (error instanceof NoSuchKey || isAccessDenied(error)) throw new RawMessageMissingError(key, { cause: error });
       throw error;
     }
     const stream = answer.Body as ObjectStream | undefined;
@@ -48,6 +54,16 @@ export class S3RawMessageSource implements RawMessageSource {
       throw new RawMessageTooLargeError(key, this.maxBytes);
     }
     return this.collect(stream, key);
+  }
+
+  async discard(messageId: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(messageId) }));
+  }
+
+  /** The object key of an arrival: a plain SES id only, so nothing outside the prefix is read or deleted. */
+  private keyOf(messageId: string): string {
+    if (!SES_MESSAGE_ID.test(messageId)) throw new Error(`${JSON.stringify(messageId)} is not an SES message id`);
+    return `${this.options.prefix}${messageId}`;
   }
 
   /** The chunks joined, counting as they come: a length S3 did not announce is bounded all the same. */
@@ -70,4 +86,14 @@ export class S3RawMessageSource implements RawMessageSource {
     }
     return raw;
   }
+}
+
+/**
+ * S3's answer to a GET of a missing key when the caller may not list the bucket: the inbound role may read every
+ * key under inbound/ and nothing lists, so here it means "not there" (as in s3-files.ts). A role that lost its
+ * grant reads the same; docs/runbook.md's inbound alarm table says how to tell them apart.
+ */
+function isAccessDenied(error: unknown): boolean {
+  if (!(error instanceof S3ServiceException)) return false;
+  return error.name === 'AccessDenied' && error.$metadata?.httpStatusCode === 403;
 }

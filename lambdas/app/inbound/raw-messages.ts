@@ -18,6 +18,12 @@ export interface RawMessageSource {
    * and dead-letter destination, so the message stays in the bucket to be replayed (docs/runbook.md).
    */
   read(messageId: string): Promise<Uint8Array>;
+  /**
+   * Deletes the stored arrival. Called only once receiveEmail kept nothing of it (every recipient dropped: the
+   * receipt rule takes mail for every verified identity), so it is not kept for the whole retention. A stored
+   * arrival stays until the lifecycle expires it: a duplicate invocation or a replay reads it again.
+   */
+  discard(messageId: string): Promise<void>;
 }
 
 export class RawMessageMissingError extends Error {

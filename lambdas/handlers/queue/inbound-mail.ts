@@ -3,6 +3,7 @@
 // checked at the boundary, the stored message read by its SES messageId and handed to `receive` (receiveEmail,
 // idempotent on the messageId). Anything that fails is thrown: Lambda retries the event, then sends it to the
 // on-failure queue, whose alarm pages; the message itself stays in the bucket to be replayed (docs/runbook.md).
+// An arrival that no account received (every recipient dropped) is deleted once receive has said so.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
 import { type RawMessageSource, SES_MESSAGE_ID } from '../../app/inbound/raw-messages';
@@ -45,7 +46,7 @@ type SesReceiptRecord = z.infer<typeof sesReceiptEvent>['Records'][number];
 export interface InboundMailDeps {
   readonly source: RawMessageSource;
   /** receiveEmail (lambdas/app/inbound/receive-email.ts) with its deps bound, wired by the runtime. */
-  readonly receive: (message: InboundMessage) => Promise<unknown>;
+  readonly receive: (message: InboundMessage) => Promise<{ readonly stored: readonly unknown[] }>;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -55,12 +56,18 @@ export function createInboundMailHandler(deps: InboundMailDeps) {
     for (const record of sesReceiptEvent.parse(event).Records) {
       const raw = await deps.source.read(record.ses.mail.messageId);
       const message = inboundMessage(record, raw);
-      await deps.receive(message);
+      const { stored } = await deps.receive(message);
+      // Nobody receives it: no reason to keep someone's mail for the whole retention. Only after receive
+      // succeeded (a failure leaves it for the retries and a replay); a stored arrival stays for the same reason.
+      const discarded = stored.length === 0;
+      if (discarded) await deps.source.discard(message.sourceId);
       // Ids and counts only: addresses and subjects are customer data, which logs keep longer than the retention.
       deps.logger.info('Inbound message received', {
         sesMessageId: message.sourceId,
         recipients: message.recipients.length,
         bytes: raw.byteLength,
+        stored: stored.length,
+        discarded,
       });
     }
   };

@@ -301,7 +301,8 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   });
 
   // S3 (path style, as the SDK addresses a bucket on an IP endpoint): objects kept in a map; a PUT with tags is
-  // also s3:PutObjectTagging, as IAM authorizes it; a missing key is 403 AccessDenied, as S3 tells our roles.
+  // also s3:PutObjectTagging, as IAM authorizes it; a missing key is 403 AccessDenied, as S3 tells our roles; a
+  // DELETE removes the key (204 either way, as S3).
   const objects = new Map<string, Buffer>();
   const s3 = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -331,6 +332,14 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
         }
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
         res.end(body);
+        return;
+      }
+      if (req.method === 'DELETE') {
+        // S3 answers 204 whether the key was there or not.
+        record({ caller, operation: 'DeleteObject', action: 's3:DeleteObject', resource });
+        objects.delete(path);
+        res.writeHead(204);
+        res.end();
         return;
       }
       record({ caller, operation: `${req.method} ${req.url}`, action: 's3:UNKNOWN', resource: '*' });
