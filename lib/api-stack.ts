@@ -35,6 +35,7 @@ import {
   tables,
 } from '../lambdas/manifest';
 import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
+import { AWS_MAX_SEND_BODY_BYTES } from './constructs/body-ceiling';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
@@ -432,6 +433,9 @@ export class SendflowApiStack extends Stack {
         // A listen-session poll answers at once: a waiting one would hold one of the executions reserved below,
         // which every tenant's requests share (the CLI polls again a second later).
         SF_LISTEN_MAX_WAIT_SECONDS: '0',
+        // The largest send body whose Lambda event fits 6 MB whatever JSON escaping does to it; the WAF refuses
+        // a larger Content-Length with 413 (lib/constructs/body-ceiling.ts).
+        SF_MAX_SEND_BODY_BYTES: String(AWS_MAX_SEND_BODY_BYTES),
       },
       timeout: timeouts.api,
       memorySize: 1024,
@@ -615,6 +619,7 @@ export class SendflowApiStack extends Stack {
       anonymousRequestsPerSecond: ipRateLimit,
       requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
       linkRequestsPerSecond: ipRateLimit * PUBLIC_ROUTE_IP_FACTOR,
+      maxBodyBytes: AWS_MAX_SEND_BODY_BYTES,
     });
 
     // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.
