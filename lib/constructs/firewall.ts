@@ -1,7 +1,8 @@
 // AWS WAF in front of the API stage: the per-client-IP limit for requests that reach no authorizer (DESIGN §3's
 // brute-force shield; the local runtime does the same in the app), a separate per-IP limit for the public
 // link routes, a flood ceiling per IP, a request-body ceiling (Content-Length) the API function's event can
-// hold, and two low-false-positive AWS managed rule groups. Blocks answer 429 (or 413) in our JSON error shape.
+// hold, and two low-false-positive AWS managed rule groups. Blocks answer 429 (413, 411 for the body rules) in
+// our JSON error shape.
 import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
@@ -33,6 +34,7 @@ export interface ApiFirewallProps {
 const WINDOW_SECONDS = 60;
 const RATE_LIMITED_BODY = 'rate_limited';
 const TOO_LARGE_BODY = 'payload_too_large';
+const LENGTH_REQUIRED_BODY = 'length_required';
 
 /** A signed link token as lambdas/domain/tokens.ts issues it: base64url payload, '.', 43-character HMAC. */
 const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
@@ -179,6 +181,16 @@ export class ApiFirewall extends Construct {
             }),
           ),
         },
+        [LENGTH_REQUIRED_BODY]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify(
+            errorBody({
+              message: 'Send the request body with a Content-Length: this API does not take chunked bodies.',
+              status: 411,
+              code: 'length_required',
+            }),
+          ),
+        },
       },
       rules: [
         {
@@ -250,10 +262,26 @@ export class ApiFirewall extends Construct {
           },
           visibilityConfig: visibility('body-too-large'),
         },
+        // A chunked body has no Content-Length for the rule above to judge, and WAF sees at most 64 KB of it: one
+        // of 3 to 10 MB would reach Lambda and come back a 5xx. Our clients (the SDKs, curl -d, fetch with a
+        // string) send a length; a streaming client gets 411 and the fix (docs/runbook.md, "Request ceiling").
+        {
+          name: 'BodyLengthUnknown',
+          priority: 4,
+          action: { block: { customResponse: { responseCode: 411, customResponseBodyKey: LENGTH_REQUIRED_BODY } } },
+          statement: {
+            regexMatchStatement: {
+              regexString: '[^ \\t]',
+              fieldToMatch: { singleHeader: { Name: 'transfer-encoding' } },
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          visibilityConfig: visibility('body-length-unknown'),
+        },
         // Known-bad IPs and exploit payloads (Log4Shell and the like). The common rule set is left out on
         // purpose: its XSS and 8 KB body-size rules would block ordinary HTML email bodies.
-        managed(4, 'AWSManagedRulesAmazonIpReputationList'),
-        managed(5, 'AWSManagedRulesKnownBadInputsRuleSet'),
+        managed(5, 'AWSManagedRulesAmazonIpReputationList'),
+        managed(6, 'AWSManagedRulesKnownBadInputsRuleSet'),
       ],
     });
 

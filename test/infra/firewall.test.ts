@@ -216,11 +216,39 @@ describe('body ceiling rule', () => {
     }
   });
 
-  it('is evaluated after the per-IP limits (oversized floods still count) and before the managed groups', () => {
-    expect(rule('BodyTooLarge').Priority).toBeGreaterThan(rule('FloodPerIp').Priority);
-    for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesKnownBadInputsRuleSet']) {
-      expect(rule('BodyTooLarge').Priority).toBeLessThan(rule(name).Priority);
+  it('refuses a body of unknown length (Transfer-Encoding, chunked) with 411 in the error shape', () => {
+    const action = rule('BodyLengthUnknown').Action as Block;
+    expect(action.Block.CustomResponse.ResponseCode).toBe(411);
+    const body = bodies()[action.Block.CustomResponse.CustomResponseBodyKey];
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body?.Content ?? '{}')).toMatchObject({
+      status: 411,
+      statusCode: 411,
+      code: 'length_required',
+      name: 'length_required',
+    });
+    const unknown = (headers: Record<string, string>) =>
+      matches(rule('BodyLengthUnknown').Statement as WafStatement, { method: 'POST', path: '/v1/emails', headers });
+    expect(unknown({ 'Transfer-Encoding': 'chunked' })).toBe(true);
+    expect(unknown({ 'transfer-encoding': 'gzip, chunked' })).toBe(true);
+    expect(unknown({ 'Transfer-Encoding': 'chunked', 'Content-Length': '10' })).toBe(true);
+    expect(unknown({ 'Content-Length': '10' })).toBe(false);
+    expect(unknown({})).toBe(false);
+  });
+
+  it('are evaluated after the per-IP limits (oversized floods still count) and before the managed groups', () => {
+    for (const size of ['BodyTooLarge', 'BodyLengthUnknown']) {
+      expect(rule(size).Priority).toBeGreaterThan(rule('FloodPerIp').Priority);
+      for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesKnownBadInputsRuleSet']) {
+        expect(rule(size).Priority).toBeLessThan(rule(name).Priority);
+      }
     }
+  });
+
+  it('hold only while API Gateway does not decompress bodies: no MinimumCompressionSize on the API', () => {
+    // With content encoding on, a small gzip Content-Length could expand past the event limit behind the WAF.
+    const restApi = only(api, 'AWS::ApiGateway::RestApi').properties;
+    expect(restApi.MinimumCompressionSize).toBeUndefined();
   });
 
   it('matches the API function: SF_MAX_SEND_BODY_BYTES is the same ceiling', () => {
