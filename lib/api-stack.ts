@@ -22,6 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
+import { MAX_SEND_BODY_BYTES } from '../lambdas/domain/body-ceiling';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../lambdas/handlers/middleware/rate-limit';
 import {
@@ -35,7 +36,6 @@ import {
   tables,
 } from '../lambdas/manifest';
 import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
-import { AWS_MAX_SEND_BODY_BYTES } from './constructs/body-ceiling';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
 import { EmailPipeline } from './constructs/email-pipeline';
@@ -434,8 +434,8 @@ export class SendflowApiStack extends Stack {
         // which every tenant's requests share (the CLI polls again a second later).
         SF_LISTEN_MAX_WAIT_SECONDS: '0',
         // The largest send body whose Lambda event fits 6 MB whatever JSON escaping does to it; the WAF refuses
-        // a larger Content-Length with 413 (lib/constructs/body-ceiling.ts).
-        SF_MAX_SEND_BODY_BYTES: String(AWS_MAX_SEND_BODY_BYTES),
+        // a larger Content-Length with 413 (lambdas/domain/body-ceiling.ts).
+        SF_MAX_SEND_BODY_BYTES: String(MAX_SEND_BODY_BYTES),
       },
       timeout: timeouts.api,
       memorySize: 1024,
@@ -619,7 +619,7 @@ export class SendflowApiStack extends Stack {
       anonymousRequestsPerSecond: ipRateLimit,
       requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
       linkRequestsPerSecond: ipRateLimit * PUBLIC_ROUTE_IP_FACTOR,
-      maxBodyBytes: AWS_MAX_SEND_BODY_BYTES,
+      maxBodyBytes: MAX_SEND_BODY_BYTES,
     });
 
     // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.

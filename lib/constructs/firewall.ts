@@ -9,7 +9,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBody } from '../../lambdas/domain/error-names';
 import { type RouteSpec, routes, STAGE } from '../../lambdas/manifest';
-import { integerAbovePattern } from './body-ceiling';
+import { integerAbovePattern } from './content-length';
 import { keyedPathPatterns } from './keyed-routes';
 
 export interface ApiFirewallProps {
@@ -24,7 +24,7 @@ export interface ApiFirewallProps {
    */
   readonly linkRequestsPerSecond: number;
   /**
-   * Largest Content-Length let through (AWS_MAX_SEND_BODY_BYTES, the API function's SF_MAX_SEND_BODY_BYTES):
+   * Largest Content-Length let through (MAX_SEND_BODY_BYTES, the API function's SF_MAX_SEND_BODY_BYTES):
    * above it Lambda could refuse the event and API Gateway would answer a 5xx instead of our 413.
    */
   readonly maxBodyBytes: number;

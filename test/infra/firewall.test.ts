@@ -2,10 +2,11 @@
 // anonymous limit does not count them, and the URI pattern matches exactly the links the app signs.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SEND_BODY_BYTES } from '../../lambdas/domain/body-ceiling';
 import { signToken } from '../../lambdas/domain/tokens';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../../lambdas/handlers/middleware/rate-limit';
 import { routes, STAGE } from '../../lambdas/manifest';
-import { AWS_MAX_SEND_BODY_BYTES, integerAbovePattern } from '../../lib/constructs/body-ceiling';
+import { integerAbovePattern } from '../../lib/constructs/content-length';
 import { linkPathPattern } from '../../lib/constructs/firewall';
 import { keyedPathPatterns, segmentExcept, WAF_REGEX_MAX_LENGTH } from '../../lib/constructs/keyed-routes';
 import { methods, only, synthSendflow } from './synth';
@@ -198,14 +199,14 @@ describe('body ceiling rule', () => {
   it('inspects the single content-length header against the ceiling, on every route', () => {
     expect(rule('BodyTooLarge').Statement).toEqual({
       RegexMatchStatement: {
-        RegexString: integerAbovePattern(AWS_MAX_SEND_BODY_BYTES),
+        RegexString: integerAbovePattern(MAX_SEND_BODY_BYTES),
         FieldToMatch: { SingleHeader: { Name: 'content-length' } },
         TextTransformations: [{ Priority: 0, Type: 'NONE' }],
       },
     });
     for (const [value, blocked] of [
-      [String(AWS_MAX_SEND_BODY_BYTES), false],
-      [String(AWS_MAX_SEND_BODY_BYTES + 1), true],
+      [String(MAX_SEND_BODY_BYTES), false],
+      [String(MAX_SEND_BODY_BYTES + 1), true],
       ['6291456', true],
       ['10485760', true],
       ['1024', false],
@@ -256,7 +257,7 @@ describe('body ceiling rule', () => {
       Properties: { Environment?: { Variables?: Record<string, unknown> } };
     }[];
     const apiFn = fns.find((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'sendflow-api');
-    expect(apiFn?.Properties.Environment?.Variables?.SF_MAX_SEND_BODY_BYTES).toBe(String(AWS_MAX_SEND_BODY_BYTES));
+    expect(apiFn?.Properties.Environment?.Variables?.SF_MAX_SEND_BODY_BYTES).toBe(String(MAX_SEND_BODY_BYTES));
   });
 });
 

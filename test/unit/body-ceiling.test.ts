@@ -2,12 +2,12 @@
 // that keeps the Lambda proxy event around any valid JSON body of that size under Lambda's 6 MB payload limit.
 import { describe, expect, it } from 'vitest';
 import {
-  AWS_MAX_SEND_BODY_BYTES,
   EVENT_OVERHEAD_BYTES,
-  integerAbovePattern,
   JSON_ESCAPE_FACTOR,
   LAMBDA_SYNC_PAYLOAD_BYTES,
-} from '../../lib/constructs/body-ceiling';
+  MAX_SEND_BODY_BYTES,
+} from '../../lambdas/domain/body-ceiling';
+import { integerAbovePattern } from '../../lib/constructs/content-length';
 
 describe('integerAbovePattern', () => {
   const above = new RegExp(integerAbovePattern(3_000_000));
@@ -67,9 +67,9 @@ describe('integerAbovePattern', () => {
   });
 });
 
-describe('AWS_MAX_SEND_BODY_BYTES', () => {
+describe('MAX_SEND_BODY_BYTES', () => {
   it('leaves room for escaping and the event around the body within the Lambda payload limit', () => {
-    expect(AWS_MAX_SEND_BODY_BYTES * JSON_ESCAPE_FACTOR + EVENT_OVERHEAD_BYTES).toBeLessThanOrEqual(
+    expect(MAX_SEND_BODY_BYTES * JSON_ESCAPE_FACTOR + EVENT_OVERHEAD_BYTES).toBeLessThanOrEqual(
       LAMBDA_SYNC_PAYLOAD_BYTES,
     );
   });
@@ -99,7 +99,7 @@ describe('AWS_MAX_SEND_BODY_BYTES', () => {
     return Buffer.byteLength(JSON.stringify(event));
   };
   const fill = (prefix: string, unit: string, suffix: string) => {
-    const room = AWS_MAX_SEND_BODY_BYTES - Buffer.byteLength(prefix + suffix);
+    const room = MAX_SEND_BODY_BYTES - Buffer.byteLength(prefix + suffix);
     return prefix + unit.repeat(Math.floor(room / Buffer.byteLength(unit))) + suffix;
   };
 
@@ -112,8 +112,8 @@ describe('AWS_MAX_SEND_BODY_BYTES', () => {
     ['non-ASCII text', fill('{"text":"', 'é漢😀', '"}')],
   ])('keeps the event of a %s body at the ceiling under 6 MiB', (_name, body) => {
     expect(() => JSON.parse(body)).not.toThrow();
-    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(AWS_MAX_SEND_BODY_BYTES);
-    expect(Buffer.byteLength(body)).toBeGreaterThan(AWS_MAX_SEND_BODY_BYTES - 8);
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_SEND_BODY_BYTES);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_SEND_BODY_BYTES - 8);
     expect(eventBytes(body)).toBeLessThanOrEqual(LAMBDA_SYNC_PAYLOAD_BYTES);
   });
 
