@@ -16,7 +16,7 @@ export const EVENT_OVERHEAD_BYTES = 256 * 1024;
  * How much API Gateway's JSON-string encoding of the body can grow a valid JSON body, per byte: `"` and `\` (only
  * inside strings, already escaped there) and tab, LF, CR (only as whitespace) become two bytes each; any other
  * byte of valid JSON (UTF-8 included) is copied as is. Raw control characters other than those three, which
- * become six (`\u0001`), are not valid JSON: docs/runbook.md, "Request ceiling".
+ * become six (`\u0001`), are not valid JSON: docs/runbook.md, "Attachments in S3".
  */
 export const JSON_ESCAPE_FACTOR = 2;
 

@@ -264,7 +264,7 @@ export class ApiFirewall extends Construct {
         },
         // A chunked body has no Content-Length for the rule above to judge, and WAF sees at most 64 KB of it: one
         // of 3 to 10 MB would reach Lambda and come back a 5xx. Our clients (the SDKs, curl -d, fetch with a
-        // string) send a length; a streaming client gets 411 and the fix (docs/runbook.md, "Request ceiling").
+        // string) send a length; a streaming client gets 411 and the fix (docs/runbook.md, "Attachments in S3").
         {
           name: 'BodyLengthUnknown',
           priority: 4,
