@@ -22,6 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
+import { MAX_SEND_BODY_BYTES } from '../lambdas/domain/body-ceiling';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../lambdas/handlers/middleware/rate-limit';
 import {
@@ -432,6 +433,9 @@ export class SendflowApiStack extends Stack {
         // A listen-session poll answers at once: a waiting one would hold one of the executions reserved below,
         // which every tenant's requests share (the CLI polls again a second later).
         SF_LISTEN_MAX_WAIT_SECONDS: '0',
+        // The largest send body whose Lambda event fits 6 MB whatever JSON escaping does to it; the WAF refuses
+        // a larger Content-Length with 413 (lambdas/domain/body-ceiling.ts).
+        SF_MAX_SEND_BODY_BYTES: String(MAX_SEND_BODY_BYTES),
       },
       timeout: timeouts.api,
       memorySize: 1024,
@@ -615,6 +619,7 @@ export class SendflowApiStack extends Stack {
       anonymousRequestsPerSecond: ipRateLimit,
       requestsPerSecondPerIp: 2 * Math.max(...PLAN_NAMES.map((name) => PLANS[name].requestsPerSecond)),
       linkRequestsPerSecond: ipRateLimit * PUBLIC_ROUTE_IP_FACTOR,
+      maxBodyBytes: MAX_SEND_BODY_BYTES,
     });
 
     // Outputs for the admin CLI (lib/outputs.ts). Plain outputs, no exports: nothing may pin these values.

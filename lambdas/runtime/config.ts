@@ -1,5 +1,6 @@
 // One configuration schema, parsed once at start-up, frozen; every problem is reported at once.
 import * as z from 'zod';
+import { MAX_SEND_BODY_BYTES } from '../domain/body-ceiling';
 import { LISTEN_MAX_WAIT_SECONDS } from '../domain/listen';
 import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
@@ -18,11 +19,12 @@ const schema = z.object({
   /** Largest request body accepted, in bytes; larger bodies get 413. */
   SF_MAX_BODY_BYTES: positiveInt.max(10 * 1024 * 1024).default(1024 * 1024),
   /**
-   * Largest body of POST /v1/emails and /v1/emails/batch (attachments as base64), in bytes. At most 5 MB: the API
-   * Lambda's synchronous payload is 6 MB (the binding limit; API Gateway's 10 MB is never reached), and the
-   * event around the body (headers, JSON escaping) needs the rest. Never below SF_MAX_BODY_BYTES.
+   * Largest body of POST /v1/emails and /v1/emails/batch (attachments as base64), in bytes. Defaults to the AWS
+   * ceiling (3,000,000: the API Lambda's 6 MB event must hold the body after JSON escaping doubles it; the stack
+   * sets it and the WAF refuses more with 413), so local and AWS agree. Up to 5 MiB locally only, where no Lambda
+   * payload limit applies. Never below SF_MAX_BODY_BYTES.
    */
-  SF_MAX_SEND_BODY_BYTES: positiveInt.max(5 * 1024 * 1024).default(4 * 1024 * 1024),
+  SF_MAX_SEND_BODY_BYTES: positiveInt.max(5 * 1024 * 1024).default(MAX_SEND_BODY_BYTES),
   /** Requests per second allowed per client IP for requests without a valid key. */
   SF_IP_RATE_LIMIT: positiveInt.default(20),
   /** Authorizer result cache, seconds (API Gateway caps it at 3600). */

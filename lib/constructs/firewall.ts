@@ -1,13 +1,15 @@
 // AWS WAF in front of the API stage: the per-client-IP limit for requests that reach no authorizer (DESIGN §3's
 // brute-force shield; the local runtime does the same in the app), a separate per-IP limit for the public
-// link routes, a flood ceiling per IP, and two low-false-positive AWS managed rule groups. Blocks answer 429
-// in our JSON error shape.
+// link routes, a flood ceiling per IP, a request-body ceiling (Content-Length) the API function's event can
+// hold, and two low-false-positive AWS managed rule groups. Blocks answer 429 (413, 411 for the body rules) in
+// our JSON error shape.
 import { Stack } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBody } from '../../lambdas/domain/error-names';
 import { type RouteSpec, routes, STAGE } from '../../lambdas/manifest';
+import { integerAbovePattern } from './content-length';
 import { keyedPathPatterns } from './keyed-routes';
 
 export interface ApiFirewallProps {
@@ -21,11 +23,18 @@ export interface ApiFirewallProps {
    * app's public-route window (SF_IP_RATE_LIMIT × PUBLIC_ROUTE_IP_FACTOR), so AWS and local agree.
    */
   readonly linkRequestsPerSecond: number;
+  /**
+   * Largest Content-Length let through (MAX_SEND_BODY_BYTES, the API function's SF_MAX_SEND_BODY_BYTES):
+   * above it Lambda could refuse the event and API Gateway would answer a 5xx instead of our 413.
+   */
+  readonly maxBodyBytes: number;
 }
 
 /** Rate-based rules count over a sliding window of at least 60 s; limits are per window. */
 const WINDOW_SECONDS = 60;
 const RATE_LIMITED_BODY = 'rate_limited';
+const TOO_LARGE_BODY = 'payload_too_large';
+const LENGTH_REQUIRED_BODY = 'length_required';
 
 /** A signed link token as lambdas/domain/tokens.ts issues it: base64url payload, '.', 43-character HMAC. */
 const TOKEN_PATTERN = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}';
@@ -162,6 +171,26 @@ export class ApiFirewall extends Construct {
             }),
           ),
         },
+        [TOO_LARGE_BODY]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify(
+            errorBody({
+              message: `Request body too large: at most ${props.maxBodyBytes} bytes on this API; send larger attachments by path.`,
+              status: 413,
+              code: 'payload_too_large',
+            }),
+          ),
+        },
+        [LENGTH_REQUIRED_BODY]: {
+          contentType: 'APPLICATION_JSON',
+          content: JSON.stringify(
+            errorBody({
+              message: 'Send the request body with a Content-Length: this API does not take chunked bodies.',
+              status: 411,
+              code: 'length_required',
+            }),
+          ),
+        },
       },
       rules: [
         {
@@ -216,10 +245,43 @@ export class ApiFirewall extends Construct {
           },
           visibilityConfig: visibility('flood-per-ip'),
         },
+        // WAF sees the whole Content-Length header but at most 64 KB of a body, so the size is judged on the
+        // header (a body longer than its Content-Length is cut or refused by API Gateway). A size constraint
+        // would compare the header value's length in characters, not its number: a regex spells "above N".
+        // After the per-IP limits, so oversized floods still count against them.
+        {
+          name: 'BodyTooLarge',
+          priority: 3,
+          action: { block: { customResponse: { responseCode: 413, customResponseBodyKey: TOO_LARGE_BODY } } },
+          statement: {
+            regexMatchStatement: {
+              regexString: integerAbovePattern(props.maxBodyBytes),
+              fieldToMatch: { singleHeader: { Name: 'content-length' } },
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          visibilityConfig: visibility('body-too-large'),
+        },
+        // A chunked body has no Content-Length for the rule above to judge, and WAF sees at most 64 KB of it: one
+        // of 3 to 10 MB would reach Lambda and come back a 5xx. Our clients (the SDKs, curl -d, fetch with a
+        // string) send a length; a streaming client gets 411 and the fix (docs/runbook.md, "Attachments in S3").
+        {
+          name: 'BodyLengthUnknown',
+          priority: 4,
+          action: { block: { customResponse: { responseCode: 411, customResponseBodyKey: LENGTH_REQUIRED_BODY } } },
+          statement: {
+            regexMatchStatement: {
+              regexString: '[^ \\t]',
+              fieldToMatch: { singleHeader: { Name: 'transfer-encoding' } },
+              textTransformations: [{ priority: 0, type: 'NONE' }],
+            },
+          },
+          visibilityConfig: visibility('body-length-unknown'),
+        },
         // Known-bad IPs and exploit payloads (Log4Shell and the like). The common rule set is left out on
         // purpose: its XSS and 8 KB body-size rules would block ordinary HTML email bodies.
-        managed(3, 'AWSManagedRulesAmazonIpReputationList'),
-        managed(4, 'AWSManagedRulesKnownBadInputsRuleSet'),
+        managed(5, 'AWSManagedRulesAmazonIpReputationList'),
+        managed(6, 'AWSManagedRulesKnownBadInputsRuleSet'),
       ],
     });
 

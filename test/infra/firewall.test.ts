@@ -2,9 +2,11 @@
 // anonymous limit does not count them, and the URI pattern matches exactly the links the app signs.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SEND_BODY_BYTES } from '../../lambdas/domain/body-ceiling';
 import { signToken } from '../../lambdas/domain/tokens';
 import { PUBLIC_ROUTE_IP_FACTOR } from '../../lambdas/handlers/middleware/rate-limit';
 import { routes, STAGE } from '../../lambdas/manifest';
+import { integerAbovePattern } from '../../lib/constructs/content-length';
 import { linkPathPattern } from '../../lib/constructs/firewall';
 import { keyedPathPatterns, segmentExcept, WAF_REGEX_MAX_LENGTH } from '../../lib/constructs/keyed-routes';
 import { methods, only, synthSendflow } from './synth';
@@ -62,7 +64,8 @@ describe('WAF rules', () => {
         CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
       }
     ).CustomResponseBodies;
-    const [body] = Object.values(bodies);
+    const body = bodies.rate_limited;
+    expect(JSON.stringify(rule('AnonymousPerIp').Action)).toContain('rate_limited');
     expect(body?.ContentType).toBe('APPLICATION_JSON');
     const parsed = JSON.parse(body?.Content ?? '{}');
     expect(parsed).toMatchObject({ status: 429, statusCode: 429, code: 'rate_limited', name: 'rate_limit_exceeded' });
@@ -160,6 +163,101 @@ describe('every method of the API', () => {
       }
     }
     expect(anonymous({ method: 'POST', path: '/v1/emails/batch', headers: { Authorization: FAKE_KEY } })).toBe(false);
+  });
+});
+
+describe('body ceiling rule', () => {
+  type Block = { Block: { CustomResponse: { ResponseCode: number; CustomResponseBodyKey: string } } };
+  const bodies = () =>
+    (
+      only(api, 'AWS::WAFv2::WebACL').properties as {
+        CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
+      }
+    ).CustomResponseBodies;
+  const tooLarge = (contentLength: string | undefined, method = 'POST', path = '/v1/emails') =>
+    matches(rule('BodyTooLarge').Statement as WafStatement, {
+      method,
+      path,
+      headers: contentLength === undefined ? {} : { 'Content-Length': contentLength },
+    });
+
+  it('blocks a Content-Length above the AWS send ceiling with 413 in the error shape', () => {
+    const action = rule('BodyTooLarge').Action as Block;
+    expect(action.Block.CustomResponse.ResponseCode).toBe(413);
+    const body = bodies()[action.Block.CustomResponse.CustomResponseBodyKey];
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body?.Content ?? '{}')).toEqual({
+      error: expect.stringContaining('3000000'),
+      status: 413,
+      code: 'payload_too_large',
+      name: 'payload_too_large',
+      message: expect.stringContaining('3000000'),
+      statusCode: 413,
+    });
+  });
+
+  it('inspects the single content-length header against the ceiling, on every route', () => {
+    expect(rule('BodyTooLarge').Statement).toEqual({
+      RegexMatchStatement: {
+        RegexString: integerAbovePattern(MAX_SEND_BODY_BYTES),
+        FieldToMatch: { SingleHeader: { Name: 'content-length' } },
+        TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+      },
+    });
+    for (const [value, blocked] of [
+      [String(MAX_SEND_BODY_BYTES), false],
+      [String(MAX_SEND_BODY_BYTES + 1), true],
+      ['6291456', true],
+      ['10485760', true],
+      ['1024', false],
+      [undefined, false],
+    ] as const) {
+      expect(tooLarge(value), String(value)).toBe(blocked);
+      expect(tooLarge(value, 'PUT', '/v1/webhooks/wh_1'), String(value)).toBe(blocked);
+    }
+  });
+
+  it('refuses a body of unknown length (Transfer-Encoding, chunked) with 411 in the error shape', () => {
+    const action = rule('BodyLengthUnknown').Action as Block;
+    expect(action.Block.CustomResponse.ResponseCode).toBe(411);
+    const body = bodies()[action.Block.CustomResponse.CustomResponseBodyKey];
+    expect(body?.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body?.Content ?? '{}')).toMatchObject({
+      status: 411,
+      statusCode: 411,
+      code: 'length_required',
+      name: 'length_required',
+    });
+    const unknown = (headers: Record<string, string>) =>
+      matches(rule('BodyLengthUnknown').Statement as WafStatement, { method: 'POST', path: '/v1/emails', headers });
+    expect(unknown({ 'Transfer-Encoding': 'chunked' })).toBe(true);
+    expect(unknown({ 'transfer-encoding': 'gzip, chunked' })).toBe(true);
+    expect(unknown({ 'Transfer-Encoding': 'chunked', 'Content-Length': '10' })).toBe(true);
+    expect(unknown({ 'Content-Length': '10' })).toBe(false);
+    expect(unknown({})).toBe(false);
+  });
+
+  it('are evaluated after the per-IP limits (oversized floods still count) and before the managed groups', () => {
+    for (const size of ['BodyTooLarge', 'BodyLengthUnknown']) {
+      expect(rule(size).Priority).toBeGreaterThan(rule('FloodPerIp').Priority);
+      for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesKnownBadInputsRuleSet']) {
+        expect(rule(size).Priority).toBeLessThan(rule(name).Priority);
+      }
+    }
+  });
+
+  it('hold only while API Gateway does not decompress bodies: no MinimumCompressionSize on the API', () => {
+    // With content encoding on, a small gzip Content-Length could expand past the event limit behind the WAF.
+    const restApi = only(api, 'AWS::ApiGateway::RestApi').properties;
+    expect(restApi.MinimumCompressionSize).toBeUndefined();
+  });
+
+  it('matches the API function: SF_MAX_SEND_BODY_BYTES is the same ceiling', () => {
+    const fns = Object.values(api.findResources('AWS::Lambda::Function')) as {
+      Properties: { Environment?: { Variables?: Record<string, unknown> } };
+    }[];
+    const apiFn = fns.find((f) => f.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'sendflow-api');
+    expect(apiFn?.Properties.Environment?.Variables?.SF_MAX_SEND_BODY_BYTES).toBe(String(MAX_SEND_BODY_BYTES));
   });
 });
 

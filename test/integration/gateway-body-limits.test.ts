@@ -1,6 +1,7 @@
 // Request bodies limited before they are buffered, on every route: refused by Content-Length at once,
 // cut as soon as a chunked body passes the limit, and not read at all for a request that fails to authenticate.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_SEND_BODY_BYTES } from '../../lambdas/domain/body-ceiling';
 import { raw, socketTo, untilText } from '../support/raw-http';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -68,6 +69,42 @@ describe('the local gateway', () => {
         JSON.stringify({ scopes: ['email:send'], name: 'fine' }),
       );
       expect(res.status).toBe(201);
+    });
+  });
+
+  describe('the send routes default to the AWS ceiling (MAX_SEND_BODY_BYTES, the WAF limit)', () => {
+    let defaults: TestRuntime;
+    let sender: string;
+    beforeAll(async () => {
+      defaults = await startTestRuntime({});
+      sender = (await defaults.newKey()).key;
+    });
+    afterAll(() => defaults.stop());
+
+    it('a declared Content-Length one byte past 3,000,000 is 413 at once', async () => {
+      expect(MAX_SEND_BODY_BYTES).toBe(3_000_000);
+      const socket = await socketTo(defaults);
+      const answer = untilText(socket, /"code":"\w+"/);
+      socket.write(
+        `POST /v1/emails HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${sender}\r\nContent-Type: application/json\r\nContent-Length: ${MAX_SEND_BODY_BYTES + 1}\r\n\r\n`,
+      );
+      const text = await answer;
+      expect(text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(text).toMatch(/"code":"payload_too_large"/);
+      socket.destroy();
+    });
+
+    it('a body of exactly 3,000,000 bytes is read and judged on its content, not refused for its size', async () => {
+      const json = JSON.stringify({ from: 'not an address' });
+      const body = `${json}${' '.repeat(MAX_SEND_BODY_BYTES - json.length)}`;
+      expect(Buffer.byteLength(body)).toBe(MAX_SEND_BODY_BYTES);
+      const res = await fetch(`${defaults.url}/emails`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${sender}`, 'Content-Type': 'application/json' },
+        body,
+      });
+      expect(res.status).toBe(422);
+      expect(await res.json()).toMatchObject({ code: 'validation_error' });
     });
   });
 });

@@ -1,5 +1,6 @@
 // Unit tests for configuration (lambdas/runtime/config.ts): defaults, overrides, every problem at once, frozen.
 import { describe, expect, it } from 'vitest';
+import { MAX_SEND_BODY_BYTES } from '../../lambdas/domain/body-ceiling';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { ConfigError, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 
@@ -34,7 +35,7 @@ describe('loadConfig', () => {
     // Assert
     expect(config).toEqual({
       maxBodyBytes: 1024 * 1024,
-      maxSendBodyBytes: 4 * 1024 * 1024,
+      maxSendBodyBytes: MAX_SEND_BODY_BYTES,
       ipRateLimit: 20,
       authCacheTtlSeconds: 0,
       logLevel: 'INFO',
