@@ -1,7 +1,7 @@
 // The S3 body store sends exactly one PutObject per email to `emails/<id>/body.json` (at most 10 at once), reads
-// a body back with one GetObject, tags bodies for the lifecycle's retention rule, and answers null for a missing object (NoSuchKey) or an expired email.
+// a body back with one GetObject, tags bodies for the lifecycle's retention rule, and answers null for a missing object (NoSuchKey, or AccessDenied without s3:ListBucket) or an expired email.
 import { randomBytes } from 'node:crypto';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
@@ -49,16 +49,26 @@ it('puts each body once, as one object under emails/<id>/body.json, and reads it
   expect(Object.keys(read?.headers ?? {})).toEqual(['X-A', '__proto__']);
 });
 
-it('answers null for an email without a body (NoSuchKey) and for one whose retention has passed', async () => {
+it('answers null for an email without a body (NoSuchKey, or AccessDenied to a role that may not list) and for one whose retention has passed', async () => {
   // Arrange
   s3.on(GetObjectCommand, { Key: 'emails/email_gone/body.json' })
     .rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }))
+    .on(GetObjectCommand, { Key: 'emails/email_denied/body.json' })
+    .rejects(
+      new S3ServiceException({
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+        message: 'Access Denied',
+      }),
+    )
     .on(GetObjectCommand, { Key: 'emails/email_old/body.json' })
     .resolves({ Body: objectBody(JSON.stringify({ text: 'x', headers: [], expiresAt: NOW / 1000 })) });
   const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
 
   // Act / Assert
   expect(await store.get('email_gone')).toBeNull();
+  expect(await store.get('email_denied')).toBeNull();
   expect(await store.get('email_old')).toBeNull();
 });
 

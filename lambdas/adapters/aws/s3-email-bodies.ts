@@ -4,9 +4,10 @@
 // email expired. The bucket's lifecycle deletes what reads already skip: objects tagged EXPIRY_TAG=retention after
 // the stage's email retention, the others (a scheduled email's, kept until its send plus the retention) after the
 // retention plus the longest schedule (lib/data-stack.ts).
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { EmailBody, EmailBodyStore } from '../../app/emails/ports';
 import { bodyKey, decodeBody, encodeBody } from '../email-body-object';
+import { isMissingObject } from './s3-missing';
 
 /** PUTs in flight at once for a batch of up to 100 emails. */
 const PUT_CONCURRENCY = 10;
@@ -61,7 +62,7 @@ export class S3EmailBodyStore implements EmailBodyStore {
       const { Body } = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: bodyKey(emailId) }));
       return Body ? decodeBody(await Body.transformToByteArray(), this.now()) : null;
     } catch (error) {
-      if (error instanceof NoSuchKey) return null;
+      if (isMissingObject(error)) return null;
       throw error;
     }
   }

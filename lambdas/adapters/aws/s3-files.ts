@@ -3,7 +3,7 @@
 // before the lifecycle deletes it, and download links as presigned GETs that set the download's name and type.
 // A missing key is null however S3 words it: 404 NoSuchKey, or 403 AccessDenied to a role without s3:ListBucket
 // (ours: their grants are objects under emails/*, never the bucket).
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   type DownloadLink,
@@ -17,6 +17,7 @@ import {
 } from '../../app/files/ports';
 import { contentDisposition } from '../../domain/content-disposition';
 import { EXPIRY_RETENTION, EXPIRY_TAG } from './s3-email-bodies';
+import { isMissingObject } from './s3-missing';
 
 /** The object metadata key holding the expiry (epoch seconds); S3 sends it as `x-amz-meta-expires-at`. */
 export const EXPIRES_AT_METADATA = 'expires-at';
@@ -66,7 +67,7 @@ export class S3FileStore implements FileStore {
         expiresAt,
       };
     } catch (error) {
-      if (error instanceof NoSuchKey || isAccessDenied(error)) return null;
+      if (isMissingObject(error)) return null;
       throw error;
     }
   }
@@ -88,14 +89,4 @@ export class S3FileStore implements FileStore {
     );
     return { url, expires_at: new Date(Math.floor(signedAt / 1000) * 1000 + seconds * 1000).toISOString() };
   }
-}
-
-/**
- * S3's answer to a GET of a missing key when the caller may not list the bucket. Our roles may read every key
- * under emails/*, and `get` reads only those (isFileKey), so here it means "not there"; a role that lost its
- * grant shows as files gone (attachment_unavailable failures), which docs/runbook.md says how to tell apart.
- */
-function isAccessDenied(error: unknown): boolean {
-  if (!(error instanceof S3ServiceException)) return false;
-  return error.name === 'AccessDenied' && error.$metadata?.httpStatusCode === 403;
 }

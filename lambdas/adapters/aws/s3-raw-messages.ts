@@ -2,13 +2,7 @@
 // bucket, and the inbound function reads it back here with one GetObject, bounded in size before and while
 // reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote). An arrival no
 // account received is deleted with one DeleteObject.
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  NoSuchKey,
-  type S3Client,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
   MAX_RAW_MESSAGE_BYTES,
   RawMessageMissingError,
@@ -16,6 +10,7 @@ import {
   RawMessageTooLargeError,
   SES_MESSAGE_ID,
 } from '../../app/inbound/raw-messages';
+import { isMissingObject } from './s3-missing';
 
 export interface S3RawMessageOptions {
   readonly bucket: string;
@@ -44,7 +39,7 @@ export class S3RawMessageSource implements RawMessageSource {
     try {
       answer = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
     } catch (error) {
-      if (error instanceof NoSuchKey || isAccessDenied(error)) throw new RawMessageMissingError(key, { cause: error });
+      if (isMissingObject(error)) throw new RawMessageMissingError(key, { cause: error });
       throw error;
     }
     const stream = answer.Body as ObjectStream | undefined;
@@ -86,14 +81,4 @@ export class S3RawMessageSource implements RawMessageSource {
     }
     return raw;
   }
-}
-
-/**
- * S3's answer to a GET of a missing key when the caller may not list the bucket: the inbound role may read every
- * key under inbound/ and nothing lists, so here it means "not there" (as in s3-files.ts). A role that lost its
- * grant reads the same; docs/runbook.md's inbound alarm table says how to tell them apart.
- */
-function isAccessDenied(error: unknown): boolean {
-  if (!(error instanceof S3ServiceException)) return false;
-  return error.name === 'AccessDenied' && error.$metadata?.httpStatusCode === 403;
 }
