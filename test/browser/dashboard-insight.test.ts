@@ -27,6 +27,29 @@ const json = (body: unknown) => ({
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 const flash = (page: Page, role: 'status' | 'alert') => page.getByRole(role).first().textContent();
 
+/**
+ * Waits for the page a form's redirect lands on to show a status flash containing `text`. Fails at once, with
+ * what the page says instead, when it shows an alert (so a failure tells why, not only "timeout").
+ */
+async function expectStatus(page: Page, text: string): Promise<string> {
+  let seen = '';
+  await expect
+    .poll(
+      async () => {
+        const [status, alert] = await Promise.all([
+          page.getByRole('status').allTextContents(),
+          page.getByRole('alert').allTextContents(),
+        ]);
+        if (alert.length) throw new Error(`${page.url()} shows an alert: ${alert.join(' | ')}`);
+        seen = status.join(' | ') || `${page.url()}: ${(await page.locator('body').innerText()).slice(0, 300)}`;
+        return seen;
+      },
+      { timeout: 30_000 },
+    )
+    .toContain(text);
+  return seen;
+}
+
 /** How many lines an element's text takes (distinct tops of its text's line boxes). */
 async function lines(locator: Locator): Promise<number> {
   return locator.evaluate((element) => {
@@ -74,9 +97,10 @@ describe('destructive actions', () => {
     await context.close();
   });
 
-  // Retried once: about one run in five on the shared 2-core machine, the contact added after the domain's
-  // deletion shows no status flash within 15 s (not reproduced with a pause before it; cause not found yet).
-  it('deleting a webhook, a domain or a contact takes its confirmation page', { retry: 1 }, async () => {
+  // Three tests, each its own account and browser context, each retried once: in fresh-clone CI runs the
+  // contacts page after a form's redirect sometimes showed no status flash (never reproduced here; the contact
+  // steps now say what the page showed instead of timing out).
+  it('deleting a webhook takes its confirmation page', { retry: 1 }, async () => {
     const { accountId, key } = await rt.newKey();
     const hook = (await (
       await rt.call('/webhooks', { key, ...json({ url: `${receiver.url}/del`, events: ['email.sent'] }) })
@@ -92,7 +116,15 @@ describe('destructive actions', () => {
     await expect.poll(() => flash(page, 'status')).toContain('Webhook deleted.');
     expect((await rt.call(`/webhooks/${hook.id}`, { key })).status).toBe(404);
 
-    await page.getByRole('link', { name: 'Domains' }).click();
+    await context.close();
+  });
+
+  it('deleting a domain takes its confirmation page; DNS names wrap only after a dot', { retry: 1 }, async () => {
+    const { accountId } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+
+    await page.goto(`${rt.url}/dashboard/domains`);
     await page.getByLabel('Domain name').fill('mail.confirm-test.example');
     await page.getByRole('button', { name: 'Add domain' }).click();
     await expect.poll(() => heading(page)).toBe('Domain mail.confirm-test.example');
@@ -119,21 +151,28 @@ describe('destructive actions', () => {
     await page.getByRole('button', { name: 'Delete mail.confirm-test.example' }).click();
     await expect.poll(() => flash(page, 'status')).toContain('Domain deleted.');
 
-    await page.getByRole('link', { name: 'Contacts' }).click();
+    await context.close();
+  });
+
+  it('adding a contact shows its confirmation link; deleting it takes its confirmation page', {
+    retry: 1,
+  }, async () => {
+    const { accountId, key } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+
+    await page.goto(`${rt.url}/dashboard/contacts`);
     await page.getByLabel('Email').fill('ada@example.com');
     await page.getByRole('button', { name: 'Add contact' }).click();
     // Polled: the flash is read from the page the form's redirect lands on, not the one it was sent from.
-    await expect
-      .poll(() => flash(page, 'status'), { timeout: 30_000 })
-      .toContain('Sendflow sends no confirmation email');
-    expect(await flash(page, 'status')).not.toContain('a confirmation email asks');
+    expect(await expectStatus(page, 'Sendflow sends no confirmation email')).not.toContain('a confirmation email asks');
     expect((await page.locator('#secret-value').textContent())?.trim()).toMatch(/\/v1\/contacts\/confirm\//);
     await page.getByRole('link', { name: 'Delete ada@example.com' }).click();
     await expect.poll(() => heading(page)).toBe('Delete this contact?');
     const listed = (await (await rt.call('/contacts', { key })).json()) as { data: unknown[] };
     expect(listed.data).toHaveLength(1);
     await page.getByRole('button', { name: 'Delete ada@example.com' }).click();
-    await expect.poll(() => flash(page, 'status')).toContain('Contact deleted.');
+    await expectStatus(page, 'Contact deleted.');
     await context.close();
   });
 });
