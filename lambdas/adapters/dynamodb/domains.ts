@@ -29,6 +29,7 @@ import {
   recordEvents,
   setFields,
   tombstone,
+  type UpdateParts,
   updateExpression,
 } from './outbox';
 import { TenantTable } from './tenant-table';
@@ -97,28 +98,20 @@ export class DynamoDomainRepository implements DomainRepository {
     change: { from: DomainStatus; to: DomainStatus; at: string },
     events: readonly SendflowEvent[],
   ): Promise<Recorded<Domain> | null> {
-    const Key = this.table.key(tenant, id);
-    const written = await unlessConditionFails(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(
-            {
-              set: ['#s = :to', 'updatedAt = :at'],
-              names: { '#s': 'status' },
-              values: { ':to': change.to, ':from': change.from, ':at': change.at },
-            },
-            pendingMark(change.to),
-            recordEvents(events),
-          ),
-          ConditionExpression: `#s = :from AND ${LIVE_CONDITION}`,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+    return this.updateLive(
+      tenant,
+      id,
+      [
+        {
+          set: ['#s = :to', 'updatedAt = :at'],
+          names: { '#s': 'status' },
+          values: { ':to': change.to, ':from': change.from, ':at': change.at },
+        },
+        pendingMark(change.to),
+      ],
+      events,
+      '#s = :from',
     );
-    if (written === null) return null;
-    return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
   }
 
   async setTracking(
@@ -128,27 +121,12 @@ export class DynamoDomainRepository implements DomainRepository {
     at: string,
     events: readonly SendflowEvent[],
   ): Promise<Recorded<Domain> | null> {
-    const Key = this.table.key(tenant, id);
     const flags = (['openTracking', 'clickTracking'] as const).filter((flag) => tracking[flag] !== undefined);
-    const written = await unlessConditionFails(
-      this.doc.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key,
-          ...updateExpression(
-            {
-              set: ['updatedAt = :at', ...flags.map((flag) => `${flag} = :${flag}`)],
-              values: { ':at': at, ...Object.fromEntries(flags.map((flag) => [`:${flag}`, tracking[flag]])) },
-            },
-            recordEvents(events),
-          ),
-          ConditionExpression: LIVE_CONDITION,
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    if (written === null) return null;
-    return { value: domainItem.parse(written.Attributes), pending: this.outbox.pending(Key, events) };
+    const set = {
+      set: ['updatedAt = :at', ...flags.map((flag) => `${flag} = :${flag}`)],
+      values: { ':at': at, ...Object.fromEntries(flags.map((flag) => [`:${flag}`, tracking[flag]])) },
+    };
+    return this.updateLive(tenant, id, [set], events);
   }
 
   async setCapabilities(
@@ -158,20 +136,29 @@ export class DynamoDomainRepository implements DomainRepository {
     at: string,
     events: readonly SendflowEvent[],
   ): Promise<Recorded<Domain> | null> {
+    const set = {
+      set: ['updatedAt = :at', 'capabilities = :capabilities', 'records = :records'],
+      values: { ':at': at, ':capabilities': change.capabilities, ':records': change.records },
+    };
+    return this.updateLive(tenant, id, [set], events);
+  }
+
+  /** One conditional UpdateItem of a live domain (and `condition`, if given) with its events; null if it fails. */
+  private async updateLive(
+    tenant: Tenant,
+    id: string,
+    parts: readonly UpdateParts[],
+    events: readonly SendflowEvent[],
+    condition?: string,
+  ): Promise<Recorded<Domain> | null> {
     const Key = this.table.key(tenant, id);
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key,
-          ...updateExpression(
-            {
-              set: ['updatedAt = :at', 'capabilities = :capabilities', 'records = :records'],
-              values: { ':at': at, ':capabilities': change.capabilities, ':records': change.records },
-            },
-            recordEvents(events),
-          ),
-          ConditionExpression: LIVE_CONDITION,
+          ...updateExpression(...parts, recordEvents(events)),
+          ConditionExpression: condition ? `${condition} AND ${LIVE_CONDITION}` : LIVE_CONDITION,
           ReturnValues: 'ALL_NEW',
         }),
       ),
