@@ -18,6 +18,7 @@ import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry'
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import type { FileStore } from '../app/files/ports';
+import type { InboundDeps } from '../app/inbound/receive-email';
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
@@ -100,6 +101,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   });
   // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).
   const knownStreaks = new InProcessKnownStreaks();
+  const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   return {
     logger,
@@ -133,10 +135,20 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     events: adapters.events,
     sendScheduler: adapters.sendScheduler,
     links: adapters.links,
-    files: adapters.files ?? unavailableFiles(),
+    files,
     // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
     attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
     emailRetentionSeconds: config.emailRetentionSeconds,
+    // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
+    inbound: {
+      domains: repositories.domains,
+      received: repositories.receivedEmails,
+      files,
+      events: adapters.events,
+      clock,
+      random,
+      retentionSeconds: config.emailRetentionSeconds,
+    } satisfies InboundDeps,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
     // Auto-disable (app/webhooks/endpoint-watch): told of every recorded attempt that made a request.

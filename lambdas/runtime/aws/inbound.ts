@@ -2,7 +2,7 @@
 // message SES stored and hands it to receiveEmail (app/inbound). Wiring only, built once per cold start.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
-import { type InboundDeps, receiveEmail } from '../../app/inbound/receive-email';
+import { receiveEmail } from '../../app/inbound/receive-email';
 import { createInboundMailHandler } from '../../handlers/queue/inbound-mail';
 import { ConfigError } from '../config';
 import { loadAwsWiring } from './env';
@@ -19,20 +19,10 @@ const wiring = loadAwsWiring(process.env);
 const missing = inboundRequires(wiring).filter(([, value]) => !value);
 if (missing.length) throw new ConfigError(missing.map(([name]) => `${name}: required by ${SERVICE}, not set`));
 
-const deps: InboundDeps = {
-  domains: services.domains,
-  received: services.receivedEmails,
-  files: services.files,
-  events: services.events,
-  clock: services.clock,
-  random: services.random,
-  retentionSeconds: services.emailRetentionSeconds,
-};
-
 export const handler = middy(
   createInboundMailHandler({
     source: inboundMessages(wiring),
-    receive: (message) => receiveEmail(deps, message),
+    receive: (message) => receiveEmail(services.inbound, message),
     logger: services.logger,
   }),
 ).use(injectLambdaContext(services.logger, { resetKeys: true }));

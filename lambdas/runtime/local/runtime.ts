@@ -269,22 +269,13 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const httpServer = server;
     // Inbound mail: an SMTP server beside the API, on the same host; what it accepts is spooled durably, then
     // stored by receiveEmail (app/inbound), as SES receiving hands it to a function on AWS.
-    const inboundDeps = {
-      domains: services.domains,
-      received: services.receivedEmails,
-      files: services.files,
-      events: services.events,
-      clock: services.clock,
-      random: services.random,
-      retentionSeconds: config.emailRetentionSeconds,
-    };
     smtp = await startSmtpInbound({
       host: config.host,
       port: config.smtpPort,
       spool: localSpool(config.dataDir),
       accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
       deliver: async (entry) => {
-        await receiveEmail(inboundDeps, {
+        await receiveEmail(services.inbound, {
           raw: entry.raw,
           mailFrom: entry.mailFrom,
           recipients: entry.recipients,
