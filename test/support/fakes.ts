@@ -96,6 +96,7 @@ import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
+import { isIndexedStatus } from '../../lambdas/domain/email/status';
 import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
@@ -1123,13 +1124,21 @@ export class InMemoryEmailHistory implements EmailHistory {
   async noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void> {
     const held = this.statuses.get(emailId);
     if (held && held.rank >= noted.rank) return;
+    // As the adapter: a scanned status is noted only to take an indexed email out of the index.
+    if (!isIndexedStatus(noted.status) && (!held || !isIndexedStatus(held.status))) return;
     this.statuses.set(emailId, { ...noted, tenant: `${tenant.accountId}#${tenant.mode}` });
   }
 
   async idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage> {
     const key = `${tenant.accountId}#${tenant.mode}`;
     const ids = [...this.statuses]
-      .filter(([id, noted]) => noted.tenant === key && noted.status === status && (!page.after || id < page.after))
+      .filter(
+        ([id, noted]) =>
+          noted.tenant === key &&
+          noted.status === status &&
+          isIndexedStatus(status) &&
+          (!page.after || id < page.after),
+      )
       .map(([id]) => id)
       .sort()
       .reverse();

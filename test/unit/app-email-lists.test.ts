@@ -3,7 +3,12 @@
 // (lambdas/app/webhooks/email-deliveries.ts).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HISTORY_READS_AT_ONCE, listEmails, STATUS_FILTER_CHUNK } from '../../lambdas/app/emails/list-emails';
+import {
+  HISTORY_READS_AT_ONCE,
+  listEmails,
+  STATUS_EXAMINE,
+  STATUS_FILTER_CHUNK,
+} from '../../lambdas/app/emails/list-emails';
 import type { EmailRecord } from '../../lambdas/app/emails/ports';
 import { EMAIL_DELIVERY_KEYS, listEmailDeliveries } from '../../lambdas/app/webhooks/email-deliveries';
 import type { Delivery, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
@@ -63,17 +68,19 @@ async function event(deps: ReturnType<typeof world>, email: EmailRecord, type: s
 describe('listEmails: bounded fan-out', () => {
   it.each([
     ['without a filter', undefined],
-    ['by the status index', 'delivered'],
+    ['by the status index', 'bounced'],
+    ['by walking the emails (delivered)', 'delivered'],
     ['by walking the emails (queued)', 'queued'],
   ])(
     "reads a page of 100 emails' histories %s at most HISTORY_READS_AT_ONCE at a time, in order",
     async (_, status) => {
-      // Arrange: 100 emails, each delivered but the queued ones (no event); histories that take a moment to read.
+      // Arrange: 100 emails, each with the status (delivered when unfiltered; queued: no event); histories that
+      // take a moment to read.
       const deps = world();
       const all = Array.from({ length: 100 }, (_, i) => newEmail(i));
       await deps.emails.createMany(all);
       if (status !== 'queued')
-        for (const [i, email] of all.entries()) await event(deps, email, 'email.delivered', T0 + i);
+        for (const [i, email] of all.entries()) await event(deps, email, `email.${status ?? 'delivered'}`, T0 + i);
       let inFlight = 0;
       let peak = 0;
       const latest = deps.emailHistory.latest.bind(deps.emailHistory);
@@ -170,14 +177,14 @@ describe('listEmails with a status filter', () => {
     const deps = world();
     const [email] = [newEmail(1)];
     await deps.emails.createMany([email as EmailRecord]);
-    await event(deps, email as EmailRecord, 'email.delivered', T0 + 10);
+    await event(deps, email as EmailRecord, 'email.delivery_delayed', T0 + 10);
     // A newer bounce in the history whose status note has not landed yet.
     await deps.emailHistory.record((email as EmailRecord).id, {
       id: 'evt_late',
       type: 'email.bounced',
       timestamp: iso(T0 + 20),
     });
-    expect((await listEmails(deps, TENANT, { limit: 10, status: 'delivered' })).items).toEqual([]);
+    expect((await listEmails(deps, TENANT, { limit: 10, status: 'delivery_delayed' })).items).toEqual([]);
   });
 
   it('examines at most `examineCap` emails a request for queued (never indexed): stops with hasMore and nextAfter', async () => {
@@ -214,6 +221,58 @@ describe('listEmails with a status filter', () => {
     ]);
     expect(examined.every((n) => n <= 100)).toBe(true);
   });
+
+  it.each(['sent', 'delivered', 'opened', 'clicked'])(
+    'lists %s (never indexed) from the newest emails: at most STATUS_EXAMINE histories a request, then where to go on',
+    async (status) => {
+      // Arrange: 250 emails on the default examine cap. A third bounced, then moved on to the status (out of the
+      // index); a third had it, then bounced; a third only had it.
+      const deps = world();
+      const all = Array.from({ length: 250 }, (_, i) => newEmail(i));
+      await deps.emails.createMany(all);
+      const at = (i: number, offset: number) => T0 + i * 1_000 + offset;
+      for (const [i, email] of all.entries()) {
+        if (i % 3 === 0) await event(deps, email, 'email.bounced', at(i, 10));
+        await event(deps, email, `email.${status}`, at(i, 20));
+        if (i % 3 === 1) await event(deps, email, 'email.bounced', at(i, 30));
+      }
+      const newestFirst = (keep: (i: number) => boolean) =>
+        all
+          .filter((_, i) => keep(i))
+          .map((e) => e.id)
+          .reverse();
+      let histories = 0;
+      const latest = deps.emailHistory.latest.bind(deps.emailHistory);
+      deps.emailHistory.latest = async (id, limit) => {
+        histories += 1;
+        return latest(id, limit);
+      };
+      const walk = async (filter: string) => {
+        const seen: string[] = [];
+        const reads: number[] = [];
+        let after: string | undefined;
+        for (let n = 0; n < 20; n++) {
+          histories = 0;
+          const page = await listEmails(deps, TENANT, { limit: 100, status: filter, ...(after ? { after } : {}) });
+          reads.push(histories);
+          seen.push(...page.items.map(({ email }) => email.id));
+          if (!page.hasMore) break;
+          after = page.nextAfter ?? undefined;
+        }
+        return { seen, reads };
+      };
+
+      // Act
+      const scanned = await walk(status);
+      const bounced = await walk('bounced');
+
+      // Assert: every match once, newest first, at most STATUS_EXAMINE histories read a request.
+      expect(scanned.seen).toEqual(newestFirst((i) => i % 3 !== 1));
+      expect(Math.max(...scanned.reads)).toBeLessThanOrEqual(STATUS_EXAMINE);
+      expect(scanned.reads.length).toBeGreaterThan(2);
+      expect(bounced.seen).toEqual(newestFirst((i) => i % 3 === 1));
+    },
+  );
 
   it('a `to` filter alone also stops at the cap, with nextAfter; a full page says the last item', async () => {
     // Arrange

@@ -3,9 +3,10 @@
 // id exactly as by time, so it is read newest first from the table itself and written without `at`: one write
 // unit, no index entry. Any other (an unsubscribe's id is made at the send, a simulated event's at its step, and
 // every event written before this rule) carries `at` (time#eventId) and is read through the sparse byTime index;
-// the two newest-first reads are merged. Beside them, one status item per email (eventId STATUS_ITEM, no `at`: out of byTime) holds the status of the
-// highest-ranked event noted, under `statusKey` (tenant#status#shard), the key of the sparse byStatus index
-// (keys only) that GET /v1/emails?status= reads a bounded page of.
+// the two newest-first reads are merged. Beside them, one status item per email (eventId STATUS_ITEM, no `at`: out
+// of byTime) holds the rank of the highest-ranked event noted and, when its status is an indexed one, `statusKey`
+// (tenant#status#shard), the key of the sparse byStatus index (keys only) that GET /v1/emails?status= reads a
+// bounded page of. Most emails only pass through scanned statuses (sent, delivered): they get no status item.
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -19,7 +20,7 @@ import type { EmailEventEntry, EmailHistory, HistoryPage, NotedStatus, StatusPag
 import { EMAIL_HISTORY_LIMIT } from '../../app/emails/read-email';
 import type { Tenant } from '../../app/webhooks/ports';
 import { historyOrderKey, idOrdersByTime } from '../../domain/email/history';
-import { CANCELED_STATUS, statusFromEvent } from '../../domain/email/status';
+import { CANCELED_STATUS, isIndexedStatus, statusFromEvent } from '../../domain/email/status';
 import { expired } from './email-bodies';
 import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
 import { unlessConditionFails } from './operations';
@@ -151,22 +152,26 @@ export class DynamoEmailHistory implements EmailHistory {
       new GetCommand({
         TableName: this.tableName,
         Key: { emailId, eventId: STATUS_ITEM },
-        ProjectionExpression: '#rank',
+        ProjectionExpression: '#rank, statusKey',
         ExpressionAttributeNames: { '#rank': 'rank' },
       }),
     );
     if (typeof Item?.rank === 'number' && Item.rank >= noted.rank) return;
+    const indexed = isIndexedStatus(noted.status);
+    // A scanned status needs no entry: written only to take the email out of the index.
+    if (!indexed && Item?.statusKey === undefined) return;
+    const rank = 'SET #rank = :r, expiresAt = :exp';
     await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { emailId, eventId: STATUS_ITEM },
           // Expires with the email's other items (each note renews it, as each event's row is newer).
-          UpdateExpression: 'SET statusKey = :k, #rank = :r, expiresAt = :exp',
+          UpdateExpression: indexed ? `${rank}, statusKey = :k` : `${rank} REMOVE statusKey`,
           ConditionExpression: 'attribute_not_exists(#rank) OR #rank < :r',
           ExpressionAttributeNames: { '#rank': 'rank' },
           ExpressionAttributeValues: {
-            ':k': statusKey(tenant, noted.status, shardOf(emailId, STATUS_SHARDS)),
+            ...(indexed ? { ':k': statusKey(tenant, noted.status, shardOf(emailId, STATUS_SHARDS)) } : {}),
             ':r': noted.rank,
             ':exp': Math.floor(this.now() / 1000) + this.retentionSeconds,
           },

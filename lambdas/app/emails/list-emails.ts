@@ -1,9 +1,10 @@
 // Use case: the caller's emails, newest first (GET /v1/emails), each with the newest part of its history, which
-// gives its status. A status filter reads one bounded page of the status index (EmailHistory.idsByStatus, kept
-// as events arrive), then those emails: its work does not grow with the account. `queued` (no event yet, so never
-// indexed) goes through the emails in chunks until the page is full or `listExamineCap` emails were examined
-// (then it answers what matched, with where to go on).
-import { emailStatus } from '../../domain/email/status';
+// gives its status. A filter by an indexed status (the rare ones: bounced, failed, scheduled, …) reads one bounded
+// page of the status index (EmailHistory.idsByStatus, kept as events arrive), then those emails: its work does not
+// grow with the account. A scanned status (queued, sent, delivered, opened, clicked: where most emails are, so
+// the newest emails are dense with them) goes through the emails in chunks until the page is full or
+// STATUS_EXAMINE emails were examined (then it answers what matched, with where to go on).
+import { emailStatus, isIndexedStatus } from '../../domain/email/status';
 import { mapWithLimit } from '../pool';
 import type { Tenant } from '../webhooks/ports';
 import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRecord, type EmailRepository } from './ports';
@@ -65,13 +66,13 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
     const items = await withHistories(deps, page.items);
     return { items, hasMore: page.hasMore, nextAfter: nextAfter(page.hasMore, page.resumeAfter, page.items) };
   }
-  if (status !== QUEUED) return listByStatusIndex(deps, tenant, query, status);
+  if (isIndexedStatus(status)) return listByStatusIndex(deps, tenant, query, status);
   // One match past the page says whether there is more. Each chunk examines at most its size, so the chunks
-  // together stay within the cap.
+  // together stay within the cap: every email examined is a history read.
   const matches: EmailWithHistory[] = [];
   let cursor = after;
   let more = true;
-  let budget = cap;
+  let budget = Math.min(cap, STATUS_EXAMINE);
   while (more && matches.length <= limit && budget > 0) {
     const chunk = Math.min(STATUS_FILTER_CHUNK, budget);
     budget -= chunk;
@@ -93,16 +94,16 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
   return { items: matches, hasMore: more, nextAfter: more ? (cursor ?? null) : null };
 }
 
-/** Never indexed: an email gets a status entry with its first event. */
-const QUEUED = 'queued';
-
-/** Index entries a status-filtered request examines at most (a `to` filter may skip some; pages fill from more). */
-export const STATUS_INDEX_EXAMINE = 100;
+/**
+ * Emails (index entries, or emails read newest first) a status-filtered request examines at most, each with its
+ * history read: a `to` filter or a moved-on status may skip some; pages fill from more.
+ */
+export const STATUS_EXAMINE = 100;
 
 /**
  * Pages of the status index, then those emails without their bodies (the tenant's, matching `to`, one batched
  * read) and their histories, keeping those whose status the history gives now, until the page is full or
- * STATUS_INDEX_EXAMINE entries were examined (then it answers what matched, with where to go on).
+ * STATUS_EXAMINE entries were examined (then it answers what matched, with where to go on).
  */
 async function listByStatusIndex(
   deps: ListEmailsDeps,
@@ -114,8 +115,8 @@ async function listByStatusIndex(
   let after = query.after;
   let more = true;
   let examined = 0;
-  while (more && items.length < query.limit && examined < STATUS_INDEX_EXAMINE) {
-    const take = Math.min(query.limit - items.length, STATUS_INDEX_EXAMINE - examined);
+  while (more && items.length < query.limit && examined < STATUS_EXAMINE) {
+    const take = Math.min(query.limit - items.length, STATUS_EXAMINE - examined);
     const page = await deps.emailHistory.idsByStatus(tenant, status, {
       limit: take,
       ...(after !== undefined ? { after } : {}),

@@ -217,13 +217,18 @@ export interface EmailHistory {
   /** The `limit` newest events by time (ties by id), returned oldest first. */
   latest(emailId: string, limit: number): Promise<HistoryPage>;
   /**
-   * Notes the status an event (or a cancel) gives the email (domain/email/status statusFromEvent): kept only if it
-   * outranks the status noted before, so events noted in any order leave the status emailStatus derives.
+   * Notes the status an event (or a cancel) gives the email (domain/email/status statusFromEvent) for the status
+   * index, which holds indexed statuses only (isIndexedStatus): an indexed status is kept if it outranks the status
+   * noted before; a scanned one is noted only to take the email out of the index when it outranks what is there
+   * (otherwise it costs nothing). So the index lists every email whose status emailStatus derives is an indexed
+   * one; it may also list, for a moment or after events noted out of order, an email whose status has moved on:
+   * a reader keeps only those whose history still gives the status.
    */
   noteStatus(tenant: Tenant, emailId: string, noted: NotedStatus): Promise<void>;
   /**
-   * The tenant's email ids whose noted status is `status`, newest first: at most `limit` past `after` (an email
-   * id), and whether more follow. One bounded index read, whatever the tenant holds (GET /v1/emails?status=).
+   * The tenant's email ids whose noted status is `status` (an indexed one; never a scanned one), newest first: at
+   * most `limit` past `after` (an email id), and whether more follow. One bounded index read, whatever the tenant
+   * holds (GET /v1/emails?status=).
    */
   idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage>;
 }

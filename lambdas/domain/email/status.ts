@@ -15,6 +15,17 @@ export const EMAIL_STATUSES: readonly string[] = [
   ),
 ];
 
+/**
+ * The statuses most emails pass through or end in. The status index leaves them out (each would cost every email
+ * an index entry written and one deleted): a listing by one of them reads the newest emails instead, where they
+ * are dense (`sent` lasts moments, most emails end `delivered`). The index keeps the rare ones, which a reader
+ * cannot find by reading the newest emails: scheduled, canceled, delivery_delayed, bounced, complained, failed,
+ * suppressed.
+ */
+export const SCANNED_STATUSES: readonly string[] = ['queued', 'sent', 'delivered', 'opened', 'clicked'];
+
+export const isIndexedStatus = (status: string): boolean => !SCANNED_STATUSES.includes(status);
+
 const STAGE: Partial<Record<EventType, number>> = {
   'email.scheduled': 0,
   'email.sent': 1,

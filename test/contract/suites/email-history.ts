@@ -125,7 +125,7 @@ export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): 
     expect(await history().latest(emailId, 1000)).toEqual({ events: entries, truncated: false });
   }, 60_000);
 
-  it('noteStatus() keeps the highest-ranked status whatever the order; idsByStatus() pages it newest first, per tenant', async () => {
+  it('noteStatus() keeps the highest-ranked indexed status whatever the order; idsByStatus() pages it newest first, per tenant', async () => {
     // Arrange: a fresh tenant with 25 emails (ids time-ordered, as email ids are), another tenant with one.
     const tenant = { accountId: `acct_${randomBytes(6).toString('hex')}`, mode: 'test' as const };
     const other = { ...tenant, mode: 'live' as const };
@@ -134,24 +134,33 @@ export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): 
       (_, i) => `email_${String(T0 + i).padStart(16, '0')}${randomBytes(3).toString('hex')}`,
     );
 
-    // Act: each gets sent then delivered, noted out of order (and delivered twice); every 5th bounces after.
+    // Act: each gets sent then delayed, noted out of order (and delayed twice); every 5th bounces after; every
+    // 3rd is then delivered, a scanned status (as are sent, opened, clicked), which takes it out of the index.
     for (const [i, id] of ids.entries()) {
-      await history().noteStatus(tenant, id, { status: 'delivered', rank: 20 });
+      await history().noteStatus(tenant, id, { status: 'delivery_delayed', rank: 20 });
       await history().noteStatus(tenant, id, { status: 'sent', rank: 10 });
-      await history().noteStatus(tenant, id, { status: 'delivered', rank: 20 });
+      await history().noteStatus(tenant, id, { status: 'delivery_delayed', rank: 20 });
       if (i % 5 === 0) await history().noteStatus(tenant, id, { status: 'bounced', rank: 30 });
+      if (i % 3 === 0) await history().noteStatus(tenant, id, { status: 'delivered', rank: 40 });
+      if (i % 3 === 0) await history().noteStatus(tenant, id, { status: 'failed', rank: 35 });
     }
     await history().noteStatus(other, `${ids[0]}x`, { status: 'bounced', rank: 30 });
 
     // Assert
-    const bounced = ids.filter((_, i) => i % 5 === 0).reverse();
+    const indexed = ids.filter((_, i) => i % 3 !== 0);
+    const bounced = indexed.filter((id) => ids.indexOf(id) % 5 === 0).reverse();
     expect(await history().idsByStatus(tenant, 'bounced', { limit: 10 })).toEqual({ ids: bounced, hasMore: false });
-    expect(await history().idsByStatus(tenant, 'sent', { limit: 10 })).toEqual({ ids: [], hasMore: false });
-    const delivered = ids.filter((_, i) => i % 5 !== 0).reverse();
-    const first = await history().idsByStatus(tenant, 'delivered', { limit: 15 });
-    expect(first).toEqual({ ids: delivered.slice(0, 15), hasMore: true });
-    const rest = await history().idsByStatus(tenant, 'delivered', { limit: 15, after: first.ids.at(-1) as string });
-    expect(rest).toEqual({ ids: delivered.slice(15), hasMore: false });
+    // Scanned statuses are never listed; `failed` ranked below the delivery, so it was never noted.
+    for (const status of ['sent', 'delivered', 'failed'])
+      expect(await history().idsByStatus(tenant, status, { limit: 10 })).toEqual({ ids: [], hasMore: false });
+    const delayed = indexed.filter((id) => ids.indexOf(id) % 5 !== 0).reverse();
+    const first = await history().idsByStatus(tenant, 'delivery_delayed', { limit: 8 });
+    expect(first).toEqual({ ids: delayed.slice(0, 8), hasMore: true });
+    const rest = await history().idsByStatus(tenant, 'delivery_delayed', {
+      limit: 8,
+      after: first.ids.at(-1) as string,
+    });
+    expect(rest).toEqual({ ids: delayed.slice(8), hasMore: false });
   });
 
   it('latest() pages by time across events whose id carries their time and events whose id does not', async () => {
