@@ -21,6 +21,7 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { MAX_SEND_BODY_BYTES } from '../lambdas/domain/body-ceiling';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
@@ -464,20 +465,32 @@ export class SendflowApiStack extends Stack {
     );
 
     // Email bodies too large to keep inline: the API writes and reads them, the send worker reads them. Only their
-    // objects (emails/<id>/…), only these actions; tagging is how a body picks its lifecycle rule.
+    // objects, under both keys an object may have: retention/emails/<id>/… (expires within the retention) and
+    // emails/<id>/… (scheduled past it, or written before the prefix); only these actions (HeadObject is GetObject).
     const bodiesBucket = StringParameter.valueForStringParameter(this, props.emailBodiesParameter);
-    const bodyObjects = `arn:${Aws.PARTITION}:s3:::${bodiesBucket}/${EMAIL_OBJECTS_PREFIX}*`;
-    const grantBodyObjects = (fn: NodeFunction, actions: readonly string[]) => {
+    const retainedPrefix = `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`;
+    const grantBodyObjects = (
+      fn: NodeFunction,
+      actions: readonly string[],
+      prefixes: readonly string[] = [retainedPrefix, EMAIL_OBJECTS_PREFIX],
+    ) => {
       fn.handler.addEnvironment('SF_EMAIL_BODIES_BUCKET', bodiesBucket);
-      fn.role.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources: [bodyObjects] }));
-      Validations.of(fn.role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${(this.resolve(bodiesBucket) as { Ref: string }).Ref}>/${EMAIL_OBJECTS_PREFIX}*]`,
-        reason:
-          'One object per email under emails/<email id>/, named at run time: the policy names the bucket and that ' +
-          'prefix, never the bucket itself or another prefix.',
-      });
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: [...actions],
+          resources: prefixes.map((prefix) => `arn:${Aws.PARTITION}:s3:::${bodiesBucket}/${prefix}*`),
+        }),
+      );
+      for (const prefix of prefixes) {
+        Validations.of(fn.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${(this.resolve(bodiesBucket) as { Ref: string }).Ref}>/${prefix}*]`,
+          reason:
+            'One object per email under emails/<email id>/ or retention/emails/<email id>/, named at run time: the ' +
+            'policy names the bucket and those prefixes, never the bucket itself or another prefix.',
+        });
+      }
     };
-    grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject']);
+    grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:GetObject']);
     grantBodyObjects(this.emails.sender, ['s3:GetObject']);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
@@ -665,7 +678,7 @@ export class SendflowApiStack extends Stack {
 
     // Before Monitoring, so notifyAll reaches its alarms. receiveEmail (app/inbound) reads who receives at a
     // domain, creates the received email with its email.received in the item's outbox and relays it, and puts the
-    // raw message, body and attachments under emails/<rcv id>/ in the bodies bucket (the file store).
+    // raw message, body and attachments under retention/emails/<rcv id>/ in the bodies bucket (the file store).
     this.inbound =
       props.inbound &&
       new InboundMail(this, 'InboundMail', {
@@ -680,7 +693,8 @@ export class SendflowApiStack extends Stack {
           }
           fn.handler.addEnvironment('SF_EVENTS_QUEUE_URL', this.pipeline.eventsQueue.queueUrl);
           allowSend(fn.role, this.pipeline.eventsQueue);
-          grantBodyObjects(fn, ['s3:PutObject', 's3:PutObjectTagging']);
+          // A received email expires within the retention from its arrival: its objects go under retention/ only.
+          grantBodyObjects(fn, ['s3:PutObject'], [retainedPrefix]);
         },
       });
     // A receiving domain's records name SES's inbound endpoint of the region that receives (its MX record).

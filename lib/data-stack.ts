@@ -15,6 +15,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
+import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
 import { StageGuard } from './constructs/stage-guard';
 import { deployedIndexes } from './index-migration';
@@ -114,9 +116,10 @@ export class SendflowDataStack extends Stack {
 
 /**
  * The bodies bucket: private (public access blocked, bucket-owner objects, TLS only), encrypted, retained like the
- * tables it belongs with. Its lifecycle deletes what reads already skip (each body carries its email's expiry):
- * bodies tagged `sendflow-expiry=retention` (all but a scheduled email's) after the retention, the rest after the
- * retention plus the longest schedule; unfinished multipart uploads after a day.
+ * tables it belongs with. Its lifecycle deletes what reads already skip (each object carries its email's expiry),
+ * by key (lambdas/adapters/aws/s3-expiry-keys.ts): objects under `retention/emails/` (all but a scheduled email's)
+ * after the retention, those under `emails/` after the retention plus the longest schedule; unfinished multipart
+ * uploads after a day.
  */
 function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
   const bucket = new Bucket(scope, 'EmailBodies', {
@@ -127,14 +130,21 @@ function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
     removalPolicy: RemovalPolicy.RETAIN,
     lifecycleRules: [
       {
+        id: 'email-retention-by-prefix',
+        prefix: `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`,
+        expiration: Duration.days(retentionDays),
+      },
+      // Objects put before the prefix carried a tag instead (billed monthly): this rule still deletes those after
+      // the retention. Nothing tags any more, so it can go one retention period after the prefix's deploy.
+      {
         id: 'email-retention',
-        prefix: 'emails/',
+        prefix: EMAIL_OBJECTS_PREFIX,
         tagFilters: { 'sendflow-expiry': 'retention' },
         expiration: Duration.days(retentionDays),
       },
       {
         id: 'scheduled-email-retention',
-        prefix: 'emails/',
+        prefix: EMAIL_OBJECTS_PREFIX,
         expiration: Duration.days(retentionDays + MAX_SCHEDULE_DAYS),
       },
       { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },

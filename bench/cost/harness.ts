@@ -1,8 +1,8 @@
 // The runtime bench:cost measures: the local runtime in memory with what the functions log on AWS (INFO lines,
 // EMF metrics), dynalite's write log loaded, the meter on its DynamoDB client and queues, and bodies where AWS
 // keeps them (small ones in DynamoDB, large ones in a counted S3 stand-in). Shared by bench/cost.ts and bench/email-writes.ts so both measure the same thing.
+import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
 import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
-import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
 import { DEFAULT_WEBHOOK_CACHE_SECONDS, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { documentClient } from '../../lambdas/runtime/document-client';
@@ -41,17 +41,18 @@ export async function startHarness(deployment: Deployment): Promise<Harness> {
     {},
   );
   const meter = createMeter(config.tables);
-  // The S3 adapter's tagging rule: a body expiring within the retention from now carries the lifecycle tag.
-  const retentionHorizon = () => Math.floor(Date.now() / 1000) + config.emailRetentionSeconds;
   const runtime = await startLocalRuntime(config, {
     dynamoPreload: WRITE_LOG,
     instrument: (c) => meter.instrument(c),
     // Bodies where AWS keeps them (lambdas/runtime/aws/plugs/bodies.ts): small ones in the emailParts table,
-    // priced as written, larger ones in S3, here a map whose requests, bytes and tags the meter counts.
+    // priced as written, larger ones through the S3 adapter (its keys, its reads) to a bucket in memory whose
+    // requests, bytes and tags the meter counts.
     emailBodies: (client) =>
       new TieredEmailBodyStore(
         new DynamoEmailBodyStore(documentClient(client), config.tables.emailParts),
-        meter.s3Bodies(new MemoryEmailBodyStore(), (expiresAt) => expiresAt <= retentionHorizon()),
+        new S3EmailBodyStore(meter.s3Client(), 'bench-email-bodies', {
+          retentionSeconds: config.emailRetentionSeconds,
+        }),
       ),
   });
   meter.attach(runtime);

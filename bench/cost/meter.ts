@@ -5,9 +5,8 @@
 // Secrets Manager calls. Pricing is elsewhere (bench/cost/bill.ts), so the meter stays a recorder.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { encodeBody } from '../../lambdas/adapters/email-body-object';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { InProcessQueue, QueueHandler } from '../../lambdas/adapters/in-process/queue';
-import type { EmailBodyStore } from '../../lambdas/app/emails/ports';
 import { type QueueName, type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
 import {
@@ -95,7 +94,7 @@ export interface Usage {
   readonly metrics: Set<string>;
   /** EventBridge Scheduler schedules created (each fires once: one invocation). */
   scheduler: number;
-  /** The S3 body store's requests (a GET that finds nothing is billed too), objects and tags it left, and bytes. */
+  /** The S3 requests (a GET that finds nothing is billed too), the objects and tags they left, and their bytes. */
   readonly s3: { put: number; get: number; objects: number; tags: number; storedBytes: number };
   /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
   secretReads: number;
@@ -154,11 +153,11 @@ export interface Meter {
    */
   oneBatchAtATime(queue: QueueName): void;
   /**
-   * Wraps the store that stands in for S3 (the bench gives it to the tiered body store, as AWS's functions have
-   * the bucket): each PutObject and GetObject it would make is counted, with the bytes and tags it leaves stored.
-   * `tagged` says whether a put carries the lifecycle tag (the S3 adapter's rule).
+   * An S3 bucket in memory for the AWS adapters (the bench gives it to the S3 body store, as AWS's functions have
+   * the bucket): each PutObject and GetObject they send is counted as S3 bills it, a GET of a missing key (404
+   * NoSuchKey) too, with the bytes and object tags (a PUT's Tagging) they leave stored.
    */
-  s3Bodies(store: EmailBodyStore, tagged: (expiresAt: number) => boolean): EmailBodyStore;
+  s3Client(): S3Client;
   /** Wraps an API request so its log lines are the API function's and its duration is recorded. */
   api<T>(work: () => Promise<T>): Promise<T>;
 }
@@ -335,24 +334,30 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
         return secret();
       };
     },
-    s3Bodies(store, tagged) {
-      return {
-        async putMany(bodies) {
+    s3Client() {
+      const objects = new Map<string, Uint8Array>();
+      const send = async (command: unknown) => {
+        if (command instanceof PutObjectCommand) {
+          const { Key, Body, Tagging } = command.input;
+          const bytes = Body as Uint8Array;
           if (recording) {
-            for (const { body, expiresAt } of bodies) {
-              usage.s3.put += 1;
-              usage.s3.objects += 1;
-              if (tagged(expiresAt)) usage.s3.tags += 1;
-              usage.s3.storedBytes += encodeBody(body, expiresAt).length;
-            }
+            usage.s3.put += 1;
+            usage.s3.objects += 1;
+            if (Tagging) usage.s3.tags += 1;
+            usage.s3.storedBytes += bytes.byteLength;
           }
-          return store.putMany(bodies);
-        },
-        async get(emailId) {
+          objects.set(String(Key), bytes);
+          return {};
+        }
+        if (command instanceof GetObjectCommand) {
           if (recording) usage.s3.get += 1;
-          return store.get(emailId);
-        },
+          const bytes = objects.get(String(command.input.Key));
+          if (!bytes) throw new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
+          return { Body: { transformToByteArray: async () => bytes } };
+        }
+        throw new Error(`The bench's S3 does not price ${(command as object).constructor.name}`);
       };
+      return { send } as unknown as S3Client;
     },
     oneBatchAtATime(name) {
       const queue = queues[name] as unknown as { options: { concurrency: number } };

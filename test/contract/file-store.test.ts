@@ -8,7 +8,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
@@ -83,6 +90,11 @@ describe('S3FileStore (aws-sdk-client-mock holding the objects)', () => {
       if (!object) throw new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
       return { ...object, Body: { transformToByteArray: async () => Uint8Array.from(object.Body) } };
     });
+    // A HEAD of a missing key: 404 with no body, which the SDK names NotFound.
+    s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => {
+      if (!objects.has(input.Key)) throw new NotFound({ message: 'UnknownError', $metadata: { httpStatusCode: 404 } });
+      return {};
+    });
   });
   afterAll(() => s3.restore());
   let current = () => Date.now();
@@ -90,7 +102,8 @@ describe('S3FileStore (aws-sdk-client-mock holding the objects)', () => {
     region: 'eu-west-1',
     credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' },
   });
-  const store = new S3FileStore(client, 'files-bucket', { now: () => current() });
+  // A 30-day retention: the suite's files expire within it, so they take the retention prefix's keys.
+  const store = new S3FileStore(client, 'files-bucket', { now: () => current(), retentionSeconds: 30 * 86_400 });
   fileStoreContract((now) => {
     current = now;
     return store;

@@ -301,15 +301,16 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await call('/nowhere', { key: liveKey })).status).toBe(404);
     expectStatus(sent, [200, 201, 202], 'send live email');
     expectStatus(await call(`/emails/${sent.body.id}`, { key: liveKey }), 200, 'get email');
-    // A body too large to keep inline, compressed (random text), goes to the bodies bucket (PutObject, tagged)
-    // and is read back from it.
+    // A body too large to keep inline, compressed (random text), goes to the bodies bucket (PutObject, untagged,
+    // under retention/) and is read back from it.
     const html = `<p>${randomBytes(9_000).toString('base64')}</p>`;
     const large = await call('/emails', { method: 'POST', key: liveKey, body: { ...email, html } });
     expectStatus(large, [200, 201, 202], 'send a large live email');
     const read = await call(`/emails/${large.body.id}`, { key: liveKey });
     expectStatus(read, 200, 'get the large email');
     expect(read.body.html).toBe(html);
-    // An attachment: stored as an object under the email's prefix, listed with a presigned link (no S3 call).
+    // An attachment: stored as an object under the email's retention prefix, listed with a presigned link of the
+    // key a HeadObject found.
     // Its object is then deleted (by hand, as an operator might): the sender reads a missing key, which S3
     // answers our roles (no s3:ListBucket) with 403 AccessDenied.
     const attached = await call('/emails', {
@@ -322,14 +323,26 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expectStatus(await call(`/emails/${attachmentGone}/attachments`, { key: liveKey }), 200, 'list attachments');
     const objects = [...standIns.s3Objects.keys()].filter((k) => k.includes(`/emails/${attachmentGone}/attachments/`));
     expect(objects).toHaveLength(1);
+    expect(objects[0]).toContain(`/retention/emails/${attachmentGone}/attachments/`);
     for (const k of objects) standIns.s3Objects.delete(k);
     const later = new Date(Date.now() + 3_600_000).toISOString();
+    // Its large body expires past the retention from now: put at its plain key (emails/…), and read back after a
+    // miss at the retention key (403, as S3 answers our roles).
     const scheduled = await call('/emails', {
       method: 'POST',
       key: liveKey,
-      body: { ...email, scheduled_at: later },
+      body: { ...email, html, scheduled_at: later },
     });
     expectStatus(scheduled, [200, 201, 202], 'schedule email');
+    const readScheduled = await call(`/emails/${scheduled.body.id}`, { key: liveKey });
+    expectStatus(readScheduled, 200, 'get the scheduled email');
+    expect(readScheduled.body.html).toBe(html);
+    expect([...standIns.s3Objects.keys()].filter((k) => k.includes(`/${scheduled.body.id}/`))).toEqual([
+      expect.stringMatching(new RegExp(`/emails/${scheduled.body.id}/body\\.json$`)),
+    ]);
+    expect([...standIns.s3Objects.keys()].some((k) => k.includes(`/retention/emails/${scheduled.body.id}/`))).toBe(
+      false,
+    );
     // Moving it: the schedule is updated in place to the new time (UpdateSchedule, PassRole).
     const moved = await call(`/emails/${scheduled.body.id}`, {
       method: 'PATCH',

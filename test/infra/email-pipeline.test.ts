@@ -586,13 +586,15 @@ describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
     expect(found).toHaveLength(1);
     return { Ref: found[0]?.[0] };
   };
-  const objects = () => ({
-    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', bucketRef(), '/emails/*']],
+  const objects = (prefix: string) => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', bucketRef(), `/${prefix}*`]],
   });
+  /** Both keys an email's object may have: under the retention prefix, and the plain one. */
+  const bothKeys = () => [objects('retention/emails/'), objects('emails/')];
   const s3Statements = (fn: string) =>
     statementsOf(roleOf(fn)).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
 
-  it('is private, encrypted, TLS only, retained, and expires bodies after the email retention (scheduled: plus 30 days)', () => {
+  it('is private, encrypted, TLS only, retained, and expires bodies by key prefix after the email retention (scheduled: plus 30 days)', () => {
     const [id, bucket] = Object.entries(data.findResources('AWS::S3::Bucket'))[0] ?? [];
     expect(Object.keys(data.findResources('AWS::S3::Bucket'))).toHaveLength(1);
     expect(bucket?.DeletionPolicy).toBe('Retain');
@@ -608,6 +610,8 @@ describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
     expect(bucket?.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
     expect(bucket?.Properties.LifecycleConfiguration).toEqual({
       Rules: [
+        { Id: 'email-retention-by-prefix', Prefix: 'retention/emails/', ExpirationInDays: 30, Status: 'Enabled' },
+        // Objects tagged before the prefix (none are tagged now): kept for one retention period after the change.
         {
           Id: 'email-retention',
           Prefix: 'emails/',
@@ -635,18 +639,14 @@ describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
     const rules = synthSendflow({ 'sendflow:emailRetentionDays': '90' }).data.toJSON().Resources;
     const bucket = Object.values(rules as Record<string, Resource>).find((r) => r.Type === 'AWS::S3::Bucket');
     const lifecycle = bucket?.Properties.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] };
-    expect(lifecycle.Rules.map((r) => r.ExpirationInDays)).toEqual([90, 120, undefined]);
+    expect(lifecycle.Rules.map((r) => r.ExpirationInDays)).toEqual([90, 90, 120, undefined]);
   });
 
-  it('lets the API put, tag and get body objects and the send worker get them, nothing else and no one else', () => {
+  it('lets the API put and get body objects (no tagging) and the send worker get them, under both keys, nothing else and no one else', () => {
     expect(s3Statements('api')).toEqual([
-      {
-        Effect: 'Allow',
-        Action: ['s3:PutObject', 's3:PutObjectTagging', 's3:GetObject'],
-        Resource: objects(),
-      },
+      { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: bothKeys() },
     ]);
-    expect(s3Statements('sender')).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: objects() }]);
+    expect(s3Statements('sender')).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: bothKeys() }]);
     expect(variablesOf('api').SF_EMAIL_BODIES_BUCKET).toEqual(bucketRef());
     expect(variablesOf('sender').SF_EMAIL_BODIES_BUCKET).toEqual(bucketRef());
     for (const fn of Object.keys(functions).filter((f) => f !== 'api' && f !== 'sender')) {

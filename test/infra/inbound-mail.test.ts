@@ -234,7 +234,7 @@ describe('inbound mail: the function', () => {
     // The failures queue is the async-invoke destination: Lambda sends to it with the function's role (SendMessage
     // alone, not the GetQueueAttributes and GetQueueUrl that SqsDestination would add).
     // receiveEmail: the name's claim and the domain (GetItem), the received email and its relay (UpdateItem), its
-    // parts in the bodies bucket (PutObject, tagged for the lifecycle), email.received to the events queue.
+    // parts in the bodies bucket (PutObject, untagged: under retention/emails/), email.received to the events queue.
     expect([...new Set(actions)]).toEqual([
       'dynamodb:GetItem',
       'dynamodb:UpdateItem',
@@ -243,8 +243,20 @@ describe('inbound mail: the function', () => {
       's3:DeleteObject',
       's3:GetObject',
       's3:PutObject',
-      's3:PutObjectTagging',
       'sqs:SendMessage',
+    ]);
+    // Its parts go to the bodies bucket under retention/emails/ only (a received email expires within the retention).
+    expect(statements.filter((st) => [st.Action].flat().includes('s3:PutObject'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 's3:PutObject',
+        Resource: {
+          'Fn::Join': [
+            '',
+            ['arn:', { Ref: 'AWS::Partition' }, ':s3:::', { Ref: expect.any(String) }, '/retention/emails/*'],
+          ],
+        },
+      },
     ]);
     // An arrival nobody receives is deleted at once (handlers/queue/inbound-mail.ts); only under inbound/.
     expect(statements).toContainEqual(

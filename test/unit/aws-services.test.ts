@@ -4,7 +4,7 @@
 // given refuses to work instead of doing something else.
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CreateEmailIdentityCommand, SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
@@ -366,7 +366,7 @@ describe('createAwsServices', () => {
     expect(missing(emailBodies)).toEqual(['SF_EMAIL_BODIES_BUCKET']);
   });
 
-  it('keeps a small body in emailParts and puts a large one in the stage bucket (one PutObject, tagged), read back with one GetObject', async () => {
+  it('keeps a small body in emailParts and puts a large one in the stage bucket (one untagged PutObject under retention/), read back with one GetObject', async () => {
     // Arrange
     const s3 = mockClient(S3Client);
     const doc = mockClient(DynamoDBDocumentClient);
@@ -401,15 +401,17 @@ describe('createAwsServices', () => {
     expect(s3).toHaveReceivedCommandTimes(PutObjectCommand, 1);
     expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
       Bucket: bucket,
-      Key: 'emails/email_large/body.json',
+      Key: 'retention/emails/email_large/body.json',
       ContentType: 'application/json',
-      Tagging: 'sendflow-expiry=retention',
     });
+    expect(s3.commandCalls(PutObjectCommand)[0]?.args[0].input).not.toHaveProperty('Tagging');
     const written = doc
       .commandCalls(BatchWriteCommand)
       .flatMap((c) => c.args[0].input.RequestItems?.['emailParts-table'] ?? []);
     expect(written.map((w) => w.PutRequest?.Item?.emailId)).toEqual(['email_small']);
-    expect(s3).toHaveReceivedCommandWith(GetObjectCommand, { Bucket: bucket, Key: 'emails/email_large/body.json' });
+    expect(s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input)).toEqual([
+      { Bucket: bucket, Key: 'retention/emails/email_large/body.json' },
+    ]);
     expect(read).toEqual(large);
   });
 
@@ -418,6 +420,7 @@ describe('createAwsServices', () => {
     const s3 = mockClient(S3Client);
     onTestFinished(() => s3.restore());
     s3.on(PutObjectCommand).resolves({});
+    s3.on(HeadObjectCommand).resolves({});
     const bucket = 'sendflow-prod-data-emailbodies-abc';
     const env = { ...tablesEnv, ...awsEnv, SF_EMAIL_BODIES_BUCKET: bucket, SF_EMAIL_RETENTION_DAYS: '30' };
     const credentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
@@ -441,11 +444,15 @@ describe('createAwsServices', () => {
     // Assert
     expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
       Bucket: bucket,
-      Key: 'emails/email_1/attachments/att_1',
+      Key: 'retention/emails/email_1/attachments/att_1',
       ContentType: 'image/png',
-      Tagging: 'sendflow-expiry=retention',
     });
-    expect(new URL(link.url).pathname).toBe('/emails/email_1/attachments/att_1');
+    expect(s3.commandCalls(PutObjectCommand)[0]?.args[0].input).not.toHaveProperty('Tagging');
+    expect(s3).toHaveReceivedCommandWith(HeadObjectCommand, {
+      Bucket: bucket,
+      Key: 'retention/emails/email_1/attachments/att_1',
+    });
+    expect(new URL(link.url).pathname).toBe('/retention/emails/email_1/attachments/att_1');
     expect(new URL(link.url).hostname).toBe(`${bucket}.s3.eu-west-1.amazonaws.com`);
     await expect(dispatcher.files.get('emails/x/attachments/y')).rejects.toThrow(/No file store is wired/);
   });

@@ -35,6 +35,7 @@ import {
   withoutCachedReads,
 } from '../../bench/cost/partitions';
 import { PRICES } from '../../bench/cost/prices';
+import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
 import { API_REQUEST_SHARDS } from '../../lambdas/adapters/dynamodb/api-requests';
 import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
 import { STATUS_SHARDS } from '../../lambdas/adapters/dynamodb/email-history';
@@ -42,7 +43,6 @@ import { SCHEDULE_SHARDS } from '../../lambdas/adapters/dynamodb/emails';
 import { SUPPRESSION_SHARDS } from '../../lambdas/adapters/dynamodb/suppressions';
 import { TENANT_SHARDS } from '../../lambdas/adapters/dynamodb/tenant-index';
 import { encodeBody } from '../../lambdas/adapters/email-body-object';
-import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
 import { timeOrderedId } from '../../lambdas/domain/ids';
 import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { type LocalRuntime, startLocalRuntime } from '../../lambdas/runtime/local/runtime';
@@ -345,30 +345,37 @@ describe('the meter on the embedded DynamoDB', () => {
     await runtime?.stop();
   });
 
-  it('counts the S3 body store: each PUT and GET (a miss too), the bytes and tags left, priced by hand', async () => {
-    // Arrange
-    const s3 = meter.s3Bodies(new MemoryEmailBodyStore(), (expiresAt) => expiresAt < 2_000_000_000);
+  it('counts what the S3 body store asks S3: each PUT and GET (a miss too), no tag, the bytes left, priced by hand', async () => {
+    // Arrange: the AWS adapter over the meter's S3, a 30-day retention; one email sent at once, one scheduled.
+    const now = Date.UTC(2026, 10, 26);
+    const s3 = new S3EmailBodyStore(meter.s3Client(), 'bench-bodies', {
+      now: () => now,
+      retentionSeconds: 30 * 86_400,
+    });
     const body = { html: 'h'.repeat(10_000), headers: {} };
+    const soon = now / 1000 + 30 * 86_400;
+    const later = now / 1000 + 40 * 86_400;
     await meter.start();
 
     // Act
     await s3.putMany([
-      { emailId: 'email_a', body, expiresAt: 1_900_000_000 },
-      { emailId: 'email_b', body, expiresAt: 2_100_000_000 },
+      { emailId: 'email_a', body, expiresAt: soon },
+      { emailId: 'email_b', body, expiresAt: later },
     ]);
-    await s3.get('email_a');
-    await s3.get('email_missing');
+    const sent = await s3.get('email_a'); // one GET, at the retention key
+    const scheduled = await s3.get('email_b'); // two: the retention key misses, the plain one finds it
+    const missing = await s3.get('email_missing'); // two misses, both billed
     const usage = await meter.stop();
 
     // Assert
-    const bytes =
-      Buffer.byteLength(encodeBody(body, 1_900_000_000)) + Buffer.byteLength(encodeBody(body, 2_100_000_000));
-    expect(usage.s3).toEqual({ put: 2, get: 2, objects: 2, tags: 1, storedBytes: bytes });
+    expect([sent, scheduled, missing]).toEqual([body, body, null]);
+    const bytes = Buffer.byteLength(encodeBody(body, soon)) + Buffer.byteLength(encodeBody(body, later));
+    expect(usage.s3).toEqual({ put: 2, get: 5, objects: 2, tags: 0, storedBytes: bytes });
     const sample = { usage, deliveries: 0, emails: 2, recipients: 2, events: 0, apiRequests: 0, egressBytes: 0 };
     const items = bill(sample as never, { functions: new Map(), logRetentionDays: 30 } as never);
-    expect(items.s3_requests).toBeCloseTo(2 * 0.005e-3 + 2 * 0.0004e-3, 12);
+    expect(items.s3_requests).toBeCloseTo(2 * 0.005e-3 + 5 * 0.0004e-3, 12);
     expect(items.s3_storage).toBeCloseTo((bytes / 1024 ** 3) * 0.023, 15);
-    expect(items.s3_tags).toBeCloseTo(0.01 / 10_000, 12);
+    expect(items.s3_tags ?? 0).toBe(0);
   });
 
   it('records table and index units, a failed condition, and the read, each on its partition key', async () => {

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -108,9 +108,12 @@ describe('S3EmailBodyStore', () => {
       'emails/email_old/body.json',
       Buffer.from(JSON.stringify({ text: 'old', headers: [], expiresAt: LATER })),
     );
-    s3.on(GetObjectCommand).callsFake((input: { Key: string }) => ({
-      Body: { transformToByteArray: async () => stored.get(input.Key) ?? new Uint8Array() },
-    }));
+    // A missing key is NoSuchKey, as S3 says it: a read tries the retention key first, then the plain one.
+    s3.on(GetObjectCommand).callsFake((input: { Key: string }) => {
+      const bytes = stored.get(input.Key);
+      if (!bytes) throw new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
+      return { Body: { transformToByteArray: async () => bytes } };
+    });
     const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies', { now: () => NOW });
     const body = { html: receipt(200), headers: {} };
 

@@ -1,10 +1,13 @@
-// The S3 body store sends exactly one PutObject per email to `emails/<id>/body.json` (at most 10 at once), reads
-// a body back with one GetObject, tags bodies for the lifecycle's retention rule, and answers null for a missing object (NoSuchKey, or AccessDenied without s3:ListBucket) or an expired email.
+// The S3 body store sends exactly one PutObject per email (at most 10 at once), untagged, keyed by the lifecycle
+// rule that deletes it: `retention/emails/<id>/body.json` when its email expires within the retention, else
+// `emails/<id>/body.json`. It reads the retention key first and the other on a miss, and answers null for a missing
+// object (NoSuchKey, or AccessDenied without s3:ListBucket) or an expired email.
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
+import { encodeBody } from '../../lambdas/adapters/email-body-object';
 import { INLINE_BODY_MAX_BYTES, TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
 import { InMemoryEmailBodyStore } from '../support/fakes';
 
@@ -16,14 +19,27 @@ beforeEach(() => s3.reset());
 const objectBody = (stored: string | Uint8Array) =>
   ({ transformToByteArray: async () => (typeof stored === 'string' ? Buffer.from(stored) : stored) }) as never;
 
-it('puts each body once, as one object under emails/<id>/body.json, and reads it back exactly', async () => {
-  // Arrange: what PutObject stored is what GetObject returns.
+/** The SDK's error for a GET of a key that is not there (to a role that may list the bucket). */
+const noSuchKey = () => new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} });
+
+/** S3 as a map: what PutObject stored is what GetObject returns; a missing key is NoSuchKey. */
+function storedObjects(): Map<string, Uint8Array> {
   const stored = new Map<string, Uint8Array>();
   s3.on(PutObjectCommand).callsFake((input: { Key: string; Body: Uint8Array }) => {
     stored.set(input.Key, input.Body);
     return {};
   });
-  s3.on(GetObjectCommand).callsFake((input: { Key: string }) => ({ Body: objectBody(stored.get(input.Key) ?? '') }));
+  s3.on(GetObjectCommand).callsFake((input: { Key: string }) => {
+    const body = stored.get(input.Key);
+    if (!body) throw noSuchKey();
+    return { Body: objectBody(body) };
+  });
+  return stored;
+}
+
+it('puts each body once, as one object under emails/<id>/body.json, and reads it back exactly', async () => {
+  // Arrange: no retention configured, so every body takes the long rule's key.
+  storedObjects();
   const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
   const headers = JSON.parse('{"X-A":"1","__proto__":"p"}');
   const bodies = Array.from({ length: 25 }, (_, i) => ({
@@ -43,16 +59,21 @@ it('puts each body once, as one object under emails/<id>/body.json, and reads it
     Key: 'emails/email_7/body.json',
     ContentType: 'application/json',
   });
-  expect(s3).toHaveReceivedCommandWith(GetObjectCommand, { Bucket: 'bodies-bucket', Key: 'emails/email_7/body.json' });
+  expect(s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input)).toEqual([
+    { Bucket: 'bodies-bucket', Key: 'retention/emails/email_7/body.json' },
+    { Bucket: 'bodies-bucket', Key: 'emails/email_7/body.json' },
+  ]);
   expect(read).toEqual({ html: '<p>7</p>', headers });
   expect(Object.getPrototypeOf(read?.headers)).toBeNull();
   expect(Object.keys(read?.headers ?? {})).toEqual(['X-A', '__proto__']);
 });
 
 it('answers null for an email without a body (NoSuchKey, or AccessDenied to a role that may not list) and for one whose retention has passed', async () => {
-  // Arrange
-  s3.on(GetObjectCommand, { Key: 'emails/email_gone/body.json' })
-    .rejects(new NoSuchKey({ message: 'The specified key does not exist.', $metadata: {} }))
+  // Arrange: nothing under the retention keys, so each read falls back to the long key.
+  s3.on(GetObjectCommand)
+    .rejects(noSuchKey())
+    .on(GetObjectCommand, { Key: 'emails/email_gone/body.json' })
+    .rejects(noSuchKey())
     .on(GetObjectCommand, { Key: 'emails/email_denied/body.json' })
     .rejects(
       new S3ServiceException({
@@ -72,13 +93,14 @@ it('answers null for an email without a body (NoSuchKey, or AccessDenied to a ro
   expect(await store.get('email_old')).toBeNull();
 });
 
-it('lets any other S3 error through (the request fails, 5xx)', async () => {
+it('lets any other S3 error through (the request fails, 5xx), without trying the long key: a throttle is no miss', async () => {
   s3.on(GetObjectCommand).rejects(new Error('SlowDown'));
   const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', { now: () => NOW });
   await expect(store.get('email_1')).rejects.toThrow('SlowDown');
+  expect(s3).toHaveReceivedCommandTimes(GetObjectCommand, 1);
 });
 
-it('tags a body for the retention lifecycle rule unless its email expires past the retention (scheduled ahead)', async () => {
+it('keys a body under retention/ when its email expires within the retention, under emails/ when scheduled past it; no tag', async () => {
   // Arrange: a 30-day retention; one email sent now, one scheduled 10 days out (it expires 40 days from now).
   s3.on(PutObjectCommand).resolves({});
   const retention = 30 * 86_400;
@@ -86,17 +108,61 @@ it('tags a body for the retention lifecycle rule unless its email expires past t
     now: () => NOW,
     retentionSeconds: retention,
   });
+  const now = { text: 'a', headers: {} };
+  const later = { text: 'b', headers: {} };
 
   // Act
   await store.putMany([
-    { emailId: 'email_now', body: { text: 'a', headers: {} }, expiresAt: NOW / 1000 + retention },
-    { emailId: 'email_later', body: { text: 'b', headers: {} }, expiresAt: NOW / 1000 + 10 * 86_400 + retention },
+    { emailId: 'email_now', body: now, expiresAt: NOW / 1000 + retention },
+    { emailId: 'email_later', body: later, expiresAt: NOW / 1000 + 10 * 86_400 + retention },
   ]);
 
-  // Assert
-  const puts = s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input);
-  expect(puts.find((p) => p.Key === 'emails/email_now/body.json')?.Tagging).toBe('sendflow-expiry=retention');
-  expect(puts.find((p) => p.Key === 'emails/email_later/body.json')).not.toHaveProperty('Tagging');
+  // Assert: exactly these inputs, no Tagging (a tag is billed every month the object is kept).
+  expect(s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input)).toEqual([
+    {
+      Bucket: 'bodies-bucket',
+      Key: 'retention/emails/email_now/body.json',
+      Body: encodeBody(now, NOW / 1000 + retention),
+      ContentType: 'application/json',
+      ContentEncoding: 'gzip',
+    },
+    {
+      Bucket: 'bodies-bucket',
+      Key: 'emails/email_later/body.json',
+      Body: encodeBody(later, NOW / 1000 + 10 * 86_400 + retention),
+      ContentType: 'application/json',
+      ContentEncoding: 'gzip',
+    },
+  ]);
+});
+
+it('reads the retention key first (one GET for a body sent at once), the long key only after a miss there (scheduled, or written before)', async () => {
+  // Arrange: a body sent now and one scheduled, both written by the store; one left by the tagging code at the old key.
+  const stored = storedObjects();
+  const retention = 30 * 86_400;
+  const store = new S3EmailBodyStore(new S3Client({ region: 'eu-west-1' }), 'bodies-bucket', {
+    now: () => NOW,
+    retentionSeconds: retention,
+  });
+  await store.putMany([
+    { emailId: 'email_now', body: { text: 'now', headers: {} }, expiresAt: NOW / 1000 + retention },
+    { emailId: 'email_later', body: { text: 'later', headers: {} }, expiresAt: NOW / 1000 + 40 * 86_400 },
+  ]);
+  stored.set('emails/email_old/body.json', encodeBody({ text: 'old', headers: {} }, NOW / 1000 + 86_400));
+  const gets = () => s3.commandCalls(GetObjectCommand).map((c) => c.args[0].input.Key);
+
+  // Act / Assert
+  expect(await store.get('email_now')).toEqual({ text: 'now', headers: {} });
+  expect(gets()).toEqual(['retention/emails/email_now/body.json']);
+  s3.resetHistory();
+  expect(await store.get('email_later')).toEqual({ text: 'later', headers: {} });
+  expect(gets()).toEqual(['retention/emails/email_later/body.json', 'emails/email_later/body.json']);
+  s3.resetHistory();
+  expect(await store.get('email_old')).toEqual({ text: 'old', headers: {} });
+  expect(gets()).toEqual(['retention/emails/email_old/body.json', 'emails/email_old/body.json']);
+  s3.resetHistory();
+  expect(await store.get('email_none')).toBeNull();
+  expect(gets()).toEqual(['retention/emails/email_none/body.json', 'emails/email_none/body.json']);
 });
 
 describe('TieredEmailBodyStore over DynamoDB and S3', () => {
@@ -127,9 +193,9 @@ describe('TieredEmailBodyStore over DynamoDB and S3', () => {
     expect(await inline.get('email_large')).toBeNull();
   });
 
-  it('reads an inline body without calling S3, and a large one with one GetObject after the inline miss', async () => {
+  it('reads an inline body without calling S3, and a large one sent at once with one GetObject after the inline miss', async () => {
     // Arrange
-    s3.on(GetObjectCommand, { Key: 'emails/email_large/body.json' }).resolves({
+    s3.on(GetObjectCommand, { Key: 'retention/emails/email_large/body.json' }).resolves({
       Body: objectBody(JSON.stringify({ html: large.html, headers: [], expiresAt: NOW / 1000 + 60 })),
     });
     const inline = new InMemoryEmailBodyStore(() => NOW);

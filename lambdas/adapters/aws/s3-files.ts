@@ -1,9 +1,11 @@
 // The file store on S3 (AWS): one object per key in the stack's bucket (beside the email bodies, under the same
 // `emails/<emailId>/` prefix for attachments), its expiry in the object's metadata so reads skip an expired file
 // before the lifecycle deletes it, and download links as presigned GETs that set the download's name and type.
+// As the bodies, a file that expires within the retention is put under `retention/<key>` (s3-expiry-keys.ts) and
+// looked for there first; a link is signed for the key a HEAD finds (one request, as cheap as a GET).
 // A missing key is null however S3 words it: 404 NoSuchKey, or 403 AccessDenied to a role without s3:ListBucket
-// (ours: their grants are objects under emails/*, never the bucket).
-import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+// (ours: their grants are objects under emails/* and retention/emails/*, never the bucket).
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   type DownloadLink,
@@ -16,15 +18,15 @@ import {
   type StoredFile,
 } from '../../app/files/ports';
 import { contentDisposition } from '../../domain/content-disposition';
-import { EXPIRY_RETENTION, EXPIRY_TAG } from './s3-email-bodies';
-import { isMissingObject } from './s3-missing';
+import { expiryKey, readKeys } from './s3-expiry-keys';
+import { isMissingHead, isMissingObject } from './s3-missing';
 
 /** The object metadata key holding the expiry (epoch seconds); S3 sends it as `x-amz-meta-expires-at`. */
 export const EXPIRES_AT_METADATA = 'expires-at';
 
 export interface S3FileStoreOptions {
   readonly now?: () => number;
-  /** As the body store's: a file expiring within the retention from now is tagged for the lifecycle's short rule. */
+  /** As the body store's: a file expiring within the retention from now goes under the retention prefix. */
   readonly retentionSeconds?: number;
 }
 
@@ -41,33 +43,44 @@ export class S3FileStore implements FileStore {
 
   async put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void> {
     if (!isFileKey(key)) throw new InvalidFileKeyError(key);
-    const retention = this.options.retentionSeconds;
-    const horizon = retention === undefined ? -1 : Math.floor(this.now() / 1000) + retention;
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
-        Key: key,
+        Key: expiryKey(key, options.expiresAt, this.now(), this.options.retentionSeconds),
         Body: bytes,
         ContentType: options.contentType,
         Metadata: { [EXPIRES_AT_METADATA]: String(options.expiresAt) },
-        ...(options.expiresAt <= horizon ? { Tagging: `${EXPIRY_TAG}=${EXPIRY_RETENTION}` } : {}),
       }),
     );
   }
 
   async get(key: string): Promise<StoredFile | null> {
     if (!isFileKey(key)) return null;
+    for (const stored of readKeys(key)) {
+      try {
+        const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: stored }));
+        const expiresAt = Number(object.Metadata?.[EXPIRES_AT_METADATA]);
+        if (!object.Body || !Number.isFinite(expiresAt) || expiresAt * 1000 <= this.now()) return null;
+        return {
+          bytes: await object.Body.transformToByteArray(),
+          contentType: object.ContentType ?? 'application/octet-stream',
+          expiresAt,
+        };
+      } catch (error) {
+        if (!isMissingObject(error)) throw error;
+      }
+    }
+    return null;
+  }
+
+  /** The key the file is stored under: the retention key when a HEAD finds it there, else the plain one. */
+  private async storedKey(key: string): Promise<string> {
+    const [retained, plain] = readKeys(key);
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      const expiresAt = Number(object.Metadata?.[EXPIRES_AT_METADATA]);
-      if (!object.Body || !Number.isFinite(expiresAt) || expiresAt * 1000 <= this.now()) return null;
-      return {
-        bytes: await object.Body.transformToByteArray(),
-        contentType: object.ContentType ?? 'application/octet-stream',
-        expiresAt,
-      };
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: retained }));
+      return retained;
     } catch (error) {
-      if (isMissingObject(error)) return null;
+      if (isMissingHead(error)) return plain;
       throw error;
     }
   }
@@ -75,13 +88,14 @@ export class S3FileStore implements FileStore {
   async downloadUrl(key: string, options: DownloadOptions): Promise<DownloadLink> {
     if (!isFileKey(key)) throw new InvalidFileKeyError(key);
     const seconds = downloadSeconds(options);
+    const stored = await this.storedKey(key);
     // Signed now: the link is good for `seconds` from this instant (and no longer than the role's session).
     const signedAt = this.now();
     const url = await getSignedUrl(
       this.client,
       new GetObjectCommand({
         Bucket: this.bucket,
-        Key: key,
+        Key: stored,
         ResponseContentDisposition: contentDisposition(options.filename),
         ResponseContentType: options.contentType,
       }),

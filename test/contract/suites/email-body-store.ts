@@ -69,4 +69,18 @@ export function emailBodyStoreContract(make: BodyStoreFactory): void {
     expect(await make(() => NOW + 59_000).get(emailId)).toEqual({ text: 'bye', headers: {} });
     expect(await make(() => NOW + 60_000).get(emailId)).toBeNull();
   });
+
+  it('gives back a scheduled email’s body, which expires long after now, as one sent at once', async () => {
+    // Arrange: S3 keys the two under different prefixes (lifecycle rules); the port hides that.
+    const store = make(() => NOW);
+    const [now, later] = [id(), id()];
+    await store.putMany([
+      { emailId: now, body: { text: 'now', headers: {} }, expiresAt: NOW / 1000 + 60 },
+      { emailId: later, body: { text: 'later', headers: {} }, expiresAt: NOW / 1000 + 90 * 86_400 },
+    ]);
+
+    // Act / Assert
+    expect(await store.get(now)).toEqual({ text: 'now', headers: {} });
+    expect(await store.get(later)).toEqual({ text: 'later', headers: {} });
+  });
 }

@@ -51,6 +51,18 @@ export function fileStoreContract(make: FileStoreFactory, options: FileStoreCont
     expect(await make(() => NOW + 60_000).get(k)).toBeNull();
   });
 
+  it('reads back a file that expires long after now (a scheduled email), as one that expires soon', async () => {
+    // Arrange: S3 keys the two under different prefixes (lifecycle rules); the port hides that.
+    const store = make(() => NOW);
+    const [soon, late] = [key(), key()];
+    await store.put(soon, new Uint8Array([1]), { contentType: 'text/plain', expiresAt: NOW / 1000 + 60 });
+    await store.put(late, new Uint8Array([2]), { contentType: 'text/plain', expiresAt: NOW / 1000 + 90 * 86_400 });
+
+    // Act / Assert
+    expect((await store.get(soon))?.bytes).toEqual(new Uint8Array([1]));
+    expect(await store.get(late)).toMatchObject({ bytes: new Uint8Array([2]), expiresAt: NOW / 1000 + 90 * 86_400 });
+  });
+
   it('replaces what a key held when put again', async () => {
     // Arrange
     const store = make(() => NOW);

@@ -301,8 +301,8 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   });
 
   // S3 (path style, as the SDK addresses a bucket on an IP endpoint): objects kept in a map; a PUT with tags is
-  // also s3:PutObjectTagging, as IAM authorizes it; a missing key is 403 AccessDenied, as S3 tells our roles; a
-  // DELETE removes the key (204 either way, as S3).
+  // also s3:PutObjectTagging, as IAM authorizes it; a missing key is 403 AccessDenied, as S3 tells our roles (a
+  // HEAD's 403 without a body, and IAM authorizes a HEAD as s3:GetObject); a DELETE removes the key (204 either way).
   const objects = new Map<string, Buffer>();
   const s3 = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -332,6 +332,13 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
         }
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
         res.end(body);
+        return;
+      }
+      if (req.method === 'HEAD') {
+        record({ caller, operation: 'HeadObject', action: 's3:GetObject', resource });
+        const body = objects.get(path);
+        res.writeHead(body ? 200 : 403, body ? { 'content-length': String(body.length) } : {});
+        res.end();
         return;
       }
       if (req.method === 'DELETE') {
