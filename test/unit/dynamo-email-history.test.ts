@@ -59,7 +59,7 @@ describe('DynamoEmailHistory.noteStatus', () => {
     expect(updates[0]?.ExpressionAttributeValues?.[':r']).toBe(20);
   });
 
-  it('writes nothing for a scanned status (sent, delivered, opened, clicked) unless the email is in the index', async () => {
+  it('writes nothing for a scanned status (queued, sent, delivered) unless the email is in the index', async () => {
     // Arrange: em_1 has nothing noted, em_2 a scanned status noted earlier (not indexed), em_3 is indexed (bounced).
     doc
       .on(GetCommand)
@@ -69,10 +69,10 @@ describe('DynamoEmailHistory.noteStatus', () => {
       .resolvesOnce({ Item: { rank: 10, statusKey: 'acct_1#live#bounced#3' } });
     doc.on(UpdateCommand).resolves({});
 
-    // Act: the common path (sent, then delivered), a later open, and a delivery after a bounce.
+    // Act: the common path (sent, then delivered), a later copy sent, and a delivery after a bounce.
     await history().noteStatus(tenant, 'em_1', { status: 'sent', rank: 10 });
     await history().noteStatus(tenant, 'em_1', { status: 'delivered', rank: 20 });
-    await history().noteStatus(tenant, 'em_2', { status: 'opened', rank: 30 });
+    await history().noteStatus(tenant, 'em_2', { status: 'sent', rank: 30 });
     await history().noteStatus(tenant, 'em_3', { status: 'delivered', rank: 20 });
 
     // Assert: one write, which takes em_3 out of the index (its entry is deleted), conditionally.

@@ -20,7 +20,7 @@ import type { EmailEventEntry, EmailHistory, HistoryPage, NotedStatus, StatusPag
 import { EMAIL_HISTORY_LIMIT } from '../../app/emails/read-email';
 import type { Tenant } from '../../app/webhooks/ports';
 import { historyOrderKey, idOrdersByTime } from '../../domain/email/history';
-import { CANCELED_STATUS, isIndexedStatus, statusFromEvent } from '../../domain/email/status';
+import { isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { expired } from './email-bodies';
 import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
 import { unlessConditionFails } from './operations';
@@ -181,6 +181,8 @@ export class DynamoEmailHistory implements EmailHistory {
   }
 
   async idsByStatus(tenant: Tenant, status: string, page: { limit: number; after?: string }): Promise<StatusPage> {
+    // Entries noted before scanned statuses left the index (until they expire) are not listed.
+    if (!isIndexedStatus(status)) return { ids: [], hasMore: false };
     // The newest `limit + 1` of each shard, merged: the newest `limit + 1` of all (ids are time-ordered).
     const perShard = await Promise.all(
       Array.from({ length: STATUS_SHARDS }, async (_, shard) => {
@@ -233,10 +235,7 @@ export async function backfillEmailStatuses(
     for (const item of page.Items ?? []) {
       const tenant = { accountId: String(item.accountId), mode: item.mode as Tenant['mode'] };
       const { events } = await history.latest(String(item.id), EMAIL_HISTORY_LIMIT);
-      const ranked = events.map(statusFromEvent).filter((status) => status !== null);
-      const best = item.canceledAt
-        ? CANCELED_STATUS
-        : ranked.reduce<NotedStatus | null>((a, b) => (!a || b.rank > a.rank ? b : a), null);
+      const best = rankedStatus(events, item.canceledAt as string | undefined);
       if (!best) continue;
       await history.noteStatus(tenant, String(item.id), best);
       noted += 1;

@@ -4,7 +4,7 @@
 // grow with the account. A scanned status (queued, sent, delivered, opened, clicked: where most emails are, so
 // the newest emails are dense with them) goes through the emails in chunks until the page is full or
 // STATUS_EXAMINE emails were examined (then it answers what matched, with where to go on).
-import { emailStatus, isIndexedStatus } from '../../domain/email/status';
+import { emailStatus, isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { mapWithLimit } from '../pool';
 import type { Tenant } from '../webhooks/ports';
 import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRecord, type EmailRepository } from './ports';
@@ -25,7 +25,7 @@ const withHistories = (deps: ListEmailsDeps, emails: readonly EmailRecord[]) =>
 
 export interface ListEmailsDeps {
   readonly emails: Pick<EmailRepository, 'list' | 'listedByIds'>;
-  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus'>;
+  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus'>;
   /** The most emails one request examines, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly listExamineCap?: number;
 }
@@ -74,7 +74,8 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
   let more = true;
   let budget = Math.min(cap, STATUS_EXAMINE);
   while (more && matches.length <= limit && budget > 0) {
-    const chunk = Math.min(STATUS_FILTER_CHUNK, budget);
+    // No more histories than the page still needs if every one matched (most recent emails do).
+    const chunk = Math.min(STATUS_FILTER_CHUNK, budget, limit + 1 - matches.length);
     budget -= chunk;
     const page = await deps.emails.list(tenant, {
       limit: chunk,
@@ -103,7 +104,9 @@ export const STATUS_EXAMINE = 100;
 /**
  * Pages of the status index, then those emails without their bodies (the tenant's, matching `to`, one batched
  * read) and their histories, keeping those whose status the history gives now, until the page is full or
- * STATUS_EXAMINE entries were examined (then it answers what matched, with where to go on).
+ * STATUS_EXAMINE entries were examined (then it answers what matched, with where to go on). The first page of
+ * the index asks for the page's size; the next (entries that no longer match, or another recipient) for what is
+ * left of the bound: two or three index reads a request.
  */
 async function listByStatusIndex(
   deps: ListEmailsDeps,
@@ -116,20 +119,34 @@ async function listByStatusIndex(
   let more = true;
   let examined = 0;
   while (more && items.length < query.limit && examined < STATUS_EXAMINE) {
-    const take = Math.min(query.limit - items.length, STATUS_EXAMINE - examined);
+    const take = examined === 0 ? Math.min(query.limit, STATUS_EXAMINE) : STATUS_EXAMINE - examined;
     const page = await deps.emailHistory.idsByStatus(tenant, status, {
       limit: take,
       ...(after !== undefined ? { after } : {}),
     });
     const emails = await deps.emails.listedByIds(tenant, page.ids, query.to);
     const read = await withHistories(deps, emails);
-    // An index entry can trail a newer event by a moment: the history decides.
-    items.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
+    // An entry can trail a newer event by a moment, or stay behind one noted out of order or at the same time:
+    // the history decides, and the entry is noted again from it (which takes a stale one out of the index).
+    for (const entry of read) {
+      if (statusOf(entry.email, entry.history.events) === status) items.push(entry);
+      else await renote(deps, tenant, entry);
+    }
     examined += page.ids.length;
     after = page.ids.at(-1) ?? after;
     more = page.hasMore;
   }
+  if (items.length > query.limit) {
+    const page = items.slice(0, query.limit);
+    return { items: page, hasMore: true, nextAfter: page.at(-1)?.email.id ?? null };
+  }
   return { items, hasMore: more, nextAfter: more ? (after ?? null) : null };
+}
+
+/** Notes the status an email's history gives it: an index entry it no longer matches moves or goes. */
+async function renote(deps: ListEmailsDeps, tenant: Tenant, { email, history }: EmailWithHistory): Promise<void> {
+  const best = rankedStatus(history.events, email.canceledAt);
+  if (best) await deps.emailHistory.noteStatus(tenant, email.id, best);
 }
 
 /** Where the next page starts: where a capped read stopped, else after the page's last item. */

@@ -16,13 +16,13 @@ export const EMAIL_STATUSES: readonly string[] = [
 ];
 
 /**
- * The statuses most emails pass through or end in. The status index leaves them out (each would cost every email
- * an index entry written and one deleted): a listing by one of them reads the newest emails instead, where they
- * are dense (`sent` lasts moments, most emails end `delivered`). The index keeps the rare ones, which a reader
- * cannot find by reading the newest emails: scheduled, canceled, delivery_delayed, bounced, complained, failed,
- * suppressed.
+ * The statuses every email passes through or most end in. The status index leaves them out (indexing them would
+ * cost every email five write units: an entry written at `sent`, moved at `delivered`): a listing by one of them
+ * reads the newest emails instead (most recent emails are `delivered`; `queued` and `sent` last moments). The
+ * index keeps the others, which few emails have: scheduled, canceled, delivery_delayed, bounced, complained,
+ * failed, suppressed, and opened and clicked (only with tracking, which is off unless a domain turns it on).
  */
-export const SCANNED_STATUSES: readonly string[] = ['queued', 'sent', 'delivered', 'opened', 'clicked'];
+export const SCANNED_STATUSES: readonly string[] = ['queued', 'sent', 'delivered'];
 
 export const isIndexedStatus = (status: string): boolean => !SCANNED_STATUSES.includes(status);
 
@@ -65,3 +65,17 @@ export function statusFromEvent(event: { readonly type: string; readonly timesta
 }
 
 export const CANCELED_STATUS = { status: 'canceled', rank: Number.MAX_SAFE_INTEGER } as const;
+
+/** The status an email's events (or its cancel) give it, with its rank, as the status index notes it; null: none. */
+export function rankedStatus(
+  events: readonly { readonly type: string; readonly timestamp: string }[],
+  canceledAt?: string,
+): { status: string; rank: number } | null {
+  if (canceledAt) return CANCELED_STATUS;
+  let best: { status: string; rank: number } | null = null;
+  for (const event of events) {
+    const ranked = statusFromEvent(event);
+    if (ranked && (!best || ranked.rank > best.rank)) best = ranked;
+  }
+  return best;
+}
