@@ -36,6 +36,7 @@ import type {
   RecipientExpectation,
   RecipientState,
   RescheduleResult,
+  SendingEmail,
   SendScheduler,
   StatusPage,
   Suppression,
@@ -922,13 +923,17 @@ export class InMemoryEmailRepository implements EmailRepository {
   failOnWrite: number | null = null;
   private writes = 0;
 
-  async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+  async createMany(
+    emails: readonly EmailRecord[],
+    events: readonly SendflowEvent[] = [],
+    options: { readonly queued?: boolean } = {},
+  ): Promise<PendingEvents[]> {
     const recorded: PendingEvents[] = [];
     for (const email of emails) {
       this.writes += 1;
       if (this.failOnWrite === this.writes) throw new Error(`write ${this.writes} failed (injected)`);
       this.items.set(email.id, structuredClone(email));
-      if (!email.sentAt && !email.canceledAt) this.waiting.add(email.id);
+      if (!email.sentAt && !email.canceledAt && !options.queued) this.waiting.add(email.id);
       const own = events.filter((event) => event.emailId === email.id);
       recorded.push(this.outbox.record({ id: email.id }, own));
     }
@@ -1000,9 +1005,11 @@ export class InMemoryEmailRepository implements EmailRepository {
     id: string,
     at: string,
     options: { scheduled?: boolean; dueBy?: string } = {},
-  ): Promise<EmailRecord | null> {
+  ): Promise<SendingEmail | null> {
     const email = this.items.get(id);
-    if (!email || !this.waiting.has(id) || email.canceledAt) return null;
+    if (!email || email.canceledAt) return null;
+    // As the table: a scheduled one starts only while it waits in the index; one sent now is read whatever.
+    if (options.scheduled !== false && !this.waiting.has(id)) return null;
     if (options.dueBy !== undefined && !(email.scheduledAt !== undefined && email.scheduledAt <= options.dueBy))
       return null;
     const sentAt = options.scheduled === false ? email.sentAt : (email.sentAt ?? at);
@@ -1012,7 +1019,8 @@ export class InMemoryEmailRepository implements EmailRepository {
       recipientStates: email.recipientStates ?? {},
     };
     this.items.set(id, started);
-    return this.get(id);
+    const got = await this.get(id);
+    return got && { ...got, indexed: this.waiting.has(id) };
   }
 
   /** As the table: kept until the retention after its first due time (or acceptance), fixed at acceptance. */
@@ -1074,7 +1082,10 @@ export class InMemoryEmailRepository implements EmailRepository {
   readonly deferred = new Map<string, number>();
 
   async deferSend(id: string, untilMs: number): Promise<void> {
-    if (this.waiting.has(id)) this.deferred.set(id, untilMs);
+    const email = this.items.get(id);
+    if (!email || email.canceledAt) return;
+    this.waiting.add(id);
+    this.deferred.set(id, untilMs);
   }
 
   async finishSending(id: string): Promise<void> {

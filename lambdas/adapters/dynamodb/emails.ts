@@ -33,6 +33,7 @@ import {
   type RecipientExpectation,
   type RecipientState,
   type RescheduleResult,
+  type SendingEmail,
 } from '../../app/emails/ports';
 import type { Outbox, PendingEvents } from '../../app/outbox';
 import { sameTenant, type Tenant } from '../../app/webhooks/ports';
@@ -388,11 +389,13 @@ const ALL_SCHEDULE_SHARDS = [
 
 /**
  * An email with recipients still to settle (scheduled, or sent now and not yet finished) sits in the sparse
- * byScheduleShard index, keys only: an entry costs one write unit however large the email. Every email carries
+ * byScheduleShard index, keys only: an entry costs one write unit however large the email, and one more when it
+ * leaves. A single email sent now is not (`queued`: its message, on the sends queue before the email was
+ * stored, stands for it) unless its send is left for later (deferSend). Every email carries
  * its `tenant` (account#mode#shard), the byTenant key, and its `expiresAt`. Body and states are not in it; its links
  * only when they are small (withLinksIfSmall).
  */
-function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> {
+function toItem(email: EmailRecord, expiresAt: number, queued: boolean): Record<string, unknown> {
   const {
     attachments: _attachments,
     html: _html,
@@ -402,7 +405,7 @@ function toItem(email: EmailRecord, expiresAt: number): Record<string, unknown> 
     recipientStates: _states,
     ...meta
   } = email;
-  const waiting = !email.sentAt && !email.canceledAt;
+  const waiting = !email.sentAt && !email.canceledAt && !queued;
   const due = Date.parse(email.scheduledAt ?? email.createdAt);
   const item = { ...meta, tenant: tenantShardKey(email, email.id), expiresAt };
   return waiting ? { ...item, scheduleShard: scheduleShardOf(email.id), sendAt: dueKey(due) } : item;
@@ -468,7 +471,11 @@ export class DynamoEmailRepository implements EmailRepository {
    * Parts first (body, links), then the email items that make them sendable: a crash in between leaves parts
    * without an email, which expire; never an email without its body.
    */
-  async createMany(emails: readonly EmailRecord[], events: readonly SendflowEvent[] = []): Promise<PendingEvents[]> {
+  async createMany(
+    emails: readonly EmailRecord[],
+    events: readonly SendflowEvent[] = [],
+    options: { readonly queued?: boolean } = {},
+  ): Promise<PendingEvents[]> {
     if (emails.length === 0) return [];
     const now = this.now();
     const expiries = new Map(emails.map((email) => [email.id, expiryOf(email, now, this.retentionSeconds)]));
@@ -486,7 +493,7 @@ export class DynamoEmailRepository implements EmailRepository {
         expiresAt: expiry(email),
       })),
     );
-    const items = emails.map((email) => withLinksIfSmall(toItem(email, expiry(email)), email));
+    const items = emails.map((email) => withLinksIfSmall(toItem(email, expiry(email), options.queued === true), email));
     await batchPutAll(
       this.doc,
       this.tables.emailParts,
@@ -645,15 +652,17 @@ export class DynamoEmailRepository implements EmailRepository {
     id: string,
     at: string,
     options: { scheduled?: boolean; dueBy?: string } = {},
-  ): Promise<EmailRecord | null> {
+  ): Promise<SendingEmail | null> {
     if (options.scheduled === false) {
       // A read (1 RRU) instead of a write (1 WRU): only a scheduled email can be cancelled.
       const { Item } = await this.doc.send(
         new GetCommand({ TableName: this.tables.emails, Key: { id }, ConsistentRead: true }),
       );
-      if (!Item || Item.scheduleShard === undefined || Item.canceledAt !== undefined) return null;
+      if (!Item || Item.canceledAt !== undefined) return null;
       const email = await this.whole(Item);
-      return email && { ...email, recipientStates: email.recipientStates ?? {} };
+      return (
+        email && { ...email, recipientStates: email.recipientStates ?? {}, indexed: Item.scheduleShard !== undefined }
+      );
     }
     const written = await unlessConditionFails(
       this.doc.send(
@@ -670,7 +679,8 @@ export class DynamoEmailRepository implements EmailRepository {
         }),
       ),
     );
-    return written ? this.whole(written.Attributes) : null;
+    const email = written ? await this.whole(written.Attributes) : null;
+    return email && { ...email, indexed: true };
   }
 
   async cancel(id: string, at: string): Promise<EmailRecord | null> {
@@ -771,9 +781,9 @@ export class DynamoEmailRepository implements EmailRepository {
         new UpdateCommand({
           TableName: this.tables.emails,
           Key: { id },
-          UpdateExpression: 'SET sendAt = :due',
-          ConditionExpression: 'attribute_exists(scheduleShard)',
-          ExpressionAttributeValues: { ':due': dueKey(untilMs) },
+          UpdateExpression: 'SET scheduleShard = :shard, sendAt = :due',
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(canceledAt)',
+          ExpressionAttributeValues: { ':shard': scheduleShardOf(id), ':due': dueKey(untilMs) },
         }),
       ),
     );

@@ -49,6 +49,9 @@ export interface EmailRecord extends EmailMessage {
   readonly batchId?: string;
 }
 
+/** An email the send worker started on: `indexed` when it waits in the schedule index (finishSending ends that). */
+export type SendingEmail = EmailRecord & { readonly indexed: boolean };
+
 /** The most emails one listing request examines (GET /v1/emails): a filter that rarely matches stops there. */
 export const EMAIL_LIST_EXAMINE = 1000;
 
@@ -95,8 +98,17 @@ export type RecipientExpectation =
 
 export interface EmailRepository {
   readonly outbox: Outbox;
-  /** Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. */
-  createMany(emails: readonly EmailRecord[], events?: readonly SendflowEvent[]): Promise<PendingEvents[]>;
+  /**
+   * Stores new emails, each with its events (by emailId) in its outbox; returns those to relay. Each waits in the
+   * schedule index (listScheduled) until its send finishes, unless `queued`: its send is already on the sends
+   * queue (a single email sent now is queued before it is stored), which then stands for it alone; the index takes
+   * it only if its send is left for later (deferSend).
+   */
+  createMany(
+    emails: readonly EmailRecord[],
+    events?: readonly SendflowEvent[],
+    options?: { readonly queued?: boolean },
+  ): Promise<PendingEvents[]>;
   /**
    * The email, whole. `metadataOnly`: its item alone (addresses, subject, tags, times, batch, schedule), one read:
    * no body (html and text absent, headers empty), links (empty) or recipient states, for a caller that needs none.
@@ -132,9 +144,10 @@ export interface EmailRepository {
   batchState(batchId: string): Promise<BatchState | null>;
   /**
    * The send worker starts on a waiting email (sets sentAt once; from then on it cannot be cancelled). Returns
-   * the email, or null when it is not waiting any more (every recipient settled, or cancelled). An email sent now
-   * (`scheduled: false`; scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is
-   * read, strongly consistent, and nothing is written (no sentAt). `dueBy` (ISO time): a scheduled email starts
+   * the email, with whether it is in the schedule index (its wait ends with finishSending), or null when it is not
+   * waiting any more (a scheduled one already started or cancelled). An email sent now (`scheduled: false`;
+   * scheduled_at never changes) cannot be cancelled, so there is nothing to fence off: it is read, strongly
+   * consistent, and nothing is written (no sentAt); its recipients' states say what is left to send. `dueBy` (ISO time): a scheduled email starts
    * only if its stored scheduled_at is at or before it, decided by the write itself (never by an earlier read),
    * so a send moved later (reschedule) is never sent at its old time and one moved earlier is sent at its new one.
    */
@@ -142,7 +155,7 @@ export interface EmailRepository {
     id: string,
     at: string,
     options?: { readonly scheduled?: boolean; readonly dueBy?: string },
-  ): Promise<EmailRecord | null>;
+  ): Promise<SendingEmail | null>;
   /** Cancels a waiting email the send worker has not started on; null otherwise. */
   cancel(id: string, at: string): Promise<EmailRecord | null>;
   /**
@@ -164,8 +177,10 @@ export interface EmailRepository {
     events: readonly SendflowEvent[],
   ): Promise<PendingEvents | null>;
   /**
-   * A send left for later (retryable outcomes): the reconciler leaves it alone until `untilMs`, when the sends
-   * queue hands its message out again anyway, so it cannot undo the queue's backoff.
+   * A send left for later (retryable outcomes, another worker's claims, the queue's last receive): the email
+   * waits in the schedule index (put there if it was not), due at `untilMs`, when the sends queue hands its
+   * message out again anyway, so the reconciler cannot undo the queue's backoff, and queues it again should its
+   * message be gone. Nothing for an unknown or cancelled email.
    */
   deferSend(id: string, untilMs: number): Promise<void>;
   /**
@@ -173,7 +188,7 @@ export interface EmailRepository {
    * what the send worker checks before it ends an email's wait. Null when there is no such email.
    */
   recipientStates(id: string): Promise<Readonly<Record<string, RecipientState>> | null>;
-  /** Every recipient is settled: the email stops waiting (leaves the reconciler's index). */
+  /** Every recipient of an indexed email is settled: the email stops waiting (leaves the reconciler's index). */
   finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */
   listScheduled(dueBefore: number, limit: number): Promise<{ id: string; sendAt: number }[]>;

@@ -15,7 +15,7 @@ import {
   ValidationError,
 } from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
-import { timeOrderedId } from '../../domain/ids';
+import { timeOfId, timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
 import { isVerifiedSender } from '../domains/domains';
@@ -93,6 +93,8 @@ export interface SendEmailDeps {
   readonly attachmentFetcher?: AttachmentFetcher;
   /** The stage's email retention: attachments expire with their email. */
   readonly emailRetentionSeconds?: number;
+  /** Waits between the send worker's reads of an email queued before it was stored (real time when absent). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** As the email repositories default it (30 days). */
@@ -192,25 +194,36 @@ export async function sendEmails(
       ? emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt })
       : [],
   );
+  // A single email sent now is queued first, then stored without a schedule-index entry (two write units and
+  // the finish's write fewer): its message stands for it, and finds it stored (the send worker waits a moment
+  // for it). Should queuing fail, it is stored in the index as the others are.
+  const queuedFirst = !batchId && !emails[0]?.scheduledAt && (await queueSend(deps, emails[0] as EmailRecord, now));
   let recorded: PendingEvents[];
   try {
     if (hasAttachments) await storeEmailAttachments(deps, emails, prepared, now);
-    recorded = await store(deps, emails, scheduled, batchId);
+    recorded = await store(deps, emails, scheduled, batchId, queuedFirst);
   } catch (error) {
-    // Nothing of it will be sent: give the quota back, and let the error answer (5xx).
+    // Nothing of it will be sent (a message queued first finds no email and is dropped): give the quota back,
+    // and let the error answer (5xx).
     await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
     throw error;
   }
   (deps.telemetry ?? noTelemetry).emails('accepted', emails.length);
   for (const pending of recorded) await relay(deps, deps.emails.outbox, pending);
-  // Stored first, then queued: the request never talks to the provider. A queuing error does not fail the
-  // request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
-  for (const email of emails) {
-    await deps.sendScheduler
-      .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now, email.accountId)
-      .catch(() => undefined);
-  }
+  // The others are stored first, then queued: the request never talks to the provider. A queuing error does not
+  // fail the request (the emails are stored and sendable): the reconciler queues every waiting email after its grace.
+  if (!queuedFirst) for (const email of emails) await queueSend(deps, email, now);
   return emails.map((email) => email.id);
+}
+
+/** Puts the email's send on the sends queue (now, or its scheduled time); false when that failed. */
+async function queueSend(deps: SendEmailDeps, email: EmailRecord, now: number): Promise<boolean> {
+  return deps.sendScheduler
+    .schedule(email.id, email.scheduledAt ? Date.parse(email.scheduledAt) : now, email.accountId)
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 /** Each email's attachments as files, expiring with the email (its retention after now or after its schedule). */
@@ -245,8 +258,9 @@ async function store(
   emails: readonly EmailRecord[],
   scheduled: readonly SendflowEvent[],
   batchId: string | undefined,
+  queued: boolean,
 ): Promise<PendingEvents[]> {
-  if (!batchId) return deps.emails.createMany(emails, scheduled);
+  if (!batchId) return deps.emails.createMany(emails, scheduled, { queued });
   try {
     await deps.emails.createMany(emails);
     const decided = await deps.emails.decideBatch(batchId, 'committed', scheduled);
@@ -272,12 +286,27 @@ async function store(
 export async function sendQueuedEmail(
   deps: SendEmailDeps,
   emailId: string,
-  options: { deadline?: number } = {},
+  options: { deadline?: number; lastReceive?: boolean } = {},
+): Promise<'sent' | 'skipped'> {
+  try {
+    return await sendStored(deps, emailId, options);
+  } catch (error) {
+    // The sends queue's last receive of this message (it dead-letters next): the email waits in the schedule
+    // index, so the reconciler queues it again.
+    if (options.lastReceive) await deps.emails.deferSend(emailId, retryAt(deps)).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function sendStored(
+  deps: SendEmailDeps,
+  emailId: string,
+  options: { deadline?: number },
 ): Promise<'sent' | 'skipped'> {
   // Whether to start at all needs the email's item only; startSending reads it whole. This read may be stale
   // (eventually consistent): it only decides what a stale value cannot get wrong (cancelled and batch are final;
   // whether it was scheduled never changes). Whether it is due is decided by startSending's conditional write.
-  const found = await deps.emails.get(emailId, { metadataOnly: true });
+  const found = await storedEmail(deps, emailId);
   if (!found || found.canceledAt) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
   // An email sent now cannot be cancelled: starting it needs no write. A scheduled one starts only if its stored
@@ -288,6 +317,13 @@ export async function sendQueuedEmail(
     ...(found.scheduledAt !== undefined ? { dueBy: new Date(deps.clock.now() + EARLY_FIRING_MS).toISOString() } : {}),
   });
   if (!email) return 'skipped';
+  if (
+    recipients(email).every((_, i) => FINAL_STATES.includes(email.recipientStates?.[String(i)]?.state ?? 'pending'))
+  ) {
+    // Sent before (a message received again): at most an index entry left to clear.
+    if (email.indexed) await deps.emails.finishSending(emailId);
+    return 'skipped';
+  }
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
   const stateOf = (i: number): RecipientState =>
@@ -356,17 +392,53 @@ export async function sendQueuedEmail(
   for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
   // Settled by this worker or, meanwhile, by another: the last to see every recipient settled ends the wait.
   if (settled.size === all.length || (retry === 0 && (await allSettled(deps, email)))) {
-    await deps.emails.finishSending(emailId);
+    if (email.indexed) await deps.emails.finishSending(emailId);
     return 'sent';
   }
-  // Left for later: retryable outcomes or the deadline (receive again); claims another worker still holds are
-  // that worker's (if it dies, they lapse, and the reconciler queues the email again: it stays indexed).
+  // Left for later: retryable outcomes or the deadline (receive again); the email waits in the index meanwhile.
   if (retry > 0) {
-    await deps.emails.deferSend(emailId, deps.clock.now() + (deps.sendRetryMs ?? DEFAULT_RETRY_MS));
+    await deps.emails.deferSend(emailId, retryAt(deps));
     throw new SendIncompleteError(emailId, retry);
   }
+  // Claims another worker still holds are that worker's. Should it die, they lapse: the email waits in the index
+  // until then, and the reconciler queues it again.
+  await deps.emails.deferSend(emailId, deps.clock.now() + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS));
   return 'skipped';
 }
+
+const retryAt = (deps: SendEmailDeps) => deps.clock.now() + (deps.sendRetryMs ?? DEFAULT_RETRY_MS);
+
+/** How long after its acceptance a single email's message may come before the email is stored: its request's time. */
+export const STORE_GRACE_MS = BATCH_DECISION_MS;
+/** The send worker's waits for an email queued before it was stored, before it leaves the message to the queue. */
+const STORE_WAITS_MS = [100, 300, 600];
+
+/** The email was queued before it was stored, and is not stored yet: its message is to be received again. */
+export class EmailNotStoredError extends Error {
+  constructor(emailId: string) {
+    super(`${emailId} is not stored yet; the sends message is to be received again`);
+    this.name = 'EmailNotStoredError';
+  }
+}
+
+/**
+ * The email's item, waiting a moment (strongly consistent reads) for one whose message came before it was
+ * stored; still missing within its request's time, the message is received again (EmailNotStoredError). Null for
+ * one that never was (its request failed): the message is dropped.
+ */
+async function storedEmail(deps: SendEmailDeps, emailId: string): Promise<EmailRecord | null> {
+  let found = await deps.emails.get(emailId, { metadataOnly: true });
+  const young = () => deps.clock.now() - (timeOfId(emailId, 'email') ?? 0) < STORE_GRACE_MS;
+  for (const wait of STORE_WAITS_MS) {
+    if (found || !young()) break;
+    await (deps.sleep ?? sleepFor)(wait);
+    found = await deps.emails.get(emailId, { metadataOnly: true, consistent: true });
+  }
+  if (!found && young()) throw new EmailNotStoredError(emailId);
+  return found;
+}
+
+const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Whether the email's batch was committed. Undecided past BATCH_DECISION_MS, its request is gone: the batch

@@ -53,28 +53,31 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     const unknown = await repo().startSending('email_unknown', iso(T0));
 
     // Assert
-    expect(started).toEqual({ ...email, sentAt: iso(T0 + 3_600_000), recipientStates: {} });
+    expect(started).toEqual({ ...email, sentAt: iso(T0 + 3_600_000), recipientStates: {}, indexed: true });
     expect(again?.sentAt).toBe(iso(T0 + 3_600_000));
     expect(cancelLate).toBeNull();
     expect(unknown).toBeNull();
     expect(await repo().get('email_unknown')).toBeNull();
   });
 
-  it('startSending() of an email sent now (not scheduled: it cannot be cancelled) writes nothing: no sentAt, and null once it stopped waiting', async () => {
-    // Arrange
-    const email = newEmail();
+  it('startSending() of an email sent now (not scheduled: it cannot be cancelled) writes nothing: no sentAt; `indexed` says whether it waits in the schedule index', async () => {
+    // Arrange: one stored as usual (indexed), one queued before it was stored (not indexed).
+    const [email, queued] = [newEmail(), newEmail({ id: 'email_queued_first' })];
     await repo().createMany([email]);
+    await repo().createMany([queued], [], { queued: true });
 
     // Act
     const started = await repo().startSending(email.id, iso(T0 + 1_000), { scheduled: false });
     const stored = await repo().get(email.id);
     await repo().finishSending(email.id);
     const afterFinish = await repo().startSending(email.id, iso(T0 + 2_000), { scheduled: false });
+    const startedQueued = await repo().startSending(queued.id, iso(T0 + 1_000), { scheduled: false });
 
     // Assert
-    expect(started).toEqual({ ...email, recipientStates: {} });
+    expect(started).toEqual({ ...email, recipientStates: {}, indexed: true });
     expect(stored).not.toHaveProperty('sentAt');
-    expect(afterFinish).toBeNull();
+    expect(afterFinish).toEqual({ ...email, recipientStates: {}, indexed: false });
+    expect(startedQueued).toEqual({ ...queued, recipientStates: {}, indexed: false });
     expect(await repo().startSending('email_unknown', iso(T0), { scheduled: false })).toBeNull();
   });
 
@@ -384,20 +387,29 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     ]);
   });
 
-  it('deferSend() moves a waiting email’s due time (the reconciler leaves it alone till then); a finished one stays gone', async () => {
-    // Arrange
+  it('deferSend() moves a waiting email’s due time (the reconciler leaves it alone till then), puts a queued one in the index; a cancelled or unknown one stays out', async () => {
+    // Arrange: a scheduled email, a single email queued before it was stored (out of the index), a cancelled one.
     const fresh = await harness.fresh();
-    const [waiting, finished] = [scheduled(T0 + 1_000), scheduled(T0 + 2_000)];
-    await fresh.createMany([waiting, finished]);
-    await fresh.finishSending(finished.id);
+    const [waiting, canceled] = [scheduled(T0 + 1_000), scheduled(T0 + 2_000)];
+    const queued = newEmail({ id: 'email_queued_first' });
+    await fresh.createMany([waiting, canceled]);
+    await fresh.createMany([queued], [], { queued: true });
+    await fresh.cancel(canceled.id, iso(T0));
+    const before = await fresh.listScheduled(Number.MAX_SAFE_INTEGER, 10);
 
     // Act
     await fresh.deferSend(waiting.id, T0 + 360_000);
-    await fresh.deferSend(finished.id, T0 + 360_000);
+    await fresh.deferSend(queued.id, T0 + 360_000);
+    await fresh.deferSend(canceled.id, T0 + 360_000);
+    await fresh.deferSend('email_unknown', T0 + 360_000);
 
     // Assert
+    expect(before).toEqual([{ id: waiting.id, sendAt: T0 + 1_000 }]);
     expect(await fresh.listScheduled(T0 + 359_999, 10)).toEqual([]);
-    expect(await fresh.listScheduled(T0 + 360_000, 10)).toEqual([{ id: waiting.id, sendAt: T0 + 360_000 }]);
+    expect(await fresh.listScheduled(T0 + 360_000, 10)).toEqual(
+      [waiting.id, queued.id].sort().map((id) => ({ id, sendAt: T0 + 360_000 })),
+    );
+    expect(await fresh.get('email_unknown')).toBeNull();
   });
 
   it('listScheduled() drops an email once it is sent or cancelled, and honours the limit', async () => {
