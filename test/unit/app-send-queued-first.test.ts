@@ -150,7 +150,7 @@ describe('a single email sent now: queued first, stored out of the schedule inde
     const [{ emailId } = { emailId: '' }] = t.sendScheduler.scheduled;
     expect(await t.quotas.used(testCaller.accountId, window)).toBe(0);
     await expect(sendQueuedEmail(t.deps, emailId)).rejects.toBeInstanceOf(EmailNotStoredError);
-    expect(t.sleeps).toEqual([100, 300, 600]);
+    expect(t.sleeps).toEqual([100, 300, 600, 1000]);
     t.clock.advance(STORE_GRACE_MS);
     expect(await sendQueuedEmail(t.deps, emailId)).toBe('skipped');
     expect(t.provider.sent).toEqual([]);

@@ -194,13 +194,15 @@ export async function sendEmails(
       ? emailEvents(deps, email, recipients(email), 'email.scheduled', { scheduled_at: email.scheduledAt })
       : [],
   );
-  // A single email sent now is queued first, then stored without a schedule-index entry (two write units and
-  // the finish's write fewer): its message stands for it, and finds it stored (the send worker waits a moment
-  // for it). Should queuing fail, it is stored in the index as the others are.
-  const queuedFirst = !batchId && !emails[0]?.scheduledAt && (await queueSend(deps, emails[0] as EmailRecord, now));
   let recorded: PendingEvents[];
+  let queuedFirst = false;
   try {
     if (hasAttachments) await storeEmailAttachments(deps, emails, prepared, now);
+    // A single email sent now is queued, then stored without a schedule-index entry (three write units fewer:
+    // the entry, and the finish's write and removal): its message stands for it, and finds it stored (the send
+    // worker waits a moment for it). Should queuing fail, it is stored in the index as the others are.
+    const single = emails.length === 1 ? emails[0] : undefined;
+    queuedFirst = single !== undefined && !single.scheduledAt && (await queueSend(deps, single, now));
     recorded = await store(deps, emails, scheduled, batchId, queuedFirst);
   } catch (error) {
     // Nothing of it will be sent (a message queued first finds no email and is dropped): give the quota back,
@@ -411,7 +413,7 @@ const retryAt = (deps: SendEmailDeps) => deps.clock.now() + (deps.sendRetryMs ??
 /** How long after its acceptance a single email's message may come before the email is stored: its request's time. */
 export const STORE_GRACE_MS = BATCH_DECISION_MS;
 /** The send worker's waits for an email queued before it was stored, before it leaves the message to the queue. */
-const STORE_WAITS_MS = [100, 300, 600];
+const STORE_WAITS_MS = [100, 300, 600, 1000];
 
 /** The email was queued before it was stored, and is not stored yet: its message is to be received again. */
 export class EmailNotStoredError extends Error {
