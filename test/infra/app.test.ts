@@ -81,8 +81,9 @@ describe('cdk-nag AwsSolutions', () => {
               'IAM5\\[Resource::<DeliveryPipelineReconcilerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
               // the same suffix on the stage guard's Provider framework role, which invokes the guard function
               'IAM5\\[Resource::<StageGuardHandlerFunction[0-9A-F]{8}\\.Arn>:\\*\\]',
-              // email bodies: one object per email under the bucket's emails/ prefix, named at run time
-              'IAM5\\[Resource::arn:<AWS::Partition>:s3:::<SsmParameterValue[A-Za-z0-9]+Parameter>/emails/\\*\\]',
+              // email bodies: one object per email under the bucket's emails/ prefix (retention/emails/ for those that
+              // expire within the retention: the lifecycle's prefix), named at run time
+              'IAM5\\[Resource::arn:<AWS::Partition>:s3:::<SsmParameterValue[A-Za-z0-9]+Parameter>/(retention/)?emails/\\*\\]',
               // no server access logs on the bodies bucket: as many log objects again as bodies read or written
               'S1',
             ].join('|') +
