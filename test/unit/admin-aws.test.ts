@@ -228,7 +228,7 @@ describe('awsAdminDeps', () => {
       .on(QueryCommand, { TableName: 'prod-emailEvents', IndexName: 'byTime' })
       .resolves({
         Items: [
-          { eventId: 'evt_2', type: 'email.delivered', timestamp: '2026-01-01T00:00:02.000Z' },
+          { eventId: 'evt_2', type: 'email.bounced', timestamp: '2026-01-01T00:00:02.000Z' },
           { eventId: 'evt_1', type: 'email.sent', timestamp: '2026-01-01T00:00:01.000Z' },
         ],
       });
@@ -241,7 +241,7 @@ describe('awsAdminDeps', () => {
     // Assert
     expect(changed).toEqual({ tenants: 2, emails: 1, events: 0, statuses: 2 });
     for (const [id, key] of [
-      ['email_a', /^acct_1#live#delivered#\d$/],
+      ['email_a', /^acct_1#live#bounced#\d$/],
       ['email_b', /^acct_2#test#canceled#\d$/],
     ] as const) {
       expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, {
