@@ -18,6 +18,8 @@ const RATE = positiveInt('BENCH_RATE', 50);
 const DURATION_S = positiveInt('BENCH_DURATION_S', 60);
 const KILL_EVERY_S = positiveInt('BENCH_KILL_EVERY_S', 15);
 const DRAIN_S = positiveInt('BENCH_DRAIN_S', 120);
+/** BENCH_SINGLE=1: each email its own POST /v1/emails (queued before it is stored) instead of batches of RATE / 5. */
+const SINGLE = process.env.BENCH_SINGLE === '1';
 const root = join(import.meta.dirname, '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -75,6 +77,8 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const seen: { key?: string; account?: string } = {};
   let runtime = await start(dataDir, seen);
+  // The seeded account's lines come after the listening one.
+  for (let i = 0; i < 100 && !(seen.account && seen.key); i++) await sleep(50);
   // The seeded account is on the free plan (10 requests/s, 1,000 test recipients a day): the bench needs scale's.
   const admin = spawnSync(
     process.execPath,
@@ -109,14 +113,29 @@ async function main(): Promise<void> {
         text: 'Hello',
       }));
       const sent = performance.now();
-      const res = await fetch(`${runtime.url}/emails/batch`, {
-        method: 'POST',
-        headers: headers(),
-        body: JSON.stringify(batch),
-      }).catch(() => null);
-      if (res?.status === 200) {
-        for (const { id } of ((await res.json()) as { data: { id: string }[] }).data) accepted.set(id, sent);
-      } else refused += batch.length;
+      if (SINGLE) {
+        // Each its own request (POST /v1/emails): a single email sent now is queued before it is stored.
+        const answers = await Promise.all(
+          batch.map((email) =>
+            fetch(`${runtime.url}/emails`, { method: 'POST', headers: headers(), body: JSON.stringify(email) }).catch(
+              () => null,
+            ),
+          ),
+        );
+        for (const res of answers) {
+          if (res?.status === 200) accepted.set(((await res.json()) as { id: string }).id, sent);
+          else refused += 1;
+        }
+      } else {
+        const res = await fetch(`${runtime.url}/emails/batch`, {
+          method: 'POST',
+          headers: headers(),
+          body: JSON.stringify(batch),
+        }).catch(() => null);
+        if (res?.status === 200) {
+          for (const { id } of ((await res.json()) as { data: { id: string }[] }).data) accepted.set(id, sent);
+        } else refused += batch.length;
+      }
       if (performance.now() >= nextKill) {
         runtime.child.kill('SIGKILL');
         await new Promise((resolve) => runtime.child.once('exit', resolve));

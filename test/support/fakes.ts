@@ -932,6 +932,9 @@ export class InMemoryEmailRepository implements EmailRepository {
     for (const email of emails) {
       this.writes += 1;
       if (this.failOnWrite === this.writes) throw new Error(`write ${this.writes} failed (injected)`);
+      // As the table's conditional put: a queued email's id given up on (abandon) is never stored.
+      if (options.queued && (this.abandoned.has(email.id) || this.items.has(email.id)))
+        throw new Error(`The conditional request failed: ${email.id} was abandoned`);
       this.items.set(email.id, structuredClone(email));
       if (!email.sentAt && !email.canceledAt && !options.queued) this.waiting.add(email.id);
       const own = events.filter((event) => event.emailId === email.id);
@@ -1083,9 +1086,19 @@ export class InMemoryEmailRepository implements EmailRepository {
 
   async deferSend(id: string, untilMs: number): Promise<void> {
     const email = this.items.get(id);
-    if (!email || email.canceledAt) return;
+    // As the table: never a cancelled email, nor a scheduled one not started (it stays at its time).
+    if (!email || email.canceledAt || (email.scheduledAt && !email.sentAt)) return;
     this.waiting.add(id);
     this.deferred.set(id, untilMs);
+  }
+
+  /** Ids given up on by abandon(). */
+  readonly abandoned = new Set<string>();
+
+  async abandon(id: string): Promise<boolean> {
+    if (this.items.has(id) || this.abandoned.has(id)) return false;
+    this.abandoned.add(id);
+    return true;
   }
 
   async finishSending(id: string): Promise<void> {

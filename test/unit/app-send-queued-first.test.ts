@@ -6,6 +6,7 @@
 // worker's claims, the queue's last receive) puts the email in the index, so the reconciler queues it again.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import type { EmailRecord } from '../../lambdas/app/emails/ports';
 import {
   type EmailDraft,
   EmailNotStoredError,
@@ -18,7 +19,6 @@ import {
 import type { Principal } from '../../lambdas/app/ports';
 import { quotaWindow } from '../../lambdas/domain/email/quota';
 import { createSendWorkerHandler, encodeSend } from '../../lambdas/handlers/queue/send-worker';
-import { queues } from '../../lambdas/manifest';
 import {
   FakeClock,
   fixedLinks,
@@ -68,6 +68,17 @@ function setup() {
   };
   return { clock, emails, provider, sendScheduler, quotas, deps, finished, sleeps };
 }
+
+/** A stored email of the draft (as sendEmails makes it), under the given id. */
+const draftRecord = (id: string): EmailRecord => ({
+  ...(({ attachments: _attachments, scheduledAt: _at, ...fields }) => fields)(draft()),
+  id,
+  accountId: CALLER.accountId,
+  mode: CALLER.mode,
+  createdAt: new Date(T0).toISOString(),
+  suppressed: [],
+  unsubscribeUrls: {},
+});
 
 const draft = (overrides: Partial<EmailDraft> = {}): EmailDraft => ({
   from: 'billing@acme.example',
@@ -150,10 +161,15 @@ describe('a single email sent now: queued first, stored out of the schedule inde
     const [{ emailId } = { emailId: '' }] = t.sendScheduler.scheduled;
     expect(await t.quotas.used(testCaller.accountId, window)).toBe(0);
     await expect(sendQueuedEmail(t.deps, emailId)).rejects.toBeInstanceOf(EmailNotStoredError);
-    expect(t.sleeps).toEqual([100, 300, 600, 1000]);
+    expect(t.sleeps).toEqual([20, 80, 300, 600, 1000]);
     t.clock.advance(STORE_GRACE_MS);
     expect(await sendQueuedEmail(t.deps, emailId)).toBe('skipped');
     expect(t.provider.sent).toEqual([]);
+    expect(await t.emails.get(emailId)).toBeNull();
+    // A store of it still under way (its request frozen mid-write) now fails: no email that nothing sends.
+    const late = { ...draftRecord(emailId), accountId: CALLER.accountId, mode: CALLER.mode };
+    t.emails.failOnWrite = null;
+    await expect(t.emails.createMany([late], [], { queued: true })).rejects.toThrow('abandoned');
     expect(await t.emails.get(emailId)).toBeNull();
   });
 
@@ -219,7 +235,7 @@ describe('a queued email whose send is left for later enters the schedule index'
     expect(await s.emails.listScheduled(EVERYTHING, 10)).toEqual([{ id, sendAt: T0 + 15 * 60_000 }]);
   });
 
-  it('the queue’s last receive of a message that keeps failing: the email is left to the index, and the error stands', async () => {
+  it('a message received again puts its email in the index first, even when its handling then fails', async () => {
     // Arrange: the suppression list cannot be read (an outage of ours), every time.
     const s = setup();
     const [id] = await sendEmails(s.deps, testCaller, [draft()]);
@@ -236,11 +252,25 @@ describe('a queued email whose send is left for later enters the schedule index'
     // Act
     await expect(sendQueuedEmail(s.deps, id as string)).rejects.toThrow('injected');
     const before = await s.emails.listScheduled(EVERYTHING, 10);
-    await expect(sendQueuedEmail(s.deps, id as string, { lastReceive: true })).rejects.toThrow('injected');
+    await expect(sendQueuedEmail(s.deps, id as string, { redelivered: true })).rejects.toThrow('injected');
 
     // Assert
     expect(before).toEqual([]);
     expect(await s.emails.listScheduled(EVERYTHING, 10)).toEqual([{ id, sendAt: T0 + 360_000 }]);
+  });
+
+  it('a scheduled email received again before its time stays at its time in the index', async () => {
+    // Arrange
+    const s = setup();
+    const at = T0 + 3_600_000;
+    const [id] = await sendEmails(s.deps, testCaller, [draft({ scheduledAt: new Date(at).toISOString() })]);
+
+    // Act
+    await sendQueuedEmail(s.deps, id as string, { redelivered: true });
+
+    // Assert
+    expect(await s.emails.listScheduled(EVERYTHING, 10)).toEqual([{ id, sendAt: at }]);
+    expect(s.provider.sent).toEqual([]);
   });
 });
 
@@ -258,7 +288,7 @@ describe('the sends queue handler', () => {
       awsRegion: 'us-east-1',
     }) as unknown as SQSRecord;
 
-  it('passes the last receive (ApproximateReceiveCount at the queue’s maxReceiveCount): the failing email is left to the index', async () => {
+  it('passes a receive after the first (ApproximateReceiveCount above 1): the failing email is put in the index', async () => {
     // Arrange
     const s = setup();
     const [id] = await sendEmails(s.deps, testCaller, [draft()]);
@@ -274,9 +304,9 @@ describe('the sends queue handler', () => {
     const handler = createSendWorkerHandler(failing);
 
     // Act
-    const early = await handler({ Records: [record(id as string, queues.sends.maxReceiveCount - 1)] });
+    const early = await handler({ Records: [record(id as string, 1)] });
     const indexedEarly = await s.emails.listScheduled(EVERYTHING, 10);
-    const last = await handler({ Records: [record(id as string, queues.sends.maxReceiveCount)] });
+    const last = await handler({ Records: [record(id as string, 2)] });
 
     // Assert
     expect(early.batchItemFailures).toHaveLength(1);

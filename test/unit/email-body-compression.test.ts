@@ -93,6 +93,9 @@ describe('DynamoEmailBodyStore', () => {
     // Act / Assert
     expect(await store().get('email_new')).toEqual({ text: 'new', headers: {} });
     expect(await store().get('email_old')).toEqual({ html: '<p>old</p>', headers: { 'X-C': '3' } });
+    // Strongly consistent: the send worker reads a body a moment after its write, and a lagging replica's miss
+    // would send the copy without it.
+    expect(dynamo.commandCalls(GetCommand).map((c) => c.args[0].input.ConsistentRead)).toEqual([true, true]);
   });
 });
 

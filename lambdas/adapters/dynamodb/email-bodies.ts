@@ -58,8 +58,10 @@ export class DynamoEmailBodyStore implements EmailBodyStore {
   }
 
   async get(emailId: string): Promise<EmailBody | null> {
+    // Strongly consistent (a whole read unit instead of half): the send worker reads it a moment after it was
+    // written, and a lagging replica's miss would send the copy without its body.
     const { Item } = await this.doc.send(
-      new GetCommand({ TableName: this.tableName, Key: { emailId, part: BODY_PART } }),
+      new GetCommand({ TableName: this.tableName, Key: { emailId, part: BODY_PART }, ConsistentRead: true }),
     );
     if (!Item || expired(Item, this.now())) return null;
     if (Item.object instanceof Uint8Array) return decodeBody(Item.object, this.now());

@@ -87,6 +87,10 @@ const LEGACY_ATTRIBUTES = ['html', 'text', 'headers', 'unsubscribeUrls', 'recipi
 
 /** A batch's decision lives in the emails table as an item of this kind, keyed by the batch id. */
 const BATCH_KIND = 'batch';
+/** An email id whose message was dropped before the email was stored (abandon): an item of this kind fences it. */
+const ABANDONED_KIND = 'abandoned';
+/** A batch's decision or an abandoned id: an item of the emails table that is not an email. */
+const notAnEmail = (item: Record<string, unknown>) => item.kind !== undefined;
 
 /** The emailParts sort keys besides the body: the unsubscribe links, and each recipient's state. */
 const LINKS_PART = 'links';
@@ -506,12 +510,32 @@ export class DynamoEmailRepository implements EmailRepository {
           expiresAt: expiry(email),
         })),
     );
-    await batchPutAll(
-      this.doc,
-      this.tables.emails,
-      emails.map((email, i) => ({ ...items[i], ...outboxAttributes(eventsOf(email)) })),
-    );
+    const stored = emails.map((email, i) => ({ ...items[i], ...outboxAttributes(eventsOf(email)) }));
+    if (!options.queued) await batchPutAll(this.doc, this.tables.emails, stored);
+    else {
+      // Its message went out first: a store that comes after the send worker gave up on it (abandon) fails,
+      // instead of leaving an email that nothing sends.
+      for (const Item of stored) {
+        await this.doc.send(
+          new PutCommand({ TableName: this.tables.emails, Item, ConditionExpression: 'attribute_not_exists(id)' }),
+        );
+      }
+    }
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
+  }
+
+  async abandon(id: string): Promise<boolean> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new PutCommand({
+          TableName: this.tables.emails,
+          // Kept as long as an email would be: a store of this id can come no later.
+          Item: { id, kind: ABANDONED_KIND, expiresAt: Math.floor(this.now() / 1000) + this.retentionSeconds },
+          ConditionExpression: 'attribute_not_exists(id)',
+        }),
+      ),
+    );
+    return written !== null;
   }
 
   async get(id: string, options: { metadataOnly?: boolean; consistent?: boolean } = {}): Promise<EmailRecord | null> {
@@ -523,7 +547,7 @@ export class DynamoEmailRepository implements EmailRepository {
       }),
     );
     if (!options.metadataOnly) return this.whole(Item);
-    if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
+    if (!Item || notAnEmail(Item) || expired(Item, this.now())) return null;
     const {
       html: _html,
       text: _text,
@@ -537,7 +561,7 @@ export class DynamoEmailRepository implements EmailRepository {
 
   /** A stored email item (not a batch's, not expired) with its parts and body; null otherwise. */
   private async whole(item: Record<string, unknown> | undefined): Promise<EmailRecord | null> {
-    if (!item || item.kind === BATCH_KIND || expired(item, this.now())) return null;
+    if (!item || notAnEmail(item) || expired(item, this.now())) return null;
     const id = String(item.id);
     const legacy = item.headers !== undefined;
     const [parts, body] = await Promise.all([this.partsOf(id, true), legacy ? null : this.bodies.get(id)]);
@@ -564,7 +588,7 @@ export class DynamoEmailRepository implements EmailRepository {
         ConsistentRead: true,
       }),
     );
-    if (!Item || Item.kind === BATCH_KIND || expired(Item, this.now())) return null;
+    if (!Item || notAnEmail(Item) || expired(Item, this.now())) return null;
     const legacy = z.record(z.string(), recipientState).optional().parse(Item.recipientStates) ?? {};
     return { ...legacy, ...(await this.partsOf(id, true)).states };
   }
@@ -609,7 +633,7 @@ export class DynamoEmailRepository implements EmailRepository {
     const now = this.now();
     const matching = ids.flatMap((id) => {
       const item = found.get(id);
-      if (!item || item.kind === BATCH_KIND || expired(item, now)) return [];
+      if (!item || notAnEmail(item) || expired(item, now)) return [];
       const email = assemble(item, { states: {} }, { headers: {} });
       // The index said so; the item must too (defence in depth), and match the filter.
       if (!sameTenant(email, tenant)) return [];
@@ -782,7 +806,11 @@ export class DynamoEmailRepository implements EmailRepository {
           TableName: this.tables.emails,
           Key: { id },
           UpdateExpression: 'SET scheduleShard = :shard, sendAt = :due',
-          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(canceledAt)',
+          // Never a scheduled email not yet started: its entry stays at its time (the reconciler would queue it early).
+          ConditionExpression:
+            'attribute_exists(id) AND attribute_not_exists(canceledAt) AND attribute_not_exists(#kind) AND ' +
+            '(attribute_not_exists(scheduledAt) OR attribute_exists(sentAt))',
+          ExpressionAttributeNames: { '#kind': 'kind' },
           ExpressionAttributeValues: { ':shard': scheduleShardOf(id), ':due': dueKey(untilMs) },
         }),
       ),

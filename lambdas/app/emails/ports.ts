@@ -188,6 +188,12 @@ export interface EmailRepository {
    * what the send worker checks before it ends an email's wait. Null when there is no such email.
    */
   recipientStates(id: string): Promise<Readonly<Record<string, RecipientState>> | null>;
+  /**
+   * A single email's message came, and its email was never stored (its request failed): marks the id so that a
+   * store of it still under way (a request frozen mid-write) fails instead of leaving an email nothing sends.
+   * False when the email is there after all (it is then sent).
+   */
+  abandon(id: string): Promise<boolean>;
   /** Every recipient of an indexed email is settled: the email stops waiting (leaves the reconciler's index). */
   finishSending(id: string): Promise<void>;
   /** Emails still waiting to be sent (scheduled, or queued now), due before `dueBefore` (epoch ms), oldest first. */

@@ -288,16 +288,12 @@ async function store(
 export async function sendQueuedEmail(
   deps: SendEmailDeps,
   emailId: string,
-  options: { deadline?: number; lastReceive?: boolean } = {},
+  options: { deadline?: number; redelivered?: boolean } = {},
 ): Promise<'sent' | 'skipped'> {
-  try {
-    return await sendStored(deps, emailId, options);
-  } catch (error) {
-    // The sends queue's last receive of this message (it dead-letters next): the email waits in the schedule
-    // index, so the reconciler queues it again.
-    if (options.lastReceive) await deps.emails.deferSend(emailId, retryAt(deps)).catch(() => undefined);
-    throw error;
-  }
+  // Received again (its handling failed, timed out or was cut short): the email waits in the schedule index
+  // before anything else is tried, so should this message dead-letter, the reconciler still queues it again.
+  if (options.redelivered) await deps.emails.deferSend(emailId, retryAt(deps));
+  return sendStored(deps, emailId, options);
 }
 
 async function sendStored(
@@ -413,7 +409,7 @@ const retryAt = (deps: SendEmailDeps) => deps.clock.now() + (deps.sendRetryMs ??
 /** How long after its acceptance a single email's message may come before the email is stored: its request's time. */
 export const STORE_GRACE_MS = BATCH_DECISION_MS;
 /** The send worker's waits for an email queued before it was stored, before it leaves the message to the queue. */
-const STORE_WAITS_MS = [100, 300, 600, 1000];
+const STORE_WAITS_MS = [20, 80, 300, 600, 1000];
 
 /** The email was queued before it was stored, and is not stored yet: its message is to be received again. */
 export class EmailNotStoredError extends Error {
@@ -425,19 +421,22 @@ export class EmailNotStoredError extends Error {
 
 /**
  * The email's item, waiting a moment (strongly consistent reads) for one whose message came before it was
- * stored; still missing within its request's time, the message is received again (EmailNotStoredError). Null for
- * one that never was (its request failed): the message is dropped.
+ * stored; still missing within its request's time, the message is received again (EmailNotStoredError). Missing
+ * after it, its request failed: the id is abandoned (a store of it still under way then fails) and the message
+ * dropped (null), unless the email is there after all.
  */
 async function storedEmail(deps: SendEmailDeps, emailId: string): Promise<EmailRecord | null> {
-  let found = await deps.emails.get(emailId, { metadataOnly: true });
+  const found = await deps.emails.get(emailId, { metadataOnly: true });
+  if (found) return found;
+  const read = () => deps.emails.get(emailId, { metadataOnly: true, consistent: true });
   const young = () => deps.clock.now() - (timeOfId(emailId, 'email') ?? 0) < STORE_GRACE_MS;
-  for (const wait of STORE_WAITS_MS) {
-    if (found || !young()) break;
+  for (const wait of young() ? STORE_WAITS_MS : []) {
     await (deps.sleep ?? sleepFor)(wait);
-    found = await deps.emails.get(emailId, { metadataOnly: true, consistent: true });
+    const stored = await read();
+    if (stored) return stored;
   }
-  if (!found && young()) throw new EmailNotStoredError(emailId);
-  return found;
+  if (young()) throw new EmailNotStoredError(emailId);
+  return (await deps.emails.abandon(emailId)) ? null : read();
 }
 
 const sleepFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

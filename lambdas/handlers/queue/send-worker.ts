@@ -1,12 +1,11 @@
 // SQS handler of the sends queue: each record is an accepted email whose time has come ({emailId}): now for
 // ordinary sends, scheduled_at for scheduled ones. A record whose recipients are not all settled (throttling,
-// an outage, time running out) fails alone, so SQS receives it again after the visibility time-out; on its last
-// receive the email is left to the schedule index first (sendQueuedEmail's lastReceive).
+// an outage, time running out) fails alone, so SQS receives it again after the visibility time-out; each receive
+// after the first puts the email in the schedule index first (sendQueuedEmail's redelivered).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { type SendEmailDeps, sendQueuedEmail } from '../../app/emails/send-emails';
-import { queues } from '../../manifest';
 
 /** `accountId` names the tenant for fair dequeueing (SQS fair queues' MessageGroupId; the local queue's groups). */
 export const sendMessage = z.object({ emailId: z.string().min(1), accountId: z.string().optional() });
@@ -40,7 +39,7 @@ export function createSendWorkerHandler(deps: SendEmailDeps) {
     const record = async (message: SQSRecord) =>
       sendQueuedEmail(deps, sendMessage.parse(JSON.parse(message.body)).emailId, {
         ...(deadline ? { deadline } : {}),
-        lastReceive: Number(message.attributes?.ApproximateReceiveCount ?? 1) >= queues.sends.maxReceiveCount,
+        redelivered: Number(message.attributes?.ApproximateReceiveCount ?? 1) > 1,
       });
     return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
   };

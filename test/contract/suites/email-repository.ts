@@ -387,29 +387,51 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     ]);
   });
 
-  it('deferSend() moves a waiting email’s due time (the reconciler leaves it alone till then), puts a queued one in the index; a cancelled or unknown one stays out', async () => {
-    // Arrange: a scheduled email, a single email queued before it was stored (out of the index), a cancelled one.
+  it('deferSend() moves a started email’s due time (the reconciler leaves it alone till then), puts a queued one in the index; a cancelled, unknown or not yet started scheduled one stays as it was', async () => {
+    // Arrange: a scheduled email started, one not started, a single email queued before it was stored (out of the
+    // index), a cancelled one.
     const fresh = await harness.fresh();
-    const [waiting, canceled] = [scheduled(T0 + 1_000), scheduled(T0 + 2_000)];
+    const [started, later, canceled] = [scheduled(T0 + 1_000), scheduled(T0 + 2_000), scheduled(T0 + 3_000)];
     const queued = newEmail({ id: 'email_queued_first' });
-    await fresh.createMany([waiting, canceled]);
+    await fresh.createMany([started, later, canceled]);
     await fresh.createMany([queued], [], { queued: true });
+    await fresh.startSending(started.id, iso(T0 + 1_000));
     await fresh.cancel(canceled.id, iso(T0));
-    const before = await fresh.listScheduled(Number.MAX_SAFE_INTEGER, 10);
 
     // Act
-    await fresh.deferSend(waiting.id, T0 + 360_000);
-    await fresh.deferSend(queued.id, T0 + 360_000);
-    await fresh.deferSend(canceled.id, T0 + 360_000);
-    await fresh.deferSend('email_unknown', T0 + 360_000);
+    for (const id of [started.id, later.id, queued.id, canceled.id, 'email_unknown']) {
+      await fresh.deferSend(id, T0 + 360_000);
+    }
 
     // Assert
-    expect(before).toEqual([{ id: waiting.id, sendAt: T0 + 1_000 }]);
-    expect(await fresh.listScheduled(T0 + 359_999, 10)).toEqual([]);
-    expect(await fresh.listScheduled(T0 + 360_000, 10)).toEqual(
-      [waiting.id, queued.id].sort().map((id) => ({ id, sendAt: T0 + 360_000 })),
-    );
+    expect(await fresh.listScheduled(T0 + 359_999, 10)).toEqual([{ id: later.id, sendAt: T0 + 2_000 }]);
+    expect(await fresh.listScheduled(T0 + 360_000, 10)).toEqual([
+      { id: later.id, sendAt: T0 + 2_000 },
+      ...[started.id, queued.id].sort().map((id) => ({ id, sendAt: T0 + 360_000 })),
+    ]);
     expect(await fresh.get('email_unknown')).toBeNull();
+  });
+
+  it('abandon() fences an id never stored: a queued store of it then fails; an email stored is not abandoned', async () => {
+    // Arrange
+    const fresh = await harness.fresh();
+    const stored = newEmail({ id: 'email_stored_first' });
+    await fresh.createMany([stored], [], { queued: true });
+    const late = newEmail({ id: 'email_stored_late' });
+
+    // Act
+    const abandoned = await fresh.abandon(late.id);
+    const again = await fresh.abandon(late.id);
+    const lateStore = fresh.createMany([late], [], { queued: true });
+    const notAbandoned = await fresh.abandon(stored.id);
+
+    // Assert
+    expect([abandoned, again, notAbandoned]).toEqual([true, false, false]);
+    await expect(lateStore).rejects.toThrow();
+    expect(await fresh.get(late.id)).toBeNull();
+    expect(await fresh.get(late.id, { metadataOnly: true })).toBeNull();
+    expect(await fresh.startSending(late.id, iso(T0), { scheduled: false })).toBeNull();
+    expect(await fresh.get(stored.id)).toEqual(stored);
   });
 
   it('listScheduled() drops an email once it is sent or cancelled, and honours the limit', async () => {
