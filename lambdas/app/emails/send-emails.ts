@@ -315,17 +315,15 @@ async function sendStored(
     ...(found.scheduledAt !== undefined ? { dueBy: new Date(deps.clock.now() + EARLY_FIRING_MS).toISOString() } : {}),
   });
   if (!email) return 'skipped';
-  if (
-    recipients(email).every((_, i) => FINAL_STATES.includes(email.recipientStates?.[String(i)]?.state ?? 'pending'))
-  ) {
-    // Sent before (a message received again): at most an index entry left to clear.
-    if (email.indexed) await deps.emails.finishSending(emailId);
-    return 'skipped';
-  }
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
   const stateOf = (i: number): RecipientState =>
     reopened.get(i) ?? email.recipientStates?.[String(i)] ?? { state: 'pending', tries: 0 };
+  if (all.every((_, i) => FINAL_STATES.includes(stateOf(i).state))) {
+    // Sent before (a message received again): at most an index entry left to clear.
+    if (email.indexed) await deps.emails.finishSending(emailId);
+    return 'skipped';
+  }
   const outbox: PendingEvents[] = [];
   const settled = new Set<number>();
   const record = async (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => {
