@@ -1,9 +1,9 @@
 // Use case: the caller's emails, newest first (GET /v1/emails), each with the newest part of its history, which
-// gives its status. A filter by an indexed status (the rare ones: bounced, failed, scheduled, …) reads one bounded
-// page of the status index (EmailHistory.idsByStatus, kept as events arrive), then those emails: its work does not
-// grow with the account. A scanned status (queued, sent, delivered, opened, clicked: where most emails are, so
-// the newest emails are dense with them) goes through the emails in chunks until the page is full or
-// STATUS_EXAMINE emails were examined (then it answers what matched, with where to go on).
+// gives its status. A filter by an indexed status (those few emails have: bounced, failed, scheduled, opened, …)
+// reads bounded pages of the status index (EmailHistory.idsByStatus, kept as events arrive), then those emails: its
+// work does not grow with the account. A scanned status (queued, sent, delivered: every email passes through
+// them, most end delivered) goes through the newest emails in chunks until the page is full or STATUS_EXAMINE
+// emails were examined (then it answers what matched, with where to go on).
 import { emailStatus, isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { mapWithLimit } from '../pool';
 import type { Tenant } from '../webhooks/ports';
