@@ -2,7 +2,7 @@
 // its data on disk, as `npm start`. Tenant B reads its usage every 50 ms (API latency) and sends an email every
 // 100 ms (POST → arrival of its email.sent delivery at B's endpoint), first alone, then while tenant A runs each
 // attack in turn: signature checks of many signatures over a 256 KB body, 20 status-filtered email lists at once
-// over 1,000 emails, recovery jobs against an endpoint that never answers, and a burst of 2,500 sends. Prints B's
+// over 1,000 emails (an indexed status, then one read from the newest emails), recovery jobs against an endpoint that never answers, and a burst of 2,500 sends. Prints B's
 // p50/p99/max per phase; the goal is p99 ≤ 250 ms for both under every attack. Env: BENCH_WINDOW_MS (default
 // 6000, each phase's measuring window).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -121,6 +121,14 @@ async function main(): Promise<void> {
       ),
     );
     record('A: 20 × GET /emails?status=', await measure(b, healthy.arrivals));
+    await stop();
+    // 2b. The same with a status read from the newest emails (not indexed): 100 histories a request.
+    stop = keepAttacking(() =>
+      Promise.all(
+        Array.from({ length: 20 }, () => a.call('/emails?status=delivered&limit=100').then((r) => r.arrayBuffer())),
+      ),
+    );
+    record('A: 20 × GET /emails?status=delivered', await measure(b, healthy.arrivals));
     await stop();
 
     // 3. Recovery jobs against an endpoint that never answers (its deliveries failed first).
