@@ -932,9 +932,10 @@ export class InMemoryEmailRepository implements EmailRepository {
     for (const email of emails) {
       this.writes += 1;
       if (this.failOnWrite === this.writes) throw new Error(`write ${this.writes} failed (injected)`);
-      // As the table's conditional put: a queued email's id given up on (abandon) is never stored.
-      if (options.queued && (this.abandoned.has(email.id) || this.items.has(email.id)))
-        throw new Error(`The conditional request failed: ${email.id} was abandoned`);
+      // As the table's conditional put: a queued email's id given up on (abandon) is never stored (the same email
+      // stored again, a retried put, is the store done).
+      if (options.queued && this.abandoned.has(email.id))
+        throw new Error(`Email ${email.id} was abandoned by the send worker before it was stored`);
       this.items.set(email.id, structuredClone(email));
       if (!email.sentAt && !email.canceledAt && !options.queued) this.waiting.add(email.id);
       const own = events.filter((event) => event.emailId === email.id);

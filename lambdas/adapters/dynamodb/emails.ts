@@ -264,7 +264,7 @@ export async function splitEmailItems(
       }),
     );
     for (const item of page.Items ?? []) {
-      if (item.kind === BATCH_KIND) {
+      if (notAnEmail(item)) {
         await expireItem(doc, tables.emails, { id: item.id }, now, retention);
         continue;
       }
@@ -514,14 +514,28 @@ export class DynamoEmailRepository implements EmailRepository {
     if (!options.queued) await batchPutAll(this.doc, this.tables.emails, stored);
     else {
       // Its message went out first: a store that comes after the send worker gave up on it (abandon) fails,
-      // instead of leaving an email that nothing sends.
+      // instead of leaving an email that nothing sends. A put retried after its answer was lost meets its own
+      // item: that is the store done, not a refusal (answering 5xx for it would have the client send it again).
       for (const Item of stored) {
-        await this.doc.send(
-          new PutCommand({ TableName: this.tables.emails, Item, ConditionExpression: 'attribute_not_exists(id)' }),
+        const written = await unlessConditionFails(
+          this.doc.send(
+            new PutCommand({ TableName: this.tables.emails, Item, ConditionExpression: 'attribute_not_exists(id)' }),
+          ),
         );
+        if (written === null && !(await this.isStored(Item))) {
+          throw new Error(`Email ${String(Item.id)} was abandoned by the send worker before it was stored`);
+        }
       }
     }
     return emails.map((email) => this.outbox.emails.pending({ id: email.id }, eventsOf(email)));
+  }
+
+  /** Whether the item with this one's id is this email (not an abandoned id's marker), read strongly consistent. */
+  private async isStored(item: Record<string, unknown>): Promise<boolean> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tables.emails, Key: { id: item.id }, ConsistentRead: true }),
+    );
+    return Item !== undefined && !notAnEmail(Item) && Item.createdAt === item.createdAt;
   }
 
   async abandon(id: string): Promise<boolean> {

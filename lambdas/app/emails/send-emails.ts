@@ -299,12 +299,12 @@ export async function sendQueuedEmail(
 async function sendStored(
   deps: SendEmailDeps,
   emailId: string,
-  options: { deadline?: number },
+  options: { deadline?: number; redelivered?: boolean },
 ): Promise<'sent' | 'skipped'> {
   // Whether to start at all needs the email's item only; startSending reads it whole. This read may be stale
   // (eventually consistent): it only decides what a stale value cannot get wrong (cancelled and batch are final;
   // whether it was scheduled never changes). Whether it is due is decided by startSending's conditional write.
-  const found = await storedEmail(deps, emailId);
+  const found = await storedEmail(deps, emailId, options.redelivered === true);
   if (!found || found.canceledAt) return 'skipped';
   if (found.batchId && !(await batchCommitted(deps, found))) return 'skipped';
   // An email sent now cannot be cancelled: starting it needs no write. A scheduled one starts only if its stored
@@ -406,6 +406,8 @@ const retryAt = (deps: SendEmailDeps) => deps.clock.now() + (deps.sendRetryMs ??
 
 /** How long after its acceptance a single email's message may come before the email is stored: its request's time. */
 export const STORE_GRACE_MS = BATCH_DECISION_MS;
+/** An id a first receive abandons when its email is missing: far past any request's time, whatever the clocks. */
+const ABANDON_FIRST_RECEIVE_MS = 10 * STORE_GRACE_MS;
 /** The send worker's waits for an email queued before it was stored, before it leaves the message to the queue. */
 const STORE_WAITS_MS = [20, 80, 300, 600, 1000];
 
@@ -420,10 +422,11 @@ export class EmailNotStoredError extends Error {
 /**
  * The email's item, waiting a moment (strongly consistent reads) for one whose message came before it was
  * stored; still missing within its request's time, the message is received again (EmailNotStoredError). Missing
- * after it, its request failed: the id is abandoned (a store of it still under way then fails) and the message
- * dropped (null), unless the email is there after all.
+ * after it on a message received again (a first receive only past ABANDON_FIRST_RECEIVE_MS), its request failed:
+ * the id is abandoned (a store of it still under way then fails) and the message dropped (null), unless the email
+ * is there after all.
  */
-async function storedEmail(deps: SendEmailDeps, emailId: string): Promise<EmailRecord | null> {
+async function storedEmail(deps: SendEmailDeps, emailId: string, redelivered: boolean): Promise<EmailRecord | null> {
   const found = await deps.emails.get(emailId, { metadataOnly: true });
   if (found) return found;
   const read = () => deps.emails.get(emailId, { metadataOnly: true, consistent: true });
@@ -433,7 +436,10 @@ async function storedEmail(deps: SendEmailDeps, emailId: string): Promise<EmailR
     const stored = await read();
     if (stored) return stored;
   }
-  if (young()) throw new EmailNotStoredError(emailId);
+  // A worker's clock ahead of the API's must not abandon an email still being stored: a first receive abandons
+  // only an id far past its request's time.
+  const age = deps.clock.now() - (timeOfId(emailId, 'email') ?? 0);
+  if (young() || (!redelivered && age < ABANDON_FIRST_RECEIVE_MS)) throw new EmailNotStoredError(emailId);
   return (await deps.emails.abandon(emailId)) ? null : read();
 }
 

@@ -412,7 +412,7 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     expect(await fresh.get('email_unknown')).toBeNull();
   });
 
-  it('abandon() fences an id never stored: a queued store of it then fails; an email stored is not abandoned', async () => {
+  it('abandon() fences an id never stored: a queued store of it then fails; an email stored is not abandoned, and storing it again succeeds', async () => {
     // Arrange
     const fresh = await harness.fresh();
     const stored = newEmail({ id: 'email_stored_first' });
@@ -424,9 +424,12 @@ export function emailRepositoryPortContract(harness: RepositoryHarness<EmailRepo
     const again = await fresh.abandon(late.id);
     const lateStore = fresh.createMany([late], [], { queued: true });
     const notAbandoned = await fresh.abandon(stored.id);
+    // A store retried after its answer was lost meets its own email: the store is done, not refused.
+    const retried = fresh.createMany([stored], [], { queued: true });
 
     // Assert
     expect([abandoned, again, notAbandoned]).toEqual([true, false, false]);
+    await expect(retried).resolves.toHaveLength(1);
     await expect(lateStore).rejects.toThrow();
     expect(await fresh.get(late.id)).toBeNull();
     expect(await fresh.get(late.id, { metadataOnly: true })).toBeNull();
