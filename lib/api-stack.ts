@@ -266,7 +266,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
   // recipients suppressed meanwhile (BatchGetItem); aborts a batch its request left undecided (PutItem of the
-  // batch's decision, conditional).
+  // batch's decision, conditional); abandons the id of a single email its request never stored, and puts an email
+  // whose send is left for later in the schedule index (conditional PutItem and UpdateItem).
   sender: {
     accounts: 'none',
     apiKeys: 'none',
