@@ -430,16 +430,16 @@ async function storedEmail(deps: SendEmailDeps, emailId: string, redelivered: bo
   const found = await deps.emails.get(emailId, { metadataOnly: true });
   if (found) return found;
   const read = () => deps.emails.get(emailId, { metadataOnly: true, consistent: true });
-  const young = () => deps.clock.now() - (timeOfId(emailId, 'email') ?? 0) < STORE_GRACE_MS;
-  for (const wait of young() ? STORE_WAITS_MS : []) {
+  const acceptedAt = timeOfId(emailId, 'email') ?? 0;
+  const age = () => deps.clock.now() - acceptedAt;
+  for (const wait of age() < STORE_GRACE_MS ? STORE_WAITS_MS : []) {
     await (deps.sleep ?? sleepFor)(wait);
     const stored = await read();
     if (stored) return stored;
   }
   // A worker's clock ahead of the API's must not abandon an email still being stored: a first receive abandons
   // only an id far past its request's time.
-  const age = deps.clock.now() - (timeOfId(emailId, 'email') ?? 0);
-  if (young() || (!redelivered && age < ABANDON_FIRST_RECEIVE_MS)) throw new EmailNotStoredError(emailId);
+  if (age() < (redelivered ? STORE_GRACE_MS : ABANDON_FIRST_RECEIVE_MS)) throw new EmailNotStoredError(emailId);
   return (await deps.emails.abandon(emailId)) ? null : read();
 }
 
