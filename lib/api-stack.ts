@@ -267,17 +267,20 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
   // recipients suppressed meanwhile (BatchGetItem); aborts a batch its request left undecided (PutItem of the
   // batch's decision, conditional); abandons the id of a single email its request never stored, and puts an email
-  // whose send is left for later in the schedule index (conditional PutItem and UpdateItem).
+  // whose send is left for later in the schedule index (conditional PutItem and UpdateItem). Its own email.sent is
+  // processed where it arises, as the dispatcher would: the tenant's webhooks (Query), the history and status
+  // note, the account's listen sessions.
   sender: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'none',
+    webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
-    emailEvents: 'none',
+    // email.sent in the history (PutItem); the status note reads the noted rank (GetItem), writes a higher one.
+    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
     suppressions: { items: ['dynamodb:BatchGetItem'] },
@@ -287,26 +290,28 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: 'none',
     apiRequests: 'none',
     inboundEmails: 'none',
-    listenSessions: 'none',
+    // email.sent goes to the account's live listen sessions (one Query, a PutItem per session that takes it).
+    listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
   },
-  // The SES event mapper reads nothing: the message tags say whose email an event is about.
+  // The SES event mapper maps without reading (the message tags say whose email an event is about), then
+  // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
   sesEvents: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: 'none',
-    webhooks: 'none',
+    webhooks: { items: ['dynamodb:Query'] },
     deliveries: 'none',
     emails: 'none',
     emailParts: 'none',
-    emailEvents: 'none',
+    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
-    suppressions: 'none',
+    suppressions: { items: ['dynamodb:PutItem'] },
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
     apiRequests: 'none',
     inboundEmails: 'none',
-    listenSessions: 'none',
+    listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
   },
 };
 
@@ -414,6 +419,7 @@ export class SendflowApiStack extends Stack {
       environment,
       logRetention,
       eventsQueue: this.pipeline.eventsQueue,
+      deliveriesQueue: this.pipeline.deliveriesQueue,
       maxConcurrency,
       sesMaxSendRate: props.sesMaxSendRate ?? DEFAULT_SES_MAX_SEND_RATE,
     });

@@ -17,6 +17,7 @@ import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
+import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { AuthorizerCache, Clock } from '../app/ports';
@@ -103,6 +104,19 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const knownStreaks = new InProcessKnownStreaks();
   const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
+  const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
+    logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
+  // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
+  // cannot finish go to the events queue through the email's outbox (app/emails/send-emails).
+  const eventDeps: ProcessEventDeps = {
+    webhooks: repositories.webhooks,
+    deliveryQueue: adapters.deliveryQueue,
+    clock,
+    emailHistory: repositories.emailHistory,
+    suppressions: repositories.suppressions,
+    listenSessions: repositories.listenSessions,
+    listenRelayFailed,
+  };
   return {
     logger,
     telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
@@ -190,8 +204,16 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
-    listenRelayFailed: (event: SendflowEvent, error: unknown) =>
-      logger.warn('listen relay failed', { error: error as Error, event_id: event.id }),
+    listenRelayFailed,
+    processEvents: async (events: readonly SendflowEvent[]) => {
+      const failed = await processEvents(eventDeps, events);
+      if (failed.length) {
+        logger.warn('events not processed where they arose: they go through the events queue', {
+          event_ids: failed.map((event) => event.id),
+        });
+      }
+      return failed;
+    },
     ipRateLimit: config.ipRateLimit,
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
     // (one process); on AWS the WAF's rate-based rules are the limit.

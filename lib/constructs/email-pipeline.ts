@@ -2,7 +2,8 @@
 // by SQS DelaySeconds under a minute and by one-shot EventBridge Scheduler schedules in their own group
 // beyond, through a role that may only send to that queue and the schedule DLQ. SES: a configuration set
 // whose event destination is the default EventBridge bus; a rule for that configuration set's events → the
-// provider-events queue (with its DLQ) → the mapper → our events queue. Queues and DLQs alarm.
+// provider-events queue (with its DLQ) → the mapper, which processes our events where they arrive (history,
+// suppressions, webhook fan-out onto the deliveries queue). Queues and DLQs alarm.
 import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
@@ -30,7 +31,7 @@ export const SENDS_OLDEST_MESSAGE_ALARM_SECONDS = 300;
 
 /**
  * The provider-events queue (AWS only, so not in the manifest): SES events in their EventBridge envelope →
- * the mapper, which only maps and publishes, so a batch takes well under a second.
+ * the mapper, which maps them and processes them as the dispatcher does, so a batch takes well under a second.
  */
 export const PROVIDER_EVENTS_QUEUE: QueueSpec = {
   functionTimeoutSeconds: 30,
@@ -60,11 +61,11 @@ export const SEND_WINDOW_SECONDS = queues.sends.functionTimeoutSeconds - 15;
 export const SLOW_SHARE_WARNING = '@sendflow/send-rate-share';
 
 /**
- * SES events every configuration set publishes to EventBridge: all but Subscription (Sendflow does not use SES
- * list management) and the tracking events, which only the tracking sets add (trackedEventTypes).
+ * SES events every configuration set publishes to EventBridge: all but Send (the send worker tells email.sent
+ * itself when SES takes a copy, so no Send event crosses EventBridge and the queues), Subscription (Sendflow does
+ * not use SES list management) and the tracking events, which only the tracking sets add (trackedEventTypes).
  */
 export const SES_EVENT_TYPES = [
-  EmailSendingEvent.SEND,
   EmailSendingEvent.REJECT,
   EmailSendingEvent.BOUNCE,
   EmailSendingEvent.COMPLAINT,
@@ -88,7 +89,6 @@ export function trackedEventTypes(tracking: Tracking): EmailSendingEvent[] {
 
 /** Their EventBridge detail-types (research/email.md §1.1), which the rule matches. */
 export const SES_DETAIL_TYPES = [
-  'Email Sent',
   'Email Rejected',
   'Email Bounced',
   'Email Complaint Received',
@@ -106,8 +106,13 @@ export interface EmailPipelineProps {
   /** Variables every function gets (table names, limits): loadConfig requires them. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
-  /** Where the send worker publishes events (the simulator's, in test mode). */
+  /** Where the send worker publishes events (the simulator's, in test mode; the ones it could not process). */
   readonly eventsQueue: Queue;
+  /**
+   * Where the send worker's own email.sent and the SES mapper's events fan out: both process their events where
+   * they arise, as the dispatcher does with the events queue's.
+   */
+  readonly deliveriesQueue: Queue;
   /** MaximumConcurrency of the sends and provider-events consumers; the manifest's when omitted. */
   readonly maxConcurrency?: Pick<MaxConcurrency, 'sends' | 'providerEvents'>;
   /**
@@ -134,7 +139,7 @@ export class EmailPipeline extends Construct {
   readonly providerEventsQueue: Queue;
   readonly providerEventsDlq: Queue;
   readonly sesEventsRule: Rule;
-  /** The mapper: SES events → our events. */
+  /** The mapper: SES events → our events, processed where they arrive. */
   readonly sesEvents: NodeFunction;
   readonly alarms: Alarm[] = [];
 
@@ -184,9 +189,14 @@ export class EmailPipeline extends Construct {
       timeout: Duration.seconds(queues.sends.functionTimeoutSeconds),
       memorySize: 512,
       logRetention: props.logRetention,
-      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl, ...pacing },
+      environment: {
+        ...props.environment,
+        SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl,
+        SF_DELIVERIES_QUEUE_URL: props.deliveriesQueue.queueUrl,
+        ...pacing,
+      },
     });
-    allowSend(this.sender.role, props.eventsQueue);
+    allowSend(this.sender.role, props.eventsQueue, props.deliveriesQueue);
     consume(this.sender, this.sendsQueue, sends);
 
     // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches these
@@ -237,14 +247,14 @@ export class EmailPipeline extends Construct {
     });
     this.sesEvents = new NodeFunction(this, 'SesEvents', {
       entry: 'lambdas/runtime/aws/ses-events.ts',
-      description: 'Sendflow SES event mapper: SES events of our configuration set to Sendflow events',
+      description: 'Sendflow SES event mapper: SES events of our configuration sets to Sendflow events, processed',
       serviceName: 'sendflow-ses-events',
       timeout: Duration.seconds(PROVIDER_EVENTS_QUEUE.functionTimeoutSeconds),
       memorySize: 256,
       logRetention: props.logRetention,
-      environment: { ...props.environment, SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl },
+      environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: props.deliveriesQueue.queueUrl },
     });
-    allowSend(this.sesEvents.role, props.eventsQueue);
+    allowSend(this.sesEvents.role, props.deliveriesQueue);
     consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
     this.alarms.push(

@@ -25,6 +25,7 @@ const ids = {} as Record<
   | 'sendsDlq'
   | 'sendScheduleDlq'
   | 'eventsQueue'
+  | 'deliveriesQueue'
   | 'sendGroup'
   | 'sendRole'
   | 'restApi'
@@ -48,6 +49,7 @@ beforeAll(() => {
   ids.sendsDlq = find('AWS::SQS::Queue', /^EmailPipelineSendsDlq/);
   ids.sendScheduleDlq = find('AWS::SQS::Queue', /^EmailPipelineSendScheduleDlq/);
   ids.eventsQueue = find('AWS::SQS::Queue', /^DeliveryPipelineEventsQueue/);
+  ids.deliveriesQueue = find('AWS::SQS::Queue', /^DeliveryPipelineDeliveriesQueue/);
   ids.sendGroup = find('AWS::Scheduler::ScheduleGroup', /SendGroup/);
   ids.sendRole = find('AWS::IAM::Role', /SendSchedulerRole/);
   ids.restApi = find('AWS::ApiGateway::RestApi', /^Api/);
@@ -210,9 +212,12 @@ describe('queue access', () => {
     expect(variablesOf('reconciler').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
   });
 
-  it('the send worker publishes to the events queue only, and knows its URL', () => {
-    expect(sendsTo('sender')).toEqual([arn(ids.eventsQueue)]);
+  it('the send worker fans its email.sent out onto the deliveries queue, and publishes the rest to the events queue', () => {
+    const queues = sendsTo('sender');
+    expect(queues).toHaveLength(2);
+    expect(queues).toEqual(expect.arrayContaining([arn(ids.deliveriesQueue), arn(ids.eventsQueue)]));
     expect(variablesOf('sender').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
+    expect(variablesOf('sender').SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
   });
 });
 
@@ -297,7 +302,7 @@ const sesArn = (resource: string) => ({
 describe('SES configuration set and its events', () => {
   const BASE = 'Sendflow-prod-Api-email-events';
   const SETS = [BASE, `${BASE}-open`, `${BASE}-click`, `${BASE}-open-click`];
-  const UNTRACKED = ['send', 'reject', 'bounce', 'complaint', 'delivery', 'renderingFailure', 'deliveryDelay'];
+  const UNTRACKED = ['reject', 'bounce', 'complaint', 'delivery', 'renderingFailure', 'deliveryDelay'];
   /** Each configuration set's name, by logical id. */
   const setNames = () =>
     Object.fromEntries(
@@ -362,7 +367,6 @@ describe('SES configuration set and its events', () => {
       EventPattern: {
         source: ['aws.ses'],
         'detail-type': [
-          'Email Sent',
           'Email Rejected',
           'Email Bounced',
           'Email Complaint Received',
@@ -411,16 +415,17 @@ describe('SES configuration set and its events', () => {
     }
   });
 
-  it('the mapper consumes it with partial batch responses and publishes to the events queue only', () => {
+  it('the mapper consumes it with partial batch responses and fans out onto the deliveries queue only', () => {
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids.providerEventsQueue),
       FunctionName: { Ref: functions['ses-events'] },
       BatchSize: PROVIDER_EVENTS_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(sendsTo('ses-events')).toEqual([arn(ids.eventsQueue)]);
-    expect(variablesOf('ses-events').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
-    expect(JSON.stringify(statementsOf(roleOf('ses-events')))).not.toMatch(/dynamodb:|ses:/);
+    expect(sendsTo('ses-events')).toEqual([arn(ids.deliveriesQueue)]);
+    expect(variablesOf('ses-events').SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
+    expect(variablesOf('ses-events').SF_EVENTS_QUEUE_URL).toBeUndefined();
+    expect(JSON.stringify(statementsOf(roleOf('ses-events')))).not.toMatch(/ses:/);
   });
 });
 
@@ -530,7 +535,7 @@ describe('table access', () => {
     );
   }
 
-  it('the send worker reads emails and settles recipients, decides undecided batches, reads suppressions; nothing else', () => {
+  it('the send worker reads emails and settles recipients, decides undecided batches, reads suppressions, processes its email.sent; nothing else', () => {
     expect(access('sender')).toEqual({
       emails: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       // The body (GetItem), links and states (Query); each recipient's own item changed (UpdateItem). No index.
@@ -539,6 +544,20 @@ describe('table access', () => {
       suppressions: { actions: ['dynamodb:BatchGetItem'], targets: ['table'] },
       // The sender domain's open and click tracking: one GetItem a minute a domain.
       domains: { actions: ['dynamodb:GetItem'], targets: ['table'] },
+      // Its own email.sent, processed where it arises: the tenant's webhooks, the history and status note, the
+      // account's listen sessions.
+      webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
+      emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
+    });
+  });
+
+  it('the mapper processes its events as the dispatcher does: the same table access, nothing else', () => {
+    expect(access('ses-events')).toEqual({
+      webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
+      emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
+      suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
+      listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
     });
   });
 });

@@ -751,7 +751,7 @@ describe('api entry point: links', () => {
 });
 
 describe('sender entry point', () => {
-  it('sends a scheduled test-mode email whose time has come through the simulator onto the stack events queue', async () => {
+  it('sends a scheduled test-mode email through the simulator: its email.sent fanned out here, the story onto the events queue', async () => {
     // Arrange
     const email = {
       id: 'email_2',
@@ -771,12 +771,17 @@ describe('sender entry point', () => {
       scheduledAt: new Date(NOW).toISOString(),
       unsubscribeUrls: {},
     };
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(GetCommand).resolves({});
     dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
     // Its links and recipient states (emailParts): none yet; each recipient's claim and outcome is an UpdateItem.
     dynamo.on(QueryCommand, { TableName: 'email-parts-table' }).resolves({ Items: [] });
     dynamo.on(UpdateCommand, { TableName: 'email-parts-table' }).resolves({});
+    // The tenant's webhook takes email.sent: the send worker fans it out itself.
+    const hook = { ...webhook, tenant: 'acct_1#test', mode: 'test', events: ['email.sent'] };
+    dynamo.on(QueryCommand, { TableName: 'webhooks-table' }).resolves({ Items: [hook] });
 
     // Act
     const result = (await handlers.sender(
@@ -788,9 +793,21 @@ describe('sender entry point', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     expect(dynamo).toHaveReceivedCommandWith(UpdateCommand, { TableName: 'emails-table', Key: { id: 'email_2' } });
     const sent = sentMessages();
-    expect(sent.map((m) => m.queueUrl)).toEqual(sent.map(() => environments.sender.SF_EVENTS_QUEUE_URL));
-    expect(sent.map((m) => m.body.type)).toEqual(['email.sent', 'email.delivered']);
-    expect(sent[0]?.body).toMatchObject({ emailId: 'email_2', mode: 'test', to: 'success@simulator.amazonses.com' });
+    expect(sent.map((m) => [m.queueUrl, m.body.type ?? m.body.seed?.event])).toEqual([
+      [environments.sender.SF_EVENTS_QUEUE_URL, 'email.delivered'],
+      [environments.sender.SF_DELIVERIES_QUEUE_URL, 'email.sent'],
+    ]);
+    const history = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(history).toEqual([
+      expect.objectContaining({
+        TableName: 'email-events-table',
+        Item: expect.objectContaining({
+          emailId: 'email_2',
+          type: 'email.sent',
+          to: 'success@simulator.amazonses.com',
+        }),
+      }),
+    ]);
   });
 });
 
@@ -816,6 +833,8 @@ describe('sender entry point: live mode', () => {
       scheduledAt: new Date(NOW).toISOString(),
       unsubscribeUrls: { 'bob@example.com': url },
     };
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(GetCommand).resolves({});
     dynamo.on(GetCommand, { TableName: 'emails-table' }).resolves({ Item: { ...email, scheduleShard: 'scheduled#1' } });
     dynamo.on(UpdateCommand, { TableName: 'emails-table' }).resolves({ Attributes: { ...email, sentAt: 'now' } });
     dynamo.on(BatchGetCommand).resolves({ Responses: { 'suppressions-table': [] } });
@@ -843,32 +862,50 @@ describe('sender entry point: live mode', () => {
     });
     const headers = ses.commandCalls(SendEmailCommand)[0]?.args[0].input.Content?.Simple?.Headers;
     expect(headers).toContainEqual({ Name: 'List-Unsubscribe', Value: `<${url}>` });
+    // Its email.sent is the send worker's, processed here: in the history, fanned out to no webhook (none).
     expect(sentMessages()).toEqual([]);
+    expect(dynamo).toHaveReceivedCommandWith(PutCommand, {
+      TableName: 'email-events-table',
+      Item: expect.objectContaining({ emailId: 'email_3', type: 'email.sent', to: 'bob@example.com' }),
+    });
   });
 });
 
 describe('SES events entry point', () => {
-  it('maps an SES bounce from the provider-events queue onto the stack events queue', async () => {
-    // Arrange
+  it('maps an SES bounce from the provider-events queue and processes it there: history, fan-out onto the deliveries queue', async () => {
+    // Arrange: the email's tenant has a webhook that takes bounces and failures.
     const body = JSON.parse(
       readFileSync(new URL('../fixtures/ses/bounce-permanent-onaccountsuppressionlist.json', import.meta.url), 'utf8'),
     );
+    const tags = body.detail.mail.tags as Record<string, [string]>;
+    const [accountId, mode] = [tags.account_id?.[0], tags.mode?.[0]];
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+    dynamo.on(GetCommand).resolves({});
+    const hook = {
+      ...webhook,
+      tenant: `${accountId}#${mode}`,
+      accountId,
+      mode,
+      events: ['email.bounced', 'email.failed'],
+    };
+    dynamo.on(QueryCommand, { TableName: 'webhooks-table' }).resolves({ Items: [hook] });
 
     // Act
     const result = (await handlers.sesEvents(sqsEvent([body]), lambdaContext('r13'))) as SQSBatchResponse;
 
-    // Assert
+    // Assert: no events queue; both events' deliveries in one send, both in the email's history.
     expect(result).toEqual({ batchItemFailures: [] });
     const sent = sentMessages();
-    expect(sent.map((m) => [m.queueUrl, m.body.type])).toEqual([
-      [environments.sesEvents.SF_EVENTS_QUEUE_URL, 'email.bounced'],
-      [environments.sesEvents.SF_EVENTS_QUEUE_URL, 'email.failed'],
+    expect(sent.map((m) => [m.queueUrl, m.body.seed?.event])).toEqual([
+      [environments.sesEvents.SF_DELIVERIES_QUEUE_URL, 'email.bounced'],
+      [environments.sesEvents.SF_DELIVERIES_QUEUE_URL, 'email.failed'],
     ]);
-    expect(sent[0]?.body).toMatchObject({
-      emailId: 'email_01jdxk3m7q8r9s0t1v2w3x4y5z',
-      data: { refused_by_account_suppression_list: true },
-    });
-    expect(dynamo.calls()).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
+    const history = dynamo.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(history.map((put) => [put.TableName, put.Item?.emailId, put.Item?.type])).toEqual([
+      ['email-events-table', 'email_01jdxk3m7q8r9s0t1v2w3x4y5z', 'email.bounced'],
+      ['email-events-table', 'email_01jdxk3m7q8r9s0t1v2w3x4y5z', 'email.failed'],
+    ]);
   });
 });
 

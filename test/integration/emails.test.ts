@@ -172,7 +172,8 @@ describe('the simulator stories', () => {
     ['open@simulator.amazonses.com', ['email.sent', 'email.delivered', 'email.opened']],
     ['click@simulator.amazonses.com', ['email.sent', 'email.delivered', 'email.opened', 'email.clicked']],
     ['accountsuppressed@simulator.amazonses.com', ['email.sent', 'email.bounced', 'email.failed']],
-    ['reject@simulator.amazonses.com', ['email.failed']],
+    // SES took it (SendEmail succeeded: the send worker's email.sent, as SES's own Send), then refused it.
+    ['reject@simulator.amazonses.com', ['email.sent', 'email.failed']],
     ['bounce+signup-42@simulator.amazonses.com', ['email.sent', 'email.bounced']],
     ['someone@example.com', ['email.sent', 'email.delivered']],
   ];

@@ -4,7 +4,12 @@
 // event is fanned out to subscribed webhooks; a redelivery changes nothing but re-queues the same deliveries;
 // a step that fails (history, fan-out) never holds back the others, and fails the event so it is retried.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type ProcessEventDeps, processEvent, suppressionReason } from '../../lambdas/app/events/process-event';
+import {
+  type ProcessEventDeps,
+  processEvent,
+  processEvents,
+  suppressionReason,
+} from '../../lambdas/app/events/process-event';
 import type { Webhook } from '../../lambdas/app/webhooks/ports';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
@@ -319,5 +324,55 @@ describe('processEvent when a step fails', () => {
         expect.objectContaining({ message: 'throttled' }),
       ],
     });
+  });
+});
+
+describe('processEvents (a batch processed where it arrives: the send worker’s email.sent)', () => {
+  it('lists a tenant’s webhooks once, sends the batch’s delivery jobs together, and records every event', async () => {
+    // Arrange
+    const s = setup();
+    await s.webhooks.create(webhook({ events: ['email.sent'] }));
+    let listings = 0;
+    const list = s.webhooks.list.bind(s.webhooks);
+    s.webhooks.list = (tenant) => {
+      listings += 1;
+      return list(tenant);
+    };
+    const events = ['ada', 'bob', 'cy'].map((name) =>
+      newEvent('email.sent', { id: `evt_sent_${name}`, to: `${name}@example.com` }),
+    );
+
+    // Act
+    const failed = await processEvents(s.deps, events);
+
+    // Assert
+    expect(failed).toEqual([]);
+    expect(listings).toBe(1);
+    expect(s.deliveryQueue.sent).toHaveLength(1);
+    expect(s.deliveryQueue.sent[0]?.jobs.map((j) => j.deliveryId)).toEqual(
+      events.map((e) => deliveryIdFor(e.id, 'wh_01bounces')),
+    );
+    const history = await s.emailHistory.latest(EMAIL_ID, 100);
+    expect(history.events.map((e) => e.id).sort()).toEqual(events.map((e) => e.id).sort());
+  });
+
+  it('returns only the events whose processing failed (for the caller to retry through the queue)', async () => {
+    // Arrange
+    const s = setup();
+    const record = s.emailHistory.record.bind(s.emailHistory);
+    s.emailHistory.record = async (emailId, entry) => {
+      if (entry.id === 'evt_sent_bob') throw new Error('history write throttled');
+      return record(emailId, entry);
+    };
+    const events = ['ada', 'bob'].map((name) =>
+      newEvent('email.sent', { id: `evt_sent_${name}`, to: `${name}@example.com` }),
+    );
+
+    // Act
+    const failed = await processEvents(s.deps, events);
+
+    // Assert
+    expect(failed.map((e) => e.id)).toEqual(['evt_sent_bob']);
+    expect((await s.emailHistory.latest(EMAIL_ID, 100)).events.map((e) => e.id)).toEqual(['evt_sent_ada']);
   });
 });

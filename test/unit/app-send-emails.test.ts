@@ -26,6 +26,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
 } from '../../lambdas/domain/errors';
+import type { SendflowEvent } from '../../lambdas/domain/events';
 import type { PlanName } from '../../lambdas/domain/plans';
 import { verifyToken } from '../../lambdas/domain/tokens';
 import {
@@ -69,9 +70,15 @@ function setup() {
     links: fixedLinks(SECRET, BASE),
     clock,
     random: seededRandom('send-emails'),
+    // As the runtimes wire it: each copy's email.sent is processed where it arises, not queued.
+    processEvents: async (events) => {
+      processed.push(...events);
+      return [];
+    },
   };
+  const processed: SendflowEvent[] = [];
   const published = () => events.published.flatMap((p) => p.events);
-  return { clock, emails, domains, providers, quotas, suppressions, events, sendScheduler, deps, published };
+  return { clock, emails, domains, providers, quotas, suppressions, events, sendScheduler, deps, published, processed };
 }
 
 /**
@@ -168,6 +175,11 @@ describe('sendEmails: one copy per recipient', () => {
     expect(stored).not.toHaveProperty('events');
     expect(Object.keys(stored?.unsubscribeUrls ?? {})).toEqual(sent?.copies.map((c) => c.to));
     expect(s.published()).toEqual([]);
+    expect(s.processed.map((e) => [e.type, e.to])).toEqual([
+      ['email.sent', 'ada@example.com'],
+      ['email.sent', 'bob@example.com'],
+      ['email.sent', 'audit@acme.example'],
+    ]);
   });
 
   it('gives each copy its own List-Unsubscribe header, whose token names that recipient only', async () => {

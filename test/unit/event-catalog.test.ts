@@ -122,7 +122,7 @@ function sesEvents(): SendflowEvent[] {
     });
 }
 
-/** email.scheduled, email.suppressed, email.failed from the send use cases, then email.unsubscribed. */
+/** email.scheduled, email.suppressed, email.sent, email.failed from the send use cases, then email.unsubscribed. */
 async function sendingEvents(): Promise<SendflowEvent[]> {
   const clock = new FakeClock(T0);
   const events = new RecordingEventPublisher();
@@ -151,7 +151,11 @@ async function sendingEvents(): Promise<SendflowEvent[]> {
   const later = new Date(T0 + 3_600_000).toISOString();
   await sendEmails(deps, CALLER, [draft({ to: ['Ada <ada@example.com>'], scheduledAt: later })]);
   const [id] = await sendEmails(deps, CALLER, [
-    draft({ to: ['hard_bounce@example.com', 'complaint@example.com', 'unsubscribe@example.com', 'refused@x.test'] }),
+    draft({
+      to: ['hard_bounce@example.com', 'complaint@example.com', 'unsubscribe@example.com', 'refused@x.test'],
+      // Taken by the provider: the send worker's own email.sent.
+      cc: ['taken@example.com'],
+    }),
   ]);
   for (const job of sendScheduler.scheduled.filter((s) => s.atMs <= clock.now())) {
     await sendQueuedEmail(deps, job.emailId);

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { mapSesEvent } from '../../lambdas/adapters/ses/map-ses-event';
+import { mapSesEvent, SEND_IS_THE_WORKERS } from '../../lambdas/adapters/ses/map-ses-event';
 import { createSesEventsHandler } from '../../lambdas/adapters/ses/ses-events-handler';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
@@ -80,7 +80,7 @@ describe('every fixture', () => {
     );
   });
 
-  it.each(names.filter((n) => !['subscription', 'send-untagged'].includes(n)))(
+  it.each(names.filter((n) => !['subscription', 'send', 'send-untagged'].includes(n)))(
     '%s maps to well-formed events of our email, account and mode, ids derived from the SES event',
     (name) => {
       // Act
@@ -105,17 +105,15 @@ describe('every fixture', () => {
 
   it('never gives two SES events the same id', () => {
     const ids = names
-      .filter((n) => !['subscription', 'send-untagged'].includes(n))
+      .filter((n) => !['subscription', 'send', 'send-untagged'].includes(n))
       .flatMap((n) => mapped(n).map((e) => e.id));
     expect(new Set(ids).size).toBe(ids.length);
   });
 });
 
 describe('Send, Delivery, DeliveryDelay', () => {
-  it('Send → email.sent at the time SES accepted the message', () => {
-    expect(view(mapped('send'))).toEqual([
-      { type: 'email.sent', to: 'bob@example.com', timestamp: '2026-11-22T10:00:00.000Z', data: COMMON },
-    ]);
+  it('Send is skipped: email.sent is the send worker’s own (one still on its way after the change is not told twice)', () => {
+    expect(mapSesEvent(fixture('send').detail)).toEqual({ kind: 'skipped', why: SEND_IS_THE_WORKERS });
   });
 
   it('Delivery → email.delivered with the remote MTA answer as smtp_response', () => {
@@ -358,7 +356,7 @@ describe('correlation and identity', () => {
   });
 
   it('decodes RFC 2047 encoded words in the reported From and Subject', () => {
-    const detail = fixture('send').detail;
+    const detail = fixture('delivery').detail;
     (detail.mail as unknown as { commonHeaders: Record<string, unknown> }).commonHeaders = {
       from: ['=?UTF-8?B?Wm/Dqw==?= <zoe@acme.example>'],
       subject: '=?UTF-8?Q?Caf=C3=A9_au_lait?= =?UTF-8?B?IOKckw==?=',
@@ -372,19 +370,19 @@ describe('correlation and identity', () => {
 });
 
 describe('provider-events queue handler', () => {
-  function harness(options: { failPublish?: boolean } = {}) {
-    const published: SendflowEvent[][] = [];
+  /** The mapped events processed where they arrive (the runtime wires processEvents: history, fan-out). */
+  function harness(options: { fail?: (event: SendflowEvent) => boolean; throws?: boolean } = {}) {
+    const calls: SendflowEvent[][] = [];
     const warnings: unknown[] = [];
     const handler = createSesEventsHandler({
-      events: {
-        publish: async (events) => {
-          if (options.failPublish) throw new Error('SQS unavailable');
-          published.push([...events]);
-        },
+      processEvents: async (events) => {
+        if (options.throws) throw new Error('DynamoDB unavailable');
+        calls.push([...events]);
+        return events.filter((event) => options.fail?.(event) ?? false);
       },
-      logger: { info: () => undefined, warn: (...args: unknown[]) => void warnings.push(args) },
+      logger: { debug: () => undefined, warn: (...args: unknown[]) => void warnings.push(args) },
     });
-    return { handler, published, warnings };
+    return { handler, calls, warnings };
   }
 
   function sqsEvent(bodies: string[]): SQSEvent {
@@ -408,31 +406,31 @@ describe('provider-events queue handler', () => {
     };
   }
 
-  it('publishes the mapped events of each record, one publish per SES event', async () => {
+  it('processes the mapped events of the whole batch together, where they arrive (no events queue)', async () => {
     // Arrange
-    const { handler, published } = harness();
-    const bodies = ['send', 'bounce-permanent-onaccountsuppressionlist'].map((n) => JSON.stringify(fixture(n)));
+    const { handler, calls } = harness();
+    const bodies = ['delivery', 'bounce-permanent-onaccountsuppressionlist'].map((n) => JSON.stringify(fixture(n)));
 
     // Act
     const result = await handler(sqsEvent(bodies));
 
     // Assert
     expect(result).toEqual({ batchItemFailures: [] });
-    expect(published.map((events) => events.map((e) => e.type))).toEqual([
-      ['email.sent'],
-      ['email.bounced', 'email.failed'],
+    expect(calls.map((events) => events.map((e) => e.type))).toEqual([
+      ['email.delivered', 'email.bounced', 'email.failed'],
     ]);
   });
 
-  it('acknowledges skipped events with a warning, and fails only the malformed record', async () => {
+  it('acknowledges skipped events (Send among them) with a warning, and fails only the malformed record', async () => {
     // Arrange
-    const { handler, published, warnings } = harness();
+    const { handler, calls, warnings } = harness();
     const bodies = [
       JSON.stringify(fixture('send-untagged')),
       JSON.stringify(fixture('subscription')),
       '{"not":"an EventBridge event"}',
       JSON.stringify({ ...fixture('send'), source: 'aws.s3' }),
       'not json',
+      JSON.stringify(fixture('send')),
     ];
 
     // Act
@@ -442,12 +440,24 @@ describe('provider-events queue handler', () => {
     expect(result).toEqual({
       batchItemFailures: [{ itemIdentifier: 'msg-2' }, { itemIdentifier: 'msg-3' }, { itemIdentifier: 'msg-4' }],
     });
-    expect(published).toEqual([]);
-    expect(warnings).toHaveLength(2);
+    expect(calls.flat()).toEqual([]);
+    expect(warnings).toHaveLength(3);
   });
 
-  it('reports the record as failed when the events queue refuses, so SQS retries it', async () => {
-    const { handler } = harness({ failPublish: true });
+  it('fails only the records whose events were not all processed, so SQS retries those', async () => {
+    // Arrange
+    const { handler } = harness({ fail: (event) => event.type === 'email.failed' });
+    const bodies = ['delivery', 'bounce-permanent-onaccountsuppressionlist'].map((n) => JSON.stringify(fixture(n)));
+
+    // Act
+    const result = await handler(sqsEvent(bodies));
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-1' }] });
+  });
+
+  it('fails every record when processing throws, so SQS retries them', async () => {
+    const { handler } = harness({ throws: true });
     const result = await handler(sqsEvent([JSON.stringify(fixture('delivery'))]));
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: 'msg-0' }] });
   });

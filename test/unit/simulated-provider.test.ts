@@ -1,7 +1,8 @@
 // Unit tests for the simulator provider (lambdas/adapters/simulator/simulated-provider.ts, DESIGN §6): every
 // recipient it is given (to, cc and bcc, less the suppressed ones the use case leaves out) gets its own simulator
-// story as our events, published step by step with the step's delay (stepSeconds × step), carrying the email's
-// from and subject, with unique, time-ordered event ids.
+// story as our events, published step by step with the step's delay (stepSeconds × step), timed from the copy's
+// hand-over, carrying the email's from and subject, with unique, time-ordered event ids. email.sent is not among
+// them (the send worker tells it).
 import { describe, expect, it } from 'vitest';
 import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
@@ -47,7 +48,7 @@ const summary = (published: RecordingEventPublisher['published']) =>
   published.map(({ events, delaySeconds }) => ({ delaySeconds, events: events.map((e) => `${e.type} ${e.to}`) }));
 
 describe('SimulatedEmailProvider', () => {
-  it('publishes success@ as email.sent now and email.delivered one step later, with full event fields', async () => {
+  it('publishes success@ as email.delivered one step after the hand-over (no email.sent), with full event fields', async () => {
     // Arrange
     const { events, provider } = setup(2);
 
@@ -55,26 +56,15 @@ describe('SimulatedEmailProvider', () => {
     await provider.send(...forAll(newEmail()));
 
     // Assert
-    expect(events.published).toHaveLength(2);
-    const [sent, delivered] = events.published.map((p) => p.events[0]) as [SendflowEvent, SendflowEvent];
-    expect(events.published.map((p) => [p.delaySeconds, p.events.length])).toEqual([
-      [0, 1],
-      [2, 1],
-    ]);
-    expect(sent).toEqual({
-      id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
-      type: 'email.sent',
-      accountId: 'acct_sim',
-      mode: 'test',
-      timestamp: new Date(T0).toISOString(),
-      emailId: 'em_01simulated',
-      to: 'success@simulator.amazonses.com',
-      data: { from: 'Acme <billing@acme.example>', subject: 'Your invoice' },
-    });
+    expect(events.published.map((p) => [p.delaySeconds, p.events.length])).toEqual([[2, 1]]);
+    const [delivered] = events.published.map((p) => p.events[0]) as [SendflowEvent];
     expect(delivered).toEqual({
-      ...sent,
       id: expect.stringMatching(/^evt_[0-9a-z]{26}$/),
       type: 'email.delivered',
+      accountId: 'acct_sim',
+      mode: 'test',
+      emailId: 'em_01simulated',
+      to: 'success@simulator.amazonses.com',
       timestamp: new Date(T0 + 2_000).toISOString(),
       data: {
         from: 'Acme <billing@acme.example>',
@@ -98,15 +88,6 @@ describe('SimulatedEmailProvider', () => {
 
     // Assert
     expect(summary(events.published)).toEqual([
-      {
-        delaySeconds: 0,
-        events: [
-          'email.sent ann@example.com',
-          'email.sent bob@example.com',
-          'email.sent carol@example.com',
-          'email.sent dave@example.com',
-        ],
-      },
       {
         delaySeconds: 1,
         events: [
@@ -132,14 +113,7 @@ describe('SimulatedEmailProvider', () => {
 
     // Assert
     expect(summary(events.published)).toEqual([
-      {
-        delaySeconds: 0,
-        events: [
-          'email.sent bounce+first@simulator.amazonses.com',
-          'email.sent click@simulator.amazonses.com',
-          'email.failed reject@simulator.amazonses.com',
-        ],
-      },
+      { delaySeconds: 0, events: ['email.failed reject@simulator.amazonses.com'] },
       {
         delaySeconds: 3,
         events: ['email.bounced bounce+first@simulator.amazonses.com', 'email.delivered click@simulator.amazonses.com'],
@@ -166,28 +140,28 @@ describe('SimulatedEmailProvider', () => {
     await provider.send(...forAll(newEmail({ to: ['click@simulator.amazonses.com'] })));
 
     // Assert
-    expect(events.published.map((p) => p.delaySeconds)).toEqual([0, 0.25, 0.5, 0.75]);
+    expect(events.published.map((p) => p.delaySeconds)).toEqual([0.25, 0.5, 0.75]);
     expect(events.published.map((p) => p.events[0]?.timestamp)).toEqual(
-      [0, 250, 500, 750].map((ms) => new Date(T0 + ms).toISOString()),
+      [250, 500, 750].map((ms) => new Date(T0 + ms).toISOString()),
     );
   });
 
-  it('times the story from when the email was due (its creation, or its schedule), not from when it is sent', async () => {
-    // Arrange: one email as created; another scheduled for two days after its creation.
+  it('times each copy’s story from its hand-over (`at`, its email.sent’s time), else from when the email was due', async () => {
+    // Arrange: a copy handed over 90 s after its email's creation; one with no time; a scheduled email's.
     const { events, provider } = setup(1);
     const scheduledAt = new Date(T0 + 2 * 86_400_000).toISOString();
 
     // Act
+    await provider.send(newEmail(), [{ to: 'success@simulator.amazonses.com', headers: {}, at: T0 + 90_000 }]);
     await provider.send(...forAll(newEmail()));
     await provider.send({ ...newEmail({ id: 'em_02scheduled' }), scheduledAt }, [
       { to: 'success@simulator.amazonses.com', headers: {} },
     ]);
 
-    // Assert: stored times, so a send received again stamps its events alike (and gives them the same ids).
+    // Assert: stored times, so a copy handed over again stamps its events alike (and gives them the same ids).
     expect(events.published.map((p) => p.events[0]?.timestamp)).toEqual([
-      new Date(T0).toISOString(),
+      new Date(T0 + 91_000).toISOString(),
       new Date(T0 + 1_000).toISOString(),
-      scheduledAt,
       new Date(T0 + 2 * 86_400_000 + 1_000).toISOString(),
     ]);
   });
@@ -205,7 +179,7 @@ describe('SimulatedEmailProvider', () => {
 
     // Assert
     const all = events.published.flatMap((p) => p.events);
-    expect(all).toHaveLength(20 * 4 + 3);
+    expect(all).toHaveLength(20 * 3 + 2);
     expect(new Set(all.map((e) => e.id)).size).toBe(all.length);
     const byId = [...all].sort((a, b) => (a.id < b.id ? -1 : 1));
     const timestamps = byId.map((e) => e.timestamp);

@@ -52,6 +52,7 @@ const recipientState = z
     tries: z.number(),
     until: z.number().optional(),
     epoch: z.number().optional(),
+    since: z.number().optional(),
     reason: z.string().optional(),
   })
   .transform((state) => state as RecipientState);

@@ -1,31 +1,66 @@
-// SQS handler of the provider-events queue (EventBridge rule on our SES configuration set → SQS): each record
-// is one SES event in its EventBridge envelope, mapped to our events and published on the events queue. A
-// record that fails (a malformed body, the events queue refusing) is reported back alone, retried by SQS,
-// then dead-lettered; an SES event that is not ours or not mapped is skipped with a log line.
+// SQS handler of the provider-events queue (EventBridge rule on our SES configuration sets → SQS): each record
+// is one SES event in its EventBridge envelope, mapped to our events, which are processed here, where they
+// arrive (history, suppression, webhook fan-out: app/events/process-event), the batch's together, with no trip
+// through the events queue. A record that fails (a malformed body, an event not processed) is reported back
+// alone, retried by SQS (its ids are derived from the SES event, so processing it again repeats nothing), then
+// dead-lettered; an SES event that is not ours or not mapped is skipped with a log line.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventPublisher } from '../../app/webhooks/ports';
-import { mapSesEvent } from './map-ses-event';
+import type { SendflowEvent } from '../../domain/events';
+import { mapSesEvent, type SesMapping } from './map-ses-event';
 import { sesEventBridgeEnvelope } from './ses-event';
 
 export interface SesEventsDeps {
-  readonly events: EventPublisher;
-  readonly logger: Pick<Logger, 'info' | 'warn'>;
+  /** Processes events as the events queue's consumer would; returns those it could not finish. */
+  readonly processEvents: (events: readonly SendflowEvent[]) => Promise<readonly SendflowEvent[]>;
+  readonly logger: Pick<Logger, 'debug' | 'warn'>;
+}
+
+interface Mapped {
+  readonly context: { readonly eventBridgeId: string; readonly sesMessageId: string };
+  readonly mapping: SesMapping;
+}
+
+/** A record's mapping, or why it has none (a malformed body: the record fails). */
+function mapRecord(message: SQSRecord): Mapped | Error {
+  try {
+    const envelope = sesEventBridgeEnvelope.parse(JSON.parse(message.body));
+    const context = { eventBridgeId: envelope.id, sesMessageId: envelope.detail.mail.messageId };
+    return { context, mapping: mapSesEvent(envelope.detail) };
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 export function createSesEventsHandler(deps: SesEventsDeps) {
   const processor = new BatchProcessor(EventType.SQS);
-  const record = async (message: SQSRecord) => {
-    const envelope = sesEventBridgeEnvelope.parse(JSON.parse(message.body));
-    const mapping = mapSesEvent(envelope.detail);
-    const context = { eventBridgeId: envelope.id, sesMessageId: envelope.detail.mail.messageId };
-    if (mapping.kind === 'skipped') {
-      deps.logger.warn('SES event skipped', { ...context, why: mapping.why });
-      return;
+  return async (event: SQSEvent) => {
+    const mapped = new Map(event.Records.map((message) => [message.messageId, mapRecord(message)]));
+    const events = [...mapped.values()].flatMap((m) =>
+      m instanceof Error || m.mapping.kind === 'skipped' ? [] : m.mapping.events,
+    );
+    let unprocessed: ReadonlySet<string>;
+    try {
+      unprocessed = new Set((events.length ? await deps.processEvents(events) : []).map((e) => e.id));
+    } catch {
+      unprocessed = new Set(events.map((e) => e.id));
     }
-    await deps.events.publish(mapping.events);
-    deps.logger.info('SES event mapped', { ...context, events: mapping.events.map((e) => `${e.type} ${e.id}`) });
+    const record = async (message: SQSRecord) => {
+      const m = mapped.get(message.messageId) as Mapped | Error;
+      if (m instanceof Error) throw m;
+      if (m.mapping.kind === 'skipped') {
+        deps.logger.warn('SES event skipped', { ...m.context, why: m.mapping.why });
+        return;
+      }
+      const left = m.mapping.events.filter((e) => unprocessed.has(e.id));
+      if (left.length) throw new Error(`${left.length} of the SES event's events were not processed`);
+      // The events are in their emails' histories and deliveries' logs: a line each would be paid twice.
+      deps.logger.debug('SES event processed', {
+        ...m.context,
+        events: m.mapping.events.map((e) => `${e.type} ${e.id}`),
+      });
+    };
+    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
   };
-  return (event: SQSEvent) => processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
 }

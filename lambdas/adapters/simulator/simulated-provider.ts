@@ -1,5 +1,6 @@
 // The simulator provider: no mail leaves; each recipient's simulator story becomes our events, published
-// with their step delays so webhooks see them in order, the way SES's events would arrive.
+// with their step delays so webhooks see them in order, the way SES's events would arrive. email.sent is not
+// among them: the send worker tells it when a copy is taken, whatever the provider.
 import { createHash } from 'node:crypto';
 import type { CopyOutcome, EmailProvider, OutgoingCopy } from '../../app/emails/ports';
 import type { EventPublisher } from '../../app/webhooks/ports';
@@ -18,13 +19,13 @@ export class SimulatedEmailProvider implements EmailProvider {
     email: EmailMessage & { readonly scheduledAt?: string },
     copies: readonly OutgoingCopy[],
   ): Promise<CopyOutcome[]> {
-    // The story's clock starts when the email was due (accepted, or scheduled for): a stored time, so a send
-    // received again after a partial publish publishes the same events again, with the same ids and times (the
-    // dispatcher keeps the first), never new ones. Each id is made at its event's time, as SES's are, so the
-    // history stores it as on AWS (one write, no byTime entry).
-    const start = Date.parse(email.scheduledAt ?? email.createdAt);
+    // A copy's story starts when the send worker handed it over (its email.sent's time; else when the email was
+    // due): a stored time, so a copy handed over again after a partial publish publishes the same events again,
+    // with the same ids and times (the dispatcher keeps the first), never new ones. Each id is made at its
+    // event's time, as SES's are, so the history stores it as on AWS (one write, no byTime entry).
+    const due = Date.parse(email.scheduledAt ?? email.createdAt);
     const bySteps = new Map<number, SendflowEvent[]>();
-    for (const { to: recipient } of copies) {
+    for (const { to: recipient, at: start = due } of copies) {
       for (const step of simulatedStory(recipient)) {
         const at = start + step.step * this.deps.stepSeconds * 1000;
         // Ids derive from the email, the copy and the step.

@@ -21,13 +21,23 @@ export interface EmailEventEntry {
  * (email.suppressed recorded with it). `tries` counts the claims.
  */
 export type RecipientState =
-  | { readonly state: 'pending'; readonly tries: number }
+  | {
+      readonly state: 'pending';
+      readonly tries: number;
+      /** Set only on a copy a dead local runtime had claimed (an earlier epoch): that claim's `since`, kept. */
+      readonly since?: number;
+    }
   | {
       readonly state: 'claimed';
       readonly tries: number;
       readonly until: number;
       /** The claiming runtime's epoch (see Claim.epoch in the webhook ports); 0 or absent on AWS. */
       readonly epoch?: number;
+      /**
+       * When the copy was handed over (epoch ms): its email.sent's time, from which its simulated story counts.
+       * Absent on claims made before it was kept (their `until` less the claim time stands in).
+       */
+      readonly since?: number;
     }
   | { readonly state: 'sent' | 'failed' | 'suppressed'; readonly tries: number; readonly reason?: string };
 
@@ -284,11 +294,13 @@ export interface SendScheduler {
 export interface OutgoingCopy {
   readonly to: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** When the send worker handed it over (epoch ms), the time of its email.sent: the simulator's story counts from it. */
+  readonly at?: number;
 }
 
 /** What became of one copy at the provider. */
 export type CopyOutcome =
-  /** The provider took it; what happens next arrives as its events (email.sent first). */
+  /** The provider took it: the send worker's email.sent says so; what happens next arrives as the provider's events. */
   | { readonly status: 'sent' }
   /** Refused for good (SES rejected the message, the sender is not allowed, ...): email.failed. */
   | { readonly status: 'refused'; readonly reason: string }

@@ -2,6 +2,7 @@
 // scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
 // Sending claims each recipient before its copy goes to the provider and records exactly one outcome per
 // recipient (sent, failed, suppressed), with its event in the email's outbox: see sendQueuedEmail.
+import { createHash } from 'node:crypto';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
@@ -95,6 +96,12 @@ export interface SendEmailDeps {
   readonly emailRetentionSeconds?: number;
   /** Waits between the send worker's reads of an email queued before it was stored (real time when absent). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Processes the send worker's own events where they arise (email.sent: history, webhook fan-out), as the events
+   * queue's consumer would; returns those it could not finish. Absent, or for those, the events go with their
+   * recipient's record into the email's outbox, and from there to the events queue.
+   */
+  readonly processEvents?: (events: readonly SendflowEvent[]) => Promise<readonly SendflowEvent[]>;
 }
 
 /** As the email repositories default it (30 days). */
@@ -342,7 +349,8 @@ async function sendStored(
     const epoch = deps.claimEpoch ?? 0;
     if (FINAL_STATES.includes(state.state)) settled.add(i);
     else if (state.state === 'claimed' && state.epoch !== undefined && state.epoch < epoch) {
-      const pending = { state: 'pending', tries: state.tries } as const;
+      // Sent again with the same email.sent (its id and time come from `since`): the dead runtime may have told it.
+      const pending = { state: 'pending', tries: state.tries, since: claimedSince(deps, state) } as const;
       if (await record(i, { state: 'orphaned', epoch }, pending, [])) reopened.set(i, pending);
     } else if (state.state === 'claimed' && state.until < now) {
       const failed = failedEvents(deps, email, [to], OUTCOME_UNKNOWN);
@@ -477,21 +485,24 @@ async function sendChunk(
   attachments: readonly OutgoingAttachment[] | null,
 ): Promise<number> {
   const all = recipients(email);
-  const until = deps.clock.now() + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
+  const now = deps.clock.now();
+  const until = now + (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
   const claimed = (
     await Promise.all(
       chunk.map(async (i) => {
-        const tries = stateOf(i).tries + 1;
+        const current = stateOf(i);
+        const tries = current.tries + 1;
         const epoch = deps.claimEpoch ?? 0;
-        const ok = await record(i, { state: 'pending' }, { state: 'claimed', tries, until, epoch }, []);
-        return ok ? { i, tries } : null;
+        const since = (current.state === 'pending' && current.since) || now;
+        const ok = await record(i, { state: 'pending' }, { state: 'claimed', tries, until, epoch, since }, []);
+        return ok ? { i, tries, since } : null;
       }),
     )
-  ).filter((claim): claim is { i: number; tries: number } => claim !== null);
+  ).filter((claim): claim is { i: number; tries: number; since: number } => claim !== null);
   if (claimed.length === 0) return 0;
-  const copies = claimed.map(({ i }) => {
+  const copies = claimed.map(({ i, since }) => {
     const to = all[i] as string;
-    return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? '') };
+    return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? ''), at: since };
   });
   // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry).
   const provider = deps.providerFor(email.mode);
@@ -507,6 +518,13 @@ async function sendChunk(
     const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
     outcomes = copies.map(() => ({ status: 'retry', reason }));
   }
+  // The copies taken: their email.sent is processed before they are recorded sent, so a worker stopped between
+  // the two leaves a claim that lapses (send_outcome_unknown), never a sent copy whose event nothing tells.
+  const sentEvents = new Map<number, SendflowEvent>();
+  for (const [n, { i, since }] of claimed.entries()) {
+    if (outcomes[n]?.status === 'sent') sentEvents.set(i, sentEvent(email, all[i] as string, since));
+  }
+  const unprocessed = await processWhereArisen(deps, [...sentEvents.values()]);
   const maxTries = deps.maxSendTries ?? DEFAULT_MAX_TRIES;
   let retry = 0;
   await Promise.all(
@@ -514,7 +532,10 @@ async function sendChunk(
       const outcome = outcomes[n] ?? { status: 'retry', reason: 'provider_error: no outcome' };
       const held = { state: 'claimed', tries } as const;
       const to = all[i] as string;
-      if (outcome.status === 'sent') return record(i, held, { state: 'sent', tries }, []);
+      if (outcome.status === 'sent') {
+        const sent = sentEvents.get(i) as SendflowEvent;
+        return record(i, held, { state: 'sent', tries }, unprocessed.has(sent.id) ? [sent] : []);
+      }
       if (outcome.status === 'retry' && tries < maxTries) {
         retry += 1;
         return record(i, held, { state: 'pending', tries }, []);
@@ -524,6 +545,36 @@ async function sendChunk(
     }),
   );
   return retry;
+}
+
+/**
+ * A copy's email.sent: at the time it was handed over, with an id derived from the email, the recipient and that
+ * time, so a copy handed over again after a dead local runtime's claim (the same `since`) tells the same event.
+ */
+function sentEvent(email: EmailRecord, to: string, at: number): SendflowEvent {
+  const digest = createHash('sha256')
+    .update(`sent\n${email.id}\n${bareAddress(to)}\n${at}`)
+    .digest();
+  return emailEvent(email, to, 'email.sent', {}, { at }, (n) => digest.subarray(0, n));
+}
+
+/** When a claim's copy was handed over: its `since`, or for a claim made before that was kept, its start. */
+function claimedSince(deps: Pick<SendEmailDeps, 'sendClaimMs'>, claim: { until: number; since?: number }): number {
+  return claim.since ?? claim.until - (deps.sendClaimMs ?? DEFAULT_CLAIM_MS);
+}
+
+/** The ids of the events processEvents did not finish (all of them without it, or when it throws). */
+async function processWhereArisen(
+  deps: Pick<SendEmailDeps, 'processEvents'>,
+  events: readonly SendflowEvent[],
+): Promise<ReadonlySet<string>> {
+  const all = () => new Set(events.map((event) => event.id));
+  if (events.length === 0 || !deps.processEvents) return all();
+  try {
+    return new Set((await deps.processEvents(events)).map((event) => event.id));
+  } catch {
+    return all();
+  }
 }
 
 /** The reason of email.failed for a copy whose attachment was no longer stored (it expired before the send). */

@@ -1,12 +1,14 @@
-// Use case: what happens to every event on the events queue. It is fanned out to the subscribed webhooks,
-// written into its email's history, and a hard bounce or complaint puts the recipient on the suppression list.
-// Each step is idempotent, so a redelivered event changes nothing; the steps run independently, so a step
-// that fails (a history write, say) never holds back the webhook fan-out.
+// Use case: what happens to every event, on the events queue or where it arises (the send worker's email.sent).
+// It is fanned out to the subscribed webhooks, written into its email's history, and a hard bounce or complaint
+// puts the recipient on the suppression list. Each step is idempotent, so a redelivered event changes nothing;
+// the steps run independently, so a step that fails (a history write, say) never holds back the webhook fan-out.
 import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
+import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
+import type { Tenant, Webhook } from '../webhooks/ports';
 
 export interface ProcessEventDeps extends DispatchDeps {
   readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
@@ -77,4 +79,67 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
       failed.map((f) => f.reason),
       `${failed.length} steps of event ${event.id} failed`,
     );
+}
+
+/**
+ * Events processed together, as one batch: a tenant's webhooks listed once, an account's listen sessions read
+ * once, and the delivery jobs of every event sent together in sends of 10. Returns the events whose processing
+ * failed (each is processed alone: one failure never fails the others); processing them again is harmless.
+ */
+export async function processEvents(
+  deps: ProcessEventDeps,
+  events: readonly SendflowEvent[],
+): Promise<SendflowEvent[]> {
+  const batch = batchScoped(deps);
+  const gathered = new GatheredDeliveryQueue(deps.deliveryQueue, events.length);
+  const results = await Promise.allSettled(
+    events.map(async (event) => {
+      const member = gathered.member();
+      try {
+        await processEvent({ ...batch, deliveryQueue: member.queue }, event);
+      } finally {
+        member.done();
+      }
+    }),
+  );
+  return events.filter((_, i) => results[i]?.status === 'rejected');
+}
+
+/** The deps for one batch: reads the batch's events share (webhooks, listen sessions) made once per batch. */
+export function batchScoped(deps: ProcessEventDeps): ProcessEventDeps {
+  return { ...deps, webhooks: { list: batchList(deps) }, ...batchListeners(deps) };
+}
+
+/** One listing per tenant per batch, shared by the batch's events (if it fails, they fail and are retried). */
+function batchList(deps: Pick<ProcessEventDeps, 'webhooks'>): (tenant: Tenant) => Promise<Webhook[]> {
+  const listed = new Map<string, Promise<Webhook[]>>();
+  return (tenant) => {
+    const key = `${tenant.accountId}#${tenant.mode}`;
+    let webhooks = listed.get(key);
+    if (!webhooks) {
+      webhooks = deps.webhooks.list(tenant);
+      listed.set(key, webhooks);
+    }
+    return webhooks;
+  };
+}
+
+/** The account's live listen sessions, read once per batch like its webhooks (absent when none are wired). */
+function batchListeners(deps: Pick<ProcessEventDeps, 'listenSessions'>): Pick<ProcessEventDeps, 'listenSessions'> {
+  const sessions = deps.listenSessions;
+  if (!sessions) return {};
+  const listed = new Map<string, ReturnType<typeof sessions.listLive>>();
+  return {
+    listenSessions: {
+      putEvents: (events) => sessions.putEvents(events),
+      listLive: (accountId, nowMs) => {
+        let live = listed.get(accountId);
+        if (!live) {
+          live = sessions.listLive(accountId, nowMs);
+          listed.set(accountId, live);
+        }
+        return live;
+      },
+    },
+  };
 }

@@ -4,14 +4,16 @@ import type { EventType } from '../events';
 
 export const SIMULATOR_DOMAIN = 'simulator.amazonses.com';
 
-/** One step of a simulated story: the event and its data, `step` units after the send. */
+/**
+ * One step of a simulated story: the event and its data, `step` units after the send. A story starts after
+ * email.sent, which is the send worker's own event (the provider took the copy), not the provider's.
+ */
 export interface SimulatedEvent {
   readonly type: EventType;
   readonly step: number;
   readonly data: Readonly<Record<string, unknown>>;
 }
 
-const sent: SimulatedEvent = { type: 'email.sent', step: 0, data: {} };
 const delivered = (step: number): SimulatedEvent => ({
   type: 'email.delivered',
   step,
@@ -32,21 +34,19 @@ const bounced = (step: number, subType: string, refused: boolean): SimulatedEven
 
 /** Mailbox → story. The first five are SES's own simulator addresses; the rest are Sendflow extras. */
 export const SIMULATOR_STORIES: Readonly<Record<string, readonly SimulatedEvent[]>> = {
-  success: [sent, delivered(1)],
-  bounce: [sent, bounced(1, 'General', false)],
-  complaint: [sent, delivered(1), { type: 'email.complained', step: 2, data: { feedback_type: 'abuse' } }],
+  success: [delivered(1)],
+  bounce: [bounced(1, 'General', false)],
+  complaint: [delivered(1), { type: 'email.complained', step: 2, data: { feedback_type: 'abuse' } }],
   // SES: a hard bounce as if the address were on the global suppression list.
-  suppressionlist: [sent, bounced(1, 'Suppressed', false)],
+  suppressionlist: [bounced(1, 'Suppressed', false)],
   // Accepted and delivered; the auto-reply goes to the Return-Path, not to webhooks.
-  ooto: [sent, delivered(1)],
+  ooto: [delivered(1)],
   // Extras:
   delay: [
-    sent,
     { type: 'email.delivery_delayed', step: 1, data: { delay_type: 'TransientCommunicationFailure' } },
     delivered(2),
   ],
   open: [
-    sent,
     delivered(1),
     {
       type: 'email.opened',
@@ -55,7 +55,6 @@ export const SIMULATOR_STORIES: Readonly<Record<string, readonly SimulatedEvent[
     },
   ],
   click: [
-    sent,
     delivered(1),
     {
       type: 'email.opened',
@@ -66,11 +65,10 @@ export const SIMULATOR_STORIES: Readonly<Record<string, readonly SimulatedEvent[
   ],
   // SES's account-level suppression (bounce sub-type OnAccountSuppressionList): bounced and failed.
   accountsuppressed: [
-    sent,
     bounced(1, 'OnAccountSuppressionList', true),
     { type: 'email.failed', step: 1, data: { reason: 'suppressed_by_provider' } },
   ],
-  // SES Reject (a virus was found): never sent.
+  // SES Reject (a virus was found): taken (the send worker's email.sent, as SES's Send), then never delivered.
   reject: [{ type: 'email.failed', step: 0, data: { reason: 'Bad content' } }],
 };
 

@@ -6,13 +6,14 @@ import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createSendWorkerHandler } from '../../handlers/queue/send-worker';
 import { emailBodies } from './plugs/bodies';
-import { eventsQueue } from './plugs/queues';
+import { deliveriesQueue, eventsQueue } from './plugs/queues';
 import { sesEmail } from './plugs/ses';
 import { createAwsServices } from './services';
 
 // Live mode goes through SES (a refused copy's email.failed goes through the email's outbox); test mode
-// through the simulator, whose events also go onto the events queue.
-const services = createAwsServices('sendflow-sender', [eventsQueue, sesEmail, emailBodies]);
+// through the simulator, whose events also go onto the events queue. Each copy's email.sent is processed here
+// (its deliveries go onto the deliveries queue); one it cannot finish goes to the events queue.
+const services = createAwsServices('sendflow-sender', [eventsQueue, deliveriesQueue, sesEmail, emailBodies]);
 
 export const handler = middy(createSendWorkerHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))
