@@ -1,6 +1,7 @@
 // Unit tests of the Powertools telemetry adapter (lambdas/adapters/telemetry/powertools-telemetry.ts): the log
-// line of an attempt (success and failure) and of an API request, and the EMF lines flush() writes: namespace
-// Sendflow, the metric names of METRIC_NAMES, the `service` dimension, errorClass and route/status sets.
+// line of an attempt (success and failure) and of an API request (its level by status and duration), and the EMF
+// lines flush() writes, read as CloudWatch reads them: namespace Sendflow, the metric names of METRIC_NAMES, the
+// `service` dimension, the errorClass and route/status breakdowns beside their totals, as few lines as EMF allows.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PowertoolsTelemetry, safeError } from '../../lambdas/adapters/telemetry/powertools-telemetry';
@@ -364,6 +365,27 @@ describe('PowertoolsTelemetry: API requests and emails', () => {
       'Sendflow/ApiRequests{service=sendflow-test,route=listWebhooks,status=200}': { unit: 'Count', values: [1, 1] },
       'Sendflow/ApiRequests{service=sendflow-test,route=listWebhooks,status=429}': { unit: 'Count', values: [1] },
     });
+  });
+
+  it('puts a failed attempt and a request of one flush in one line, each breakdown in its own directive only', () => {
+    // Arrange: the local runtime's one telemetry serves every function, so a flush may hold both.
+    const t = telemetry();
+    t.attempted(timedOut);
+    t.requested({ ...answered, status: 202 });
+
+    // Act
+    t.flush();
+
+    // Assert: the root holds errorClass, route and status; no series crosses them.
+    expect(stdout.emf()).toHaveLength(1);
+    expect(Object.keys(emfSeries(stdout.emf())).sort()).toEqual([
+      'Sendflow/ApiRequests{service=sendflow-test,route=sendEmail,status=202}',
+      'Sendflow/ApiRequests{service=sendflow-test}',
+      'Sendflow/AttemptDuration{service=sendflow-test}',
+      'Sendflow/DeliveriesAttempted{service=sendflow-test}',
+      'Sendflow/DeliveriesFailed{service=sendflow-test,errorClass=timeout}',
+      'Sendflow/DeliveriesFailed{service=sendflow-test}',
+    ]);
   });
 
   it('counts emails accepted, sent and failed', () => {
