@@ -1,11 +1,12 @@
 // The local runtime's log lines and metrics (docs/deploy-and-operate.md, "Observability"): a failed delivery writes one
-// `webhook attempt` line per attempt (a successful one none at INFO) (delivery, webhook, account, outcome, status, duration, error) and every
-// API request one `api request` line (route, method, status, duration, request id, account), at INFO; with
-// SF_METRICS=true the same EMF lines as on AWS follow each invocation. Nothing secret is ever written.
+// `webhook attempt` line per attempt (a successful one none at INFO) (delivery, webhook, account, outcome, status,
+// duration, error), and an API request that failed (4xx but 429, 5xx) or took 2 s or more one `api request` line
+// (route, method, status, duration, request id, account) at INFO; with SF_METRICS=true the same EMF lines as on AWS
+// follow each invocation. Nothing secret is ever written.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
-import { type CapturedStdout, captureStdout, emfSummary } from '../support/stdout';
+import { type CapturedStdout, captureStdout, emfSeries } from '../support/stdout';
 
 let rt: TestRuntime;
 let receiver: Receiver;
@@ -70,17 +71,17 @@ it('logs each failed attempt of a delivery, then counts it in EMF by error class
   expect(attempts[0]?.first_attempt_lag_ms).toEqual(expect.any(Number));
   expect(attempts[1]).not.toHaveProperty('first_attempt_lag_ms');
 
-  // EMF, as CloudWatch would read it: the failures by class, the email accepted and sent.
-  const emf = stdout.emf().map(emfSummary);
-  const byClass = emf.filter((line) => line.dimensionValues.errorClass === 'http_5xx');
-  const failures = byClass.flatMap((line) => [line.metrics.DeliveriesFailed?.value].flat());
-  expect(failures.length).toBeGreaterThanOrEqual(2);
-  expect(byClass[0]).toMatchObject({ namespace: 'Sendflow', dimensions: [['service', 'errorClass']] });
-  const names = new Set(emf.flatMap((line) => Object.keys(line.metrics)));
+  // EMF, as CloudWatch would read it: the failures in total and by class, the email accepted and sent.
+  const series = emfSeries(stdout.emf());
+  const service = 'service=sendflow';
+  expect(series[`Sendflow/DeliveriesFailed{${service},errorClass=http_5xx}`]?.values.length).toBeGreaterThanOrEqual(2);
   for (const name of ['DeliveriesAttempted', 'DeliveriesFailed', 'AttemptDuration', 'FirstAttemptLag']) {
-    expect(names).toContain(name);
+    expect(series).toHaveProperty([`Sendflow/${name}{${service}}`]);
   }
-  for (const name of ['EmailsAccepted', 'EmailsSent', 'ApiRequests']) expect(names).toContain(name);
+  for (const name of ['EmailsAccepted', 'EmailsSent', 'ApiRequests']) {
+    expect(series).toHaveProperty([`Sendflow/${name}{${service}}`]);
+  }
+  expect(series).toHaveProperty([`Sendflow/ApiRequests{${service},route=sendEmail,status=${sent.status}}`]);
 
   // Nothing secret: no API key, no signing secret, no webhook URL, no body.
   const all = JSON.stringify(stdout.lines());
@@ -116,11 +117,10 @@ it('writes no INFO line for an attempt that succeeded: the delivery log is its r
   const { data } = (await listed.json()) as { data: { status: string }[] };
   expect(data.map((d) => d.status)).toEqual(['succeeded']);
   expect(linesWith('webhook attempt').filter((line) => line.webhook_id === hook.id)).toEqual([]);
-  const emf = stdout.emf().map(emfSummary);
-  expect(emf.some((line) => line.metrics.DeliveriesSucceeded !== undefined)).toBe(true);
+  expect(emfSeries(stdout.emf())).toHaveProperty(['Sendflow/DeliveriesSucceeded{service=sendflow}']);
 });
 
-it('logs one line per API request with route, status, duration, request id and account', async () => {
+it('logs an API request that failed at INFO with route, status, duration, request id and account; a success none', async () => {
   // Arrange
   const { key, accountId } = await rt.newKey();
 
@@ -128,24 +128,51 @@ it('logs one line per API request with route, status, duration, request id and a
   const listed = await rt.call('/webhooks', { key });
   const denied = await rt.call('/webhooks', { key: 'sf_test_notarealkeynotarealkeynotarealkey12' });
   const unknown = await rt.call('/nowhere', { key });
+  await rt.settle();
 
-  // Assert
+  // Assert: the success is counted, not logged; the refusals are logged.
   const byRequest = (res: Response) =>
     linesWith('api request').filter((line) => line.request_id === res.headers.get('x-request-id'));
-  expect(byRequest(listed)).toEqual([
+  expect(listed.status).toBe(200);
+  expect(byRequest(listed)).toEqual([]);
+  expect(emfSeries(stdout.emf())).toHaveProperty([
+    'Sendflow/ApiRequests{service=sendflow,route=listWebhooks,status=200}',
+  ]);
+  expect(byRequest(denied)).toEqual([
     expect.objectContaining({
       level: 'INFO',
       route: 'listWebhooks',
       method: 'GET',
-      status: 200,
-      account_id: accountId,
+      status: 401,
       duration_ms: expect.any(Number),
     }),
   ]);
-  expect(byRequest(denied)).toEqual([expect.objectContaining({ route: 'listWebhooks', status: 401 })]);
   expect(byRequest(denied)[0]).not.toHaveProperty('account_id');
   expect(byRequest(unknown)).toEqual([
-    expect.objectContaining({ route: 'unmatched', status: 404, account_id: accountId }),
+    expect.objectContaining({ level: 'INFO', route: 'unmatched', status: 404, account_id: accountId }),
   ]);
   expect(JSON.stringify(stdout.lines())).not.toContain(key);
+});
+
+it('logs a successful API request that took 2 s or more at INFO (a test event to a slow endpoint)', async () => {
+  // Arrange
+  const { key, accountId } = await rt.newKey();
+  const hookRes = await rt.call('/webhooks', {
+    method: 'POST',
+    key,
+    body: JSON.stringify({ url: `${receiver.url}/slow`, events: ['email.sent'] }),
+  });
+  const hook = (await hookRes.json()) as { id: string };
+  receiver.answer({ kind: 'slow', delayMs: 2_050, status: 200 });
+
+  // Act
+  const tested = await rt.call(`/webhooks/${hook.id}/test`, { method: 'POST', key });
+
+  // Assert
+  expect(tested.status).toBeLessThan(300);
+  const lines = linesWith('api request').filter((line) => line.request_id === tested.headers.get('x-request-id'));
+  expect(lines).toEqual([
+    expect.objectContaining({ level: 'INFO', route: 'testWebhook', method: 'POST', account_id: accountId }),
+  ]);
+  expect(lines[0]?.duration_ms).toBeGreaterThanOrEqual(2_000);
 });

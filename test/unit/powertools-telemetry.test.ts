@@ -1,11 +1,12 @@
 // Unit tests of the Powertools telemetry adapter (lambdas/adapters/telemetry/powertools-telemetry.ts): the log
-// line of an attempt (success and failure) and of an API request, and the EMF lines flush() writes: namespace
-// Sendflow, the metric names of METRIC_NAMES, the `service` dimension, errorClass and route/status sets.
+// line of an attempt (success and failure) and of an API request (its level by status and duration), and the EMF
+// lines flush() writes, read as CloudWatch reads them: namespace Sendflow, the metric names of METRIC_NAMES, the
+// `service` dimension, the errorClass and route/status breakdowns beside their totals, as few lines as EMF allows.
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PowertoolsTelemetry, safeError } from '../../lambdas/adapters/telemetry/powertools-telemetry';
 import type { AttemptReport } from '../../lambdas/app/telemetry';
-import { type CapturedStdout, captureStdout, emfSummary } from '../support/stdout';
+import { type CapturedStdout, captureStdout, emfSeries, emfSummary } from '../support/stdout';
 
 const succeeded: AttemptReport = {
   deliveryId: 'dlv_1',
@@ -135,7 +136,7 @@ describe('PowertoolsTelemetry: attempts', () => {
     expect(logLines()[0]).not.toHaveProperty('status_code');
   });
 
-  it('writes nothing to EMF before flush, then one line per dimension set with the attempts folded in', () => {
+  it('writes nothing to EMF before flush, then the attempts folded in: a line per error class, the totals in the first', () => {
     // Arrange
     const t = telemetry();
     t.attempted(succeeded);
@@ -153,29 +154,33 @@ describe('PowertoolsTelemetry: attempts', () => {
     // Act
     t.flush();
 
-    // Assert
-    const lines = stdout.emf().map(emfSummary);
-    expect(lines).toHaveLength(3);
-    const [base, timeout, http5xx] = lines;
-    expect(base).toEqual({
-      namespace: 'Sendflow',
-      dimensions: [['service']],
-      dimensionValues: { service: 'sendflow-test' },
-      metrics: {
-        DeliveriesAttempted: { unit: 'Count', value: [1, 1, 1] },
-        DeliveriesSucceeded: { unit: 'Count', value: 1 },
-        DeliveriesFailed: { unit: 'Count', value: [1, 1] },
-        AttemptDuration: { unit: 'Milliseconds', value: [42, 10_000, 80] },
-        FirstAttemptLag: { unit: 'Milliseconds', value: 1_500 },
+    // Assert: two lines (one value per name and per dimension a line), each series as CloudWatch reads them.
+    const lines = stdout.emf();
+    expect(lines).toHaveLength(2);
+    expect(emfSeries(lines)).toEqual({
+      'Sendflow/DeliveriesAttempted{service=sendflow-test}': { unit: 'Count', values: [1, 1, 1] },
+      'Sendflow/DeliveriesSucceeded{service=sendflow-test}': { unit: 'Count', values: [1] },
+      'Sendflow/DeliveriesFailed{service=sendflow-test}': { unit: 'Count', values: [1, 1] },
+      'Sendflow/DeliveriesFailed{service=sendflow-test,errorClass=timeout}': { unit: 'Count', values: [1] },
+      'Sendflow/DeliveriesFailed{service=sendflow-test,errorClass=http_5xx}': { unit: 'Count', values: [1] },
+      'Sendflow/AttemptDuration{service=sendflow-test}': { unit: 'Milliseconds', values: [42, 10_000, 80] },
+      'Sendflow/FirstAttemptLag{service=sendflow-test}': { unit: 'Milliseconds', values: [1_500] },
+    });
+    expect(lines[1]).toEqual({
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [
+          {
+            Namespace: 'Sendflow',
+            Dimensions: [['service'], ['service', 'errorClass']],
+            Metrics: [{ Name: 'DeliveriesFailed', Unit: 'Count' }],
+          },
+        ],
       },
+      service: 'sendflow-test',
+      errorClass: 'http_5xx',
+      DeliveriesFailed: 1,
     });
-    expect(timeout).toEqual({
-      namespace: 'Sendflow',
-      dimensions: [['service', 'errorClass']],
-      dimensionValues: { service: 'sendflow-test', errorClass: 'timeout' },
-      metrics: { DeliveriesFailed: { unit: 'Count', value: 1 } },
-    });
-    expect(http5xx?.dimensionValues).toEqual({ service: 'sendflow-test', errorClass: 'http_5xx' });
   });
 
   it('counts a paused webhook as attempted and failed (webhook_paused) but times no request', () => {
@@ -194,9 +199,31 @@ describe('PowertoolsTelemetry: attempts', () => {
     t.flush();
 
     // Assert
-    const [base, byClass] = stdout.emf().map(emfSummary);
-    expect(Object.keys(base?.metrics ?? {})).toEqual(['DeliveriesAttempted', 'DeliveriesFailed']);
-    expect(byClass?.dimensionValues).toEqual({ service: 'sendflow-test', errorClass: 'webhook_paused' });
+    expect(stdout.emf()).toHaveLength(1);
+    expect(emfSeries(stdout.emf())).toEqual({
+      'Sendflow/DeliveriesAttempted{service=sendflow-test}': { unit: 'Count', values: [1] },
+      'Sendflow/DeliveriesFailed{service=sendflow-test}': { unit: 'Count', values: [1] },
+      'Sendflow/DeliveriesFailed{service=sendflow-test,errorClass=webhook_paused}': { unit: 'Count', values: [1] },
+    });
+  });
+
+  it('keeps a metric to 100 values a line (the EMF limit): a batch of 150 attempts writes two lines', () => {
+    // Arrange
+    const t = telemetry();
+    for (let i = 0; i < 150; i++) t.attempted({ ...succeeded, durationMs: i });
+
+    // Act
+    t.flush();
+
+    // Assert
+    const lines = stdout.emf();
+    expect(lines).toHaveLength(2);
+    expect(lines.map((line) => (line.AttemptDuration as number[]).length)).toEqual([100, 50]);
+    const series = emfSeries(lines);
+    expect(series['Sendflow/AttemptDuration{service=sendflow-test}']?.values).toEqual(
+      Array.from({ length: 150 }, (_, i) => i),
+    );
+    expect(series['Sendflow/DeliveriesAttempted{service=sendflow-test}']?.values).toHaveLength(150);
   });
 
   it('writes nothing a second time: flush empties the buffers', () => {
@@ -210,30 +237,114 @@ describe('PowertoolsTelemetry: attempts', () => {
 });
 
 describe('PowertoolsTelemetry: API requests and emails', () => {
-  it('logs one line per request with route, method, status, duration, request id and account, never a path', () => {
+  const answered = { route: 'sendEmail', method: 'POST', durationMs: 17, requestId: 'req-1', accountId: 'acct_1' };
+
+  it('writes no line at INFO for a request answered 2xx or 3xx under 2 s: the access log and request log have it', () => {
     // Act
-    telemetry().requested({
-      route: 'createEmail',
-      method: 'POST',
-      status: 202,
-      durationMs: 17,
-      requestId: 'req-1',
-      accountId: 'acct_1',
-    });
+    const t = telemetry();
+    t.requested({ ...answered, status: 200 });
+    t.requested({ ...answered, status: 202 });
+    t.requested({ ...answered, status: 304, durationMs: 1_999 });
+
+    // Assert
+    expect(logLines()).toEqual([]);
+  });
+
+  it('logs a quiet request at DEBUG with route, method, status, duration, request id and account, never a path', () => {
+    // Act
+    telemetry(null, 'DEBUG').requested({ ...answered, status: 200 });
 
     // Assert
     expect(logLines()).toEqual([
       expect.objectContaining({
-        level: 'INFO',
+        level: 'DEBUG',
         message: 'api request',
-        route: 'createEmail',
+        route: 'sendEmail',
         method: 'POST',
-        status: 202,
+        status: 200,
         duration_ms: 17,
         request_id: 'req-1',
         account_id: 'acct_1',
       }),
     ]);
+    expect(logLines()[0]).not.toHaveProperty('path');
+  });
+
+  it('logs at INFO a request that failed (5xx, 4xx) or took 2 s or more', () => {
+    // Act
+    const t = telemetry();
+    for (const status of [500, 502, 503, 400, 401, 404, 409, 422]) t.requested({ ...answered, status });
+    t.requested({ ...answered, status: 200, durationMs: 2_000 });
+
+    // Assert
+    expect(
+      logLines().map(({ level, message, status, duration_ms }) => ({ level, message, status, duration_ms })),
+    ).toEqual([
+      ...[500, 502, 503, 400, 401, 404, 409, 422].map((status) => ({
+        level: 'INFO',
+        message: 'api request',
+        status,
+        duration_ms: 17,
+      })),
+      { level: 'INFO', message: 'api request', status: 200, duration_ms: 2_000 },
+    ]);
+  });
+
+  it('logs a 429 at DEBUG: the limiter answers a storm at the rate the client retries, and each is counted', () => {
+    // Arrange
+    const t = telemetry();
+
+    // Act
+    t.requested({ ...answered, status: 429 });
+    t.requested({ ...answered, status: 429, durationMs: 2_500 });
+    t.flush();
+
+    // Assert: only the slow one at INFO; both counted by route and status.
+    expect(logLines()).toEqual([expect.objectContaining({ level: 'INFO', status: 429, duration_ms: 2_500 })]);
+    expect(emfSeries(stdout.emf())['Sendflow/ApiRequests{service=sendflow-test,route=sendEmail,status=429}']).toEqual({
+      unit: 'Count',
+      values: [1, 1],
+    });
+  });
+
+  it('writes one EMF line for a request with its accepted emails: two directives, each series as before', () => {
+    // Arrange
+    const t = telemetry();
+
+    // Act: what POST /v1/emails/batch of three emails reports in one invocation (the use case, then the middleware).
+    t.emails('accepted', 3);
+    t.requested({ ...answered, route: 'sendBatch', status: 200 });
+    t.flush();
+
+    // Assert: one line; CloudWatch reads the total and the route/status breakdown of ApiRequests and the total of
+    // EmailsAccepted, and no EmailsAccepted by route (that would be a new billed series).
+    const lines = stdout.emf();
+    expect(lines).toHaveLength(1);
+    expect(emfSeries(lines)).toEqual({
+      'Sendflow/ApiRequests{service=sendflow-test}': { unit: 'Count', values: [1] },
+      'Sendflow/ApiRequests{service=sendflow-test,route=sendBatch,status=200}': { unit: 'Count', values: [1] },
+      'Sendflow/EmailsAccepted{service=sendflow-test}': { unit: 'Count', values: [3] },
+    });
+    const [line] = lines as [Record<string, unknown>];
+    expect(line).toEqual({
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [
+          { Namespace: 'Sendflow', Dimensions: [['service']], Metrics: [{ Name: 'EmailsAccepted', Unit: 'Count' }] },
+          {
+            Namespace: 'Sendflow',
+            Dimensions: [['service'], ['service', 'route', 'status']],
+            Metrics: [{ Name: 'ApiRequests', Unit: 'Count' }],
+          },
+        ],
+      },
+      service: 'sendflow-test',
+      route: 'sendBatch',
+      status: '200',
+      ApiRequests: 1,
+      EmailsAccepted: 3,
+    });
+    expect(Math.abs((line._aws as { Timestamp: number }).Timestamp - Date.now())).toBeLessThan(60_000);
   });
 
   it('counts requests in total and by route and status', () => {
@@ -247,22 +358,33 @@ describe('PowertoolsTelemetry: API requests and emails', () => {
     t.requested({ ...request, status: 429 });
     t.flush();
 
-    // Assert
-    const lines = stdout.emf().map(emfSummary);
-    expect(lines).toEqual([
-      expect.objectContaining({
-        dimensions: [['service']],
-        metrics: { ApiRequests: { unit: 'Count', value: [1, 1, 1] } },
-      }),
-      expect.objectContaining({
-        dimensions: [['service', 'route', 'status']],
-        dimensionValues: { service: 'sendflow-test', route: 'listWebhooks', status: '200' },
-        metrics: { ApiRequests: { unit: 'Count', value: [1, 1] } },
-      }),
-      expect.objectContaining({
-        dimensionValues: { service: 'sendflow-test', route: 'listWebhooks', status: '429' },
-        metrics: { ApiRequests: { unit: 'Count', value: 1 } },
-      }),
+    // Assert: one line per route and status (a line has one value per name), the total across them.
+    expect(stdout.emf()).toHaveLength(2);
+    expect(emfSeries(stdout.emf())).toEqual({
+      'Sendflow/ApiRequests{service=sendflow-test}': { unit: 'Count', values: [1, 1, 1] },
+      'Sendflow/ApiRequests{service=sendflow-test,route=listWebhooks,status=200}': { unit: 'Count', values: [1, 1] },
+      'Sendflow/ApiRequests{service=sendflow-test,route=listWebhooks,status=429}': { unit: 'Count', values: [1] },
+    });
+  });
+
+  it('puts a failed attempt and a request of one flush in one line, each breakdown in its own directive only', () => {
+    // Arrange: the local runtime's one telemetry serves every function, so a flush may hold both.
+    const t = telemetry();
+    t.attempted(timedOut);
+    t.requested({ ...answered, status: 202 });
+
+    // Act
+    t.flush();
+
+    // Assert: the root holds errorClass, route and status; no series crosses them.
+    expect(stdout.emf()).toHaveLength(1);
+    expect(Object.keys(emfSeries(stdout.emf())).sort()).toEqual([
+      'Sendflow/ApiRequests{service=sendflow-test,route=sendEmail,status=202}',
+      'Sendflow/ApiRequests{service=sendflow-test}',
+      'Sendflow/AttemptDuration{service=sendflow-test}',
+      'Sendflow/DeliveriesAttempted{service=sendflow-test}',
+      'Sendflow/DeliveriesFailed{service=sendflow-test,errorClass=timeout}',
+      'Sendflow/DeliveriesFailed{service=sendflow-test}',
     ]);
   });
 

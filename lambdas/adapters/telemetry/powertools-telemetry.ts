@@ -1,13 +1,14 @@
-// Telemetry on Powertools: one structured log line per attempt (at DEBUG when it succeeded and was recorded)
-// and per API request (the runtime's logger), and Powertools Metrics in CloudWatch embedded metric format (EMF,
-// namespace Sendflow) on stdout, where Lambda's log stream carries it to CloudWatch Metrics. Metrics are
-// buffered per dimension set and written by flush() at the end of each invocation, so a batch of attempts
-// costs one EMF line per set, not per value.
+// Telemetry on Powertools: one structured log line per attempt and per API request (the runtime's logger; at DEBUG
+// when it succeeded and is recorded elsewhere), and metrics in CloudWatch embedded metric format (EMF, namespace
+// Sendflow) on stdout, where Lambda's log stream carries them to CloudWatch Metrics. Metrics are buffered and
+// written by flush() at the end of each invocation, so a batch of attempts costs one EMF line, not one per value;
+// a metric counted in total and by a breakdown shares that line (emf-lines.ts).
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../app/telemetry';
 import { METRIC_DIMENSIONS as D, METRIC_NAMES as M, METRICS_NAMESPACE } from '../../domain/metric-names';
 import { isSlowOutcome, LANE_POLICY } from '../../domain/webhooks/endpoint-health';
+import { EmfBuffer, type EmfUnit } from './emf-lines';
 
 export interface PowertoolsTelemetryOptions {
   readonly logger: Logger;
@@ -24,15 +25,21 @@ const EMAIL_METRICS: Record<EmailOutcome, string> = {
 /** Longest error text logged; the delivery log keeps the whole of it. */
 const MAX_LOGGED_ERROR = 300;
 
+/**
+ * A request that took this long logs its line at INFO whatever its status: the 2 s that marks a webhook endpoint
+ * slow, far above the API's usual tens of milliseconds and under the 5 s of the API latency alarm.
+ */
+export const SLOW_REQUEST_MS = 2_000;
+
 export class PowertoolsTelemetry implements Telemetry {
   private readonly logger: Logger;
-  private readonly service: string | null;
-  /** One Powertools Metrics per dimension set (EMF gives all metrics of one line the same dimensions). */
-  private readonly sets = new Map<string, Metrics>();
+  /** Null when metrics are off. */
+  private readonly metrics: EmfBuffer | null;
 
   constructor(options: PowertoolsTelemetryOptions) {
     this.logger = options.logger;
-    this.service = options.metricsService;
+    const service = options.metricsService;
+    this.metrics = service === null ? null : new EmfBuffer(METRICS_NAMESPACE, { [D.service]: service });
   }
 
   attempted(report: AttemptReport): void {
@@ -59,10 +66,8 @@ export class PowertoolsTelemetry implements Telemetry {
       ...(report.firstAttemptLagMs !== undefined ? { first_attempt_lag_ms: report.firstAttemptLagMs } : {}),
     });
     this.count(M.deliveriesAttempted);
-    if (errorClass) {
-      this.count(M.deliveriesFailed);
-      this.count(M.deliveriesFailed, { [D.errorClass]: errorClass });
-    } else this.count(M.deliveriesSucceeded);
+    if (errorClass) this.count(M.deliveriesFailed, { [D.errorClass]: errorClass });
+    else this.count(M.deliveriesSucceeded);
     if (report.requested) this.record(M.attemptDuration, MetricUnit.Milliseconds, report.durationMs);
     if (report.firstAttemptLagMs !== undefined) {
       this.record(M.firstAttemptLag, MetricUnit.Milliseconds, report.firstAttemptLagMs);
@@ -70,7 +75,13 @@ export class PowertoolsTelemetry implements Telemetry {
   }
 
   requested(report: RequestReport): void {
-    this.logger.info('api request', {
+    // API Gateway's access log has every request (request id, status, resource, latency, account) and the
+    // account's request log (GET /v1/logs) every authenticated one: a line at INFO for each would pay CloudWatch
+    // again for every email sent. Failures (5xx, and 4xx: what support is asked about) and slow requests are
+    // what an operator looks for: INFO. A 429 is the limiter working, answered as fast as a client retries, so
+    // a storm of them stays quiet; ApiRequests counts them by route and status.
+    const quiet = (report.status < 400 || report.status === 429) && report.durationMs < SLOW_REQUEST_MS;
+    (quiet ? this.logger.debug : this.logger.info).call(this.logger, 'api request', {
       route: report.route,
       method: report.method,
       status: report.status,
@@ -78,7 +89,6 @@ export class PowertoolsTelemetry implements Telemetry {
       request_id: report.requestId,
       ...(report.accountId ? { account_id: report.accountId } : {}),
     });
-    this.count(M.apiRequests);
     this.count(M.apiRequests, { [D.route]: report.route, [D.status]: String(report.status) });
   }
 
@@ -87,45 +97,24 @@ export class PowertoolsTelemetry implements Telemetry {
   }
 
   flush(): void {
-    for (const metrics of this.sets.values()) {
-      if (!metrics.hasStoredMetrics()) continue;
-      try {
-        metrics.publishStoredMetrics();
-      } catch (error) {
-        // Telemetry never fails the work it describes.
-        this.logger.warn('could not publish metrics', error as Error);
-      }
-    }
-  }
-
-  private count(name: string, dimensions: Record<string, string> = {}): void {
-    this.record(name, MetricUnit.Count, 1, dimensions);
-  }
-
-  private record(
-    name: string,
-    unit: (typeof MetricUnit)[keyof typeof MetricUnit],
-    value: number,
-    dimensions: Record<string, string> = {},
-  ): void {
-    const metrics = this.metricsFor(dimensions);
-    if (!metrics) return;
+    if (!this.metrics || this.metrics.isEmpty()) return;
     try {
-      metrics.addMetric(name, unit, value);
+      // Straight to stdout, as Powertools Metrics writes (its own Console on process.stdout): Lambda's JSON log
+      // format reformats the global console's lines, and an EMF line must reach CloudWatch as the JSON it is.
+      for (const line of this.metrics.drain(Date.now())) process.stdout.write(`${line}\n`);
     } catch (error) {
-      this.logger.warn('could not record a metric', { metric: name, error: String(error) });
+      // Telemetry never fails the work it describes.
+      this.logger.warn('could not publish metrics', error as Error);
     }
   }
 
-  private metricsFor(dimensions: Record<string, string>): Metrics | null {
-    if (this.service === null) return null;
-    const key = JSON.stringify(dimensions);
-    let metrics = this.sets.get(key);
-    if (!metrics) {
-      metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: this.service, defaultDimensions: dimensions });
-      this.sets.set(key, metrics);
-    }
-    return metrics;
+  /** One in the total and, given a breakdown, in the series of that breakdown too. */
+  private count(name: string, breakdown?: Record<string, string>): void {
+    this.metrics?.add(name, MetricUnit.Count, 1, breakdown);
+  }
+
+  private record(name: string, unit: EmfUnit, value: number): void {
+    this.metrics?.add(name, unit, value);
   }
 }
 
