@@ -28,6 +28,7 @@ import {
   DELIVERY_WORKLOADS,
   type DeliveryWorkload,
   EMAIL_WORKLOADS,
+  type EmailBatching,
   type EmailWorkload,
   label,
   PARTITION_EMAIL_WORKLOAD,
@@ -132,8 +133,14 @@ async function main(): Promise<void> {
 const ONLY_PARTITIONS = process.env.BENCH_COST_ONLY === 'partitions';
 const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
   { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
-  { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 0 },
+  { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 0, batching: 'one' },
 ];
+
+/**
+ * The email events' batching the JSON's `usd_per_thousand_emails` reports: the matrix's harder point, five per
+ * batch (item 2: "SQS batch full / five jobs"). Every batching is in `usd_per_thousand_emails_by_batching`.
+ */
+const JSON_EMAIL_BATCHING: EmailBatching = 'five';
 
 function describe(s: Sample): string {
   const parts = [`${s.seconds.toFixed(1)} s`];
@@ -183,8 +190,8 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
       const ses = sesCharge(s) * (1e3 / s.emails);
       return [
         label(w),
-        ...emailServices.map((k) => usd(folded[k] ?? 0)),
-        usd(sum(items)),
+        ...emailServices.map((k) => usd(folded[k] ?? 0, 4)),
+        usd(sum(items), 4),
         usd(ses),
         `${((100 * sum(items)) / ses).toFixed(1)}%`,
       ];
@@ -197,7 +204,7 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
   );
   const rows: string[][] = [];
   for (const [ew, emailItems] of perEmail) {
-    if (ew.webhooks) continue;
+    if (ew.webhooks || ew.batching !== JSON_EMAIL_BATCHING) continue;
     const es = find<EmailWorkload>((x) => x === ew);
     const eventsPerEmail = es.events / es.emails;
     for (const [dw, deliveryItems] of perDelivery) {
@@ -233,7 +240,9 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
   const deliverySample = find<DeliveryWorkload>(
     (w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'full',
   );
-  const emailSample = find<EmailWorkload>((w) => w.sizeKb === 30 && w.recipients === 10 && w.webhooks === 0);
+  const emailSample = find<EmailWorkload>(
+    (w) => w.sizeKb === 30 && w.recipients === 10 && w.webhooks === 0 && w.batching === 'one',
+  );
   const { realistic, maxW, maxR } = reportPartitions(deliverySample, emailSample);
 
   // The last line: one JSON object.
@@ -242,8 +251,10 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
     find<DeliveryWorkload>((w) => w.webhooks === 5 && w.endpoint === 'fast' && w.batching === 'five')
       .workload as DeliveryWorkload,
   ) as LineItems;
-  const emailKey = (sizeKb: number, recipients: number) =>
-    find<EmailWorkload>((w) => w.sizeKb === sizeKb && w.recipients === recipients && w.webhooks === 0);
+  const emailKey = (sizeKb: number, recipients: number, batching = JSON_EMAIL_BATCHING) =>
+    find<EmailWorkload>(
+      (w) => w.sizeKb === sizeKb && w.recipients === recipients && w.webhooks === 0 && w.batching === batching,
+    );
   const keys = {
     '2kb_1rcpt': [2, 1],
     '30kb_1rcpt': [30, 1],
@@ -257,6 +268,15 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
     usd_per_million_deliveries: { full_batches: round(sum(full)), five_per_batch: round(sum(five)) },
     usd_per_thousand_emails: Object.fromEntries(
       Object.entries(keys).map(([k, [size, r]]) => [k, round(perThousand(emailKey(size, r)))]),
+    ),
+    email_batching: JSON_EMAIL_BATCHING,
+    usd_per_thousand_emails_by_batching: Object.fromEntries(
+      (['one', 'five', 'full'] as const).map((batching) => [
+        batching,
+        Object.fromEntries(
+          Object.entries(keys).map(([k, [size, r]]) => [k, round(perThousand(emailKey(size, r, batching)))]),
+        ),
+      ]),
     ),
     ses_usd_per_thousand_emails: Object.fromEntries(
       Object.entries(keys).map(([k, [size, r]]) => {

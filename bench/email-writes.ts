@@ -18,7 +18,7 @@ const shape = (key: string) =>
 const h = await startHarness(readDeployment());
 try {
   // One email first, so the rest are steady state (the tenant's first request warms nothing billable, but be safe).
-  const sample = await runEmails(h, { kind: 'emails', sizeKb, recipients, webhooks: 0 }, emails);
+  const sample = await runEmails(h, { kind: 'emails', sizeKb, recipients, webhooks: 0, batching: 'one' }, emails);
   const writes: PricedWrite[] = sample.usage.dynamo.writes;
   const total = (w: PricedWrite) => w.units + w.indexes.reduce((a, i) => a + i.units, 0);
   const grouped = new Map<string, { count: number; units: number; example: PricedWrite }>();

@@ -3,6 +3,7 @@
 // monthly costs (web ACL, custom metrics, the secret, idle polling, the reconciler) are billed apart.
 
 import { CompactLogFormatter } from '../../lambdas/adapters/telemetry/compact-log-formatter';
+import { API_REQUEST_RETENTION_MS } from '../../lambdas/app/api-requests/api-requests';
 import { type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import { gbSeconds, provisionedUnitCost } from './billing';
 import type { Deployment } from './deployment';
@@ -101,6 +102,7 @@ const severity = (level: string | undefined) => LEVELS.indexOf((level ?? 'INFO')
 export function storageMonths(table: string): number {
   if (table === 'rateLimits') return 0; // one-second windows, expired at once
   if (table === 'idempotency') return 1 / 30; // 24 h
+  if (table === 'apiRequests') return API_REQUEST_RETENTION_MS / (30 * 86_400_000); // the request log's 24 h
   // deliveries: the 30-day TTL; emails, their parts and events, and their bodies in S3 (emailBodies): the default
   // 30-day email retention. One month each.
   return 1;

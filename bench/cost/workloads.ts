@@ -23,12 +23,20 @@ export interface DeliveryWorkload {
   readonly batching: Batching;
 }
 
+/**
+ * How full the email events' SQS batches are: `one` (each email alone: a quiet account, nothing else on the
+ * queue), or the matrix's `five` and `full` (10), as a busy queue hands them out. The sends queue takes one
+ * email an invocation whatever the rate (manifest: queues.sends.batchSize), so only the events' queue batches.
+ */
+export type EmailBatching = 'one' | Batching;
+
 export interface EmailWorkload {
   readonly kind: 'emails';
   readonly sizeKb: 2 | 30 | 200;
   readonly recipients: 1 | 10 | 50;
   /** Webhooks subscribed to every email event (0: the email's own cost alone). */
   readonly webhooks: 0 | 5;
+  readonly batching: EmailBatching;
 }
 
 export type Workload = DeliveryWorkload | EmailWorkload;
@@ -42,17 +50,33 @@ export const DELIVERY_WORKLOADS: readonly DeliveryWorkload[] = ([1, 5] as const)
   ),
 );
 
-export const EMAIL_WORKLOADS: readonly EmailWorkload[] = ([2, 30, 200] as const).flatMap((sizeKb) =>
-  ([1, 10, 50] as const).map((recipients) => ({ kind: 'emails', sizeKb, recipients, webhooks: 0 }) as const),
+export const EMAIL_WORKLOADS: readonly EmailWorkload[] = (['one', 'five', 'full'] as const).flatMap((batching) =>
+  ([2, 30, 200] as const).flatMap((sizeKb) =>
+    ([1, 10, 50] as const).map(
+      (recipients) => ({ kind: 'emails', sizeKb, recipients, webhooks: 0, batching }) as const,
+    ),
+  ),
 );
 
 /** Item 3's email workload: 30 KB, 10 recipients, 5 webhooks (fast endpoints). */
-export const PARTITION_EMAIL_WORKLOAD: EmailWorkload = { kind: 'emails', sizeKb: 30, recipients: 10, webhooks: 5 };
+export const PARTITION_EMAIL_WORKLOAD: EmailWorkload = {
+  kind: 'emails',
+  sizeKb: 30,
+  recipients: 10,
+  webhooks: 5,
+  batching: 'one',
+};
+
+const BATCHING_LABELS: Readonly<Record<EmailBatching, string>> = {
+  one: 'one per batch',
+  five: 'five per batch',
+  full: 'full batches',
+};
 
 export function label(w: Workload): string {
   return w.kind === 'deliveries'
     ? `deliveries M=${w.webhooks} ${w.endpoint} ${w.batching === 'full' ? 'full batches' : 'five per batch'}`
-    : `email ${w.sizeKb}KB x${w.recipients}${w.webhooks ? ` +${w.webhooks} webhooks` : ''}`;
+    : `email ${w.sizeKb}KB x${w.recipients}${w.webhooks ? ` +${w.webhooks} webhooks` : ''} ${BATCHING_LABELS[w.batching]}`;
 }
 
 export interface Sample {
@@ -154,6 +178,18 @@ async function post(h: Harness, key: string, path: string, body: unknown): Promi
   return json;
 }
 
+/** The sends queue empty and still so a moment later (every email of the round handed to the provider). */
+async function waitForSends(h: Harness): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let quiet = 0;
+  while (quiet < 3) {
+    if (Date.now() > deadline) throw new Error('the sends queue did not drain within a minute');
+    await h.runtime.queues.sends.idle();
+    await new Promise((r) => setTimeout(r, 30));
+    quiet = h.runtime.queues.sends.depth === 0 ? quiet + 1 : 0;
+  }
+}
+
 /** Every queue empty (nothing ready, delayed or in flight) and still so a moment later (the simulator's steps). */
 async function settle(h: Harness): Promise<void> {
   const deadline = Date.now() + 300_000;
@@ -166,9 +202,15 @@ async function settle(h: Harness): Promise<void> {
   }
 }
 
-/** Emails per sample: enough copies to average over, few enough for a bounded run. */
+/** Emails per sample: enough copies to average over, few enough for a bounded run (whole rounds). */
 function emailSampleSize(w: EmailWorkload): number {
-  return Math.max(20, Math.round(60 / w.recipients));
+  const round = emailRound(w);
+  return Math.ceil(Math.max(20, Math.round(60 / w.recipients)) / round) * round;
+}
+
+/** Emails whose events a round holds back together: one batch of the events queue (at most its 10 messages). */
+function emailRound(w: EmailWorkload): number {
+  return { one: 1, five: 5, full: 10 }[w.batching];
 }
 
 export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampleSize(w)): Promise<Sample> {
@@ -182,11 +224,21 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
   await settle(h);
   await h.meter.start();
   const started = performance.now();
+  const round = emailRound(w);
   for (let i = 0; i < count; i++) {
+    // A round's events wait on the queue (as behind a busy queue's other messages) until its emails are all
+    // sent, then leave in one batch. One email a round: each alone, as a quiet account's.
+    if (round > 1 && i % round === 0) h.meter.pause('events');
     const to = Array.from({ length: w.recipients }, (_, r) => `customer${i}-${r}@example.com`);
     await h.meter.api(() =>
       post(h, key, '/emails', { from: FROM, to, subject: `Your receipt #${100_000 + i}`, html: body }),
     );
+    if (round > 1 && i % round === round - 1) {
+      await h.runtime.queues.sends.idle();
+      await waitForSends(h);
+      h.meter.resume('events');
+      await settle(h);
+    }
   }
   await settle(h);
   const seconds = (performance.now() - started) / 1000;

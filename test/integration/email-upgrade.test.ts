@@ -73,6 +73,7 @@ it('keeps every email of a data directory from before the parts: the same on the
   const first = await startTestRuntime(env);
   let id = '';
   let before: unknown;
+  let states: unknown;
   try {
     const { key } = await first.newKey();
     const sent = await first.call('/emails', {
@@ -90,6 +91,8 @@ it('keeps every email of a data directory from before the parts: the same on the
     });
     id = ((await sent.json()) as { id: string }).id;
     await first.settle();
+    // The copies' states as sent left them (claimed: their email.sent in the history is their record).
+    states = (await first.repos.emails.get(id))?.recipientStates;
     await toLegacyShape(first, env.SF_DATA_DIR, id);
     before = await (await first.call(`/emails/${id}`, { key })).json();
     await first.stop();
@@ -112,7 +115,8 @@ it('keeps every email of a data directory from before the parts: the same on the
       expect(typeof Item?.expiresAt).toBe('number');
       expect(existsSync(join(env.SF_DATA_DIR, 'emails', id, 'body.json'))).toBe(true);
       expect(email).toMatchObject({ html: '<p>Hello</p>', text: 'Hello', headers: { 'X-Entity-Ref-ID': 'ref-1' } });
-      expect(Object.values(email?.recipientStates ?? {}).map((s) => s.state)).toEqual(['sent', 'sent']);
+      expect(Object.values(email?.recipientStates ?? {}).map((s) => s.state)).toEqual(['claimed', 'claimed']);
+      expect(email?.recipientStates).toEqual(states);
     } finally {
       await second.stop();
     }

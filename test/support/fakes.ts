@@ -1178,6 +1178,11 @@ export class InMemoryEmailHistory implements EmailHistory {
     return true;
   }
 
+  async sentTo(emailId: string): Promise<ReadonlySet<string>> {
+    const events = [...(this.items.get(emailId)?.values() ?? [])];
+    return new Set(events.flatMap((e) => (e.type === 'email.sent' && e.to !== undefined ? [e.to] : [])));
+  }
+
   async latest(emailId: string, limit: number): Promise<HistoryPage> {
     const events = [...(this.items.get(emailId)?.values() ?? [])].sort((a, b) =>
       historyOrderKey(a) < historyOrderKey(b) ? -1 : historyOrderKey(a) > historyOrderKey(b) ? 1 : 0,

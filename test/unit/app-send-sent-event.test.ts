@@ -1,20 +1,25 @@
 // email.sent is the send worker's own event (lambdas/app/emails/send-emails.ts): made when the provider took a
 // copy, stamped at the copy's claim, and processed where it arises (SendEmailDeps.processEvents: history, webhook
-// fan-out) before the recipient is recorded sent, so it takes no trip through the events queue. One the processing
-// could not finish goes with the recipient's record into the email's outbox, and from there to the events queue;
-// without processEvents every one does. A copy a dead local runtime had claimed is sent again with the same
-// email.sent (id and time), so its story repeats nothing.
+// fan-out), so it takes no trip through the events queue. One the processing could not finish goes with the
+// recipient's record into the email's outbox, and from there to the events queue; without processEvents every one
+// does. Once processed, the email's history is the copy's record: its claim is not written again, and a claim
+// whose email.sent the history holds counts as sent (never failed for a lapse, never sent again). A copy a dead
+// local runtime had claimed, and whose email.sent nothing recorded, is sent again with the same email.sent.
 import { describe, expect, it } from 'vitest';
-import { type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
+import { OUTCOME_UNKNOWN, type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
+import { processEvents } from '../../lambdas/app/events/process-event';
 import type { Principal } from '../../lambdas/app/ports';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import {
   FakeClock,
   fixedLinks,
   InMemoryDomainRepository,
+  InMemoryEmailHistory,
   InMemoryEmailRepository,
   InMemoryQuotaCounter,
   InMemorySuppressionList,
+  InMemoryWebhookRepository,
+  RecordingDeliveryQueue,
   RecordingEmailProvider,
   RecordingEventPublisher,
   RecordingSendScheduler,
@@ -154,5 +159,119 @@ describe('email.sent, made by the send worker', () => {
     // Were it processed twice (the first runtime died after processing it), the ids would be one.
     const again = await sendQueuedEmail({ ...s.deps, claimEpoch: 3 }, id, { redelivered: true });
     expect(again).toBe('skipped');
+  });
+});
+
+/** As the runtimes wire it: the history is written by processEvents, and read back by the send worker. */
+function wired() {
+  const history = new InMemoryEmailHistory();
+  const clock = new FakeClock(T0);
+  const process = (events: readonly SendflowEvent[]) =>
+    processEvents(
+      {
+        webhooks: new InMemoryWebhookRepository(),
+        deliveryQueue: new RecordingDeliveryQueue(),
+        clock,
+        emailHistory: history,
+        suppressions: new InMemorySuppressionList(),
+      },
+      events,
+    );
+  const s = setup(process);
+  const deps: SendEmailDeps = { ...s.deps, clock: s.clock, emailHistory: history };
+  const writes: string[] = [];
+  const setRecipient = s.emails.setRecipient.bind(s.emails);
+  s.emails.setRecipient = (id, i, expect, to, events) => {
+    writes.push(`${i}:${expect.state}->${to.state}`);
+    return setRecipient(id, i, expect, to, events);
+  };
+  return { ...s, deps, history, writes };
+}
+
+describe('the history is the record of a copy whose email.sent was processed', () => {
+  it('a sent copy costs one write of its item (the claim), not two', async () => {
+    // Arrange
+    const s = wired();
+    const id = await s.accept(['ada@example.com', 'bob@example.com']);
+
+    // Act
+    expect(await sendQueuedEmail(s.deps, id)).toBe('sent');
+
+    // Assert
+    expect(s.writes).toEqual(['0:pending->claimed', '1:pending->claimed']);
+    const sent = (await s.history.latest(id, 10)).events.filter((e) => e.type === 'email.sent');
+    expect(sent.map((e) => e.to).sort()).toEqual(['ada@example.com', 'bob@example.com']);
+  });
+
+  it('a message received again finds the copies sent (the history), sends nothing and leaves the email alone', async () => {
+    // Arrange
+    const s = wired();
+    const id = await s.accept(['ada@example.com']);
+    await sendQueuedEmail(s.deps, id);
+    let deferred = 0;
+    s.emails.deferSend = async () => {
+      deferred += 1;
+    };
+
+    // Act
+    const again = await sendQueuedEmail(s.deps, id);
+
+    // Assert
+    expect(again).toBe('skipped');
+    expect(s.provider.sent).toHaveLength(1);
+    expect(deferred).toBe(0);
+    expect(s.writes).toEqual(['0:pending->claimed']);
+  });
+
+  it('a lapsed claim whose email.sent the history holds is sent, not failed send_outcome_unknown', async () => {
+    // Arrange
+    const s = wired();
+    const id = await s.accept(['ada@example.com']);
+    await sendQueuedEmail(s.deps, id);
+    s.clock.advance(10 * 60_000);
+
+    // Act
+    await sendQueuedEmail(s.deps, id, { redelivered: true });
+
+    // Assert
+    expect(s.published().filter((e) => e.type === 'email.failed')).toEqual([]);
+    expect(s.provider.sent).toHaveLength(1);
+  });
+
+  it('a lapsed claim with no email.sent in the history (its worker died mid-send) is failed send_outcome_unknown', async () => {
+    // Arrange: the worker dies during the provider call.
+    const s = wired();
+    const id = await s.accept(['ada@example.com']);
+    s.provider.during = () => new Promise<void>(() => {});
+    void sendQueuedEmail(s.deps, id);
+    await new Promise((resolve) => setImmediate(resolve));
+    s.provider.during = () => {};
+    s.clock.advance(10 * 60_000);
+
+    // Act
+    await sendQueuedEmail(s.deps, id, { redelivered: true });
+
+    // Assert
+    expect(
+      s
+        .published()
+        .filter((e) => e.type === 'email.failed')
+        .map((e) => e.data.reason),
+    ).toEqual([OUTCOME_UNKNOWN]);
+    expect(s.provider.sent).toHaveLength(1);
+  });
+
+  it('a dead local runtime’s claim whose email.sent the history holds is not sent again', async () => {
+    // Arrange
+    const s = wired();
+    const id = await s.accept(['ada@example.com']);
+    await sendQueuedEmail({ ...s.deps, claimEpoch: 1 }, id);
+
+    // Act: the next runtime receives the message again.
+    const again = await sendQueuedEmail({ ...s.deps, claimEpoch: 2 }, id, { redelivered: true });
+
+    // Assert
+    expect(again).toBe('skipped');
+    expect(s.provider.sent).toHaveLength(1);
   });
 });

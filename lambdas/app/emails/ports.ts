@@ -248,6 +248,11 @@ export interface EmailHistory {
   /** The `limit` newest events by time (ties by id), returned oldest first. */
   latest(emailId: string, limit: number): Promise<HistoryPage>;
   /**
+   * The recipients (bare addresses) whose email.sent the email's history holds, read with strong consistency: the
+   * record of a copy whose email.sent the send worker processed (its claim is then never written again).
+   */
+  sentTo(emailId: string): Promise<ReadonlySet<string>>;
+  /**
    * Notes the status an event (or a cancel) gives the email (domain/email/status statusFromEvent) for the status
    * index, which holds indexed statuses only (isIndexedStatus): an indexed status is kept if it outranks the status
    * noted before; a scanned one is noted only to take the email out of the index when it outranks what is there

@@ -79,8 +79,11 @@ export interface SendEmailDeps {
   readonly claimEpoch?: number;
   /** When a send left for later is received again (the sends queue's visibility time-out): the backoff. */
   readonly sendRetryMs?: number;
-  /** The status index (EmailHistory.noteStatus): a cancel is noted there, so `?status=canceled` finds it. */
-  readonly emailHistory?: Pick<EmailHistory, 'noteStatus'>;
+  /**
+   * The status index (EmailHistory.noteStatus): a cancel is noted there, so `?status=canceled` finds it. And the
+   * history processEvents records into: a claimed copy whose email.sent it holds (sentTo) was sent.
+   */
+  readonly emailHistory?: Pick<EmailHistory, 'noteStatus' | 'sentTo'>;
   /** Told how many emails were accepted, and each recipient sent or failed; nothing when absent. */
   readonly telemetry?: Telemetry;
   /**
@@ -324,8 +327,8 @@ async function sendStored(
   if (!email) return 'skipped';
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
-  const stateOf = (i: number): RecipientState =>
-    reopened.get(i) ?? email.recipientStates?.[String(i)] ?? { state: 'pending', tries: 0 };
+  const stored = await withHistory(deps, email, email.recipientStates ?? {});
+  const stateOf = (i: number): RecipientState => reopened.get(i) ?? stored[String(i)] ?? { state: 'pending', tries: 0 };
   if (all.every((_, i) => FINAL_STATES.includes(stateOf(i).state))) {
     // Sent before (a message received again): at most an index entry left to clear.
     if (email.indexed) await deps.emails.finishSending(emailId);
@@ -333,12 +336,15 @@ async function sendStored(
   }
   const outbox: PendingEvents[] = [];
   const settled = new Set<number>();
+  const settle = (i: number, state: RecipientState['state']) => {
+    // Counted where the outcome is stored (or its claim held): a redelivered message cannot count a copy twice.
+    if (state === 'sent' || state === 'failed') (deps.telemetry ?? noTelemetry).emails(state, 1);
+    if (FINAL_STATES.includes(state)) settled.add(i);
+  };
   const record = async (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => {
     const pending = await deps.emails.setRecipient(emailId, i, expect, to, events);
     if (pending) outbox.push(pending);
-    // Counted where the outcome is stored: a redelivered message cannot count a recipient twice.
-    if (pending && (to.state === 'sent' || to.state === 'failed')) (deps.telemetry ?? noTelemetry).emails(to.state, 1);
-    if (pending && FINAL_STATES.includes(to.state)) settled.add(i);
+    if (pending) settle(i, to.state);
     return pending !== null;
   };
   const now = deps.clock.now();
@@ -390,7 +396,7 @@ async function sendStored(
       break;
     }
     const chunk = toSend.slice(start, start + SEND_CHUNK);
-    retry += await sendChunk(deps, email, chunk, stateOf, record, options.deadline, attachments);
+    retry += await sendChunk(deps, email, chunk, { stateOf, record, settle }, options.deadline, attachments);
     for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
   }
   for (const pending of outbox.splice(0)) await relay(deps, deps.emails.outbox, pending);
@@ -467,11 +473,43 @@ async function batchCommitted(deps: SendEmailDeps, email: EmailRecord): Promise<
   return state === 'committed';
 }
 
-async function allSettled(deps: Pick<SendEmailDeps, 'emails'>, email: EmailRecord): Promise<boolean> {
-  const states = await deps.emails.recipientStates(email.id);
-  return (
-    states !== null && recipients(email).every((_, i) => FINAL_STATES.includes(states[String(i)]?.state ?? 'pending'))
-  );
+async function allSettled(deps: Pick<SendEmailDeps, 'emails' | 'emailHistory'>, email: EmailRecord): Promise<boolean> {
+  const read = await deps.emails.recipientStates(email.id);
+  if (read === null) return false;
+  const states = await withHistory(deps, email, read);
+  return recipients(email).every((_, i) => FINAL_STATES.includes(states[String(i)]?.state ?? 'pending'));
+}
+
+/**
+ * The recipients' states with the history's word on claimed ones: a claimed copy whose email.sent the history
+ * holds was sent (its worker processed the event and, that being its record, wrote nothing more). One strongly
+ * consistent read of the history, only when some copy is claimed.
+ */
+async function withHistory(
+  deps: Pick<SendEmailDeps, 'emailHistory'>,
+  email: EmailRecord,
+  states: Readonly<Record<string, RecipientState>>,
+): Promise<Readonly<Record<string, RecipientState>>> {
+  const claimed = Object.entries(states).filter(([, state]) => state.state === 'claimed');
+  if (claimed.length === 0 || !deps.emailHistory) return states;
+  const sentTo = await deps.emailHistory.sentTo(email.id);
+  const all = recipients(email);
+  const sent = claimed.filter(([i]) => sentTo.has(bareAddress(all[Number(i)] ?? '')));
+  if (sent.length === 0) return states;
+  return { ...states, ...Object.fromEntries(sent.map(([i, state]) => [i, { state: 'sent', tries: state.tries }])) };
+}
+
+/** sendStored's view of its recipients: their states, and how it records an outcome (or notes one recorded). */
+interface Recipients {
+  readonly stateOf: (i: number) => RecipientState;
+  readonly record: (
+    i: number,
+    expect: RecipientExpectation,
+    to: RecipientState,
+    events: SendflowEvent[],
+  ) => Promise<boolean>;
+  /** An outcome whose record is elsewhere (a sent copy's email.sent in the history). */
+  readonly settle: (i: number, state: RecipientState['state']) => void;
 }
 
 /** Claims, hands over and records one chunk of recipients; returns how many are left to retry. */
@@ -479,8 +517,7 @@ async function sendChunk(
   deps: SendEmailDeps,
   email: EmailRecord,
   chunk: readonly number[],
-  stateOf: (i: number) => RecipientState,
-  record: (i: number, expect: RecipientExpectation, to: RecipientState, events: SendflowEvent[]) => Promise<boolean>,
+  { stateOf, record, settle }: Recipients,
   deadline: number | undefined,
   attachments: readonly OutgoingAttachment[] | null,
 ): Promise<number> {
@@ -534,6 +571,8 @@ async function sendChunk(
       const to = all[i] as string;
       if (outcome.status === 'sent') {
         const sent = sentEvents.get(i) as SendflowEvent;
+        // Processed, its email.sent is in the history, which is the copy's record: its claim needs no second write.
+        if (!unprocessed.has(sent.id) && deps.emailHistory) return settle(i, 'sent');
         return record(i, held, { state: 'sent', tries }, unprocessed.has(sent.id) ? [sent] : []);
       }
       if (outcome.status === 'retry' && tries < maxTries) {

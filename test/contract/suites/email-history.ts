@@ -55,6 +55,29 @@ export function emailHistoryContract(harness: RepositoryHarness<EmailHistory>): 
     expect((await history().latest(emailId, 10)).events).toEqual([opened]);
   });
 
+  it('sentTo() gives the recipients whose email.sent is recorded (only those, only this email), among many events', async () => {
+    // Arrange: 120 events on the email (more than one page of a small Query), another email's email.sent.
+    const emailId = newEmailId();
+    const other = newEmailId();
+    const entries: EmailEventEntry[] = [];
+    for (let i = 0; i < 40; i++) {
+      for (const [n, type] of (['email.sent', 'email.delivered', 'email.opened'] as const).entries()) {
+        if (type === 'email.sent' && i % 2) continue;
+        entries.push({ id: `evt_${i}_${n}`, type, to: `r${i}@example.com`, timestamp: iso(T0 + i * 10 + n) });
+      }
+    }
+    await Promise.all(entries.map((entry) => history().record(emailId, entry)));
+    await history().record(other, { id: 'evt_other', type: 'email.sent', to: 'zed@example.com', timestamp: iso(T0) });
+    await history().noteStatus({ accountId: 'acct_h', mode: 'test' }, emailId, { status: 'bounced', rank: 5 });
+
+    // Act
+    const sentTo = await history().sentTo(emailId);
+
+    // Assert
+    expect([...sentTo].sort()).toEqual(Array.from({ length: 20 }, (_, k) => `r${2 * k}@example.com`).sort());
+    expect([...(await history().sentTo(newEmailId()))]).toEqual([]);
+  });
+
   it('an event without a recipient comes back without one', async () => {
     // Arrange
     const emailId = newEmailId();
