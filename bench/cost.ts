@@ -137,8 +137,9 @@ const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
 ];
 
 /**
- * The email events' batching the JSON's `usd_per_thousand_emails` reports: the matrix's harder point, five per
- * batch (item 2: "SQS batch full / five jobs"). Every batching is in `usd_per_thousand_emails_by_batching`.
+ * The emails' SQS batching (sends and events queues) the JSON's `usd_per_thousand_emails` reports: the matrix's
+ * harder point, five per batch (item 2: "SQS batch full / five jobs"). Every batching, one email a batch
+ * included, is in `usd_per_thousand_emails_by_batching`.
  */
 const JSON_EMAIL_BATCHING: EmailBatching = 'five';
 

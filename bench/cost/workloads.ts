@@ -24,9 +24,9 @@ export interface DeliveryWorkload {
 }
 
 /**
- * How full the email events' SQS batches are: `one` (each email alone: a quiet account, nothing else on the
- * queue), or the matrix's `five` and `full` (10), as a busy queue hands them out. The sends queue takes one
- * email an invocation whatever the rate (manifest: queues.sends.batchSize), so only the events' queue batches.
+ * How full the emails' SQS batches are, on the sends queue and the events queue alike: `one` (each email alone:
+ * a quiet account, nothing else on the queues), or the matrix's `five` and `full` (10), as busy queues hand
+ * them out.
  */
 export type EmailBatching = 'one' | Batching;
 
@@ -208,7 +208,7 @@ function emailSampleSize(w: EmailWorkload): number {
   return Math.ceil(Math.max(20, Math.round(60 / w.recipients)) / round) * round;
 }
 
-/** Emails whose events a round holds back together: one batch of the events queue (at most its 10 messages). */
+/** Emails a round holds back together: one batch of the sends queue, then of the events queue (10 at most). */
 function emailRound(w: EmailWorkload): number {
   return { one: 1, five: 5, full: 10 }[w.batching];
 }
@@ -226,15 +226,18 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
   const started = performance.now();
   const round = emailRound(w);
   for (let i = 0; i < count; i++) {
-    // A round's events wait on the queue (as behind a busy queue's other messages) until its emails are all
-    // sent, then leave in one batch. One email a round: each alone, as a quiet account's.
-    if (round > 1 && i % round === 0) h.meter.pause('events');
+    // A round's sends, then its events, wait on their queue (as behind a busy queue's other messages) until the
+    // round is all there, then leave in one batch. One email a round: each alone, as a quiet account's.
+    if (round > 1 && i % round === 0) {
+      h.meter.pause('sends');
+      h.meter.pause('events');
+    }
     const to = Array.from({ length: w.recipients }, (_, r) => `customer${i}-${r}@example.com`);
     await h.meter.api(() =>
       post(h, key, '/emails', { from: FROM, to, subject: `Your receipt #${100_000 + i}`, html: body }),
     );
     if (round > 1 && i % round === round - 1) {
-      await h.runtime.queues.sends.idle();
+      h.meter.resume('sends');
       await waitForSends(h);
       h.meter.resume('events');
       await settle(h);

@@ -32,6 +32,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
@@ -132,7 +133,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     providerFor,
     ...(adapters.receivingMx ? { receivingMx: adapters.receivingMx } : {}),
     // One bucket per process: the send worker invocation's share on AWS, the whole rate locally.
-    ...(config.sesMaxSendRate ? { livePacer: new TokenBucketPacer({ perSecond: config.sesMaxSendRate, clock }) } : {}),
+    ...(config.sesMaxSendRate
+      ? {
+          livePacer: new TokenBucketPacer({ perSecond: config.sesMaxSendRate, clock }),
+          pacedEmailMs: Math.ceil((EMAIL_LIMITS.recipients / config.sesMaxSendRate) * 1000),
+        }
+      : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
     sender:
       adapters.sender ??

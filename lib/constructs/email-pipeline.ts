@@ -193,10 +193,12 @@ export class EmailPipeline extends Construct {
         ...props.environment,
         SF_EVENTS_QUEUE_URL: props.eventsQueue.queueUrl,
         SF_DELIVERIES_QUEUE_URL: props.deliveriesQueue.queueUrl,
+        // An email of a batch the worker has no time left to start goes back onto its own queue.
+        SF_SENDS_QUEUE_URL: this.sendsQueue.queueUrl,
         ...pacing,
       },
     });
-    allowSend(this.sender.role, props.eventsQueue, props.deliveriesQueue);
+    allowSend(this.sender.role, props.eventsQueue, props.deliveriesQueue, this.sendsQueue);
     consume(this.sender, this.sendsQueue, sends);
 
     // SES → EventBridge (default bus: the only one SES publishes to) → our queue. The rule matches these

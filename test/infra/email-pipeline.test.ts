@@ -212,12 +212,15 @@ describe('queue access', () => {
     expect(variablesOf('reconciler').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
   });
 
-  it('the send worker fans its email.sent out onto the deliveries queue, and publishes the rest to the events queue', () => {
+  it('the send worker fans its email.sent out onto the deliveries queue, publishes the rest to the events queue, hands sends back to its own', () => {
     const queues = sendsTo('sender');
-    expect(queues).toHaveLength(2);
-    expect(queues).toEqual(expect.arrayContaining([arn(ids.deliveriesQueue), arn(ids.eventsQueue)]));
+    expect(queues).toHaveLength(3);
+    expect(queues).toEqual(
+      expect.arrayContaining([arn(ids.deliveriesQueue), arn(ids.eventsQueue), arn(ids.sendsQueue)]),
+    );
     expect(variablesOf('sender').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
     expect(variablesOf('sender').SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
+    expect(variablesOf('sender').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
   });
 });
 

@@ -317,3 +317,102 @@ describe('the sends queue handler', () => {
     expect(await s.emails.listScheduled(EVERYTHING, 10)).toEqual([{ id, sendAt: T0 + 360_000 }]);
   });
 });
+
+describe('the send worker’s batch', () => {
+  const record = (emailId: string, n: number) =>
+    ({
+      messageId: `m-${n}`,
+      receiptHandle: 'r',
+      body: encodeSend(emailId, CALLER.accountId),
+      attributes: { ApproximateReceiveCount: '1' },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:sends',
+      awsRegion: 'us-east-1',
+    }) as unknown as SQSRecord;
+
+  it('sends every email of the batch in turn while its time lasts', async () => {
+    // Arrange
+    const s = setup();
+    const ids = await sendEmails(s.deps, testCaller, [draft(), draft(), draft()]);
+    const handler = createSendWorkerHandler(s.deps);
+
+    // Act
+    const result = await handler(
+      { Records: ids.map((id, n) => record(id as string, n)) },
+      { getRemainingTimeInMillis: () => 55_000 },
+    );
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(s.provider.sent.map((send) => send.email.id)).toEqual(ids);
+  });
+
+  it('hands the emails it has no time left to start back to the queue as new messages, at once, not failed', async () => {
+    // Arrange: the first email's send takes the invocation past its deadline (20 s left: 10 s of sending).
+    const s = setup();
+    const ids = await sendEmails(s.deps, testCaller, [draft(), draft(), draft()]);
+    s.provider.during = () => {
+      s.clock.advance(11_000);
+    };
+    const handler = createSendWorkerHandler(s.deps);
+
+    // Act
+    const result = await handler(
+      { Records: ids.map((id, n) => record(id as string, n)) },
+      { getRemainingTimeInMillis: () => 20_000 },
+    );
+
+    // Assert: deleted (no batch item failure, so no 6-minute visibility wait, no receive counted), queued again.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(s.provider.sent.map((send) => send.email.id)).toEqual([ids[0]]);
+    expect(s.sendScheduler.scheduled.slice(-2)).toEqual([
+      { emailId: ids[1], atMs: T0 + 11_000 },
+      { emailId: ids[2], atMs: T0 + 11_000 },
+    ]);
+  });
+
+  it('paced, starts an email after the first only with the time a whole email may take left (else hands it back)', async () => {
+    // Arrange: 55 s left (a 40 s window: 15 s kept back); a paced email may take 33 s; each takes 5 s.
+    const s = setup();
+    const ids = await sendEmails(s.deps, testCaller, [draft(), draft(), draft()]);
+    s.provider.during = () => {
+      s.clock.advance(5_000);
+    };
+    const handler = createSendWorkerHandler({ ...s.deps, pacedEmailMs: 33_000 });
+
+    // Act
+    const result = await handler(
+      { Records: ids.map((id, n) => record(id as string, n)) },
+      { getRemainingTimeInMillis: () => 55_000 },
+    );
+
+    // Assert: the second starts at 5 s (33 s fit before 40 s), the third at 10 s does not.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(s.provider.sent.map((send) => send.email.id)).toEqual([ids[0], ids[1]]);
+    expect(s.sendScheduler.scheduled.slice(-1)).toEqual([{ emailId: ids[2], atMs: T0 + 10_000 }]);
+  });
+
+  it('fails an email it cannot hand back (the queue refused), so SQS receives it again', async () => {
+    // Arrange
+    const s = setup();
+    const ids = await sendEmails(s.deps, testCaller, [draft(), draft()]);
+    s.provider.during = () => {
+      s.clock.advance(11_000);
+    };
+    s.sendScheduler.schedule = async () => {
+      throw new Error('SQS unavailable (injected)');
+    };
+    const handler = createSendWorkerHandler(s.deps);
+
+    // Act
+    const result = await handler(
+      { Records: ids.map((id, n) => record(id as string, n)) },
+      { getRemainingTimeInMillis: () => 20_000 },
+    );
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+  });
+});

@@ -1,7 +1,8 @@
 // SQS handler of the sends queue: each record is an accepted email whose time has come ({emailId}): now for
-// ordinary sends, scheduled_at for scheduled ones. A record whose recipients are not all settled (throttling,
-// an outage, time running out) fails alone, so SQS receives it again after the visibility time-out; each receive
-// after the first puts the email in the schedule index first (sendQueuedEmail's redelivered).
+// ordinary sends, scheduled_at for scheduled ones, a batch of them sent one after another. A record whose
+// recipients are not all settled (throttling, an outage, time running out mid-email) fails alone, so SQS receives
+// it again after the visibility time-out; each receive after the first puts the email in the schedule index first
+// (sendQueuedEmail's redelivered). A record the invocation has no time left to start is handed back to the queue.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
@@ -28,7 +29,15 @@ export function decodeSend(body: string): { emailId: string; accountId?: string 
  */
 export const SEND_DEADLINE_MARGIN_MS = 15_000;
 
-export function createSendWorkerHandler(deps: SendEmailDeps) {
+export interface SendWorkerDeps extends SendEmailDeps {
+  /**
+   * The longest one email's copies may take at this invocation's pace (EMAIL_LIMITS.recipients at its share of
+   * the SES rate); absent when unpaced. An email after the batch's first starts only with that much time left.
+   */
+  readonly pacedEmailMs?: number;
+}
+
+export function createSendWorkerHandler(deps: SendWorkerDeps) {
   const processor = new BatchProcessor(EventType.SQS);
   return (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
     const remaining = context?.getRemainingTimeInMillis();
@@ -36,11 +45,28 @@ export function createSendWorkerHandler(deps: SendEmailDeps) {
       remaining === undefined
         ? undefined
         : deps.clock.now() + remaining - Math.min(SEND_DEADLINE_MARGIN_MS, remaining / 2);
-    const record = async (message: SQSRecord) =>
-      sendQueuedEmail(deps, sendMessage.parse(JSON.parse(message.body)).emailId, {
+    let started = 0;
+    const record = async (message: SQSRecord) => {
+      const { emailId, accountId } = sendMessage.parse(JSON.parse(message.body));
+      // No time left to start it (after the first, the time a paced email may take, all its copies at this
+      // invocation's pace): handed back at once as a new message (this one is then deleted), rather than failed,
+      // which would hold it for the 6-minute visibility time-out and count a receive against it.
+      const now = deps.clock.now();
+      if (deadline !== undefined && (now >= deadline || (started > 0 && now + (deps.pacedEmailMs ?? 0) > deadline))) {
+        await deps.sendScheduler.schedule(emailId, now, accountId);
+        return 'handed back';
+      }
+      started += 1;
+      return sendQueuedEmail(deps, emailId, {
         ...(deadline ? { deadline } : {}),
         redelivered: Number(message.attributes?.ApproximateReceiveCount ?? 1) > 1,
       });
-    return processPartialResponse(event, record, processor, { throwOnFullBatchFailure: false });
+    };
+    // One email after another (not Powertools' parallel default): a live invocation's copies share its pace (its
+    // share of the SES account's rate), and an email it cannot start in time is handed back, not begun.
+    return processPartialResponse(event, record, processor, {
+      throwOnFullBatchFailure: false,
+      processInParallel: false,
+    });
   };
 }
