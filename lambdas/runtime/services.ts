@@ -214,9 +214,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     processEvents: async (events: readonly SendflowEvent[]) => {
       const failed = await processEvents(eventDeps, events);
       if (failed.length) {
-        logger.warn('events not processed where they arose: they go through the events queue', {
-          event_ids: failed.map((event) => event.id),
-        });
+        logger.warn(
+          "events not processed where they arose: retried (the send worker's through the events queue, the mapper's by SQS)",
+          {
+            event_ids: failed.map((event) => event.id),
+          },
+        );
       }
       return failed;
     },

@@ -2,7 +2,8 @@
 // bounce or a complaint suppresses the recipient in the event's account and mode (first reason kept), a
 // transient or undetermined bounce does not; every email event is recorded in its email's history once; the
 // event is fanned out to subscribed webhooks; a redelivery changes nothing but re-queues the same deliveries;
-// a step that fails (history, fan-out) never holds back the others, and fails the event so it is retried.
+// a step that fails (fan-out, suppression) never holds back the others, and fails the event so it is retried;
+// the history is written last, once every other step is done, so an event it holds was fanned out.
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   type ProcessEventDeps,
@@ -299,19 +300,37 @@ describe('processEvent when a step fails', () => {
     expect(queued).toEqual([[deliveryIdFor(event.id, 'wh_01bounces')], [deliveryIdFor(event.id, 'wh_01bounces')]]);
   });
 
-  it('a failed fan-out still records the history, and fails the event', async () => {
+  it('a failed fan-out records no history (an event the history holds was fanned out), and fails the event', async () => {
     // Arrange
     s.deliveryQueue.send = failing('SQS unavailable');
 
     // Act / Assert
     await expect(processEvent(s.deps, bounce('Permanent'))).rejects.toThrow('SQS unavailable');
-    expect((await s.emailHistory.latest(EMAIL_ID, 10)).events.map((e) => e.type)).toEqual(['email.bounced']);
+    expect((await s.emailHistory.latest(EMAIL_ID, 10)).events).toEqual([]);
+    expect(s.suppressions.items.size).toBe(1);
+  });
+
+  it('writes the history last, once the fan-out is done: a worker killed before finds the event unrecorded', async () => {
+    // Arrange: what the history holds when the fan-out's jobs are sent.
+    const seen: number[] = [];
+    const send = s.deliveryQueue.send.bind(s.deliveryQueue);
+    s.deliveryQueue.send = async (jobs, delay) => {
+      seen.push((await s.emailHistory.latest(EMAIL_ID, 10)).events.length);
+      return send(jobs, delay);
+    };
+
+    // Act
+    await processEvent(s.deps, bounce('Permanent'));
+
+    // Assert
+    expect(seen).toEqual([0]);
+    expect((await s.emailHistory.latest(EMAIL_ID, 10)).events).toHaveLength(1);
   });
 
   it('two failed steps fail the event with both reasons', async () => {
     // Arrange
     s.deliveryQueue.send = failing('SQS unavailable');
-    s.emailHistory.record = failing('throttled');
+    s.suppressions.add = failing('throttled');
 
     // Act
     const processing = processEvent(s.deps, bounce('Permanent'));

@@ -275,3 +275,62 @@ describe('the history is the record of a copy whose email.sent was processed', (
     expect(s.provider.sent).toHaveLength(1);
   });
 });
+
+describe('a copy whose email.sent was not fanned out is never taken for sent', () => {
+  it('fan-out and the outbox record both failing: the history holds nothing, so a lapse fails the copy (outcome unknown)', async () => {
+    // Arrange: the fan-out's queue refuses, and so does the write that would put email.sent in the outbox.
+    const history = new InMemoryEmailHistory();
+    const clock = new FakeClock(T0);
+    const webhooks = new InMemoryWebhookRepository();
+    const s = setup((events) =>
+      processEvents(
+        {
+          webhooks,
+          deliveryQueue: {
+            send: async () => {
+              throw new Error('SQS unavailable (injected)');
+            },
+          },
+          clock,
+          emailHistory: history,
+          suppressions: new InMemorySuppressionList(),
+        },
+        events,
+      ),
+    );
+    const deps: SendEmailDeps = { ...s.deps, emailHistory: history };
+    const id = await s.accept(['ada@example.com']);
+    await webhooks.create({
+      accountId: CALLER.accountId,
+      mode: 'test',
+      id: 'wh_sent',
+      url: 'https://hooks.example.com/sent',
+      events: ['email.sent'],
+      format: 'standard',
+      secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      active: true,
+      createdAt: new Date(T0).toISOString(),
+      updatedAt: new Date(T0).toISOString(),
+    });
+    const setRecipient = s.emails.setRecipient.bind(s.emails);
+    s.emails.setRecipient = async (emailId, i, expect, to, events) => {
+      if (to.state === 'sent') throw new Error('DynamoDB unavailable (injected)');
+      return setRecipient(emailId, i, expect, to, events);
+    };
+    await expect(sendQueuedEmail(deps, id)).rejects.toThrow('DynamoDB unavailable');
+
+    // Act: the message comes back once the claim lapsed.
+    s.emails.setRecipient = setRecipient;
+    s.clock.advance(10 * 60_000);
+    await sendQueuedEmail(deps, id, { redelivered: true });
+
+    // Assert
+    expect((await history.latest(id, 10)).events.filter((e) => e.type === 'email.sent')).toEqual([]);
+    expect(
+      s
+        .published()
+        .filter((e) => e.type === 'email.failed')
+        .map((e) => e.data.reason),
+    ).toEqual([OUTCOME_UNKNOWN]);
+  });
+});

@@ -35,9 +35,10 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
 
 /**
  * Runs every step to its end, then fails if any step failed: the queue then redelivers the event and every step
- * runs again, the ones that had succeeded as no-ops (a recorded event stays recorded, re-queued deliveries keep
- * their ids and find their attempt claimed or made). So a failed step is retried, never dropped, and never
- * delays the others.
+ * runs again, the ones that had succeeded as no-ops (re-queued deliveries keep their ids and find their attempt
+ * claimed or made). So a failed step is retried, never dropped, and never delays the others. The history is
+ * written last, once every other step is done: an event the history holds was fanned out, so it may stand as the
+ * record of what it tells (the send worker's email.sent is a sent copy's record: app/emails/send-emails).
  */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
   const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
@@ -59,19 +60,22 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
       }),
     );
   }
-  if (event.emailId) {
-    steps.push(
-      deps.emailHistory.record(event.emailId, {
-        id: event.id,
-        type: event.type,
-        timestamp: event.timestamp,
-        ...(event.to ? { to: event.to } : {}),
-      }),
-    );
-    // Noted again on a redelivery: the rank keeps it idempotent.
-    const noted = statusFromEvent(event);
-    if (noted) steps.push(deps.emailHistory.noteStatus(event, event.emailId, noted));
-  }
+  const emailId = event.emailId;
+  // Noted again on a redelivery: the rank keeps it idempotent.
+  const noted = emailId === undefined ? null : statusFromEvent(event);
+  if (emailId !== undefined && noted) steps.push(deps.emailHistory.noteStatus(event, emailId, noted));
+  await settled(event, steps);
+  if (emailId === undefined) return;
+  await deps.emailHistory.record(emailId, {
+    id: event.id,
+    type: event.type,
+    timestamp: event.timestamp,
+    ...(event.to ? { to: event.to } : {}),
+  });
+}
+
+/** Waits for every step; throws the failure, or all of them, if any failed. */
+async function settled(event: SendflowEvent, steps: readonly Promise<unknown>[]): Promise<void> {
   const failed = (await Promise.allSettled(steps)).filter((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed.length === 1) throw failed[0]?.reason;
   if (failed.length > 1)
