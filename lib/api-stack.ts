@@ -280,8 +280,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
     // email.sent in the history (PutItem); the status note reads the noted rank (GetItem), writes a higher one; a
-    // message received again reads which claimed copies' email.sent the history holds (Query on the table).
-    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'] },
+    // message received again reads claimed copies' own email.sent by key (BatchGetItem).
+    emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:BatchGetItem'] },
     idempotency: 'none',
     // The suppression check of a send: one BatchGetItem by key.
     suppressions: { items: ['dynamodb:BatchGetItem'] },

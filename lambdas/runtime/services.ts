@@ -136,7 +136,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     ...(config.sesMaxSendRate
       ? {
           livePacer: new TokenBucketPacer({ perSecond: config.sesMaxSendRate, clock }),
-          pacedEmailMs: Math.ceil((EMAIL_LIMITS.recipients / config.sesMaxSendRate) * 1000),
+          // Every copy's turn at the share, plus a tenth and a second for the claims, records and processing.
+          pacedEmailMs: Math.ceil((EMAIL_LIMITS.recipients / config.sesMaxSendRate) * 1100 + 1000),
         }
       : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),

@@ -548,10 +548,10 @@ describe('table access', () => {
       // The sender domain's open and click tracking: one GetItem a minute a domain.
       domains: { actions: ['dynamodb:GetItem'], targets: ['table'] },
       // Its own email.sent, processed where it arises: the tenant's webhooks, the history and status note, the
-      // account's listen sessions; the history read back (Query) for copies a message received again finds claimed.
+      // account's listen sessions; claimed copies' own email.sent read by key (BatchGetItem) on a message received again.
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
       emailEvents: {
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         targets: ['table'],
       },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },

@@ -1178,9 +1178,9 @@ export class InMemoryEmailHistory implements EmailHistory {
     return true;
   }
 
-  async sentTo(emailId: string): Promise<ReadonlySet<string>> {
-    const events = [...(this.items.get(emailId)?.values() ?? [])];
-    return new Set(events.flatMap((e) => (e.type === 'email.sent' && e.to !== undefined ? [e.to] : [])));
+  async recorded(emailId: string, eventIds: readonly string[]): Promise<ReadonlySet<string>> {
+    const events = this.items.get(emailId);
+    return new Set(eventIds.filter((id) => events?.has(id)));
   }
 
   async latest(emailId: string, limit: number): Promise<HistoryPage> {

@@ -6,6 +6,7 @@
 // whose email.sent the history holds counts as sent (never failed for a lapse, never sent again). A copy a dead
 // local runtime had claimed, and whose email.sent nothing recorded, is sent again with the same email.sent.
 import { describe, expect, it } from 'vitest';
+import { domainId } from '../../lambdas/app/domains/domains';
 import { OUTCOME_UNKNOWN, type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
 import { processEvents } from '../../lambdas/app/events/process-event';
 import type { Principal } from '../../lambdas/app/ports';
@@ -261,6 +262,31 @@ describe('the history is the record of a copy whose email.sent was processed', (
     expect(s.provider.sent).toHaveLength(1);
   });
 
+  it('a recipient listed twice: each copy has its own email.sent, and one copy’s record never stands for the other', async () => {
+    // Arrange: 11 recipients, the 11th the 1st again; the worker dies during the 2nd chunk's provider call.
+    const s = wired();
+    const to = [...Array.from({ length: 10 }, (_, i) => `r${i}@example.com`), 'R0 <r0@example.com>'];
+    const id = await s.accept(to);
+    let calls = 0;
+    s.provider.during = () => {
+      calls += 1;
+      if (calls === 2) return new Promise<void>(() => {});
+    };
+    void sendQueuedEmail(s.deps, id);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    s.provider.during = () => {};
+    s.clock.advance(10 * 60_000);
+
+    // Act
+    await sendQueuedEmail(s.deps, id, { redelivered: true });
+
+    // Assert: the 11th copy's outcome is unknown (never taken for sent through the 1st's event).
+    const failed = s.published().filter((e) => e.type === 'email.failed');
+    expect(failed.map((e) => [e.to, e.data.reason])).toEqual([['r0@example.com', OUTCOME_UNKNOWN]]);
+    const sent = (await s.history.latest(id, 100)).events.filter((e) => e.type === 'email.sent');
+    expect(sent).toHaveLength(10);
+  });
+
   it('a dead local runtime’s claim whose email.sent the history holds is not sent again', async () => {
     // Arrange
     const s = wired();
@@ -332,5 +358,63 @@ describe('a copy whose email.sent was not fanned out is never taken for sent', (
         .filter((e) => e.type === 'email.failed')
         .map((e) => e.data.reason),
     ).toEqual([OUTCOME_UNKNOWN]);
+  });
+});
+
+describe('paced copies', () => {
+  it('each copy’s email.sent is processed as soon as it is taken, not after the last copy of its chunk', async () => {
+    // Arrange: a live email to 10, each copy's turn 2 ms after the one before (a paced invocation).
+    const processed: SendflowEvent[] = [];
+    const s = setup(async (events) => {
+      processed.push(...events);
+      return [];
+    });
+    const seen: number[] = [];
+    s.provider.during = () => {
+      seen.push(processed.length);
+    };
+    const livePacer = {
+      take: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        return true;
+      },
+    };
+    const live = { ...CALLER, mode: 'live' as const };
+    const at = new Date(T0 - 86_400_000).toISOString();
+    const tenant = { accountId: CALLER.accountId, mode: 'live' as const };
+    await s.deps.domains.create(
+      {
+        ...tenant,
+        id: domainId(tenant, 'acme.example'),
+        name: 'acme.example',
+        status: 'verified',
+        records: [],
+        createdAt: at,
+        updatedAt: at,
+      },
+      [],
+    );
+    const [id] = await sendEmails({ ...s.deps, livePacer }, live, [
+      {
+        from: 'a@acme.example',
+        to: Array.from({ length: 10 }, (_, i) => `r${i}@example.com`),
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: 'S',
+        text: 'x',
+        headers: {},
+        tags: [],
+      },
+    ]);
+
+    // Act
+    expect(await sendQueuedEmail({ ...s.deps, livePacer }, id as string)).toBe('sent');
+
+    // Assert: by the last copies' hand-over, the first copies' email.sent were processed; each exactly once.
+    expect(seen).toHaveLength(10);
+    expect(seen.at(-1)).toBeGreaterThan(0);
+    expect(new Set(processed.map((e) => e.to)).size).toBe(10);
+    expect(processed).toHaveLength(10);
   });
 });

@@ -113,15 +113,18 @@ describe('SimulatedEmailProvider', () => {
 
     // Assert
     expect(summary(events.published)).toEqual([
-      { delaySeconds: 0, events: ['email.failed reject@simulator.amazonses.com'] },
       {
         delaySeconds: 3,
-        events: ['email.bounced bounce+first@simulator.amazonses.com', 'email.delivered click@simulator.amazonses.com'],
+        events: [
+          'email.bounced bounce+first@simulator.amazonses.com',
+          'email.delivered click@simulator.amazonses.com',
+          'email.failed reject@simulator.amazonses.com',
+        ],
       },
       { delaySeconds: 6, events: ['email.opened click@simulator.amazonses.com'] },
       { delaySeconds: 9, events: ['email.clicked click@simulator.amazonses.com'] },
     ]);
-    const bounced = events.published[1]?.events[0];
+    const bounced = events.published[0]?.events[0];
     expect(bounced?.data).toEqual({
       from: 'Acme <billing@acme.example>',
       subject: 'Your invoice',

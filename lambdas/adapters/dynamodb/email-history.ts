@@ -23,7 +23,7 @@ import { historyOrderKey, idOrdersByTime } from '../../domain/email/history';
 import { isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { expired } from './email-bodies';
 import { DEFAULT_EMAIL_RETENTION_SECONDS } from './emails';
-import { queryAll, unlessConditionFails } from './operations';
+import { batchGetAll, unlessConditionFails } from './operations';
 import { shardOf } from './shards';
 import { tenantKey } from './tenant-table';
 
@@ -82,17 +82,12 @@ export class DynamoEmailHistory implements EmailHistory {
     return written !== null;
   }
 
-  async sentTo(emailId: string): Promise<ReadonlySet<string>> {
-    const items = await queryAll(this.doc, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'emailId = :id',
-      FilterExpression: '#type = :sent',
-      ProjectionExpression: '#to',
-      ExpressionAttributeNames: { '#type': 'type', '#to': 'to' },
-      ExpressionAttributeValues: { ':id': emailId, ':sent': 'email.sent' },
-      ConsistentRead: true,
-    });
-    return new Set(items.map((item) => item.to).filter((to): to is string => typeof to === 'string'));
+  async recorded(emailId: string, eventIds: readonly string[]): Promise<ReadonlySet<string>> {
+    if (eventIds.length === 0) return new Set();
+    const keys = eventIds.map((eventId) => ({ emailId, eventId }));
+    const items = await batchGetAll(this.doc, this.tableName, keys, ['eventId', 'type'], true);
+    // Events only: the status item shares the partition (and has no type).
+    return new Set(items.filter((item) => item.type !== undefined).map((item) => String(item.eventId)));
   }
 
   async latest(emailId: string, limit: number): Promise<HistoryPage> {

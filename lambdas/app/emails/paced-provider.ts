@@ -10,14 +10,27 @@ export const PACED_IN_FLIGHT = 4;
 /** The outcome reason of a copy left for the next receive: its turn came too late for this one. */
 export const SEND_RATE_DEFERRED = 'send_rate: no turn before the send deadline';
 
-export function pacedProvider(inner: EmailProvider, pacer: SendPacer, notAfter?: number): EmailProvider {
+/**
+ * `onTaken` is told each copy the inner provider took (its index in `copies`) as soon as it is taken: paced, a
+ * chunk's copies go out over seconds, and a copy's email.sent should not wait for the last of them.
+ */
+export function pacedProvider(
+  inner: EmailProvider,
+  pacer: SendPacer,
+  notAfter?: number,
+  onTaken?: (index: number) => void,
+): EmailProvider {
   return {
     send: (
       email: EmailMessage,
       copies: readonly OutgoingCopy[],
       attachments?: readonly OutgoingAttachment[],
     ): Promise<CopyOutcome[]> =>
-      mapWithLimit(copies, PACED_IN_FLIGHT, (copy) => sendOne(inner, pacer, email, copy, notAfter, attachments)),
+      mapWithLimit([...copies.entries()], PACED_IN_FLIGHT, async ([index, copy]) => {
+        const outcome = await sendOne(inner, pacer, email, copy, notAfter, attachments);
+        if (outcome.status === 'sent') onTaken?.(index);
+        return outcome;
+      }),
   };
 }
 

@@ -248,10 +248,10 @@ export interface EmailHistory {
   /** The `limit` newest events by time (ties by id), returned oldest first. */
   latest(emailId: string, limit: number): Promise<HistoryPage>;
   /**
-   * The recipients (bare addresses) whose email.sent the email's history holds, read with strong consistency: the
-   * record of a copy whose email.sent the send worker processed (its claim is then never written again).
+   * Which of these event ids the email's history holds, read by key with strong consistency: the record of a copy
+   * whose email.sent the send worker processed (its claim is then never written again; the id is the claim's).
    */
-  sentTo(emailId: string): Promise<ReadonlySet<string>>;
+  recorded(emailId: string, eventIds: readonly string[]): Promise<ReadonlySet<string>>;
   /**
    * Notes the status an event (or a cancel) gives the email (domain/email/status statusFromEvent) for the status
    * index, which holds indexed statuses only (isIndexedStatus): an indexed status is kept if it outranks the status

@@ -81,9 +81,9 @@ export interface SendEmailDeps {
   readonly sendRetryMs?: number;
   /**
    * The status index (EmailHistory.noteStatus): a cancel is noted there, so `?status=canceled` finds it. And the
-   * history processEvents records into: a claimed copy whose email.sent it holds (sentTo) was sent.
+   * history processEvents records into: a claimed copy whose email.sent it holds (`recorded`) was sent.
    */
-  readonly emailHistory?: Pick<EmailHistory, 'noteStatus' | 'sentTo'>;
+  readonly emailHistory?: Pick<EmailHistory, 'noteStatus' | 'recorded'>;
   /** Told how many emails were accepted, and each recipient sent or failed; nothing when absent. */
   readonly telemetry?: Telemetry;
   /**
@@ -473,7 +473,10 @@ async function batchCommitted(deps: SendEmailDeps, email: EmailRecord): Promise<
   return state === 'committed';
 }
 
-async function allSettled(deps: Pick<SendEmailDeps, 'emails' | 'emailHistory'>, email: EmailRecord): Promise<boolean> {
+async function allSettled(
+  deps: Pick<SendEmailDeps, 'emails' | 'emailHistory' | 'sendClaimMs'>,
+  email: EmailRecord,
+): Promise<boolean> {
   const read = await deps.emails.recipientStates(email.id);
   if (read === null) return false;
   const states = await withHistory(deps, email, read);
@@ -481,22 +484,30 @@ async function allSettled(deps: Pick<SendEmailDeps, 'emails' | 'emailHistory'>, 
 }
 
 /**
- * The recipients' states with the history's word on claimed ones: a claimed copy whose email.sent the history
- * holds was sent (its worker processed the event and, that being its record, wrote nothing more). One strongly
- * consistent read of the history, only when some copy is claimed.
+ * The recipients' states with the history's word on claimed ones: a claimed copy whose own email.sent (its id
+ * derives from the email, the recipient's index and address, and the claim's `since`) the history holds was sent
+ * (its worker processed the event and, that being its record, wrote nothing more). One strongly consistent read
+ * by key of those events, only when some copy is claimed.
  */
 async function withHistory(
-  deps: Pick<SendEmailDeps, 'emailHistory'>,
+  deps: Pick<SendEmailDeps, 'emailHistory' | 'sendClaimMs'>,
   email: EmailRecord,
   states: Readonly<Record<string, RecipientState>>,
 ): Promise<Readonly<Record<string, RecipientState>>> {
-  const claimed = Object.entries(states).filter(([, state]) => state.state === 'claimed');
-  if (claimed.length === 0 || !deps.emailHistory) return states;
-  const sentTo = await deps.emailHistory.sentTo(email.id);
   const all = recipients(email);
-  const sent = claimed.filter(([i]) => sentTo.has(bareAddress(all[Number(i)] ?? '')));
+  const claimed = Object.entries(states).flatMap(([i, state]) =>
+    state.state === 'claimed'
+      ? [{ i, tries: state.tries, id: sentEvent(email, Number(i), all[Number(i)] ?? '', claimedSince(deps, state)).id }]
+      : [],
+  );
+  if (claimed.length === 0 || !deps.emailHistory) return states;
+  const recorded = await deps.emailHistory.recorded(
+    email.id,
+    claimed.map((c) => c.id),
+  );
+  const sent = claimed.filter((c) => recorded.has(c.id));
   if (sent.length === 0) return states;
-  return { ...states, ...Object.fromEntries(sent.map(([i, state]) => [i, { state: 'sent', tries: state.tries }])) };
+  return { ...states, ...Object.fromEntries(sent.map((c) => [c.i, { state: 'sent', tries: c.tries }])) };
 }
 
 /** sendStored's view of its recipients: their states, and how it records an outcome (or notes one recorded). */
@@ -541,9 +552,18 @@ async function sendChunk(
     const to = all[i] as string;
     return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? ''), at: since };
   });
-  // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry).
+  // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry). They go
+  // out over seconds, so each one's email.sent is processed as soon as it is taken, before SES's next events.
   const provider = deps.providerFor(email.mode);
-  const paced = email.mode === 'live' && deps.livePacer ? pacedProvider(provider, deps.livePacer, deadline) : provider;
+  const sentOf = (n: number) => {
+    const { i, since } = claimed[n] as (typeof claimed)[number];
+    return sentEvent(email, i, all[i] as string, since);
+  };
+  const early = new Map<number, Promise<ReadonlySet<string>>>();
+  const paced =
+    email.mode === 'live' && deps.livePacer
+      ? pacedProvider(provider, deps.livePacer, deadline, (n) => early.set(n, processWhereArisen(deps, [sentOf(n)])))
+      : provider;
   let outcomes: CopyOutcome[];
   try {
     outcomes =
@@ -555,13 +575,21 @@ async function sendChunk(
     const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
     outcomes = copies.map(() => ({ status: 'retry', reason }));
   }
-  // The copies taken: their email.sent is processed before they are recorded sent, so a worker stopped between
-  // the two leaves a claim that lapses (send_outcome_unknown), never a sent copy whose event nothing tells.
+  // The copies taken: their email.sent is processed (the rest of them now, together) before they are recorded
+  // sent, so a worker stopped between the two leaves a claim that lapses (send_outcome_unknown), never a sent copy
+  // whose event nothing tells.
   const sentEvents = new Map<number, SendflowEvent>();
-  for (const [n, { i, since }] of claimed.entries()) {
-    if (outcomes[n]?.status === 'sent') sentEvents.set(i, sentEvent(email, all[i] as string, since));
+  const rest: SendflowEvent[] = [];
+  for (const [n, { i }] of claimed.entries()) {
+    if (outcomes[n]?.status !== 'sent') continue;
+    const event = sentOf(n);
+    sentEvents.set(i, event);
+    if (!early.has(n)) rest.push(event);
   }
-  const unprocessed = await processWhereArisen(deps, [...sentEvents.values()]);
+  const unprocessed = new Set<string>();
+  for (const ids of await Promise.all([...early.values(), processWhereArisen(deps, rest)])) {
+    for (const id of ids) unprocessed.add(id);
+  }
   const maxTries = deps.maxSendTries ?? DEFAULT_MAX_TRIES;
   let retry = 0;
   await Promise.all(
@@ -587,13 +615,13 @@ async function sendChunk(
 }
 
 /**
- * A copy's email.sent: at the time it was handed over, with an id derived from the email, the recipient and that
- * time, so a copy handed over again after a dead local runtime's claim (the same `since`) tells the same event.
+ * A copy's email.sent: at its claim's time, with an id derived from the email, the recipient (index and address)
+ * and that time, so a copy handed over again after a dead local runtime's claim (the same `since`) tells the same
+ * event, and a reader finds a claim's own event by key.
  */
-function sentEvent(email: EmailRecord, to: string, at: number): SendflowEvent {
-  const digest = createHash('sha256')
-    .update(`sent\n${email.id}\n${bareAddress(to)}\n${at}`)
-    .digest();
+function sentEvent(email: EmailRecord, index: number, to: string, at: number): SendflowEvent {
+  const seed = `sent\n${email.id}\n${index}\n${bareAddress(to)}\n${at}`;
+  const digest = createHash('sha256').update(seed).digest();
   return emailEvent(email, to, 'email.sent', {}, { at }, (n) => digest.subarray(0, n));
 }
 

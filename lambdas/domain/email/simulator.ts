@@ -69,7 +69,7 @@ export const SIMULATOR_STORIES: Readonly<Record<string, readonly SimulatedEvent[
     { type: 'email.failed', step: 1, data: { reason: 'suppressed_by_provider' } },
   ],
   // SES Reject (a virus was found): taken (the send worker's email.sent, as SES's Send), then never delivered.
-  reject: [{ type: 'email.failed', step: 0, data: { reason: 'Bad content' } }],
+  reject: [{ type: 'email.failed', step: 1, data: { reason: 'Bad content' } }],
 };
 
 /** The story for one recipient: its simulator mailbox (a `+label` is ignored), else success. */

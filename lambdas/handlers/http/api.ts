@@ -65,7 +65,7 @@ export interface ApiDeps
     ListenDeps,
     ReadReceivedDeps {
   /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
-  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus' | 'sentTo'>;
+  readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus' | 'recorded'>;
   readonly counter: RateLimitCounter;
   /** Per-IP windows of requests without a valid key: in memory, never a DynamoDB write. */
   readonly anonymousCounter: RateLimitCounter;
