@@ -276,19 +276,22 @@ describe('a queued email whose send is left for later enters the schedule index'
   });
 });
 
+/** A sends message as SQS hands it to the send worker: message `m-<n>`, received `receiveCount` times. */
+const sqsRecord = (emailId: string, n: number, receiveCount = 1) =>
+  ({
+    messageId: `m-${n}`,
+    receiptHandle: 'r',
+    body: encodeSend(emailId, CALLER.accountId),
+    attributes: { ApproximateReceiveCount: String(receiveCount) },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:sends',
+    awsRegion: 'us-east-1',
+  }) as unknown as SQSRecord;
+
 describe('the sends queue handler', () => {
-  const record = (emailId: string, receiveCount: number) =>
-    ({
-      messageId: `m-${receiveCount}`,
-      receiptHandle: 'r',
-      body: encodeSend(emailId),
-      attributes: { ApproximateReceiveCount: String(receiveCount) },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:sends',
-      awsRegion: 'us-east-1',
-    }) as unknown as SQSRecord;
+  const record = (emailId: string, receiveCount: number) => sqsRecord(emailId, receiveCount, receiveCount);
 
   it('passes a receive after the first (ApproximateReceiveCount above 1): the failing email is put in the index', async () => {
     // Arrange
@@ -319,18 +322,7 @@ describe('the sends queue handler', () => {
 });
 
 describe('the send worker’s batch', () => {
-  const record = (emailId: string, n: number) =>
-    ({
-      messageId: `m-${n}`,
-      receiptHandle: 'r',
-      body: encodeSend(emailId, CALLER.accountId),
-      attributes: { ApproximateReceiveCount: '1' },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:sends',
-      awsRegion: 'us-east-1',
-    }) as unknown as SQSRecord;
+  const record = (emailId: string, n: number) => sqsRecord(emailId, n);
 
   it('sends every email of the batch in turn while its time lasts', async () => {
     // Arrange
