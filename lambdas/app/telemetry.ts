@@ -51,6 +51,11 @@ export interface Telemetry {
   requested(report: RequestReport): void;
   /** `count` emails (accepted) or recipients (sent, failed) reached that outcome. */
   emails(outcome: EmailOutcome, count: number): void;
+  /**
+   * A send worker started an email on its message's first receive, `lagMs` after the email was due (accepted, or
+   * its scheduled time): what a queue's oldest-message age cannot show once messages are handed back.
+   */
+  sendStarted(lagMs: number): void;
   /** Publishes what was recorded and not yet published: the end of an invocation. */
   flush(): void;
 }
@@ -60,5 +65,6 @@ export const noTelemetry: Telemetry = {
   attempted: () => {},
   requested: () => {},
   emails: () => {},
+  sendStarted: () => {},
   flush: () => {},
 };

@@ -19,6 +19,8 @@ export const METRIC_NAMES = {
   emailsSent: 'EmailsSent',
   /** Count of recipients that ended email.failed (refused, retries exhausted, outcome unknown). */
   emailsFailed: 'EmailsFailed',
+  /** Milliseconds from when an email was due (accepted, or scheduled for) to its send's start (first receives). */
+  sendLag: 'SendLag',
   /** Count; published twice: without dimension (the total) and by `route` (operation id) and `status`. */
   apiRequests: 'ApiRequests',
 } as const;

@@ -29,6 +29,12 @@ import { stageAlarmName } from './queues';
 
 /** API p99 latency above this for three 5-minute periods pages: sends and reads answer in well under a second. */
 export const API_P99_LATENCY_ALARM_MS = 5_000;
+/**
+ * SendLag p90 above this for three 5-minute periods pages: most emails start within seconds of being due, so a
+ * tenth of them 5 minutes late is a backlog (the sends queue's oldest-message age misses one whose emails are
+ * handed back, each as a new message, by invocations with no time left).
+ */
+export const SEND_LAG_ALARM_MS = 300_000;
 /** 5XX answers in 5 minutes before the API pages: one is a bug to read about, five is an outage. */
 export const API_5XX_ALARM_COUNT = 5;
 /**
@@ -138,6 +144,23 @@ export class Monitoring extends Construct {
       }),
     );
 
+    this.alarms.push(
+      new Alarm(this, 'SendLagP90Alarm', {
+        alarmName: stageAlarmName(this, 'SendLagP90'),
+        alarmDescription: `Sendflow sends: p90 of SendLag above ${SEND_LAG_ALARM_MS / 60_000} minutes for 15 minutes`,
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: METRIC_NAMES.sendLag,
+          dimensionsMap: { [METRIC_DIMENSIONS.service]: props.metricsService },
+          statistic: 'p90',
+          period: Duration.minutes(5),
+        }),
+        threshold: SEND_LAG_ALARM_MS,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
     this.alarms.push(
       new Alarm(this, 'SesBounceRateAlarm', {
         alarmName: stageAlarmName(this, 'SesBounceRate'),
@@ -260,6 +283,10 @@ export class Monitoring extends Construct {
         withLabel(sendflow(METRIC_NAMES.emailsAccepted), 'accepted'),
         withLabel(sendflow(METRIC_NAMES.emailsSent), 'recipients sent'),
         withLabel(sendflow(METRIC_NAMES.emailsFailed), 'recipients failed'),
+      ]),
+      graph('Send lag (ms: due to the send worker’s start)', [
+        withLabel(sendflow(METRIC_NAMES.sendLag, {}, 'p50'), 'p50'),
+        withLabel(sendflow(METRIC_NAMES.sendLag, {}, 'p90'), 'p90'),
       ]),
       perFunction('Function errors', (fn) => fn.handler.metricErrors(oneMinute)),
       perFunction('Function throttles', (fn) => fn.handler.metricThrottles(oneMinute)),

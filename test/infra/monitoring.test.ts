@@ -15,6 +15,7 @@ import {
   API_5XX_ALARM_COUNT,
   API_P99_LATENCY_ALARM_MS,
   NO_ALARM_SUBSCRIBER_WARNING,
+  SEND_LAG_ALARM_MS,
 } from '../../lib/constructs/monitoring';
 import { only, synthSendflow } from './synth';
 
@@ -242,6 +243,23 @@ describe('alarms', () => {
       Threshold: API_P99_LATENCY_ALARM_MS,
       EvaluationPeriods: 3,
     });
+  });
+
+  it('pages when sends start late: SendLag p90 above 5 minutes for 15 minutes (the sends queue age cannot see hand-backs)', () => {
+    const lag = alarms(api).filter((a) => a.Properties.MetricName === 'SendLag');
+    expect(lag.map((a) => a.Properties)).toEqual([
+      expect.objectContaining({
+        AlarmName: 'Sendflow-prod-Api-SendLagP90',
+        Namespace: 'Sendflow',
+        ExtendedStatistic: 'p90',
+        Threshold: SEND_LAG_ALARM_MS,
+        Period: 300,
+        EvaluationPeriods: 3,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      }),
+    ]);
+    expect(SEND_LAG_ALARM_MS).toBe(300_000);
   });
 
   it('watches the age of the oldest message on every main queue, slow lane included', () => {

@@ -1308,7 +1308,12 @@ export class RecordingTelemetry implements Telemetry {
   readonly attempts: AttemptReport[] = [];
   readonly requests: RequestReport[] = [];
   readonly emailCounts: { outcome: EmailOutcome; count: number }[] = [];
+  readonly sendLags: number[] = [];
   flushes = 0;
+
+  sendStarted(lagMs: number): void {
+    this.sendLags.push(lagMs);
+  }
 
   attempted(report: AttemptReport): void {
     this.attempts.push(report);

@@ -24,6 +24,7 @@ import {
   RecordingEmailProvider,
   RecordingEventPublisher,
   RecordingSendScheduler,
+  RecordingTelemetry,
   seededRandom,
 } from '../support/fakes';
 
@@ -416,5 +417,23 @@ describe('paced copies', () => {
     expect(seen.at(-1)).toBeGreaterThan(0);
     expect(new Set(processed.map((e) => e.to)).size).toBe(10);
     expect(processed).toHaveLength(10);
+  });
+});
+
+describe('send lag', () => {
+  it('a first receive reports how long after it was due the worker started the email; a retry does not', async () => {
+    // Arrange
+    const telemetry = new RecordingTelemetry();
+    const s = setup();
+    const deps: SendEmailDeps = { ...s.deps, telemetry };
+    const id = await s.accept(['ada@example.com']);
+    s.clock.advance(90_000);
+
+    // Act
+    await sendQueuedEmail(deps, id);
+    await sendQueuedEmail(deps, id, { redelivered: true });
+
+    // Assert
+    expect(telemetry.sendLags).toEqual([90_000]);
   });
 });

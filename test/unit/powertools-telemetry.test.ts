@@ -412,6 +412,27 @@ describe('PowertoolsTelemetry: API requests and emails', () => {
     ]);
   });
 
+  it('times each send’s start after its due time (SendLag, ms) in the line of the sent emails', () => {
+    // Arrange
+    const t = telemetry();
+
+    // Act
+    t.sendStarted(1_250);
+    t.sendStarted(-3);
+    t.emails('sent', 1);
+    t.flush();
+
+    // Assert: one line; a clock behind the API's gives 0, never a negative lag.
+    expect(stdout.emf().map(emfSummary)).toEqual([
+      expect.objectContaining({
+        metrics: {
+          SendLag: { unit: 'Milliseconds', value: [1_250, 0] },
+          EmailsSent: { unit: 'Count', value: 1 },
+        },
+      }),
+    ]);
+  });
+
   it('writes log lines but no EMF when metrics are off', () => {
     // Arrange
     const t = telemetry(null);

@@ -96,6 +96,10 @@ export class PowertoolsTelemetry implements Telemetry {
     if (count > 0) this.record(EMAIL_METRICS[outcome], MetricUnit.Count, count);
   }
 
+  sendStarted(lagMs: number): void {
+    this.record(M.sendLag, MetricUnit.Milliseconds, Math.max(0, lagMs));
+  }
+
   flush(): void {
     if (!this.metrics || this.metrics.isEmpty()) return;
     try {

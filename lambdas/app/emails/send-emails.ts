@@ -325,6 +325,11 @@ async function sendStored(
     ...(found.scheduledAt !== undefined ? { dueBy: new Date(deps.clock.now() + EARLY_FIRING_MS).toISOString() } : {}),
   });
   if (!email) return 'skipped';
+  // How long after it was due a message's first receive starts it (a handed-back one's too: its wait counts).
+  if (!options.redelivered) {
+    const due = Date.parse(email.scheduledAt ?? email.createdAt);
+    (deps.telemetry ?? noTelemetry).sendStarted(deps.clock.now() - due);
+  }
   const all = recipients(email);
   const reopened = new Map<number, RecipientState>();
   const stored = await withHistory(deps, email, email.recipientStates ?? {});
