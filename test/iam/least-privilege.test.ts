@@ -406,6 +406,19 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       (m) => m.body.includes(attachmentGone) && m.body.includes('"attachment_unavailable"'),
     );
     expect(failed.length, host('sendflow-sender').output()).toBeGreaterThan(0);
+
+    // A sends message received again (an SQS duplicate): its copies, left claimed once their email.sent was
+    // processed, are read back by that event's key.
+    const [sendsArn] = fn.consumes;
+    const sent = standIns.messages.find((m) => m.queueArn === sendsArn && !m.body.includes(attachmentGone));
+    expect(sent).toBeDefined();
+    standIns.messages.push({ queueArn: String(sendsArn), body: String(sent?.body) });
+    await drain('sendflow-sender');
+    const byKey = standIns.calls.filter(
+      (c) =>
+        c.caller === accessKeyIdFor(fn) && c.action === 'dynamodb:BatchGetItem' && c.resource.includes('emailEvents'),
+    );
+    expect(byKey.length, host('sendflow-sender').output()).toBeGreaterThan(0);
   });
 
   it('API: one-click unsubscribe from a sent email, then the domain is deleted', async () => {

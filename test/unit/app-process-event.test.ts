@@ -300,13 +300,14 @@ describe('processEvent when a step fails', () => {
     expect(queued).toEqual([[deliveryIdFor(event.id, 'wh_01bounces')], [deliveryIdFor(event.id, 'wh_01bounces')]]);
   });
 
-  it('a failed fan-out records no history (an event the history holds was fanned out), and fails the event', async () => {
+  it('a failed fan-out records no history and notes no status (both follow the fan-out), and fails the event', async () => {
     // Arrange
     s.deliveryQueue.send = failing('SQS unavailable');
 
     // Act / Assert
     await expect(processEvent(s.deps, bounce('Permanent'))).rejects.toThrow('SQS unavailable');
     expect((await s.emailHistory.latest(EMAIL_ID, 10)).events).toEqual([]);
+    expect(s.emailHistory.statuses.size).toBe(0);
     expect(s.suppressions.items.size).toBe(1);
   });
 

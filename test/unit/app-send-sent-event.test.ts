@@ -437,3 +437,60 @@ describe('send lag', () => {
     expect(telemetry.sendLags).toEqual([90_000]);
   });
 });
+
+describe('a paced chunk cut short', () => {
+  it('a pacer that fails mid-chunk: the copies already taken stay sent (told once), the rest go back to pending', async () => {
+    // Arrange: a live email to 3; the pacer gives a turn, then fails.
+    const processed: SendflowEvent[] = [];
+    const s = setup(async (events) => {
+      processed.push(...events);
+      return [];
+    });
+    const history = new InMemoryEmailHistory();
+    let takes = 0;
+    const livePacer = {
+      take: async () => {
+        takes += 1;
+        if (takes > 1) throw new Error('pace store unavailable (injected)');
+        return true;
+      },
+    };
+    const tenant = { accountId: CALLER.accountId, mode: 'live' as const };
+    const at = new Date(T0 - 86_400_000).toISOString();
+    await s.deps.domains.create(
+      {
+        ...tenant,
+        id: domainId(tenant, 'acme.example'),
+        name: 'acme.example',
+        status: 'verified',
+        records: [],
+        createdAt: at,
+        updatedAt: at,
+      },
+      [],
+    );
+    const deps: SendEmailDeps = { ...s.deps, livePacer, emailHistory: history };
+    const [id] = await sendEmails(deps, { ...CALLER, mode: 'live' }, [
+      {
+        from: 'a@acme.example',
+        to: ['r0@example.com', 'r1@example.com', 'r2@example.com'],
+        cc: [],
+        bcc: [],
+        replyTo: [],
+        subject: 'S',
+        text: 'x',
+        headers: {},
+        tags: [],
+      },
+    ]);
+
+    // Act: this receive, then the next once the pacer works again.
+    await expect(sendQueuedEmail(deps, id as string)).rejects.toThrow();
+    takes = -100;
+    await sendQueuedEmail(deps, id as string, { redelivered: true });
+
+    // Assert: every copy handed over once, each told once.
+    expect(s.provider.recipients().sort()).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
+    expect(processed.map((e) => e.to).sort()).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
+  });
+});

@@ -42,12 +42,13 @@ async function sendOne(
   notAfter: number | undefined,
   attachments: readonly OutgoingAttachment[] | undefined,
 ): Promise<CopyOutcome> {
-  if (!(await pacer.take(notAfter))) return { status: 'retry', reason: SEND_RATE_DEFERRED };
   try {
+    if (!(await pacer.take(notAfter))) return { status: 'retry', reason: SEND_RATE_DEFERRED };
     const [outcome] = await inner.send(email, [copy], attachments);
     return outcome ?? { status: 'retry', reason: 'provider_error: no outcome' };
   } catch (error) {
-    // As for an unpaced send (send-emails.ts): a provider that throws took nothing.
+    // As for an unpaced send (send-emails.ts): a provider (or a pacer) that throws took nothing. Each copy has its
+    // own outcome, so a failure never turns the copies already taken back into retries.
     return { status: 'retry', reason: `provider_error: ${error instanceof Error ? error.name : 'unknown'}` };
   }
 }

@@ -576,9 +576,10 @@ async function sendChunk(
         ? copies.map(() => ({ status: 'refused', reason: ATTACHMENT_UNAVAILABLE }))
         : await paced.send(email, copies, attachments.length ? attachments : undefined);
   } catch (error) {
-    // Nothing known to have gone out (an outage before the provider took anything).
+    // Nothing known to have gone out (an outage before the provider took anything), but the copies it said it
+    // took (paced, their email.sent already told).
     const reason = `provider_error: ${error instanceof Error ? error.name : 'unknown'}`;
-    outcomes = copies.map(() => ({ status: 'retry', reason }));
+    outcomes = copies.map((_, n) => (early.has(n) ? { status: 'sent' } : { status: 'retry', reason }));
   }
   // The copies taken: their email.sent is processed (the rest of them now, together) before they are recorded
   // sent, so a worker stopped between the two leaves a claim that lapses (send_outcome_unknown), never a sent copy

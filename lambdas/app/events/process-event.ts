@@ -1,7 +1,9 @@
 // Use case: what happens to every event, on the events queue or where it arises (the send worker's email.sent).
-// It is fanned out to the subscribed webhooks, written into its email's history, and a hard bounce or complaint
-// puts the recipient on the suppression list. Each step is idempotent, so a redelivered event changes nothing;
-// the steps run independently, so a step that fails (a history write, say) never holds back the webhook fan-out.
+// It is fanned out to the subscribed webhooks (and, best effort, to listen sessions), a hard bounce or complaint
+// puts the recipient on the suppression list, and then it is written into its email's history and status. Each
+// step is idempotent, so a redelivered event changes nothing. The first steps run independently (one failing
+// never holds back another); the history and status wait for them, so they never tell of an event whose fan-out
+// did not happen.
 import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
@@ -36,9 +38,10 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
 /**
  * Runs every step to its end, then fails if any step failed: the queue then redelivers the event and every step
  * runs again, the ones that had succeeded as no-ops (re-queued deliveries keep their ids and find their attempt
- * claimed or made). So a failed step is retried, never dropped, and never delays the others. The history is
- * written last, once every other step is done: an event the history holds was fanned out, so it may stand as the
- * record of what it tells (the send worker's email.sent is a sent copy's record: app/emails/send-emails).
+ * claimed or made). So a failed step is retried, never dropped. The history and status are written last, once
+ * every other step is done: an event the history holds was fanned out (listen sessions aside: best effort), so it
+ * may stand as the record of what it tells (the send worker's email.sent is a sent copy's record:
+ * app/emails/send-emails).
  */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
   const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
@@ -60,18 +63,21 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
       }),
     );
   }
-  const emailId = event.emailId;
-  // Noted again on a redelivery: the rank keeps it idempotent.
-  const noted = emailId === undefined ? null : statusFromEvent(event);
-  if (emailId !== undefined && noted) steps.push(deps.emailHistory.noteStatus(event, emailId, noted));
   await settled(event, steps);
+  const emailId = event.emailId;
   if (emailId === undefined) return;
-  await deps.emailHistory.record(emailId, {
-    id: event.id,
-    type: event.type,
-    timestamp: event.timestamp,
-    ...(event.to ? { to: event.to } : {}),
-  });
+  // Then the email's own record of it: its history, and the status it gives (noted again on a redelivery: the
+  // rank keeps it idempotent), together, so neither tells of an event that was not fanned out.
+  const noted = statusFromEvent(event);
+  await settled(event, [
+    deps.emailHistory.record(emailId, {
+      id: event.id,
+      type: event.type,
+      timestamp: event.timestamp,
+      ...(event.to ? { to: event.to } : {}),
+    }),
+    ...(noted ? [deps.emailHistory.noteStatus(event, emailId, noted)] : []),
+  ]);
 }
 
 /** Waits for every step; throws the failure, or all of them, if any failed. */
