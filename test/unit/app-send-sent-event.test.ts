@@ -62,8 +62,20 @@ function setup(processEvents?: SendEmailDeps['processEvents']) {
     ]);
     return id as string;
   };
+  /** A live-mode email from acme.example, verified for the purpose. */
+  const acceptLive = async (to: string[]) => {
+    const tenant = { accountId: CALLER.accountId, mode: 'live' as const };
+    const at = new Date(T0 - 86_400_000).toISOString();
+    const name = 'acme.example';
+    const domain = { ...tenant, id: domainId(tenant, name), name, status: 'verified' as const, records: [] };
+    await deps.domains.create({ ...domain, createdAt: at, updatedAt: at }, []);
+    const [id] = await sendEmails(deps, { ...CALLER, mode: 'live' }, [
+      { from: 'a@acme.example', to, cc: [], bcc: [], replyTo: [], subject: 'S', text: 'x', headers: {}, tags: [] },
+    ]);
+    return id as string;
+  };
   const published = () => events.published.flatMap((p) => p.events);
-  return { clock, emails, provider, deps, accept, published };
+  return { clock, emails, provider, deps, accept, acceptLive, published };
 }
 
 describe('email.sent, made by the send worker', () => {
@@ -380,37 +392,10 @@ describe('paced copies', () => {
         return true;
       },
     };
-    const live = { ...CALLER, mode: 'live' as const };
-    const at = new Date(T0 - 86_400_000).toISOString();
-    const tenant = { accountId: CALLER.accountId, mode: 'live' as const };
-    await s.deps.domains.create(
-      {
-        ...tenant,
-        id: domainId(tenant, 'acme.example'),
-        name: 'acme.example',
-        status: 'verified',
-        records: [],
-        createdAt: at,
-        updatedAt: at,
-      },
-      [],
-    );
-    const [id] = await sendEmails({ ...s.deps, livePacer }, live, [
-      {
-        from: 'a@acme.example',
-        to: Array.from({ length: 10 }, (_, i) => `r${i}@example.com`),
-        cc: [],
-        bcc: [],
-        replyTo: [],
-        subject: 'S',
-        text: 'x',
-        headers: {},
-        tags: [],
-      },
-    ]);
+    const id = await s.acceptLive(Array.from({ length: 10 }, (_, i) => `r${i}@example.com`));
 
     // Act
-    expect(await sendQueuedEmail({ ...s.deps, livePacer }, id as string)).toBe('sent');
+    expect(await sendQueuedEmail({ ...s.deps, livePacer }, id)).toBe('sent');
 
     // Assert: by the last copies' hand-over, the first copies' email.sent were processed; each exactly once.
     expect(seen).toHaveLength(10);
@@ -455,39 +440,13 @@ describe('a paced chunk cut short', () => {
         return true;
       },
     };
-    const tenant = { accountId: CALLER.accountId, mode: 'live' as const };
-    const at = new Date(T0 - 86_400_000).toISOString();
-    await s.deps.domains.create(
-      {
-        ...tenant,
-        id: domainId(tenant, 'acme.example'),
-        name: 'acme.example',
-        status: 'verified',
-        records: [],
-        createdAt: at,
-        updatedAt: at,
-      },
-      [],
-    );
     const deps: SendEmailDeps = { ...s.deps, livePacer, emailHistory: history };
-    const [id] = await sendEmails(deps, { ...CALLER, mode: 'live' }, [
-      {
-        from: 'a@acme.example',
-        to: ['r0@example.com', 'r1@example.com', 'r2@example.com'],
-        cc: [],
-        bcc: [],
-        replyTo: [],
-        subject: 'S',
-        text: 'x',
-        headers: {},
-        tags: [],
-      },
-    ]);
+    const id = await s.acceptLive(['r0@example.com', 'r1@example.com', 'r2@example.com']);
 
     // Act: this receive, then the next once the pacer works again.
-    await expect(sendQueuedEmail(deps, id as string)).rejects.toThrow();
+    await expect(sendQueuedEmail(deps, id)).rejects.toThrow();
     takes = -100;
-    await sendQueuedEmail(deps, id as string, { redelivered: true });
+    await sendQueuedEmail(deps, id, { redelivered: true });
 
     // Assert: every copy handed over once, each told once.
     expect(s.provider.recipients().sort()).toEqual(['r0@example.com', 'r1@example.com', 'r2@example.com']);
