@@ -117,6 +117,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     suppressions: repositories.suppressions,
     listenSessions: repositories.listenSessions,
     listenRelayFailed,
+    orderLanes: repositories.orderLanes,
+    retentionSeconds: hooks.retentionSeconds,
   };
   return {
     logger,
@@ -212,6 +214,15 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
     listenRelayFailed,
+    // The send worker's part of per-email ordering: a copy's email.sent enters its lanes before the hand-over.
+    sentOrdering: {
+      webhooks: repositories.webhooks,
+      orderLanes: repositories.orderLanes,
+      deliveries: repositories.deliveries,
+      retries: adapters.retries,
+      clock,
+      retentionSeconds: hooks.retentionSeconds,
+    },
     processEvents: async (events: readonly SendflowEvent[]) => {
       const failed = await processEvents(eventDeps, events);
       if (failed.length) {

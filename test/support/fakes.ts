@@ -1433,14 +1433,18 @@ export function inMemoryRecoveryDeps(clock: FakeClock, overrides: Partial<Recove
 
 /** Per-email ordering lanes in memory, as DynamoOrderLanes keeps them (one entry per delivery, by sequence). */
 export class InMemoryOrderLanes implements OrderLanes {
-  readonly lanes = new Map<string, Map<string, number>>();
+  readonly lanes = new Map<string, Map<string, LaneEntry>>();
 
   async enter(lane: LaneKey, entry: LaneEntry, _expiresAt: number): Promise<LaneEntry[]> {
     const key = `${lane.webhookId}#${lane.emailId}`;
-    const entries = this.lanes.get(key) ?? new Map<string, number>();
-    entries.set(entry.deliveryId, entry.sequence);
+    const entries = this.lanes.get(key) ?? new Map<string, LaneEntry>();
+    entries.set(entry.deliveryId, { ...entry });
     this.lanes.set(key, entries);
     return sortedLane(entries);
+  }
+
+  async read(lane: LaneKey): Promise<LaneEntry[]> {
+    return sortedLane(this.lanes.get(`${lane.webhookId}#${lane.emailId}`) ?? new Map());
   }
 
   async leave(lane: LaneKey, deliveryId: string): Promise<LaneEntry[]> {
@@ -1450,8 +1454,8 @@ export class InMemoryOrderLanes implements OrderLanes {
   }
 }
 
-function sortedLane(entries: ReadonlyMap<string, number>): LaneEntry[] {
-  return [...entries]
-    .map(([deliveryId, sequence]) => ({ deliveryId, sequence }))
+function sortedLane(entries: ReadonlyMap<string, LaneEntry>): LaneEntry[] {
+  return [...entries.values()]
+    .map((entry) => ({ ...entry }))
     .sort((a, b) => a.sequence - b.sequence || (a.deliveryId < b.deliveryId ? -1 : 1));
 }

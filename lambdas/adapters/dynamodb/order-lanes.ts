@@ -3,7 +3,9 @@
 // never in a webhook's delivery partitions, so no log read meets it). Each entry is a top-level attribute named by
 // its delivery id holding its sequence, so entering and leaving are single UpdateItems (SET or REMOVE one
 // attribute) that return the whole lane (ALL_NEW). Only deliveries to `per_email` webhooks ever write here.
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// An entry whose row is still to come (LaneEntry.rowBy) is a map `{s: sequence, by: rowBy}`; one with its row is
+// the bare sequence. A release that knows only bare sequences skips the maps: it orders as it did before them.
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { LaneKey, OrderLanes } from '../../app/webhooks/order-lanes';
 import type { LaneEntry } from '../../domain/webhooks/ordering';
 import { unlessConditionFails } from './operations';
@@ -18,11 +20,21 @@ export const laneKeyOf = (lane: LaneKey) => ({
   id: LANE_SORT_KEY,
 });
 
+/** An entry as stored: its sequence, or `{s, by}` while its row is still to come. */
+const stored = (entry: LaneEntry) =>
+  entry.rowBy === undefined ? entry.sequence : { s: entry.sequence, by: entry.rowBy };
+
+function entryOf(deliveryId: string, value: unknown): LaneEntry | null {
+  if (typeof value === 'number') return { deliveryId, sequence: value };
+  const { s, by } = (value ?? {}) as { s?: unknown; by?: unknown };
+  return typeof s === 'number' && typeof by === 'number' ? { deliveryId, sequence: s, rowBy: by } : null;
+}
+
 /** The entries of a stored lane item: its delivery-id attributes, by sequence then id. */
 function entriesOf(item: Record<string, unknown> | undefined): LaneEntry[] {
   return Object.entries(item ?? {})
-    .filter(([name, value]) => name.startsWith(DELIVERY_PREFIX) && typeof value === 'number')
-    .map(([deliveryId, sequence]) => ({ deliveryId, sequence: sequence as number }))
+    .flatMap(([name, value]) => (name.startsWith(DELIVERY_PREFIX) ? [entryOf(name, value)] : []))
+    .filter((entry): entry is LaneEntry => entry !== null)
     .sort((a, b) => a.sequence - b.sequence || (a.deliveryId < b.deliveryId ? -1 : 1));
 }
 
@@ -40,11 +52,18 @@ export class DynamoOrderLanes implements OrderLanes {
         Key: laneKeyOf(lane),
         UpdateExpression: 'SET #d = :seq, expiresAt = :exp',
         ExpressionAttributeNames: { '#d': entry.deliveryId },
-        ExpressionAttributeValues: { ':seq': entry.sequence, ':exp': expiresAt },
+        ExpressionAttributeValues: { ':seq': stored(entry), ':exp': expiresAt },
         ReturnValues: 'ALL_NEW',
       }),
     );
     return entriesOf(Attributes);
+  }
+
+  async read(lane: LaneKey): Promise<LaneEntry[]> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: laneKeyOf(lane), ConsistentRead: true }),
+    );
+    return entriesOf(Item);
   }
 
   async leave(lane: LaneKey, deliveryId: string): Promise<LaneEntry[]> {

@@ -25,7 +25,8 @@ import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
-import type { EventPublisher, Tenant } from '../webhooks/ports';
+import { type OrderingDeps, type Reservation, releaseReserved, reserveSent } from '../webhooks/ordering';
+import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/ports';
 import {
   type AttachmentInput,
   loadAttachments,
@@ -105,6 +106,12 @@ export interface SendEmailDeps {
    * recipient's record into the email's outbox, and from there to the events queue.
    */
   readonly processEvents?: (events: readonly SendflowEvent[]) => Promise<readonly SendflowEvent[]>;
+  /**
+   * Per-email ordering (app/webhooks/ordering): a copy's email.sent enters the lanes of the account's ordered
+   * webhooks before the provider is called, so no event the provider tells of the copy goes before it. Absent: no
+   * lane is read or written here.
+   */
+  readonly sentOrdering?: OrderingDeps & { readonly webhooks: Pick<WebhookRepository, 'list'> };
 }
 
 /** As the email repositories default it (30 days). */
@@ -557,13 +564,19 @@ async function sendChunk(
     const to = all[i] as string;
     return { to, headers: listUnsubscribeHeaders(email.unsubscribeUrls[to] ?? ''), at: since };
   });
-  // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry). They go
-  // out over seconds, so each one's email.sent is processed as soon as it is taken, before SES's next events.
-  const provider = deps.providerFor(email.mode);
   const sentOf = (n: number) => {
     const { i, since } = claimed[n] as (typeof claimed)[number];
     return sentEvent(email, i, all[i] as string, since);
   };
+  // Before the provider can tell anything of a copy, its email.sent is in its ordered webhooks' lanes.
+  const reservations = await reserveOrder(
+    deps,
+    claimed.map((_, n) => sentOf(n)),
+    until,
+  );
+  // Paced copies wait their turn up to the deadline at most; those left over go back to pending (retry). They go
+  // out over seconds, so each one's email.sent is processed as soon as it is taken, before SES's next events.
+  const provider = deps.providerFor(email.mode);
   const early = new Map<number, Promise<ReadonlySet<string>>>();
   const paced =
     email.mode === 'live' && deps.livePacer
@@ -617,7 +630,28 @@ async function sendChunk(
       return record(i, held, { state: 'failed', tries, reason: outcome.reason }, failed);
     }),
   );
+  const notTaken = new Set(claimed.flatMap((_, n) => (outcomes[n]?.status === 'sent' ? [] : [sentOf(n).id])));
+  await releaseOrder(deps, reservations, notTaken);
   return retry;
+}
+
+/**
+ * reserveSent, best effort: a store error leaves the copies unreserved (sent at once, their email.sent ordered as
+ * it is fanned out), never holds the email back. Nothing without `sentOrdering`.
+ */
+async function reserveOrder(
+  deps: SendEmailDeps,
+  events: readonly SendflowEvent[],
+  untilMs: number,
+): Promise<Reservation[]> {
+  if (!deps.sentOrdering || events.length === 0) return [];
+  return reserveSent(deps.sentOrdering, events, untilMs).catch(() => []);
+}
+
+/** releaseReserved, best effort: a reservation left behind lapses at its claim's end (LaneEntry.rowBy). */
+async function releaseOrder(deps: SendEmailDeps, reservations: readonly Reservation[], notTaken: ReadonlySet<string>) {
+  if (!deps.sentOrdering || reservations.length === 0 || notTaken.size === 0) return;
+  await releaseReserved(deps.sentOrdering, reservations, notTaken).catch(() => undefined);
 }
 
 /**

@@ -3,13 +3,18 @@ import type { SendflowEvent } from '../../domain/events';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import { deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import type { Clock } from '../ports';
-import { orderOf } from './ordering';
+import type { OrderLanes } from './order-lanes';
+import { enterAtFanOut, orderOf } from './ordering';
 import type { DeliveryJob, DeliveryQueue, WebhookRepository } from './ports';
 
 export interface DispatchDeps {
   readonly webhooks: Pick<WebhookRepository, 'list'>;
   readonly deliveryQueue: DeliveryQueue;
   readonly clock: Clock;
+  /** Per-email ordering's lanes: an ordered webhook's delivery enters its lane before its job is queued. */
+  readonly orderLanes?: OrderLanes;
+  /** How long a lane is kept (the deliveries' retention, seconds); needed with `orderLanes`. */
+  readonly retentionSeconds?: number;
 }
 
 /** Returns how many deliveries were queued. Re-dispatching the same event yields the same delivery ids. */
@@ -41,6 +46,8 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
       ...(order && webhook.ordering === 'per_email' ? order : {}),
     },
   }));
+  if (deps.orderLanes && deps.retentionSeconds !== undefined)
+    await enterAtFanOut({ ...deps, retentionSeconds: deps.retentionSeconds }, jobs);
   if (jobs.length) await deps.deliveryQueue.send(jobs);
   return jobs.length;
 }

@@ -1,14 +1,26 @@
-// Use case: per-email ordering (ordering: "per_email"). Before its first attempt, a delivery to an ordered webhook
-// enters its email's lane (OrderLanes) and is attempted only if no delivery of an earlier sequence of that email to
-// that webhook is unfinished; otherwise it is stored held (pending, no attempt, `waitingFor` the sequence it waits
+// Use case: per-email ordering (ordering: "per_email"). A delivery to an ordered webhook enters its email's lane
+// (OrderLanes) before anything can look at a later event of that email: at the fan-out, before its job is queued,
+// and for a copy's email.sent before the provider is even called (reserveSent). At its first attempt it goes only
+// if no delivery of an earlier sequence of that email to that webhook is unfinished, or may still appear (an entry
+// whose row is to come); otherwise it is stored held (pending, no attempt, `waitingFor` the sequence it waits
 // behind, due later as the reconciler's backstop). The delivery that finishes (succeeded, or failed for good)
-// leaves the lane and wakes the next sequence. Only deliveries to ordered webhooks ever touch a lane: an
-// unordered delivery costs nothing more.
+// leaves the lane and wakes the next sequence. Only deliveries to ordered webhooks ever touch a lane: an unordered
+// delivery costs nothing more.
 import { eventSequence } from '../../domain/email/sequence';
-import { earlierThan, LANE_LIMIT, type LaneEntry, recheckAt, toRelease } from '../../domain/webhooks/ordering';
+import type { SendflowEvent } from '../../domain/events';
+import {
+  earlierThan,
+  LANE_LIMIT,
+  type LaneEntry,
+  QUEUED_ROW_WITHIN_MS,
+  recheckAt,
+  rowMayCome,
+  toRelease,
+} from '../../domain/webhooks/ordering';
+import { deliveryIdFor } from '../../domain/webhooks/render';
 import type { Clock } from '../ports';
 import type { LaneKey, OrderLanes } from './order-lanes';
-import type { Delivery, DeliveryRepository, RetryScheduler, Webhook } from './ports';
+import type { Delivery, DeliveryJob, DeliveryRepository, RetryScheduler, Webhook, WebhookRepository } from './ports';
 
 export interface OrderingDeps {
   readonly deliveries: DeliveryRepository;
@@ -40,6 +52,96 @@ function withoutHold(delivery: Delivery): Delivery {
   return rest;
 }
 
+/** The lanes' side of the fan-out and of a copy's hand-over: where entries are kept, and until when. */
+export type LaneDeps = Pick<OrderingDeps, 'clock' | 'retentionSeconds' | 'orderLanes'>;
+
+const expiresAt = (deps: LaneDeps) => Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds;
+
+/**
+ * The fan-out's part: each first-attempt job to an ordered webhook (its seed carries the email and sequence) enters
+ * its email's lane before the job is queued, its row to come with its first attempt. A later event of the email
+ * fanned out after this one therefore always finds it.
+ */
+export async function enterAtFanOut(deps: LaneDeps, jobs: readonly DeliveryJob[]): Promise<void> {
+  const lanes = deps.orderLanes;
+  if (!lanes) return;
+  const rowBy = deps.clock.now() + QUEUED_ROW_WITHIN_MS;
+  await Promise.all(
+    jobs.flatMap(({ deliveryId, webhookId, seed }) =>
+      seed?.emailId !== undefined && seed.sequence !== undefined
+        ? [
+            lanes.enter(
+              { webhookId, emailId: seed.emailId },
+              { deliveryId, sequence: seed.sequence, rowBy },
+              expiresAt(deps),
+            ),
+          ]
+        : [],
+    ),
+  );
+}
+
+/** A copy's email.sent held in its lanes before the provider is called (reserveSent). */
+export interface Reservation {
+  readonly eventId: string;
+  readonly accountId: string;
+  readonly lane: LaneKey;
+  readonly entry: LaneEntry;
+  readonly ratePerSecond?: number | null;
+}
+
+/**
+ * Before copies go to the provider: their email.sent (known before the hand-over: its id and time come from the
+ * claim) enters the lane of every active ordered webhook of the account that subscribes to it, its row to come
+ * by `untilMs` (the claim's end, when a copy whose event was never told is settled otherwise). So an event SES or
+ * the simulator tells about the copy, however fast, is held behind it. Returns what to release for copies the
+ * provider did not take (releaseReserved).
+ */
+export async function reserveSent(
+  deps: LaneDeps & { readonly webhooks: Pick<WebhookRepository, 'list'> },
+  events: readonly SendflowEvent[],
+  untilMs: number,
+): Promise<Reservation[]> {
+  const lanes = deps.orderLanes;
+  const first = events[0];
+  if (!lanes || !first) return [];
+  const ordered = (await deps.webhooks.list(first)).filter(
+    (webhook) => webhook.active && webhook.ordering === 'per_email' && webhook.events.includes('email.sent'),
+  );
+  const reservations = ordered.flatMap((webhook) =>
+    events.flatMap((event) => {
+      const order = orderOf(event);
+      if (!order) return [];
+      return [
+        {
+          eventId: event.id,
+          accountId: event.accountId,
+          lane: { webhookId: webhook.id, emailId: order.emailId },
+          entry: { deliveryId: deliveryIdFor(event.id, webhook.id), sequence: order.sequence, rowBy: untilMs },
+          ratePerSecond: webhook.rateLimitPerSecond ?? null,
+        },
+      ];
+    }),
+  );
+  await Promise.all(reservations.map((r) => lanes.enter(r.lane, r.entry, expiresAt(deps))));
+  return reservations;
+}
+
+/** The reservations of copies the provider did not take leave their lanes and wake the events they held. */
+export async function releaseReserved(
+  deps: OrderingDeps,
+  reservations: readonly Reservation[],
+  notTaken: ReadonlySet<string>,
+): Promise<void> {
+  const lanes = deps.orderLanes;
+  if (!lanes) return;
+  for (const { eventId, accountId, lane, entry, ratePerSecond } of reservations) {
+    if (!notTaken.has(eventId)) continue;
+    const left = await lanes.leave(lane, entry.deliveryId);
+    await wake(deps, { webhookId: lane.webhookId, accountId }, toRelease(left, entry), ratePerSecond);
+  }
+}
+
 /**
  * The claimed delivery to attempt now, or null when it is held (stored waiting, its claim released) or someone
  * took its claim over. Only a first attempt to an active `per_email` webhook of a delivery that carries its
@@ -55,7 +157,10 @@ export async function admitInOrder(
   if (!deps.orderLanes || !place || !webhook?.active || webhook.ordering !== 'per_email' || delivery.attempts > 0)
     return withoutHold(delivery);
   const now = deps.clock.now();
-  const lane = await deps.orderLanes.enter(place.lane, place.entry, Math.floor(now / 1000) + deps.retentionSeconds);
+  // Entered at the fan-out; a job queued by a release that entered lanes only here enters now.
+  let lane = await deps.orderLanes.read(place.lane);
+  if (!lane.some((entry) => entry.deliveryId === place.entry.deliveryId))
+    lane = await deps.orderLanes.enter(place.lane, place.entry, expiresAt(deps));
   if (lane.length > LANE_LIMIT) {
     await deps.orderLanes.leave(place.lane, place.entry.deliveryId);
     return withoutHold(delivery);
@@ -65,11 +170,12 @@ export async function admitInOrder(
   const { claim: _released, ...rest } = delivery;
   const held: Delivery = {
     ...rest,
-    waitingFor: Math.max(...open.map((row) => row.sequence ?? 0)),
+    waitingFor: Math.max(...open.map((blocker) => blocker.entry.sequence)),
     // After the attempts it really waits for: a held blocker's own backstop would add a minute per event held.
     nextAttemptAt: recheckAt(
       now,
-      open.filter((row) => row.waitingFor === undefined).map((row) => row.nextAttemptAt),
+      open.filter((blocker) => !blocker.held).map((blocker) => blocker.nextAttemptAt),
+      now - delivery.createdAt,
     ),
   };
   if (!(await deps.deliveries.record(held, claimedAttempt))) return null;
@@ -80,7 +186,7 @@ export async function admitInOrder(
       await stillOpen(
         deps,
         place.lane,
-        open.map((row) => ({ deliveryId: row.id, sequence: row.sequence ?? 0 })),
+        open.map((blocker) => blocker.entry),
       )
     ).length === 0
   ) {
@@ -104,17 +210,30 @@ export async function releaseNext(
   await wake(deps, delivery, toRelease(left, place.entry), webhook?.rateLimitPerSecond);
 }
 
+/** An earlier entry that holds a delivery: its row is unfinished, or still to come. */
+interface Blocker {
+  readonly entry: LaneEntry;
+  /** Its row's next attempt; null while it has no row (its first attempt is still to be queued or made). */
+  readonly nextAttemptAt: number | null;
+  /** Held itself (its own backstop is not an attempt). */
+  readonly held: boolean;
+}
+
 /**
- * The rows of `entries` still unfinished (pending: in flight, retrying, or held themselves). An entry whose row
- * has finished or gone (its holder stopped between its result and leaving the lane) is taken out of the lane.
+ * The entries that still hold a later event: those whose row is unfinished (pending: in flight, retrying, or held
+ * themselves), and those with no row yet that may still get one (LaneEntry.rowBy). Any other (its row finished,
+ * or gone: its holder stopped between its result and leaving the lane; or never came) is taken out of the lane.
  */
-async function stillOpen(deps: OrderingDeps, lane: LaneKey, entries: readonly LaneEntry[]): Promise<Delivery[]> {
+async function stillOpen(deps: OrderingDeps, lane: LaneKey, entries: readonly LaneEntry[]): Promise<Blocker[]> {
   const now = deps.clock.now();
   const rows = await Promise.all(entries.map((entry) => deps.deliveries.get(lane.webhookId, entry.deliveryId, now)));
-  const open: Delivery[] = [];
+  const open: Blocker[] = [];
   for (const [i, row] of rows.entries()) {
-    if (row?.status === 'pending') open.push(row);
-    else await deps.orderLanes?.leave(lane, (entries[i] as LaneEntry).deliveryId);
+    const entry = entries[i] as LaneEntry;
+    if (row?.status === 'pending')
+      open.push({ entry, nextAttemptAt: row.nextAttemptAt, held: row.waitingFor !== undefined });
+    else if (!row && rowMayCome(entry, now)) open.push({ entry, nextAttemptAt: null, held: false });
+    else await deps.orderLanes?.leave(lane, entry.deliveryId);
   }
   return open;
 }

@@ -9,6 +9,26 @@ export type Ordering = (typeof ORDERINGS)[number];
 export interface LaneEntry {
   readonly deliveryId: string;
   readonly sequence: number;
+  /**
+   * Until when (epoch ms) the delivery's row may still be created, for an entry put in the lane before its row
+   * exists: at the fan-out (the row comes with its first attempt) or, for a copy's email.sent, before the provider
+   * is called (the event exists only once the provider took the copy). Absent: entered with its row.
+   */
+  readonly rowBy?: number;
+}
+
+/**
+ * How long a fanned-out delivery's row may take to appear: its first-attempt job waits in a queue, and no SQS
+ * queue keeps a message longer than 14 days (a job that dead-letters gets its row from the DLQ's consumer).
+ */
+export const QUEUED_ROW_WITHIN_MS = 14 * 86_400_000;
+
+/**
+ * Whether an entry still holds its email's later events when its row is missing: only while that row may still
+ * come. A row that never came by then (its copy was never taken, its job is gone) is not waited for.
+ */
+export function rowMayCome(entry: LaneEntry, nowMs: number): boolean {
+  return entry.rowBy !== undefined && entry.rowBy > nowMs;
 }
 
 /**
@@ -43,8 +63,12 @@ export function toRelease(left: readonly LaneEntry[], done: LaneEntry): LaneEntr
   return later.filter((entry) => entry.sequence === next);
 }
 
-/** When a held delivery is looked at again if no release comes: after its blockers' next attempt, plus the margin. */
-export function recheckAt(nowMs: number, blockersNextAttemptAt: readonly (number | null)[]): number {
+/**
+ * When a held delivery is looked at again if no release comes: after its blockers' next attempt (null: not known,
+ * a blocker whose first attempt is still queued), plus a margin that grows with how long it has been held
+ * (`heldForMs`), so a long backlog ahead of it costs a few looks, not one a minute.
+ */
+export function recheckAt(nowMs: number, blockersNextAttemptAt: readonly (number | null)[], heldForMs = 0): number {
   const latest = Math.max(nowMs, ...blockersNextAttemptAt.map((at) => at ?? nowMs));
-  return latest + HOLD_RECHECK_MS;
+  return latest + Math.max(HOLD_RECHECK_MS, heldForMs);
 }
