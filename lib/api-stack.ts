@@ -187,7 +187,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     listenSessions: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
-  // worker from the job's seed), records each event in its email's history with one conditional PutItem and
+  // worker from the job's seed; an ordered webhook's enters its email's lane first), records each event in its email's history with one conditional PutItem and
   // notes the status it gives with one conditional UpdateItem of the email's status item when the rank it reads
   // there is lower (the email item itself
   // is never touched), and suppresses the recipient of a hard bounce or complaint with
@@ -198,7 +198,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     rateLimits: 'none',
     // The fan-out lists the tenant's webhooks: one Query on the table.
     webhooks: { items: ['dynamodb:Query'] },
-    deliveries: 'none',
+    // An ordered webhook's delivery enters its email's lane (an UpdateItem of the `ord#` item) before its job is
+    // queued; the rows themselves are the delivery worker's.
+    deliveries: { items: ['dynamodb:UpdateItem'] },
     emails: 'none',
     emailParts: 'none',
     // The status note reads the noted rank first (GetItem) and writes only a higher one.
@@ -275,7 +277,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: { items: ['dynamodb:Query'] },
-    deliveries: 'none',
+    // Per-email ordering: a copy's email.sent enters its lanes before the hand-over, leaves them if the copy was
+    // not taken, and its fan-out enters them again (UpdateItems of `ord#` items only; no row is read or written).
+    deliveries: { items: ['dynamodb:UpdateItem'] },
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
@@ -301,7 +305,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: { items: ['dynamodb:Query'] },
-    deliveries: 'none',
+    deliveries: { items: ['dynamodb:UpdateItem'] },
     emails: 'none',
     emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },

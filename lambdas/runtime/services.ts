@@ -26,6 +26,7 @@ import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
 import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
 import type {
+  DeliveryJob,
   DeliveryQueue,
   EventPublisher,
   RecoveryQueue,
@@ -219,7 +220,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       webhooks: repositories.webhooks,
       orderLanes: repositories.orderLanes,
       deliveries: repositories.deliveries,
-      retries: adapters.retries,
+      // A wake-up is a first attempt due now: the deliveries queue itself (the send worker schedules nothing).
+      retries: {
+        schedule: (job: DeliveryJob, delaySeconds: number) => adapters.deliveryQueue.send([job], delaySeconds),
+      },
       clock,
       retentionSeconds: hooks.retentionSeconds,
     },

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type AttemptDeps, attemptDelivery } from '../../lambdas/app/webhooks/attempts';
 import { DEAD_LETTER_LIMIT, failDeadLettered } from '../../lambdas/app/webhooks/dead-letters';
 import { dispatchEvent } from '../../lambdas/app/webhooks/dispatch-event';
+import { releaseReserved, reserveSent } from '../../lambdas/app/webhooks/ordering';
 import type { Delivery, DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { eventSequence } from '../../lambdas/domain/email/sequence';
 import { type NewEvent, newEvent, type SendflowEvent } from '../../lambdas/domain/events';
@@ -69,9 +70,13 @@ function setup(ordering?: Webhook['ordering'], delaysSeconds: readonly number[] 
     orderLanes,
   };
   const webhook = webhookOf(ordering);
-  /** The first-attempt jobs the dispatcher queues for an event (one webhook here). */
-  const dispatch = async (event: SendflowEvent): Promise<DeliveryJob> => {
-    await dispatchEvent({ webhooks, deliveryQueue: queue, clock }, event);
+  /**
+   * The first-attempt jobs the dispatcher queues for an event (one webhook here), wired as both runtimes wire it:
+   * an ordered webhook's delivery enters its lane first. `{laned: false}`: as a release before that queued them.
+   */
+  const dispatch = async (event: SendflowEvent, { laned = true } = {}): Promise<DeliveryJob> => {
+    const lanes = laned ? { orderLanes, retentionSeconds: deps.retentionSeconds } : {};
+    await dispatchEvent({ webhooks, deliveryQueue: queue, clock, ...lanes }, event);
     return queue.sent.at(-1)?.jobs[0] as DeliveryJob;
   };
   const row = (job: DeliveryJob) => deliveries.items.get(`${job.webhookId}#${job.deliveryId}`) as Delivery;
@@ -443,5 +448,128 @@ describe('ordering: "per_email"', () => {
 
     expect(t.row(delivered)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(t.row(delivered)).not.toHaveProperty('waitingFor');
+  });
+});
+
+describe('an earlier event is in its lane before a later one is looked at (issue 27)', () => {
+  const sentOf = (afterMs: number, byte: number) => eventOf(EMAIL_A, 'email.sent', afterMs, byte);
+  const typesSent = (t: ReturnType<typeof setup>) => t.sender.requests.map((r) => JSON.parse(r.body).type);
+
+  it("holds a later event whose first attempt comes before the earlier one's: the earlier entered at its fan-out", async () => {
+    // Arrange: both fanned out; the later event's job happens to run first.
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sent = await t.dispatch(sentOf(10, 1));
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    expect(await t.orderLanes.read({ webhookId: t.webhook.id, emailId: EMAIL_A })).toEqual([
+      expect.objectContaining({ deliveryId: sent.deliveryId, rowBy: expect.any(Number) }),
+      expect.objectContaining({ deliveryId: delivered.deliveryId, rowBy: expect.any(Number) }),
+    ]);
+
+    // Act
+    const first = await attemptDelivery(t.deps, delivered);
+    await attemptDelivery(t.deps, sent);
+    await t.runQueued(0);
+
+    // Assert: held without a request until email.sent succeeded, then woken and sent.
+    expect(first).toBe('held');
+    expect(typesSent(t)).toEqual(['email.sent', 'email.delivered']);
+    expect(t.row(delivered)).toMatchObject({ status: 'succeeded', attempts: 1 });
+  });
+
+  it('(the regression) jobs queued without entering at the fan-out let the later event overtake', async () => {
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sent = await t.dispatch(sentOf(10, 1), { laned: false });
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2), { laned: false });
+
+    expect(await attemptDelivery(t.deps, delivered)).toBe('attempted');
+    await attemptDelivery(t.deps, sent);
+
+    expect(typesSent(t)).toEqual(['email.delivered', 'email.sent']);
+  });
+
+  it("holds what the provider tells of a copy behind its email.sent, reserved before the hand-over", async () => {
+    // Arrange: email.sent reserved (the send worker, before the provider); the provider's delivered fanned out and
+    // attempted before the send worker has fanned out email.sent.
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sentEvent = sentOf(10, 1);
+    const reserved = await reserveSent(t.deps, [sentEvent], t.clock.now() + 60_000);
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+
+    // Act
+    const first = await attemptDelivery(t.deps, delivered);
+    const sent = await t.dispatch(sentEvent);
+    t.sender.answers((n) => (n === 1 ? { statusCode: 500, error: 'HTTP 500' } : { statusCode: 200 }));
+    await attemptDelivery(t.deps, sent);
+    t.clock.advance(1_000);
+    await attemptDelivery(t.deps, { deliveryId: sent.deliveryId, webhookId: sent.webhookId, attempt: 2 });
+    await t.runQueued(0);
+
+    // Assert
+    expect(reserved).toHaveLength(1);
+    expect(reserved[0]?.entry.deliveryId).toBe(sent.deliveryId);
+    expect(first).toBe('held');
+    expect(typesSent(t)).toEqual(['email.sent', 'email.sent', 'email.delivered']);
+  });
+
+  it('reserves only for active per_email webhooks that take email.sent, and nothing for an unordered one', async () => {
+    const t = setup();
+    await t.webhooks.create(t.webhook);
+    await t.webhooks.create({ ...t.webhook, id: 'wh_02paused', ordering: 'per_email', active: false });
+    await t.webhooks.create({ ...t.webhook, id: 'wh_03nosent', ordering: 'per_email', events: ['email.opened'] });
+
+    expect(await reserveSent(t.deps, [sentOf(10, 1)], t.clock.now() + 60_000)).toEqual([]);
+    expect(t.orderLanes.lanes.size).toBe(0);
+  });
+
+  it('a copy the provider did not take leaves its lanes and wakes the event it held', async () => {
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    const sentEvent = sentOf(10, 1);
+    const reserved = await reserveSent(t.deps, [sentEvent], t.clock.now() + 60_000);
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    expect(await attemptDelivery(t.deps, delivered)).toBe('held');
+
+    await releaseReserved(t.deps, reserved, new Set([sentEvent.id]));
+    await t.runQueued(0);
+
+    expect(typesSent(t)).toEqual(['email.delivered']);
+    expect(await t.orderLanes.read({ webhookId: t.webhook.id, emailId: EMAIL_A })).toEqual([]);
+  });
+
+  it('a reservation whose row never came stops holding at its end (a send worker that died mid-hand-over)', async () => {
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    await reserveSent(t.deps, [sentOf(10, 1)], t.clock.now() + 30_000);
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    expect(await attemptDelivery(t.deps, delivered)).toBe('held');
+
+    // The reconciler's look after the reservation ended.
+    t.clock.set(t.row(delivered).nextAttemptAt as number);
+    const outcome = await attemptDelivery(t.deps, {
+      deliveryId: delivered.deliveryId,
+      webhookId: delivered.webhookId,
+      attempt: 1,
+    });
+
+    expect(outcome).toBe('attempted');
+    expect(await t.orderLanes.read({ webhookId: t.webhook.id, emailId: EMAIL_A })).toEqual([]);
+  });
+
+  it('looks at a long-held event less and less often: the backstop grows with the time it has been held', async () => {
+    const t = setup('per_email');
+    await t.webhooks.create(t.webhook);
+    await t.dispatch(sentOf(10, 1));
+    const delivered = await t.dispatch(eventOf(EMAIL_A, 'email.delivered', 900, 2));
+    expect(await attemptDelivery(t.deps, delivered)).toBe('held');
+    expect(t.row(delivered).nextAttemptAt).toBe(t.clock.now() + HOLD_RECHECK_MS);
+
+    // An hour later (a backlog ahead of email.sent's first attempt), the reconciler looks again.
+    t.clock.advance(3_600_000);
+    await attemptDelivery(t.deps, { deliveryId: delivered.deliveryId, webhookId: delivered.webhookId, attempt: 1 });
+
+    expect(t.row(delivered).nextAttemptAt).toBe(t.clock.now() + t.clock.now() - t.row(delivered).createdAt);
   });
 });

@@ -70,6 +70,38 @@ export function orderLanesContract(harness: RepositoryHarness<OrderLanes>): void
     expect(await lanes().leave(lane, 'dlv_zz')).toEqual([{ deliveryId: 'dlv_a', sequence: 40 }]);
   });
 
+  it('reads the whole lane (empty when there is none), entries whose row is to come with their rowBy', async () => {
+    // Arrange
+    const lane = newLane();
+    expect(await lanes().read(lane)).toEqual([]);
+
+    // Act: a fanned-out entry (row to come), then the same delivery entered with its row.
+    await lanes().enter(lane, { deliveryId: 'dlv_a', sequence: 40, rowBy: 1_900_000_000_000 }, EXPIRES);
+    await lanes().enter(lane, { deliveryId: 'dlv_b', sequence: 900 }, EXPIRES);
+    const before = await lanes().read(lane);
+    await lanes().enter(lane, { deliveryId: 'dlv_a', sequence: 40 }, EXPIRES);
+
+    // Assert
+    expect(before).toEqual([
+      { deliveryId: 'dlv_a', sequence: 40, rowBy: 1_900_000_000_000 },
+      { deliveryId: 'dlv_b', sequence: 900 },
+    ]);
+    expect(await lanes().read(lane)).toEqual([
+      { deliveryId: 'dlv_a', sequence: 40 },
+      { deliveryId: 'dlv_b', sequence: 900 },
+    ]);
+  });
+
+  it('stores an entry whose row is to come as {s, by}, which a release that knows only bare sequences skips', async () => {
+    const raw = harness.raw?.();
+    if (!raw) return;
+    const lane = newLane();
+    await lanes().enter(lane, { deliveryId: 'dlv_a', sequence: 40, rowBy: 1_900_000_000_000 }, EXPIRES);
+
+    const { Item } = await raw.db.doc.send(new GetCommand({ TableName: raw.table, Key: laneKeyOf(lane) }));
+    expect(Item).toEqual({ ...laneKeyOf(lane), dlv_a: { s: 40, by: 1_900_000_000_000 }, expiresAt: EXPIRES });
+  });
+
   it('leaving a lane that does not exist answers an empty lane and creates nothing', async () => {
     const lane = newLane();
 
