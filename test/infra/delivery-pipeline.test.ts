@@ -345,9 +345,11 @@ describe('table access', () => {
   // them (test/iam records every call each bundle makes).
   const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
-  it('the dispatcher lists webhooks (Query), reads a status note before raising it, may only PutItem email history, suppressions and listen sessions', () => {
+  it('the dispatcher lists webhooks (Query), reads a status note before raising it, may only PutItem email history, suppressions and listen sessions, and enter ordering lanes', () => {
     expect(access('dispatcher')).toEqual({
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
+      // An ordered webhook's delivery enters its email's lane before its job is queued: UpdateItem, never a read.
+      deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
       // Live listen sessions: the account's, one Query a batch; each event they take, one PutItem.

@@ -550,6 +550,9 @@ describe('table access', () => {
       // Its own email.sent, processed where it arises: the tenant's webhooks, the history and status note, the
       // account's listen sessions; claimed copies' own email.sent read by key (BatchGetItem) on a message received again.
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
+      // Per-email ordering: each copy's email.sent enters its lanes before the hand-over, and leaves them if the copy
+      // was not taken: UpdateItems of lane items, never a delivery row read.
+      deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: {
         actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         targets: ['table'],
@@ -561,6 +564,7 @@ describe('table access', () => {
   it('the mapper processes its events as the dispatcher does: the same table access, nothing else', () => {
     expect(access('ses-events')).toEqual({
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
+      deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },

@@ -8,10 +8,9 @@ import { type AttemptDeps, attemptDelivery } from '../../lambdas/app/webhooks/at
 import { DEAD_LETTER_LIMIT, failDeadLettered } from '../../lambdas/app/webhooks/dead-letters';
 import { dispatchEvent } from '../../lambdas/app/webhooks/dispatch-event';
 import { releaseReserved, reserveSent } from '../../lambdas/app/webhooks/ordering';
-import type { Delivery, DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
+import type { Delivery, DeliveryJob, Webhook } from '../../lambdas/app/webhooks/ports';
 import { eventSequence } from '../../lambdas/domain/email/sequence';
-import { type NewEvent, newEvent, type SendflowEvent } from '../../lambdas/domain/events';
-import { timeOrderedId } from '../../lambdas/domain/ids';
+import type { SendflowEvent } from '../../lambdas/domain/events';
 import { HOLD_RECHECK_MS, LANE_LIMIT } from '../../lambdas/domain/webhooks/ordering';
 import {
   FakeClock,
@@ -23,31 +22,7 @@ import {
   ScriptedSender,
   seededRandom,
 } from '../support/fakes';
-
-const T0 = Date.UTC(2026, 10, 26, 4, 0, 0);
-const TENANT: Tenant = { accountId: 'acct_main', mode: 'test' };
-const fixed = (byte: number) => (n: number) => new Uint8Array(n).fill(byte);
-const EMAIL_A = timeOrderedId('email', T0, fixed(1));
-const EMAIL_B = timeOrderedId('email', T0, fixed(2));
-
-function webhookOf(ordering?: Webhook['ordering']): Webhook {
-  return {
-    ...TENANT,
-    id: 'wh_01ordered',
-    url: 'https://hooks.example.com/sendflow',
-    events: ['email.sent', 'email.delivered', 'email.opened'],
-    format: 'standard',
-    secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-    active: true,
-    createdAt: new Date(T0 - 86_400_000).toISOString(),
-    updatedAt: new Date(T0 - 86_400_000).toISOString(),
-    ...(ordering ? { ordering } : {}),
-  };
-}
-
-function eventOf(emailId: string, type: NewEvent['type'], afterMs: number, byte: number): SendflowEvent {
-  return newEvent({ type, ...TENANT, at: T0 + afterMs, emailId, to: 'user@example.com', data: {} }, fixed(byte));
-}
+import { EMAIL_A, EMAIL_B, eventOf, T0, TENANT, webhookOf } from '../support/ordering-fixtures';
 
 function setup(ordering?: Webhook['ordering'], delaysSeconds: readonly number[] = [1, 30]) {
   const clock = new FakeClock(T0 + 5_000);
@@ -489,7 +464,7 @@ describe('an earlier event is in its lane before a later one is looked at (issue
     expect(typesSent(t)).toEqual(['email.delivered', 'email.sent']);
   });
 
-  it("holds what the provider tells of a copy behind its email.sent, reserved before the hand-over", async () => {
+  it('holds what the provider tells of a copy behind its email.sent, reserved before the hand-over', async () => {
     // Arrange: email.sent reserved (the send worker, before the provider); the provider's delivered fanned out and
     // attempted before the send worker has fanned out email.sent.
     const t = setup('per_email');
