@@ -22,6 +22,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
+import { LANE_PREFIX } from '../lambdas/adapters/dynamodb/order-lanes';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { MAX_SEND_BODY_BYTES } from '../lambdas/domain/body-ceiling';
 import { PLAN_NAMES, PLANS } from '../lambdas/domain/plans';
@@ -73,13 +74,16 @@ const TENANT_ITEMS: readonly ItemAction[] = [
   'dynamodb:DeleteItem',
 ];
 const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
+/** The per-email ordering lanes' items in the deliveries table (adapters/dynamodb/order-lanes). */
+const ORDER_LANES = `${LANE_PREFIX}*`;
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 
 /**
  * `read`: reads on the table and Query on its manifest indexes. `readWrite`: also PutItem and UpdateItem on the
  * table. An object grants exactly what it lists: `read` (the reads above), `write` (PutItem, UpdateItem),
  * `items` (these item actions on the table itself; a conditional write needs no read), `query` (Query on the
- * named indexes only).
+ * named indexes only), and `leadingKeys`: the item actions only on items whose partition key matches one of these
+ * patterns (IAM's dynamodb:LeadingKeys), for a function that may touch one kind of item of a shared table.
  */
 type TableAccess =
   | 'none'
@@ -90,6 +94,7 @@ type TableAccess =
       readonly write?: true;
       readonly items?: readonly ItemAction[];
       readonly query?: readonly string[];
+      readonly leadingKeys?: readonly string[];
     };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
@@ -200,7 +205,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: ['dynamodb:Query'] },
     // An ordered webhook's delivery enters its email's lane (an UpdateItem of the `ord#` item) before its job is
     // queued; the rows themselves are the delivery worker's.
-    deliveries: { items: ['dynamodb:UpdateItem'] },
+    deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
     emails: 'none',
     emailParts: 'none',
     // The status note reads the noted rank first (GetItem) and writes only a higher one.
@@ -279,7 +284,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     webhooks: { items: ['dynamodb:Query'] },
     // Per-email ordering: a copy's email.sent enters its lanes before the hand-over, leaves them if the copy was
     // not taken, and its fan-out enters them again (UpdateItems of `ord#` items only; no row is read or written).
-    deliveries: { items: ['dynamodb:UpdateItem'] },
+    deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
     emails: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     // The body (GetItem), links and states (Query on the table); each recipient's state and its events (UpdateItem).
     emailParts: { items: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] },
@@ -305,7 +310,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiKeys: 'none',
     rateLimits: 'none',
     webhooks: { items: ['dynamodb:Query'] },
-    deliveries: { items: ['dynamodb:UpdateItem'] },
+    deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
     emails: 'none',
     emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
@@ -824,8 +829,10 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   if (access === 'none') return;
   const tableArn = stack.formatArn({ service: 'dynamodb', resource: 'table', resourceName: name });
   const spec: TableSpec = tables[table];
-  const allow = (actions: readonly string[], resources: string[]) =>
-    grantee.grantPrincipal.addToPrincipalPolicy(new PolicyStatement({ actions: [...actions], resources }));
+  const allow = (actions: readonly string[], resources: string[], conditions?: Record<string, unknown>) =>
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: [...actions], resources, ...(conditions ? { conditions } : {}) }),
+    );
   const indexes = (spec.indexes ?? []).map((index) => `${tableArn}/index/${index.name}`);
   const reads = () => {
     allow(READS, [tableArn]);
@@ -839,7 +846,10 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   // In the object form, `read` is the table only: indexes are named in `query`.
   if (access.read) allow(READS, [tableArn]);
   const items = [...(access.write ? WRITES : []), ...(access.items ?? [])];
-  if (items.length) allow([...new Set(items)], [tableArn]);
+  const partitions = access.leadingKeys
+    ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.leadingKeys] } }
+    : undefined;
+  if (items.length) allow([...new Set(items)], [tableArn], partitions);
   if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));

@@ -56,6 +56,31 @@ describe('deniedCalls', () => {
     ]);
   });
 
+  it('evaluates a grant limited to some partitions (dynamodb:LeadingKeys) with the key the call wrote', async () => {
+    const lanesOnly = fn([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:UpdateItem',
+        Resource: table('deliveries'),
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ord#*'] } },
+      },
+    ]);
+    const update = (pk: string) => ({
+      caller: 'k',
+      operation: 'UpdateItem',
+      ...(dynamoCalls(
+        'UpdateItem',
+        { TableName: 'deliveries', Key: { webhookId: { S: pk }, id: { S: 'x' } } },
+        () => 'webhookId',
+      )[0] as { action: string; resource: string }),
+    });
+
+    expect(await deniedCalls(lanesOnly, [update('ord#wh_1#email_1')])).toEqual([]);
+    expect(await deniedCalls(lanesOnly, [update('wh_1')])).toEqual([
+      `sendflow-example: dynamodb:UpdateItem on ${table('deliveries')} (UpdateItem) with {"dynamodb:LeadingKeys":["wh_1"]}: ImplicitlyDenied by its role's identity policies`,
+    ]);
+  });
+
   it('evaluates conditions with the recorded context (resource tags)', async () => {
     const tagged = fn([
       {

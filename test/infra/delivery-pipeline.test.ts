@@ -357,6 +357,20 @@ describe('table access', () => {
     });
   });
 
+  it('the dispatcher and the send worker may write only ordering lane items of the deliveries table (dynamodb:LeadingKeys ord#*)', () => {
+    for (const fn of ['dispatcher', 'sender'] as const) {
+      const onDeliveries = statementsOf(roleOf(functions[fn])).filter((s) =>
+        /tablesDeliveries[0-9A-F]{8,}/.test(JSON.stringify(s.Resource)),
+      );
+      expect(onDeliveries).toEqual([
+        expect.objectContaining({
+          Action: 'dynamodb:UpdateItem',
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['ord#*'] } },
+        }),
+      ]);
+    }
+  });
+
   it('the delivery worker reads webhooks by key (and updates them: auto-disable), writes delivery rows by key, pages a log for recovery jobs, and paces on the rate-limits table', () => {
     expect(access('delivery')).toEqual({
       // Auto-disable: the streak and the disabling are conditional UpdateItems of the webhook item; its events are

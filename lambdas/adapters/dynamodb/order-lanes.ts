@@ -10,7 +10,8 @@ import type { LaneKey, OrderLanes } from '../../app/webhooks/order-lanes';
 import type { LaneEntry } from '../../domain/webhooks/ordering';
 import { unlessConditionFails } from './operations';
 
-const LANE_PREFIX = 'ord#';
+/** Every lane item's partition key starts so (IAM grants the lane writers these items only). */
+export const LANE_PREFIX = 'ord#';
 const LANE_SORT_KEY = 'lane';
 const DELIVERY_PREFIX = 'dlv_';
 

@@ -99,6 +99,7 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   };
 
   // DynamoDB: record what each request touches, then forward it unchanged (its CRC32 header included).
+  const partitionKeys = new Map<string, string | undefined>();
   const dynamo = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -106,7 +107,10 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
       const raw = Buffer.concat(chunks);
       const caller = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? 'unsigned';
       const operation = target(req);
-      for (const call of dynamoCalls(operation, JSON.parse(raw.toString('utf8') || '{}'))) {
+      const body = JSON.parse(raw.toString('utf8') || '{}') as DynamoBody;
+      if (body.TableName && !partitionKeys.has(body.TableName))
+        partitionKeys.set(body.TableName, await partitionKeyOf(dynamoEndpoint(), body.TableName));
+      for (const call of dynamoCalls(operation, body, (name) => partitionKeys.get(name))) {
         record({ caller, operation, ...call });
       }
       try {
@@ -385,12 +389,39 @@ function dkim(status: string) {
 type DynamoBody = {
   TableName?: string;
   IndexName?: string;
+  /** A single-item operation's key (GetItem, UpdateItem, DeleteItem) or item (PutItem), in DynamoDB JSON. */
+  Key?: Record<string, Record<string, unknown>>;
+  Item?: Record<string, Record<string, unknown>>;
   RequestItems?: Record<string, unknown>;
   TransactItems?: Record<string, { TableName: string }>[];
 };
 
-/** What a DynamoDB request is authorized as: one action per table (and index) it touches. */
-export function dynamoCalls(operation: string, body: DynamoBody): { action: string; resource: string }[] {
+/** A table's partition key name, from DynamoDB Local (undefined when it has no such table). */
+async function partitionKeyOf(endpoint: string, table: string): Promise<string | undefined> {
+  const answer = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': 'DynamoDB_20120810.DescribeTable',
+      authorization:
+        'AWS4-HMAC-SHA256 Credential=local/20260101/local/dynamodb/aws4_request, SignedHeaders=host, Signature=x',
+    },
+    body: JSON.stringify({ TableName: table }),
+  });
+  const { Table } = (await answer.json()) as { Table?: { KeySchema?: { AttributeName: string; KeyType: string }[] } };
+  return Table?.KeySchema?.find((key) => key.KeyType === 'HASH')?.AttributeName;
+}
+
+/**
+ * What a DynamoDB request is authorized as: one action per table (and index) it touches. A single-item operation
+ * carries `dynamodb:LeadingKeys` (its partition key's value) when `partitionKey` names the table's key, so a grant
+ * limited to some partitions is checked as IAM would.
+ */
+export function dynamoCalls(
+  operation: string,
+  body: DynamoBody,
+  partitionKey: (table: string) => string | undefined = () => undefined,
+): { action: string; resource: string; context?: Record<string, string[]> }[] {
   const table = (name: string, index?: string) => arn('dynamodb', `table/${name}${index ? `/index/${index}` : ''}`);
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
     return Object.keys(body.RequestItems ?? {}).map((name) => ({
@@ -414,5 +445,14 @@ export function dynamoCalls(operation: string, body: DynamoBody): { action: stri
     );
   }
   if (!body.TableName) return [{ action: `dynamodb:${operation}`, resource: arn('dynamodb', 'table/*') }];
-  return [{ action: `dynamodb:${operation}`, resource: table(body.TableName, body.IndexName) }];
+  const name = partitionKey(body.TableName);
+  const leading = name === undefined ? undefined : (body.Key ?? body.Item)?.[name];
+  const value = leading && Object.values(leading)[0];
+  return [
+    {
+      action: `dynamodb:${operation}`,
+      resource: table(body.TableName, body.IndexName),
+      ...(value === undefined ? {} : { context: { 'dynamodb:LeadingKeys': [String(value)] } }),
+    },
+  ];
 }
