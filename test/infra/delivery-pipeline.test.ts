@@ -360,7 +360,7 @@ describe('table access', () => {
   it('the dispatcher and the send worker may write only ordering lane items of the deliveries table (dynamodb:LeadingKeys ord#*)', () => {
     for (const fn of ['dispatcher', 'sender'] as const) {
       const onDeliveries = statementsOf(roleOf(functions[fn])).filter((s) =>
-        /tablesDeliveries[0-9A-F]{8,}/.test(JSON.stringify(s.Resource)),
+        /tablesdeliveries[0-9A-F]{8,}/i.test(JSON.stringify(s.Resource)),
       );
       expect(onDeliveries).toEqual([
         expect.objectContaining({
