@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newPage, signIn, signInLink, useDashboardWorld } from '../support/browser';
+import { newPage, signIn, useDashboardWorld } from '../support/browser';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;

@@ -1,4 +1,4 @@
-// A webhook's signing secrets (docs/webhooks.md, "Rotating the signing secret"): the current one, and the earlier
+// A webhook's signing secrets (docs/webhooks.md, "Secret rotation"): the current one, and the earlier
 // ones still in their grace period. Pure: what a rotation makes of a set, which secrets sign at a time, and how a
 // set is stored so that the previous release, which knows only `secret` and one `previousSecret`, reads it too.
 
