@@ -93,15 +93,38 @@ describe('connection limits of the local SMTP server', () => {
 
     // Act
     const started = Date.now();
-    const last = await client.reply(6_000);
-    await expect.poll(() => client.closed, { timeout: 3_000 }).toBe(true);
+    await expect.poll(() => client.closed, { timeout: 4_000 }).toBe(true);
+    const closedAfter = Date.now() - started;
 
-    // Assert: NOOP answers, then the 421, within the bound (the idle time-out, 60 s, never came into it).
-    let reply = last;
-    while (reply.code === 250) reply = await client.reply(3_000);
+    // Assert: NOOP answers (250), then the 421, within the bound (the idle time-out, 60 s, never came into it).
+    let reply = await client.reply(100);
+    while (reply.code === 250) reply = await client.reply(100);
     expect(reply.code).toBe(421);
     expect(reply.text).toMatch(/no message begun/i);
-    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(closedAfter).toBeLessThan(3_000);
+  });
+
+  it('a message trickled byte by byte is cut at its bound with 421, and nothing of it is kept', async () => {
+    // Arrange
+    const { port, delivered } = await server({ messageTimeoutMs: 1_000 });
+    const { client } = await RawSmtp.open(port, '127.0.0.1', '127.0.0.6');
+    open.push(client);
+    await client.command('EHLO slow.local');
+    await client.command('MAIL FROM:<a@sender.example>');
+    await client.command('RCPT TO:<b@b.example>');
+    const go = await client.command('DATA');
+
+    // Act: a byte every 200 ms, well inside the idle time-out.
+    timers.push(setInterval(() => client.write('x'), 200));
+    await expect.poll(() => client.closed, { timeout: 4_000 }).toBe(true);
+
+    // Assert
+    expect(go.code).toBe(354);
+    const reply = await client.reply(100);
+    expect(reply.code).toBe(421);
+    expect(reply.text).toMatch(/not received within 1 s/);
+    await smtp?.idle();
+    expect(delivered).toEqual([]);
   });
 
   it('a connection that sends a message, then idles, gets the full bound again after each message', async () => {
