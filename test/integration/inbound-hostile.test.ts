@@ -17,7 +17,16 @@ const MAX_BYTES = 256 * 1024;
 beforeAll(async () => {
   rt = await startTestRuntime(
     {},
-    { smtpLimits: { maxBytes: MAX_BYTES, sessionTimeoutMs: 1_500, idleTimeoutMs: 1_000, maxConnections: 10 } },
+    // perClient: every connection here comes from 127.0.0.1 (the caps per client: smtp-connection-limits.test.ts).
+    {
+      smtpLimits: {
+        maxBytes: MAX_BYTES,
+        sessionTimeoutMs: 1_500,
+        idleTimeoutMs: 1_000,
+        maxConnections: 10,
+        perClient: 20,
+      },
+    },
   );
   ({ key } = await rt.newKey({ mode: 'live' }));
   const created = (await (

@@ -3,17 +3,35 @@
 // limit 552 (counted while it streams; what is over is never kept); an accepted message is spooled durably
 // before the 250, then handed to `deliver` (receiveEmail) one at a time, retried until stored.
 // No AUTH (it is an MX, not a submission server); STARTTLS only when a key and certificate are given.
+// Connections are shared fairly (domain/smtp-sessions): at most `perClient` per client address and `perDomain`
+// sessions per recipient domain; a connection must begin a message within `messageStartMs` of connecting or of
+// its last message (NOOP, RSET, EHLO, MAIL, RCPT do not extend it) and end it within `messageTimeoutMs`; a full
+// server gives the place of a connection that waits without sending mail to a newcomer.
 import type { AddressInfo, Socket } from 'node:net';
-import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { domainOf, MAX_INBOUND_BYTES, MAX_INBOUND_RECIPIENTS } from '../../domain/inbound';
+import { SmtpSessionTable } from '../../domain/smtp-sessions';
 import type { Spool, SpoolEntry } from './inbound-spool';
 
 export interface SmtpLimits {
   /** SIZE: larger messages get 552. */
   readonly maxBytes: number;
   readonly maxRecipients: number;
-  /** Connections served at once; more are refused with 421. */
+  /** Connections served at once; more are refused with 421 (or served in place of one that waits, below). */
   readonly maxConnections: number;
+  /** Connections of one client (an IPv4 address, an IPv6 /64) at once; more are refused with 421. */
+  readonly perClient: number;
+  /** Sessions holding a recipient at one domain at once; a further RCPT there gets 451 (try later). */
+  readonly perDomain: number;
+  /**
+   * A connection must begin a message (DATA) within this of connecting or of its last message, or it is closed
+   * with 421: NOOP, RSET, EHLO, MAIL and RCPT do not extend it (NOOPs cannot hold a connection).
+   */
+  readonly messageStartMs: number;
+  /** A message's DATA must end within this (30 MB at 250 KB/s), or the connection is closed with 421. */
+  readonly messageTimeoutMs: number;
+  /** With every connection taken, one waiting this long without beginning a message gives its place to a newcomer. */
+  readonly evictIdleAfterMs: number;
   /** A connection that sends nothing for this long is closed. */
   readonly idleTimeoutMs: number;
   /** The longest a connection may stay, however it trickles (a slow client cannot hold a slot forever). */
@@ -26,6 +44,11 @@ export const DEFAULT_SMTP_LIMITS: SmtpLimits = {
   maxBytes: MAX_INBOUND_BYTES,
   maxRecipients: MAX_INBOUND_RECIPIENTS,
   maxConnections: 20,
+  perClient: 5,
+  perDomain: 10,
+  messageStartMs: 30_000,
+  messageTimeoutMs: 120_000,
+  evictIdleAfterMs: 5_000,
   idleTimeoutMs: 60_000,
   sessionTimeoutMs: 10 * 60_000,
   retryMs: 5_000,
@@ -62,6 +85,29 @@ function smtpError(code: number, message: string): Error {
 export async function startSmtpInbound(options: SmtpInboundOptions): Promise<SmtpInbound> {
   const limits = { ...DEFAULT_SMTP_LIMITS, ...options.limits };
   const delivery = new SpoolDelivery(options.spool, options.deliver, options.onError, limits.retryMs);
+  const table = new SmtpSessionTable(limits);
+  /** Each admitted session's deadline: for its next message to begin, or for its DATA to end. */
+  const deadlines = new Map<string, NodeJS.Timeout>();
+  const arm = (id: string, ms: number, reason: string) => {
+    clearTimeout(deadlines.get(id));
+    deadlines.set(id, setTimeout(() => closeSession(id, reason), ms).unref());
+  };
+  const forget = (id: string) => {
+    clearTimeout(deadlines.get(id));
+    deadlines.delete(id);
+    table.leave(id);
+  };
+  /** Closes a session's connection with a 421 (its reason); a session already gone is left alone. */
+  const closeSession = (id: string, reason: string) => {
+    forget(id);
+    for (const connection of server.connections) {
+      if (connection.id !== id) continue;
+      connection.send(421, reason);
+      connection.close();
+    }
+  };
+  const waitForMessage = (id: string) =>
+    arm(id, limits.messageStartMs, `No message begun within ${limits.messageStartMs / 1000} s; closing`);
   const server = new SMTPServer({
     logger: false,
     banner: 'Sendflow local inbound SMTP',
@@ -73,13 +119,44 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
     size: limits.maxBytes,
     rejectOversized: true,
     maxRecipients: limits.maxRecipients,
-    maxClients: limits.maxConnections,
+    // A hard ceiling (connections still greeting count, and one given up for a newcomer until it closes); the
+    // table below admits at most maxConnections.
+    maxClients: limits.maxConnections * 2,
     socketTimeout: limits.idleTimeoutMs,
     closeTimeout: 2_000,
-    onRcptTo(address, _session, callback) {
+    onConnect(session, callback) {
+      const admission = table.admit(session.id, session.remoteAddress, Date.now());
+      if (!admission.admitted) {
+        return callback(
+          admission.reason === 'client'
+            ? smtpError(421, `Too many connections from your address (at most ${limits.perClient}); try again later`)
+            : smtpError(421, 'Too many connections; try again in a moment'),
+        );
+      }
+      if (admission.evicted)
+        closeSession(admission.evicted, 'Closing a connection that sent no mail, for another client');
+      waitForMessage(session.id);
+      callback();
+    },
+    onClose(session) {
+      forget(session.id);
+    },
+    onMailFrom(_address, session, callback) {
+      table.newTransaction(session.id);
+      callback();
+    },
+    onRcptTo(address, session, callback) {
       const domain = domainOf(address.address);
       options.accepts(domain).then(
-        (ok) => callback(ok ? null : smtpError(550, `No account receives mail at ${domain || 'that address'}`)),
+        (ok) => {
+          if (!ok) return callback(smtpError(550, `No account receives mail at ${domain || 'that address'}`));
+          if (!table.holdDomain(session.id, domain)) {
+            return callback(
+              smtpError(451, `Too many sessions for ${domain} at once (at most ${limits.perDomain}); try again later`),
+            );
+          }
+          callback();
+        },
         (error: unknown) => {
           options.onError('inbound SMTP: the recipient check failed', error);
           callback(smtpError(451, 'Try again later'));
@@ -87,6 +164,15 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
       );
     },
     onData(stream, session, callback) {
+      table.beginMessage(session.id);
+      if (table.has(session.id)) {
+        arm(
+          session.id,
+          limits.messageTimeoutMs,
+          `Message not received within ${limits.messageTimeoutMs / 1000} s; closing`,
+        );
+      }
+      const ended = messageEnded(session);
       const envelope = {
         mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
         recipients: session.envelope.rcptTo.map((rcpt) => rcpt.address),
@@ -94,11 +180,13 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
       };
       receive(stream, options.spool, envelope, limits.maxBytes).then(
         (id) => {
+          ended();
           if (id === null) return callback(smtpError(552, 'Message exceeds the size limit'));
           callback(null, `OK: queued as ${id}`);
           delivery.kick();
         },
         (error: unknown) => {
+          ended();
           // A client that hangs up mid-message is no fault of ours: its partial message is simply dropped.
           if ((error as { code?: string }).code !== 'ECONNECTION') {
             options.onError('inbound SMTP: a message could not be spooled', error);
@@ -108,6 +196,11 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
       );
     },
   });
+  /** What ends a session's message: its domains freed, and the clock for its next message started. */
+  const messageEnded = (session: SMTPServerSession) => () => {
+    table.endMessage(session.id, Date.now());
+    if (table.has(session.id)) waitForMessage(session.id);
+  };
   server.on('error', (error) => options.onError('inbound SMTP: connection error', error));
   // A per-connection deadline: the idle time-out alone lets a client that trickles a byte a minute stay forever.
   const sockets = new Set<Socket>();
@@ -134,6 +227,7 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
     pending: () => options.spool.size(),
     async stop() {
       delivery.stop();
+      for (const timer of deadlines.values()) clearTimeout(timer);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await delivery.idle();

@@ -245,7 +245,12 @@ export function createGateway(options: GatewayOptions) {
 }
 
 function write(res: ServerResponse, result: Answer, close: boolean): void {
-  const headers = { ...(result.headers as Record<string, string>) };
+  // As API Gateway: `multiValueHeaders` beside `headers` (several Set-Cookie headers), a name in both getting all.
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    const own = headers[name];
+    headers[name] = [...(own === undefined ? [] : [own].flat()), ...values.map(String)];
+  }
   if (close) headers.Connection = 'close';
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
