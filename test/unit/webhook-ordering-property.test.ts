@@ -295,22 +295,7 @@ describe('per_email ordering over interleavings of every event path, failures an
         expect(w.violations).toEqual([]);
         expect(w.unfinished().map((event) => event.type)).toEqual([]);
       }),
-      {
-        numRuns: 1,
-        examples: [
-          [
-            [
-              { kind: 'reserve', email: 0 },
-              { kind: 'handOver', email: 0, taken: true },
-              { kind: 'fanOutSent', email: 0 },
-              { kind: 'run', pick: 0, ok: true, faultAfter: false },
-              { kind: 'providerTells', email: 0 },
-              { kind: 'providerTells', email: 0 },
-              { kind: 'run', pick: 1, ok: true, faultAfter: false },
-            ],
-          ],
-        ],
-      },
+      { numRuns: 500, examples: [[LATER_EVENTS_TOLD_TOGETHER]] },
     );
   }, 120_000);
 });
