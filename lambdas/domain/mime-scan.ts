@@ -103,6 +103,11 @@ export class MimeScanner {
     this.bytes += chunk.length;
   }
 
+  /** The limit passed, as soon as it is (a DATA stream stops keeping the message there). */
+  breached(): MimeLimitBreach | null {
+    return this.breach;
+  }
+
   result(): MimeScan {
     return { bytes: this.bytes, parts: this.parts, depth: this.depth, headerEnd: this.headerEnd, breach: this.breach };
   }

@@ -236,10 +236,10 @@ describe('accepted means stored', () => {
       omitted: Record<string, number>;
     };
     expect(poison).toMatchObject({ status: 'partial', notes: [expect.objectContaining({ code: 'fields_cut' })] });
-    expect(poison.to.length + poison.omitted.to).toBe(100);
+    expect(poison.to.length + (poison.omitted.to ?? 0)).toBe(100);
     expect(poison.cc.length + (poison.omitted.cc ?? 0)).toBe(100);
     expect(poison.attachments.length + (poison.omitted.attachments ?? 0)).toBe(100);
-    expect(poison.to[0]).toBe(long(0, 'to'));
+    expect(poison.to[0]).toBe(long(0, 'to').slice(0, 320));
     const listed = { ...poison, status: undefined, notes: undefined, omitted: undefined };
     expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThan(MAX_RECEIVED_FIELDS_BYTES + 4_096);
   }, 30_000);

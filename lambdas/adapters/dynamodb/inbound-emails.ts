@@ -12,6 +12,7 @@ import { tenantKey } from './tenant-table';
 
 const KEY = ['tenant', 'id'];
 const verdict = z.enum(['pass', 'fail', 'gray', 'processing_failed']);
+const count = z.number().int().min(0);
 const item = z.object({
   id: z.string(),
   accountId: z.string(),
@@ -42,6 +43,28 @@ const item = z.object({
   bodyKey: z.string(),
   sourceId: z.string(),
   expiresAt: z.number().int(),
+  // Written since issue 28, only on partial and failed emails; absent reads as received (expand/contract: the
+  // release before ignores them, this one reads items written before them).
+  status: z.enum(['received', 'partial', 'failed']).optional(),
+  notes: z
+    .array(
+      z.object({
+        code: z.enum(['mime_limit', 'parse_timeout', 'parse_failed', 'fields_cut', 'headers_cut', 'storage_failed']),
+        message: z.string(),
+      }),
+    )
+    .optional(),
+  omitted: z
+    .object({
+      to: count,
+      cc: count,
+      bcc: count,
+      replyTo: count,
+      receivedFor: count,
+      attachments: count,
+    })
+    .partial()
+    .optional(),
 });
 
 const parse = (stored: Record<string, unknown>): ReceivedEmail => {
