@@ -7,11 +7,7 @@ import PostalMime, { type Email } from 'postal-mime';
 import type { MimeParser, ParsedMessage, ParseProblem } from '../../app/inbound/ports';
 import { INBOUND_MIME_LIMITS, MAX_HEADER_BYTES, MAX_MIME_DEPTH } from '../../domain/inbound';
 import { type MimeLimits, scanMime } from '../../domain/mime-scan';
-
-/** `auto`: whole if within the limits, else the header block; `headers`: the header block only. */
-export type ParseScope = 'auto' | 'headers';
-
-export const EMPTY_EMAIL: Email = Object.freeze({ headers: [], headerLines: [], attachments: [] }) as Email;
+import { EMPTY_EMAIL, type ParseScope } from './parsed';
 
 export async function parseBounded(
   raw: Uint8Array,

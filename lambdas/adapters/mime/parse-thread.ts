@@ -3,7 +3,8 @@
 // runs here, so the thread can be terminated at any moment without losing anything but the parse.
 import { parentPort } from 'node:worker_threads';
 import type { ParsedMessage } from '../../app/inbound/ports';
-import { type ParseScope, parseBounded } from './bounded-parse';
+import { parseBounded } from './bounded-parse';
+import type { ParseScope } from './parsed';
 
 /** Parent → thread. */
 export interface ParseRequest {

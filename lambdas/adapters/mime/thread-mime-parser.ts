@@ -5,8 +5,8 @@
 // most its budget and never the event loop the API, the workers and the dashboard share.
 import { Worker } from 'node:worker_threads';
 import type { MimeParser, ParsedMessage, ParseProblem } from '../../app/inbound/ports';
-import { EMPTY_EMAIL, type ParseScope } from './bounded-parse';
 import type { ParseReply, ParseRequest } from './parse-thread';
+import { EMPTY_EMAIL, type ParseScope } from './parsed';
 
 /** The thread's own `READY` (parse-thread.ts), not imported: importing the module would run it here. */
 const READY = 'ready';

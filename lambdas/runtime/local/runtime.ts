@@ -19,6 +19,7 @@ import { localFileStore } from '../../adapters/local/file-store';
 import { localSpool, type SpoolEntry } from '../../adapters/local/inbound-spool';
 import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapters/local/smtp-inbound';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
+import { parseThreadModule } from '../../adapters/mime/parse-thread-module';
 import { ThreadMimeParser } from '../../adapters/mime/thread-mime-parser';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import { receivingDomain } from '../../app/domains/domains';
@@ -163,8 +164,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     const files = localFileStore(config.dataDir, links, () => (options.clock ?? Date).now());
     // Received messages are parsed in a thread of their own, time-boxed: never on the loop every tenant shares.
     mimeParser = new ThreadMimeParser({
-      worker: new URL('../../adapters/mime/parse-thread.ts', import.meta.url),
-      execArgv: ['--import', 'tsx'],
+      ...parseThreadModule(),
       budgetMs: config.inboundParseMs,
       maxHeapMb: PARSE_HEAP_MB,
     });
