@@ -11,6 +11,7 @@ import {
   DiskSpool,
   MemorySpool,
   readDeadLetters,
+  redriveDeadLetter,
   type Spool,
   type SpoolEntry,
 } from '../../lambdas/adapters/local/inbound-spool';
@@ -249,6 +250,33 @@ describe('local SMTP server', () => {
     expect(ten.data.code).toBe(250);
     expect(delivered).toHaveLength(1);
     client.close();
+    await smtp.stop();
+  });
+
+  it('a dead letter put back (the admin CLI’s retry-inbound-failure) is found by the running server and stored', async () => {
+    // Arrange: it fails twice, is moved aside, then the store recovers.
+    const dataDir = newDir();
+    let down = true;
+    const { smtp, delivered, dead } = await server(new DiskSpool(join(dataDir, 'inbound-spool')), {
+      failing: () => down,
+      limits: { retryMs: 20, maxAttempts: 2, sweepMs: 100 },
+    });
+    const { client } = await RawSmtp.open(smtp.port);
+    await client.send('a@sender.example', ['b@rx.example'], MESSAGE);
+    client.close();
+    await expect.poll(() => dead.length, { timeout: 5_000 }).toBe(1);
+    down = false;
+
+    // Act
+    const id = dead[0]?.letter.id as string;
+    const put = redriveDeadLetter(dataDir, id);
+
+    // Assert
+    expect(put).toBe(true);
+    expect(redriveDeadLetter(dataDir, id)).toBe(false);
+    await expect.poll(() => delivered.length, { timeout: 5_000 }).toBe(1);
+    expect(delivered[0]?.id).toBe(id);
+    expect(smtp.deadLetters()).toEqual([]);
     await smtp.stop();
   });
 });

@@ -474,4 +474,18 @@ describe('receiveEmail', () => {
     expect(outcome.stored[0]?.created).toBe(false);
     expect((await s.received.get(ACME, outcome.stored[0]?.emailId as string))?.subject).toBe('Quarterly report');
   });
+
+  it('a retried dead letter stored at last replaces its failed email, and email.received says so', async () => {
+    const s = await setup();
+    const message = arrival(mime(), ['x@acme.example'], 'redriven_1');
+    const failed = await recordFailedArrival(s.deps, message, 6);
+
+    const stored = await receiveEmail(s.deps, message);
+
+    expect(stored.stored).toEqual([{ ...failed.stored[0], created: true, status: 'received' }]);
+    const email = await s.received.get(ACME, stored.stored[0]?.emailId as string);
+    expect(email).toMatchObject({ subject: 'Quarterly report', attachments: [expect.anything()] });
+    expect(email).not.toHaveProperty('status');
+    expect(s.published().map((e) => (e.data as { status: string }).status)).toEqual(['failed', 'received']);
+  });
 });

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -81,25 +82,18 @@ const LETTER = '.json';
 const ENTRY_ID = /^in_[0-9a-z]{26}$/;
 
 export class DiskSpool implements Spool {
-  private readonly live = new Set<string>();
-
   /** `deadDir`: where dead letters go (default: inbound-dead beside the spool). */
   constructor(
     private readonly dir: string,
     private readonly deadDir = join(dirname(dir), 'inbound-dead'),
   ) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const names = readdirSync(dir);
-    for (const name of names) {
-      if (name.endsWith(SUFFIX) && ENTRY_ID.test(name.slice(0, -SUFFIX.length))) {
-        this.live.add(name.slice(0, -SUFFIX.length));
-      }
-    }
-    for (const name of names) {
+    const live = new Set(this.pending());
+    for (const name of readdirSync(dir)) {
       // A message whose DATA never completed was never answered 250: its partial file goes; so does the count
       // of tries of an entry no longer there.
       if (name.endsWith(SUFFIX)) continue;
-      if (name.endsWith(TRIES) && this.live.has(name.slice(0, -TRIES.length))) continue;
+      if (name.endsWith(TRIES) && live.has(name.slice(0, -TRIES.length))) continue;
       rmSync(join(dir, name), { force: true });
     }
   }
@@ -123,7 +117,6 @@ export class DiskSpool implements Spool {
         renameSync(temporary, path);
         // The rename is durable only once the folder is.
         syncDir(this.dir);
-        this.live.add(id);
         return id;
       },
       discard: () => {
@@ -133,18 +126,21 @@ export class DiskSpool implements Spool {
     };
   }
 
+  /** Read from the folder each time: a dead letter put back by the admin CLI is found without a restart. */
   pending(): string[] {
-    return [...this.live].sort();
+    return readdirSync(this.dir)
+      .filter((name) => name.endsWith(SUFFIX) && ENTRY_ID.test(name.slice(0, -SUFFIX.length)))
+      .map((name) => name.slice(0, -SUFFIX.length))
+      .sort();
   }
 
   remove(id: string): void {
-    this.live.delete(id);
     rmSync(join(this.dir, `${id}${SUFFIX}`), { force: true });
     rmSync(join(this.dir, `${id}${TRIES}`), { force: true });
   }
 
   size(): number {
-    return this.live.size;
+    return this.pending().length;
   }
 
   noteFailure(id: string): number {
@@ -166,7 +162,6 @@ export class DiskSpool implements Spool {
     writeDurably(join(this.deadDir, `${letter.id}${LETTER}`), `${JSON.stringify(letter)}\n`);
     renameSync(join(this.dir, `${letter.id}${SUFFIX}`), join(this.deadDir, `${letter.id}${SUFFIX}`));
     syncDir(this.deadDir);
-    this.live.delete(letter.id);
     rmSync(join(this.dir, `${letter.id}${TRIES}`), { force: true });
   }
 
@@ -251,6 +246,22 @@ export function localSpool(dataDir: string): Spool {
 /** Where the local runtime keeps inbound dead letters (the admin CLI reads them there). */
 export function inboundDeadDir(dataDir: string): string {
   return join(dataDir, 'inbound-dead');
+}
+
+/**
+ * Puts a dead letter back in the spool with a fresh count of tries (`npm run admin -- retry-inbound-failure`):
+ * a running runtime finds it within a minute, a stopped one at its next start. False when there is none.
+ */
+export function redriveDeadLetter(dataDir: string, id: string): boolean {
+  if (!ENTRY_ID.test(id)) return false;
+  const dead = inboundDeadDir(dataDir);
+  const spool = join(dataDir, 'inbound-spool');
+  if (!existsSync(join(dead, `${id}${SUFFIX}`))) return false;
+  mkdirSync(spool, { recursive: true, mode: 0o700 });
+  renameSync(join(dead, `${id}${SUFFIX}`), join(spool, `${id}${SUFFIX}`));
+  syncDir(spool);
+  rmSync(join(dead, `${id}${LETTER}`), { force: true });
+  return true;
 }
 
 /** The dead letters in `dir`, oldest first; a reason file that does not read is shown as such, not skipped. */

@@ -34,6 +34,8 @@ export interface SmtpLimits {
   readonly maxRetryMs: number;
   /** Tries before a message is moved to the dead letters. */
   readonly maxAttempts: number;
+  /** How often the spool is looked at even when nothing arrives (a dead letter the operator put back). */
+  readonly sweepMs: number;
   /** What a message may hold (checked while DATA streams; 554 5.6.0 past it). */
   readonly mime: MimeLimits;
 }
@@ -48,6 +50,7 @@ export const DEFAULT_SMTP_LIMITS: SmtpLimits = {
   maxRetryMs: 5 * 60_000,
   // 5, 10, 20, 40, 80 s between them: about 2.5 minutes, and a restart in between keeps the count.
   maxAttempts: 6,
+  sweepMs: 60_000,
   mime: INBOUND_MIME_LIMITS,
 };
 
@@ -245,14 +248,17 @@ class SpoolDelivery {
   /** A kick while running: run once more when this run ends (a message spooled meanwhile). */
   private again = false;
   private retry: NodeJS.Timeout | undefined;
+  private readonly sweep: NodeJS.Timeout;
   private stopped = false;
   /** When each message that failed may be tried again (ms since the epoch); a start tries every one at once. */
   private readonly due = new Map<string, number>();
 
   constructor(
     private readonly options: Pick<SmtpInboundOptions, 'spool' | 'deliver' | 'onDeadLetter' | 'onError'>,
-    private readonly limits: Pick<SmtpLimits, 'retryMs' | 'maxRetryMs' | 'maxAttempts'>,
-  ) {}
+    private readonly limits: Pick<SmtpLimits, 'retryMs' | 'maxRetryMs' | 'maxAttempts' | 'sweepMs'>,
+  ) {
+    this.sweep = setInterval(() => this.kick(), limits.sweepMs).unref();
+  }
 
   kick(): void {
     if (this.stopped) return;
@@ -276,6 +282,7 @@ class SpoolDelivery {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.retry);
+    clearInterval(this.sweep);
   }
 
   private async run(): Promise<void> {
@@ -307,7 +314,7 @@ class SpoolDelivery {
   private async failed(id: string, entry: SpoolEntry | null, error: unknown): Promise<void> {
     const { spool, onError } = this.options;
     const attempts = spool.noteFailure(id);
-    if (attempts < this.limits.maxAttempts || !entry) {
+    if (attempts < this.limits.maxAttempts) {
       const wait = Math.min(this.limits.maxRetryMs, this.limits.retryMs * 2 ** (attempts - 1));
       this.due.set(id, Date.now() + wait);
       onError(
@@ -317,12 +324,13 @@ class SpoolDelivery {
       return;
     }
     this.due.delete(id);
+    // An entry that does not read is moved aside too, with what is known of it (nothing to show an account).
     const letter: DeadLetter = {
       id,
-      mailFrom: entry.mailFrom,
-      recipients: [...entry.recipients],
-      receivedAt: entry.receivedAt,
-      bytes: entry.raw.length,
+      mailFrom: entry?.mailFrom ?? '',
+      recipients: [...(entry?.recipients ?? [])],
+      receivedAt: entry?.receivedAt ?? '',
+      bytes: entry?.raw.length ?? 0,
       attempts,
       reason: (error instanceof Error ? error.message : String(error)).slice(0, 1_000),
       deadAt: new Date().toISOString(),
@@ -330,7 +338,7 @@ class SpoolDelivery {
     spool.deadLetter(letter);
     onError(`inbound SMTP: message ${id} failed ${attempts} tries; moved to the dead letters`, error);
     try {
-      await this.options.onDeadLetter?.(entry, letter);
+      if (entry) await this.options.onDeadLetter?.(entry, letter);
     } catch (failure) {
       onError(`inbound SMTP: dead letter ${id} could not be shown to its account`, failure);
     }

@@ -106,7 +106,11 @@ export interface ReceivedPageQuery {
 
 export interface ReceivedEmailRepository {
   readonly outbox: Outbox;
-  /** Stores the email with its events (email.received); null when it is stored already (a replay). */
+  /**
+   * Stores the email with its events (email.received); null when it is stored already (a replay). An email
+   * that is not `failed` replaces a `failed` one of the same id (its arrival, retried by the operator, stored at
+   * last); a `failed` one never replaces anything.
+   */
   create(email: ReceivedEmail, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   /** The email, or null (unknown, another tenant's, or expired). */
   get(tenant: Tenant, id: string): Promise<ReceivedEmail | null>;
