@@ -335,6 +335,23 @@ describe('inbound mail: one hostile message ends within the function’s time, n
   });
 });
 
+describe('inbound mail: its dead letters on the stage’s dashboard', () => {
+  it('graphs the failures queue’s depth beside the other dead-letter queues', () => {
+    const api = inboundApi();
+    const queueId = Object.keys(api.findResources('AWS::SQS::Queue')).find((id) =>
+      id.startsWith('InboundMailFailures'),
+    );
+    const dashboard = Object.values(api.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardBody: unknown };
+    };
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    expect(queueId).toBeDefined();
+    expect(body).toContain(`"${queueId}","QueueName"`);
+    expect(body).toContain('inboundFailures');
+  });
+});
+
 describe('inbound mail: the failures queue keeps SES events no longer than the stage keeps email', () => {
   /** The failures queue's MessageRetentionPeriod (it holds whole SES events: subject, from, to). */
   function failuresRetention(api: Template): unknown {
