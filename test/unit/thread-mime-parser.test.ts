@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { InThreadMimeParser } from '../../lambdas/adapters/mime/bounded-parse';
 import { parseThreadModule } from '../../lambdas/adapters/mime/parse-thread-module';
-import { ThreadMimeParser } from '../../lambdas/adapters/mime/thread-mime-parser';
+import { MimeParserClosedError, ThreadMimeParser } from '../../lambdas/adapters/mime/thread-mime-parser';
 
 const parser = new ThreadMimeParser({ ...parseThreadModule(), budgetMs: 1_000, headersBudgetMs: 5_000 });
 afterAll(() => parser.close());
@@ -115,5 +115,17 @@ describe('ThreadMimeParser', () => {
     });
     expect(over.email.subject).toBe('huge');
     expect(performance.now() - started).toBeLessThan(5_000);
+  }, 60_000);
+
+  it('closed while parsing (the runtime stops): the parse fails, so the message is tried again, not stored partial', async () => {
+    const closing = new ThreadMimeParser({ ...parseThreadModule(), budgetMs: 30_000 });
+    await closing.parse(ordinary);
+
+    const parsing = closing.parse(wrapped);
+    await new Promise((r) => setTimeout(r, 200));
+    await closing.close();
+
+    await expect(parsing).rejects.toBeInstanceOf(MimeParserClosedError);
+    await expect(closing.parse(ordinary)).rejects.toBeInstanceOf(MimeParserClosedError);
   }, 60_000);
 });

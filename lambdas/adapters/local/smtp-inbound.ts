@@ -301,6 +301,8 @@ class SpoolDelivery {
         spool.remove(id);
         this.due.delete(id);
       } catch (error) {
+        // A try cut short by the stop (the parse thread closed under it) is not the message's failure.
+        if (this.stopped) return;
         await this.failed(id, entry, error);
       }
     }

@@ -29,6 +29,17 @@ export interface ThreadMimeParserOptions {
 /** What ended a run in the thread other than an answer. */
 type Outcome = { readonly reply: ParseReply } | { readonly timedOut: true } | { readonly died: string };
 
+/**
+ * The parser was closed (the runtime stops) while a message waited or was parsed: not the message's fault, so
+ * not a partial email either. The caller fails, and the message is tried again (the local spool keeps it).
+ */
+export class MimeParserClosedError extends Error {
+  constructor() {
+    super('The MIME parser was closed before the message was parsed');
+    this.name = 'MimeParserClosedError';
+  }
+}
+
 export class ThreadMimeParser implements MimeParser {
   private thread: { readonly worker: Worker; readonly ready: Promise<boolean> } | null = null;
   /** One parse at a time: a time-out terminates the thread, which must not take another caller's parse with it. */
@@ -52,6 +63,7 @@ export class ThreadMimeParser implements MimeParser {
 
   private async parseNow(raw: Uint8Array): Promise<ParsedMessage> {
     const whole = await this.run({ raw, scope: 'auto', problem: null }, this.options.budgetMs);
+    if (this.closed) throw new MimeParserClosedError();
     if ('reply' in whole && whole.reply.ok) return whole.reply.parsed;
     const problem: ParseProblem =
       'timedOut' in whole
@@ -60,6 +72,7 @@ export class ThreadMimeParser implements MimeParser {
     // What could be parsed: the header block alone, in a fresh thread (the first one is gone or suspect).
     const headersBudget = this.options.headersBudgetMs ?? Math.min(this.options.budgetMs, 5_000);
     const headers = await this.run({ raw, scope: 'headers', problem }, headersBudget);
+    if (this.closed) throw new MimeParserClosedError();
     if ('reply' in headers && headers.reply.ok) return headers.reply.parsed;
     return { scope: 'none', email: EMPTY_EMAIL, problem };
   }
