@@ -13,12 +13,8 @@ import {
   verifyDomain,
 } from '../../lambdas/app/domains/domains';
 import type { MimeParser, ParsedMessage } from '../../lambdas/app/inbound/ports';
-import {
-  type InboundDeps,
-  type InboundMessage,
-  receiveEmail,
-  recordFailedArrival,
-} from '../../lambdas/app/inbound/receive-email';
+import { type InboundDeps, type InboundMessage, receiveEmail } from '../../lambdas/app/inbound/receive-email';
+import { recordFailedArrival } from '../../lambdas/app/inbound/record-failed-arrival';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
 import { MAX_INBOUND_ATTACHMENTS, MAX_RECEIVED_FIELDS_BYTES } from '../../lambdas/domain/inbound';
 import { jsonBytes } from '../../lambdas/domain/received-fields';

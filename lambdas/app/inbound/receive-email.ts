@@ -3,80 +3,32 @@
 // the file store (emails/<id>/...), a small item with an email.received event in its outbox (relayed at once, else by the
 // reconciler's sweep). Idempotent on (sourceId, account): the id is derived from both, the item is created once.
 // The parse is the MimeParser port's (bounded, off the event loop); what it could not do, and what did not fit
-// the item's budget (domain/received-fields), makes the email `partial` with notes saying so. recordFailedArrival
-// is the end of an arrival that could not be stored at all: an envelope-only `failed` email, so the account sees it.
+// the item's budget (domain/received-fields), makes the email `partial` with notes saying so.
 import type { Address, Email } from 'postal-mime';
-import { newEvent, type SendflowEvent } from '../../domain/events';
-import {
-  bounded,
-  breachText,
-  domainOf,
-  MAX_KEPT_HEADERS,
-  receivedEmailId,
-  safeContentType,
-} from '../../domain/inbound';
+import { bounded, breachText, MAX_KEPT_HEADERS, safeContentType } from '../../domain/inbound';
 import { fitReceivedFields, type Omitted, omittedOf } from '../../domain/received-fields';
 import { derivedId } from '../../domain/resources';
-import { receivingDomain } from '../domains/domains';
-import type { DomainRepository } from '../domains/ports';
-import { relay } from '../outbox';
-import type { Clock, RandomBytes } from '../ports';
-import type { EventPublisher, Tenant } from '../webhooks/ports';
+import type { Tenant } from '../webhooks/ports';
+import {
+  type InboundDeps,
+  type InboundMessage,
+  placeOf,
+  type ReceiveOutcome,
+  receivingAccounts,
+  recordReceived,
+} from './arrival';
 import type {
-  InboundFiles,
-  InboundVerdicts,
-  MimeParser,
   ParsedMessage,
   ReceivedAttachment,
   ReceivedBody,
   ReceivedEmail,
-  ReceivedEmailRepository,
   ReceivedNote,
   ReceivedStatus,
 } from './ports';
 
+export type { InboundDeps, InboundMessage, ReceiveOutcome } from './arrival';
+export { receivedEventData } from './arrival';
 export type { InboundVerdicts, Verdict } from './ports';
-
-/** One arrival, as the local SMTP server and SES's receipt hand it over (the contract of both runtimes). */
-export interface InboundMessage {
-  /** The message as received (RFC 5322 bytes). */
-  readonly raw: Uint8Array;
-  /** Envelope MAIL FROM ('' for a bounce). */
-  readonly mailFrom: string;
-  /** Envelope RCPT TO addresses (lower-cased domain). */
-  readonly recipients: readonly string[];
-  /** SES's receipt verdicts; null locally. */
-  readonly verdicts: InboundVerdicts | null;
-  /** ISO 8601. */
-  readonly receivedAt: string;
-  /** Stable id of this arrival (local spool entry id / SES mail.messageId): replays are idempotent. */
-  readonly sourceId: string;
-}
-
-export interface InboundDeps {
-  readonly domains: Pick<DomainRepository, 'nameHolder' | 'get'>;
-  readonly received: ReceivedEmailRepository;
-  readonly files: InboundFiles;
-  readonly events: EventPublisher;
-  readonly clock: Clock;
-  readonly random: RandomBytes;
-  /** How long a received email is kept (the stage's email retention), seconds. */
-  readonly retentionSeconds: number;
-  /** The bounded, time-boxed parser (a worker thread in both runtimes). */
-  readonly parser: MimeParser;
-}
-
-export interface ReceiveOutcome {
-  /** One per receiving account: the email's id, and whether this call stored it (false: a replay found it). */
-  readonly stored: readonly {
-    readonly accountId: string;
-    readonly emailId: string;
-    readonly created: boolean;
-    readonly status: ReceivedStatus;
-  }[];
-  /** Recipients no account receives at (refused at RCPT locally; SES may still hand them over). */
-  readonly dropped: readonly string[];
-}
 
 /** Receives one arrival for every account it is addressed to. Throws only when storage fails (retry it). */
 export async function receiveEmail(deps: InboundDeps, message: InboundMessage): Promise<ReceiveOutcome> {
@@ -88,109 +40,6 @@ export async function receiveEmail(deps: InboundDeps, message: InboundMessage): 
     stored.push(await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor));
   }
   return { stored, dropped };
-}
-
-/**
- * The end of an arrival that could not be stored after `attempts` tries: for each receiving account, a `failed`
- * email with the envelope only (MAIL FROM, the recipients), its raw bytes kept if the file store takes them, and
- * email.received announcing it. An account for which the arrival was stored meanwhile keeps that email.
- */
-export async function recordFailedArrival(
-  deps: Omit<InboundDeps, 'parser'>,
-  message: InboundMessage,
-  attempts: number,
-): Promise<ReceiveOutcome> {
-  const { byAccount, dropped } = await receivingAccounts(deps, message);
-  const stored = [];
-  for (const [accountId, receivedFor] of byAccount) {
-    const tenant: Tenant = { accountId, mode: 'live' };
-    const place = placeOf(deps, message, tenant);
-    // Best effort: the bytes may be what could not be stored.
-    const rawKept = await deps.files
-      .put(place.rawKey, message.raw, { contentType: 'message/rfc822', expiresAt: place.expiresAt })
-      .then(
-        () => true,
-        () => false,
-      );
-    const { fields, omitted } = fitReceivedFields({
-      from: message.mailFrom,
-      subject: '',
-      messageId: '',
-      to: [],
-      cc: [],
-      bcc: [],
-      replyTo: [],
-      receivedFor,
-      attachments: [],
-    });
-    const note: ReceivedNote = {
-      code: 'storage_failed',
-      message:
-        `This message arrived but could not be stored (${attempts} tries): only its envelope is listed. ` +
-        (rawKept ? 'The raw message is kept. ' : '') +
-        'The operator holds the message and can retry it.',
-    };
-    const email: ReceivedEmail = {
-      ...tenant,
-      ...place,
-      ...fields,
-      verdicts: message.verdicts,
-      rawSize: message.raw.length,
-      sourceId: message.sourceId,
-      status: 'failed',
-      notes: [note],
-      ...(Object.keys(omitted).length ? { omitted } : {}),
-    };
-    const recorded = await deps.received.create(email, [receivedEvent(deps, email)]);
-    if (recorded) await relay(deps, deps.received.outbox, recorded);
-    stored.push({ accountId, emailId: email.id, created: recorded !== null, status: 'failed' as const });
-  }
-  return { stored, dropped };
-}
-
-/** Recipients by the account that receives at their domain; the rest dropped. */
-async function receivingAccounts(
-  deps: Pick<InboundDeps, 'domains'>,
-  message: InboundMessage,
-): Promise<{ byAccount: Map<string, string[]>; dropped: string[] }> {
-  const byAccount = new Map<string, string[]>();
-  const dropped: string[] = [];
-  const receivers = new Map<string, Promise<string | null>>();
-  for (const recipient of new Set(message.recipients.map(normalizeRecipient))) {
-    const domain = domainOf(recipient);
-    if (!receivers.has(domain)) {
-      receivers.set(
-        domain,
-        receivingDomain(deps, domain).then((found) => found?.accountId ?? null),
-      );
-    }
-    const accountId = await receivers.get(domain);
-    if (accountId) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), recipient]);
-    else dropped.push(recipient);
-  }
-  return { byAccount, dropped };
-}
-
-/** An address with its domain lower-cased (the local part is the receiver's business). */
-function normalizeRecipient(address: string): string {
-  const at = address.lastIndexOf('@');
-  return at < 0 ? address : `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
-}
-
-/** Where one account's copy of an arrival lives: its id (derived: replays land on it), keys and expiry. */
-function placeOf(deps: Pick<InboundDeps, 'retentionSeconds'>, message: InboundMessage, tenant: Tenant) {
-  const receivedAtMs = Date.parse(message.receivedAt);
-  const id = receivedEmailId(receivedAtMs, message.sourceId, tenant.accountId);
-  // Under emails/<id>/ like sent emails' bodies and attachments: the same bucket prefix, grants and lifecycle.
-  const folder = `emails/${id}`;
-  return {
-    id,
-    createdAt: new Date(receivedAtMs).toISOString(),
-    expiresAt: Math.floor(receivedAtMs / 1000) + deps.retentionSeconds,
-    folder,
-    rawKey: `${folder}/raw.eml`,
-    bodyKey: `${folder}/body.json`,
-  };
 }
 
 async function storeFor(
@@ -254,9 +103,8 @@ async function storeFor(
     ...(status === 'received' ? {} : { status, notes }),
     ...(Object.keys(omitted).length ? { omitted } : {}),
   };
-  const recorded = await deps.received.create(email, [receivedEvent(deps, email)]);
-  if (recorded) await relay(deps, deps.received.outbox, recorded);
-  return { accountId: tenant.accountId, emailId: id, created: recorded !== null, status };
+  const created = await recordReceived(deps, email);
+  return { accountId: tenant.accountId, emailId: id, created, status };
 }
 
 /** What a reader of a partial email must know, one note per cause. */
@@ -291,45 +139,6 @@ function notesOf(parsed: ParsedMessage, omitted: Omitted, headerCount: number): 
     });
   }
   return notes;
-}
-
-/** email.received: metadata only (Resend's fields), never the body. */
-function receivedEvent(deps: Pick<InboundDeps, 'random'>, email: ReceivedEmail): SendflowEvent {
-  return newEvent(
-    {
-      type: 'email.received',
-      accountId: email.accountId,
-      mode: email.mode,
-      at: Date.parse(email.createdAt),
-      data: receivedEventData(email),
-    },
-    deps.random,
-  );
-}
-
-export function receivedEventData(email: ReceivedEmail): Record<string, unknown> {
-  return {
-    email_id: email.id,
-    created_at: email.createdAt,
-    from: email.from,
-    to: email.to,
-    cc: email.cc,
-    bcc: email.bcc,
-    received_for: email.receivedFor,
-    subject: email.subject,
-    message_id: email.messageId,
-    attachments: email.attachments.map((attachment) => ({
-      id: attachment.id,
-      filename: attachment.filename,
-      content_type: attachment.contentType,
-      content_disposition: attachment.contentDisposition,
-      content_id: attachment.contentId,
-      size: attachment.size,
-    })),
-    status: email.status ?? 'received',
-    notes: (email.notes ?? []).map((note) => ({ ...note })),
-    omitted: omittedOf(email),
-  };
 }
 
 function headersOf(parsed: Pick<Email, 'headers'>): Record<string, string> {
