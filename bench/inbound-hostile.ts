@@ -5,7 +5,8 @@
 // measured alone, then while A sends B's domain, over SMTP, a message of 16k, 32k and 900k MIME parts (one
 // phase each, the runtime restarted and its spool emptied between phases so no phase inherits another's work),
 // then once more while a restarted runtime hands over the three messages from its spool (the path of a message
-// that got in: SES on AWS, or a spool an older release left). Prints B's p50/p99/max per phase beside B alone.
+// that got in: SES on AWS, or a spool an older release left), beside B alone right after a start. The attacker
+// sends from a thread of its own, so its work never delays the probes. Prints B's p50/p99/max per phase.
 // Goal: B's p99 ≤ 250 ms throughout. Bounded: each phase lasts BENCH_WINDOW_MS (default 10000); a probe still
 // unanswered GRACE_MS after its phase counts with the time it waited (shown as ≥, and as unanswered).
 // Env: BENCH_WINDOW_MS, BENCH_PARTS (default 16000,32000,900000).
@@ -16,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { DiskSpool } from '../lambdas/adapters/local/inbound-spool';
-import { RawSmtp } from '../test/support/smtp-client';
 import { percentile, positiveInt, printTable } from './report';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -76,26 +77,17 @@ async function main(): Promise<void> {
 
     push({ name: 'B alone', ...(await probe(runtime.url, keyB, async () => 'no attack')) });
     for (const parts of PARTS) {
-      const message = hostileMessage(parts);
-      const name = `${parts.toLocaleString('en')} parts (${(message.length / 1024).toFixed(0)} KB) over SMTP`;
-      push({
-        name,
-        ...(await probe(runtime.url, keyB, async () => {
-          const started = performance.now();
-          const { client } = await RawSmtp.open(runtime.smtpPort);
-          try {
-            const sent = await client.send('a@attacker.example', [`inbox@${DOMAIN}`], message);
-            return `SMTP ${sent.data.code} ${sent.data.text.slice(0, 40)} in ${(performance.now() - started).toFixed(0)} ms`;
-          } finally {
-            client.close();
-          }
-        })),
-      });
+      const bytes = hostileMessage(parts).length;
+      const name = `${parts.toLocaleString('en')} parts (${(bytes / 1024).toFixed(0)} KB) over SMTP`;
+      push({ name, ...(await probe(runtime.url, keyB, () => attack(runtime.smtpPort, parts))) });
       // The next phase starts clean: whatever this message left running or spooled goes with the process.
       await runtime.stop();
       emptySpool(dataDir);
       runtime = await startRuntime(env);
     }
+
+    // A start's own cost, for the phase below: B probed from a restart with nothing spooled.
+    push({ name: 'B alone, right after a start', ...(await probe(runtime.url, keyB, async () => 'no attack')) });
 
     // The path of a message that got in (SES accepts before the function runs; an older release's spool): the
     // runtime is stopped, the messages written to its spool, and B probed from the restart on.
@@ -208,6 +200,49 @@ async function probe(
   const text = noteAtEnd ? await attack() : await Promise.race([note, sleep(GRACE_MS).then(() => 'no SMTP reply yet')]);
   return { latencies, unanswered, note: text ?? '' };
 }
+
+/**
+ * A sends B's domain a message of `parts` parts over SMTP from a thread of its own: building and sending 29 MB
+ * must not delay this thread's probes (an open-loop probe late for our own reasons would be counted as B's).
+ */
+function attack(port: number, parts: number): Promise<string> {
+  const worker = new Worker(ATTACKER, { eval: true, workerData: { port, parts, domain: DOMAIN } });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (text: string) => resolve(text));
+    worker.once('error', reject);
+  });
+}
+
+/** The attacker's thread: plain JavaScript (no transpiler in an eval'd worker), one SMTP transaction. */
+const ATTACKER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { connect } = require('node:net');
+const { port, parts, domain } = workerData;
+const head = 'From: A <a@attacker.example>\\r\\nTo: inbox@' + domain + '\\r\\nSubject: ' + parts + ' parts\\r\\n' +
+  'MIME-Version: 1.0\\r\\nContent-Type: multipart/mixed; boundary="b"\\r\\n\\r\\n';
+const body = Buffer.concat([Buffer.from(head), Buffer.from('--b\\r\\nContent-Type: text/x\\r\\n\\r\\nx\\r\\n'.repeat(parts)),
+  Buffer.from('--b--\\r\\n.\\r\\n')]);
+const socket = connect(port, '127.0.0.1');
+let buffer = '';
+const steps = ['EHLO attacker.example', 'MAIL FROM:<a@attacker.example>', 'RCPT TO:<inbox@' + domain + '>', 'DATA', body];
+let started = 0;
+socket.on('data', (chunk) => {
+  buffer += chunk.toString('latin1');
+  let match;
+  while ((match = /^(?:\\d{3}-[^\\r\\n]*\\r\\n)*(\\d{3}) ([^\\r\\n]*)\\r\\n/.exec(buffer))) {
+    buffer = buffer.slice(match[0].length);
+    const step = steps.shift();
+    if (step === undefined) {
+      parentPort.postMessage('SMTP ' + match[1] + ' ' + match[2].slice(0, 40) + ' in ' + Math.round(performance.now() - started) + ' ms');
+      socket.end('QUIT\\r\\n');
+      return;
+    }
+    if (typeof step !== 'string') started = performance.now();
+    socket.write(typeof step === 'string' ? step + '\\r\\n' : step);
+  }
+});
+socket.on('error', (error) => parentPort.postMessage('SMTP connection: ' + error.message));
+`;
 
 /** A multipart message of `parts` tiny text parts (about 32 bytes each), as the issue's report sent them. */
 function hostileMessage(parts: number): Buffer {
