@@ -134,13 +134,13 @@ export class MimeScanner {
       }
       // "--" + the longest boundary + "--", then only whether anything but whitespace follows.
       const kept = Math.min(Math.max(0, this.longestBoundary + 4 - this.lineKept), to - from);
-      if (kept > 0) this.keep(chunk.slice(from, from + kept));
+      if (kept > 0) this.keep(copyOf(chunk, from, from + kept));
       if (!this.lineTailOther) this.lineTailOther = hasOther(chunk, from + kept, to);
       return;
     }
     // A header line: every byte counts toward its block's size, and the block is bounded by maxHeaderBytes.
     const room = this.limits.maxHeaderBytes + 1 - this.lineKept;
-    if (room > 0) this.keep(chunk.slice(from, from + Math.min(room, to - from)));
+    if (room > 0) this.keep(copyOf(chunk, from, from + Math.min(room, to - from)));
   }
 
   private keep(bytes: Uint8Array): void {
@@ -326,6 +326,11 @@ function stripComments(value: string): string {
 
 function latin1(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+}
+
+/** A copy of bytes[from, to): kept past this chunk, whose memory its sender may reuse (a Buffer's slice is a view). */
+function copyOf(bytes: Uint8Array, from: number, to: number): Uint8Array {
+  return new Uint8Array(bytes.subarray(from, to));
 }
 
 function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
