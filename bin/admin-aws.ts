@@ -23,6 +23,10 @@ import { createRepositories } from '../lambdas/runtime/repositories';
 import { outputNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
 
+const ON_AWS_INBOUND_FAILURES =
+  'On AWS, inbound messages the function gave up on are in the stack output InboundFailuresQueueUrl (alarm ' +
+  'InboundFailuresDepth); docs/runbook.md, "Inbound email on AWS", lists and replays them.';
+
 /** Raised when the stack cannot be used: not deployed, not finished, or missing outputs. */
 export class StackLookupError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -112,6 +116,10 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
         statuses: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
       }),
       upgradeSuppressions: () => upgradeSuppressions(documentClient(dynamo), tables.suppressions),
+      // On AWS a message SES received is in the inbound bucket from the start; an event the inbound function gave
+      // up on waits in the stage's failures queue, whose alarm pages (docs/runbook.md, "Inbound email on AWS").
+      inboundFailures: () => Promise.reject(new Error(ON_AWS_INBOUND_FAILURES)),
+      retryInboundFailure: () => Promise.reject(new Error(ON_AWS_INBOUND_FAILURES)),
       deps: {
         accounts,
         apiKeys,

@@ -3,6 +3,7 @@
 // `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
 
 import type { EmailUpgrade } from '../lambdas/adapters/dynamodb/emails';
+import type { DeadLetter } from '../lambdas/adapters/local/inbound-spool';
 import {
   type AccountDeps,
   createAccount,
@@ -13,7 +14,7 @@ import {
 } from '../lambdas/app/accounts';
 import { revokeKey } from '../lambdas/app/api-keys';
 import { createSignInLink, type SignInDeps } from '../lambdas/app/dashboard/sign-in';
-import { AppError } from '../lambdas/domain/errors';
+import { AppError, NotFoundError } from '../lambdas/domain/errors';
 import { type AdminCommand, type AdminTarget, parseAdminArgs, USAGE, UsageError } from './admin-args';
 import { localAdminDeps } from './admin-local';
 
@@ -28,6 +29,10 @@ export interface AdminSession {
   upgradeEmails(): Promise<EmailUpgrade & { statuses: number }>;
   /** Moves suppressions stored by earlier versions to their shard, then marks the table (upgradeSuppressions). */
   upgradeSuppressions(): Promise<number>;
+  /** Received messages that failed every try (the local runtime's dead letters), with where each message is. */
+  inboundFailures(): Promise<readonly (DeadLetter & { readonly file: string })[]>;
+  /** Puts a dead letter back in the spool; false when there is none with that id. */
+  retryInboundFailure(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -69,6 +74,26 @@ export async function runCommand(
     }
     case 'upgrade-suppressions':
       return { suppressions_moved: await session.upgradeSuppressions() };
+    case 'list-inbound-failures':
+      return {
+        data: (await session.inboundFailures()).map((letter) => ({
+          id: letter.id,
+          received_at: letter.receivedAt,
+          mail_from: letter.mailFrom,
+          recipients: letter.recipients,
+          bytes: letter.bytes,
+          attempts: letter.attempts,
+          reason: letter.reason,
+          dead_at: letter.deadAt,
+          file: letter.file,
+        })),
+      };
+    case 'retry-inbound-failure': {
+      if (!(await session.retryInboundFailure(command.id))) {
+        throw new NotFoundError(`No inbound failure ${command.id} (list-inbound-failures lists them).`);
+      }
+      return { id: command.id, retried: true };
+    }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);
       return { account_id: account.id, plan: account.plan };

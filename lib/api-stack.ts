@@ -737,7 +737,8 @@ export class SendflowApiStack extends Stack {
         sends: this.emails.sendsQueue,
         providerEvents: this.emails.providerEventsQueue,
       },
-      deadLetterQueues: deadLetters,
+      // The inbound function's failures queue beside the DLQs on the dashboard (its depth alarm is its own).
+      deadLetterQueues: { ...deadLetters, ...(this.inbound ? { inboundFailures: this.inbound.failures } : {}) },
       metricsService: this.stackName,
       alarmEmails: props.alarmEmails ?? [],
       tables: tableNamesByKey,

@@ -98,6 +98,11 @@ const schema = z.object({
    * accepted (or scheduled for): DynamoDB TTL removes them after, and reads skip them meanwhile.
    */
   SF_EMAIL_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  /**
+   * The longest one received message's parse may take (a worker thread, terminated past it; the message is then
+   * stored with what its header block gives). The inbound function's stack sets it well below its time-out.
+   */
+  SF_INBOUND_PARSE_SECONDS: positiveInt.max(600).default(10),
   /** How overdue a pending attempt must be before the reconciler re-queues it. */
   SF_RECONCILE_GRACE_SECONDS: positiveInt.default(120),
   /** Local runtime: seconds between reconciler runs. */
@@ -177,6 +182,8 @@ export interface Config {
     /** SF_ALLOW_PRIVATE_ATTACHMENT_URLS: http, private addresses and any port (tests only). */
     readonly allowPrivateUrls: boolean;
   };
+  /** The time-box of one received message's parse (SF_INBOUND_PARSE_SECONDS), in milliseconds. */
+  readonly inboundParseMs: number;
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
   /** The longest a listen-session poll waits (SF_LISTEN_MAX_WAIT_SECONDS), in ms. */
@@ -259,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     }),
     attachments: Object.freeze({ allowPrivateUrls: c.SF_ALLOW_PRIVATE_ATTACHMENT_URLS }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
+    inboundParseMs: c.SF_INBOUND_PARSE_SECONDS * 1000,
     listenMaxWaitMs: c.SF_LISTEN_MAX_WAIT_SECONDS * 1000,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,

@@ -19,6 +19,7 @@ import type { DomainProvider } from '../app/domains/ports';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
+import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
@@ -74,6 +75,8 @@ export interface RuntimeAdapters {
    * directory locally. Absent: a store that refuses every call (a function that keeps no files).
    */
   readonly files?: FileStore;
+  /** Received messages' parser (the inbound function and the local runtime): a time-boxed worker thread. */
+  readonly mimeParser?: MimeParser;
   /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
   readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
   /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
@@ -172,6 +175,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       clock,
       random,
       retentionSeconds: config.emailRetentionSeconds,
+      parser: adapters.mimeParser ?? unavailableParser(),
     } satisfies InboundDeps,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
@@ -252,6 +256,11 @@ export type Services = ReturnType<typeof createServices>;
 function unavailableFiles(): FileStore {
   const refuse = () => Promise.reject(new Error('No file store is wired into this function (see runtime/).'));
   return { put: refuse, get: refuse, downloadUrl: refuse };
+}
+
+/** No silent fallback to a parse on the event loop: a runtime that receives mail wires the thread parser. */
+function unavailableParser(): MimeParser {
+  return { parse: () => Promise.reject(new Error('No MIME parser is wired into this function (see runtime/).')) };
 }
 
 /** Whether a record comes from one of the deliveries DLQs (its event source mapping's queue). */

@@ -12,6 +12,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { CfnReceiptRule, CfnReceiptRuleSet } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { PARSE_THREAD_BUNDLE } from '../../lambdas/adapters/mime/parse-thread-module';
 import { INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
 import type { InboundSettings } from '../inbound-settings';
 import { NodeFunction } from './node-function';
@@ -24,6 +25,27 @@ export const INBOUND_RULE_NAME = 'store-then-receive';
 export const INBOUND_RETRY_ATTEMPTS = 2;
 /** How long Lambda keeps retrying an event (its maximum): a table outage of hours still loses nothing. */
 export const INBOUND_MAX_EVENT_AGE = Duration.hours(6);
+/** The inbound function's time-out: a 40 MB message read, parsed and stored, with room to spare. */
+export const INBOUND_TIMEOUT = Duration.minutes(2);
+export const INBOUND_MEMORY_MB = 1024;
+/**
+ * The parse's time-box in the function (SF_INBOUND_PARSE_SECONDS): past it the parse thread is terminated and
+ * the message stored with its header fields (a header parse of at most 5 s more). Far below INBOUND_TIMEOUT, so
+ * a hostile message ends as a partial email, never as an invocation timed out and retried to the failures queue.
+ */
+export const INBOUND_PARSE_SECONDS = 30;
+
+/**
+ * The parse thread's module, built beside the function's index.mjs (adapters/mime/parse-thread-module.ts finds
+ * it there): the same esbuild, target and format as the bundle, postal-mime and the scan inlined.
+ */
+export function parseThreadBundling(inputDir: string, outputDir: string): string[] {
+  const entry = `${inputDir}/lambdas/adapters/mime/parse-thread.ts`;
+  return [
+    `npx --no-install esbuild "${entry}" --bundle --platform=node --target=node22 --format=esm --minify ` +
+      `--main-fields=module,main --outfile="${outputDir}/${PARSE_THREAD_BUNDLE}"`,
+  ];
+}
 
 export interface InboundMailProps extends InboundSettings {
   /** The variables every function gets (table names, retention): receiveEmail's configuration. */
@@ -102,10 +124,15 @@ export class InboundMail extends Construct {
       entry: 'lambdas/runtime/aws/inbound.ts',
       description: 'Sendflow inbound mail: reads what SES received and stored, and records it (receiveEmail)',
       serviceName: 'sendflow-inbound',
-      environment: { ...props.environment, SF_INBOUND_BUCKET: this.bucket.bucketName },
+      environment: {
+        ...props.environment,
+        SF_INBOUND_BUCKET: this.bucket.bucketName,
+        SF_INBOUND_PARSE_SECONDS: String(INBOUND_PARSE_SECONDS),
+      },
       // A 40 MB message is read, parsed and stored: time and memory for that, far from SES's point of view.
-      timeout: Duration.minutes(2),
-      memorySize: 1024,
+      timeout: INBOUND_TIMEOUT,
+      memorySize: INBOUND_MEMORY_MB,
+      afterBundling: parseThreadBundling,
       logRetention: props.logRetention,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });

@@ -54,6 +54,11 @@ export interface NodeFunctionProps {
   readonly logRetention: RetentionDays;
   /** Executions kept for this function alone (and its ceiling); none when omitted. */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * Shell commands run once the bundle is built (aws-lambda-nodejs's afterBundling hook, run from the repository
+   * root): a file the function loads beside its index.mjs, such as the inbound function's parse thread.
+   */
+  readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
 }
 
 export class NodeFunction extends Construct {
@@ -102,7 +107,16 @@ export class NodeFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: BUNDLING,
+      bundling: props.afterBundling
+        ? {
+            ...BUNDLING,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: props.afterBundling,
+            },
+          }
+        : BUNDLING,
     });
 
     Validations.of(this).acknowledge({

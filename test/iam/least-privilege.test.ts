@@ -726,8 +726,10 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // One received email for the account (both recipients are at its domain), readable through the API.
     const received = await call('/emails/receiving', { key: liveKey });
     expectStatus(received, 200, 'list received emails');
-    const [email] = received.body.data as { id: string; subject: string; to: string[] }[];
+    const [email] = received.body.data as { id: string; subject: string; to: string[]; status: string }[];
     expect(email?.subject).toBe('hi');
+    // Parsed whole in the function's parse thread (parse-thread.mjs, built beside the bundle by its bundling).
+    expect(email?.status).toBe('received');
     expectStatus(await call(`/emails/receiving/${email?.id}`, { key: liveKey }), 200, 'get the received email');
     // A replay of the same SES event stores nothing more.
     await host('sendflow-inbound').invoke(event);

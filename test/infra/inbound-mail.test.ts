@@ -6,9 +6,10 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { buildSendflow } from '../../lib/app';
 import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
-import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
+import { INBOUND_PARSE_SECONDS, INBOUND_RULE_NAME, INBOUND_TIMEOUT } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
 import { SKIP_BUNDLING, synthSendflow } from './synth';
 
@@ -301,6 +302,53 @@ describe('inbound mail: the function', () => {
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
       Threshold: 1,
     });
+  });
+});
+
+describe('inbound mail: one hostile message ends within the function’s time, not at its time-out', () => {
+  const api = inboundApi();
+  const fn = api.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'sendflow-inbound' }) } },
+  });
+  const properties = (Object.values(fn)[0] as { Properties: Record<string, unknown> }).Properties as {
+    Timeout: number;
+    MemorySize: number;
+    Environment: { Variables: Record<string, string> };
+  };
+
+  it('runs 2 minutes at most with 1,024 MB, its parse time-boxed at 30 s (SF_INBOUND_PARSE_SECONDS)', () => {
+    expect(properties.Timeout).toBe(INBOUND_TIMEOUT.toSeconds());
+    expect(properties.Timeout).toBe(120);
+    expect(properties.MemorySize).toBe(1024);
+    expect(properties.Environment.Variables.SF_INBOUND_PARSE_SECONDS).toBe(String(INBOUND_PARSE_SECONDS));
+  });
+
+  it('leaves room within the time-out for the parse, the header parse after a time-out, and storing', () => {
+    // The time-boxed parse, then at most 5 s more for the header block (ThreadMimeParser), then a minute at
+    // least to read the message from S3 and write its parts: a time-out never comes from a parse.
+    const parse = Number(properties.Environment.Variables.SF_INBOUND_PARSE_SECONDS);
+    expect(parse + 5 + 60).toBeLessThanOrEqual(properties.Timeout);
+    // The config schema takes it as given (a positive whole number of seconds).
+    expect(loadConfig({ SF_INBOUND_PARSE_SECONDS: String(parse) }, localTableDefaults()).inboundParseMs).toBe(
+      parse * 1000,
+    );
+  });
+});
+
+describe('inbound mail: its dead letters on the stage’s dashboard', () => {
+  it('graphs the failures queue’s depth beside the other dead-letter queues', () => {
+    const api = inboundApi();
+    const queueId = Object.keys(api.findResources('AWS::SQS::Queue')).find((id) =>
+      id.startsWith('InboundMailFailures'),
+    );
+    const dashboard = Object.values(api.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardBody: unknown };
+    };
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    expect(queueId).toBeDefined();
+    expect(body).toContain(`"${queueId}","QueueName"`);
+    expect(body).toContain('inboundFailures');
   });
 });
 

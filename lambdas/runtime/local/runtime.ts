@@ -16,13 +16,16 @@ import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
-import { localSpool } from '../../adapters/local/inbound-spool';
+import { localSpool, type SpoolEntry } from '../../adapters/local/inbound-spool';
 import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapters/local/smtp-inbound';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
+import { parseThreadModule } from '../../adapters/mime/parse-thread-module';
+import { ThreadMimeParser } from '../../adapters/mime/thread-mime-parser';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import { receivingDomain } from '../../app/domains/domains';
 import type { EmailBodyStore } from '../../app/emails/ports';
-import { receiveEmail } from '../../app/inbound/receive-email';
+import { type InboundMessage, receiveEmail } from '../../app/inbound/receive-email';
+import { recordFailedArrival } from '../../app/inbound/record-failed-arrival';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
@@ -66,8 +69,11 @@ export interface LocalRuntime {
   readonly port: number;
   /** The inbound SMTP server's port (SF_SMTP_PORT, or the free one picked). */
   readonly smtpPort: number;
-  /** The inbound SMTP server's spool: `idle()` once every accepted message is stored (or waits for a retry). */
-  readonly inbound: Pick<SmtpInbound, 'idle' | 'pending'>;
+  /**
+   * The inbound SMTP server's spool: `idle()` once every accepted message is stored (or waits for a retry),
+   * `deadLetters()` the messages that failed every try.
+   */
+  readonly inbound: Pick<SmtpInbound, 'idle' | 'pending' | 'deadLetters'>;
   readonly dynamoEndpoint: string;
   /** Authorizes the admin CLI's cache flush (gateway ADMIN_FLUSH_PATH); random per start. */
   readonly adminToken: string;
@@ -137,6 +143,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   };
   let server: Server | undefined;
   let smtp: SmtpInbound | undefined;
+  let mimeParser: ThreadMimeParser | undefined;
   let closing = false;
   let reconciler: NodeJS.Timeout | undefined;
   let reconciling: Promise<unknown> = Promise.resolve();
@@ -156,9 +163,16 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     // Files (attachments) in the data directory beside the bodies, as S3 holds them on AWS; its download links
     // are served below, as S3 serves presigned URLs.
     const files = localFileStore(config.dataDir, links, () => (options.clock ?? Date).now());
+    // Received messages are parsed in a thread of their own, time-boxed: never on the loop every tenant shares.
+    mimeParser = new ThreadMimeParser({
+      ...parseThreadModule(),
+      budgetMs: config.inboundParseMs,
+      maxHeapMb: PARSE_HEAP_MB,
+    });
     const services = createServices(config, client, logger, {
       emailBodies,
       files,
+      mimeParser,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
@@ -275,14 +289,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       spool: localSpool(config.dataDir),
       accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
       deliver: async (entry) => {
-        await receiveEmail(services.inbound, {
-          raw: entry.raw,
-          mailFrom: entry.mailFrom,
-          recipients: entry.recipients,
-          verdicts: null,
-          receivedAt: entry.receivedAt,
-          sourceId: entry.id,
-        });
+        await receiveEmail(services.inbound, arrivalOf(entry));
+      },
+      // Tried too often: the receiving account is shown a failed email (the operator has the message).
+      onDeadLetter: async (entry, letter) => {
+        await recordFailedArrival(services.inbound, arrivalOf(entry), letter.attempts);
       },
       onError: (message, error) => logger.error(message, error as Error),
       ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
@@ -332,6 +343,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         await Promise.race([reconciling, sleep(left())]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
+        await mimeParser?.close();
         client.destroy();
         await dynamo.close();
       },
@@ -340,6 +352,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     clearInterval(reconciler);
     server?.close();
     await smtp?.stop();
+    await mimeParser?.close();
     await Promise.all(Object.values(local).map((q) => q.stop(0)));
     client.destroy();
     await dynamo.close();
@@ -369,6 +382,21 @@ export const LOCAL_RESERVED_BATCHES = 2;
  * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
  */
 export const LOCAL_ACCOUNT_CONCURRENCY = 4;
+
+/** The parse thread's heap ceiling: a 30 MB message parses in a few hundred MB; past it the parse fails, not the process. */
+const PARSE_HEAP_MB = 1024;
+
+/** A spool entry as receiveEmail's contract has it (SES hands the same on AWS). */
+function arrivalOf(entry: SpoolEntry): InboundMessage {
+  return {
+    raw: entry.raw,
+    mailFrom: entry.mailFrom,
+    recipients: entry.recipients,
+    verdicts: null,
+    receivedAt: entry.receivedAt,
+    sourceId: entry.id,
+  };
+}
 
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
