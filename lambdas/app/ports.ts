@@ -104,6 +104,15 @@ export interface UsagePlans {
   move(account: Account, to: PlanName): Promise<void>;
 }
 
+/**
+ * An account's share of the runtime: at most so many of its tasks run at once, the others wait their turn (the
+ * local gateway's per-account concurrency, KeyedSlots). Work a request does outside the gateway's slot (a
+ * long-poll's reads) runs through it too. Absent (AWS: Lambda's concurrency is the bound): at once.
+ */
+export interface AccountSlots {
+  run<T>(accountId: string, task: () => Promise<T>): Promise<T>;
+}
+
 /** The authenticated caller: what the authorizer hands to every handler. */
 export interface Principal {
   readonly accountId: string;

@@ -18,6 +18,11 @@ export interface Plan {
    * nothing real, but each recipient fans out to every subscribed webhook, so test mode is metered too.
    */
   readonly testRecipientsPerDay: number;
+  /**
+   * Listen-session polls (`npm run listen`) of the account open at once, both modes: each waiting poll is held
+   * by the runtime, so they are capped apart from the request rate (one CLI keeps one poll open per session).
+   */
+  readonly listenPolls: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 3_000,
     domainsPerMode: 3,
     testRecipientsPerDay: 1_000,
+    listenPolls: 2,
   },
   starter: {
     name: 'starter',
@@ -42,6 +48,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 10_000,
     domainsPerMode: 10,
     testRecipientsPerDay: 10_000,
+    listenPolls: 3,
   },
   growth: {
     name: 'growth',
@@ -50,6 +57,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 50_000,
     domainsPerMode: 50,
     testRecipientsPerDay: 50_000,
+    listenPolls: 5,
   },
   scale: {
     name: 'scale',
@@ -58,6 +66,7 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 200_000,
     domainsPerMode: 200,
     testRecipientsPerDay: 200_000,
+    listenPolls: 5,
   },
 };
 

@@ -8,6 +8,8 @@ import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
 import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
+import { notifyingSessions } from '../adapters/in-process/listen-signals';
+import { InProcessOpenPolls } from '../adapters/in-process/open-polls';
 import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
@@ -20,7 +22,8 @@ import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '.
 import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
-import type { AuthorizerCache, Clock } from '../app/ports';
+import type { ListenSignals } from '../app/listen/ports';
+import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
@@ -82,6 +85,13 @@ export interface RuntimeAdapters {
    * runtime: one process makes every attempt).
    */
   readonly pace?: { readonly counter: PaceCounter; readonly options: PaceOptions };
+  /**
+   * Wakes waiting listen polls when the fan-out puts events on their sessions: the local runtime, where both run
+   * in one process. Absent (AWS: the fan-out is another function), a waiting poll reads once a second.
+   */
+  readonly listenSignals?: ListenSignals;
+  /** Each account's share of the runtime (the local gateway's slots), for work done outside a request's slot. */
+  readonly accountSlots?: AccountSlots;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -105,6 +115,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const knownStreaks = new InProcessKnownStreaks();
   const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
+  // Every event put on a session wakes its waiting polls, where they run in this process (app/listen).
+  const listenSessions = adapters.listenSignals
+    ? notifyingSessions(repositories.listenSessions, adapters.listenSignals)
+    : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
@@ -115,7 +129,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     emailHistory: repositories.emailHistory,
     suppressions: repositories.suppressions,
-    listenSessions: repositories.listenSessions,
+    listenSessions,
     listenRelayFailed,
   };
   return {
@@ -124,6 +138,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     random,
     ...repositories,
+    listenSessions,
     // The delivery worker's webhook reads, kept for SF_WEBHOOK_CACHE_SECONDS (adapters/in-process/webhook-cache).
     webhookReads: hooks.cacheSeconds
       ? new CachedWebhookReads(repositories.webhooks, clock, hooks.cacheSeconds * 1000)
@@ -211,6 +226,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
+    ...(adapters.listenSignals ? { listenSignals: adapters.listenSignals } : {}),
+    // Open polls per account: exact locally (one process); on AWS per container, where a poll answers at once.
+    openPolls: new InProcessOpenPolls(),
+    ...(adapters.accountSlots ? { accountSlots: adapters.accountSlots } : {}),
     listenRelayFailed,
     processEvents: async (events: readonly SendflowEvent[]) => {
       const failed = await processEvents(eventDeps, events);

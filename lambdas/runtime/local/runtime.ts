@@ -13,6 +13,7 @@ import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
+import { InProcessListenSignals } from '../../adapters/in-process/listen-signals';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
@@ -186,6 +187,10 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       deliveryDlqArns: [local.deliveriesDlq.arn],
       // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
       receivingMx: config.host,
+      // The fan-out runs here too: it wakes the waiting polls of a session it puts an event on.
+      listenSignals: new InProcessListenSignals(options.clock ?? { now: () => Date.now() }),
+      // A long-poll holds no gateway slot while it waits; its store calls take one each (app/listen).
+      accountSlots,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
