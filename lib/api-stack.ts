@@ -317,13 +317,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
 };
 
 /**
- * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, and
- * creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
+ * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, counts
+ * the bytes it stores on the receiving account's day (its plan by key, one conditional UpdateItem of the counter),
+ * and creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
  */
 const inboundAccess: Access = {
-  accounts: 'none',
+  accounts: { items: ['dynamodb:GetItem'] },
   apiKeys: 'none',
-  rateLimits: 'none',
+  rateLimits: { items: ['dynamodb:UpdateItem'] },
   webhooks: 'none',
   deliveries: 'none',
   emails: 'none',

@@ -23,7 +23,17 @@ export interface Plan {
    * by the runtime, so they are capped apart from the request rate (one CLI keeps one poll open per session).
    */
   readonly listenPolls: number;
+  /**
+   * Attachment bytes stored per UTC day (both modes): what one account may add to the file store (S3 on AWS, the
+   * disk locally) in a day, kept for the retention (a day in test mode).
+   */
+  readonly attachmentBytesPerDay: number;
+  /** Received bytes stored per UTC day for an account that receives mail (raw message, body and attachments). */
+  readonly inboundBytesPerDay: number;
 }
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
 
 /**
  * Webhooks per account and mode, on every plan: with one recipient's few events each, it caps the POSTs one
@@ -40,6 +50,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     domainsPerMode: 3,
     testRecipientsPerDay: 1_000,
     listenPolls: 2,
+    attachmentBytesPerDay: 256 * MiB,
+    inboundBytesPerDay: 256 * MiB,
   },
   starter: {
     name: 'starter',
@@ -49,6 +61,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     domainsPerMode: 10,
     testRecipientsPerDay: 10_000,
     listenPolls: 3,
+    attachmentBytesPerDay: 2 * GiB,
+    inboundBytesPerDay: 1 * GiB,
   },
   growth: {
     name: 'growth',
@@ -58,6 +72,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     domainsPerMode: 50,
     testRecipientsPerDay: 50_000,
     listenPolls: 5,
+    attachmentBytesPerDay: 10 * GiB,
+    inboundBytesPerDay: 5 * GiB,
   },
   scale: {
     name: 'scale',
@@ -67,6 +83,8 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     domainsPerMode: 200,
     testRecipientsPerDay: 200_000,
     listenPolls: 5,
+    attachmentBytesPerDay: 50 * GiB,
+    inboundBytesPerDay: 20 * GiB,
   },
 };
 

@@ -184,6 +184,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       clock,
       random,
       retentionSeconds: config.emailRetentionSeconds,
+      // Received bytes count on the receiving account's day (its plan read by key, one conditional counter write).
+      inboundQuota: { quotas: repositories.quotas, accounts: repositories.accounts },
     } satisfies InboundDeps,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },

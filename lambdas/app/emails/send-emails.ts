@@ -3,6 +3,7 @@
 // Sending claims each recipient before its copy goes to the provider and records exactly one outcome per
 // recipient (sent, failed, suppressed), with its event in the email's outbox: see sendQueuedEmail.
 import { createHash } from 'node:crypto';
+import { TEST_FILE_RETENTION_SECONDS } from '../../domain/email/byte-quota';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
@@ -26,6 +27,7 @@ import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
+import { assertAttachmentRoom, type CountedBytes, meterAttachmentBytes } from './attachment-quota';
 import {
   type AttachmentInput,
   loadAttachments,
@@ -157,6 +159,10 @@ export async function sendEmails(
   const secret = await deps.links.secret();
   // Attachments first (a `path` is fetched now): one that cannot be sent refuses the request before anything counts.
   const hasAttachments = drafts.some((draft) => draft.attachments?.length);
+  // Nothing is downloaded for a request the day's attachment quota refuses anyway.
+  if (drafts.some((draft) => draft.attachments?.some((a) => !a.content && a.path !== undefined))) {
+    await assertAttachmentRoom(deps, caller);
+  }
   const prepared: (PreparedAttachments | undefined)[] = hasAttachments
     ? await prepareAttachments(
         deps,
@@ -197,6 +203,17 @@ export async function sendEmails(
     }
     counted = { window, count: drafts.length };
   } else counted = await meterTestMode(deps, caller, drafts);
+  // Then the bytes the attachments store, against the day (both modes); refused, the emails counted are given back.
+  let bytes: CountedBytes | undefined;
+  if (hasAttachments) {
+    const total = prepared.reduce((sum, p) => sum + (p?.metas ?? []).reduce((n, meta) => n + meta.size, 0), 0);
+    try {
+      bytes = await meterAttachmentBytes(deps, caller, total);
+    } catch (error) {
+      await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
+      throw error;
+    }
+  }
   // email.scheduled is recorded with the email (a batch's: with its decision) and relayed after: never lost,
   // never before it is stored.
   const scheduled = emails.flatMap((email) =>
@@ -218,6 +235,7 @@ export async function sendEmails(
     // Nothing of it will be sent (a message queued first finds no email and is dropped): give the quota back,
     // and let the error answer (5xx).
     await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
+    if (bytes) await deps.quotas.release(caller.accountId, bytes.window, bytes.count).catch(() => {});
     throw error;
   }
   (deps.telemetry ?? noTelemetry).emails('accepted', emails.length);
@@ -238,7 +256,10 @@ async function queueSend(deps: SendEmailDeps, email: EmailRecord, now: number): 
     );
 }
 
-/** Each email's attachments as files, expiring with the email (its retention after now or after its schedule). */
+/**
+ * Each email's attachments as files, expiring with the email (its retention after now or after its schedule); a
+ * test-mode email's a day after (TEST_FILE_RETENTION_SECONDS).
+ */
 async function storeEmailAttachments(
   deps: SendEmailDeps,
   emails: readonly EmailRecord[],
@@ -246,13 +267,16 @@ async function storeEmailAttachments(
   now: number,
 ): Promise<void> {
   if (!deps.files) throw new Error('No file store is wired for attachments (see runtime/).');
-  const retention = deps.emailRetentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  const emailRetention = deps.emailRetentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  const retention = (email: EmailRecord) =>
+    email.mode === 'test' ? Math.min(emailRetention, TEST_FILE_RETENTION_SECONDS) : emailRetention;
   await storeAttachments(
     { files: deps.files },
     emails.map((email, i) => ({
       id: email.id,
       ...(prepared[i] ? { prepared: prepared[i] } : {}),
-      expiresAt: Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000) + retention,
+      expiresAt:
+        Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000) + retention(email),
     })),
   );
 }

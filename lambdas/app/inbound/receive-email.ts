@@ -22,6 +22,7 @@ import type { DomainRepository } from '../domains/ports';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
+import { INBOUND_QUOTA_EXCEEDED, type InboundQuotaDeps, meterInboundBytes } from './inbound-quota';
 import type {
   InboundFiles,
   InboundVerdicts,
@@ -58,6 +59,8 @@ export interface InboundDeps {
   readonly random: RandomBytes;
   /** How long a received email is kept (the stage's email retention), seconds. */
   readonly retentionSeconds: number;
+  /** Counts the bytes stored for each receiving account against its plan's day (absent: not metered). */
+  readonly inboundQuota?: InboundQuotaDeps;
 }
 
 export interface ReceiveOutcome {
@@ -65,6 +68,8 @@ export interface ReceiveOutcome {
   readonly stored: readonly { readonly accountId: string; readonly emailId: string; readonly created: boolean }[];
   /** Recipients no account receives at (refused at RCPT locally; SES may still hand them over). */
   readonly dropped: readonly string[];
+  /** Accounts it was not stored for, and why (their daily inbound bytes used up); absent when none. */
+  readonly refused?: readonly { readonly accountId: string; readonly reason: typeof INBOUND_QUOTA_EXCEEDED }[];
 }
 
 /** Receives one arrival for every account it is addressed to. Throws only when storage fails (retry it). */
@@ -87,10 +92,13 @@ export async function receiveEmail(deps: InboundDeps, message: InboundMessage): 
   if (byAccount.size === 0) return { stored: [], dropped };
   const parsed = await parse(message.raw);
   const stored = [];
+  const refused = [];
   for (const [accountId, receivedFor] of byAccount) {
-    stored.push(await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor));
+    const outcome = await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor);
+    if (outcome) stored.push(outcome);
+    else refused.push({ accountId, reason: INBOUND_QUOTA_EXCEEDED } as const);
   }
-  return { stored, dropped };
+  return { stored, dropped, ...(refused.length ? { refused } : {}) };
 }
 
 /** An address with its domain lower-cased (the local part is the receiver's business). */
@@ -118,7 +126,7 @@ async function storeFor(
   parsed: Email,
   tenant: Tenant,
   receivedFor: readonly string[],
-): Promise<ReceiveOutcome['stored'][number]> {
+): Promise<ReceiveOutcome['stored'][number] | null> {
   const receivedAtMs = Date.parse(message.receivedAt);
   const id = receivedEmailId(receivedAtMs, message.sourceId, tenant.accountId);
   const expiresAt = Math.floor(receivedAtMs / 1000) + deps.retentionSeconds;
@@ -140,17 +148,7 @@ async function storeFor(
       };
     });
   const body: ReceivedBody = { html: parsed.html ?? null, text: parsed.text ?? null, headers: headersOf(parsed) };
-  // The bytes first, the item last: a replay after a crash in between writes the same keys again.
-  const keep = { expiresAt };
-  await deps.files.put(`${folder}/raw.eml`, message.raw, { contentType: 'message/rfc822', ...keep });
-  await deps.files.put(`${folder}/body.json`, new TextEncoder().encode(JSON.stringify(body)), {
-    contentType: 'application/json',
-    ...keep,
-  });
-  for (const [index, attachment] of attachments.entries()) {
-    const content = parsed.attachments[index]?.content ?? new Uint8Array();
-    await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
-  }
+  const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
   const email: ReceivedEmail = {
     ...tenant,
     id,
@@ -171,8 +169,33 @@ async function storeFor(
     sourceId: message.sourceId,
     expiresAt,
   };
-  const recorded = await deps.received.create(email, [receivedEvent(deps, email)]);
+  // Counted on the receiving account before anything is written; no room: nothing of it is stored for it.
+  const bytes = message.raw.length + bodyBytes.length + attachments.reduce((sum, a) => sum + a.size, 0);
+  const counted = deps.inboundQuota
+    ? await meterInboundBytes(deps.inboundQuota, tenant.accountId, bytes, deps.clock.now())
+    : undefined;
+  if (counted === null) return null;
+  const giveBack = async () => {
+    if (counted) await deps.inboundQuota?.quotas.release(tenant.accountId, counted, bytes).catch(() => {});
+  };
+  // The bytes first, the item last: a replay after a crash in between writes the same keys again.
+  const keep = { expiresAt };
+  let recorded: Awaited<ReturnType<typeof deps.received.create>>;
+  try {
+    await deps.files.put(`${folder}/raw.eml`, message.raw, { contentType: 'message/rfc822', ...keep });
+    await deps.files.put(`${folder}/body.json`, bodyBytes, { contentType: 'application/json', ...keep });
+    for (const [index, attachment] of attachments.entries()) {
+      const content = parsed.attachments[index]?.content ?? new Uint8Array();
+      await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
+    }
+    recorded = await deps.received.create(email, [receivedEvent(deps, email)]);
+  } catch (error) {
+    await giveBack();
+    throw error;
+  }
+  // A replay finds it stored, and counted the first time.
   if (recorded) await relay(deps, deps.received.outbox, recorded);
+  else await giveBack();
   return { accountId: tenant.accountId, emailId: id, created: recorded !== null };
 }
 

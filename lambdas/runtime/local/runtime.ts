@@ -280,7 +280,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       spool: localSpool(config.dataDir),
       accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
       deliver: async (entry) => {
-        await receiveEmail(services.inbound, {
+        const { refused } = await receiveEmail(services.inbound, {
           raw: entry.raw,
           mailFrom: entry.mailFrom,
           recipients: entry.recipients,
@@ -288,6 +288,13 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
           receivedAt: entry.receivedAt,
           sourceId: entry.id,
         });
+        for (const { accountId, reason } of refused ?? []) {
+          logger.warn('Inbound message not stored for an account', {
+            account_id: accountId,
+            reason,
+            spool_id: entry.id,
+          });
+        }
       },
       onError: (message, error) => logger.error(message, error as Error),
       ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
