@@ -500,6 +500,9 @@ export class SendflowApiStack extends Stack {
       }
     };
     grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:GetObject']);
+    // A test-mode email's attachments are tagged for the bucket's one-day rule (under retention/ only: they expire
+    // within the retention), which IAM authorizes as s3:PutObjectTagging.
+    grantBodyObjects(this.apiFunction, ['s3:PutObjectTagging'], [retainedPrefix]);
     grantBodyObjects(this.emails.sender, ['s3:GetObject']);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and

@@ -516,6 +516,32 @@ describe('attachment bytes are metered (issue 28)', () => {
     expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(6);
   });
 
+  it("marks a test-mode email's files short-lived (on AWS: the bucket's one-day rule), not live nor scheduled ones", async () => {
+    // Arrange: the file store's puts recorded.
+    const s = setup();
+    verified(s);
+    const puts: { key: string; shortLived?: boolean }[] = [];
+    const put = s.files.put.bind(s.files);
+    s.files.put = async (key, bytes, options) => {
+      puts.push({ key, ...(options.shortLived ? { shortLived: true } : {}) });
+      return put(key, bytes, options);
+    };
+    const later = new Date(T0 + 3 * 86_400_000).toISOString();
+
+    // Act
+    const [test] = await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(1) }])]);
+    const [scheduled] = await sendEmails(s.deps, CALLER, [
+      draft([{ filename: 'a.txt', content: bytes(1) }], { scheduledAt: later }),
+    ]);
+    const [live] = await sendEmails(s.deps, LIVE, [draft([{ filename: 'a.txt', content: bytes(1) }])]);
+
+    // Assert
+    const of = (id: string | undefined) => puts.filter((p) => p.key.startsWith(`emails/${id}/`));
+    expect(of(test)).toEqual([expect.objectContaining({ shortLived: true })]);
+    expect(of(scheduled)).toEqual([{ key: expect.any(String) }]);
+    expect(of(live)).toEqual([{ key: expect.any(String) }]);
+  });
+
   it('a smaller plan stores fewer bytes a day than a larger one', () => {
     expect(PLANS.free.attachmentBytesPerDay).toBeLessThan(PLANS.scale.attachmentBytesPerDay);
     expect(PLANS.free.inboundBytesPerDay).toBeLessThan(PLANS.scale.inboundBytesPerDay);

@@ -272,12 +272,19 @@ async function storeEmailAttachments(
     email.mode === 'test' ? Math.min(emailRetention, TEST_FILE_RETENTION_SECONDS) : emailRetention;
   await storeAttachments(
     { files: deps.files },
-    emails.map((email, i) => ({
-      id: email.id,
-      ...(prepared[i] ? { prepared: prepared[i] } : {}),
-      expiresAt:
-        Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000) + retention(email),
-    })),
+    emails.map((email, i) => {
+      const from = Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000);
+      const expiresAt = from + retention(email);
+      return {
+        id: email.id,
+        ...(prepared[i] ? { prepared: prepared[i] } : {}),
+        expiresAt,
+        // Deleted a day after its write at the earliest: only when that is not before its expiry (sent now).
+        ...(email.mode === 'test' && expiresAt <= Math.floor(now / 1000) + TEST_FILE_RETENTION_SECONDS
+          ? { shortLived: true }
+          : {}),
+      };
+    }),
   );
 }
 
