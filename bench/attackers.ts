@@ -8,7 +8,8 @@
 // builds (held SMTP connections, hostile inbound mail) are listed without an attack until they land.
 // Env: BENCH_WINDOW_MS (each phase's measuring window, default 8000), BENCH_ONLY (comma-separated scenario names),
 // BENCH_ROOT (the checkout whose runtime runs: an older release's code, for before/after figures),
-// BENCH_POLLS (default 1000), BENCH_ATTACHMENT_MB (default 10), BENCH_ATTACHMENT_SENDERS (default 20).
+// BENCH_POLLS (default 1000), BENCH_ATTACHMENT_MB (default 10), BENCH_ATTACHMENT_SENDERS (default 20),
+// BENCH_RUNTIME_NODE_ARGS (extra node flags for the runtime's process, e.g. --cpu-prof).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -209,19 +210,29 @@ async function measure(b: Client): Promise<{ latencies: number[]; failures: numb
 }
 
 async function startRuntime(): Promise<{ child: ChildProcess; url: string; smtpPort: number; a: string; b: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'attackers-runtime.ts')], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: process.env,
-  });
+  // BENCH_RUNTIME_NODE_ARGS: e.g. --cpu-prof, to see where the runtime spends an attack.
+  const nodeArgs = process.env.BENCH_RUNTIME_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, '--import', 'tsx', join(import.meta.dirname, 'attackers-runtime.ts')],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: process.env,
+    },
+  );
+  // The first JSON line says where it listens; anything else it prints goes to stderr (never left unread).
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  for await (const line of lines) {
-    if (line.startsWith('{')) {
+  return new Promise((resolve, reject) => {
+    let ready = false;
+    lines.on('line', (line) => {
+      if (ready || !line.startsWith('{')) return void console.error(line);
+      ready = true;
       const started = JSON.parse(line) as { url: string; smtpPort: number; a: string; b: string; root: string };
       console.error(`runtime: ${started.root} at ${started.url}`);
-      return { child, ...started };
-    }
-  }
-  throw new Error('the runtime exited before it was ready');
+      resolve({ child, ...started });
+    });
+    child.once('exit', () => reject(new Error('the runtime exited before it was ready')));
+  });
 }
 
 async function main(): Promise<void> {

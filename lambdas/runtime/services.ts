@@ -7,6 +7,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { KeyedSlots } from '../adapters/in-process/keyed-slots';
 import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
 import { notifyingSessions } from '../adapters/in-process/listen-signals';
 import { InProcessOpenPolls } from '../adapters/in-process/open-polls';
@@ -35,6 +36,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
@@ -174,6 +176,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     files,
     // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
     attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
+    // An account's requests with attachments, a bounded number at a time in this process.
+    attachmentSlots: new KeyedSlots(ATTACHMENT_LIMITS.requestsAtOnce),
     emailRetentionSeconds: config.emailRetentionSeconds,
     // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
     inbound: {

@@ -8,6 +8,7 @@ import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
+import { KeyedSlots } from '../../lambdas/adapters/in-process/keyed-slots';
 import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
 import {
@@ -540,6 +541,40 @@ describe('attachment bytes are metered (issue 28)', () => {
     expect(of(test)).toEqual([expect.objectContaining({ shortLived: true })]);
     expect(of(scheduled)).toEqual([{ key: expect.any(String) }]);
     expect(of(live)).toEqual([{ key: expect.any(String) }]);
+  });
+
+  it("runs one account's requests with attachments one at a time (fetch to store); another account's at once", async () => {
+    // Arrange: a fetcher that holds each download until released.
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    const s = setup({
+      fetch: async (url) => {
+        started.push(url);
+        await new Promise<void>((resolve) => release.set(url, resolve));
+        return { ok: true, bytes: bytes(10), contentType: 'application/pdf' };
+      },
+    });
+    const deps: SendEmailDeps = { ...s.deps, attachmentSlots: new KeyedSlots(1) };
+    const other: Principal = { ...CALLER, accountId: 'acct_2' };
+    const send = (caller: Principal, url: string) =>
+      sendEmails(deps, caller, [draft([{ filename: 'a.pdf', path: url }])]);
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    // Act
+    const first = send(CALLER, 'https://files.example/1');
+    const second = send(CALLER, 'https://files.example/2');
+    const theirs = send(other, 'https://files.example/3');
+    for (let i = 0; i < 5; i++) await tick();
+
+    // Assert: the account's second waits for its first; the other account's goes at once.
+    expect(started).toEqual(['https://files.example/1', 'https://files.example/3']);
+    release.get('https://files.example/1')?.();
+    await first;
+    for (let i = 0; i < 5; i++) await tick();
+    expect(started).toContain('https://files.example/2');
+    release.get('https://files.example/2')?.();
+    release.get('https://files.example/3')?.();
+    await Promise.all([second, theirs]);
   });
 
   it('a smaller plan stores fewer bytes a day than a larger one', () => {

@@ -24,7 +24,7 @@ import { isVerifiedSender } from '../domains/domains';
 import type { DomainRepository } from '../domains/ports';
 import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
-import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
+import type { AccountSlots, Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
 import { assertAttachmentRoom, type CountedBytes, meterAttachmentBytes } from './attachment-quota';
@@ -97,6 +97,12 @@ export interface SendEmailDeps {
   readonly files?: Pick<FileStore, 'put' | 'get' | 'downloadUrl'>;
   /** Fetches attachments given by `path` at accept. */
   readonly attachmentFetcher?: AttachmentFetcher;
+  /**
+   * An account's requests with attachments run here, ATTACHMENT_LIMITS.requestsAtOnce at a time (their downloads,
+   * copies and writes of up to 10 MB each): one tenant's flood of large files takes a bounded share of the
+   * process. Absent: at once.
+   */
+  readonly attachmentSlots?: AccountSlots;
   /** The stage's email retention: attachments expire with their email. */
   readonly emailRetentionSeconds?: number;
   /** Waits between the send worker's reads of an email queued before it was stored (real time when absent). */
@@ -148,6 +154,18 @@ export async function sendEmails(
   caller: Principal,
   drafts: readonly EmailDraft[],
   options: { batch: boolean } = { batch: false },
+): Promise<string[]> {
+  const slots = deps.attachmentSlots;
+  return slots && drafts.some((draft) => draft.attachments?.length)
+    ? slots.run(caller.accountId, () => acceptEmails(deps, caller, drafts, options))
+    : acceptEmails(deps, caller, drafts, options);
+}
+
+async function acceptEmails(
+  deps: SendEmailDeps,
+  caller: Principal,
+  drafts: readonly EmailDraft[],
+  options: { batch: boolean },
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
