@@ -19,6 +19,7 @@ import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
+import { LIST_QUERIES_AT_ONCE } from '../app/emails/list-emails';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
@@ -176,8 +177,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     files,
     // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
     attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
-    // An account's requests with attachments, a bounded number at a time in this process.
+    // An account's requests with attachments, a bounded number at a time in this process; its email listings too.
     attachmentSlots: new KeyedSlots(ATTACHMENT_LIMITS.requestsAtOnce),
+    listSlots: new KeyedSlots(LIST_QUERIES_AT_ONCE),
     emailRetentionSeconds: config.emailRetentionSeconds,
     // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
     inbound: {

@@ -18,6 +18,7 @@ import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { type RouteSpec, STAGE } from '../../manifest';
+import { inAccountLane } from './request-lane';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -197,9 +198,10 @@ export function createGateway(options: GatewayOptions) {
     // waits: holding a slot for its 20 s would stall the account's other requests behind a listening CLI.
     const slots = options.accountSlots;
     const longPoll = match.kind === 'route' && (match.route as RouteSpec).longPoll === true;
-    return slots && account && !longPoll
-      ? slots.run(account, () => serve(req, event, readable, requestId, maxBytes))
-      : serve(req, event, readable, requestId, maxBytes);
+    if (!account) return serve(req, event, readable, requestId, maxBytes);
+    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts).
+    const served = () => inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
+    return slots && !longPoll ? slots.run(account, served) : served();
   }
 
   /** The body limit of the matched route: the send routes take attachments (largeBody). */
