@@ -18,6 +18,11 @@ export const LISTEN_READ_INTERVAL_MS = 1_000;
  * its session and otherwise only this often, in case a write came from elsewhere (a 20 s poll: 2 reads, not 21).
  */
 export const LISTEN_FALLBACK_READ_MS = 10_000;
+/**
+ * The Retry-After of a poll refused for the plan's open polls: an open poll waits up to LISTEN_MAX_WAIT_SECONDS, so
+ * asking again at once would only be refused again (the CLI honours it).
+ */
+export const LISTEN_POLL_RETRY_SECONDS = 5;
 /** The most events one poll returns (the CLI asks again at once when a page is full). */
 export const LISTEN_PAGE_SIZE = 100;
 /**

@@ -4,6 +4,7 @@
 // the runtime's own DynamoDB client.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CallCounts, countCalls } from '../../lambdas/adapters/dynamodb/call-counter';
+import { LISTEN_POLL_RETRY_SECONDS } from '../../lambdas/domain/listen';
 import { PLANS } from '../../lambdas/domain/plans';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -49,10 +50,14 @@ describe('listen polls count toward their account (issue 28)', () => {
 
     // Assert: the one error shape, with the limit and the plan named, Retry-After and the rate-limit headers.
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('retry-after')).toBe(String(LISTEN_POLL_RETRY_SECONDS));
     expect(refused.headers.get('x-ratelimit-limit')).toBe(String(PLANS.free.requestsPerSecond));
     const body = (await refused.json()) as { error: string; code: string; status: number; retry_after: number };
-    expect(body).toMatchObject({ status: 429, code: 'listen_polls_exceeded', retry_after: 1 });
+    expect(body).toMatchObject({
+      status: 429,
+      code: 'listen_polls_exceeded',
+      retry_after: LISTEN_POLL_RETRY_SECONDS,
+    });
     expect(body.error).toContain(`at most ${limit} open listen polls`);
     expect(body.error).toContain('plan free');
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(limit).fill(200));

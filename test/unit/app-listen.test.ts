@@ -19,6 +19,7 @@ import type { SendflowEvent } from '../../lambdas/domain/events';
 import {
   LISTEN_FALLBACK_READ_MS,
   LISTEN_IDLE_SECONDS,
+  LISTEN_POLL_RETRY_SECONDS,
   LISTEN_SESSIONS_PER_ACCOUNT,
   LISTEN_SETTLE_MS,
 } from '../../lambdas/domain/listen';
@@ -364,7 +365,7 @@ describe('listen sessions: open polls count toward the account (issue 28)', () =
 
     // Assert: 429 with its own code, the limit and the plan named, and a retry_after.
     expect(refused).toBeInstanceOf(RateLimitedError);
-    expect(refused).toMatchObject({ status: 429, code: 'listen_polls_exceeded', retryAfterSeconds: 1 });
+    expect(refused).toMatchObject({ status: 429, code: 'listen_polls_exceeded', retryAfterSeconds: LISTEN_POLL_RETRY_SECONDS });
     expect((refused as Error).message).toContain(`${limit} open listen polls`);
     expect((refused as Error).message).toContain('plan free');
     // Another account is not held to this one's count.

@@ -9,6 +9,7 @@ import {
   idleExpiry,
   LISTEN_FALLBACK_READ_MS,
   LISTEN_PAGE_SIZE,
+  LISTEN_POLL_RETRY_SECONDS,
   LISTEN_READ_INTERVAL_MS,
   LISTEN_SESSIONS_PER_ACCOUNT,
   LISTEN_SETTLE_MS,
@@ -103,7 +104,7 @@ export async function pollListenEvents(
   if (!end) {
     throw new RateLimitedError(
       `An account has at most ${limit} open listen polls at once (plan ${caller.plan}); wait for one to answer, or end a session.`,
-      1,
+      LISTEN_POLL_RETRY_SECONDS,
       'listen_polls_exceeded',
     );
   }

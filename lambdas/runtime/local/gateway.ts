@@ -18,7 +18,7 @@ import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { type RouteSpec, STAGE } from '../../manifest';
-import { inAccountLane } from './request-lane';
+import { inAccountLane, inCallerLane } from './request-lane';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -145,20 +145,24 @@ export function createGateway(options: GatewayOptions) {
     const hit = key && cache.get(key, options.clock());
     if (hit) return hit;
     const generation = cache.generation;
-    const result = await options.authorizer({
-      type: 'REQUEST',
-      methodArn,
-      resource: event.resource,
-      path: event.path,
-      httpMethod: event.httpMethod,
-      headers: event.headers,
-      multiValueHeaders: event.multiValueHeaders,
-      queryStringParameters: event.queryStringParameters,
-      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-      pathParameters: event.pathParameters,
-      stageVariables: null,
-      requestContext: event.requestContext,
-    } as APIGatewayRequestAuthorizerEvent);
+    // The key's lookups take their turns in the key's lane (a malformed one: the client address's).
+    const lane = AuthorizerResultCache.keyOf(authorization) ?? `ip:${event.requestContext.identity.sourceIp}`;
+    const result = await inCallerLane(lane, () =>
+      options.authorizer({
+        type: 'REQUEST',
+        methodArn,
+        resource: event.resource,
+        path: event.path,
+        httpMethod: event.httpMethod,
+        headers: event.headers,
+        multiValueHeaders: event.multiValueHeaders,
+        queryStringParameters: event.queryStringParameters,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+        pathParameters: event.pathParameters,
+        stageVariables: null,
+        requestContext: event.requestContext,
+      } as APIGatewayRequestAuthorizerEvent),
+    );
     if (key) cache.set(key, result, options.clock() + options.authCacheTtlSeconds * 1000, generation);
     return result;
   }

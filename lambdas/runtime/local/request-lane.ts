@@ -10,6 +10,14 @@ export function inAccountLane<T>(accountId: string, task: () => T): T {
   return lanes.run(`account:${accountId}`, task);
 }
 
+/**
+ * Runs `task` in the lane of a caller not yet known by account: the authorizer's reads of a key are that key's
+ * (its hash), so one key's flood of requests takes turns with everyone else's rather than queueing ahead of them.
+ */
+export function inCallerLane<T>(caller: string, task: () => T): T {
+  return lanes.run(`caller:${caller}`, task);
+}
+
 /** The lane of the code running now: its account's, or `runtime` for work no request started. */
 export function currentLane(): string {
   return lanes.getStore() ?? 'runtime';
