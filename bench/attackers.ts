@@ -78,11 +78,11 @@ function loops(arena: Arena, workers: number, round: (signal: AbortSignal, i: nu
   };
 }
 
-/** A `Retry-After` honoured, as a client would: else 1 s after a refusal. */
+/** A `Retry-After` honoured, as a client would (at most a minute: a quota's runs to midnight); else 1 s. */
 async function backOff(res: Response, signal: AbortSignal): Promise<void> {
   const seconds = Number(res.headers.get('retry-after')) || 1;
   await new Promise((resolve) => {
-    const timer = setTimeout(resolve, Math.min(seconds, 5) * 1000);
+    const timer = setTimeout(resolve, Math.min(seconds, 60) * 1000);
     signal.addEventListener('abort', () => resolve(clearTimeout(timer)), { once: true });
   });
 }

@@ -19,10 +19,11 @@ export const LISTEN_READ_INTERVAL_MS = 1_000;
  */
 export const LISTEN_FALLBACK_READ_MS = 10_000;
 /**
- * The Retry-After of a poll refused for the plan's open polls: an open poll waits up to LISTEN_MAX_WAIT_SECONDS, so
- * asking again at once would only be refused again (the CLI honours it).
+ * The Retry-After of a poll refused for the plan's open polls: the open ones answer within LISTEN_MAX_WAIT_SECONDS,
+ * so asking again sooner would mostly be refused again (the CLI honours it). A thousand refused polls asking again
+ * each second would be a request flood of their own.
  */
-export const LISTEN_POLL_RETRY_SECONDS = 5;
+export const LISTEN_POLL_RETRY_SECONDS = LISTEN_MAX_WAIT_SECONDS;
 /** The most events one poll returns (the CLI asks again at once when a page is full). */
 export const LISTEN_PAGE_SIZE = 100;
 /**

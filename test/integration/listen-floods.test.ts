@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CallCounts, countCalls } from '../../lambdas/adapters/dynamodb/call-counter';
 import { LISTEN_POLL_RETRY_SECONDS } from '../../lambdas/domain/listen';
 import { PLANS } from '../../lambdas/domain/plans';
+import { LOCAL_ACCOUNT_CONCURRENCY } from '../../lambdas/runtime/local/runtime';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
 let rt: TestRuntime;
@@ -65,10 +66,34 @@ describe('listen polls count toward their account (issue 28)', () => {
     expect((await poll(key, session, 0)).status).toBe(200);
   }, 20_000);
 
+  it("runs a burst of polls through the account's slots (its concurrency limit), and waiting ones hold none", async () => {
+    // Arrange: one account, 5 sessions.
+    const { key, accountId } = await rt.newKey();
+    const sessions: string[] = [];
+    for (let i = 0; i < 5; i++) sessions.push(await open(key));
+    let peak = 0;
+    const watch = setInterval(() => {
+      peak = Math.max(peak, rt.accountSlots.inFlight(accountId));
+    }, 1);
+
+    // Act: 40 polls at once (5 may stay open, the others are refused).
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => poll(key, sessions[i % 5] as string, 2).then((r) => r.status)),
+    );
+    clearInterval(watch);
+
+    // Assert: they took the account's slots, never more than its limit; refused ones answered 429.
+    expect(peak).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(LOCAL_ACCOUNT_CONCURRENCY);
+    expect(answers.filter((s) => s === 200)).toHaveLength(5);
+    expect(answers.filter((s) => s === 429)).toHaveLength(35);
+    expect(rt.accountSlots.inFlight(accountId)).toBe(0);
+  }, 20_000);
+
   it('waiting polls make no store reads while nothing arrives, and an event wakes them within about a second', async () => {
     // Arrange: five sessions of one account, each with a poll waiting.
     const { key } = await rt.newKey();
-    const sessions = [];
+    const sessions: string[] = [];
     for (let i = 0; i < 5; i++) sessions.push(await open(key));
     const polls = sessions.map((id) => poll(key, id, 15));
     await sleep(500);

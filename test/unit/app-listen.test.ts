@@ -365,7 +365,11 @@ describe('listen sessions: open polls count toward the account (issue 28)', () =
 
     // Assert: 429 with its own code, the limit and the plan named, and a retry_after.
     expect(refused).toBeInstanceOf(RateLimitedError);
-    expect(refused).toMatchObject({ status: 429, code: 'listen_polls_exceeded', retryAfterSeconds: LISTEN_POLL_RETRY_SECONDS });
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'listen_polls_exceeded',
+      retryAfterSeconds: LISTEN_POLL_RETRY_SECONDS,
+    });
     expect((refused as Error).message).toContain(`${limit} open listen polls`);
     expect((refused as Error).message).toContain('plan free');
     // Another account is not held to this one's count.
@@ -388,28 +392,35 @@ describe('listen sessions: open polls count toward the account (issue 28)', () =
     expect(PLANS.scale.listenPolls).toBeLessThanOrEqual(LISTEN_SESSIONS_PER_ACCOUNT * 2);
   });
 
-  it("runs a poll's store work in the account's slots, and holds none while it waits", async () => {
-    // Arrange: the account's slots all taken by other requests.
-    const slots = new KeyedSlots(2);
-    const { deps, reads } = wired({ slots });
+  it("gives the request's slot back while it waits, and takes one again, in turn, before it reads", async () => {
+    // Arrange: one slot per account; the poll's request holds it, as the local gateway runs it.
+    const slots = new KeyedSlots(1);
+    const { deps, relay, reads } = wired({ slots });
     const session = await createListenSession(deps, TENANT, {});
-    const release: (() => void)[] = [];
-    const busy = Array.from({ length: 2 }, () =>
-      slots.run(TENANT.accountId, () => new Promise<void>((resolve) => release.push(resolve))),
+    const poll = slots.run(TENANT.accountId, () =>
+      pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 }),
     );
-
-    // Act: a poll arrives while they run.
-    const poll = pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 });
     await vi.advanceTimersByTimeAsync(100);
 
-    // Assert: it waits its turn (no read yet), then reads, then waits for events holding no slot.
-    expect(reads()).toBe(0);
-    for (const r of release) r();
-    await Promise.all(busy);
-    await vi.advanceTimersByTimeAsync(100);
+    // Assert 1: read once, then waiting with no slot held: the account's next request runs at once.
     expect(reads()).toBe(1);
     expect(slots.inFlight(TENANT.accountId)).toBe(0);
-    await vi.advanceTimersByTimeAsync(20_000);
-    await poll;
+    let release = () => {};
+    const busy = slots.run(TENANT.accountId, () => new Promise<void>((resolve) => (release = resolve)));
+    expect(slots.inFlight(TENANT.accountId)).toBe(1);
+
+    // Act: an event wakes the poll while that request holds the slot.
+    const sent = event('email.sent');
+    await relay(sent);
+    await vi.advanceTimersByTimeAsync(LISTEN_SETTLE_MS + 100);
+
+    // Assert 2: the poll waits its turn before reading; once the slot is free it reads and answers.
+    expect(reads()).toBe(1);
+    release();
+    await busy;
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await poll).events.map((e) => e.eventId)).toEqual([sent.id]);
+    expect(reads()).toBe(2);
+    expect(slots.inFlight(TENANT.accountId)).toBe(0);
   });
 });

@@ -39,8 +39,11 @@ export interface ListenDeps {
   readonly listenSignals?: ListenSignals;
   /** The account's open polls, capped by its plan (PLANS[plan].listenPolls); absent: not capped. */
   readonly openPolls?: OpenPolls;
-  /** The account's share of the runtime: each of a poll's store calls waits its turn there; absent: at once. */
-  readonly accountSlots?: AccountSlots;
+  /**
+   * The account's share of the runtime, whose slot the poll's request holds (the local gateway): a waiting poll
+   * gives it back, and takes one again, in turn, before it reads. Absent: nothing to give back.
+   */
+  readonly accountSlots?: Pick<AccountSlots, 'outside'>;
 }
 
 /** Who polls: the tenant, and its plan (which caps its open polls). */
@@ -121,12 +124,14 @@ async function poll(
   id: string,
   query: { readonly after: string | null; readonly waitMs: number },
 ): Promise<PollResult> {
-  const inSlot = <T>(task: () => Promise<T>): Promise<T> =>
-    deps.accountSlots ? deps.accountSlots.run(tenant.accountId, task) : task();
   const started = deps.clock.now();
-  const session = await inSlot(() => deps.listenSessions.touch(tenant, id, idleExpiry(started), started));
+  const session = await deps.listenSessions.touch(tenant, id, idleExpiry(started), started);
   if (!session) throw new NotFoundError(`No live listen session with id ${id}.`);
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const pause = deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  // A waiting poll holds none of the account's slots: its reads take one, in turn with the account's requests.
+  const away = <T>(task: () => Promise<T>): Promise<T> =>
+    deps.accountSlots ? deps.accountSlots.outside(tenant.accountId, task) : task();
+  const sleep = (ms: number) => away(() => pause(ms));
   const deadline = started + Math.min(query.waitMs, deps.listenMaxWaitMs ?? query.waitMs);
   const answer = (events: ListenEvent[]): PollResult => ({
     events,
@@ -135,12 +140,10 @@ async function poll(
   });
   for (;;) {
     const now = deps.clock.now();
-    const events = await inSlot(() =>
-      deps.listenSessions.readEvents(
-        id,
-        { after: laterBound(query.after, expiredBefore(now)), before: settledBefore(now), limit: LISTEN_PAGE_SIZE },
-        now,
-      ),
+    const events = await deps.listenSessions.readEvents(
+      id,
+      { after: laterBound(query.after, expiredBefore(now)), before: settledBefore(now), limit: LISTEN_PAGE_SIZE },
+      now,
     );
     let left = deadline - deps.clock.now();
     if (events.length || left <= 0) return answer(events);
@@ -150,7 +153,8 @@ async function poll(
     }
     // An event put on the session after this read's settled bound was not in it: it wakes the poll (at once if it
     // came already), which reads once the event has settled. Nothing coming: one read per fallback interval.
-    const woken = await deps.listenSignals.wait(id, now - LISTEN_SETTLE_MS, Math.min(LISTEN_FALLBACK_READ_MS, left));
+    const signals = deps.listenSignals;
+    const woken = await away(() => signals.wait(id, now - LISTEN_SETTLE_MS, Math.min(LISTEN_FALLBACK_READ_MS, left)));
     left = deadline - deps.clock.now();
     if (woken === null) {
       if (left <= 0) return answer([]);

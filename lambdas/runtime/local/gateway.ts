@@ -198,14 +198,14 @@ export function createGateway(options: GatewayOptions) {
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
     }
-    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. A long-poll mostly
-    // waits: holding a slot for its 20 s would stall the account's other requests behind a listening CLI.
+    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. Every request of the
+    // account runs in its slots, long-polls too: a poll gives its slot back while it waits (KeyedSlots.outside),
+    // so a listening CLI never stalls the account's other requests, and a burst of polls takes its turn like any.
     const slots = options.accountSlots;
-    const longPoll = match.kind === 'route' && (match.route as RouteSpec).longPoll === true;
     if (!account) return serve(req, event, readable, requestId, maxBytes);
     // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts).
     const served = () => inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
-    return slots && !longPoll ? slots.run(account, served) : served();
+    return slots ? slots.run(account, served) : served();
   }
 
   /** The body limit of the matched route: the send routes take attachments (largeBody). */
