@@ -326,13 +326,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
 };
 
 /**
- * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, and
- * creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
+ * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, counts
+ * the bytes it stores on the receiving account's day (its plan by key, one conditional UpdateItem of the counter),
+ * and creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
  */
 const inboundAccess: Access = {
-  accounts: 'none',
+  accounts: { items: ['dynamodb:GetItem'] },
   apiKeys: 'none',
-  rateLimits: 'none',
+  rateLimits: { items: ['dynamodb:UpdateItem'] },
   webhooks: 'none',
   deliveries: 'none',
   emails: 'none',
@@ -508,6 +509,9 @@ export class SendflowApiStack extends Stack {
       }
     };
     grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:GetObject']);
+    // A test-mode email's attachments are tagged for the bucket's one-day rule (under retention/ only: they expire
+    // within the retention), which IAM authorizes as s3:PutObjectTagging.
+    grantBodyObjects(this.apiFunction, ['s3:PutObjectTagging'], [retainedPrefix]);
     grantBodyObjects(this.emails.sender, ['s3:GetObject']);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and

@@ -15,7 +15,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
+import { EXPIRY_TAG, RETENTION_PREFIX, SHORT_LIVED } from '../lambdas/adapters/aws/s3-expiry-keys';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
 import { StageGuard } from './constructs/stage-guard';
@@ -146,6 +146,14 @@ function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
         id: 'scheduled-email-retention',
         prefix: EMAIL_OBJECTS_PREFIX,
         expiration: Duration.days(retentionDays + MAX_SCHEDULE_DAYS),
+      },
+      // Test-mode emails' attachments are kept a day (reads skip them after): tagged at their PUT, so S3 deletes
+      // them after a day rather than the retention. A tag is billed monthly, but lives a day here.
+      {
+        id: 'short-lived-files',
+        prefix: `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`,
+        tagFilters: { [EXPIRY_TAG]: SHORT_LIVED },
+        expiration: Duration.days(1),
       },
       { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
     ],

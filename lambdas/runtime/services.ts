@@ -7,7 +7,10 @@ import type { SQSRecord } from 'aws-lambda';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { KeyedSlots } from '../adapters/in-process/keyed-slots';
 import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
+import { notifyingSessions } from '../adapters/in-process/listen-signals';
+import { InProcessOpenPolls } from '../adapters/in-process/open-polls';
 import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
@@ -16,12 +19,14 @@ import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
+import { LIST_QUERIES_AT_ONCE } from '../app/emails/list-emails';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
 import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
-import type { AuthorizerCache, Clock } from '../app/ports';
+import type { ListenSignals } from '../app/listen/ports';
+import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
@@ -34,6 +39,7 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
@@ -86,6 +92,13 @@ export interface RuntimeAdapters {
    * runtime: one process makes every attempt).
    */
   readonly pace?: { readonly counter: PaceCounter; readonly options: PaceOptions };
+  /**
+   * Wakes waiting listen polls when the fan-out puts events on their sessions: the local runtime, where both run
+   * in one process. Absent (AWS: the fan-out is another function), a waiting poll reads once a second.
+   */
+  readonly listenSignals?: ListenSignals;
+  /** Each account's share of the runtime (the local gateway's slots), for work done outside a request's slot. */
+  readonly accountSlots?: AccountSlots;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -109,6 +122,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const knownStreaks = new InProcessKnownStreaks();
   const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
+  // Every event put on a session wakes its waiting polls, where they run in this process (app/listen).
+  const listenSessions = adapters.listenSignals
+    ? notifyingSessions(repositories.listenSessions, adapters.listenSignals)
+    : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
@@ -119,7 +136,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     emailHistory: repositories.emailHistory,
     suppressions: repositories.suppressions,
-    listenSessions: repositories.listenSessions,
+    listenSessions,
     listenRelayFailed,
     orderLanes: repositories.orderLanes,
     retentionSeconds: hooks.retentionSeconds,
@@ -130,6 +147,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     random,
     ...repositories,
+    listenSessions,
     // The delivery worker's webhook reads, kept for SF_WEBHOOK_CACHE_SECONDS (adapters/in-process/webhook-cache).
     webhookReads: hooks.cacheSeconds
       ? new CachedWebhookReads(repositories.webhooks, clock, hooks.cacheSeconds * 1000)
@@ -165,6 +183,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     files,
     // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
     attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
+    // An account's requests with attachments, a bounded number at a time in this process; its email listings too.
+    attachmentSlots: new KeyedSlots(ATTACHMENT_LIMITS.requestsAtOnce),
+    listSlots: new KeyedSlots(LIST_QUERIES_AT_ONCE),
     emailRetentionSeconds: config.emailRetentionSeconds,
     // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
     inbound: {
@@ -176,6 +197,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       random,
       retentionSeconds: config.emailRetentionSeconds,
       parser: adapters.mimeParser ?? unavailableParser(),
+      // Received bytes count on the receiving account's day (its plan read by key, one conditional counter write).
+      inboundQuota: { quotas: repositories.quotas, accounts: repositories.accounts },
     } satisfies InboundDeps,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
@@ -218,6 +241,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
+    ...(adapters.listenSignals ? { listenSignals: adapters.listenSignals } : {}),
+    // Open polls per account: exact locally (one process); on AWS per container, where a poll answers at once.
+    openPolls: new InProcessOpenPolls(),
+    ...(adapters.accountSlots ? { accountSlots: adapters.accountSlots } : {}),
     listenRelayFailed,
     // The send worker's part of per-email ordering: a copy's email.sent enters its lanes before the hand-over.
     sentOrdering: {

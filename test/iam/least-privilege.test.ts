@@ -369,7 +369,12 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const test = await call('/emails', {
       method: 'POST',
       key: testKey,
-      body: { ...email, to: ['delivered@simulator.sendflow.dev'] },
+      body: {
+        ...email,
+        to: ['delivered@simulator.sendflow.dev'],
+        // A test-mode attachment is kept a day: tagged for the bucket's one-day rule (s3:PutObjectTagging).
+        attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }],
+      },
     });
     expectStatus(test, [200, 201, 202], 'send test email');
 

@@ -649,6 +649,14 @@ describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
           Status: 'Enabled',
         },
         { Id: 'scheduled-email-retention', Prefix: 'emails/', ExpirationInDays: 60, Status: 'Enabled' },
+        // Test-mode emails' attachments (issue 28): tagged at their PUT, deleted after a day.
+        {
+          Id: 'short-lived-files',
+          Prefix: 'retention/emails/',
+          TagFilters: [{ Key: 'sendflow-expiry', Value: 'short' }],
+          ExpirationInDays: 1,
+          Status: 'Enabled',
+        },
         { Id: 'unfinished-uploads', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
       ],
     });
@@ -668,12 +676,13 @@ describe('email bodies bucket (lib/data-stack.ts) and its grants', () => {
     const rules = synthSendflow({ 'sendflow:emailRetentionDays': '90' }).data.toJSON().Resources;
     const bucket = Object.values(rules as Record<string, Resource>).find((r) => r.Type === 'AWS::S3::Bucket');
     const lifecycle = bucket?.Properties.LifecycleConfiguration as { Rules: { ExpirationInDays?: number }[] };
-    expect(lifecycle.Rules.map((r) => r.ExpirationInDays)).toEqual([90, 90, 120, undefined]);
+    expect(lifecycle.Rules.map((r) => r.ExpirationInDays)).toEqual([90, 90, 120, 1, undefined]);
   });
 
-  it('lets the API put and get body objects (no tagging) and the send worker get them, under both keys, nothing else and no one else', () => {
+  it('lets the API put and get body objects (tagging only under retention/: short-lived files) and the send worker get them, under both keys, nothing else and no one else', () => {
     expect(s3Statements('api')).toEqual([
       { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: bothKeys() },
+      { Effect: 'Allow', Action: 's3:PutObjectTagging', Resource: bothKeys()[0] },
     ]);
     expect(s3Statements('sender')).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: bothKeys() }]);
     expect(variablesOf('api').SF_EMAIL_BODIES_BUCKET).toEqual(bucketRef());

@@ -2,7 +2,8 @@
 // verified receiving domain is stored per account (raw bytes, parsed body, attachments byte for byte) with one
 // email.received (metadata only) relayed; replays of the same arrival store nothing more; recipients no account
 // receives at are dropped; malformed MIME and header injection are kept as data; limits cut what one message
-// may store; a storage failure throws and a retry completes.
+// may store; a storage failure throws and a retry completes. The bytes stored count toward the receiving account's
+// daily inbound quota; past it, the message is not stored for that account (issue 28).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InThreadMimeParser } from '../../lambdas/adapters/mime/bounded-parse';
@@ -16,11 +17,14 @@ import type { MimeParser, ParsedMessage } from '../../lambdas/app/inbound/ports'
 import { type InboundDeps, type InboundMessage, receiveEmail } from '../../lambdas/app/inbound/receive-email';
 import { recordFailedArrival } from '../../lambdas/app/inbound/record-failed-arrival';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
+import { byteQuotaWindow } from '../../lambdas/domain/email/byte-quota';
 import { MAX_INBOUND_ATTACHMENTS, MAX_RECEIVED_FIELDS_BYTES } from '../../lambdas/domain/inbound';
+import { PLANS } from '../../lambdas/domain/plans';
 import { jsonBytes } from '../../lambdas/domain/received-fields';
 import {
   FakeClock,
   InMemoryDomainRepository,
+  InMemoryQuotaCounter,
   RecordingEventPublisher,
   ScriptedDomainProvider,
   seededRandom,
@@ -483,5 +487,73 @@ describe('receiveEmail', () => {
     expect(email).toMatchObject({ subject: 'Quarterly report', attachments: [expect.anything()] });
     expect(email).not.toHaveProperty('status');
     expect(s.published().map((e) => (e.data as { status: string }).status)).toEqual(['failed', 'received']);
+  });
+});
+
+describe('received bytes are metered on the receiving account (issue 28)', () => {
+  /** ACME on the free plan, BETA on scale, each counted in the in-memory counter. */
+  async function metered() {
+    const s = await setup();
+    const quotas = new InMemoryQuotaCounter();
+    const plans: Record<string, 'free' | 'scale'> = { [ACME.accountId]: 'free', [BETA.accountId]: 'scale' };
+    const deps: InboundDeps = {
+      ...s.deps,
+      inboundQuota: {
+        quotas,
+        accounts: {
+          get: async (id) => (plans[id] ? { id, plan: plans[id], createdAt: new Date(T0).toISOString() } : null),
+        },
+      },
+    };
+    const today = byteQuotaWindow('inbound', T0);
+    return { ...s, deps, quotas, today };
+  }
+  const storedBytes = (files: MapFiles, emailId: string) =>
+    [...files.files].filter(([key]) => key.includes(emailId)).reduce((sum, [, file]) => sum + file.bytes.length, 0);
+
+  it('counts every byte stored for the account (raw message, body, attachments) against its day; a replay counts nothing more', async () => {
+    // Arrange
+    const s = await metered();
+    const message = arrival(mime(), ['team@acme.example']);
+
+    // Act
+    const outcome = await receiveEmail(s.deps, message);
+    await receiveEmail(s.deps, message);
+
+    // Assert
+    const stored = storedBytes(s.files, outcome.stored[0]?.emailId as string);
+    expect(stored).toBeGreaterThan(message.raw.length);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(stored);
+    expect(await s.quotas.used(BETA.accountId, s.today)).toBe(0);
+  });
+
+  it("past the receiving account's daily bytes: not stored for it (refused, with the reason); another account still gets it", async () => {
+    // Arrange: ACME's day all but used.
+    const s = await metered();
+    const limit = PLANS.free.inboundBytesPerDay;
+    await s.quotas.consume(ACME.accountId, s.today, limit - 10, limit);
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(mime(), ['team@acme.example', 'b@beta.example']));
+
+    // Assert: nothing of it for ACME (no item, no file, no event), all of it for BETA.
+    expect(outcome.refused).toEqual([{ accountId: ACME.accountId, reason: 'inbound_bytes_quota_exceeded' }]);
+    expect(outcome.stored.map((x) => x.accountId)).toEqual([BETA.accountId]);
+    expect([...s.received.items.values()].map((item) => item.accountId)).toEqual([BETA.accountId]);
+    expect(s.published().map((e) => e.accountId)).toEqual([BETA.accountId]);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(limit - 10);
+    expect(await s.quotas.used(BETA.accountId, s.today)).toBeGreaterThan(0);
+  });
+
+  it('gives the bytes back when storing fails (the retry counts them once)', async () => {
+    const s = await metered();
+    s.files.failPuts = 1;
+    const message = arrival(mime(), ['team@acme.example']);
+    await expect(receiveEmail(s.deps, message)).rejects.toThrow('injected');
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(0);
+    const outcome = await receiveEmail(s.deps, message);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(
+      storedBytes(s.files, outcome.stored[0]?.emailId as string),
+    );
   });
 });

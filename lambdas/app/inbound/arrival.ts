@@ -1,6 +1,7 @@
 // What receiving an arrival and recording one that failed share: the arrival and its deps (the contract of
 // both runtimes), which accounts receive it, where each account's copy lives (its id derived from the arrival,
 // so a replay lands on the same email), and email.received, created with the item and relayed at once.
+
 import { newEvent, type SendflowEvent } from '../../domain/events';
 import { domainOf, receivedEmailId } from '../../domain/inbound';
 import { omittedOf } from '../../domain/received-fields';
@@ -9,6 +10,7 @@ import type { DomainRepository } from '../domains/ports';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { EventPublisher, Tenant } from '../webhooks/ports';
+import type { INBOUND_QUOTA_EXCEEDED, InboundQuotaDeps } from './inbound-quota';
 import type {
   InboundFiles,
   InboundVerdicts,
@@ -45,6 +47,8 @@ export interface InboundDeps {
   readonly retentionSeconds: number;
   /** The bounded, time-boxed parser (a worker thread in both runtimes). */
   readonly parser: MimeParser;
+  /** Counts the bytes stored for each receiving account against its plan's day (absent: not metered). */
+  readonly inboundQuota?: InboundQuotaDeps;
 }
 
 export interface ReceiveOutcome {
@@ -57,6 +61,8 @@ export interface ReceiveOutcome {
   }[];
   /** Recipients no account receives at (refused at RCPT locally; SES may still hand them over). */
   readonly dropped: readonly string[];
+  /** Accounts it was not stored for, and why (their daily inbound bytes used up); absent when none. */
+  readonly refused?: readonly { readonly accountId: string; readonly reason: typeof INBOUND_QUOTA_EXCEEDED }[];
 }
 
 /** Recipients by the account that receives at their domain; the rest dropped. */

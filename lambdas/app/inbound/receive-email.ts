@@ -4,6 +4,7 @@
 // reconciler's sweep). Idempotent on (sourceId, account): the id is derived from both, the item is created once.
 // The parse is the MimeParser port's (bounded, off the event loop); what it could not do, and what did not fit
 // the item's budget (domain/received-fields), makes the email `partial` with notes saying so.
+
 import type { Address, Email } from 'postal-mime';
 import { bounded, breachText, MAX_KEPT_HEADERS, safeContentType } from '../../domain/inbound';
 import { fitReceivedFields, type Omitted, omittedOf } from '../../domain/received-fields';
@@ -17,6 +18,7 @@ import {
   receivingAccounts,
   recordReceived,
 } from './arrival';
+import { INBOUND_QUOTA_EXCEEDED, meterInboundBytes } from './inbound-quota';
 import type {
   ParsedMessage,
   ReceivedAttachment,
@@ -36,10 +38,13 @@ export async function receiveEmail(deps: InboundDeps, message: InboundMessage): 
   if (byAccount.size === 0) return { stored: [], dropped };
   const parsed = await deps.parser.parse(message.raw);
   const stored = [];
+  const refused = [];
   for (const [accountId, receivedFor] of byAccount) {
-    stored.push(await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor));
+    const outcome = await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor);
+    if (outcome) stored.push(outcome);
+    else refused.push({ accountId, reason: INBOUND_QUOTA_EXCEEDED } as const);
   }
-  return { stored, dropped };
+  return { stored, dropped, ...(refused.length ? { refused } : {}) };
 }
 
 async function storeFor(
@@ -48,7 +53,7 @@ async function storeFor(
   parsed: ParsedMessage,
   tenant: Tenant,
   receivedFor: readonly string[],
-): Promise<ReceiveOutcome['stored'][number]> {
+): Promise<ReceiveOutcome['stored'][number] | null> {
   const { folder, ...place } = placeOf(deps, message, tenant);
   const { id, expiresAt } = place;
   const { email: mail } = parsed;
@@ -80,18 +85,6 @@ async function storeFor(
   const notes = notesOf(parsed, omitted, mail.headers.length);
   const status: ReceivedStatus = notes.length ? 'partial' : 'received';
   const body: ReceivedBody = { html: mail.html ?? null, text: mail.text ?? null, headers: headersOf(mail) };
-  // The bytes first, the item last: a replay after a crash in between writes the same keys again.
-  const keep = { expiresAt };
-  await deps.files.put(place.rawKey, message.raw, { contentType: 'message/rfc822', ...keep });
-  await deps.files.put(place.bodyKey, new TextEncoder().encode(JSON.stringify(body)), {
-    contentType: 'application/json',
-    ...keep,
-  });
-  // The listed attachments are the first ones (fitting leaves out from the end): their bytes, one file each.
-  for (const [index, attachment] of fields.attachments.entries()) {
-    const content = mail.attachments[index]?.content ?? new Uint8Array();
-    await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
-  }
   const email: ReceivedEmail = {
     ...tenant,
     ...place,
@@ -103,7 +96,35 @@ async function storeFor(
     ...(status === 'received' ? {} : { status, notes }),
     ...(Object.keys(omitted).length ? { omitted } : {}),
   };
-  const created = await recordReceived(deps, email);
+  const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
+  // Counted on the receiving account before anything is written; no room: nothing of it is stored for it.
+  const bytes =
+    message.raw.length + bodyBytes.length + fields.attachments.reduce((sum, attachment) => sum + attachment.size, 0);
+  const counted = deps.inboundQuota
+    ? await meterInboundBytes(deps.inboundQuota, tenant.accountId, bytes, deps.clock.now())
+    : undefined;
+  if (counted === null) return null;
+  const giveBack = async () => {
+    if (counted) await deps.inboundQuota?.quotas.release(tenant.accountId, counted, bytes).catch(() => {});
+  };
+  let created: boolean;
+  try {
+    // The bytes first, the item last: a replay after a crash in between writes the same keys again.
+    const keep = { expiresAt };
+    await deps.files.put(place.rawKey, message.raw, { contentType: 'message/rfc822', ...keep });
+    await deps.files.put(place.bodyKey, bodyBytes, { contentType: 'application/json', ...keep });
+    // The listed attachments are the first ones (fitting leaves out from the end): their bytes, one file each.
+    for (const [index, attachment] of fields.attachments.entries()) {
+      const content = mail.attachments[index]?.content ?? new Uint8Array();
+      await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
+    }
+    created = await recordReceived(deps, email);
+  } catch (error) {
+    await giveBack();
+    throw error;
+  }
+  // A replay finds it stored, and counted the first time.
+  if (!created) await giveBack();
   return { accountId: tenant.accountId, emailId: id, created, status };
 }
 

@@ -25,6 +25,12 @@ export const ATTACHMENT_LIMITS = {
    * API function's outbound requests per call stay bounded, not 100 emails x 20 attachments.
    */
   pathFetchesPerRequest: 20,
+  /**
+   * Requests of one account that store attachments at once (the local runtime; on AWS each is its own function
+   * instance): each may download, copy and write 10 MB, so one tenant's flood of them holds a bounded share of
+   * the one process; the account's others wait their turn.
+   */
+  requestsAtOnce: 1,
 } as const;
 
 /**

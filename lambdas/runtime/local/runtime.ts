@@ -11,8 +11,10 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
+import { FairLanes } from '../../adapters/in-process/fair-lanes';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
+import { InProcessListenSignals } from '../../adapters/in-process/listen-signals';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
@@ -54,6 +56,7 @@ import { createTables, embeddedDynamoClient } from './dynamo';
 import { createDownloadRoute } from './file-downloads';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
+import { currentLane } from './request-lane';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -130,7 +133,13 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
-  const client = embeddedDynamoClient(dynamo);
+  // The embedded store is one thread every tenant's requests share: its calls go there a bounded number at a
+  // time, taken from the accounts' lanes in turn, so one tenant's burst never queues ahead of another's next call.
+  const storeLanes = new FairLanes(LOCAL_STORE_CALLS_AT_ONCE);
+  const client = embeddedDynamoClient(dynamo, {
+    run: (lane, task) => storeLanes.run(lane, task),
+    lane: currentLane,
+  });
   // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
   // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
   const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
@@ -200,6 +209,10 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       deliveryDlqArns: [local.deliveriesDlq.arn],
       // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
       receivingMx: config.host,
+      // The fan-out runs here too: it wakes the waiting polls of a session it puts an event on.
+      listenSignals: new InProcessListenSignals(options.clock ?? { now: () => Date.now() }),
+      // A long-poll holds no gateway slot while it waits; its store calls take one each (app/listen).
+      accountSlots,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -289,7 +302,14 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       spool: localSpool(config.dataDir),
       accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
       deliver: async (entry) => {
-        await receiveEmail(services.inbound, arrivalOf(entry));
+        const { refused } = await receiveEmail(services.inbound, arrivalOf(entry));
+        for (const { accountId, reason } of refused ?? []) {
+          logger.warn('Inbound message not stored for an account', {
+            account_id: accountId,
+            reason,
+            spool_id: entry.id,
+          });
+        }
       },
       // Tried too often: the receiving account is shown a failed email (the operator has the message).
       onDeadLetter: async (entry, letter) => {
@@ -397,6 +417,14 @@ function arrivalOf(entry: SpoolEntry): InboundMessage {
     sourceId: entry.id,
   };
 }
+
+/**
+ * Calls the embedded DynamoDB's thread is given at once; the others wait in their account's lane (FairLanes), and
+ * lanes take turns: a tenant's request waits behind at most a turn of another tenant's calls, however many that
+ * tenant has queued (a listing's 8 history reads at once, a thousand polls' reads). Few, since the thread
+ * interleaves the calls it holds: another tenant's one call shares it with at most three of a flood's.
+ */
+export const LOCAL_STORE_CALLS_AT_ONCE = 4;
 
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
