@@ -4,6 +4,7 @@
 import { type App, Tags } from 'aws-cdk-lib';
 import { DEFAULT_DISABLE_AFTER_SECONDS } from '../lambdas/domain/webhooks/auto-disable';
 import { SendflowApiStack } from './api-stack';
+import { type ApiThrottle, CONTEXT_API_THROTTLE, parseApiThrottle } from './api-throttle';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
@@ -13,6 +14,7 @@ import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-s
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
+export { CONTEXT_API_THROTTLE } from './api-throttle';
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
 const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 /** `-c sendflow:stage=staging`: qualifies every stack and physical name (lib/outputs.ts, DEFAULT_STAGE). */
@@ -26,7 +28,7 @@ export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
  * alarm topic. Committed, so every deploy keeps them; a stage without any gets a synth warning.
  */
 export const CONTEXT_ALARM_EMAILS = 'sendflow:alarmEmails';
-/** `{"accountQuota": 1000, "api": 100, "authorizer": 50}`: the account's Lambda quota and the reservations (lib/concurrency.ts). */
+/** `{"accountQuota": 1000, "api": 100, "authorizer": 50, "public": 20}`: the account's quota and the reservations (lib/concurrency.ts). */
 export const CONTEXT_LAMBDA_CONCURRENCY = 'sendflow:lambdaConcurrency';
 /** `{"deliveries": 20, ...}`: MaximumConcurrency per SQS consumer (lib/consumers.ts); missing keys keep the manifest's. */
 export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
@@ -52,8 +54,10 @@ export interface SendflowSettings {
   readonly adopt?: boolean;
   /** This stage's addresses, subscribed by email to the topic every alarm notifies; none warns at synth. */
   readonly alarmEmails?: readonly string[];
-  /** The account's Lambda quota and the API's and authorizer's reservations; DEFAULT_LAMBDA_CONCURRENCY when omitted. */
+  /** The account's Lambda quota and the reservations; DEFAULT_LAMBDA_CONCURRENCY when omitted. */
   readonly lambdaConcurrency?: LambdaConcurrency;
+  /** The stage's method throttles (`sendflow:apiThrottle`, lib/api-throttle.ts); DEFAULT_API_THROTTLE when omitted. */
+  readonly apiThrottle?: ApiThrottle;
   /** Every SQS consumer's MaximumConcurrency; the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
@@ -86,6 +90,7 @@ export function settingsFromContext(app: App): SendflowSettings {
       CONTEXT_LAMBDA_CONCURRENCY,
     ),
     maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
+    apiThrottle: parseApiThrottle(app.node.tryGetContext(CONTEXT_API_THROTTLE)),
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     emailRetentionDays: parseEmailRetentionDays(app.node.tryGetContext(CONTEXT_EMAIL_RETENTION_DAYS)),
     tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
@@ -232,6 +237,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     alarmEmails: settings.alarmEmails ?? [],
     ...(settings.lambdaConcurrency ? { lambdaConcurrency: settings.lambdaConcurrency } : {}),
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
+    ...(settings.apiThrottle ? { apiThrottle: settings.apiThrottle } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     ...(settings.webhookDisableAfterSeconds !== undefined

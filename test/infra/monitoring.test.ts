@@ -197,6 +197,7 @@ describe('reserved concurrency', () => {
   it('reserves concurrency for the API and the authorizer, so a backlog of queue work cannot starve them', () => {
     expect(reserved(api, 'sendflow-api')).toBe(100);
     expect(reserved(api, 'sendflow-authorizer')).toBe(50);
+    expect(reserved(api, 'sendflow-public')).toBe(20);
     for (const service of ['sendflow-dispatcher', 'sendflow-delivery', 'sendflow-sender', 'sendflow-ses-events']) {
       expect(reserved(api, service), service).toBeUndefined();
     }
@@ -208,7 +209,7 @@ describe('reserved concurrency', () => {
   it('refuses reservations that leave Lambda less than its 100 unreserved', () => {
     expect(() =>
       synthSendflow({ [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 200, api: 100, authorizer: 50 } }),
-    ).toThrow(/sendflow:lambdaConcurrency: .*leaves 50 unreserved.*at least 100/);
+    ).toThrow(/sendflow:lambdaConcurrency: .*\+ 20 \(public\) .*leaves 30 unreserved.*at least 100/);
   });
 
   it("refuses queue consumers whose bounds do not fit in what the reservations leave of the account's quota", () => {
@@ -217,14 +218,14 @@ describe('reserved concurrency', () => {
         [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 300, api: 100, authorizer: 50 },
         [CONTEXT_MAX_CONCURRENCY]: { deliveries: 200 },
       }),
-    ).toThrow(/queue consumers may run 240 .*only 150 .*sendflow:maxConcurrency/);
+    ).toThrow(/queue consumers may run 240 .*only 130 .*sendflow:maxConcurrency/);
   });
 });
 
 describe('alarms', () => {
   it('one Errors and one Throttles alarm on every function', () => {
     const functions = ourFunctions(api);
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const metric of ['Errors', 'Throttles']) {
       const watched = alarms(api)
         .filter((a) => a.Properties.Namespace === 'AWS/Lambda' && a.Properties.MetricName === metric)
