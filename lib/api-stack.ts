@@ -47,6 +47,7 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { type AlarmSubscribers, NO_SUBSCRIBERS } from './alarm-settings';
 import { type ApiThrottle, DEFAULT_API_THROTTLE } from './api-throttle';
 import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
@@ -371,8 +372,8 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
-  /** Subscribed by email to the alarm topic (this stage's `sendflow:alarmEmails`); none warns at synth. */
-  readonly alarmEmails?: readonly string[];
+  /** Who the paging and non-paging topics reach (lib/alarm-settings.ts); buildSendflow refuses a stage with none to page. */
+  readonly alarmSubscribers?: AlarmSubscribers;
   /** The account's Lambda quota and the API's, authorizer's and public function's reservations (lib/concurrency.ts). */
   readonly lambdaConcurrency?: LambdaConcurrency;
   /** The stage's default method throttle and the public methods' (lib/api-throttle.ts); DEFAULT_API_THROTTLE when omitted. */
@@ -784,7 +785,16 @@ export class SendflowApiStack extends Stack {
       },
       deadLetterQueues: deadLetters,
       metricsService: this.stackName,
-      alarmEmails: props.alarmEmails ?? [],
+      subscribers: props.alarmSubscribers ?? NO_SUBSCRIBERS,
+      symptoms: {
+        deliveriesLate: [...pipeline.ageAlarms, this.emails.providerEventsAgeAlarm],
+        sendsLate: [this.emails.sendsAgeAlarm],
+        dataLossRisk: [
+          ...pipeline.deadLetterAlarms,
+          ...this.emails.deadLetterAlarms,
+          ...(this.inbound ? [this.inbound.failuresAlarm, this.inbound.destinationFailuresAlarm] : []),
+        ],
+      },
       tables: tableNamesByKey,
       indexes: Object.fromEntries(
         tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
@@ -793,7 +803,18 @@ export class SendflowApiStack extends Stack {
     });
     // Last, so it reaches every alarm the constructs above made.
     this.monitoring.notifyAll();
-    output(this, outputNames.alarmTopic, this.monitoring.topic.topicArn, 'SNS topic every alarm notifies');
+    output(
+      this,
+      outputNames.alarmTopic,
+      this.monitoring.pagingTopic.topicArn,
+      'SNS topic of the paging alarms (a few composite alarms of symptoms): subscribe the pager here',
+    );
+    output(
+      this,
+      outputNames.notifyTopic,
+      this.monitoring.notifyTopic.topicArn,
+      'SNS topic every other alarm notifies (not paging): subscribe a team list or chat here',
+    );
   }
 
   private restApi(logRetention: RetentionDays, throttle: ApiThrottle): RestApi {

@@ -17,7 +17,7 @@ import { type TableName, tableEnvVar, tableNames } from '../../lambdas/manifest'
 import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
 import { createRepositories } from '../../lambdas/runtime/repositories';
-import { buildSendflow } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
 import { accessKeyIdFor, type LambdaHost, startLambda } from './support/lambda-host';
@@ -145,7 +145,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const app = new App({
       outdir,
       builtinCloudFormationValidation: false,
-      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } } },
+      // Never deployed: declared unmonitored, as a stage without alarm subscribers must be.
+      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } }, [CONTEXT_UNMONITORED_STAGES]: ['prod'] },
     });
     const { api } = buildSendflow(app);
     const assembly = app.synth();

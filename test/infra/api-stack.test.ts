@@ -554,6 +554,7 @@ describe('outputs', () => {
       ...Object.values(outputNames.deadLetterQueues),
       outputNames.sesConfigurationSet,
       outputNames.alarmTopic,
+      outputNames.notifyTopic,
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
     expect(Object.keys(outputNames.tables).sort()).toEqual([...tableNames].sort());
@@ -584,6 +585,7 @@ describe('outputs', () => {
       slowDeliveries: 'SlowDeliveriesDlqUrl',
     });
     expect(outputNames.alarmTopic).toBe('AlarmTopicArn');
+    expect(outputNames.notifyTopic).toBe('NotifyTopicArn');
     expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('Sendflow-prod-Api-email-events');
   });
 

@@ -15,10 +15,10 @@ import {
 } from '../../lib/app';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { synthSendflow, TEST_CONTEXT } from './synth';
 
 function nagCheckedApp(context: Record<string, unknown> = {}): App {
-  const app = new App({ context: { ...SKIP_BUNDLING, ...context }, builtinCloudFormationValidation: false });
+  const app = new App({ context: { ...TEST_CONTEXT, ...context }, builtinCloudFormationValidation: false });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return app;
 }
@@ -105,6 +105,8 @@ describe('settings from CDK context', () => {
       authorizerCacheTtlSeconds: 60,
       stage: 'prod',
       alarmEmails: [],
+      alarmSubscribers: { page: [], notify: [] },
+      unmonitored: false,
       lambdaConcurrency: DEFAULT_LAMBDA_CONCURRENCY,
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
       apiThrottle: DEFAULT_API_THROTTLE,

@@ -10,7 +10,7 @@ import { buildSendflow } from '../../lib/app';
 import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
 import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { synthSendflow, TEST_CONTEXT } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -293,7 +293,7 @@ describe('inbound mail: the function', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
       Threshold: 1,
-      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
     });
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'Sendflow-prod-Api-InboundDestinationDeliveryFailures',
@@ -378,7 +378,7 @@ describe('inbound mail: reserved concurrency', () => {
 });
 
 describe('inbound mail: monitoring', () => {
-  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
+  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the non-paging topic', () => {
     // Arrange
     const api = inboundApi();
     const functionId = inboundFunctionId(api);
@@ -392,7 +392,7 @@ describe('inbound mail: monitoring', () => {
         AlarmName: `Sendflow-prod-Api-${name}`,
         MetricName: metric,
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
-        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
       });
     }
   });
@@ -455,7 +455,7 @@ describe('inbound mail: cdk-nag', () => {
   it('finds nothing unacknowledged in the app with inbound mail and activation on', () => {
     // Arrange
     const app = new App({
-      context: { ...SKIP_BUNDLING, [CONTEXT_INBOUND]: INBOUND },
+      context: { ...TEST_CONTEXT, [CONTEXT_INBOUND]: INBOUND },
       builtinCloudFormationValidation: false,
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
