@@ -23,6 +23,8 @@ import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from '.
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
+import { CONTEXT_RECOVERY, parseRecovery, type RecoverySettings, recoveryStackName } from './recovery-settings';
+import { SendflowRecoveryStack } from './recovery-stack';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
 export { CONTEXT_API_THROTTLE } from './api-throttle';
@@ -48,6 +50,7 @@ export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 export const CONTEXT_EMAIL_RETENTION_DAYS = 'sendflow:emailRetentionDays';
 /** `-c sendflow:webhookDisableAfterSeconds=86400`: auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS; 5 days by default). */
 export const CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS = 'sendflow:webhookDisableAfterSeconds';
+export { CONTEXT_RECOVERY } from './recovery-settings';
 /** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
 export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
 /** `-c sendflow:certificateArn=arn:aws:acm:REGION:ACCOUNT:certificate/ID`: an ACM certificate for the domain. */
@@ -89,6 +92,11 @@ export interface SendflowSettings {
   readonly tableCapacity?: TableCapacity;
   /** SES receiving for this stage (`sendflow:inbound`, lib/inbound-settings.ts); nothing of it when omitted. */
   readonly inbound?: InboundSettings;
+  /**
+   * Copies in another region (`sendflow:recovery`, lib/recovery-settings.ts): table backups, the secret, the bodies
+   * bucket, held by a third stack, Sendflow-<stage>-Recovery. Point-in-time recovery in the region only when omitted.
+   */
+  readonly recovery?: RecoverySettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -100,6 +108,7 @@ export function settingsFromContext(app: App): SendflowSettings {
   const unmonitored = isUnmonitored(app.node.tryGetContext(CONTEXT_UNMONITORED_STAGES), stage);
   const customDomain = customDomainFromContext(app);
   const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
+  const recovery = parseRecovery(app.node.tryGetContext(CONTEXT_RECOVERY), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage,
@@ -121,6 +130,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
     ...(inbound ? { inbound } : {}),
+    ...(recovery ? { recovery } : {}),
   };
 }
 
@@ -236,9 +246,26 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     guardFirst: !settings.adopt,
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     ...(settings.tableCapacity ? { capacity: settings.tableCapacity } : {}),
+    ...(settings.recovery ? { recovery: settings.recovery } : {}),
     // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
     terminationProtection: true,
   });
+  // The copies' side, in the recovery region, deployed first: the bodies bucket's replication needs its replica to
+  // exist. Only an ordering: the data stack names the vault and the bucket, it references nothing across regions.
+  const recovery =
+    settings.recovery &&
+    new SendflowRecoveryStack(app, recoveryStackName(stage), {
+      description: `Sendflow ${stage} recovery copies in ${settings.recovery.region}: the table backups' copy vault and the bodies replica (retained)`,
+      stage,
+      recovery: settings.recovery,
+      emailRetentionDays: settings.emailRetentionDays ?? DEFAULT_EMAIL_RETENTION_DAYS,
+    });
+  if (recovery) {
+    data.addStackDependency(
+      recovery,
+      'the bodies bucket replicates into, and the backup plan copies into, its resources',
+    );
+  }
   const api = new SendflowApiStack(app, names.api, {
     description: `Sendflow ${stage} stateless resources: REST API, functions, usage plans, WAF`,
     tableParameters: data.tableParameters,
@@ -260,6 +287,6 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');
   // Stack tags reach every taggable resource (CDK) and every resource CloudFormation tags on deploy.
-  for (const stack of [data, api]) Tags.of(stack).add(STAGE_TAG, stage);
-  return { data, api, stage };
+  for (const stack of [data, api, ...(recovery ? [recovery] : [])]) Tags.of(stack).add(STAGE_TAG, stage);
+  return { data, api, stage, recovery };
 }
