@@ -5,7 +5,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { tableNames } from '../../lambdas/manifest';
-import { buildSendflow } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 
 export interface FunctionConfig {
   readonly service: string;
@@ -47,7 +47,9 @@ type Resources = Record<string, { Type: string; Properties: Record<string, unkno
 /** The default stage's deployment; `context` adds CDK context (e.g. `sendflow:capacity`) as cdk.json would. */
 export function readDeployment(context: Record<string, unknown> = {}): Deployment {
   const app = new App({
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    // Priced, never deployed: declared unmonitored, as a stage without alarm subscribers must be (the alarms and
+    // topics are the same as a monitored stage's; only the subscriptions differ, which SNS bills per message).
+    context: { [CONTEXT_UNMONITORED_STAGES]: ['prod'], ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const stacks = buildSendflow(app);

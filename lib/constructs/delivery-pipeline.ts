@@ -69,7 +69,10 @@ export class DeliveryPipeline extends Construct {
   readonly delivery: NodeFunction;
   readonly reconciler: NodeFunction;
   readonly reconcileSchedule: Schedule;
-  readonly alarms: Alarm[] = [];
+  /** Each main queue's oldest-message alarm: deliveries are late (a page, lib/constructs/monitoring.ts). */
+  readonly ageAlarms: readonly Alarm[];
+  /** Each DLQ's alarm: work set aside (data at risk, a page). */
+  readonly deadLetterAlarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
     super(scope, id);
@@ -203,15 +206,17 @@ export class DeliveryPipeline extends Construct {
         'role may invoke that one function and nothing else.',
     });
 
-    this.alarms.push(
+    this.ageAlarms = [
       ageAlarm(this, 'Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events),
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
       ageAlarm(this, 'SlowDeliveries', this.slowDeliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.slowDeliveries),
+    ];
+    this.deadLetterAlarms = [
       dlqAlarm(this, 'EventsDlq', this.eventsDlq),
       dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq, 'consumed'),
       dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq, 'consumed'),
       dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
       dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
-    );
+    ];
   }
 }

@@ -141,7 +141,12 @@ export class EmailPipeline extends Construct {
   readonly sesEventsRule: Rule;
   /** The mapper: SES events → our events, processed where they arrive. */
   readonly sesEvents: NodeFunction;
-  readonly alarms: Alarm[] = [];
+  /** The sends queue's oldest-message alarm: sends are late (a page, with SendLag). */
+  readonly sendsAgeAlarm: Alarm;
+  /** The provider-events queue's: SES events, and so their webhooks, are late (a page). */
+  readonly providerEventsAgeAlarm: Alarm;
+  /** Each DLQ's alarm: work set aside (data at risk, a page). */
+  readonly deadLetterAlarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: EmailPipelineProps) {
     super(scope, id);
@@ -259,13 +264,18 @@ export class EmailPipeline extends Construct {
     allowSend(this.sesEvents.role, props.deliveriesQueue);
     consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
-    this.alarms.push(
-      ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),
-      ageAlarm(this, 'ProviderEvents', this.providerEventsQueue, PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS),
+    this.sendsAgeAlarm = ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS);
+    this.providerEventsAgeAlarm = ageAlarm(
+      this,
+      'ProviderEvents',
+      this.providerEventsQueue,
+      PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS,
+    );
+    this.deadLetterAlarms = [
       dlqAlarm(this, 'SendsDlq', this.sendsDlq),
       dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
       dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
-    );
+    ];
   }
 
   /**

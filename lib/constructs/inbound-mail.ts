@@ -73,6 +73,8 @@ export class InboundMail extends Construct {
   readonly failures: Queue;
   readonly ruleSetName: string;
   readonly failuresAlarm: Alarm;
+  /** A failed event the failures queue refused: gone (data lost, a page). */
+  readonly destinationFailuresAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: InboundMailProps) {
     super(scope, id);
@@ -174,7 +176,7 @@ export class InboundMail extends Construct {
     });
     this.failuresAlarm = dlqAlarm(this, 'InboundFailures', this.failures);
     // Were the failure queue ever refused, the event would be gone: that must page too.
-    new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
+    this.destinationFailuresAlarm = new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
       alarmName: stageAlarmName(this, 'InboundDestinationDeliveryFailures'),
       alarmDescription: 'Sendflow inbound: a failed SES event could not be put on the failures queue (see the runbook)',
       metric: this.handler.handler.metric('DestinationDeliveryFailures', {

@@ -59,6 +59,11 @@ export interface NodeFunctionProps {
    * root): a file the function loads beside its index.mjs, such as the inbound function's parse thread.
    */
   readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
+  /**
+   * Another function's role, for a second function that runs the same code for other callers (the public
+   * function, lib/api-stack.ts); it may also write this function's log group. A role of its own when omitted.
+   */
+  readonly role?: IRole;
 }
 
 export class NodeFunction extends Construct {
@@ -71,10 +76,12 @@ export class NodeFunction extends Construct {
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention });
     // Our own role instead of AWSLambdaBasicExecutionRole: that managed policy lets the function write to
     // every log group in the account; this one may write to its own log group only.
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of ${props.serviceName}`,
-    });
+    const role =
+      props.role ??
+      new Role(this, 'Role', {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        description: `Execution role of ${props.serviceName}`,
+      });
     this.logGroup.grantWrite(role);
     this.role = role;
 

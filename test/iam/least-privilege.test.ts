@@ -17,7 +17,7 @@ import { type TableName, tableEnvVar, tableNames } from '../../lambdas/manifest'
 import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
 import { createRepositories } from '../../lambdas/runtime/repositories';
-import { buildSendflow } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
 import { accessKeyIdFor, type LambdaHost, startLambda } from './support/lambda-host';
@@ -28,6 +28,8 @@ import { type BundledFunction, bundledFunctions, REGION, readTemplate } from './
 /** The functions the scenarios drive, by POWERTOOLS_SERVICE_NAME. */
 const SERVICES = [
   'sendflow-api',
+  // The API code for every method without the authorizer (public routes, fallbacks), with the API's role.
+  'sendflow-public',
   'sendflow-authorizer',
   'sendflow-dispatcher',
   'sendflow-delivery',
@@ -114,7 +116,9 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     );
     const listener = createGateway({
       authorizer: (event) => host('sendflow-authorizer').invoke(event),
-      api: (event) => host('sendflow-api').invoke(event),
+      // As API Gateway integrates them: methods behind the authorizer with the API function, the others (dashboard,
+      // unsubscribe, confirmation, fallbacks) with the public function.
+      api: (event) => host(event.requestContext.authorizer ? 'sendflow-api' : 'sendflow-public').invoke(event),
       cache: new AuthorizerResultCache(),
       authCacheTtlSeconds: 0,
       clock: () => Date.now(),
@@ -141,7 +145,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const app = new App({
       outdir,
       builtinCloudFormationValidation: false,
-      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } } },
+      // Never deployed: declared unmonitored, as a stage without alarm subscribers must be.
+      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } }, [CONTEXT_UNMONITORED_STAGES]: ['prod'] },
     });
     const { api } = buildSendflow(app);
     const assembly = app.synth();
@@ -682,14 +687,14 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       body: new URLSearchParams(fields).toString(),
     });
     const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, form({ token }));
-    expect(signedIn.status, host('sendflow-api').output()).toBe(303);
+    expect(signedIn.status, host('sendflow-public').output()).toBe(303);
     const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts'];
     let csrf = '';
     for (const path of pages) {
       const res = await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } });
       const html = await res.text();
-      expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-api').output()}`).toBe(200);
+      expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-public').output()}`).toBe(200);
       csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
     }
     expect((await call('/usage', { key: liveKey })).status).toBe(200);

@@ -99,7 +99,9 @@ function templateEnvironments(): Record<string, Record<string, string>> {
   const { api } = synthSendflow();
   const result: Record<string, Record<string, string>> = {};
   for (const fn of Object.values(api.findResources('AWS::Lambda::Function'))) {
-    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    // Ours carry a service name; CDK's own LogRetention function (the execution log group's) has no environment.
+    const variables = fn.Properties.Environment?.Variables as Record<string, unknown> | undefined;
+    if (variables?.POWERTOOLS_SERVICE_NAME === undefined) continue;
     result[String(variables.POWERTOOLS_SERVICE_NAME)] = Object.fromEntries(
       Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : standIn(name)]),
     );

@@ -11,7 +11,7 @@ import { buildSendflow } from '../../lib/app';
 import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
 import { INBOUND_PARSE_SECONDS, INBOUND_RULE_NAME, INBOUND_TIMEOUT } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { synthSendflow, TEST_CONTEXT } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -294,7 +294,7 @@ describe('inbound mail: the function', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
       Threshold: 1,
-      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
     });
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'Sendflow-prod-Api-InboundDestinationDeliveryFailures',
@@ -406,7 +406,7 @@ describe('inbound mail: reserved concurrency', () => {
 
   it('counts the inbound reservation against the account quota only on a stage that receives', () => {
     // Arrange: 1000 - 800 - 100 leaves Lambda's least (100) without inbound, 95 with it.
-    const tight = { accountQuota: 1000, api: 800, authorizer: 100, inbound: 5 };
+    const tight = { accountQuota: 1000, api: 800, authorizer: 100, public: 0, inbound: 5 };
     const small = { events: 2, deliveries: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
 
     // Act / Assert
@@ -426,7 +426,7 @@ describe('inbound mail: reserved concurrency', () => {
 });
 
 describe('inbound mail: monitoring', () => {
-  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
+  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the non-paging topic', () => {
     // Arrange
     const api = inboundApi();
     const functionId = inboundFunctionId(api);
@@ -440,7 +440,7 @@ describe('inbound mail: monitoring', () => {
         AlarmName: `Sendflow-prod-Api-${name}`,
         MetricName: metric,
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
-        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
       });
     }
   });
@@ -503,7 +503,7 @@ describe('inbound mail: cdk-nag', () => {
   it('finds nothing unacknowledged in the app with inbound mail and activation on', () => {
     // Arrange
     const app = new App({
-      context: { ...SKIP_BUNDLING, [CONTEXT_INBOUND]: INBOUND },
+      context: { ...TEST_CONTEXT, [CONTEXT_INBOUND]: INBOUND },
       builtinCloudFormationValidation: false,
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
