@@ -9,9 +9,17 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseStoredFormats, STORED_FORMATS } from '../lambdas/domain/stored-formats';
 import { ApiClient } from './rollback/api-client';
 import { CountingReceiver } from './rollback/receiver';
-import { prepareRelease, type Release, requireGit, resolveRevision, thisRelease } from './rollback/release';
+import {
+  formatsUnreadableBy,
+  prepareRelease,
+  type Release,
+  requireGit,
+  resolveRevision,
+  thisRelease,
+} from './rollback/release';
 import { type RunningRelease, startRelease } from './rollback/runtime-process';
 import { type Clients, checkExactlyOnce, checkServed, noteDeliveries, settle } from './rollback/verify';
 import {
@@ -44,6 +52,8 @@ const RUNTIME_ENV = {
 const SCHEDULED_DUE_SECONDS = 15;
 /** How long a release may take to finish what it was handed (retries 20 s apart, the scheduled send, the job). */
 const SETTLE_MS = 150_000;
+/** The same, once the release failed to read what it was handed: enough for the retries and the scheduled send. */
+const SETTLE_AFTER_FAILURE_MS = 45_000;
 /** The whole check's bound; past it the runtimes are killed and the check fails. */
 const CHECK_TIMEOUT_MS = Number(process.env.SF_ROLLBACK_TIMEOUT_SECONDS ?? 600) * 1000;
 
@@ -132,6 +142,10 @@ async function main(argv: readonly string[]): Promise<number> {
   log(requireGit());
   const current = thisRelease(root);
   const commit = resolveRevision(root, rev, log);
+  // Expand/contract's rule, from the catalog alone: every format this release writes is read by <git-rev>.
+  const formats = parseStoredFormats(process.env.SF_STORED_FORMATS);
+  const unreadable = formatsUnreadableBy(root, rev, commit, formats, STORED_FORMATS);
+  for (const problem of unreadable) log(`FAIL ${problem}`);
   const prepared = Date.now();
   const before = prepareRelease(root, rev, commit, log);
   const prepareSeconds = Math.round((Date.now() - prepared) / 100) / 10;
@@ -189,7 +203,9 @@ async function main(argv: readonly string[]): Promise<number> {
           const pendingBefore = Object.values(ledger.deliveries)
             .flatMap((rows) => Object.values(rows))
             .filter((row) => row.status === 'pending').length;
-          await settle(clients, ledger, receiver, oldCaps, SETTLE_MS, (line) => log(`2 ${rev}: ${line}`));
+          // A release that already failed to serve what it was handed gets less time to show what it still does.
+          const settleMs = report.problems.length ? SETTLE_AFTER_FAILURE_MS : SETTLE_MS;
+          await settle(clients, ledger, receiver, oldCaps, settleMs, (line) => log(`2 ${rev}: ${line}`));
           report.problems.push(...(await checkExactlyOnce(clients, ledger, receiver)));
           report.notes.push(
             `served ${ledger.emails.length} emails, ${ledger.webhooks.length} webhooks and their deliveries` +
@@ -222,7 +238,7 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     await receiver.stop();
   }
-  const passed = phases.length === 3 && phases.every((p) => p.problems.length === 0);
+  const passed = unreadable.length === 0 && phases.length === 3 && phases.every((p) => p.problems.length === 0);
   const seconds = Math.round((Date.now() - began) / 100) / 10;
   writeFileSync(join(work, 'ledger.json'), JSON.stringify({ ledger, receipts: receiver.receipts }, null, 2));
   if (passed && !keep) rmSync(work, { recursive: true, force: true });
@@ -240,6 +256,10 @@ async function main(argv: readonly string[]): Promise<number> {
       seconds,
       prepare_seconds: prepareSeconds,
       dependencies: before.deps,
+      stored_formats: {
+        written: Object.keys(formats).filter((name) => formats[name as keyof typeof formats]),
+        unreadable,
+      },
       phases,
     }),
   );

@@ -146,3 +146,31 @@ function linkModules(link: string, target: string): void {
   }
   symlinkSync(target, link, 'dir');
 }
+
+/**
+ * The stored formats this release writes (`formats`, its defaults or SF_STORED_FORMATS) whose first reader is not
+ * in `commit`'s history: that release cannot read what this one writes. One problem each; none when it can.
+ */
+export function formatsUnreadableBy(
+  root: string,
+  rev: string,
+  commit: string,
+  formats: Readonly<Record<string, boolean>>,
+  catalog: Readonly<Record<string, { readonly readSince: string }>>,
+): string[] {
+  return Object.entries(formats)
+    .filter(([, written]) => written)
+    .flatMap(([name]) => {
+      const readSince = catalog[name]?.readSince ?? '';
+      const ancestor = spawnSync('git', ['merge-base', '--is-ancestor', readSince, commit], { cwd: root });
+      if (ancestor.status === 0) return [];
+      if (ancestor.status === 1) {
+        return [
+          `stored format ${name} is written by this release, but ${rev} predates its first reader ${readSince}: ` +
+            `switch it off for the stage (sendflow:storedFormats / SF_STORED_FORMATS ${name}=off) or roll back no ` +
+            `further than ${readSince}`,
+        ];
+      }
+      return [`stored format ${name}: its first reader ${readSince} is not in this clone's history`];
+    });
+}

@@ -138,16 +138,30 @@ export async function checkServed(clients: Clients, ledger: Ledger, caps: Capabi
       continue;
     }
     const served = new Map(rows.map((row) => [row.id, row]));
-    for (const [id, before] of Object.entries(ledger.deliveries[webhook.id] ?? {})) {
+    const noted = Object.entries(ledger.deliveries[webhook.id] ?? {});
+    // One line per webhook and kind of problem: a release that cannot read a layout misses every row of it.
+    const missing: string[] = [];
+    const unreadable: string[] = [];
+    for (const [id, before] of noted) {
       const row = served.get(id);
-      if (!row) problems.push(`delivery ${id} (${webhook.name}, ${before.status}) missing from its webhook's log`);
+      if (!row) missing.push(`${id} (${before.status})`);
       else if (row.attempts < before.attempts) {
         problems.push(`delivery ${id} (${webhook.name}): ${row.attempts} attempts, ${before.attempts} before`);
       }
       if (caps.getDelivery) {
         const one = await api.get(`/webhooks/${webhook.id}/deliveries/${id}`);
-        if (one.status !== 200) problems.push(`delivery ${id} (${webhook.name}): GET HTTP ${one.status}`);
+        if (one.status !== 200) unreadable.push(`${id}: HTTP ${one.status}`);
       }
+    }
+    if (missing.length) {
+      problems.push(
+        `webhook ${webhook.name}: ${missing.length} of ${noted.length} deliveries missing from its log, e.g. ${missing[0]}`,
+      );
+    }
+    if (unreadable.length) {
+      problems.push(
+        `webhook ${webhook.name}: ${unreadable.length} of ${noted.length} deliveries not served by id, e.g. ${unreadable[0]}`,
+      );
     }
   }
 
