@@ -6,11 +6,13 @@ import { DEFAULT_DISABLE_AFTER_SECONDS } from '../lambdas/domain/webhooks/auto-d
 import { SendflowApiStack } from './api-stack';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
+import { CONTEXT_DEPLOYMENT, type DeploymentStyle, parseDeploymentStyle } from './constructs/deployments';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
+import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
@@ -68,6 +70,10 @@ export interface SendflowSettings {
   readonly tableCapacity?: TableCapacity;
   /** SES receiving for this stage (`sendflow:inbound`, lib/inbound-settings.ts); nothing of it when omitted. */
   readonly inbound?: InboundSettings;
+  /** How the stage's deployments shift traffic (`sendflow:deployment`); a 10% canary for 5 minutes when omitted. */
+  readonly deployment?: DeploymentStyle;
+  /** SF_STORED_FORMATS of the stage's functions (`sendflow:storedFormats`, lib/stored-formats.ts); '' or omitted: the defaults. */
+  readonly storedFormats?: string;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -91,6 +97,10 @@ export function settingsFromContext(app: App): SendflowSettings {
     tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
     webhookDisableAfterSeconds: parseWebhookDisableAfterSeconds(
       app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
+    ),
+    deployment: parseDeploymentStyle(app.node.tryGetContext(CONTEXT_DEPLOYMENT), stage),
+    storedFormats: storedFormatsVariable(
+      parseStoredFormatsContext(app.node.tryGetContext(CONTEXT_STORED_FORMATS), stage),
     ),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
@@ -239,6 +249,8 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
       : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
+    ...(settings.deployment ? { deployment: settings.deployment } : {}),
+    ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

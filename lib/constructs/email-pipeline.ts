@@ -142,6 +142,8 @@ export class EmailPipeline extends Construct {
   /** The mapper: SES events → our events, processed where they arrive. */
   readonly sesEvents: NodeFunction;
   readonly alarms: Alarm[] = [];
+  /** The dead-letter alarms by queue: a canary deployment of the function that feeds one rolls back on it. */
+  readonly deadLetterAlarms: Readonly<Record<'sends' | 'sendSchedules' | 'providerEvents', Alarm>>;
 
   constructor(scope: Construct, id: string, props: EmailPipelineProps) {
     super(scope, id);
@@ -259,12 +261,15 @@ export class EmailPipeline extends Construct {
     allowSend(this.sesEvents.role, props.deliveriesQueue);
     consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
+    this.deadLetterAlarms = {
+      sends: dlqAlarm(this, 'SendsDlq', this.sendsDlq),
+      sendSchedules: dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
+      providerEvents: dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
+    };
     this.alarms.push(
       ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),
       ageAlarm(this, 'ProviderEvents', this.providerEventsQueue, PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS),
-      dlqAlarm(this, 'SendsDlq', this.sendsDlq),
-      dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
-      dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
+      ...Object.values(this.deadLetterAlarms),
     );
   }
 

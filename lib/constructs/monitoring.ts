@@ -72,6 +72,10 @@ export class Monitoring extends Construct {
   readonly topic: Topic;
   readonly dashboard: Dashboard;
   readonly alarms: Alarm[] = [];
+  /** Each function's Errors alarm, by its name in `functions`: what a canary deployment of it rolls back on. */
+  readonly functionErrors: Record<string, Alarm> = {};
+  /** API 5XX: the API's and the authorizer's deployments roll back on it too. */
+  readonly api5xx: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -120,19 +124,23 @@ export class Monitoring extends Construct {
     }
 
     for (const [name, fn] of Object.entries(props.functions)) {
+      // Every version's and alias's invocations (the FunctionName dimension alone): a canary's errors count.
+      const errors = sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
+        description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
+      });
+      this.functionErrors[name] = errors;
       this.alarms.push(
-        sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
-          description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
-        }),
+        errors,
         sumAlarm(this, `${pascal(name)}Throttles`, fn.handler.metricThrottles(fiveMinutes), 1, {
           description: `Sendflow ${name} function: invocations throttled; account concurrency is exhausted`,
         }),
       );
     }
+    this.api5xx = sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
+      description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
+    });
     this.alarms.push(
-      sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
-        description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
-      }),
+      this.api5xx,
       new Alarm(this, 'ApiLatencyP99Alarm', {
         alarmName: stageAlarmName(this, 'ApiLatencyP99'),
         alarmDescription: `Sendflow API: p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 15 minutes`,
