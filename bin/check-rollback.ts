@@ -66,6 +66,9 @@ interface PhaseReport {
   problems: string[];
   notes: string[];
   error_log_lines: number;
+  /** Requests the receiver got while this release ran, and how many it answered 200 (the rest: flaky first tries). */
+  webhook_requests: number;
+  webhook_requests_answered_200: number;
 }
 
 const log = (line: string) => console.log(`check:rollback: ${line}`);
@@ -76,9 +79,11 @@ async function phase(
   release: Release,
   settings: Parameters<typeof startRelease>[1],
   logFile: string,
+  receiver: CountingReceiver,
   body: (runtime: RunningRelease, report: PhaseReport) => Promise<void>,
 ): Promise<PhaseReport> {
   const started = Date.now();
+  const receiptsBefore = receiver.receipts.length;
   const report: PhaseReport = {
     phase: name,
     release: release.label,
@@ -88,6 +93,8 @@ async function phase(
     problems: [],
     notes: [],
     error_log_lines: 0,
+    webhook_requests: 0,
+    webhook_requests_answered_200: 0,
   };
   log(`${name}: starting ${release.label} (${release.commit.slice(0, 12)})`);
   let runtime: RunningRelease | undefined;
@@ -108,10 +115,16 @@ async function phase(
       if (errors.length) report.notes.push(`${errors.length} ERROR log lines, first: ${errors[0]?.slice(0, 300)}`);
     }
     report.seconds = Math.round((Date.now() - started) / 100) / 10;
+    const requests = receiver.receipts.slice(receiptsBefore);
+    report.webhook_requests = requests.length;
+    report.webhook_requests_answered_200 = requests.filter((r) => r.status === 200).length;
   }
   for (const problem of report.problems) log(`${name}: FAIL ${problem}`);
   for (const note of report.notes) log(`${name}: ${note}`);
-  log(`${name}: ${report.problems.length ? 'failed' : 'passed'} in ${report.seconds} s`);
+  log(
+    `${name}: ${report.problems.length ? 'failed' : 'passed'} in ${report.seconds} s ` +
+      `(${report.webhook_requests} webhook requests, ${report.webhook_requests_answered_200} answered 200)`,
+  );
   return report;
 }
 
@@ -179,43 +192,58 @@ async function main(argv: readonly string[]): Promise<number> {
   const phases: PhaseReport[] = [];
   try {
     phases.push(
-      await phase('1 this release', current, settings, join(work, 'logs', '1-this.log'), async (runtime, report) => {
-        Object.assign(ledger, await seedAccount(runtime.dynamoEndpoint));
-        await firstWorkload(runtime, ledger, receiver, { dueInSeconds: SCHEDULED_DUE_SECONDS, log });
-        const { total, pending } = await noteDeliveries(clientsOf(runtime, ledger), ledger);
-        const lanes = await laneEntries(runtime.dynamoEndpoint);
-        report.notes.push(
-          `left ${total} deliveries, ${pending} with a retry pending; ordering lanes hold ${lanes.maps} ` +
-            `{s, by} entries and ${lanes.bare} bare ones; the scheduled email is due ${SCHEDULED_DUE_SECONDS} s on`,
-        );
-        if (pending === 0)
-          report.problems.push('no retry was pending at the stop: the check proved nothing about them');
-        const scheduled = ledger.emails.find((e) => e.scheduled);
-        const status = scheduled && (await clientsOf(runtime, ledger).test.get(`/emails/${scheduled.id}`)).body.status;
-        if (status !== 'scheduled') report.problems.push(`the scheduled email was ${status} before the stop`);
-      }),
+      await phase(
+        '1 this release',
+        current,
+        settings,
+        join(work, 'logs', '1-this.log'),
+        receiver,
+        async (runtime, report) => {
+          Object.assign(ledger, await seedAccount(runtime.dynamoEndpoint));
+          await firstWorkload(runtime, ledger, receiver, { dueInSeconds: SCHEDULED_DUE_SECONDS, log });
+          const { total, pending } = await noteDeliveries(clientsOf(runtime, ledger), ledger);
+          const lanes = await laneEntries(runtime.dynamoEndpoint);
+          report.notes.push(
+            `left ${total} deliveries, ${pending} with a retry pending; ordering lanes hold ${lanes.maps} ` +
+              `{s, by} entries and ${lanes.bare} bare ones; the scheduled email is due ${SCHEDULED_DUE_SECONDS} s on`,
+          );
+          if (pending === 0)
+            report.problems.push('no retry was pending at the stop: the check proved nothing about them');
+          const scheduled = ledger.emails.find((e) => e.scheduled);
+          const status =
+            scheduled && (await clientsOf(runtime, ledger).test.get(`/emails/${scheduled.id}`)).body.status;
+          if (status !== 'scheduled') report.problems.push(`the scheduled email was ${status} before the stop`);
+        },
+      ),
     );
     if (phases[0]?.problems.length === 0) {
       phases.push(
-        await phase(`2 ${rev}`, before, settings, join(work, 'logs', '2-before.log'), async (runtime, report) => {
-          const clients = clientsOf(runtime, ledger);
-          report.problems.push(...(await checkServed(clients, ledger, oldCaps)));
-          const pendingBefore = Object.values(ledger.deliveries)
-            .flatMap((rows) => Object.values(rows))
-            .filter((row) => row.status === 'pending').length;
-          // A release that already failed to serve what it was handed gets less time to show what it still does.
-          const settleMs = report.problems.length ? SETTLE_AFTER_FAILURE_MS : SETTLE_MS;
-          await settle(clients, ledger, receiver, oldCaps, settleMs, (line) => log(`2 ${rev}: ${line}`));
-          report.problems.push(...(await checkExactlyOnce(clients, ledger, receiver)));
-          report.notes.push(
-            `served ${ledger.emails.length} emails, ${ledger.webhooks.length} webhooks and their deliveries` +
-              `${oldCaps.attachments ? ', attachments' : ''}${oldCaps.receiving ? ', the received email' : ''}; ` +
-              `made the ${pendingBefore} pending retries and the scheduled send, each exactly once`,
-          );
-          await laterWorkload(runtime, ledger, receiver);
-          const { pending } = await noteDeliveries(clients, ledger);
-          report.notes.push(`left ${pending} retries pending for this release`);
-        }),
+        await phase(
+          `2 ${rev}`,
+          before,
+          settings,
+          join(work, 'logs', '2-before.log'),
+          receiver,
+          async (runtime, report) => {
+            const clients = clientsOf(runtime, ledger);
+            report.problems.push(...(await checkServed(clients, ledger, oldCaps)));
+            const pendingBefore = Object.values(ledger.deliveries)
+              .flatMap((rows) => Object.values(rows))
+              .filter((row) => row.status === 'pending').length;
+            // A release that already failed to serve what it was handed gets less time to show what it still does.
+            const settleMs = report.problems.length ? SETTLE_AFTER_FAILURE_MS : SETTLE_MS;
+            await settle(clients, ledger, receiver, oldCaps, settleMs, (line) => log(`2 ${rev}: ${line}`));
+            report.problems.push(...(await checkExactlyOnce(clients, ledger, receiver)));
+            report.notes.push(
+              `served ${ledger.emails.length} emails, ${ledger.webhooks.length} webhooks and their deliveries` +
+                `${oldCaps.attachments ? ', attachments' : ''}${oldCaps.receiving ? ', the received email' : ''}; ` +
+                `made the ${pendingBefore} pending retries and the scheduled send, each exactly once`,
+            );
+            await laterWorkload(runtime, ledger, receiver);
+            const { pending } = await noteDeliveries(clients, ledger);
+            report.notes.push(`left ${pending} retries pending for this release`);
+          },
+        ),
       );
       phases.push(
         await phase(
@@ -223,13 +251,14 @@ async function main(argv: readonly string[]): Promise<number> {
           current,
           settings,
           join(work, 'logs', '3-this.log'),
+          receiver,
           async (runtime, report) => {
             const clients = clientsOf(runtime, ledger);
             report.problems.push(...(await checkServed(clients, ledger, ourCaps)));
             await settle(clients, ledger, receiver, ourCaps, SETTLE_MS, (line) => log(`3 this release again: ${line}`));
             report.problems.push(...(await checkExactlyOnce(clients, ledger, receiver)));
             report.notes.push(
-              `served everything both releases wrote; made ${rev}'s pending retries, each exactly once`,
+              'served everything both releases wrote; every delivery and send ended, each exactly once',
             );
           },
         ),
