@@ -1,6 +1,6 @@
-// Expand/contract for stored formats (docs/architecture.md, "Every release can be rolled back"): a new way of
-// storing something is first *read* by one release and *written* only by a later one, so the release before any
-// deploy always reads what the deploy writes, and a rollback (by a person, or CloudFormation's own) finds nothing
+// Expand/contract for stored formats (docs/deploy-and-operate.md, "Every release can be rolled back"): a new
+// way of storing something is first *read* by one release and *written* only by a later one, so the release before
+// any deploy always reads what the deploy writes, and a rollback (by a person, or CloudFormation's own) finds nothing
 // it cannot read. Each format that changes so has a switch here: its writer writes the new format only while the
 // switch is on. A switch's default turns on in the release after the one that first reads the format (its
 // `readSince`); until then a stage may turn it on itself once it will never roll back past that reader, and a

@@ -122,7 +122,7 @@ export class NodeFunction extends Construct {
       },
       bundling: BUNDLING,
       // Every version is kept: the one before is what a rollback (CodeDeploy's, CloudFormation's, or a person's
-      // `aws lambda update-alias`, docs/runbook.md "Rolling back a release") points the alias back at.
+      // `aws lambda update-alias`: docs/runbook.md, "Rolling back a release") points the alias back at.
       currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
     });
     this.alias =
