@@ -27,6 +27,7 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, LogRetention, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -52,6 +53,7 @@ import { type ApiThrottle, DEFAULT_API_THROTTLE } from './api-throttle';
 import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
+import { DEFAULT_DEPLOYMENT_STYLE, type DeploymentStyle, Deployments } from './constructs/deployments';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
@@ -391,6 +393,10 @@ export interface SendflowApiStackProps extends StackProps {
   readonly customDomain?: CustomDomainSettings;
   /** Receive email through SES (docs/runbook.md, "Inbound email on AWS"); nothing of it is synthesized without. */
   readonly inbound?: InboundSettings;
+  /** How deployments shift traffic to a new version (lib/constructs/deployments.ts); a 10% canary for 5 minutes. */
+  readonly deployment?: DeploymentStyle;
+  /** SF_STORED_FORMATS of every function: the stage's expand/contract switches (lib/stored-formats.ts). */
+  readonly storedFormats?: string;
 }
 
 export class SendflowApiStack extends Stack {
@@ -404,6 +410,7 @@ export class SendflowApiStack extends Stack {
   readonly emails: EmailPipeline;
   readonly monitoring: Monitoring;
   readonly inbound: InboundMail | undefined;
+  readonly deployments: Deployments;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -430,6 +437,8 @@ export class SendflowApiStack extends Stack {
       SF_EMAIL_RETENTION_DAYS: String(props.emailRetentionDays ?? 30),
       // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
       SF_METRICS_SERVICE: this.stackName,
+      // Stored formats the stage switches away from this release's defaults (expand/contract); none by default.
+      ...(props.storedFormats ? { SF_STORED_FORMATS: props.storedFormats } : {}),
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
@@ -612,18 +621,19 @@ export class SendflowApiStack extends Stack {
       }),
     );
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
-      handler: this.authorizerFunction.handler,
+      handler: this.authorizerFunction.live,
       // Cache key: the key itself. The policy is a wildcard Allow, so a cached answer is valid on every route.
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(ttl),
     });
     // One invoke permission for the whole API instead of one per method: a function's resource policy is
     // capped at 20 KB, which a per-method permission for every route and fallback would soon exceed.
-    const integration = new LambdaIntegration(this.apiFunction.handler, {
+    // Both invoke the `live` aliases, which CodeDeploy shifts between versions (lib/constructs/deployments.ts).
+    const integration = new LambdaIntegration(this.apiFunction.live, {
       proxy: true,
       scopePermissionToMethod: false,
     });
-    const publicIntegration = new LambdaIntegration(this.publicFunction.handler, {
+    const publicIntegration = new LambdaIntegration(this.publicFunction.live, {
       proxy: true,
       scopePermissionToMethod: false,
     });
@@ -795,8 +805,8 @@ export class SendflowApiStack extends Stack {
         deliveriesLate: [...pipeline.ageAlarms, this.emails.providerEventsAgeAlarm],
         sendsLate: [this.emails.sendsAgeAlarm],
         dataLossRisk: [
-          ...pipeline.deadLetterAlarms,
-          ...this.emails.deadLetterAlarms,
+          ...Object.values(pipeline.deadLetterAlarms),
+          ...Object.values(this.emails.deadLetterAlarms),
           ...(this.inbound ? [this.inbound.failuresAlarm, this.inbound.destinationFailuresAlarm] : []),
         ],
       },
@@ -805,6 +815,34 @@ export class SendflowApiStack extends Stack {
         tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
       ),
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
+    });
+    // Each function deploys by canary behind its `live` alias, rolled back on its own errors and on the symptom
+    // its failure would show first: the API's 5XX, or a dead-lettered message of the queue it consumes.
+    const errors = this.monitoring.functionErrors;
+    const alarmsOf = (name: string, ...more: Alarm[]) => {
+      const own = errors[name];
+      if (!own) throw new Error(`no Errors alarm for ${name}`);
+      return [own, ...more];
+    };
+    const dlqAlarms = { ...pipeline.deadLetterAlarms, ...this.emails.deadLetterAlarms };
+    this.deployments = new Deployments(this, 'Deployments', {
+      style: props.deployment ?? DEFAULT_DEPLOYMENT_STYLE,
+      functions: {
+        api: { fn: this.apiFunction, alarms: alarmsOf('api', this.monitoring.api5xx) },
+        authorizer: { fn: this.authorizerFunction, alarms: alarmsOf('authorizer', this.monitoring.api5xx) },
+        public: { fn: this.publicFunction, alarms: alarmsOf('public', this.monitoring.api5xx) },
+        dispatcher: { fn: pipeline.dispatcher, alarms: alarmsOf('dispatcher', dlqAlarms.events) },
+        delivery: {
+          fn: pipeline.delivery,
+          alarms: alarmsOf('delivery', dlqAlarms.deliveries, dlqAlarms.slowDeliveries),
+        },
+        reconciler: { fn: reconciler, alarms: alarmsOf('reconciler', dlqAlarms.reconcileSchedule) },
+        sender: { fn: this.emails.sender, alarms: alarmsOf('sender', dlqAlarms.sends) },
+        sesEvents: { fn: this.emails.sesEvents, alarms: alarmsOf('sesEvents', dlqAlarms.providerEvents) },
+        ...(this.inbound
+          ? { inbound: { fn: this.inbound.handler, alarms: alarmsOf('inbound', this.inbound.failuresAlarm) } }
+          : {}),
+      },
     });
     // Last, so it reaches every alarm the constructs above made.
     this.monitoring.notifyAll();

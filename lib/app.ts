@@ -19,12 +19,14 @@ import { SendflowApiStack } from './api-stack';
 import { type ApiThrottle, CONTEXT_API_THROTTLE, parseApiThrottle } from './api-throttle';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
+import { CONTEXT_DEPLOYMENT, type DeploymentStyle, parseDeploymentStyle } from './constructs/deployments';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 import { CONTEXT_RECOVERY, parseRecovery, type RecoverySettings, recoveryStackName } from './recovery-settings';
 import { SendflowRecoveryStack } from './recovery-stack';
+import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
 export { CONTEXT_API_THROTTLE } from './api-throttle';
@@ -97,6 +99,10 @@ export interface SendflowSettings {
    * bucket, held by a third stack, Sendflow-<stage>-Recovery. Point-in-time recovery in the region only when omitted.
    */
   readonly recovery?: RecoverySettings;
+  /** How the stage's deployments shift traffic (`sendflow:deployment`); a 10% canary for 5 minutes when omitted. */
+  readonly deployment?: DeploymentStyle;
+  /** SF_STORED_FORMATS of the stage's functions (`sendflow:storedFormats`, lib/stored-formats.ts); '' or omitted: the defaults. */
+  readonly storedFormats?: string;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -126,6 +132,10 @@ export function settingsFromContext(app: App): SendflowSettings {
     tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
     webhookDisableAfterSeconds: parseWebhookDisableAfterSeconds(
       app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
+    ),
+    deployment: parseDeploymentStyle(app.node.tryGetContext(CONTEXT_DEPLOYMENT), stage),
+    storedFormats: storedFormatsVariable(
+      parseStoredFormatsContext(app.node.tryGetContext(CONTEXT_STORED_FORMATS), stage),
     ),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
@@ -283,6 +293,8 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
       : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
+    ...(settings.deployment ? { deployment: settings.deployment } : {}),
+    ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { MAX_SEND_BODY_BYTES } from '../domain/body-ceiling';
 import { LISTEN_MAX_WAIT_SECONDS } from '../domain/listen';
+import { parseStoredFormats, type StoredFormats } from '../domain/stored-formats';
 import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
 
@@ -121,6 +122,21 @@ const schema = z.object({
   SF_SIGNING_SECRET: z.string().min(32).optional(),
   /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
   SF_PUBLIC_URL: z.url().optional(),
+  /**
+   * Which new stored formats are written (`deliveryShards=off,...`; domain/stored-formats.ts): this release's
+   * defaults for the formats not named. On AWS the stage's `sendflow:storedFormats`.
+   */
+  SF_STORED_FORMATS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseStoredFormats(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** AWS only: queue URLs and the retry schedule group, set by the stack. */
   SF_EVENTS_QUEUE_URL: z.string().optional(),
   /** The REST API whose authorizer cache is flushed on revocations and plan changes. */
@@ -194,6 +210,8 @@ export interface Config {
   readonly sesMaxSendRate?: number;
   readonly signingSecret?: string;
   readonly publicUrl?: string;
+  /** Which new stored formats this process writes (SF_STORED_FORMATS over this release's defaults). */
+  readonly storedFormats: StoredFormats;
   /** AWS wiring; absent locally. */
   readonly aws: {
     readonly eventsQueueUrl?: string;
@@ -273,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ...(c.SF_SES_MAX_SEND_RATE !== undefined ? { sesMaxSendRate: c.SF_SES_MAX_SEND_RATE } : {}),
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
+    storedFormats: Object.freeze(c.SF_STORED_FORMATS),
     aws: Object.freeze({
       ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
       ...(c.SF_REST_API_ID ? { restApiId: c.SF_REST_API_ID } : {}),

@@ -116,6 +116,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   });
   const repositories = createRepositories(client, config.tables, {
     emailRetentionSeconds: config.emailRetentionSeconds,
+    storedFormats: config.storedFormats,
     ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
   });
   // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).

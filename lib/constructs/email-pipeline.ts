@@ -145,8 +145,11 @@ export class EmailPipeline extends Construct {
   readonly sendsAgeAlarm: Alarm;
   /** The provider-events queue's: SES events, and so their webhooks, are late (a page). */
   readonly providerEventsAgeAlarm: Alarm;
-  /** Each DLQ's alarm: work set aside (data at risk, a page). */
-  readonly deadLetterAlarms: readonly Alarm[];
+  /**
+   * Each DLQ's alarm by queue: work set aside (data at risk, a page); a canary deployment of the function that
+   * feeds one rolls back on it.
+   */
+  readonly deadLetterAlarms: Readonly<Record<'sends' | 'sendSchedules' | 'providerEvents', Alarm>>;
 
   constructor(scope: Construct, id: string, props: EmailPipelineProps) {
     super(scope, id);
@@ -271,11 +274,11 @@ export class EmailPipeline extends Construct {
       this.providerEventsQueue,
       PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS,
     );
-    this.deadLetterAlarms = [
-      dlqAlarm(this, 'SendsDlq', this.sendsDlq),
-      dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
-      dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
-    ];
+    this.deadLetterAlarms = {
+      sends: dlqAlarm(this, 'SendsDlq', this.sendsDlq),
+      sendSchedules: dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
+      providerEvents: dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
+    };
   }
 
   /**

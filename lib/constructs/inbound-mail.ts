@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { PARSE_THREAD_BUNDLE } from '../../lambdas/adapters/mime/parse-thread-module';
 import { INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
 import type { InboundSettings } from '../inbound-settings';
-import { NodeFunction } from './node-function';
+import { LIVE_ALIAS, NodeFunction } from './node-function';
 import { DLQ_RETENTION, dlqAlarm, stageAlarmName } from './queues';
 import { ReceiptRuleSetActivation } from './receipt-rule-set-activation';
 
@@ -168,12 +168,15 @@ export class InboundMail extends Construct {
         "This queue is the inbound function's on-failure destination (its dead letters); a DLQ has no DLQ of its " +
         'own, and its depth is alarmed.',
     });
-    new EventInvokeConfig(this, 'AsyncInvoke', {
+    // On the alias SES invokes (an unqualified configuration would not apply to its invocations).
+    const asyncInvoke = new EventInvokeConfig(this, 'AsyncInvoke', {
       function: this.handler.handler,
+      qualifier: LIVE_ALIAS,
       retryAttempts: INBOUND_RETRY_ATTEMPTS,
       maxEventAge: INBOUND_MAX_EVENT_AGE,
       onFailure: sendOnly(this.failures),
     });
+    if (this.handler.alias) asyncInvoke.node.addDependency(this.handler.alias);
     this.failuresAlarm = dlqAlarm(this, 'InboundFailures', this.failures);
     // Were the failure queue ever refused, the event would be gone: that must page too.
     this.destinationFailuresAlarm = new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
@@ -190,7 +193,7 @@ export class InboundMail extends Construct {
     });
 
     // SES may invoke the function for this rule only. SES checks both grants when the rule is created.
-    this.handler.handler.addPermission('SesInvoke', {
+    this.handler.live.addPermission('SesInvoke', {
       principal: new ServicePrincipal('ses.amazonaws.com'),
       action: 'lambda:InvokeFunction',
       sourceAccount: Aws.ACCOUNT_ID,
@@ -210,13 +213,13 @@ export class InboundMail extends Construct {
         // keeps what a domain with receiving enabled gets and drops the rest.
         actions: [
           { s3Action: { bucketName: this.bucket.bucketName, objectKeyPrefix: INBOUND_OBJECTS_PREFIX } },
-          { lambdaAction: { functionArn: this.handler.handler.functionArn, invocationType: 'Event' } },
+          { lambdaAction: { functionArn: this.handler.live.functionArn, invocationType: 'Event' } },
         ],
       },
     });
     rule.node.addDependency(ruleSet);
     if (sesWrites.policyDependable) rule.node.addDependency(sesWrites.policyDependable);
-    const invoke = this.handler.handler.permissionsNode.tryFindChild('SesInvoke');
+    const invoke = this.handler.live.permissionsNode.tryFindChild('SesInvoke');
     if (invoke) rule.node.addDependency(invoke);
 
     if (props.activate) {

@@ -107,6 +107,10 @@ export class Monitoring extends Construct {
   readonly dashboard: Dashboard;
   readonly alarms: Alarm[] = [];
   readonly pages: CompositeAlarm[] = [];
+  /** Each function's Errors alarm, by its name in `functions`: what a canary deployment of it rolls back on. */
+  readonly functionErrors: Record<string, Alarm> = {};
+  /** API 5XX: the API's and the authorizer's deployments roll back on it too. */
+  readonly api5xx: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -160,16 +164,19 @@ export class Monitoring extends Construct {
     );
 
     for (const [name, fn] of Object.entries(props.functions)) {
+      // Every version's and alias's invocations (the FunctionName dimension alone): a canary's errors count.
+      const errors = sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
+        description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
+      });
+      this.functionErrors[name] = errors;
       this.alarms.push(
-        sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
-          description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
-        }),
+        errors,
         sumAlarm(this, `${pascal(name)}Throttles`, fn.handler.metricThrottles(fiveMinutes), 1, {
           description: `Sendflow ${name} function: invocations throttled; account concurrency is exhausted`,
         }),
       );
     }
-    const api5xx = sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
+    this.api5xx = sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
       description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
     });
     const apiLatency = new Alarm(this, 'ApiLatencyP99Alarm', {
@@ -181,7 +188,7 @@ export class Monitoring extends Construct {
       evaluationPeriods: 3,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.alarms.push(api5xx, apiLatency);
+    this.alarms.push(this.api5xx, apiLatency);
 
     const sendLag = new Alarm(this, 'SendLagP90Alarm', {
       alarmName: stageAlarmName(this, 'SendLagP90'),
@@ -271,7 +278,7 @@ export class Monitoring extends Construct {
       props.symptoms.deliveriesLate,
     );
     this.pageOn('ApiUnhealthy', 'The API fails (5XX answers) or is slow (p99 latency); see "Alarms and what to do"', [
-      api5xx,
+      this.api5xx,
       apiLatency,
     ]);
     this.pageOn(

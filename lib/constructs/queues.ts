@@ -47,10 +47,11 @@ export function schedulerDlq(scope: Construct, id: string, what: string): Queue 
 
 /**
  * SQS event source with partial batch responses (one failed record is retried alone, not the batch) and a
- * bounded MaximumConcurrency, so no queue's backlog can take the account concurrency the API needs.
+ * bounded MaximumConcurrency, so no queue's backlog can take the account concurrency the API needs. It invokes
+ * the function's `live` alias: during a canary deployment, the alias's weights split the batches between versions.
  */
 export function consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
-  fn.handler.addEventSource(
+  fn.live.addEventSource(
     new SqsEventSource(queue, {
       batchSize: spec.batchSize,
       reportBatchItemFailures: true,

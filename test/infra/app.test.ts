@@ -100,7 +100,7 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('settings from CDK context', () => {
-  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address, tables on demand', () => {
+  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address, tables on demand, canary deployments, the stored formats of this release', () => {
     expect(settingsFromContext(new App())).toEqual({
       authorizerCacheTtlSeconds: 60,
       stage: 'prod',
@@ -114,6 +114,8 @@ describe('settings from CDK context', () => {
       emailRetentionDays: 30,
       tableCapacity: { mode: 'on-demand' },
       webhookDisableAfterSeconds: 432_000,
+      deployment: 'canary10Percent5Minutes',
+      storedFormats: '',
     });
   });
 

@@ -6,7 +6,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { DEAD_LETTER_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
-import { only, synthSendflow } from './synth';
+import { invokedFunction, only, synthSendflow } from './synth';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -64,6 +64,15 @@ function roleOf(functionId: string): string {
 }
 
 /** Every statement of every inline policy attached to the role. */
+/** The event source mapping that reads a queue (by the queue's logical id). */
+function mappingOf(queueId: string): Record<string, unknown> {
+  const found = Object.values(api.findResources('AWS::Lambda::EventSourceMapping')).filter(
+    (m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify(arn(queueId)),
+  );
+  if (found.length !== 1) throw new Error(`expected one event source mapping of ${queueId}, found ${found.length}`);
+  return found[0]?.Properties as Record<string, unknown>;
+}
+
 function statementsOf(roleId: string): Statement[] {
   return Object.values(api.findResources('AWS::IAM::Policy'))
     .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
@@ -145,9 +154,9 @@ describe('event sources', () => {
     ['delivery', 'deliveriesQueue', 'deliveries'],
     ['delivery', 'slowDeliveriesQueue', 'slowDeliveries'],
   ] as const)('%s consumes %s in manifest batches, partial batch responses, bounded concurrency', (fn, q, name) => {
+    expect(invokedFunction(api, mappingOf(ids[q]).FunctionName)).toBe(functions[fn]);
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids[q]),
-      FunctionName: { Ref: functions[fn] },
       BatchSize: queues[name].batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: queues[name].maxConcurrency },
@@ -165,9 +174,9 @@ describe('event sources', () => {
   it.each([['deliveriesDlq'], ['slowDeliveriesDlq']] as const)(
     'the delivery worker consumes %s (its dead-lettered jobs are recorded failed), at the least concurrency',
     (q) => {
+      expect(invokedFunction(api, mappingOf(ids[q]).FunctionName)).toBe(functions.delivery);
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         EventSourceArn: arn(ids[q]),
-        FunctionName: { Ref: functions.delivery },
         BatchSize: queues.deliveries.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: DEAD_LETTER_CONCURRENCY },
@@ -426,12 +435,14 @@ describe('table access', () => {
 describe('reconciler', () => {
   it(`runs every ${RECONCILE_EVERY_MINUTES} minute through Scheduler, with retries and its own DLQ`, () => {
     const schedule = only(api, 'AWS::Scheduler::Schedule').properties;
+    // Its `live` alias (lib/constructs/deployments.ts).
+    expect(invokedFunction(api, (schedule.Target as { Arn: unknown }).Arn)).toBe(functions.reconciler);
     expect(schedule).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
       FlexibleTimeWindow: { Mode: 'OFF' },
       State: 'ENABLED',
       Target: {
-        Arn: arn(functions.reconciler),
+        Arn: { Ref: expect.stringMatching(/ReconcilerLive/) },
         DeadLetterConfig: { Arn: arn(ids.reconcileDlq) },
         RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 300 },
       },
@@ -459,7 +470,7 @@ describe('reconciler', () => {
     const statements = statementsOf(roleId);
     expect(statements.flatMap(actionsOf).sort()).toEqual(['lambda:InvokeFunction', 'sqs:SendMessage']);
     const invoke = statements.find((s) => actionsOf(s).includes('lambda:InvokeFunction'));
-    expect(JSON.stringify(invoke?.Resource)).toContain(functions.reconciler);
+    expect(invokedFunction(api, invoke?.Resource)).toBe(functions.reconciler);
     expect(mentions(invoke as Statement, functions.dispatcher)).toBe(false);
     const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'));
     expect(send?.Resource).toEqual(arn(ids.reconcileDlq));

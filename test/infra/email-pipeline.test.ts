@@ -12,7 +12,7 @@ import {
   PROVIDER_EVENTS_QUEUE,
   SENDS_OLDEST_MESSAGE_ALARM_SECONDS,
 } from '../../lib/constructs/email-pipeline';
-import { synthSendflow } from './synth';
+import { invokedFunction, synthSendflow } from './synth';
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
@@ -67,6 +67,11 @@ beforeAll(() => {
 
 const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
 const actionsOf = (statement: Statement) => [statement.Action].flat();
+/** What the event source mapping of a queue invokes (its FunctionName: the consumer's `live` alias). */
+const consumerOf = (queueId: string) =>
+  Object.values(api.findResources('AWS::Lambda::EventSourceMapping')).find(
+    (m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify(arn(queueId)),
+  )?.Properties.FunctionName;
 
 function roleOf(fn: string): string {
   const role = resources[functions[fn] ?? '']?.Properties.Role as { 'Fn::GetAtt': [string] } | undefined;
@@ -127,9 +132,9 @@ describe('sends queue', () => {
   });
 
   it('is consumed by the send worker in manifest batches with partial batch responses', () => {
+    expect(invokedFunction(api, consumerOf(ids.sendsQueue))).toBe(functions.sender);
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids.sendsQueue),
-      FunctionName: { Ref: functions.sender },
       BatchSize: queues.sends.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
@@ -422,9 +427,9 @@ describe('SES configuration set and its events', () => {
   });
 
   it('the mapper consumes it with partial batch responses and fans out onto the deliveries queue only', () => {
+    expect(invokedFunction(api, consumerOf(ids.providerEventsQueue))).toBe(functions['ses-events']);
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids.providerEventsQueue),
-      FunctionName: { Ref: functions['ses-events'] },
       BatchSize: PROVIDER_EVENTS_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });

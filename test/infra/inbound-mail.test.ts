@@ -49,6 +49,11 @@ function inboundFunctionId(template: Template): string {
   });
 }
 
+/** The inbound function's `live` alias, which SES invokes (lib/constructs/deployments.ts). */
+function inboundAliasId(template: Template): string {
+  return idOf(template, 'AWS::Lambda::Alias', { FunctionName: { Ref: inboundFunctionId(template) } });
+}
+
 describe('inbound mail: synthesized only where configured', () => {
   it.each([
     ['no sendflow:inbound', {}],
@@ -115,7 +120,6 @@ describe('inbound mail: the receipt rule', () => {
     // Assert
     api.hasResourceProperties('AWS::SES::ReceiptRuleSet', { RuleSetName: RULE_SET });
     const bucketId = idOf(api, 'AWS::S3::Bucket');
-    const functionId = inboundFunctionId(api);
     api.hasResourceProperties('AWS::SES::ReceiptRule', {
       RuleSetName: RULE_SET,
       Rule: {
@@ -125,7 +129,7 @@ describe('inbound mail: the receipt rule', () => {
         ScanEnabled: true,
         Actions: [
           { S3Action: { BucketName: { Ref: bucketId }, ObjectKeyPrefix: 'inbound/' } },
-          { LambdaAction: { FunctionArn: { 'Fn::GetAtt': [functionId, 'Arn'] }, InvocationType: 'Event' } },
+          { LambdaAction: { FunctionArn: { Ref: inboundAliasId(api) }, InvocationType: 'Event' } },
         ],
       },
     });
@@ -153,7 +157,7 @@ describe('inbound mail: the receipt rule', () => {
     api.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
       Principal: 'ses.amazonaws.com',
-      FunctionName: { 'Fn::GetAtt': [inboundFunctionId(api), 'Arn'] },
+      FunctionName: { Ref: inboundAliasId(api) },
       SourceAccount: { Ref: 'AWS::AccountId' },
       SourceArn: RULE_ARN,
     });
@@ -283,8 +287,10 @@ describe('inbound mail: the function', () => {
     api.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
 
     // Assert
+    // On the alias SES invokes: an unqualified configuration would not apply to its invocations.
     api.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionId },
+      Qualifier: 'live',
       MaximumRetryAttempts: 2,
       MaximumEventAgeInSeconds: 21_600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },

@@ -73,3 +73,18 @@ export function only(template: Template, type: string): { id: string; properties
   const [id, resource] = found[0] as [string, Resources[string]];
   return { id, properties: resource.Properties };
 }
+
+/**
+ * The function (its logical id) that a value invokes: a Ref or GetAtt of the function, or of the alias in front of
+ * it (a `live` alias, as every invoker uses: lib/constructs/deployments.ts), anywhere inside the value.
+ */
+export function invokedFunction(template: Template, value: unknown): string | undefined {
+  const resources = template.toJSON().Resources as Resources;
+  const referenced = [...JSON.stringify(value ?? null).matchAll(/"(?:Ref|Fn::GetAtt)":\[?"(\w+)"/g)].map((m) => m[1]);
+  for (const id of referenced) {
+    const resource = resources[id ?? ''];
+    if (resource?.Type === 'AWS::Lambda::Function') return id;
+    if (resource?.Type === 'AWS::Lambda::Alias') return (resource.Properties.FunctionName as { Ref?: string }).Ref;
+  }
+  return undefined;
+}

@@ -65,6 +65,7 @@ describe('loadConfig', () => {
       attachments: { allowPrivateUrls: false },
       simulatorStepSeconds: 1,
       domainVerifySeconds: 10,
+      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true },
       aws: {},
     });
   });
