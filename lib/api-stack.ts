@@ -18,6 +18,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  type CfnRestApi,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -957,16 +958,19 @@ export class SendflowApiStack extends Stack {
     });
     // The handler creates the group when it is missing, and its own function's log group (retention one day) on
     // create: that function's name is generated, and naming it here would make a cycle. It writes no log lines.
+    // A log group's ARN, as IAM matches it, may end in `:*`: both forms.
+    const groupArn = this.formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: logGroupName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
     role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['logs:CreateLogGroup'],
         resources: [
-          this.formatArn({
-            service: 'logs',
-            resource: 'log-group',
-            resourceName: logGroupName,
-            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-          }),
+          groupArn,
+          `${groupArn}:*`,
           this.formatArn({
             service: 'logs',
             resource: 'log-group',
@@ -984,6 +988,12 @@ export class SendflowApiStack extends Stack {
           "CDK's LogRetention function is granted logs:PutRetentionPolicy and logs:DeleteRetentionPolicy on every " +
           'log group, since it also sets the retention of its own log group, whose generated name its role cannot ' +
           'name without a cycle; it runs only when the stack deploys.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:API-Gateway-Execution-Logs_<${this.getLogicalId(api.node.defaultChild as CfnRestApi)}>/${STAGE}:*]`,
+        reason:
+          "logs:CreateLogGroup only, on the stage's execution log group itself: the `:*` form of its ARN, which IAM " +
+          'may match for log-group actions; no other group.',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/*]',

@@ -89,6 +89,8 @@ describe('cdk-nag AwsSolutions', () => {
               'S1',
               // the execution log group's LogRetention function creates its own log group, whose name is generated
               'IAM5\\[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/\\*\\]',
+              // and the `:*` form of the execution log group's own ARN (CreateLogGroup only)
+              'IAM5\\[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:API-Gateway-Execution-Logs_<Api[0-9A-F]{8}>/v1:\\*\\]',
             ].join('|') +
             ')$',
           'i',
