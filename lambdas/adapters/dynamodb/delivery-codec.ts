@@ -83,7 +83,9 @@ export function compactDelivery(delivery: Delivery, { deflate = true } = {}): Re
   const deflated = deflate ? deflateRawSync(payload, { dictionary: PAYLOAD_DICTIONARY_V1 }) : null;
   return {
     ...others,
-    ...(deflated && deflated.length < Buffer.byteLength(payload) ? { payloadZ1: new Uint8Array(deflated) } : { payload }),
+    ...(deflated && deflated.length < Buffer.byteLength(payload)
+      ? { payloadZ1: new Uint8Array(deflated) }
+      : { payload }),
     ...(said ? {} : { eventId, event }),
     ...(format === 'standard' ? {} : { format }),
     log: JSON.stringify(attemptLog.map(encodeEntry)),
