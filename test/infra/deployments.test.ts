@@ -3,8 +3,10 @@
 // back when the deployment fails, is stopped, or one of its alarms fires. Everything that invokes a function
 // invokes its alias: SQS event sources, the API's integrations and authorizer, the reconciler's schedule, SES
 // receiving. Versions are retained, so the one before stays there to go back to.
+
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT_UNMONITORED_STAGES } from '../../lib/alarm-settings';
 import { CONTEXT_DEPLOYMENT, parseDeploymentStyle } from '../../lib/constructs/deployments';
 import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { synthSendflow } from './synth';
@@ -51,6 +53,7 @@ function groupOf(template: Template, functionId: string): Resources[string] {
 const SERVICES = [
   'sendflow-api',
   'sendflow-authorizer',
+  'sendflow-public',
   'sendflow-dispatcher',
   'sendflow-delivery',
   'sendflow-reconciler',
@@ -62,6 +65,7 @@ const SERVICES = [
 const ROLLBACK_ALARMS: Readonly<Record<(typeof SERVICES)[number], readonly string[]>> = {
   'sendflow-api': ['ApiErrors', 'Api5xx'],
   'sendflow-authorizer': ['AuthorizerErrors', 'Api5xx'],
+  'sendflow-public': ['PublicErrors', 'Api5xx'],
   'sendflow-dispatcher': ['DispatcherErrors', 'EventsDlqDepth'],
   'sendflow-delivery': ['DeliveryErrors', 'DeliveriesDlqDepth', 'SlowDeliveriesDlqDepth'],
   'sendflow-reconciler': ['ReconcilerErrors', 'ReconcileScheduleDlqDepth'],
@@ -151,7 +155,12 @@ describe('CodeDeploy', () => {
   it('takes each stage’s traffic shifting from sendflow:deployment (all at once for a developer’s stage)', () => {
     // Act
     const dev = synthSendflow({ [CONTEXT_DEPLOYMENT]: { dev: 'allAtOnce', prod: 'linear10PercentEvery1Minute' } });
-    const devStage = synthSendflow({ 'sendflow:stage': 'dev', [CONTEXT_DEPLOYMENT]: { dev: 'allAtOnce' } });
+    const devStage = synthSendflow({
+      'sendflow:stage': 'dev',
+      [CONTEXT_DEPLOYMENT]: { dev: 'allAtOnce' },
+      // A developer's stage: nobody is paged for it (lib/alarm-settings.ts).
+      [CONTEXT_UNMONITORED_STAGES]: ['dev'],
+    });
 
     // Assert
     const configs = (template: Template) =>
@@ -186,19 +195,21 @@ describe('everything invokes the alias', () => {
     }
   });
 
-  it('the API methods and the authorizer invoke the API and authorizer aliases, as API Gateway is allowed to', () => {
+  it('the API methods and the authorizer invoke the API, public and authorizer aliases, as API Gateway is allowed to', () => {
     // Arrange
     const apiAlias = aliasOf(api, functions.get('sendflow-api') ?? '').id;
+    const publicAlias = aliasOf(api, functions.get('sendflow-public') ?? '').id;
     const authorizerAlias = aliasOf(api, functions.get('sendflow-authorizer') ?? '').id;
     const methods = Object.values(api.findResources('AWS::ApiGateway::Method') as Resources);
 
     // Assert
     for (const method of methods) {
       const uri = JSON.stringify((method.Properties.Integration as { Uri?: unknown } | undefined)?.Uri ?? '');
-      if (uri !== '""') expect(uri).toContain(`"Ref":"${apiAlias}"`);
+      const keyed = method.Properties.AuthorizationType !== 'NONE';
+      if (uri !== '""') expect(uri).toContain(`"Ref":"${keyed ? apiAlias : publicAlias}"`);
     }
     expect(JSON.stringify(api.findResources('AWS::ApiGateway::Authorizer'))).toContain(`"Ref":"${authorizerAlias}"`);
-    for (const alias of [apiAlias, authorizerAlias]) {
+    for (const alias of [apiAlias, publicAlias, authorizerAlias]) {
       api.hasResourceProperties('AWS::Lambda::Permission', {
         Principal: 'apigateway.amazonaws.com',
         FunctionName: { Ref: alias },

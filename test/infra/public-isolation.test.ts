@@ -9,7 +9,7 @@ import { routes } from '../../lambdas/manifest';
 import { DEFAULT_API_THROTTLE } from '../../lib/api-throttle';
 import { CONTEXT_API_THROTTLE, CONTEXT_LAMBDA_CONCURRENCY } from '../../lib/app';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
-import { type MethodView, methods, only, synthSendflow } from './synth';
+import { invokedFunction, type MethodView, methods, only, synthSendflow } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
 
@@ -31,9 +31,9 @@ function functionOf(template: Template, service: string): { id: string; properti
 }
 
 /** The function an AWS_PROXY integration URI points at. */
+/** The function a method's integration invokes (through its `live` alias). */
 function integrationTarget(method: MethodView): string {
-  const uri = JSON.stringify((method.properties.Integration as { Uri: unknown }).Uri);
-  return /"Fn::GetAtt":\["(\w+)","Arn"\]/.exec(uri)?.[1] ?? '';
+  return invokedFunction(api, (method.properties.Integration as { Uri: unknown }).Uri) ?? '';
 }
 
 /** The stage's method settings, by `<resource path> <HTTP method>` as API Gateway writes them. */
