@@ -1,7 +1,7 @@
 // The runtime side of `npm run bench:attackers`: the local runtime alone in its own process (as `npm start`,
 // data on disk), with two scale-plan tenants A (attacker) and B (victim), each with a test key; prints one JSON
 // line {url, smtpPort, a, b} and runs until stdin closes. BENCH_ROOT: the checkout whose code runs (default: this
-// one), so the same bench measures an older release's code (docs/benchmarks.md, "Attackers").
+// one), so the same bench measures an older release's code: docs/benchmarks.md, "Attackers (`bench:attackers`)".
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

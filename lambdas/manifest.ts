@@ -27,8 +27,9 @@ export interface RouteSpec {
    */
   readonly dashboard?: true;
   /**
-   * Holds its request open while it waits (a long-poll): the local gateway runs it outside the account's slots, which
-   * bound work, not waiting (on AWS each request is its own invocation anyway).
+   * Holds its request open while it waits (a long-poll): locally it runs in the account's gateway slots like any
+   * request and gives its slot back while it waits (app/listen), so the slots bound work, not waiting (on AWS each
+   * request is its own invocation anyway).
    */
   readonly longPoll?: true;
 }
