@@ -1,6 +1,6 @@
 // The runtime side of `npm run bench:attackers`: the local runtime alone in its own process (as `npm start`,
-// data on disk), with two scale-plan tenants A (attacker) and B (victim), each with a test key; prints one JSON
-// line {url, smtpPort, a, b} and runs until stdin closes. BENCH_ROOT: the checkout whose code runs (default: this
+// data on disk), with two scale-plan tenants A (attacker) and B (victim), each with a test key (A also a live one,
+// for its receiving domain); prints one JSON line {url, smtpPort, a, b, aLive} and runs until stdin closes. BENCH_ROOT: the checkout whose code runs (default: this
 // one), so the same bench measures an older release's code: docs/benchmarks.md, "Attackers (`bench:attackers`)".
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,8 @@ const config = loadConfig(
     SF_DATA_DIR: dataDir,
     SF_SIMULATOR_STEP_SECONDS: '0',
     SF_IP_RATE_LIMIT: '100000',
+    // A's receiving domain (the hostile-inbound scenario) is verified at once.
+    SF_DOMAIN_VERIFY_SECONDS: '0',
     // A's `path` attachments come from the bench's loopback file server.
     SF_ALLOW_PRIVATE_ATTACHMENT_URLS: 'true',
   },
@@ -38,13 +40,15 @@ const config = loadConfig(
 const runtime = await startLocalRuntime(config);
 const deps = { ...runtime.services, usagePlans: noUsagePlans };
 const plan = (process.env.BENCH_PLAN ?? 'scale') as 'scale';
-const keyOf = async () => {
-  const account = await createAccount(deps, plan);
-  return (await createAccountKey(deps, { accountId: account.id, mode: 'test' })).secret;
-};
-const a = await keyOf();
-const b = await keyOf();
-console.log(JSON.stringify({ url: runtime.url, smtpPort: runtime.smtpPort, a, b, root }));
+const accountA = await createAccount(deps, plan);
+const accountB = await createAccount(deps, plan);
+const keyOf = async (accountId: string, mode: 'test' | 'live') =>
+  (await createAccountKey(deps, { accountId, mode })).secret;
+const a = await keyOf(accountA.id, 'test');
+const b = await keyOf(accountB.id, 'test');
+// Receiving is live mode's: A's live key makes its receiving domain.
+const aLive = await keyOf(accountA.id, 'live');
+console.log(JSON.stringify({ url: runtime.url, smtpPort: runtime.smtpPort, a, b, aLive, root }));
 
 const stop = async () => {
   await runtime.stop();

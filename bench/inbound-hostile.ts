@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { DiskSpool } from '../lambdas/adapters/local/inbound-spool';
+import { makeReceivingDomain, sendHostileMessage } from './hostile-mail';
 import { percentile, positiveInt, printTable } from './report';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -75,13 +75,20 @@ async function main(): Promise<void> {
     admin(env, ['create-account', '--plan', 'scale']);
     const b = admin(env, ['create-account', '--plan', 'scale']).account_id as string;
     const keyB = admin(env, ['create-key', '--account', b, '--mode', 'live']).key as string;
-    await receivingDomain(runtime.url, keyB);
+    await makeReceivingDomain(
+      (path, init) =>
+        fetch(`${runtime.url}${path}`, {
+          ...init,
+          headers: { Authorization: `Bearer ${keyB}`, 'Content-Type': 'application/json' },
+        }),
+      DOMAIN,
+    );
 
     push({ name: 'B alone', ...(await probe(runtime.url, keyB, async () => 'no attack')) });
     for (const parts of PARTS) {
       const bytes = hostileMessage(parts).length;
       const name = `${parts.toLocaleString('en')} parts (${(bytes / 1024).toFixed(0)} KB) over SMTP`;
-      push({ name, ...(await probe(runtime.url, keyB, () => attack(runtime.smtpPort, parts))) });
+      push({ name, ...(await probe(runtime.url, keyB, () => sendHostileMessage(runtime.smtpPort, parts, DOMAIN))) });
       // The next phase starts clean: whatever this message left running or spooled goes with the process.
       await runtime.stop();
       emptySpool(dataDir);
@@ -203,49 +210,6 @@ async function probe(
   return { latencies, unanswered, note: text ?? '' };
 }
 
-/**
- * A sends B's domain a message of `parts` parts over SMTP from a thread of its own: building and sending 29 MB
- * must not delay this thread's probes (an open-loop probe late for our own reasons would be counted as B's).
- */
-function attack(port: number, parts: number): Promise<string> {
-  const worker = new Worker(ATTACKER, { eval: true, workerData: { port, parts, domain: DOMAIN } });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (text: string) => resolve(text));
-    worker.once('error', reject);
-  });
-}
-
-/** The attacker's thread: plain JavaScript (no transpiler in an eval'd worker), one SMTP transaction. */
-const ATTACKER = `
-const { workerData, parentPort } = require('node:worker_threads');
-const { connect } = require('node:net');
-const { port, parts, domain } = workerData;
-const head = 'From: A <a@attacker.example>\\r\\nTo: inbox@' + domain + '\\r\\nSubject: ' + parts + ' parts\\r\\n' +
-  'MIME-Version: 1.0\\r\\nContent-Type: multipart/mixed; boundary="b"\\r\\n\\r\\n';
-const body = Buffer.concat([Buffer.from(head), Buffer.from('--b\\r\\nContent-Type: text/x\\r\\n\\r\\nx\\r\\n'.repeat(parts)),
-  Buffer.from('--b--\\r\\n.\\r\\n')]);
-const socket = connect(port, '127.0.0.1');
-let buffer = '';
-const steps = ['EHLO attacker.example', 'MAIL FROM:<a@attacker.example>', 'RCPT TO:<inbox@' + domain + '>', 'DATA', body];
-let started = 0;
-socket.on('data', (chunk) => {
-  buffer += chunk.toString('latin1');
-  let match;
-  while ((match = /^(?:\\d{3}-[^\\r\\n]*\\r\\n)*(\\d{3}) ([^\\r\\n]*)\\r\\n/.exec(buffer))) {
-    buffer = buffer.slice(match[0].length);
-    const step = steps.shift();
-    if (step === undefined) {
-      parentPort.postMessage('SMTP ' + match[1] + ' ' + match[2].slice(0, 40) + ' in ' + Math.round(performance.now() - started) + ' ms');
-      socket.end('QUIT\\r\\n');
-      return;
-    }
-    if (typeof step !== 'string') started = performance.now();
-    socket.write(typeof step === 'string' ? step + '\\r\\n' : step);
-  }
-});
-socket.on('error', (error) => parentPort.postMessage('SMTP connection: ' + error.message));
-`;
-
 /** A multipart message of `parts` tiny text parts (about 32 bytes each), as the issue's report sent them. */
 function hostileMessage(parts: number): Buffer {
   const head = [
@@ -263,19 +227,6 @@ function hostileMessage(parts: number): Buffer {
     Buffer.from('--b\r\nContent-Type: text/x\r\n\r\nx\r\n'.repeat(parts)),
     Buffer.from('--b--\r\n'),
   ]);
-}
-
-async function receivingDomain(url: string, key: string): Promise<void> {
-  const headers = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-  const created = await fetch(`${url}/domains`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ name: DOMAIN, capabilities: { receiving: 'enabled' } }),
-  });
-  if (created.status !== 201 && created.status !== 200) throw new Error(`domain: HTTP ${created.status}`);
-  const { id } = (await created.json()) as { id: string };
-  const verified = await fetch(`${url}/domains/${id}/verify`, { method: 'POST', headers });
-  if (!verified.ok) throw new Error(`verify: HTTP ${verified.status}`);
 }
 
 function admin(env: NodeJS.ProcessEnv, args: string[]): Record<string, unknown> {
