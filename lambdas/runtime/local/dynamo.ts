@@ -21,6 +21,7 @@ import { backfillEmailTenants } from '../../adapters/dynamodb/emails';
 import { type TableName, type TableSpec, tables } from '../../manifest';
 import { documentClient } from '../document-client';
 import type { LocalDynamo } from './dynalite';
+import type { StoreLanes } from './request-lane';
 
 /** How long createTables waits for a new table to become ACTIVE. */
 const TABLE_ACTIVE_MS = 10_000;
@@ -48,15 +49,6 @@ export function embeddedDynamoClient(dynamo: LocalDynamo, lanes?: StoreLanes): D
     requestHandler: threadHandler(dynamo, lanes),
     maxAttempts: 2,
   });
-}
-
-/**
- * Where the embedded store's calls wait their turn: `run` bounds them and takes lanes in turn (FairLanes), `lane`
- * names the caller's (its account's, request-lane.ts). Absent: every call goes to the thread at once.
- */
-export interface StoreLanes {
-  run<T>(lane: string, task: () => Promise<T>): Promise<T>;
-  lane(): string;
 }
 
 function threadHandler(dynamo: LocalDynamo, lanes?: StoreLanes): HttpHandler {

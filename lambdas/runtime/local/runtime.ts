@@ -11,7 +11,6 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
-import { FairLanes } from '../../adapters/in-process/fair-lanes';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessListenSignals } from '../../adapters/in-process/listen-signals';
@@ -56,7 +55,7 @@ import { createTables, embeddedDynamoClient } from './dynamo';
 import { createDownloadRoute } from './file-downloads';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
-import { currentLane } from './request-lane';
+import { accountStoreLanes } from './request-lane';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -133,13 +132,9 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
-  // The embedded store is one thread every tenant's requests share: its calls go there a bounded number at a
-  // time, taken from the accounts' lanes in turn, so one tenant's burst never queues ahead of another's next call.
-  const storeLanes = new FairLanes(LOCAL_STORE_CALLS_AT_ONCE);
-  const client = embeddedDynamoClient(dynamo, {
-    run: (lane, task) => storeLanes.run(lane, task),
-    lane: currentLane,
-  });
+  // The embedded store is one thread every tenant's requests share: one account's calls go there a few at a time,
+  // so one tenant's burst of reads never fills it ahead of another's next call.
+  const client = embeddedDynamoClient(dynamo, accountStoreLanes(LOCAL_STORE_CALLS_PER_ACCOUNT));
   // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
   // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
   const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
@@ -419,12 +414,13 @@ function arrivalOf(entry: SpoolEntry): InboundMessage {
 }
 
 /**
- * Calls the embedded DynamoDB's thread is given at once; the others wait in their account's lane (FairLanes), and
- * lanes take turns: a tenant's request waits behind at most a turn of another tenant's calls, however many that
- * tenant has queued (a listing's 8 history reads at once, a thousand polls' reads). Few, since the thread
- * interleaves the calls it holds: another tenant's one call shares it with at most three of a flood's.
+ * Store calls of one account (or one key's authorizer reads) in the embedded DynamoDB's thread at once; its others
+ * wait their turn. The thread interleaves the calls it holds: another tenant's call shares it with at most this many
+ * of a flood's (a listing's history reads, a burst of polls' reads), however many that tenant made. The runtime's
+ * own work (the queues' consumers, the reconciler) is bounded by the queues' concurrency instead: a global bound
+ * here throttled the delivery pipeline.
  */
-export const LOCAL_STORE_CALLS_AT_ONCE = 4;
+export const LOCAL_STORE_CALLS_PER_ACCOUNT = 4;
 
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
