@@ -398,6 +398,16 @@ export function visibilityTimeoutSeconds(queue: QueueSpec): number {
   return queue.functionTimeoutSeconds * 6;
 }
 
+/**
+ * How long a delivery attempt's claim holds. It outlives the delivery function's own time-out (Lambda stops a
+ * stalled worker before its claim can lapse, so no second worker takes over an attempt the first could still
+ * record), and lapses before the queue's visibility time-out gives the job back after a failure (so the job, when it
+ * comes back, finds the claim gone and makes the attempt rather than skipping it as someone else's).
+ */
+export function deliveryClaimMs(attemptTimeoutMs: number): number {
+  return Math.max(attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000;
+}
+
 /** The reconciler runs this often on AWS (an EventBridge Scheduler rate schedule). */
 export const RECONCILE_EVERY_MINUTES = 1;
 

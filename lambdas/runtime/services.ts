@@ -46,7 +46,7 @@ import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
-import { queues, visibilityTimeoutSeconds } from '../manifest';
+import { deliveryClaimMs, queues, visibilityTimeoutSeconds } from '../manifest';
 import type { Config } from './config';
 import { createRepositories } from './repositories';
 
@@ -219,9 +219,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
       ),
-    // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
-    // can lapse, so no second worker ever takes over an attempt the first could still record.
-    claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
+    claimMs: deliveryClaimMs(hooks.attemptTimeoutMs),
     claimEpoch: adapters.claimEpoch ?? 0,
     ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
     pacing: {
