@@ -57,6 +57,7 @@ export async function startHarness(deployment: Deployment): Promise<Harness> {
   });
   meter.attach(runtime);
   meter.oneBatchAtATime('deliveries');
+  meter.oneBatchAtATime('slowDeliveries');
   const receiver = await Receiver.start();
   return { runtime, meter, receiver };
 }
