@@ -1,16 +1,23 @@
-// The retry transport on AWS (DESIGN §4). EventBridge Scheduler fires with one-minute precision, so a delay
-// under 60 s goes through SQS DelaySeconds (exact to the second) and a longer one becomes a one-shot at()
-// schedule in our own group that sends the job to the deliveries queue, then deletes itself. Both paths end
-// on the same queue with the same message.
+// The retry transport on AWS (DESIGN §4, §12). A delay SQS can hold (DelaySeconds, up to 15 minutes) goes
+// through SQS: exact to the second, no Scheduler call, and nothing to outlive (the job is a queue message all
+// along, which the queues keep 14 days). Only a longer one (the schedule's 30-minute step, a Retry-After up to an
+// hour) becomes a one-shot at() schedule in our own group that sends the job to the deliveries queue, then
+// deletes itself: Scheduler's default quotas (about 1,000 schedules fired a second) then carry only those.
+// Both paths end on the same queue with the same message.
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { DeliveryJob, DeliveryQueue, RetryScheduler } from '../../app/webhooks/ports';
 import { encodeJob } from '../../handlers/queue/messages';
-import { createOneShot, SCHEDULER_MIN_DELAY_SECONDS, safeScheduleName } from './one-shot';
+import { createOneShot, safeScheduleName } from './one-shot';
 import { SQS_MAX_DELAY_SECONDS } from './sqs';
+
+/** Where a retry due in `delaySeconds` waits: SQS DelaySeconds up to its 900 s, a Scheduler schedule beyond. */
+export function retryTransport(delaySeconds: number): 'sqs' | 'scheduler' {
+  return delaySeconds <= SQS_MAX_DELAY_SECONDS ? 'sqs' : 'scheduler';
+}
 
 export interface AwsRetrySchedulerOptions {
   readonly scheduler: SchedulerClient;
-  /** Delays under a minute: the deliveries queue with DelaySeconds. */
+  /** Delays up to 15 minutes: the deliveries queue with DelaySeconds. */
   readonly queue: DeliveryQueue;
   /** The retry schedule group (the stack's ScheduleGroup). */
   readonly groupName: string;
@@ -38,7 +45,7 @@ export class AwsRetryScheduler implements RetryScheduler {
   constructor(private readonly options: AwsRetrySchedulerOptions) {}
 
   async schedule(job: DeliveryJob, delaySeconds: number): Promise<void> {
-    if (delaySeconds < SCHEDULER_MIN_DELAY_SECONDS) {
+    if (retryTransport(delaySeconds) === 'sqs') {
       await this.options.queue.send([job], delaySeconds);
       return;
     }
