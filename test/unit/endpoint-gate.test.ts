@@ -3,7 +3,7 @@
 // flight, none from an endpoint slow in the last minute, on a fake clock.
 import { describe, expect, it } from 'vitest';
 import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
-import { isSlowOutcome, LANE_POLICY } from '../../lambdas/domain/webhooks/endpoint-health';
+import { AWS_LANE_POLICY, isSlowOutcome, LANE_POLICY } from '../../lambdas/domain/webhooks/endpoint-health';
 import { FakeClock } from '../support/fakes';
 
 const attempt = (durationMs: number, statusCode: number | null = 200) => ({
@@ -116,5 +116,58 @@ describe('EndpointGate', () => {
 
     expect(gate.enter(at('w1', 'acct')).kind).toBe('slow');
     expect(gate.enter(at('w3', 'acct')).kind).toBe('busy');
+  });
+});
+
+describe('EndpointGate on AWS (issue 29: one batch per container, SQS fair queues share the lane)', () => {
+  const policy = { ...AWS_LANE_POLICY, slowAfterMs: 1_000 };
+
+  it('lets every job of an account in at once: no share per container, so nothing goes round the queue', () => {
+    const gate = new EndpointGate(policy, new FakeClock(0));
+    const answers = Array.from({ length: 100 }, () => gate.enter(at('w1', 'acct')).kind);
+    expect(new Set(answers)).toEqual(new Set(['go']));
+  });
+
+  it('marks an endpoint slow on a quorum of its recent outcomes, not on one p99 answer', () => {
+    // Arrange: a bad day's endpoint: now and then an answer past slowAfterMs among fast ones.
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1, slowWindow = 1 } = policy;
+
+    // Act & Assert: one slow answer short of the quorum in a window keeps it in the shared lane.
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(3_000));
+    for (let i = 0; i < slowWindow - slowQuorum; i++) gate.observe('a', attempt(300));
+    expect(gate.enter(at('a')).kind).toBe('go');
+    // The window slides: the oldest slow answers leave it as fast ones arrive, so these never add up.
+    for (let i = 0; i < slowWindow; i++) gate.observe('a', attempt(300));
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(3_000));
+    expect(gate.enter(at('a')).kind).toBe('go');
+    // The quorum's last slow answer marks it.
+    gate.observe('a', attempt(10_000, null));
+    expect(gate.enter(at('a')).kind).toBe('slow');
+    clock.advance(policy.slowForMs);
+    expect(gate.enter(at('a')).kind).toBe('go');
+  });
+
+  it("counts requests in flight for slowAfterMs toward the quorum: a hanging endpoint's batch marks it", () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) void gate.timed('a', () => new Promise(() => {}));
+    clock.advance(policy.slowAfterMs);
+    expect(gate.enter(at('a')).kind).toBe('go');
+    void gate.timed('a', () => new Promise(() => {}));
+    clock.advance(policy.slowAfterMs);
+    expect(gate.enter(at('a')).kind).toBe('slow');
+  });
+
+  it('sends a failing webhook to the slow lane: a streak of 3 failed deliveries with no success for 30 s', () => {
+    const clock = new FakeClock(100_000);
+    const gate = new EndpointGate(policy, clock);
+    expect(gate.failing(null)).toBe(false);
+    expect(gate.failing({ since: 70_000, failures: 3 })).toBe(true);
+    expect(gate.failing({ since: 70_001, failures: 3 })).toBe(false);
+    expect(gate.failing({ since: 0, failures: 2 })).toBe(false);
+    expect(new EndpointGate(LANE_POLICY, clock).failing({ since: 0, failures: 10 })).toBe(false);
   });
 });

@@ -1,9 +1,12 @@
-// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when a request to it took, or has been
-// running for, `slowAfterMs` or more (only the request is timed, never our own writes around it: `timed`); for `slowForMs` after that its jobs go to the slow lane, whose own small
-// concurrency is all slow endpoints can hold. A healthy endpoint may have `perEndpoint` attempts in flight in
-// this worker; past that a job waits for one of them to end while they are young (under `busyWaitMs`), and
-// otherwise goes back to the shared lane for a moment. So no endpoint can fill the shared lane, and one that starts to hang is found
-// by its oldest attempt in flight, without waiting for the time-out.
+// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when `slowQuorum` of its last `slowWindow`
+// observations were slow: a request that took, or has been running for, `slowAfterMs` or more (only the request
+// is timed, never our own writes around it: `timed`); for `slowForMs` after that its jobs go to the slow lane,
+// whose own concurrency is all slow endpoints can hold. Where the policy gives one (the local runtime, one process
+// for every batch), an account may have `perEndpoint` attempts in flight in this worker; past that a job waits for
+// one of them to end while they are young (under `busyWaitMs`), and otherwise goes back to the shared lane for a
+// moment. So no endpoint can fill the shared lane, and one that starts to hang is found by its attempts in
+// flight, without waiting for the time-out.
+import type { FailureStreak } from '../../domain/webhooks/auto-disable';
 import { isSlowOutcome, type LanePolicy } from '../../domain/webhooks/endpoint-health';
 import type { Clock } from '../ports';
 import type { AttemptRecord } from './ports';
@@ -25,6 +28,8 @@ export class EndpointGate {
   private readonly byAccount = new Map<string, number[]>();
   private readonly byEndpoint = new Map<string, number[]>();
   private readonly slowUntil = new Map<string, number>();
+  /** Whether each of an endpoint's last `slowWindow` ended attempts was slow, oldest first. */
+  private readonly recent = new Map<string, boolean[]>();
   /** Jobs waiting for an attempt of their account to end. */
   private readonly waiting = new Map<string, (() => void)[]>();
 
@@ -35,15 +40,27 @@ export class EndpointGate {
 
   enter({ account, endpoint }: Door): GateAnswer {
     const now = this.clock.now();
-    const mine = this.byEndpoint.get(endpoint) ?? [];
-    if (mine.some((start) => now - start >= this.policy.slowAfterMs)) this.markSlow(endpoint, now);
+    if (this.slowSeen(endpoint, now) >= this.quorum) this.markSlow(endpoint, now);
     const until = this.slowUntil.get(endpoint);
     if (until !== undefined && until > now) return { kind: 'slow' };
     this.slowUntil.delete(endpoint);
     const share = this.byAccount.get(account) ?? [];
-    if (share.length >= this.policy.perEndpoint) return { kind: 'busy' };
+    const limit = this.policy.perEndpoint;
+    if (limit !== null && share.length >= limit) return { kind: 'busy' };
     this.byAccount.set(account, [...share, now]);
     return { kind: 'go', ticket: now };
+  }
+
+  /** Whether an outcome counts as slow (it held its slot slowAfterMs or more). */
+  isSlow(outcome: AttemptRecord): boolean {
+    return isSlowOutcome(outcome, this.policy);
+  }
+
+  /** Whether a webhook's failure streak (as its item shows it) sends it to the slow lane in every container. */
+  failing(streak: Pick<FailureStreak, 'since' | 'failures'> | null): boolean {
+    const threshold = this.policy.failingDeliveries;
+    if (typeof threshold !== 'number' || !streak || streak.failures < threshold) return false;
+    return this.clock.now() - streak.since >= (this.policy.failingForMs ?? 0);
   }
 
   /**
@@ -101,13 +118,32 @@ export class EndpointGate {
     }
   }
 
-  /** An outcome seen anywhere (the slow lane too): a slow one keeps the endpoint out of the shared lane. */
+  /** An outcome seen anywhere (the slow lane too): enough slow ones keep the endpoint out of the shared lane. */
   observe(endpoint: string, outcome?: AttemptRecord): void {
-    if (outcome && isSlowOutcome(outcome, this.policy)) this.markSlow(endpoint, this.clock.now());
+    if (!outcome) return;
+    const window = this.policy.slowWindow ?? 1;
+    const recent = [...(this.recent.get(endpoint) ?? []), isSlowOutcome(outcome, this.policy)].slice(-window);
+    this.recent.set(endpoint, recent);
+    const now = this.clock.now();
+    if (this.slowSeen(endpoint, now) >= this.quorum) this.markSlow(endpoint, now);
   }
 
+  private get quorum(): number {
+    return this.policy.slowQuorum ?? 1;
+  }
+
+  /** Slow observations in the endpoint's window: requests in flight for slowAfterMs, then its latest ended attempts. */
+  private slowSeen(endpoint: string, now: number): number {
+    const window = this.policy.slowWindow ?? 1;
+    const hanging = (this.byEndpoint.get(endpoint) ?? []).filter((start) => now - start >= this.policy.slowAfterMs);
+    const ended = (this.recent.get(endpoint) ?? []).slice(-Math.max(0, window - hanging.length));
+    return hanging.length + ended.filter(Boolean).length;
+  }
+
+  /** The evidence is spent: after slowForMs the endpoint starts again with a clean window. */
   private markSlow(endpoint: string, now: number): void {
     this.slowUntil.set(endpoint, now + this.policy.slowForMs);
+    this.recent.delete(endpoint);
   }
 }
 
