@@ -34,7 +34,12 @@ import { standardWebhookSignature } from '../lambdas/domain/webhooks/signature';
 import { queues as queueSpecs } from '../lambdas/manifest';
 import type { Config } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
-import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import {
+  LOCAL_BATCH_SIZE,
+  LOCAL_QUEUE_CONCURRENCY,
+  type LocalRuntime,
+  startLocalRuntime,
+} from '../lambdas/runtime/local/runtime';
 import { PRICES as UNIT_PRICES } from './cost/prices';
 import { benchConfig, positiveInt, printTable } from './report';
 
@@ -50,7 +55,7 @@ const PUBLISH_BATCH = 10;
 const WARMUP_EVENTS = 100;
 /** The local deliveries queue hands out this many batches at once, each of the manifest's size. */
 const WORKER_BATCHES = LOCAL_QUEUE_CONCURRENCY.deliveries;
-const WORKER_CONCURRENCY = WORKER_BATCHES * queueSpecs.deliveries.batchSize;
+const WORKER_CONCURRENCY = WORKER_BATCHES * LOCAL_BATCH_SIZE;
 /** A phase that has not finished in this time has lost deliveries: stop and say so. */
 const PHASE_TIMEOUT_MS = 180_000;
 const SQS_BILLING_CHUNK = 64 * 1024;
@@ -378,7 +383,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `pipeline: local runtime in this process (dynalite and the queue journals in ${DATA_DIR}, in-process queues: events ×2 batches, ` +
-      `deliveries ×${WORKER_BATCHES} batches of ${queueSpecs.deliveries.batchSize}); receiver: a child process on ` +
+      `deliveries ×${WORKER_BATCHES} batches of ${LOCAL_BATCH_SIZE}); receiver: a child process on ` +
       `127.0.0.1 that answers 200 and verifies every signature\n`,
   );
   const bench = await startBench();

@@ -115,6 +115,16 @@ describe('queues', () => {
     }
   });
 
+  it('every main queue of the stack keeps messages 14 days, the SQS maximum (a first attempt is only its message)', () => {
+    // Main queues are the ones with a redrive policy (the DLQs are checked above).
+    const main = Object.entries(api.findResources('AWS::SQS::Queue')).filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(main.map(([id]) => id)).toEqual(
+      expect.arrayContaining([ids.eventsQueue, ids.deliveriesQueue, ids.slowDeliveriesQueue]),
+    );
+    expect(main.length).toBeGreaterThanOrEqual(5);
+    for (const [, queue] of main) expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+  });
+
   it('has these eight queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
     const all = Object.keys(api.findResources('AWS::SQS::Queue'));
     const pipeline = all.filter((id) => id.startsWith('DeliveryPipeline'));
@@ -146,9 +156,34 @@ describe('event sources', () => {
       EventSourceArn: arn(ids[q]),
       FunctionName: { Ref: functions[fn] },
       BatchSize: queues[name].batchSize,
+      MaximumBatchingWindowInSeconds: queues[name].maxBatchingWindowSeconds,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: queues[name].maxConcurrency },
     });
+  });
+
+  it.each([
+    ['eventsQueue', 100, 1, 25],
+    ['deliveriesQueue', 500, 1, 300],
+    ['slowDeliveriesQueue', 100, 1, 50],
+  ] as const)(
+    '%s: batches of %i gathered for up to %i s, %i at once (what bench:scale carries 10,000/s with)',
+    (q, batch, window, max) => {
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: arn(ids[q]),
+        BatchSize: batch,
+        MaximumBatchingWindowInSeconds: window,
+        ScalingConfig: { MaximumConcurrency: max },
+      });
+    },
+  );
+
+  it('gathers for a window wherever a batch may hold more than 10 records (Lambda requires it)', () => {
+    for (const mapping of Object.values(api.findResources('AWS::Lambda::EventSourceMapping'))) {
+      if ((mapping.Properties.BatchSize ?? 10) > 10) {
+        expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeGreaterThanOrEqual(1);
+      }
+    }
   });
 
   it('bounds every event source of the stack (the slow lane far below the shared one)', () => {
@@ -166,6 +201,7 @@ describe('event sources', () => {
         EventSourceArn: arn(ids[q]),
         FunctionName: { Ref: functions.delivery },
         BatchSize: queues.deliveries.batchSize,
+        MaximumBatchingWindowInSeconds: queues.deliveries.maxBatchingWindowSeconds,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: DEAD_LETTER_CONCURRENCY },
       });
