@@ -197,6 +197,15 @@ async function backlog(): Promise<BacklogFigures> {
     0,
     ...[...(world.figures.lagsByMinute.get('live') ?? new Map()).values()].map((l: number[]) => percentile(l, 99)),
   );
+  if (process.env.BENCH_SCALE_DEBUG) {
+    const byMinute = [...(world.figures.lagsByMinute.get('live') ?? new Map<number, number[]>()).entries()];
+    console.log(
+      byMinute
+        .slice(0, 15)
+        .map(([m, l]) => `${m}: ${seconds(percentile(l, 99))}s (${l.length})`)
+        .join(', '),
+    );
+  }
   const lane = (name: string, cls: TenantClass) => world.figures.laneSeconds.get(`${name} ${cls}`) ?? 0;
   const share = (name: string) => {
     const all = (['live', 'backlog', 'hanging'] as const).reduce((n, c) => n + lane(name, c), 0);
@@ -232,6 +241,7 @@ async function backlog(): Promise<BacklogFigures> {
       hanging_tenants: hangingTenants,
       hanging_share_of_shared_lane_time: share('shared'),
       hanging_share_of_slow_lane_time: share('slow'),
+      scheduler_calls_per_second_max_over_10_s: world.scheduler.maxCallsPerSecondOver10s * K,
       scheduler_fired_per_second_max: world.scheduler.maxFiredPerSecond * K,
     },
     Date.now() - wall,

@@ -28,6 +28,17 @@ export class SimScheduler {
     return Math.max(0, ...this.created.values());
   }
 
+  /** The busiest 10 seconds' CreateSchedule calls, a second (bursts smoothed as a token bucket would). */
+  get maxCallsPerSecondOver10s(): number {
+    let best = 0;
+    for (const second of this.created.keys()) {
+      let sum = 0;
+      for (let s = second; s < second + 10; s++) sum += this.created.get(s) ?? 0;
+      best = Math.max(best, sum / 10);
+    }
+    return best;
+  }
+
   get maxFiredPerSecond(): number {
     return Math.max(0, ...this.fired.values());
   }

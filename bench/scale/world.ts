@@ -70,11 +70,15 @@ export const LATENCY = { dynamoMs: 8, sqsMs: 12, schedulerMs: 25 } as const;
 
 /**
  * Lambda's model costs: a cold start, and CPU per invocation and per record at 512 MB (about a third of a vCPU): a
- * record's JSON and zod, its two HMACs, the SDK's marshalling of its writes, and a new TLS connection's handshake
- * (each attempt is counted as a new connection: a container rarely talks to the same endpoint twice within the
- * sockets' 4 s).
+ * record's JSON and zod, its two HMACs, the SDK's marshalling of its writes.
  */
-export const LAMBDA_COSTS = { coldStartMs: 400, cpuPerInvocationMs: 5, cpuPerRecordMs: 2 } as const;
+export const LAMBDA_COSTS = { coldStartMs: 400, cpuPerInvocationMs: 5, cpuPerRecordMs: 0.5 } as const;
+
+/**
+ * CPU of a new TLS connection's handshake at 512 MB, taken by each attempt one after another on its container's
+ * one CPU (every attempt counts as a new connection: a container rarely meets an endpoint twice within 4 s).
+ */
+export const TLS_HANDSHAKE_CPU_MS = 1.5;
 
 /** The stage's defaults as deployed: the manifest's queues, 14-day retention, the account's concurrency. */
 export interface StageSettings {
@@ -314,12 +318,13 @@ class SimSender implements WebhookSender {
     const at = this.time.now();
     const base = { at, timings: NO_TIMINGS, response: '' };
     const u = this.random();
-    if (endpoint.behaviour === 'hang' || u < BAD_DAY.hangShare) {
+    const latency = Math.round(badDayLatencyMs(this.random()));
+    // An answer later than the time-out is a time-out (the sender aborts the request).
+    if (endpoint.behaviour === 'hang' || u < BAD_DAY.hangShare || latency >= this.timeoutMs) {
       await this.time.sleep(this.timeoutMs);
       const error = `Timed out after ${this.timeoutMs / 1000} s`;
       return { ...base, statusCode: null, durationMs: this.timeoutMs, error, errorClass: 'timeout' };
     }
-    const latency = Math.round(badDayLatencyMs(this.random()));
     await this.time.sleep(latency);
     if (u < BAD_DAY.hangShare + BAD_DAY.tooManyShare) {
       return {
@@ -433,13 +438,21 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
     return (n: number) => Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
   })();
 
-  // A delivery container: the worker with its own gate, webhook cache and known streaks, as on AWS.
+  // A delivery container: the worker with its own gate, webhook cache and known streaks, as on AWS; its attempts'
+  // handshakes share its one CPU.
   const deliveryContainer = (): Handler => {
     const known = new InProcessKnownStreaks();
+    let cpuFreeAt = 0;
     const deps = {
       webhooks,
       deliveries,
-      sender,
+      sender: {
+        send: async (request: { url: string; body: string; headers: Readonly<Record<string, string>> }) => {
+          cpuFreeAt = Math.max(cpuFreeAt, time.now()) + TLS_HANDSHAKE_CPU_MS;
+          await time.sleep(cpuFreeAt - time.now());
+          return sender.send(request);
+        },
+      },
       retries,
       recoveries: new InMemoryRecoveryRepository(),
       recoveryQueue: new SqsRecoveryQueue(sqs, url('deliveries')),
@@ -483,7 +496,17 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
       isDeadLetter: (record: { eventSourceARN: string }) => dlqArns.has(record.eventSourceARN),
     };
     const handler = createDeliveryWorkerHandler(deps);
-    return (event) => handler(event);
+    return async (event) => {
+      const started = time.now();
+      const result = await handler(event);
+      if (process.env.BENCH_SCALE_DEBUG && time.now() - started > 20_000) {
+        const jobs = event.Records.map((r) => JSON.parse(r.body) as { attempt?: number; recovery?: unknown });
+        console.log(
+          `slow invocation: ${time.now() - started} ms, ${event.Records[0]?.eventSourceARN}, attempts ${jobs.map((j) => j.attempt).join(',')}`,
+        );
+      }
+      return result;
+    };
   };
   // A dispatcher container.
   const noHistory = { record: async () => true, noteStatus: async () => {} };

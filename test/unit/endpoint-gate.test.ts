@@ -128,24 +128,37 @@ describe('EndpointGate on AWS (issue 29: one batch per container, SQS fair queue
     expect(new Set(answers)).toEqual(new Set(['go']));
   });
 
-  it('marks an endpoint slow on a quorum of its recent outcomes, not on one p99 answer', () => {
-    // Arrange: a bad day's endpoint: now and then an answer past slowAfterMs among fast ones.
+  it('marks an endpoint slow on a share of its outcomes, not on its p99: a batch of 500 with 3% slow stays', () => {
+    // Arrange: a bad day's busy endpoint: 16 of a batch's 500 answers past slowAfterMs, the slowest ending last.
     const clock = new FakeClock(0);
     const gate = new EndpointGate(policy, clock);
-    const { slowQuorum = 1, slowWindow = 1 } = policy;
 
-    // Act & Assert: one slow answer short of the quorum in a window keeps it in the shared lane.
-    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(3_000));
-    for (let i = 0; i < slowWindow - slowQuorum; i++) gate.observe('a', attempt(300));
+    // Act & Assert
+    for (let i = 0; i < 484; i++) gate.observe('a', attempt(300));
+    for (let i = 0; i < 16; i++) gate.observe('a', attempt(i < 3 ? 10_000 : 3_000, i < 3 ? null : 200));
     expect(gate.enter(at('a')).kind).toBe('go');
-    // The window slides: the oldest slow answers leave it as fast ones arrive, so these never add up.
-    for (let i = 0; i < slowWindow; i++) gate.observe('a', attempt(300));
-    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(3_000));
+  });
+
+  it('marks a low-traffic endpoint on its quorum of slow outcomes when they are its share', () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(10_000, null));
     expect(gate.enter(at('a')).kind).toBe('go');
-    // The quorum's last slow answer marks it.
+    gate.observe('a', attempt(300));
     gate.observe('a', attempt(10_000, null));
     expect(gate.enter(at('a')).kind).toBe('slow');
     clock.advance(policy.slowForMs);
+    expect(gate.enter(at('a')).kind).toBe('go');
+  });
+
+  it('forgets what it saw a window ago: old slow outcomes do not add up with new ones', () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1, slowWindowMs = 0 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(10_000, null));
+    clock.advance(slowWindowMs);
+    gate.observe('a', attempt(10_000, null));
     expect(gate.enter(at('a')).kind).toBe('go');
   });
 

@@ -457,6 +457,23 @@ describe('delivery worker lanes on AWS (issue 29)', () => {
     expect(slowLane.sent).toEqual([]);
   });
 
+  it('moves a first attempt that waited a minute or more in the shared lane (behind a backlog) to the slow lane', async () => {
+    // Arrange: the clock is at T0; one job was queued 2 minutes ago (during an outage), one 2 s ago.
+    const late = firstJob(event(LIVE, 0), healthy);
+    const onTime = firstJob(event(LIVE, 1), healthy);
+    const batch = sqsEvent([late, onTime].map(encodeJob));
+    for (const [i, sentAt] of [T0 - 120_000, T0 - 2_000].entries()) {
+      (batch.Records[i] as { attributes: unknown }).attributes = { SentTimestamp: String(sentAt) };
+    }
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(batch);
+
+    // Assert: the shared lane keeps serving what is on time; the late one waits in the slow lane, unattempted.
+    expect(slowLane.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual([late.deliveryId]);
+    expect(sender.requests).toHaveLength(1);
+  });
+
   it("moves a failing webhook's first attempts to the slow lane unattempted, in one send, and attempts the rest", async () => {
     // Arrange: 3 jobs for the failing webhook; 2 for a healthy one and 1 for one whose streak is a second old.
     const moved = [0, 1, 2].map((n) => firstJob(event(LIVE, n), failing));

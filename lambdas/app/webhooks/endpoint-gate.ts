@@ -1,6 +1,7 @@
-// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when `slowQuorum` of its last `slowWindow`
-// observations were slow: a request that took, or has been running for, `slowAfterMs` or more (only the request
-// is timed, never our own writes around it: `timed`); for `slowForMs` after that its jobs go to the slow lane,
+// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when enough of its recent observations were
+// slow (`slowQuorum` of them, and `slowShare` of all, in `slowWindowMs`): a request that took, or has been running
+// for, `slowAfterMs` or more (only the request is timed, never our own writes around it: `timed`); for
+// `slowForMs` after that its jobs go to the slow lane,
 // whose own concurrency is all slow endpoints can hold. Where the policy gives one (the local runtime, one process
 // for every batch), an account may have `perEndpoint` attempts in flight in this worker; past that a job waits for
 // one of them to end while they are young (under `busyWaitMs`), and otherwise goes back to the shared lane for a
@@ -28,8 +29,8 @@ export class EndpointGate {
   private readonly byAccount = new Map<string, number[]>();
   private readonly byEndpoint = new Map<string, number[]>();
   private readonly slowUntil = new Map<string, number>();
-  /** Whether each of an endpoint's last `slowWindow` ended attempts was slow, oldest first. */
-  private readonly recent = new Map<string, boolean[]>();
+  /** An endpoint's ended attempts seen since `since` (the window's start), and how many of them were slow. */
+  private readonly seen = new Map<string, { since: number; all: number; slow: number }>();
   /** Jobs waiting for an attempt of their account to end. */
   private readonly waiting = new Map<string, (() => void)[]>();
 
@@ -40,7 +41,7 @@ export class EndpointGate {
 
   enter({ account, endpoint }: Door): GateAnswer {
     const now = this.clock.now();
-    if (this.slowSeen(endpoint, now) >= this.quorum) this.markSlow(endpoint, now);
+    if (this.slowNow(endpoint, now)) this.markSlow(endpoint, now);
     const until = this.slowUntil.get(endpoint);
     if (until !== undefined && until > now) return { kind: 'slow' };
     this.slowUntil.delete(endpoint);
@@ -49,6 +50,12 @@ export class EndpointGate {
     if (limit !== null && share.length >= limit) return { kind: 'busy' };
     this.byAccount.set(account, [...share, now]);
     return { kind: 'go', ticket: now };
+  }
+
+  /** Whether a first attempt sent to the lane at `sentAt` (epoch ms) is late now: the lane is behind. */
+  late(sentAt: number): boolean {
+    const after = this.policy.lateAfterMs;
+    return after !== undefined && Number.isFinite(sentAt) && this.clock.now() - sentAt >= after;
   }
 
   /** Whether an outcome counts as slow (it held its slot slowAfterMs or more). */
@@ -121,29 +128,38 @@ export class EndpointGate {
   /** An outcome seen anywhere (the slow lane too): enough slow ones keep the endpoint out of the shared lane. */
   observe(endpoint: string, outcome?: AttemptRecord): void {
     if (!outcome) return;
-    const window = this.policy.slowWindow ?? 1;
-    const recent = [...(this.recent.get(endpoint) ?? []), isSlowOutcome(outcome, this.policy)].slice(-window);
-    this.recent.set(endpoint, recent);
     const now = this.clock.now();
-    if (this.slowSeen(endpoint, now) >= this.quorum) this.markSlow(endpoint, now);
+    const seen = this.window(endpoint, now);
+    seen.all += 1;
+    if (isSlowOutcome(outcome, this.policy)) seen.slow += 1;
+    if (this.slowNow(endpoint, now)) this.markSlow(endpoint, now);
   }
 
-  private get quorum(): number {
-    return this.policy.slowQuorum ?? 1;
+  /** The endpoint's observations of the current window (a new one once `slowWindowMs` has passed). */
+  private window(endpoint: string, now: number): { since: number; all: number; slow: number } {
+    let seen = this.seen.get(endpoint);
+    if (!seen || now - seen.since >= (this.policy.slowWindowMs ?? Number.POSITIVE_INFINITY)) {
+      seen = { since: now, all: 0, slow: 0 };
+      this.seen.set(endpoint, seen);
+    }
+    return seen;
   }
 
-  /** Slow observations in the endpoint's window: requests in flight for slowAfterMs, then its latest ended attempts. */
-  private slowSeen(endpoint: string, now: number): number {
-    const window = this.policy.slowWindow ?? 1;
-    const hanging = (this.byEndpoint.get(endpoint) ?? []).filter((start) => now - start >= this.policy.slowAfterMs);
-    const ended = (this.recent.get(endpoint) ?? []).slice(-Math.max(0, window - hanging.length));
-    return hanging.length + ended.filter(Boolean).length;
+  /** Whether the window's slow observations (its ended attempts, and requests in flight for slowAfterMs) suffice. */
+  private slowNow(endpoint: string, now: number): boolean {
+    const inFlight = this.byEndpoint.get(endpoint) ?? [];
+    const hanging = inFlight.filter((start) => now - start >= this.policy.slowAfterMs).length;
+    const seen = this.seen.get(endpoint);
+    const fresh = seen && now - seen.since < (this.policy.slowWindowMs ?? Number.POSITIVE_INFINITY);
+    const slow = hanging + (fresh ? seen.slow : 0);
+    const all = hanging + (fresh ? seen.all : 0);
+    return slow >= (this.policy.slowQuorum ?? 1) && slow >= (this.policy.slowShare ?? 0) * all;
   }
 
   /** The evidence is spent: after slowForMs the endpoint starts again with a clean window. */
   private markSlow(endpoint: string, now: number): void {
     this.slowUntil.set(endpoint, now + this.policy.slowForMs);
-    this.recent.delete(endpoint);
+    this.seen.delete(endpoint);
   }
 }
 

@@ -19,11 +19,14 @@ export interface LanePolicy {
   /** How long a slow endpoint's jobs stay in the slow lane. */
   readonly slowForMs: number;
   /**
-   * The endpoint is slow once `slowQuorum` of its last `slowWindow` observations in this process were slow (ended
-   * attempts, and requests in flight for slowAfterMs or more); 1 of 1 when absent: one slow outcome is enough.
+   * The endpoint is slow once, among its observations in this process over the last `slowWindowMs` (ended
+   * attempts, and requests in flight for slowAfterMs or more), at least `slowQuorum` were slow and they are at
+   * least `slowShare` of them. One slow outcome is enough when absent. A share, not a count of the latest: a busy
+   * endpoint's batch ends with its slowest answers, so its last few are slow even when 97% of them were fast.
    */
-  readonly slowWindow?: number;
+  readonly slowWindowMs?: number;
   readonly slowQuorum?: number;
+  readonly slowShare?: number;
   /**
    * A webhook whose failure streak (on its item, counted by every worker: app/webhooks/endpoint-watch) has this
    * many failed deliveries and began `failingForMs` ago or more goes to the slow lane in every container,
@@ -33,6 +36,13 @@ export interface LanePolicy {
    */
   readonly failingDeliveries?: number | null;
   readonly failingForMs?: number;
+  /**
+   * A first attempt whose message waited this long or more in the shared lane (its SentTimestamp) is late: the
+   * lane is behind a backlog (an outage's, a burst's). It waits in the slow lane instead (a move costs a fraction
+   * of an attempt's time), so the shared lane skims the backlog and serves what is on time; the slow lane, fair
+   * between tenants, works the backlog off. None when absent.
+   */
+  readonly lateAfterMs?: number;
 }
 
 /**
@@ -49,18 +59,21 @@ export const LANE_POLICY: LanePolicy = {
 
 /**
  * On AWS (issue 29): a container runs one batch, whose jobs are all attempted at once (no share). A bad day's
- * endpoint answers past 2 s now and then (its p99 is 3 s, 0.5% of its requests time out), so one slow answer no
- * longer marks it: 4 of its last 10 observations in the container must be slow (a healthy endpoint's chance of that
- * in any window is under 1 in 10,000; a hanging endpoint's batch marks it 2 s in). An endpoint seen failing by
- * all the containers together (3 failed deliveries and no success for 30 s) goes to the slow lane in all of them.
+ * endpoint answers past 2 s now and then (its p99 is 3 s, 0.5% of its requests time out: about 3% in all), so one
+ * slow answer no longer marks it: at least 4 of its observations in the container over the last minute must have
+ * been slow, and half of them (a hanging endpoint: all; an endpoint whose median answer takes 2 s: half). An
+ * endpoint seen failing by all the containers together (3 failed deliveries and no success for 30 s) goes to the
+ * slow lane in all of them, and so does a first attempt that waited a minute or more in the shared lane.
  */
 export const AWS_LANE_POLICY: LanePolicy = {
   ...LANE_POLICY,
   perEndpoint: null,
-  slowWindow: 10,
+  slowWindowMs: 60_000,
   slowQuorum: 4,
+  slowShare: 0.5,
   failingDeliveries: 3,
   failingForMs: 30_000,
+  lateAfterMs: 60_000,
 };
 
 /**
