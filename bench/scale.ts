@@ -11,7 +11,8 @@
 // latencies, time-outs and retention; throughputs, counts and Scheduler rates are multiplied back by k. k = 1 runs
 // the full scale (about 10 times as long).
 // Env: BENCH_SCALE_ONLY=steady|one-tenant|backlog, BENCH_SCALE_SECONDS (the steady scenarios' measured window,
-// default 60), BENCH_SCALE_WARMUP (seconds before it, default 180: Lambda adds 300 batches a minute).
+// default 60), BENCH_SCALE_WARMUP (seconds before it, default 180: Lambda adds 300 batches a minute),
+// BENCH_SCALE_DEFAULTS=previous (the settings before issue 29, with this code).
 
 import type { SendflowEvent } from '../lambdas/domain/events';
 import { AWS_LANE_POLICY } from '../lambdas/domain/webhooks/endpoint-health';
@@ -44,9 +45,20 @@ const BACKLOG = {
   capMs: 48 * 3_600_000,
 } as const;
 
+/**
+ * BENCH_SCALE_DEFAULTS=previous: the defaults before issue 29 (batches of 10, no window; events 10, deliveries 50,
+ * slow lane 5 at once; SQS's default retention of 4 days), with this code: what the old settings carry.
+ */
+const PREVIOUS = process.env.BENCH_SCALE_DEFAULTS === 'previous';
+const previousQueues = {
+  events: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 10 },
+  deliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 50 },
+  slowDeliveries: { functionTimeoutSeconds: 30, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 5 },
+};
+
 const STAGE: StageSettings = {
-  queues,
-  retentionSeconds: QUEUE_RETENTION.toSeconds(),
+  queues: PREVIOUS ? previousQueues : queues,
+  retentionSeconds: PREVIOUS ? 4 * 86_400 : QUEUE_RETENTION.toSeconds(),
   unreservedConcurrency:
     DEFAULT_LAMBDA_CONCURRENCY.accountQuota - DEFAULT_LAMBDA_CONCURRENCY.api - DEFAULT_LAMBDA_CONCURRENCY.authorizer,
   lanePolicy: AWS_LANE_POLICY,
@@ -211,6 +223,23 @@ async function backlog(): Promise<BacklogFigures> {
     const all = (['live', 'backlog', 'hanging'] as const).reduce((n, c) => n + lane(name, c), 0);
     return all ? Number((lane(name, 'hanging') / all).toFixed(3)) : 0;
   };
+  // Each lane's slots by tenant: the busiest hanging tenant's share, against an equal share of the tenants there.
+  const fairness = (name: string) => {
+    // Tenants' messages only (a retry fired by Scheduler carries no MessageGroupId: SQS counts it as its own tenant).
+    const byTenant = new Map(
+      [...(world.figures.laneRecords.get(name) ?? new Map<string, number>())].filter(([group]) =>
+        group.startsWith('acct_'),
+      ),
+    );
+    const total = [...byTenant.values()].reduce((a, b) => a + b, 0);
+    const hanging = [...byTenant].filter(([t]) => world.classOf(t) === 'hanging').map(([, n]) => n);
+    const top = Math.max(0, ...hanging) / Math.max(1, total);
+    return {
+      busiest_hanging_tenant_share: Number(top.toFixed(4)),
+      equal_share: Number((1 / Math.max(1, byTenant.size)).toFixed(4)),
+      hanging_tenants_share: Number((hanging.reduce((a, b) => a + b, 0) / Math.max(1, total)).toFixed(3)),
+    };
+  };
   const figures: BacklogFigures = {
     pending: pending * K,
     drain_hours: drainedAt === null ? null : Number(((drainedAt - START) / 3_600_000).toFixed(2)),
@@ -241,6 +270,8 @@ async function backlog(): Promise<BacklogFigures> {
       hanging_tenants: hangingTenants,
       hanging_share_of_shared_lane_time: share('shared'),
       hanging_share_of_slow_lane_time: share('slow'),
+      shared_lane_slots: fairness('shared'),
+      slow_lane_slots: fairness('slow'),
       scheduler_calls_per_second_max_over_10_s: world.scheduler.maxCallsPerSecondOver10s * K,
       scheduler_fired_per_second_max: world.scheduler.maxFiredPerSecond * K,
     },
@@ -285,7 +316,10 @@ function report(name: string, world: World, figures: object, wallMs: number): vo
 
 async function main(): Promise<void> {
   const result: Record<string, unknown> = {};
-  console.log(`bench:scale at 1/${K} scale (BENCH_SCALE_FACTOR): figures below are multiplied back`);
+  console.log(
+    `bench:scale at 1/${K} scale (BENCH_SCALE_FACTOR): figures below are multiplied back` +
+      (PREVIOUS ? '; the previous defaults (BENCH_SCALE_DEFAULTS=previous)' : ''),
+  );
   if (!ONLY || ONLY === 'steady') {
     const f = await steady('steady: 200 tenants x 5 webhooks, 10,000 deliveries/s offered', 200, 5, TARGET_RATE);
     result.deliveries_per_second = f.deliveriesPerSecond;

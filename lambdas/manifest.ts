@@ -390,7 +390,7 @@ export const queues = {
    * at once. The shared lane. An invocation lasts as long as its slowest attempt: on a bad day (0.5% of requests
    * time out) a batch of 500 nearly always holds one that runs to the 10 s time-out, and shares that wait among 500
    * attempts, where a batch of 10 waits 2 s for 10. 10,000 deliveries a second at the bad day's latency then hold
-   * about 230 of these (bench:scale), where batches of 10 would need 2,000 (twice the account's quota).
+   * about 250 of these (bench:scale), where batches of 10 would need 2,000 (twice the account's quota).
    */
   deliveries: {
     functionTimeoutSeconds: 30,

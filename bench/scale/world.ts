@@ -118,6 +118,8 @@ export class Figures {
   readonly finals = new Map<TenantClass, number>();
   /** Attempt-seconds spent in each lane per class (the lane's capacity a class held). */
   readonly laneSeconds = new Map<string, number>();
+  /** Records (a batch's slots: an attempt holds one while its batch runs) each tenant had in each lane. */
+  readonly laneRecords = new Map<string, Map<string, number>>();
 
   add<K>(map: Map<K, number>, key: K, n = 1): void {
     map.set(key, (map.get(key) ?? 0) + n);
@@ -540,8 +542,12 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
       time,
       (records, _failed, ms) => {
         const lane = source === q.slow ? 'slow' : source === q.deliveries ? 'shared' : 'other';
-        for (const m of records)
+        const byTenant = figures.laneRecords.get(lane) ?? new Map<string, number>();
+        figures.laneRecords.set(lane, byTenant);
+        for (const m of records) {
           figures.add(figures.laneSeconds, `${lane} ${classOf(m.group)}`, ms / 1000 / records.length);
+          figures.add(byTenant, m.group);
+        }
       },
     );
   const mappings = [
