@@ -31,7 +31,6 @@ import type { SendflowEvent } from '../lambdas/domain/events';
 import { timeOrderedId } from '../lambdas/domain/ids';
 import { attemptHeaders, renderPayload } from '../lambdas/domain/webhooks/render';
 import { standardWebhookSignature } from '../lambdas/domain/webhooks/signature';
-import { queues as queueSpecs } from '../lambdas/manifest';
 import type { Config } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
 import {
