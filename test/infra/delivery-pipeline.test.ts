@@ -4,6 +4,7 @@
 // functions' table access, and the alarms.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DISABLE_AFTER_SECONDS } from '../../lambdas/domain/webhooks/auto-disable';
 import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { DEAD_LETTER_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
 import { only, synthSendflow } from './synth';
@@ -123,6 +124,11 @@ describe('queues', () => {
     );
     expect(main.length).toBeGreaterThanOrEqual(5);
     for (const [, queue] of main) expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+  });
+
+  it("keeps a job longer than auto-disable's window: a failing webhook is disabled before any of its jobs could expire", () => {
+    const retention = resources[ids.deliveriesQueue]?.Properties.MessageRetentionPeriod as number;
+    expect(DEFAULT_DISABLE_AFTER_SECONDS).toBeLessThan(retention);
   });
 
   it('has these eight queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
