@@ -8,7 +8,7 @@
 // DynamoDB (the in-memory fakes of the ports, each call taking `dynamoMs`), and the services above.
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { AwsRetryScheduler } from '../../lambdas/adapters/aws/retry-scheduler';
+import { AwsRetryScheduler, SCHEDULES_PER_SECOND } from '../../lambdas/adapters/aws/retry-scheduler';
 import {
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryQueue,
@@ -425,15 +425,6 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
     flush: () => {},
   };
   const shared = new SqsDeliveryQueue(sqs, url('deliveries'));
-  const retries = new AwsRetryScheduler({
-    scheduler: scheduler as unknown as SchedulerClient,
-    queue: shared,
-    groupName: SCHEDULE_GROUP,
-    queueArn: q.deliveries.arn,
-    roleArn: 'arn:aws:iam::000000000000:role/sim-scheduler',
-    dlqArn: 'arn:aws:sqs:sim:000000000000:sim-scheduler-dlq',
-    now: () => time.now(),
-  });
   const dlqArns = new Set([q.dlq.arn, q.slowDlq.arn]);
   const random = (() => {
     const r = prng(7);
@@ -444,6 +435,18 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
   // handshakes share its one CPU.
   const deliveryContainer = (): Handler => {
     const known = new InProcessKnownStreaks();
+    // The container's retry transport, paced as the plug paces it (one per cold start).
+    const retries = new AwsRetryScheduler({
+      scheduler: scheduler as unknown as SchedulerClient,
+      queue: shared,
+      groupName: SCHEDULE_GROUP,
+      queueArn: q.deliveries.arn,
+      roleArn: 'arn:aws:iam::000000000000:role/sim-scheduler',
+      dlqArn: 'arn:aws:sqs:sim:000000000000:sim-scheduler-dlq',
+      now: () => time.now(),
+      schedulesPerSecond: SCHEDULES_PER_SECOND,
+      sleep: (ms) => time.sleep(ms),
+    });
     let cpuFreeAt = 0;
     const deps = {
       webhooks,

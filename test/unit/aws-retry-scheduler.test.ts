@@ -177,6 +177,35 @@ describe('beyond 15 minutes: a one-shot Scheduler schedule', () => {
   });
 });
 
+describe('paced schedule creation', () => {
+  it('spaces its CreateSchedule calls by the pace (a batch of hanging attempts ends at once; its retries need not)', async () => {
+    // Arrange: 10 a second; a clock that stands still (the calls are made together).
+    const slept: number[] = [];
+    const paced = new AwsRetryScheduler({
+      scheduler: new SchedulerClient({ region: 'eu-west-1' }),
+      queue: new SqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), QUEUE_URL),
+      groupName: GROUP,
+      queueArn: QUEUE_ARN,
+      roleArn: ROLE_ARN,
+      dlqArn: DLQ_ARN,
+      now: () => NOW,
+      schedulesPerSecond: 10,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+
+    // Act: three 30-minute retries at once, and one 5-minute retry (SQS: never paced).
+    await Promise.all([1, 2, 3].map((attempt) => paced.schedule({ ...job, attempt }, 1800)));
+    await paced.schedule(job, 300);
+
+    // Assert
+    expect(slept).toEqual([100, 200]);
+    expect(scheduler).toHaveReceivedCommandTimes(CreateScheduleCommand, 3);
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
+  });
+});
+
 describe('schedule names', () => {
   it('are deliveryId-a<attempt>, and fit both the name (64 of [0-9a-zA-Z-_.]) and client-token rules', () => {
     // Arrange: the longest pipeline id, at an attempt far beyond any schedule.

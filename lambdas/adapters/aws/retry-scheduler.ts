@@ -29,7 +29,18 @@ export interface AwsRetrySchedulerOptions {
   readonly dlqArn: string;
   /** Epoch ms. */
   readonly now: () => number;
+  /**
+   * CreateSchedule calls this scheduler makes a second at most (none: unpaced). A batch of hanging attempts times
+   * out at once, and its 30-minute retries would reach Scheduler within milliseconds of each other: spaced, the
+   * slow lane's 50 containers stay under 1,000 a second (bench:scale), the oldest quota figure.
+   */
+  readonly schedulesPerSecond?: number;
+  /** Waits for the pace (tests and bench:scale give their own clock's). */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
+
+/** What each delivery container's retry scheduler allows itself (lambdas/runtime/aws/plugs/schedules.ts). */
+export const SCHEDULES_PER_SECOND = 20;
 
 /**
  * Schedule name and client token of one attempt: `${deliveryId}-a${attempt}`, so a job handled twice asks for
@@ -42,6 +53,9 @@ export function retryScheduleName(job: Pick<DeliveryJob, 'deliveryId' | 'attempt
 }
 
 export class AwsRetryScheduler implements RetryScheduler {
+  /** When the next CreateSchedule may go (epoch ms), with `schedulesPerSecond`. */
+  private nextSlot = 0;
+
   constructor(private readonly options: AwsRetrySchedulerOptions) {}
 
   async schedule(job: DeliveryJob, delaySeconds: number): Promise<void> {
@@ -49,6 +63,7 @@ export class AwsRetryScheduler implements RetryScheduler {
       await this.options.queue.send([job], delaySeconds);
       return;
     }
+    await this.pace();
     await createOneShot(this.options, {
       name: retryScheduleName(job),
       description: `Attempt ${job.attempt} of delivery ${job.deliveryId}`,
@@ -56,7 +71,19 @@ export class AwsRetryScheduler implements RetryScheduler {
       input: encodeJob(job),
     });
   }
+
+  /** Takes the next slot (synchronously, so calls made together queue up) and waits for it. */
+  private async pace(): Promise<void> {
+    const rate = this.options.schedulesPerSecond;
+    if (!rate) return;
+    const now = this.options.now();
+    const at = Math.max(now, this.nextSlot);
+    this.nextSlot = at + 1000 / rate;
+    if (at > now) await (this.options.sleep ?? sleep)(at - now);
+  }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The reconciler's retry transport: it only re-queues attempts that are already overdue (delay 0), so it needs
