@@ -43,7 +43,7 @@ import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
-import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
+import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
 import { deliveryClaimMs, queues, visibilityTimeoutSeconds } from '../manifest';
@@ -83,8 +83,18 @@ export interface RuntimeAdapters {
   readonly files?: FileStore;
   /** Received messages' parser (the inbound function and the local runtime): a time-boxed worker thread. */
   readonly mimeParser?: MimeParser;
-  /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
-  readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
+  /**
+   * The slow deliveries lane and its queue ARN (where the delivery worker runs), and the longest delay its queue
+   * holds (SQS: 900 s; none locally): a slow attempt's retry waits there if it fits, else as other retries do.
+   */
+  readonly slowLane?: {
+    readonly queue: DeliveryQueue;
+    readonly steps: RecoveryQueue;
+    readonly arn: string;
+    readonly maxDelaySeconds?: number;
+  };
+  /** The lanes' rules: AWS_LANE_POLICY unless given (the local runtime gives its own: one process, many batches). */
+  readonly lanePolicy?: LanePolicy;
   /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
   readonly deliveryDlqArns?: readonly string[];
   /**
@@ -221,7 +231,17 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       ),
     claimMs: deliveryClaimMs(hooks.attemptTimeoutMs),
     claimEpoch: adapters.claimEpoch ?? 0,
-    ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
+    ...(adapters.slowLane
+      ? {
+          lanes: deliveryLanes(
+            adapters.slowLane,
+            adapters.deliveryQueue,
+            adapters.retries,
+            adapters.lanePolicy ?? AWS_LANE_POLICY,
+            clock,
+          ),
+        }
+      : {}),
     pacing: {
       pace: new EndpointPace(
         adapters.pace?.counter ?? new InMemoryPaceCounter(),
@@ -295,13 +315,28 @@ function deadLetterSources(arns: readonly string[]): (record: SQSRecord) => bool
   return (record) => sources.has(record.eventSourceARN);
 }
 
-function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, shared: DeliveryQueue, clock: Clock): Lanes {
+/**
+ * The delivery worker's lanes (its own gate, per process or container), with the slow lane's retries: a delay the
+ * slow lane's queue holds waits there, a longer one goes as any retry. Exported for bench:scale, which runs it.
+ */
+export function deliveryLanes(
+  slow: NonNullable<RuntimeAdapters['slowLane']>,
+  shared: DeliveryQueue,
+  retries: RetryScheduler,
+  policy: LanePolicy,
+  clock: Clock,
+): Lanes {
+  const longest = slow.maxDelaySeconds ?? Number.POSITIVE_INFINITY;
   return {
-    gate: new EndpointGate(LANE_POLICY, clock),
+    gate: new EndpointGate(policy, clock),
     slowLane: slow.queue,
     slowSteps: slow.steps,
     sharedLane: shared,
-    busyDelaySeconds: LANE_POLICY.busyDelaySeconds,
+    busyDelaySeconds: policy.busyDelaySeconds,
     isSlowLane: (record) => record.eventSourceARN === slow.arn,
+    slowRetries: {
+      schedule: (job, delaySeconds) =>
+        delaySeconds <= longest ? slow.queue.send([job], delaySeconds) : retries.schedule(job, delaySeconds),
+    },
   };
 }

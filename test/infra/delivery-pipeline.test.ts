@@ -4,6 +4,7 @@
 // functions' table access, and the alarms.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_DISABLE_AFTER_SECONDS } from '../../lambdas/domain/webhooks/auto-disable';
 import { queues, RECONCILE_EVERY_MINUTES, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { DEAD_LETTER_CONCURRENCY, OLDEST_MESSAGE_ALARM_SECONDS } from '../../lib/constructs/delivery-pipeline';
 import { invokedFunction, only, synthSendflow } from './synth';
@@ -127,6 +128,21 @@ describe('queues', () => {
     }
   });
 
+  it('every main queue of the stack keeps messages 14 days, the SQS maximum (a first attempt is only its message)', () => {
+    // Main queues are the ones with a redrive policy (the DLQs are checked above).
+    const main = Object.entries(api.findResources('AWS::SQS::Queue')).filter(([, q]) => q.Properties.RedrivePolicy);
+    expect(main.map(([id]) => id)).toEqual(
+      expect.arrayContaining([ids.eventsQueue, ids.deliveriesQueue, ids.slowDeliveriesQueue]),
+    );
+    expect(main.length).toBeGreaterThanOrEqual(5);
+    for (const [, queue] of main) expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+  });
+
+  it("keeps a job longer than auto-disable's window: a failing webhook is disabled before any of its jobs could expire", () => {
+    const retention = resources[ids.deliveriesQueue]?.Properties.MessageRetentionPeriod as number;
+    expect(DEFAULT_DISABLE_AFTER_SECONDS).toBeLessThan(retention);
+  });
+
   it('has these eight queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
     const all = Object.keys(api.findResources('AWS::SQS::Queue'));
     const pipeline = all.filter((id) => id.startsWith('DeliveryPipeline'));
@@ -158,9 +174,34 @@ describe('event sources', () => {
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids[q]),
       BatchSize: queues[name].batchSize,
+      MaximumBatchingWindowInSeconds: queues[name].maxBatchingWindowSeconds,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: queues[name].maxConcurrency },
     });
+  });
+
+  it.each([
+    ['eventsQueue', 100, 1, 25],
+    ['deliveriesQueue', 500, 1, 300],
+    ['slowDeliveriesQueue', 100, 1, 50],
+  ] as const)(
+    '%s: batches of %i gathered for up to %i s, %i at once (what bench:scale carries 10,000/s with)',
+    (q, batch, window, max) => {
+      api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: arn(ids[q]),
+        BatchSize: batch,
+        MaximumBatchingWindowInSeconds: window,
+        ScalingConfig: { MaximumConcurrency: max },
+      });
+    },
+  );
+
+  it('gathers for a window wherever a batch may hold more than 10 records (Lambda requires it)', () => {
+    for (const mapping of Object.values(api.findResources('AWS::Lambda::EventSourceMapping'))) {
+      if ((mapping.Properties.BatchSize ?? 10) > 10) {
+        expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeGreaterThanOrEqual(1);
+      }
+    }
   });
 
   it('bounds every event source of the stack (the slow lane far below the shared one)', () => {
@@ -178,6 +219,7 @@ describe('event sources', () => {
       api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         EventSourceArn: arn(ids[q]),
         BatchSize: queues.deliveries.batchSize,
+        MaximumBatchingWindowInSeconds: queues.deliveries.maxBatchingWindowSeconds,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: DEAD_LETTER_CONCURRENCY },
       });

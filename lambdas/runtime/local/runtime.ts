@@ -31,6 +31,7 @@ import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
 import { errorBody } from '../../domain/error-names';
+import { LANE_POLICY, type LanePolicy } from '../../domain/webhooks/endpoint-health';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
@@ -109,6 +110,10 @@ export interface LocalRuntimeOptions {
   /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
   readonly onDynamoFailure?: (error: Error) => void;
   readonly sender?: WebhookSender;
+  /** The delivery lanes' rules (LANE_POLICY: one process for every batch); bench:cost measures AWS_LANE_POLICY. */
+  readonly lanePolicy?: LanePolicy;
+  /** Batches as large as the AWS event sources' (the manifest's batchSize) rather than LOCAL_BATCH_SIZE: bench:cost. */
+  readonly awsBatches?: boolean;
   /** Called once if the data directory is locked and the start waits for it (SF_DATA_DIR_WAIT_SECONDS). */
   readonly onDataDirWait?: () => void;
   /** The inbound SMTP server's limits (tests shorten its time-outs); DEFAULT_SMTP_LIMITS otherwise. */
@@ -138,11 +143,12 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
   // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
   const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
+  const awsBatches = options.awsBatches === true;
   const local = {
-    events: localQueue(config.dataDir, 'events', logger),
-    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq),
-    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq),
-    sends: localQueue(config.dataDir, 'sends', logger),
+    events: localQueue(config.dataDir, 'events', logger, undefined, awsBatches),
+    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq, awsBatches),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq, awsBatches),
+    sends: localQueue(config.dataDir, 'sends', logger, undefined, awsBatches),
     deliveriesDlq,
   };
   let server: Server | undefined;
@@ -201,6 +207,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         steps: { send: async (step, delay) => local.slowDeliveries.send([encodeStep(step)], delay) },
         arn: local.slowDeliveries.arn,
       },
+      // One process runs every batch: a share per account (bench:cost gives AWS's rules instead).
+      lanePolicy: options.lanePolicy ?? LANE_POLICY,
       deliveryDlqArns: [local.deliveriesDlq.arn],
       // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
       receivingMx: config.host,
@@ -452,7 +460,7 @@ function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
   const journal = queueJournal(dataDir, 'deliveriesDlq');
   const visibilityTimeoutMs = visibilityTimeoutSeconds(queues.deliveries) * 1000;
   return new InProcessQueue('sendflow-deliveriesDlq', {
-    batchSize: queues.deliveries.batchSize,
+    batchSize: LOCAL_BATCH_SIZE,
     visibilityTimeoutMs,
     maxReceiveCount: Math.ceil(DLQ_RETENTION_MS / visibilityTimeoutMs),
     concurrency: 1,
@@ -461,11 +469,23 @@ function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
   });
 }
 
-function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo?: InProcessQueue): InProcessQueue {
+/**
+ * The most records a local batch holds: one process runs every batch, so the AWS event sources' larger batches
+ * (gathered over a batching window, to share an invocation's time) would only hold more of its attempts at once.
+ */
+export const LOCAL_BATCH_SIZE = 10;
+
+function localQueue(
+  dataDir: string,
+  queue: QueueName,
+  logger: Logger,
+  redriveTo?: InProcessQueue,
+  awsBatches = false,
+): InProcessQueue {
   const spec = queues[queue];
   const journal = queueJournal(dataDir, queue);
   return new InProcessQueue(`sendflow-${queue}`, {
-    batchSize: spec.batchSize,
+    batchSize: awsBatches ? spec.batchSize : Math.min(spec.batchSize, LOCAL_BATCH_SIZE),
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],
