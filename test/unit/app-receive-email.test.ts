@@ -527,20 +527,38 @@ describe('received bytes are metered on the receiving account (issue 28)', () =>
     expect(await s.quotas.used(BETA.accountId, s.today)).toBe(0);
   });
 
-  it("past the receiving account's daily bytes: not stored for it (refused, with the reason); another account still gets it", async () => {
+  it("past the receiving account's daily bytes: nothing of it stored for it but a failed email saying why; another account still gets it", async () => {
     // Arrange: ACME's day all but used.
     const s = await metered();
     const limit = PLANS.free.inboundBytesPerDay;
     await s.quotas.consume(ACME.accountId, s.today, limit - 10, limit);
+    const message = arrival(mime(), ['team@acme.example', 'b@beta.example']);
 
     // Act
-    const outcome = await receiveEmail(s.deps, arrival(mime(), ['team@acme.example', 'b@beta.example']));
+    const outcome = await receiveEmail(s.deps, message);
+    await receiveEmail(s.deps, message);
 
-    // Assert: nothing of it for ACME (no item, no file, no event), all of it for BETA.
+    // Assert: for ACME a failed email (what its header says, no file, nothing counted), announced once; BETA all.
     expect(outcome.refused).toEqual([{ accountId: ACME.accountId, reason: 'inbound_bytes_quota_exceeded' }]);
-    expect(outcome.stored.map((x) => x.accountId)).toEqual([BETA.accountId]);
-    expect([...s.received.items.values()].map((item) => item.accountId)).toEqual([BETA.accountId]);
-    expect(s.published().map((e) => e.accountId)).toEqual([BETA.accountId]);
+    expect(outcome.stored.map((x) => [x.accountId, x.status])).toEqual([
+      [ACME.accountId, 'failed'],
+      [BETA.accountId, 'received'],
+    ]);
+    const refusedId = outcome.stored[0]?.emailId as string;
+    const item = [...s.received.items.values()].find((one) => one.id === refusedId);
+    expect(item).toMatchObject({
+      accountId: ACME.accountId,
+      status: 'failed',
+      subject: 'Quarterly report',
+      attachments: [],
+      rawSize: message.raw.length,
+      notes: [{ code: 'inbound_bytes_quota_exceeded', message: expect.stringContaining('daily') }],
+    });
+    expect(storedBytes(s.files, refusedId)).toBe(0);
+    expect(s.published().map((e) => [e.accountId, e.data.status])).toEqual([
+      [ACME.accountId, 'failed'],
+      [BETA.accountId, 'received'],
+    ]);
     expect(await s.quotas.used(ACME.accountId, s.today)).toBe(limit - 10);
     expect(await s.quotas.used(BETA.accountId, s.today)).toBeGreaterThan(0);
   });

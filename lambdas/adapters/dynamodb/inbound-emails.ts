@@ -2,7 +2,13 @@
 // tenant's newest first; created once with email.received in its outbox (a replay's create fails its condition).
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { ReceivedEmail, ReceivedEmailRepository, ReceivedPage, ReceivedPageQuery } from '../../app/inbound/ports';
+import {
+  RECEIVED_NOTE_CODES,
+  type ReceivedEmail,
+  type ReceivedEmailRepository,
+  type ReceivedPage,
+  type ReceivedPageQuery,
+} from '../../app/inbound/ports';
 import type { PendingEvents } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
@@ -51,7 +57,7 @@ const item = z.object({
   notes: z
     .array(
       z.object({
-        code: z.enum(['mime_limit', 'parse_timeout', 'parse_failed', 'fields_cut', 'headers_cut', 'storage_failed']),
+        code: z.enum(RECEIVED_NOTE_CODES),
         message: z.string(),
       }),
     )

@@ -36,13 +36,16 @@ export interface ReceivedAttachment {
  */
 export type ReceivedStatus = 'received' | 'partial' | 'failed';
 
-export type ReceivedNoteCode =
-  | 'mime_limit'
-  | 'parse_timeout'
-  | 'parse_failed'
-  | 'fields_cut'
-  | 'headers_cut'
-  | 'storage_failed';
+export const RECEIVED_NOTE_CODES = [
+  'mime_limit',
+  'parse_timeout',
+  'parse_failed',
+  'fields_cut',
+  'headers_cut',
+  'storage_failed',
+  'inbound_bytes_quota_exceeded',
+] as const;
+export type ReceivedNoteCode = (typeof RECEIVED_NOTE_CODES)[number];
 
 /** Why a received email is partial or failed, in a code and a sentence. */
 export interface ReceivedNote {

@@ -41,8 +41,8 @@ export async function receiveEmail(deps: InboundDeps, message: InboundMessage): 
   const refused = [];
   for (const [accountId, receivedFor] of byAccount) {
     const outcome = await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor);
-    if (outcome) stored.push(outcome);
-    else refused.push({ accountId, reason: INBOUND_QUOTA_EXCEEDED } as const);
+    stored.push(outcome);
+    if (outcome.refused) refused.push({ accountId, reason: INBOUND_QUOTA_EXCEEDED } as const);
   }
   return { stored, dropped, ...(refused.length ? { refused } : {}) };
 }
@@ -53,7 +53,7 @@ async function storeFor(
   parsed: ParsedMessage,
   tenant: Tenant,
   receivedFor: readonly string[],
-): Promise<ReceiveOutcome['stored'][number] | null> {
+): Promise<ReceiveOutcome['stored'][number] & { refused?: true }> {
   const { folder, ...place } = placeOf(deps, message, tenant);
   const { id, expiresAt } = place;
   const { email: mail } = parsed;
@@ -103,7 +103,7 @@ async function storeFor(
   const counted = deps.inboundQuota
     ? await meterInboundBytes(deps.inboundQuota, tenant.accountId, bytes, deps.clock.now())
     : undefined;
-  if (counted === null) return null;
+  if (counted === null) return { ...(await recordOverQuota(deps, email, bytes)), refused: true };
   const giveBack = async () => {
     if (counted) await deps.inboundQuota?.quotas.release(tenant.accountId, counted, bytes).catch(() => {});
   };
@@ -126,6 +126,33 @@ async function storeFor(
   // A replay finds it stored, and counted the first time.
   if (!created) await giveBack();
   return { accountId: tenant.accountId, emailId: id, created, status };
+}
+
+/**
+ * An arrival past its account's daily inbound bytes: none of its bytes are stored for the account, but the account
+ * sees it, `failed`, with what its header says (no attachments listed: none were kept) and why, announced by
+ * email.received. The item is what any received email's is (bounded by construction), so a flood of such mail
+ * costs the account a small item each, counted nowhere. A replay once the day has room replaces it.
+ */
+async function recordOverQuota(deps: InboundDeps, email: ReceivedEmail, bytes: number) {
+  const { omitted, ...rest } = email;
+  // None of its attachments was kept, so none is listed nor counted as left out.
+  const { attachments: _none, ...cut } = omitted ?? {};
+  const note: ReceivedNote = {
+    code: INBOUND_QUOTA_EXCEEDED,
+    message:
+      `This message (${bytes} bytes to store) arrived after the account's daily inbound storage quota was used up: ` +
+      'it was not stored; only what its header says is listed. The quota resets at midnight UTC (GET /v1/usage).',
+  };
+  const failed: ReceivedEmail = {
+    ...rest,
+    attachments: [],
+    status: 'failed',
+    notes: [note],
+    ...(Object.keys(cut).length ? { omitted: cut } : {}),
+  };
+  const created = await recordReceived(deps, failed);
+  return { accountId: email.accountId, emailId: email.id, created, status: 'failed' as const };
 }
 
 /** What a reader of a partial email must know, one note per cause. */

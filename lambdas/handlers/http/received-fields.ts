@@ -2,6 +2,7 @@
 // `status`, `notes` (why it is partial or failed) and `omitted` (how many entries each list lost). One schema for
 // both, so the event and the API cannot drift apart.
 import * as z from 'zod';
+import { RECEIVED_NOTE_CODES } from '../../app/inbound/ports';
 
 const count = z.number().int().min(1);
 
@@ -10,12 +11,13 @@ export const receivedStatusFields = {
     description:
       '`received`: parsed and listed whole. `partial`: stored, but something is only in the raw message (a limit ' +
       'was reached, the body was not parsed, a list was cut): see `notes`. `failed`: it arrived but could not be ' +
-      'stored; only its envelope is listed.',
+      "stored (only its envelope is listed), or the account's daily inbound storage quota was used up (only what " +
+      'its header says is listed): see `notes`.',
   }),
   notes: z
     .array(
       z.strictObject({
-        code: z.enum(['mime_limit', 'parse_timeout', 'parse_failed', 'fields_cut', 'headers_cut', 'storage_failed']),
+        code: z.enum(RECEIVED_NOTE_CODES),
         message: z.string(),
       }),
     )

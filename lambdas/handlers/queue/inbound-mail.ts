@@ -69,6 +69,8 @@ export function createInboundMailHandler(deps: InboundMailDeps) {
         stored: stored.length,
         // Stored with part of it only in the raw message (a MIME limit, the parse time-box): someone's hostile mail.
         partial: stored.filter((one) => one.status === 'partial').length,
+        // Shown to its account as failed: over its daily inbound bytes (nothing of it stored), see app/inbound.
+        failed: stored.filter((one) => one.status === 'failed').length,
         discarded,
       });
     }
