@@ -1,19 +1,21 @@
 // Inbound email on AWS, for a stage that `sendflow:inbound` names: an SES receipt rule set with one rule (TLS
 // required, spam and virus scan on) whose actions store each message in an encrypted bucket, then invoke the
 // inbound function asynchronously (retries, then an on-failure queue that alarms). The function reads the
-// message back and calls receiveEmail. The rule set is made active when asked (receipt-rule-set-activation.ts;
+// message back and calls receiveEmail; it also consumes the on-failure queue (a failed arrival is shown to its
+// accounts). The rule set is made active when asked (receipt-rule-set-activation.ts;
 // CloudFormation cannot), else by the runbook's CLI step.
 import { Aws, CfnRule, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { EventInvokeConfig, type IDestination } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { CfnReceiptRule, CfnReceiptRuleSet } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PARSE_THREAD_BUNDLE } from '../../lambdas/adapters/mime/parse-thread-module';
-import { INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
+import { INBOUND_FAILURES_PREFIX, INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
 import type { InboundSettings } from '../inbound-settings';
 import { LIVE_ALIAS, NodeFunction } from './node-function';
 import { DLQ_RETENTION, dlqAlarm, stageAlarmName } from './queues';
@@ -69,7 +71,10 @@ export interface InboundMailProps extends InboundSettings {
 export class InboundMail extends Construct {
   readonly bucket: Bucket;
   readonly handler: NodeFunction;
-  /** Events Lambda gave up on (the SES event itself, with the error): replayed by the runbook's steps. */
+  /**
+   * Events Lambda gave up on (the SES event itself, with the error): the function consumes them (each account is
+   * shown a failed email); the message stays in the bucket for the runbook's replay.
+   */
   readonly failures: Queue;
   readonly ruleSetName: string;
   readonly failuresAlarm: Alarm;
@@ -102,6 +107,8 @@ export class InboundMail extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [
         { id: 'inbound-retention', prefix: INBOUND_OBJECTS_PREFIX, expiration: Duration.days(props.retentionDays) },
+        // The SES events of arrivals every try failed on, kept for the replay: as long as their messages.
+        { id: 'failures-retention', prefix: INBOUND_FAILURES_PREFIX, expiration: Duration.days(props.retentionDays) },
         { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });
@@ -147,6 +154,19 @@ export class InboundMail extends Construct {
         }),
       );
     }
+    // The SES event of an arrival every try failed on, kept for the replay (handlers/queue/inbound-mail.ts).
+    this.handler.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects(`${INBOUND_FAILURES_PREFIX}*`)],
+      }),
+    );
+    Validations.of(this.handler.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/${INBOUND_FAILURES_PREFIX}*]`,
+      reason:
+        'One object per failed arrival, named by its SES messageId, under the one prefix the replay reads: never ' +
+        'the messages SES wrote, nor another prefix.',
+    });
     Validations.of(this.handler.role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as never)}.Arn>/${INBOUND_OBJECTS_PREFIX}*]`,
       reason:
@@ -159,6 +179,8 @@ export class InboundMail extends Construct {
     // It holds whole SES events (subject, from, to): no longer than the stage keeps email, at most SQS's 14 days.
     this.failures = new Queue(this, 'Failures', {
       retentionPeriod: Duration.days(Math.min(DLQ_RETENTION.toDays(), props.retentionDays)),
+      // The function consumes it: a failure it could not record comes back after six of its time-outs.
+      visibilityTimeout: Duration.seconds(INBOUND_TIMEOUT.toSeconds() * 6),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
@@ -177,7 +199,12 @@ export class InboundMail extends Construct {
       onFailure: sendOnly(this.failures),
     });
     if (this.handler.alias) asyncInvoke.node.addDependency(this.handler.alias);
-    this.failuresAlarm = dlqAlarm(this, 'InboundFailures', this.failures);
+    // The function takes each failure back (handlers/queue/inbound-mail.ts): received once more, else shown to the
+    // receiving accounts as a failed email; one at a time, two at most, within its reservation.
+    this.handler.live.addEventSource(
+      new SqsEventSource(this.failures, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: 2 }),
+    );
+    this.failuresAlarm = dlqAlarm(this, 'InboundFailures', this.failures, 'consumed');
     // Were the failure queue ever refused, the event would be gone: that must page too.
     this.destinationFailuresAlarm = new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
       alarmName: stageAlarmName(this, 'InboundDestinationDeliveryFailures'),

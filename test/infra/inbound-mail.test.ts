@@ -186,6 +186,7 @@ describe('inbound mail: the bucket', () => {
         LifecycleConfiguration: {
           Rules: Match.arrayWith([
             { Id: 'inbound-retention', Prefix: 'inbound/', ExpirationInDays: 45, Status: 'Enabled' },
+            { Id: 'failures-retention', Prefix: 'inbound-failures/', ExpirationInDays: 45, Status: 'Enabled' },
           ]),
         },
       },
@@ -240,6 +241,8 @@ describe('inbound mail: the function', () => {
     // alone, not the GetQueueAttributes and GetQueueUrl that SqsDestination would add).
     // receiveEmail: the name's claim and the domain (GetItem), the received email and its relay (UpdateItem), its
     // parts in the bodies bucket (PutObject, untagged: under retention/emails/), email.received to the events queue.
+    // It consumes its own failures queue (ReceiveMessage, DeleteMessage, ChangeMessageVisibility and the
+    // attributes and URL Lambda's event source reads).
     expect([...new Set(actions)]).toEqual([
       'dynamodb:GetItem',
       'dynamodb:UpdateItem',
@@ -248,10 +251,23 @@ describe('inbound mail: the function', () => {
       's3:DeleteObject',
       's3:GetObject',
       's3:PutObject',
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:ReceiveMessage',
       'sqs:SendMessage',
     ]);
-    // Its parts go to the bodies bucket under retention/emails/ only (a received email expires within the retention).
+    // Its parts go to the bodies bucket under retention/emails/ only (a received email expires within the
+    // retention); the SES event of an arrival every try failed on goes beside the messages, under inbound-failures/.
     expect(statements.filter((st) => [st.Action].flat().includes('s3:PutObject'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 's3:PutObject',
+        Resource: {
+          'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(api, 'AWS::S3::Bucket'), 'Arn'] }, '/inbound-failures/*']],
+        },
+      },
       {
         Effect: 'Allow',
         Action: 's3:PutObject',
@@ -278,13 +294,18 @@ describe('inbound mail: the function', () => {
     );
   });
 
-  it('is retried twice over up to six hours, then its event goes to the failures queue, whose depth alarms', () => {
+  it('is retried twice over up to six hours, then its event goes to the failures queue, which the function consumes and which alarms on every message', () => {
     // Arrange
     const queueId = Object.keys(api.findResources('AWS::SQS::Queue')).find((id) =>
       id.startsWith('InboundMailFailures'),
     );
     if (!queueId) throw new Error('no failures queue');
-    api.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+    // Visible again only after the function's time-out (2 minutes) has passed six times over, as Lambda advises.
+    api.hasResourceProperties('AWS::SQS::Queue', {
+      MessageRetentionPeriod: 1_209_600,
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 720,
+    });
 
     // Assert
     // On the alias SES invokes: an unqualified configuration would not apply to its invocations.
@@ -295,9 +316,29 @@ describe('inbound mail: the function', () => {
       MaximumEventAgeInSeconds: 21_600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
     });
+    // The function takes the failures back, one at a time, on its live alias: received once more, else shown to
+    // the receiving accounts as failed (handlers/queue/inbound-mail.ts).
+    api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      // The alias's name (function:alias), from its ARN.
+      FunctionName: {
+        'Fn::Join': [
+          '',
+          Match.arrayWith([
+            Match.objectLike({
+              'Fn::Select': [6, { 'Fn::Split': [':', { Ref: Match.stringLikeRegexp('^InboundMailFunctionLive') }] }],
+            }),
+          ]),
+        ],
+      },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 2 },
+    });
+    // Consumed, so its depth stays near 0: every message received from it alarms (and again while it fails).
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'Sendflow-prod-Api-InboundFailuresDepth',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
+      MetricName: 'NumberOfMessagesReceived',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
       Threshold: 1,
       AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],

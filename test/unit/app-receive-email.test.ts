@@ -464,6 +464,17 @@ describe('receiveEmail', () => {
     ]);
   });
 
+  it('recordFailedArrival without the bytes (the stored message could not be read): no empty raw file, and it says so', async () => {
+    const s = await setup();
+    const message = { ...arrival(mime(), ['x@acme.example'], 'unread_1'), raw: new Uint8Array() };
+
+    const outcome = await recordFailedArrival(s.deps, message, 4);
+
+    const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
+    expect(s.files.files.has(email?.rawKey as string)).toBe(false);
+    expect(email?.notes?.[0]?.message).not.toContain('raw message is kept');
+  });
+
   it('recordFailedArrival after the email was stored after all keeps the stored email', async () => {
     const s = await setup();
     const message = arrival(mime(), ['x@acme.example'], 'late_1');

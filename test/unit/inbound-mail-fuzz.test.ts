@@ -55,6 +55,7 @@ async function run(event: unknown) {
         return RAW;
       },
       discard: async () => {},
+      keepFailure: async () => {},
     },
     receive: async (message) => {
       received.push(message);

@@ -39,6 +39,7 @@ describe('inbound mail handler', () => {
       discard: async (id) => {
         discarded.push(id);
       },
+      keepFailure: async () => {},
     };
   });
 

@@ -2,7 +2,14 @@
 // GetObject, refuses an object above the bound before and while reading it, and names a missing object, which S3
 // answers 403 AccessDenied to a role without s3:ListBucket (the inbound function's) and 404 NoSuchKey otherwise.
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  NoSuchKey,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, expect, it } from 'vitest';
 import { S3RawMessageSource } from '../../lambdas/adapters/aws/s3-raw-messages';
@@ -126,4 +133,23 @@ it('refuses to discard by an id that is not a plain SES id (nothing outside the 
   // Act & Assert
   await expect(source().discard('../emails/x/raw')).rejects.toThrow(/not an SES message id/);
   expect(s3.calls()).toHaveLength(0);
+});
+
+it('keeps the SES event of an arrival every try failed on beside the messages, under inbound-failures/<id>.json', async () => {
+  // Arrange
+  s3.on(PutObjectCommand).resolves({});
+  const sesEvent = JSON.stringify({ Records: [{ eventSource: 'aws:ses' }] });
+
+  // Act
+  await source().keepFailure(MESSAGE_ID, sesEvent);
+
+  // Assert
+  expect(s3.calls()).toHaveLength(1);
+  expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+    Bucket: 'inbound-bucket',
+    Key: `inbound-failures/${MESSAGE_ID}.json`,
+    Body: sesEvent,
+    ContentType: 'application/json',
+  });
+  await expect(source().keepFailure('../x', sesEvent)).rejects.toThrow(/not an SES message id/);
 });

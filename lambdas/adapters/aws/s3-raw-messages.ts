@@ -1,9 +1,10 @@
 // Received messages in S3 (AWS): SES's S3 action writes each one to `<prefix><SES messageId>` in the inbound
 // bucket, and the inbound function reads it back here with one GetObject, bounded in size before and while
 // reading (a Lambda holds the message in memory; an object above the bound is not one SES wrote). An arrival no
-// account received is deleted with one DeleteObject.
-import { DeleteObjectCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+// account received is deleted with one DeleteObject; the SES event of one every try failed on is kept beside it.
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import {
+  INBOUND_FAILURES_PREFIX,
   MAX_RAW_MESSAGE_BYTES,
   RawMessageMissingError,
   type RawMessageSource,
@@ -55,10 +56,21 @@ export class S3RawMessageSource implements RawMessageSource {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.keyOf(messageId) }));
   }
 
-  /** The object key of an arrival: a plain SES id only, so nothing outside the prefix is read or deleted. */
-  private keyOf(messageId: string): string {
+  async keepFailure(messageId: string, sesEvent: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.options.bucket,
+        Key: this.keyOf(messageId, INBOUND_FAILURES_PREFIX, '.json'),
+        Body: sesEvent,
+        ContentType: 'application/json',
+      }),
+    );
+  }
+
+  /** The object key of an arrival: a plain SES id only, so nothing outside the prefix is read or written. */
+  private keyOf(messageId: string, prefix = this.options.prefix, suffix = ''): string {
     if (!SES_MESSAGE_ID.test(messageId)) throw new Error(`${JSON.stringify(messageId)} is not an SES message id`);
-    return `${this.options.prefix}${messageId}`;
+    return `${prefix}${messageId}${suffix}`;
   }
 
   /** The chunks joined, counting as they come: a length S3 did not announce is bounded all the same. */

@@ -4,6 +4,12 @@
 /** Where SES's S3 action writes received messages in the inbound bucket (the receipt rule's objectKeyPrefix). */
 export const INBOUND_OBJECTS_PREFIX = 'inbound/';
 
+/**
+ * Where the inbound function keeps the SES event of an arrival every try failed on (beside the message, in the
+ * inbound bucket, expired with it): what the runbook's replay invokes the function with.
+ */
+export const INBOUND_FAILURES_PREFIX = 'inbound-failures/';
+
 /** SES's own cap on a received message (headers included); a larger object is not one SES wrote. */
 export const MAX_RAW_MESSAGE_BYTES = 40 * 1024 * 1024;
 
@@ -24,6 +30,11 @@ export interface RawMessageSource {
    * arrival stays until the lifecycle expires it: a duplicate invocation or a replay reads it again.
    */
   discard(messageId: string): Promise<void>;
+  /**
+   * Keeps the SES event (JSON) of an arrival every try failed on, under INBOUND_FAILURES_PREFIX + the id + `.json`,
+   * for the runbook's replay (docs/runbook.md, "Replaying a failed message").
+   */
+  keepFailure(messageId: string, sesEvent: string): Promise<void>;
 }
 
 export class RawMessageMissingError extends Error {

@@ -29,13 +29,15 @@ export async function recordFailedArrival(
   for (const [accountId, receivedFor] of byAccount) {
     const tenant: Tenant = { accountId, mode: 'live' };
     const place = placeOf(deps, message, tenant);
-    // Best effort: the bytes may be what could not be stored.
-    const rawKept = await deps.files
-      .put(place.rawKey, message.raw, { contentType: 'message/rfc822', expiresAt: place.expiresAt })
-      .then(
-        () => true,
-        () => false,
-      );
+    // Best effort: the bytes may be what could not be stored (or read: then there are none to keep).
+    const rawKept =
+      message.raw.length > 0 &&
+      (await deps.files
+        .put(place.rawKey, message.raw, { contentType: 'message/rfc822', expiresAt: place.expiresAt })
+        .then(
+          () => true,
+          () => false,
+        ));
     const { fields, omitted } = fitReceivedFields({
       from: message.mailFrom,
       subject: '',

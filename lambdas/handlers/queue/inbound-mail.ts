@@ -5,6 +5,7 @@
 // on-failure queue, whose alarm pages; the message itself stays in the bucket to be replayed (docs/runbook.md).
 // An arrival that no account received (every recipient dropped) is deleted once receive has said so.
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { type RawMessageSource, SES_MESSAGE_ID } from '../../app/inbound/raw-messages';
 import type { InboundMessage, Verdict } from '../../app/inbound/receive-email';
@@ -75,6 +76,99 @@ export function createInboundMailHandler(deps: InboundMailDeps) {
       });
     }
   };
+}
+
+/**
+ * Lambda's record of an asynchronous invocation that failed every try (its on-failure destination, the failures
+ * queue): the SES event it was given, and how many times it ran. Only what is read here.
+ */
+const failedInvocation = z.object({
+  requestContext: z.object({
+    approximateInvokeCount: z.number().int().min(1),
+    condition: z.string().max(100),
+  }),
+  requestPayload: sesReceiptEvent,
+});
+
+export interface InboundFailuresDeps extends InboundMailDeps {
+  /** recordFailedArrival (app/inbound/record-failed-arrival.ts) with its deps bound. */
+  readonly recordFailed: (
+    message: InboundMessage,
+    attempts: number,
+  ) => Promise<{ readonly stored: readonly { readonly status: string }[] }>;
+  readonly logger: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+/**
+ * The failures queue's consumer (the same function, an SQS event source): an arrival Lambda gave up on is received
+ * once more (what failed may have passed: a store outage, a throttled flood past the event's age), and if that
+ * fails too, each receiving account is shown it as a `failed` email (recordFailed), so "accepted" is never silent
+ * on AWS either; the message stays in the inbound bucket for the runbook's replay, which replaces the failed email.
+ * A record that cannot be recorded either is reported failed: it comes back after the visibility time-out, and the
+ * queue's alarm (messages received) keeps paging.
+ */
+export function createInboundFailuresHandler(deps: InboundFailuresDeps) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      try {
+        await handleFailure(deps, record.body);
+      } catch (error) {
+        deps.logger.error('Failed inbound arrival not recorded', {
+          error: error as Error,
+          messageId: record.messageId,
+        });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+}
+
+async function handleFailure(deps: InboundFailuresDeps, body: string) {
+  const asSent = JSON.parse(body) as { requestPayload: { Records: unknown[] } };
+  const { requestContext, requestPayload } = failedInvocation.parse(asSent);
+  for (const [index, record] of requestPayload.Records.entries()) {
+    const sesMessageId = record.ses.mail.messageId;
+    // The bytes may be what failed (gone, unreadable): the envelope is still worth showing.
+    const raw = await deps.source.read(sesMessageId).catch(() => new Uint8Array());
+    const message = inboundMessage(record, raw);
+    let outcome: { readonly stored: readonly { readonly status: string }[] };
+    let recovered = raw.length > 0;
+    try {
+      if (!recovered) throw new Error('the stored message could not be read');
+      outcome = await deps.receive(message);
+    } catch (error) {
+      recovered = false;
+      // For the runbook's replay, before the accounts are told: what the function is invoked with again.
+      await deps.source.keepFailure(sesMessageId, JSON.stringify({ Records: [asSent.requestPayload.Records[index]] }));
+      deps.logger.warn('Inbound arrival failed again: recorded failed', {
+        error: error as Error,
+        sesMessageId,
+        condition: requestContext.condition,
+      });
+      outcome = await deps.recordFailed(message, requestContext.approximateInvokeCount + 1);
+    }
+    deps.logger.info('Failed inbound arrival handled', {
+      sesMessageId,
+      condition: requestContext.condition,
+      recovered,
+      stored: outcome.stored.length,
+      failed: outcome.stored.filter((one) => one.status === 'failed').length,
+    });
+  }
+}
+
+/** The inbound function's one handler: SES's receipt events, and the failures queue's batches (SQS events). */
+export function createInboundFunctionHandler(deps: InboundFailuresDeps) {
+  const onArrival = createInboundMailHandler(deps);
+  const onFailures = createInboundFailuresHandler(deps);
+  return async (event: unknown): Promise<SQSBatchResponse | undefined> =>
+    isSqsEvent(event) ? onFailures(event) : onArrival(event).then(() => undefined);
+}
+
+function isSqsEvent(event: unknown): event is SQSEvent {
+  return (event as { Records?: { eventSource?: unknown }[] } | null)?.Records?.[0]?.eventSource === 'aws:sqs';
 }
 
 /** The contract's InboundMessage from one SES record and the bytes SES stored. */

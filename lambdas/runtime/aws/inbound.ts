@@ -1,9 +1,10 @@
 // Lambda entry point of the inbound function (SES receipt rule → Lambda action, Event invocation): reads the
-// message SES stored and hands it to receiveEmail (app/inbound). Wiring only, built once per cold start.
+// message SES stored and hands it to receiveEmail (app/inbound); the failures queue's consumer too. Wiring only, built once per cold start.
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { receiveEmail } from '../../app/inbound/receive-email';
-import { createInboundMailHandler } from '../../handlers/queue/inbound-mail';
+import { recordFailedArrival } from '../../app/inbound/record-failed-arrival';
+import { createInboundFunctionHandler } from '../../handlers/queue/inbound-mail';
 import { ConfigError } from '../config';
 import { loadAwsWiring } from './env';
 import { emailBodies } from './plugs/bodies';
@@ -21,10 +22,12 @@ const wiring = loadAwsWiring(process.env);
 const missing = inboundRequires(wiring).filter(([, value]) => !value);
 if (missing.length) throw new ConfigError(missing.map(([name]) => `${name}: required by ${SERVICE}, not set`));
 
+// SES's receipt events, and the failures queue's batches (an arrival every try failed on: shown to its accounts).
 export const handler = middy(
-  createInboundMailHandler({
+  createInboundFunctionHandler({
     source: inboundMessages(wiring),
     receive: (message) => receiveEmail(services.inbound, message),
+    recordFailed: (message, attempts) => recordFailedArrival(services.inbound, message, attempts),
     logger: services.logger,
   }),
 ).use(injectLambdaContext(services.logger, { resetKeys: true }));
