@@ -106,6 +106,9 @@ const why = {
   notInList: "not in a list (Resend's SDK: ListEmail omits html and text); GET /v1/emails/:id has them",
   region: 'Sendflow sends from the AWS region it is deployed in: a domain has no region of its own',
   trackingSubdomain: 'custom tracking subdomains are refused (docs/resend.md, Domains)',
+  unsubscribed:
+    'a contact is pending or subscribed (status, double opt-in); an unsubscribe puts the address on the ' +
+    'suppression list, not on the contact',
   contentId: "inline parts only (Resend's SDK: content_id?), and this one is an attachment",
   priority: "MX records only (Resend's SDK: priority?), and these are DKIM CNAMEs",
 };
@@ -278,11 +281,15 @@ const table: Row[] = [
     op: 'contacts/create',
     drive: (c) => c.call('POST', '/contacts', { email: 'new@example.com', first_name: 'Ada' }),
   },
-  { op: 'contacts/list', drive: (c) => c.call('GET', '/contacts') },
+  {
+    op: 'contacts/list',
+    drive: (c) => c.call('GET', '/contacts'),
+    absent: { '/data/*/unsubscribed': why.unsubscribed },
+  },
   {
     op: 'contacts/get',
     drive: (c) => c.call('GET', `/contacts/${c.body('contacts/create').id}`),
-    absent: { '/properties': 'no custom contact properties' },
+    absent: { '/properties': 'no custom contact properties', '/unsubscribed': why.unsubscribed },
   },
   {
     op: 'contacts/update',

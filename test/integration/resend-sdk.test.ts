@@ -73,6 +73,9 @@ describe('the resend SDK, unmodified', () => {
     const got = await resend.emails.get(id);
     expect(got.error).toBeNull();
     expect(got.data).toMatchObject({ object: 'email', id, subject: 'Invoice 42', html: '<p>Hello</p>', to: [to] });
+    // Resend's last_event (what the SDK types and resend-mcp print as the status) is Sendflow's status.
+    expect(got.data?.last_event).toBe((got.data as unknown as { status: string }).status);
+    expect(got.data?.last_event).toMatch(/^(sent|delivered)$/);
 
     const listed = await resend.emails.list({ limit: 10 });
     expect(listed.error).toBeNull();

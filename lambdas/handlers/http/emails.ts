@@ -259,6 +259,9 @@ const attachmentLinkSchema = named(
   z.strictObject({
     object: z.literal('attachment'),
     ...attachmentFields,
+    content_id: z.string().optional().meta({
+      description: "Inline parts only (cid:<content_id> in the HTML); absent otherwise, as in Resend's answers.",
+    }),
     download_url: z.string().meta({ description: 'Downloads the file (no API key); works until expires_at.' }),
     expires_at: isoTime,
   }),
@@ -290,6 +293,7 @@ const emailSchema = named(
         'From the latest event: queued, scheduled, sent, delivery_delayed, delivered, opened, clicked, bounced, ' +
         'complained, failed, suppressed, …; canceled once canceled.',
     }),
+    last_event: z.string().meta({ description: "The same as status, where Resend's SDK reads it." }),
     scheduled_at: isoTime.nullable(),
     recipient_headers: z
       .record(z.string(), z.record(z.string(), z.string()))
@@ -454,7 +458,14 @@ function attachmentView(meta: AttachmentMeta): Body<typeof attachmentSchema> {
 }
 
 function linkView(link: AttachmentMeta & { url: string; expires_at: string }): Body<typeof attachmentLinkSchema> {
-  return { object: 'attachment', ...attachmentView(link), download_url: link.url, expires_at: link.expires_at };
+  const { content_id, ...fields } = attachmentView(link);
+  return {
+    object: 'attachment',
+    ...fields,
+    ...(content_id !== null ? { content_id } : {}),
+    download_url: link.url,
+    expires_at: link.expires_at,
+  };
 }
 
 /**
@@ -462,6 +473,7 @@ function linkView(link: AttachmentMeta & { url: string; expires_at: string }): B
  * (oldest of them first); `events_truncated` says older events were left out.
  */
 export function emailView({ email, history }: EmailWithHistory): Body<typeof emailSchema> {
+  const status = emailStatus({ events: history.events, ...(email.canceledAt ? { canceledAt: email.canceledAt } : {}) });
   return {
     object: 'email',
     id: email.id,
@@ -471,7 +483,8 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     bcc: email.bcc,
     reply_to: email.replyTo,
     subject: email.subject,
-    status: emailStatus({ events: history.events, ...(email.canceledAt ? { canceledAt: email.canceledAt } : {}) }),
+    status,
+    last_event: status,
     scheduled_at: email.scheduledAt ?? null,
     // What each recipient's copy carries (RFC 8058), recorded for simulated sends too.
     recipient_headers: Object.fromEntries(
