@@ -63,16 +63,18 @@ const address = z
   );
 
 /**
- * One address or a list of 1 to `max`. A value that is neither (a number, null, an object, nothing) gets one
- * message saying what is expected, instead of zod's "Invalid input" for a failed union.
+ * One address or a list of 1 to `max` (of 0 to `max` with `orNone`: an empty cc, bcc or reply_to list is none, as
+ * Resend takes it; resend-mcp sends reply_to: [] when no reply-to is configured). A value that is neither (a
+ * number, null, an object, nothing) gets one message saying what is expected, instead of zod's "Invalid input"
+ * for a failed union.
  */
-const addresses = (max: number) =>
+const addresses = (max: number, { orNone = false } = {}) =>
   z.union(
     [
       address.transform((a) => [a]),
       z
         .array(address)
-        .min(1, 'Give at least one email address (the list is empty).')
+        .min(orNone ? 0 : 1, 'Give at least one email address (the list is empty).')
         .max(max, `At most ${max} email addresses.`),
     ],
     {
@@ -186,9 +188,9 @@ export const emailBody = (now: number) =>
       subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
       html: z.string().optional(),
       text: z.string().optional(),
-      cc: addresses(MAX_RECIPIENTS).optional(),
-      bcc: addresses(MAX_RECIPIENTS).optional(),
-      reply_to: addresses(10).optional(),
+      cc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+      bcc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+      reply_to: addresses(10, { orNone: true }).optional(),
       headers: headers.optional(),
       tags: z
         .array(
