@@ -301,8 +301,17 @@ const notOffered: { tool: string; args: Json; status: number; message: RegExp }[
     status: 405,
     message: /Method POST is not allowed on \/v1\/domains\/claim/,
   },
-  // GET /v1/emails/metrics is GET /v1/emails/:id to Sendflow's router.
-  { tool: 'get-email-metrics', args: {}, status: 404, message: /No email with id metrics/ },
+  { tool: 'manage-events', args: { action: 'list' }, status: 404, message: /No route GET \/v1\/events/ },
+  {
+    tool: 'send-event',
+    args: { event: 'user.created', email: 'a@example.com' },
+    status: 404,
+    message: /No route POST \/v1\/events\/send/,
+  },
+  // Resend's GET /contacts/imports and GET /emails/metrics look like /contacts/:id and /emails/:id to a router:
+  // they answer as the routes they are, not as "no contact with id imports".
+  { tool: 'list-contact-imports', args: {}, status: 404, message: /No route GET \/v1\/contacts\/imports/ },
+  { tool: 'get-email-metrics', args: {}, status: 404, message: /No route GET \/v1\/emails\/metrics/ },
   {
     tool: 'share-email',
     args: { id: 'email_x' },
