@@ -48,7 +48,16 @@ describe('domain capabilities', () => {
     const read = (await (await rt.call(`/domains/${created.id}`, { key })).json()) as DomainBody;
     const listed = (await (await rt.call('/domains', { key })).json()) as { data: DomainBody[] };
 
-    const mx = { type: 'MX', name: 'rx.example.com', value: '127.0.0.1', priority: 10 };
+    // Resend's record, ttl and status too: Sendflow does not look the MX record up, so it is not_started.
+    const mx = {
+      record: 'Receiving',
+      type: 'MX',
+      name: 'rx.example.com',
+      value: '127.0.0.1',
+      priority: 10,
+      ttl: 'Auto',
+      status: 'not_started',
+    };
     expect(created.capabilities).toEqual({ sending: 'enabled', receiving: 'enabled' });
     expect(created.records).toContainEqual(mx);
     expect(off.status).toBe(200);

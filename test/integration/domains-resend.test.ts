@@ -1,5 +1,6 @@
 // Domains as the Resend SDK sends them: create with Resend's optional fields (what we take, what we refuse with
-// a clear 422), PATCH of the tracking flags, and the tracking fields on every domain object.
+// a clear 422), PATCH of the tracking flags, the tracking fields on every domain object, and Resend's fields on
+// each DNS record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -54,5 +55,22 @@ describe("Resend's domain fields", () => {
     const res = await patch(domain.id, body);
     expect(res.status).toBe(422);
     expect(((await res.json()) as { details: { path: string }[] }).details.map((d) => d.path)).toEqual([path]);
+  });
+
+  it("each DKIM record carries Resend's record, ttl and status, its status the domain's (pending, then verified)", async () => {
+    const domain = (await (await create({ name: 'records.example.com' })).json()) as {
+      id: string;
+      records: Record<string, unknown>[];
+    };
+    expect(domain.records).toHaveLength(3);
+    for (const record of domain.records) {
+      expect(record).toMatchObject({ record: 'DKIM', type: 'CNAME', ttl: 'Auto', status: 'pending' });
+    }
+    const verified = await rt.call(`/domains/${domain.id}/verify`, { method: 'POST', key });
+    const after = (await verified.json()) as { status: string; records: Record<string, unknown>[] };
+    expect(after.status).toBe('verified');
+    expect(after.records.map((record) => record.status)).toEqual(['verified', 'verified', 'verified']);
+    const listed = (await (await rt.call('/domains', { key })).json()) as { has_more: boolean };
+    expect(listed.has_more).toBe(false);
   });
 });

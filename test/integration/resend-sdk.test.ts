@@ -73,6 +73,9 @@ describe('the resend SDK, unmodified', () => {
     const got = await resend.emails.get(id);
     expect(got.error).toBeNull();
     expect(got.data).toMatchObject({ object: 'email', id, subject: 'Invoice 42', html: '<p>Hello</p>', to: [to] });
+    // Resend's last_event (what the SDK types and resend-mcp print as the status) is Sendflow's status.
+    expect(got.data?.last_event).toBe((got.data as unknown as { status: string }).status);
+    expect(got.data?.last_event).toMatch(/^(sent|delivered)$/);
 
     const listed = await resend.emails.list({ limit: 10 });
     expect(listed.error).toBeNull();
@@ -148,5 +151,35 @@ describe('the resend SDK, unmodified', () => {
     });
     expect(unauthorized.error).toMatchObject({ statusCode: 401, name: 'invalid_api_key' });
     expect(unauthorized.error?.message).toBe('Invalid API key.');
+  });
+
+  it('empty cc, bcc and replyTo lists mean none (resend-mcp sends replyTo: [] when no reply-to is configured)', async () => {
+    const sent = await resend.emails.send({ from: 'hi@acme.example', to, subject: 'x', text: 'x', replyTo: [] });
+    expect(sent.error).toBeNull();
+    const batch = await resend.batch.send([{ from: 'hi@acme.example', to, subject: 'x', text: 'x', cc: [], bcc: [] }]);
+    expect(batch.error).toBeNull();
+    const got = await resend.emails.get(sent.data?.id as string);
+    expect(got.data).toMatchObject({ reply_to: [], cc: [], bcc: [] });
+    // `to` still needs an address.
+    const none = await resend.emails.send({ from: 'hi@acme.example', to: [], subject: 'x', text: 'x' });
+    expect(none.error).toMatchObject({ statusCode: 422 });
+  });
+
+  it('contacts.get, update and remove by email address as well as by id', async () => {
+    const created = await resend.contacts.create({ email: 'Grace@Example.com', firstName: 'Grace' });
+    expect(created.error).toBeNull();
+    const id = created.data?.id as string;
+    const got = await resend.contacts.get({ email: 'grace@example.com' });
+    expect(got.error).toBeNull();
+    expect(got.data).toMatchObject({ id, email: 'grace@example.com', first_name: 'Grace' });
+    expect((await resend.contacts.get({ email: 'GRACE@example.com' })).data).toMatchObject({ id });
+    const updated = await resend.contacts.update({ email: 'grace@example.com', lastName: 'Hopper' });
+    expect(updated.error).toBeNull();
+    expect((await resend.contacts.get({ id })).data).toMatchObject({ last_name: 'Hopper' });
+    const missing = await resend.contacts.get({ email: 'nobody@example.com' });
+    expect(missing.error).toMatchObject({ statusCode: 404, message: 'No contact with address nobody@example.com.' });
+    const removed = await resend.contacts.remove({ email: 'grace@example.com' });
+    expect(removed.error).toBeNull();
+    expect((await resend.contacts.get({ id })).error).toMatchObject({ statusCode: 404 });
   });
 });

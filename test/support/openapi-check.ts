@@ -18,6 +18,12 @@ export interface OpenApiChecker {
   readonly operationIds: readonly string[];
   /** The problems of one answer of `operationId`; [] when it conforms. */
   check(operationId: string, answer: Answer): string[];
+  /**
+   * The fields the declared success schema names (`properties`, through `$ref`, `allOf`, objects and array items)
+   * that a JSON answer lacks, as JSON pointers with `*` for any array index, sorted: what `required` would catch in
+   * a document that marks nothing required.
+   */
+  absentFields(operationId: string, answer: Answer): string[];
 }
 
 // ajv-formats is CommonJS: its function is the default export's default under ESM interop.
@@ -26,11 +32,32 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
-export function openApiChecker(document: Json): OpenApiChecker {
+export interface CheckerOptions {
+  /** Drops `additionalProperties: false` and `unevaluatedProperties: false`: fields the document does not name pass. */
+  readonly allowExtraFields?: boolean;
+  /** Replaces formats (ajv-formats' otherwise), e.g. what a `uuid` id may be. */
+  readonly formats?: Readonly<Record<string, RegExp>>;
+}
+
+/** Removes every `additionalProperties: false` and `unevaluatedProperties: false` from a document, in place. */
+function allowExtraFields(node: unknown): void {
+  if (Array.isArray(node)) for (const item of node) allowExtraFields(item);
+  else if (node && typeof node === 'object') {
+    const object = node as Json;
+    for (const keyword of ['additionalProperties', 'unevaluatedProperties']) {
+      if (object[keyword] === false) delete object[keyword];
+    }
+    for (const value of Object.values(object)) allowExtraFields(value);
+  }
+}
+
+export function openApiChecker(document: Json, options: CheckerOptions = {}): OpenApiChecker {
   // A copy: ajv keeps the document as the schema `openapi`, so `#/components/schemas/…` references resolve in it.
   const doc = structuredClone(document) as Json;
+  if (options.allowExtraFields) allowExtraFields(doc);
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
+  for (const [name, pattern] of Object.entries(options.formats ?? {})) ajv.addFormat(name, pattern);
   ajv.addSchema(doc, 'openapi');
   const operations = new Map<string, { path: string; method: string; op: Json }>();
   for (const [path, item] of Object.entries(doc.paths as Record<string, Json>)) {
@@ -47,8 +74,33 @@ export function openApiChecker(document: Json): OpenApiChecker {
     return { location: parts, value: target as Json };
   };
 
+  const absent = (schema: Json, value: unknown, at: string, out: Set<string>): void => {
+    const { value: resolved } = resolve(schema);
+    for (const part of (resolved.allOf ?? []) as Json[]) absent(part, value, at, out);
+    if (Array.isArray(value) && resolved.items) {
+      for (const item of value) absent(resolved.items as Json, item, `${at}/*`, out);
+    } else if (value && typeof value === 'object' && resolved.properties) {
+      for (const [name, property] of Object.entries(resolved.properties as Record<string, Json>)) {
+        if (!(name in value)) out.add(`${at}/${name}`);
+        else absent(property, (value as Json)[name], `${at}/${name}`, out);
+      }
+    }
+  };
+
   return {
     operationIds: [...operations.keys()],
+    absentFields(operationId, answer) {
+      const found = operations.get(operationId);
+      const responses = (found?.op.responses ?? {}) as Record<string, Json>;
+      const declared = responses[String(answer.status)];
+      if (!declared) return [];
+      const content = (resolve(declared).value.content ?? {}) as Record<string, Json>;
+      const schema = content['application/json']?.schema as Json | undefined;
+      if (!schema) return [];
+      const out = new Set<string>();
+      absent(schema, JSON.parse(answer.body), '', out);
+      return [...out].sort();
+    },
     check(operationId, answer) {
       const found = operations.get(operationId);
       if (!found) return [`no operation ${operationId} in the document`];

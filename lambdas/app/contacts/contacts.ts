@@ -89,32 +89,48 @@ export async function createContact(
   return { contact, confirmationUrl: confirmationUrl(deps.links, secret, contact, deps.clock.now()) };
 }
 
-export async function getContact(deps: Pick<ContactDeps, 'contacts'>, tenant: Tenant, id: string): Promise<Contact> {
-  const contact = await deps.contacts.get(tenant, id);
-  if (!contact) throw new NotFoundError(`No contact with id ${id}.`);
+/** The contact's id: ids are derived from the address, so Resend's "id or email" needs no index. */
+function contactIdOf(tenant: Tenant, idOrEmail: string): string {
+  if (!idOrEmail.includes('@')) return idOrEmail;
+  return derivedId('ct', tenant.accountId, tenant.mode, idOrEmail.trim().toLowerCase());
+}
+
+const noContact = (idOrEmail: string) =>
+  new NotFoundError(
+    idOrEmail.includes('@') ? `No contact with address ${idOrEmail}.` : `No contact with id ${idOrEmail}.`,
+  );
+
+/** A contact by its id or its email address (Resend's contacts.get({ email })). */
+export async function getContact(
+  deps: Pick<ContactDeps, 'contacts'>,
+  tenant: Tenant,
+  idOrEmail: string,
+): Promise<Contact> {
+  const contact = await deps.contacts.get(tenant, contactIdOf(tenant, idOrEmail));
+  if (!contact) throw noContact(idOrEmail);
   return contact;
 }
 
 export async function updateContact(
   deps: ContactDeps,
   tenant: Tenant,
-  id: string,
+  idOrEmail: string,
   changes: ContactChanges,
 ): Promise<Contact> {
   const at = new Date(deps.clock.now()).toISOString();
-  const updated = await deps.contacts.update(tenant, id, changes, at, (contact) =>
+  const updated = await deps.contacts.update(tenant, contactIdOf(tenant, idOrEmail), changes, at, (contact) =>
     announce(deps, 'contact.updated', contact),
   );
-  if (!updated) throw new NotFoundError(`No contact with id ${id}.`);
+  if (!updated) throw noContact(idOrEmail);
   await relay(deps, deps.contacts.outbox, updated.pending);
   return updated.value;
 }
 
-export async function deleteContact(deps: ContactDeps, tenant: Tenant, id: string): Promise<Contact> {
-  const contact = await getContact(deps, tenant, id);
+export async function deleteContact(deps: ContactDeps, tenant: Tenant, idOrEmail: string): Promise<Contact> {
+  const contact = await getContact(deps, tenant, idOrEmail);
   const at = new Date(deps.clock.now()).toISOString();
-  const recorded = await deps.contacts.delete(tenant, id, at, announce(deps, 'contact.deleted', contact));
-  if (!recorded) throw new NotFoundError(`No contact with id ${id}.`);
+  const recorded = await deps.contacts.delete(tenant, contact.id, at, announce(deps, 'contact.deleted', contact));
+  if (!recorded) throw noContact(idOrEmail);
   await relay(deps, deps.contacts.outbox, recorded);
   return contact;
 }

@@ -77,12 +77,26 @@ const responses = {
   ),
   listApiKeys: success(
     200,
-    named('ApiKeyList', z.strictObject({ object: z.literal('list'), data: z.array(apiKeySchema) })),
+    named(
+      'ApiKeyList',
+      z.strictObject({
+        object: z.literal('list'),
+        has_more: z.literal(false).meta({ description: 'Every key is on the one page.' }),
+        data: z.array(apiKeySchema),
+      }),
+    ),
     'Every key of the account',
   ),
   revokeApiKey: success(
     200,
-    named('ApiKeyRevoked', z.strictObject({ ...apiKeySchema.shape, revoked: z.literal(true) })),
+    named(
+      'ApiKeyRevoked',
+      z.strictObject({
+        ...apiKeySchema.shape,
+        revoked: z.literal(true),
+        deleted: z.literal(true).meta({ description: "The same as revoked, where Resend's SDK reads it." }),
+      }),
+    ),
     'The key, revoked',
   ),
 } as const;
@@ -113,10 +127,14 @@ export function apiKeyHandlers(deps: CreateApiKeyDeps) {
     return reply(responses.createApiKey, { ...apiKeyView(key), key: secret, token: secret });
   };
   const list: RouteHandler = async ({ caller }) =>
-    reply(responses.listApiKeys, { object: 'list', data: (await listApiKeys(deps, caller)).map(apiKeyView) });
+    reply(responses.listApiKeys, {
+      object: 'list',
+      has_more: false,
+      data: (await listApiKeys(deps, caller)).map(apiKeyView),
+    });
   const revoke: RouteHandler = async ({ caller, params }) => {
     const key = await revokeApiKey(deps, caller, params.id ?? '');
-    return reply(responses.revokeApiKey, { ...apiKeyView(key), revoked: true });
+    return reply(responses.revokeApiKey, { ...apiKeyView(key), revoked: true, deleted: true });
   };
   return { createApiKey: create, listApiKeys: list, revokeApiKey: revoke };
 }

@@ -93,10 +93,19 @@ const domainSchema = named(
     records: z
       .array(
         z.strictObject({
+          record: z.enum(['DKIM', 'Receiving']).meta({
+            description: "What the record is for, in Resend's words: DKIM (SES Easy DKIM), Receiving (the MX record).",
+          }),
           type: z.enum(['CNAME', 'TXT', 'MX']),
           name: z.string(),
           value: z.string(),
           priority: z.number().int().optional().meta({ description: 'MX records: the preference.' }),
+          ttl: z.literal('Auto').meta({ description: 'Any TTL works: Sendflow names none.' }),
+          status: z.enum(['pending', 'verified', 'failed', 'not_started']).meta({
+            description:
+              "DKIM records: the domain's status (SES verifies them together). The MX record: not_started, " +
+              'since Sendflow does not look it up (mail arrives once it is published).',
+          }),
         }),
       )
       .meta({ description: 'The DNS records to publish.' }),
@@ -112,7 +121,14 @@ const responses = {
   createDomain: success(201, domainSchema, 'The domain, with the DNS records to publish'),
   listDomains: success(
     200,
-    named('DomainList', z.strictObject({ object: z.literal('list'), data: z.array(domainSchema) })),
+    named(
+      'DomainList',
+      z.strictObject({
+        object: z.literal('list'),
+        has_more: z.literal(false).meta({ description: 'Every domain is on the one page.' }),
+        data: z.array(domainSchema),
+      }),
+    ),
     'Every domain',
   ),
   getDomain: success(200, domainSchema, 'The domain'),
@@ -131,7 +147,12 @@ export function domainView(domain: Domain): Body<typeof domainSchema> {
     id: domain.id,
     name: domain.name,
     status: domain.status,
-    records: domain.records,
+    records: domain.records.map((record) => ({
+      record: record.type === 'MX' ? ('Receiving' as const) : ('DKIM' as const),
+      ...record,
+      ttl: 'Auto' as const,
+      status: record.type === 'MX' ? ('not_started' as const) : domain.status,
+    })),
     open_tracking: domain.openTracking ?? false,
     click_tracking: domain.clickTracking ?? false,
     capabilities: domain.capabilities ?? DEFAULT_CAPABILITIES,
@@ -171,7 +192,11 @@ export function domainHandlers(deps: DomainDeps) {
     return reply(responses.updateDomain, domainView(domain));
   };
   const list: RouteHandler = async ({ caller }) =>
-    reply(responses.listDomains, { object: 'list', data: (await deps.domains.list(tenantOf(caller))).map(domainView) });
+    reply(responses.listDomains, {
+      object: 'list',
+      has_more: false,
+      data: (await deps.domains.list(tenantOf(caller))).map(domainView),
+    });
   const get: RouteHandler = async ({ caller, params }) =>
     reply(responses.getDomain, domainView(await getDomain(deps, tenantOf(caller), params.id ?? '')));
   const verify: RouteHandler = async ({ caller, params }) =>

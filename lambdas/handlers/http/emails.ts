@@ -63,16 +63,18 @@ const address = z
   );
 
 /**
- * One address or a list of 1 to `max`. A value that is neither (a number, null, an object, nothing) gets one
- * message saying what is expected, instead of zod's "Invalid input" for a failed union.
+ * One address or a list of 1 to `max` (of 0 to `max` with `orNone`: an empty cc, bcc or reply_to list is none, as
+ * Resend takes it; resend-mcp sends reply_to: [] when no reply-to is configured). A value that is neither (a
+ * number, null, an object, nothing) gets one message saying what is expected, instead of zod's "Invalid input"
+ * for a failed union.
  */
-const addresses = (max: number) =>
+const addresses = (max: number, { orNone = false } = {}) =>
   z.union(
     [
       address.transform((a) => [a]),
       z
         .array(address)
-        .min(1, 'Give at least one email address (the list is empty).')
+        .min(orNone ? 0 : 1, 'Give at least one email address (the list is empty).')
         .max(max, `At most ${max} email addresses.`),
     ],
     {
@@ -186,9 +188,9 @@ export const emailBody = (now: number) =>
       subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
       html: z.string().optional(),
       text: z.string().optional(),
-      cc: addresses(MAX_RECIPIENTS).optional(),
-      bcc: addresses(MAX_RECIPIENTS).optional(),
-      reply_to: addresses(10).optional(),
+      cc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+      bcc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+      reply_to: addresses(10, { orNone: true }).optional(),
       headers: headers.optional(),
       tags: z
         .array(
@@ -259,6 +261,9 @@ const attachmentLinkSchema = named(
   z.strictObject({
     object: z.literal('attachment'),
     ...attachmentFields,
+    content_id: z.string().optional().meta({
+      description: "Inline parts only (cid:<content_id> in the HTML); absent otherwise, as in Resend's answers.",
+    }),
     download_url: z.string().meta({ description: 'Downloads the file (no API key); works until expires_at.' }),
     expires_at: isoTime,
   }),
@@ -290,6 +295,7 @@ const emailSchema = named(
         'From the latest event: queued, scheduled, sent, delivery_delayed, delivered, opened, clicked, bounced, ' +
         'complained, failed, suppressed, …; canceled once canceled.',
     }),
+    last_event: z.string().meta({ description: "The same as status, where Resend's SDK reads it." }),
     scheduled_at: isoTime.nullable(),
     recipient_headers: z
       .record(z.string(), z.record(z.string(), z.string()))
@@ -454,7 +460,14 @@ function attachmentView(meta: AttachmentMeta): Body<typeof attachmentSchema> {
 }
 
 function linkView(link: AttachmentMeta & { url: string; expires_at: string }): Body<typeof attachmentLinkSchema> {
-  return { object: 'attachment', ...attachmentView(link), download_url: link.url, expires_at: link.expires_at };
+  const { content_id, ...fields } = attachmentView(link);
+  return {
+    object: 'attachment',
+    ...fields,
+    ...(content_id !== null ? { content_id } : {}),
+    download_url: link.url,
+    expires_at: link.expires_at,
+  };
 }
 
 /**
@@ -462,6 +475,7 @@ function linkView(link: AttachmentMeta & { url: string; expires_at: string }): B
  * (oldest of them first); `events_truncated` says older events were left out.
  */
 export function emailView({ email, history }: EmailWithHistory): Body<typeof emailSchema> {
+  const status = emailStatus({ events: history.events, ...(email.canceledAt ? { canceledAt: email.canceledAt } : {}) });
   return {
     object: 'email',
     id: email.id,
@@ -471,7 +485,8 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     bcc: email.bcc,
     reply_to: email.replyTo,
     subject: email.subject,
-    status: emailStatus({ events: history.events, ...(email.canceledAt ? { canceledAt: email.canceledAt } : {}) }),
+    status,
+    last_event: status,
     scheduled_at: email.scheduledAt ?? null,
     // What each recipient's copy carries (RFC 8058), recorded for simulated sends too.
     recipient_headers: Object.fromEntries(

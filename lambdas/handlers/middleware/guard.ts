@@ -10,6 +10,11 @@ const MAX_ID_LENGTH = 128;
 const MAX_TOKEN_LENGTH = 2200;
 /** A dashboard path below /dashboard/ (a few ids deep). */
 const MAX_PROXY_LENGTH = 512;
+/**
+ * Resend's paths that Sendflow does not serve and that its `{id}` resources would take for an id (on AWS the
+ * gateway matches them so too): they answer as the unknown routes they are, not "No email with id metrics."
+ */
+const RESEND_PATHS_NOT_SERVED: ReadonlySet<string> = new Set(['/emails/{id} metrics', '/contacts/{id} imports']);
 
 export function guard(): ApiMiddleware {
   return {
@@ -32,6 +37,9 @@ export function guard(): ApiMiddleware {
         if (value && value.length > max) {
           throw noRoute(event.httpMethod, event.requestContext.path);
         }
+      }
+      if (RESEND_PATHS_NOT_SERVED.has(`${route.path} ${event.pathParameters?.id}`)) {
+        throw noRoute(event.httpMethod, event.requestContext.path);
       }
       if (route.access === 'public') return;
       if (!principal)
