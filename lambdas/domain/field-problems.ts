@@ -63,7 +63,7 @@ export function invalidRequest(details: readonly ErrorDetail[], errorName?: stri
 
 /**
  * The field a caller probably meant by an unknown one: the same once case and `_`/`-` are ignored (`replyTo`
- * → `reply_to`), else the closest within two edits (`subjet` → `subject`); undefined when nothing is close.
+ * → `reply_to`), else the closest within two edits (one for a name under five characters: `subjet` → `subject`); undefined when nothing is close.
  */
 export function suggestField(unknown: string, known: readonly string[]): string | undefined {
   const squash = (s: string) => s.toLowerCase().replace(/[_-]/g, '');
@@ -72,9 +72,10 @@ export function suggestField(unknown: string, known: readonly string[]): string 
   if (unknown.length > 64) return undefined;
   let best: { key: string; distance: number } | undefined;
   for (const key of known) {
-    const distance = editDistance(squash(unknown), squash(key), 2);
-    if (distance <= 2 && distance < Math.min(key.length, unknown.length) && (!best || distance < best.distance))
-      best = { key, distance };
+    // Short names are close to too much ("foo" is two edits from "from"): one edit below five characters.
+    const limit = Math.min(unknown.length, key.length) < 5 ? 1 : 2;
+    const distance = editDistance(squash(unknown), squash(key), limit);
+    if (distance <= limit && (!best || distance < best.distance)) best = { key, distance };
   }
   return best?.key;
 }
