@@ -93,11 +93,11 @@ describe('error responses', () => {
     expect(typo).toEqual({
       path: 'events.0',
       message: expect.stringMatching(
-        /^Unknown event type "email\.deliverd"\. Did you mean "email\.delivered"\? Valid types: email\.scheduled, email\.sent, /,
+        /^`events\[0\]`: Unknown event type "email\.deliverd"\. Did you mean "email\.delivered"\? Valid types: email\.scheduled, email\.sent, /,
       ),
     });
     expect(other?.message).toMatch(
-      /^Unknown event type "nonsense"\. Valid types: email\.scheduled, .*email\.delivered/,
+      /^`events\[1\]`: Unknown event type "nonsense"\. Valid types: email\.scheduled, .*email\.delivered/,
     );
     expect(other?.message).not.toMatch(/Did you mean/);
   });

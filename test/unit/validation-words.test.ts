@@ -11,7 +11,7 @@ import { fieldsAt, validate } from '../../lambdas/handlers/http/validate';
 
 /** zod's English (locales/en): none of it may reach a caller. */
 const ZOD_WORDING =
-  /Invalid input|expected [a-z]+, received|Unrecognized key|Too (small|big)|\bInvalid\b|must match pattern|expected one of|received undefined|\u0000/;
+  /Invalid input|expected [a-z]+, received|Unrecognized key|Too (small|big)|\bInvalid\b|must match pattern|expected one of|received undefined/;
 
 /** Values a caller might send: anything at all, and some that are nearly right. */
 const plausible = fc.oneof(
@@ -32,7 +32,7 @@ const plausible = fc.oneof(
     [],
     null,
     -1,
-    1e309,
+    Number.MAX_VALUE,
     'x'.repeat(300),
   ),
 );
@@ -95,6 +95,7 @@ describe('422 wording', () => {
         expect(message).toBe(summary(details));
         for (const detail of [{ path: '', message }, ...details]) {
           expect(detail.message, detail.message).not.toMatch(ZOD_WORDING);
+          expect(detail.message.includes('\u0000'), detail.message).toBe(false);
           expect(detail.message.length).toBeGreaterThan(5);
         }
         for (const detail of details) {

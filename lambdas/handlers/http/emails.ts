@@ -30,6 +30,7 @@ import { parseScheduleTime, SCHEDULE_EXAMPLES, SCHEDULE_FORMS } from '../../doma
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
+import { summary } from '../../domain/field-problems';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
@@ -490,7 +491,7 @@ function validateEmails<T extends z.ZodType>(schema: T, input: unknown): z.infer
   } catch (error) {
     const details = error instanceof ValidationError ? (error.details ?? []) : [];
     const onlyAttachments = details.length > 0 && details.every((d) => /(^|\.)attachments(\.|$)/.test(d.path));
-    if (onlyAttachments) throw new InvalidAttachmentError('An attachment is invalid.', { details });
+    if (onlyAttachments) throw new InvalidAttachmentError(summary(details), { details });
     throw error;
   }
 }
