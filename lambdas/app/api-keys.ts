@@ -1,6 +1,7 @@
 // Use cases for API keys (spec §2.4, §5; DESIGN §3): create (secret shown once), list, revoke.
 import { generateApiKey, hashApiKey, keyHint, type Mode } from '../domain/api-keys';
-import { InsufficientScopeError, NotFoundError, ValidationError } from '../domain/errors';
+import { InsufficientScopeError, NotFoundError } from '../domain/errors';
+import { invalidRequest, problem } from '../domain/field-problems';
 import { timeOrderedId } from '../domain/ids';
 import { isSubset, normalizeScopes, type Scope } from '../domain/scopes';
 import type { DomainRepository } from './domains/ports';
@@ -69,15 +70,13 @@ export async function createApiKey(
   let sendingDomain: { id: string; name: string } | undefined;
   if (domainId !== undefined) {
     if (input.scopes.length !== 1 || input.scopes[0] !== 'email:send') {
-      throw new ValidationError('The request body is invalid.', {
-        details: [{ path: 'domain_id', message: 'Only a sending key (permission sending_access) takes a domain_id.' }],
-      });
+      throw invalidRequest([problem(['domain_id'], 'is only for a sending key (`permission: "sending_access"`).')]);
     }
     const domain = await deps.domains.get({ accountId: caller.accountId, mode: caller.mode }, domainId);
     if (!domain) {
-      throw new ValidationError('The request body is invalid.', {
-        details: [{ path: 'domain_id', message: `No domain with id ${domainId} in this account (and mode).` }],
-      });
+      throw invalidRequest([
+        problem(['domain_id'], `names no domain of this account (in ${caller.mode} mode): ${domainId}.`),
+      ]);
     }
     sendingDomain = { id: domain.id, name: domain.name };
   }

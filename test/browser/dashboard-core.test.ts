@@ -134,6 +134,32 @@ describe('API keys', () => {
   });
 });
 
+describe('API keys: a refused form', () => {
+  it('with no scope ticked, says so in the API words under the scopes, and makes no key', async () => {
+    const { accountId, key } = await rt.newKey();
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.goto(`${rt.url}/dashboard/api-keys`);
+
+    await page.getByLabel('Name').fill('Nothing');
+    for (const scope of ['email:send', 'email:read', 'domain:read', 'webhook:read', 'webhook:write']) {
+      await page.getByRole('checkbox', { name: scope }).uncheck();
+    }
+    await page.getByRole('button', { name: 'Create key' }).click();
+
+    const words = 'scopes must list at least one scope.';
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(words);
+    const scopes = page.getByRole('group', { name: /Scopes/ });
+    expect(await scopes.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`#${await scopes.getAttribute('aria-describedby')}`).textContent()).toBe(words);
+    expect(await page.getByLabel('Name').getAttribute('aria-invalid')).toBeNull();
+    await expectAccessibleAndNarrow(browser, page);
+    const keys = (await (await rt.call('/api-keys', { key })).json()) as { data: unknown[] };
+    expect(keys.data).toHaveLength(1);
+    await context.close();
+  });
+});
+
 describe('webhooks', () => {
   it('lists webhooks and creates one with the event picker, format and description, showing the secret once', async () => {
     const { accountId, key } = await rt.newKey();

@@ -50,11 +50,22 @@ describe('domains', () => {
     await context.close();
   });
 
-  it("shows the API's refusal of a bad name", async () => {
+  it("shows the API's refusal of a bad name in the API's words, next to the field", async () => {
     const { context, page } = await signedIn('Domains');
     await page.getByLabel('Domain name').fill('not a domain');
     await page.getByRole('button', { name: 'Add domain' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Must be a domain name');
+    const words = 'name must be a domain name such as mail.example.com.';
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(words);
+    // The same sentence under the input, which points at it (its accessible description) and is marked invalid.
+    const input = page.getByLabel('Domain name');
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await input.getAttribute('aria-describedby')) ?? '';
+    expect(await page.locator(`#${describedBy}`).textContent()).toBe(words);
+    expect(await page.locator(`#${describedBy} code`).textContent()).toBe('name');
+    await expectAccessibleAndNarrow(browser, page);
+    // It is shown once: the next view of the form is clean.
+    await page.reload();
+    expect(await page.getByLabel('Domain name').getAttribute('aria-invalid')).toBeNull();
     await context.close();
   });
 });

@@ -82,9 +82,24 @@ describe('POST /v1/api-keys as Resend takes it', () => {
       body: JSON.stringify({ from, to: 'delivered@example.com', subject: 'Hi', text: 'Hello' }),
     });
 
-  it('{name} alone makes a full-access key, its secret also as token', async () => {
+  it('{name} alone is a 422 naming scopes and permission (spec §5.5: an API-made key lists its scopes)', async () => {
     const { key: admin } = await rt.newKey();
-    const res = await post(admin, { name: 'everything' });
+    const before = ((await (await rt.call('/api-keys', { key: admin })).json()) as { data: unknown[] }).data.length;
+    for (const body of [{ name: 'everything' }, {}]) {
+      const res = await post(admin, body);
+      expect(res.status).toBe(422);
+      const error = (await res.json()) as { message: string; name: string; details: { path: string }[] };
+      expect(error.message).toMatch(/`scopes`.*`permission`/);
+      expect(error.name).toBe('missing_required_field');
+      expect(error.details.map((d) => d.path)).toEqual(['scopes']);
+    }
+    const after = ((await (await rt.call('/api-keys', { key: admin })).json()) as { data: unknown[] }).data.length;
+    expect(after).toBe(before);
+  });
+
+  it('{name, permission: full_access} and {name, scopes} make keys; the secret is also `token`', async () => {
+    const { key: admin } = await rt.newKey();
+    const res = await post(admin, { name: 'everything', permission: 'full_access' });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Record<string, unknown>;
     expect(created).toMatchObject({
@@ -94,7 +109,9 @@ describe('POST /v1/api-keys as Resend takes it', () => {
     });
     expect(created.token).toBe(created.key);
     // Full access: it may itself make keys.
-    expect((await post(created.token as string, { name: 'child' })).status).toBe(201);
+    const child = await post(created.token as string, { name: 'child', scopes: ['email:read'] });
+    expect(child.status).toBe(201);
+    expect(await child.json()).toMatchObject({ name: 'child', scopes: ['email:read'], permission: 'custom' });
   });
 
   it('permission sending_access is email:send; with domain_id it sends only from that domain (403 otherwise)', async () => {

@@ -207,7 +207,7 @@ describe('bad attachments are 422 invalid_attachment, never a 5xx, and nothing i
       /\.exe cannot be sent/,
     ],
     ['a path separator', { filename: '../a.txt', content: 'QQ==' }, 'attachments.0.filename', /separator/],
-    ['no filename', { content: 'QQ==' }, 'attachments.0.filename', /filename is required/],
+    ['no filename', { content: 'QQ==' }, 'attachments.0.filename', /^`attachments\[0\]\.filename` is required/],
     [
       'a bad content id',
       { filename: 'a.png', content: 'QQ==', content_id: '<x>' },
@@ -256,7 +256,8 @@ describe('bad attachments are 422 invalid_attachment, never a 5xx, and nothing i
     expect(res.status).toBe(422);
     expect(await res.json()).toMatchObject({
       code: 'invalid_attachment',
-      details: [{ path: 'attachments', message: 'At most 20 attachments per email.' }],
+      message: '`attachments` must list at most 20 attachments.',
+      details: [{ path: 'attachments', message: '`attachments` must list at most 20 attachments.' }],
     });
   });
 

@@ -115,10 +115,11 @@ describe('PATCH /v1/emails/:id', () => {
     const waiting = await schedule(key, 'a@example.com', at(3_600_000));
     expect((await patch(other, waiting, { scheduled_at: at(7_200_000) })).status).toBe(404);
     for (const [body, message] of [
-      [{ scheduled_at: '2020-01-01T09:00:00Z' }, 'Must be in the future.'],
-      [{ scheduled_at: at(31 * 86_400_000) }, 'Must be at most 30 days from now.'],
-      [{ scheduled_at: 'tomorrow' }, /ISO 8601/],
-      [{}, /ISO 8601/],
+      [{ scheduled_at: '2020-01-01T09:00:00Z' }, /^`scheduled_at` must be in the future/],
+      [{ scheduled_at: at(31 * 86_400_000) }, /^`scheduled_at` must be at most 30 days from now/],
+      [{ scheduled_at: 'tomorrow' }, /^`scheduled_at` is not a time Sendflow can read: "tomorrow"\. Give .*ISO 8601/],
+      [{ scheduled_at: 'in 40 days' }, /^`scheduled_at` must be at most 30 days from now/],
+      [{}, /^`scheduled_at` is required: .*ISO 8601/],
       [{ scheduled_at: at(7_200_000), subject: 'x' }, /subject/],
     ] as const) {
       const res = await patch(key, waiting, body);

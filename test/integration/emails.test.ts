@@ -53,52 +53,65 @@ describe('POST /v1/emails', () => {
 
   const EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
   it.each([
-    [{ to: 5 }, [{ path: 'to', message: 'Must be an email address or a list of email addresses.' }]],
-    [{ to: null }, [{ path: 'to', message: 'Must be an email address or a list of email addresses.' }]],
-    [{ to: undefined }, [{ path: 'to', message: 'Required: an email address or a list of email addresses.' }]],
+    [{ to: 5 }, [{ path: 'to', message: '`to` must be an email address or a list of email addresses.' }]],
+    [{ to: null }, [{ path: 'to', message: '`to` must be an email address or a list of email addresses.' }]],
+    [{ to: undefined }, [{ path: 'to', message: '`to` is required: an email address or a list of email addresses.' }]],
     [
       { to: 'not-an-email' },
-      [{ path: 'to', message: `"not-an-email" is not a valid email address: an address needs an @. ${EXAMPLE}` }],
+      [{ path: 'to', message: `\`to\` is not an email address: "not-an-email" (an address needs an @). ${EXAMPLE}` }],
     ],
-    [{ to: [] }, [{ path: 'to', message: 'Give at least one email address (the list is empty).' }]],
+    [{ to: [] }, [{ path: 'to', message: '`to` must list at least one email address (the list is empty).' }]],
     [
       { to: ['b@example.com', 'b@', 7] },
       [
         {
           path: 'to.1',
-          message: `"b@" is not a valid email address: the part after @ must be a domain name such as example.com. ${EXAMPLE}`,
+          message: `\`to[1]\` is not an email address: "b@" (the part after @ must be a domain name such as example.com). ${EXAMPLE}`,
         },
-        { path: 'to.2', message: `Must be an email address (a string). ${EXAMPLE}` },
+        { path: 'to.2', message: `\`to[2]\` must be an email address (a string). ${EXAMPLE}` },
       ],
     ],
     [
-      { to: 'b@example.com', scheduled_at: 'tomorrow 9am' },
+      { to: 'b@example.com', scheduled_at: 'next tuesday-ish' },
       [
         {
           path: 'scheduled_at',
           message:
-            'Must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.',
+            '`scheduled_at` is not a time Sendflow can read: "next tuesday-ish". Give an ISO 8601 date-time with a time zone, or words, e.g. "2026-12-01T09:00:00Z", "in 1 min", "in 2 hours", "tomorrow at 9am", "friday at 3pm ET", "tomorrow at 09:30 Europe/Paris" (no time zone: UTC).',
         },
       ],
     ],
     [
       { to: 'b@example.com', scheduled_at: '2020-01-01T09:00:00Z' },
-      [{ path: 'scheduled_at', message: 'Must be in the future.' }],
+      [
+        {
+          path: 'scheduled_at',
+          message: '`scheduled_at` must be in the future; "2020-01-01T09:00:00Z" is 2020-01-01T09:00:00.000Z.',
+        },
+      ],
     ],
     [
-      { to: 'b@example.com', scheduled_at: new Date(Date.now() + 31 * 86_400_000).toISOString() },
-      [{ path: 'scheduled_at', message: 'Must be at most 30 days from now.' }],
+      { to: 'b@example.com', scheduled_at: 'in 31 days' },
+      [
+        {
+          path: 'scheduled_at',
+          message: expect.stringMatching(/^`scheduled_at` must be at most 30 days from now; "in 31 days" is 20\d\d-/),
+        },
+      ],
     ],
   ])('says exactly what is wrong with %j', async (fields, details) => {
     const { key } = await rt.newKey();
     const res = await post(key, '/emails', { ...email('x'), ...fields });
     expect(res.status).toBe(422);
+    // The first problem is the message; the others are counted there and listed in details.
+    const message =
+      details.length > 1 ? `${details[0]?.message} (1 more problem in \`details\`.)` : details[0]?.message;
     expect(await res.json()).toEqual({
-      error: 'The request body is invalid.',
+      error: message,
       status: 422,
       code: 'validation_error',
       name: expect.stringMatching(/^(validation_error|missing_required_field|invalid_from_address)$/),
-      message: 'The request body is invalid.',
+      message,
       statusCode: 422,
       details,
     });

@@ -93,11 +93,11 @@ describe('error responses', () => {
     expect(typo).toEqual({
       path: 'events.0',
       message: expect.stringMatching(
-        /^Unknown event type "email\.deliverd"\. Did you mean "email\.delivered"\? Valid types: email\.scheduled, email\.sent, /,
+        /^`events\[0\]`: Unknown event type "email\.deliverd"\. Did you mean "email\.delivered"\? Valid types: email\.scheduled, email\.sent, /,
       ),
     });
     expect(other?.message).toMatch(
-      /^Unknown event type "nonsense"\. Valid types: email\.scheduled, .*email\.delivered/,
+      /^`events\[1\]`: Unknown event type "nonsense"\. Valid types: email\.scheduled, .*email\.delivered/,
     );
     expect(other?.message).not.toMatch(/Did you mean/);
   });
@@ -165,6 +165,67 @@ describe('error responses', () => {
     expect(badFrom.name).toBe('invalid_from_address');
   });
 
+  it('400 invalid_json says where the JSON breaks: line and column', async () => {
+    const res = await rt.call('/emails', {
+      method: 'POST',
+      key: full,
+      body: '{\n  "from": "a@example.com",\n  "to": x\n}',
+    });
+    const body = await expectError(res, 400, 'invalid_json');
+    expect(body.message).toMatch(/^The request body is not valid JSON: line 3, column 9: /);
+  });
+});
+
+/** A send that is valid but for what a test changes. */
+const valid = { from: 'a@example.com', to: 'b@example.com', subject: 'Hi', text: 'x' };
+
+describe('422s say what is wrong in `message`, with the field path; `details` keeps every cause', () => {
+  const send = (body: unknown) =>
+    rt
+      .call('/emails', { method: 'POST', key: full, body: JSON.stringify(body) })
+      .then((res) => expectError(res, 422, 'validation_error'));
+
+  it('a missing subject', async () => {
+    const { subject: _, ...noSubject } = valid;
+    const body = await send(noSubject);
+    expect(body.message).toBe('`subject` is required.');
+    expect(body.details).toEqual([{ path: 'subject', message: '`subject` is required.' }]);
+  });
+
+  it('a bad address in to[1]', async () => {
+    const body = await send({ ...valid, to: ['ok@example.com', 'nope'] });
+    expect(body.message).toMatch(/^`to\[1\]` is not an email address: "nope" /);
+    expect(body.details).toEqual([{ path: 'to.1', message: body.message }]);
+  });
+
+  it('replyTo: an unknown field, with the field it was meant to be', async () => {
+    const body = await send({ ...valid, replyTo: 'c@example.com' });
+    expect(body.message).toBe('Unknown field `replyTo`: did you mean `reply_to`?');
+    expect(body.details).toEqual([{ path: 'replyTo', message: body.message }]);
+  });
+
+  it('several problems: the first in `message` (and how many more), each in `details`', async () => {
+    const body = await send({ from: 'a@example.com', to: ['b@example.com', 7], subject: '', text: 'x', Html: 'y' });
+    const details = body.details as { path: string; message: string }[];
+    expect(details.map((d) => d.path)).toEqual(['Html', 'to.1', 'subject']);
+    expect(body.message).toBe(`${details[0]?.message} (2 more problems in \`details\`.)`);
+    expect(details[0]?.message).toBe('Unknown field `Html`: did you mean `html`?');
+    expect(details[1]?.message).toMatch(/^`to\[1\]` must be an email address/);
+    expect(details[2]?.message).toBe('`subject` must not be empty.');
+  });
+
+  it('a batch names the email by its index', async () => {
+    const res = await rt.call('/emails/batch', {
+      method: 'POST',
+      key: full,
+      body: JSON.stringify([valid, { ...valid, scheduledAt: 'in 1 hour' }]),
+    });
+    const body = await expectError(res, 422, 'validation_error');
+    expect(body.message).toBe('Unknown field `[1].scheduledAt`: did you mean `scheduled_at`?');
+  });
+});
+
+describe('error responses (idempotency)', () => {
   it('400 invalid_idempotency_key for a malformed Idempotency-Key', async () => {
     const res = await rt.call('/emails', {
       method: 'POST',

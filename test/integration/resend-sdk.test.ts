@@ -1,6 +1,7 @@
 // The official `resend` SDK (resend@6, unmodified) against the local runtime, as a Resend user switching to
 // Sendflow would drive it: API keys, emails (send, get, list, update of a scheduled one, cancel), domains
-// (create, get, list, update, verify, remove), and an invalid send whose error the SDK hands back readable.
+// (create, get, list, update, verify, remove), natural-language scheduledAt, and invalid requests whose errors the
+// SDK hands back readable (the spec wins over Resend: apiKeys.create({ name }) alone is a 422).
 import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resendClient } from '../support/resend';
@@ -12,7 +13,10 @@ beforeAll(async () => {
   rt = await startTestRuntime();
   // The account's first key (made by the admin CLI); everything else goes through the SDK.
   const { key } = await rt.newKey();
-  const { data, error } = await resendClient(rt, key).apiKeys.create({ name: 'from the SDK' });
+  const { data, error } = await resendClient(rt, key).apiKeys.create({
+    name: 'from the SDK',
+    permission: 'full_access',
+  });
   expect(error).toBeNull();
   expect(data?.token).toMatch(/^sf_test_/);
   resend = resendClient(rt, data?.token as string);
@@ -22,13 +26,20 @@ afterAll(() => rt.stop());
 const to = 'success@simulator.amazonses.com';
 
 describe('the resend SDK, unmodified', () => {
-  it('apiKeys.create({ name }) makes a full-access key whose token sends; apiKeys.list shows it', async () => {
+  it('apiKeys.create({ name, permission: full_access }) makes a key whose token sends; apiKeys.list shows it', async () => {
     const sent = await resend.emails.send({ from: 'Acme <hi@acme.example>', to, subject: 'Hello', text: 'Hi' });
     expect(sent.error).toBeNull();
     expect(sent.data?.id).toMatch(/^email_/);
     const keys = await resend.apiKeys.list();
     expect(keys.error).toBeNull();
     expect(keys.data?.data.map((k) => k.name)).toContain('from the SDK');
+  });
+
+  it('apiKeys.create({ name }) alone is refused: the spec wants a key made through the API to say what it may do', async () => {
+    const { data, error } = await resend.apiKeys.create({ name: 'no scopes' });
+    expect(data).toBeNull();
+    expect(error).toMatchObject({ statusCode: 422, name: 'missing_required_field' });
+    expect(error?.message).toMatch(/`scopes`.*`permission`/);
   });
 
   it('apiKeys.create with sending_access and domain_id: a key that sends from that domain only', async () => {
@@ -111,6 +122,42 @@ describe('the resend SDK, unmodified', () => {
     expect(tooLate.error).toMatchObject({ statusCode: 409, name: 'not_reschedulable' });
   });
 
+  it('scheduledAt in natural language, on send, in a batch and on update', async () => {
+    const before = Date.now();
+    const sent = await resend.emails.send({
+      from: 'hi@acme.example',
+      to,
+      subject: 'Soon',
+      text: 'x',
+      scheduledAt: 'in 1 hour',
+    });
+    expect(sent.error).toBeNull();
+    const id = sent.data?.id as string;
+    const at = Date.parse((await resend.emails.get(id)).data?.scheduled_at as string);
+    expect(at).toBeGreaterThanOrEqual(before + 3_600_000 - 1000);
+    expect(at).toBeLessThanOrEqual(Date.now() + 3_600_000 + 1000);
+
+    const batch = await resend.batch.send([
+      { from: 'hi@acme.example', to, subject: 'B', text: 'x', scheduledAt: 'in 2 days' },
+    ]);
+    expect(batch.error).toBeNull();
+
+    const moved = await resend.emails.update({ id, scheduledAt: 'tomorrow at 9am UTC' });
+    expect(moved.error).toBeNull();
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect((await resend.emails.get(id)).data?.scheduled_at).toBe(`${tomorrow}T09:00:00.000Z`);
+
+    const unreadable = await resend.emails.send({
+      from: 'hi@acme.example',
+      to,
+      subject: 'x',
+      text: 'x',
+      scheduledAt: 'soonish',
+    });
+    expect(unreadable.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
+    expect(unreadable.error?.message).toMatch(/^`scheduled_at` .*"in 1 min".*"tomorrow at 9am/);
+  });
+
   it('domains.create, get, list, update, verify and remove', async () => {
     const created = await resend.domains.create({ name: 'sdk.example.com' });
     expect(created.error).toBeNull();
@@ -138,10 +185,11 @@ describe('the resend SDK, unmodified', () => {
     const bad = await resend.emails.send({ from: 'not an address', to, subject: 'x', text: 'x' });
     expect(bad.data).toBeNull();
     expect(bad.error).toMatchObject({ statusCode: 422, name: 'invalid_from_address' });
-    expect(bad.error?.message).toMatch(/invalid/);
+    expect(bad.error?.message).toMatch(/^`from` is not an email address: "not an address" /);
 
     const missing = await resend.emails.send({ from: 'hi@acme.example', subject: 'x', text: 'x' } as never);
     expect(missing.error).toMatchObject({ statusCode: 422, name: 'missing_required_field' });
+    expect(missing.error?.message).toBe('`to` is required: an email address or a list of email addresses.');
 
     const unauthorized = await resendClient(rt, `sf_test_${'x'.repeat(40)}`).emails.send({
       from: 'hi@acme.example',

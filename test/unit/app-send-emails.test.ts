@@ -379,7 +379,8 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect(error).toMatchObject({
       status: 422,
-      details: [{ path: 'from', message: 'The domain acme.example is not a verified sending domain of this account.' }],
+      message: expect.stringMatching(/^`from` is not at a verified sending domain of this account: acme\.example\. /),
+      details: [{ path: 'from', message: expect.stringMatching(/^`from` is not at a verified sending domain/) }],
     });
     expect(s.quotas.counts.size).toBe(0);
     expect(s.emails.items.size).toBe(0);
@@ -398,7 +399,7 @@ describe('sendEmails: live mode sends only from verified domains', () => {
     // Assert
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).details).toEqual([
-      { path: '1', message: expect.stringMatching(/^The email as stored .* is 26\d KB; at most 256 KB\.$/) },
+      { path: '1', message: expect.stringMatching(/^`\[1\]`: The email as stored .* is 26\d KB; at most 256 KB\.$/) },
     ]);
     expect(s.quotas.counts.size).toBe(0);
     expect(s.emails.items.size).toBe(0);

@@ -122,7 +122,7 @@ describe('parseHeaders', () => {
     const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`X-${i}`, 'v']));
     expect(parseHeaders(fifty).problems).toEqual([]);
     const problems = parseHeaders({ ...fifty, 'X-50': 'v' }).problems;
-    expect(problems).toEqual([{ name: null, message: `At most ${EMAIL_LIMITS.headers} headers.` }]);
+    expect(problems).toEqual([{ name: null, message: `must hold at most ${EMAIL_LIMITS.headers} headers.` }]);
   });
 
   it('names each bad header: by name when the name is well formed, quoted and cut short when not', () => {

@@ -277,8 +277,12 @@ describe('recoveryWindow', () => {
 
   it('defaults `until` to now and refuses future or reversed windows', () => {
     expect(recoveryWindow({ since: iso(now - 1_000) }, now, DAY)).toEqual({ since: now - 1_000, until: now });
-    expect(() => recoveryWindow({ since: iso(now + 1) }, now, DAY)).toThrow(/invalid/);
-    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now + 1) }, now, DAY)).toThrow(/invalid/);
-    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now - 2_000) }, now, DAY)).toThrow(/invalid/);
+    expect(() => recoveryWindow({ since: iso(now + 1) }, now, DAY)).toThrow(/^`since` is in the future/);
+    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now + 1) }, now, DAY)).toThrow(
+      /^`until` is in the future/,
+    );
+    expect(() => recoveryWindow({ since: iso(now - 1_000), until: iso(now - 2_000) }, now, DAY)).toThrow(
+      /^`until` is before `since`/,
+    );
   });
 });

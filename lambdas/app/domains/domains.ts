@@ -2,8 +2,9 @@
 // the reconciler's re-check of pending ones. Verification state lives with the provider (SES); every change
 // we observe is stored once and announced once: the conditional write that stores it records its event in the
 // domain's outbox, relayed right after (and swept by the reconciler if that fails).
-import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
 import { type EventType, newEvent, type SendflowEvent } from '../../domain/events';
+import { invalidRequest, problem } from '../../domain/field-problems';
 import { derivedId, isDomainName } from '../../domain/resources';
 import { relay } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
@@ -204,17 +205,22 @@ function checkCapabilities(
 ): void {
   if (capabilities.receiving !== 'enabled') return;
   if (tenant.mode === 'test') {
-    throw new ValidationError(
-      'Receiving needs a live-mode domain: a test-mode domain never proves its DNS, so it cannot take mail.',
-      { details: [{ path: 'capabilities.receiving', message: 'Use a live-mode key to enable receiving.' }] },
-    );
+    throw invalidRequest([
+      problem(
+        ['capabilities', 'receiving'],
+        'can be "enabled" only on a live-mode domain: a test-mode domain never proves its DNS, so it cannot take mail. Use a live-mode key.',
+      ),
+    ]);
   }
   // On AWS a stage receives only where its operator turned SES receiving on (sendflow:inbound): elsewhere no
   // MX record exists to publish and nothing would ever arrive.
   if (!deps.receivingMx) {
-    throw new ValidationError('This deployment does not receive email: its operator has not enabled inbound mail.', {
-      details: [{ path: 'capabilities.receiving', message: 'Leave receiving disabled on this deployment.' }],
-    });
+    throw invalidRequest([
+      problem(
+        ['capabilities', 'receiving'],
+        'cannot be "enabled" here: this deployment does not receive email (its operator has not turned inbound mail on).',
+      ),
+    ]);
   }
 }
 

@@ -2,6 +2,7 @@
 // scheduled email when its time comes, cancel one before. Validation happened at the edge, all or nothing.
 // Sending claims each recipient before its copy goes to the provider and records exactly one outcome per
 // recipient (sent, failed, suppressed), with its event in the email's outbox: see sendQueuedEmail.
+
 import { createHash } from 'node:crypto';
 import { TEST_FILE_RETENTION_SECONDS } from '../../domain/email/byte-quota';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
@@ -9,14 +10,9 @@ import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
 import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
-import {
-  ConflictError,
-  InsufficientScopeError,
-  NotFoundError,
-  RateLimitedError,
-  ValidationError,
-} from '../../domain/errors';
+import { ConflictError, InsufficientScopeError, NotFoundError, RateLimitedError } from '../../domain/errors';
 import { type EventType, emailEvent, type SendflowEvent } from '../../domain/events';
+import { invalidRequest, problem } from '../../domain/field-problems';
 import { timeOfId, timeOrderedId } from '../../domain/ids';
 import { PLANS } from '../../domain/plans';
 import { signToken } from '../../domain/tokens';
@@ -777,14 +773,12 @@ export async function rescheduleEmail(
   const result = await deps.emails.reschedule(id, scheduledAt);
   if (result.kind === 'not_waiting') throw conflict;
   if (result.kind === 'beyond_retention') {
-    throw new ValidationError('The request body is invalid.', {
-      details: [
-        {
-          path: 'scheduled_at',
-          message: `This email is kept until ${result.latest} at the latest (the retention after its first send time); schedule it before then.`,
-        },
-      ],
-    });
+    throw invalidRequest([
+      problem(
+        ['scheduled_at'],
+        `must be before ${result.latest}: this email is kept until then at the latest (the retention after its first send time).`,
+      ),
+    ]);
   }
   await armAsStored(deps, id, scheduledAt, email.accountId);
 }
@@ -903,13 +897,15 @@ async function assertVerifiedSenders(
   for (const [i, draft] of drafts.entries()) {
     const domain = bareAddress(draft.from).split('@')[1] ?? '';
     if (!(await isVerifiedSender(deps, tenant, domain))) {
-      details.push({
-        path: batch ? `${i}.from` : 'from',
-        message: `The domain ${domain} is not a verified sending domain of this account.`,
-      });
+      details.push(
+        problem(
+          batch ? [i, 'from'] : ['from'],
+          `is not at a verified sending domain of this account: ${domain}. Live-mode email must come from one (a test key sends from any).`,
+        ),
+      );
     }
   }
-  if (details.length) throw new ValidationError('Live-mode email must come from a verified domain.', { details });
+  if (details.length) throw invalidRequest(details);
 }
 
 /** Each email as it will be stored (unsubscribe links included) within EMAIL_LIMITS.storedBytes, else 422. */
@@ -919,7 +915,7 @@ function assertStorable(emails: readonly EmailRecord[], batch: boolean): void {
     const bytes = storedBytes(email);
     if (bytes <= EMAIL_LIMITS.storedBytes) return [];
     const message = `The email as stored (html, text, headers, addresses, tags and one unsubscribe link per recipient) is ${Math.ceil(bytes / 1024)} KB; at most ${limitKb} KB.`;
-    return [{ path: batch ? String(i) : 'body', message }];
+    return [problem(batch ? [i] : [], message)];
   });
-  if (details.length) throw new ValidationError(`An email is larger than ${limitKb} KB as stored.`, { details });
+  if (details.length) throw invalidRequest(details);
 }

@@ -1,7 +1,9 @@
 // Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete, and
 // rotate the signing secret.
-import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
+
+import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
 import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
+import { problem as fieldProblem, invalidRequest } from '../../domain/field-problems';
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
@@ -194,20 +196,14 @@ export function assertActive(webhook: Webhook): void {
 export function validEventTypes(events: readonly string[]): EventType[] {
   const result = normalizeEventNames(events);
   if ('unknown' in result) {
-    throw new ValidationError('The request body is invalid.', {
-      details: result.unknown.map((name) => ({
-        path: `events.${events.indexOf(name)}`,
-        message: unknownEventTypeMessage(name),
-      })),
-    });
+    throw invalidRequest(
+      result.unknown.map((name) => fieldProblem(['events', events.indexOf(name)], unknownEventTypeMessage(name))),
+    );
   }
   return result.events;
 }
 
 async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {
   const problem = await deps.urlVerifier.problem(url);
-  if (problem)
-    throw new ValidationError('The request body is invalid.', {
-      details: [{ path: 'url', message: `The URL ${problem}.` }],
-    });
+  if (problem) throw invalidRequest([fieldProblem(['url'], `${problem}.`)]);
 }

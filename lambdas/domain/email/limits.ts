@@ -99,11 +99,11 @@ export interface HeaderProblem {
 export function parseHeaders(input: unknown): { headers: Record<string, string>; problems: HeaderProblem[] } {
   const headers: Record<string, string> = Object.create(null);
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { headers, problems: [{ name: null, message: 'headers is an object of header names to values.' }] };
+    return { headers, problems: [{ name: null, message: 'must be an object of header names to values.' }] };
   }
   const entries = Object.entries(input);
   if (entries.length > EMAIL_LIMITS.headers) {
-    return { headers, problems: [{ name: null, message: `At most ${EMAIL_LIMITS.headers} headers.` }] };
+    return { headers, problems: [{ name: null, message: `must hold at most ${EMAIL_LIMITS.headers} headers.` }] };
   }
   const problems: HeaderProblem[] = [];
   for (const [name, value] of entries) {

@@ -1,6 +1,7 @@
 // Recovery jobs (POST /v1/webhooks/:id/recoveries): after an outage, one new attempt for every delivery of a
 // window, in the background, paced. Pure rules: the window, the pace, the job's progress.
-import { ValidationError } from '../errors';
+import type { ErrorDetail } from '../errors';
+import { invalidRequest, problem } from '../field-problems';
 import { idTime } from '../ids';
 
 export const RECOVERY_STATUSES = ['running', 'completed', 'canceled'] as const;
@@ -63,11 +64,11 @@ export function recoveryWindow(
 ): RecoveryWindow {
   const since = Date.parse(input.since);
   const until = input.until === undefined ? nowMs : Date.parse(input.until);
-  const problems: { path: string; message: string }[] = [];
-  if (since > nowMs) problems.push({ path: 'since', message: 'The window cannot start in the future.' });
-  if (until > nowMs) problems.push({ path: 'until', message: 'The window cannot end in the future.' });
-  if (until < since) problems.push({ path: 'until', message: 'The window ends before it starts.' });
-  if (problems.length) throw new ValidationError('The request body is invalid.', { details: problems });
+  const problems: ErrorDetail[] = [];
+  if (since > nowMs) problems.push(problem(['since'], 'is in the future: a window cannot start after now.'));
+  if (until > nowMs) problems.push(problem(['until'], 'is in the future: nothing can have failed there yet.'));
+  if (until < since) problems.push(problem(['until'], 'is before `since`: the window ends before it starts.'));
+  if (problems.length) throw invalidRequest(problems);
   const oldest = nowMs - retentionSeconds * 1000;
   return { since: Math.max(since, oldest), until: Math.max(until, oldest) };
 }

@@ -17,6 +17,8 @@ export class ApiCallError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 422's problems, each with its field's path: the form shows each next to its field. */
+    readonly details: readonly { readonly path: string; readonly message: string }[] = [],
   ) {
     super(message);
     this.name = 'ApiCallError';
@@ -95,7 +97,13 @@ export function apiClient(invoke: ApiInvoke, principal: Principal, clientIp: str
       Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
     );
     if (result.statusCode >= 400) {
-      throw new ApiCallError(result.statusCode, String(parsed.code ?? 'error'), errorText(parsed, result.statusCode));
+      const details = detailsOf(parsed);
+      throw new ApiCallError(
+        result.statusCode,
+        String(parsed.code ?? 'error'),
+        errorText(parsed, details, result.statusCode),
+        details,
+      );
     }
     return { status: result.statusCode, body: parsed as T, headers: responseHeaders };
   }
@@ -111,12 +119,25 @@ export function apiClient(invoke: ApiInvoke, principal: Principal, clientIp: str
   };
 }
 
-/** The API's message, with the validation details (field: problem) when it lists them. */
-function errorText(body: Record<string, unknown>, status: number): string {
-  const message = String(body.error ?? `The API answered ${status}.`);
-  const details = Array.isArray(body.details) ? (body.details as { path?: unknown; message?: unknown }[]) : [];
-  const listed = details.map((d) => (d.path ? `${String(d.path)}: ${String(d.message)}` : String(d.message)));
-  return listed.length ? `${message} ${listed.join('; ')}` : message;
+/**
+ * The API's words: every problem of a 422 (each already names its field), else its message. The same sentences
+ * go next to the fields (ApiCallError.details).
+ */
+function errorText(
+  body: Record<string, unknown>,
+  details: readonly { path: string; message: string }[],
+  status: number,
+): string {
+  if (details.length) return details.map((d) => d.message).join(' ');
+  return String(body.error ?? `The API answered ${status}.`);
+}
+
+function detailsOf(body: Record<string, unknown>): { path: string; message: string }[] {
+  if (!Array.isArray(body.details)) return [];
+  return (body.details as { path?: unknown; message?: unknown }[]).map((d) => ({
+    path: String(d.path ?? ''),
+    message: String(d.message ?? ''),
+  }));
 }
 
 function lambdaContext(requestId: string): Context {

@@ -32,6 +32,7 @@ td,dd,p,li{overflow-wrap:break-word}
 dl.headers{display:grid;grid-template-columns:minmax(0,max-content) minmax(0,1fr);gap:0 1rem;margin:.25rem 0}dl.headers dd{margin:0;overflow-wrap:anywhere}
 .health-failing,.health-disabled{color:#b3261e;border-color:#b3261e}.health-healthy{color:#1b5e20;border-color:#1b5e20}
 p.hint{margin:0;font-size:.9em;color:#555}
+p.field-error{margin:.15rem 0 0;color:#b3261e;font-weight:600}[aria-invalid=true]{border-color:#b3261e;outline:1px solid #b3261e}
 iframe.preview{width:100%;height:24rem;border:1px solid #ccc;background:#fff}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0}
 .flash{padding:.75rem;border-radius:4px;margin:0 0 1rem;border:1px solid}

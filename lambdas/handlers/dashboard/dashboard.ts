@@ -193,8 +193,28 @@ async function runAction(route: ActionRoute, request: DashboardRequest, seal: (f
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
     const back = route.back(request.params);
-    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal({ kind: 'error', text: error.message }) });
+    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal(refusal(error)) });
   }
+}
+
+/** How many of a refusal's field problems travel in the flash cookie, and how long each may be (4 KB cookies). */
+const FLASH_FIELDS = 6;
+const FLASH_TEXT = 400;
+
+/** A refused form's flash: the API's words at the top, and each field's problem kept for that field. */
+function refusal(error: ApiCallError): Flash {
+  const clip = (text: string) => (text.length > FLASH_TEXT ? `${text.slice(0, FLASH_TEXT)}…` : text);
+  const fields: Record<string, string> = {};
+  for (const { path, message } of error.details) {
+    const field = path.split('.')[0] ?? '';
+    if (field && !Object.hasOwn(fields, field) && Object.keys(fields).length < FLASH_FIELDS)
+      fields[field] = clip(message);
+  }
+  return {
+    kind: 'error',
+    text: clip(error.message),
+    ...(Object.keys(fields).length ? { fields } : {}),
+  };
 }
 
 /**

@@ -199,6 +199,8 @@ export interface Flash {
   readonly text: string;
   /** A secret shown once (a new key, a signing secret): a copy button goes with it. */
   readonly secret?: { readonly label: string; readonly value: string };
+  /** The API's problem with each field of a refused form (by the field's name), shown next to that field. */
+  readonly fields?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -68,7 +68,35 @@ function flashMessage(flash: Flash | null): Safe | '' {
     ? html`<p class="secret"><span id="secret-label">${flash.secret.label}:</span> <code id="secret-value">${flash.secret.value}</code>
 <button type="button" data-copy="secret-value">Copy</button></p><p>It is shown once: copy it now.</p>`
     : '';
-  return html`<div class="flash ${flash.kind}" role="${role}"><p>${flash.text}</p>${secret}</div>`;
+  return html`<div class="flash ${flash.kind}" role="${role}"><p>${prose(flash.text)}</p>${secret}</div>`;
+}
+
+/** Text with `code` spans (as the API words its errors: "`name` must not be empty."), as markup. */
+export function prose(text: string): Safe {
+  return html`${text.split(/`([^`]*)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part))}`;
+}
+
+/**
+ * A form field's error component: after a refused submit, the API's own sentence about the field `name` (its
+ * top-level name in the request body), next to it. `id` is the input's; the input takes `invalidAttrs`.
+ */
+export function fieldError(ctx: PageContext, name: string, id: string): Safe | '' {
+  const message = ctx.flash?.fields?.[name];
+  return message ? html`<p class="field-error" id="${id}-error">${prose(message)}</p>` : '';
+}
+
+/** The attributes that tie an input to its error (aria-invalid, aria-describedby), when it has one. */
+export function invalidAttrs(ctx: PageContext, name: string, id: string): Safe | '' {
+  return ctx.flash?.fields?.[name] ? html` aria-invalid="true" aria-describedby="${id}-error"` : '';
+}
+
+/** A labelled text input with its error: the one form field component the dashboard's forms use. */
+export function textField(
+  ctx: PageContext,
+  field: { id: string; name: string; label: string; type?: string; attrs?: Safe },
+): Safe {
+  const { id, name, label, type = 'text', attrs = html`` } = field;
+  return html`<label for="${id}">${label}</label><input id="${id}" name="${name}" type="${type}"${attrs}${invalidAttrs(ctx, name, id)}>${fieldError(ctx, name, id)}`;
 }
 
 /** A POST form to a dashboard action, with the session's CSRF token. */

@@ -1,5 +1,6 @@
-// HTTP handlers for /v1/api-keys: parse → use case → response. The secret appears only in the 201. Keys are
-// made as Resend makes them too: `{name}` alone is full access, `permission` names full or sending access.
+// HTTP handlers for /v1/api-keys: parse → use case → response. The secret appears only in the 201. A key made
+// here lists what it may do (spec §5.5): `scopes`, or Resend's `permission` (full or sending access). `{name}`
+// alone, which Resend takes as full access, is a 422 here: the spec wins (docs/resend.md).
 import * as z from 'zod';
 import { type CreateApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../app/api-keys';
 import type { ApiKey } from '../../app/ports';
@@ -9,16 +10,19 @@ import type { RequestSchemas, ResponseSchemas, RouteHandler } from './context';
 import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
+/** `{name}` alone: a key made through the API must say what it may do (spec §5.5). */
+const SAY_WHAT_IT_MAY_DO = `is required, or \`permission\`: a key created through the API lists what it may do. Give \`scopes\` (some of ${SCOPES.join(', ')}) or \`permission\` ("full_access" or "sending_access").`;
+
 const createBody = z
   .strictObject({
     name: z.string().trim().min(1).max(100).optional(),
     scopes: z
       .array(z.enum(SCOPES))
-      .min(1, 'List at least one scope, or leave scopes out for a full-access key.')
+      .min(1, 'must list at least one scope.')
       .optional()
-      .meta({ description: 'What the key may do. Without scopes or permission: every scope (full access).' }),
+      .meta({ description: 'What the key may do. Give scopes or permission (one of them is required).' }),
     permission: z
-      .enum(PERMISSIONS, { error: 'Must be "full_access" or "sending_access".' })
+      .enum(PERMISSIONS, { error: 'must be "full_access" or "sending_access".' })
       .optional()
       .meta({ description: "Resend's alternative to scopes: full_access = every scope, sending_access = email:send." }),
     domain_id: z
@@ -29,16 +33,18 @@ const createBody = z
       .meta({ description: 'With permission sending_access: the key may send only from this domain.' }),
   })
   .superRefine((body, ctx) => {
+    if (body.scopes === undefined && body.permission === undefined)
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: SAY_WHAT_IT_MAY_DO });
     if (body.scopes !== undefined && body.permission !== undefined)
-      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'Give scopes or permission, not both.' });
+      ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'Give `scopes` or `permission`, not both.' });
     if (body.domain_id !== undefined && body.permission !== 'sending_access')
-      ctx.addIssue({ code: 'custom', path: ['domain_id'], message: 'domain_id needs permission "sending_access".' });
+      ctx.addIssue({ code: 'custom', path: ['domain_id'], message: 'needs `permission: "sending_access"`.' });
   });
 
-/** The scopes a create asks for: its scopes, its permission's, or every scope (Resend's default). */
+/** The scopes a create asks for: its scopes or its permission's (the schema requires one of them). */
 function requestedScopes(body: z.output<typeof createBody>): Scope[] {
   if (body.scopes) return body.scopes;
-  return scopesOfPermission(body.permission ?? 'full_access');
+  return scopesOfPermission(body.permission ?? 'sending_access');
 }
 
 const apiKeySchema = named(

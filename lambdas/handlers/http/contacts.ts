@@ -49,7 +49,7 @@ const createBody = z.strictObject({
   email: z
     .string()
     .trim()
-    .refine((e) => isEmailAddress(e) && !e.includes('<'), 'Must be an email address.'),
+    .refine((e) => isEmailAddress(e) && !e.includes('<'), 'must be an email address, e.g. ada@example.com.'),
   first_name: name.optional(),
   last_name: name.optional(),
 });

@@ -61,7 +61,7 @@ const capabilitiesChange = z.strictObject({
 });
 
 const createBody = z.strictObject({
-  name: z.string().trim().toLowerCase().refine(isDomainName, 'Must be a domain name such as mail.example.com.'),
+  name: z.string().trim().toLowerCase().refine(isDomainName, 'must be a domain name such as mail.example.com.'),
   open_tracking: openTracking.optional(),
   click_tracking: clickTracking.optional(),
   region: unsupported('Sendflow sends from the AWS region it is deployed in; leave region out.'),

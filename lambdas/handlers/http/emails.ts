@@ -26,9 +26,11 @@ import {
 } from '../../domain/email/attachments';
 import { addressProblem, bareAddress } from '../../domain/email/email';
 import { EMAIL_LIMITS, parseHeaders, unsafeTextProblem } from '../../domain/email/limits';
+import { parseScheduleTime, SCHEDULE_EXAMPLES, SCHEDULE_FORMS } from '../../domain/email/schedule-time';
 import { EMAIL_STATUSES, emailStatus } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
+import { summary } from '../../domain/field-problems';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
@@ -46,19 +48,26 @@ const rule =
   };
 
 const ADDRESS_EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
+const TAG_TEXT = 'may hold only ASCII letters, digits, _ and - (1 to 256 of them).';
 
 /** The value as the caller wrote it, quoted, cut at 80 characters (a 4xx message may show what was sent). */
 const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
-/** `"not-an-email" is not a valid email address: an address needs an @. E.g. …`: the value, then the rule. */
+/** `` `to[1]` is not an email address: "nope" (an address needs an @). E.g. … ``: the value, then the rule. */
 const address = z
-  .string({ error: `Must be an email address (a string). ${ADDRESS_EXAMPLE}` })
+  .string({
+    error: (issue) =>
+      issue.input === undefined
+        ? `is required: an email address. ${ADDRESS_EXAMPLE}`
+        : `must be an email address (a string). ${ADDRESS_EXAMPLE}`,
+  })
   .trim()
   .superRefine(
     rule((value) => {
       const problem = addressProblem(value);
       if (!problem) return null;
-      return `${quoted(value)} is not a valid email address: ${problem[0]?.toLowerCase()}${problem.slice(1)} ${ADDRESS_EXAMPLE}`;
+      const why = `${problem[0]?.toLowerCase()}${problem.slice(1).replace(/\.$/, '')}`;
+      return `is not an email address: ${quoted(value)} (${why}). ${ADDRESS_EXAMPLE}`;
     }),
   );
 
@@ -74,20 +83,16 @@ const addresses = (max: number, { orNone = false } = {}) =>
       address.transform((a) => [a]),
       z
         .array(address)
-        .min(orNone ? 0 : 1, 'Give at least one email address (the list is empty).')
-        .max(max, `At most ${max} email addresses.`),
+        .min(orNone ? 0 : 1, 'must list at least one email address (the list is empty).')
+        .max(max, `must list at most ${max} email addresses.`),
     ],
     {
       error: (issue) =>
         issue.input === undefined
-          ? 'Required: an email address or a list of email addresses.'
-          : 'Must be an email address or a list of email addresses.',
+          ? 'is required: an email address or a list of email addresses.'
+          : 'must be an email address or a list of email addresses.',
     },
   );
-
-/** One message for a bad scheduled_at: the format check aborts, so the time rules do not pile on. */
-const SCHEDULE_FORMAT =
-  'Must be an ISO 8601 date-time with a time zone, e.g. 2026-12-01T09:00:00Z or 2026-12-01T10:00:00+01:00.';
 
 /** Custom headers as SES v2 takes them (domain/email/limits.ts); the record has no prototype. */
 const headers = z
@@ -106,12 +111,45 @@ const headers = z
     additionalProperties: { type: 'string', pattern: `^[ -~]{1,${EMAIL_LIMITS.headerValue}}$` },
   });
 
-/** scheduled_at at `now`, on send and on PATCH alike: in the future and at most 30 days away. */
+/**
+ * scheduled_at at `now`, on send and on PATCH alike: an ISO 8601 date-time with a time zone or words Resend
+ * takes ("in 1 min", "tomorrow at 9am"; domain/email/schedule-time.ts), in the future and at most 30 days away.
+ * The value is the instant as ISO 8601 UTC.
+ */
 const scheduledAt = (now: number) =>
-  z.iso
-    .datetime({ offset: true, abort: true, error: SCHEDULE_FORMAT })
-    .refine((at) => Date.parse(at) > now, 'Must be in the future.')
-    .refine((at) => Date.parse(at) <= now + MAX_SCHEDULE_MS, 'Must be at most 30 days from now.');
+  z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `is required: ${SCHEDULE_FORMS}.` : `must be a string: ${SCHEDULE_FORMS}.`,
+    })
+    .transform((text, ctx) => {
+      const read = parseScheduleTime(text, now);
+      if ('problem' in read) {
+        ctx.addIssue({ code: 'custom', message: read.problem });
+        return z.NEVER;
+      }
+      if (read.at <= now) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be in the future; ${JSON.stringify(text)} is ${new Date(read.at).toISOString()}.`,
+        });
+        return z.NEVER;
+      }
+      if (read.at > now + MAX_SCHEDULE_MS) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be at most 30 days from now; ${JSON.stringify(text)} is ${new Date(read.at).toISOString()}.`,
+        });
+        return z.NEVER;
+      }
+      return new Date(read.at).toISOString();
+    })
+    .meta({
+      description: `When to send: an ISO 8601 date-time with a time zone, or words such as ${SCHEDULE_EXAMPLES.slice(1)
+        .map((e) => `"${e}"`)
+        .join(', ')} (UTC unless a zone is named). In the future, at most 30 days ahead.`,
+      examples: ['2026-12-01T09:00:00Z', 'in 1 hour', 'tomorrow at 9am'],
+    });
 
 /** PATCH /v1/emails/:id (Resend's emails.update): a scheduled email's new send time. */
 const updateBody = (now: number) => z.strictObject({ scheduled_at: scheduledAt(now) });
@@ -122,17 +160,22 @@ const updateBody = (now: number) => z.strictObject({ scheduled_at: scheduledAt(n
 const attachment = z
   .strictObject({
     filename: z
-      .string({ error: 'filename is required: a string such as "invoice.pdf".' })
+      .string({
+        error: (issue) =>
+          issue.input === undefined
+            ? 'is required: a file name such as "invoice.pdf".'
+            : 'must be a file name (a string) such as "invoice.pdf".',
+      })
       .superRefine(rule(filenameProblem)),
     content: z
-      .string({ error: 'content is the file as a base64 string.' })
+      .string({ error: 'must be the file as a base64 string.' })
       .max(Math.ceil((ATTACHMENT_LIMITS.emailBytes * 4) / 3) + 4096, {
-        error: `content decodes to more than ${ATTACHMENT_LIMITS.emailBytes} bytes (an email's attachments together).`,
+        error: `decodes to more than ${ATTACHMENT_LIMITS.emailBytes} bytes (the limit of an email's attachments together).`,
       })
       .optional()
       .meta({ description: 'The file, base64-encoded. Give content or path, not both.', contentEncoding: 'base64' }),
     path: z
-      .url({ protocol: /^https?$/, error: 'path is an absolute https URL to fetch the file from.' })
+      .url({ protocol: /^https?$/, error: 'must be an absolute https URL to fetch the file from.' })
       .max(ATTACHMENT_LIMITS.url)
       .optional()
       .meta({
@@ -146,13 +189,17 @@ const attachment = z
   })
   .superRefine((a, ctx) => {
     if ((a.content === undefined) === (a.path === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'Give exactly one of content (base64) or path (a URL).', path: [] });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Give exactly one of `content` (base64) or `path` (a URL).',
+        path: [],
+      });
     }
   })
   .transform((a, ctx): AttachmentInput => {
     const content = a.content === undefined ? undefined : decodeBase64(a.content);
     if (content === null) {
-      ctx.addIssue({ code: 'custom', message: 'content is not base64.', path: ['content'] });
+      ctx.addIssue({ code: 'custom', message: 'is not base64.', path: ['content'] });
       return z.NEVER;
     }
     return {
@@ -166,7 +213,7 @@ const attachment = z
 
 const attachments = z
   .array(attachment)
-  .max(ATTACHMENT_LIMITS.perEmail, `At most ${ATTACHMENT_LIMITS.perEmail} attachments per email.`)
+  .max(ATTACHMENT_LIMITS.perEmail, `must list at most ${ATTACHMENT_LIMITS.perEmail} attachments.`)
   .superRefine((list, ctx) => {
     const total = list.reduce((sum, a) => sum + (a.content?.byteLength ?? 0), 0);
     if (total > ATTACHMENT_LIMITS.emailBytes) {
@@ -176,7 +223,8 @@ const attachments = z
       });
     }
     const ids = list.flatMap((a) => (a.contentId ? [a.contentId] : []));
-    if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', message: 'Each content_id is used once.' });
+    if (new Set(ids).size !== ids.length)
+      ctx.addIssue({ code: 'custom', message: 'Each `content_id` may be used once.' });
   });
 
 /** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
@@ -195,18 +243,21 @@ export const emailBody = (now: number) =>
       tags: z
         .array(
           z.strictObject({
-            name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
-            value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+            name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
+            value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
           }),
         )
-        .max(50)
+        .max(50, 'must list at most 50 tags.')
         .optional(),
       scheduled_at: scheduledAt(now).optional(),
       attachments: attachments.optional(),
     })
-    .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
+    .refine((e) => e.html !== undefined || e.text !== undefined, {
+      message: 'Give `html` or `text` (or both): the email needs a body.',
+      path: ['html'],
+    })
     .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
-      message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
+      message: `At most ${MAX_RECIPIENTS} recipients across \`to\`, \`cc\` and \`bcc\`.`,
       path: ['to'],
     })
     .transform(
@@ -222,7 +273,7 @@ export const emailBody = (now: number) =>
         headers: e.headers ?? Object.create(null),
         tags: e.tags ?? [],
         ...(e.attachments?.length ? { attachments: e.attachments } : {}),
-        ...(e.scheduled_at !== undefined ? { scheduledAt: new Date(e.scheduled_at).toISOString() } : {}),
+        ...(e.scheduled_at !== undefined ? { scheduledAt: e.scheduled_at } : {}),
       }),
     );
 
@@ -240,12 +291,15 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   after: z
     .string()
-    .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id')
+    .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id (email_…).')
     .optional(),
 });
 
 const batchBody = (now: number) =>
-  z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
+  z
+    .array(emailBody(now))
+    .min(1, 'must list at least one email.')
+    .max(100, 'must list at most 100 emails (a batch takes 1 to 100).');
 
 const attachmentFields = {
   id: z.string(),
@@ -402,7 +456,7 @@ export function emailHandlers(
   const update: RouteHandler = async ({ caller, params, body }) => {
     const { scheduled_at } = validate(updateBody(deps.clock.now()), body ?? {});
     const id = params.id ?? '';
-    await rescheduleEmail(deps, caller, id, new Date(scheduled_at).toISOString());
+    await rescheduleEmail(deps, caller, id, scheduled_at);
     // Read whole after the move (body, links and history): the answer is the email as GET shows it now.
     return reply(
       responses.updateEmail,
@@ -443,7 +497,7 @@ function validateEmails<T extends z.ZodType>(schema: T, input: unknown): z.infer
   } catch (error) {
     const details = error instanceof ValidationError ? (error.details ?? []) : [];
     const onlyAttachments = details.length > 0 && details.every((d) => /(^|\.)attachments(\.|$)/.test(d.path));
-    if (onlyAttachments) throw new InvalidAttachmentError('An attachment is invalid.', { details });
+    if (onlyAttachments) throw new InvalidAttachmentError(summary(details), { details });
     throw error;
   }
 }

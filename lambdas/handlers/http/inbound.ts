@@ -11,7 +11,7 @@ import {
   listReceivedEmails,
   type ReadReceivedDeps,
 } from '../../app/inbound/read-received';
-import { ValidationError } from '../../domain/errors';
+import { invalidRequest, problem } from '../../domain/field-problems';
 import { RECEIVED_EMAIL_ID } from '../../domain/inbound';
 import { omittedOf } from '../../domain/received-fields';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
@@ -159,9 +159,7 @@ export function inboundHandlers(deps: ReadReceivedDeps) {
   const list: RouteHandler = async ({ caller, query }) => {
     const { limit, after, before } = validate(listQuery, query, 'query');
     if (after !== undefined && before !== undefined) {
-      throw new ValidationError('Give after or before, not both.', {
-        details: [{ path: 'before', message: 'Cannot be used with after.' }],
-      });
+      throw invalidRequest([problem(['before'], 'cannot be used with `after`: give one of them.', 'query')]);
     }
     const page = await listReceivedEmails(deps, tenantOf(caller), {
       limit,

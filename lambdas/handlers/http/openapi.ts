@@ -44,6 +44,9 @@ const requests: RequestSchemas = {
   ...listen,
 };
 
+/** Every route's request schemas (body, query, form): what `validate` checks, for tests that walk them all. */
+export const requestSchemasByRoute = (): RequestSchemas => requests;
+
 const responses: ResponseSchemas = {
   ...referenceResponses,
   ...apiKeyResponses,

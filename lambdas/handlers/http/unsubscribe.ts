@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import { resolveUnsubscribeLink, type UnsubscribeDeps, unsubscribe } from '../../app/emails/unsubscribe';
 import { isOneClickBody, ONE_CLICK } from '../../domain/email/unsubscribe';
-import { ValidationError } from '../../domain/errors';
+import { invalidRequest, problem } from '../../domain/field-problems';
 import type { PublicRouteHandler, RequestSchemas, ResponseSchemas } from './context';
 import { escapeHtml, page } from './pages';
 import { htmlPage } from './response';
@@ -20,9 +20,7 @@ export function unsubscribeHandlers(deps: UnsubscribeDeps) {
   };
   const oneClick: PublicRouteHandler = async ({ params, rawBody }) => {
     if (!isOneClickBody(rawBody)) {
-      throw new ValidationError('The request body is invalid.', {
-        details: [{ path: 'body', message: `Expected ${ONE_CLICK} (RFC 8058).` }],
-      });
+      throw invalidRequest([problem([], `must be ${ONE_CLICK} (RFC 8058).`)]);
     }
     const { recipient } = await unsubscribe(deps, params.token ?? '');
     return page(

@@ -17,8 +17,9 @@ export function idempotency(deps: { idempotency: IdempotencyStore; clock: Clock 
       const header = headerValue(request.event.headers, 'idempotency-key');
       if (!state.route?.idempotent || header === undefined || !state.principal) return;
       if (!/^[\x21-\x7e]{1,255}$/.test(header)) {
-        throw new ValidationError('The Idempotency-Key header is invalid.', {
-          details: [{ path: 'Idempotency-Key', message: 'Use 1 to 255 printable ASCII characters, e.g. a UUID.' }],
+        const message = 'The `Idempotency-Key` header must be 1 to 255 printable ASCII characters, e.g. a UUID.';
+        throw new ValidationError(message, {
+          details: [{ path: 'Idempotency-Key', message }],
           errorName: 'invalid_idempotency_key',
         });
       }

@@ -1,6 +1,7 @@
-// JSON request bodies: 413 past the size limit, 400 for malformed JSON, 422 past the nesting limit. Content-Type
+// JSON request bodies: 413 past the size limit, 400 for malformed JSON (saying where: line and column), 422 past the nesting limit. Content-Type
 // is not policed: every body on these routes is JSON, and `curl -d` (form content type) should just work.
 import { InvalidJsonError, PayloadTooLargeError, ValidationError } from '../../domain/errors';
+import { findJsonSyntaxError } from '../../domain/json-syntax';
 import type { RouteSpec } from '../../manifest';
 import type { ApiMiddleware } from '../http/context';
 
@@ -27,7 +28,7 @@ export function jsonBody(options: { maxBytes: number; largeMaxBytes?: number }):
       try {
         body = JSON.parse(raw);
       } catch {
-        throw new InvalidJsonError('The request body is not valid JSON.');
+        throw new InvalidJsonError(invalidJsonMessage(raw));
       }
       if (jsonDepth(raw) > MAX_JSON_DEPTH) {
         throw new ValidationError('The request body is nested too deeply.', {
@@ -37,6 +38,13 @@ export function jsonBody(options: { maxBytes: number; largeMaxBytes?: number }):
       request.context.sendflow.body = body;
     },
   };
+}
+
+/** "The request body is not valid JSON: line 3, column 9: expected a value …, found `x`." */
+export function invalidJsonMessage(raw: string): string {
+  const found = findJsonSyntaxError(raw);
+  if (!found) return 'The request body is not valid JSON.';
+  return `The request body is not valid JSON: line ${found.line}, column ${found.column}: ${found.problem}`;
 }
 
 /** How deep arrays and objects nest in JSON text, counted in one pass without recursion (strings skipped). */

@@ -3,7 +3,7 @@
 import { SCOPES } from '../../../domain/scopes';
 import { ApiCallError } from '../api-client';
 import { BASE, html } from '../http';
-import { confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
+import { confirmForm, dangerLink, fieldError, invalidAttrs, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 import { checked } from './views';
 
@@ -31,10 +31,10 @@ async function list({ api, page }: DashboardRequest) {
     : html`<p>No keys in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/api-keys',
-    html`<label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required>
-<fieldset><legend>Scopes (a key made here has every scope unless you untick some)</legend>${SCOPES.map(
+    html`${textField(page, { id: 'key-name', name: 'name', label: 'Name', attrs: html` maxlength="100" required` })}
+<fieldset id="key-scopes"${invalidAttrs(page, 'scopes', 'key-scopes')}><legend>Scopes (a key made here has every scope unless you untick some)</legend>${SCOPES.map(
       (scope) => html`<label><input type="checkbox" name="scopes" value="${scope}" checked> ${scope}</label>`,
-    )}</fieldset><div><button type="submit">Create key</button></div>`,
+    )}</fieldset>${fieldError(page, 'scopes', 'key-scopes')}<div><button type="submit">Create key</button></div>`,
     page.csrf,
     'stack',
   );

@@ -1,7 +1,7 @@
 // Contacts: the list, add one (double opt-in: its confirmation link is shown, for the customer to send), delete
 // (after a confirmation page).
 import { html } from '../http';
-import { confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
+import { confirmForm, dangerLink, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 
 interface ContactItem {
@@ -27,9 +27,9 @@ async function list({ api, page }: DashboardRequest) {
     : html`<p>No contacts in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/contacts',
-    html`<label for="contact-email">Email</label><input id="contact-email" name="email" type="email" required>
-<label for="contact-first">First name (optional)</label><input id="contact-first" name="first_name" type="text" maxlength="100">
-<label for="contact-last">Last name (optional)</label><input id="contact-last" name="last_name" type="text" maxlength="100">
+    html`${textField(page, { id: 'contact-email', name: 'email', label: 'Email', type: 'email', attrs: html` required` })}
+${textField(page, { id: 'contact-first', name: 'first_name', label: 'First name (optional)', attrs: html` maxlength="100"` })}
+${textField(page, { id: 'contact-last', name: 'last_name', label: 'Last name (optional)', attrs: html` maxlength="100"` })}
 <div><button type="submit">Add contact</button></div>`,
     page.csrf,
     'stack',

@@ -1,6 +1,6 @@
 // Sending domains: add one, see its DNS records (with copy buttons), check them now, its status, delete it.
 import { BASE, html, type Safe } from '../http';
-import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
+import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 
 interface DomainItem {
@@ -23,7 +23,7 @@ async function list({ api, page }: DashboardRequest) {
     : html`<p>No domains in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/domains',
-    html`<label for="domain-name">Domain name</label><input id="domain-name" name="name" type="text" required placeholder="mail.example.com">
+    html`${textField(page, { id: 'domain-name', name: 'name', label: 'Domain name', attrs: html` required placeholder="mail.example.com"` })}
 <div><button type="submit">Add domain</button></div>`,
     page.csrf,
     'stack',

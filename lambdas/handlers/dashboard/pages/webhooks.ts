@@ -5,7 +5,7 @@ import { EVENT_TYPES } from '../../../domain/events';
 import { FORMATS } from '../../../domain/webhooks/format';
 import { ApiCallError } from '../api-client';
 import { BASE, href, html, type Safe } from '../http';
-import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, when } from '../layout';
+import { actionButton, confirmForm, dangerLink, fieldError, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 import {
   attemptsText,
@@ -48,12 +48,12 @@ async function list({ api, page }: DashboardRequest) {
     : html`<p>No webhooks in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/webhooks',
-    html`<label for="wh-url">Endpoint URL</label><input id="wh-url" name="url" type="url" required placeholder="https://example.com/webhooks/sendflow">
-${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}
+    html`${textField(page, { id: 'wh-url', name: 'url', label: 'Endpoint URL', type: 'url', attrs: html` required placeholder="https://example.com/webhooks/sendflow"` })}
+${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}${fieldError(page, 'events', 'wh-events')}
 <label for="wh-format">Format</label><select id="wh-format" name="format"><option value="">Detect from the URL</option>${FORMATS.map(
       (f) => html`<option value="${f}">${f}</option>`,
     )}</select>
-<label for="wh-description">Description (optional)</label><input id="wh-description" name="description" type="text" maxlength="500">
+${textField(page, { id: 'wh-description', name: 'description', label: 'Description (optional)', attrs: html` maxlength="500"` })}
 ${optionFields('wh', null)}
 <div><button type="submit">Create webhook</button></div>`,
     page.csrf,
