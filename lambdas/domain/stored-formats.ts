@@ -38,7 +38,7 @@ export const STORED_FORMATS = {
       "suppression.added and suppression.removed are recorded (suppression items' outboxes, the events queue, " +
       "delivery rows) and webhooks and listen sessions may subscribe to them; a removed suppression's item stays " +
       'as a tombstone until its event is relayed. Releases before read no such event type, webhook or tombstone.',
-    readSince: '0000000',
+    readSince: 'efc9c37',
     writtenByDefault: false,
   },
 } as const satisfies Record<string, StoredFormat>;

@@ -1,4 +1,4 @@
-// The suppression list's rules (docs/sending.md, "Suppressions"), pure: why an address is suppressed in Sendflow's
+// The suppression list's rules (docs/sending.md, "Suppression list"), pure: why an address is suppressed in Sendflow's
 // words (`reason`) and in Resend's (`origin`), a suppression's id (its address, reversibly: no index is needed to
 // find it), and the suppression.added / suppression.removed events.
 import type { Mode } from './api-keys';

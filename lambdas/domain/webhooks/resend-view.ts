@@ -1,6 +1,6 @@
-// Resend's names for Sendflow's webhook objects (docs/resend.md, "Webhooks"), pure: a webhook's `status` is its
-// `active`, a delivery is a "webhook event" whose status and attempts use Resend's words. The spec's own fields
-// stay; these are shown beside them.
+// Resend's names for Sendflow's webhook objects (docs/resend.md, "Webhooks, suppressions and logs"), pure: a
+// webhook's `status` is its `active`, a delivery is a "webhook event" whose status and attempts use Resend's words.
+// The spec's own fields stay; these are shown beside them.
 
 export const WEBHOOK_STATUSES = ['enabled', 'disabled'] as const;
 export type WebhookStatus = (typeof WEBHOOK_STATUSES)[number];

@@ -1,5 +1,6 @@
-// HTTP handlers for /v1/suppressions, as Resend's SDK calls them (docs/resend.md, "Suppressions"): list (by address,
-// `?origin=`), get and remove by id or address, add, and batches of up to 100 to add or remove. An id is `sup_…`.
+// HTTP handlers for /v1/suppressions, as Resend's SDK calls them (docs/resend.md, "Webhooks, suppressions and
+// logs"): list (by address, `?origin=`), get and remove by id or address, add, and batches of up to 100 to add or
+// remove. An id is `sup_…`.
 import * as z from 'zod';
 import {
   addressOf,

@@ -1,5 +1,5 @@
 // HTTP handlers for a webhook's deliveries as Resend's SDK reads them, "webhook events" (docs/resend.md,
-// "Webhooks"): GET /v1/webhooks/:id/events[/:event_id[/attempts]] and POST …/:event_id/replay (the manual retry,
+// "Webhooks, suppressions and logs"): GET /v1/webhooks/:id/events[/:event_id[/attempts]] and POST …/:event_id/replay (the manual retry,
 // spec §4.1 rule 1 and 2: one attempt now, 409 while one is scheduled). An event's id is its delivery's id.
 import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';

@@ -78,7 +78,7 @@ const disabledFields = {
   disabled_at: isoTime.nullable().meta({ description: 'When Sendflow disabled it; null otherwise.' }),
 };
 
-/** Resend's names for `url` and `active`, shown beside them (docs/resend.md, "Webhooks"). */
+/** Resend's names for `url` and `active`, shown beside them (docs/resend.md, "Webhooks, suppressions and logs"). */
 const resendFields = {
   endpoint: z.string().meta({ description: "The same as `url` (Resend's name)." }),
   status: z
