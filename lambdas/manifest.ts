@@ -61,6 +61,13 @@ export const routes = [
   { id: 'listWebhooks', method: 'GET', path: '/webhooks', access: read, summary: 'List webhook endpoints' },
   { id: 'getWebhook', method: 'GET', path: '/webhooks/{id}', access: read, summary: 'Retrieve a webhook endpoint' },
   { id: 'updateWebhook', method: 'PUT', path: '/webhooks/{id}', access: write, summary: 'Update, pause or resume' },
+  {
+    id: 'patchWebhook',
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    access: write,
+    summary: "Update, pause or resume (PUT's partial update, as Resend's SDK sends it)",
+  },
   { id: 'deleteWebhook', method: 'DELETE', path: '/webhooks/{id}', access: write, summary: 'Delete a webhook' },
   { id: 'testWebhook', method: 'POST', path: '/webhooks/{id}/test', access: write, summary: 'Send a test event' },
   // Listen sessions (`npm run listen`, docs/webhooks.md "Listen on your laptop"): the CLI pulls the events a webhook
@@ -114,6 +121,42 @@ export const routes = [
     path: '/webhooks/{id}/rotate-secret',
     access: write,
     summary: 'Rotate the signing secret, the previous one signing on for a grace period',
+  },
+  {
+    id: 'rotateWebhookSigningSecret',
+    method: 'POST',
+    path: '/webhooks/{id}/signing-secret/rotate',
+    access: write,
+    summary: "Rotate the signing secret (Resend's path for rotate-secret; the same grace period)",
+  },
+  // A webhook's deliveries as Resend's SDK reads them ("webhook events"): the delivery log under Resend's names.
+  {
+    id: 'listWebhookEvents',
+    method: 'GET',
+    path: '/webhooks/{id}/events',
+    access: read,
+    summary: "A webhook's deliveries as Resend's webhook events, newest first",
+  },
+  {
+    id: 'getWebhookEvent',
+    method: 'GET',
+    path: '/webhooks/{id}/events/{eventId}',
+    access: read,
+    summary: 'One delivery as a Resend webhook event, with its payload',
+  },
+  {
+    id: 'listWebhookEventAttempts',
+    method: 'GET',
+    path: '/webhooks/{id}/events/{eventId}/attempts',
+    access: read,
+    summary: "A delivery's attempts, newest first",
+  },
+  {
+    id: 'replayWebhookEvent',
+    method: 'POST',
+    path: '/webhooks/{id}/events/{eventId}/replay',
+    access: write,
+    summary: 'Replay a delivery now (the manual retry)',
   },
   {
     id: 'checkWebhookSignature',
@@ -335,7 +378,58 @@ export const routes = [
     method: 'GET',
     path: '/logs',
     access: 'full',
-    summary: "The account's recent API requests in this mode: method, path, status, key, time (newest 100, 24 h)",
+    summary: "The account's recent API requests in this mode: method, path, status, key, time (newest first, 24 h)",
+  },
+  {
+    id: 'getApiRequest',
+    method: 'GET',
+    path: '/logs/{id}',
+    access: 'full',
+    summary: 'One API request of the log',
+  },
+  // The suppression list (per account and mode) as Resend's SDK calls it. Full access, like contacts: it names
+  // recipients, and a change decides who gets mail.
+  {
+    id: 'listSuppressions',
+    method: 'GET',
+    path: '/suppressions',
+    access: 'full',
+    summary: 'List suppressed addresses, by address',
+  },
+  {
+    id: 'addSuppression',
+    method: 'POST',
+    path: '/suppressions',
+    access: 'full',
+    summary: 'Suppress an address: no email is sent to it again until it is removed',
+  },
+  {
+    id: 'getSuppression',
+    method: 'GET',
+    path: '/suppressions/{idOrEmail}',
+    access: 'full',
+    summary: 'Retrieve a suppression by id or address',
+  },
+  {
+    id: 'removeSuppression',
+    method: 'DELETE',
+    path: '/suppressions/{idOrEmail}',
+    access: 'full',
+    summary: 'Remove a suppression (by id or address): the address gets email again',
+  },
+  {
+    id: 'batchAddSuppressions',
+    method: 'POST',
+    path: '/suppressions/batch/add',
+    access: 'full',
+    summary: 'Suppress up to 100 addresses',
+  },
+  {
+    id: 'batchRemoveSuppressions',
+    method: 'POST',
+    path: '/suppressions/batch/remove',
+    access: 'full',
+    summary: 'Remove up to 100 suppressions, by address or by id',
   },
   // The customer dashboard (docs/dashboard.md, "Dashboard"): server-rendered pages under /v1/dashboard; the
   // handler routes below the greedy {proxy+}. Public at the gateway: the session cookie is checked by the

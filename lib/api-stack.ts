@@ -165,9 +165,19 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Idempotency-Key records: claimed, completed, replayed, released on failure (DeleteItem).
     idempotency: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
     // One-click unsubscribe suppresses with a conditional UpdateItem that records email.unsubscribed (the
-    // outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem. The API never reads suppressions:
-    // the send worker checks them.
-    suppressions: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    // outbox), relayed at once (UpdateItem); outside the 30 days, a PutItem. /v1/suppressions reads by key
+    // (BatchGetItem, as a send's check), lists a tenant's shards (Query on the table), adds (PutItem, or an
+    // UpdateItem with suppression.added) and removes (DeleteItem, or a tombstone's UpdateItem with
+    // suppression.removed, deleted once relayed).
+    suppressions: {
+      items: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+      ],
+    },
     // Listed per tenant (Query on the table, no index), read by key, created, updated; deleting leaves a
     // tombstone, and a domain's name claim is released with DeleteItem.
     domains: { items: TENANT_ITEMS },
@@ -178,8 +188,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     sessions: {
       items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     },
-    // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest.
-    apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query'] },
+    // Each keyed request's entry (one PutItem after it is answered); GET /v1/logs queries the tenant's newest,
+    // GET /v1/logs/:id reads one by key.
+    apiRequests: { items: ['dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:GetItem'] },
     // Listen sessions: opened (PutItem, after a Query of the account's sessions for the cap), found and kept alive
     // by each poll (one conditional UpdateItem), ended (DeleteItem); a poll reads its events (Query on the table).
     // GET /v1/emails/receiving lists a tenant's received emails (Query on the table) and reads one by key; the API
@@ -226,7 +237,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // The status note reads the noted rank first (GetItem) and writes only a higher one.
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
-    suppressions: { items: ['dynamodb:PutItem'] },
+    // With the suppressionEvents stored format, an UpdateItem that records suppression.added (its relay is the
+    // reconciler's: the dispatcher has no events queue).
+    suppressions: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     domains: 'none',
     contacts: 'none',
     sessions: 'none',
@@ -276,7 +289,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emailParts: { query: ['byOutboxEvents'], items: RELAY },
     emailEvents: 'none',
     idempotency: 'none',
-    suppressions: { query: ['byOutboxEvents'], items: RELAY },
+    // A removed suppression's tombstone goes once its suppression.removed is relayed.
+    suppressions: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     domains: { query: ['byPending', 'byOutboxEvents'], items: ['dynamodb:GetItem', ...RELAY_TOMBSTONES] },
     contacts: { query: ['byOutboxEvents'], items: RELAY_TOMBSTONES },
     sessions: 'none',
@@ -330,7 +344,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
-    suppressions: { items: ['dynamodb:PutItem'] },
+    // A bounce's suppression.added is recorded (UpdateItem) and relayed at once (UpdateItem of the outbox).
+    suppressions: { items: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     domains: 'none',
     contacts: 'none',
     sessions: 'none',

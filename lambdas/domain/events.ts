@@ -2,7 +2,7 @@
 import type { Mode } from './api-keys';
 import { bareAddress, type EmailMessage } from './email/email';
 import { eventSequence } from './email/sequence';
-import { timeOrderedId } from './ids';
+import { timeOfId, timeOrderedId } from './ids';
 
 export const EVENT_TYPES = [
   'email.scheduled',
@@ -24,6 +24,10 @@ export const EVENT_TYPES = [
   'contact.updated',
   'contact.deleted',
   'contact.subscribed',
+  // The account's suppression list changed (Resend's events); behind the suppressionEvents stored format
+  // (domain/stored-formats.ts): the release before this one refuses an event type it does not know.
+  'suppression.added',
+  'suppression.removed',
   // About the account's own webhooks (auto-disable): sent to its other webhooks that subscribe to them.
   'webhook.failing',
   'webhook.disabled',
@@ -107,9 +111,61 @@ export function standardPayload(event: SendflowEvent): string {
     ...(event.emailId !== undefined ? { email_id: event.emailId } : {}),
     ...(event.to !== undefined ? { to: event.to } : {}),
     timestamp: event.timestamp,
+    // Resend's name for the time (what its SDK's webhooks.verify hands back).
+    created_at: event.timestamp,
     ...(sequence !== null ? { sequence } : {}),
-    data: event.data,
+    data: { ...event.data, ...resendEmailData(event) },
   });
+}
+
+/**
+ * Resend's fields of an email event's data, derived from the event (docs/webhooks.md, "Resend's fields"):
+ * `email_id`, `created_at` (when the email was accepted: its id's time), `to` (a list), and per type `bounce`,
+ * `click`, `failed` or `suppressed`. Nothing for other events (theirs are in their data as recorded).
+ */
+export function resendEmailData(event: SendflowEvent): Record<string, unknown> {
+  const { emailId, to, data } = event;
+  if (emailId === undefined || to === undefined || !event.type.startsWith('email.')) return {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const accepted = timeOfId(emailId, 'email');
+  const common = {
+    email_id: emailId,
+    created_at: accepted === null ? event.timestamp : new Date(accepted).toISOString(),
+    to: [to],
+  };
+  switch (event.type) {
+    case 'email.bounced':
+      return {
+        ...common,
+        bounce: {
+          message: text(data.diagnostic_code),
+          subType: text(data.bounce_sub_type),
+          type: text(data.bounce_type),
+        },
+      };
+    case 'email.clicked':
+      return {
+        ...common,
+        click: {
+          ipAddress: text(data.ip_address),
+          link: text(data.link),
+          timestamp: event.timestamp,
+          userAgent: text(data.user_agent),
+        },
+      };
+    case 'email.failed':
+      return { ...common, failed: { reason: text(data.reason) } };
+    case 'email.suppressed':
+      return {
+        ...common,
+        suppressed: {
+          message: `Not sent: the address is on the account's suppression list (${text(data.reason)}).`,
+          type: text(data.reason),
+        },
+      };
+    default:
+      return common;
+  }
 }
 
 /** What a new event is made from: `at` is when it happened; `idAt` (default `at`) orders its id. */

@@ -33,7 +33,25 @@ export const STORED_FORMATS = {
     readSince: '5f3f283',
     writtenByDefault: true,
   },
+  suppressionEvents: {
+    summary:
+      "suppression.added and suppression.removed are recorded (suppression items' outboxes, the events queue, " +
+      "delivery rows) and webhooks and listen sessions may subscribe to them; a removed suppression's item stays " +
+      'as a tombstone until its event is relayed. Releases before read no such event type, webhook or tombstone.',
+    readSince: 'efc9c37',
+    writtenByDefault: false,
+  },
 } as const satisfies Record<string, StoredFormat>;
+
+/** Event types a stored format holds back while its switch is off: not recorded, not subscribable. */
+export const SWITCHED_EVENT_TYPES: Readonly<Partial<Record<StoredFormatName, readonly string[]>>> = {
+  suppressionEvents: ['suppression.added', 'suppression.removed'],
+};
+
+/** The event types `formats` hold back (none when every switch that holds some is on). */
+export function withheldEventTypes(formats: StoredFormats): string[] {
+  return STORED_FORMAT_NAMES.filter((name) => !formats[name]).flatMap((name) => SWITCHED_EVENT_TYPES[name] ?? []);
+}
 
 export type StoredFormatName = keyof typeof STORED_FORMATS;
 /** Which formats are written: one switch per format of the catalog. */

@@ -42,6 +42,7 @@ import type {
 import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
+import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -151,6 +152,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     listenRelayFailed,
     orderLanes: repositories.orderLanes,
     retentionSeconds: hooks.retentionSeconds,
+    suppressionEvents: config.storedFormats.suppressionEvents,
+    // A bounce's suppression.added is relayed at once where this runtime has the events queue (locally, the SES
+    // mapper); elsewhere (the AWS dispatcher) the publish is refused and the reconciler's sweep relays it.
+    events: adapters.events,
   };
   return {
     logger,
@@ -256,6 +261,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxSendTries: queues.sends.maxReceiveCount as number,
     sendRetryMs: visibilityTimeoutSeconds(queues.sends) * 1000,
     retentionSeconds: hooks.retentionSeconds,
+    // Expand/contract (domain/stored-formats.ts): suppression.* events are recorded, and subscribable, once on.
+    suppressionEvents: config.storedFormats.suppressionEvents,
+    withheldEventTypes: withheldEventTypes(config.storedFormats),
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,

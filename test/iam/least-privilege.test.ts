@@ -397,6 +397,21 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       [200, 204],
       'delete contact',
     );
+
+    // The suppression list (/v1/suppressions): added, listed, read by id, removed.
+    const suppressed = await call('/suppressions', {
+      method: 'POST',
+      key: liveKey,
+      body: { email: 'gone@example.org' },
+    });
+    expectStatus(suppressed, 200, 'add suppression');
+    expectStatus(await call('/suppressions?origin=manual', { key: liveKey }), 200, 'list suppressions');
+    expectStatus(await call(`/suppressions/${suppressed.body.id}`, { key: liveKey }), 200, 'get suppression');
+    expectStatus(
+      await call(`/suppressions/${suppressed.body.id}`, { method: 'DELETE', key: liveKey }),
+      200,
+      'remove suppression',
+    );
   });
 
   it('sender: sends the queued live emails through SES and relays their events', async () => {
@@ -699,7 +714,11 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     }
     expect((await call('/usage', { key: liveKey })).status).toBe(200);
     // The API request log: every keyed request above was written (PutItem); GET /v1/logs reads it (Query).
-    expect((await call('/logs', { key: liveKey })).status).toBe(200);
+    const logged = await call('/logs', { key: liveKey });
+    expect(logged.status).toBe(200);
+    // GET /v1/logs/:id reads one entry by key (GetItem).
+    const [newest] = (logged.body as { data: { id: string }[] }).data;
+    expect((await call(`/logs/${newest?.id}`, { key: liveKey })).status).toBe(200);
     expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);

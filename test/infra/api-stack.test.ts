@@ -401,11 +401,12 @@ describe('least privilege', () => {
       // The history read (table and byTime), the status page (byStatus), a cancel's note (rank read, then written).
       emailEvents: sorted(get, query, update),
       idempotency: sorted(del, get, put, update),
-      suppressions: sorted(put, update),
+      // /v1/suppressions: read by key, listed, added, removed; one-click unsubscribe's writes.
+      suppressions: sorted(batchGet, del, put, query, update),
       domains: sorted(del, get, put, query, update),
       contacts: sorted(del, get, query, update),
       sessions: sorted(del, get, put, update),
-      apiRequests: sorted(put, query),
+      apiRequests: sorted(get, put, query),
       // Listen sessions: opened (the cap's Query first), kept alive by polls, read, ended; their events queried.
       listenSessions: sorted(del, put, query, update),
       // Received emails: listed per tenant and read by key; never written by the API.
@@ -414,12 +415,16 @@ describe('least privilege', () => {
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });
 
-  it('lets the API add a suppression (one-click unsubscribe and its outbox), never read or delete one', () => {
+  it('lets the API manage suppressions item by item (/v1/suppressions, one-click unsubscribe), never in bulk', () => {
     const actions = tableActions(apiFunctionId).suppressions ?? [];
-    expect(actions).toEqual(['dynamodb:PutItem', 'dynamodb:UpdateItem']);
-    for (const write of ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem']) {
-      expect(actions).not.toContain(write);
-    }
+    expect(actions).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    ]);
+    for (const bulk of ['dynamodb:BatchWriteItem', 'dynamodb:Scan']) expect(actions).not.toContain(bulk);
   });
 
   it('lets the dispatcher add history items and note statuses (rank read, conditional writes) and never touch the email items', () => {

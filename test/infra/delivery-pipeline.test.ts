@@ -405,7 +405,7 @@ describe('table access', () => {
       // An ordered webhook's delivery enters its email's lane before its job is queued: UpdateItem, never a read.
       deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
-      suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
+      suppressions: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       // Live listen sessions: the account's, one Query a batch; each event they take, one PutItem.
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
     });
@@ -458,7 +458,10 @@ describe('table access', () => {
         actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
         targets: ['byOutboxEvents', 'table'],
       },
-      suppressions: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
+      suppressions: {
+        actions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        targets: ['byOutboxEvents', 'table'],
+      },
       // email.received left in a received email's outbox.
       inboundEmails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
     });

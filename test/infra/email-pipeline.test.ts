@@ -574,7 +574,7 @@ describe('table access', () => {
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
       deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
-      suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
+      suppressions: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
     });
   });

@@ -43,12 +43,14 @@ describe('sendflow:storedFormats', () => {
       parseStoredFormatsContext({ prod: { deliveryShard: false, deliveryPayloadZ1: 'off' }, dev: true }, 'prod'),
     ).toThrow(
       'Context sendflow:storedFormats: prod: unknown stored format deliveryShard (known: deliveryShards, ' +
-        'deliveryPayloadZ1); prod: deliveryPayloadZ1 must be true or false, got off; dev must be an object such as ' +
+        'deliveryPayloadZ1, suppressionEvents); prod: deliveryPayloadZ1 must be true or false, got off; dev must be ' +
+        'an object such as ' +
         '{"deliveryShards": false}, got true',
     );
     expect(parseStoredFormatsContext('{"prod":{"deliveryPayloadZ1":false}}', 'prod')).toEqual({
       deliveryShards: true,
       deliveryPayloadZ1: false,
+      suppressionEvents: false,
     });
   });
 });

@@ -28,7 +28,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 let rt: TestRuntime;
 let receiver: Receiver;
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  // suppression.* too (behind their stored format, off by default).
+  rt = await startTestRuntime({ SF_STORED_FORMATS: 'suppressionEvents=on' });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -109,6 +110,9 @@ describe('every delivered payload validates against the schema GET /v1/event-typ
     await rt.call(`/contacts/${contact.id}`, { method: 'PATCH', key, body: '{"first_name":"Ada"}' });
     expect((await fetch(contact.confirmation_url, { method: 'POST' })).status).toBe(200);
     await rt.call(`/contacts/${contact.id}`, { method: 'DELETE', key });
+    // The bounced address's suppression (suppression.added) removed (suppression.removed).
+    const removed = await rt.call(`/suppressions/bounce@${SIMULATOR_DOMAIN}`, { method: 'DELETE', key });
+    expect(removed.status).toBe(200);
     await rt.settle();
 
     // Assert: each body against the served schema of its type.

@@ -73,7 +73,8 @@ describe('every operation answers as the OpenAPI document says', () => {
   });
 
   it('the API request log', async () => {
-    await call('listApiRequests', 200, '/logs');
+    const page = (await call('listApiRequests', 200, '/logs')) as { data: { id: string }[] } & Body;
+    await call('getApiRequest', 200, `/logs/${page.data[0]?.id}`);
   });
 
   it('API keys', async () => {
@@ -143,6 +144,34 @@ describe('every operation answers as the OpenAPI document says', () => {
     expect(first).not.toBe('');
     await call('getDelivery', 200, `/webhooks/${ids.webhook}/deliveries/${first}`);
     await call('retryDelivery', 200, `/webhooks/${ids.webhook}/deliveries/${first}/retry`, { method: 'POST' });
+    // The same log as Resend's webhook events.
+    const events = (await call('listWebhookEvents', 200, `/webhooks/${ids.webhook}/events?limit=20`)) as {
+      data: { id: string; status: string }[];
+    } & Body;
+    const event = events.data[0]?.id ?? '';
+    await call('getWebhookEvent', 200, `/webhooks/${ids.webhook}/events/${event}`);
+    await call('listWebhookEventAttempts', 200, `/webhooks/${ids.webhook}/events/${event}/attempts`);
+    // Another one than the delivery just retried (a second retry within 2 s of it is 409).
+    const other = events.data.find((e) => e.id !== first && e.status === 'success')?.id ?? '';
+    expect(other, JSON.stringify(events.data)).not.toBe('');
+    await call('replayWebhookEvent', 200, `/webhooks/${ids.webhook}/events/${other}/replay`, { method: 'POST' });
+  });
+
+  it("webhooks under Resend's names: PATCH, signing-secret/rotate", async () => {
+    await call('patchWebhook', 200, `/webhooks/${ids.webhook}`, { method: 'PATCH', json: { status: 'enabled' } });
+    await call('rotateWebhookSigningSecret', 200, `/webhooks/${ids.webhook}/signing-secret/rotate`, {
+      method: 'POST',
+    });
+  });
+
+  it('suppressions: add, batch add, list, get, remove, batch remove', async () => {
+    const added = await call('addSuppression', 200, '/suppressions', { json: { email: 'gone@example.com' } });
+    await call('batchAddSuppressions', 200, '/suppressions/batch/add', { json: { emails: ['b@example.com'] } });
+    await call('listSuppressions', 200, '/suppressions?limit=1&origin=manual');
+    await call('getSuppression', 200, `/suppressions/${added.id}`);
+    await call('removeSuppression', 200, '/suppressions/gone@example.com', { method: 'DELETE' });
+    await call('batchRemoveSuppressions', 200, '/suppressions/batch/remove', { json: { emails: ['b@example.com'] } });
+    await call('getSuppression', 404, `/suppressions/${added.id}`);
   });
 
   it('a recovery job: started (202), followed, canceled', async () => {
@@ -263,7 +292,7 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('listDeliveries', 422, `/webhooks/${ids.webhook}/deliveries?error_class=slow`);
     await call('unsubscribe', 422, `/unsubscribe/${'a'.repeat(20)}.${'b'.repeat(43)}`, { key: null, method: 'POST' });
     await call('deleteWebhook', 200, `/webhooks/${ids.webhook}`, { method: 'DELETE' });
-    await call('getWebhook', 405, '/webhooks/x', { method: 'PATCH' });
+    await call('getWebhook', 405, '/webhooks/x', { method: 'POST' });
   });
 
   it('covers every operation of the manifest and of the document', () => {

@@ -74,6 +74,7 @@ describe('POST /v1/webhooks/:id/rotate-secret', () => {
     const newSecret = rotated.body.signing_secret as string;
     expect(rotated.status).toBe(200);
     expect(rotated.body).toEqual({
+      object: 'webhook',
       id: hook.id,
       signing_secret: expect.stringMatching(/^whsec_/),
       previous_secret_expires_at: expect.any(String),

@@ -80,7 +80,15 @@ describe('POST /v1/unsubscribe/:token', () => {
       expect.objectContaining({
         email_id: id,
         to: 'reader@example.com',
-        data: { from: 'News <news@acme.test>', subject: 'Issue 1', source: 'list-unsubscribe' },
+        data: {
+          from: 'News <news@acme.test>',
+          subject: 'Issue 1',
+          source: 'list-unsubscribe',
+          // Resend's fields of an email event.
+          email_id: id,
+          created_at: expect.any(String),
+          to: ['reader@example.com'],
+        },
       }),
     ]);
     expect(((await (await rt.call(`/emails/${id}`, { key })).json()) as { status: string }).status).toBe('delivered');

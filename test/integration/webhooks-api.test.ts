@@ -42,6 +42,9 @@ describe('POST /v1/webhooks', () => {
         'rate_limit_per_second',
         'signing_secret',
         'url',
+        // Resend's names for url and active (docs/resend.md).
+        'endpoint',
+        'status',
       ].sort(),
     );
     expect(body).toMatchObject({
@@ -132,15 +135,18 @@ describe('GET, PUT, DELETE', () => {
     expect(body.object).toBe('list');
     expect(body.data).toHaveLength(1);
     expect(Object.keys(body.data[0] ?? {}).sort()).toEqual([
+      // With Resend's names for url and active: endpoint, status (docs/resend.md).
       'active',
       'created_at',
       'disabled_at',
       'disabled_reason',
+      'endpoint',
       'events',
       'health',
       'id',
       'last_failure_at',
       'object',
+      'status',
       'success_rate_24h',
       'url',
     ]);
@@ -164,14 +170,17 @@ describe('GET, PUT, DELETE', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual([
+      // With Resend's names for url and active: endpoint, status (docs/resend.md).
       'active',
       'disabled_at',
       'disabled_reason',
+      'endpoint',
       'events',
       'id',
       'object',
       'ordering',
       'rate_limit_per_second',
+      'status',
       'updated_at',
       'url',
     ]);
@@ -273,5 +282,35 @@ describe('SSRF guard with private targets disallowed (the AWS setting)', () => {
     } finally {
       await strict.stop();
     }
+  });
+});
+
+describe("Resend's names (endpoint, status) and the events a stored format holds back", () => {
+  const details = async (res: Response) =>
+    (await res.json()) as { name: string; details: { path: string; message: string }[] };
+
+  it('takes endpoint for url (both only when equal) and status for active; refuses suppression.* while its stored format is off', async () => {
+    const conflicting = await create({ url: hook, endpoint: 'https://other.example.com/in', events: ['email.sent'] });
+    expect(conflicting.status).toBe(422);
+    expect((await details(conflicting)).details[0]?.path).toBe('endpoint');
+    const neither = await create({ events: ['email.sent'] });
+    expect(neither.status).toBe(422);
+    expect(await details(neither)).toMatchObject({ name: 'missing_required_field', details: [{ path: 'url' }] });
+
+    const created = await create({ endpoint: hook, url: hook, events: ['email.sent'] });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const patch = (body: unknown) => rt.call(`/webhooks/${id}`, { method: 'PATCH', key, body: JSON.stringify(body) });
+    const both = await patch({ active: true, status: 'disabled' });
+    expect(both.status).toBe(422);
+    expect((await details(both)).details[0]?.path).toBe('status');
+    expect(await (await patch({ status: 'disabled' })).json()).toMatchObject({ active: false, status: 'disabled' });
+
+    // The release before this one cannot read a webhook subscribed to suppression.*: refused until the switch is on.
+    const held = await create({ url: hook, events: ['email.sent', 'suppression.added'] });
+    expect(held.status).toBe(422);
+    expect((await details(held)).details).toEqual([
+      { path: 'events.1', message: expect.stringMatching(/suppressionEvents stored format/) },
+    ]);
   });
 });

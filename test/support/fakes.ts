@@ -41,6 +41,8 @@ import type {
   StatusPage,
   Suppression,
   SuppressionList,
+  SuppressionPage,
+  SuppressionQuery,
 } from '../../lambdas/app/emails/ports';
 import { EMAIL_LIST_EXAMINE, RESCHEDULE_MARGIN_MS } from '../../lambdas/app/emails/ports';
 import {
@@ -694,6 +696,39 @@ export class InMemorySuppressionList implements SuppressionList {
       if (suppression) found.set(address, structuredClone(suppression));
     }
     return found;
+  }
+
+  async record(
+    tenant: Tenant,
+    suppression: Suppression,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const key = `${tenantOf(tenant)}#${suppression.address}`;
+    if (this.items.has(key)) return null;
+    this.items.set(key, structuredClone(suppression));
+    return this.outbox.record({ tenant: tenantOf(tenant), address: suppression.address }, events);
+  }
+
+  async remove(tenant: Tenant, address: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
+    const key = `${tenantOf(tenant)}#${address}`;
+    if (!this.items.delete(key)) return null;
+    for (const unsubscribed of [...this.unsubscribes].filter((u) => u.startsWith(`${key}#`))) {
+      this.unsubscribes.delete(unsubscribed);
+    }
+    return this.outbox.record({ tenant: tenantOf(tenant), address }, events);
+  }
+
+  async list(tenant: Tenant, query: SuppressionQuery): Promise<SuppressionPage> {
+    const prefix = `${tenantOf(tenant)}#`;
+    const all = [...this.items.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([, item]) => structuredClone(item))
+      .filter((item) => !query.reasons?.length || query.reasons.includes(item.reason))
+      .filter((item) => query.after === undefined || item.address > query.after)
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const items = all.slice(0, query.limit);
+    const hasMore = all.length > query.limit;
+    return { items, hasMore, nextAfter: hasMore ? (items.at(-1)?.address ?? null) : null };
   }
 }
 
@@ -1411,10 +1446,21 @@ export class InMemoryApiRequestLog implements ApiRequestLog {
     this.entries.push(structuredClone(entry));
   }
 
-  async recent(accountId: string, mode: Mode, limit: number, nowMs: number): Promise<ApiRequestEntry[]> {
+  async get(accountId: string, mode: Mode, id: string, nowMs: number): Promise<ApiRequestEntry | null> {
+    const found = this.entries.find((e) => e.accountId === accountId && e.mode === mode && e.id === id);
+    return found && found.expiresAt > Math.floor(nowMs / 1000) ? structuredClone(found) : null;
+  }
+
+  async recent(
+    accountId: string,
+    mode: Mode,
+    limit: number,
+    nowMs: number,
+    before?: string,
+  ): Promise<ApiRequestEntry[]> {
     const now = Math.floor(nowMs / 1000);
     return this.entries
-      .filter((e) => e.accountId === accountId && e.mode === mode)
+      .filter((e) => e.accountId === accountId && e.mode === mode && (before === undefined || e.id < before))
       .sort((a, b) => (a.id < b.id ? 1 : -1))
       .slice(0, limit)
       .filter((e) => e.expiresAt > now)

@@ -88,6 +88,10 @@ describe('contacts', () => {
             first_name: 'Ada',
             last_name: 'Lovelace',
             status: 'pending',
+            // Resend's fields of a contact event.
+            created_at: at,
+            updated_at: at,
+            unsubscribed: false,
           },
         },
       ]);

@@ -90,7 +90,7 @@ describe('domains', () => {
           type: 'domain.created',
           ...LIVE,
           timestamp: at,
-          data: { id: domain.id, name: 'acme.example', status: 'pending' },
+          data: { id: domain.id, name: 'acme.example', status: 'pending', created_at: at },
         },
       ]);
     });

@@ -26,6 +26,7 @@ import {
 import { type EmailDraft, type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
 import { unsubscribe } from '../../lambdas/app/emails/unsubscribe';
 import type { Principal } from '../../lambdas/app/ports';
+import { addSuppressions, removeSuppressions, type SuppressionDeps } from '../../lambdas/app/suppressions/suppressions';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
 import { SIMULATOR_DOMAIN, SIMULATOR_STORIES } from '../../lambdas/domain/email/simulator';
 import { EVENT_TYPES, type SendflowEvent } from '../../lambdas/domain/events';
@@ -197,6 +198,16 @@ async function accountEvents(): Promise<SendflowEvent[]> {
   await updateContact(contactDeps, TENANT, contact.id, { firstName: 'Ada', lastName: null });
   await confirmContact(contactDeps, confirmationUrl.slice(confirmationUrl.lastIndexOf('/') + 1));
   await deleteContact(contactDeps, TENANT, contact.id);
+  // suppression.* (their stored format on): added by hand, and removed, through their use cases.
+  const suppressionDeps: SuppressionDeps = {
+    suppressions: new InMemorySuppressionList(),
+    events,
+    clock,
+    random: seededRandom('catalog-suppressions'),
+    suppressionEvents: true,
+  };
+  await addSuppressions(suppressionDeps, TENANT, ['ada@example.com']);
+  await removeSuppressions(suppressionDeps, TENANT, ['ada@example.com']);
   return events.published.flatMap((p) => p.events);
 }
 
@@ -279,12 +290,12 @@ describe('the schemas are closed', () => {
     const domain = one('domain.created');
     expect(problems(JSON.stringify({ ...domain, data: { ...(domain.data as Json), status: 'gone' } }))).not.toEqual([]);
     const suppressed = one('email.suppressed');
-    const reason = { ...(suppressed.data as Json), reason: 'manual' };
+    const reason = { ...(suppressed.data as Json), reason: 'bogus' };
     expect(problems(JSON.stringify({ ...suppressed, data: reason }))).not.toEqual([]);
   });
 
   it('the webhook events: their documented data, and nothing else', () => {
-    const base = { id: 'evt_01kabc', timestamp: new Date(T0).toISOString() };
+    const base = { id: 'evt_01kabc', timestamp: new Date(T0).toISOString(), created_at: new Date(T0).toISOString() };
     const webhook = {
       webhook_id: 'wh_01kabc',
       url: 'https://hooks.acme.example/in',

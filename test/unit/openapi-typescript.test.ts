@@ -21,6 +21,8 @@ export const created: Created = {
   object: 'webhook',
   id: 'wh_1',
   url: 'https://hooks.example.com/a',
+  endpoint: 'https://hooks.example.com/a',
+  status: 'enabled',
   events: ['email.sent', 'email.bounced'],
   format: 'standard',
   description: null,

@@ -191,7 +191,14 @@ describe('requests', () => {
     (op(method, path).requestBody as { content: Record<string, { schema: Json }> } | undefined)?.content[type]?.schema;
 
   it('carries the request schemas the handlers validate with', () => {
-    expect(body('post', '/v1/webhooks')?.required).toEqual(['url', 'events']);
+    // `url` or Resend's `endpoint` (the handler requires one of them).
+    expect(body('post', '/v1/webhooks')?.required).toEqual(['events']);
+    expect(Object.keys((body('post', '/v1/webhooks')?.properties ?? {}) as Json)).toEqual(
+      expect.arrayContaining(['url', 'endpoint', 'events']),
+    );
+    expect(Object.keys((body('patch', '/v1/webhooks/{id}')?.properties ?? {}) as Json)).toEqual(
+      expect.arrayContaining(['url', 'endpoint', 'active', 'status']),
+    );
     expect(Object.keys((body('post', '/v1/emails')?.properties ?? {}) as Json)).toEqual(
       expect.arrayContaining(['from', 'to', 'subject', 'html', 'scheduled_at']),
     );

@@ -8,6 +8,7 @@ import {
   STORED_FORMAT_NAMES,
   STORED_FORMATS,
   StoredFormatsError,
+  withheldEventTypes,
 } from '../../lambdas/domain/stored-formats';
 import { tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { ConfigError, loadConfig } from '../../lambdas/runtime/config';
@@ -16,7 +17,7 @@ const TABLES = Object.fromEntries(tableNames.map((table) => [tableEnvVar(table),
 
 describe('the stored formats catalog', () => {
   it('names, for each format, what it is, the first commit that reads it and whether this release writes it by default', () => {
-    expect(STORED_FORMAT_NAMES).toEqual(['deliveryShards', 'deliveryPayloadZ1']);
+    expect(STORED_FORMAT_NAMES).toEqual(['deliveryShards', 'deliveryPayloadZ1', 'suppressionEvents']);
     for (const name of STORED_FORMAT_NAMES) {
       const format = STORED_FORMATS[name];
       expect(format.summary.length).toBeGreaterThan(20);
@@ -26,7 +27,12 @@ describe('the stored formats catalog', () => {
   });
 
   it('writes by default what the release before this one (5446728) reads: sharded rows and deflated payloads', () => {
-    expect(defaultStoredFormats()).toEqual({ deliveryShards: true, deliveryPayloadZ1: true });
+    expect(defaultStoredFormats()).toEqual({ deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: false });
+  });
+
+  it('holds back suppression.added and suppression.removed while suppressionEvents is off, and only then', () => {
+    expect(withheldEventTypes(defaultStoredFormats())).toEqual(['suppression.added', 'suppression.removed']);
+    expect(withheldEventTypes(parseStoredFormats('suppressionEvents=on'))).toEqual([]);
   });
 });
 
@@ -38,10 +44,15 @@ describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by comm
   });
 
   it('switches the named formats and keeps the defaults of the others', () => {
-    expect(parseStoredFormats('deliveryShards=off')).toEqual({ deliveryShards: false, deliveryPayloadZ1: true });
+    expect(parseStoredFormats('deliveryShards=off')).toEqual({
+      deliveryShards: false,
+      deliveryPayloadZ1: true,
+      suppressionEvents: false,
+    });
     expect(parseStoredFormats(' deliveryPayloadZ1 = off , deliveryShards=on ')).toEqual({
       deliveryShards: true,
       deliveryPayloadZ1: false,
+      suppressionEvents: false,
     });
   });
 
@@ -54,7 +65,7 @@ describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by comm
       expect(message).toContain('unknown stored format deliveryShard');
       expect(message).toContain('deliveryPayloadZ1=no: the value must be on or off');
       expect(message).toContain('deliveryShards: write name=on or name=off');
-      expect(message).toContain('deliveryShards, deliveryPayloadZ1');
+      expect(message).toContain('deliveryShards, deliveryPayloadZ1, suppressionEvents');
     }
   });
 
@@ -63,9 +74,11 @@ describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by comm
   });
 
   it('writes switches back in the same syntax, only those that differ from the defaults', () => {
-    expect(describeStoredFormats({ deliveryShards: false, deliveryPayloadZ1: true })).toBe('deliveryShards=off');
+    expect(describeStoredFormats({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: false })).toBe(
+      'deliveryShards=off',
+    );
     expect(describeStoredFormats(defaultStoredFormats())).toBe('');
-    const all = { deliveryShards: false, deliveryPayloadZ1: false };
+    const all = { deliveryShards: false, deliveryPayloadZ1: false, suppressionEvents: true };
     expect(parseStoredFormats(describeStoredFormats(all))).toEqual(all);
   });
 });
@@ -74,7 +87,7 @@ describe('loadConfig', () => {
   it('carries the switches as storedFormats, frozen; defaults without SF_STORED_FORMATS', () => {
     expect(loadConfig({ ...TABLES }).storedFormats).toEqual(defaultStoredFormats());
     const config = loadConfig({ ...TABLES, SF_STORED_FORMATS: 'deliveryShards=off' });
-    expect(config.storedFormats).toEqual({ deliveryShards: false, deliveryPayloadZ1: true });
+    expect(config.storedFormats).toEqual({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: false });
     expect(Object.isFrozen(config.storedFormats)).toBe(true);
   });
 

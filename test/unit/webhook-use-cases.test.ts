@@ -776,6 +776,7 @@ describe('testWebhook', () => {
       id: delivery.eventId,
       type: 'test',
       timestamp: new Date(T0).toISOString(),
+      created_at: new Date(T0).toISOString(),
       data: { message: 'This is a test event from Sendflow.' },
     });
     expect(delivery.eventId).toMatch(/^evt_[0-9a-z]{26}$/);

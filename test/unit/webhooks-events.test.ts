@@ -37,9 +37,12 @@ const SPEC_EVENTS = [
 /** Issue 18: about the account's own webhooks (auto-disable). */
 const WEBHOOK_EVENTS = ['webhook.failing', 'webhook.disabled'];
 
+/** Issue 30: Resend's suppression events (behind the suppressionEvents stored format). */
+const SUPPRESSION_EVENTS = ['suppression.added', 'suppression.removed'];
+
 describe('event catalog', () => {
-  it('is exactly the spec §6.1 list and the webhook events, without the test event', () => {
-    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...WEBHOOK_EVENTS]);
+  it('is exactly the spec §6.1 list, the suppression and the webhook events, without the test event', () => {
+    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...SUPPRESSION_EVENTS, ...WEBHOOK_EVENTS]);
     expect(EVENT_TYPES).not.toContain('test');
   });
 });
@@ -157,22 +160,41 @@ describe('standardPayload (spec §2.3)', () => {
     data: { bounce_type: 'Permanent', bounce_sub_type: 'General', refused_by_account_suppression_list: false },
   };
 
-  it('has exactly id, type, email_id, to, timestamp, sequence, data in that order, and no internal fields', () => {
+  it("has exactly id, type, email_id, to, timestamp, created_at (Resend's), sequence, data in that order, and no internal fields", () => {
     // Act
     const body = standardPayload(event);
 
     // Assert
     const parsed = JSON.parse(body);
-    expect(Object.keys(parsed)).toEqual(['id', 'type', 'email_id', 'to', 'timestamp', 'sequence', 'data']);
+    expect(Object.keys(parsed)).toEqual([
+      'id',
+      'type',
+      'email_id',
+      'to',
+      'timestamp',
+      'created_at',
+      'sequence',
+      'data',
+    ]);
     expect(parsed).toEqual({
       id: 'evt_01',
       type: 'email.bounced',
       email_id: 'em_01',
       to: 'bob@example.com',
       timestamp: '2026-01-01T12:00:00.000Z',
+      created_at: '2026-01-01T12:00:00.000Z',
       // The email id carries no time here: the epoch is the base (domain/email/sequence.ts).
       sequence: Date.parse('2026-01-01T12:00:00.000Z') * 16 + 6,
-      data: { bounce_type: 'Permanent', bounce_sub_type: 'General', refused_by_account_suppression_list: false },
+      data: {
+        bounce_type: 'Permanent',
+        bounce_sub_type: 'General',
+        refused_by_account_suppression_list: false,
+        // Resend's fields: the email (its id carries no time here: the event's time), the recipient as a list.
+        email_id: 'em_01',
+        created_at: '2026-01-01T12:00:00.000Z',
+        to: ['bob@example.com'],
+        bounce: { message: '', subType: 'General', type: 'Permanent' },
+      },
     });
     expect(body).not.toMatch(/acct_1|accountId|mode/);
   });
@@ -193,7 +215,8 @@ describe('standardPayload (spec §2.3)', () => {
       }),
     );
 
-    expect(Object.keys(parsed)).toEqual(['id', 'type', 'timestamp', 'data']);
+    expect(Object.keys(parsed)).toEqual(['id', 'type', 'timestamp', 'created_at', 'data']);
+    expect(parsed.data).toEqual({ status: 'verified' });
   });
 
   it('carries the same sequence on every render of one email event (retries and replays send the same body)', () => {

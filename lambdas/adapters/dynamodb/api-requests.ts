@@ -5,7 +5,7 @@
 // "Busiest partition keys"). A write is one PutItem of about 200 bytes (1 WRU); a read is one Query per shard,
 // newest first, with Limit (up to 4 × 100 entries of ~200 bytes: about 12 RCU, eventually consistent), merged
 // by id. It also reads the unsharded key earlier versions wrote (empty a day after the upgrade: 0.5 RCU).
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { ApiRequestEntry, ApiRequestLog } from '../../app/api-requests/ports';
 import { MODES, type Mode } from '../../domain/api-keys';
@@ -25,6 +25,7 @@ const entry = z.object({
   at: z.number(),
   requestId: z.string(),
   durationMs: z.number(),
+  userAgent: z.string().optional(),
   expiresAt: z.number(),
 });
 
@@ -44,7 +45,25 @@ export class DynamoApiRequestLog implements ApiRequestLog {
     await this.doc.send(new PutCommand({ TableName: this.tableName, Item: { tenant: apiRequestKey(item), ...item } }));
   }
 
-  async recent(accountId: string, mode: Mode, limit: number, nowMs: number): Promise<ApiRequestEntry[]> {
+  async get(accountId: string, mode: Mode, id: string, nowMs: number): Promise<ApiRequestEntry | null> {
+    // Its shard's key, then (an entry of the day before the upgrade) the unsharded key earlier versions wrote.
+    for (const tenant of [apiRequestKey({ accountId, mode, id }), tenantKey(accountId, mode)]) {
+      const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: { tenant, id } }));
+      if (Item) {
+        const found = entry.parse(Item);
+        return found.expiresAt > Math.floor(nowMs / 1000) ? found : null;
+      }
+    }
+    return null;
+  }
+
+  async recent(
+    accountId: string,
+    mode: Mode,
+    limit: number,
+    nowMs: number,
+    before?: string,
+  ): Promise<ApiRequestEntry[]> {
     // TTL deletes lazily: expired items are filtered out (a filter still reads them, but they are at most a
     // day's tail, and Limit bounds the read).
     const tenant = tenantKey(accountId, mode);
@@ -54,8 +73,8 @@ export class DynamoApiRequestLog implements ApiRequestLog {
         const { Items = [] } = await this.doc.send(
           new QueryCommand({
             TableName: this.tableName,
-            KeyConditionExpression: 'tenant = :t',
-            ExpressionAttributeValues: { ':t': key },
+            KeyConditionExpression: before ? 'tenant = :t AND id < :before' : 'tenant = :t',
+            ExpressionAttributeValues: { ':t': key, ...(before ? { ':before': before } : {}) },
             ScanIndexForward: false,
             Limit: limit,
           }),

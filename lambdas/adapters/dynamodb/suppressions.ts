@@ -13,15 +13,22 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Suppression, SuppressionList } from '../../app/emails/ports';
+import type {
+  Suppression,
+  SuppressionList,
+  SuppressionPage,
+  SuppressionQuery,
+  SuppressionReason,
+} from '../../app/emails/ports';
 import type { PendingEvents } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import type { SendflowEvent } from '../../domain/events';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
-import { DynamoOutbox, recordEvents, updateExpression } from './outbox';
+import { DynamoOutbox, recordEvents, setFields, TOMBSTONE, tombstone, updateExpression } from './outbox';
 import { shardOf } from './shards';
 import { tenantKey } from './tenant-table';
 
@@ -38,6 +45,27 @@ export const SUPPRESSION_LAYOUT_MARK = { tenant: '#layout', address: `shards-${S
 /** An earlier version's partition key: `account#mode`, no shard. */
 const isLegacyKey = (tenant: unknown) => typeof tenant === 'string' && /^[^#]+#[^#]+$/.test(tenant);
 
+/**
+ * A removed suppression whose suppression.removed is still to be relayed: its fields are gone (no `reason`) and
+ * it is marked; reads skip it, and relaying deletes it (the outbox's tombstones).
+ */
+const isRemoved = (item: Record<string, unknown>) => item[TOMBSTONE] !== undefined || item.reason === undefined;
+
+/** A suppression's fields, the parts REMOVEd from its tombstone. */
+const SUPPRESSION_FIELDS = ['reason', 'createdAt', 'emailId', 'unsubscribedEmails'] as const;
+
+/** Query pages one listing reads at most per partition before it answers with what it is sure of. */
+const LIST_PAGES_PER_PARTITION = 5;
+
+function suppressionOf(item: Record<string, unknown>): Suppression {
+  return {
+    address: item.address,
+    reason: item.reason,
+    createdAt: item.createdAt,
+    ...(item.emailId ? { emailId: item.emailId } : {}),
+  } as Suppression;
+}
+
 export class DynamoSuppressionList implements SuppressionList {
   readonly outbox: DynamoOutbox;
 
@@ -45,7 +73,8 @@ export class DynamoSuppressionList implements SuppressionList {
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {
-    this.outbox = new DynamoOutbox(doc, tableName, ['tenant', 'address']);
+    // Tombstones: a removal with its suppression.removed leaves one, deleted once the event is relayed.
+    this.outbox = new DynamoOutbox(doc, tableName, ['tenant', 'address'], { tombstones: true });
   }
 
   /** Whether this container has seen the layout mark: the mark is never removed, so this is never stale. */
@@ -59,6 +88,8 @@ export class DynamoSuppressionList implements SuppressionList {
     const Key = { tenant: suppressionKey(tenant, suppression.address), address: suppression.address };
     const first = {
       set: ['reason = if_not_exists(reason, :r)', 'createdAt = if_not_exists(createdAt, :c)'],
+      // A removed suppression's tombstone (its fields gone) becomes this one.
+      remove: [TOMBSTONE],
       add: ['unsubscribedEmails :emails'],
       values: {
         ':r': suppression.reason,
@@ -88,11 +119,132 @@ export class DynamoSuppressionList implements SuppressionList {
           new PutCommand({
             TableName: this.tableName,
             Item: { tenant: suppressionKey(tenant, suppression.address), ...suppression },
-            ConditionExpression: 'attribute_not_exists(address)',
+            // A removed one's tombstone (no reason) is replaced.
+            ConditionExpression: 'attribute_not_exists(address) OR attribute_not_exists(reason)',
           }),
         ),
       )) !== null
     );
+  }
+
+  async record(
+    tenant: Tenant,
+    suppression: Suppression,
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    // An UpdateItem, so the outbox of a tombstone it replaces (a suppression.removed not yet relayed) stays.
+    const Key = { tenant: suppressionKey(tenant, suppression.address), address: suppression.address };
+    return this.outbox.write(
+      Key,
+      [setFields(suppression, ['tenant', 'address'])],
+      'attribute_not_exists(address) OR attribute_not_exists(reason)',
+      events,
+    );
+  }
+
+  async remove(tenant: Tenant, address: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
+    const Key = { tenant: suppressionKey(tenant, address), address };
+    const live = 'attribute_exists(reason) AND attribute_not_exists(#tombstone)';
+    const names = { '#tombstone': TOMBSTONE };
+    // An earlier version's copy (until upgradeSuppressions has moved it) goes too, unless it has events to relay.
+    if (!this.upgraded) {
+      await unlessConditionFails(
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { tenant: tenantKey(tenant), address },
+            ConditionExpression: 'attribute_not_exists(outbox)',
+          }),
+        ),
+      );
+    }
+    if (events.length === 0) {
+      const deleted = await unlessConditionFails(
+        this.doc.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key,
+            // An item with events still to relay (an unsubscribe's) becomes a tombstone below instead.
+            ConditionExpression: `${live} AND attribute_not_exists(outbox)`,
+            ExpressionAttributeNames: names,
+          }),
+        ),
+      );
+      if (deleted !== null) return this.outbox.pending(Key, []);
+    }
+    return this.outbox.write(
+      Key,
+      [tombstone(new Date().toISOString()), { remove: [...SUPPRESSION_FIELDS], names }],
+      live,
+      events,
+    );
+  }
+
+  async list(tenant: Tenant, query: SuppressionQuery): Promise<SuppressionPage> {
+    const base = tenantKey(tenant);
+    const partitions = [
+      ...Array.from({ length: SUPPRESSION_SHARDS }, (_, n) => `${base}#${n}`),
+      // An earlier version's key, until the upgrade's mark is seen (a shard's copy wins, as in find).
+      ...(this.upgraded ? [] : [base]),
+    ];
+    const want = query.limit + 1;
+    const reads = await Promise.all(partitions.map((partition) => this.readPartition(partition, query, want)));
+    // A partition that may hold more bounds what is certain: every address up to the smallest such bound is known.
+    const bounds = reads.flatMap((read) => (read.frontier === undefined ? [] : [read.frontier]));
+    const bound = bounds.length ? bounds.reduce((a, b) => (a < b ? a : b)) : undefined;
+    const byAddress = new Map<string, Suppression>();
+    for (const read of [...reads].sort((a, b) => Number(b.legacy) - Number(a.legacy))) {
+      for (const item of read.items) byAddress.set(item.address, item);
+    }
+    const known = [...byAddress.values()]
+      .filter((item) => bound === undefined || item.address <= bound)
+      .sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    const items = known.slice(0, query.limit);
+    const hasMore = known.length > query.limit || bound !== undefined;
+    const nextAfter = !hasMore ? null : known.length > query.limit ? (items.at(-1)?.address ?? null) : (bound ?? null);
+    return { items, hasMore, nextAfter };
+  }
+
+  /**
+   * Up to `want` live suppressions of one partition after `query.after`; `frontier` is set when the partition may
+   * hold more beyond them: the last address read.
+   */
+  private async readPartition(
+    partition: string,
+    query: SuppressionQuery,
+    want: number,
+  ): Promise<{ items: Suppression[]; frontier?: string; legacy: boolean }> {
+    const reasons = query.reasons ?? [];
+    const items: Suppression[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    let last: string | undefined;
+    for (let page = 0; page < LIST_PAGES_PER_PARTITION; page += 1) {
+      const { Items = [], LastEvaluatedKey } = await this.doc.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: query.after ? 'tenant = :t AND address > :after' : 'tenant = :t',
+          FilterExpression: [
+            'attribute_exists(reason) AND attribute_not_exists(#tombstone)',
+            ...(reasons.length ? [`reason IN (${reasons.map((_, i) => `:r${i}`).join(', ')})`] : []),
+          ].join(' AND '),
+          ExpressionAttributeNames: { '#tombstone': TOMBSTONE },
+          ExpressionAttributeValues: {
+            ':t': partition,
+            ...(query.after ? { ':after': query.after } : {}),
+            ...Object.fromEntries(reasons.map((reason: SuppressionReason, i) => [`:r${i}`, reason])),
+          },
+          Limit: want - items.length,
+          ...(cursor ? { ExclusiveStartKey: cursor } : {}),
+        }),
+      );
+      items.push(...Items.filter((item) => !isRemoved(item)).map(suppressionOf));
+      cursor = LastEvaluatedKey;
+      last = typeof LastEvaluatedKey?.address === 'string' ? LastEvaluatedKey.address : last;
+      if (!cursor || items.length >= want) break;
+    }
+    const legacy = isLegacyKey(partition);
+    if (items.length >= want) return { items, frontier: items.at(-1)?.address as string, legacy };
+    return cursor ? { items, frontier: last as string, legacy } : { items, legacy };
   }
 
   async find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>> {
@@ -107,16 +259,13 @@ export class DynamoSuppressionList implements SuppressionList {
     const found = items
       .filter((item) => item.tenant !== SUPPRESSION_LAYOUT_MARK.tenant)
       .sort((a, b) => Number(isLegacyKey(b.tenant)) - Number(isLegacyKey(a.tenant)));
+    // A removed one's tombstone (in its shard) hides an earlier version's copy too: the shard's item wins.
+    const byAddress = new Map<string, Record<string, unknown>>();
+    for (const item of found) byAddress.set(item.address as string, item);
     return new Map(
-      found.map((item) => [
-        item.address as string,
-        {
-          address: item.address,
-          reason: item.reason,
-          createdAt: item.createdAt,
-          ...(item.emailId ? { emailId: item.emailId } : {}),
-        } as Suppression,
-      ]),
+      [...byAddress.values()]
+        .filter((item) => !isRemoved(item))
+        .map((item) => [item.address as string, suppressionOf(item)]),
     );
   }
 }

@@ -17,6 +17,8 @@ export interface ApiRequestEntry {
   readonly at: number;
   readonly requestId: string;
   readonly durationMs: number;
+  /** The request's User-Agent, cut to USER_AGENT_KEPT characters; absent without one (and on earlier entries). */
+  readonly userAgent?: string;
   /** TTL, epoch seconds. */
   readonly expiresAt: number;
 }
@@ -24,6 +26,11 @@ export interface ApiRequestEntry {
 export interface ApiRequestLog {
   /** One small PutItem (about 200 bytes: 1 WRU). */
   record(entry: ApiRequestEntry): Promise<void>;
-  /** The newest entries of an account and mode, newest first, at most `limit`, unexpired at `nowMs`. */
-  recent(accountId: string, mode: Mode, limit: number, nowMs: number): Promise<ApiRequestEntry[]>;
+  /**
+   * The newest entries of an account and mode, newest first, at most `limit`, unexpired at `nowMs`; with `before`
+   * (an entry id), only those older than it.
+   */
+  recent(accountId: string, mode: Mode, limit: number, nowMs: number, before?: string): Promise<ApiRequestEntry[]>;
+  /** One entry of an account and mode by id; null when there is none (or it expired at `nowMs`). */
+  get(accountId: string, mode: Mode, id: string, nowMs: number): Promise<ApiRequestEntry | null>;
 }

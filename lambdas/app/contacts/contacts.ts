@@ -178,7 +178,10 @@ function confirmationUrl(links: LinkSigner, secret: string, contact: Contact, no
 function announce(deps: Pick<ContactDeps, 'clock' | 'random'>, type: EventType, contact: Contact): SendflowEvent[] {
   const at = deps.clock.now();
   return [
-    newEvent({ type, accountId: contact.accountId, mode: contact.mode, at, data: contactData(contact) }, deps.random),
+    newEvent(
+      { type, accountId: contact.accountId, mode: contact.mode, at, data: contactEventData(contact) },
+      deps.random,
+    ),
   ];
 }
 
@@ -190,4 +193,10 @@ export function contactData(contact: Contact) {
     last_name: contact.lastName ?? null,
     status: contact.status,
   };
+}
+
+/** A contact event's data: the contact, and Resend's fields (Sendflow has no unsubscribed contacts: an opt-out is
+ * a suppression). */
+export function contactEventData(contact: Contact) {
+  return { ...contactData(contact), created_at: contact.createdAt, updated_at: contact.updatedAt, unsubscribed: false };
 }

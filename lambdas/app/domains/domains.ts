@@ -271,6 +271,6 @@ async function refresh(deps: DomainDeps, domain: Domain): Promise<Domain> {
 
 /** The event of a change, made before the write that records it (so its id is fixed from then on). */
 function announce(deps: Pick<DomainDeps, 'clock' | 'random'>, type: EventType, domain: Domain): SendflowEvent[] {
-  const data = { id: domain.id, name: domain.name, status: domain.status };
+  const data = { id: domain.id, name: domain.name, status: domain.status, created_at: domain.createdAt };
   return [newEvent({ type, accountId: domain.accountId, mode: domain.mode, at: deps.clock.now(), data }, deps.random)];
 }

@@ -2,6 +2,7 @@
 import type { AttachmentMeta } from '../../domain/email/attachments';
 import type { EmailMessage } from '../../domain/email/email';
 import type { SendflowEvent } from '../../domain/events';
+import type { SuppressionReason } from '../../domain/suppressions';
 import type { Outbox, PendingEvents } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
@@ -366,7 +367,7 @@ export interface LinkSigner {
   baseUrl(): string;
 }
 
-export type SuppressionReason = 'hard_bounce' | 'complaint' | 'unsubscribe';
+export type { SuppressionReason };
 
 export interface Suppression {
   /** Bare, lower-cased address. */
@@ -394,4 +395,32 @@ export interface SuppressionList {
   ): Promise<PendingEvents | null>;
   /** The suppressed ones among `addresses` (bare, lower-cased). */
   find(tenant: Tenant, addresses: readonly string[]): Promise<Map<string, Suppression>>;
+  /**
+   * Adds a suppression and records `events` with it (suppression.added), in one write; null when the address was
+   * already suppressed (nothing written). A removed one's place (its tombstone, events still to relay) is taken.
+   */
+  record(tenant: Tenant, suppression: Suppression, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
+  /**
+   * Removes the suppression of `address`, recording `events` with the removal (suppression.removed): the item stays
+   * as a tombstone, never read as a suppression, until they are relayed. Without events it is deleted. Null when
+   * the address was not suppressed.
+   */
+  remove(tenant: Tenant, address: string, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
+  /** A page of the tenant's suppressions in address order, after `after` (an address). */
+  list(tenant: Tenant, query: SuppressionQuery): Promise<SuppressionPage>;
+}
+
+export interface SuppressionQuery {
+  readonly limit: number;
+  /** An address: the page starts after it. */
+  readonly after?: string;
+  /** Only these reasons; all when absent. */
+  readonly reasons?: readonly SuppressionReason[];
+}
+
+export interface SuppressionPage {
+  readonly items: Suppression[];
+  readonly hasMore: boolean;
+  /** The `after` of the next page (the last item's address, or the last one examined); null without more. */
+  readonly nextAfter: string | null;
 }

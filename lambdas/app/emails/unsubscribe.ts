@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ATTRIBUTION_WINDOW_MS } from '../../domain/email/unsubscribe';
 import { NotFoundError } from '../../domain/errors';
 import { emailEvent } from '../../domain/events';
+import { suppressionEvent } from '../../domain/suppressions';
 import { verifyToken } from '../../domain/tokens';
 import { relay } from '../outbox';
 import type { Clock } from '../ports';
@@ -19,6 +20,8 @@ export interface UnsubscribeDeps {
   readonly events: EventPublisher;
   readonly links: LinkSigner;
   readonly clock: Clock;
+  /** The suppressionEvents stored format: a new suppression also records its suppression.added. */
+  readonly suppressionEvents?: boolean;
 }
 
 export interface UnsubscribeLink {
@@ -54,8 +57,16 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise
   // A scheduled email that was never sent (cancelled, or still waiting) has no send to attribute.
   const sentAt = Date.parse(email.sentAt ?? email.createdAt);
   const unsent = email.canceledAt || (email.scheduledAt && !email.sentAt);
+  // suppression.added, when the address is not suppressed yet: its id derives from email and recipient too.
+  const addedSeed = createHash('sha256').update(`suppression.added\nunsubscribe\n${email.id}\n${recipient}`).digest();
+  const added =
+    deps.suppressionEvents && !(await deps.suppressions.find(tenant, [recipient])).has(recipient)
+      ? [suppressionEvent('suppression.added', tenant, suppression, now, (n) => addedSeed.subarray(0, n))]
+      : [];
   if (unsent || now - sentAt > ATTRIBUTION_WINDOW_MS) {
-    await deps.suppressions.add(tenant, suppression);
+    if (added.length)
+      await relay(deps, deps.suppressions.outbox, await deps.suppressions.record(tenant, suppression, added));
+    else await deps.suppressions.add(tenant, suppression);
     return link;
   }
   // The id derives from email and recipient (and the send): whoever records it, it is the same event.
@@ -68,7 +79,7 @@ export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise
     { at: now, idAt: sentAt },
     (n) => seed.subarray(0, n),
   );
-  const recorded = await deps.suppressions.unsubscribe(tenant, suppression, [event]);
+  const recorded = await deps.suppressions.unsubscribe(tenant, suppression, [event, ...added]);
   await relay(deps, deps.suppressions.outbox, recorded);
   return link;
 }

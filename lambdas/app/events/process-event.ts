@@ -4,13 +4,16 @@
 // step is idempotent, so a redelivered event changes nothing. The first steps run independently (one failing
 // never holds back another); the history and status wait for them, so they never tell of an event whose fan-out
 // did not happen.
+import { createHash } from 'node:crypto';
 import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
-import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
+import { suppressionEvent } from '../../domain/suppressions';
+import type { EmailHistory, Suppression, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
+import { relay } from '../outbox';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
-import type { Tenant, Webhook } from '../webhooks/ports';
+import type { EventPublisher, Tenant, Webhook } from '../webhooks/ports';
 
 export interface ProcessEventDeps extends DispatchDeps {
   readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
@@ -19,6 +22,10 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly listenSessions?: RelayDeps['listenSessions'];
   /** Told when putting an event on the listen sessions failed (a log line); the event goes on regardless. */
   readonly listenRelayFailed?: (event: SendflowEvent, error: unknown) => void;
+  /** The suppressionEvents stored format: a new suppression records its suppression.added. */
+  readonly suppressionEvents?: boolean;
+  /** Relays suppression.added at once; absent or failing, the reconciler's outbox sweep does. */
+  readonly events?: EventPublisher;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -54,13 +61,14 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
     );
   const reason = suppressionReason(event);
   if (reason && event.to) {
+    const suppression = {
+      address: event.to,
+      reason,
+      createdAt: event.timestamp,
+      ...(event.emailId ? { emailId: event.emailId } : {}),
+    };
     steps.push(
-      deps.suppressions.add(event, {
-        address: event.to,
-        reason,
-        createdAt: event.timestamp,
-        ...(event.emailId ? { emailId: event.emailId } : {}),
-      }),
+      deps.suppressionEvents ? suppressWithEvent(deps, event, suppression) : deps.suppressions.add(event, suppression),
     );
   }
   await settled(event, steps);
@@ -78,6 +86,19 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
     }),
     ...(noted ? [deps.emailHistory.noteStatus(event, emailId, noted)] : []),
   ]);
+}
+
+/**
+ * Suppresses with its suppression.added in the same write, the event's id derived from the bounce or complaint (a
+ * redelivered one records nothing: the address is already suppressed), then relays it if it can.
+ */
+async function suppressWithEvent(deps: ProcessEventDeps, cause: SendflowEvent, suppression: Suppression) {
+  const seed = createHash('sha256').update(`suppression.added\n${cause.id}`).digest();
+  const added = suppressionEvent('suppression.added', cause, suppression, Date.parse(cause.timestamp), (n) =>
+    seed.subarray(0, n),
+  );
+  const recorded = await deps.suppressions.record(cause, suppression, [added]);
+  if (deps.events) await relay({ events: deps.events }, deps.suppressions.outbox, recorded);
 }
 
 /** Waits for every step; throws the failure, or all of them, if any failed. */

@@ -37,6 +37,8 @@ export interface ListenDeps {
   readonly listenMaxWaitMs?: number;
   /** Wakes a waiting poll when an event is put on its session (locally); absent: it reads once a second. */
   readonly listenSignals?: ListenSignals;
+  /** Event types this stage holds back (ManageWebhookDeps.withheldEventTypes): refused in `events`. */
+  readonly withheldEventTypes?: readonly string[];
   /** The account's open polls, capped by its plan (PLANS[plan].listenPolls); absent: not capped. */
   readonly openPolls?: OpenPolls;
   /**
@@ -69,7 +71,7 @@ export async function createListenSession(
     ...tenant,
     id: timeOrderedId('ls', now, deps.random),
     secret: generateSigningSecret(deps.random),
-    events: input.events ? validEventTypes(input.events) : null,
+    events: input.events ? validEventTypes(input.events, deps.withheldEventTypes) : null,
     createdAt: now,
     expiresAt: idleExpiry(now),
   };

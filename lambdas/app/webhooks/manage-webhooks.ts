@@ -2,7 +2,7 @@
 // rotate the signing secret.
 
 import { ConflictError, LimitExceededError, NotFoundError } from '../../domain/errors';
-import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
+import { type EventType, normalizeEventName, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
 import { problem as fieldProblem, invalidRequest } from '../../domain/field-problems';
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
@@ -24,6 +24,11 @@ export interface ManageWebhookDeps {
   readonly urlVerifier: UrlVerifier;
   readonly clock: Clock;
   readonly random: RandomBytes;
+  /**
+   * Event types a stored format holds back on this stage (domain/stored-formats.ts, withheldEventTypes): refused
+   * in a subscription, since the release before this one cannot read a webhook that names them.
+   */
+  readonly withheldEventTypes?: readonly string[];
 }
 
 export interface WebhookInput {
@@ -49,7 +54,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...tenant,
     id: timeOrderedId('wh', deps.clock.now(), deps.random),
     url: input.url,
-    events: validEventTypes(input.events),
+    events: validEventTypes(input.events, deps.withheldEventTypes),
     format: input.format ?? detectFormat(input.url),
     ...(input.description !== undefined ? { description: input.description } : {}),
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
@@ -122,7 +127,7 @@ export async function updateWebhook(
   const changes: WebhookChanges = {
     ...(input.url !== undefined ? { url: input.url } : {}),
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
-    ...(input.events !== undefined ? { events: validEventTypes(input.events) } : {}),
+    ...(input.events !== undefined ? { events: validEventTypes(input.events, deps.withheldEventTypes) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts). Only
     // a resume: `active: true` on an active webhook (a client sending the whole object) keeps its streak.
@@ -192,12 +197,27 @@ export function assertActive(webhook: Webhook): void {
     throw new ConflictError('The webhook is paused; resume it (PUT active: true) first.', 'webhook_paused');
 }
 
-/** Event names as given (legacy names too), normalized; an unknown one is a 422 naming its index. */
-export function validEventTypes(events: readonly string[]): EventType[] {
+/**
+ * Event names as given (legacy names too), normalized; an unknown one is a 422 naming its index, and so is one
+ * this stage holds back (`withheld`: a stored format not yet on).
+ */
+export function validEventTypes(events: readonly string[], withheld: readonly string[] = []): EventType[] {
   const result = normalizeEventNames(events);
   if ('unknown' in result) {
     throw invalidRequest(
       result.unknown.map((name) => fieldProblem(['events', events.indexOf(name)], unknownEventTypeMessage(name))),
+    );
+  }
+  const held = events.filter((name) => withheld.includes(normalizeEventName(name) ?? ''));
+  if (held.length) {
+    throw invalidRequest(
+      held.map((name) =>
+        fieldProblem(
+          ['events', events.indexOf(name)],
+          `${name} is not sent on this deployment yet: its operator turns it on with the suppressionEvents stored ` +
+            'format (docs/deploy-and-operate.md, "Every release can be rolled back").',
+        ),
+      ),
     );
   }
   return result.events;

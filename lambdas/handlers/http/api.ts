@@ -46,8 +46,10 @@ import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
 import { json } from './response';
+import { suppressionHandlers } from './suppressions';
 import { unsubscribeHandlers } from './unsubscribe';
 import { usageHandlers } from './usage';
+import { webhookEventHandlers } from './webhook-events';
 import { webhookHandlers } from './webhooks';
 
 export interface ApiDeps
@@ -93,6 +95,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...apiKeyHandlers(deps),
     ...webhookHandlers(deps),
     ...deliveryHandlers(deps),
+    ...webhookEventHandlers(deps),
     ...recoveryHandlers(deps),
     ...emailHandlers(deps),
     ...inboundHandlers(deps),
@@ -100,6 +103,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...contacts,
     ...usageHandlers(deps),
     ...logHandlers(deps),
+    ...suppressionHandlers(deps),
     ...eventTypeHandlers(),
     ...listenHandlers(deps),
   };

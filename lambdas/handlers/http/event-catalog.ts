@@ -6,6 +6,7 @@ import { CONTACT_STATUSES } from '../../app/contacts/contacts';
 import { DOMAIN_STATUSES } from '../../app/domains/ports';
 import type { SuppressionReason } from '../../app/emails/ports';
 import { EVENT_TYPES, type EventType } from '../../domain/events';
+import { SUPPRESSION_ORIGINS, SUPPRESSION_REASONS as SUPPRESSION_REASON_LIST } from '../../domain/suppressions';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
 import { receivedStatusFields } from './received-fields';
@@ -18,15 +19,29 @@ const prefixed = (prefix: string, description: string) =>
     .meta({ description });
 
 // Exhaustive by type: a new suppression reason fails to compile until it is listed here.
-const SUPPRESSION_REASONS: Record<SuppressionReason, true> = { hard_bounce: true, complaint: true, unsubscribe: true };
+const SUPPRESSION_REASONS: Record<SuppressionReason, true> = {
+  hard_bounce: true,
+  complaint: true,
+  unsubscribe: true,
+  manual: true,
+};
 
 const eventId = prefixed('evt', 'The event id: the same on every attempt and in `webhook-id`; de-duplicate on it.');
 
-/** What every email event's `data` carries besides its own fields. */
+/** What every email event's `data` carries besides its own fields: Sendflow's and Resend's. */
 const emailCommon = {
   from: z.string().meta({ description: 'The sender, as the email gave it (may be `Name <address>`).' }),
   subject: z.string().meta({ description: 'The subject of the email.' }),
+  email_id: prefixed('email', "The email (Resend's field; the same as the top-level `email_id`)."),
+  created_at: time("When the email was accepted (Resend's field)."),
+  to: z
+    .array(z.string())
+    .length(1)
+    .meta({ description: "The recipient this event is about, as a list (Resend's field; the top-level `to`)." }),
 };
+
+/** Resend's name for `timestamp`, on every event. */
+const createdAt = time("The same as `timestamp` (Resend's name).");
 
 /** An email event: one recipient of one email (`email_id`, `to`), in the order its events happened (`sequence`). */
 function emailPayload(type: EventType, data: z.ZodRawShape) {
@@ -40,16 +55,18 @@ function emailPayload(type: EventType, data: z.ZodRawShape) {
         'Increases with each event of one email (all its recipients), in the order the events happened: compare it between events of the same email_id.',
     }),
     timestamp: time('When it happened (ISO 8601, UTC).'),
+    created_at: createdAt,
     data: z.strictObject({ ...emailCommon, ...data }),
   });
 }
 
-/** An account event (a domain, a contact, a webhook): no `email_id` or `to`. */
+/** An account event (a domain, a contact, a webhook, a suppression): no `email_id` or `to`. */
 function accountPayload(type: EventType, data: z.ZodRawShape) {
   return z.strictObject({
     id: eventId,
     type: z.literal(type),
     timestamp: time('When it happened (ISO 8601, UTC).'),
+    created_at: createdAt,
     data: z.strictObject(data),
   });
 }
@@ -60,6 +77,7 @@ const domainData = {
   id: prefixed('dom', 'The domain id.'),
   name: z.string().meta({ description: 'The domain name.' }),
   status: z.enum(DOMAIN_STATUSES).meta({ description: 'Its verification state after the change.' }),
+  created_at: time('When the domain was added.'),
 };
 
 const addressList = (description: string) => z.array(z.string()).meta({ description });
@@ -96,6 +114,22 @@ const contactData = {
   first_name: z.string().nullable(),
   last_name: z.string().nullable(),
   status: z.enum(CONTACT_STATUSES).meta({ description: '`pending` until the contact confirms (double opt-in).' }),
+  created_at: time('When the contact was created.'),
+  updated_at: time('When it last changed.'),
+  unsubscribed: z
+    .literal(false)
+    .meta({ description: "Resend's field: always false (an opt-out is a suppression: suppression.added)." }),
+};
+
+const suppressionData = {
+  id: z.string().meta({ description: 'The suppression: GET /v1/suppressions/{id}.' }),
+  email: z.string().meta({ description: 'The address, lower-cased.' }),
+  origin: z.enum(SUPPRESSION_ORIGINS).meta({ description: "Resend's origin: bounce, complaint or manual." }),
+  reason: z
+    .enum(SUPPRESSION_REASON_LIST)
+    .meta({ description: "Sendflow's reason: hard_bounce, complaint, unsubscribe or manual (the API)." }),
+  source_id: z.string().nullable().meta({ description: 'The email that caused it; null when added by hand.' }),
+  created_at: time('When the address was suppressed.'),
 };
 
 const webhookData = {
@@ -149,6 +183,9 @@ const entries: Record<EventType, Entry> = {
       bounce_sub_type: z.string().meta({ description: "SES's bounce sub-type, e.g. `General`, `MailboxFull`." }),
       refused_by_account_suppression_list: z.boolean(),
       diagnostic_code: optionalText("The receiving server's diagnostic, when it gave one."),
+      bounce: z
+        .strictObject({ message: z.string(), subType: z.string(), type: z.string() })
+        .meta({ description: "Resend's field: the diagnostic ('' if none), sub-type and type." }),
     }),
   },
   'email.complained': {
@@ -175,6 +212,9 @@ const entries: Record<EventType, Entry> = {
         .record(z.string(), z.array(z.string()))
         .optional()
         .meta({ description: "The link's tags, when it had any." }),
+      click: z
+        .strictObject({ ipAddress: z.string(), link: z.string(), timestamp: z.string(), userAgent: z.string() })
+        .meta({ description: "Resend's field: the same facts ('' where unknown)." }),
     }),
   },
   'email.failed': {
@@ -182,6 +222,7 @@ const entries: Record<EventType, Entry> = {
     payload: emailPayload('email.failed', {
       reason: z.string().meta({ description: 'Why, e.g. `suppressed_by_provider` or the provider’s rejection.' }),
       template: optionalText('The template that failed to render, for a rendering failure.'),
+      failed: z.strictObject({ reason: z.string() }).meta({ description: "Resend's field: the same reason." }),
     }),
   },
   'email.suppressed': {
@@ -190,6 +231,9 @@ const entries: Record<EventType, Entry> = {
       reason: z
         .enum(Object.keys(SUPPRESSION_REASONS) as [SuppressionReason, ...SuppressionReason[]])
         .meta({ description: 'Why the address is suppressed.' }),
+      suppressed: z
+        .strictObject({ message: z.string(), type: z.string() })
+        .meta({ description: "Resend's field: a sentence, and the reason as `type`." }),
     }),
   },
   'email.unsubscribed': {
@@ -229,6 +273,18 @@ const entries: Record<EventType, Entry> = {
   'contact.subscribed': {
     description: 'Subscribed through a hosted form or confirmation flow.',
     payload: accountPayload('contact.subscribed', contactData),
+  },
+  'suppression.added': {
+    description:
+      'An address was suppressed: a hard bounce, a complaint, a one-click unsubscribe, or by hand (POST ' +
+      '/v1/suppressions). Only once its operator turns on the suppressionEvents stored format.',
+    payload: accountPayload('suppression.added', suppressionData),
+  },
+  'suppression.removed': {
+    description:
+      'A suppression was removed (DELETE /v1/suppressions/{id}): the address gets email again. Only once its ' +
+      'operator turns on the suppressionEvents stored format.',
+    payload: accountPayload('suppression.removed', suppressionData),
   },
   'webhook.disabled': {
     description:

@@ -13,12 +13,14 @@ import { responseSchemas as emailResponses, requestSchemas as emails } from './e
 import { responseSchemas as eventTypeResponses } from './event-types';
 import { requestSchemas as inbound, responseSchemas as inboundResponses } from './inbound';
 import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
-import { responseSchemas as logResponses } from './logs';
+import { responseSchemas as logResponses, requestSchemas as logs } from './logs';
 import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
+import { responseSchemas as suppressionResponses, requestSchemas as suppressions } from './suppressions';
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
 import { responseSchemas as usageResponses } from './usage';
+import { responseSchemas as webhookEventResponses, requestSchemas as webhookEvents } from './webhook-events';
 import { responseSchemas as webhookResponses, requestSchemas as webhooks } from './webhooks';
 
 /** The answers of the reference routes themselves (lambdas/handlers/http/reference.ts answers through them). */
@@ -42,6 +44,9 @@ const requests: RequestSchemas = {
   ...contacts,
   ...unsubscribe,
   ...listen,
+  ...webhookEvents,
+  ...suppressions,
+  ...logs,
 };
 
 /** Every route's request schemas (body, query, form): what `validate` checks, for tests that walk them all. */
@@ -62,6 +67,8 @@ const responses: ResponseSchemas = {
   ...logResponses,
   ...eventTypeResponses,
   ...listenResponses,
+  ...webhookEventResponses,
+  ...suppressionResponses,
 };
 
 /** The API's operations: the manifest's routes less the dashboard's pages (HTML for people, not operations). */

@@ -16,11 +16,13 @@ import type { Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { withHealth } from '../../app/webhooks/webhook-health-view';
 import { EVENT_TYPES } from '../../domain/events';
+import { invalidRequest, problem } from '../../domain/field-problems';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { type DeliveryHealth, HEALTH_STATES } from '../../domain/webhooks/delivery-health';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
+import { oneOf, WEBHOOK_STATUSES, webhookStatus } from '../../domain/webhooks/resend-view';
 import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
@@ -76,12 +78,21 @@ const disabledFields = {
   disabled_at: isoTime.nullable().meta({ description: 'When Sendflow disabled it; null otherwise.' }),
 };
 
+/** Resend's names for `url` and `active`, shown beside them (docs/resend.md, "Webhooks, suppressions and logs"). */
+const resendFields = {
+  endpoint: z.string().meta({ description: "The same as `url` (Resend's name)." }),
+  status: z
+    .enum(WEBHOOK_STATUSES)
+    .meta({ description: "The same as `active` (Resend's name): `enabled` while active, else `disabled`." }),
+};
+
 const summarySchema = named(
   'WebhookSummary',
   z.strictObject({
     object: z.literal('webhook'),
     id: z.string(),
     url: z.string(),
+    ...resendFields,
     events: z.array(eventTypeSchema),
     active: z.boolean(),
     created_at: isoTime,
@@ -118,6 +129,7 @@ const createdSchema = named(
     object: z.literal('webhook'),
     id: z.string(),
     url: z.string(),
+    ...resendFields,
     events: z.array(eventTypeSchema),
     format,
     description: z.string().nullable(),
@@ -129,32 +141,39 @@ const createdSchema = named(
   }),
 );
 
+const updatedSchema = named(
+  'WebhookUpdated',
+  z.strictObject({
+    object: z.literal('webhook'),
+    id: z.string(),
+    url: z.string(),
+    ...resendFields,
+    events: z.array(eventTypeSchema),
+    active: z.boolean(),
+    ordering,
+    rate_limit_per_second: rateLimitShown,
+    updated_at: isoTime,
+    ...disabledFields,
+  }),
+);
+
 const responses = {
   createWebhook: success(201, createdSchema, 'The webhook, with its signing secret'),
   listWebhooks: success(
     200,
-    named('WebhookList', z.strictObject({ object: z.literal('list'), data: z.array(summarySchema) })),
+    named(
+      'WebhookList',
+      z.strictObject({
+        object: z.literal('list'),
+        has_more: z.literal(false).meta({ description: 'Always false: every webhook is listed (10 at most).' }),
+        data: z.array(summarySchema),
+      }),
+    ),
     'Every webhook',
   ),
   getWebhook: success(200, webhookSchema, 'The webhook'),
-  updateWebhook: success(
-    200,
-    named(
-      'WebhookUpdated',
-      z.strictObject({
-        object: z.literal('webhook'),
-        id: z.string(),
-        url: z.string(),
-        events: z.array(eventTypeSchema),
-        active: z.boolean(),
-        ordering,
-        rate_limit_per_second: rateLimitShown,
-        updated_at: isoTime,
-        ...disabledFields,
-      }),
-    ),
-    'The webhook as changed',
-  ),
+  updateWebhook: success(200, updatedSchema, 'The webhook as changed'),
+  patchWebhook: success(200, updatedSchema, 'The webhook as changed'),
   deleteWebhook: success(
     200,
     named('WebhookDeleted', z.strictObject({ object: z.literal('webhook'), id: z.string(), deleted: z.literal(true) })),
@@ -190,6 +209,7 @@ const responses = {
     named(
       'WebhookSecretRotated',
       z.strictObject({
+        object: z.literal('webhook'),
         id: z.string(),
         signing_secret: z.string(),
         previous_secret_expires_at: isoTime
@@ -201,8 +221,14 @@ const responses = {
   ),
 } as const;
 
+/** POST …/signing-secret/rotate (Resend's path) answers as POST …/rotate-secret does. */
+const rotateResponses = { ...responses, rotateWebhookSigningSecret: responses.rotateWebhookSecret } as const;
+
+const endpoint = url.meta({ description: "Resend's name for `url`: give either (both only if they are equal)." });
+
 const createBody = z.strictObject({
-  url,
+  url: url.optional().meta({ description: 'The endpoint receiving events (required, or `endpoint`).' }),
+  endpoint: endpoint.optional(),
   events,
   format: z.enum(FORMATS).optional(),
   description: z.string().max(500).optional(),
@@ -213,14 +239,19 @@ const createBody = z.strictObject({
 const updateBody = z
   .strictObject({
     url: url.optional(),
+    endpoint: endpoint.optional(),
     events: events.optional(),
     active: z.boolean().optional(),
+    status: z
+      .enum(WEBHOOK_STATUSES)
+      .optional()
+      .meta({ description: "Resend's name for `active`: `enabled` is active: true, `disabled` active: false." }),
     ordering: ordering.optional(),
     rate_limit_per_second: rateLimitGiven,
   })
   .refine(
     (body) => Object.keys(body).length > 0,
-    'Give at least one of url, events, active, ordering, rate_limit_per_second.',
+    'Give at least one of url, events, active, ordering, rate_limit_per_second (or endpoint, status).',
   );
 
 const rotateBody = z.strictObject({
@@ -248,15 +279,18 @@ const signatureCheckBody = z.strictObject({
 
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const create: RouteHandler = async ({ caller, body }) => {
-    const { rate_limit_per_second, ...input } = validate(createBody, body ?? {});
+    const { rate_limit_per_second, url: given, endpoint: alias, ...input } = validate(createBody, body ?? {});
     const webhook = await createWebhook(deps, tenantOf(caller), {
       ...input,
+      url: theUrl(given, alias, true) as string,
       ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
     });
     return reply(responses.createWebhook, {
       object: 'webhook',
       id: webhook.id,
       url: webhook.url,
+      endpoint: webhook.url,
+      status: webhookStatus(webhook.active),
       events: webhook.events,
       format: webhook.format,
       description: webhook.description ?? null,
@@ -270,6 +304,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const list: RouteHandler = async ({ caller }) =>
     reply(responses.listWebhooks, {
       object: 'list',
+      has_more: false,
       data: (await withHealth(deps, await listWebhooks(deps, tenantOf(caller)))).map(listItem),
     });
   const get: RouteHandler = async ({ caller, params }) => {
@@ -285,15 +320,29 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   };
   const update: RouteHandler = async ({ caller, params, body }) => {
-    const { rate_limit_per_second, ...input } = validate(updateBody, body ?? {});
+    const {
+      rate_limit_per_second,
+      url: given,
+      endpoint: alias,
+      active,
+      status,
+      ...input
+    } = validate(updateBody, body ?? {});
+    const url = theUrl(given, alias, false);
+    const activeNow = oneOf(active, status === undefined ? undefined : status === 'enabled');
+    if (!activeNow) throw conflicting('active', 'status');
     const webhook = await updateWebhook(deps, tenantOf(caller), params.id ?? '', {
       ...input,
+      ...(url !== undefined ? { url } : {}),
+      ...(activeNow.value !== undefined ? { active: activeNow.value } : {}),
       ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
     });
     return reply(responses.updateWebhook, {
       object: 'webhook',
       id: webhook.id,
       url: webhook.url,
+      endpoint: webhook.url,
+      status: webhookStatus(webhook.active),
       events: webhook.events,
       active: webhook.active,
       ordering: webhook.ordering ?? 'none',
@@ -332,7 +381,8 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   const rotate: RouteHandler = async ({ caller, params, body }) => {
     const { grace_period_seconds } = validate(rotateBody, body ?? {});
     const rotated = await rotateSecret(deps, tenantOf(caller), params.id ?? '', grace_period_seconds);
-    return reply(responses.rotateWebhookSecret, {
+    return reply(rotateResponses.rotateWebhookSecret, {
+      object: 'webhook',
       id: rotated.webhook.id,
       signing_secret: rotated.webhook.secret,
       previous_secret_expires_at: rotated.previousSecretExpiresAt,
@@ -340,6 +390,8 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
   };
   return {
     rotateWebhookSecret: rotate,
+    rotateWebhookSigningSecret: rotate,
+    patchWebhook: update,
     checkWebhookSignature: signatureCheck,
     createWebhook: create,
     listWebhooks: list,
@@ -361,6 +413,8 @@ function listItem({
     object: 'webhook',
     id: webhook.id,
     url: webhook.url,
+    endpoint: webhook.url,
+    status: webhookStatus(webhook.active),
     events: webhook.events,
     active: webhook.active,
     created_at: webhook.createdAt,
@@ -371,6 +425,24 @@ function listItem({
   };
 }
 
+/** The URL given as `url` or as Resend's `endpoint` (both: equal); `required` on create. */
+function theUrl(given: string | undefined, alias: string | undefined, required: boolean): string | undefined {
+  const url = oneOf(given, alias);
+  if (!url) throw conflicting('url', 'endpoint');
+  if (required && url.value === undefined) {
+    throw invalidRequest(
+      [problem(['url'], "is required: the endpoint's URL, as `url` (or Resend's `endpoint`).")],
+      'missing_required_field',
+    );
+  }
+  return url.value;
+}
+
+const conflicting = (spec: string, resend: string) =>
+  invalidRequest([
+    problem([resend], `is Resend's name for \`${spec}\`: give one of them, or both with the same value.`),
+  ]);
+
 function disabledView(webhook: Webhook) {
   return { disabled_reason: webhook.disabledReason ?? null, disabled_at: webhook.disabledAt ?? null };
 }
@@ -378,7 +450,9 @@ function disabledView(webhook: Webhook) {
 export const requestSchemas: RequestSchemas = {
   createWebhook: { body: createBody },
   updateWebhook: { body: updateBody },
+  patchWebhook: { body: updateBody },
   checkWebhookSignature: { body: signatureCheckBody },
   rotateWebhookSecret: { body: rotateBody },
+  rotateWebhookSigningSecret: { body: rotateBody },
 };
-export const responseSchemas: ResponseSchemas = responses;
+export const responseSchemas: ResponseSchemas = rotateResponses;

@@ -1,6 +1,6 @@
 // Records each request that authenticated with an API key, once answered, in the account's API request log
-// (GET /v1/logs, the dashboard's "API requests"): method, path, status, key id, time. Never the Authorization
-// value, other headers, the query string or a body. The dashboard's own in-process calls are not logged (its
+// (GET /v1/logs, the dashboard's "API requests"): method, path, status, key id, time, User-Agent. Never the
+// Authorization value, other headers, the query string or a body. The dashboard's own in-process calls are not logged (its
 // session is not a key). One PutItem of ~200 bytes per request, awaited: a failed write is logged, never the
 // request's failure.
 import type { Logger } from '@aws-lambda-powertools/logger';
@@ -25,6 +25,7 @@ export function apiRequestLog(deps: ApiRequestDeps & { logger: Logger }): ApiMid
         requestId: event.requestContext.requestId,
         at: event.requestContext.requestTimeEpoch ?? deps.clock.now(),
         durationMs: Math.round(performance.now() - begin),
+        ...userAgentOf(event.headers),
       });
     } catch (error) {
       deps.logger.warn('api request log: entry not written', { error: error as Error });
@@ -37,6 +38,12 @@ export function apiRequestLog(deps: ApiRequestDeps & { logger: Logger }): ApiMid
     after: record,
     onError: record,
   };
+}
+
+/** The User-Agent header, whatever its casing (absent when not sent). */
+function userAgentOf(headers: Record<string, string | undefined> | null): { userAgent?: string } {
+  const entry = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'user-agent');
+  return entry?.[1] ? { userAgent: entry[1] } : {};
 }
 
 /** `/v1/emails/em_1` → `/emails/em_1` (API Gateway's `path` may carry the stage, the local gateway's not). */

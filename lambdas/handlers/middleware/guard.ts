@@ -15,6 +15,8 @@ const MAX_PROXY_LENGTH = 512;
  * gateway matches them so too): they answer as the unknown routes they are, not "No email with id metrics."
  */
 const RESEND_PATHS_NOT_SERVED: ReadonlySet<string> = new Set(['/emails/{id} metrics', '/contacts/{id} imports']);
+/** A suppression's id or address (up to 254 characters; its id is longer), percent-encoded at worst. */
+const MAX_ADDRESS_PARAM_LENGTH = 1024;
 
 export function guard(): ApiMiddleware {
   return {
@@ -33,7 +35,14 @@ export function guard(): ApiMiddleware {
       // Ids are short; only signed link tokens are long. Anything longer cannot exist (and would exceed
       // DynamoDB's key size): 404 rather than a storage error.
       for (const [name, value] of Object.entries(event.pathParameters ?? {})) {
-        const max = name === 'token' ? MAX_TOKEN_LENGTH : name === 'proxy' ? MAX_PROXY_LENGTH : MAX_ID_LENGTH;
+        const max =
+          name === 'token'
+            ? MAX_TOKEN_LENGTH
+            : name === 'proxy'
+              ? MAX_PROXY_LENGTH
+              : name === 'idOrEmail'
+                ? MAX_ADDRESS_PARAM_LENGTH
+                : MAX_ID_LENGTH;
         if (value && value.length > max) {
           throw noRoute(event.httpMethod, event.requestContext.path);
         }

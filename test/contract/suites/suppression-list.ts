@@ -16,6 +16,7 @@ import {
 import { tenantKey } from '../../../lambdas/adapters/dynamodb/tenant-table';
 import type { Suppression, SuppressionList } from '../../../lambdas/app/emails/ports';
 import type { Tenant } from '../../../lambdas/app/webhooks/ports';
+import type { SendflowEvent } from '../../../lambdas/domain/events';
 import type { RepositoryHarness } from './harness';
 
 const newTenant = (mode: Tenant['mode'] = 'live'): Tenant => ({
@@ -144,6 +145,73 @@ export function suppressionListContract(harness: RepositoryHarness<SuppressionLi
 
     // Assert
     expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  const event = (type: string, address: string): SendflowEvent => ({
+    id: `evt_${randomBytes(8).toString('hex')}`,
+    type: type as SendflowEvent['type'],
+    accountId: 'acct_contract',
+    mode: 'live',
+    timestamp: '2025-04-01T10:00:00.000Z',
+    data: { email: address },
+  });
+
+  it('record() adds with its events in the outbox, or is null (nothing recorded) when already suppressed', async () => {
+    const tenant = newTenant();
+    const added = event('suppression.added', 'rec@example.com');
+    const pending = await list().record(tenant, bounce('rec@example.com'), [added]);
+    expect(pending?.events).toEqual([added]);
+    expect(await list().record(tenant, bounce('rec@example.com'), [event('suppression.added', 'x')])).toBeNull();
+    expect([...(await list().find(tenant, ['rec@example.com'])).keys()]).toEqual(['rec@example.com']);
+    await list().outbox.clear(pending as NonNullable<typeof pending>);
+  });
+
+  it('remove() with events: no longer found or listed, its event waiting; record() then suppresses it again', async () => {
+    const tenant = newTenant();
+    await list().add(tenant, bounce('gone@example.com'));
+    const removed = event('suppression.removed', 'gone@example.com');
+    const pending = await list().remove(tenant, 'gone@example.com', [removed]);
+    expect(pending?.events).toEqual([removed]);
+    expect(await list().find(tenant, ['gone@example.com'])).toEqual(new Map());
+    expect((await list().list(tenant, { limit: 10 })).items).toEqual([]);
+    expect(await list().remove(tenant, 'gone@example.com', [])).toBeNull();
+    // Added again before the removal's event was relayed: found again, and that event still waits.
+    const again = await list().record(tenant, { ...bounce('gone@example.com'), reason: 'manual' }, []);
+    expect(again).not.toBeNull();
+    expect((await list().find(tenant, ['gone@example.com'])).get('gone@example.com')?.reason).toBe('manual');
+    expect((await list().outbox.due(Date.now() + 60_000, 1000)).flatMap((p) => p.events.map((e) => e.id))).toContain(
+      removed.id,
+    );
+    await list().outbox.clear(pending as NonNullable<typeof pending>);
+  });
+
+  it('remove() without events deletes it; add() then adds it anew', async () => {
+    const tenant = newTenant();
+    await list().add(tenant, bounce('plain@example.com'));
+    expect(await list().remove(tenant, 'plain@example.com', [])).not.toBeNull();
+    expect(await list().find(tenant, ['plain@example.com'])).toEqual(new Map());
+    expect(await list().add(tenant, bounce('plain@example.com'))).toBe(true);
+  });
+
+  it('list() pages a tenant in address order (every one once, over pages of 7), and filters by reason', async () => {
+    const tenant = newTenant();
+    const addresses = Array.from({ length: 30 }, (_, i) => `p${String(i).padStart(2, '0')}@example.com`);
+    for (const [i, address] of addresses.entries()) {
+      await list().add(tenant, { ...bounce(address), reason: i % 3 === 0 ? 'complaint' : 'hard_bounce' });
+    }
+    await list().add(newTenant(), bounce('other@example.com'));
+    const seen: string[] = [];
+    let after: string | undefined;
+    for (let page = 0; page < 10; page += 1) {
+      const got = await list().list(tenant, { limit: 7, ...(after ? { after } : {}) });
+      seen.push(...got.items.map((item) => item.address));
+      if (!got.hasMore) break;
+      after = got.nextAfter ?? undefined;
+    }
+    expect(seen).toEqual(addresses);
+    const complaints = await list().list(tenant, { limit: 100, reasons: ['complaint'] });
+    expect(complaints.items.map((item) => item.address)).toEqual(addresses.filter((_, i) => i % 3 === 0));
+    expect(complaints).toMatchObject({ hasMore: false, nextAfter: null });
   });
 
   if (harness.raw) {
