@@ -343,16 +343,7 @@ const table: Row[] = [
   { op: 'suppressions/batch-add', skip: branch.resendApi },
   { op: 'suppressions/batch-remove', skip: branch.resendApi },
   { op: 'suppressions/remove', skip: branch.resendApi },
-  {
-    op: 'logs/list',
-    drive: (c) => c.call('GET', '/logs'),
-    absent: {
-      '/has_more': branch.resendApi,
-      '/data/*/endpoint': branch.resendApi,
-      '/data/*/response_status': branch.resendApi,
-      '/data/*/user_agent': branch.resendApi,
-    },
-  },
+  { op: 'logs/list', drive: (c) => c.call('GET', '/logs') },
   { op: 'logs/get', skip: branch.resendApi },
   // Broadcasts, automations, events: marketing features Sendflow does not have
   ...['create', 'list', 'get', 'update', 'remove', 'send', 'cancel', 'recipients', 'list-clicked-links'].map(

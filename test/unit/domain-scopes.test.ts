@@ -157,6 +157,13 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'POST /webhooks/{}/recoveries': { scope: 'webhook:write' },
   'GET /webhooks/{}/recoveries': { scope: 'webhook:read' },
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },
+  // Issue 30: Resend's names for the same operations take the same scopes (rotation and replay change; the events
+  // are the delivery log, read).
+  'POST /webhooks/{}/signing-secret/rotate': { scope: 'webhook:write' },
+  'GET /webhooks/{}/events': { scope: 'webhook:read' },
+  'GET /webhooks/{}/events/{}': { scope: 'webhook:read' },
+  'GET /webhooks/{}/events/{}/attempts': { scope: 'webhook:read' },
+  'POST /webhooks/{}/events/{}/replay': { scope: 'webhook:write' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
   // Issue 18: a listen session is a webhook the CLI pulls: the scope that creates webhooks opens, polls and ends it.

@@ -65,7 +65,7 @@ describe('loadConfig', () => {
       attachments: { allowPrivateUrls: false },
       simulatorStepSeconds: 1,
       domainVerifySeconds: 10,
-      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true },
+      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: false },
       aws: {},
     });
   });
