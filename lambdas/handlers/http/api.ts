@@ -19,6 +19,7 @@ import type { ReadReceivedDeps } from '../../app/inbound/read-received';
 import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
+import type { TemplateDeps } from '../../app/templates/templates';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
 import type { RecoveryDeps } from '../../app/webhooks/recoveries';
@@ -46,6 +47,7 @@ import { logHandlers } from './logs';
 import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
 import { json } from './response';
+import { templateHandlers } from './templates';
 import { unsubscribeHandlers } from './unsubscribe';
 import { usageHandlers } from './usage';
 import { webhookHandlers } from './webhooks';
@@ -63,7 +65,8 @@ export interface ApiDeps
     ContactDeps,
     SignInDeps,
     ListenDeps,
-    ReadReceivedDeps {
+    ReadReceivedDeps,
+    TemplateDeps {
   /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus' | 'recorded'>;
   readonly counter: RateLimitCounter;
@@ -98,6 +101,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...inboundHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,
+    ...templateHandlers(deps),
     ...usageHandlers(deps),
     ...logHandlers(deps),
     ...eventTypeHandlers(),

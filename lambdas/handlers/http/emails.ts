@@ -16,6 +16,7 @@ import {
 } from '../../app/emails/send-emails';
 import type { FileStore } from '../../app/files/ports';
 import type { Principal } from '../../app/ports';
+import type { TemplateRepository } from '../../app/templates/ports';
 import {
   ATTACHMENT_LIMITS,
   type AttachmentMeta,
@@ -31,6 +32,7 @@ import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
+import { renderTemplatedBodies, templateField } from './templated-emails';
 import { validate } from './validate';
 
 const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
@@ -38,7 +40,7 @@ const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
 const MAX_SCHEDULE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A zod check from a rule that names its problem (or null), so the 422 says exactly what is wrong. */
-const rule =
+export const rule =
   (problem: (value: string) => string | null) =>
   (value: string, ctx: z.RefinementCtx): void => {
     const message = problem(value);
@@ -51,7 +53,7 @@ const ADDRESS_EXAMPLE = 'E.g. a@example.com or "Name <a@example.com>".';
 const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
 /** `"not-an-email" is not a valid email address: an address needs an @. E.g. …`: the value, then the rule. */
-const address = z
+export const address = z
   .string({ error: `Must be an email address (a string). ${ADDRESS_EXAMPLE}` })
   .trim()
   .superRefine(
@@ -66,7 +68,7 @@ const address = z
  * One address or a list of 1 to `max`. A value that is neither (a number, null, an object, nothing) gets one
  * message saying what is expected, instead of zod's "Invalid input" for a failed union.
  */
-const addresses = (max: number) =>
+export const addresses = (max: number) =>
   z.union(
     [
       address.transform((a) => [a]),
@@ -177,31 +179,34 @@ const attachments = z
     if (new Set(ids).size !== ids.length) ctx.addIssue({ code: 'custom', message: 'Each content_id is used once.' });
   });
 
+/** An email's fields at `now` (scheduled_at in the future and at most 30 days away). */
+const emailFields = (now: number) => ({
+  from: address,
+  to: addresses(MAX_RECIPIENTS),
+  subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
+  html: z.string().optional(),
+  text: z.string().optional(),
+  cc: addresses(MAX_RECIPIENTS).optional(),
+  bcc: addresses(MAX_RECIPIENTS).optional(),
+  reply_to: addresses(10).optional(),
+  headers: headers.optional(),
+  tags: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+        value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
+      }),
+    )
+    .max(50)
+    .optional(),
+  scheduled_at: scheduledAt(now).optional(),
+  attachments: attachments.optional(),
+});
+
 /** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
 export const emailBody = (now: number) =>
   z
-    .strictObject({
-      from: address,
-      to: addresses(MAX_RECIPIENTS),
-      subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
-      html: z.string().optional(),
-      text: z.string().optional(),
-      cc: addresses(MAX_RECIPIENTS).optional(),
-      bcc: addresses(MAX_RECIPIENTS).optional(),
-      reply_to: addresses(10).optional(),
-      headers: headers.optional(),
-      tags: z
-        .array(
-          z.strictObject({
-            name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
-            value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/),
-          }),
-        )
-        .max(50)
-        .optional(),
-      scheduled_at: scheduledAt(now).optional(),
-      attachments: attachments.optional(),
-    })
+    .strictObject(emailFields(now))
     .refine((e) => e.html !== undefined || e.text !== undefined, { message: 'Give html or text.', path: ['html'] })
     .refine((e) => e.to.length + (e.cc?.length ?? 0) + (e.bcc?.length ?? 0) <= MAX_RECIPIENTS, {
       message: `At most ${MAX_RECIPIENTS} recipients across to, cc and bcc.`,
@@ -241,6 +246,26 @@ const listQuery = z.strictObject({
     .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id')
     .optional(),
 });
+
+/**
+ * What the OpenAPI document publishes for a send: an email with html or text, or one by `template` (from and
+ * subject then optional: the template's are used). Requests are judged by renderTemplatedBodies, then emailBody.
+ */
+const sendSchema = (now: number) =>
+  z.union([
+    emailBody(now),
+    z.strictObject({
+      ...withoutBodies(emailFields(now)),
+      from: address.optional(),
+      subject: z.string().min(1).max(EMAIL_LIMITS.subject).optional(),
+      template: templateField,
+    }),
+  ]);
+
+function withoutBodies<T extends { html: unknown; text: unknown }>(fields: T): Omit<T, 'html' | 'text'> {
+  const { html: _html, text: _text, ...rest } = fields;
+  return rest;
+}
 
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
@@ -297,6 +322,10 @@ const emailSchema = named(
     suppressed: z.array(z.string()).meta({ description: 'Recipients not sent to: on the suppression list.' }),
     created_at: isoTime,
     tags: z.array(z.strictObject({ name: z.string(), value: z.string() })),
+    template_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The template it was rendered from (sent with `template`); null when it had none.' }),
     html: z.string().nullable().meta({ description: 'The HTML body as sent; null when it had none.' }),
     text: z.string().nullable().meta({ description: 'The plain-text body as sent; null when it had none.' }),
     events: z.array(
@@ -355,14 +384,25 @@ const responses = {
 } as const;
 
 export function emailHandlers(
-  deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps & { files: Pick<FileStore, 'downloadUrl'> },
+  deps: SendEmailDeps &
+    ReadEmailDeps &
+    ListEmailsDeps & {
+      files: Pick<FileStore, 'downloadUrl'>;
+      templates: TemplateRepository;
+      maxSendBodyBytes?: number;
+    },
 ) {
   const send: RouteHandler = async ({ caller, body }) => {
-    const [id] = await sendEmails(deps, caller, [validateEmails(emailBody(deps.clock.now()), body ?? {})]);
+    const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? {}, false);
+    const draft = withTemplate(validateEmails(emailBody(deps.clock.now()), rendered.body), rendered.templateIds[0]);
+    const [id] = await sendEmails(deps, caller, [draft]);
     return reply(responses.sendEmail, { id: id ?? '' });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const drafts = validateEmails(batchBody(deps.clock.now()), body ?? []);
+    const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? [], true);
+    const drafts = validateEmails(batchBody(deps.clock.now()), rendered.body).map((draft, i) =>
+      withTemplate(draft, rendered.templateIds[i]),
+    );
     const ids = await sendEmails(deps, caller, drafts, { batch: true });
     return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
@@ -427,6 +467,10 @@ export function emailHandlers(
   };
 }
 
+/** The draft of an email rendered from a template, marked with its id (stored, on GET, on every event). */
+const withTemplate = (draft: EmailDraft, templateId: string | undefined): EmailDraft =>
+  templateId ? { ...draft, templateId } : draft;
+
 /**
  * The body validated; when every problem is an attachment's, the 422 says `invalid_attachment` (the code a
  * caller branches on), with the same details.
@@ -480,6 +524,7 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,
+    template_id: email.templateId ?? null,
     html: email.html ?? null,
     text: email.text ?? null,
     events: history.events.map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
@@ -507,8 +552,8 @@ export function emailListView(email: EmailWithHistory): Body<typeof emailSummary
 export const requestSchemas: RequestSchemas = {
   listEmails: { query: listQuery },
   listEmailAttachments: { query: attachmentListQuery },
-  sendEmail: { body: emailBody(0) },
-  sendEmailBatch: { body: batchBody(0) },
+  sendEmail: { body: sendSchema(0) },
+  sendEmailBatch: { body: z.array(sendSchema(0)).min(1).max(100) },
   updateEmail: { body: updateBody(0) },
 };
 export const responseSchemas: ResponseSchemas = responses;

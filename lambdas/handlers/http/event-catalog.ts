@@ -26,6 +26,10 @@ const eventId = prefixed('evt', 'The event id: the same on every attempt and in 
 const emailCommon = {
   from: z.string().meta({ description: 'The sender, as the email gave it (may be `Name <address>`).' }),
   subject: z.string().meta({ description: 'The subject of the email.' }),
+  template_id: prefixed(
+    'tpl',
+    'The template the email was rendered from; only on emails sent with `template`.',
+  ).optional(),
 };
 
 /** An email event: one recipient of one email (`email_id`, `to`), in the order its events happened (`sequence`). */

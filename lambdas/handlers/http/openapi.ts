@@ -17,6 +17,7 @@ import { responseSchemas as logResponses } from './logs';
 import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
+import { responseSchemas as templateResponses, requestSchemas as templates } from './templates';
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
 import { responseSchemas as usageResponses } from './usage';
 import { responseSchemas as webhookResponses, requestSchemas as webhooks } from './webhooks';
@@ -40,6 +41,7 @@ const requests: RequestSchemas = {
   ...domains,
   ...inbound,
   ...contacts,
+  ...templates,
   ...unsubscribe,
   ...listen,
 };
@@ -54,6 +56,7 @@ const responses: ResponseSchemas = {
   ...domainResponses,
   ...inboundResponses,
   ...contactResponses,
+  ...templateResponses,
   ...unsubscribeResponses,
   ...usageResponses,
   ...logResponses,
