@@ -248,24 +248,24 @@ const listQuery = z.strictObject({
 });
 
 /**
- * What the OpenAPI document publishes for a send: an email with html or text, or one by `template` (from and
- * subject then optional: the template's are used). Requests are judged by renderTemplatedBodies, then emailBody.
+ * What the OpenAPI document publishes for a send: the email's fields, and `template` (docs/templates.md) instead
+ * of html and text, with from and subject then optional (the template's defaults fill them). Requests are judged
+ * by renderTemplatedBodies, then emailBody.
  */
 const sendSchema = (now: number) =>
-  z.union([
-    emailBody(now),
-    z.strictObject({
-      ...withoutBodies(emailFields(now)),
-      from: address.optional(),
-      subject: z.string().min(1).max(EMAIL_LIMITS.subject).optional(),
-      template: templateField,
-    }),
-  ]);
-
-function withoutBodies<T extends { html: unknown; text: unknown }>(fields: T): Omit<T, 'html' | 'text'> {
-  const { html: _html, text: _text, ...rest } = fields;
-  return rest;
-}
+  z
+    .strictObject({
+      ...emailFields(now),
+      from: address.optional().meta({ description: 'Required, unless a template with a default from is used.' }),
+      subject: z
+        .string()
+        .min(1)
+        .max(EMAIL_LIMITS.subject)
+        .optional()
+        .meta({ description: 'Required, unless a template with a default subject is used.' }),
+      template: templateField.optional(),
+    })
+    .meta({ description: 'An email: html or text (or both), or a published template with its variables.' });
 
 const batchBody = (now: number) =>
   z.array(emailBody(now)).min(1, 'Send at least one email.').max(100, 'At most 100 emails per batch.');
