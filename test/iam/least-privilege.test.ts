@@ -726,7 +726,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, form({ token }));
     expect(signedIn.status, host('sendflow-public').output()).toBe(303);
     const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts'];
+    const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts', '/templates'];
     let csrf = '';
     for (const path of pages) {
       const res = await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } });
