@@ -79,4 +79,25 @@ describe('templates', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('PRICE is a number variable');
     await context.close();
   });
+
+  it("an email sent by a template links to it from the email's page", async () => {
+    const { accountId, key } = await rt.newKey();
+    const post = async (path: string, body?: unknown) =>
+      (await (
+        await rt.call(path, { method: 'POST', key, ...(body ? { body: JSON.stringify(body) } : {}) })
+      ).json()) as { id: string };
+    const { id } = await post('/templates', { name: 'Hello', subject: 'Hello', html: '<p>Hi {{{N}}}</p>' });
+    await post(`/templates/${id}/publish`);
+    const email = await post('/emails', {
+      from: 'a@acme.example',
+      to: 'success@simulator.amazonses.com',
+      template: { id, variables: { N: 'Ada' } },
+    });
+    const { context, page } = await newPage(browser);
+    await signIn(page, rt, accountId);
+    await page.goto(`${rt.url}/dashboard/emails/${email.id}`);
+    await page.getByRole('link', { name: id }).click();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Template: Hello');
+    await context.close();
+  });
 });
