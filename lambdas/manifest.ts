@@ -252,6 +252,39 @@ export const routes = [
     access: 'full',
     summary: 'Delete a contact (by id or email address)',
   },
+  // Templates (docs/templates.md): a full-access key's, as contacts are (the spec's scopes name no template scope);
+  // sending by template needs only email:send (the send routes).
+  { id: 'createTemplate', method: 'POST', path: '/templates', access: 'full', summary: 'Create a template (a draft)' },
+  { id: 'listTemplates', method: 'GET', path: '/templates', access: 'full', summary: 'List templates, newest first' },
+  {
+    id: 'getTemplate',
+    method: 'GET',
+    path: '/templates/{id}',
+    access: 'full',
+    summary: 'Retrieve a template (by id or alias) with its draft',
+  },
+  {
+    id: 'updateTemplate',
+    method: 'PATCH',
+    path: '/templates/{id}',
+    access: 'full',
+    summary: "Update a template's draft (sends keep the published version until the next publish)",
+  },
+  { id: 'deleteTemplate', method: 'DELETE', path: '/templates/{id}', access: 'full', summary: 'Delete a template' },
+  {
+    id: 'publishTemplate',
+    method: 'POST',
+    path: '/templates/{id}/publish',
+    access: 'full',
+    summary: 'Publish the draft: sends by this template render it from now on',
+  },
+  {
+    id: 'duplicateTemplate',
+    method: 'POST',
+    path: '/templates/{id}/duplicate',
+    access: 'full',
+    summary: "Copy a template's draft into a new draft template",
+  },
   {
     id: 'confirmContactPage',
     method: 'GET',
@@ -717,6 +750,11 @@ export const tables = {
     indexes: [outboxIndex],
     retain: true,
   },
+  /**
+   * Templates per tenant: each template's small record and its aliases' claims under the tenant, its versions
+   * (bodies, written once) under `tenant#templateId` (adapters/dynamodb/templates.ts). Only the API reads it.
+   */
+  templates: { partitionKey: 'tenant', sortKey: 'id', retain: true },
   /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
   apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;

@@ -197,6 +197,10 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // never writes them (the SMTP server locally, the inbound function on AWS do).
     inboundEmails: { items: ['dynamodb:GetItem', 'dynamodb:Query'] },
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+    // Templates (adapters/dynamodb/templates.ts): records, alias claims and versions read by key (a send by template
+    // reads its published version), put (conditionally), listed and counted per tenant (Query on the table), and
+    // deleted one by one; never updated in place (a record is replaced whole, on its revision).
+    templates: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -216,6 +220,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: 'none',
+    templates: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed; an ordered webhook's enters its email's lane first), records each event in its email's history with one conditional PutItem and
@@ -247,6 +252,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // The fan-out reads the account's live listen sessions (one Query) and puts each event on those that take it.
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    templates: 'none',
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -275,6 +281,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: 'none',
+    templates: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -298,6 +305,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Received emails' email.received events the inbound function could not relay (byOutboxEvents).
     inboundEmails: { query: ['byOutboxEvents'], items: RELAY },
     listenSessions: 'none',
+    templates: 'none',
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -331,6 +339,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     // email.sent goes to the account's live listen sessions (one Query, a PutItem per session that takes it).
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    templates: 'none',
   },
   // The SES event mapper maps without reading (the message tags say whose email an event is about), then
   // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
@@ -352,6 +361,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    templates: 'none',
   },
 };
 
@@ -377,6 +387,7 @@ const inboundAccess: Access = {
   apiRequests: 'none',
   inboundEmails: { items: RELAY },
   listenSessions: 'none',
+  templates: 'none',
 };
 
 export interface SendflowApiStackProps extends StackProps {

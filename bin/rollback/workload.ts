@@ -283,6 +283,37 @@ export async function firstWorkload(
       scheduled: false,
     });
   });
+  // An email rendered from a template: its item carries `templateId` and its events `template_id`, which a release
+  // before templates ignores (it must serve, send and deliver it as any other).
+  const template = await expectStatus(
+    'create template',
+    await test.post('/templates', {
+      name: 'Rollback',
+      subject: 'Hello {{{NAME}}}',
+      html: '<p>Hello {{{NAME}}}</p>',
+      text: 'Hello {{{NAME}}}',
+      from: 'Templates <rollback@example.com>',
+    }),
+    201,
+  );
+  await expectStatus('publish template', await test.post(`/templates/${template.id}/publish`), 200);
+  const byTemplate = await expectStatus(
+    'send by template',
+    await test.post('/emails', { to: SUCCESS, template: { id: template.id, variables: { NAME: 'Ada & <co>' } } }),
+    200,
+  );
+  ledger.emails.push({
+    label: 'by template',
+    id: byTemplate.id,
+    by,
+    from: 'Templates <rollback@example.com>',
+    to: [SUCCESS],
+    subject: 'Hello Ada & <co>',
+    html: '<p>Hello Ada &amp; &lt;co&gt;</p>',
+    text: 'Hello Ada & <co>',
+    files: [],
+    scheduled: false,
+  });
   // A test event to the flaky endpoint fails (its first attempt): a failed delivery for the recovery job.
   await expectStatus('test event', await test.post(`/webhooks/${flaky}/test`), 200);
 

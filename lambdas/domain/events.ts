@@ -196,7 +196,7 @@ export function newEvent(event: NewEvent, random: (size: number) => Uint8Array):
 
 /** An event about one recipient of an email: `to` is its bare address; data carries from and subject. */
 export function emailEvent(
-  email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject'>,
+  email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject' | 'templateId'>,
   recipient: string,
   type: SendflowEvent['type'],
   data: Readonly<Record<string, unknown>>,
@@ -211,7 +211,12 @@ export function emailEvent(
       ...timing,
       emailId: email.id,
       to: bareAddress(recipient),
-      data: { from: email.from, subject: email.subject, ...data },
+      data: {
+        from: email.from,
+        subject: email.subject,
+        ...(email.templateId !== undefined ? { template_id: email.templateId } : {}),
+        ...data,
+      },
     },
     random,
   );

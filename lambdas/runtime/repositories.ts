@@ -18,6 +18,7 @@ import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
+import { DynamoTemplateRepository } from '../adapters/dynamodb/templates';
 import { DynamoWebhookHealth } from '../adapters/dynamodb/webhook-health';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { EmailBodyStore } from '../app/emails/ports';
@@ -71,6 +72,7 @@ export function createRepositories(
     apiRequests: new DynamoApiRequestLog(doc, tables.apiRequests),
     listenSessions: new DynamoListenSessionRepository(doc, tables.listenSessions),
     receivedEmails: new DynamoReceivedEmailRepository(doc, tables.inboundEmails),
+    templates: new DynamoTemplateRepository(doc, tables.templates),
   };
 }
 

@@ -18,6 +18,7 @@ import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-lim
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
 import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
+import { DynamoTemplateRepository } from '../../lambdas/adapters/dynamodb/templates';
 import { DynamoWebhookHealth } from '../../lambdas/adapters/dynamodb/webhook-health';
 import { DynamoWebhookRepository } from '../../lambdas/adapters/dynamodb/webhooks';
 import { MemoryEmailBodyStore } from '../../lambdas/adapters/local/file-email-bodies';
@@ -54,6 +55,7 @@ import { receivedEmailRepositoryContract } from './suites/received-email-reposit
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
+import { templateRepositoryContract } from './suites/template-repository';
 import { webhookHealthStoreContract } from './suites/webhook-health-store';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -66,6 +68,10 @@ for (const { factory, skip } of backends) {
   describe.skipIf(skip !== null)(`on ${factory.name}${skip ? ` (${skip})` : ''}`, () => {
     const endpoint = sharedEndpoint(factory);
     describe('DynamoAccountRepository', () => accountRepositoryContract(endpoint));
+    describe('DynamoTemplateRepository', () =>
+      templateRepositoryContract(
+        dynamoHarness(endpoint, 'templates', (db, table) => new DynamoTemplateRepository(db.doc, table)),
+      ));
     describe('DynamoApiKeyRepository', () => apiKeyRepositoryContract(endpoint));
     describe('DynamoRateLimitCounter', () =>
       rateLimitCounterContract(

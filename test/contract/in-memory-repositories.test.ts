@@ -27,6 +27,7 @@ import {
 } from '../support/fakes';
 import { InMemoryReceivedEmailRepository } from '../support/inbound-fakes';
 import { InMemoryListenSessionRepository } from '../support/listen-fake';
+import { InMemoryTemplateRepository } from '../support/template-fake';
 import { apiRequestLogContract } from './suites/api-request-log';
 import { contactRepositoryContract } from './suites/contact-repository';
 import { deliveryRepositoryContract } from './suites/delivery-repository';
@@ -46,6 +47,7 @@ import { receivedEmailRepositoryContract } from './suites/received-email-reposit
 import { recoveryRepositoryContract } from './suites/recovery-repository';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
+import { templateRepositoryContract } from './suites/template-repository';
 import { webhookHealthStoreContract } from './suites/webhook-health-store';
 import { webhookRepositoryContract } from './suites/webhook-repository';
 
@@ -136,3 +138,6 @@ describe('InMemoryOutbox (domains, contacts, suppressions)', () =>
 describe('InMemorySessionStore', () => sessionStoreContract(memoryHarness(() => new InMemorySessionStore())));
 
 describe('InMemoryApiRequestLog', () => apiRequestLogContract(memoryHarness(() => new InMemoryApiRequestLog())));
+
+describe('InMemoryTemplateRepository', () =>
+  templateRepositoryContract(memoryHarness(() => new InMemoryTemplateRepository())));

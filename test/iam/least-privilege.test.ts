@@ -383,6 +383,43 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     });
     expectStatus(test, [200, 201, 202], 'send test email');
 
+    // Templates: created with an alias (a version, the count, the claim, the record), read by alias, listed, updated
+    // (a new draft, the old one deleted), published, sent by (the live send reads the claim, record and version),
+    // duplicated, deleted (the record, the claim, the versions found by a Query).
+    const template = await call('/templates', {
+      method: 'POST',
+      key: liveKey,
+      body: { name: 'Welcome', alias: 'welcome', subject: 'Hi {{{NAME}}}', html: '<p>Hi {{{NAME}}}</p>' },
+    });
+    expectStatus(template, 201, 'create template');
+    expectStatus(await call('/templates/welcome', { key: liveKey }), 200, 'get template by alias');
+    expectStatus(await call('/templates', { key: liveKey }), 200, 'list templates');
+    expectStatus(
+      await call(`/templates/${template.body.id}/publish`, { method: 'POST', key: liveKey }),
+      200,
+      'publish',
+    );
+    expectStatus(
+      await call(`/templates/${template.body.id}`, {
+        method: 'PATCH',
+        key: liveKey,
+        body: { html: '<p>{{{NAME}}}</p>' },
+      }),
+      200,
+      'update template',
+    );
+    const byTemplate = await call('/emails', {
+      method: 'POST',
+      key: liveKey,
+      body: { from: email.from, to: email.to, template: { id: 'welcome', variables: { NAME: 'Ada' } } },
+    });
+    expectStatus(byTemplate, [200, 201, 202], 'send by template');
+    const copy = await call(`/templates/${template.body.id}/duplicate`, { method: 'POST', key: liveKey });
+    expectStatus(copy, 200, 'duplicate template');
+    for (const id of [copy.body.id, template.body.id]) {
+      expectStatus(await call(`/templates/${id}`, { method: 'DELETE', key: liveKey }), 200, 'delete template');
+    }
+
     const contact = await call('/contacts', { method: 'POST', key: liveKey, body: { email: 'someone@example.org' } });
     expectStatus(contact, [200, 201, 202], 'create contact');
     expectStatus(await call('/contacts', { key: liveKey }), 200, 'list contacts');
@@ -704,7 +741,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, form({ token }));
     expect(signedIn.status, host('sendflow-public').output()).toBe(303);
     const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts'];
+    const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts', '/templates'];
     let csrf = '';
     for (const path of pages) {
       const res = await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } });

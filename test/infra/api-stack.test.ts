@@ -411,6 +411,8 @@ describe('least privilege', () => {
       listenSessions: sorted(del, put, query, update),
       // Received emails: listed per tenant and read by key; never written by the API.
       inboundEmails: sorted(get, query),
+      // Templates: records, alias claims and versions read by key, put, deleted; listed and counted (Query).
+      templates: sorted(del, get, put, query),
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

@@ -234,6 +234,33 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('getReceivedAttachment', 200, `/emails/receiving/${id}/attachments/${files.data[0]?.id}`, { key: live });
   });
 
+  it('templates, and an email sent by one', async () => {
+    const created = await call('createTemplate', 201, '/templates', {
+      json: {
+        name: 'Order',
+        alias: 'conformance-order',
+        subject: 'Your {{{PRODUCT}}}',
+        from: 'Acme <orders@acme.example>',
+        html: '<p>{{{PRODUCT}}} for {{{PRICE}}}</p>',
+        variables: [
+          { key: 'PRODUCT', type: 'string' },
+          { key: 'PRICE', type: 'number', fallback_value: 25 },
+        ],
+      },
+    });
+    await call('listTemplates', 200, '/templates?limit=5');
+    await call('publishTemplate', 200, `/templates/${created.id}/publish`, { method: 'POST' });
+    await call('updateTemplate', 200, `/templates/${created.id}`, { method: 'PATCH', json: { text: '{{{PRODUCT}}}' } });
+    await call('getTemplate', 200, '/templates/conformance-order');
+    const sent = await call('sendEmail', 200, '/emails', {
+      json: { to: 'success@simulator.amazonses.com', template: { id: created.id, variables: { PRODUCT: 'Pen' } } },
+    });
+    const email = await call('getEmail', 200, `/emails/${sent.id}`);
+    expect(email.template_id).toBe(created.id);
+    const copy = await call('duplicateTemplate', 200, `/templates/${created.id}/duplicate`, { method: 'POST' });
+    await call('deleteTemplate', 200, `/templates/${copy.id}`, { method: 'DELETE' });
+  });
+
   it('contacts, with the double opt-in pages', async () => {
     const contact = await call('createContact', 201, '/contacts', {
       json: { email: 'new@example.com', first_name: 'Ada' },

@@ -30,6 +30,7 @@ const STATUS: Record<string, number> = {
   createWebhook: 201,
   createDomain: 201,
   createContact: 201,
+  createTemplate: 201,
   startRecovery: 202,
   createListenSession: 201,
 };

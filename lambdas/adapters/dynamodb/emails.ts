@@ -75,6 +75,8 @@ const emailItem = z.object({
   sentAt: z.string().optional(),
   canceledAt: z.string().optional(),
   batchId: z.string().optional(),
+  // Sent by template (a release before templates ignores it: the email reads and sends as any other).
+  templateId: z.string().optional(),
   // Legacy (inside the item before the parts): read as they are until `admin upgrade-emails` moves them.
   html: z.string().optional(),
   text: z.string().optional(),

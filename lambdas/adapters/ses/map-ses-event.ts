@@ -32,6 +32,8 @@ interface Origin {
   readonly emailId: string;
   readonly accountId: string;
   readonly mode: Mode;
+  /** The template the email was sent by (its tag), when it was. */
+  readonly templateId?: string;
 }
 
 /** Why SES's Send is skipped: the send worker tells email.sent itself when SES takes a copy (app/emails/send-emails). */
@@ -57,7 +59,8 @@ function originOf(record: SesEventRecord): Origin | null {
   const accountId = tag(SES_TAGS.accountId);
   const mode = tag(SES_TAGS.mode);
   if (!emailId || !accountId || !(MODES as readonly string[]).includes(mode ?? '')) return null;
-  return { emailId, accountId, mode: mode as Mode };
+  const templateId = tag(SES_TAGS.templateId);
+  return { emailId, accountId, mode: mode as Mode, ...(templateId ? { templateId } : {}) };
 }
 
 /** One of our events, before the common fields: for whom, when, what. */
@@ -169,6 +172,7 @@ function eventsOf(record: Exclude<SesEventRecord, { eventType: 'Send' }>, origin
   const common = {
     from: decodeMimeWords(mail.commonHeaders?.from?.[0] ?? mail.source),
     subject: decodeMimeWords(mail.commonHeaders?.subject ?? ''),
+    ...(origin.templateId ? { template_id: origin.templateId } : {}),
   };
   return mapped.map((m) => {
     const to = bareAddress(m.to);

@@ -68,7 +68,12 @@ export function sendEmailRequest(
   configurationSet: string,
   attachments: readonly OutgoingAttachment[] = [],
 ): SendEmailRequest {
-  const tags = { [SES_TAGS.emailId]: email.id, [SES_TAGS.accountId]: email.accountId, [SES_TAGS.mode]: email.mode };
+  const tags = {
+    [SES_TAGS.emailId]: email.id,
+    [SES_TAGS.accountId]: email.accountId,
+    [SES_TAGS.mode]: email.mode,
+    ...(email.templateId !== undefined ? { [SES_TAGS.templateId]: email.templateId } : {}),
+  };
   for (const [name, value] of Object.entries(tags)) {
     if (!TAG_VALUE.test(value)) throw new TypeError(`SES tag ${name} cannot carry ${JSON.stringify(value)}`);
   }

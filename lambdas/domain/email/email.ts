@@ -85,6 +85,8 @@ export interface EmailMessage {
   readonly createdAt: string;
   /** Metadata of its attachments (kept with the body; their bytes are files of their own). */
   readonly attachments?: readonly AttachmentMeta[];
+  /** The template it was rendered from (a send with `template`): on GET, on its events and SES's tags. */
+  readonly templateId?: string;
 }
 
 /** Everyone the email goes to: each gets its own events. */

@@ -41,6 +41,7 @@ import { emailRoutes } from './pages/emails';
 import { eventTypeRoutes } from './pages/event-types';
 import { overviewRoutes } from './pages/overview';
 import { receivedRoutes } from './pages/received';
+import { templateRoutes } from './pages/templates';
 import { webhookRoutes } from './pages/webhooks';
 import type { DashboardRequest, DashboardRoute } from './routes';
 
@@ -56,6 +57,7 @@ const PAGES: readonly DashboardRoute[] = [
   ...webhookRoutes,
   ...eventTypeRoutes,
   ...emailRoutes,
+  ...templateRoutes,
   ...receivedRoutes,
   ...apiKeyRoutes,
   ...domainRoutes,

@@ -18,6 +18,7 @@ const NAV = [
   ['', 'Overview'],
   ['/webhooks', 'Webhooks'],
   ['/emails', 'Emails'],
+  ['/templates', 'Templates'],
   ['/received', 'Received'],
   ['/api-keys', 'API keys'],
   ['/domains', 'Domains'],

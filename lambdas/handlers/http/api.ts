@@ -19,6 +19,7 @@ import type { ReadReceivedDeps } from '../../app/inbound/read-received';
 import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
+import type { TemplateDeps } from '../../app/templates/templates';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
 import type { RecoveryDeps } from '../../app/webhooks/recoveries';
@@ -47,6 +48,7 @@ import { recoveryHandlers } from './recoveries';
 import { referenceHandlers } from './reference';
 import { json } from './response';
 import { suppressionHandlers } from './suppressions';
+import { templateHandlers } from './templates';
 import { unsubscribeHandlers } from './unsubscribe';
 import { usageHandlers } from './usage';
 import { webhookEventHandlers } from './webhook-events';
@@ -65,7 +67,8 @@ export interface ApiDeps
     ContactDeps,
     SignInDeps,
     ListenDeps,
-    ReadReceivedDeps {
+    ReadReceivedDeps,
+    TemplateDeps {
   /** Reads histories, and the status index (a cancel notes its status; a status-filtered listing reads it). */
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus' | 'recorded'>;
   readonly counter: RateLimitCounter;
@@ -101,6 +104,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...inboundHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,
+    ...templateHandlers(deps),
     ...usageHandlers(deps),
     ...logHandlers(deps),
     ...suppressionHandlers(deps),

@@ -16,6 +16,7 @@ import {
 } from '../../app/emails/send-emails';
 import type { FileStore } from '../../app/files/ports';
 import type { Principal } from '../../app/ports';
+import type { TemplateRepository } from '../../app/templates/ports';
 import {
   ATTACHMENT_LIMITS,
   type AttachmentMeta,
@@ -33,6 +34,7 @@ import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
 import { summary } from '../../domain/field-problems';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
+import { renderTemplatedBodies, templateField } from './templated-emails';
 import { validate } from './validate';
 
 const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
@@ -40,7 +42,7 @@ const MAX_RECIPIENTS = EMAIL_LIMITS.recipients;
 const MAX_SCHEDULE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A zod check from a rule that names its problem (or null), so the 422 says exactly what is wrong. */
-const rule =
+export const rule =
   (problem: (value: string) => string | null) =>
   (value: string, ctx: z.RefinementCtx): void => {
     const message = problem(value);
@@ -54,7 +56,7 @@ const TAG_TEXT = 'may hold only ASCII letters, digits, _ and - (1 to 256 of them
 const quoted = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
 /** `` `to[1]` is not an email address: "nope" (an address needs an @). E.g. … ``: the value, then the rule. */
-const address = z
+export const address = z
   .string({
     error: (issue) =>
       issue.input === undefined
@@ -77,7 +79,7 @@ const address = z
  * number, null, an object, nothing) gets one message saying what is expected, instead of zod's "Invalid input"
  * for a failed union.
  */
-const addresses = (max: number, { orNone = false } = {}) =>
+export const addresses = (max: number, { orNone = false } = {}) =>
   z.union(
     [
       address.transform((a) => [a]),
@@ -227,31 +229,34 @@ const attachments = z
       ctx.addIssue({ code: 'custom', message: 'Each `content_id` may be used once.' });
   });
 
+/** An email's fields at `now` (scheduled_at in the future and at most 30 days away). */
+const emailFields = (now: number) => ({
+  from: address,
+  to: addresses(MAX_RECIPIENTS),
+  subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
+  html: z.string().optional(),
+  text: z.string().optional(),
+  cc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+  bcc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
+  reply_to: addresses(10, { orNone: true }).optional(),
+  headers: headers.optional(),
+  tags: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
+        value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
+      }),
+    )
+    .max(50, 'must list at most 50 tags.')
+    .optional(),
+  scheduled_at: scheduledAt(now).optional(),
+  attachments: attachments.optional(),
+});
+
 /** The email schema at `now`: scheduled_at must be in the future and at most 30 days away. */
 export const emailBody = (now: number) =>
   z
-    .strictObject({
-      from: address,
-      to: addresses(MAX_RECIPIENTS),
-      subject: z.string().min(1).max(EMAIL_LIMITS.subject).superRefine(rule(unsafeTextProblem)),
-      html: z.string().optional(),
-      text: z.string().optional(),
-      cc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
-      bcc: addresses(MAX_RECIPIENTS, { orNone: true }).optional(),
-      reply_to: addresses(10, { orNone: true }).optional(),
-      headers: headers.optional(),
-      tags: z
-        .array(
-          z.strictObject({
-            name: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
-            value: z.string().regex(/^[A-Za-z0-9_-]{1,256}$/, TAG_TEXT),
-          }),
-        )
-        .max(50, 'must list at most 50 tags.')
-        .optional(),
-      scheduled_at: scheduledAt(now).optional(),
-      attachments: attachments.optional(),
-    })
+    .strictObject(emailFields(now))
     .refine((e) => e.html !== undefined || e.text !== undefined, {
       message: 'Give `html` or `text` (or both): the email needs a body.',
       path: ['html'],
@@ -294,6 +299,26 @@ const listQuery = z.strictObject({
     .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id (email_…).')
     .optional(),
 });
+
+/**
+ * What the OpenAPI document publishes for a send: the email's fields, and `template` (docs/templates.md) instead
+ * of html and text, with from and subject then optional (the template's defaults fill them). Requests are judged
+ * by renderTemplatedBodies, then emailBody.
+ */
+const sendSchema = (now: number) =>
+  z
+    .strictObject({
+      ...emailFields(now),
+      from: address.optional().meta({ description: 'Required, unless a template with a default from is used.' }),
+      subject: z
+        .string()
+        .min(1)
+        .max(EMAIL_LIMITS.subject)
+        .optional()
+        .meta({ description: 'Required, unless a template with a default subject is used.' }),
+      template: templateField.optional(),
+    })
+    .meta({ description: 'An email: html or text (or both), or a published template with its variables.' });
 
 const batchBody = (now: number) =>
   z
@@ -357,6 +382,10 @@ const emailSchema = named(
     suppressed: z.array(z.string()).meta({ description: 'Recipients not sent to: on the suppression list.' }),
     created_at: isoTime,
     tags: z.array(z.strictObject({ name: z.string(), value: z.string() })),
+    template_id: z
+      .string()
+      .nullable()
+      .meta({ description: 'The template it was rendered from (sent with `template`); null when it had none.' }),
     html: z.string().nullable().meta({ description: 'The HTML body as sent; null when it had none.' }),
     text: z.string().nullable().meta({ description: 'The plain-text body as sent; null when it had none.' }),
     events: z.array(
@@ -415,14 +444,25 @@ const responses = {
 } as const;
 
 export function emailHandlers(
-  deps: SendEmailDeps & ReadEmailDeps & ListEmailsDeps & { files: Pick<FileStore, 'downloadUrl'> },
+  deps: SendEmailDeps &
+    ReadEmailDeps &
+    ListEmailsDeps & {
+      files: Pick<FileStore, 'downloadUrl'>;
+      templates: TemplateRepository;
+      maxSendBodyBytes?: number;
+    },
 ) {
   const send: RouteHandler = async ({ caller, body }) => {
-    const [id] = await sendEmails(deps, caller, [validateEmails(emailBody(deps.clock.now()), body ?? {})]);
+    const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? {}, false);
+    const draft = withTemplate(validateEmails(emailBody(deps.clock.now()), rendered.body), rendered.templateIds[0]);
+    const [id] = await sendEmails(deps, caller, [draft]);
     return reply(responses.sendEmail, { id: id ?? '' });
   };
   const batch: RouteHandler = async ({ caller, body }) => {
-    const drafts = validateEmails(batchBody(deps.clock.now()), body ?? []);
+    const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? [], true);
+    const drafts = validateEmails(batchBody(deps.clock.now()), rendered.body).map((draft, i) =>
+      withTemplate(draft, rendered.templateIds[i]),
+    );
     const ids = await sendEmails(deps, caller, drafts, { batch: true });
     return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
@@ -487,6 +527,10 @@ export function emailHandlers(
   };
 }
 
+/** The draft of an email rendered from a template, marked with its id (stored, on GET, on every event). */
+const withTemplate = (draft: EmailDraft, templateId: string | undefined): EmailDraft =>
+  templateId ? { ...draft, templateId } : draft;
+
 /**
  * The body validated; when every problem is an attachment's, the 422 says `invalid_attachment` (the code a
  * caller branches on), with the same details.
@@ -549,6 +593,7 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     suppressed: email.suppressed,
     created_at: email.createdAt,
     tags: email.tags,
+    template_id: email.templateId ?? null,
     html: email.html ?? null,
     text: email.text ?? null,
     events: history.events.map((e) => ({ id: e.id, type: e.type, to: e.to ?? null, timestamp: e.timestamp })),
@@ -576,8 +621,8 @@ export function emailListView(email: EmailWithHistory): Body<typeof emailSummary
 export const requestSchemas: RequestSchemas = {
   listEmails: { query: listQuery },
   listEmailAttachments: { query: attachmentListQuery },
-  sendEmail: { body: emailBody(0) },
-  sendEmailBatch: { body: batchBody(0) },
+  sendEmail: { body: sendSchema(0) },
+  sendEmailBatch: { body: z.array(sendSchema(0)).min(1).max(100) },
   updateEmail: { body: updateBody(0) },
 };
 export const responseSchemas: ResponseSchemas = responses;

@@ -38,6 +38,10 @@ const emailCommon = {
     .array(z.string())
     .length(1)
     .meta({ description: "The recipient this event is about, as a list (Resend's field; the top-level `to`)." }),
+  template_id: prefixed(
+    'tpl',
+    'The template the email was rendered from; only on emails sent with `template`.',
+  ).optional(),
 };
 
 /** Resend's name for `timestamp`, on every event. */

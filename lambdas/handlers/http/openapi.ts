@@ -18,6 +18,7 @@ import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
 import { responseSchemas as suppressionResponses, requestSchemas as suppressions } from './suppressions';
+import { responseSchemas as templateResponses, requestSchemas as templates } from './templates';
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
 import { responseSchemas as usageResponses } from './usage';
 import { responseSchemas as webhookEventResponses, requestSchemas as webhookEvents } from './webhook-events';
@@ -42,6 +43,7 @@ const requests: RequestSchemas = {
   ...domains,
   ...inbound,
   ...contacts,
+  ...templates,
   ...unsubscribe,
   ...listen,
   ...webhookEvents,
@@ -62,6 +64,7 @@ const responses: ResponseSchemas = {
   ...domainResponses,
   ...inboundResponses,
   ...contactResponses,
+  ...templateResponses,
   ...unsubscribeResponses,
   ...usageResponses,
   ...logResponses,

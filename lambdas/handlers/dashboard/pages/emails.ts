@@ -32,6 +32,7 @@ interface EmailItem {
   html?: string | null;
   text?: string | null;
   attachments?: AttachmentItem[];
+  template_id?: string | null;
 }
 
 interface AttachmentItem {
@@ -129,7 +130,8 @@ ${
   const content = html`<p><a href="${BASE}/emails">All emails</a></p>
 <dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${e.status}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
 ${e.cc?.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${e.bcc.join(', ')}</dd>` : ''}
-<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd></dl>
+<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd>
+${e.template_id ? html`<dt>Template</dt><dd><a class="mono" href="${BASE}/templates/${e.template_id}">${e.template_id}</a></dd>` : ''}</dl>
 ${bodies}
 <section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>
 <section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>
