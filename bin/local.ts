@@ -1,9 +1,11 @@
 // `npm start`: the local runtime on PORT (default 3000), data under SF_DATA_DIR (default .data).
-// Prints where it listens, and a full-access test key on the first start of an empty store.
+// Prints where it listens, and a full-access test key on the first start of an empty store; then, on a terminal,
+// one short line per request and per webhook attempt (JSON lines into a pipe or a file, or with SF_LOG_FORMAT).
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createSignInLink } from '../lambdas/app/dashboard/sign-in';
 import { ConfigError, loadConfig, localTableDefaults } from '../lambdas/runtime/config';
+import { consoleColors, logFormatFor } from '../lambdas/runtime/local/console-lines';
 import { DataDirError } from '../lambdas/runtime/local/dynalite';
 import { startLocalRuntime } from '../lambdas/runtime/local/runtime';
 import { localStateFile, runningLocalRuntime, writeLocalState } from './local-state';
@@ -16,7 +18,10 @@ async function main(): Promise<void> {
   const running = runningLocalRuntime(stateFile);
   const taken = running !== undefined && resolve(running.dataDir) === resolve(loaded.dataDir);
   const config = taken ? { ...loaded, dataDirWaitSeconds: 0 } : loaded;
+  const tty = process.stdout.isTTY === true;
+  const pretty = logFormatFor(config.logFormat, tty) === 'pretty';
   const runtime = await startLocalRuntime(config, {
+    ...(pretty ? { consoleLines: { color: consoleColors(process.env, tty) } } : {}),
     // A Sendflow stopped a moment ago (Ctrl-C returns the prompt while it drains) still holds the directory.
     onDataDirWait: () =>
       console.log(
@@ -57,6 +62,7 @@ async function main(): Promise<void> {
   } else {
     console.log('Dashboard: npm run admin -- dashboard-link --account <id> prints a sign-in link.');
   }
+  if (pretty) console.log('Requests and webhook attempts follow, one line each (SF_LOG_FORMAT=json: JSON lines).\n');
 
   let stopping = false;
   const stop = async (signal: string) => {

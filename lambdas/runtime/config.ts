@@ -31,6 +31,11 @@ const schema = z.object({
   /** Authorizer result cache, seconds (API Gateway caps it at 3600). */
   SF_AUTH_CACHE_TTL: nonNegativeInt.max(3600).default(0),
   POWERTOOLS_LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT', 'CRITICAL']).default('INFO'),
+  /**
+   * Local runtime only: `pretty` (a short line per request and attempt, for people) or `json` (the AWS
+   * functions' lines). Unset: pretty when stdout is a terminal, JSON otherwise. The AWS functions ignore it.
+   */
+  SF_LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   /** Powertools Metrics (EMF on stdout, namespace Sendflow): on by default, off in the local runtime. */
   SF_METRICS: flag.default(true),
   /** The `service` dimension of every metric: one value per deployment (stage), shared by its functions. */
@@ -159,6 +164,8 @@ export interface Config {
   readonly ipRateLimit: number;
   readonly authCacheTtlSeconds: number;
   readonly logLevel: z.infer<typeof schema>['POWERTOOLS_LOG_LEVEL'];
+  /** Local runtime: SF_LOG_FORMAT, when set (else decided by whether stdout is a terminal). */
+  readonly logFormat?: 'json' | 'pretty';
   /** Metrics' `service` dimension, or null when metrics are off (the log lines stay). */
   readonly metricsService: string | null;
   readonly port: number;
@@ -256,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ipRateLimit: c.SF_IP_RATE_LIMIT,
     authCacheTtlSeconds: c.SF_AUTH_CACHE_TTL,
     logLevel: c.POWERTOOLS_LOG_LEVEL,
+    ...(c.SF_LOG_FORMAT ? { logFormat: c.SF_LOG_FORMAT } : {}),
     metricsService: c.SF_METRICS ? c.SF_METRICS_SERVICE : null,
     port: c.PORT,
     host: c.SF_HOST,

@@ -124,6 +124,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...TABLES, SF_LISTEN_MAX_WAIT_SECONDS: '21' })).toThrow(ConfigError);
   });
 
+  it('reads SF_LOG_FORMAT (json or pretty; unset leaves it to the local runtime), refusing anything else', () => {
+    expect(loadConfig(TABLES).logFormat).toBeUndefined();
+    expect(loadConfig({ ...TABLES, SF_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(loadConfig({ ...TABLES, SF_LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadConfig({ ...TABLES, SF_LOG_FORMAT: 'text' })).toThrow(/SF_LOG_FORMAT/);
+  });
+
   it('turns metrics off with SF_METRICS=false, names their service with SF_METRICS_SERVICE, refuses odd names', () => {
     expect(loadConfig({ ...TABLES, SF_METRICS: 'false' }).metricsService).toBeNull();
     expect(loadConfig({ ...TABLES, SF_METRICS_SERVICE: 'sendflow-staging' }).metricsService).toBe('sendflow-staging');

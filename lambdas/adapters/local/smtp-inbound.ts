@@ -232,7 +232,11 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
     table.endMessage(session.id, Date.now());
     if (table.has(session.id)) waitForMessage(session.id);
   };
-  server.on('error', (error) => options.onError('inbound SMTP: connection error', error));
+  // Listening's own failure (a port in use) is start()'s error, said once by its caller: not logged here too.
+  let listening = false;
+  server.on('error', (error) => {
+    if (listening) options.onError('inbound SMTP: connection error', error);
+  });
   // A per-connection deadline: the idle time-out alone lets a client that trickles a byte a minute stay forever.
   const sockets = new Set<Socket>();
   server.server.on('connection', (socket: Socket) => {
@@ -247,6 +251,7 @@ export async function startSmtpInbound(options: SmtpInboundOptions): Promise<Smt
     server.server.once('error', reject);
     server.listen(options.port, options.host, () => {
       server.server.off('error', reject);
+      listening = true;
       resolve();
     });
   });

@@ -14,6 +14,12 @@ export interface PowertoolsTelemetryOptions {
   readonly logger: Logger;
   /** The `service` dimension of every metric; null turns metrics off (the log lines stay). */
   readonly metricsService: string | null;
+  /**
+   * The level of the lines for work recorded elsewhere (a request answered below 400 or with 429, fast; an
+   * attempt that succeeded and was recorded): `debug` (the default, on AWS, where CloudWatch bills every line);
+   * `info` on a terminal, where `npm start` shows one line per request and per attempt.
+   */
+  readonly routineLevel?: 'debug' | 'info';
 }
 
 const EMAIL_METRICS: Record<EmailOutcome, string> = {
@@ -35,9 +41,11 @@ export class PowertoolsTelemetry implements Telemetry {
   private readonly logger: Logger;
   /** Null when metrics are off. */
   private readonly metrics: EmfBuffer | null;
+  private readonly routine: 'debug' | 'info';
 
   constructor(options: PowertoolsTelemetryOptions) {
     this.logger = options.logger;
+    this.routine = options.routineLevel ?? 'debug';
     const service = options.metricsService;
     this.metrics = service === null ? null : new EmfBuffer(METRICS_NAMESPACE, { [D.service]: service });
   }
@@ -48,7 +56,7 @@ export class PowertoolsTelemetry implements Telemetry {
     // INFO would pay CloudWatch for every delivery twice. Failures, slow answers (they mark the endpoint slow),
     // and results a lapsed claim kept from being recorded are what an operator looks for: INFO.
     const quiet = !errorClass && report.recorded && !isSlowOutcome(report, LANE_POLICY);
-    (quiet ? this.logger.debug : this.logger.info).call(this.logger, 'webhook attempt', {
+    this.logger[quiet ? this.routine : 'info']('webhook attempt', {
       delivery_id: report.deliveryId,
       webhook_id: report.webhookId,
       account_id: report.accountId,
@@ -81,7 +89,7 @@ export class PowertoolsTelemetry implements Telemetry {
     // what an operator looks for: INFO. A 429 is the limiter working, answered as fast as a client retries, so
     // a storm of them stays quiet; ApiRequests counts them by route and status.
     const quiet = (report.status < 400 || report.status === 429) && report.durationMs < SLOW_REQUEST_MS;
-    (quiet ? this.logger.debug : this.logger.info).call(this.logger, 'api request', {
+    this.logger[quiet ? this.routine : 'info']('api request', {
       route: report.route,
       method: report.method,
       status: report.status,

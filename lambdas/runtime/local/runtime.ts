@@ -22,6 +22,7 @@ import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapt
 import { noUsagePlans } from '../../adapters/local/usage-plans';
 import { parseThreadModule } from '../../adapters/mime/parse-thread-module';
 import { ThreadMimeParser } from '../../adapters/mime/thread-mime-parser';
+import { PowertoolsTelemetry } from '../../adapters/telemetry/powertools-telemetry';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import { receivingDomain } from '../../app/domains/domains';
 import type { EmailBodyStore } from '../../app/emails/ports';
@@ -51,6 +52,8 @@ import type { Config } from '../config';
 import { documentClient } from '../document-client';
 import { createLogger } from '../logger';
 import { createServices, type Services } from '../services';
+import type { ConsoleStyle } from './console-lines';
+import { createConsoleLogger } from './console-logger';
 import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
 import { createDownloadRoute } from './file-downloads';
@@ -98,6 +101,11 @@ export interface LocalRuntime {
 export interface LocalRuntimeOptions {
   readonly clock?: Clock;
   readonly logger?: Logger;
+  /**
+   * Log lines for people (`npm start` on a terminal, or SF_LOG_FORMAT=pretty): one short line per request and per
+   * webhook attempt, successful ones included (at INFO here, DEBUG on AWS). Absent: the AWS functions' JSON lines.
+   */
+  readonly consoleLines?: ConsoleStyle;
   /** Called on the local DynamoDB client as soon as it exists, e.g. to add a call-counting middleware. */
   readonly instrument?: (client: DynamoDBClient) => void;
   /**
@@ -121,7 +129,8 @@ export interface LocalRuntimeOptions {
 }
 
 export async function startLocalRuntime(config: Config, options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
-  const logger = options.logger ?? createLogger(config);
+  const logger =
+    options.logger ?? (options.consoleLines ? createConsoleLogger(config, options.consoleLines) : createLogger(config));
   const dynamo = await startDynalite(config.dataDir, {
     ...(options.dynamoPreload ? { preload: options.dynamoPreload } : {}),
     lockWaitMs: config.dataDirWaitSeconds * 1000,
@@ -180,6 +189,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       maxHeapMb: PARSE_HEAP_MB,
     });
     const services = createServices(config, client, logger, {
+      ...(options.consoleLines
+        ? {
+            telemetry: new PowertoolsTelemetry({ logger, metricsService: config.metricsService, routineLevel: 'info' }),
+          }
+        : {}),
       emailBodies,
       files,
       mimeParser,
@@ -234,8 +248,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     // The journals hold every queued message, delayed retries and sends included, and re-armed them above. The
     // reconciler's first run, now and with no grace (nothing is in flight before we listen), finds what a crash
     // left between a table write and its queue message or publish.
+    // A run the stop cuts short (the store closes under it) failed at nothing: the next start's first run redoes it.
     const runReconciler = (handler: () => Promise<unknown>) => () => {
-      reconciling = handler().catch((error: unknown) => logger.error('reconciler failed', error as Error));
+      reconciling = handler().catch((error: unknown) => {
+        if (!closing) logger.error('reconciler failed', error as Error);
+      });
     };
     runReconciler(createReconcilerHandler({ ...services, graceSeconds: 0 }))();
     reconciler = setInterval(
@@ -372,11 +389,18 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       },
     };
   } catch (error) {
+    // A start that failed (a port in use) after the work began: the reconciler's first run and the batches the
+    // journals re-armed are using the store. As stop() does, they end (or are cut short, their work left in the
+    // journals and tables for the next start) before the store closes, so the failure is all that is said.
+    closing = true;
     clearInterval(reconciler);
     server?.close();
     await smtp?.stop();
+    const deadline = Date.now() + STOP_MS;
+    const left = () => Math.max(0, deadline - Date.now());
+    await Promise.all(Object.values(local).map((q) => q.stop(left())));
+    await Promise.race([reconciling, sleep(left())]);
     await mimeParser?.close();
-    await Promise.all(Object.values(local).map((q) => q.stop(0)));
     client.destroy();
     await dynamo.close();
     throw error;
