@@ -55,6 +55,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
       statuses: await backfillEmailStatuses(documentClient(client), config.tables.emails, config.tables.emailEvents),
     }),
     upgradeSuppressions: () => upgradeSuppressions(documentClient(client), config.tables.suppressions),
+    reputation: { store: repos.reputationStore, policy: config.reputation, clock },
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

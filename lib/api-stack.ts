@@ -77,13 +77,29 @@ const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 /** The per-email ordering lanes' items in the deliveries table (adapters/dynamodb/order-lanes). */
 const ORDER_LANES = `${LANE_PREFIX}*`;
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+/** The reputation table's counters (`c#…`: one ADD per counted event) and standings (`s#…`), adapters/dynamodb/reputation. */
+const REPUTATION_COUNTERS = 'c#*';
+const REPUTATION_STANDINGS = 's#*';
+/**
+ * What processing an event does to the reputation table (app/reputation/track-reputation): counts it (UpdateItem
+ * ADD on counters); a hard bounce or complaint reads the window's counters by key (BatchGetItem) and the tenant's
+ * standings (Query), and notes a warning or pause with its event in the standing's outbox, clears it once fanned
+ * out, or ends a warning (UpdateItem of standings).
+ */
+const JUDGE_REPUTATION: TableAccess = {
+  partitions: [
+    { items: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], leadingKeys: [REPUTATION_COUNTERS] },
+    { items: ['dynamodb:Query', 'dynamodb:UpdateItem'], leadingKeys: [REPUTATION_STANDINGS] },
+  ],
+};
 
 /**
  * `read`: reads on the table and Query on its manifest indexes. `readWrite`: also PutItem and UpdateItem on the
  * table. An object grants exactly what it lists: `read` (the reads above), `write` (PutItem, UpdateItem),
  * `items` (these item actions on the table itself; a conditional write needs no read), `query` (Query on the
  * named indexes only), and `leadingKeys`: the item actions only on items whose partition key matches one of these
- * patterns (IAM's dynamodb:LeadingKeys), for a function that may touch one kind of item of a shared table.
+ * patterns (IAM's dynamodb:LeadingKeys), for a function that may touch one kind of item of a shared table;
+ * `partitions`: more such grants, each its own statement (other actions on other kinds of item of the table).
  */
 type TableAccess =
   | 'none'
@@ -95,6 +111,10 @@ type TableAccess =
       readonly items?: readonly ItemAction[];
       readonly query?: readonly string[];
       readonly leadingKeys?: readonly string[];
+      readonly partitions?: readonly {
+        readonly items: readonly ItemAction[];
+        readonly leadingKeys: readonly string[];
+      }[];
     };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
@@ -171,6 +191,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // never writes them (the SMTP server locally, the inbound function on AWS do).
     inboundEmails: { items: ['dynamodb:GetItem', 'dynamodb:Query'] },
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'] },
+    // A send reads the tenant's reputation standings (a paused one is refused); GET /v1/emails/metrics queries the
+    // counters of a range and the standings. The API never writes them (the event processors and the admin CLI do).
+    reputation: { items: ['dynamodb:Query'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -190,6 +213,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: 'none',
+    reputation: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed; an ordered webhook's enters its email's lane first), records each event in its email's history with one conditional PutItem and
@@ -219,6 +243,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // The fan-out reads the account's live listen sessions (one Query) and puts each event on those that take it.
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    reputation: JUDGE_REPUTATION,
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -247,6 +272,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: 'none',
+    reputation: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -269,6 +295,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // Received emails' email.received events the inbound function could not relay (byOutboxEvents).
     inboundEmails: { query: ['byOutboxEvents'], items: RELAY },
     listenSessions: 'none',
+    // account.reputation_warning events an event processor noted and could not fan out (only standings hold them).
+    reputation: { query: ['byOutboxEvents'], partitions: [{ items: RELAY, leadingKeys: [REPUTATION_STANDINGS] }] },
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -302,6 +330,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     // email.sent goes to the account's live listen sessions (one Query, a PutItem per session that takes it).
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    // email.sent is counted (UpdateItem ADD of counters; it never raises a rate, so no judgment here); a live email
+    // queued before its tenant was paused reads the standings before its copies go (Query).
+    reputation: {
+      partitions: [
+        { items: ['dynamodb:UpdateItem'], leadingKeys: [REPUTATION_COUNTERS] },
+        { items: ['dynamodb:Query'], leadingKeys: [REPUTATION_STANDINGS] },
+      ],
+    },
   },
   // The SES event mapper maps without reading (the message tags say whose email an event is about), then
   // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
@@ -322,6 +358,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     apiRequests: 'none',
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
+    // Bounces and complaints arrive here: counted and judged as the dispatcher does.
+    reputation: JUDGE_REPUTATION,
   },
 };
 
@@ -346,6 +384,7 @@ const inboundAccess: Access = {
   apiRequests: 'none',
   inboundEmails: { items: RELAY },
   listenSessions: 'none',
+  reputation: 'none',
 };
 
 export interface SendflowApiStackProps extends StackProps {
@@ -850,6 +889,11 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
     ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.leadingKeys] } }
     : undefined;
   if (items.length) allow([...new Set(items)], [tableArn], partitions);
+  for (const scoped of access.partitions ?? []) {
+    allow([...new Set(scoped.items)], [tableArn], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...scoped.leadingKeys] },
+    });
+  }
   if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));

@@ -21,6 +21,7 @@ import { type ProcessEventDeps, processEvents } from '../app/events/process-even
 import type { FileStore } from '../app/files/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { AuthorizerCache, Clock } from '../app/ports';
+import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
@@ -34,7 +35,7 @@ import type {
   WebhookSender,
 } from '../app/webhooks/ports';
 import { EMAIL_LIMITS } from '../domain/email/limits';
-import type { SendflowEvent } from '../domain/events';
+import type { EventType, SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -108,6 +109,20 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
+  // Sending reputation (issue 29): counted and judged where events are processed, checked where emails are sent.
+  const reputation: ReputationDeps = {
+    store: repositories.reputationStore,
+    policy: config.reputation,
+    clock,
+    random,
+    announce: config.reputation.events,
+  };
+  const reputationFailed = (event: SendflowEvent, error: unknown) =>
+    logger.warn('reputation not counted or judged (the figures may undercount by this event)', {
+      error: error as Error,
+      event_id: event.id,
+      event_type: event.type,
+    });
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
   // cannot finish go to the events queue through the email's outbox (app/emails/send-emails).
   const eventDeps: ProcessEventDeps = {
@@ -120,6 +135,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     listenRelayFailed,
     orderLanes: repositories.orderLanes,
     retentionSeconds: hooks.retentionSeconds,
+    reputation,
+    reputationFailed,
   };
   return {
     logger,
@@ -240,6 +257,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       return failed;
     },
     ipRateLimit: config.ipRateLimit,
+    reputation,
+    reputationFailed,
+    // Expand/contract: subscriptions to the reputation event wait for the stage's switch (SF_REPUTATION_EVENTS).
+    heldEventTypes: (config.reputation.events ? [] : ['account.reputation_warning']) as EventType[],
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
     // (one process); on AWS the WAF's rate-based rules are the limit.
     anonymousCounter: new InMemoryRateLimitCounter(),

@@ -24,6 +24,7 @@ import type { DomainRepository } from '../domains/ports';
 import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
+import { assertSendingAllowed, pauseFor, type SendingGateDeps } from '../reputation/sending-gate';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { type OrderingDeps, type Reservation, releaseReserved, reserveSent } from '../webhooks/ordering';
 import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/ports';
@@ -112,6 +113,12 @@ export interface SendEmailDeps {
    * lane is read or written here.
    */
   readonly sentOrdering?: OrderingDeps & { readonly webhooks: Pick<WebhookRepository, 'list'> };
+  /**
+   * Sending reputation (app/reputation/sending-gate): a paused tenant (or sending domain) is refused on accept
+   * (403 sending_paused), and its emails queued before the pause fail with reason `sending_paused` at send.
+   * Absent: nothing is checked.
+   */
+  readonly reputation?: SendingGateDeps;
 }
 
 /** As the email repositories default it (30 days). */
@@ -127,6 +134,8 @@ const SEND_CHUNK = 10;
  * (docs/architecture.md, "Sends: one outcome per recipient").
  */
 export const OUTCOME_UNKNOWN = 'send_outcome_unknown';
+/** The reason of email.failed for a copy of an email accepted before its tenant's sending was paused. */
+export const SENDING_PAUSED = 'sending_paused';
 
 /** The send worker did not settle every recipient it could (retryable outcomes, or its time ran out). */
 export class SendIncompleteError extends Error {
@@ -190,6 +199,9 @@ export async function sendEmails(
   });
   // Before anything is counted: an email too large to store is refused whole, like any bad input.
   assertStorable(emails, options.batch);
+  // A tenant whose sending is paused for its bounce or complaint rate is refused before anything counts (403).
+  if (deps.reputation)
+    await assertSendingAllowed(deps.reputation, tenant, [...new Set(drafts.map((d) => senderDomain(d.from)))]);
   let counted: { window: QuotaWindow; count: number };
   if (caller.mode === 'live') {
     await assertVerifiedSenders(deps, tenant, drafts, options.batch);
@@ -396,6 +408,14 @@ async function sendStored(
     }
     const event = emailEvents(deps, email, [to], 'email.suppressed', { reason: suppression.reason });
     await record(i, { state: 'pending' }, { state: 'suppressed', tries: stateOf(i).tries }, event);
+  }
+  // Paused since it was accepted (its tenant's, or its domain's, bounce or complaint rate): no copy goes out.
+  if (toSend.length && deps.reputation && (await pauseFor(deps.reputation, email, [senderDomain(email.from)]))) {
+    for (const i of toSend.splice(0)) {
+      const failed = failedEvents(deps, email, [all[i] as string], SENDING_PAUSED);
+      const tries = stateOf(i).tries;
+      await record(i, { state: 'pending' }, { state: 'failed', tries, reason: SENDING_PAUSED }, failed);
+    }
   }
   // Its attachments, read once for every chunk (null: one is no longer stored, so no copy can be sent).
   const attachments: OutgoingAttachment[] | null =

@@ -8,6 +8,7 @@ import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
+import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
 import type { Tenant, Webhook } from '../webhooks/ports';
@@ -19,6 +20,10 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly listenSessions?: RelayDeps['listenSessions'];
   /** Told when putting an event on the listen sessions failed (a log line); the event goes on regardless. */
   readonly listenRelayFailed?: (event: SendflowEvent, error: unknown) => void;
+  /** Sending reputation: counts each event once (app/reputation/track-reputation); absent, nothing is counted. */
+  readonly reputation?: ReputationDeps;
+  /** Told when counting or judging an event failed (a log line): the event goes on regardless. */
+  readonly reputationFailed?: (event: SendflowEvent, error: unknown) => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -70,14 +75,31 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
   // rank keeps it idempotent), together, so neither tells of an event that was not fanned out.
   const noted = statusFromEvent(event);
   await settled(event, [
-    deps.emailHistory.record(emailId, {
-      id: event.id,
-      type: event.type,
-      timestamp: event.timestamp,
-      ...(event.to ? { to: event.to } : {}),
-    }),
+    deps.emailHistory
+      .record(emailId, {
+        id: event.id,
+        type: event.type,
+        timestamp: event.timestamp,
+        ...(event.to ? { to: event.to } : {}),
+      })
+      .then((recorded) => (recorded ? tally(deps, event) : undefined)),
     ...(noted ? [deps.emailHistory.noteStatus(event, emailId, noted)] : []),
   ]);
+}
+
+/**
+ * Counts the event toward its tenant's sending reputation, once: only when its history record is new, so a
+ * redelivered event is never counted twice. Best effort: a failure is reported, not thrown (processing the event
+ * again would find its record and count nothing), so a lost write can only undercount. A warning or pause it causes
+ * is fanned out here, as this event is.
+ */
+async function tally(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
+  if (!deps.reputation) return;
+  try {
+    await trackReputation(deps.reputation, event, (told) => processEvent(deps, told));
+  } catch (error) {
+    deps.reputationFailed?.(event, error);
+  }
 }
 
 /** Waits for every step; throws the failure, or all of them, if any failed. */

@@ -1,6 +1,7 @@
 // Use cases of listen sessions (`npm run listen`): open one (at most LISTEN_SESSIONS_PER_ACCOUNT per account),
 // pull its events by long-poll (which keeps it alive), end it. The CLI pulls: nothing ever calls the laptop.
 import { LimitExceededError, NotFoundError } from '../../domain/errors';
+import type { EventType } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import {
   expiredBefore,
@@ -29,6 +30,8 @@ export interface ListenDeps {
    * once and the CLI polls again a second later.
    */
   readonly listenMaxWaitMs?: number;
+  /** Event types this stage does not write yet (ManageWebhookDeps.heldEventTypes): naming one is a 422. */
+  readonly heldEventTypes?: readonly EventType[];
 }
 
 /**
@@ -49,7 +52,7 @@ export async function createListenSession(
     ...tenant,
     id: timeOrderedId('ls', now, deps.random),
     secret: generateSigningSecret(deps.random),
-    events: input.events ? validEventTypes(input.events) : null,
+    events: input.events ? validEventTypes(input.events, deps.heldEventTypes) : null,
     createdAt: now,
     expiresAt: idleExpiry(now),
   };

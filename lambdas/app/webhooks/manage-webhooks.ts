@@ -1,7 +1,7 @@
 // Use cases for webhook endpoints (spec §2.1, §3.1, §4.1; DESIGN §4): create, list, get, update, delete, and
 // rotate the signing secret.
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../domain/errors';
-import { type EventType, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
+import { type EventType, normalizeEventName, normalizeEventNames, unknownEventTypeMessage } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
@@ -15,6 +15,12 @@ export interface ManageWebhookDeps {
   readonly urlVerifier: UrlVerifier;
   readonly clock: Clock;
   readonly random: RandomBytes;
+  /**
+   * Event types this stage does not write yet (expand/contract: a release before cannot read a webhook subscribed
+   * to them, so they are held back until the stage's switch says the previous release reads them). Subscribing to
+   * one is a 422 saying so.
+   */
+  readonly heldEventTypes?: readonly EventType[];
 }
 
 export interface WebhookInput {
@@ -40,7 +46,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...tenant,
     id: timeOrderedId('wh', deps.clock.now(), deps.random),
     url: input.url,
-    events: validEventTypes(input.events),
+    events: validEventTypes(input.events, deps.heldEventTypes),
     format: input.format ?? detectFormat(input.url),
     ...(input.description !== undefined ? { description: input.description } : {}),
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
@@ -113,7 +119,7 @@ export async function updateWebhook(
   const changes: WebhookChanges = {
     ...(input.url !== undefined ? { url: input.url } : {}),
     ...(redetect && input.url !== undefined ? { format: detectFormat(input.url) } : {}),
-    ...(input.events !== undefined ? { events: validEventTypes(input.events) } : {}),
+    ...(input.events !== undefined ? { events: validEventTypes(input.events, deps.heldEventTypes) } : {}),
     ...(input.active !== undefined ? { active: input.active } : {}),
     // A resume starts afresh: no disabled reason, and a new failure streak (auto-disable's window restarts). Only
     // a resume: `active: true` on an active webhook (a client sending the whole object) keeps its streak.
@@ -168,14 +174,26 @@ export function assertActive(webhook: Webhook): void {
     throw new ConflictError('The webhook is paused; resume it (PUT active: true) first.', 'webhook_paused');
 }
 
-/** Event names as given (legacy names too), normalized; an unknown one is a 422 naming its index. */
-export function validEventTypes(events: readonly string[]): EventType[] {
+/**
+ * Event names as given (legacy names too), normalized; an unknown one, or one this stage holds back (`held`), is a
+ * 422 naming its index.
+ */
+export function validEventTypes(events: readonly string[], held: readonly EventType[] = []): EventType[] {
   const result = normalizeEventNames(events);
   if ('unknown' in result) {
     throw new ValidationError('The request body is invalid.', {
       details: result.unknown.map((name) => ({
         path: `events.${events.indexOf(name)}`,
         message: unknownEventTypeMessage(name),
+      })),
+    });
+  }
+  const heldBack = events.filter((name) => held.includes(normalizeEventName(name) as EventType));
+  if (heldBack.length) {
+    throw new ValidationError('The request body is invalid.', {
+      details: heldBack.map((name) => ({
+        path: `events.${events.indexOf(name)}`,
+        message: `${name} is not sent on this deployment yet (its operators turn it on: SF_REPUTATION_EVENTS).`,
       })),
     });
   }

@@ -1,0 +1,251 @@
+// Sending reputation in DynamoDB (the `reputation` table, issue 29). Two kinds of item:
+// - counters: pk `c#<account>#<mode>#<shard>`, sk `a#<day>` (the tenant's day) or `d#<day>#<domain>` (one sending
+//   domain's day); each counted event is one UpdateItem ADD on each (about 100 bytes: 1 WRU), spread over
+//   COUNTER_SHARDS by event id, so a tenant's 2,000 counted events a second stay under a key's 1,000 WCU. They
+//   expire COUNTER_RETENTION_DAYS after their day. A judgment reads its window by key (BatchGetItem), the metrics
+//   route a range (one Query per shard and kind).
+// - standings: pk `s#<account>#<mode>`, sk `account` or `domain:<name>`: warned, paused, lifted, with the
+//   account.reputation_warning events in the item's outbox until relayed. No TTL: a pause stays until lifted.
+// Releases before this one never read the table (expand/contract: nothing of theirs changes).
+import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { PendingEvents } from '../../app/outbox';
+import {
+  type NotedFigures,
+  type ReputationStore,
+  type Standing,
+  type Subject,
+  subjectKey,
+  subjectOf,
+  type TenantCounts,
+} from '../../app/reputation/ports';
+import type { Tenant } from '../../app/webhooks/ports';
+import {
+  addCounts,
+  COUNT_FIELDS,
+  COUNTER_RETENTION_DAYS,
+  type CountField,
+  type Counts,
+  dayStart,
+  NO_COUNTS,
+} from '../../domain/email/reputation';
+import type { SendflowEvent } from '../../domain/events';
+import { batchGetAll, unlessConditionFails } from './operations';
+import { DynamoOutbox, updateExpression } from './outbox';
+import { shardOf } from './shards';
+
+/** Counter items per tenant and day (and per domain and day). */
+export const COUNTER_SHARDS = 4;
+
+const counterPk = (tenant: Tenant, shard: number) => `c#${tenant.accountId}#${tenant.mode}#${shard}`;
+const standingPk = (tenant: Tenant) => `s#${tenant.accountId}#${tenant.mode}`;
+const accountSk = (day: string) => `a#${day}`;
+const domainSk = (day: string, domain: string) => `d#${day}#${domain}`;
+
+/** The standing's attributes, always through placeholders (DynamoDB reserves many plain words). */
+const NAMES = { '#warnedAt': 'warnedAt', '#warning': 'warning', '#pausedAt': 'pausedAt', '#pause': 'pause' };
+
+const count = z.number().int().min(0).catch(0);
+const counterItem = z.object({
+  sk: z.string(),
+  ...Object.fromEntries(COUNT_FIELDS.map((field) => [field, count.optional()])),
+});
+
+const figures = z.object({
+  sent: z.number(),
+  bounced: z.number(),
+  complained: z.number(),
+  bounceRate: z.number().nullable(),
+  complaintRate: z.number().nullable(),
+  breaches: z.array(z.enum(['bounce_rate', 'complaint_rate'])),
+});
+const countsSchema = z.object(Object.fromEntries(COUNT_FIELDS.map((field) => [field, count.default(0)])));
+const standingItem = z.object({
+  sk: z.string(),
+  warnedAt: z.string().optional(),
+  warning: figures.optional(),
+  pausedAt: z.string().optional(),
+  pause: figures.optional(),
+  liftedAt: z.string().optional(),
+  liftNote: z.string().optional(),
+  baseline: z.record(z.string(), countsSchema).optional(),
+});
+
+export class DynamoReputationStore implements ReputationStore {
+  readonly outbox: DynamoOutbox;
+
+  constructor(
+    private readonly doc: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {
+    this.outbox = new DynamoOutbox(doc, tableName, ['pk', 'sk']);
+  }
+
+  async count(
+    tenant: Tenant,
+    entry: { day: string; domain: string | null; fields: readonly CountField[]; spread: string },
+  ): Promise<void> {
+    const pk = counterPk(tenant, shardOf(entry.spread, COUNTER_SHARDS));
+    const expiresAt = Math.floor(dayStart(entry.day) / 1000) + COUNTER_RETENTION_DAYS * 86_400;
+    const add = {
+      UpdateExpression: `ADD ${entry.fields.map((_, i) => `#f${i} :one`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
+      ExpressionAttributeNames: Object.fromEntries(entry.fields.map((field, i) => [`#f${i}`, field])),
+      ExpressionAttributeValues: { ':one': 1, ':exp': expiresAt },
+    };
+    const keys = [accountSk(entry.day), ...(entry.domain ? [domainSk(entry.day, entry.domain)] : [])];
+    await Promise.all(
+      keys.map((sk) => this.doc.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk }, ...add }))),
+    );
+  }
+
+  async countsOn(tenant: Tenant, days: readonly string[], domains: readonly string[]): Promise<TenantCounts> {
+    const sks = days.flatMap((day) => [accountSk(day), ...domains.map((domain) => domainSk(day, domain))]);
+    const keys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterPk(tenant, shard)).flatMap((pk) =>
+      sks.map((sk) => ({ pk, sk })),
+    );
+    return gather(await batchGetAll(this.doc, this.tableName, keys));
+  }
+
+  async countsBetween(tenant: Tenant, from: string, to: string, maxItems: number): Promise<TenantCounts> {
+    const items: Record<string, unknown>[] = [];
+    const ranges = [
+      [accountSk(from), accountSk(to)],
+      [`d#${from}#`, `d#${to}#\uffff`],
+    ];
+    await Promise.all(
+      Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterPk(tenant, shard)).flatMap((pk) =>
+        ranges.map(async ([low, high]) => {
+          let cursor: Record<string, unknown> | undefined;
+          do {
+            const page = await this.doc.send(
+              new QueryCommand({
+                TableName: this.tableName,
+                KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
+                ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
+                ExclusiveStartKey: cursor,
+              }),
+            );
+            items.push(...(page.Items ?? []));
+            if (items.length > maxItems) {
+              throw new RangeError(`more than ${maxItems} counters from ${from} to ${to}: narrow the range`);
+            }
+            cursor = page.LastEvaluatedKey;
+          } while (cursor);
+        }),
+      ),
+    );
+    return gather(items);
+  }
+
+  async standings(tenant: Tenant): Promise<Standing[]> {
+    const { Items } = await this.doc.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': standingPk(tenant) },
+      }),
+    );
+    return (Items ?? []).flatMap((item) => {
+      const parsed = standingItem.safeParse(item);
+      const subject = parsed.success ? subjectOf(parsed.data.sk) : null;
+      if (!parsed.success || !subject) return [];
+      const { sk: _sk, ...rest } = parsed.data;
+      return [{ subject, ...rest } as Standing];
+    });
+  }
+
+  async note(
+    tenant: Tenant,
+    subject: Subject,
+    change: { at: string; warning?: NotedFigures; pause?: NotedFigures },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const set: string[] = [];
+    const conditions: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':at': change.at };
+    if (change.warning) {
+      set.push('#warnedAt = :at', '#warning = :warning');
+      conditions.push('attribute_not_exists(#warnedAt)');
+      Object.assign(names, { '#warnedAt': 'warnedAt', '#warning': 'warning' });
+      values[':warning'] = { ...change.warning, breaches: [...change.warning.breaches] };
+    }
+    if (change.pause) {
+      set.push('#pausedAt = :at', '#pause = :pause');
+      conditions.push('attribute_not_exists(#pausedAt)');
+      Object.assign(names, { '#pausedAt': 'pausedAt', '#pause': 'pause' });
+      values[':pause'] = { ...change.pause, breaches: [...change.pause.breaches] };
+    }
+    if (set.length === 0) return null;
+    return this.outbox.write(this.key(tenant, subject), [{ set, values, names }], conditions.join(' AND '), events);
+  }
+
+  async clearWarning(tenant: Tenant, subject: Subject, warnedAt: string): Promise<void> {
+    await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(tenant, subject),
+          UpdateExpression: 'REMOVE #warnedAt, #warning',
+          ConditionExpression: '#warnedAt = :seen AND attribute_not_exists(#pausedAt)',
+          ExpressionAttributeNames: { '#warnedAt': 'warnedAt', '#warning': 'warning', '#pausedAt': 'pausedAt' },
+          ExpressionAttributeValues: { ':seen': warnedAt },
+        }),
+      ),
+    );
+  }
+
+  async lift(
+    tenant: Tenant,
+    subject: Subject,
+    lift: { at: string; note: string; baseline: Readonly<Record<string, Counts>> },
+  ): Promise<Standing | null> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(tenant, subject),
+          ...updateExpression({
+            set: ['#liftedAt = :at', '#liftNote = :note', '#baseline = :baseline'],
+            remove: ['#pausedAt', '#pause', '#warnedAt', '#warning'],
+            names: { ...NAMES, '#liftedAt': 'liftedAt', '#liftNote': 'liftNote', '#baseline': 'baseline' },
+            values: { ':at': lift.at, ':note': lift.note, ':baseline': lift.baseline },
+          }),
+          ConditionExpression: 'attribute_exists(#pausedAt)',
+          ReturnValues: 'ALL_NEW',
+        }),
+      ),
+    );
+    if (!written?.Attributes) return null;
+    const { sk: _sk, ...rest } = standingItem.parse(written.Attributes);
+    return { subject, ...rest } as Standing;
+  }
+
+  private key(tenant: Tenant, subject: Subject) {
+    return { pk: standingPk(tenant), sk: subjectKey(subject) };
+  }
+}
+
+/** Sums the counter items read (every shard of a day adds up) into the tenant's and each domain's days. */
+function gather(items: readonly Record<string, unknown>[]): TenantCounts {
+  const account: Record<string, Counts> = {};
+  const domains: Record<string, Record<string, Counts>> = {};
+  for (const raw of items) {
+    const parsed = counterItem.safeParse(raw);
+    if (!parsed.success) continue;
+    const { sk } = parsed.data;
+    const counts = Object.fromEntries(
+      COUNT_FIELDS.map((field) => [field, (parsed.data as Record<string, unknown>)[field] ?? 0]),
+    ) as Counts;
+    const [kind, day, ...rest] = sk.split('#');
+    if (!day) continue;
+    if (kind === 'a') account[day] = addCounts(account[day] ?? NO_COUNTS, counts);
+    else if (kind === 'd' && rest.length) {
+      const domain = rest.join('#');
+      const daily = domains[domain] ?? {};
+      daily[day] = addCounts(daily[day] ?? NO_COUNTS, counts);
+      domains[domain] = daily;
+    }
+  }
+  return { account, domains };
+}
