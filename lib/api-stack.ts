@@ -51,6 +51,7 @@ import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency
 import type { InboundSettings } from './inbound-settings';
 import { deployedIndexes } from './index-migration';
 import { outputNames } from './outputs';
+import { DEFAULT_REPUTATION, type ReputationSettings, reputationEnvironment } from './reputation-settings';
 
 type ItemAction =
   | 'dynamodb:Query'
@@ -415,6 +416,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly customDomain?: CustomDomainSettings;
   /** Receive email through SES (docs/runbook.md, "Inbound email on AWS"); nothing of it is synthesized without. */
   readonly inbound?: InboundSettings;
+  /** Sending reputation: window, minimum volume, thresholds, the event switch (every function's SF_REPUTATION_*). */
+  readonly reputation?: ReputationSettings;
 }
 
 export class SendflowApiStack extends Stack {
@@ -451,6 +454,8 @@ export class SendflowApiStack extends Stack {
       SF_EMAIL_RETENTION_DAYS: String(props.emailRetentionDays ?? 30),
       // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
       SF_METRICS_SERVICE: this.stackName,
+      // Every function judges (or shows, or checks) reputation with the stage's settings (`sendflow:reputation`).
+      ...reputationEnvironment(props.reputation ?? DEFAULT_REPUTATION),
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;

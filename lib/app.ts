@@ -11,6 +11,7 @@ import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
+import { CONTEXT_REPUTATION, parseReputation, type ReputationSettings } from './reputation-settings';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
@@ -68,6 +69,8 @@ export interface SendflowSettings {
   readonly tableCapacity?: TableCapacity;
   /** SES receiving for this stage (`sendflow:inbound`, lib/inbound-settings.ts); nothing of it when omitted. */
   readonly inbound?: InboundSettings;
+  /** Sending reputation thresholds of this stage (`sendflow:reputation`, lib/reputation-settings.ts); defaults when omitted. */
+  readonly reputation?: ReputationSettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -92,6 +95,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     webhookDisableAfterSeconds: parseWebhookDisableAfterSeconds(
       app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
     ),
+    reputation: parseReputation(app.node.tryGetContext(CONTEXT_REPUTATION), stage),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
     ...(inbound ? { inbound } : {}),
@@ -239,6 +243,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
       : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
+    ...(settings.reputation ? { reputation: settings.reputation } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -392,6 +392,8 @@ describe('least privilege', () => {
       listenSessions: sorted(del, put, query, update),
       // Received emails: listed per tenant and read by key; never written by the API.
       inboundEmails: sorted(get, query),
+      // Reputation: a send's standing check and the metrics route's ranges (Query); never written by the API.
+      reputation: [query],
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

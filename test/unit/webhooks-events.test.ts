@@ -37,9 +37,12 @@ const SPEC_EVENTS = [
 /** Issue 18: about the account's own webhooks (auto-disable). */
 const WEBHOOK_EVENTS = ['webhook.failing', 'webhook.disabled'];
 
+/** Issue 29: the account's sending reputation (a warning, then a pause). */
+const ACCOUNT_EVENTS = ['account.reputation_warning'];
+
 describe('event catalog', () => {
-  it('is exactly the spec §6.1 list and the webhook events, without the test event', () => {
-    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...WEBHOOK_EVENTS]);
+  it('is exactly the spec §6.1 list, the webhook events and the account events, without the test event', () => {
+    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...WEBHOOK_EVENTS, ...ACCOUNT_EVENTS]);
     expect(EVENT_TYPES).not.toContain('test');
   });
 });
