@@ -92,6 +92,8 @@ async function judgeTenant(
   subjects: readonly Subject[],
   fanOut: FanOut,
 ): Promise<void> {
+  // Each subject is judged whatever befalls another's fan-out (its warning then waits in the outbox).
+  const failures: unknown[] = [];
   for (const view of await viewSubjects(deps, tenant, subjects)) {
     const { subject, standing, judgment } = view;
     const changes = transitions({ warned: Boolean(standing?.warnedAt), paused: Boolean(standing?.pausedAt) }, judgment);
@@ -112,8 +114,9 @@ async function judgeTenant(
       { at, ...(warn ? { warning: noted } : {}), ...(pause ? { pause: noted } : {}) },
       events,
     );
-    if (pending) await tell(deps, pending, fanOut);
+    if (pending) await tell(deps, pending, fanOut).catch((error: unknown) => failures.push(error));
   }
+  if (failures.length) throw new AggregateError(failures, 'a reputation warning was noted but not fanned out yet');
 }
 
 /**
