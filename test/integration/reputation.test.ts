@@ -3,8 +3,8 @@
 // good copies, then a hard bounce (past the 4% warning: account.reputation_warning `warning` reaches its webhook,
 // signed), then a complaint (past the 0.3% pause: the `paused` event); its next live send, single or batch, is
 // refused with 403 sending_paused naming the rate, another account's send succeeds, GET /v1/emails/metrics shows
-// the counts and rates by day and domain and the pause; `npm run admin -- reputation-lift` lifts it, and the
-// account sends again.
+// the counts and rates by day and domain and the pause, the dashboard's overview says it; `npm run admin --
+// reputation-lift` lifts it, and the account sends again.
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +92,20 @@ async function until<T>(what: string, read: () => Promise<T>, check: (value: T) 
     if (Date.now() - started > 15_000) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The overview page of a live-mode dashboard session (its one-time link from the admin CLI). */
+async function dashboardOverview(accountId: string): Promise<string> {
+  const link = admin('dashboard-link', '--account', accountId, '--mode', 'live').url as string;
+  const token = new URL(link).searchParams.get('token') ?? '';
+  const signedIn = await fetch(`${url}/dashboard/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token }).toString(),
+  });
+  const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return (await fetch(`${url}/dashboard`, { headers: { cookie } })).text();
 }
 
 const totalsOf = async (key: string) => (await metrics(key)).body.totals as Totals;
@@ -211,6 +225,10 @@ it('warns, pauses one account only, shows it in the metrics, and an operator lif
       domains: [{ domain_name: 'bulk.example', level: 'paused', paused_at: expect.any(String) }],
     },
   });
+  // The dashboard says so, in words, on its overview.
+  const overview = await dashboardOverview(bad.accountId);
+  expect(overview).toMatch(/<p role="alert"><strong>Sending is paused<\/strong> for Whole account, bulk\.example/);
+  expect(overview).toContain('4.35%');
   const bystander = await metrics(good.key);
   expect(bystander.body).toMatchObject({ reputation: { status: 'ok', account: { paused_at: null } } });
 
