@@ -83,14 +83,13 @@ const REPUTATION_COUNTERS = 'c#*';
 const REPUTATION_STANDINGS = 's#*';
 /**
  * What processing an event does to the reputation table (app/reputation/track-reputation): counts it (UpdateItem
- * ADD on counters); a hard bounce or complaint reads the window's counters by key (BatchGetItem) and the tenant's
+ * ADD on a counter); a hard bounce or complaint reads the window's counters (Query per shard) and the tenant's
  * standings (Query), and notes a warning or pause with its event in the standing's outbox, clears it once fanned
- * out, or ends a warning (UpdateItem of standings).
+ * out, or ends a warning (UpdateItem of a standing). Those two kinds of item only.
  */
 const JUDGE_REPUTATION: TableAccess = {
   partitions: [
-    { items: ['dynamodb:UpdateItem', 'dynamodb:BatchGetItem'], leadingKeys: [REPUTATION_COUNTERS] },
-    { items: ['dynamodb:Query', 'dynamodb:UpdateItem'], leadingKeys: [REPUTATION_STANDINGS] },
+    { items: ['dynamodb:Query', 'dynamodb:UpdateItem'], leadingKeys: [REPUTATION_COUNTERS, REPUTATION_STANDINGS] },
   ],
 };
 

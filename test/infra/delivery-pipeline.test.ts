@@ -354,8 +354,8 @@ describe('table access', () => {
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
       // Live listen sessions: the account's, one Query a batch; each event they take, one PutItem.
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
-      // Reputation: counters added to (UpdateItem ADD) and read by key (BatchGetItem); standings read and noted.
-      reputation: { actions: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
+      // Reputation: counters added to (UpdateItem ADD) and a window read (Query); standings read and noted.
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 
@@ -366,8 +366,7 @@ describe('table access', () => {
         .map((s) => ({ actions: actionsOf(s).sort(), condition: s.Condition ?? null }));
     const scoped = (keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
     expect(onReputation('dispatcher')).toEqual([
-      { actions: ['dynamodb:BatchGetItem', 'dynamodb:UpdateItem'], condition: scoped(['c#*']) },
-      { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], condition: scoped(['s#*']) },
+      { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], condition: scoped(['c#*', 's#*']) },
     ]);
     expect(onReputation('sender')).toEqual([
       { actions: ['dynamodb:UpdateItem'], condition: scoped(['c#*']) },

@@ -571,10 +571,7 @@ describe('table access', () => {
       suppressions: { actions: ['dynamodb:PutItem'], targets: ['table'] },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
       // Bounces and complaints counted and judged (app/reputation/track-reputation).
-      reputation: {
-        actions: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-        targets: ['table'],
-      },
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 });

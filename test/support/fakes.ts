@@ -1496,15 +1496,9 @@ export class InMemoryReputationStore implements ReputationStore {
     }
   }
 
-  async countsOn(tenant: Tenant, days: readonly string[], domains: readonly string[]): Promise<TenantCounts> {
-    const wanted = new Set(days);
-    const names = new Set(domains);
-    return this.gather(tenant, (day, domain) => wanted.has(day) && (domain === null || names.has(domain)));
-  }
-
   async countsBetween(tenant: Tenant, from: string, to: string, maxItems: number): Promise<TenantCounts> {
     const counted = this.gather(tenant, (day) => day >= from && day <= to);
-    const items = Object.keys(counted.account).length + Object.values(counted.domains).flatMap(Object.keys).length;
+    const items = Object.values(counted.domains).flatMap(Object.keys).length;
     if (items > maxItems)
       throw new RangeError(`more than ${maxItems} counters from ${from} to ${to}: narrow the range`);
     return counted;
@@ -1566,13 +1560,13 @@ export class InMemoryReputationStore implements ReputationStore {
     items.set(subjectKey(standing.subject), structuredClone(standing));
   }
 
-  private gather(tenant: Tenant, keep: (day: string, domain: string | null) => boolean): TenantCounts {
+  private gather(tenant: Tenant, keep: (day: string) => boolean): TenantCounts {
     const account: Record<string, Counts> = {};
     const domains: Record<string, Record<string, Counts>> = {};
     for (const [key, counts] of this.counters.get(tenantOf(tenant)) ?? []) {
       const [kind, day = '', ...rest] = key.split('#');
       const domain = kind === 'd' ? rest.join('#') : null;
-      if (!keep(day, domain)) continue;
+      if (!keep(day)) continue;
       if (domain === null) account[day] = counts;
       else domains[domain] = { ...(domains[domain] ?? {}), [day]: counts };
     }

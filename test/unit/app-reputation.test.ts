@@ -116,7 +116,7 @@ describe('counting', () => {
     for (const e of [sent, sent, delivered, soft, soft, event('email.opened')]) await processEvent(deps, e);
 
     // Assert
-    const read = await store.countsOn(LIVE, ['2026-03-02'], ['bulk.example']);
+    const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
     const expected = { ...NO_COUNTS, sent: 1, delivered: 1, bounced: 1, bounced_transient: 1 };
     expect(read.account).toEqual({ '2026-03-02': expected });
     expect(read.domains).toEqual({ 'bulk.example': { '2026-03-02': expected } });
@@ -130,7 +130,7 @@ describe('counting', () => {
     await expect(processEvent(deps, sent)).resolves.toBeUndefined();
 
     expect(failures.map((f) => f.event.id)).toEqual([sent.id]);
-    expect((await store.countsOn(LIVE, ['2026-03-02'], [])).account).toEqual({});
+    expect((await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100)).account).toEqual({});
   });
 });
 
@@ -248,7 +248,9 @@ describe('judging', () => {
       await processEvent(deps, hardBounce(test));
     }
 
-    expect((await off.store.countsOn(test, ['2026-03-02'], [])).account['2026-03-02']?.bounced_permanent).toBe(2);
+    expect(
+      (await off.store.countsBetween(test, '2026-03-02', '2026-03-02', 100)).account['2026-03-02']?.bounced_permanent,
+    ).toBe(2);
     expect(await off.store.standings(test)).toEqual([]);
     expect((await on.store.standings(test)).map((s) => Boolean(s.pausedAt))).toEqual([true, true]);
   });

@@ -1,9 +1,9 @@
 // Sending reputation in DynamoDB (the `reputation` table, issue 29). Two kinds of item:
-// - counters: pk `c#<account>#<mode>#<shard>`, sk `a#<day>` (the tenant's day) or `d#<day>#<domain>` (one sending
-//   domain's day); each counted event is one UpdateItem ADD on each (about 100 bytes: 1 WRU), spread over
-//   COUNTER_SHARDS by event id, so a tenant's 2,000 counted events a second stay under a key's 1,000 WCU. They
-//   expire COUNTER_RETENTION_DAYS after their day. A judgment reads its window by key (BatchGetItem), the metrics
-//   route a range (one Query per shard and kind).
+// - counters: pk `c#<account>#<mode>#<shard>`, sk `d#<day>#<domain>` (one sending domain's day); each counted
+//   event is one UpdateItem ADD (about 120 bytes: 1 WRU), spread over COUNTER_SHARDS by event id, so a tenant's
+//   4,000 counted events a second (2,000 copies sent and delivered) stay under a key's 1,000 WCU. The tenant's
+//   own figures are the sum of its domains' (no second write per event). They expire COUNTER_RETENTION_DAYS after
+//   their day. A judgment and the metrics route read a range of days: one Query per shard.
 // - standings: pk `s#<account>#<mode>`, sk `account` or `domain:<name>`: warned, paused, lifted, with the
 //   account.reputation_warning events in the item's outbox until relayed. No TTL: a pause stays until lifted.
 // Releases before this one never read the table (expand/contract: nothing of theirs changes).
@@ -30,7 +30,7 @@ import {
   NO_COUNTS,
 } from '../../domain/email/reputation';
 import type { SendflowEvent } from '../../domain/events';
-import { batchGetAll, unlessConditionFails } from './operations';
+import { unlessConditionFails } from './operations';
 import { DynamoOutbox, updateExpression } from './outbox';
 import { shardOf } from './shards';
 
@@ -39,8 +39,8 @@ export const COUNTER_SHARDS = 4;
 
 const counterPk = (tenant: Tenant, shard: number) => `c#${tenant.accountId}#${tenant.mode}#${shard}`;
 const standingPk = (tenant: Tenant) => `s#${tenant.accountId}#${tenant.mode}`;
-const accountSk = (day: string) => `a#${day}`;
-const domainSk = (day: string, domain: string) => `d#${day}#${domain}`;
+/** One sending domain's day (`''`: an event with no sending domain, counted for the tenant only). */
+const counterSk = (day: string, domain: string) => `d#${day}#${domain}`;
 
 /** The standing's attributes, always through placeholders (DynamoDB reserves many plain words). */
 const NAMES = { '#warnedAt': 'warnedAt', '#warning': 'warning', '#pausedAt': 'pausedAt', '#pause': 'pause' };
@@ -85,54 +85,46 @@ export class DynamoReputationStore implements ReputationStore {
     tenant: Tenant,
     entry: { day: string; domain: string | null; fields: readonly CountField[]; spread: string },
   ): Promise<void> {
-    const pk = counterPk(tenant, shardOf(entry.spread, COUNTER_SHARDS));
     const expiresAt = Math.floor(dayStart(entry.day) / 1000) + COUNTER_RETENTION_DAYS * 86_400;
-    const add = {
-      UpdateExpression: `ADD ${entry.fields.map((_, i) => `#f${i} :one`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
-      ExpressionAttributeNames: Object.fromEntries(entry.fields.map((field, i) => [`#f${i}`, field])),
-      ExpressionAttributeValues: { ':one': 1, ':exp': expiresAt },
-    };
-    const keys = [accountSk(entry.day), ...(entry.domain ? [domainSk(entry.day, entry.domain)] : [])];
-    await Promise.all(
-      keys.map((sk) => this.doc.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk }, ...add }))),
+    await this.doc.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: {
+          pk: counterPk(tenant, shardOf(entry.spread, COUNTER_SHARDS)),
+          sk: counterSk(entry.day, entry.domain ?? ''),
+        },
+        UpdateExpression: `ADD ${entry.fields.map((_, i) => `#f${i} :one`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
+        ExpressionAttributeNames: Object.fromEntries(entry.fields.map((field, i) => [`#f${i}`, field])),
+        ExpressionAttributeValues: { ':one': 1, ':exp': expiresAt },
+      }),
     );
-  }
-
-  async countsOn(tenant: Tenant, days: readonly string[], domains: readonly string[]): Promise<TenantCounts> {
-    const sks = days.flatMap((day) => [accountSk(day), ...domains.map((domain) => domainSk(day, domain))]);
-    const keys = Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterPk(tenant, shard)).flatMap((pk) =>
-      sks.map((sk) => ({ pk, sk })),
-    );
-    return gather(await batchGetAll(this.doc, this.tableName, keys));
   }
 
   async countsBetween(tenant: Tenant, from: string, to: string, maxItems: number): Promise<TenantCounts> {
     const items: Record<string, unknown>[] = [];
-    const ranges = [
-      [accountSk(from), accountSk(to)],
-      [`d#${from}#`, `d#${to}#\uffff`],
-    ];
     await Promise.all(
-      Array.from({ length: COUNTER_SHARDS }, (_, shard) => counterPk(tenant, shard)).flatMap((pk) =>
-        ranges.map(async ([low, high]) => {
-          let cursor: Record<string, unknown> | undefined;
-          do {
-            const page = await this.doc.send(
-              new QueryCommand({
-                TableName: this.tableName,
-                KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
-                ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
-                ExclusiveStartKey: cursor,
-              }),
-            );
-            items.push(...(page.Items ?? []));
-            if (items.length > maxItems) {
-              throw new RangeError(`more than ${maxItems} counters from ${from} to ${to}: narrow the range`);
-            }
-            cursor = page.LastEvaluatedKey;
-          } while (cursor);
-        }),
-      ),
+      Array.from({ length: COUNTER_SHARDS }, async (_, shard) => {
+        let cursor: Record<string, unknown> | undefined;
+        do {
+          const page = await this.doc.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
+              ExpressionAttributeValues: {
+                ':pk': counterPk(tenant, shard),
+                ':low': `d#${from}#`,
+                ':high': `d#${to}#\uffff`,
+              },
+              ExclusiveStartKey: cursor,
+            }),
+          );
+          items.push(...(page.Items ?? []));
+          if (items.length > maxItems) {
+            throw new RangeError(`more than ${maxItems} counters from ${from} to ${to}: narrow the range`);
+          }
+          cursor = page.LastEvaluatedKey;
+        } while (cursor);
+      }),
     );
     return gather(items);
   }
@@ -226,26 +218,24 @@ export class DynamoReputationStore implements ReputationStore {
   }
 }
 
-/** Sums the counter items read (every shard of a day adds up) into the tenant's and each domain's days. */
+/** Sums the counter items read (every shard of a day adds up) into each domain's days and the tenant's (all of them). */
 function gather(items: readonly Record<string, unknown>[]): TenantCounts {
   const account: Record<string, Counts> = {};
   const domains: Record<string, Record<string, Counts>> = {};
   for (const raw of items) {
     const parsed = counterItem.safeParse(raw);
     if (!parsed.success) continue;
-    const { sk } = parsed.data;
+    const [kind, day, ...rest] = parsed.data.sk.split('#');
+    if (kind !== 'd' || !day) continue;
     const counts = Object.fromEntries(
       COUNT_FIELDS.map((field) => [field, (parsed.data as Record<string, unknown>)[field] ?? 0]),
     ) as Counts;
-    const [kind, day, ...rest] = sk.split('#');
-    if (!day) continue;
-    if (kind === 'a') account[day] = addCounts(account[day] ?? NO_COUNTS, counts);
-    else if (kind === 'd' && rest.length) {
-      const domain = rest.join('#');
-      const daily = domains[domain] ?? {};
-      daily[day] = addCounts(daily[day] ?? NO_COUNTS, counts);
-      domains[domain] = daily;
-    }
+    account[day] = addCounts(account[day] ?? NO_COUNTS, counts);
+    const domain = rest.join('#');
+    if (!domain) continue;
+    const daily = domains[domain] ?? {};
+    daily[day] = addCounts(daily[day] ?? NO_COUNTS, counts);
+    domains[domain] = daily;
   }
   return { account, domains };
 }

@@ -8,9 +8,10 @@ import { NotFoundError } from '../../domain/errors';
 import type { Clock } from '../ports';
 import type { Tenant } from '../webhooks/ports';
 import { ACCOUNT, type ReputationStore, type Standing, type Subject, subjectKey } from './ports';
+import { JUDGMENT_MAX_ITEMS } from './track-reputation';
 
 export interface LiftDeps {
-  readonly store: Pick<ReputationStore, 'standings' | 'countsOn' | 'lift'>;
+  readonly store: Pick<ReputationStore, 'standings' | 'countsBetween' | 'lift'>;
   readonly clock: Clock;
 }
 
@@ -41,8 +42,7 @@ export async function liftPause(
   const now = deps.clock.now();
   // The longest window any stage may judge: the baseline holds whatever the stage's window is (the CLI need not know).
   const days = windowOf(now, MAX_WINDOW_DAYS);
-  const domains = paused.flatMap((s) => (s.subject.kind === 'domain' ? [s.subject.domain] : []));
-  const counts = await deps.store.countsOn(tenant, days, domains);
+  const counts = await deps.store.countsBetween(tenant, days[0] as string, days.at(-1) as string, JUDGMENT_MAX_ITEMS);
   const lifted: Standing[] = [];
   for (const standing of paused) {
     const daily =

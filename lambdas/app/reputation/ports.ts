@@ -55,9 +55,9 @@ export interface ReputationStore {
   /** Where warnings and pauses keep their events until relayed (the reconciler sweeps it). */
   readonly outbox: Outbox;
   /**
-   * Adds one event to its day's counters: the tenant's, and its sending domain's when it has one. `spread` (any
-   * string, e.g. the event id) picks the counter shard, so one tenant's thousands of events a second never heat
-   * one item.
+   * Adds one event to its sending domain's counters for the day (the tenant's figures are its domains' summed; an
+   * event with no domain counts for the tenant only). `spread` (any string, e.g. the event id) picks the counter
+   * shard, so one tenant's thousands of events a second never heat one item.
    */
   count(
     tenant: Tenant,
@@ -68,8 +68,6 @@ export interface ReputationStore {
       readonly spread: string;
     },
   ): Promise<void>;
-  /** The tenant's counts on `days`, and those of the named domains (each read by key). */
-  countsOn(tenant: Tenant, days: readonly string[], domains: readonly string[]): Promise<TenantCounts>;
   /**
    * The tenant's counts from `from` to `to` (`YYYY-MM-DD`, included), with every domain that has any. Reads at
    * most `maxItems` counter items; past it, a RangeError (the caller narrows the range).

@@ -66,16 +66,22 @@ export interface SubjectView {
   readonly standing: Standing | undefined;
 }
 
-/** The subjects' judgments now: one read of the window's counters (by key) and one of the tenant's standings. */
+/**
+ * The most counter items a judgment reads: a window of every domain's days on every shard. A live tenant's domains
+ * are its verified ones (at most 200: 7 days × 4 shards × 200 = 5,600); a test-mode tenant past the bound (any
+ * `from` domain goes there) is not judged, and the failure is reported.
+ */
+export const JUDGMENT_MAX_ITEMS = 40_000;
+
+/** The subjects' judgments now: one range read of the window's counters and one of the tenant's standings. */
 export async function viewSubjects(
   deps: Pick<ReputationDeps, 'store' | 'policy' | 'clock'>,
   tenant: Tenant,
   subjects: readonly Subject[],
 ): Promise<SubjectView[]> {
   const days = windowOf(deps.clock.now(), deps.policy.windowDays);
-  const domains = subjects.flatMap((s) => (s.kind === 'domain' ? [s.domain] : []));
   const [counts, standings] = await Promise.all([
-    deps.store.countsOn(tenant, days, domains),
+    deps.store.countsBetween(tenant, days[0] as string, days.at(-1) as string, JUDGMENT_MAX_ITEMS),
     deps.store.standings(tenant),
   ]);
   const byKey = new Map(standings.map((s) => [subjectKey(s.subject), s]));

@@ -1,7 +1,7 @@
 // Contract suite for the ReputationStore port, run against DynamoReputationStore (dynalite, DynamoDB Local) and
 // InMemoryReputationStore: counts add up per day (whatever shard an event lands on), the tenant's and each domain's
-// apart, tenants and modes apart; a read by key sees only the days and domains asked for, a range read every
-// domain of its days and refuses past its bound; a warning or pause is noted once (its events in the outbox), a
+// apart (the tenant's the sum of its domains'), tenants and modes apart; a range read sees every domain of its days
+// and refuses past its bound; a warning or pause is noted once (its events in the outbox), a
 // warning cleared only while unchanged and unpaused, a pause lifted once with its baseline kept.
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
@@ -48,34 +48,39 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
     await count('2026-03-02', 'shop.example.com', ['bounced', 'bounced_transient']);
     await count('2026-03-02', 'news.example.com', ['complained']);
     await count('2026-03-03', null, ['sent']);
-    const read = await store().countsOn(tenant, ['2026-03-02', '2026-03-03'], ['news.example.com']);
+    const read = await store().countsBetween(tenant, '2026-03-02', '2026-03-03', 100);
 
-    // Assert
+    // Assert: the tenant's days are its domains' summed; an event without a domain counts for the tenant only.
     expect(read.account).toEqual({
       '2026-03-02': { ...NO_COUNTS, sent: 12, bounced: 2, bounced_permanent: 1, bounced_transient: 1, complained: 1 },
       '2026-03-03': { ...NO_COUNTS, sent: 1 },
     });
-    // Only the domain asked for, and an event without a domain counts for the tenant only.
     expect(read.domains).toEqual({
       'news.example.com': { '2026-03-02': { ...NO_COUNTS, sent: 9, bounced: 1, bounced_permanent: 1, complained: 1 } },
+      'shop.example.com': { '2026-03-02': { ...NO_COUNTS, sent: 3, bounced: 1, bounced_transient: 1 } },
     });
   });
 
-  it('keeps tenants and modes apart, and a read by key sees only the days asked for', async () => {
+  it('keeps tenants and modes apart, and a range read sees only its days', async () => {
     const live = newTenant('live');
     const test: Tenant = { ...live, mode: 'test' };
     await store().count(live, { day: '2026-03-02', domain: 'a.example', fields: ['sent'], spread: 'e1' });
     await store().count(test, { day: '2026-03-02', domain: 'a.example', fields: ['sent'], spread: 'e2' });
     await store().count(test, { day: '2026-03-01', domain: 'a.example', fields: ['sent'], spread: 'e3' });
 
-    expect((await store().countsOn(live, ['2026-03-02'], ['a.example'])).account).toEqual({
-      '2026-03-02': { ...NO_COUNTS, sent: 1 },
+    const one = { '2026-03-02': { ...NO_COUNTS, sent: 1 } };
+    expect(await store().countsBetween(live, '2026-03-02', '2026-03-02', 100)).toEqual({
+      account: one,
+      domains: { 'a.example': one },
     });
-    expect(await store().countsOn(test, ['2026-03-02'], [])).toEqual({
-      account: { '2026-03-02': { ...NO_COUNTS, sent: 1 } },
+    expect(await store().countsBetween(test, '2026-03-02', '2026-03-09', 100)).toEqual({
+      account: one,
+      domains: { 'a.example': one },
+    });
+    expect(await store().countsBetween(newTenant(), '2026-03-01', '2026-03-02', 100)).toEqual({
+      account: {},
       domains: {},
     });
-    expect(await store().countsOn(newTenant(), ['2026-03-02'], ['a.example'])).toEqual({ account: {}, domains: {} });
   });
 
   it('reads a range with every domain of its days, both ends included, and refuses more items than its bound', async () => {
