@@ -9,6 +9,8 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runScript, type Spawned, spawnScript } from '../support/process';
 import { type Receiver, startReceiver } from '../support/receiver';
@@ -45,6 +47,10 @@ afterAll(async () => {
   }
   rmSync(dir, { recursive: true, force: true });
 });
+
+// ajv-formats is CommonJS: its function is the default export's default under ESM interop.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as typeof addFormatsModule;
 
 const admin = (...args: string[]) => {
   const result = runScript('bin/admin.ts', args, env);
@@ -164,6 +170,13 @@ it('warns, pauses one account only, shows it in the metrics, and an operator lif
   // Assert 2: the paused events, then the 403 on single and batch sends, naming the rate and the way out.
   expect(paused.map((w) => `${w.data.level} ${w.data.scope}`).sort()).toEqual(['paused account', 'paused domain']);
   expect(paused[0]?.data).toMatchObject({ sending_paused: true, breaches: ['complaint_rate'] });
+  // Each payload is what the catalog (GET /v1/event-types) says it is.
+  const catalog = (await (await call(bad.key, '/event-types')).json()) as { data: { type: string; schema: object }[] };
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv);
+  const schema = catalog.data.find((entry) => entry.type === 'account.reputation_warning')?.schema ?? {};
+  const validate = ajv.compile(schema);
+  for (const payload of all) expect(validate(payload), JSON.stringify(validate.errors)).toBe(true);
   const refused = await post(bad.key, '/emails', email(from, 'success+30@simulator.amazonses.com'));
   expect(refused.status).toBe(403);
   const error = (await refused.json()) as { code: string; error: string; statusCode: number };
