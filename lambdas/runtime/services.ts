@@ -21,6 +21,7 @@ import { type ProcessEventDeps, processEvents } from '../app/events/process-even
 import type { FileStore } from '../app/files/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { AuthorizerCache, Clock } from '../app/ports';
+import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
@@ -116,6 +117,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     random,
     announce: config.reputation.events,
+    judgments: new SingleFlight(),
   };
   const reputationFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('reputation not counted or judged (the figures may undercount by this event)', {

@@ -64,6 +64,7 @@ import type {
   UsagePlans,
 } from '../../lambdas/app/ports';
 import {
+  type CountEntry,
   type NotedFigures,
   type ReputationStore,
   type Standing,
@@ -105,7 +106,7 @@ import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
-import { addCounts, type CountField, type Counts, NO_COUNTS } from '../../lambdas/domain/email/reputation';
+import { addCounts, type Counts, NO_COUNTS } from '../../lambdas/domain/email/reputation';
 import { isIndexedStatus } from '../../lambdas/domain/email/status';
 import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
@@ -1480,17 +1481,14 @@ export class InMemoryReputationStore implements ReputationStore {
   /** Makes the next `count` calls throw (fault injection). */
   failCounts = 0;
 
-  async count(
-    tenant: Tenant,
-    entry: { day: string; domain: string | null; fields: readonly CountField[]; spread: string },
-  ): Promise<void> {
+  async count(tenant: Tenant, entry: CountEntry): Promise<void> {
     if (this.failCounts > 0) {
       this.failCounts -= 1;
       throw new Error('counting failed (injected)');
     }
     const items = this.counters.get(tenantOf(tenant)) ?? new Map<string, Counts>();
     this.counters.set(tenantOf(tenant), items);
-    const add = Object.fromEntries(entry.fields.map((field) => [field, 1]));
+    const add = entry.counts;
     for (const key of [`a#${entry.day}`, ...(entry.domain ? [`d#${entry.day}#${entry.domain}`] : [])]) {
       items.set(key, addCounts(items.get(key) ?? NO_COUNTS, add));
     }

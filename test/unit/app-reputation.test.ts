@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { domainId } from '../../lambdas/app/domains/domains';
 import { SENDING_PAUSED, type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
-import { type ProcessEventDeps, processEvent } from '../../lambdas/app/events/process-event';
+import { type ProcessEventDeps, processEvent, processEvents } from '../../lambdas/app/events/process-event';
 import type { Principal } from '../../lambdas/app/ports';
 import { liftPause } from '../../lambdas/app/reputation/lift-pause';
 import { readReputation } from '../../lambdas/app/reputation/metrics';
@@ -120,6 +120,29 @@ describe('counting', () => {
     const expected = { ...NO_COUNTS, sent: 1, delivered: 1, bounced: 1, bounced_transient: 1 };
     expect(read.account).toEqual({ '2026-03-02': expected });
     expect(read.domains).toEqual({ 'bulk.example': { '2026-03-02': expected } });
+  });
+
+  it('counts a batch of events together: one write per tenant, day and domain (processEvents)', async () => {
+    // Arrange: ten copies of one email sent, and one delivery of another domain, as one batch.
+    const { store, deps } = setup();
+    const writes: unknown[] = [];
+    const count = store.count.bind(store);
+    store.count = async (tenant, entry) => {
+      writes.push(entry.counts);
+      return count(tenant, entry);
+    };
+    const batch = [
+      ...Array.from({ length: 10 }, () => event('email.sent')),
+      event('email.delivered', { from: 'Receipts <r@receipts.example>' }),
+    ];
+
+    // Act
+    expect(await processEvents(deps, batch)).toEqual([]);
+
+    // Assert
+    expect(writes).toEqual([{ sent: 10 }, { delivered: 1 }]);
+    const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
+    expect(read.account['2026-03-02']).toEqual({ ...NO_COUNTS, sent: 10, delivered: 1 });
   });
 
   it('reports a failure to count and goes on: the event is processed, only its count is lost', async () => {

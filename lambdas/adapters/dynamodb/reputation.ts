@@ -1,7 +1,8 @@
 // Sending reputation in DynamoDB (the `reputation` table, issue 29). Two kinds of item:
 // - counters: pk `c#<account>#<mode>#<shard>`, sk `d#<day>#<domain>` (one sending domain's day); each counted
-//   event is one UpdateItem ADD (about 120 bytes: 1 WRU), spread over COUNTER_SHARDS by event id, so a tenant's
-//   4,000 counted events a second (2,000 copies sent and delivered) stay under a key's 1,000 WCU. The tenant's
+//   event adds one to it with UpdateItem ADD (about 120 bytes: 1 WRU), a batch's events of one domain and day in
+//   one write (app/reputation/gathered-counts), spread over COUNTER_SHARDS by event id, so even one tenant's
+//   10,000 copies a second keep every key under half its 1,000 WCU. The tenant's
 //   own figures are the sum of its domains' (no second write per event). They expire COUNTER_RETENTION_DAYS after
 //   their day. A judgment and the metrics route read a range of days: one Query per shard.
 // - standings: pk `s#<account>#<mode>`, sk `account` or `domain:<name>`: warned, paused, lifted, with the
@@ -11,6 +12,7 @@ import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-s
 import * as z from 'zod';
 import type { PendingEvents } from '../../app/outbox';
 import {
+  type CountEntry,
   type NotedFigures,
   type ReputationStore,
   type Standing,
@@ -24,7 +26,6 @@ import {
   addCounts,
   COUNT_FIELDS,
   COUNTER_RETENTION_DAYS,
-  type CountField,
   type Counts,
   dayStart,
   NO_COUNTS,
@@ -34,8 +35,12 @@ import { unlessConditionFails } from './operations';
 import { DynamoOutbox, updateExpression } from './outbox';
 import { shardOf } from './shards';
 
-/** Counter items per tenant and day (and per domain and day). */
-export const COUNTER_SHARDS = 4;
+/**
+ * Partition keys a tenant's counters are spread over: with a batch's counts written together (GatheredCounts),
+ * one tenant's 10,000 copies a second (bench:cost's worst case) keep every key at about 250 WCU, half of half a
+ * key's 1,000. A judgment or a metrics read is one Query per shard (0.5 RCU each when small).
+ */
+export const COUNTER_SHARDS = 16;
 
 const counterPk = (tenant: Tenant, shard: number) => `c#${tenant.accountId}#${tenant.mode}#${shard}`;
 const standingPk = (tenant: Tenant) => `s#${tenant.accountId}#${tenant.mode}`;
@@ -81,10 +86,9 @@ export class DynamoReputationStore implements ReputationStore {
     this.outbox = new DynamoOutbox(doc, tableName, ['pk', 'sk']);
   }
 
-  async count(
-    tenant: Tenant,
-    entry: { day: string; domain: string | null; fields: readonly CountField[]; spread: string },
-  ): Promise<void> {
+  async count(tenant: Tenant, entry: CountEntry): Promise<void> {
+    const fields = COUNT_FIELDS.filter((field) => (entry.counts[field] ?? 0) > 0);
+    if (fields.length === 0) return;
     const expiresAt = Math.floor(dayStart(entry.day) / 1000) + COUNTER_RETENTION_DAYS * 86_400;
     await this.doc.send(
       new UpdateCommand({
@@ -93,9 +97,12 @@ export class DynamoReputationStore implements ReputationStore {
           pk: counterPk(tenant, shardOf(entry.spread, COUNTER_SHARDS)),
           sk: counterSk(entry.day, entry.domain ?? ''),
         },
-        UpdateExpression: `ADD ${entry.fields.map((_, i) => `#f${i} :one`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
-        ExpressionAttributeNames: Object.fromEntries(entry.fields.map((field, i) => [`#f${i}`, field])),
-        ExpressionAttributeValues: { ':one': 1, ':exp': expiresAt },
+        UpdateExpression: `ADD ${fields.map((_, i) => `#f${i} :v${i}`).join(', ')} SET expiresAt = if_not_exists(expiresAt, :exp)`,
+        ExpressionAttributeNames: Object.fromEntries(fields.map((field, i) => [`#f${i}`, field])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(fields.map((field, i) => [`:v${i}`, entry.counts[field]])),
+          ':exp': expiresAt,
+        },
       }),
     );
   }

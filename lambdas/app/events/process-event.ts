@@ -8,6 +8,7 @@ import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
+import { countingThrough, GatheredCounts } from '../reputation/gathered-counts';
 import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
@@ -124,17 +125,40 @@ export async function processEvents(
 ): Promise<SendflowEvent[]> {
   const batch = batchScoped(deps);
   const gathered = new GatheredDeliveryQueue(deps.deliveryQueue, events.length);
+  const counts = batchCounts(deps, events.length);
   const results = await Promise.allSettled(
     events.map(async (event) => {
       const member = gathered.member();
+      const counting = counts();
       try {
-        await processEvent({ ...batch, deliveryQueue: member.queue }, event);
+        await processEvent({ ...batch, deliveryQueue: member.queue, ...counting.deps }, event);
       } finally {
         member.done();
+        counting.done();
       }
     }),
   );
   return events.filter((_, i) => results[i]?.status === 'rejected');
+}
+
+/**
+ * The reputation counts of a batch of `size` events, gathered (app/reputation/gathered-counts): each call gives one
+ * event's deps overlay and its `done`, to call when its processing settles.
+ */
+export function batchCounts(
+  deps: Pick<ProcessEventDeps, 'reputation'>,
+  size: number,
+): () => { deps: Pick<ProcessEventDeps, 'reputation'>; done(): void } {
+  const reputation = deps.reputation;
+  if (!reputation) return () => ({ deps: {}, done: () => {} });
+  const gathered = new GatheredCounts(reputation.store, size);
+  return () => {
+    const member = gathered.member();
+    return {
+      deps: { reputation: { ...reputation, store: countingThrough(reputation.store, member) } },
+      done: member.done,
+    };
+  };
 }
 
 /** The deps for one batch: reads the batch's events share (webhooks, listen sessions) made once per batch. */

@@ -45,6 +45,14 @@ export interface Standing {
   readonly baseline?: DailyCounts;
 }
 
+/** What one count adds: amounts per field (one event's are 1s), to one sending domain's day. */
+export interface CountEntry {
+  readonly day: string;
+  readonly domain: string | null;
+  readonly counts: Readonly<Partial<Record<CountField, number>>>;
+  readonly spread: string;
+}
+
 /** Counts per day of the tenant and of each of its sending domains. */
 export interface TenantCounts {
   readonly account: DailyCounts;
@@ -55,19 +63,12 @@ export interface ReputationStore {
   /** Where warnings and pauses keep their events until relayed (the reconciler sweeps it). */
   readonly outbox: Outbox;
   /**
-   * Adds one event to its sending domain's counters for the day (the tenant's figures are its domains' summed; an
-   * event with no domain counts for the tenant only). `spread` (any string, e.g. the event id) picks the counter
-   * shard, so one tenant's thousands of events a second never heat one item.
+   * Adds `counts` (one event's, or a batch's together: app/reputation/gathered-counts) to a sending domain's
+   * counters for the day (the tenant's figures are its domains' summed; with no domain, they count for the tenant
+   * only). `spread` (any string, e.g. an event id) picks the counter shard, so one tenant's thousands of events a
+   * second never heat one item.
    */
-  count(
-    tenant: Tenant,
-    entry: {
-      readonly day: string;
-      readonly domain: string | null;
-      readonly fields: readonly CountField[];
-      readonly spread: string;
-    },
-  ): Promise<void>;
+  count(tenant: Tenant, entry: CountEntry): Promise<void>;
   /**
    * The tenant's counts from `from` to `to` (`YYYY-MM-DD`, included), with every domain that has any. Reads at
    * most `maxItems` counter items; past it, a RangeError (the caller narrows the range).

@@ -23,6 +23,7 @@ import type { PendingEvents } from '../outbox';
 import type { Clock, RandomBytes } from '../ports';
 import type { Tenant } from '../webhooks/ports';
 import { ACCOUNT, type NotedFigures, type ReputationStore, type Standing, type Subject, subjectKey } from './ports';
+import type { SingleFlight } from './single-flight';
 
 export interface ReputationDeps {
   readonly store: ReputationStore;
@@ -35,6 +36,8 @@ export interface ReputationDeps {
    * past this release (expand/contract). Off: warnings and pauses are noted (shown, enforced), untold.
    */
   readonly announce: boolean;
+  /** Collapses concurrent judgments of one subject in this process (none: every bounce judges on its own). */
+  readonly judgments?: SingleFlight;
 }
 
 /** Fans an event out where it arises (processEvent's dispatch and listen sessions). */
@@ -52,11 +55,14 @@ export async function trackReputation(deps: ReputationDeps, event: SendflowEvent
   await deps.store.count(event, {
     day: dayOf(Number.isFinite(at) ? at : deps.clock.now()),
     domain,
-    fields,
+    counts: Object.fromEntries(fields.map((field) => [field, 1])),
     spread: event.id,
   });
   if (!raisesRates(fields) || !isJudgedMode(event.mode, deps.policy)) return;
-  await judgeTenant(deps, event, domain ? [ACCOUNT, { kind: 'domain', domain }] : [ACCOUNT], fanOut);
+  const subjects: Subject[] = domain ? [ACCOUNT, { kind: 'domain', domain }] : [ACCOUNT];
+  const judgeNow = () => judgeTenant(deps, event, subjects, fanOut);
+  const key = `${event.accountId}#${event.mode}#${domain ?? ''}`;
+  await (deps.judgments ? deps.judgments.run(key, judgeNow) : judgeNow());
 }
 
 /** What a subject's judgment rests on: its window's counts (less a lift's baseline) and its standing. */
@@ -68,7 +74,7 @@ export interface SubjectView {
 
 /**
  * The most counter items a judgment reads: a window of every domain's days on every shard. A live tenant's domains
- * are its verified ones (at most 200: 7 days × 4 shards × 200 = 5,600); a test-mode tenant past the bound (any
+ * are its verified ones (at most 200: 7 days × 16 shards × 200 = 22,400); a test-mode tenant past the bound (any
  * `from` domain goes there) is not judged, and the failure is reported.
  */
 export const JUDGMENT_MAX_ITEMS = 40_000;
@@ -80,11 +86,12 @@ export async function viewSubjects(
   subjects: readonly Subject[],
 ): Promise<SubjectView[]> {
   const days = windowOf(deps.clock.now(), deps.policy.windowDays);
-  const [counts, standings] = await Promise.all([
-    deps.store.countsBetween(tenant, days[0] as string, days.at(-1) as string, JUDGMENT_MAX_ITEMS),
-    deps.store.standings(tenant),
-  ]);
+  // The standings first: when every subject is paused already there is nothing left to judge (a paused list's
+  // bounces keep arriving for a while), and the window is not read.
+  const standings = await deps.store.standings(tenant);
   const byKey = new Map(standings.map((s) => [subjectKey(s.subject), s]));
+  if (subjects.every((subject) => byKey.get(subjectKey(subject))?.pausedAt)) return [];
+  const counts = await deps.store.countsBetween(tenant, days[0] as string, days.at(-1) as string, JUDGMENT_MAX_ITEMS);
   return subjects.map((subject) => {
     const standing = byKey.get(subjectKey(subject));
     const daily = subject.kind === 'account' ? counts.account : (counts.domains[subject.domain] ?? {});

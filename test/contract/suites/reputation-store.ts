@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { ACCOUNT, type NotedFigures, type ReputationStore, type Subject } from '../../../lambdas/app/reputation/ports';
 import type { Tenant } from '../../../lambdas/app/webhooks/ports';
-import { NO_COUNTS } from '../../../lambdas/domain/email/reputation';
+import { type CountField, NO_COUNTS } from '../../../lambdas/domain/email/reputation';
 import type { SendflowEvent } from '../../../lambdas/domain/events';
 import type { RepositoryHarness } from './harness';
 
@@ -24,6 +24,7 @@ const FIGURES: NotedFigures = {
   complaintRate: 0,
   breaches: ['bounce_rate'],
 };
+const ones = (fields: readonly CountField[]) => Object.fromEntries(fields.map((field) => [field, 1]));
 const event = (tenant: Tenant, level: string): SendflowEvent => ({
   id: `evt_${randomBytes(8).toString('hex')}`,
   type: 'account.reputation_warning',
@@ -39,8 +40,8 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
   it('adds up each day’s counts, whatever the events’ shards, the tenant’s and each sending domain’s apart', async () => {
     // Arrange
     const tenant = newTenant();
-    const count = (day: string, domain: string | null, fields: Parameters<ReputationStore['count']>[1]['fields']) =>
-      store().count(tenant, { day, domain, fields, spread: randomBytes(8).toString('hex') });
+    const count = (day: string, domain: string | null, fields: readonly CountField[]) =>
+      store().count(tenant, { day, domain, counts: ones(fields), spread: randomBytes(8).toString('hex') });
 
     // Act: 12 copies sent on one day (spread over every shard), two bounces, a complaint; one on the next day.
     for (let i = 0; i < 12; i++) await count('2026-03-02', i < 9 ? 'news.example.com' : 'shop.example.com', ['sent']);
@@ -61,12 +62,33 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
     });
   });
 
+  it('adds amounts (a batch counted together), zeros left out', async () => {
+    const tenant = newTenant();
+    await store().count(tenant, {
+      day: '2026-03-02',
+      domain: 'a.example',
+      counts: { sent: 10, delivered: 0 },
+      spread: 'b1',
+    });
+    await store().count(tenant, {
+      day: '2026-03-02',
+      domain: 'a.example',
+      counts: { sent: 5, complained: 2 },
+      spread: 'b2',
+    });
+    await store().count(tenant, { day: '2026-03-02', domain: 'a.example', counts: {}, spread: 'b3' });
+
+    expect((await store().countsBetween(tenant, '2026-03-02', '2026-03-02', 1000)).domains).toEqual({
+      'a.example': { '2026-03-02': { ...NO_COUNTS, sent: 15, complained: 2 } },
+    });
+  });
+
   it('keeps tenants and modes apart, and a range read sees only its days', async () => {
     const live = newTenant('live');
     const test: Tenant = { ...live, mode: 'test' };
-    await store().count(live, { day: '2026-03-02', domain: 'a.example', fields: ['sent'], spread: 'e1' });
-    await store().count(test, { day: '2026-03-02', domain: 'a.example', fields: ['sent'], spread: 'e2' });
-    await store().count(test, { day: '2026-03-01', domain: 'a.example', fields: ['sent'], spread: 'e3' });
+    await store().count(live, { day: '2026-03-02', domain: 'a.example', counts: { sent: 1 }, spread: 'e1' });
+    await store().count(test, { day: '2026-03-02', domain: 'a.example', counts: { sent: 1 }, spread: 'e2' });
+    await store().count(test, { day: '2026-03-01', domain: 'a.example', counts: { sent: 1 }, spread: 'e3' });
 
     const one = { '2026-03-02': { ...NO_COUNTS, sent: 1 } };
     expect(await store().countsBetween(live, '2026-03-02', '2026-03-02', 100)).toEqual({
@@ -92,7 +114,7 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
       ['2026-03-02', 'b.example'],
       ['2026-03-03', 'a.example'],
     ] as const) {
-      await store().count(tenant, { day, domain, fields: ['sent', 'delivered'], spread: `${day}${domain}` });
+      await store().count(tenant, { day, domain, counts: { sent: 1, delivered: 1 }, spread: `${day}${domain}` });
     }
 
     const range = await store().countsBetween(tenant, '2026-03-01', '2026-03-02', 100);
