@@ -118,6 +118,16 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     random,
     announce: config.reputation.events,
     judgments: new SingleFlight(),
+    // One line per warning or pause, for operators (a metric filter on "sending paused" can page).
+    noted: (tenant, subject, level, figures) =>
+      logger.warn(level === 'paused' ? 'sending paused for reputation' : 'reputation warning', {
+        account_id: tenant.accountId,
+        mode: tenant.mode,
+        subject: subject.kind === 'account' ? 'account' : `domain ${subject.domain}`,
+        sent: figures.sent,
+        bounce_rate: figures.bounceRate,
+        complaint_rate: figures.complaintRate,
+      }),
   };
   const reputationFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('reputation not counted or judged (the figures may undercount by this event)', {
