@@ -145,6 +145,25 @@ describe('counting', () => {
     expect(read.account['2026-03-02']).toEqual({ ...NO_COUNTS, sent: 10, delivered: 1 });
   });
 
+  it('a batch whose events queue deliveries or none completes: deliveries are gathered before counts', async () => {
+    // Arrange: a webhook for email.delivered only, so one event of the batch queues a job and the other none.
+    const { deps, deliveryQueue, webhooks, store } = setup();
+    await webhooks.create({ ...hook(), id: 'wh_delivered', events: ['email.delivered'] });
+    const batch = [event('email.sent'), event('email.delivered')];
+
+    // Act
+    const failed = await Promise.race([
+      processEvents(deps, batch),
+      new Promise((resolve) => setTimeout(() => resolve('stuck'), 2_000)),
+    ]);
+
+    // Assert
+    expect(failed).toEqual([]);
+    expect(deliveryQueue.sent.flatMap((s) => s.jobs)).toHaveLength(1);
+    const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
+    expect(read.account['2026-03-02']).toEqual({ ...NO_COUNTS, sent: 1, delivered: 1 });
+  });
+
   it('reports a failure to count and goes on: the event is processed, only its count is lost', async () => {
     const { store, deps, failures } = setup();
     store.failCounts = 1;

@@ -25,6 +25,12 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly reputation?: ReputationDeps;
   /** Told when counting or judging an event failed (a log line): the event goes on regardless. */
   readonly reputationFailed?: (event: SendflowEvent, error: unknown) => void;
+  /**
+   * Told once the event's fan-out is over (its first steps settled): a batch's gathered delivery queue then stops
+   * waiting for it, before it counts (a batch's counts wait for every event in turn, so without this an event
+   * that queued no job would hold up the others' deliveries while they hold up its count).
+   */
+  readonly fannedOut?: () => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -69,7 +75,11 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
       }),
     );
   }
-  await settled(event, steps);
+  try {
+    await settled(event, steps);
+  } finally {
+    deps.fannedOut?.();
+  }
   const emailId = event.emailId;
   if (emailId === undefined) return;
   // Then the email's own record of it: its history, and the status it gives (noted again on a redelivery: the
@@ -131,7 +141,7 @@ export async function processEvents(
       const member = gathered.member();
       const counting = counts();
       try {
-        await processEvent({ ...batch, deliveryQueue: member.queue, ...counting.deps }, event);
+        await processEvent({ ...batch, deliveryQueue: member.queue, fannedOut: member.done, ...counting.deps }, event);
       } finally {
         member.done();
         counting.done();

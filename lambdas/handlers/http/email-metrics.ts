@@ -7,10 +7,12 @@ import type { DomainRepository } from '../../app/domains/ports';
 import {
   type Metrics,
   type MetricsDeps,
+  type Reputation,
   readMetrics,
   readReputation,
   type SubjectReputation,
 } from '../../app/reputation/metrics';
+import type { Tenant } from '../../app/webhooks/ports';
 import {
   COUNTER_RETENTION_DAYS,
   type Counts,
@@ -186,40 +188,26 @@ export function emailMetricsHandlers(deps: {
     if (!reputation) throw new Error('no reputation store is wired (see runtime/)');
     const q = validate(query, raw, 'query');
     const tenant = tenantOf(caller);
-    const today = dayOf(reputation.clock.now());
-    const to = q.end_date ? min(dayOf(Date.parse(q.end_date)), today) : today;
-    const from = q.start_date ? dayOf(Date.parse(q.start_date)) : dayOf(dayStart(to) - 6 * 86_400_000);
-    const oldest = dayOf(dayStart(today) - MAX_DAYS_BACK * 86_400_000);
-    if (from > to) throw invalid('start_date', 'Must be on or before end_date.');
-    if (from < oldest)
-      throw invalid('start_date', `Counts are kept ${MAX_DAYS_BACK} days: start on ${oldest} or later.`);
-    const domainIds = q.domain_id
-      ? [
-          ...new Set(
-            q.domain_id
-              .split(',')
-              .map((id) => id.trim())
-              .filter(Boolean),
-          ),
-        ]
-      : [];
-    if (domainIds.length > MAX_DOMAIN_IDS) throw invalid('domain_id', `At most ${MAX_DOMAIN_IDS} domain ids.`);
-    const named = await Promise.all(domainIds.map((id) => deps.domains.get(tenant, id)));
-    const unknown = domainIds.filter((_, i) => !named[i]);
-    if (unknown.length) throw invalid('domain_id', `No domain with id ${unknown.join(', ')} in this account and mode.`);
+    const { from, to } = requestedRange(q, reputation.clock.now());
+    const named = await namedDomains(deps, tenant, q.domain_id);
     const dimensions = q.dimensions ?? [];
     const metrics = q.metrics ?? [...METRICS];
     let counted: Metrics;
+    let judged: Reputation;
     try {
-      counted = await readMetrics(reputation, tenant, {
-        from,
-        to,
-        granularity: q.granularity,
-        byPeriod: dimensions.includes('period'),
-        byDomain: dimensions.includes('domain'),
-        ...(domainIds.length ? { domains: named.map((d) => d?.name.toLowerCase() as string) } : {}),
-      });
+      [counted, judged] = await Promise.all([
+        readMetrics(reputation, tenant, {
+          from,
+          to,
+          granularity: q.granularity,
+          byPeriod: dimensions.includes('period'),
+          byDomain: dimensions.includes('domain'),
+          ...(named ? { domains: named } : {}),
+        }),
+        readReputation(reputation, tenant),
+      ]);
     } catch (error) {
+      // Bounded work: a tenant with counters of very many sending domains is asked for a narrower range.
       if (error instanceof RangeError)
         throw invalid('start_date', `Too many counters in this range: ${error.message}.`);
       throw error;
@@ -228,7 +216,6 @@ export function emailMetricsHandlers(deps: {
     const ids = dimensions.includes('domain')
       ? new Map((await deps.domains.list(tenant)).map((d) => [d.name.toLowerCase(), d.id]))
       : new Map<string, string>();
-    const judged = await readReputation(reputation, tenant);
     const end = Math.min(reputation.clock.now(), dayStart(to) + 86_400_000);
     const body: MetricsBody = {
       object: 'metrics',
@@ -264,6 +251,32 @@ export function emailMetricsHandlers(deps: {
 }
 
 const min = (a: string, b: string) => (a < b ? a : b);
+
+/** The UTC days asked for: end_date (today at the latest), start_date (6 days before by default, 90 back at most). */
+function requestedRange(q: z.infer<typeof query>, now: number): { from: string; to: string } {
+  const today = dayOf(now);
+  const to = q.end_date ? min(dayOf(Date.parse(q.end_date)), today) : today;
+  const from = q.start_date ? dayOf(Date.parse(q.start_date)) : dayOf(dayStart(to) - 6 * 86_400_000);
+  const oldest = dayOf(dayStart(today) - MAX_DAYS_BACK * 86_400_000);
+  if (from > to) throw invalid('start_date', 'Must be on or before end_date.');
+  if (from < oldest) throw invalid('start_date', `Counts are kept ${MAX_DAYS_BACK} days: start on ${oldest} or later.`);
+  return { from, to };
+}
+
+/** The names of the domains `domain_id` lists (the tenant's own, else 422); undefined without the parameter. */
+async function namedDomains(
+  deps: { readonly domains: Pick<DomainRepository, 'get'> },
+  tenant: Tenant,
+  domainId: string | undefined,
+): Promise<string[] | undefined> {
+  if (!domainId) return undefined;
+  const ids = [...new Set(domainId.split(',').map((id) => id.trim()))].filter(Boolean);
+  if (ids.length > MAX_DOMAIN_IDS) throw invalid('domain_id', `At most ${MAX_DOMAIN_IDS} domain ids.`);
+  const found = await Promise.all(ids.map((id) => deps.domains.get(tenant, id)));
+  const unknown = ids.filter((_, i) => !found[i]);
+  if (unknown.length) throw invalid('domain_id', `No domain with id ${unknown.join(', ')} in this account and mode.`);
+  return found.map((domain) => (domain?.name ?? '').toLowerCase());
+}
 
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError('The request query is invalid.', { details: [{ path, message }] });

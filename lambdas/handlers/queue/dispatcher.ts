@@ -21,7 +21,10 @@ export function createDispatcherHandler(deps: ProcessEventDeps) {
       const counting = counts();
       try {
         const parsed = eventMessage.parse(JSON.parse(message.body));
-        return await processEvent({ ...batchDeps, deliveryQueue: member.queue, ...counting.deps }, parsed);
+        return await processEvent(
+          { ...batchDeps, deliveryQueue: member.queue, fannedOut: member.done, ...counting.deps },
+          parsed,
+        );
       } finally {
         member.done();
         counting.done();
