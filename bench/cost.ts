@@ -3,16 +3,23 @@
 // adapters on the local runtime over a workload matrix (bench/cost/workloads.ts), records every billable call
 // (bench/cost/meter.ts), prices it by AWS's rules (bench/cost/billing.ts, bill.ts) at the prices of
 // bench/cost/prices.ts, and prints one JSON object as its last line. docs/benchmarks.md ("Cost") explains it.
+
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { encodeBody } from '../lambdas/adapters/email-body-object';
 import { PLANS } from '../lambdas/domain/plans';
 import { queues, tableNames } from '../lambdas/manifest';
 import { DEFAULT_WEBHOOK_CACHE_SECONDS } from '../lambdas/runtime/config';
 import { CONTEXT_CAPACITY, DEFAULT_TARGET_UTILIZATION } from '../lib/table-capacity';
 import { bill, fixedMonthly, type LineItems, logsIngested, sesCharge } from './cost/bill';
+import { gbSeconds } from './cost/billing';
 import { type Deployment, readDeployment } from './cost/deployment';
 import { emailHtml } from './cost/email-html';
 import { startHarness } from './cost/harness';
 import { QUEUE_FUNCTIONS } from './cost/meter';
+import { metricSeries } from './cost/metric-series';
 import {
   busiest,
   type CachedReads,
@@ -25,6 +32,7 @@ import {
 } from './cost/partitions';
 import { PRICES_READ_ON, REGION } from './cost/prices';
 import {
+  BAD_DAY_WORKLOAD,
   DELIVERY_WORKLOADS,
   type DeliveryWorkload,
   EMAIL_WORKLOADS,
@@ -91,6 +99,7 @@ function byService(items: LineItems): LineItems {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const before = BEFORE ? figuresAt(BEFORE) : null;
   const deployment = readDeployment();
   const provisioned = readDeployment(EVERY_TABLE_PROVISIONED);
   const h = await startHarness(deployment);
@@ -99,7 +108,9 @@ async function main(): Promise<void> {
   try {
     for (const w of ONLY_PARTITIONS
       ? PARTITION_SAMPLES
-      : [...DELIVERY_WORKLOADS, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
+      : ONLY_DELIVERIES
+        ? DELIVERY_SAMPLES
+        : [...DELIVERY_WORKLOADS, BAD_DAY_WORKLOAD, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
       const sample = w.kind === 'deliveries' ? await runDeliveries(h, w) : await runEmails(h, w);
       console.log(`measured ${label(w)}: ${describe(sample)}`);
       samples.push(sample);
@@ -114,6 +125,10 @@ async function main(): Promise<void> {
     console.log(
       `${kb} KB body: ${stored.toLocaleString('en')} bytes stored (gzip, ${((kb * 1024) / stored).toFixed(1)}x)`,
     );
+  }
+  if (ONLY_DELIVERIES) {
+    reportDeliveries(samples, deployment, before);
+    return;
   }
   if (ONLY_PARTITIONS) {
     const [deliverySample, emailSample] = samples as [Sample, Sample];
@@ -137,6 +152,157 @@ const PARTITION_SAMPLES: readonly (DeliveryWorkload | EmailWorkload)[] = [
 ];
 
 /**
+ * BENCH_COST_ONLY=deliveries: the perfect day's two headline samples (M = 5, fast endpoints, full batches and five
+ * a batch) and the bad day, in about 3 minutes: their table and a JSON line of their figures (`bad_day`,
+ * `usd_per_million_deliveries`, `fixed_usd_per_month`). BENCH_BEFORE=<git ref> runs that first against the
+ * ref's code (a temporary git worktree sharing node_modules, with this bench's files copied in), then against
+ * this checkout's, and prints both: a fix's before and after measured on the same machine in one run.
+ */
+const BEFORE = process.env.BENCH_BEFORE || undefined;
+const ONLY_DELIVERIES = process.env.BENCH_COST_ONLY === 'deliveries' || BEFORE !== undefined;
+const DELIVERY_SAMPLES: readonly DeliveryWorkload[] = [
+  { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
+  { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'five' },
+  BAD_DAY_WORKLOAD,
+];
+
+/** The figures of the deliveries-only run (its JSON line). */
+interface DeliveryFigures {
+  usd_per_million_deliveries: { full_batches: number; five_per_batch: number };
+  bad_day: BadDayFigures;
+  bad_day_detail: Record<string, number>;
+  fixed_usd_per_month: number;
+}
+
+/** This script's deliveries-only figures at `ref`'s code. */
+function figuresAt(ref: string): DeliveryFigures {
+  const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { encoding: 'utf8' }).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cost-'));
+  try {
+    execFileSync('git', ['worktree', 'add', '--detach', dir, ref], { cwd: root, stdio: 'ignore' });
+    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+    // This bench, as it is here, measures the ref's lambdas/ and lib/.
+    for (const path of ['bench/cost.ts', 'bench/cost', 'bench/report.ts']) {
+      cpSync(join(root, path), join(dir, path), { recursive: true });
+    }
+    console.log(`measuring ${ref} first (${dir})`);
+    const out = execFileSync('node', ['--import', 'tsx', 'bench/cost.ts'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, BENCH_BEFORE: '', BENCH_COST_ONLY: 'deliveries' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return JSON.parse(out.trim().split('\n').at(-1) as string) as DeliveryFigures;
+  } finally {
+    execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: root, stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface BadDayFigures {
+  usd_per_million_deliveries: number;
+  sqs_requests_per_delivery: number;
+  lambda_invocations_per_delivery: number;
+  lambda_gb_seconds_per_delivery: number;
+  scheduler_calls_per_delivery: number;
+}
+
+/** Issue 29's targets on demand. */
+const TARGETS = {
+  badDayUsd: 3,
+  badDaySqs: 0.6,
+  badDayInvocations: 0.15,
+  fullBatchesUsd: 2,
+  fivePerBatchUsd: 2.5,
+} as const;
+
+/** The bad day's figures per first-attempt delivery, and what explains them (`detail`). */
+function badDay(s: Sample, deployment: Deployment): { figures: BadDayFigures; detail: Record<string, number> } {
+  const per = (n: number) => round(n / s.deliveries, 5);
+  const sqs = [...s.usage.sqs.values()].reduce((n, q) => n + q.billed, 0);
+  const gbs = s.usage.invocations.reduce((n, inv) => {
+    const fn = deployment.functions.get(inv.fn);
+    return n + gbSeconds(fn?.memoryMb ?? 512, inv.ms);
+  }, 0);
+  const deliveryInvocations = s.usage.invocations.filter((inv) => inv.fn === QUEUE_FUNCTIONS.deliveries);
+  return {
+    figures: {
+      usd_per_million_deliveries: round(sum(bill(s, deployment)) * (1e6 / s.deliveries)),
+      sqs_requests_per_delivery: per(sqs),
+      lambda_invocations_per_delivery: per(s.usage.invocations.length),
+      lambda_gb_seconds_per_delivery: per(gbs),
+      scheduler_calls_per_delivery: per(s.usage.scheduler),
+    },
+    detail: {
+      deliveries: s.deliveries,
+      attempts_per_delivery: per(s.attempts),
+      connections_per_attempt: round(s.connections / Math.max(1, s.attempts), 4),
+      slow_lane_messages_per_delivery: per(s.usage.sqs.get('slowDeliveries')?.messages ?? 0),
+      deliveries_queue_messages_per_delivery: per(s.usage.sqs.get('deliveries')?.messages ?? 0),
+      delayed_messages_per_delivery: per(s.usage.delayedMessages),
+      delivery_invocation_records_mean: round(
+        deliveryInvocations.reduce((n, inv) => n + inv.records, 0) / Math.max(1, deliveryInvocations.length),
+        2,
+      ),
+      delivery_invocation_ms_mean: round(
+        deliveryInvocations.reduce((n, inv) => n + inv.ms, 0) / Math.max(1, deliveryInvocations.length),
+        1,
+      ),
+    },
+  };
+}
+
+/** BENCH_COST_ONLY=deliveries: the three delivery samples' table and figures, beside `before`'s if measured. */
+function reportDeliveries(samples: readonly Sample[], deployment: Deployment, before: DeliveryFigures | null): void {
+  const [full, five, bad] = samples as [Sample, Sample, Sample];
+  const perMillion = (s: Sample) => sum(bill(s, deployment)) * (1e6 / s.deliveries);
+  console.log(`\nUSD per million first-attempt deliveries (${REGION} list prices read ${PRICES_READ_ON})`);
+  const services = [...new Set(samples.flatMap((s) => Object.keys(byService(bill(s, deployment)))))];
+  printTable(
+    ['workload', ...services, 'total'],
+    samples.map((s) => {
+      const folded = byService(scale(bill(s, deployment), 1e6 / s.deliveries));
+      return [label(s.workload), ...services.map((k) => usd(folded[k] ?? 0)), usd(perMillion(s))];
+    }),
+  );
+  const { figures, detail } = badDay(bad, deployment);
+  const fixed = sum(fixedMonthly(deployment, metricSeries().length));
+  const now: DeliveryFigures = {
+    usd_per_million_deliveries: { full_batches: round(perMillion(full)), five_per_batch: round(perMillion(five)) },
+    bad_day: figures,
+    bad_day_detail: detail,
+    fixed_usd_per_month: round(fixed, 2),
+  };
+  const rows = (f: DeliveryFigures) => ({
+    'perfect day, full batches (USD/M)': f.usd_per_million_deliveries.full_batches,
+    'perfect day, five per batch (USD/M)': f.usd_per_million_deliveries.five_per_batch,
+    ...Object.fromEntries(Object.entries(f.bad_day).map(([k, v]) => [`bad day ${k}`, v])),
+    ...Object.fromEntries(Object.entries(f.bad_day_detail).map(([k, v]) => [`  ${k}`, v])),
+    'fixed USD per month': f.fixed_usd_per_month,
+  });
+  console.log();
+  const mine = rows(now);
+  const theirs = before ? rows(before) : null;
+  printTable(
+    ['figure', ...(theirs ? [`before (${BEFORE})`] : []), 'this checkout'],
+    Object.entries(mine).map(([k, v]) => [
+      k,
+      ...(theirs ? [String(theirs[k as keyof typeof theirs] ?? '')] : []),
+      String(v),
+    ]),
+  );
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  console.log(
+    `\nTargets: bad day <= $${TARGETS.badDayUsd} (${met(figures.usd_per_million_deliveries <= TARGETS.badDayUsd)}), ` +
+      `<= ${TARGETS.badDaySqs} SQS requests (${met(figures.sqs_requests_per_delivery <= TARGETS.badDaySqs)}), ` +
+      `<= ${TARGETS.badDayInvocations} invocations (${met(figures.lambda_invocations_per_delivery <= TARGETS.badDayInvocations)}) per delivery; ` +
+      `perfect day <= $${TARGETS.fullBatchesUsd} / $${TARGETS.fivePerBatchUsd} ` +
+      `(${met(now.usd_per_million_deliveries.full_batches <= TARGETS.fullBatchesUsd && now.usd_per_million_deliveries.five_per_batch <= TARGETS.fivePerBatchUsd)}).`,
+  );
+  console.log(JSON.stringify(before ? { ...now, before } : now));
+}
+
+/**
  * The emails' SQS batching (sends and events queues) the JSON's `usd_per_thousand_emails` reports: the matrix's
  * harder point, five per batch (item 2: "SQS batch full / five jobs"). Every batching, one email a batch
  * included, is in `usd_per_thousand_emails_by_batching`.
@@ -156,6 +322,7 @@ function describe(s: Sample): string {
 
 function report(samples: readonly Sample[], deployment: Deployment, provisioned: Deployment): void {
   const metrics = new Set(samples.flatMap((s) => [...s.usage.metrics]));
+  const series = metricSeries();
   const find = <W extends DeliveryWorkload | EmailWorkload>(match: (w: W) => boolean) =>
     samples.find((s) => match(s.workload as W)) as Sample;
 
@@ -228,14 +395,28 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
 
   const utilization = reportProvisioned(samples, deployment, provisioned);
 
-  const fixed = fixedMonthly(deployment, metrics);
+  const fixed = fixedMonthly(deployment, series.length);
   console.log(`\nFixed monthly costs (not in the figures above): ${usd(sum(fixed), 2)} USD`);
   printTable(
     ['item', 'USD/month'],
     Object.entries(fixed).map(([k, v]) => [k, usd(v, 2)]),
   );
-  console.log(`${metrics.size} distinct EMF metrics (metric + dimension values) in this run:`);
+  console.log(
+    `custom metrics: ${series.length} series the routes, statuses and error classes can produce (priced above, an ` +
+      `upper bound: a series costs only the hours it gets data); ${metrics.size} of them had data in this run:`,
+  );
   for (const m of [...metrics].sort()) console.log(`  ${m}`);
+  const { alarms } = deployment;
+  console.log(
+    `alarms: ${alarms.count} (${alarms.metrics} metrics at standard resolution, ${alarms.highResolutionMetrics} high, ` +
+      `${alarms.composite} composite); ${deployment.dashboards} dashboard(s); ${deployment.kmsKeys} KMS key(s); ` +
+      `${deployment.eventSourceMappings.length} SQS event source mappings polling when idle`,
+  );
+
+  const badSample = find<DeliveryWorkload>((w) => w.endpoint === 'bad-day');
+  const { figures: badDayFigures, detail: badDayDetail } = badDay(badSample, deployment);
+  console.log(`\nThe bad day (${label(badSample.workload)}): ${JSON.stringify(badDayFigures)}`);
+  console.log(`  ${JSON.stringify(badDayDetail)}`);
 
   // Item 3: the busiest partitions.
   const deliverySample = find<DeliveryWorkload>(
@@ -285,9 +466,13 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
         return [k, round(sesCharge(s) * (1e3 / s.emails))];
       }),
     ),
+    bad_day: badDayFigures,
+    fixed_usd_per_month: round(sum(fixed), 2),
     max_partition_wcu_per_s: Math.round(maxW),
     max_partition_rcu_per_s: Math.round(maxR),
     line_items: {
+      bad_day: roundAll(byService(scale(bill(badSample, deployment), 1e6 / badSample.deliveries))),
+      bad_day_detail: badDayDetail,
       per_million_deliveries_full_batches: roundAll(byService(full)),
       per_million_deliveries_five_per_batch: roundAll(byService(five)),
       ...Object.fromEntries(
@@ -306,6 +491,7 @@ function report(samples: readonly Sample[], deployment: Deployment, provisioned:
       },
       logs_bytes_per_delivery: Math.round(logsIngested(deliverySample.usage, deployment) / deliverySample.deliveries),
       emf_metrics: metrics.size,
+      metric_series: series.length,
     },
     // The same samples with every table and GSI in provisioned mode at the auto scaling target (reportProvisioned).
     provisioned: {

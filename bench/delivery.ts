@@ -6,6 +6,7 @@
 // docs/benchmarks.md has the method and the figures. Env: BENCH_EVENTS (default 1000), BENCH_WEBHOOKS
 // (default 5), BENCH_DATA_DIR (default: a temporary directory on disk), BENCH_LATENCY_ROUNDS (default 20 rounds of one batch of 10 events), BENCH_COST_EVENTS (default
 // 200: the burst in which request units are measured).
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { retryTransport } from '../lambdas/adapters/aws/retry-scheduler';
 import { type CallCounts, type CallSnapshot, countCalls } from '../lambdas/adapters/dynamodb/call-counter';
 import { deliveryPartitionsOf } from '../lambdas/adapters/dynamodb/deliveries';
 import { HttpWebhookSender } from '../lambdas/adapters/http/webhook-sender';
@@ -29,10 +31,14 @@ import type { SendflowEvent } from '../lambdas/domain/events';
 import { timeOrderedId } from '../lambdas/domain/ids';
 import { attemptHeaders, renderPayload } from '../lambdas/domain/webhooks/render';
 import { standardWebhookSignature } from '../lambdas/domain/webhooks/signature';
-import { queues as queueSpecs } from '../lambdas/manifest';
 import type { Config } from '../lambdas/runtime/config';
 import { localDynamoClient } from '../lambdas/runtime/local/dynamo';
-import { LOCAL_QUEUE_CONCURRENCY, type LocalRuntime, startLocalRuntime } from '../lambdas/runtime/local/runtime';
+import {
+  LOCAL_BATCH_SIZE,
+  LOCAL_QUEUE_CONCURRENCY,
+  type LocalRuntime,
+  startLocalRuntime,
+} from '../lambdas/runtime/local/runtime';
 import { PRICES as UNIT_PRICES } from './cost/prices';
 import { benchConfig, positiveInt, printTable } from './report';
 
@@ -48,11 +54,9 @@ const PUBLISH_BATCH = 10;
 const WARMUP_EVENTS = 100;
 /** The local deliveries queue hands out this many batches at once, each of the manifest's size. */
 const WORKER_BATCHES = LOCAL_QUEUE_CONCURRENCY.deliveries;
-const WORKER_CONCURRENCY = WORKER_BATCHES * queueSpecs.deliveries.batchSize;
+const WORKER_CONCURRENCY = WORKER_BATCHES * LOCAL_BATCH_SIZE;
 /** A phase that has not finished in this time has lost deliveries: stop and say so. */
 const PHASE_TIMEOUT_MS = 180_000;
-/** The AWS retry transport sends delays under this through SQS DelaySeconds, longer ones through Scheduler. */
-const SCHEDULER_MIN_DELAY_SECONDS = 60;
 const SQS_BILLING_CHUNK = 64 * 1024;
 
 /** USD per million units, from the one price list (bench/cost/prices.ts, where bench:cost prices every service). */
@@ -378,7 +382,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `pipeline: local runtime in this process (dynalite and the queue journals in ${DATA_DIR}, in-process queues: events ×2 batches, ` +
-      `deliveries ×${WORKER_BATCHES} batches of ${queueSpecs.deliveries.batchSize}); receiver: a child process on ` +
+      `deliveries ×${WORKER_BATCHES} batches of ${LOCAL_BATCH_SIZE}); receiver: a child process on ` +
       `127.0.0.1 that answers 200 and verifies every signature\n`,
   );
   const bench = await startBench();
@@ -446,7 +450,8 @@ async function startBench(): Promise<Bench> {
     const retries = { sqs: 0, scheduler: 0 };
     const schedule = services.retries.schedule.bind(services.retries);
     services.retries.schedule = (job, delaySeconds) => {
-      retries[delaySeconds < SCHEDULER_MIN_DELAY_SECONDS ? 'sqs' : 'scheduler'] += 1;
+      // The AWS retry transport's own rule: SQS DelaySeconds up to 15 minutes, Scheduler beyond.
+      retries[retryTransport(delaySeconds)] += 1;
       return schedule(job, delaySeconds);
     };
     const account = await createAccount({ ...services, usagePlans: noUsagePlans }, 'scale');

@@ -17,6 +17,8 @@ export type AdminCommand =
   | { name: 'dashboard-revoke'; accountId: string }
   | { name: 'reputation'; accountId: string; mode: Mode }
   | { name: 'reputation-lift'; accountId: string; mode: Mode; domain?: string | null; note: string }
+  | { name: 'list-inbound-failures' }
+  | { name: 'retry-inbound-failure'; id: string }
   /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
   | { name: 'help' }
   | { name: 'dashboard-link'; accountId: string; mode: Mode };
@@ -55,6 +57,10 @@ commands:
   upgrade-suppressions moves suppressions stored by earlier versions under one key per account and mode to
                  their shard (16 per tenant), then marks the table, after which sends stop reading the old keys.
                  Idempotent; Scans the suppressions table. Run once per stage after deploying an upgrade.
+  list-inbound-failures   received messages that failed every try to be stored (the local runtime's dead
+                 letters, <data dir>/inbound-dead): id, envelope, size, tries, the last error, and the file
+  retry-inbound-failure --id <in_…>   puts one back in the spool with a fresh count of tries: a running
+                 runtime stores it within a minute, a stopped one at its next start (docs/runbook.md)
   help           this text (also --help, -h, or <command> --help)
 
 Lost the printed key? \`list-accounts\` finds the account id, \`create-key --account <id> --mode test\` makes
@@ -94,10 +100,12 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'dashboard-link': ['account', 'mode'],
     reputation: ['account', 'mode'],
     'reputation-lift': ['account', 'mode', 'domain', 'account-only', 'note'],
+    'list-inbound-failures': [],
+    'retry-inbound-failure': ['id'],
   };
   const options = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
   if (!options) throw new UsageError(`unknown command: ${name}`);
-  const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key', 'domain', 'account-only', 'note'].filter(
+  const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key', 'domain', 'account-only', 'note', 'id'].filter(
     (option) => values[option as keyof typeof values] !== undefined && !options.includes(option),
   );
   if (misplaced.length) throw new UsageError(`${name} does not take --${misplaced.join(', --')}`);
@@ -115,7 +123,10 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     case 'list-accounts':
     case 'upgrade-emails':
     case 'upgrade-suppressions':
+    case 'list-inbound-failures':
       return { command: { name }, target };
+    case 'retry-inbound-failure':
+      return { command: { name, id: required(values.id, 'id') }, target };
     case 'list-keys':
     case 'dashboard-revoke':
       return { command: { name, accountId: required(values.account, 'account') }, target };
@@ -171,6 +182,7 @@ function parse(argv: readonly string[]) {
       domain: { type: 'string' },
       'account-only': { type: 'boolean' },
       note: { type: 'string' },
+      id: { type: 'string' },
       aws: { type: 'boolean' },
       stage: { type: 'string' },
       stack: { type: 'string' },

@@ -24,6 +24,10 @@ import { createRepositories } from '../lambdas/runtime/repositories';
 import { outputNames } from '../lib/outputs';
 import type { AdminSession } from './admin';
 
+const ON_AWS_INBOUND_FAILURES =
+  'On AWS, inbound messages the function gave up on are in the stack output InboundFailuresQueueUrl (alarm ' +
+  'InboundFailuresDepth); docs/runbook.md, "Inbound email on AWS", lists and replays them.';
+
 /** Raised when the stack cannot be used: not deployed, not finished, or missing outputs. */
 export class StackLookupError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -116,6 +120,10 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
       // The stage's thresholds are its functions' settings (sendflow:reputation): the operator gives the same
       // SF_REPUTATION_* to `reputation` (a lift needs none of them).
       reputation: { store: reputationStore, policy: reputationPolicyFromEnv(), clock: { now: () => Date.now() } },
+      // On AWS a message SES received is in the inbound bucket from the start; an event the inbound function gave
+      // up on waits in the stage's failures queue, whose alarm pages (docs/runbook.md, "Inbound email on AWS").
+      inboundFailures: () => Promise.reject(new Error(ON_AWS_INBOUND_FAILURES)),
+      retryInboundFailure: () => Promise.reject(new Error(ON_AWS_INBOUND_FAILURES)),
       deps: {
         accounts,
         apiKeys,

@@ -2,11 +2,13 @@
 // (announced in its state file), or, when none runs, the data directory opened directly. Revocations and
 // plan changes flush the running runtime's authorizer cache through its loopback admin endpoint.
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-history';
 import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../lambdas/adapters/dynamodb/suppressions';
 import { localEmailBodies } from '../lambdas/adapters/local/file-email-bodies';
+import { inboundDeadDir, readDeadLetters, redriveDeadLetter } from '../lambdas/adapters/local/inbound-spool';
 import { runtimeAuthorizerCache } from '../lambdas/adapters/local/runtime-authorizer-cache';
 import { noUsagePlans, outOfProcessAuthorizerCache } from '../lambdas/adapters/local/usage-plans';
 import { loadConfig, localTableDefaults } from '../lambdas/runtime/config';
@@ -56,6 +58,12 @@ export async function localAdminDeps(): Promise<AdminSession> {
     }),
     upgradeSuppressions: () => upgradeSuppressions(documentClient(client), config.tables.suppressions),
     reputation: { store: repos.reputationStore, policy: config.reputation, clock },
+    // Files in the data directory: read (and moved back) whether or not a runtime runs on it.
+    inboundFailures: async () => {
+      const dir = inboundDeadDir(running?.dataDir ?? config.dataDir);
+      return readDeadLetters(dir).map((letter) => ({ ...letter, file: join(dir, `${letter.id}.msg`) }));
+    },
+    retryInboundFailure: async (id) => redriveDeadLetter(running?.dataDir ?? config.dataDir, id),
     deps: {
       ...repos,
       usagePlans: noUsagePlans,

@@ -3,6 +3,7 @@
 // `help`, `--help`, `-h` (or `<command> --help`) print the usage on stdout and exit 0.
 
 import type { EmailUpgrade } from '../lambdas/adapters/dynamodb/emails';
+import type { DeadLetter } from '../lambdas/adapters/local/inbound-spool';
 import {
   type AccountDeps,
   createAccount,
@@ -36,6 +37,10 @@ export interface AdminSession {
    * operator's SF_REPUTATION_* variables, which should be the stage's, for what `reputation` judges).
    */
   readonly reputation: MetricsDeps & { readonly store: ReputationStore };
+  /** Received messages that failed every try (the local runtime's dead letters), with where each message is. */
+  inboundFailures(): Promise<readonly (DeadLetter & { readonly file: string })[]>;
+  /** Puts a dead letter back in the spool; false when there is none with that id. */
+  retryInboundFailure(id: string): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -100,6 +105,26 @@ export async function runCommand(
         note: command.note,
       });
       return { account_id: command.accountId, mode: command.mode, lifted: lifted.map(liftedView) };
+    }
+    case 'list-inbound-failures':
+      return {
+        data: (await session.inboundFailures()).map((letter) => ({
+          id: letter.id,
+          received_at: letter.receivedAt,
+          mail_from: letter.mailFrom,
+          recipients: letter.recipients,
+          bytes: letter.bytes,
+          attempts: letter.attempts,
+          reason: letter.reason,
+          dead_at: letter.deadAt,
+          file: letter.file,
+        })),
+      };
+    case 'retry-inbound-failure': {
+      if (!(await session.retryInboundFailure(command.id))) {
+        throw new NotFoundError(`No inbound failure ${command.id} (list-inbound-failures lists them).`);
+      }
+      return { id: command.id, retried: true };
     }
     case 'create-account': {
       const account = await createAccount(deps, command.plan);

@@ -2,12 +2,23 @@
 // webhook pipeline (queues, dispatcher, delivery worker, retry schedules, reconciler, alarms) and the email
 // pipeline (scheduled sends, the SES configuration set and its events).
 // Everything here can be replaced without touching data; tables are found through SSM parameters.
-import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  Aws,
+  CfnOutput,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  type CfnRestApi,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -17,8 +28,9 @@ import {
   RequestAuthorizer,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { type IGrantable, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, LogRetention, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
@@ -37,9 +49,12 @@ import {
   tableNames,
   tables,
 } from '../lambdas/manifest';
+import { type AlarmSubscribers, NO_SUBSCRIBERS } from './alarm-settings';
+import { type ApiThrottle, DEFAULT_API_THROTTLE } from './api-throttle';
 import { checkConcurrency, DEFAULT_LAMBDA_CONCURRENCY, type LambdaConcurrency, reservation } from './concurrency';
 import { ApiCustomDomain, type CustomDomainSettings } from './constructs/custom-domain';
 import { DeliveryPipeline } from './constructs/delivery-pipeline';
+import { DEFAULT_DEPLOYMENT_STYLE, type DeploymentStyle, Deployments } from './constructs/deployments';
 import { EmailPipeline } from './constructs/email-pipeline';
 import { ApiFirewall } from './constructs/firewall';
 import { addGatewayResponses } from './constructs/gateway-responses';
@@ -364,13 +379,14 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
 };
 
 /**
- * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, and
- * creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
+ * The inbound function (a stage that receives email): receiveEmail reads the name's claim and the domain, counts
+ * the bytes it stores on the receiving account's day (its plan by key, one conditional UpdateItem of the counter),
+ * and creates the received email (a conditional UpdateItem with its outbox), then relays its email.received.
  */
 const inboundAccess: Access = {
-  accounts: 'none',
+  accounts: { items: ['dynamodb:GetItem'] },
   apiKeys: 'none',
-  rateLimits: 'none',
+  rateLimits: { items: ['dynamodb:UpdateItem'] },
   webhooks: 'none',
   deliveries: 'none',
   emails: 'none',
@@ -399,10 +415,12 @@ export interface SendflowApiStackProps extends StackProps {
   /** Requests per second per client IP without a valid key: WAF on AWS, the app locally (SF_IP_RATE_LIMIT). */
   readonly ipRateLimit?: number;
   readonly logRetention?: RetentionDays;
-  /** Subscribed by email to the alarm topic (this stage's `sendflow:alarmEmails`); none warns at synth. */
-  readonly alarmEmails?: readonly string[];
-  /** The account's Lambda quota and the API's and authorizer's reservations (lib/concurrency.ts). */
+  /** Who the paging and non-paging topics reach (lib/alarm-settings.ts); buildSendflow refuses a stage with none to page. */
+  readonly alarmSubscribers?: AlarmSubscribers;
+  /** The account's Lambda quota and the API's, authorizer's and public function's reservations (lib/concurrency.ts). */
   readonly lambdaConcurrency?: LambdaConcurrency;
+  /** The stage's default method throttle and the public methods' (lib/api-throttle.ts); DEFAULT_API_THROTTLE when omitted. */
+  readonly apiThrottle?: ApiThrottle;
   /** Each SQS consumer's MaximumConcurrency (lib/consumers.ts); the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second (DEFAULT_SES_MAX_SEND_RATE when omitted). */
@@ -417,16 +435,24 @@ export interface SendflowApiStackProps extends StackProps {
   readonly inbound?: InboundSettings;
   /** Sending reputation: window, minimum volume, thresholds, the event switch (every function's SF_REPUTATION_*). */
   readonly reputation?: ReputationSettings;
+  /** How deployments shift traffic to a new version (lib/constructs/deployments.ts); a 10% canary for 5 minutes. */
+  readonly deployment?: DeploymentStyle;
+  /** SF_STORED_FORMATS of every function: the stage's expand/contract switches (lib/stored-formats.ts). */
+  readonly storedFormats?: string;
 }
 
 export class SendflowApiStack extends Stack {
   readonly api: RestApi;
+  /** Serves the methods behind the authorizer: only requests with a valid key reach it. */
   readonly apiFunction: NodeFunction;
+  /** The same code and role for every method without the authorizer (public routes and 404/405 fallbacks). */
+  readonly publicFunction: NodeFunction;
   readonly authorizerFunction: NodeFunction;
   readonly pipeline: DeliveryPipeline;
   readonly emails: EmailPipeline;
   readonly monitoring: Monitoring;
   readonly inbound: InboundMail | undefined;
+  readonly deployments: Deployments;
 
   constructor(scope: Construct, id: string, props: SendflowApiStackProps) {
     super(scope, id, props);
@@ -455,6 +481,8 @@ export class SendflowApiStack extends Stack {
       SF_METRICS_SERVICE: this.stackName,
       // Every function judges (or shows, or checks) reputation with the stage's settings (`sendflow:reputation`).
       ...reputationEnvironment(props.reputation ?? DEFAULT_REPUTATION),
+      // Stored formats the stage switches away from this release's defaults (expand/contract); none by default.
+      ...(props.storedFormats ? { SF_STORED_FORMATS: props.storedFormats } : {}),
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
@@ -477,33 +505,52 @@ export class SendflowApiStack extends Stack {
       sesMaxSendRate: props.sesMaxSendRate ?? DEFAULT_SES_MAX_SEND_RATE,
     });
 
+    const apiEnvironment = {
+      ...environment,
+      // Emails publish their events (simulated sequences included) onto the events queue.
+      SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl,
+      // A recovery job's first step goes onto the deliveries queue.
+      SF_DELIVERIES_QUEUE_URL: this.pipeline.deliveriesQueue.queueUrl,
+      // Emails with scheduled_at become one-shot schedules (or delayed messages) for the send worker.
+      ...this.emails.schedulingEnvironment(),
+      // Unsubscribe links are signed with the data stack's key, read once per cold start.
+      SF_SIGNING_SECRET_ID: signingSecretArn,
+      // A listen-session poll answers at once: a waiting one would hold one of the executions reserved below,
+      // which every tenant's requests share (the CLI polls again a second later).
+      SF_LISTEN_MAX_WAIT_SECONDS: '0',
+      // The largest send body whose Lambda event fits 6 MB whatever JSON escaping does to it; the WAF refuses
+      // a larger Content-Length with 413 (lambdas/domain/body-ceiling.ts).
+      SF_MAX_SEND_BODY_BYTES: String(MAX_SEND_BODY_BYTES),
+    };
     this.apiFunction = new NodeFunction(this, 'ApiFunction', {
       entry: 'lambdas/runtime/aws/api.ts',
-      description: 'Sendflow API: every /v1 route',
+      description: 'Sendflow API: every /v1 route behind the authorizer',
       serviceName: 'sendflow-api',
-      environment: {
-        ...environment,
-        // Emails publish their events (simulated sequences included) onto the events queue.
-        SF_EVENTS_QUEUE_URL: this.pipeline.eventsQueue.queueUrl,
-        // A recovery job's first step goes onto the deliveries queue.
-        SF_DELIVERIES_QUEUE_URL: this.pipeline.deliveriesQueue.queueUrl,
-        // Emails with scheduled_at become one-shot schedules (or delayed messages) for the send worker.
-        ...this.emails.schedulingEnvironment(),
-        // Unsubscribe links are signed with the data stack's key, read once per cold start.
-        SF_SIGNING_SECRET_ID: signingSecretArn,
-        // A listen-session poll answers at once: a waiting one would hold one of the executions reserved below,
-        // which every tenant's requests share (the CLI polls again a second later).
-        SF_LISTEN_MAX_WAIT_SECONDS: '0',
-        // The largest send body whose Lambda event fits 6 MB whatever JSON escaping does to it; the WAF refuses
-        // a larger Content-Length with 413 (lambdas/domain/body-ceiling.ts).
-        SF_MAX_SEND_BODY_BYTES: String(MAX_SEND_BODY_BYTES),
-      },
+      environment: apiEnvironment,
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
       // Its own share of the account's concurrency, so a queue backlog cannot starve the API (and its ceiling).
       reservedConcurrentExecutions: reservation(lambdaConcurrency.api),
     });
+    // Every method without the authorizer (the public routes: dashboard, one-click unsubscribe, contact
+    // confirmation, the API reference; and the 404/405 fallbacks) runs here instead: the API's code and role (the
+    // dashboard is the API, called in process), on a reservation of its own that is also its ceiling. A flood of
+    // unauthenticated requests, from however many addresses, is throttled at that ceiling and never takes the
+    // executions that requests with a key need: those reach the API function only through the authorizer.
+    this.publicFunction = new NodeFunction(this, 'PublicFunction', {
+      entry: 'lambdas/runtime/aws/api.ts',
+      description: 'Sendflow public routes: dashboard, unsubscribe, confirmation, reference, 404/405 fallbacks',
+      serviceName: 'sendflow-public',
+      environment: apiEnvironment,
+      timeout: timeouts.api,
+      memorySize: 1024,
+      logRetention,
+      role: this.apiFunction.role,
+      reservedConcurrentExecutions: reservation(lambdaConcurrency.public),
+    });
+    /** Both run the API's code: every variable and grant below goes to both (the role is one). */
+    const apiFunctions = [this.apiFunction, this.publicFunction];
     this.authorizerFunction = new NodeFunction(this, 'AuthorizerFunction', {
       entry: 'lambdas/runtime/aws/authorizer.ts',
       description: 'Sendflow REQUEST authorizer: Bearer API key to principal and usage-plan key',
@@ -550,17 +597,18 @@ export class SendflowApiStack extends Stack {
         });
       }
     };
-    grantBodyObjects(this.apiFunction, ['s3:PutObject', 's3:GetObject']);
+    for (const fn of apiFunctions) grantBodyObjects(fn, ['s3:PutObject', 's3:GetObject']);
+    // A test-mode email's attachments are tagged for the bucket's one-day rule (under retention/ only: they expire
+    // within the retention), which IAM authorizes as s3:PutObjectTagging. Only the API function accepts emails.
+    grantBodyObjects(this.apiFunction, ['s3:PutObjectTagging'], [retainedPrefix]);
     grantBodyObjects(this.emails.sender, ['s3:GetObject']);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
     // queues every email. Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.
     this.emails.grantSending(this.emails.sender);
-    this.emails.grantIdentities(this.apiFunction, [
-      'ses:CreateEmailIdentity',
-      'ses:GetEmailIdentity',
-      'ses:DeleteEmailIdentity',
-    ]);
+    for (const fn of apiFunctions) {
+      this.emails.grantIdentities(fn, ['ses:CreateEmailIdentity', 'ses:GetEmailIdentity', 'ses:DeleteEmailIdentity']);
+    }
 
     // The reconciler also re-queues overdue scheduled sends: the sends queue is enough (they are due now).
     const { reconciler } = this.pipeline;
@@ -586,19 +634,20 @@ export class SendflowApiStack extends Stack {
       }
     }
 
-    this.api = this.restApi(logRetention);
+    this.api = this.restApi(logRetention, props.apiThrottle ?? DEFAULT_API_THROTTLE);
     // Public links point at the custom domain when there is one: it outlives this stack's execute-api host.
     // Otherwise at the stage URL, built from the API id alone: the stage (this.api.url) depends on the
     // deployment, which depends on the methods, which depend on this function: that would be a cycle.
     const customDomain =
       props.customDomain && new ApiCustomDomain(this, 'CustomDomain', { ...props.customDomain, api: this.api });
-    this.apiFunction.handler.addEnvironment(
-      'SF_PUBLIC_URL',
+    const publicUrl =
       customDomain?.url ??
-        Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]),
-    );
-    // Revoking a key flushes the stage's authorizer cache, so the key stops working at once, not after the TTL.
-    this.apiFunction.handler.addEnvironment('SF_REST_API_ID', this.api.restApiId);
+      Fn.join('', ['https://', this.api.restApiId, '.execute-api.', Aws.REGION, '.', Aws.URL_SUFFIX, `/${STAGE}`]);
+    for (const fn of apiFunctions) {
+      fn.handler.addEnvironment('SF_PUBLIC_URL', publicUrl);
+      // Revoking a key flushes the stage's authorizer cache, so the key stops working at once, not after the TTL.
+      fn.handler.addEnvironment('SF_REST_API_ID', this.api.restApiId);
+    }
     this.apiFunction.role.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['apigateway:DELETE'],
@@ -616,14 +665,19 @@ export class SendflowApiStack extends Stack {
       }),
     );
     const authorizer = new RequestAuthorizer(this, 'Authorizer', {
-      handler: this.authorizerFunction.handler,
+      handler: this.authorizerFunction.live,
       // Cache key: the key itself. The policy is a wildcard Allow, so a cached answer is valid on every route.
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(ttl),
     });
     // One invoke permission for the whole API instead of one per method: a function's resource policy is
     // capped at 20 KB, which a per-method permission for every route and fallback would soon exceed.
-    const integration = new LambdaIntegration(this.apiFunction.handler, {
+    // Both invoke the `live` aliases, which CodeDeploy shifts between versions (lib/constructs/deployments.ts).
+    const integration = new LambdaIntegration(this.apiFunction.live, {
+      proxy: true,
+      scopePermissionToMethod: false,
+    });
+    const publicIntegration = new LambdaIntegration(this.publicFunction.live, {
       proxy: true,
       scopePermissionToMethod: false,
     });
@@ -631,7 +685,7 @@ export class SendflowApiStack extends Stack {
     for (const route of routes as readonly RouteSpec[]) {
       const resource = this.api.root.resourceForPath(route.path);
       if (route.access === 'public') {
-        const method = resource.addMethod(route.method, integration, {
+        const method = resource.addMethod(route.method, publicIntegration, {
           operationName: route.id,
           authorizationType: AuthorizationType.NONE,
           apiKeyRequired: false,
@@ -653,7 +707,8 @@ export class SendflowApiStack extends Stack {
       }
     }
 
-    // 404 and 405 in our JSON shape, with rate-limit headers, come from the API Lambda: API Gateway prefers
+    // 404 and 405 in our JSON shape, with rate-limit headers, come from the API code (the public function, as every
+    // method without the authorizer): API Gateway prefers
     // an explicit method over ANY on the same resource, so ANY only catches methods a route does not declare
     // (the Lambda answers 405 with Allow), and {proxy+} on the root only catches paths no resource matches
     // (404). No authorizer on them: a wrong method or path is not an authentication failure; the Lambda
@@ -666,7 +721,7 @@ export class SendflowApiStack extends Stack {
     const fallbacks = [...fallbackPaths].map((path) => this.api.root.resourceForPath(path));
     fallbacks.push(this.api.root.addResource('{proxy+}'));
     for (const resource of fallbacks) {
-      const method = resource.addMethod('ANY', integration, {
+      const method = resource.addMethod('ANY', publicIntegration, {
         operationName: 'fallback',
         authorizationType: AuthorizationType.NONE,
         apiKeyRequired: false,
@@ -759,7 +814,9 @@ export class SendflowApiStack extends Stack {
       });
     // A receiving domain's records name SES's inbound endpoint of the region that receives (its MX record).
     if (props.inbound) {
-      this.apiFunction.handler.addEnvironment('SF_RECEIVING_MX', `inbound-smtp.${props.inbound.region}.amazonaws.com`);
+      for (const fn of apiFunctions) {
+        fn.handler.addEnvironment('SF_RECEIVING_MX', `inbound-smtp.${props.inbound.region}.amazonaws.com`);
+      }
     }
     if (this.inbound) {
       const { inbound } = this;
@@ -771,7 +828,11 @@ export class SendflowApiStack extends Stack {
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       // The inbound function, where there is one, gets the Errors and Throttles alarms and widgets every function has.
-      functions: { ...functions, ...(this.inbound ? { inbound: this.inbound.handler } : {}) },
+      functions: {
+        ...functions,
+        public: this.publicFunction,
+        ...(this.inbound ? { inbound: this.inbound.handler } : {}),
+      },
       api: this.api,
       queues: {
         events: pipeline.eventsQueue,
@@ -780,21 +841,70 @@ export class SendflowApiStack extends Stack {
         sends: this.emails.sendsQueue,
         providerEvents: this.emails.providerEventsQueue,
       },
-      deadLetterQueues: deadLetters,
+      // The inbound function's failures queue beside the DLQs on the dashboard (its depth alarm is its own).
+      deadLetterQueues: { ...deadLetters, ...(this.inbound ? { inboundFailures: this.inbound.failures } : {}) },
       metricsService: this.stackName,
-      alarmEmails: props.alarmEmails ?? [],
+      subscribers: props.alarmSubscribers ?? NO_SUBSCRIBERS,
+      symptoms: {
+        deliveriesLate: [...pipeline.ageAlarms, this.emails.providerEventsAgeAlarm],
+        sendsLate: [this.emails.sendsAgeAlarm],
+        dataLossRisk: [
+          ...Object.values(pipeline.deadLetterAlarms),
+          ...Object.values(this.emails.deadLetterAlarms),
+          ...(this.inbound ? [this.inbound.failuresAlarm, this.inbound.destinationFailuresAlarm] : []),
+        ],
+      },
       tables: tableNamesByKey,
       indexes: Object.fromEntries(
         tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
       ),
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
     });
+    // Each function deploys by canary behind its `live` alias, rolled back on its own errors and on the symptom
+    // its failure would show first: the API's 5XX, or a dead-lettered message of the queue it consumes.
+    const errors = this.monitoring.functionErrors;
+    const alarmsOf = (name: string, ...more: Alarm[]) => {
+      const own = errors[name];
+      if (!own) throw new Error(`no Errors alarm for ${name}`);
+      return [own, ...more];
+    };
+    const dlqAlarms = { ...pipeline.deadLetterAlarms, ...this.emails.deadLetterAlarms };
+    this.deployments = new Deployments(this, 'Deployments', {
+      style: props.deployment ?? DEFAULT_DEPLOYMENT_STYLE,
+      functions: {
+        api: { fn: this.apiFunction, alarms: alarmsOf('api', this.monitoring.api5xx) },
+        authorizer: { fn: this.authorizerFunction, alarms: alarmsOf('authorizer', this.monitoring.api5xx) },
+        public: { fn: this.publicFunction, alarms: alarmsOf('public', this.monitoring.api5xx) },
+        dispatcher: { fn: pipeline.dispatcher, alarms: alarmsOf('dispatcher', dlqAlarms.events) },
+        delivery: {
+          fn: pipeline.delivery,
+          alarms: alarmsOf('delivery', dlqAlarms.deliveries, dlqAlarms.slowDeliveries),
+        },
+        reconciler: { fn: reconciler, alarms: alarmsOf('reconciler', dlqAlarms.reconcileSchedule) },
+        sender: { fn: this.emails.sender, alarms: alarmsOf('sender', dlqAlarms.sends) },
+        sesEvents: { fn: this.emails.sesEvents, alarms: alarmsOf('sesEvents', dlqAlarms.providerEvents) },
+        ...(this.inbound
+          ? { inbound: { fn: this.inbound.handler, alarms: alarmsOf('inbound', this.inbound.failuresAlarm) } }
+          : {}),
+      },
+    });
     // Last, so it reaches every alarm the constructs above made.
     this.monitoring.notifyAll();
-    output(this, outputNames.alarmTopic, this.monitoring.topic.topicArn, 'SNS topic every alarm notifies');
+    output(
+      this,
+      outputNames.alarmTopic,
+      this.monitoring.pagingTopic.topicArn,
+      'SNS topic of the paging alarms (a few composite alarms of symptoms): subscribe the pager here',
+    );
+    output(
+      this,
+      outputNames.notifyTopic,
+      this.monitoring.notifyTopic.topicArn,
+      'SNS topic every other alarm notifies (not paging): subscribe a team list or chat here',
+    );
   }
 
-  private restApi(logRetention: RetentionDays): RestApi {
+  private restApi(logRetention: RetentionDays, throttle: ApiThrottle): RestApi {
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention });
     const api = new RestApi(this, 'Api', {
       restApiName: this.stackName,
@@ -834,6 +944,26 @@ export class SendflowApiStack extends Stack {
         // Off: detailed metrics are per method (custom metrics billed per method and series, ~390 a stage) and
         // nothing reads them. The stage's basic metrics (Count, 4XX, 5XX, Latency), which alarm, are always on.
         metricsEnabled: false,
+        // Every method's limit, all callers together, before any request reaches a function: past it API Gateway
+        // answers 429 itself. Usage plans limit each account's key within it.
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+        // Public methods have no key, so no usage plan: their own, tighter limit each (a method setting replaces
+        // the stage's for that method, so it repeats the logging and metrics choices above).
+        methodOptions: Object.fromEntries(
+          routes
+            .filter((route) => route.access === 'public')
+            .map((route) => [
+              `${route.path}/${route.method}`,
+              {
+                loggingLevel: MethodLoggingLevel.ERROR,
+                dataTraceEnabled: false,
+                metricsEnabled: false,
+                throttlingRateLimit: throttle.publicRateLimit,
+                throttlingBurstLimit: throttle.publicBurstLimit,
+              },
+            ]),
+        ),
         // No code is instrumented for X-Ray: traces would show only the gateway hop, at a price.
         tracingEnabled: false,
       },
@@ -847,6 +977,7 @@ export class SendflowApiStack extends Stack {
           'AWS-maintained push-to-CloudWatch policy; a policy scoped to this API would break the others.',
       });
     }
+    this.executionLogRetention(api, logRetention);
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG2',
       reason:
@@ -854,6 +985,66 @@ export class SendflowApiStack extends Stack {
         'identically in the local runtime; API Gateway models would duplicate the schemas with other errors.',
     });
     return api;
+  }
+
+  /**
+   * The execution log group API Gateway itself creates for the stage (`API-Gateway-Execution-Logs_<api id>/v1`,
+   * at its first error line) never expires unless told. A LogRetention custom resource creates it if it does not
+   * exist yet and sets the retention, so an existing stage, whose group API Gateway made long ago, is not refused
+   * by a create of a group that exists. Its function gets a role of its own without managed policies.
+   */
+  private executionLogRetention(api: RestApi, retention: RetentionDays): void {
+    const logGroupName = Fn.join('', ['API-Gateway-Execution-Logs_', api.restApiId, `/${STAGE}`]);
+    const role = new Role(this, 'ExecutionLogRetentionRole', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: "Sets the retention of the API stage's execution log group (and of its own function's log group)",
+    });
+    // The handler creates the group when it is missing, and its own function's log group (retention one day) on
+    // create: that function's name is generated, and naming it here would make a cycle. It writes no log lines.
+    // A log group's ARN, as IAM matches it, may end in `:*`: both forms.
+    const groupArn = this.formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: logGroupName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogGroup'],
+        resources: [
+          groupArn,
+          `${groupArn}:*`,
+          this.formatArn({
+            service: 'logs',
+            resource: 'log-group',
+            resourceName: '/aws/lambda/*',
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    new LogRetention(this, 'ExecutionLogRetention', { logGroupName, retention, role });
+    Validations.of(role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          "CDK's LogRetention function is granted logs:PutRetentionPolicy and logs:DeleteRetentionPolicy on every " +
+          'log group, since it also sets the retention of its own log group, whose generated name its role cannot ' +
+          'name without a cycle; it runs only when the stack deploys.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:API-Gateway-Execution-Logs_<${this.getLogicalId(api.node.defaultChild as CfnRestApi)}>/${STAGE}:*]`,
+        reason:
+          "logs:CreateLogGroup only, on the stage's execution log group itself: the `:*` form of its ARN, which IAM " +
+          'may match for log-group actions; no other group.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/*]',
+        reason:
+          'logs:CreateLogGroup only, for the LogRetention function to create its own log group (one day of ' +
+          'retention), whose generated name its role cannot name without a cycle.',
+      },
+    );
   }
 }
 

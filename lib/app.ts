@@ -3,31 +3,47 @@
 
 import { type App, Tags } from 'aws-cdk-lib';
 import { DEFAULT_DISABLE_AFTER_SECONDS } from '../lambdas/domain/webhooks/auto-disable';
+import {
+  type AlarmSubscribers,
+  CONTEXT_ALARM_EMAIL,
+  CONTEXT_ALARM_EMAILS,
+  CONTEXT_ALARM_SUBSCRIBERS,
+  CONTEXT_UNMONITORED_STAGES,
+  checkMonitored,
+  isUnmonitored,
+  NO_SUBSCRIBERS,
+  parseAlarmEmails,
+  parseAlarmSubscribers,
+} from './alarm-settings';
 import { SendflowApiStack } from './api-stack';
+import { type ApiThrottle, CONTEXT_API_THROTTLE, parseApiThrottle } from './api-throttle';
 import { type LambdaConcurrency, parseLambdaConcurrency } from './concurrency';
 import type { CustomDomainSettings } from './constructs/custom-domain';
+import { CONTEXT_DEPLOYMENT, type DeploymentStyle, parseDeploymentStyle } from './constructs/deployments';
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
-import { contextObject } from './context-object';
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
+import { CONTEXT_RECOVERY, parseRecovery, type RecoverySettings, recoveryStackName } from './recovery-settings';
+import { SendflowRecoveryStack } from './recovery-stack';
 import { CONTEXT_REPUTATION, parseReputation, type ReputationSettings } from './reputation-settings';
+import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
+export { CONTEXT_API_THROTTLE } from './api-throttle';
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
 const DEFAULT_AUTHORIZER_CACHE_TTL = 60;
 /** `-c sendflow:stage=staging`: qualifies every stack and physical name (lib/outputs.ts, DEFAULT_STAGE). */
 export const CONTEXT_STAGE = 'sendflow:stage';
 /** `-c sendflow:adopt=true`, for `cdk import` only: retained data without its dependency on the guard. */
 export const CONTEXT_ADOPT = 'sendflow:adopt';
-/** Replaced by CONTEXT_ALARM_EMAILS: a one-off flag, undone by the next deploy without it. Refused with a pointer. */
-export const CONTEXT_ALARM_EMAIL = 'sendflow:alarmEmail';
 /**
- * `{"prod": ["oncall@example.com"], "staging": [...]}` in cdk.json: the addresses subscribed to each stage's
- * alarm topic. Committed, so every deploy keeps them; a stage without any gets a synth warning.
+ * Who is paged, per stage (lib/alarm-settings.ts): `sendflow:alarmSubscribers` (e-mail or https://, `page` and
+ * `notify`), the older `sendflow:alarmEmails`, and `sendflow:unmonitoredStages`. Committed in cdk.json, so every
+ * deploy keeps them; a stage with nobody to page that is not declared unmonitored is refused at synth.
  */
-export const CONTEXT_ALARM_EMAILS = 'sendflow:alarmEmails';
-/** `{"accountQuota": 1000, "api": 100, "authorizer": 50}`: the account's Lambda quota and the reservations (lib/concurrency.ts). */
+export { CONTEXT_ALARM_EMAIL, CONTEXT_ALARM_EMAILS, CONTEXT_ALARM_SUBSCRIBERS, CONTEXT_UNMONITORED_STAGES };
+/** `{"accountQuota": 1000, "api": 100, "authorizer": 50, "public": 20}`: the account's quota and the reservations (lib/concurrency.ts). */
 export const CONTEXT_LAMBDA_CONCURRENCY = 'sendflow:lambdaConcurrency';
 /** `{"deliveries": 20, ...}`: MaximumConcurrency per SQS consumer (lib/consumers.ts); missing keys keep the manifest's. */
 export const CONTEXT_MAX_CONCURRENCY = 'sendflow:maxConcurrency';
@@ -37,6 +53,7 @@ export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 export const CONTEXT_EMAIL_RETENTION_DAYS = 'sendflow:emailRetentionDays';
 /** `-c sendflow:webhookDisableAfterSeconds=86400`: auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS; 5 days by default). */
 export const CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS = 'sendflow:webhookDisableAfterSeconds';
+export { CONTEXT_RECOVERY } from './recovery-settings';
 /** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
 export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
 /** `-c sendflow:certificateArn=arn:aws:acm:REGION:ACCOUNT:certificate/ID`: an ACM certificate for the domain. */
@@ -51,10 +68,19 @@ export interface SendflowSettings {
    * the stage guard, which an import cannot create, so the template CDK imports them with stays valid.
    */
   readonly adopt?: boolean;
-  /** This stage's addresses, subscribed by email to the topic every alarm notifies; none warns at synth. */
+  /** This stage's `sendflow:alarmEmails`: e-mail addresses paged, as `alarmSubscribers.page`. */
   readonly alarmEmails?: readonly string[];
-  /** The account's Lambda quota and the API's and authorizer's reservations; DEFAULT_LAMBDA_CONCURRENCY when omitted. */
+  /** This stage's `sendflow:alarmSubscribers`: who the paging topic and the non-paging topic reach. */
+  readonly alarmSubscribers?: AlarmSubscribers;
+  /**
+   * Declared in `sendflow:unmonitoredStages`: synthesized without anyone to page. Otherwise a stage without a page
+   * subscriber (alarmEmails or alarmSubscribers.page) is refused.
+   */
+  readonly unmonitored?: boolean;
+  /** The account's Lambda quota and the reservations; DEFAULT_LAMBDA_CONCURRENCY when omitted. */
   readonly lambdaConcurrency?: LambdaConcurrency;
+  /** The stage's method throttles (`sendflow:apiThrottle`, lib/api-throttle.ts); DEFAULT_API_THROTTLE when omitted. */
+  readonly apiThrottle?: ApiThrottle;
   /** Every SQS consumer's MaximumConcurrency; the manifest's when omitted. */
   readonly maxConcurrency?: MaxConcurrency;
   /** The SES account's sending rate, emails per second; DEFAULT_SES_MAX_SEND_RATE when omitted. */
@@ -71,6 +97,15 @@ export interface SendflowSettings {
   readonly inbound?: InboundSettings;
   /** Sending reputation thresholds of this stage (`sendflow:reputation`, lib/reputation-settings.ts); defaults when omitted. */
   readonly reputation?: ReputationSettings;
+  /**
+   * Copies in another region (`sendflow:recovery`, lib/recovery-settings.ts): table backups, the secret, the bodies
+   * bucket, held by a third stack, Sendflow-<stage>-Recovery. Point-in-time recovery in the region only when omitted.
+   */
+  readonly recovery?: RecoverySettings;
+  /** How the stage's deployments shift traffic (`sendflow:deployment`); a 10% canary for 5 minutes when omitted. */
+  readonly deployment?: DeploymentStyle;
+  /** SF_STORED_FORMATS of the stage's functions (`sendflow:storedFormats`, lib/stored-formats.ts); '' or omitted: the defaults. */
+  readonly storedFormats?: string;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -78,17 +113,23 @@ export function settingsFromContext(app: App): SendflowSettings {
   const adopt = adoptFromContext(app);
   const stage = stageFromContext(app);
   const alarmEmails = alarmEmailsFromContext(app, stage);
+  const alarmSubscribers = parseAlarmSubscribers(app.node.tryGetContext(CONTEXT_ALARM_SUBSCRIBERS), stage);
+  const unmonitored = isUnmonitored(app.node.tryGetContext(CONTEXT_UNMONITORED_STAGES), stage);
   const customDomain = customDomainFromContext(app);
   const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
+  const recovery = parseRecovery(app.node.tryGetContext(CONTEXT_RECOVERY), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage,
     alarmEmails,
+    alarmSubscribers,
+    unmonitored,
     lambdaConcurrency: parseLambdaConcurrency(
       app.node.tryGetContext(CONTEXT_LAMBDA_CONCURRENCY),
       CONTEXT_LAMBDA_CONCURRENCY,
     ),
     maxConcurrency: parseMaxConcurrency(app.node.tryGetContext(CONTEXT_MAX_CONCURRENCY), CONTEXT_MAX_CONCURRENCY),
+    apiThrottle: parseApiThrottle(app.node.tryGetContext(CONTEXT_API_THROTTLE)),
     sesMaxSendRate: parseSesMaxSendRate(app.node.tryGetContext(CONTEXT_SES_MAX_SEND_RATE), CONTEXT_SES_MAX_SEND_RATE),
     emailRetentionDays: parseEmailRetentionDays(app.node.tryGetContext(CONTEXT_EMAIL_RETENTION_DAYS)),
     tableCapacity: parseTableCapacity(app.node.tryGetContext(CONTEXT_CAPACITY), stage),
@@ -96,9 +137,14 @@ export function settingsFromContext(app: App): SendflowSettings {
       app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
     ),
     reputation: parseReputation(app.node.tryGetContext(CONTEXT_REPUTATION), stage),
+    deployment: parseDeploymentStyle(app.node.tryGetContext(CONTEXT_DEPLOYMENT), stage),
+    storedFormats: storedFormatsVariable(
+      parseStoredFormatsContext(app.node.tryGetContext(CONTEXT_STORED_FORMATS), stage),
+    ),
     ...(adopt ? { adopt } : {}),
     ...(customDomain ? { customDomain } : {}),
     ...(inbound ? { inbound } : {}),
+    ...(recovery ? { recovery } : {}),
   };
 }
 
@@ -129,33 +175,16 @@ export function parseEmailRetentionDays(raw: unknown): number {
   return days;
 }
 
-const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** The stage's entry of `sendflow:alarmEmails` (an object, or its JSON from `-c`); [] when it has none. */
+/** The stage's `sendflow:alarmEmails`; the old one-off `sendflow:alarmEmail` flag is refused with a pointer. */
 function alarmEmailsFromContext(app: App, stage: string): readonly string[] {
   if (app.node.tryGetContext(CONTEXT_ALARM_EMAIL) !== undefined) {
     throw new Error(
-      `Context ${CONTEXT_ALARM_EMAIL} is replaced by ${CONTEXT_ALARM_EMAILS}: put the stage's addresses in cdk.json, ` +
-        `e.g. "${CONTEXT_ALARM_EMAILS}": {"${stage}": ["oncall@example.com"]}, so no later deploy drops them.`,
+      `Context ${CONTEXT_ALARM_EMAIL} is replaced by ${CONTEXT_ALARM_EMAILS} and ${CONTEXT_ALARM_SUBSCRIBERS}: put ` +
+        `the stage's subscribers in cdk.json, e.g. "${CONTEXT_ALARM_SUBSCRIBERS}": {"${stage}": ["oncall@example.com"]}, ` +
+        'so no later deploy drops them.',
     );
   }
-  const setting: unknown = app.node.tryGetContext(CONTEXT_ALARM_EMAILS);
-  if (setting === undefined) return [];
-  const raw = contextObject(setting, CONTEXT_ALARM_EMAILS, '{"prod": ["oncall@example.com"]}');
-  const problems: string[] = [];
-  for (const [name, addresses] of Object.entries(raw)) {
-    if (!Array.isArray(addresses))
-      problems.push(`${name} must be a list of addresses, got ${JSON.stringify(addresses)}`);
-    else {
-      for (const address of addresses) {
-        if (typeof address !== 'string' || !EMAIL_ADDRESS.test(address) || address.length > 254) {
-          problems.push(`${name}: ${JSON.stringify(address)} is not an email address`);
-        }
-      }
-    }
-  }
-  if (problems.length) throw new Error(`Context ${CONTEXT_ALARM_EMAILS}: ${problems.join('; ')}`);
-  return [...new Set(((raw as Record<string, string[]>)[stage] ?? []) as string[])];
+  return parseAlarmEmails(app.node.tryGetContext(CONTEXT_ALARM_EMAILS), stage);
 }
 
 /** One DNS label: letters, digits and inner hyphens, 1–63 characters. */
@@ -217,6 +246,13 @@ function stageFromContext(app: App): string {
 /** Environment-agnostic stacks: no account, no region, no lookups, so synth works offline. */
 export function buildSendflow(app: App, settings: SendflowSettings = settingsFromContext(app)) {
   const stage = parseStage(settings.stage ?? DEFAULT_STAGE);
+  const subscribers = settings.alarmSubscribers ?? NO_SUBSCRIBERS;
+  const alarmSubscribers: AlarmSubscribers = {
+    page: [...new Set([...(settings.alarmEmails ?? []), ...subscribers.page])],
+    notify: [...new Set(subscribers.notify)],
+  };
+  // Before anything is built: a stage whose alarms page nobody is refused unless declared unmonitored.
+  checkMonitored(stage, alarmSubscribers, settings.unmonitored === true);
   const names = stackNames(stage);
   const data = new SendflowDataStack(app, names.data, {
     description: `Sendflow ${stage} stateful resources: DynamoDB tables, the email bodies bucket and the link-signing secret (retained)`,
@@ -224,18 +260,36 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     guardFirst: !settings.adopt,
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     ...(settings.tableCapacity ? { capacity: settings.tableCapacity } : {}),
+    ...(settings.recovery ? { recovery: settings.recovery } : {}),
     // Deleting this stack leaves its retained tables behind; make that a deliberate act (docs/runbook.md).
     terminationProtection: true,
   });
+  // The copies' side, in the recovery region, deployed first: the bodies bucket's replication needs its replica to
+  // exist. Only an ordering: the data stack names the vault and the bucket, it references nothing across regions.
+  const recovery =
+    settings.recovery &&
+    new SendflowRecoveryStack(app, recoveryStackName(stage), {
+      description: `Sendflow ${stage} recovery copies in ${settings.recovery.region}: the table backups' copy vault and the bodies replica (retained)`,
+      stage,
+      recovery: settings.recovery,
+      emailRetentionDays: settings.emailRetentionDays ?? DEFAULT_EMAIL_RETENTION_DAYS,
+    });
+  if (recovery) {
+    data.addStackDependency(
+      recovery,
+      'the bodies bucket replicates into, and the backup plan copies into, its resources',
+    );
+  }
   const api = new SendflowApiStack(app, names.api, {
     description: `Sendflow ${stage} stateless resources: REST API, functions, usage plans, WAF`,
     tableParameters: data.tableParameters,
     signingSecretParameter: data.signingSecretParameter,
     emailBodiesParameter: data.emailBodiesParameter,
     authorizerCacheTtlSeconds: settings.authorizerCacheTtlSeconds,
-    alarmEmails: settings.alarmEmails ?? [],
+    alarmSubscribers,
     ...(settings.lambdaConcurrency ? { lambdaConcurrency: settings.lambdaConcurrency } : {}),
     ...(settings.maxConcurrency ? { maxConcurrency: settings.maxConcurrency } : {}),
+    ...(settings.apiThrottle ? { apiThrottle: settings.apiThrottle } : {}),
     ...(settings.sesMaxSendRate !== undefined ? { sesMaxSendRate: settings.sesMaxSendRate } : {}),
     ...(settings.emailRetentionDays !== undefined ? { emailRetentionDays: settings.emailRetentionDays } : {}),
     ...(settings.webhookDisableAfterSeconds !== undefined
@@ -244,10 +298,12 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
     ...(settings.reputation ? { reputation: settings.reputation } : {}),
+    ...(settings.deployment ? { deployment: settings.deployment } : {}),
+    ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');
   // Stack tags reach every taggable resource (CDK) and every resource CloudFormation tags on deploy.
-  for (const stack of [data, api]) Tags.of(stack).add(STAGE_TAG, stage);
-  return { data, api, stage };
+  for (const stack of [data, api, ...(recovery ? [recovery] : [])]) Tags.of(stack).add(STAGE_TAG, stage);
+  return { data, api, stage, recovery };
 }

@@ -1,6 +1,6 @@
 // Lambda concurrency from CDK context (`sendflow:lambdaConcurrency`): the account's quota as the operator read it
-// (docs/runbook.md, "First deploy"), and what the API and the authorizer reserve of it, so a backlog of queue
-// work can never take the concurrency the API needs. The queue consumers' bounds (sendflow:maxConcurrency) must
+// (docs/runbook.md, "First deploy"), and what the API, the authorizer and the public function reserve of it, so a
+// backlog of queue work, or a flood of public requests, can never take the concurrency keyed API traffic needs. The queue consumers' bounds (sendflow:maxConcurrency) must
 // fit in what the reservations leave; synth refuses a layout that cannot.
 
 import { DEAD_LETTER_CONCURRENCY } from './constructs/delivery-pipeline';
@@ -15,6 +15,12 @@ export interface LambdaConcurrency {
   /** Reserved for the authorizer; 0 reserves nothing. */
   readonly authorizer: number;
   /**
+   * Reserved for the public function, which serves every method without the authorizer (dashboard, one-click
+   * unsubscribe, contact confirmation, the API reference, the 404/405 fallbacks): also its ceiling, so a flood of
+   * them is throttled there and never takes the API's executions. 0 reserves nothing (and sets no ceiling).
+   */
+  readonly public: number;
+  /**
    * Reserved for the inbound function, on a stage that receives email (sendflow:inbound) only: its reservation is
    * also its ceiling, so a mail flood throttles (Lambda retries throttled async events for up to 6 h) instead of
    * taking the unreserved pool the queue consumers share. 0 reserves nothing.
@@ -27,6 +33,7 @@ export const DEFAULT_LAMBDA_CONCURRENCY: LambdaConcurrency = {
   accountQuota: 1000,
   api: 100,
   authorizer: 50,
+  public: 20,
   inbound: 5,
 };
 /** Lambda refuses a reservation that leaves the account fewer unreserved executions than this. */
@@ -41,7 +48,7 @@ export const CONCURRENCY_ALARM_SHARE = 0.8;
 
 /**
  * `sendflow:lambdaConcurrency`: an object (cdk.json) or its JSON (`-c`), any subset of accountQuota, api,
- * authorizer, inbound; the others keep DEFAULT_LAMBDA_CONCURRENCY's.
+ * authorizer, public, inbound; the others keep DEFAULT_LAMBDA_CONCURRENCY's.
  */
 export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcurrency'): LambdaConcurrency {
   if (raw === undefined) return DEFAULT_LAMBDA_CONCURRENCY;
@@ -49,7 +56,7 @@ export function parseLambdaConcurrency(raw: unknown, key = 'sendflow:lambdaConcu
   const problems: string[] = [];
   for (const [name, limit] of Object.entries(value)) {
     if (!(name in DEFAULT_LAMBDA_CONCURRENCY))
-      problems.push(`unknown setting "${name}" (accountQuota, api, authorizer, inbound)`);
+      problems.push(`unknown setting "${name}" (accountQuota, api, authorizer, public, inbound)`);
     else if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < (name === 'accountQuota' ? 1 : 0)) {
       problems.push(
         `${name} must be a whole number${name === 'accountQuota' ? ' of at least 1' : ''}, got ${JSON.stringify(limit)}`,
@@ -74,10 +81,13 @@ export function checkConcurrency(
 ): void {
   const { accountQuota, api, authorizer } = concurrency;
   const inbound = receives ? concurrency.inbound : 0;
-  const reserved = api + authorizer + inbound;
+  const reserved = api + authorizer + concurrency.public + inbound;
   const unreserved = accountQuota - reserved;
   if (reserved > 0 && unreserved < LAMBDA_MIN_UNRESERVED) {
-    const reservations = `${api} (api) + ${authorizer} (authorizer)${receives ? ` + ${inbound} (inbound)` : ''}`;
+    const reservations =
+      `${api} (api) + ${authorizer} (authorizer)` +
+      (concurrency.public ? ` + ${concurrency.public} (public)` : '') +
+      (receives ? ` + ${inbound} (inbound)` : '');
     throw new Error(
       `Context ${key}: reserving ${reservations} of an account quota of ${accountQuota} ` +
         `leaves ${unreserved} unreserved; Lambda needs at least ${LAMBDA_MIN_UNRESERVED}. Ask AWS for a higher ` +

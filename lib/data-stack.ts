@@ -9,18 +9,22 @@
 // exports: an export that another stack imports cannot change, so a table replacement (new key schema,
 // new physical name) would be blocked until the importer let go. With parameters the api stack simply
 // re-resolves the name on its next deploy.
-import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Fn, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { BackupPlan, BackupPlanRule, BackupResource, BackupVault } from 'aws-cdk-lib/aws-backup';
 import { AttributeType, Billing, Capacity, ProjectionType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Schedule } from 'aws-cdk-lib/aws-events';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, type LifecycleRule, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
+import { EXPIRY_TAG, RETENTION_PREFIX, SHORT_LIVED } from '../lambdas/adapters/aws/s3-expiry-keys';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { type Projection, type TableName, type TableSpec, tableNames, tables } from '../lambdas/manifest';
 import { StageGuard } from './constructs/stage-guard';
 import { deployedIndexes } from './index-migration';
 import { STAGE_TAG } from './outputs';
+import { type RecoverySettings, recoveryVaultArn, replicaBucketName } from './recovery-settings';
 import { boundsOf, ON_DEMAND, type TableCapacity } from './table-capacity';
 
 export interface SendflowDataStackProps extends StackProps {
@@ -36,6 +40,12 @@ export interface SendflowDataStackProps extends StackProps {
   readonly emailRetentionDays?: number;
   /** On demand (default), or provisioned with auto scaling for the tables it names (`sendflow:capacity`). */
   readonly capacity?: TableCapacity;
+  /**
+   * `sendflow:recovery` for this stage: a backup plan of every retained table copied to another region, the secret
+   * replicated there, the bodies bucket versioned and replicated there (the recovery stack holds the copies).
+   * Point-in-time recovery only, in this region, when omitted.
+   */
+  readonly recovery?: RecoverySettings;
 }
 
 /** How far ahead an email may be scheduled (the API's scheduled_at bound): its body is kept that much longer. */
@@ -57,6 +67,8 @@ export class SendflowDataStack extends Stack {
   readonly emailBodies: Bucket;
   /** SSM parameter holding the bucket's name, for the api stack. */
   readonly emailBodiesParameter: string;
+  /** With `recovery`: the plan backing up every retained table, its vault here, and the copy rule to the other region. */
+  readonly backupPlan: BackupPlan | undefined;
 
   constructor(scope: Construct, id: string, props: SendflowDataStackProps) {
     super(scope, id, props);
@@ -88,6 +100,8 @@ export class SendflowDataStack extends Stack {
       generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
       // Retained, except when the deploy that created it rolls back (then nothing is left to orphan).
       removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      // A read-only replica in the recovery region, promoted there if this region is lost: links keep verifying.
+      ...(props.recovery ? { replicaRegions: [{ region: props.recovery.region }] } : {}),
     });
     afterGuard(this.signingSecret);
     this.signingSecretParameter = `/${this.stackName}/signing-secret`;
@@ -96,7 +110,7 @@ export class SendflowDataStack extends Stack {
       stringValue: this.signingSecret.secretArn,
       description: 'ARN of the Sendflow link-signing secret (read by the api stack at deploy time).',
     });
-    this.emailBodies = emailBodiesBucket(this, props.emailRetentionDays ?? 30);
+    this.emailBodies = emailBodiesBucket(this, props.emailRetentionDays ?? 30, props.stage, props.recovery);
     afterGuard(this.emailBodies);
     this.emailBodiesParameter = `/${this.stackName}/email-bodies-bucket`;
     new StringParameter(this, 'EmailBodiesBucketName', {
@@ -105,12 +119,95 @@ export class SendflowDataStack extends Stack {
       description: 'Name of the Sendflow email bodies bucket (read by the api stack at deploy time).',
     });
 
+    this.backupPlan = props.recovery && this.tableBackups(props.stage, props.recovery);
+
     Validations.of(this.signingSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
         'The key verifies every one-click unsubscribe (RFC 8058) and confirmation link already delivered; ' +
         "rotating it would break those links in recipients' mailboxes. It never leaves AWS except as HMACs.",
     });
+  }
+
+  /**
+   * Every retained table backed up by AWS Backup every `backupEveryHours` into a vault of this stack, each backup
+   * copied into the recovery stack's vault in the recovery region; both kept `backupRetentionDays`. Short-lived
+   * tables (rate limits, idempotency, sessions, the request log) are left out: a restored stage starts them empty.
+   */
+  private tableBackups(stage: string, recovery: RecoverySettings): BackupPlan {
+    const retention = Duration.days(recovery.backupRetentionDays);
+    // Retained (recovery points outlive the stack; AWS Backup refuses to delete a vault that holds any), under a
+    // name unique to this stack's creation, so a data stack created again never collides with it.
+    const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+    const vault = new BackupVault(this, 'BackupVault', {
+      backupVaultName: Fn.join('-', [this.stackName, Fn.select(4, Fn.split('-', stackUuid))]),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const every = recovery.backupEveryHours;
+    const plan = new BackupPlan(this, 'BackupPlan', {
+      backupPlanName: `${this.stackName}-tables`,
+      backupVault: vault,
+      backupPlanRules: [
+        new BackupPlanRule({
+          ruleName: `every-${every}h-copied-to-${recovery.region}`,
+          // UTC; a daily backup at 03:00, the quietest hour of most senders' days.
+          scheduleExpression: Schedule.cron({ minute: '0', hour: every === 24 ? '3' : `*/${every}` }),
+          startWindow: Duration.hours(1),
+          completionWindow: Duration.hours(Math.max(2, Math.min(every, 24))),
+          deleteAfter: retention,
+          copyActions: [
+            {
+              destinationBackupVault: BackupVault.fromBackupVaultArn(
+                this,
+                'RecoveryVault',
+                recoveryVaultArn(stage, recovery.region),
+              ),
+              deleteAfter: retention,
+            },
+          ],
+        }),
+      ],
+    });
+    const retained = tableNames.filter((name) => tables[name].retain).map((name) => this.tables[name]);
+    // Its role, AWS Backup's managed policies for backups and for restores: the selection backs up exactly these
+    // tables, and an operator passes the role to a restore job in either region (IAM is global).
+    const role = new Role(this, 'BackupRole', {
+      assumedBy: new ServicePrincipal('backup.amazonaws.com'),
+      description: 'Assumed by AWS Backup to back up, copy and restore the retained Sendflow tables',
+      managedPolicies: [
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSBackupServiceRolePolicyForBackup'),
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSBackupServiceRolePolicyForRestores'),
+      ],
+    });
+    plan.addSelection('RetainedTables', {
+      backupSelectionName: `${this.stackName}-retained-tables`,
+      resources: retained.map((table) => BackupResource.fromArn(table.tableArn)),
+      role,
+    });
+    Validations.of(role).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+        reason:
+          'AWS Backup assumes this role to back up and copy the retained tables; the AWS-maintained policy follows ' +
+          "the service's own needs (DynamoDB backups, cross-region copies), and only this selection's tables are backed up.",
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores]',
+        reason:
+          'The role an operator passes to a restore job (docs/runbook.md, "Disaster recovery"); the AWS-maintained ' +
+          'policy covers what a DynamoDB restore creates, in whichever region the copy is restored.',
+      },
+    );
+    // Plain outputs, for the restore procedure (docs/runbook.md, "Disaster recovery").
+    new CfnOutput(this, 'BackupVaultName', {
+      value: vault.backupVaultName,
+      description: "This region's backup vault of the retained tables",
+    }).overrideLogicalId('BackupVaultName');
+    new CfnOutput(this, 'BackupRoleArn', {
+      value: role.roleArn,
+      description: 'Role AWS Backup assumes; pass it to a restore job (--iam-role-arn) in either region',
+    }).overrideLogicalId('BackupRoleArn');
+    return plan;
   }
 }
 
@@ -121,35 +218,68 @@ export class SendflowDataStack extends Stack {
  * after the retention, those under `emails/` after the retention plus the longest schedule; unfinished multipart
  * uploads after a day.
  */
-function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
+function emailBodiesBucket(
+  scope: Construct,
+  retentionDays: number,
+  stage: string,
+  recovery: RecoverySettings | undefined,
+): Bucket {
+  const replicated = recovery?.buckets === true;
+  // Our own replication role: CDK's default one has a fixed name (CDKReplicationRole), which a second stage of the
+  // account would collide with. Granted below what S3 replication needs of the two buckets.
+  const replicationRole = replicated
+    ? new Role(scope, 'EmailBodiesReplicationRole', {
+        assumedBy: new ServicePrincipal('s3.amazonaws.com'),
+        description: 'Assumed by S3 to replicate the Sendflow email bodies to the recovery region',
+      })
+    : undefined;
+  const replica =
+    recovery && replicated
+      ? Bucket.fromBucketAttributes(scope, 'EmailBodiesReplica', {
+          bucketName: replicaBucketName(stage, recovery.region),
+          region: recovery.region,
+        })
+      : undefined;
   const bucket = new Bucket(scope, 'EmailBodies', {
     encryption: BucketEncryption.S3_MANAGED,
     enforceSSL: true,
     blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
     objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
     removalPolicy: RemovalPolicy.RETAIN,
-    lifecycleRules: [
-      {
-        id: 'email-retention-by-prefix',
-        prefix: `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`,
-        expiration: Duration.days(retentionDays),
-      },
-      // Objects put before the prefix carried a tag instead (billed monthly): this rule still deletes those after
-      // the retention. Nothing tags any more, so it can go one retention period after the prefix's deploy.
-      {
-        id: 'email-retention',
-        prefix: EMAIL_OBJECTS_PREFIX,
-        tagFilters: { 'sendflow-expiry': 'retention' },
-        expiration: Duration.days(retentionDays),
-      },
-      {
-        id: 'scheduled-email-retention',
-        prefix: EMAIL_OBJECTS_PREFIX,
-        expiration: Duration.days(retentionDays + MAX_SCHEDULE_DAYS),
-      },
-      { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-    ],
+    lifecycleRules: bodiesLifecycleRules(
+      retentionDays,
+      replicated ? Duration.days(recovery.noncurrentVersionDays) : undefined,
+    ),
+    // With recovery: an overwritten or deleted object stays a noncurrent version for a few days (a bug or a
+    // mistaken delete is undone from it), and every object, delete markers included, is replicated to the
+    // recovery stack's bucket in the recovery region (a lost region is served from there).
+    ...(recovery && replica && replicationRole
+      ? {
+          versioned: true,
+          replicationRole,
+          replicationRules: [
+            { id: `to-${recovery.region}`, priority: 1, deleteMarkerReplication: true, destination: replica },
+          ],
+        }
+      : {}),
   });
+  if (replica && replicationRole) {
+    bucket.grantReplicationPermission(replicationRole, { destinations: [{ bucket: replica }] });
+    Validations.of(replicationRole).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(bucket.node.defaultChild as never)}.Arn>/*]`,
+        reason:
+          'S3 replication reads every object version of the bodies bucket (GetObjectVersionForReplication, its ACL ' +
+          'and tags); object keys are email ids, known only at run time.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::sf-${stage}-bodies-<AWS::AccountId>-${recovery?.region}/*]`,
+        reason:
+          'S3 replication writes every object, delete marker and tag into the replica bucket of the recovery stack ' +
+          '(ReplicateObject, ReplicateDelete, ReplicateTags); object keys are email ids, known only at run time.',
+      },
+    );
+  }
   Validations.of(bucket).acknowledge({
     id: 'AwsSolutions-S1',
     reason:
@@ -158,6 +288,46 @@ function emailBodiesBucket(scope: Construct, retentionDays: number): Bucket {
       'an audit needs them.',
   });
   return bucket;
+}
+
+/**
+ * The bodies bucket's lifecycle (and its replica's, which S3 replication does not expire): by key prefix, see
+ * emailBodiesBucket. `noncurrentVersions`: on a versioned bucket, how long an overwritten or deleted object's old
+ * version is kept; the delete markers left when the last version goes are removed too.
+ */
+export function bodiesLifecycleRules(retentionDays: number, noncurrentVersions?: Duration): LifecycleRule[] {
+  return [
+    {
+      id: 'email-retention-by-prefix',
+      prefix: `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`,
+      expiration: Duration.days(retentionDays),
+    },
+    // Objects put before the prefix carried a tag instead (billed monthly): this rule still deletes those after
+    // the retention. Nothing tags any more, so it can go one retention period after the prefix's deploy.
+    {
+      id: 'email-retention',
+      prefix: EMAIL_OBJECTS_PREFIX,
+      tagFilters: { 'sendflow-expiry': 'retention' },
+      expiration: Duration.days(retentionDays),
+    },
+    {
+      id: 'scheduled-email-retention',
+      prefix: EMAIL_OBJECTS_PREFIX,
+      expiration: Duration.days(retentionDays + MAX_SCHEDULE_DAYS),
+    },
+    // Test-mode emails' attachments are kept a day (reads skip them after): tagged at their PUT, so S3 deletes
+    // them after a day rather than the retention. A tag is billed monthly, but lives a day here.
+    {
+      id: 'short-lived-files',
+      prefix: `${RETENTION_PREFIX}${EMAIL_OBJECTS_PREFIX}`,
+      tagFilters: { [EXPIRY_TAG]: SHORT_LIVED },
+      expiration: Duration.days(1),
+    },
+    { id: 'unfinished-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+    ...(noncurrentVersions
+      ? [{ id: 'old-versions', noncurrentVersionExpiration: noncurrentVersions, expiredObjectDeleteMarker: true }]
+      : []),
+  ];
 }
 
 function manifestTable(scope: Construct, name: TableName, spec: TableSpec, capacity: TableCapacity): TableV2 {

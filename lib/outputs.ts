@@ -90,8 +90,10 @@ export const outputNames = {
     /** Jobs of slow endpoints the delivery worker could not settle. */
     slowDeliveries: 'SlowDeliveriesDlqUrl',
   } as const,
-  /** The SNS topic every alarm notifies (subscribe a pager or chat to it). */
+  /** The paging SNS topic: a few composite alarms of symptoms notify it (subscribe a pager to it). */
   alarmTopic: 'AlarmTopicArn',
+  /** The non-paging SNS topic every other alarm notifies (subscribe a team list or chat to it). */
+  notifyTopic: 'NotifyTopicArn',
   /** Only with a custom domain (`-c sendflow:domainName=…`): where its DNS record points. */
   customDomain: {
     /** The regional domain name (d-….execute-api.REGION.amazonaws.com): the CNAME or alias target. */

@@ -1,6 +1,7 @@
 // Prices one sample's usage by AWS's rules (bench/cost/billing.ts) at the list prices (bench/cost/prices.ts), as
 // line items in USD for the sample; the entry divides them by what the sample did (deliveries, emails). Fixed
-// monthly costs (web ACL, custom metrics, the secret, idle polling, the reconciler) are billed apart.
+// monthly costs (web ACL, custom metrics, alarms, dashboard, KMS, the secret, idle polling, the reconciler) are
+// billed apart.
 
 import { CompactLogFormatter } from '../../lambdas/adapters/telemetry/compact-log-formatter';
 import { API_REQUEST_RETENTION_MS } from '../../lambdas/app/api-requests/api-requests';
@@ -203,24 +204,35 @@ export function sesCharge(sample: Sample): number {
 }
 
 /**
- * Costs that do not grow with volume, per month: the web ACL and its rules, each distinct EMF metric, the
- * signing secret and its cached reads, the event source mappings' idle long polls, and the reconciler's runs.
+ * Costs that do not grow with volume, per month: the web ACL and its rules, the custom metric series the stage
+ * can publish (`series`: bench/cost/metric-series.ts, an upper bound), the alarms, the dashboard and the KMS key
+ * read from the template, the signing secret and its cached reads, every event source mapping's idle long polls,
+ * and the reconciler's runs.
  */
-export function fixedMonthly(deployment: Deployment, metrics: ReadonlySet<string>): LineItems {
+export function fixedMonthly(deployment: Deployment, series: number): LineItems {
   const minutes = 730.5 * 60;
   const reconciler = deployment.functions.get('sendflow-reconciler');
-  // Five pollers per queue long-polling 20 s (AWS Compute Blog, "Understanding how AWS Lambda scales with Amazon
-  // SQS standard queues"): 15 empty receives a minute per queue with a consumer, whatever the volume.
-  const consumedQueues = 4;
+  // Lambda's pollers long-poll 20 s each (AWS Compute Blog, "Understanding how AWS Lambda scales with Amazon SQS
+  // standard queues"); an idle event source keeps five of them (the Lambda Developer Guide, "Configuring scaling
+  // behavior for SQS event source mappings": the optimization down to 2 is not available with maximum
+  // concurrency, which every mapping here sets): 15 empty receives a minute per mapping, whatever the volume.
+  const idleReceivesPerMinute = 5 * 3;
   // Secret reads: one per warm container per 5 minutes, for the API and sender functions (10 warm each, assumed).
   const secretReads = 2 * 10 * (minutes / 5);
+  const { alarms } = deployment;
   return {
     waf_web_acl: PRICES.waf.webAclMonth,
     waf_rules: deployment.webAclRules * PRICES.waf.ruleMonth,
-    cloudwatch_custom_metrics: metrics.size * PRICES.cloudwatch.metricMonth,
+    cloudwatch_custom_metrics: series * PRICES.cloudwatch.metricMonth,
+    cloudwatch_alarms:
+      alarms.metrics * PRICES.cloudwatch.alarmMetricMonth +
+      alarms.highResolutionMetrics * PRICES.cloudwatch.highResolutionAlarmMetricMonth +
+      alarms.composite * PRICES.cloudwatch.compositeAlarmMonth,
+    cloudwatch_dashboards: deployment.dashboards * PRICES.cloudwatch.dashboardMonth,
+    kms_keys: deployment.kmsKeys * PRICES.kms.keyMonth,
     secrets_manager_secret: PRICES.secretsManager.secretMonth,
     secrets_manager_calls: secretReads * PRICES.secretsManager.apiCall,
-    sqs_idle_polling: consumedQueues * 15 * minutes * PRICES.sqs.request,
+    sqs_idle_polling: deployment.eventSourceMappings.length * idleReceivesPerMinute * minutes * PRICES.sqs.request,
     // A rate schedule once a minute; its run measured as the dispatcher's median would be a guess: 1 s assumed.
     reconciler_scheduler: minutes * PRICES.scheduler.invocation,
     // 17 Queries on deliveries and 9 on emails a run (docs/benchmarks.md, issue 9), half a unit each when empty.

@@ -5,7 +5,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { tableNames } from '../../lambdas/manifest';
-import { buildSendflow } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 
 export interface FunctionConfig {
   readonly service: string;
@@ -35,6 +35,17 @@ export interface Deployment {
    * of their read and write auto scaling, as fractions; absent ones bill per request (on demand).
    */
   readonly provisioned?: ReadonlyMap<string, ProvisionedUtilization>;
+  /** Every SQS event source mapping (each long-polls its queue when idle), with its batch size and concurrency. */
+  readonly eventSourceMappings: readonly { readonly batchSize: number; readonly maxConcurrency?: number }[];
+  /** Alarms by what CloudWatch bills: metrics evaluated at standard and high resolution, composite alarms. */
+  readonly alarms: {
+    readonly count: number;
+    readonly metrics: number;
+    readonly highResolutionMetrics: number;
+    readonly composite: number;
+  };
+  readonly dashboards: number;
+  readonly kmsKeys: number;
 }
 
 export interface ProvisionedUtilization {
@@ -47,7 +58,9 @@ type Resources = Record<string, { Type: string; Properties: Record<string, unkno
 /** The default stage's deployment; `context` adds CDK context (e.g. `sendflow:capacity`) as cdk.json would. */
 export function readDeployment(context: Record<string, unknown> = {}): Deployment {
   const app = new App({
-    context: { ...context, 'aws:cdk:bundling-stacks': [] },
+    // Priced, never deployed: declared unmonitored, as a stage without alarm subscribers must be (the alarms and
+    // topics are the same as a monitored stage's; only the subscriptions differ, which SNS bills per message).
+    context: { [CONTEXT_UNMONITORED_STAGES]: ['prod'], ...context, 'aws:cdk:bundling-stacks': [] },
     builtinCloudFormationValidation: false,
   });
   const stacks = buildSendflow(app);
@@ -81,6 +94,8 @@ export function readDeployment(context: Record<string, unknown> = {}): Deploymen
     ).some((r) => r.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled),
   ).length;
   const authorizers = Object.values(api.findResources('AWS::ApiGateway::Authorizer') as Resources);
+  const everyStack = [api, data];
+  const all = (type: string) => everyStack.flatMap((t) => Object.values(t.findResources(type) as Resources));
   const [stage] = Object.values(api.findResources('AWS::ApiGateway::Stage') as Resources);
   const accessLog = stage?.Properties.AccessLogSetting as { Format?: string } | undefined;
   return {
@@ -92,7 +107,38 @@ export function readDeployment(context: Record<string, unknown> = {}): Deploymen
     authorizerCacheTtlSeconds: Number(authorizers[0]?.Properties.AuthorizerResultTtlInSeconds ?? 300),
     accessLogFormat: accessLog?.Format ?? '',
     provisioned: provisionedCapacity(stacks.data, data),
+    eventSourceMappings: all('AWS::Lambda::EventSourceMapping').map((m) => ({
+      batchSize: Number(m.Properties.BatchSize ?? 10),
+      ...((m.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency
+        ? { maxConcurrency: (m.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency }
+        : {}),
+    })),
+    alarms: alarmBilling(all('AWS::CloudWatch::Alarm'), all('AWS::CloudWatch::CompositeAlarm').length),
+    dashboards: all('AWS::CloudWatch::Dashboard').length,
+    kmsKeys: all('AWS::KMS::Key').length,
   };
+}
+
+interface AlarmProperties {
+  readonly Period?: number;
+  readonly Metrics?: readonly { readonly MetricStat?: { readonly Period?: number } }[];
+}
+
+/** What CloudWatch bills each alarm for: every metric it evaluates, at its resolution (under 60 s: high). */
+function alarmBilling(alarms: readonly { Properties: Record<string, unknown> }[], composite: number) {
+  let metrics = 0;
+  let highResolutionMetrics = 0;
+  for (const alarm of alarms) {
+    const p = alarm.Properties as AlarmProperties;
+    const periods = p.Metrics
+      ? p.Metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Period ?? 60] : []))
+      : [p.Period ?? 60];
+    for (const period of periods) {
+      if (period < 60) highResolutionMetrics += 1;
+      else metrics += 1;
+    }
+  }
+  return { count: alarms.length, metrics, highResolutionMetrics, composite };
 }
 
 interface AutoScaling {

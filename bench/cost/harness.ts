@@ -4,6 +4,7 @@
 import { S3EmailBodyStore } from '../../lambdas/adapters/aws/s3-email-bodies';
 import { DynamoEmailBodyStore } from '../../lambdas/adapters/dynamodb/email-bodies';
 import { TieredEmailBodyStore } from '../../lambdas/adapters/tiered-email-bodies';
+import * as endpointHealth from '../../lambdas/domain/webhooks/endpoint-health';
 import { DEFAULT_WEBHOOK_CACHE_SECONDS, loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { documentClient } from '../../lambdas/runtime/document-client';
 import { startLocalRuntime } from '../../lambdas/runtime/local/runtime';
@@ -42,6 +43,11 @@ export async function startHarness(deployment: Deployment): Promise<Harness> {
   );
   const meter = createMeter(config.tables);
   const runtime = await startLocalRuntime(config, {
+    // The lanes as AWS runs them (a container per batch), where the code has them apart from the local runtime's;
+    // a checkout from before that (BENCH_BEFORE) has one set of rules for both.
+    ...awsLanes(),
+    // And batches as large as the event sources hand out (an older checkout ignores this: its batches were 10).
+    awsBatches: true,
     dynamoPreload: WRITE_LOG,
     instrument: (c) => meter.instrument(c),
     // Bodies where AWS keeps them (lambdas/runtime/aws/plugs/bodies.ts): small ones in the emailParts table,
@@ -57,6 +63,13 @@ export async function startHarness(deployment: Deployment): Promise<Harness> {
   });
   meter.attach(runtime);
   meter.oneBatchAtATime('deliveries');
+  meter.oneBatchAtATime('slowDeliveries');
   const receiver = await Receiver.start();
   return { runtime, meter, receiver };
+}
+
+/** AWS's lane rules, where this checkout has them (a namespace import: an older one, measured by BENCH_BEFORE, has none). */
+function awsLanes(): { lanePolicy?: endpointHealth.LanePolicy } {
+  const policy = (endpointHealth as { AWS_LANE_POLICY?: endpointHealth.LanePolicy }).AWS_LANE_POLICY;
+  return policy ? { lanePolicy: policy } : {};
 }

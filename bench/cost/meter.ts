@@ -6,7 +6,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { AwsRetryScheduler } from '../../lambdas/adapters/aws/retry-scheduler';
 import type { InProcessQueue, QueueHandler } from '../../lambdas/adapters/in-process/queue';
+import type { DeliveryJob } from '../../lambdas/app/webhooks/ports';
 import { type QueueName, type TableName, tables as tableSpecs } from '../../lambdas/manifest';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
 import {
@@ -39,7 +42,11 @@ export interface KeyUnits {
 }
 
 export interface QueueUsage {
-  /** SendMessageBatch calls (10 bodies at most), ReceiveMessage (one per batch handed out), DeleteMessageBatch. */
+  /**
+   * SendMessageBatch calls (10 bodies at most); ReceiveMessage and DeleteMessageBatch as Lambda's event source
+   * makes them for each batch it hands out: 10 messages a call at most, so a batch of n takes ceil(n / 10)
+   * receives and ceil(acked / 10) deletes (none when every record failed).
+   */
   send: number;
   receive: number;
   delete: number;
@@ -94,6 +101,8 @@ export interface Usage {
   readonly metrics: Set<string>;
   /** EventBridge Scheduler schedules created (each fires once: one invocation). */
   scheduler: number;
+  /** Messages sent with a delay that the meter held and handed out later (`holdDelayed`). */
+  delayedMessages: number;
   /** The S3 requests (a GET that finds nothing is billed too), the objects and tags they left, and their bytes. */
   readonly s3: { put: number; get: number; objects: number; tags: number; storedBytes: number };
   /** Reads of the link-signing secret the code asked for (the AWS adapter caches them). */
@@ -160,6 +169,16 @@ export interface Meter {
   s3Client(): S3Client;
   /** Wraps an API request so its log lines are the API function's and its duration is recorded. */
   api<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Time compression for workloads whose retries would wait minutes (the bad day): every message sent to `queue`
+   * with a delay (a retry through SQS DelaySeconds or a Scheduler schedule, a job sent back for later) is
+   * counted as sent now and held by the meter instead of the queue, until releaseDelayed().
+   */
+  holdDelayed(queue: QueueName): void;
+  /** Puts every held message on its queue, ready now (counted when sent); returns how many. */
+  releaseDelayed(): number;
+  /** Messages held now. */
+  readonly heldDelayed: number;
 }
 
 /** One meter per runtime; `tableNames` maps physical table names back to the manifest's. */
@@ -170,6 +189,9 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
   let usage = emptyUsage();
   const queues: Partial<Record<QueueName, InProcessQueue>> = {};
   const consumers: Partial<Record<QueueName, QueueHandler>> = {};
+  /** Each queue's own send (unwrapped), and the delayed messages held per queue (holdDelayed). */
+  const sends: Partial<Record<QueueName, InProcessQueue['send']>> = {};
+  const held = new Map<QueueName, string[]>();
 
   const channel = new BroadcastChannel(WRITE_LOG_CHANNEL);
   channel.unref();
@@ -244,13 +266,7 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
       await ask('disable');
       const reply = await ask('take');
       priceWrites(reply, usage, logical, addKey, add);
-      for (const [name, queue] of Object.entries(queues) as [QueueName, InProcessQueue][]) {
-        const q = usage.sqs.get(name) ?? emptyQueue();
-        q.receive = queue.stats.receiveRequests;
-        q.delete = queue.stats.deleteRequests;
-        q.billed += q.receive + q.delete;
-        usage.sqs.set(name, q);
-      }
+      for (const q of usage.sqs.values()) q.billed += q.receive + q.delete;
       return usage;
     },
     instrument(client) {
@@ -291,7 +307,8 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
         queues[name] = queue;
         const fn = QUEUE_FUNCTIONS[name];
         const send = queue.send.bind(queue);
-        queue.send = (bodies, delaySeconds) => {
+        sends[name] = send;
+        queue.send = (bodies, delaySeconds, ...rest) => {
           if (recording) {
             const q = usage.sqs.get(name) ?? emptyQueue();
             for (let i = 0; i < bodies.length; i += 10) {
@@ -303,29 +320,62 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
             }
             usage.sqs.set(name, q);
           }
-          send(bodies, delaySeconds);
+          const hold = held.get(name);
+          if (hold && (delaySeconds ?? 0) > 0) {
+            hold.push(...bodies);
+            if (recording) usage.delayedMessages += bodies.length;
+            return;
+          }
+          send(bodies, delaySeconds, ...rest);
         };
-        // The consumer the runtime registered: each batch is one Lambda invocation, timed here.
-        const held = queue as unknown as { handler?: QueueHandler };
-        const handler = held.handler;
+        // The consumer the runtime registered: each batch is one Lambda invocation, timed here, with the
+        // receives and deletes the event source makes for it.
+        const handle = queue as unknown as { handler?: QueueHandler };
+        const handler = handle.handler;
         if (!handler) throw new Error(`queue ${name} has no consumer`);
         consumers[name] = (event) =>
           fnContext.run(fn, async () => {
             const started = performance.now();
+            let failed = event.Records.length;
             try {
-              return await handler(event);
+              const result = await handler(event);
+              failed = result?.batchItemFailures?.length ?? 0;
+              return result;
             } finally {
-              if (recording)
+              if (recording) {
                 usage.invocations.push({ fn, records: event.Records.length, ms: performance.now() - started });
+                const q = usage.sqs.get(name) ?? emptyQueue();
+                q.receive += Math.ceil(event.Records.length / 10);
+                q.delete += Math.ceil((event.Records.length - failed) / 10);
+                usage.sqs.set(name, q);
+              }
             }
           });
-        held.handler = consumers[name];
+        handle.handler = consumers[name];
       }
       const { retries, links } = runtime.services;
       const schedule = retries.schedule.bind(retries);
-      // The AWS adapter's rule (adapters/aws/retry-scheduler.ts): under 60 s an SQS delay, else one Scheduler schedule.
-      retries.schedule = (job, delaySeconds) => {
-        if (recording && delaySeconds >= 60) usage.scheduler += 1;
+      // Whether the AWS adapter (adapters/aws/retry-scheduler.ts) would create a Scheduler schedule for this delay
+      // or send through SQS: its own code decides, run against a Scheduler client that only notes the call.
+      let created = 0;
+      const aws = new AwsRetryScheduler({
+        scheduler: {
+          send: async () => {
+            created += 1;
+            return {};
+          },
+        } as unknown as SchedulerClient,
+        queue: { send: async () => {} },
+        groupName: 'bench-retries',
+        queueArn: 'arn:aws:sqs:us-east-1:000000000000:bench-deliveries',
+        roleArn: 'arn:aws:iam::000000000000:role/bench-scheduler',
+        dlqArn: 'arn:aws:sqs:us-east-1:000000000000:bench-scheduler-dlq',
+        now: () => Date.now(),
+      });
+      retries.schedule = async (job: DeliveryJob, delaySeconds: number) => {
+        const before = created;
+        await aws.schedule(job, delaySeconds);
+        if (recording) usage.scheduler += created - before;
         return schedule(job, delaySeconds);
       };
       const secret = links.secret.bind(links);
@@ -369,6 +419,25 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
     resume(name) {
       queues[name]?.consume(consumers[name] as QueueHandler);
     },
+    holdDelayed(name) {
+      if (!held.has(name)) held.set(name, []);
+    },
+    releaseDelayed() {
+      let released = 0;
+      for (const [name, bodies] of held) {
+        if (!bodies.length) continue;
+        const send = sends[name] as InProcessQueue['send'];
+        // One at a time, as each was sent (a retry is its own SendMessage); counted when it was sent.
+        for (const body of bodies.splice(0)) {
+          send([body], 0);
+          released += 1;
+        }
+      }
+      return released;
+    },
+    get heldDelayed() {
+      return [...held.values()].reduce((n, bodies) => n + bodies.length, 0);
+    },
     async api(work) {
       return fnContext.run(API_FUNCTION, async () => {
         const started = performance.now();
@@ -403,6 +472,7 @@ function emptyUsage(): Usage {
     logs: [],
     metrics: new Set(),
     scheduler: 0,
+    delayedMessages: 0,
     secretReads: 0,
     s3: { put: 0, get: 0, objects: 0, tags: 0, storedBytes: 0 },
   };

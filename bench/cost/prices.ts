@@ -67,6 +67,20 @@ export const PRICES = {
     metricMonth: 0.3,
     /** PutMetricData, per 1,000 requests. */
     putMetricDataRequest: 0.01 / 1000,
+    /**
+     * Alarms, per month: a standard-resolution (period of 60 s or more) alarm per metric it evaluates (a metric
+     * math alarm pays for each metric of its expression), a high-resolution one 3×, a composite alarm its own
+     * price. Same page ("Alarms").
+     */
+    alarmMetricMonth: 0.1,
+    highResolutionAlarmMetricMonth: 0.3,
+    compositeAlarmMonth: 0.5,
+    /** A dashboard, per month (the account's first 3 are free: not counted, a stage's dashboard is marginal). */
+    dashboardMonth: 3,
+  },
+  kms: {
+    /** A customer managed key, per month (requests: $0.03 per 10,000, only when the alarm topic publishes). Page: "AWS Key Management Service pricing". */
+    keyMonth: 1,
   },
   secretsManager: {
     /** Per 10,000 API calls. Page: "AWS Secrets Manager pricing". */

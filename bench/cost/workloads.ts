@@ -9,11 +9,14 @@ import { createAccount, createAccountKey } from '../../lambdas/app/accounts';
 import { createWebhook } from '../../lambdas/app/webhooks/manage-webhooks';
 import { EVENT_TYPES, type SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
+import { queues } from '../../lambdas/manifest';
 import type { LocalRuntime } from '../../lambdas/runtime/local/runtime';
+import { badDayAnswer } from './bad-day';
 import { emailHtml } from './email-html';
 import type { Meter, Usage } from './meter';
 
-export type Endpoint = 'fast' | 'slow';
+/** fast: answers 200 at once; slow: after 2 s; bad-day: bench/cost/bad-day.ts (latency, 5xx, 429, hangs). */
+export type Endpoint = 'fast' | 'slow' | 'bad-day';
 export type Batching = 'full' | 'five';
 
 export interface DeliveryWorkload {
@@ -58,6 +61,17 @@ export const EMAIL_WORKLOADS: readonly EmailWorkload[] = (['one', 'five', 'full'
   ),
 );
 
+/**
+ * Issue 29's bad day: M = 5 webhooks whose endpoints answer as bench/cost/bad-day.ts has them, full batches (a
+ * busy stage), every retry run to its end (time compressed: see runDeliveries).
+ */
+export const BAD_DAY_WORKLOAD: DeliveryWorkload = {
+  kind: 'deliveries',
+  webhooks: 5,
+  endpoint: 'bad-day',
+  batching: 'full',
+};
+
 /** Item 3's email workload: 30 KB, 10 recipients, 5 webhooks (fast endpoints). */
 export const PARTITION_EMAIL_WORKLOAD: EmailWorkload = {
   kind: 'emails',
@@ -84,6 +98,10 @@ export interface Sample {
   readonly usage: Usage;
   /** First-attempt deliveries the receiver got (for email workloads, those its events caused). */
   readonly deliveries: number;
+  /** Requests the receiver got (first attempts and retries). */
+  readonly attempts: number;
+  /** TCP connections the receiver accepted (a new connection for each request that found none to reuse). */
+  readonly connections: number;
   readonly emails: number;
   readonly recipients: number;
   /** Events the pipeline published (email workloads), counted from the events queue's messages. */
@@ -95,12 +113,16 @@ export interface Sample {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The receiver: customers' endpoints, answering 200 after `delayMs`, counting what each POST carried.
+// The receiver: customers' endpoints, answering 200 after `delayMs` (or as the bad day's model has it), counting
+// what each POST carried and the connections it accepted.
 
 export class Receiver {
   hits = 0;
   bytes = 0;
   delayMs = 0;
+  connections = 0;
+  /** Answers from bench/cost/bad-day.ts instead of 200 after delayMs. */
+  badDay = false;
   private constructor(private readonly server: Server) {}
 
   static async start(): Promise<Receiver> {
@@ -117,10 +139,24 @@ export class Receiver {
         for (let i = 0; i < req.rawHeaders.length; i += 2) {
           headers += Buffer.byteLength(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}\r\n`);
         }
+        const n = r.hits;
         r.hits += 1;
         r.bytes += Buffer.byteLength(head) + headers + body;
-        setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), r.delayMs);
+        if (!r.badDay) {
+          setTimeout(() => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok'), r.delayMs);
+          return;
+        }
+        // A hang never answers: the sender's time-out ends it (and closes the socket).
+        const answer = badDayAnswer(n);
+        if (answer.kind === 'hang') return;
+        setTimeout(
+          () => res.writeHead(answer.status, { 'Content-Type': 'text/plain', ...answer.headers }).end('ok'),
+          answer.latencyMs,
+        );
       });
+    });
+    server.on('connection', () => {
+      if (self) self.connections += 1;
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     self = new Receiver(server);
@@ -131,10 +167,12 @@ export class Receiver {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/${path}`;
   }
 
-  reset(delayMs: number): void {
+  reset(endpoint: Endpoint): void {
     this.hits = 0;
     this.bytes = 0;
-    this.delayMs = delayMs;
+    this.connections = 0;
+    this.delayMs = endpoint === 'slow' ? SLOW_MS : 0;
+    this.badDay = endpoint === 'bad-day';
   }
 
   stop(): void {
@@ -220,7 +258,7 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
     EVENT_TYPES.filter((t) => t.startsWith('email.')),
   );
   const body = emailHtml(w.sizeKb);
-  h.receiver.reset(0);
+  h.receiver.reset('fast');
   await settle(h);
   await h.meter.start();
   const started = performance.now();
@@ -250,6 +288,8 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
     workload: w,
     usage,
     deliveries: h.receiver.hits,
+    attempts: h.receiver.hits,
+    connections: h.receiver.connections,
     emails: count,
     recipients: count * w.recipients,
     events: usage.sqs.get('events')?.messages ?? 0,
@@ -262,13 +302,16 @@ export async function runEmails(h: Harness, w: EmailWorkload, count = emailSampl
 /**
  * Rounds per sample and events per round. A round's events are published together (one SendMessageBatch, one
  * events batch) while the deliveries queue is held, so its jobs then leave in batches as full as the round
- * allows, as from a backlog; the pipeline settles before the next round.
+ * allows, as from a backlog; the pipeline settles before the next round. Full: a round fills one batch of the
+ * deliveries queue's event source (the manifest's batchSize: 10 jobs, or more with a batching window), at least
+ * 10 events (one full events batch). Five: the events of 5 jobs a round (5 events at M = 1, 1 at M = 5).
  */
 function deliveryRounds(w: DeliveryWorkload): { rounds: number; perRound: number } {
-  // Full: 10 events a round, one full events batch, fanning out to full delivery batches (M × 10 jobs).
-  // Five: the events of 5 jobs a round (5 events at M = 1, 1 at M = 5).
-  if (w.batching === 'full') return { rounds: w.endpoint === 'fast' ? (w.webhooks === 1 ? 20 : 4) : 1, perRound: 10 };
-  return { rounds: w.endpoint === 'fast' ? 40 : 3, perRound: Math.ceil(5 / w.webhooks) };
+  if (w.batching === 'five') return { rounds: w.endpoint === 'fast' ? 40 : 3, perRound: Math.ceil(5 / w.webhooks) };
+  const perRound = Math.max(10, Math.ceil(queues.deliveries.batchSize / w.webhooks));
+  // Fast: about 200 deliveries at M = 1 and 5 (whole rounds); slow: one round; the bad day: about 500.
+  const target = { fast: 200, slow: 1, 'bad-day': 500 }[w.endpoint];
+  return { rounds: Math.max(1, Math.round(target / (perRound * w.webhooks))), perRound };
 }
 
 /**
@@ -300,7 +343,7 @@ export async function runDeliveries(h: Harness, w: DeliveryWorkload): Promise<Sa
     } as const;
     await createWebhook(h.runtime.services, tenant, input);
   }
-  h.receiver.reset(w.endpoint === 'slow' ? SLOW_MS : 0);
+  h.receiver.reset(w.endpoint);
   await h.meter.start();
   const started = performance.now();
   const events = sent.map(({ id, to }, i): SendflowEvent => {
@@ -317,20 +360,27 @@ export async function runDeliveries(h: Harness, w: DeliveryWorkload): Promise<Sa
     };
   });
   const publish = h.runtime.services.events.publish.bind(h.runtime.services.events);
-  for (let r = 0; r < rounds; r++) {
-    // The round's jobs are all queued before the worker receives: one batch of 10 (or 5), as from a backlog.
-    h.meter.pause('deliveries');
-    await publish(events.slice(r * perRound, (r + 1) * perRound));
-    await h.runtime.queues.events.idle();
-    h.meter.resume('deliveries');
-    await settle(h);
+  if (w.endpoint === 'bad-day')
+    await badDayRounds(h, rounds, (r) => publish(events.slice(r * perRound, (r + 1) * perRound)));
+  else {
+    for (let r = 0; r < rounds; r++) {
+      // The round's jobs are all queued before the worker receives: one full batch (or 5 jobs), as from a backlog.
+      h.meter.pause('deliveries');
+      await publish(events.slice(r * perRound, (r + 1) * perRound));
+      await h.runtime.queues.events.idle();
+      h.meter.resume('deliveries');
+      await settle(h);
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   const usage = await h.meter.stop();
   return {
     workload: w,
     usage,
-    deliveries: h.receiver.hits,
+    // Every first attempt reached the receiver (a bad day's retries too: the receiver's hits are attempts).
+    deliveries: w.endpoint === 'bad-day' ? total * w.webhooks : h.receiver.hits,
+    attempts: h.receiver.hits,
+    connections: h.receiver.connections,
     emails: 0,
     recipients: 0,
     events: total,
@@ -338,4 +388,35 @@ export async function runDeliveries(h: Harness, w: DeliveryWorkload): Promise<Sa
     egressBytes: h.receiver.bytes,
     seconds,
   };
+}
+
+/** Rounds after the last that only hand out what is still held; a bound, so a loop that never drains ends. */
+const MAX_DRAIN_ROUNDS = 200;
+
+/**
+ * The bad day's rounds, time compressed. Every message sent with a delay (a retry through SQS DelaySeconds or a
+ * Scheduler schedule, a job the lanes send back for later) is counted as sent, held by the meter, and handed
+ * out at the start of the next round, ready, among that round's first attempts, as a busy queue mixes them:
+ * a retry that would come 1 s, 5 s (Retry-After), 30 s, 5 or 30 min later comes one round later instead. Each
+ * round: both lanes held while the round's events are fanned out and the held messages put back; the shared
+ * lane drained (its jobs for the slow lane wait there, so the slow lane also gets full batches); then the slow
+ * lane; then everything settles. Rounds go on after the last events until nothing is held.
+ */
+async function badDayRounds(h: Harness, rounds: number, publishRound: (r: number) => Promise<void>): Promise<void> {
+  h.meter.holdDelayed('deliveries');
+  h.meter.holdDelayed('slowDeliveries');
+  for (let r = 0; r < rounds || h.meter.heldDelayed > 0; r++) {
+    if (r >= rounds + MAX_DRAIN_ROUNDS) throw new Error(`the bad day still holds ${h.meter.heldDelayed} messages`);
+    h.meter.pause('deliveries');
+    h.meter.pause('slowDeliveries');
+    h.meter.releaseDelayed();
+    if (r < rounds) {
+      await publishRound(r);
+      await h.runtime.queues.events.idle();
+    }
+    h.meter.resume('deliveries');
+    await h.runtime.queues.deliveries.idle();
+    h.meter.resume('slowDeliveries');
+    await settle(h);
+  }
 }

@@ -104,6 +104,19 @@ export interface UsagePlans {
   move(account: Account, to: PlanName): Promise<void>;
 }
 
+/**
+ * An account's share of the runtime: at most so many of its tasks run at once, the others wait their turn (the
+ * local gateway's per-account concurrency, KeyedSlots). Absent (AWS: Lambda's concurrency is the bound): at once.
+ */
+export interface AccountSlots {
+  run<T>(accountId: string, task: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` with the caller's slot given back meanwhile (a long-poll's wait holds none), and takes one again,
+   * in turn, before the caller goes on. A caller holding no slot of the account just runs it.
+   */
+  outside<T>(accountId: string, task: () => Promise<T>): Promise<T>;
+}
+
 /** The authenticated caller: what the authorizer hands to every handler. */
 export interface Principal {
   readonly accountId: string;

@@ -116,13 +116,22 @@ export class ServiceUnavailableError extends AppError {
   readonly code = 'service_unavailable';
 }
 
+/** The 429 codes: the request rate, the email quotas, open listen polls, the daily byte quotas. */
+export type RateLimitCode =
+  | 'rate_limited'
+  | 'monthly_quota_exceeded'
+  | 'test_quota_exceeded'
+  | 'listen_polls_exceeded'
+  | 'attachment_bytes_quota_exceeded'
+  | 'inbound_bytes_quota_exceeded';
+
 export class RateLimitedError extends AppError {
   readonly status = 429;
   readonly code: string;
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
-    code: 'rate_limited' | 'monthly_quota_exceeded' | 'test_quota_exceeded' = 'rate_limited',
+    code: RateLimitCode = 'rate_limited',
   ) {
     super(message);
     this.code = code;

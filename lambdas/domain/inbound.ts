@@ -3,6 +3,7 @@
 // from its arrival, so a replay of the same arrival lands on the same email).
 
 import { idTime } from './ids';
+import type { MimeLimitBreach, MimeLimits } from './mime-scan';
 import { derivedId } from './resources';
 
 /** Largest message accepted (SMTP SIZE; 552 above): Resend's and SES's order of size, far below DynamoDB's items. */
@@ -23,6 +24,50 @@ export const MAX_LISTED_ADDRESSES = 100;
 export const MAX_FIELD_CHARS = 998;
 /** Characters kept of an attachment's file name. */
 export const MAX_FILENAME_CHARS = 255;
+/** Characters kept of one listed address (RFC 5321's longest path is 256; anything longer is cut). */
+export const MAX_ADDRESS_CHARS = 320;
+/** MIME parts one message may open (nested messages' included): parsers' time grows with their square. */
+export const MAX_MIME_PARTS = 1_000;
+/** Fields of any one header block (the message's or a part's). */
+export const MAX_HEADER_FIELDS = 1_000;
+/**
+ * Bytes of a received email's listed fields (addresses, subject, attachment metadata) as JSON: the stored item
+ * holds them twice (the email, and email.received in its outbox), far below DynamoDB's 400 KB item, SQS's 256 KB
+ * message and, 100 to a page, Lambda's 6 MB response. What does not fit is cut and counted (fitReceivedFields).
+ */
+export const MAX_RECEIVED_FIELDS_BYTES = 48 * 1024;
+
+/** What one message may hold before its body is left unparsed (or, locally, it is refused at DATA). */
+export const INBOUND_MIME_LIMITS: MimeLimits = Object.freeze({
+  maxParts: MAX_MIME_PARTS,
+  maxDepth: MAX_MIME_DEPTH,
+  maxHeaderFields: MAX_HEADER_FIELDS,
+  maxHeaderBytes: MAX_HEADER_BYTES,
+});
+
+/** A limit passed, in words (an SMTP reply's text, a received email's note). */
+export function breachText(breach: MimeLimitBreach): string {
+  const max = breach.max.toLocaleString('en');
+  switch (breach.limit) {
+    case 'parts':
+      return `more than ${max} MIME parts`;
+    case 'depth':
+      return `MIME parts nested more than ${max} levels deep`;
+    case 'header_fields':
+      return `a header block of more than ${max} fields`;
+    case 'header_bytes':
+      return `a header block larger than ${Math.round(breach.max / 1024)} KB`;
+  }
+}
+
+/**
+ * The SMTP reply to a message over a MIME limit: 554 5.6.0 (RFC 3463: other or undefined media error), what
+ * Postfix answers to a message whose MIME structure it will not take. Permanent: the sender's MTA bounces it
+ * rather than trying again.
+ */
+export function breachReply(breach: MimeLimitBreach): { readonly code: 554; readonly message: string } {
+  return { code: 554, message: `Message refused: ${breachText(breach)}` };
+}
 
 /** Where a received email's id comes from: time first, so a tenant's emails list newest first by key. */
 export function receivedEmailId(receivedAtMs: number, sourceId: string, accountId: string): string {

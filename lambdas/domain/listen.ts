@@ -8,8 +8,22 @@ export const LISTEN_SESSIONS_PER_ACCOUNT = 5;
 export const LISTEN_IDLE_SECONDS = 300;
 /** The longest a poll waits for an event (API Gateway ends a REST integration at 29 s). */
 export const LISTEN_MAX_WAIT_SECONDS = 20;
-/** How often a waiting poll reads the session's events again: one Query each, so at most 20 per poll. */
+/**
+ * How often a waiting poll reads the session's events again where nothing wakes it (AWS: the fan-out runs in
+ * another function): one Query each, so at most 20 per poll.
+ */
 export const LISTEN_READ_INTERVAL_MS = 1_000;
+/**
+ * Where the fan-out wakes a waiting poll (the local runtime: one process), the poll reads when an event is put on
+ * its session and otherwise only this often, in case a write came from elsewhere (a 20 s poll: 2 reads, not 21).
+ */
+export const LISTEN_FALLBACK_READ_MS = 10_000;
+/**
+ * The Retry-After of a poll refused for the plan's open polls: the open ones answer within LISTEN_MAX_WAIT_SECONDS,
+ * so asking again sooner would mostly be refused again (the CLI honours it). A thousand refused polls asking again
+ * each second would be a request flood of their own.
+ */
+export const LISTEN_POLL_RETRY_SECONDS = LISTEN_MAX_WAIT_SECONDS;
 /** The most events one poll returns (the CLI asks again at once when a page is full). */
 export const LISTEN_PAGE_SIZE = 100;
 /**

@@ -18,7 +18,22 @@ export interface Plan {
    * nothing real, but each recipient fans out to every subscribed webhook, so test mode is metered too.
    */
   readonly testRecipientsPerDay: number;
+  /**
+   * Listen-session polls (`npm run listen`) of the account open at once, both modes: each waiting poll is held
+   * by the runtime, so they are capped apart from the request rate (one CLI keeps one poll open per session).
+   */
+  readonly listenPolls: number;
+  /**
+   * Attachment bytes stored per UTC day (both modes): what one account may add to the file store (S3 on AWS, the
+   * disk locally) in a day, kept for the retention (a day in test mode).
+   */
+  readonly attachmentBytesPerDay: number;
+  /** Received bytes stored per UTC day for an account that receives mail (raw message, body and attachments). */
+  readonly inboundBytesPerDay: number;
 }
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
 
 /**
  * Webhooks per account and mode, on every plan: with one recipient's few events each, it caps the POSTs one
@@ -34,6 +49,9 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 3_000,
     domainsPerMode: 3,
     testRecipientsPerDay: 1_000,
+    listenPolls: 2,
+    attachmentBytesPerDay: 256 * MiB,
+    inboundBytesPerDay: 256 * MiB,
   },
   starter: {
     name: 'starter',
@@ -42,6 +60,9 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 10_000,
     domainsPerMode: 10,
     testRecipientsPerDay: 10_000,
+    listenPolls: 3,
+    attachmentBytesPerDay: 2 * GiB,
+    inboundBytesPerDay: 1 * GiB,
   },
   growth: {
     name: 'growth',
@@ -50,6 +71,9 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 50_000,
     domainsPerMode: 50,
     testRecipientsPerDay: 50_000,
+    listenPolls: 5,
+    attachmentBytesPerDay: 10 * GiB,
+    inboundBytesPerDay: 5 * GiB,
   },
   scale: {
     name: 'scale',
@@ -58,6 +82,9 @@ export const PLANS: Readonly<Record<PlanName, Plan>> = {
     emailsPerMonth: 200_000,
     domainsPerMode: 200,
     testRecipientsPerDay: 200_000,
+    listenPolls: 5,
+    attachmentBytesPerDay: 50 * GiB,
+    inboundBytesPerDay: 20 * GiB,
   },
 };
 

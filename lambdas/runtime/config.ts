@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { MAX_SEND_BODY_BYTES } from '../domain/body-ceiling';
 import { DEFAULT_REPUTATION_POLICY, policyProblems, type ReputationPolicy } from '../domain/email/reputation';
 import { LISTEN_MAX_WAIT_SECONDS } from '../domain/listen';
+import { parseStoredFormats, type StoredFormats } from '../domain/stored-formats';
 import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
 import { type TableName, tableEnvVar, tableNames } from '../manifest';
 
@@ -99,6 +100,11 @@ const schema = z.object({
    * accepted (or scheduled for): DynamoDB TTL removes them after, and reads skip them meanwhile.
    */
   SF_EMAIL_RETENTION_DAYS: positiveInt.max(3650).default(30),
+  /**
+   * The longest one received message's parse may take (a worker thread, terminated past it; the message is then
+   * stored with what its header block gives). The inbound function's stack sets it well below its time-out.
+   */
+  SF_INBOUND_PARSE_SECONDS: positiveInt.max(600).default(10),
   /** How overdue a pending attempt must be before the reconciler re-queues it. */
   SF_RECONCILE_GRACE_SECONDS: positiveInt.default(120),
   /** Local runtime: seconds between reconciler runs. */
@@ -136,6 +142,21 @@ const schema = z.object({
   SF_SIGNING_SECRET: z.string().min(32).optional(),
   /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
   SF_PUBLIC_URL: z.url().optional(),
+  /**
+   * Which new stored formats are written (`deliveryShards=off,...`; domain/stored-formats.ts): this release's
+   * defaults for the formats not named. On AWS the stage's `sendflow:storedFormats`.
+   */
+  SF_STORED_FORMATS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseStoredFormats(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** AWS only: queue URLs and the retry schedule group, set by the stack. */
   SF_EVENTS_QUEUE_URL: z.string().optional(),
   /** The REST API whose authorizer cache is flushed on revocations and plan changes. */
@@ -197,6 +218,8 @@ export interface Config {
     /** SF_ALLOW_PRIVATE_ATTACHMENT_URLS: http, private addresses and any port (tests only). */
     readonly allowPrivateUrls: boolean;
   };
+  /** The time-box of one received message's parse (SF_INBOUND_PARSE_SECONDS), in milliseconds. */
+  readonly inboundParseMs: number;
   /** How long emails and everything of theirs are kept (SF_EMAIL_RETENTION_DAYS), in seconds. */
   readonly emailRetentionSeconds: number;
   /** The longest a listen-session poll waits (SF_LISTEN_MAX_WAIT_SECONDS), in ms. */
@@ -209,6 +232,8 @@ export interface Config {
   readonly reputation: ReputationPolicy & { readonly events: boolean };
   readonly signingSecret?: string;
   readonly publicUrl?: string;
+  /** Which new stored formats this process writes (SF_STORED_FORMATS over this release's defaults). */
+  readonly storedFormats: StoredFormats;
   /** AWS wiring; absent locally. */
   readonly aws: {
     readonly eventsQueueUrl?: string;
@@ -286,6 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     }),
     attachments: Object.freeze({ allowPrivateUrls: c.SF_ALLOW_PRIVATE_ATTACHMENT_URLS }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,
+    inboundParseMs: c.SF_INBOUND_PARSE_SECONDS * 1000,
     listenMaxWaitMs: c.SF_LISTEN_MAX_WAIT_SECONDS * 1000,
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
@@ -293,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     reputation: Object.freeze({ ...reputationPolicy(c), events: c.SF_REPUTATION_EVENTS }),
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
+    storedFormats: Object.freeze(c.SF_STORED_FORMATS),
     aws: Object.freeze({
       ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
       ...(c.SF_REST_API_ID ? { restApiId: c.SF_REST_API_ID } : {}),

@@ -22,6 +22,7 @@ import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoWebhookHealth } from '../adapters/dynamodb/webhook-health';
 import { DynamoWebhookRepository } from '../adapters/dynamodb/webhooks';
 import type { EmailBodyStore } from '../app/emails/ports';
+import { defaultStoredFormats, type StoredFormats } from '../domain/stored-formats';
 import type { TableName } from '../manifest';
 import { documentClient } from './document-client';
 
@@ -31,6 +32,8 @@ export interface RepositoryOptions {
   readonly emailRetentionSeconds?: number;
   /** Where email bodies go: S3 on AWS, the data directory locally; the emailParts table when absent. */
   readonly emailBodies?: EmailBodyStore;
+  /** Which new stored formats are written (SF_STORED_FORMATS); this release's defaults when absent. */
+  readonly storedFormats?: StoredFormats;
 }
 
 export function createRepositories(
@@ -50,7 +53,7 @@ export function createRepositories(
     webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
     // Auto-disable's streak and disabling, on the webhook items.
     webhookHealth: new DynamoWebhookHealth(doc, tables.webhooks),
-    deliveries: new DynamoDeliveryRepository(doc, tables.deliveries),
+    deliveries: new DynamoDeliveryRepository(doc, tables.deliveries, options.storedFormats ?? defaultStoredFormats()),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
     // Per-email ordering's lanes too: one item per (webhook, email) under its own partition key.

@@ -7,7 +7,10 @@ import type { SQSRecord } from 'aws-lambda';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
+import { KeyedSlots } from '../adapters/in-process/keyed-slots';
 import { InProcessKnownStreaks } from '../adapters/in-process/known-streaks';
+import { notifyingSessions } from '../adapters/in-process/listen-signals';
+import { InProcessOpenPolls } from '../adapters/in-process/open-polls';
 import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
@@ -16,11 +19,14 @@ import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
 import type { DomainProvider } from '../app/domains/ports';
+import { LIST_QUERIES_AT_ONCE } from '../app/emails/list-emails';
 import type { EmailBodyStore, EmailProvider, LinkSigner, SendScheduler } from '../app/emails/ports';
 import { type ProcessEventDeps, processEvents } from '../app/events/process-event';
 import type { FileStore } from '../app/files/ports';
+import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
-import type { AuthorizerCache, Clock } from '../app/ports';
+import type { ListenSignals } from '../app/listen/ports';
+import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
@@ -35,13 +41,14 @@ import type {
   RetryScheduler,
   WebhookSender,
 } from '../app/webhooks/ports';
+import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { EventType, SendflowEvent } from '../domain/events';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
-import { LANE_POLICY } from '../domain/webhooks/endpoint-health';
+import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
-import { queues, visibilityTimeoutSeconds } from '../manifest';
+import { deliveryClaimMs, queues, visibilityTimeoutSeconds } from '../manifest';
 import type { Config } from './config';
 import { createRepositories } from './repositories';
 
@@ -76,8 +83,20 @@ export interface RuntimeAdapters {
    * directory locally. Absent: a store that refuses every call (a function that keeps no files).
    */
   readonly files?: FileStore;
-  /** The slow deliveries lane and its queue ARN (where the delivery worker runs). */
-  readonly slowLane?: { readonly queue: DeliveryQueue; readonly steps: RecoveryQueue; readonly arn: string };
+  /** Received messages' parser (the inbound function and the local runtime): a time-boxed worker thread. */
+  readonly mimeParser?: MimeParser;
+  /**
+   * The slow deliveries lane and its queue ARN (where the delivery worker runs), and the longest delay its queue
+   * holds (SQS: 900 s; none locally): a slow attempt's retry waits there if it fits, else as other retries do.
+   */
+  readonly slowLane?: {
+    readonly queue: DeliveryQueue;
+    readonly steps: RecoveryQueue;
+    readonly arn: string;
+    readonly maxDelaySeconds?: number;
+  };
+  /** The lanes' rules: AWS_LANE_POLICY unless given (the local runtime gives its own: one process, many batches). */
+  readonly lanePolicy?: LanePolicy;
   /** The deliveries DLQs the delivery worker consumes (their jobs' deliveries are recorded failed). */
   readonly deliveryDlqArns?: readonly string[];
   /**
@@ -85,6 +104,13 @@ export interface RuntimeAdapters {
    * runtime: one process makes every attempt).
    */
   readonly pace?: { readonly counter: PaceCounter; readonly options: PaceOptions };
+  /**
+   * Wakes waiting listen polls when the fan-out puts events on their sessions: the local runtime, where both run
+   * in one process. Absent (AWS: the fan-out is another function), a waiting poll reads once a second.
+   */
+  readonly listenSignals?: ListenSignals;
+  /** Each account's share of the runtime (the local gateway's slots), for work done outside a request's slot. */
+  readonly accountSlots?: AccountSlots;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -102,12 +128,17 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   });
   const repositories = createRepositories(client, config.tables, {
     emailRetentionSeconds: config.emailRetentionSeconds,
+    storedFormats: config.storedFormats,
     ...(adapters.emailBodies ? { emailBodies: adapters.emailBodies } : {}),
   });
   // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).
   const knownStreaks = new InProcessKnownStreaks();
   const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
+  // Every event put on a session wakes its waiting polls, where they run in this process (app/listen).
+  const listenSessions = adapters.listenSignals
+    ? notifyingSessions(repositories.listenSessions, adapters.listenSignals)
+    : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
   // Sending reputation (issue 29): counted and judged where events are processed, checked where emails are sent.
@@ -143,7 +174,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     emailHistory: repositories.emailHistory,
     suppressions: repositories.suppressions,
-    listenSessions: repositories.listenSessions,
+    listenSessions,
     listenRelayFailed,
     orderLanes: repositories.orderLanes,
     retentionSeconds: hooks.retentionSeconds,
@@ -156,6 +187,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     clock,
     random,
     ...repositories,
+    listenSessions,
     // The delivery worker's webhook reads, kept for SF_WEBHOOK_CACHE_SECONDS (adapters/in-process/webhook-cache).
     webhookReads: hooks.cacheSeconds
       ? new CachedWebhookReads(repositories.webhooks, clock, hooks.cacheSeconds * 1000)
@@ -191,6 +223,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     files,
     // Attachments given by `path`: the webhooks' SSRF guard, with their own private-URL setting (off locally too).
     attachmentFetcher: new HttpAttachmentFetcher({ allowPrivate: config.attachments.allowPrivateUrls }),
+    // An account's requests with attachments, a bounded number at a time in this process; its email listings too.
+    attachmentSlots: new KeyedSlots(ATTACHMENT_LIMITS.requestsAtOnce),
+    listSlots: new KeyedSlots(LIST_QUERIES_AT_ONCE),
     emailRetentionSeconds: config.emailRetentionSeconds,
     // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
     inbound: {
@@ -201,6 +236,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       clock,
       random,
       retentionSeconds: config.emailRetentionSeconds,
+      parser: adapters.mimeParser ?? unavailableParser(),
+      // Received bytes count on the receiving account's day (its plan read by key, one conditional counter write).
+      inboundQuota: { quotas: repositories.quotas, accounts: repositories.accounts },
     } satisfies InboundDeps,
     authorizerCache: adapters.authorizerCache,
     policy: { delaysSeconds: hooks.retryDelaysSeconds },
@@ -220,11 +258,19 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
       ),
-    // A claim outlives the delivery function's own time-out: Lambda stops a stalled worker before its claim
-    // can lapse, so no second worker ever takes over an attempt the first could still record.
-    claimMs: Math.max(hooks.attemptTimeoutMs, queues.deliveries.functionTimeoutSeconds * 1000) + 10_000,
+    claimMs: deliveryClaimMs(hooks.attemptTimeoutMs),
     claimEpoch: adapters.claimEpoch ?? 0,
-    ...(adapters.slowLane ? { lanes: lanes(adapters.slowLane, adapters.deliveryQueue, clock) } : {}),
+    ...(adapters.slowLane
+      ? {
+          lanes: deliveryLanes(
+            adapters.slowLane,
+            adapters.deliveryQueue,
+            adapters.retries,
+            adapters.lanePolicy ?? AWS_LANE_POLICY,
+            clock,
+          ),
+        }
+      : {}),
     pacing: {
       pace: new EndpointPace(
         adapters.pace?.counter ?? new InMemoryPaceCounter(),
@@ -243,6 +289,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,
     listenMaxWaitMs: config.listenMaxWaitMs,
+    ...(adapters.listenSignals ? { listenSignals: adapters.listenSignals } : {}),
+    // Open polls per account: exact locally (one process); on AWS per container, where a poll answers at once.
+    openPolls: new InProcessOpenPolls(),
+    ...(adapters.accountSlots ? { accountSlots: adapters.accountSlots } : {}),
     listenRelayFailed,
     // The send worker's part of per-email ordering: a copy's email.sent enters its lanes before the hand-over.
     sentOrdering: {
@@ -287,19 +337,39 @@ function unavailableFiles(): FileStore {
   return { put: refuse, get: refuse, downloadUrl: refuse };
 }
 
+/** No silent fallback to a parse on the event loop: a runtime that receives mail wires the thread parser. */
+function unavailableParser(): MimeParser {
+  return { parse: () => Promise.reject(new Error('No MIME parser is wired into this function (see runtime/).')) };
+}
+
 /** Whether a record comes from one of the deliveries DLQs (its event source mapping's queue). */
 function deadLetterSources(arns: readonly string[]): (record: SQSRecord) => boolean {
   const sources = new Set(arns);
   return (record) => sources.has(record.eventSourceARN);
 }
 
-function lanes(slow: NonNullable<RuntimeAdapters['slowLane']>, shared: DeliveryQueue, clock: Clock): Lanes {
+/**
+ * The delivery worker's lanes (its own gate, per process or container), with the slow lane's retries: a delay the
+ * slow lane's queue holds waits there, a longer one goes as any retry. Exported for bench:scale, which runs it.
+ */
+export function deliveryLanes(
+  slow: NonNullable<RuntimeAdapters['slowLane']>,
+  shared: DeliveryQueue,
+  retries: RetryScheduler,
+  policy: LanePolicy,
+  clock: Clock,
+): Lanes {
+  const longest = slow.maxDelaySeconds ?? Number.POSITIVE_INFINITY;
   return {
-    gate: new EndpointGate(LANE_POLICY, clock),
+    gate: new EndpointGate(policy, clock),
     slowLane: slow.queue,
     slowSteps: slow.steps,
     sharedLane: shared,
-    busyDelaySeconds: LANE_POLICY.busyDelaySeconds,
+    busyDelaySeconds: policy.busyDelaySeconds,
     isSlowLane: (record) => record.eventSourceARN === slow.arn,
+    slowRetries: {
+      schedule: (job, delaySeconds) =>
+        delaySeconds <= longest ? slow.queue.send([job], delaySeconds) : retries.schedule(job, delaySeconds),
+    },
   };
 }

@@ -6,7 +6,6 @@
 import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Schedule, ScheduleExpression, ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-scheduler-targets';
@@ -69,7 +68,15 @@ export class DeliveryPipeline extends Construct {
   readonly delivery: NodeFunction;
   readonly reconciler: NodeFunction;
   readonly reconcileSchedule: Schedule;
-  readonly alarms: Alarm[] = [];
+  /** Each main queue's oldest-message alarm: deliveries are late (a page, lib/constructs/monitoring.ts). */
+  readonly ageAlarms: readonly Alarm[];
+  /**
+   * Each DLQ's alarm by queue: work set aside (data at risk, a page); a canary deployment of the function that
+   * feeds one rolls back on it.
+   */
+  readonly deadLetterAlarms: Readonly<
+    Record<'events' | 'deliveries' | 'slowDeliveries' | 'retrySchedules' | 'reconcileSchedule', Alarm>
+  >;
 
   constructor(scope: Construct, id: string, props: DeliveryPipelineProps) {
     super(scope, id);
@@ -189,29 +196,26 @@ export class DeliveryPipeline extends Construct {
       description: 'Runs the Sendflow reconciler: overdue webhook attempts are queued again',
       schedule: ScheduleExpression.rate(Duration.minutes(RECONCILE_EVERY_MINUTES)),
       // A missed run is made up by the next one a minute later: retry briefly, then give up into the DLQ.
-      target: new LambdaInvoke(this.reconciler.handler, {
+      target: new LambdaInvoke(this.reconciler.live, {
         role: reconcileRole,
         deadLetterQueue: this.reconcileScheduleDlq,
         retryAttempts: 2,
         maxEventAge: Duration.minutes(5),
       }),
     });
-    Validations.of(reconcileRole).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(this.reconciler.handler.node.defaultChild as CfnFunction)}.Arn>:*]`,
-      reason:
-        "CDK's grantInvoke covers the reconciler function's versions and aliases (function ARN + ':*'); the " +
-        'role may invoke that one function and nothing else.',
-    });
+    // The schedule invokes the reconciler's `live` alias: the role may invoke that alias and nothing else.
 
-    this.alarms.push(
+    this.ageAlarms = [
       ageAlarm(this, 'Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events),
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
       ageAlarm(this, 'SlowDeliveries', this.slowDeliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.slowDeliveries),
-      dlqAlarm(this, 'EventsDlq', this.eventsDlq),
-      dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq, 'consumed'),
-      dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq, 'consumed'),
-      dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
-      dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
-    );
+    ];
+    this.deadLetterAlarms = {
+      events: dlqAlarm(this, 'EventsDlq', this.eventsDlq),
+      deliveries: dlqAlarm(this, 'DeliveriesDlq', this.deliveriesDlq, 'consumed'),
+      slowDeliveries: dlqAlarm(this, 'SlowDeliveriesDlq', this.slowDeliveriesDlq, 'consumed'),
+      retrySchedules: dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
+      reconcileSchedule: dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
+    };
   }
 }

@@ -141,7 +141,15 @@ export class EmailPipeline extends Construct {
   readonly sesEventsRule: Rule;
   /** The mapper: SES events → our events, processed where they arrive. */
   readonly sesEvents: NodeFunction;
-  readonly alarms: Alarm[] = [];
+  /** The sends queue's oldest-message alarm: sends are late (a page, with SendLag). */
+  readonly sendsAgeAlarm: Alarm;
+  /** The provider-events queue's: SES events, and so their webhooks, are late (a page). */
+  readonly providerEventsAgeAlarm: Alarm;
+  /**
+   * Each DLQ's alarm by queue: work set aside (data at risk, a page); a canary deployment of the function that
+   * feeds one rolls back on it.
+   */
+  readonly deadLetterAlarms: Readonly<Record<'sends' | 'sendSchedules' | 'providerEvents', Alarm>>;
 
   constructor(scope: Construct, id: string, props: EmailPipelineProps) {
     super(scope, id);
@@ -259,13 +267,18 @@ export class EmailPipeline extends Construct {
     allowSend(this.sesEvents.role, props.deliveriesQueue);
     consume(this.sesEvents, this.providerEventsQueue, providerEvents);
 
-    this.alarms.push(
-      ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS),
-      ageAlarm(this, 'ProviderEvents', this.providerEventsQueue, PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS),
-      dlqAlarm(this, 'SendsDlq', this.sendsDlq),
-      dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
-      dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
+    this.sendsAgeAlarm = ageAlarm(this, 'Sends', this.sendsQueue, SENDS_OLDEST_MESSAGE_ALARM_SECONDS);
+    this.providerEventsAgeAlarm = ageAlarm(
+      this,
+      'ProviderEvents',
+      this.providerEventsQueue,
+      PROVIDER_EVENTS_OLDEST_MESSAGE_ALARM_SECONDS,
     );
+    this.deadLetterAlarms = {
+      sends: dlqAlarm(this, 'SendsDlq', this.sendsDlq),
+      sendSchedules: dlqAlarm(this, 'SendScheduleDlq', this.sendScheduleDlq),
+      providerEvents: dlqAlarm(this, 'ProviderEventsDlq', this.providerEventsDlq),
+    };
   }
 
   /**

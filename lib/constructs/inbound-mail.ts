@@ -12,9 +12,10 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { CfnReceiptRule, CfnReceiptRuleSet } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { PARSE_THREAD_BUNDLE } from '../../lambdas/adapters/mime/parse-thread-module';
 import { INBOUND_OBJECTS_PREFIX } from '../../lambdas/app/inbound/raw-messages';
 import type { InboundSettings } from '../inbound-settings';
-import { NodeFunction } from './node-function';
+import { LIVE_ALIAS, NodeFunction } from './node-function';
 import { DLQ_RETENTION, dlqAlarm, stageAlarmName } from './queues';
 import { ReceiptRuleSetActivation } from './receipt-rule-set-activation';
 
@@ -24,6 +25,27 @@ export const INBOUND_RULE_NAME = 'store-then-receive';
 export const INBOUND_RETRY_ATTEMPTS = 2;
 /** How long Lambda keeps retrying an event (its maximum): a table outage of hours still loses nothing. */
 export const INBOUND_MAX_EVENT_AGE = Duration.hours(6);
+/** The inbound function's time-out: a 40 MB message read, parsed and stored, with room to spare. */
+export const INBOUND_TIMEOUT = Duration.minutes(2);
+export const INBOUND_MEMORY_MB = 1024;
+/**
+ * The parse's time-box in the function (SF_INBOUND_PARSE_SECONDS): past it the parse thread is terminated and
+ * the message stored with its header fields (a header parse of at most 5 s more). Far below INBOUND_TIMEOUT, so
+ * a hostile message ends as a partial email, never as an invocation timed out and retried to the failures queue.
+ */
+export const INBOUND_PARSE_SECONDS = 30;
+
+/**
+ * The parse thread's module, built beside the function's index.mjs (adapters/mime/parse-thread-module.ts finds
+ * it there): the same esbuild, target and format as the bundle, postal-mime and the scan inlined.
+ */
+export function parseThreadBundling(inputDir: string, outputDir: string): string[] {
+  const entry = `${inputDir}/lambdas/adapters/mime/parse-thread.ts`;
+  return [
+    `npx --no-install esbuild "${entry}" --bundle --platform=node --target=node22 --format=esm --minify ` +
+      `--main-fields=module,main --outfile="${outputDir}/${PARSE_THREAD_BUNDLE}"`,
+  ];
+}
 
 export interface InboundMailProps extends InboundSettings {
   /** The variables every function gets (table names, retention): receiveEmail's configuration. */
@@ -51,6 +73,8 @@ export class InboundMail extends Construct {
   readonly failures: Queue;
   readonly ruleSetName: string;
   readonly failuresAlarm: Alarm;
+  /** A failed event the failures queue refused: gone (data lost, a page). */
+  readonly destinationFailuresAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: InboundMailProps) {
     super(scope, id);
@@ -102,10 +126,15 @@ export class InboundMail extends Construct {
       entry: 'lambdas/runtime/aws/inbound.ts',
       description: 'Sendflow inbound mail: reads what SES received and stored, and records it (receiveEmail)',
       serviceName: 'sendflow-inbound',
-      environment: { ...props.environment, SF_INBOUND_BUCKET: this.bucket.bucketName },
+      environment: {
+        ...props.environment,
+        SF_INBOUND_BUCKET: this.bucket.bucketName,
+        SF_INBOUND_PARSE_SECONDS: String(INBOUND_PARSE_SECONDS),
+      },
       // A 40 MB message is read, parsed and stored: time and memory for that, far from SES's point of view.
-      timeout: Duration.minutes(2),
-      memorySize: 1024,
+      timeout: INBOUND_TIMEOUT,
+      memorySize: INBOUND_MEMORY_MB,
+      afterBundling: parseThreadBundling,
       logRetention: props.logRetention,
       ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrency }),
     });
@@ -139,15 +168,18 @@ export class InboundMail extends Construct {
         "This queue is the inbound function's on-failure destination (its dead letters); a DLQ has no DLQ of its " +
         'own, and its depth is alarmed.',
     });
-    new EventInvokeConfig(this, 'AsyncInvoke', {
+    // On the alias SES invokes (an unqualified configuration would not apply to its invocations).
+    const asyncInvoke = new EventInvokeConfig(this, 'AsyncInvoke', {
       function: this.handler.handler,
+      qualifier: LIVE_ALIAS,
       retryAttempts: INBOUND_RETRY_ATTEMPTS,
       maxEventAge: INBOUND_MAX_EVENT_AGE,
       onFailure: sendOnly(this.failures),
     });
+    if (this.handler.alias) asyncInvoke.node.addDependency(this.handler.alias);
     this.failuresAlarm = dlqAlarm(this, 'InboundFailures', this.failures);
     // Were the failure queue ever refused, the event would be gone: that must page too.
-    new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
+    this.destinationFailuresAlarm = new Alarm(this, 'DestinationDeliveryFailuresAlarm', {
       alarmName: stageAlarmName(this, 'InboundDestinationDeliveryFailures'),
       alarmDescription: 'Sendflow inbound: a failed SES event could not be put on the failures queue (see the runbook)',
       metric: this.handler.handler.metric('DestinationDeliveryFailures', {
@@ -161,7 +193,7 @@ export class InboundMail extends Construct {
     });
 
     // SES may invoke the function for this rule only. SES checks both grants when the rule is created.
-    this.handler.handler.addPermission('SesInvoke', {
+    this.handler.live.addPermission('SesInvoke', {
       principal: new ServicePrincipal('ses.amazonaws.com'),
       action: 'lambda:InvokeFunction',
       sourceAccount: Aws.ACCOUNT_ID,
@@ -181,13 +213,13 @@ export class InboundMail extends Construct {
         // keeps what a domain with receiving enabled gets and drops the rest.
         actions: [
           { s3Action: { bucketName: this.bucket.bucketName, objectKeyPrefix: INBOUND_OBJECTS_PREFIX } },
-          { lambdaAction: { functionArn: this.handler.handler.functionArn, invocationType: 'Event' } },
+          { lambdaAction: { functionArn: this.handler.live.functionArn, invocationType: 'Event' } },
         ],
       },
     });
     rule.node.addDependency(ruleSet);
     if (sesWrites.policyDependable) rule.node.addDependency(sesWrites.policyDependable);
-    const invoke = this.handler.handler.permissionsNode.tryFindChild('SesInvoke');
+    const invoke = this.handler.live.permissionsNode.tryFindChild('SesInvoke');
     if (invoke) rule.node.addDependency(invoke);
 
     if (props.activate) {

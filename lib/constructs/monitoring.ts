@@ -1,15 +1,20 @@
-// What pages the platform team and what they look at: one SNS topic every alarm of the stack notifies (alarm
-// and recovery), subscribed by the stage's committed addresses; the alarms only this view can add (Lambda
-// errors and throttles per function, API 5XX and p99 latency, SES reputation, DynamoDB throttling per table,
-// account concurrency near the quota), and a CloudWatch dashboard of the API, the functions, the queues and
-// Sendflow's own EMF metrics.
-import { Annotations, Duration, Stack } from 'aws-cdk-lib';
+// What pages the platform team and what they look at. Two SNS topics: the paging topic, which only a few composite
+// alarms of symptoms notify (deliveries late, the API failing or slow, sends late, data at risk, SES reputation),
+// subscribed by the stage's committed page subscribers; and the non-paging topic, which every other alarm (the
+// causes: each function's errors and throttles, each queue, each table) notifies, for working hours. Both say when
+// an alarm recovers. Also the alarms only this view can add (Lambda errors and throttles per function, API 5XX and
+// p99 latency, SES reputation, DynamoDB throttling per table, account concurrency near the quota, queue messages
+// near their retention), and a CloudWatch dashboard of the API, the functions, the queues and the EMF metrics.
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   Alarm,
+  AlarmRule,
   ComparisonOperator,
+  CompositeAlarm,
   Dashboard,
   GraphWidget,
+  type IAlarm,
   type IMetric,
   MathExpression,
   Metric,
@@ -19,10 +24,11 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
-import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRIC_DIMENSIONS, METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/domain/metric-names';
+import type { AlarmSubscribers } from '../alarm-settings';
 import { CONCURRENCY_ALARM_SHARE } from '../concurrency';
 import type { NodeFunction } from './node-function';
 import { stageAlarmName } from './queues';
@@ -43,8 +49,28 @@ export const API_5XX_ALARM_COUNT = 5;
  */
 export const SES_BOUNCE_RATE_ALARM = 0.04;
 export const SES_COMPLAINT_RATE_ALARM = 0.0008;
-/** Synth warning id when a stage has no alarm address (its alarms would notify nobody). */
-export const NO_ALARM_SUBSCRIBER_WARNING = '@sendflow/no-alarm-subscriber';
+/** At most this many alarms of a stage notify the paging topic (a pager that rings for everything is muted). */
+export const MAX_PAGING_ALARMS = 10;
+/**
+ * A main queue's oldest message past this share of the queue's retention alarms (data at risk): SQS deletes a
+ * message unread at its retention, so three quarters leaves a quarter of it (a day of the default 4) to act.
+ */
+export const NEAR_RETENTION_SHARE = 0.75;
+/** SQS's default retention, for a queue that sets none: 4 days. */
+const SQS_DEFAULT_RETENTION_SECONDS = 345_600;
+
+/**
+ * The alarms other constructs made that a page is made of, by symptom. Each composite alarm pages when any of its
+ * alarms is in ALARM, and again when all are OK.
+ */
+export interface Symptoms {
+  /** Queues in front of the webhook deliveries falling behind (oldest-message age). */
+  readonly deliveriesLate: readonly IAlarm[];
+  /** The sends queue falling behind (SendLag, which Monitoring adds itself, sees the rest). */
+  readonly sendsLate: readonly IAlarm[];
+  /** Work that could be lost: dead letters, received mail not recorded (near-retention alarms are added here). */
+  readonly dataLossRisk: readonly IAlarm[];
+}
 
 export interface MonitoringProps {
   /** Every function of the stack, by a short name used in alarm names and dashboard labels. */
@@ -55,8 +81,13 @@ export interface MonitoringProps {
   readonly deadLetterQueues: Readonly<Record<string, Queue>>;
   /** `service` dimension of the EMF metrics (SF_METRICS_SERVICE of the functions). */
   readonly metricsService: string;
-  /** Subscribed to the topic by email (the stage's `sendflow:alarmEmails`); each confirms AWS's mail once. */
-  readonly alarmEmails: readonly string[];
+  /**
+   * The stage's subscribers (sendflow:alarmSubscribers, sendflow:alarmEmails): `page` to the paging topic, `notify`
+   * to the non-paging one; e-mail addresses confirm AWS's mail once, https endpoints confirm SNS's request.
+   */
+  readonly subscribers: AlarmSubscribers;
+  /** The pipelines' alarms each page is made of (lib/api-stack.ts). */
+  readonly symptoms: Symptoms;
   /** Physical table names by manifest name: one throttling alarm each. */
   readonly tables: Readonly<Record<string, string>>;
   /**
@@ -69,9 +100,17 @@ export interface MonitoringProps {
 }
 
 export class Monitoring extends Construct {
-  readonly topic: Topic;
+  /** Notified by the composite alarms only: what wakes someone up. Output AlarmTopicArn. */
+  readonly pagingTopic: Topic;
+  /** Notified by every metric alarm of the stack: the causes, read in working hours. Output NotifyTopicArn. */
+  readonly notifyTopic: Topic;
   readonly dashboard: Dashboard;
   readonly alarms: Alarm[] = [];
+  readonly pages: CompositeAlarm[] = [];
+  /** Each function's Errors alarm, by its name in `functions`: what a canary deployment of it rolls back on. */
+  readonly functionErrors: Record<string, Alarm> = {};
+  /** API 5XX: the API's and the authorizer's deployments roll back on it too. */
+  readonly api5xx: Alarm;
 
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
@@ -91,96 +130,101 @@ export class Monitoring extends Construct {
         conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
     );
-    this.topic = new Topic(this, 'AlarmTopic', {
-      displayName: `Sendflow alarms (${stack.stackName})`,
-      masterKey: key,
-      enforceSSL: true,
-    });
-    // enforceSSL gives the topic a policy, which replaces the default one: CloudWatch needs its own allow.
-    this.topic.addToResourcePolicy(
-      new PolicyStatement({
-        actions: ['sns:Publish'],
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
-        resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*' }),
+    const topic = (id: string, displayName: string, subscribers: readonly string[]) => {
+      const created = new Topic(this, id, { displayName, masterKey: key, enforceSSL: true });
+      // enforceSSL gives the topic a policy, which replaces the default one: CloudWatch needs its own allow.
+      created.addToResourcePolicy(
+        new PolicyStatement({
+          actions: ['sns:Publish'],
+          principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+          resources: [created.topicArn],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: {
+              'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*' }),
+            },
           },
-        },
-      }),
-    );
-    for (const address of props.alarmEmails) this.topic.addSubscription(new EmailSubscription(address));
-    if (!props.alarmEmails.length) {
-      Annotations.of(this).addWarningV2(
-        NO_ALARM_SUBSCRIBER_WARNING,
-        `No alarm address for this stage: its alarms notify a topic nobody reads. Add the stage to ` +
-          `sendflow:alarmEmails in cdk.json, e.g. {"prod": ["oncall@example.com"]} (docs/runbook.md, "Alarms and what to do").`,
+        }),
       );
-    }
+      // An e-mail subscription keeps the id it always had (the address): a confirmed one survives upgrades.
+      for (const endpoint of subscribers) {
+        created.addSubscription(
+          endpoint.startsWith('https://') ? new UrlSubscription(endpoint) : new EmailSubscription(endpoint),
+        );
+      }
+      return created;
+    };
+    // `AlarmTopic` is the topic every alarm notified before pages and notices were split: its subscribers (and
+    // any subscribed by hand) now get the pages only.
+    this.pagingTopic = topic('AlarmTopic', `Sendflow pages (${stack.stackName})`, props.subscribers.page);
+    this.notifyTopic = topic(
+      'NotifyTopic',
+      `Sendflow alarms, not paging (${stack.stackName})`,
+      props.subscribers.notify,
+    );
 
     for (const [name, fn] of Object.entries(props.functions)) {
+      // Every version's and alias's invocations (the FunctionName dimension alone): a canary's errors count.
+      const errors = sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
+        description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
+      });
+      this.functionErrors[name] = errors;
       this.alarms.push(
-        sumAlarm(this, `${pascal(name)}Errors`, fn.handler.metricErrors(fiveMinutes), 1, {
-          description: `Sendflow ${name} function: an invocation failed (unhandled error or time-out); read its log`,
-        }),
+        errors,
         sumAlarm(this, `${pascal(name)}Throttles`, fn.handler.metricThrottles(fiveMinutes), 1, {
           description: `Sendflow ${name} function: invocations throttled; account concurrency is exhausted`,
         }),
       );
     }
-    this.alarms.push(
-      sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
-        description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
-      }),
-      new Alarm(this, 'ApiLatencyP99Alarm', {
-        alarmName: stageAlarmName(this, 'ApiLatencyP99'),
-        alarmDescription: `Sendflow API: p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 15 minutes`,
-        metric: props.api.metricLatency({ ...fiveMinutes, statistic: 'p99' }),
-        threshold: API_P99_LATENCY_ALARM_MS,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    this.api5xx = sumAlarm(this, 'Api5xx', props.api.metricServerError(fiveMinutes), API_5XX_ALARM_COUNT, {
+      description: `Sendflow API: ${API_5XX_ALARM_COUNT} or more 5XX answers in 5 minutes`,
+    });
+    const apiLatency = new Alarm(this, 'ApiLatencyP99Alarm', {
+      alarmName: stageAlarmName(this, 'ApiLatencyP99'),
+      alarmDescription: `Sendflow API: p99 latency above ${API_P99_LATENCY_ALARM_MS} ms for 15 minutes`,
+      metric: props.api.metricLatency({ ...fiveMinutes, statistic: 'p99' }),
+      threshold: API_P99_LATENCY_ALARM_MS,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms.push(this.api5xx, apiLatency);
 
-    this.alarms.push(
-      new Alarm(this, 'SendLagP90Alarm', {
-        alarmName: stageAlarmName(this, 'SendLagP90'),
-        alarmDescription: `Sendflow sends: p90 of SendLag above ${SEND_LAG_ALARM_MS / 60_000} minutes for 15 minutes`,
-        metric: new Metric({
-          namespace: METRICS_NAMESPACE,
-          metricName: METRIC_NAMES.sendLag,
-          dimensionsMap: { [METRIC_DIMENSIONS.service]: props.metricsService },
-          statistic: 'p90',
-          period: Duration.minutes(5),
-        }),
-        threshold: SEND_LAG_ALARM_MS,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+    const sendLag = new Alarm(this, 'SendLagP90Alarm', {
+      alarmName: stageAlarmName(this, 'SendLagP90'),
+      alarmDescription: `Sendflow sends: p90 of SendLag above ${SEND_LAG_ALARM_MS / 60_000} minutes for 15 minutes`,
+      metric: new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRIC_NAMES.sendLag,
+        dimensionsMap: { [METRIC_DIMENSIONS.service]: props.metricsService },
+        statistic: 'p90',
+        period: Duration.minutes(5),
       }),
-    );
-    this.alarms.push(
-      new Alarm(this, 'SesBounceRateAlarm', {
-        alarmName: stageAlarmName(this, 'SesBounceRate'),
-        alarmDescription: `SES account bounce rate at ${SES_BOUNCE_RATE_ALARM * 100}% or more: SES reviews the account at 5%`,
-        metric: sesReputation('Reputation.BounceRate'),
-        threshold: SES_BOUNCE_RATE_ALARM,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-      new Alarm(this, 'SesComplaintRateAlarm', {
-        alarmName: stageAlarmName(this, 'SesComplaintRate'),
-        alarmDescription: `SES account complaint rate at ${SES_COMPLAINT_RATE_ALARM * 100}% or more: SES reviews the account at 0.1%`,
-        metric: sesReputation('Reputation.ComplaintRate'),
-        threshold: SES_COMPLAINT_RATE_ALARM,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
-    );
+      threshold: SEND_LAG_ALARM_MS,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms.push(sendLag);
+    const sesBounce = new Alarm(this, 'SesBounceRateAlarm', {
+      alarmName: stageAlarmName(this, 'SesBounceRate'),
+      alarmDescription: `SES account bounce rate at ${SES_BOUNCE_RATE_ALARM * 100}% or more: SES reviews the account at 5%`,
+      metric: sesReputation('Reputation.BounceRate'),
+      threshold: SES_BOUNCE_RATE_ALARM,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    const sesComplaint = new Alarm(this, 'SesComplaintRateAlarm', {
+      alarmName: stageAlarmName(this, 'SesComplaintRate'),
+      alarmDescription: `SES account complaint rate at ${SES_COMPLAINT_RATE_ALARM * 100}% or more: SES reviews the account at 0.1%`,
+      metric: sesReputation('Reputation.ComplaintRate'),
+      threshold: SES_COMPLAINT_RATE_ALARM,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.alarms.push(sesBounce, sesComplaint);
     for (const [name, tableName] of Object.entries(props.tables)) {
       const throttles = (metricName: string) =>
         new Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap: { TableName: tableName }, ...fiveMinutes });
@@ -225,6 +269,39 @@ export class Monitoring extends Construct {
       }),
     );
 
+    const nearRetention = Object.entries(props.queues).map(([name, queue]) => nearRetentionAlarm(this, name, queue));
+    this.alarms.push(...nearRetention);
+    this.pageOn(
+      'DeliveriesLate',
+      'Webhook deliveries are late: a queue in front of them (events, deliveries, slow lane, SES events) is ' +
+        'falling behind. The alarm in ALARM among its children names the queue; see "Alarms and what to do"',
+      props.symptoms.deliveriesLate,
+    );
+    this.pageOn('ApiUnhealthy', 'The API fails (5XX answers) or is slow (p99 latency); see "Alarms and what to do"', [
+      this.api5xx,
+      apiLatency,
+    ]);
+    this.pageOn(
+      'SendsLate',
+      'Emails go out late: SendLag p90 above 5 minutes, or the sends queue falling behind; see "Alarms and what to do"',
+      [sendLag, ...props.symptoms.sendsLate],
+    );
+    this.pageOn(
+      'DataLossRisk',
+      'Work may be lost: a message was dead-lettered, a queue message nears its retention (SQS deletes it unread ' +
+        'then), or received mail was not recorded; see "Alarms and what to do"',
+      [...props.symptoms.dataLossRisk, ...nearRetention],
+    );
+    this.pageOn(
+      'SesReputation',
+      'The SES account bounce or complaint rate nears the level where SES reviews (and may pause) sending for every ' +
+        'tenant; see "Alarms and what to do"',
+      [sesBounce, sesComplaint],
+    );
+    if (this.pages.length > MAX_PAGING_ALARMS) {
+      throw new Error(`${this.pages.length} paging alarms; at most ${MAX_PAGING_ALARMS} may page (MAX_PAGING_ALARMS)`);
+    }
+
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: stack.stackName,
       defaultInterval: Duration.hours(3),
@@ -232,15 +309,32 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(...this.widgets(props));
   }
 
-  /** Every alarm of the stack, queue alarms of the pipelines included, notifies the topic, and again when OK. */
+  /**
+   * Every metric alarm of the stack, queue alarms of the pipelines included, notifies the non-paging topic, and
+   * again when OK; the composite alarms (the pages) notify the paging topic only.
+   */
   notifyAll(): void {
-    const action = new SnsAction(this.topic);
+    const action = new SnsAction(this.notifyTopic);
     for (const construct of Stack.of(this).node.findAll()) {
       if (construct instanceof Alarm) {
         construct.addAlarmAction(action);
         construct.addOkAction(action);
       }
     }
+  }
+
+  /** A composite alarm that pages while any of `alarms` is in ALARM, and says so when all are OK again. */
+  private pageOn(name: string, description: string, alarms: readonly IAlarm[]): void {
+    if (!alarms.length) throw new Error(`Page ${name} has no alarm to watch`);
+    const page = new CompositeAlarm(this, `${name}Page`, {
+      compositeAlarmName: stageAlarmName(this, name),
+      alarmDescription: `Sendflow ${Stack.of(this).stackName}: ${description}`,
+      alarmRule: AlarmRule.anyOf(...alarms),
+    });
+    const action = new SnsAction(this.pagingTopic);
+    page.addAlarmAction(action);
+    page.addOkAction(action);
+    this.pages.push(page);
   }
 
   private widgets(props: MonitoringProps): GraphWidget[] {
@@ -387,4 +481,24 @@ function withLabel(metric: IMetric, label: string): IMetric {
 
 function pascal(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/**
+ * The queue's oldest message past NEAR_RETENTION_SHARE of the queue's retention: SQS deletes it unread at the
+ * retention, so whatever job it carries would be lost (data at risk, a page).
+ */
+function nearRetentionAlarm(scope: Construct, name: string, queue: Queue): Alarm {
+  const retention = (queue.node.defaultChild as CfnQueue).messageRetentionPeriod ?? SQS_DEFAULT_RETENTION_SECONDS;
+  const threshold = Math.floor(retention * NEAR_RETENTION_SHARE);
+  return new Alarm(scope, `${pascal(name)}QueueNearRetentionAlarm`, {
+    alarmName: stageAlarmName(scope, `${pascal(name)}QueueNearRetention`),
+    alarmDescription:
+      `Sendflow ${name} queue: a message has waited ${Math.round(threshold / 3600)} h of its ` +
+      `${Math.round(retention / 3600)} h retention; SQS deletes it unread then (see "Alarms and what to do")`,
+    metric: queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' }),
+    threshold,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
 }

@@ -1,12 +1,15 @@
 // A Lambda function built from a lambdas/ entry point with the project's defaults: Node 22 on arm64, an
-// ESM bundle made by the local esbuild, its own log group with retention and JSON logs filtered by level, and a
-// role without managed policies.
+// ESM bundle made by the local esbuild, its own log group with retention and JSON logs filtered by level, a
+// role without managed policies, and (unless it is a deploy-time helper) a `live` alias on a published version:
+// what every invoker calls, and what CodeDeploy moves from one version to the next (lib/constructs/deployments.ts).
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
+  Alias,
   ApplicationLogLevel,
   Architecture,
+  type IFunction,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
@@ -54,22 +57,49 @@ export interface NodeFunctionProps {
   readonly logRetention: RetentionDays;
   /** Executions kept for this function alone (and its ceiling); none when omitted. */
   readonly reservedConcurrentExecutions?: number;
+  /**
+   * Shell commands run once the bundle is built (aws-lambda-nodejs's afterBundling hook, run from the repository
+   * root): a file the function loads beside its index.mjs, such as the inbound function's parse thread.
+   */
+  readonly afterBundling?: (inputDir: string, outputDir: string) => string[];
+  /**
+   * Another function's role, for a second function that runs the same code for other callers (the public
+   * function, lib/api-stack.ts); it may also write this function's log group. A role of its own when omitted.
+   */
+  readonly role?: IRole;
+  /**
+   * Invoked through a `live` alias on a published version (default): deploys move the alias, by canary, and move
+   * it back on an alarm. False for a deploy-time helper (a custom resource's handler), invoked as the function.
+   */
+  readonly liveAlias?: boolean;
 }
+
+/** The alias every invoker of a deployed function calls (CodeDeploy shifts it between versions). */
+export const LIVE_ALIAS = 'live';
 
 export class NodeFunction extends Construct {
   readonly handler: NodejsFunction;
   readonly role: IRole;
   readonly logGroup: LogGroup;
+  /** The `live` alias (absent for a deploy-time helper). */
+  readonly alias: Alias | undefined;
+  /**
+   * What invokers call: the `live` alias, so an SQS event source, an API integration or a schedule reaches the
+   * version CodeDeploy has shifted traffic to; the function itself for a deploy-time helper.
+   */
+  readonly live: IFunction;
 
   constructor(scope: Construct, id: string, props: NodeFunctionProps) {
     super(scope, id);
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention });
     // Our own role instead of AWSLambdaBasicExecutionRole: that managed policy lets the function write to
     // every log group in the account; this one may write to its own log group only.
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-      description: `Execution role of ${props.serviceName}`,
-    });
+    const role =
+      props.role ??
+      new Role(this, 'Role', {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        description: `Execution role of ${props.serviceName}`,
+      });
     this.logGroup.grantWrite(role);
     this.role = role;
 
@@ -102,8 +132,25 @@ export class NodeFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',
       },
-      bundling: BUNDLING,
+      bundling: props.afterBundling
+        ? {
+            ...BUNDLING,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: props.afterBundling,
+            },
+          }
+        : BUNDLING,
+      // Every version is kept: the one before is what a rollback (CodeDeploy's, CloudFormation's, or a person's
+      // `aws lambda update-alias`: docs/runbook.md, "Rolling back a release") points the alias back at.
+      currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
     });
+    this.alias =
+      props.liveAlias === false
+        ? undefined
+        : new Alias(this, 'Live', { aliasName: LIVE_ALIAS, version: this.handler.currentVersion });
+    this.live = this.alias ?? this.handler;
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',

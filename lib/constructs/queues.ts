@@ -13,6 +13,14 @@ import type { NodeFunction } from './node-function';
 /** DLQs keep messages for the SQS maximum, so nobody loses one over a long weekend. */
 export const DLQ_RETENTION = Duration.days(14);
 
+/**
+ * Main queues keep messages for the SQS maximum too (the default is 4 days). A first attempt exists only as its
+ * queue message until a worker claims it, so a backlog must drain before its oldest message expires: with 14 days
+ * the queue outlives auto-disable's 5 days (a webhook failing that long is disabled first) and any backlog the
+ * defaults leave (bench:scale drains a million pending deliveries in hours).
+ */
+export const QUEUE_RETENTION = Duration.days(14);
+
 /** A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. */
 export function queueWithDlq(scope: Construct, name: string, spec: QueueSpec): { queue: Queue; dlq: Queue } {
   const dlq = new Queue(scope, `${name}Dlq`, {
@@ -21,6 +29,7 @@ export function queueWithDlq(scope: Construct, name: string, spec: QueueSpec): {
     enforceSSL: true,
   });
   const queue = new Queue(scope, `${name}Queue`, {
+    retentionPeriod: QUEUE_RETENTION,
     visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(spec)),
     deadLetterQueue: { queue: dlq, maxReceiveCount: spec.maxReceiveCount },
     encryption: QueueEncryption.SQS_MANAGED,
@@ -47,12 +56,14 @@ export function schedulerDlq(scope: Construct, id: string, what: string): Queue 
 
 /**
  * SQS event source with partial batch responses (one failed record is retried alone, not the batch) and a
- * bounded MaximumConcurrency, so no queue's backlog can take the account concurrency the API needs.
+ * bounded MaximumConcurrency, so no queue's backlog can take the account concurrency the API needs. It invokes
+ * the function's `live` alias: during a canary deployment, the alias's weights split the batches between versions.
  */
 export function consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
-  fn.handler.addEventSource(
+  fn.live.addEventSource(
     new SqsEventSource(queue, {
       batchSize: spec.batchSize,
+      ...(spec.maxBatchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(spec.maxBatchingWindowSeconds) } : {}),
       reportBatchItemFailures: true,
       maxConcurrency: spec.maxConcurrency,
     }),

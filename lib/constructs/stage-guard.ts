@@ -36,6 +36,8 @@ export class StageGuard extends Construct {
       timeout: Duration.seconds(60),
       memorySize: 256,
       logRetention,
+      // Invoked by CloudFormation at deploy time only, through the custom resource provider: no alias to move.
+      liveAlias: false,
     });
     this.handler.role.addToPrincipalPolicy(new PolicyStatement({ actions: ['tag:GetResources'], resources: ['*'] }));
     // Its own stack's resources: an imported leftover is this stack's own, whatever stack its tags still name.

@@ -17,7 +17,7 @@ import { type TableName, tableEnvVar, tableNames } from '../../lambdas/manifest'
 import { createTables } from '../../lambdas/runtime/local/dynamo';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from '../../lambdas/runtime/local/gateway';
 import { createRepositories } from '../../lambdas/runtime/repositories';
-import { buildSendflow } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
 import { CONTEXT_REPUTATION } from '../../lib/reputation-settings';
 import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
@@ -29,6 +29,8 @@ import { type BundledFunction, bundledFunctions, REGION, readTemplate } from './
 /** The functions the scenarios drive, by POWERTOOLS_SERVICE_NAME. */
 const SERVICES = [
   'sendflow-api',
+  // The API code for every method without the authorizer (public routes, fallbacks), with the API's role.
+  'sendflow-public',
   'sendflow-authorizer',
   'sendflow-dispatcher',
   'sendflow-delivery',
@@ -119,7 +121,9 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     );
     const listener = createGateway({
       authorizer: (event) => host('sendflow-authorizer').invoke(event),
-      api: (event) => host('sendflow-api').invoke(event),
+      // As API Gateway integrates them: methods behind the authorizer with the API function, the others (dashboard,
+      // unsubscribe, confirmation, fallbacks) with the public function.
+      api: (event) => host(event.requestContext.authorizer ? 'sendflow-api' : 'sendflow-public').invoke(event),
       cache: new AuthorizerResultCache(),
       authCacheTtlSeconds: 0,
       clock: () => Date.now(),
@@ -147,9 +151,11 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       outdir,
       builtinCloudFormationValidation: false,
       // Reputation judged from the first copy, test mode too, its event on: every reputation grant gets used.
+      // Never deployed: declared unmonitored, as a stage without alarm subscribers must be.
       context: {
         [CONTEXT_INBOUND]: { prod: { region: REGION } },
         [CONTEXT_REPUTATION]: { prod: { minimumSent: 1, judgeTestMode: true, events: true } },
+        [CONTEXT_UNMONITORED_STAGES]: ['prod'],
       },
     });
     const { api } = buildSendflow(app);
@@ -378,7 +384,12 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const test = await call('/emails', {
       method: 'POST',
       key: testKey,
-      body: { ...email, to: ['delivered@simulator.sendflow.dev'] },
+      body: {
+        ...email,
+        to: ['delivered@simulator.sendflow.dev'],
+        // A test-mode attachment is kept a day: tagged for the bucket's one-day rule (s3:PutObjectTagging).
+        attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }],
+      },
     });
     expectStatus(test, [200, 201, 202], 'send test email');
     // Another account's simulated hard bounce: the dispatcher counts and judges it (test mode judged here).
@@ -713,14 +724,14 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       body: new URLSearchParams(fields).toString(),
     });
     const signedIn = await fetch(`${baseUrl}/dashboard/sign-in`, form({ token }));
-    expect(signedIn.status, host('sendflow-api').output()).toBe(303);
+    expect(signedIn.status, host('sendflow-public').output()).toBe(303);
     const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const pages = ['', '/webhooks', '/api-keys', '/domains', '/contacts'];
     let csrf = '';
     for (const path of pages) {
       const res = await fetch(`${baseUrl}/dashboard${path}`, { headers: { cookie } });
       const html = await res.text();
-      expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-api').output()}`).toBe(200);
+      expect(res.status, `${path}: ${html.slice(0, 300)}\n${host('sendflow-public').output()}`).toBe(200);
       csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? csrf;
     }
     expect((await call('/usage', { key: liveKey })).status).toBe(200);
@@ -762,8 +773,10 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // One received email for the account (both recipients are at its domain), readable through the API.
     const received = await call('/emails/receiving', { key: liveKey });
     expectStatus(received, 200, 'list received emails');
-    const [email] = received.body.data as { id: string; subject: string; to: string[] }[];
+    const [email] = received.body.data as { id: string; subject: string; to: string[]; status: string }[];
     expect(email?.subject).toBe('hi');
+    // Parsed whole in the function's parse thread (parse-thread.mjs, built beside the bundle by its bundling).
+    expect(email?.status).toBe('received');
     expectStatus(await call(`/emails/receiving/${email?.id}`, { key: liveKey }), 200, 'get the received email');
     // A replay of the same SES event stores nothing more.
     await host('sendflow-inbound').invoke(event);

@@ -9,12 +9,13 @@ import { routes, tableEnvVar, tableNames } from '../../lambdas/manifest';
 import { WELL_FORMED_BEARER } from '../../lib/constructs/firewall';
 import { gatewayErrors } from '../../lib/constructs/gateway-responses';
 import { outputNames } from '../../lib/outputs';
-import { type MethodView, methods, only, synthSendflow } from './synth';
+import { invokedFunction, type MethodView, methods, only, synthSendflow } from './synth';
 
 let api: Template;
 let allMethods: MethodView[];
 let authorizerId: string;
 let apiFunctionId: string;
+let publicFunctionId: string;
 let authorizerFunctionId: string;
 let dispatcherFunctionId: string;
 let deliveryFunctionId: string;
@@ -29,15 +30,15 @@ beforeAll(() => {
       (id) => functions[id]?.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME === service,
     ) ?? '';
   apiFunctionId = byService('sendflow-api');
+  publicFunctionId = byService('sendflow-public');
   authorizerFunctionId = byService('sendflow-authorizer');
   dispatcherFunctionId = byService('sendflow-dispatcher');
   deliveryFunctionId = byService('sendflow-delivery');
 });
 
-/** The function an AWS_PROXY integration URI points at. */
+/** The function an AWS_PROXY integration URI invokes (through its `live` alias). */
 function integrationTarget(method: MethodView): string {
-  const uri = JSON.stringify((method.properties.Integration as { Uri: unknown }).Uri);
-  return /"Fn::GetAtt":\["(\w+)","Arn"\]/.exec(uri)?.[1] ?? '';
+  return invokedFunction(api, (method.properties.Integration as { Uri: unknown }).Uri) ?? '';
 }
 
 describe('REST API', () => {
@@ -52,7 +53,8 @@ describe('REST API', () => {
       StageName: 'v1',
       TracingEnabled: false,
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context\\.requestId') },
-      MethodSettings: [
+      // The public methods' own throttles repeat these settings: test/infra/public-isolation.test.ts.
+      MethodSettings: Match.arrayWith([
         Match.objectLike({
           HttpMethod: '*',
           ResourcePath: '/*',
@@ -60,7 +62,7 @@ describe('REST API', () => {
           MetricsEnabled: false,
           DataTraceEnabled: false,
         }),
-      ],
+      ]),
     });
   });
 
@@ -91,7 +93,7 @@ describe('routes', () => {
   );
 
   it.each(open.map((route) => [route.method, route.path, route]))(
-    '%s %s (public) is its own method without authorizer or API key',
+    '%s %s (public) is its own method without authorizer or API key, on the public function',
     (_method, _path, route) => {
       const method = allMethods.find((m) => m.path === route.path && m.httpMethod === route.method);
       expect(method?.properties).toMatchObject({
@@ -101,7 +103,7 @@ describe('routes', () => {
         Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
       });
       expect(method?.properties.AuthorizerId).toBeUndefined();
-      expect(integrationTarget(method as MethodView)).toBe(apiFunctionId);
+      expect(integrationTarget(method as MethodView)).toBe(publicFunctionId);
     },
   );
 
@@ -140,20 +142,22 @@ describe('404/405 fallbacks', () => {
     expect(anyPaths.sort()).toEqual([...resourcesWithRoutes(), '/{proxy+}'].sort());
   });
 
-  it('sends fallbacks to the API function without authorizer or API key', () => {
+  it('sends fallbacks to the public function (the API code) without authorizer or API key', () => {
     for (const method of allMethods.filter((m) => m.httpMethod === 'ANY')) {
       expect(method.properties).toMatchObject({ AuthorizationType: 'NONE', ApiKeyRequired: false });
       expect(method.properties.AuthorizerId).toBeUndefined();
-      expect(integrationTarget(method)).toBe(apiFunctionId);
+      expect(integrationTarget(method)).toBe(publicFunctionId);
     }
   });
 
-  it('grants API Gateway one API-wide invoke permission instead of one per method', () => {
-    const permissions = Object.values(api.findResources('AWS::Lambda::Permission')).filter((p) =>
-      JSON.stringify(p.Properties.FunctionName).includes(apiFunctionId),
-    );
-    expect(permissions).toHaveLength(1);
-    expect(JSON.stringify(permissions[0]?.Properties.SourceArn)).toContain('/*/*/*');
+  it('grants API Gateway one API-wide invoke permission per function instead of one per method', () => {
+    for (const fn of [apiFunctionId, publicFunctionId]) {
+      const permissions = Object.values(api.findResources('AWS::Lambda::Permission')).filter(
+        (p) => invokedFunction(api, p.Properties.FunctionName) === fn,
+      );
+      expect(permissions).toHaveLength(1);
+      expect(JSON.stringify(permissions[0]?.Properties.SourceArn)).toContain('/*/*/*');
+    }
   });
 });
 
@@ -164,8 +168,9 @@ describe('authorizer', () => {
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 60,
     });
-    const uri = JSON.stringify(only(api, 'AWS::ApiGateway::Authorizer').properties.AuthorizerUri);
-    expect(uri).toContain(authorizerFunctionId);
+    expect(invokedFunction(api, only(api, 'AWS::ApiGateway::Authorizer').properties.AuthorizerUri)).toBe(
+      authorizerFunctionId,
+    );
   });
 
   it('takes the cache TTL from the sendflow:authorizerCacheTtlSeconds context', () => {
@@ -281,11 +286,17 @@ describe('gateway responses', () => {
 });
 
 describe('functions', () => {
+  /** Ours: built by NodeFunction, each with its service name (not CDK's own LogRetention function). */
+  const ourFunctions = () =>
+    Object.values(api.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME,
+    );
+
   it('run Node 22 on arm64 with the project bundling conventions', () => {
-    const functions = Object.values(api.findResources('AWS::Lambda::Function'));
+    const functions = ourFunctions();
     const services = functions.map((fn) => fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).sort();
     expect(services).toEqual(
-      ['api', 'authorizer', 'dispatcher', 'delivery', 'reconciler', 'sender', 'ses-events']
+      ['api', 'authorizer', 'dispatcher', 'delivery', 'public', 'reconciler', 'sender', 'ses-events']
         .map((n) => `sendflow-${n}`)
         .sort(),
     );
@@ -309,17 +320,24 @@ describe('functions', () => {
     const groups = Object.values(api.findResources('AWS::Logs::LogGroup'));
     expect(groups.length).toBeGreaterThanOrEqual(3);
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
-    for (const fn of Object.values(api.findResources('AWS::Lambda::Function'))) {
-      // Format and levels: test/infra/logging.test.ts.
+    for (const fn of ourFunctions()) {
+      // Format and levels, and every other function and log group: test/infra/logging.test.ts.
       expect(fn.Properties.LoggingConfig).toEqual(
         expect.objectContaining({ LogGroup: { Ref: expect.stringMatching(/Logs/) } }),
       );
     }
   });
 
-  it('use roles without AWS managed policies', () => {
+  it('use roles without AWS managed policies (but the service roles API Gateway and CodeDeploy document)', () => {
     for (const [id, role] of Object.entries(api.findResources('AWS::IAM::Role'))) {
       if (id.includes('CloudWatchRole')) continue;
+      // CodeDeploy's role for Lambda deployments: the Limited variant (it may invoke only CodeDeployHook_* hooks).
+      if (id.startsWith('Deployments')) {
+        expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(
+          /^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSCodeDeployRoleForLambdaLimited"\]\]\}\]$/,
+        );
+        continue;
+      }
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
   });
@@ -545,6 +563,7 @@ describe('outputs', () => {
       ...Object.values(outputNames.deadLetterQueues),
       outputNames.sesConfigurationSet,
       outputNames.alarmTopic,
+      outputNames.notifyTopic,
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
     expect(Object.keys(outputNames.tables).sort()).toEqual([...tableNames].sort());
@@ -575,6 +594,7 @@ describe('outputs', () => {
       slowDeliveries: 'SlowDeliveriesDlqUrl',
     });
     expect(outputNames.alarmTopic).toBe('AlarmTopicArn');
+    expect(outputNames.notifyTopic).toBe('NotifyTopicArn');
     expect(outputs[outputNames.sesConfigurationSet]?.Value).toBe('Sendflow-prod-Api-email-events');
   });
 
@@ -623,6 +643,7 @@ describe('authorizer cache flush', () => {
     const fns = Object.values(api.findResources('AWS::Lambda::Function')) as {
       Properties: { Environment?: { Variables?: Record<string, unknown> } };
     }[];
-    expect(fns.filter((f) => f.Properties.Environment?.Variables?.SF_REST_API_ID)).toHaveLength(1);
+    // The API function and the public function (the dashboard revokes keys too), which share one role.
+    expect(fns.filter((f) => f.Properties.Environment?.Variables?.SF_REST_API_ID)).toHaveLength(2);
   });
 });

@@ -5,6 +5,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_API_THROTTLE } from '../../lib/api-throttle';
 import {
   buildSendflow,
   CONTEXT_AUTHORIZER_CACHE_TTL,
@@ -15,10 +16,10 @@ import {
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
 import { CONTEXT_REPUTATION, DEFAULT_REPUTATION } from '../../lib/reputation-settings';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { synthSendflow, TEST_CONTEXT } from './synth';
 
 function nagCheckedApp(context: Record<string, unknown> = {}): App {
-  const app = new App({ context: { ...SKIP_BUNDLING, ...context }, builtinCloudFormationValidation: false });
+  const app = new App({ context: { ...TEST_CONTEXT, ...context }, builtinCloudFormationValidation: false });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return app;
 }
@@ -87,6 +88,10 @@ describe('cdk-nag AwsSolutions', () => {
               'IAM5\\[Resource::arn:<AWS::Partition>:s3:::<SsmParameterValue[A-Za-z0-9]+Parameter>/(retention/)?emails/\\*\\]',
               // no server access logs on the bodies bucket: as many log objects again as bodies read or written
               'S1',
+              // the execution log group's LogRetention function creates its own log group, whose name is generated
+              'IAM5\\[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:/aws/lambda/\\*\\]',
+              // and the `:*` form of the execution log group's own ARN (CreateLogGroup only)
+              'IAM5\\[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:API-Gateway-Execution-Logs_<Api[0-9A-F]{8}>/v1:\\*\\]',
             ].join('|') +
             ')$',
           'i',
@@ -98,18 +103,23 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('settings from CDK context', () => {
-  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address, tables on demand', () => {
+  it('defaults the authorizer cache to 60 s, the consumers to the manifest, the SES rate to 14/s, no alarm address, tables on demand, canary deployments, the stored formats of this release', () => {
     expect(settingsFromContext(new App())).toEqual({
       authorizerCacheTtlSeconds: 60,
       stage: 'prod',
       alarmEmails: [],
+      alarmSubscribers: { page: [], notify: [] },
+      unmonitored: false,
       lambdaConcurrency: DEFAULT_LAMBDA_CONCURRENCY,
       maxConcurrency: DEFAULT_MAX_CONCURRENCY,
+      apiThrottle: DEFAULT_API_THROTTLE,
       sesMaxSendRate: 14,
       emailRetentionDays: 30,
       tableCapacity: { mode: 'on-demand' },
       webhookDisableAfterSeconds: 432_000,
       reputation: DEFAULT_REPUTATION,
+      deployment: 'canary10Percent5Minutes',
+      storedFormats: '',
     });
   });
 

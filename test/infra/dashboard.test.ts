@@ -1,6 +1,6 @@
 // The dashboard on AWS: its routes are methods of the REST API without the authorizer or an API key (the
-// session cookie is checked by the API function), served by the API function; the sessions table has TTL,
-// is not retained, and only the API function may touch it.
+// session cookie is checked by the API code), served by the public function (the API code, with the API role);
+// the sessions table has TTL, is not retained, and only the API role may touch it.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableEnvVar } from '../../lambdas/manifest';
@@ -18,7 +18,7 @@ describe('dashboard routes', () => {
     ['GET', '/dashboard', 'dashboardHome'],
     ['GET', '/dashboard/{proxy+}', 'dashboardPage'],
     ['POST', '/dashboard/{proxy+}', 'dashboardAction'],
-  ])('%s %s is its own method, with no authorizer and no API key, proxied to the API function', (verb, path, id) => {
+  ])('%s %s is its own method, with no authorizer and no API key, proxied to the public function', (verb, path, id) => {
     const method = methods(api).find((m) => m.path === path && m.httpMethod === verb);
     expect(method?.properties).toMatchObject({
       AuthorizationType: 'NONE',
@@ -27,7 +27,7 @@ describe('dashboard routes', () => {
       Integration: { Type: 'AWS_PROXY' },
     });
     const target = JSON.stringify((method?.properties.Integration as { Uri?: unknown } | undefined)?.Uri);
-    expect(target).toMatch(/ApiFunction/);
+    expect(target).toMatch(/PublicFunction/);
   });
 });
 
@@ -46,7 +46,7 @@ describe('sessions table', () => {
     expect(table.DeletionPolicy).toBe('Delete');
   });
 
-  it('may be touched by the API function only: item actions by key, nothing else', () => {
+  it('may be touched by the API role only (the API and public functions): item actions by key, nothing else', () => {
     const functions = Object.values(api.findResources('AWS::Lambda::Function'));
     const apiFunction = functions.find(
       (fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'sendflow-api',

@@ -99,7 +99,9 @@ function templateEnvironments(): Record<string, Record<string, string>> {
   const { api } = synthSendflow();
   const result: Record<string, Record<string, string>> = {};
   for (const fn of Object.values(api.findResources('AWS::Lambda::Function'))) {
-    const variables = fn.Properties.Environment.Variables as Record<string, unknown>;
+    // Ours carry a service name; CDK's own LogRetention function (the execution log group's) has no environment.
+    const variables = fn.Properties.Environment?.Variables as Record<string, unknown> | undefined;
+    if (variables?.POWERTOOLS_SERVICE_NAME === undefined) continue;
     result[String(variables.POWERTOOLS_SERVICE_NAME)] = Object.fromEntries(
       Object.entries(variables).map(([name, value]) => [name, typeof value === 'string' ? value : standIn(name)]),
     );
@@ -520,7 +522,7 @@ describe('delivery entry point', () => {
     expect(emfLines()).toContainEqual(expect.objectContaining({ DeliveriesFailed: 1, errorClass: expect.any(String) }));
   });
 
-  it('retries a failed third attempt in 5 min through a schedule in the stack group, role and DLQ', async () => {
+  it('retries a failed third attempt in 5 min through SQS DelaySeconds too (15 minutes and less: no schedule)', async () => {
     // Arrange
     arrange(2);
     const job = { deliveryId: pendingDelivery(2).id, webhookId: 'wh_1', attempt: 3 };
@@ -530,16 +532,36 @@ describe('delivery entry point', () => {
 
     // Assert
     expect(result).toEqual({ batchItemFailures: [] });
+    expect(sentMessages()).toEqual([
+      {
+        queueUrl: environments.delivery.SF_DELIVERIES_QUEUE_URL,
+        delaySeconds: 300,
+        body: { ...job, attempt: 4, accountId: 'acct_1' },
+      },
+    ]);
+    expect(scheduler).not.toHaveReceivedCommand(CreateScheduleCommand);
+  });
+
+  it('retries a failed fourth attempt in 30 min through a schedule in the stack group, role and DLQ', async () => {
+    // Arrange
+    arrange(3);
+    const job = { deliveryId: pendingDelivery(3).id, webhookId: 'wh_1', attempt: 4 };
+
+    // Act
+    const result = (await handlers.delivery(sqsEvent([job]), lambdaContext('lambda-req-7'))) as SQSBatchResponse;
+
+    // Assert
+    expect(result).toEqual({ batchItemFailures: [] });
     const env = environments.delivery;
     expect(scheduler).toHaveReceivedCommandWith(CreateScheduleCommand, {
-      Name: `${job.deliveryId}-a4`,
+      Name: `${job.deliveryId}-a5`,
       GroupName: env.SF_SCHEDULE_GROUP,
       ActionAfterCompletion: 'DELETE',
       Target: expect.objectContaining({
         Arn: env.SF_DELIVERIES_QUEUE_ARN,
         RoleArn: env.SF_SCHEDULER_ROLE_ARN,
         DeadLetterConfig: { Arn: env.SF_SCHEDULER_DLQ_ARN },
-        Input: JSON.stringify({ ...job, attempt: 4, accountId: 'acct_1' }),
+        Input: JSON.stringify({ ...job, attempt: 5, accountId: 'acct_1' }),
       }),
     });
     expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);

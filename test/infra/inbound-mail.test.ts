@@ -6,11 +6,12 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { loadConfig, localTableDefaults } from '../../lambdas/runtime/config';
 import { buildSendflow } from '../../lib/app';
 import { checkConcurrency, parseLambdaConcurrency } from '../../lib/concurrency';
-import { INBOUND_RULE_NAME } from '../../lib/constructs/inbound-mail';
+import { INBOUND_PARSE_SECONDS, INBOUND_RULE_NAME, INBOUND_TIMEOUT } from '../../lib/constructs/inbound-mail';
 import { CONTEXT_INBOUND, parseInbound, SES_RECEIVING_REGIONS } from '../../lib/inbound-settings';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { synthSendflow, TEST_CONTEXT } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }>;
 
@@ -46,6 +47,11 @@ function inboundFunctionId(template: Template): string {
   return idOf(template, 'AWS::Lambda::Function', {
     Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'sendflow-inbound' }) },
   });
+}
+
+/** The inbound function's `live` alias, which SES invokes (lib/constructs/deployments.ts). */
+function inboundAliasId(template: Template): string {
+  return idOf(template, 'AWS::Lambda::Alias', { FunctionName: { Ref: inboundFunctionId(template) } });
 }
 
 describe('inbound mail: synthesized only where configured', () => {
@@ -114,7 +120,6 @@ describe('inbound mail: the receipt rule', () => {
     // Assert
     api.hasResourceProperties('AWS::SES::ReceiptRuleSet', { RuleSetName: RULE_SET });
     const bucketId = idOf(api, 'AWS::S3::Bucket');
-    const functionId = inboundFunctionId(api);
     api.hasResourceProperties('AWS::SES::ReceiptRule', {
       RuleSetName: RULE_SET,
       Rule: {
@@ -124,7 +129,7 @@ describe('inbound mail: the receipt rule', () => {
         ScanEnabled: true,
         Actions: [
           { S3Action: { BucketName: { Ref: bucketId }, ObjectKeyPrefix: 'inbound/' } },
-          { LambdaAction: { FunctionArn: { 'Fn::GetAtt': [functionId, 'Arn'] }, InvocationType: 'Event' } },
+          { LambdaAction: { FunctionArn: { Ref: inboundAliasId(api) }, InvocationType: 'Event' } },
         ],
       },
     });
@@ -152,7 +157,7 @@ describe('inbound mail: the receipt rule', () => {
     api.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
       Principal: 'ses.amazonaws.com',
-      FunctionName: { 'Fn::GetAtt': [inboundFunctionId(api), 'Arn'] },
+      FunctionName: { Ref: inboundAliasId(api) },
       SourceAccount: { Ref: 'AWS::AccountId' },
       SourceArn: RULE_ARN,
     });
@@ -282,8 +287,10 @@ describe('inbound mail: the function', () => {
     api.hasResourceProperties('AWS::SQS::Queue', { MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
 
     // Assert
+    // On the alias SES invokes: an unqualified configuration would not apply to its invocations.
     api.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: functionId },
+      Qualifier: 'live',
       MaximumRetryAttempts: 2,
       MaximumEventAgeInSeconds: 21_600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
@@ -293,7 +300,7 @@ describe('inbound mail: the function', () => {
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
       Threshold: 1,
-      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
     });
     api.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'Sendflow-prod-Api-InboundDestinationDeliveryFailures',
@@ -301,6 +308,53 @@ describe('inbound mail: the function', () => {
       Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
       Threshold: 1,
     });
+  });
+});
+
+describe('inbound mail: one hostile message ends within the function’s time, not at its time-out', () => {
+  const api = inboundApi();
+  const fn = api.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'sendflow-inbound' }) } },
+  });
+  const properties = (Object.values(fn)[0] as { Properties: Record<string, unknown> }).Properties as {
+    Timeout: number;
+    MemorySize: number;
+    Environment: { Variables: Record<string, string> };
+  };
+
+  it('runs 2 minutes at most with 1,024 MB, its parse time-boxed at 30 s (SF_INBOUND_PARSE_SECONDS)', () => {
+    expect(properties.Timeout).toBe(INBOUND_TIMEOUT.toSeconds());
+    expect(properties.Timeout).toBe(120);
+    expect(properties.MemorySize).toBe(1024);
+    expect(properties.Environment.Variables.SF_INBOUND_PARSE_SECONDS).toBe(String(INBOUND_PARSE_SECONDS));
+  });
+
+  it('leaves room within the time-out for the parse, the header parse after a time-out, and storing', () => {
+    // The time-boxed parse, then at most 5 s more for the header block (ThreadMimeParser), then a minute at
+    // least to read the message from S3 and write its parts: a time-out never comes from a parse.
+    const parse = Number(properties.Environment.Variables.SF_INBOUND_PARSE_SECONDS);
+    expect(parse + 5 + 60).toBeLessThanOrEqual(properties.Timeout);
+    // The config schema takes it as given (a positive whole number of seconds).
+    expect(loadConfig({ SF_INBOUND_PARSE_SECONDS: String(parse) }, localTableDefaults()).inboundParseMs).toBe(
+      parse * 1000,
+    );
+  });
+});
+
+describe('inbound mail: its dead letters on the stage’s dashboard', () => {
+  it('graphs the failures queue’s depth beside the other dead-letter queues', () => {
+    const api = inboundApi();
+    const queueId = Object.keys(api.findResources('AWS::SQS::Queue')).find((id) =>
+      id.startsWith('InboundMailFailures'),
+    );
+    const dashboard = Object.values(api.findResources('AWS::CloudWatch::Dashboard'))[0] as {
+      Properties: { DashboardBody: unknown };
+    };
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+
+    expect(queueId).toBeDefined();
+    expect(body).toContain(`"${queueId}","QueueName"`);
+    expect(body).toContain('inboundFailures');
   });
 });
 
@@ -358,7 +412,7 @@ describe('inbound mail: reserved concurrency', () => {
 
   it('counts the inbound reservation against the account quota only on a stage that receives', () => {
     // Arrange: 1000 - 800 - 100 leaves Lambda's least (100) without inbound, 95 with it.
-    const tight = { accountQuota: 1000, api: 800, authorizer: 100, inbound: 5 };
+    const tight = { accountQuota: 1000, api: 800, authorizer: 100, public: 0, inbound: 5 };
     const small = { events: 2, deliveries: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
 
     // Act / Assert
@@ -378,7 +432,7 @@ describe('inbound mail: reserved concurrency', () => {
 });
 
 describe('inbound mail: monitoring', () => {
-  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the alarm topic', () => {
+  it('gives the inbound function the Errors and Throttles alarms every function has, notifying the non-paging topic', () => {
     // Arrange
     const api = inboundApi();
     const functionId = inboundFunctionId(api);
@@ -392,7 +446,7 @@ describe('inbound mail: monitoring', () => {
         AlarmName: `Sendflow-prod-Api-${name}`,
         MetricName: metric,
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId } }],
-        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringAlarmTopic') }],
+        AlarmActions: [{ Ref: Match.stringLikeRegexp('^MonitoringNotifyTopic') }],
       });
     }
   });
@@ -455,7 +509,7 @@ describe('inbound mail: cdk-nag', () => {
   it('finds nothing unacknowledged in the app with inbound mail and activation on', () => {
     // Arrange
     const app = new App({
-      context: { ...SKIP_BUNDLING, [CONTEXT_INBOUND]: INBOUND },
+      context: { ...TEST_CONTEXT, [CONTEXT_INBOUND]: INBOUND },
       builtinCloudFormationValidation: false,
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

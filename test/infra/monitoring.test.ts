@@ -1,7 +1,7 @@
-// Alarms that page: the SNS topic every alarm notifies, the per-function and API alarms, the email subscription
-// from context, the platform dashboard, X-Ray off, and the metrics' service dimension per stage.
+// Alarms: the two SNS topics (paging and not: what pages is test/infra/paging.test.ts), the per-function and API
+// alarms, the email subscription from context, the platform dashboard, X-Ray off, and the metrics' service
+// dimension per stage.
 import type { Template } from 'aws-cdk-lib/assertions';
-import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableNames } from '../../lambdas/manifest';
 import {
@@ -10,13 +10,9 @@ import {
   CONTEXT_LAMBDA_CONCURRENCY,
   CONTEXT_MAX_CONCURRENCY,
   CONTEXT_STAGE,
+  CONTEXT_UNMONITORED_STAGES,
 } from '../../lib/app';
-import {
-  API_5XX_ALARM_COUNT,
-  API_P99_LATENCY_ALARM_MS,
-  NO_ALARM_SUBSCRIBER_WARNING,
-  SEND_LAG_ALARM_MS,
-} from '../../lib/constructs/monitoring';
+import { API_5XX_ALARM_COUNT, API_P99_LATENCY_ALARM_MS, SEND_LAG_ALARM_MS } from '../../lib/constructs/monitoring';
 import { only, synthSendflow } from './synth';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
@@ -34,7 +30,10 @@ beforeAll(() => {
 });
 
 const alarms = (template: Template) => Object.values(template.findResources('AWS::CloudWatch::Alarm') as Resources);
-const topicId = (template: Template) => only(template, 'AWS::SNS::Topic').id;
+/** The paging topic (AlarmTopicArn) or the non-paging one (NotifyTopicArn), by logical id. */
+const topicId = (template: Template, output = 'AlarmTopicArn') =>
+  (template.findOutputs(output)[output]?.Value as { Ref: string } | undefined)?.Ref ?? '';
+const notifyTopicId = (template: Template) => topicId(template, 'NotifyTopicArn');
 /** Our functions: every one the NodeFunction construct builds carries POWERTOOLS_SERVICE_NAME. */
 function ourFunctions(template: Template): string[] {
   const functions = template.findResources('AWS::Lambda::Function') as Resources;
@@ -51,8 +50,8 @@ function dimension(alarm: { Properties: Record<string, unknown> }, name: string)
 }
 
 describe('alarm topic', () => {
-  it('every alarm of the stack notifies the topic, in alarm and when it recovers', () => {
-    const topic = { Ref: topicId(api) };
+  it('every metric alarm of the stack notifies the non-paging topic, in alarm and when it recovers', () => {
+    const topic = { Ref: notifyTopicId(api) };
     const all = alarms(api);
     expect(all.length).toBeGreaterThan(20);
     for (const alarm of all) {
@@ -61,10 +60,11 @@ describe('alarm topic', () => {
     }
   });
 
-  it('is encrypted with a rotated customer key that CloudWatch may use, and refuses plain HTTP', () => {
-    const topic = only(api, 'AWS::SNS::Topic');
+  it('both topics are encrypted with a rotated customer key that CloudWatch may use, and refuse plain HTTP', () => {
+    const topics = Object.entries(api.findResources('AWS::SNS::Topic') as Resources);
     const key = only(api, 'AWS::KMS::Key');
-    expect(topic.properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [key.id, 'Arn'] });
+    expect(topics.map(([id]) => id).sort()).toEqual([topicId(api), notifyTopicId(api)].sort());
+    for (const [, topic] of topics) expect(topic.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [key.id, 'Arn'] });
     expect(key.properties.EnableKeyRotation).toBe(true);
     const keyStatements = (key.properties.KeyPolicy as { Statement: { Principal?: unknown; Action: unknown }[] })
       .Statement;
@@ -74,19 +74,23 @@ describe('alarm topic', () => {
         Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       }),
     );
-    const policy = only(api, 'AWS::SNS::TopicPolicy').properties.PolicyDocument as {
-      Statement: { Effect: string; Action: unknown; Principal?: unknown; Condition?: unknown }[];
-    };
-    expect(policy.Statement).toContainEqual(
-      expect.objectContaining({
-        Effect: 'Allow',
-        Action: 'sns:Publish',
-        Principal: { Service: 'cloudwatch.amazonaws.com' },
-      }),
-    );
-    expect(policy.Statement).toContainEqual(
-      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-    );
+    const policies = Object.values(api.findResources('AWS::SNS::TopicPolicy') as Resources);
+    expect(policies).toHaveLength(2);
+    for (const found of policies) {
+      const policy = found.Properties.PolicyDocument as {
+        Statement: { Effect: string; Action: unknown; Principal?: unknown; Condition?: unknown }[];
+      };
+      expect(policy.Statement).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'sns:Publish',
+          Principal: { Service: 'cloudwatch.amazonaws.com' },
+        }),
+      );
+      expect(policy.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
   });
 
   it("subscribes the stage's addresses from committed configuration (sendflow:alarmEmails), and no other stage's", () => {
@@ -102,14 +106,11 @@ describe('alarm topic', () => {
     expect(only(staged, 'AWS::SNS::Subscription').properties.Endpoint).toBe('dev@example.com');
   });
 
-  it('warns at synth when the stage has no alarm address, and not when it has one', () => {
-    const bare = synthSendflow().stacks.api;
-    Annotations.fromStack(bare).hasWarning(
-      '*',
-      Match.stringLikeRegexp(`sendflow:alarmEmails.*\\[ack: ${NO_ALARM_SUBSCRIBER_WARNING}\\]`),
-    );
-    const subscribed = synthSendflow({ [CONTEXT_ALARM_EMAILS]: { prod: ['oncall@example.com'] } }).stacks.api;
-    Annotations.fromStack(subscribed).hasNoWarning('*', Match.stringLikeRegexp(NO_ALARM_SUBSCRIBER_WARNING));
+  it('refuses at synth a stage with no alarm address that is not declared unmonitored (it used to warn only)', () => {
+    expect(() => synthSendflow({ [CONTEXT_UNMONITORED_STAGES]: [] })).toThrow(/has no alarm subscriber/);
+    expect(() =>
+      synthSendflow({ [CONTEXT_UNMONITORED_STAGES]: [], [CONTEXT_ALARM_EMAILS]: { prod: ['oncall@example.com'] } }),
+    ).not.toThrow();
   });
 
   it('refuses an address that is not one, and the old one-off flag that a later deploy silently undid', () => {
@@ -176,8 +177,10 @@ describe('account and service alarms', () => {
     const [concurrency] = byMetric(api, 'AWS/Lambda', 'ConcurrentExecutions');
     expect(concurrency?.Properties).toMatchObject({ Threshold: 800, Statistic: 'Maximum', Period: 60 });
     expect(concurrency?.Properties.Dimensions).toBeUndefined();
+    // A smaller account: its consumers lowered to fit what the reservations leave (250).
     const small = synthSendflow({
       [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 400, api: 100, authorizer: 50 },
+      [CONTEXT_MAX_CONCURRENCY]: { deliveries: 100, slowDeliveries: 20 },
     }).api;
     expect(byMetric(small, 'AWS/Lambda', 'ConcurrentExecutions')[0]?.Properties.Threshold).toBe(320);
   });
@@ -197,6 +200,7 @@ describe('reserved concurrency', () => {
   it('reserves concurrency for the API and the authorizer, so a backlog of queue work cannot starve them', () => {
     expect(reserved(api, 'sendflow-api')).toBe(100);
     expect(reserved(api, 'sendflow-authorizer')).toBe(50);
+    expect(reserved(api, 'sendflow-public')).toBe(20);
     for (const service of ['sendflow-dispatcher', 'sendflow-delivery', 'sendflow-sender', 'sendflow-ses-events']) {
       expect(reserved(api, service), service).toBeUndefined();
     }
@@ -208,7 +212,7 @@ describe('reserved concurrency', () => {
   it('refuses reservations that leave Lambda less than its 100 unreserved', () => {
     expect(() =>
       synthSendflow({ [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 200, api: 100, authorizer: 50 } }),
-    ).toThrow(/sendflow:lambdaConcurrency: .*leaves 50 unreserved.*at least 100/);
+    ).toThrow(/sendflow:lambdaConcurrency: .*\+ 20 \(public\) .*leaves 30 unreserved.*at least 100/);
   });
 
   it("refuses queue consumers whose bounds do not fit in what the reservations leave of the account's quota", () => {
@@ -217,14 +221,14 @@ describe('reserved concurrency', () => {
         [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 300, api: 100, authorizer: 50 },
         [CONTEXT_MAX_CONCURRENCY]: { deliveries: 200 },
       }),
-    ).toThrow(/queue consumers may run 240 .*only 150 .*sendflow:maxConcurrency/);
+    ).toThrow(/queue consumers may run 300 .*only 130 .*sendflow:maxConcurrency/);
   });
 });
 
 describe('alarms', () => {
   it('one Errors and one Throttles alarm on every function', () => {
     const functions = ourFunctions(api);
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const metric of ['Errors', 'Throttles']) {
       const watched = alarms(api)
         .filter((a) => a.Properties.Namespace === 'AWS/Lambda' && a.Properties.MetricName === metric)
@@ -263,7 +267,12 @@ describe('alarms', () => {
   });
 
   it('watches the age of the oldest message on every main queue, slow lane included', () => {
-    const ages = alarms(api).filter((a) => a.Properties.MetricName === 'ApproximateAgeOfOldestMessage');
+    // (The same metric near each queue's retention is the data-loss alarm: test/infra/paging.test.ts.)
+    const ages = alarms(api).filter(
+      (a) =>
+        a.Properties.MetricName === 'ApproximateAgeOfOldestMessage' &&
+        String(a.Properties.AlarmName).endsWith('QueueOldestMessage'),
+    );
     expect(ages.map((a) => a.Properties.AlarmName).sort()).toEqual(
       [
         'Sendflow-prod-Api-DeliveriesQueueOldestMessage',

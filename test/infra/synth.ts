@@ -2,16 +2,26 @@
 // what deploys, with bundling skipped so each synth takes a fraction of a second once CDK is loaded.
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { buildSendflow, type SendflowSettings } from '../../lib/app';
+import { buildSendflow, CONTEXT_UNMONITORED_STAGES, type SendflowSettings } from '../../lib/app';
 
 export const SKIP_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+/**
+ * The stages the tests synthesize, declared unmonitored as a developer's stage would be in cdk.json: a stage with
+ * nobody to page is refused otherwise (test/infra/paging.test.ts). A test of subscribers or of the refusal sets
+ * sendflow:unmonitoredStages itself, which replaces this.
+ */
+export const UNMONITORED_TEST_STAGES = { [CONTEXT_UNMONITORED_STAGES]: ['prod', 'staging'] };
+
+/** Bundling skipped, the test stages unmonitored: the context of every test app that builds Sendflow. */
+export const TEST_CONTEXT = { ...SKIP_BUNDLING, ...UNMONITORED_TEST_STAGES };
 
 /**
  * The app with bundling skipped and without CDK's built-in CloudFormation schema validation, whose wasm
  * engine costs seconds per test worker; the cdk-nag suite keeps it on, as `cdk synth` does.
  */
 export function synthSendflow(context: Record<string, unknown> = {}, settings?: SendflowSettings) {
-  const app = new App({ context: { ...SKIP_BUNDLING, ...context }, builtinCloudFormationValidation: false });
+  const app = new App({ context: { ...TEST_CONTEXT, ...context }, builtinCloudFormationValidation: false });
   const stacks = buildSendflow(app, settings);
   return { app, stacks, data: Template.fromStack(stacks.data), api: Template.fromStack(stacks.api) };
 }
@@ -62,4 +72,19 @@ export function only(template: Template, type: string): { id: string; properties
   if (found.length !== 1) throw new Error(`expected one ${type}, found ${found.length}`);
   const [id, resource] = found[0] as [string, Resources[string]];
   return { id, properties: resource.Properties };
+}
+
+/**
+ * The function (its logical id) that a value invokes: a Ref or GetAtt of the function, or of the alias in front of
+ * it (a `live` alias, as every invoker uses: lib/constructs/deployments.ts), anywhere inside the value.
+ */
+export function invokedFunction(template: Template, value: unknown): string | undefined {
+  const resources = template.toJSON().Resources as Resources;
+  const referenced = [...JSON.stringify(value ?? null).matchAll(/"(?:Ref|Fn::GetAtt)":\[?"(\w+)"/g)].map((m) => m[1]);
+  for (const id of referenced) {
+    const resource = resources[id ?? ''];
+    if (resource?.Type === 'AWS::Lambda::Function') return id;
+    if (resource?.Type === 'AWS::Lambda::Alias') return (resource.Properties.FunctionName as { Ref?: string }).Ref;
+  }
+  return undefined;
 }

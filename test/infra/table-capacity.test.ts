@@ -8,7 +8,7 @@ import { type TableName, tableNames, tables } from '../../lambdas/manifest';
 import { buildSendflow, CONTEXT_STAGE } from '../../lib/app';
 import { deployedIndexes } from '../../lib/index-migration';
 import { CONTEXT_CAPACITY, DEFAULT_TARGET_UTILIZATION, parseTableCapacity } from '../../lib/table-capacity';
-import { SKIP_BUNDLING, synthSendflow } from './synth';
+import { SKIP_BUNDLING, synthSendflow, TEST_CONTEXT } from './synth';
 
 type Resource = { Properties: Record<string, unknown> };
 type AutoScaling = {
@@ -144,7 +144,7 @@ describe('provisioned with auto scaling', () => {
 
   it('passes cdk-nag AwsSolutions', () => {
     const app = new App({
-      context: { ...SKIP_BUNDLING, [CONTEXT_CAPACITY]: provisionedProd },
+      context: { ...TEST_CONTEXT, [CONTEXT_CAPACITY]: provisionedProd },
       builtinCloudFormationValidation: false,
     });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -69,7 +69,7 @@ describe('sign-in', () => {
     expect(first.status).toBe(303);
     expect(first.headers.get('location')).toBe('/v1/dashboard');
     const cookie = first.headers.get('set-cookie') ?? '';
-    expect(cookie).toMatch(/^sf_session_[0-9a-f]{16}=[A-Za-z0-9_-]{43}; /);
+    expect(cookie).toMatch(/^sf_session_[0-9a-f]{16}_[0-9a-f]{16}=[A-Za-z0-9_-]{43}; /);
     expect(cookie).toContain('HttpOnly');
     expect(cookie).toContain('SameSite=Strict');
     expect(cookie).toContain('Path=/v1/dashboard');
@@ -165,25 +165,48 @@ describe('CSRF', () => {
 
 describe('session', () => {
   it('cannot be switched by a cookie planted from another port of this host (cookies do not isolate ports)', async () => {
-    // Arrange: a victim signed in to A; an attacker holds a session of their own account B.
+    // Arrange: a victim signed in to A; an attacker holds a session of their own account B, and its cookie's
+    // name (their own browser shows it).
     const victim = await rt.newKey();
     const attacker = await rt.newKey();
     const a = await signedIn(victim.accountId);
     const b = await signedIn(attacker.accountId);
-    const [name, tokenA] = a.cookie.split('=') as [string, string];
-    const tokenB = b.cookie.split('=')[1] as string;
+    const [nameA, tokenA] = a.cookie.split('=') as [string, string];
+    const [nameB, tokenB] = b.cookie.split('=') as [string, string];
 
-    // Act: the attacker's page can set any cookie for 127.0.0.1 but cannot know the HttpOnly cookie's name.
-    const planted = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}; ${name}=${tokenA}` } });
-    const plantedAlone = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}` } });
+    // Act: the attacker's page can set any cookie for 127.0.0.1: their own beside the victim's, their token
+    // under the victim's name (were it known), or a generic name.
+    const beside = await fetch(dash(), { headers: { cookie: `${nameB}=${tokenB}; ${nameA}=${tokenA}` } });
+    const underVictimName = await fetch(dash(), { headers: { cookie: `${nameA}=${tokenB}` } });
+    const generic = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}; ${nameA}=${tokenA}` } });
+    const genericAlone = await fetch(dash(), { headers: { cookie: `sf_session=${tokenB}` } });
 
-    // Assert: the victim stays in A; a planted generic cookie signs nobody in.
-    const page = await planted.text();
-    expect(planted.status).toBe(200);
-    expect(page).toContain(victim.accountId);
-    expect(page).not.toContain(attacker.accountId);
-    expect(plantedAlone.status).toBe(401);
-    expect(name).toMatch(/^sf_session_[0-9a-f]{16}$/);
+    // Assert: never the attacker's account. Two sessions are trusted in neither and both are cleared.
+    const besidePage = await beside.text();
+    expect(nameA).not.toBe(nameB);
+    expect(beside.status).toBe(401);
+    expect(besidePage).toContain('may have planted one');
+    expect(besidePage).not.toContain(attacker.accountId);
+    expect(beside.headers.getSetCookie().map((c) => c.split(';')[0])).toEqual([`${nameB}=`, `${nameA}=`]);
+    expect(underVictimName.status).toBe(401);
+    expect(await underVictimName.text()).not.toContain(attacker.accountId);
+    expect(generic.status).toBe(200);
+    expect(await generic.text()).toContain(victim.accountId);
+    expect(genericAlone.status).toBe(401);
+  });
+
+  it("a sign-in clears the browser's earlier sessions of this runtime: it holds exactly the new one", async () => {
+    const { accountId } = await rt.newKey();
+    const earlier = await signedIn(accountId);
+    const earlierName = earlier.cookie.split('=')[0];
+
+    const again = await signedIn(accountId, { cookie: earlier.cookie });
+
+    expect(again.res.headers.getSetCookie().map((c) => c.split(';')[0]?.split('=')[0])).toEqual([
+      again.cookie.split('=')[0],
+      earlierName,
+    ]);
+    expect(again.res.headers.getSetCookie()[1]).toContain('Max-Age=0');
   });
 
   it('signs out: the cookie is cleared and the session no longer works', async () => {
@@ -194,7 +217,7 @@ describe('session', () => {
 
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toBe('/v1/dashboard/signed-out');
-    expect(out.headers.get('set-cookie')).toMatch(/^sf_session_[0-9a-f]{16}=; .*Max-Age=0/);
+    expect(out.headers.get('set-cookie')).toMatch(/^sf_session_[0-9a-f]{16}_[0-9a-f]{16}=; .*Max-Age=0/);
     expect((await fetch(dash(), { headers: { cookie } })).status).toBe(401);
   });
 

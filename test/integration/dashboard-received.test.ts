@@ -94,4 +94,32 @@ describe('dashboard: received emails', () => {
     expect(await preview.text()).toContain('<script>document.title="pwned"</script>');
     expect(foreign.status).toBe(404);
   });
+
+  it('shows a partial email as such, with the notes saying what is only in the raw message', async () => {
+    const { key, accountId } = await rt.newKey({ mode: 'live' });
+    const post = (path: string, body: unknown) => rt.call(path, { method: 'POST', key, body: JSON.stringify(body) });
+    const domain = (await (
+      await post('/domains', { name: 'partial.acme.example', capabilities: { receiving: 'enabled' } })
+    ).json()) as { id: string };
+    await post(`/domains/${domain.id}/verify`, {});
+    const { client } = await RawSmtp.open(rt.smtpPort);
+    // 150 addresses in To: 100 are listed, 50 left out and counted.
+    const to = Array.from({ length: 150 }, (_, i) => `r${i}@partial.acme.example`).join(', ');
+    await client.send(
+      'ada@sender.example',
+      ['help@partial.acme.example'],
+      `From: a@x.example\r\nTo: ${to}\r\nSubject: Crowd\r\n\r\nhi\r\n`,
+    );
+    client.close();
+    await rt.inbound.idle();
+    const cookie = await session(accountId);
+
+    const listPage = await (await fetch(dash('/received'), { headers: { cookie } })).text();
+    const id = /href="\/v1\/dashboard\/received\/(rcv_[0-9a-z]+)"/.exec(listPage)?.[1] ?? '';
+    const detail = await (await fetch(dash(`/received/${id}`), { headers: { cookie } })).text();
+
+    expect(listPage).toContain('Crowd <span class="badge">partial</span>');
+    expect(detail).toMatch(/<section aria-labelledby="notes-h" id="received-notes"><h2 id="notes-h">Not complete/);
+    expect(detail).toContain('Too long to list whole, left out (see omitted): 50 to; the raw message has them all.');
+  });
 });

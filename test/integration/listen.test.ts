@@ -236,7 +236,7 @@ describe('listen sessions API', () => {
     await open(key);
   });
 
-  it("long-polls never take the account's gateway slots: its other requests answer at once while 4 polls wait", async () => {
+  it("waiting long-polls hold none of the account's gateway slots: its other requests answer at once while 4 polls wait", async () => {
     // Arrange: 4 sessions, each long-polling (the local gateway runs 4 requests of an account at a time).
     const { key } = await rt.newKey();
     const sessions = [];

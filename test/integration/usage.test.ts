@@ -1,5 +1,6 @@
-// GET /v1/usage over real HTTP: the plan, its rate limit, live emails counted this month (each email of a batch)
-// and test-mode recipients counted today, against the plan's limits; a full-access key only.
+// GET /v1/usage over real HTTP: the plan, its rate limit, live emails counted this month (each email of a batch),
+// test-mode recipients counted today, and bytes of attachments and received mail stored today, against the plan's
+// limits; a full-access key only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccountKey } from '../../lambdas/app/accounts';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -54,6 +55,17 @@ describe('GET /v1/usage', () => {
         period: now.toISOString().slice(0, 10),
         used: 3,
         limit: 10_000,
+      }),
+      // Bytes stored today (issue 28): none of these emails had attachments, and nothing was received.
+      attachment_bytes_today: expect.objectContaining({
+        period: now.toISOString().slice(0, 10),
+        used: 0,
+        limit: 2 * 1024 ** 3,
+      }),
+      inbound_bytes_today: expect.objectContaining({
+        period: now.toISOString().slice(0, 10),
+        used: 0,
+        limit: 1024 ** 3,
       }),
     });
   });

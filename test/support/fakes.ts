@@ -116,6 +116,7 @@ import type { DisabledReason, FailureStreak } from '../../lambdas/domain/webhook
 import { type AttemptOutcome, NO_TIMINGS } from '../../lambdas/domain/webhooks/delivery';
 import { errorClassOf } from '../../lambdas/domain/webhooks/error-class';
 import type { LaneEntry } from '../../lambdas/domain/webhooks/ordering';
+import type { StoredSecrets } from '../../lambdas/domain/webhooks/secret-set';
 
 export class InMemoryAccountRepository implements AccountRepository {
   readonly items = new Map<string, Account>();
@@ -257,7 +258,7 @@ export class InMemoryWebhookRepository implements WebhookRepository {
     this.items.set(key, structuredClone(webhook));
   }
 
-  async get(tenant: Tenant, id: string): Promise<Webhook | null> {
+  async get(tenant: Tenant, id: string, _options?: { readonly consistent?: boolean }): Promise<Webhook | null> {
     const webhook = this.items.get(`${tenantOf(tenant)}#${id}`);
     return webhook ? structuredClone(webhook) : null;
   }
@@ -285,6 +286,17 @@ export class InMemoryWebhookRepository implements WebhookRepository {
     const updated: Webhook = { ...current, ...structuredClone(defined), updatedAt };
     this.items.set(key, updated);
     return structuredClone(updated);
+  }
+
+  async replaceSecrets(
+    tenant: Tenant,
+    id: string,
+    expected: string,
+    secrets: StoredSecrets,
+    updatedAt: string,
+  ): Promise<Webhook | null> {
+    if (this.items.get(`${tenantOf(tenant)}#${id}`)?.secret !== expected) return null;
+    return this.update(tenant, id, secrets, updatedAt);
   }
 
   async delete(tenant: Tenant, id: string): Promise<boolean> {

@@ -23,7 +23,9 @@ export class InMemoryReceivedEmailRepository implements ReceivedEmailRepository 
 
   async create(email: ReceivedEmail, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = `${tenantOf(email)}#${email.id}`;
-    if (this.items.has(key)) return null;
+    const stored = this.items.get(key);
+    // A stored email is kept, unless it is a failed one and this one is not (a retried dead letter).
+    if (stored && (stored.status !== 'failed' || email.status === 'failed')) return null;
     this.items.set(key, structuredClone(email));
     return this.outbox.record({ tenant: tenantOf(email), id: email.id }, events);
   }

@@ -4,20 +4,29 @@ import { connect, type Socket } from 'node:net';
 
 export interface RawAnswer {
   readonly status: number;
-  readonly body: { code?: string };
+  readonly body: { code?: string; readonly [field: string]: unknown };
 }
 
-/** POSTs `path` (below the stage URL `base`) with `key` on `count` connections at once; resolves the answers. */
-export async function simultaneousPosts(base: string, path: string, key: string, count: number): Promise<RawAnswer[]> {
+/**
+ * POSTs `path` (below the stage URL `base`) with `key` on `count` connections at once; resolves the answers in
+ * the connections' order. `bodyOf(i)`: the JSON body of the i-th request (none when absent).
+ */
+export async function simultaneousPosts(
+  base: string,
+  path: string,
+  key: string,
+  count: number,
+  bodyOf?: (index: number) => string,
+): Promise<RawAnswer[]> {
   const sockets = await openSockets(base, count);
   const answers = sockets.map(answerOf);
   const { hostname, port, pathname } = new URL(base);
-  const request =
+  const request = (body: string) =>
     `POST ${pathname}${path} HTTP/1.0\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\n` +
-    'Content-Length: 0\r\n\r\n';
+    `${body ? 'Content-Type: application/json\r\n' : ''}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   // Let the server accept every connection first, so the requests' bytes are all there when it next reads.
   await new Promise((r) => setTimeout(r, 300));
-  for (const socket of sockets) socket.write(request);
+  for (const [i, socket] of sockets.entries()) socket.write(request(bodyOf?.(i) ?? ''));
   return Promise.all(answers);
 }
 

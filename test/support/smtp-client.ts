@@ -25,8 +25,13 @@ export class RawSmtp {
     socket.on('error', () => {});
   }
 
-  static async open(port: number, host = '127.0.0.1'): Promise<{ client: RawSmtp; greeting: SmtpReply }> {
-    const socket = connect(port, host);
+  /** `localAddress`: the client's own address (any 127.x.y.z on Linux: another client of the same server). */
+  static async open(
+    port: number,
+    host = '127.0.0.1',
+    localAddress?: string,
+  ): Promise<{ client: RawSmtp; greeting: SmtpReply }> {
+    const socket = connect({ port, host, ...(localAddress ? { localAddress } : {}) });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
       socket.once('error', reject);

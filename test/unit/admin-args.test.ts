@@ -99,6 +99,11 @@ describe('parseAdminArgs', () => {
       name: 'list-keys',
       accountId: 'acct_1',
     });
+    expect(parseAdminArgs(['list-inbound-failures']).command).toEqual({ name: 'list-inbound-failures' });
+    expect(parseAdminArgs(['retry-inbound-failure', '--id', 'in_1']).command).toEqual({
+      name: 'retry-inbound-failure',
+      id: 'in_1',
+    });
   });
 
   it.each(['--help', '-h', 'help', 'create-key --help', 'revoke-key -h', 'list-keys --help --aws'])(
@@ -123,6 +128,8 @@ describe('parseAdminArgs', () => {
     [['constructor'], /unknown command: constructor/],
     [['list-keys'], /--account is required/],
     [['list-accounts', '--account', 'a'], /list-accounts does not take --account/],
+    [['retry-inbound-failure'], /--id is required/],
+    [['list-inbound-failures', '--id', 'in_1'], /list-inbound-failures does not take --id/],
     [['create-account', 'extra', '--plan', 'free'], /unexpected argument/],
     [['create-account', '--plan', 'free', '--bogus'], /Unknown option/],
     [[], /missing command/],

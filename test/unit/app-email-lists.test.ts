@@ -1,8 +1,9 @@
 // Unit tests of the two email listings on the in-memory fakes: listEmails' status filter across many chunks
 // (lambdas/app/emails/list-emails.ts) and listEmailDeliveries' derived keys, tenant check and bound
-// (lambdas/app/webhooks/email-deliveries.ts).
+// (lambdas/app/webhooks/email-deliveries.ts). An account's listings run one at a time (issue 28).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { KeyedSlots } from '../../lambdas/adapters/in-process/keyed-slots';
 import {
   HISTORY_READS_AT_ONCE,
   listEmails,
@@ -512,5 +513,40 @@ describe('listEmailDeliveries', () => {
     expect(first).toMatchObject({ hasMore: true, nextAfter: all[19] });
     expect(rest.items.map((d) => d.id)).toEqual(all.slice(20));
     expect(rest).toMatchObject({ hasMore: false, nextAfter: null });
+  });
+});
+
+describe('listEmails: one listing of an account at a time (issue 28)', () => {
+  it("runs an account's listings one after another (filtered or not), another account's at once", async () => {
+    // Arrange: the emails' page read held until released, recording who started.
+    const w = world();
+    const started: string[] = [];
+    const release: (() => void)[] = [];
+    const emails = {
+      list: async (tenant: Tenant) => {
+        started.push(tenant.accountId);
+        await new Promise<void>((resolve) => release.push(resolve));
+        return { items: [], hasMore: false };
+      },
+      listedByIds: w.emails.listedByIds.bind(w.emails),
+    };
+    const deps = { emails, emailHistory: w.emailHistory, listSlots: new KeyedSlots(1) };
+    const other: Tenant = { accountId: 'acct_other', mode: 'test' };
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    // Act: two of the account's listings (one filtered by recipient), and another account's.
+    const first = listEmails(deps, TENANT, { limit: 10, to: 'ada@example.com' });
+    const second = listEmails(deps, TENANT, { limit: 10 });
+    const theirs = listEmails(deps, other, { limit: 10 });
+    for (let i = 0; i < 5; i++) await tick();
+
+    // Assert: the account's second waits for its first; the other account's runs beside it.
+    expect(started).toEqual([TENANT.accountId, other.accountId]);
+    release.shift()?.();
+    await first;
+    for (let i = 0; i < 5; i++) await tick();
+    expect(started).toEqual([TENANT.accountId, other.accountId, TENANT.accountId]);
+    for (const r of release.splice(0)) r();
+    await Promise.all([second, theirs]);
   });
 });

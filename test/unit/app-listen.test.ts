@@ -2,7 +2,10 @@
 // LISTEN_IDLE_SECONDS without a poll and each poll restarts that; a poll waits for a first event with bounded
 // reads; the newest second is held back; the cap holds against concurrent openings; the fan-out puts an event on
 // the live sessions of its account and mode that take it, with the exact standard payload, and nowhere else.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KeyedSlots } from '../../lambdas/adapters/in-process/keyed-slots';
+import { InProcessListenSignals, notifyingSessions } from '../../lambdas/adapters/in-process/listen-signals';
+import { InProcessOpenPolls } from '../../lambdas/adapters/in-process/open-polls';
 import { processEvent } from '../../lambdas/app/events/process-event';
 import {
   createListenSession,
@@ -11,9 +14,16 @@ import {
   pollListenEvents,
 } from '../../lambdas/app/listen/listen-sessions';
 import { relayToListeners } from '../../lambdas/app/listen/relay-event';
-import { LimitExceededError, NotFoundError, ValidationError } from '../../lambdas/domain/errors';
+import { LimitExceededError, NotFoundError, RateLimitedError, ValidationError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
-import { LISTEN_IDLE_SECONDS, LISTEN_SESSIONS_PER_ACCOUNT } from '../../lambdas/domain/listen';
+import {
+  LISTEN_FALLBACK_READ_MS,
+  LISTEN_IDLE_SECONDS,
+  LISTEN_POLL_RETRY_SECONDS,
+  LISTEN_SESSIONS_PER_ACCOUNT,
+  LISTEN_SETTLE_MS,
+} from '../../lambdas/domain/listen';
+import { PLANS } from '../../lambdas/domain/plans';
 import { renderPayload } from '../../lambdas/domain/webhooks/render';
 import {
   FakeClock,
@@ -27,6 +37,8 @@ import { InMemoryListenSessionRepository } from '../support/listen-fake';
 
 const T0 = Date.UTC(2026, 10, 26, 4, 0, 0);
 const TENANT = { accountId: 'acct_listen', mode: 'test' as const };
+/** A poll's caller: the tenant and its plan (the plan sets the cap on open polls). */
+const CALLER = { ...TENANT, plan: 'scale' as const };
 
 function setup() {
   const clock = new FakeClock(T0);
@@ -68,13 +80,13 @@ describe('listen sessions: expiry', () => {
     // Act: polls just inside the idle time keep it alive, well past its first expiry.
     for (let i = 0; i < 3; i++) {
       clock.advance((LISTEN_IDLE_SECONDS - 1) * 1000);
-      await pollListenEvents(deps, TENANT, session.id, { after: null, waitMs: 0 });
+      await pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 0 });
     }
     // Then it is left idle for the whole idle time.
     clock.advance(LISTEN_IDLE_SECONDS * 1000);
 
     // Assert: gone, for the poll and for the fan-out (which puts nothing on it).
-    await expect(pollListenEvents(deps, TENANT, session.id, { after: null, waitMs: 0 })).rejects.toBeInstanceOf(
+    await expect(pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 0 })).rejects.toBeInstanceOf(
       NotFoundError,
     );
     expect(await relayToListeners(deps, event('email.sent'))).toBe(0);
@@ -113,10 +125,10 @@ describe('listen sessions: the cap', () => {
 });
 
 describe('listen sessions: polling', () => {
-  it('waits up to waitMs for a first event with one read a second, then answers empty with the same cursor', async () => {
+  it('with no signals (AWS), waits up to waitMs for a first event with one read a second, then answers empty', async () => {
     const { clock, deps, reads } = setup();
     const session = await createListenSession(deps, TENANT, {});
-    const result = await pollListenEvents(deps, TENANT, session.id, { after: null, waitMs: 20_000 });
+    const result = await pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 });
     expect(result.events).toEqual([]);
     expect(result.next).toBeNull();
     expect(clock.now()).toBe(T0 + 20_000);
@@ -126,7 +138,7 @@ describe('listen sessions: polling', () => {
   it('waits no longer than the deployment allows (on AWS 0: a poll answers at once and holds no function)', async () => {
     const { clock, deps, reads } = setup();
     const session = await createListenSession(deps, TENANT, {});
-    const result = await pollListenEvents({ ...deps, listenMaxWaitMs: 0 }, TENANT, session.id, {
+    const result = await pollListenEvents({ ...deps, listenMaxWaitMs: 0 }, CALLER, session.id, {
       after: null,
       waitMs: 20_000,
     });
@@ -142,14 +154,14 @@ describe('listen sessions: polling', () => {
     expect(await relayToListeners(deps, sent)).toBe(1);
 
     // At once: held back. A poll that waits gets it a second later.
-    expect((await pollListenEvents(deps, TENANT, session.id, { after: null, waitMs: 0 })).events).toEqual([]);
-    const first = await pollListenEvents(deps, TENANT, session.id, { after: null, waitMs: 5_000 });
+    expect((await pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 0 })).events).toEqual([]);
+    const first = await pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 5_000 });
     expect(clock.now()).toBe(T0 + 1_000);
     expect(first.events.map((e) => [e.eventId, e.payload])).toEqual([[sent.id, renderPayload(sent, 'standard')]]);
 
     const delivered = event('email.delivered');
     await relayToListeners(deps, delivered);
-    const second = await pollListenEvents(deps, TENANT, session.id, { after: first.next, waitMs: 5_000 });
+    const second = await pollListenEvents(deps, CALLER, session.id, { after: first.next, waitMs: 5_000 });
     expect(second.events.map((e) => e.eventId)).toEqual([delivered.id]);
   });
 
@@ -160,9 +172,9 @@ describe('listen sessions: polling', () => {
       { accountId: 'acct_other', mode: 'test' as const },
       { accountId: TENANT.accountId, mode: 'live' as const },
     ]) {
-      await expect(pollListenEvents(deps, other, session.id, { after: null, waitMs: 0 })).rejects.toBeInstanceOf(
-        NotFoundError,
-      );
+      await expect(
+        pollListenEvents(deps, { ...other, plan: 'scale' }, session.id, { after: null, waitMs: 0 }),
+      ).rejects.toBeInstanceOf(NotFoundError);
       await expect(endListenSession(deps, other, session.id)).rejects.toBeInstanceOf(NotFoundError);
     }
     await endListenSession(deps, TENANT, session.id);
@@ -239,5 +251,176 @@ describe('listen sessions: the fan-out', () => {
     const { deps } = setup();
     await createListenSession(deps, TENANT, {});
     expect(await relayToListeners(deps, event('test'))).toBe(0);
+  });
+});
+
+/**
+ * The local runtime's wiring: real timers faked by vitest (the clock is Date.now), the in-process signals that
+ * wake a poll when the fan-out puts an event on its session, the open-poll count and the account's slots.
+ */
+function wired(options: { slots?: KeyedSlots } = {}) {
+  vi.useFakeTimers({ now: T0 });
+  const clock = { now: () => Date.now() };
+  const store = new InMemoryListenSessionRepository();
+  const signals = new InProcessListenSignals(clock);
+  let reads = 0;
+  const counted = Object.assign(Object.create(store) as InMemoryListenSessionRepository, {
+    readEvents: (...args: Parameters<InMemoryListenSessionRepository['readEvents']>) => {
+      reads++;
+      return store.readEvents(...args);
+    },
+  });
+  const listenSessions = notifyingSessions(counted, signals);
+  const deps: ListenDeps = {
+    listenSessions,
+    clock,
+    random: seededRandom('listen-wired'),
+    listenSignals: signals,
+    openPolls: new InProcessOpenPolls(),
+    ...(options.slots ? { accountSlots: options.slots } : {}),
+  };
+  const relay = (e: SendflowEvent) => relayToListeners({ listenSessions, clock }, e);
+  return { deps, relay, reads: () => reads };
+}
+
+describe('listen sessions: a waiting poll costs no store reads while nothing arrives (issue 28)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('reads at its start and once per fallback interval, not once a second', async () => {
+    // Arrange
+    const { deps, reads } = wired();
+    const session = await createListenSession(deps, TENANT, {});
+
+    // Act: a 20 s poll on a session nothing arrives on.
+    const poll = pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    const result = await poll;
+
+    // Assert: answered empty at the end of its wait, after 2 reads (21 when it read every second).
+    expect(result.events).toEqual([]);
+    expect(Date.now()).toBe(T0 + 20_000);
+    expect(reads()).toBe(Math.ceil(20_000 / LISTEN_FALLBACK_READ_MS));
+    expect(reads()).toBeLessThanOrEqual(2);
+  });
+
+  it('is woken by an event put on its session and answers it once settled, with one read for it', async () => {
+    // Arrange: a poll waiting on a session.
+    const { deps, relay, reads } = wired();
+    const session = await createListenSession(deps, TENANT, {});
+    let answered = false;
+    const poll = pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 }).finally(() => {
+      answered = true;
+    });
+    await vi.advanceTimersByTimeAsync(3_000);
+
+    // Act: the fan-out puts an event on it 3 s in.
+    const sent = event('email.sent');
+    expect(await relay(sent)).toBe(1);
+    await vi.advanceTimersByTimeAsync(LISTEN_SETTLE_MS - 1);
+    expect(answered).toBe(false); // not yet settled
+    await vi.advanceTimersByTimeAsync(1);
+
+    // Assert: answered as soon as the event is a second old: the first read, then the one the event caused.
+    const result = await poll;
+    expect(result.events.map((e) => e.eventId)).toEqual([sent.id]);
+    expect(Date.now()).toBe(T0 + 3_000 + LISTEN_SETTLE_MS);
+    expect(reads()).toBe(2);
+  });
+
+  it('answers an event put on the session just before it began (not yet settled at its first read)', async () => {
+    const { deps, relay } = wired();
+    const session = await createListenSession(deps, TENANT, {});
+    const sent = event('email.sent');
+    await relay(sent);
+    await vi.advanceTimersByTimeAsync(500);
+
+    const poll = pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 });
+    await vi.advanceTimersByTimeAsync(LISTEN_SETTLE_MS);
+
+    expect((await poll).events.map((e) => e.eventId)).toEqual([sent.id]);
+    expect(Date.now()).toBe(T0 + 500 + LISTEN_SETTLE_MS);
+  });
+});
+
+describe('listen sessions: open polls count toward the account (issue 28)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("caps an account's open polls by plan: the next is 429 listen_polls_exceeded naming the limit; an ended one frees a place", async () => {
+    // Arrange: a free-plan account with as many polls waiting as its plan allows.
+    const { deps } = wired();
+    const free = { ...CALLER, plan: 'free' as const };
+    const limit = PLANS.free.listenPolls;
+    const session = await createListenSession(deps, TENANT, {});
+    const waiting = Array.from({ length: limit }, () =>
+      pollListenEvents(deps, free, session.id, { after: null, waitMs: 20_000 }),
+    );
+    await vi.advanceTimersByTimeAsync(10);
+
+    // Act
+    const refused = await pollListenEvents(deps, free, session.id, { after: null, waitMs: 0 }).catch((e) => e);
+
+    // Assert: 429 with its own code, the limit and the plan named, and a retry_after.
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'listen_polls_exceeded',
+      retryAfterSeconds: LISTEN_POLL_RETRY_SECONDS,
+    });
+    expect((refused as Error).message).toContain(`${limit} open listen polls`);
+    expect((refused as Error).message).toContain('plan free');
+    // Another account is not held to this one's count.
+    const other = { accountId: 'acct_other', mode: 'test' as const };
+    const theirs = await createListenSession(deps, other, {});
+    await expect(
+      pollListenEvents(deps, { ...other, plan: 'free' }, theirs.id, { after: null, waitMs: 0 }),
+    ).resolves.toMatchObject({ events: [] });
+    // Once the waiting polls answer, a poll is taken again.
+    await vi.advanceTimersByTimeAsync(20_000);
+    await Promise.all(waiting);
+    await expect(pollListenEvents(deps, free, session.id, { after: null, waitMs: 0 })).resolves.toMatchObject({
+      events: [],
+    });
+  });
+
+  it('a larger plan allows more open polls than a smaller one', () => {
+    expect(PLANS.free.listenPolls).toBeGreaterThanOrEqual(1);
+    expect(PLANS.scale.listenPolls).toBeGreaterThan(PLANS.free.listenPolls);
+    expect(PLANS.scale.listenPolls).toBeLessThanOrEqual(LISTEN_SESSIONS_PER_ACCOUNT * 2);
+  });
+
+  it("gives the request's slot back while it waits, and takes one again, in turn, before it reads", async () => {
+    // Arrange: one slot per account; the poll's request holds it, as the local gateway runs it.
+    const slots = new KeyedSlots(1);
+    const { deps, relay, reads } = wired({ slots });
+    const session = await createListenSession(deps, TENANT, {});
+    const poll = slots.run(TENANT.accountId, () =>
+      pollListenEvents(deps, CALLER, session.id, { after: null, waitMs: 20_000 }),
+    );
+    await vi.advanceTimersByTimeAsync(100);
+
+    // Assert 1: read once, then waiting with no slot held: the account's next request runs at once.
+    expect(reads()).toBe(1);
+    expect(slots.inFlight(TENANT.accountId)).toBe(0);
+    let release = () => {};
+    const busy = slots.run(TENANT.accountId, () => new Promise<void>((resolve) => (release = resolve)));
+    expect(slots.inFlight(TENANT.accountId)).toBe(1);
+
+    // Act: an event wakes the poll while that request holds the slot.
+    const sent = event('email.sent');
+    await relay(sent);
+    await vi.advanceTimersByTimeAsync(LISTEN_SETTLE_MS + 100);
+
+    // Assert 2: the poll waits its turn before reading; once the slot is free it reads and answers.
+    expect(reads()).toBe(1);
+    release();
+    await busy;
+    await vi.advanceTimersByTimeAsync(10);
+    expect((await poll).events.map((e) => e.eventId)).toEqual([sent.id]);
+    expect(reads()).toBe(2);
+    expect(slots.inFlight(TENANT.accountId)).toBe(0);
   });
 });

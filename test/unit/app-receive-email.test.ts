@@ -2,21 +2,29 @@
 // verified receiving domain is stored per account (raw bytes, parsed body, attachments byte for byte) with one
 // email.received (metadata only) relayed; replays of the same arrival store nothing more; recipients no account
 // receives at are dropped; malformed MIME and header injection are kept as data; limits cut what one message
-// may store; a storage failure throws and a retry completes.
+// may store; a storage failure throws and a retry completes. The bytes stored count toward the receiving account's
+// daily inbound quota; past it, the message is not stored for that account (issue 28).
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { InThreadMimeParser } from '../../lambdas/adapters/mime/bounded-parse';
 import {
   createDomain,
   type DomainDeps,
   updateDomainCapabilities,
   verifyDomain,
 } from '../../lambdas/app/domains/domains';
+import type { MimeParser, ParsedMessage } from '../../lambdas/app/inbound/ports';
 import { type InboundDeps, type InboundMessage, receiveEmail } from '../../lambdas/app/inbound/receive-email';
+import { recordFailedArrival } from '../../lambdas/app/inbound/record-failed-arrival';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
-import { MAX_INBOUND_ATTACHMENTS } from '../../lambdas/domain/inbound';
+import { byteQuotaWindow } from '../../lambdas/domain/email/byte-quota';
+import { MAX_INBOUND_ATTACHMENTS, MAX_RECEIVED_FIELDS_BYTES } from '../../lambdas/domain/inbound';
+import { PLANS } from '../../lambdas/domain/plans';
+import { jsonBytes } from '../../lambdas/domain/received-fields';
 import {
   FakeClock,
   InMemoryDomainRepository,
+  InMemoryQuotaCounter,
   RecordingEventPublisher,
   ScriptedDomainProvider,
   seededRandom,
@@ -59,6 +67,7 @@ async function setup() {
     clock,
     random: randomBytes,
     retentionSeconds: RETENTION,
+    parser: new InThreadMimeParser(),
   };
   const published = () => events.published.flatMap((p) => p.events);
   return { deps, domainDeps, acme, received, files, published };
@@ -124,7 +133,7 @@ describe('receiveEmail', () => {
     // Assert
     expect(outcome.dropped).toEqual(['nobody@unknown.example']);
     expect(outcome.stored).toEqual([
-      { accountId: ACME.accountId, emailId: expect.stringMatching(/^rcv_/), created: true },
+      { accountId: ACME.accountId, emailId: expect.stringMatching(/^rcv_/), created: true, status: 'received' },
     ]);
     const id = outcome.stored[0]?.emailId as string;
     const email = await s.received.get(ACME, id);
@@ -180,7 +189,14 @@ describe('receiveEmail', () => {
           size: ATTACHMENT.length,
         },
       ],
+      status: 'received',
+      notes: [],
+      omitted: {},
     });
+    // A complete email's item is what earlier releases wrote: no status, notes or omitted on it.
+    expect(email).not.toHaveProperty('status');
+    expect(email).not.toHaveProperty('notes');
+    expect(email).not.toHaveProperty('omitted');
     expect(s.received.outbox.waiting()).toEqual([]);
   });
 
@@ -274,6 +290,11 @@ describe('receiveEmail', () => {
     // Assert
     const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
     expect(email?.attachments).toHaveLength(MAX_INBOUND_ATTACHMENTS);
+    expect(email?.attachments.map((a) => a.filename)).toEqual(
+      Array.from({ length: MAX_INBOUND_ATTACHMENTS }, (_, i) => `f${i}.txt`),
+    );
+    expect(email).toMatchObject({ status: 'partial', omitted: { attachments: 20 } });
+    expect(email?.notes).toEqual([{ code: 'fields_cut', message: expect.stringContaining('20 attachments') }]);
     expect(s.files.files.size).toBe(2 + MAX_INBOUND_ATTACHMENTS);
   });
 
@@ -293,5 +314,246 @@ describe('receiveEmail', () => {
     const retried = await receiveEmail(s.deps, message);
     expect(retried.stored[0]?.created).toBe(true);
     expect(s.published()).toHaveLength(1);
+  });
+
+  it('a message over the parts limit is stored raw and partial: its header fields listed, its body unparsed', async () => {
+    // Arrange
+    const s = await setup();
+    const raw = Buffer.from(
+      [
+        'From: Eve <eve@sender.example>',
+        'To: a@acme.example',
+        'Subject: many parts',
+        'Content-Type: multipart/mixed; boundary="b"',
+        '',
+        '--b\r\nContent-Type: text/plain\r\n\r\nx\r\n'.repeat(1_001),
+        '--b--',
+        '',
+      ].join('\r\n'),
+    );
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(raw, ['a@acme.example']));
+
+    // Assert
+    expect(outcome.stored[0]?.status).toBe('partial');
+    const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
+    expect(email).toMatchObject({
+      from: 'Eve <eve@sender.example>',
+      to: ['a@acme.example'],
+      subject: 'many parts',
+      attachments: [],
+      status: 'partial',
+      notes: [
+        {
+          code: 'mime_limit',
+          message:
+            'This message has more than 1,000 MIME parts: only its header fields were read; its body and attachments are in the raw message.',
+        },
+      ],
+    });
+    expect(Buffer.from(s.files.files.get(email?.rawKey as string)?.bytes ?? []).equals(raw)).toBe(true);
+    expect(JSON.parse(s.files.text(email?.bodyKey as string) as string)).toMatchObject({ html: null, text: null });
+    expect(s.published()[0]?.data).toMatchObject({ status: 'partial', notes: [{ code: 'mime_limit' }] });
+  });
+
+  it('a parse cut by the time-box is stored partial with what the header block gave', async () => {
+    // Arrange: the parser port reports a time-out (the thread parser's own tests show it is one).
+    const s = await setup();
+    const timedOut: MimeParser = {
+      parse: async (): Promise<ParsedMessage> => ({
+        scope: 'headers',
+        email: { headers: [], headerLines: [], attachments: [], subject: 'slow one' },
+        problem: { kind: 'timeout', budgetMs: 10_000 },
+      }),
+    };
+
+    // Act
+    const outcome = await receiveEmail({ ...s.deps, parser: timedOut }, arrival(mime(), ['a@acme.example']));
+
+    // Assert
+    const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
+    expect(email).toMatchObject({
+      subject: 'slow one',
+      status: 'partial',
+      notes: [{ code: 'parse_timeout', message: expect.stringContaining('longer than 10 s') }],
+    });
+  });
+
+  it('the poison message: 100 To and 100 Cc of ~975 characters, 100 long file names fit the budget, cut and counted', async () => {
+    // Arrange
+    const s = await setup();
+    const long = (side: string, i: number) => `${side}${i}-${'x'.repeat(960)}@acme.example`;
+    const parts = Array.from({ length: 100 }, (_, i) =>
+      [
+        '--p',
+        `Content-Type: application/octet-stream; name="${i}-${'n'.repeat(250)}"`,
+        `Content-Disposition: attachment; filename="${i}-${'n'.repeat(250)}"`,
+        '',
+        `file ${i}`,
+      ].join('\r\n'),
+    );
+    const raw = Buffer.from(
+      [
+        'From: a@sender.example',
+        `To: ${Array.from({ length: 100 }, (_, i) => long('to', i)).join(', ')}`,
+        `Cc: ${Array.from({ length: 100 }, (_, i) => long('cc', i)).join(', ')}`,
+        'Subject: poison',
+        'Content-Type: multipart/mixed; boundary="p"',
+        '',
+        ...parts,
+        '--p--',
+        '',
+      ].join('\r\n'),
+    );
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(raw, ['a@acme.example']));
+
+    // Assert: stored; the item's listed fields, and the event's copy, within the budget; every cut counted.
+    const email = (await s.received.get(ACME, outcome.stored[0]?.emailId as string)) as NonNullable<
+      Awaited<ReturnType<typeof s.received.get>>
+    >;
+    const { to, cc, bcc, replyTo, receivedFor, attachments, from, subject, messageId } = email;
+    expect(jsonBytes({ from, subject, messageId, to, cc, bcc, replyTo, receivedFor, attachments })).toBeLessThanOrEqual(
+      MAX_RECEIVED_FIELDS_BYTES,
+    );
+    expect(jsonBytes(s.published()[0]?.data)).toBeLessThanOrEqual(MAX_RECEIVED_FIELDS_BYTES + 2_048);
+    expect(email.to.length + (email.omitted?.to ?? 0)).toBe(100);
+    expect(email.cc.length + (email.omitted?.cc ?? 0)).toBe(100);
+    expect(email.attachments.length + (email.omitted?.attachments ?? 0)).toBe(100);
+    // The longest lists lose entries first and evenly; what is kept is each list's first entries, cut to length.
+    for (const list of [email.to, email.cc, email.attachments]) expect(list.length).toBeGreaterThan(20);
+    expect(email.to[0]).toBe(long('to', 0).slice(0, 320));
+    expect(email.attachments[0]?.filename).toBe(`0-${'n'.repeat(250)}`.slice(0, 255));
+    expect(email.status).toBe('partial');
+    // Each listed attachment's bytes are stored, and only those.
+    expect(s.files.files.size).toBe(2 + email.attachments.length);
+  });
+
+  it('recordFailedArrival: a failed email with the envelope only, its raw bytes kept, announced once', async () => {
+    // Arrange
+    const s = await setup();
+    const message = arrival(mime(), ['x@acme.example', 'y@beta.example', 'z@nobody.example'], 'dead_1');
+
+    // Act
+    const outcome = await recordFailedArrival(s.deps, message, 6);
+    const again = await recordFailedArrival(s.deps, message, 6);
+
+    // Assert
+    expect(outcome.dropped).toEqual(['z@nobody.example']);
+    expect(outcome.stored.map((x) => [x.accountId, x.status, x.created])).toEqual([
+      [ACME.accountId, 'failed', true],
+      [BETA.accountId, 'failed', true],
+    ]);
+    expect(again.stored.map((x) => x.created)).toEqual([false, false]);
+    const email = await s.received.get(ACME, outcome.stored[0]?.emailId as string);
+    expect(email).toMatchObject({
+      from: 'bounce@sender.example',
+      to: [],
+      subject: '',
+      receivedFor: ['x@acme.example'],
+      attachments: [],
+      status: 'failed',
+      notes: [{ code: 'storage_failed', message: expect.stringContaining('could not be stored (6 tries)') }],
+    });
+    expect(Buffer.from(s.files.files.get(email?.rawKey as string)?.bytes ?? [])).toEqual(mime());
+    expect(s.published().map((e) => [e.type, (e.data as { status: string }).status])).toEqual([
+      ['email.received', 'failed'],
+      ['email.received', 'failed'],
+    ]);
+  });
+
+  it('recordFailedArrival after the email was stored after all keeps the stored email', async () => {
+    const s = await setup();
+    const message = arrival(mime(), ['x@acme.example'], 'late_1');
+    await receiveEmail(s.deps, message);
+
+    const outcome = await recordFailedArrival(s.deps, message, 6);
+
+    expect(outcome.stored[0]?.created).toBe(false);
+    expect((await s.received.get(ACME, outcome.stored[0]?.emailId as string))?.subject).toBe('Quarterly report');
+  });
+
+  it('a retried dead letter stored at last replaces its failed email, and email.received says so', async () => {
+    const s = await setup();
+    const message = arrival(mime(), ['x@acme.example'], 'redriven_1');
+    const failed = await recordFailedArrival(s.deps, message, 6);
+
+    const stored = await receiveEmail(s.deps, message);
+
+    expect(stored.stored).toEqual([{ ...failed.stored[0], created: true, status: 'received' }]);
+    const email = await s.received.get(ACME, stored.stored[0]?.emailId as string);
+    expect(email).toMatchObject({ subject: 'Quarterly report', attachments: [expect.anything()] });
+    expect(email).not.toHaveProperty('status');
+    expect(s.published().map((e) => (e.data as { status: string }).status)).toEqual(['failed', 'received']);
+  });
+});
+
+describe('received bytes are metered on the receiving account (issue 28)', () => {
+  /** ACME on the free plan, BETA on scale, each counted in the in-memory counter. */
+  async function metered() {
+    const s = await setup();
+    const quotas = new InMemoryQuotaCounter();
+    const plans: Record<string, 'free' | 'scale'> = { [ACME.accountId]: 'free', [BETA.accountId]: 'scale' };
+    const deps: InboundDeps = {
+      ...s.deps,
+      inboundQuota: {
+        quotas,
+        accounts: {
+          get: async (id) => (plans[id] ? { id, plan: plans[id], createdAt: new Date(T0).toISOString() } : null),
+        },
+      },
+    };
+    const today = byteQuotaWindow('inbound', T0);
+    return { ...s, deps, quotas, today };
+  }
+  const storedBytes = (files: MapFiles, emailId: string) =>
+    [...files.files].filter(([key]) => key.includes(emailId)).reduce((sum, [, file]) => sum + file.bytes.length, 0);
+
+  it('counts every byte stored for the account (raw message, body, attachments) against its day; a replay counts nothing more', async () => {
+    // Arrange
+    const s = await metered();
+    const message = arrival(mime(), ['team@acme.example']);
+
+    // Act
+    const outcome = await receiveEmail(s.deps, message);
+    await receiveEmail(s.deps, message);
+
+    // Assert
+    const stored = storedBytes(s.files, outcome.stored[0]?.emailId as string);
+    expect(stored).toBeGreaterThan(message.raw.length);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(stored);
+    expect(await s.quotas.used(BETA.accountId, s.today)).toBe(0);
+  });
+
+  it("past the receiving account's daily bytes: not stored for it (refused, with the reason); another account still gets it", async () => {
+    // Arrange: ACME's day all but used.
+    const s = await metered();
+    const limit = PLANS.free.inboundBytesPerDay;
+    await s.quotas.consume(ACME.accountId, s.today, limit - 10, limit);
+
+    // Act
+    const outcome = await receiveEmail(s.deps, arrival(mime(), ['team@acme.example', 'b@beta.example']));
+
+    // Assert: nothing of it for ACME (no item, no file, no event), all of it for BETA.
+    expect(outcome.refused).toEqual([{ accountId: ACME.accountId, reason: 'inbound_bytes_quota_exceeded' }]);
+    expect(outcome.stored.map((x) => x.accountId)).toEqual([BETA.accountId]);
+    expect([...s.received.items.values()].map((item) => item.accountId)).toEqual([BETA.accountId]);
+    expect(s.published().map((e) => e.accountId)).toEqual([BETA.accountId]);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(limit - 10);
+    expect(await s.quotas.used(BETA.accountId, s.today)).toBeGreaterThan(0);
+  });
+
+  it('gives the bytes back when storing fails (the retry counts them once)', async () => {
+    const s = await metered();
+    s.files.failPuts = 1;
+    const message = arrival(mime(), ['team@acme.example']);
+    await expect(receiveEmail(s.deps, message)).rejects.toThrow('injected');
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(0);
+    const outcome = await receiveEmail(s.deps, message);
+    expect(await s.quotas.used(ACME.accountId, s.today)).toBe(
+      storedBytes(s.files, outcome.stored[0]?.emailId as string),
+    );
   });
 });

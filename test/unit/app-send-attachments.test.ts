@@ -2,10 +2,13 @@
 // fakes: stored once as files under the email's id, expiring with the email; a `path` fetched at accept; any
 // problem refuses the request whole (422 invalid_attachment) with nothing stored; the send worker hands the bytes
 // to the provider; a file gone by send time fails the copies (attachment_unavailable) instead of sending without.
+// Their bytes count toward the plan's daily attachment quota, test mode included, and test-mode files are kept a
+// day (issue 28).
 import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
+import { KeyedSlots } from '../../lambdas/adapters/in-process/keyed-slots';
 import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
 import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
 import {
@@ -17,7 +20,10 @@ import {
 } from '../../lambdas/app/emails/send-emails';
 import type { Principal } from '../../lambdas/app/ports';
 import { ATTACHMENT_LIMITS, attachmentKey } from '../../lambdas/domain/email/attachments';
-import { InvalidAttachmentError } from '../../lambdas/domain/errors';
+import { byteQuotaWindow, TEST_FILE_RETENTION_SECONDS } from '../../lambdas/domain/email/byte-quota';
+import { testQuotaWindow } from '../../lambdas/domain/email/test-quota';
+import { InvalidAttachmentError, RateLimitedError } from '../../lambdas/domain/errors';
+import { PLANS } from '../../lambdas/domain/plans';
 import {
   FakeClock,
   fixedLinks,
@@ -41,11 +47,12 @@ function setup(fetcher?: AttachmentFetcher) {
   const provider = new RecordingEmailProvider();
   const events = new RecordingEventPublisher();
   const emails = new InMemoryEmailRepository();
+  const quotas = new InMemoryQuotaCounter();
   const deps: SendEmailDeps = {
     emails,
     domains: new InMemoryDomainRepository(),
     providerFor: () => provider,
-    quotas: new InMemoryQuotaCounter(),
+    quotas,
     suppressions: new InMemorySuppressionList(),
     events,
     sendScheduler: new RecordingSendScheduler(),
@@ -57,7 +64,7 @@ function setup(fetcher?: AttachmentFetcher) {
     ...(fetcher ? { attachmentFetcher: fetcher } : {}),
   };
   const failed = () => events.published.flatMap((p) => p.events).filter((e) => e.type === 'email.failed');
-  return { clock, files, provider, emails, deps, failed };
+  return { clock, files, provider, emails, deps, failed, quotas };
 }
 
 const draft = (attachments: EmailDraft['attachments'], extra: Partial<EmailDraft> = {}): EmailDraft => ({
@@ -77,7 +84,7 @@ const draft = (attachments: EmailDraft['attachments'], extra: Partial<EmailDraft
 const bytes = (n: number, fill = 7) => new Uint8Array(n).fill(fill);
 
 describe('accepting an email with attachments', () => {
-  it('stores each once under emails/<id>/attachments/<aid>, expiring with the email, and records its metadata', async () => {
+  it('stores each once under emails/<id>/attachments/<aid>, expiring a day after (test mode), and records its metadata', async () => {
     // Arrange
     const s = setup();
     const pdf = bytes(1000, 1);
@@ -112,10 +119,14 @@ describe('accepting an email with attachments', () => {
     ]);
     expect(s.files.size).toBe(2);
     const stored = await s.files.get(attachmentKey(id as string, email?.attachments?.[0]?.id as string));
-    expect(stored).toEqual({ bytes: pdf, contentType: 'application/pdf', expiresAt: T0 / 1000 + RETENTION });
+    expect(stored).toEqual({
+      bytes: pdf,
+      contentType: 'application/pdf',
+      expiresAt: T0 / 1000 + TEST_FILE_RETENTION_SECONDS,
+    });
   });
 
-  it('keeps a scheduled email’s attachments until its send plus the retention', async () => {
+  it('keeps a scheduled test-mode email’s attachments until a day after its send', async () => {
     // Arrange
     const s = setup();
     const at = T0 + 86_400_000;
@@ -127,7 +138,9 @@ describe('accepting an email with attachments', () => {
 
     // Assert
     const meta = (await s.emails.get(id as string))?.attachments?.[0];
-    expect((await s.files.get(attachmentKey(id as string, meta?.id as string)))?.expiresAt).toBe(at / 1000 + RETENTION);
+    expect((await s.files.get(attachmentKey(id as string, meta?.id as string)))?.expiresAt).toBe(
+      at / 1000 + TEST_FILE_RETENTION_SECONDS,
+    );
   });
 
   it('fetches a path once, takes its type from the answer, and refuses what cannot be fetched with nothing stored', async () => {
@@ -260,7 +273,7 @@ describe('accepting an email with attachments', () => {
     expect(asked).toEqual([]);
   });
 
-  it('a crash between the files and the email leaves no email; the files expire with the retention', async () => {
+  it('a crash between the files and the email leaves no email; the files expire (test mode: after a day)', async () => {
     // Arrange
     const s = setup();
     s.emails.createMany = async () => {
@@ -274,7 +287,7 @@ describe('accepting an email with attachments', () => {
     await expect(attempt).rejects.toThrow('crash (injected)');
     expect(s.emails.items.size).toBe(0);
     expect(s.files.size).toBe(1);
-    s.clock.advance(RETENTION * 1000);
+    s.clock.advance(TEST_FILE_RETENTION_SECONDS * 1000);
     const [key] = [...(s.files as unknown as { files: Map<string, unknown> }).files.keys()];
     expect(await s.files.get(key as string)).toBeNull();
   });
@@ -384,5 +397,190 @@ describe('sending an email with attachments', () => {
     const [id] = await sendEmails(s.deps, CALLER, [draft(undefined)]);
     await sendQueuedEmail(s.deps, id as string);
     expect(s.provider.sent[0]).not.toHaveProperty('attachments');
+  });
+});
+
+describe('attachment bytes are metered (issue 28)', () => {
+  const LIVE: Principal = { ...CALLER, mode: 'live' };
+  const attachmentsToday = () => byteQuotaWindow('attachments', T0);
+  /** acme.example as a verified sending domain of the live caller. */
+  function verified(s: ReturnType<typeof setup>) {
+    const at = new Date(T0 - 86_400_000).toISOString();
+    s.deps.domains.get = async (tenant) =>
+      tenant.mode === 'live'
+        ? {
+            accountId: LIVE.accountId,
+            mode: 'live',
+            id: 'dom_x',
+            name: 'acme.example',
+            status: 'verified',
+            records: [],
+            createdAt: at,
+            updatedAt: at,
+          }
+        : null;
+  }
+
+  it('counts every stored byte of a request (each email of a batch) against the day, test mode included', async () => {
+    // Arrange
+    const s = setup();
+
+    // Act
+    await sendEmails(
+      s.deps,
+      CALLER,
+      [draft([{ filename: 'a.pdf', content: bytes(1000) }]), draft([{ filename: 'b.pdf', content: bytes(234) }])],
+      { batch: true },
+    );
+
+    // Assert
+    expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(1234);
+  });
+
+  it("past the plan's daily bytes: 429 attachment_bytes_quota_exceeded naming the quota, nothing stored, nothing counted", async () => {
+    // Arrange: the day's quota all but used.
+    const s = setup();
+    const limit = PLANS.scale.attachmentBytesPerDay;
+    await s.quotas.consume(CALLER.accountId, attachmentsToday(), limit - 500, limit);
+
+    // Act
+    const refused = await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.pdf', content: bytes(1000) }])]).catch(
+      (e: unknown) => e,
+    );
+
+    // Assert: 429 until midnight UTC; no file, no email; the test recipients it had counted given back.
+    expect(refused).toBeInstanceOf(RateLimitedError);
+    expect(refused).toMatchObject({
+      status: 429,
+      code: 'attachment_bytes_quota_exceeded',
+      retryAfterSeconds: 16 * 3600,
+    });
+    expect((refused as Error).message).toContain(`${limit} bytes of attachments a day (plan scale`);
+    expect(s.files.size).toBe(0);
+    expect(s.emails.items.size).toBe(0);
+    expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(limit - 500);
+    expect(await s.quotas.used(CALLER.accountId, testQuotaWindow(T0))).toBe(0);
+    // A request within what is left still goes.
+    await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.pdf', content: bytes(500) }])]);
+    expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(limit);
+  });
+
+  it('refuses a `path` request before fetching anything once the day is used up', async () => {
+    // Arrange
+    let fetched = 0;
+    const s = setup({
+      fetch: async () => {
+        fetched++;
+        return { ok: true, bytes: bytes(10), contentType: 'application/pdf' };
+      },
+    });
+    const limit = PLANS.scale.attachmentBytesPerDay;
+    await s.quotas.consume(CALLER.accountId, attachmentsToday(), limit, limit);
+
+    // Act
+    const attempt = sendEmails(s.deps, CALLER, [draft([{ filename: 'a.pdf', path: 'https://files.example/a.pdf' }])]);
+
+    // Assert
+    await expect(attempt).rejects.toMatchObject({ code: 'attachment_bytes_quota_exceeded' });
+    expect(fetched).toBe(0);
+  });
+
+  it('gives the bytes back when the email cannot be stored', async () => {
+    const s = setup();
+    s.emails.createMany = async () => {
+      throw new Error('crash (injected)');
+    };
+    await expect(sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])])).rejects.toThrow(
+      'crash (injected)',
+    );
+    expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(0);
+  });
+
+  it('keeps live-mode files with the email (the retention), test-mode ones a day', async () => {
+    // Arrange
+    const s = setup();
+    verified(s);
+
+    // Act
+    const [live] = await sendEmails(s.deps, LIVE, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+    const [test] = await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+
+    // Assert
+    const expiry = async (id: string) => {
+      const meta = (await s.emails.get(id))?.attachments?.[0];
+      return (await s.files.get(attachmentKey(id, meta?.id as string)))?.expiresAt;
+    };
+    expect(await expiry(live as string)).toBe(T0 / 1000 + RETENTION);
+    expect(await expiry(test as string)).toBe(T0 / 1000 + TEST_FILE_RETENTION_SECONDS);
+    expect(TEST_FILE_RETENTION_SECONDS).toBeLessThan(RETENTION);
+    // Both modes count toward the one daily quota of the account.
+    expect(await s.quotas.used(CALLER.accountId, attachmentsToday())).toBe(6);
+  });
+
+  it("marks a test-mode email's files short-lived (on AWS: the bucket's one-day rule), not live nor scheduled ones", async () => {
+    // Arrange: the file store's puts recorded.
+    const s = setup();
+    verified(s);
+    const puts: { key: string; shortLived?: boolean }[] = [];
+    const put = s.files.put.bind(s.files);
+    s.files.put = async (key, bytes, options) => {
+      puts.push({ key, ...(options.shortLived ? { shortLived: true } : {}) });
+      return put(key, bytes, options);
+    };
+    const later = new Date(T0 + 3 * 86_400_000).toISOString();
+
+    // Act
+    const [test] = await sendEmails(s.deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(1) }])]);
+    const [scheduled] = await sendEmails(s.deps, CALLER, [
+      draft([{ filename: 'a.txt', content: bytes(1) }], { scheduledAt: later }),
+    ]);
+    const [live] = await sendEmails(s.deps, LIVE, [draft([{ filename: 'a.txt', content: bytes(1) }])]);
+
+    // Assert
+    const of = (id: string | undefined) => puts.filter((p) => p.key.startsWith(`emails/${id}/`));
+    expect(of(test)).toEqual([expect.objectContaining({ shortLived: true })]);
+    expect(of(scheduled)).toEqual([{ key: expect.any(String) }]);
+    expect(of(live)).toEqual([{ key: expect.any(String) }]);
+  });
+
+  it("runs one account's requests with attachments one at a time (fetch to store); another account's at once", async () => {
+    // Arrange: a fetcher that holds each download until released.
+    const started: string[] = [];
+    const release = new Map<string, () => void>();
+    const s = setup({
+      fetch: async (url) => {
+        started.push(url);
+        await new Promise<void>((resolve) => release.set(url, resolve));
+        return { ok: true, bytes: bytes(10), contentType: 'application/pdf' };
+      },
+    });
+    const deps: SendEmailDeps = { ...s.deps, attachmentSlots: new KeyedSlots(1) };
+    const other: Principal = { ...CALLER, accountId: 'acct_2' };
+    const send = (caller: Principal, url: string) =>
+      sendEmails(deps, caller, [draft([{ filename: 'a.pdf', path: url }])]);
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    // Act
+    const first = send(CALLER, 'https://files.example/1');
+    const second = send(CALLER, 'https://files.example/2');
+    const theirs = send(other, 'https://files.example/3');
+    for (let i = 0; i < 5; i++) await tick();
+
+    // Assert: the account's second waits for its first; the other account's goes at once.
+    expect(started).toEqual(['https://files.example/1', 'https://files.example/3']);
+    release.get('https://files.example/1')?.();
+    await first;
+    for (let i = 0; i < 5; i++) await tick();
+    expect(started).toContain('https://files.example/2');
+    release.get('https://files.example/2')?.();
+    release.get('https://files.example/3')?.();
+    await Promise.all([second, theirs]);
+  });
+
+  it('a smaller plan stores fewer bytes a day than a larger one', () => {
+    expect(PLANS.free.attachmentBytesPerDay).toBeLessThan(PLANS.scale.attachmentBytesPerDay);
+    expect(PLANS.free.inboundBytesPerDay).toBeLessThan(PLANS.scale.inboundBytesPerDay);
+    // The issue's finding: 10 GB a day on the free plan (its test recipients x 10 MB) was far too much.
+    expect(PLANS.free.attachmentBytesPerDay).toBeLessThanOrEqual(1024 ** 3);
   });
 });

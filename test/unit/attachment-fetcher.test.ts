@@ -86,14 +86,26 @@ describe('link-local and cloud metadata addresses: refused even when private URL
   it('as literals and as what a name resolves to, before any connection', async () => {
     dns.answers.set('metadata.sendflow.test', [{ address: '169.254.169.254', family: 4 }]);
     dns.answers.set('metadata6.sendflow.test', [{ address: 'fd00:ec2::254', family: 6 }]);
+    dns.answers.set('compat6.sendflow.test', [{ address: '::a9fe:a9fe', family: 6 }]);
     const urls = [
       'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
       'http://169.254.170.2/v2/credentials',
       'http://[fd00:ec2::254]/latest/meta-data/',
       'http://[::ffff:169.254.169.254]/',
       'http://[::ffff:a9fe:a9fe]/',
+      // IPv4-compatible, SIIT, NAT64, 6to4, Teredo and ISATAP forms of 169.254.169.254, and AWS's IPv6 services.
+      'http://[::a9fe:a9fe]/latest/meta-data/',
+      'http://[::169.254.169.254]/',
+      'http://[::ffff:0:a9fe:a9fe]/',
+      'http://[64:ff9b::a9fe:a9fe]/',
+      'http://[64:ff9b:1::a9fe:a9fe]/',
+      'http://[2002:a9fe:a9fe::]/',
+      'http://[2001:0:a9fe:a9fe::1]/',
+      'http://[fe80::5efe:a9fe:a9fe]/',
+      'http://[fd00:ec2::253]/',
       'http://metadata.sendflow.test/latest/meta-data/',
       'http://metadata6.sendflow.test/latest/meta-data/',
+      'http://compat6.sendflow.test/latest/meta-data/',
     ];
     const results = await Promise.all(urls.map((u) => open.fetch(u, opts(1000, 500))));
     expect(results).toEqual(

@@ -1,5 +1,5 @@
-// Unit tests for the AWS retry transport (lambdas/adapters/aws/retry-scheduler.ts): under a minute the job
-// goes to the deliveries queue with DelaySeconds; from a minute on, the exact CreateSchedule request
+// Unit tests for the AWS retry transport (lambdas/adapters/aws/retry-scheduler.ts): up to 15 minutes (SQS's
+// longest DelaySeconds) the job goes to the deliveries queue with DelaySeconds; beyond, the exact CreateSchedule request
 // (at() in UTC rounded up, group, target, role, DLQ, ActionAfterCompletion, ClientToken) through
 // aws-sdk-client-mock; a schedule that already exists counts as done.
 import {
@@ -58,12 +58,16 @@ beforeEach(() => {
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
 });
 
-describe('under a minute: SQS DelaySeconds', () => {
+describe('up to 15 minutes: SQS DelaySeconds', () => {
   it.each([
     [1, 1],
     [30, 30],
     [0, 0],
     [59.2, 60],
+    [60, 60],
+    [300, 300],
+    [899.5, 900],
+    [900, 900],
   ])(
     'a %s s retry is the job on the deliveries queue with DelaySeconds %i, and no schedule',
     async (delay, seconds) => {
@@ -80,7 +84,7 @@ describe('under a minute: SQS DelaySeconds', () => {
   );
 });
 
-describe('a minute and more: a one-shot Scheduler schedule', () => {
+describe('beyond 15 minutes: a one-shot Scheduler schedule', () => {
   it('creates exactly this schedule for a 30-minute retry', async () => {
     // Act
     await retries().schedule(job, 1800);
@@ -109,19 +113,19 @@ describe('a minute and more: a one-shot Scheduler schedule', () => {
   });
 
   it('puts in Input what the delivery worker parses as the job', async () => {
-    await retries().schedule(job, 300);
+    await retries().schedule(job, 1800);
     const input = scheduler.commandCalls(CreateScheduleCommand)[0]?.args[0].input.Target?.Input ?? '';
     expect(deliveryJobMessage.parse(JSON.parse(input))).toEqual(job);
   });
 
   it.each([
-    // exactly one minute from a whole second stays on that second
-    [Date.UTC(2026, 0, 1, 12, 0, 0, 0), 60, 'at(2026-01-01T12:01:00)'],
+    // the first second past SQS's 15 minutes, from a whole second, stays on that second
+    [Date.UTC(2026, 0, 1, 12, 0, 0, 0), 901, 'at(2026-01-01T12:15:01)'],
     // any millisecond rounds up, never down (an attempt must not fire early)
-    [Date.UTC(2026, 0, 1, 12, 0, 0, 1), 60, 'at(2026-01-01T12:01:01)'],
-    [Date.UTC(2026, 0, 1, 12, 0, 0, 999), 300, 'at(2026-01-01T12:05:01)'],
+    [Date.UTC(2026, 0, 1, 12, 0, 0, 1), 1800, 'at(2026-01-01T12:30:01)'],
+    [Date.UTC(2026, 0, 1, 12, 0, 0, 999), 3600, 'at(2026-01-01T13:00:01)'],
     // a fractional delay also rounds up
-    [Date.UTC(2026, 0, 1, 12, 0, 0, 0), 60.4, 'at(2026-01-01T12:01:01)'],
+    [Date.UTC(2026, 0, 1, 12, 0, 0, 0), 900.4, 'at(2026-01-01T12:15:01)'],
     // across the end of a leap-year February
     [Date.UTC(2028, 1, 28, 23, 45, 0, 0), 1800, 'at(2028-02-29T00:15:00)'],
   ])('from %i + %s s the expression is %s', async (now, delay, expression) => {
@@ -157,7 +161,7 @@ describe('a minute and more: a one-shot Scheduler schedule', () => {
       .rejects(new ConflictException({ Message: 'exists', message: 'exists', $metadata: {} }));
 
     // Act & Assert
-    await expect(retries().schedule(job, 300)).resolves.toBeUndefined();
+    await expect(retries().schedule(job, 1800)).resolves.toBeUndefined();
     expect(sqs).not.toHaveReceivedCommand(SendMessageBatchCommand);
   });
 
@@ -169,7 +173,36 @@ describe('a minute and more: a one-shot Scheduler schedule', () => {
     ],
   ])('rethrows %s so the SQS record is retried', async (_name, error) => {
     scheduler.on(CreateScheduleCommand).rejects(error);
-    await expect(retries().schedule(job, 300)).rejects.toBe(error);
+    await expect(retries().schedule(job, 1800)).rejects.toBe(error);
+  });
+});
+
+describe('paced schedule creation', () => {
+  it('spaces its CreateSchedule calls by the pace (a batch of hanging attempts ends at once; its retries need not)', async () => {
+    // Arrange: 10 a second; a clock that stands still (the calls are made together).
+    const slept: number[] = [];
+    const paced = new AwsRetryScheduler({
+      scheduler: new SchedulerClient({ region: 'eu-west-1' }),
+      queue: new SqsDeliveryQueue(new SQSClient({ region: 'eu-west-1' }), QUEUE_URL),
+      groupName: GROUP,
+      queueArn: QUEUE_ARN,
+      roleArn: ROLE_ARN,
+      dlqArn: DLQ_ARN,
+      now: () => NOW,
+      schedulesPerSecond: 10,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+
+    // Act: three 30-minute retries at once, and one 5-minute retry (SQS: never paced).
+    await Promise.all([1, 2, 3].map((attempt) => paced.schedule({ ...job, attempt }, 1800)));
+    await paced.schedule(job, 300);
+
+    // Assert
+    expect(slept).toEqual([100, 200]);
+    expect(scheduler).toHaveReceivedCommandTimes(CreateScheduleCommand, 3);
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
   });
 });
 

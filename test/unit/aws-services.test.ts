@@ -95,9 +95,9 @@ describe('createAwsServices', () => {
       clients: clients(),
     });
 
-    // Act
-    await services.retries.schedule(job, 5);
+    // Act: up to 15 minutes through SQS, beyond through Scheduler.
     await services.retries.schedule(job, 300);
+    await services.retries.schedule(job, 1800);
 
     // Assert
     expect(services.retries).toBeInstanceOf(AwsRetryScheduler);
@@ -109,6 +109,35 @@ describe('createAwsServices', () => {
         RoleArn: awsEnv.SF_SCHEDULER_ROLE_ARN,
         DeadLetterConfig: { Arn: awsEnv.SF_SCHEDULER_DLQ_ARN },
       }),
+    });
+  });
+
+  it("waits for a slow attempt's retry in the slow lane as SQS DelaySeconds up to 15 minutes, beyond through Scheduler", async () => {
+    // Arrange
+    const slowUrl = 'https://sqs.eu-west-1.amazonaws.com/123456789012/slow';
+    const services = createAwsServices('sendflow-delivery', [scheduledRetries, slowLane], {
+      env: {
+        ...tablesEnv,
+        ...awsEnv,
+        SF_SLOW_DELIVERIES_QUEUE_URL: slowUrl,
+        SF_SLOW_DELIVERIES_QUEUE_ARN: 'arn:aws:sqs:eu-west-1:123456789012:slow',
+      },
+      clients: clients(),
+    });
+
+    // Act
+    await services.lanes?.slowRetries.schedule(job, 900);
+    await services.lanes?.slowRetries.schedule(job, 1800);
+
+    // Assert
+    expect(sqs).toHaveReceivedCommandTimes(SendMessageBatchCommand, 1);
+    expect(sqs).toHaveReceivedCommandWith(SendMessageBatchCommand, {
+      QueueUrl: slowUrl,
+      Entries: [{ Id: 'm0', MessageBody: JSON.stringify(job), DelaySeconds: 900 }],
+    });
+    expect(scheduler).toHaveReceivedCommandTimes(CreateScheduleCommand, 1);
+    expect(scheduler).toHaveReceivedCommandWith(CreateScheduleCommand, {
+      Target: expect.objectContaining({ Arn: awsEnv.SF_DELIVERIES_QUEUE_ARN }),
     });
   });
 

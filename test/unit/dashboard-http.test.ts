@@ -11,6 +11,8 @@ import {
   sameOrigin,
   sealFlash,
   sessionCookieName,
+  sessionCookies,
+  withCookies,
 } from '../../lambdas/handlers/dashboard/http';
 
 describe('html', () => {
@@ -59,16 +61,49 @@ describe('cookies', () => {
     expect(cookie('sf_session', 'v', 60, { 'X-Forwarded-Proto': 'https' })).toMatch(/; Secure$/);
   });
 
-  it('names the session cookie __Host-sf_session over https (Path=/, Secure), else after the link secret', () => {
+  it('names the session cookie __Host-sf_session over https (Path=/, Secure), else after the runtime and the session', () => {
     const https = { 'X-Forwarded-Proto': 'https' };
-    expect(sessionCookieName(https, 'secret-a')).toBe('__Host-sf_session');
+    expect(sessionCookieName(https, 'secret-a', 'token-1')).toBe('__Host-sf_session');
     expect(cookie('__Host-sf_session', 'v', 60, https)).toBe(
       '__Host-sf_session=v; Path=/; Max-Age=60; HttpOnly; SameSite=Strict; Secure',
     );
-    const local = sessionCookieName({}, 'secret-a');
-    expect(local).toMatch(/^sf_session_[0-9a-f]{16}$/);
-    expect(sessionCookieName({}, 'secret-a')).toBe(local);
-    expect(sessionCookieName({}, 'secret-b')).not.toBe(local);
+    const local = sessionCookieName({}, 'secret-a', 'token-1');
+    const [runtime] = local.split('_').slice(2);
+    expect(local).toMatch(/^sf_session_[0-9a-f]{16}_[0-9a-f]{16}$/);
+    expect(sessionCookieName({}, 'secret-a', 'token-1')).toBe(local);
+    // Another session of the same runtime: the same runtime tag, another name.
+    expect(sessionCookieName({}, 'secret-a', 'token-2')).not.toBe(local);
+    expect(sessionCookieName({}, 'secret-a', 'token-2')).toMatch(new RegExp(`^sf_session_${runtime}_`));
+    // Another runtime (another link secret): another runtime tag.
+    expect(sessionCookieName({}, 'secret-b', 'token-1')).not.toMatch(new RegExp(`^sf_session_${runtime}_`));
+  });
+
+  it("reads only this runtime's session cookies, each under the name it gave that token", () => {
+    const mine = sessionCookieName({}, 'secret-a', 'token-1');
+    const other = sessionCookieName({}, 'secret-a', 'token-2');
+    const elsewhere = sessionCookieName({}, 'secret-b', 'token-3');
+    const header = (cookie: string) => ({ cookie });
+
+    expect(sessionCookies(header(`${mine}=token-1; ${elsewhere}=token-3; x=1`), 'secret-a')).toEqual([
+      { name: mine, token: 'token-1' },
+    ]);
+    // A token under a name this runtime gave another token: not a session cookie of it.
+    expect(sessionCookies(header(`${mine}=token-2`), 'secret-a')).toEqual([]);
+    expect(sessionCookies(header(`${elsewhere}=token-3`), 'secret-a')).toEqual([]);
+    // Two: the caller trusts neither.
+    expect(sessionCookies(header(`${mine}=token-1; ${other}=token-2`), 'secret-a')).toHaveLength(2);
+    expect(sessionCookies({ 'X-Forwarded-Proto': 'https', cookie: '__Host-sf_session=t' }, 'secret-a')).toEqual([
+      { name: '__Host-sf_session', token: 't' },
+    ]);
+  });
+
+  it('sends several Set-Cookie headers as multiValueHeaders, the one in headers first', () => {
+    const answer = withCookies({ statusCode: 303, headers: { Location: '/', 'Set-Cookie': 'a=1' }, body: '' }, [
+      'b=; Max-Age=0',
+    ]);
+
+    expect(answer.headers).toEqual({ Location: '/' });
+    expect(answer.multiValueHeaders).toEqual({ 'Set-Cookie': ['a=1', 'b=; Max-Age=0'] });
   });
 });
 

@@ -44,6 +44,30 @@ describe('filenames', () => {
     (name) => expect(filenameProblem(name)).toMatch(/cannot be sent.*Amazon SES/),
   );
 
+  // Windows opens what is before an NTFS stream suffix ("x.exe::$DATA" is x.exe's default stream) and drops
+  // trailing dots and spaces: each names an executable that SES and a receiver's Windows would treat as one.
+  it.each([
+    'x.exe::$DATA',
+    'x.EXE::$data',
+    'x.exe:stream',
+    'x.exe:stream:$DATA',
+    'x.exe:',
+    'x.exe.',
+    'x.exe ',
+    'x.exe. . ',
+    'x.exe .::$DATA',
+    'x.exe.::$DATA',
+    'x.pdf:y.exe',
+    'report.pdf.js::$DATA',
+  ])('refuses %j: an NTFS stream suffix or trailing dots and spaces hide a refused type', (name) =>
+    expect(filenameProblem(name)).toMatch(/cannot be sent.*Amazon SES/),
+  );
+
+  it.each(['Meeting 10:30.pdf', 'notes:exe', 'a:b.txt', 'x.exe.txt', 'x.pdf::$DATA'])(
+    'accepts %j: no refused type before or after a colon',
+    (name) => expect(filenameProblem(name)).toBeNull(),
+  );
+
   it('holds SES’s whole published list, lower-cased', () => {
     expect(SES_BLOCKED_EXTENSIONS.size).toBe(90);
     for (const ext of ['ade', 'exe', 'js', 'jse', 'msi', 'vbs', 'wsh', 'xnk', 'ps2xml', 'vsmacros']) {

@@ -3,7 +3,7 @@
 // flight, none from an endpoint slow in the last minute, on a fake clock.
 import { describe, expect, it } from 'vitest';
 import { EndpointGate } from '../../lambdas/app/webhooks/endpoint-gate';
-import { isSlowOutcome, LANE_POLICY } from '../../lambdas/domain/webhooks/endpoint-health';
+import { AWS_LANE_POLICY, isSlowOutcome, LANE_POLICY } from '../../lambdas/domain/webhooks/endpoint-health';
 import { FakeClock } from '../support/fakes';
 
 const attempt = (durationMs: number, statusCode: number | null = 200) => ({
@@ -116,5 +116,71 @@ describe('EndpointGate', () => {
 
     expect(gate.enter(at('w1', 'acct')).kind).toBe('slow');
     expect(gate.enter(at('w3', 'acct')).kind).toBe('busy');
+  });
+});
+
+describe('EndpointGate on AWS (issue 29: one batch per container, SQS fair queues share the lane)', () => {
+  const policy = { ...AWS_LANE_POLICY, slowAfterMs: 1_000 };
+
+  it('lets every job of an account in at once: no share per container, so nothing goes round the queue', () => {
+    const gate = new EndpointGate(policy, new FakeClock(0));
+    const answers = Array.from({ length: 100 }, () => gate.enter(at('w1', 'acct')).kind);
+    expect(new Set(answers)).toEqual(new Set(['go']));
+  });
+
+  it('marks an endpoint slow on a share of its outcomes, not on its p99: a batch of 500 with 3% slow stays', () => {
+    // Arrange: a bad day's busy endpoint: 16 of a batch's 500 answers past slowAfterMs, the slowest ending last.
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+
+    // Act & Assert
+    for (let i = 0; i < 484; i++) gate.observe('a', attempt(300));
+    for (let i = 0; i < 16; i++) gate.observe('a', attempt(i < 3 ? 10_000 : 3_000, i < 3 ? null : 200));
+    expect(gate.enter(at('a')).kind).toBe('go');
+  });
+
+  it('marks a low-traffic endpoint on its quorum of slow outcomes when they are its share', () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(10_000, null));
+    expect(gate.enter(at('a')).kind).toBe('go');
+    gate.observe('a', attempt(300));
+    gate.observe('a', attempt(10_000, null));
+    expect(gate.enter(at('a')).kind).toBe('slow');
+    clock.advance(policy.slowForMs);
+    expect(gate.enter(at('a')).kind).toBe('go');
+  });
+
+  it('forgets what it saw a window ago: old slow outcomes do not add up with new ones', () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1, slowWindowMs = 0 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) gate.observe('a', attempt(10_000, null));
+    clock.advance(slowWindowMs);
+    gate.observe('a', attempt(10_000, null));
+    expect(gate.enter(at('a')).kind).toBe('go');
+  });
+
+  it("counts requests in flight for slowAfterMs toward the quorum: a hanging endpoint's batch marks it", () => {
+    const clock = new FakeClock(0);
+    const gate = new EndpointGate(policy, clock);
+    const { slowQuorum = 1 } = policy;
+    for (let i = 0; i < slowQuorum - 1; i++) void gate.timed('a', () => new Promise(() => {}));
+    clock.advance(policy.slowAfterMs);
+    expect(gate.enter(at('a')).kind).toBe('go');
+    void gate.timed('a', () => new Promise(() => {}));
+    clock.advance(policy.slowAfterMs);
+    expect(gate.enter(at('a')).kind).toBe('slow');
+  });
+
+  it('sends a failing webhook to the slow lane: a streak of 3 failed deliveries with no success for 30 s', () => {
+    const clock = new FakeClock(100_000);
+    const gate = new EndpointGate(policy, clock);
+    expect(gate.failing(null)).toBe(false);
+    expect(gate.failing({ since: 70_000, failures: 3 })).toBe(true);
+    expect(gate.failing({ since: 70_001, failures: 3 })).toBe(false);
+    expect(gate.failing({ since: 0, failures: 2 })).toBe(false);
+    expect(new EndpointGate(LANE_POLICY, clock).failing({ since: 0, failures: 10 })).toBe(false);
   });
 });

@@ -31,6 +31,29 @@ describe('GatheredDeliveryQueue', () => {
     ]);
   });
 
+  it('sends its tens together, not one after another (a backlog skimmed, a fan-out of 500, waits one round trip)', async () => {
+    // Arrange: an inner queue whose sends stay in flight until released.
+    const started: number[] = [];
+    const releases: (() => void)[] = [];
+    const inner = {
+      send: (sent: readonly DeliveryJob[]) =>
+        new Promise<void>((resolve) => {
+          started.push(sent.length);
+          releases.push(resolve);
+        }),
+    };
+    const gathered = new GatheredDeliveryQueue(inner, 1);
+
+    // Act
+    const sent = gathered.member().queue.send(jobs(0, 25));
+    await new Promise((resolve) => setImmediate(resolve));
+
+    // Assert: all three requests are in flight before any has answered.
+    expect(started).toEqual([10, 10, 5]);
+    for (const release of releases) release();
+    await sent;
+  });
+
   it('sends a delayed send, and a send after the flush, at once and as given', async () => {
     // Arrange
     const inner = new RecordingDeliveryQueue();

@@ -58,7 +58,7 @@ async function run(event: unknown) {
     },
     receive: async (message) => {
       received.push(message);
-      return { stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true }], dropped: [] };
+      return { stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true, status: 'received' }], dropped: [] };
     },
     logger: { info: () => {}, warn: () => {} },
   });

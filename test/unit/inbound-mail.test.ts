@@ -43,9 +43,12 @@ describe('inbound mail handler', () => {
   });
 
   /** receiveEmail's outcome for a message one account received at its domain. */
-  const storedOne = { stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true }], dropped: [] as string[] };
+  const storedOne = {
+    stored: [{ accountId: 'acct_1', emailId: 'rcv_1', created: true, status: 'partial' }],
+    dropped: [] as string[],
+  };
   const handler = (
-    receive: (message: InboundMessage) => Promise<{ stored: readonly unknown[] }> = async (message) => {
+    receive: (message: InboundMessage) => Promise<{ stored: readonly { status: string }[] }> = async (message) => {
       received.push(message);
       return storedOne;
     },
@@ -150,6 +153,7 @@ describe('inbound mail handler', () => {
     // Assert
     const logged = JSON.stringify(logger.info.mock.calls);
     expect(logged).toContain('o3vrnil0e2ic28trm7dfhrc2v0cnbeccl4nbp0g1');
+    expect(logged).toContain('"stored":1,"partial":1');
     expect(logged).not.toMatch(/acme\.example|sender\.example|Invoice/);
   });
 

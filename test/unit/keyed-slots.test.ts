@@ -50,4 +50,39 @@ describe('KeyedSlots', () => {
     expect(await slots.run('a', async () => 'next')).toBe('next');
     expect(slots.inFlight('a')).toBe(0);
   });
+
+  it('outside: a task gives its slot back while it waits elsewhere, then takes one again in turn', async () => {
+    // Arrange: one slot; a task holding it steps outside.
+    const slots = new KeyedSlots(1);
+    const away = gate();
+    const steps: string[] = [];
+    const holder = slots.run('a', async () => {
+      steps.push('holder in');
+      await slots.outside('a', () => away.opened);
+      steps.push('holder back');
+    });
+    await tick();
+
+    // Act: another task of the key runs meanwhile and holds the slot when the first comes back.
+    const other = gate();
+    const second = slots.run('a', async () => {
+      steps.push('second in');
+      await other.opened;
+      steps.push('second out');
+    });
+    await tick();
+    away.open();
+    await tick();
+
+    // Assert: the holder waits for its turn (never two at once), then goes on.
+    expect(steps).toEqual(['holder in', 'second in']);
+    expect(slots.inFlight('a')).toBe(1);
+    other.open();
+    await Promise.all([holder, second]);
+    expect(steps).toEqual(['holder in', 'second in', 'second out', 'holder back']);
+    expect(slots.inFlight('a')).toBe(0);
+    // Outside any slot of the key, it just runs.
+    await expect(slots.outside('a', async () => 'ran')).resolves.toBe('ran');
+    expect(slots.inFlight('a')).toBe(0);
+  });
 });

@@ -9,6 +9,7 @@ import type { DeliveryJob, RecoveryStep, Tenant, Webhook } from '../../lambdas/a
 import { type RecoveryDeps, startRecovery } from '../../lambdas/app/webhooks/recoveries';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
+import { AWS_LANE_POLICY } from '../../lambdas/domain/webhooks/endpoint-health';
 import { deliveryIdFor, renderPayload } from '../../lambdas/domain/webhooks/render';
 import { createDeliveryWorkerHandler, type Lanes } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
@@ -277,11 +278,13 @@ describe('delivery worker lanes', () => {
   let clock: FakeClock;
   let deliveries: InMemoryDeliveryRepository;
   let slowSteps: RecordingRecoveryQueue;
+  let slowRetries: RecordingRetryScheduler;
 
   beforeEach(async () => {
     clock = new FakeClock(T0);
     deliveries = new InMemoryDeliveryRepository();
     slowSteps = new RecordingRecoveryQueue();
+    slowRetries = new RecordingRetryScheduler();
     sender = new ScriptedSender(clock);
     slowLane = new RecordingDeliveryQueue();
     sharedLane = new RecordingDeliveryQueue();
@@ -309,6 +312,7 @@ describe('delivery worker lanes', () => {
         sharedLane,
         busyDelaySeconds: 1,
         isSlowLane: (record) => record.eventSourceARN === SLOW_ARN,
+        slowRetries,
       },
     };
   });
@@ -380,6 +384,108 @@ describe('delivery worker lanes', () => {
     expect(diverted).toEqual([step]);
     expect(sender.requests.length - requests).toBe(2);
     expect(await deps.recoveries.get(hook.id, job.id, clock.now())).toMatchObject({ status: 'completed', total: 2 });
+  });
+
+  it('waits for the retry of a slow attempt in the slow lane, and of a fast failure as any retry', async () => {
+    // Arrange: one attempt times out (slow), another fails fast with a 500.
+    sender.answers((n) =>
+      n === 1 ? { statusCode: null, durationMs: 10_000, error: 'timed out' } : { statusCode: 500, durationMs: 40 },
+    );
+    const [slowJob, fastJob] = [0, 1].map((n) => firstJob(event(LIVE, n), hook)) as [DeliveryJob, DeliveryJob];
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(inLane([encodeJob(slowJob)], 'arn:shared'));
+    await createDeliveryWorkerHandler(deps)(inLane([encodeJob(fastJob)], SLOW_ARN));
+
+    // Assert: attempt 2 of each, 1 s later (the policy), each where its first attempt's time says.
+    expect(slowRetries.scheduled).toEqual([
+      { job: expect.objectContaining({ deliveryId: slowJob.deliveryId, attempt: 2 }), delaySeconds: 1 },
+    ]);
+    expect((deps.retries as RecordingRetryScheduler).scheduled).toEqual([
+      { job: expect.objectContaining({ deliveryId: fastJob.deliveryId, attempt: 2 }), delaySeconds: 1 },
+    ]);
+  });
+});
+
+describe('delivery worker lanes on AWS (issue 29)', () => {
+  const SLOW_ARN = 'arn:aws:sqs:local:000000000000:slow';
+  const healthy = webhook(LIVE, 'wh_healthy');
+  // No success for a minute, 3 failed deliveries (every worker's count on the item).
+  const failing: Webhook = { ...webhook(LIVE, 'wh_failing'), failingSince: T0 - 60_000, failedDeliveries: 3 };
+  // As many failures, begun a second ago: a busy healthy endpoint's 5xx that a success will clear.
+  const blip: Webhook = { ...webhook(LIVE, 'wh_blip'), failingSince: T0 - 1_000, failedDeliveries: 3 };
+  let deps: RecoveryDeps & { lanes: Lanes };
+  let sender: ScriptedSender;
+  let slowLane: RecordingDeliveryQueue;
+  let sharedLane: RecordingDeliveryQueue;
+
+  beforeEach(async () => {
+    const clock = new FakeClock(T0);
+    sender = new ScriptedSender(clock);
+    slowLane = new RecordingDeliveryQueue();
+    sharedLane = new RecordingDeliveryQueue();
+    const webhooks = new InMemoryWebhookRepository();
+    await webhooks.create(healthy);
+    await webhooks.create(failing);
+    await webhooks.create(blip);
+    deps = {
+      ...inMemoryRecoveryDeps(clock, { webhooks, sender }),
+      lanes: {
+        gate: new EndpointGate(AWS_LANE_POLICY, clock),
+        slowLane,
+        slowSteps: new RecordingRecoveryQueue(),
+        sharedLane,
+        busyDelaySeconds: 1,
+        isSlowLane: (record) => record.eventSourceARN === SLOW_ARN,
+        slowRetries: new RecordingRetryScheduler(),
+      },
+    };
+  });
+
+  it("attempts every job of a batch at once, one account's ten included: none goes round the queue", async () => {
+    // Arrange: ten jobs of one account for an endpoint that answers in 300 ms.
+    sender.answers({ statusCode: 200, durationMs: 300 });
+    const jobs = Array.from({ length: 10 }, (_, n) => firstJob(event(LIVE, n), healthy));
+
+    // Act
+    const result = await createDeliveryWorkerHandler(deps)(sqsEvent(jobs.map(encodeJob)));
+
+    // Assert
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sender.requests).toHaveLength(10);
+    expect(sharedLane.sent).toEqual([]);
+    expect(slowLane.sent).toEqual([]);
+  });
+
+  it('moves a first attempt that waited a minute or more in the shared lane (behind a backlog) to the slow lane', async () => {
+    // Arrange: the clock is at T0; one job was queued 2 minutes ago (during an outage), one 2 s ago.
+    const late = firstJob(event(LIVE, 0), healthy);
+    const onTime = firstJob(event(LIVE, 1), healthy);
+    const batch = sqsEvent([late, onTime].map(encodeJob));
+    for (const [i, sentAt] of [T0 - 120_000, T0 - 2_000].entries()) {
+      (batch.Records[i] as { attributes: unknown }).attributes = { SentTimestamp: String(sentAt) };
+    }
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(batch);
+
+    // Assert: the shared lane keeps serving what is on time; the late one waits in the slow lane, unattempted.
+    expect(slowLane.sent.flatMap((s) => s.jobs.map((j) => j.deliveryId))).toEqual([late.deliveryId]);
+    expect(sender.requests).toHaveLength(1);
+  });
+
+  it("moves a failing webhook's first attempts to the slow lane unattempted, in one send, and attempts the rest", async () => {
+    // Arrange: 3 jobs for the failing webhook; 2 for a healthy one and 1 for one whose streak is a second old.
+    const moved = [0, 1, 2].map((n) => firstJob(event(LIVE, n), failing));
+    const kept = [firstJob(event(LIVE, 3), healthy), firstJob(event(LIVE, 4), healthy), firstJob(event(LIVE, 5), blip)];
+
+    // Act
+    await createDeliveryWorkerHandler(deps)(sqsEvent([...moved, ...kept].map(encodeJob)));
+
+    // Assert
+    expect(slowLane.sent).toHaveLength(1);
+    expect(slowLane.sent[0]?.jobs.map((j) => j.deliveryId)).toEqual(moved.map((j) => j.deliveryId));
+    expect(sender.requests.map((r) => r.url)).toEqual([healthy.url, healthy.url, blip.url]);
   });
 });
 

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       dataDir: '.data',
       dataDirWaitSeconds: 30,
       emailRetentionSeconds: 30 * 86_400,
+      inboundParseMs: 10_000,
       listenMaxWaitMs: 20_000,
       seed: true,
       localHttp: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, bodyIdleTimeoutMs: 10_000 },
@@ -72,6 +73,7 @@ describe('loadConfig', () => {
         judgeTestMode: false,
         events: false,
       },
+      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true },
       aws: {},
     });
   });

@@ -1,4 +1,5 @@
-// The S3 file store sends exactly one PutObject per file (its type, its expiry in metadata, no tag), under
+// The S3 file store sends exactly one PutObject per file (its type, its expiry in metadata, no tag but on a
+// short-lived test-mode file's, for the bucket's one-day rule), under
 // `retention/<key>` when it expires within the retention (the lifecycle's prefix rule) and at `<key>` otherwise;
 // reads the retention key first and the plain one after a miss there; and signs download links as presigned GETs
 // of the key a HeadObject found (the retention one, else the plain one) that set the download's Content-Disposition
@@ -55,6 +56,32 @@ it('puts one object with its type and expiry, untagged, under retention/ when it
       Body: bytes,
       ContentType: 'text/plain',
       Metadata: { 'expires-at': String(NOW / 1000 + 90 * 86_400) },
+    },
+  ]);
+});
+
+it("tags a short-lived file (a test-mode email's, kept a day) for the bucket's one-day rule; only that one", async () => {
+  // Arrange
+  s3.on(PutObjectCommand).resolves({});
+  const store = new S3FileStore(client(), 'bodies-bucket', { now: () => NOW, retentionSeconds: 30 * 86_400 });
+  const bytes = new Uint8Array([1]);
+
+  // Act
+  await store.put('emails/email_1/attachments/att_1', bytes, {
+    contentType: 'image/png',
+    expiresAt: NOW / 1000 + 86_400,
+    shortLived: true,
+  });
+
+  // Assert: the same key as any file expiring within the retention (readers unchanged), plus the tag.
+  expect(s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input)).toEqual([
+    {
+      Bucket: 'bodies-bucket',
+      Key: 'retention/emails/email_1/attachments/att_1',
+      Body: bytes,
+      ContentType: 'image/png',
+      Metadata: { 'expires-at': String(NOW / 1000 + 86_400) },
+      Tagging: 'sendflow-expiry=short',
     },
   ]);
 });

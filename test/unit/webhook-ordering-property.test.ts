@@ -111,6 +111,8 @@ function world() {
   const sender = new ScriptedSender(clock);
   const queue = new ModelQueue(clock);
   const webhook = webhookOf('per_email');
+  const CLAIM_MS = 60_000;
+  const VISIBILITY_MS = 3 * CLAIM_MS;
   const deps: AttemptDeps = {
     webhooks,
     deliveries,
@@ -119,7 +121,7 @@ function world() {
     clock,
     random: seededRandom(),
     policy: { delaysSeconds: [1, 5] },
-    claimMs: 60_000,
+    claimMs: CLAIM_MS,
     retentionSeconds: 30 * 86_400,
     orderLanes: lanes,
   };
@@ -176,8 +178,10 @@ function world() {
     try {
       outcome = await attemptDelivery(deps, taken.job);
     } catch {
-      // Our own failure: SQS gives the job back (the lane's leave failed after the result was recorded).
-      queue.jobs.push(taken);
+      // Our own failure (a lane write failed after the claim or the result): SQS gives the job back once its
+      // visibility time-out has passed, which the manifest sets longer than a claim holds (a claim the failed
+      // attempt left behind has lapsed by then; see test/unit/claims-and-visibility.test.ts).
+      queue.jobs.push({ job: taken.job, at: clock.now() + VISIBILITY_MS });
       outcome = 'threw';
     }
     lanes.failNextLeave = false;
@@ -295,22 +299,7 @@ describe('per_email ordering over interleavings of every event path, failures an
         expect(w.violations).toEqual([]);
         expect(w.unfinished().map((event) => event.type)).toEqual([]);
       }),
-      {
-        numRuns: 1,
-        examples: [
-          [
-            [
-              { kind: 'reserve', email: 0 },
-              { kind: 'handOver', email: 0, taken: true },
-              { kind: 'fanOutSent', email: 0 },
-              { kind: 'run', pick: 0, ok: true, faultAfter: false },
-              { kind: 'providerTells', email: 0 },
-              { kind: 'providerTells', email: 0 },
-              { kind: 'run', pick: 1, ok: true, faultAfter: false },
-            ],
-          ],
-        ],
-      },
+      { numRuns: 500, examples: [[LATER_EVENTS_TOLD_TOGETHER]] },
     );
   }, 120_000);
 });

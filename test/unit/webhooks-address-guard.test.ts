@@ -1,6 +1,8 @@
 // Unit tests for the SSRF guard (lambdas/domain/webhooks/address-guard.ts, DESIGN §4): only public unicast
 // addresses, IPv4-mapped IPv6 judged as the IPv4 it carries; webhook URLs refused for http on AWS, credentials,
 // non-public IP literals in any spelling the URL parser accepts, and localhost names.
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
 import {
   checkWebhookUrl,
@@ -220,5 +222,111 @@ describe('isMetadataAddress (refused for attachment paths even where private URL
     ['not an address'],
   ])('%s is not', (address) => {
     expect(isMetadataAddress(address)).toBe(false);
+  });
+});
+
+/**
+ * Every IPv6 spelling that carries an IPv4 address (a.b.c.d) by a transition mechanism, named. The NAT64
+ * local-use forms are read in every layout an operator may choose, so another layout can find 169.254/16 in an
+ * address that carries another IPv4 in its own: those are named "(local-use)" and judged one way only.
+ */
+function ipv6Forms(v4: string): [string, string][] {
+  const [a = 0, b = 0, c = 0, d = 0] = v4.split('.').map(Number);
+  const hex = (n: number) => n.toString(16);
+  const hi = hex((a << 8) | b);
+  const lo = hex((c << 8) | d);
+  const not = (n: number) => hex(~n & 0xffff);
+  return [
+    [`::ffff:${v4}`, 'IPv4-mapped, dotted'],
+    [`::ffff:${hi}:${lo}`, 'IPv4-mapped, hex'],
+    [`0000:0000:0000:0000:0000:FFFF:${hi.padStart(4, '0')}:${lo.padStart(4, '0')}`, 'IPv4-mapped, expanded'],
+    [`::${v4}`, 'IPv4-compatible, dotted'],
+    [`::${hi}:${lo}`, 'IPv4-compatible, hex'],
+    [`0:0:0:0:0:0:${hi}:${lo}`, 'IPv4-compatible, expanded'],
+    [`::ffff:0:${hi}:${lo}`, 'IPv4-translated (SIIT, RFC 6145)'],
+    [`64:ff9b::${hi}:${lo}`, 'NAT64 well-known prefix'],
+    [`64:ff9b::${v4}`, 'NAT64 well-known prefix, dotted'],
+    [`64:ff9b:1::${hi}:${lo}`, 'NAT64 (local-use) prefix as a /96 (RFC 8215)'],
+    [`64:ff9b:1:${hi}:${hex(c)}:${hex(d << 8)}::`, 'NAT64 (local-use) prefix as a /48 (RFC 6052 layout)'],
+    [`64:ff9b:1:${hex(a)}:${hex(b)}:${lo}::`, 'NAT64 (local-use) prefix as a /56'],
+    [`64:ff9b:1:0:${hex(a)}:${hex((b << 8) | c)}:${hex(d << 8)}:0`, 'NAT64 (local-use) prefix as a /64'],
+    [`2002:${hi}:${lo}::`, '6to4'],
+    [`2002:${hi}:${lo}:1::1`, '6to4, a host of its /48'],
+    [`2001:0:${hi}:${lo}::1`, 'Teredo server'],
+    [`2001:0:4136:e378:8000:63bf:${not((a << 8) | b)}:${not((c << 8) | d)}`, 'Teredo client (obfuscated)'],
+    [`2001:db8::5efe:${hi}:${lo}`, 'ISATAP'],
+    [`2001:db8::200:5efe:${v4}`, 'ISATAP, global, dotted'],
+  ];
+}
+
+const METADATA_V4 = ['169.254.169.254', '169.254.170.2', '169.254.170.23', '169.254.0.1', '169.254.255.255'];
+
+describe('isMetadataAddress in every IPv6 form (private URLs allowed must not reach a metadata service)', () => {
+  it.each(METADATA_V4.flatMap((v4) => ipv6Forms(v4).map(([form, name]) => [form, name, v4])))(
+    '%s (%s of %s) is one',
+    (address) => {
+      expect(ipaddr.isValid(address)).toBe(true);
+      expect(isMetadataAddress(address)).toBe(true);
+    },
+  );
+
+  it.each([
+    ['fd00:ec2::254', 'AWS IMDS (IPv6)'],
+    ['FD00:0EC2:0000:0000:0000:0000:0000:0254', 'AWS IMDS (IPv6), expanded'],
+    ['fd00:ec2::253', 'AWS Route 53 Resolver (IPv6)'],
+    ['fd00:ec2::23', 'EKS Pod Identity Agent (IPv6)'],
+    ['fd00:ec2::123', 'Amazon Time Sync (IPv6)'],
+    ['fd20:ce::254', 'Google Cloud metadata server (IPv6)'],
+    ['fd00:c1::a9fe:a9fe', 'Oracle Cloud IMDS (IPv6)'],
+    ['100.100.100.200', 'Alibaba Cloud metadata'],
+    ['::ffff:100.100.100.200', 'Alibaba Cloud metadata, IPv4-mapped'],
+    ['fe80::a9fe:a9fe', 'IPv6 link-local'],
+  ])('%s (%s) is one', (address) => {
+    expect(isMetadataAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['::1', 'loopback'],
+    ['::', 'unspecified'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+    ['::7f00:1', 'IPv4-compatible loopback'],
+    ['2002:7f00:1::', '6to4 of loopback'],
+    ['2002:5db8:d70e::', '6to4 of a public address'],
+    ['64:ff9b::a9fd:a9fe', 'NAT64 of 169.253.169.254'],
+    ['fd00:ec3::254', 'another unique-local /32'],
+    ['2001:db8::a9fe:a9fe', 'a:b:c:d in an address that embeds nothing'],
+    ['100.100.100.201', 'beside Alibaba’s'],
+  ])('%s (%s) is not', (address) => {
+    expect(isMetadataAddress(address)).toBe(false);
+  });
+
+  it('judges every embedding as the IPv4 it carries (property: any IPv4, every form)', () => {
+    const v4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).chain((parts) =>
+      fc.oneof(
+        fc.constant(parts.join('.')),
+        // Half the runs inside 169.254/16, so both answers are exercised.
+        fc.constant(['169', '254', String(parts[2]), String(parts[3])].join('.')),
+      ),
+    );
+    fc.assert(
+      fc.property(v4, (address) => {
+        const expected = isMetadataAddress(address);
+        for (const [form, name] of ipv6Forms(address)) {
+          if (expected || !name.includes('(local-use)')) expect(isMetadataAddress(form), form).toBe(expected);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each([
+    'http://[::a9fe:a9fe]/',
+    'http://[::169.254.169.254]/',
+    'http://[::ffff:0:a9fe:a9fe]/',
+    'http://[64:ff9b::a9fe:a9fe]/',
+    'http://[2002:a9fe:a9fe::]/',
+    'http://[fd00:ec2::254]/',
+  ])('the URL host of %s, as the attachment fetcher reads it, is one', (url) => {
+    expect(isMetadataAddress(new URL(url).hostname.replace(/^\[|\]$/g, ''))).toBe(true);
   });
 });

@@ -6,6 +6,13 @@
 // which tries the retention key first (most objects), then the plain one (scheduled emails', and every object
 // written before the prefix, tagged or not). No SDK here: lib/ names the prefix in lifecycle rules and policies.
 
+/**
+ * The tag the bucket's one-day lifecycle rule selects (a short-lived file's: a test-mode email's attachment, kept a
+ * day), with RETENTION_PREFIX: such a file expires within the retention, so its key is the retention key.
+ */
+export const EXPIRY_TAG = 'sendflow-expiry';
+export const SHORT_LIVED = 'short';
+
 /** The prefix the bucket's retention rule selects, before the object's plain key (`retention/emails/<id>/…`). */
 export const RETENTION_PREFIX = 'retention/';
 

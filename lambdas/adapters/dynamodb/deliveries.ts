@@ -3,6 +3,8 @@
 // delivery id: a listing merges the shards newest first (ShardMerge), and `after` cursors resume every shard at
 // once. Rows written before the shards stay in the unsuffixed `webhookId` partition (with the webhook's recovery
 // jobs) until they expire: reads include it, and a write that finds no row in its shard tries it (no migration).
+// New rows go there too while the stored format `deliveryShards` is off (domain/stored-formats.ts: a stage that
+// must stay able to roll back past the shards' reader); the payload is deflated only while `deliveryPayloadZ1` is on.
 // Two sparse, small indexes, so that a first attempt that succeeds
 // costs no index write: byDueShard holds pending retries only (the reconciler's due list),
 // byStatusKey failed rows only (`?status=failed`, alone or with `?error_class=`). Succeeded rows, the bulk of a
@@ -31,6 +33,7 @@ import {
   isDue,
 } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
+import { defaultStoredFormats, type StoredFormats } from '../../domain/stored-formats';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
 import { FORMATS } from '../../domain/webhooks/format';
@@ -145,12 +148,12 @@ const parse = (item: Record<string, unknown>): Delivery =>
  * class, absent after a success or before any attempt) is what `?error_class=` filters on. The row itself is
  * stored compact (delivery-codec.ts).
  */
-function toItem(delivery: Delivery, partition = shardKeyOf(delivery.webhookId, delivery.id)): Record<string, unknown> {
+function toItem(delivery: Delivery, partition: string, formats: DeliveryFormats): Record<string, unknown> {
   const { webhookId, id, status, nextAttemptAt } = delivery;
   const latest = delivery.attemptLog.at(-1);
   const latestErrorClass = latest?.errorClass ?? null;
   return {
-    ...compactDelivery(delivery),
+    ...compactDelivery(delivery, { deflate: formats.deliveryPayloadZ1 }),
     webhookId: partition,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),
@@ -176,19 +179,26 @@ function dueOrder(a: Pick<DueEntry, 'dueAt' | 'webhookId' | 'id'>, b: Pick<DueEn
   return 0;
 }
 
+/** The stored formats (domain/stored-formats.ts) this repository writes. */
+export type DeliveryFormats = Pick<StoredFormats, 'deliveryShards' | 'deliveryPayloadZ1'>;
+
 export class DynamoDeliveryRepository implements DeliveryRepository {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly formats: DeliveryFormats = defaultStoredFormats(),
   ) {}
 
   async createClaimed(delivery: Delivery): Promise<boolean> {
-    // In its shard: a row of the same id in the legacy partition (a job of before the shards, received again
-    // across the upgrade) is not seen, so that job may be attempted once more (at least once, as ever).
+    // In its shard (deliveryShards on), or in the unsuffixed partition as the release before the shards wrote it.
+    // A row of the same id in the other partition (a job received again across a change of layout) is not seen,
+    // so that job may be attempted once more (at least once, as ever).
+    const { webhookId, id } = delivery;
+    const partition = this.formats.deliveryShards ? shardKeyOf(webhookId, id) : webhookId;
     return this.conditional(
       new PutCommand({
         TableName: this.tableName,
-        Item: toItem(delivery),
+        Item: toItem(delivery, partition, this.formats),
         ConditionExpression: 'attribute_not_exists(id)',
       }),
     );
@@ -238,7 +248,7 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       const stored = await this.conditional(
         new PutCommand({
           TableName: this.tableName,
-          Item: toItem(delivery, webhookId),
+          Item: toItem(delivery, webhookId, this.formats),
           ConditionExpression: '#claim.#attempt = :n',
           ExpressionAttributeNames: { '#claim': 'claim', '#attempt': 'attempt' },
           ExpressionAttributeValues: { ':n': claimedAttempt },

@@ -71,16 +71,21 @@ function decodeEntry(wire: WireEntry): Record<string, unknown> {
   };
 }
 
-/** The row's fields as stored: everything but what is left out (keys and index attributes are the caller's). */
-export function compactDelivery(delivery: Delivery): Record<string, unknown> {
+/**
+ * The row's fields as stored: everything but what is left out (keys and index attributes are the caller's). The
+ * payload is deflated (`payloadZ1`) only when `deflate` (the stored format deliveryPayloadZ1) is on and it pays.
+ */
+export function compactDelivery(delivery: Delivery, { deflate = true } = {}): Record<string, unknown> {
   const { eventId, event, format, attemptLog, nextAttemptAt, deliveredAt, ...rest } = delivery;
   const head = PAYLOAD_HEAD.exec(delivery.payload);
   const said = format === 'standard' && head?.[1] === eventId && head?.[2] === event;
   const { payload, ...others } = rest;
-  const deflated = deflateRawSync(payload, { dictionary: PAYLOAD_DICTIONARY_V1 });
+  const deflated = deflate ? deflateRawSync(payload, { dictionary: PAYLOAD_DICTIONARY_V1 }) : null;
   return {
     ...others,
-    ...(deflated.length < Buffer.byteLength(payload) ? { payloadZ1: new Uint8Array(deflated) } : { payload }),
+    ...(deflated && deflated.length < Buffer.byteLength(payload)
+      ? { payloadZ1: new Uint8Array(deflated) }
+      : { payload }),
     ...(said ? {} : { eventId, event }),
     ...(format === 'standard' ? {} : { format }),
     log: JSON.stringify(attemptLog.map(encodeEntry)),

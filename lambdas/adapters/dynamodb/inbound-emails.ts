@@ -7,11 +7,14 @@ import type { PendingEvents } from '../../app/outbox';
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import type { SendflowEvent } from '../../domain/events';
-import { DynamoOutbox, setFields } from './outbox';
+import { DynamoOutbox, setFields, type UpdateParts } from './outbox';
 import { tenantKey } from './tenant-table';
 
 const KEY = ['tenant', 'id'];
+/** The fields only partial and failed emails carry. */
+const OPTIONAL = ['status', 'notes', 'omitted'] as const;
 const verdict = z.enum(['pass', 'fail', 'gray', 'processing_failed']);
+const count = z.number().int().min(0);
 const item = z.object({
   id: z.string(),
   accountId: z.string(),
@@ -42,6 +45,28 @@ const item = z.object({
   bodyKey: z.string(),
   sourceId: z.string(),
   expiresAt: z.number().int(),
+  // Written since issue 28, only on partial and failed emails; absent reads as received (expand/contract: the
+  // release before ignores them, this one reads items written before them).
+  status: z.enum(['received', 'partial', 'failed']).optional(),
+  notes: z
+    .array(
+      z.object({
+        code: z.enum(['mime_limit', 'parse_timeout', 'parse_failed', 'fields_cut', 'headers_cut', 'storage_failed']),
+        message: z.string(),
+      }),
+    )
+    .optional(),
+  omitted: z
+    .object({
+      to: count,
+      cc: count,
+      bcc: count,
+      replyTo: count,
+      receivedFor: count,
+      attachments: count,
+    })
+    .partial()
+    .optional(),
 });
 
 const parse = (stored: Record<string, unknown>): ReceivedEmail => {
@@ -63,7 +88,22 @@ export class DynamoReceivedEmailRepository implements ReceivedEmailRepository {
   create(email: ReceivedEmail, events: readonly SendflowEvent[]): Promise<PendingEvents | null> {
     const key = { tenant: tenantKey(email), id: email.id };
     // Empty lists are fine in DynamoDB; a null verdicts is stored as NULL.
-    return this.outbox.write(key, [setFields(email, KEY)], 'attribute_not_exists(id)', events);
+    if (email.status === 'failed') {
+      return this.outbox.write(key, [setFields(email, KEY)], 'attribute_not_exists(id)', events);
+    }
+    // Over a failed email of the same arrival: its status, notes and omitted go unless this one has its own.
+    const absent = OPTIONAL.filter((name) => email[name] === undefined);
+    const replacing: UpdateParts = {
+      remove: absent.map((_, i) => `#absent${i}`),
+      names: { '#createStatus': 'status', ...Object.fromEntries(absent.map((name, i) => [`#absent${i}`, name])) },
+      values: { ':failedStatus': 'failed' },
+    };
+    return this.outbox.write(
+      key,
+      [setFields(email, KEY), replacing],
+      'attribute_not_exists(id) OR #createStatus = :failedStatus',
+      events,
+    );
   }
 
   async get(tenant: Tenant, id: string): Promise<ReceivedEmail | null> {

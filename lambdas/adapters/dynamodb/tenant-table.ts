@@ -30,8 +30,15 @@ export class TenantTable<T> {
     );
   }
 
-  async get(tenant: Tenant, id: string): Promise<T | null> {
-    const { Item } = await this.doc.send(new GetCommand({ TableName: this.tableName, Key: this.key(tenant, id) }));
+  /** `consistent`: a strongly consistent read (what the last write left, not a replica's older copy). */
+  async get(tenant: Tenant, id: string, options: { readonly consistent?: boolean } = {}): Promise<T | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.key(tenant, id),
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      }),
+    );
     return Item ? this.parse(Item) : null;
   }
 

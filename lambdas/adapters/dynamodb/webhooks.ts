@@ -9,6 +9,7 @@ import { isEventType } from '../../domain/events';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
+import type { StoredSecrets } from '../../domain/webhooks/secret-set';
 import { unlessConditionFails } from './operations';
 import { TenantTable } from './tenant-table';
 
@@ -25,6 +26,13 @@ export const webhookItem = z.object({
   secret: z.string(),
   previousSecret: z.string().optional(),
   previousSecretExpiresAt: z.string().optional(),
+  // Optional on read: webhooks not rotated since it was added have none (and the previous release ignores it).
+  secretSet: z
+    .object({
+      current: z.string(),
+      previous: z.array(z.object({ secret: z.string(), expiresAt: z.string() })),
+    })
+    .optional(),
   active: z.boolean(),
   rateLimitPerSecond: z.number().int().nullable().optional(),
   createdAt: z.string(),
@@ -51,8 +59,8 @@ export class DynamoWebhookRepository implements WebhookRepository {
     if (!(await this.table.create(webhook))) throw new ConflictError(`Webhook ${webhook.id} exists.`);
   }
 
-  get(tenant: Tenant, id: string): Promise<Webhook | null> {
-    return this.table.get(tenant, id);
+  get(tenant: Tenant, id: string, options: { readonly consistent?: boolean } = {}): Promise<Webhook | null> {
+    return this.table.get(tenant, id, options);
   }
 
   getMany(refs: readonly WebhookRef[]): Promise<Webhook[]> {
@@ -63,17 +71,46 @@ export class DynamoWebhookRepository implements WebhookRepository {
     return this.table.list(tenant);
   }
 
-  async update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null> {
+  update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null> {
+    return this.write(tenant, id, changes, updatedAt);
+  }
+
+  replaceSecrets(
+    tenant: Tenant,
+    id: string,
+    expected: string,
+    secrets: StoredSecrets,
+    updatedAt: string,
+  ): Promise<Webhook | null> {
+    return this.write(tenant, id, secrets, updatedAt, expected);
+  }
+
+  /** SETs `changes` (ALL_NEW); with `expectedSecret`, only while `secret` is still that one. */
+  private async write(
+    tenant: Tenant,
+    id: string,
+    changes: WebhookChanges,
+    updatedAt: string,
+    expectedSecret?: string,
+  ): Promise<Webhook | null> {
     const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updatedAt', updatedAt]];
+    const guard = expectedSecret === undefined ? {} : { ':expected': expectedSecret };
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.table.key(tenant, id),
           UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name as string])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
-          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: {
+            ...Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name as string])),
+            ...(expectedSecret === undefined ? {} : { '#secret': 'secret' }),
+          },
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(entries.map(([, value], i) => [`:v${i}`, value])),
+            ...guard,
+          },
+          ConditionExpression:
+            expectedSecret === undefined ? 'attribute_exists(id)' : 'attribute_exists(id) AND #secret = :expected',
           ReturnValues: 'ALL_NEW',
         }),
       ),

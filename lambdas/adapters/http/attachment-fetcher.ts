@@ -10,6 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { AttachmentFetcher, FetchedAttachment } from '../../app/emails/ports';
 import { checkWebhookUrl, isMetadataAddress } from '../../domain/webhooks/address-guard';
+import { ownBytes } from '../own-bytes';
 import { AddressNotAllowedError, guardedLookup } from './guarded-lookup';
 
 export interface HttpAttachmentFetcherOptions {
@@ -109,5 +110,5 @@ async function readAtMost(res: IncomingMessage, max: number): Promise<Uint8Array
     }
     chunks.push(chunk as Buffer);
   }
-  return new Uint8Array(Buffer.concat(chunks));
+  return ownBytes(Buffer.concat(chunks, size));
 }

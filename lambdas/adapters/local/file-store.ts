@@ -20,6 +20,7 @@ import {
   type StoredFile,
 } from '../../app/files/ports';
 import { signToken, verifyToken } from '../../domain/tokens';
+import { ownBytes } from '../own-bytes';
 
 /** Where the runtime serves download links, below its base URL (which includes /v1). */
 export const DOWNLOAD_PATH = '/files/';
@@ -112,7 +113,8 @@ export class DiskFileStore extends SignedLinks implements LocalFileStore {
     try {
       const parsed = meta.safeParse(JSON.parse(await readFile(metaPath, 'utf8')));
       if (!parsed.success || parsed.data.expiresAt * 1000 <= this.now()) return null;
-      return { bytes: new Uint8Array(await readFile(data)), ...parsed.data };
+      // readFile's Buffer seen as a Uint8Array: no second copy of a large file.
+      return { bytes: ownBytes(await readFile(data)), ...parsed.data };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return null;
       throw error;

@@ -138,19 +138,28 @@ export async function prepareAttachments(
  */
 export async function storeAttachments(
   deps: Pick<AttachmentDeps, 'files'>,
-  emails: readonly { readonly id: string; readonly prepared?: PreparedAttachments; readonly expiresAt: number }[],
+  emails: readonly {
+    readonly id: string;
+    readonly prepared?: PreparedAttachments;
+    readonly expiresAt: number;
+    /** Kept a day at most (a test-mode email sent now): the file store deletes it early (FileStore). */
+    readonly shortLived?: boolean;
+  }[],
 ): Promise<void> {
-  const puts = emails.flatMap(({ id, prepared, expiresAt }) =>
-    (prepared?.metas ?? []).map((meta, i) => ({ meta, id, bytes: prepared?.contents[i] as Uint8Array, expiresAt })),
+  const puts = emails.flatMap(({ id, prepared, expiresAt, shortLived }) =>
+    (prepared?.metas ?? []).map((meta, i) => ({
+      meta,
+      id,
+      bytes: prepared?.contents[i] as Uint8Array,
+      options: { contentType: meta.contentType, expiresAt, ...(shortLived ? { shortLived } : {}) },
+    })),
   );
   // A few at a time: an S3 PUT each, at most 20 per email.
   for (let i = 0; i < puts.length; i += 10) {
     await Promise.all(
       puts
         .slice(i, i + 10)
-        .map(({ meta, id, bytes, expiresAt }) =>
-          deps.files.put(attachmentKey(id, meta.id), bytes, { contentType: meta.contentType, expiresAt }),
-        ),
+        .map(({ meta, id, bytes, options }) => deps.files.put(attachmentKey(id, meta.id), bytes, options)),
     );
   }
 }

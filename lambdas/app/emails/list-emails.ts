@@ -3,9 +3,12 @@
 // reads bounded pages of the status index (EmailHistory.idsByStatus, kept as events arrive), then those emails: its
 // work does not grow with the account. A scanned status (queued, sent, delivered: every email passes through
 // them, most end delivered) goes through the newest emails in chunks until the page is full or STATUS_EXAMINE
-// emails were examined (then it answers what matched, with where to go on).
+// emails were examined (then it answers what matched, with where to go on). An account's listings run one at a
+// time (listSlots): each may read hundreds of items, and one tenant's many at once would queue ahead of every
+// other tenant's reads at a shared store.
 import { emailStatus, isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { mapWithLimit } from '../pool';
+import type { AccountSlots } from '../ports';
 import type { Tenant } from '../webhooks/ports';
 import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRecord, type EmailRepository } from './ports';
 import { type EmailWithHistory, withHistory } from './read-email';
@@ -28,7 +31,16 @@ export interface ListEmailsDeps {
   readonly emailHistory: Pick<EmailHistory, 'latest' | 'idsByStatus' | 'noteStatus'>;
   /** The most emails one request examines, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly listExamineCap?: number;
+  /** An account's listings run here, LIST_QUERIES_AT_ONCE at a time (the local runtime); absent: at once. */
+  readonly listSlots?: AccountSlots;
 }
+
+/**
+ * Listings of one account at once (GET /v1/emails): a filtered page reads up to STATUS_EXAMINE histories or
+ * EMAIL_LIST_EXAMINE index entries; the account's next listing waits for it, so a tenant listing in a loop holds
+ * a bounded share of the store's thread (the local runtime; on AWS each request is its own function instance).
+ */
+export const LIST_QUERIES_AT_ONCE = 1;
 
 export interface ListEmailsQuery {
   readonly limit: number;
@@ -53,6 +65,12 @@ export interface EmailList {
 
 /** The tenant's emails, newest first, `limit` of them past `after`, examining at most the cap. */
 export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
+  return deps.listSlots
+    ? deps.listSlots.run(tenant.accountId, () => list(deps, tenant, query))
+    : list(deps, tenant, query);
+}
+
+async function list(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
   const { limit, after, to, status } = query;
   const cap = Math.max(1, deps.listExamineCap ?? EMAIL_LIST_EXAMINE);
   const filter = { ...(to !== undefined ? { to } : {}) };

@@ -3,6 +3,7 @@
 // Sending claims each recipient before its copy goes to the provider and records exactly one outcome per
 // recipient (sent, failed, suppressed), with its event in the email's outbox: see sendQueuedEmail.
 import { createHash } from 'node:crypto';
+import { TEST_FILE_RETENTION_SECONDS } from '../../domain/email/byte-quota';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
@@ -23,11 +24,12 @@ import { isVerifiedSender } from '../domains/domains';
 import type { DomainRepository } from '../domains/ports';
 import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
-import type { Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
+import type { AccountSlots, Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { assertSendingAllowed, pauseFor, type SendingGateDeps } from '../reputation/sending-gate';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { type OrderingDeps, type Reservation, releaseReserved, reserveSent } from '../webhooks/ordering';
 import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/ports';
+import { assertAttachmentRoom, type CountedBytes, meterAttachmentBytes } from './attachment-quota';
 import {
   type AttachmentInput,
   loadAttachments,
@@ -97,6 +99,12 @@ export interface SendEmailDeps {
   readonly files?: Pick<FileStore, 'put' | 'get' | 'downloadUrl'>;
   /** Fetches attachments given by `path` at accept. */
   readonly attachmentFetcher?: AttachmentFetcher;
+  /**
+   * An account's requests with attachments run here, ATTACHMENT_LIMITS.requestsAtOnce at a time (their downloads,
+   * copies and writes of up to 10 MB each): one tenant's flood of large files takes a bounded share of the
+   * process. Absent: at once.
+   */
+  readonly attachmentSlots?: AccountSlots;
   /** The stage's email retention: attachments expire with their email. */
   readonly emailRetentionSeconds?: number;
   /** Waits between the send worker's reads of an email queued before it was stored (real time when absent). */
@@ -163,6 +171,18 @@ export async function sendEmails(
   drafts: readonly EmailDraft[],
   options: { batch: boolean } = { batch: false },
 ): Promise<string[]> {
+  const slots = deps.attachmentSlots;
+  return slots && drafts.some((draft) => draft.attachments?.length)
+    ? slots.run(caller.accountId, () => acceptEmails(deps, caller, drafts, options))
+    : acceptEmails(deps, caller, drafts, options);
+}
+
+async function acceptEmails(
+  deps: SendEmailDeps,
+  caller: Principal,
+  drafts: readonly EmailDraft[],
+  options: { batch: boolean },
+): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
   assertKeyDomain(caller, drafts, options.batch);
@@ -173,6 +193,10 @@ export async function sendEmails(
   const secret = await deps.links.secret();
   // Attachments first (a `path` is fetched now): one that cannot be sent refuses the request before anything counts.
   const hasAttachments = drafts.some((draft) => draft.attachments?.length);
+  // Nothing is downloaded for a request the day's attachment quota refuses anyway.
+  if (drafts.some((draft) => draft.attachments?.some((a) => !a.content && a.path !== undefined))) {
+    await assertAttachmentRoom(deps, caller);
+  }
   const prepared: (PreparedAttachments | undefined)[] = hasAttachments
     ? await prepareAttachments(
         deps,
@@ -216,6 +240,17 @@ export async function sendEmails(
     }
     counted = { window, count: drafts.length };
   } else counted = await meterTestMode(deps, caller, drafts);
+  // Then the bytes the attachments store, against the day (both modes); refused, the emails counted are given back.
+  let bytes: CountedBytes | undefined;
+  if (hasAttachments) {
+    const total = prepared.reduce((sum, p) => sum + (p?.metas ?? []).reduce((n, meta) => n + meta.size, 0), 0);
+    try {
+      bytes = await meterAttachmentBytes(deps, caller, total);
+    } catch (error) {
+      await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
+      throw error;
+    }
+  }
   // email.scheduled is recorded with the email (a batch's: with its decision) and relayed after: never lost,
   // never before it is stored.
   const scheduled = emails.flatMap((email) =>
@@ -237,6 +272,7 @@ export async function sendEmails(
     // Nothing of it will be sent (a message queued first finds no email and is dropped): give the quota back,
     // and let the error answer (5xx).
     await deps.quotas.release(caller.accountId, counted.window, counted.count).catch(() => {});
+    if (bytes) await deps.quotas.release(caller.accountId, bytes.window, bytes.count).catch(() => {});
     throw error;
   }
   (deps.telemetry ?? noTelemetry).emails('accepted', emails.length);
@@ -257,7 +293,10 @@ async function queueSend(deps: SendEmailDeps, email: EmailRecord, now: number): 
     );
 }
 
-/** Each email's attachments as files, expiring with the email (its retention after now or after its schedule). */
+/**
+ * Each email's attachments as files, expiring with the email (its retention after now or after its schedule); a
+ * test-mode email's a day after (TEST_FILE_RETENTION_SECONDS).
+ */
 async function storeEmailAttachments(
   deps: SendEmailDeps,
   emails: readonly EmailRecord[],
@@ -265,14 +304,24 @@ async function storeEmailAttachments(
   now: number,
 ): Promise<void> {
   if (!deps.files) throw new Error('No file store is wired for attachments (see runtime/).');
-  const retention = deps.emailRetentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  const emailRetention = deps.emailRetentionSeconds ?? DEFAULT_RETENTION_SECONDS;
+  const retention = (email: EmailRecord) =>
+    email.mode === 'test' ? Math.min(emailRetention, TEST_FILE_RETENTION_SECONDS) : emailRetention;
   await storeAttachments(
     { files: deps.files },
-    emails.map((email, i) => ({
-      id: email.id,
-      ...(prepared[i] ? { prepared: prepared[i] } : {}),
-      expiresAt: Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000) + retention,
-    })),
+    emails.map((email, i) => {
+      const from = Math.floor(Math.max(now, email.scheduledAt ? Date.parse(email.scheduledAt) : 0) / 1000);
+      const expiresAt = from + retention(email);
+      return {
+        id: email.id,
+        ...(prepared[i] ? { prepared: prepared[i] } : {}),
+        expiresAt,
+        // Deleted a day after its write at the earliest: only when that is not before its expiry (sent now).
+        ...(email.mode === 'test' && expiresAt <= Math.floor(now / 1000) + TEST_FILE_RETENTION_SECONDS
+          ? { shortLived: true }
+          : {}),
+      };
+    }),
   );
 }
 

@@ -20,6 +20,11 @@ export interface PutFileOptions {
   readonly contentType: string;
   /** Epoch seconds: the file is not returned from then on, and storage deletes it. */
   readonly expiresAt: number;
+  /**
+   * Kept a day at most (a test-mode email's attachment): on AWS tagged for the bucket's one-day lifecycle rule, so
+   * S3 deletes it then rather than after the whole retention (reads skip it from `expiresAt` either way).
+   */
+  readonly shortLived?: boolean;
 }
 
 export interface DownloadOptions {

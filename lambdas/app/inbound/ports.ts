@@ -1,6 +1,9 @@
 // Ports of inbound mail: where received emails are kept (one small item each, listable newest first per tenant,
 // expiring with the email retention) and where their bytes go (the raw message, the parsed body, attachments).
+import type { Email } from 'postal-mime';
 import type { SendflowEvent } from '../../domain/events';
+import type { MimeLimitBreach } from '../../domain/mime-scan';
+import type { Omitted } from '../../domain/received-fields';
 import type { Outbox, PendingEvents } from '../outbox';
 import type { Tenant } from '../webhooks/ports';
 
@@ -24,6 +27,27 @@ export interface ReceivedAttachment {
   readonly contentId: string | null;
   readonly size: number;
   readonly key: string;
+}
+
+/**
+ * `received`: parsed and listed whole. `partial`: stored, but something is only in the raw message (a limit was
+ * reached, the body was not parsed, a list was cut): `notes` say what. `failed`: it arrived and could not be
+ * stored (its envelope is all there is; the operator has the message).
+ */
+export type ReceivedStatus = 'received' | 'partial' | 'failed';
+
+export type ReceivedNoteCode =
+  | 'mime_limit'
+  | 'parse_timeout'
+  | 'parse_failed'
+  | 'fields_cut'
+  | 'headers_cut'
+  | 'storage_failed';
+
+/** Why a received email is partial or failed, in a code and a sentence. */
+export interface ReceivedNote {
+  readonly code: ReceivedNoteCode;
+  readonly message: string;
 }
 
 /** A received email as stored for one tenant: what lists and events show; the body is in the file store. */
@@ -51,6 +75,13 @@ export interface ReceivedEmail extends Tenant {
   readonly sourceId: string;
   /** Epoch seconds: gone from then on (DynamoDB TTL; reads skip it before). */
   readonly expiresAt: number;
+  /**
+   * Absent on items written before these fields existed and on complete ones (read as `received`, no notes,
+   * nothing omitted): a release that does not know them reads the item as it always did.
+   */
+  readonly status?: ReceivedStatus;
+  readonly notes?: readonly ReceivedNote[];
+  readonly omitted?: Omitted;
 }
 
 /** What GET /v1/emails/receiving/:id adds to the listed fields. */
@@ -75,11 +106,39 @@ export interface ReceivedPageQuery {
 
 export interface ReceivedEmailRepository {
   readonly outbox: Outbox;
-  /** Stores the email with its events (email.received); null when it is stored already (a replay). */
+  /**
+   * Stores the email with its events (email.received); null when it is stored already (a replay). An email
+   * that is not `failed` replaces a `failed` one of the same id (its arrival, retried by the operator, stored at
+   * last); a `failed` one never replaces anything.
+   */
   create(email: ReceivedEmail, events: readonly SendflowEvent[]): Promise<PendingEvents | null>;
   /** The email, or null (unknown, another tenant's, or expired). */
   get(tenant: Tenant, id: string): Promise<ReceivedEmail | null>;
   list(tenant: Tenant, query: ReceivedPageQuery): Promise<ReceivedPage>;
+}
+
+/** Why a message was not parsed whole. */
+export type ParseProblem =
+  | { readonly kind: 'limit'; readonly breach: MimeLimitBreach }
+  | { readonly kind: 'timeout'; readonly budgetMs: number }
+  | { readonly kind: 'failed'; readonly reason: string };
+
+/** What the parser made of a message: all of it, its header block only, or nothing (the raw bytes are all). */
+export interface ParsedMessage {
+  readonly scope: 'whole' | 'headers' | 'none';
+  /** The parse (postal-mime's shape); an empty one when scope is `none`. */
+  readonly email: Email;
+  /** Why not whole; null when whole. */
+  readonly problem: ParseProblem | null;
+}
+
+/**
+ * Parses received messages within the MIME limits and a time budget, off the caller's event loop where the
+ * runtime has one to protect. Never throws for what a message holds: a message over a limit is parsed for its
+ * header block only, one that takes too long or breaks the parser gives what could be parsed and the problem.
+ */
+export interface MimeParser {
+  parse(raw: Uint8Array): Promise<ParsedMessage>;
 }
 
 /** The file store as inbound mail uses it (app/files: FileStore). */

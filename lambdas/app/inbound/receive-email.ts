@@ -2,217 +2,167 @@
 // received email per account that receives at a recipient's domain: raw bytes, parsed body and attachments in
 // the file store (emails/<id>/...), a small item with an email.received event in its outbox (relayed at once, else by the
 // reconciler's sweep). Idempotent on (sourceId, account): the id is derived from both, the item is created once.
-import PostalMime, { type Address, type Email } from 'postal-mime';
-import { newEvent, type SendflowEvent } from '../../domain/events';
-import {
-  bounded,
-  domainOf,
-  MAX_FILENAME_CHARS,
-  MAX_HEADER_BYTES,
-  MAX_INBOUND_ATTACHMENTS,
-  MAX_KEPT_HEADERS,
-  MAX_LISTED_ADDRESSES,
-  MAX_MIME_DEPTH,
-  receivedEmailId,
-  safeContentType,
-} from '../../domain/inbound';
+// The parse is the MimeParser port's (bounded, off the event loop); what it could not do, and what did not fit
+// the item's budget (domain/received-fields), makes the email `partial` with notes saying so.
+
+import type { Address, Email } from 'postal-mime';
+import { bounded, breachText, MAX_KEPT_HEADERS, safeContentType } from '../../domain/inbound';
+import { fitReceivedFields, type Omitted, omittedOf } from '../../domain/received-fields';
 import { derivedId } from '../../domain/resources';
-import { receivingDomain } from '../domains/domains';
-import type { DomainRepository } from '../domains/ports';
-import { relay } from '../outbox';
-import type { Clock, RandomBytes } from '../ports';
-import type { EventPublisher, Tenant } from '../webhooks/ports';
+import type { Tenant } from '../webhooks/ports';
+import {
+  type InboundDeps,
+  type InboundMessage,
+  placeOf,
+  type ReceiveOutcome,
+  receivingAccounts,
+  recordReceived,
+} from './arrival';
+import { INBOUND_QUOTA_EXCEEDED, meterInboundBytes } from './inbound-quota';
 import type {
-  InboundFiles,
-  InboundVerdicts,
+  ParsedMessage,
   ReceivedAttachment,
   ReceivedBody,
   ReceivedEmail,
-  ReceivedEmailRepository,
+  ReceivedNote,
+  ReceivedStatus,
 } from './ports';
 
+export type { InboundDeps, InboundMessage, ReceiveOutcome } from './arrival';
+export { receivedEventData } from './arrival';
 export type { InboundVerdicts, Verdict } from './ports';
-
-/** One arrival, as the local SMTP server and SES's receipt hand it over (the contract of both runtimes). */
-export interface InboundMessage {
-  /** The message as received (RFC 5322 bytes). */
-  readonly raw: Uint8Array;
-  /** Envelope MAIL FROM ('' for a bounce). */
-  readonly mailFrom: string;
-  /** Envelope RCPT TO addresses (lower-cased domain). */
-  readonly recipients: readonly string[];
-  /** SES's receipt verdicts; null locally. */
-  readonly verdicts: InboundVerdicts | null;
-  /** ISO 8601. */
-  readonly receivedAt: string;
-  /** Stable id of this arrival (local spool entry id / SES mail.messageId): replays are idempotent. */
-  readonly sourceId: string;
-}
-
-export interface InboundDeps {
-  readonly domains: Pick<DomainRepository, 'nameHolder' | 'get'>;
-  readonly received: ReceivedEmailRepository;
-  readonly files: InboundFiles;
-  readonly events: EventPublisher;
-  readonly clock: Clock;
-  readonly random: RandomBytes;
-  /** How long a received email is kept (the stage's email retention), seconds. */
-  readonly retentionSeconds: number;
-}
-
-export interface ReceiveOutcome {
-  /** One per receiving account: the email's id, and whether this call stored it (false: a replay found it). */
-  readonly stored: readonly { readonly accountId: string; readonly emailId: string; readonly created: boolean }[];
-  /** Recipients no account receives at (refused at RCPT locally; SES may still hand them over). */
-  readonly dropped: readonly string[];
-}
 
 /** Receives one arrival for every account it is addressed to. Throws only when storage fails (retry it). */
 export async function receiveEmail(deps: InboundDeps, message: InboundMessage): Promise<ReceiveOutcome> {
-  const byAccount = new Map<string, string[]>();
-  const dropped: string[] = [];
-  const receivers = new Map<string, Promise<string | null>>();
-  for (const recipient of new Set(message.recipients.map(normalizeRecipient))) {
-    const domain = domainOf(recipient);
-    if (!receivers.has(domain)) {
-      receivers.set(
-        domain,
-        receivingDomain(deps, domain).then((found) => found?.accountId ?? null),
-      );
-    }
-    const accountId = await receivers.get(domain);
-    if (accountId) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), recipient]);
-    else dropped.push(recipient);
-  }
+  const { byAccount, dropped } = await receivingAccounts(deps, message);
   if (byAccount.size === 0) return { stored: [], dropped };
-  const parsed = await parse(message.raw);
+  const parsed = await deps.parser.parse(message.raw);
   const stored = [];
+  const refused = [];
   for (const [accountId, receivedFor] of byAccount) {
-    stored.push(await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor));
+    const outcome = await storeFor(deps, message, parsed, { accountId, mode: 'live' }, receivedFor);
+    if (outcome) stored.push(outcome);
+    else refused.push({ accountId, reason: INBOUND_QUOTA_EXCEEDED } as const);
   }
-  return { stored, dropped };
-}
-
-/** An address with its domain lower-cased (the local part is the receiver's business). */
-function normalizeRecipient(address: string): string {
-  const at = address.lastIndexOf('@');
-  return at < 0 ? address : `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`;
-}
-
-/** The parser, bounded; a message it cannot parse is kept with its raw bytes and empty fields. */
-async function parse(raw: Uint8Array): Promise<Email> {
-  try {
-    return await PostalMime.parse(raw, {
-      maxNestingDepth: MAX_MIME_DEPTH,
-      maxHeadersSize: MAX_HEADER_BYTES,
-      attachmentEncoding: 'arraybuffer',
-    });
-  } catch {
-    return { headers: [], headerLines: [], attachments: [] };
-  }
+  return { stored, dropped, ...(refused.length ? { refused } : {}) };
 }
 
 async function storeFor(
   deps: InboundDeps,
   message: InboundMessage,
-  parsed: Email,
+  parsed: ParsedMessage,
   tenant: Tenant,
   receivedFor: readonly string[],
-): Promise<ReceiveOutcome['stored'][number]> {
-  const receivedAtMs = Date.parse(message.receivedAt);
-  const id = receivedEmailId(receivedAtMs, message.sourceId, tenant.accountId);
-  const expiresAt = Math.floor(receivedAtMs / 1000) + deps.retentionSeconds;
-  // Under emails/<id>/ like sent emails' bodies and attachments: the same bucket prefix, grants and lifecycle.
-  const folder = `emails/${id}`;
-  const attachments: ReceivedAttachment[] = parsed.attachments
-    .slice(0, MAX_INBOUND_ATTACHMENTS)
-    .map((attachment, index) => {
-      const attachmentId = derivedId('att', id, String(index));
-      return {
-        id: attachmentId,
-        filename: attachment.filename === null ? null : bounded(attachment.filename, MAX_FILENAME_CHARS),
-        contentType: safeContentType(attachment.mimeType),
-        contentDisposition:
-          attachment.disposition ?? (attachment.related || attachment.contentId ? 'inline' : 'attachment'),
-        contentId: attachment.contentId ? bounded(attachment.contentId.replace(/^<|>$/g, ''), 255) : null,
-        size: bytesOf(attachment.content).length,
-        key: `${folder}/attachments/${attachmentId}`,
-      };
-    });
-  const body: ReceivedBody = { html: parsed.html ?? null, text: parsed.text ?? null, headers: headersOf(parsed) };
-  // The bytes first, the item last: a replay after a crash in between writes the same keys again.
-  const keep = { expiresAt };
-  await deps.files.put(`${folder}/raw.eml`, message.raw, { contentType: 'message/rfc822', ...keep });
-  await deps.files.put(`${folder}/body.json`, new TextEncoder().encode(JSON.stringify(body)), {
-    contentType: 'application/json',
-    ...keep,
+): Promise<ReceiveOutcome['stored'][number] | null> {
+  const { folder, ...place } = placeOf(deps, message, tenant);
+  const { id, expiresAt } = place;
+  const { email: mail } = parsed;
+  const listedAttachments: ReceivedAttachment[] = mail.attachments.map((attachment, index) => {
+    const attachmentId = derivedId('att', id, String(index));
+    return {
+      id: attachmentId,
+      filename: attachment.filename,
+      contentType: safeContentType(attachment.mimeType),
+      contentDisposition:
+        attachment.disposition ?? (attachment.related || attachment.contentId ? 'inline' : 'attachment'),
+      contentId: attachment.contentId ? attachment.contentId.replace(/^<|>$/g, '') : null,
+      size: bytesOf(attachment.content).length,
+      key: `${folder}/attachments/${attachmentId}`,
+    };
   });
-  for (const [index, attachment] of attachments.entries()) {
-    const content = parsed.attachments[index]?.content ?? new Uint8Array();
-    await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
-  }
+  // Bounded by construction: the item and its event's copy fit whatever the message holds (the raw has it all).
+  const { fields, omitted } = fitReceivedFields({
+    from: mail.from ? formatAddress(mail.from) : message.mailFrom,
+    subject: mail.subject ?? '',
+    messageId: mail.messageId ?? '',
+    to: addresses(mail.to),
+    cc: addresses(mail.cc),
+    bcc: addresses(mail.bcc),
+    replyTo: addresses(mail.replyTo),
+    receivedFor,
+    attachments: listedAttachments,
+  });
+  const notes = notesOf(parsed, omitted, mail.headers.length);
+  const status: ReceivedStatus = notes.length ? 'partial' : 'received';
+  const body: ReceivedBody = { html: mail.html ?? null, text: mail.text ?? null, headers: headersOf(mail) };
   const email: ReceivedEmail = {
     ...tenant,
-    id,
-    createdAt: new Date(receivedAtMs).toISOString(),
-    from: parsed.from ? formatAddress(parsed.from) : bounded(message.mailFrom),
-    to: addresses(parsed.to),
-    cc: addresses(parsed.cc),
-    bcc: addresses(parsed.bcc),
-    replyTo: addresses(parsed.replyTo),
-    receivedFor: receivedFor.slice(0, MAX_LISTED_ADDRESSES),
-    subject: bounded(parsed.subject),
-    messageId: bounded(parsed.messageId),
-    attachments,
+    ...place,
+    ...fields,
     verdicts: message.verdicts,
-    rawKey: `${folder}/raw.eml`,
     rawSize: message.raw.length,
-    bodyKey: `${folder}/body.json`,
     sourceId: message.sourceId,
-    expiresAt,
+    // Written only when there is something to say: a complete email's item is what earlier releases wrote.
+    ...(status === 'received' ? {} : { status, notes }),
+    ...(Object.keys(omitted).length ? { omitted } : {}),
   };
-  const recorded = await deps.received.create(email, [receivedEvent(deps, email)]);
-  if (recorded) await relay(deps, deps.received.outbox, recorded);
-  return { accountId: tenant.accountId, emailId: id, created: recorded !== null };
-}
-
-/** email.received: metadata only (Resend's fields), never the body. */
-function receivedEvent(deps: Pick<InboundDeps, 'random'>, email: ReceivedEmail): SendflowEvent {
-  return newEvent(
-    {
-      type: 'email.received',
-      accountId: email.accountId,
-      mode: email.mode,
-      at: Date.parse(email.createdAt),
-      data: receivedEventData(email),
-    },
-    deps.random,
-  );
-}
-
-export function receivedEventData(email: ReceivedEmail): Record<string, unknown> {
-  return {
-    email_id: email.id,
-    created_at: email.createdAt,
-    from: email.from,
-    to: email.to,
-    cc: email.cc,
-    bcc: email.bcc,
-    received_for: email.receivedFor,
-    subject: email.subject,
-    message_id: email.messageId,
-    attachments: email.attachments.map((attachment) => ({
-      id: attachment.id,
-      filename: attachment.filename,
-      content_type: attachment.contentType,
-      content_disposition: attachment.contentDisposition,
-      content_id: attachment.contentId,
-      size: attachment.size,
-    })),
+  const bodyBytes = new TextEncoder().encode(JSON.stringify(body));
+  // Counted on the receiving account before anything is written; no room: nothing of it is stored for it.
+  const bytes =
+    message.raw.length + bodyBytes.length + fields.attachments.reduce((sum, attachment) => sum + attachment.size, 0);
+  const counted = deps.inboundQuota
+    ? await meterInboundBytes(deps.inboundQuota, tenant.accountId, bytes, deps.clock.now())
+    : undefined;
+  if (counted === null) return null;
+  const giveBack = async () => {
+    if (counted) await deps.inboundQuota?.quotas.release(tenant.accountId, counted, bytes).catch(() => {});
   };
+  let created: boolean;
+  try {
+    // The bytes first, the item last: a replay after a crash in between writes the same keys again.
+    const keep = { expiresAt };
+    await deps.files.put(place.rawKey, message.raw, { contentType: 'message/rfc822', ...keep });
+    await deps.files.put(place.bodyKey, bodyBytes, { contentType: 'application/json', ...keep });
+    // The listed attachments are the first ones (fitting leaves out from the end): their bytes, one file each.
+    for (const [index, attachment] of fields.attachments.entries()) {
+      const content = mail.attachments[index]?.content ?? new Uint8Array();
+      await deps.files.put(attachment.key, bytesOf(content), { contentType: attachment.contentType, ...keep });
+    }
+    created = await recordReceived(deps, email);
+  } catch (error) {
+    await giveBack();
+    throw error;
+  }
+  // A replay finds it stored, and counted the first time.
+  if (!created) await giveBack();
+  return { accountId: tenant.accountId, emailId: id, created, status };
 }
 
-function headersOf(parsed: Email): Record<string, string> {
+/** What a reader of a partial email must know, one note per cause. */
+function notesOf(parsed: ParsedMessage, omitted: Omitted, headerCount: number): ReceivedNote[] {
+  const notes: ReceivedNote[] = [];
+  const read =
+    parsed.scope === 'headers'
+      ? 'only its header fields were read; its body and attachments are in the raw message'
+      : 'it was not parsed; the raw message is all there is';
+  const problem = parsed.problem;
+  if (problem?.kind === 'limit') {
+    notes.push({ code: 'mime_limit', message: `This message has ${breachText(problem.breach)}: ${read}.` });
+  } else if (problem?.kind === 'timeout') {
+    const seconds = Math.round(problem.budgetMs / 100) / 10;
+    notes.push({ code: 'parse_timeout', message: `Parsing took longer than ${seconds} s and was stopped: ${read}.` });
+  } else if (problem?.kind === 'failed') {
+    notes.push({ code: 'parse_failed', message: `This message could not be parsed whole: ${read}.` });
+  }
+  if (Object.keys(omitted).length) {
+    const counts = Object.entries(omittedOf({ omitted }))
+      .map(([list, count]) => `${count} ${list}`)
+      .join(', ');
+    notes.push({
+      code: 'fields_cut',
+      message: `Too long to list whole, left out (see omitted): ${counts}; the raw message has them all.`,
+    });
+  }
+  if (headerCount > MAX_KEPT_HEADERS) {
+    notes.push({
+      code: 'headers_cut',
+      message: `${headerCount} header fields: the first ${MAX_KEPT_HEADERS} are in headers, the raw message has them all.`,
+    });
+  }
+  return notes;
+}
+
+function headersOf(parsed: Pick<Email, 'headers'>): Record<string, string> {
   const headers: Record<string, string> = Object.create(null);
   for (const header of parsed.headers.slice(0, MAX_KEPT_HEADERS)) {
     const name = bounded(header.key, 255);
@@ -222,12 +172,10 @@ function headersOf(parsed: Email): Record<string, string> {
   return { ...headers };
 }
 
+/** Every mailbox of a list (groups opened); cut and counted later (fitReceivedFields). */
 function addresses(list: readonly Address[] | undefined): string[] {
   const flat = (list ?? []).flatMap((address) => (address.group ? address.group : [address]));
-  return flat
-    .map((mailbox) => bounded(mailbox.address))
-    .filter((address) => address !== '')
-    .slice(0, MAX_LISTED_ADDRESSES);
+  return flat.map((mailbox) => mailbox.address ?? '').filter((address) => address !== '');
 }
 
 function formatAddress(address: Address): string {

@@ -52,3 +52,23 @@ export interface ListenSessionRepository {
     nowMs: number,
   ): Promise<ListenEvent[]>;
 }
+
+/**
+ * Wakes waiting polls when events are put on their sessions. The local runtime's fan-out runs in the poll's own
+ * process, so it can tell it; on AWS it runs in another function, and none is wired (polls read on an interval).
+ */
+export interface ListenSignals {
+  /** Called once events are stored on these sessions. */
+  notify(sessionIds: readonly string[]): void;
+  /**
+   * Resolves with the time (epoch ms) an event was last put on the session, as soon as that is later than
+   * `sinceMs` (at once if it already is); with null when `ms` pass first.
+   */
+  wait(sessionId: string, sinceMs: number, ms: number): Promise<number | null>;
+}
+
+/** The account's open polls (each one waiting is held by the runtime): counted so they can be capped. */
+export interface OpenPolls {
+  /** Counts one more open poll of the account unless `limit` are open: the function that ends it, or null. */
+  tryOpen(accountId: string, limit: number): (() => void) | null;
+}

@@ -1,9 +1,13 @@
-// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when a request to it took, or has been
-// running for, `slowAfterMs` or more (only the request is timed, never our own writes around it: `timed`); for `slowForMs` after that its jobs go to the slow lane, whose own small
-// concurrency is all slow endpoints can hold. A healthy endpoint may have `perEndpoint` attempts in flight in
-// this worker; past that a job waits for one of them to end while they are young (under `busyWaitMs`), and
-// otherwise goes back to the shared lane for a moment. So no endpoint can fill the shared lane, and one that starts to hang is found
-// by its oldest attempt in flight, without waiting for the time-out.
+// The shared lane's door (DESIGN §4, isolation). An endpoint is slow when enough of its recent observations were
+// slow (`slowQuorum` of them, and `slowShare` of all, in `slowWindowMs`): a request that took, or has been running
+// for, `slowAfterMs` or more (only the request is timed, never our own writes around it: `timed`); for
+// `slowForMs` after that its jobs go to the slow lane,
+// whose own concurrency is all slow endpoints can hold. Where the policy gives one (the local runtime, one process
+// for every batch), an account may have `perEndpoint` attempts in flight in this worker; past that a job waits for
+// one of them to end while they are young (under `busyWaitMs`), and otherwise goes back to the shared lane for a
+// moment. So no endpoint can fill the shared lane, and one that starts to hang is found by its attempts in
+// flight, without waiting for the time-out.
+import type { FailureStreak } from '../../domain/webhooks/auto-disable';
 import { isSlowOutcome, type LanePolicy } from '../../domain/webhooks/endpoint-health';
 import type { Clock } from '../ports';
 import type { AttemptRecord } from './ports';
@@ -25,6 +29,8 @@ export class EndpointGate {
   private readonly byAccount = new Map<string, number[]>();
   private readonly byEndpoint = new Map<string, number[]>();
   private readonly slowUntil = new Map<string, number>();
+  /** An endpoint's ended attempts seen since `since` (the window's start), and how many of them were slow. */
+  private readonly seen = new Map<string, { since: number; all: number; slow: number }>();
   /** Jobs waiting for an attempt of their account to end. */
   private readonly waiting = new Map<string, (() => void)[]>();
 
@@ -35,15 +41,33 @@ export class EndpointGate {
 
   enter({ account, endpoint }: Door): GateAnswer {
     const now = this.clock.now();
-    const mine = this.byEndpoint.get(endpoint) ?? [];
-    if (mine.some((start) => now - start >= this.policy.slowAfterMs)) this.markSlow(endpoint, now);
+    if (this.slowNow(endpoint, now)) this.markSlow(endpoint, now);
     const until = this.slowUntil.get(endpoint);
     if (until !== undefined && until > now) return { kind: 'slow' };
     this.slowUntil.delete(endpoint);
     const share = this.byAccount.get(account) ?? [];
-    if (share.length >= this.policy.perEndpoint) return { kind: 'busy' };
+    const limit = this.policy.perEndpoint;
+    if (limit !== null && share.length >= limit) return { kind: 'busy' };
     this.byAccount.set(account, [...share, now]);
     return { kind: 'go', ticket: now };
+  }
+
+  /** Whether a first attempt sent to the lane at `sentAt` (epoch ms) is late now: the lane is behind. */
+  late(sentAt: number): boolean {
+    const after = this.policy.lateAfterMs;
+    return after !== undefined && Number.isFinite(sentAt) && this.clock.now() - sentAt >= after;
+  }
+
+  /** Whether an outcome counts as slow (it held its slot slowAfterMs or more). */
+  isSlow(outcome: AttemptRecord): boolean {
+    return isSlowOutcome(outcome, this.policy);
+  }
+
+  /** Whether a webhook's failure streak (as its item shows it) sends it to the slow lane in every container. */
+  failing(streak: Pick<FailureStreak, 'since' | 'failures'> | null): boolean {
+    const threshold = this.policy.failingDeliveries;
+    if (typeof threshold !== 'number' || !streak || streak.failures < threshold) return false;
+    return this.clock.now() - streak.since >= (this.policy.failingForMs ?? 0);
   }
 
   /**
@@ -101,13 +125,41 @@ export class EndpointGate {
     }
   }
 
-  /** An outcome seen anywhere (the slow lane too): a slow one keeps the endpoint out of the shared lane. */
+  /** An outcome seen anywhere (the slow lane too): enough slow ones keep the endpoint out of the shared lane. */
   observe(endpoint: string, outcome?: AttemptRecord): void {
-    if (outcome && isSlowOutcome(outcome, this.policy)) this.markSlow(endpoint, this.clock.now());
+    if (!outcome) return;
+    const now = this.clock.now();
+    const seen = this.window(endpoint, now);
+    seen.all += 1;
+    if (isSlowOutcome(outcome, this.policy)) seen.slow += 1;
+    if (this.slowNow(endpoint, now)) this.markSlow(endpoint, now);
   }
 
+  /** The endpoint's observations of the current window (a new one once `slowWindowMs` has passed). */
+  private window(endpoint: string, now: number): { since: number; all: number; slow: number } {
+    let seen = this.seen.get(endpoint);
+    if (!seen || now - seen.since >= (this.policy.slowWindowMs ?? Number.POSITIVE_INFINITY)) {
+      seen = { since: now, all: 0, slow: 0 };
+      this.seen.set(endpoint, seen);
+    }
+    return seen;
+  }
+
+  /** Whether the window's slow observations (its ended attempts, and requests in flight for slowAfterMs) suffice. */
+  private slowNow(endpoint: string, now: number): boolean {
+    const inFlight = this.byEndpoint.get(endpoint) ?? [];
+    const hanging = inFlight.filter((start) => now - start >= this.policy.slowAfterMs).length;
+    const seen = this.seen.get(endpoint);
+    const fresh = seen && now - seen.since < (this.policy.slowWindowMs ?? Number.POSITIVE_INFINITY);
+    const slow = hanging + (fresh ? seen.slow : 0);
+    const all = hanging + (fresh ? seen.all : 0);
+    return slow >= (this.policy.slowQuorum ?? 1) && slow >= (this.policy.slowShare ?? 0) * all;
+  }
+
+  /** The evidence is spent: after slowForMs the endpoint starts again with a clean window. */
   private markSlow(endpoint: string, now: number): void {
     this.slowUntil.set(endpoint, now + this.policy.slowForMs);
+    this.seen.delete(endpoint);
   }
 }
 

@@ -6,6 +6,13 @@ import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
+import {
+  MAX_PREVIOUS_SECRETS,
+  replacedUntil,
+  rotateSecretSet,
+  secretSetOf,
+  storedSecrets,
+} from '../../domain/webhooks/secret-set';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
@@ -137,9 +144,16 @@ export async function updateWebhook(
 export const DEFAULT_GRACE_SECONDS = 86_400;
 export const MAX_GRACE_SECONDS = 604_800;
 
+/** Reads and conditional writes one rotation makes before it gives up with 409 (others kept rotating meanwhile). */
+export const ROTATION_TRIES = 5;
+
 /**
- * POST /v1/webhooks/:id/rotate-secret: a new signing secret at once; the previous one also signs for
- * `graceSeconds` (0: it stops at once), so receivers can switch without losing a delivery.
+ * POST /v1/webhooks/:id/rotate-secret: a new signing secret at once; every earlier secret also signs for
+ * `graceSeconds` at most (0: they all stop at once), so receivers can switch without losing a delivery.
+ * A conditional write on the secret set it read (domain/webhooks/secret-set): a rotation that another one
+ * overtook reads the new set and tries again, so the last one wins, every secret answered signs until its grace
+ * ends or a later rotation cuts it, and a grace-0 rotation leaves no earlier secret signing. 409
+ * `rotation_conflict` after ROTATION_TRIES overtaken tries (nothing of this one written).
  */
 export async function rotateSecret(
   deps: ManageWebhookDeps,
@@ -147,17 +161,25 @@ export async function rotateSecret(
   id: string,
   graceSeconds: number,
 ): Promise<{ webhook: Webhook; previousSecretExpiresAt: string | null }> {
-  const current = await getWebhook(deps, tenant, id);
-  const now = deps.clock.now();
-  const expiresAt = new Date(now + graceSeconds * 1000).toISOString();
-  const changes: WebhookChanges = {
-    secret: generateSigningSecret(deps.random),
-    previousSecret: current.secret,
-    previousSecretExpiresAt: expiresAt,
-  };
-  const webhook = await deps.webhooks.update(tenant, id, changes, new Date(now).toISOString());
-  if (!webhook) throw new NotFoundError(`No webhook with id ${id}.`);
-  return { webhook, previousSecretExpiresAt: graceSeconds > 0 ? expiresAt : null };
+  for (let tries = 0; tries < ROTATION_TRIES; tries += 1) {
+    const current = await deps.webhooks.get(tenant, id, { consistent: true });
+    if (!current) throw new NotFoundError(`No webhook with id ${id}.`);
+    const now = deps.clock.now();
+    const rotation = rotateSecretSet(secretSetOf(current), generateSigningSecret(deps.random), now, graceSeconds);
+    if (!rotation.ok) {
+      throw new LimitExceededError(
+        `At most ${MAX_PREVIOUS_SECRETS} earlier secrets sign at once; rotate with grace_period_seconds 0 (which ` +
+          'revokes them all), or with a shorter grace period once some have expired.',
+      );
+    }
+    const stored = storedSecrets(rotation.set);
+    const webhook = await deps.webhooks.replaceSecrets(tenant, id, current.secret, stored, new Date(now).toISOString());
+    if (webhook) return { webhook, previousSecretExpiresAt: replacedUntil(rotation.set, now) };
+  }
+  throw new ConflictError(
+    `Other rotations of webhook ${id}'s secret kept changing it meanwhile; this one changed nothing. Try again.`,
+    'rotation_conflict',
+  );
 }
 
 export async function deleteWebhook(

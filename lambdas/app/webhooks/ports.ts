@@ -7,6 +7,7 @@ import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
+import type { SecretSet, StoredSecrets } from '../../domain/webhooks/secret-set';
 
 /** An account in one mode: test-mode data never meets live-mode data. */
 export interface Tenant {
@@ -28,6 +29,12 @@ export interface Webhook extends Tenant {
   /** The secret before the last rotation: it also signs until `previousSecretExpiresAt` (ISO 8601). */
   readonly previousSecret?: string;
   readonly previousSecretExpiresAt?: string;
+  /**
+   * Every secret that signs (the current one and all still in their grace period), written by rotations since it
+   * was added; absent on webhooks never rotated since. Read through `secretSetOf` (domain/webhooks/secret-set),
+   * which trusts it only while its `current` is `secret`.
+   */
+  readonly secretSet?: SecretSet;
   readonly active: boolean;
   /** Requests started per second at most (rate_limit_per_second); absent or null: unpaced. */
   readonly rateLimitPerSecond?: number | null;
@@ -60,6 +67,7 @@ export type WebhookChanges = Partial<
     | 'secret'
     | 'previousSecret'
     | 'previousSecretExpiresAt'
+    | 'secretSet'
     | 'ordering'
     | 'rateLimitPerSecond'
     | 'disabledReason'
@@ -75,12 +83,26 @@ export type WebhookRef = Tenant & { readonly id: string };
 
 export interface WebhookRepository {
   create(webhook: Webhook): Promise<void>;
-  get(tenant: Tenant, id: string): Promise<Webhook | null>;
+  /** `consistent`: a strongly consistent read (a rotation reads what the last rotation wrote). */
+  get(tenant: Tenant, id: string, options?: { readonly consistent?: boolean }): Promise<Webhook | null>;
   /** The webhooks found under these references (any tenants, duplicates allowed); missing ones are left out. */
   getMany(refs: readonly WebhookRef[]): Promise<Webhook[]>;
   /** Every webhook of the tenant (the dispatcher's fan-out query), oldest first. */
   list(tenant: Tenant): Promise<Webhook[]>;
   update(tenant: Tenant, id: string, changes: WebhookChanges, updatedAt: string): Promise<Webhook | null>;
+  /**
+   * A rotation's conditional write: writes `secrets` only while the webhook's `secret` is still `expected`, so
+   * two rotations that read the same set cannot both write (every rotation, this release's or the previous
+   * one's, replaces `secret` with a new random one). The webhook as written; null when the condition failed
+   * (another rotation came first, or the webhook is gone).
+   */
+  replaceSecrets(
+    tenant: Tenant,
+    id: string,
+    expected: string,
+    secrets: StoredSecrets,
+    updatedAt: string,
+  ): Promise<Webhook | null>;
   delete(tenant: Tenant, id: string): Promise<boolean>;
 }
 

@@ -1,6 +1,7 @@
 // POST /v1/webhooks/:id/signature-check: why a receiver's signature check fails. The webhook's secret never
 // leaves Sendflow: the caller sends what its endpoint received, and gets a verdict and the first problem found.
 import { deliveryIdFor } from '../../domain/webhooks/render';
+import { retiredSecret, secretSetOf } from '../../domain/webhooks/secret-set';
 import { liveSecrets } from '../../domain/webhooks/signature';
 import { checkSignature, type SignatureDiagnosis } from '../../domain/webhooks/signature-check';
 import type { Clock } from '../ports';
@@ -33,7 +34,7 @@ export async function checkWebhookSignature(
   const eventId = Object.entries(received.headers).find(([name]) => name.toLowerCase() === 'webhook-id')?.[1];
   const delivery = eventId ? await deps.deliveries.get(webhook.id, deliveryIdFor(eventId, webhook.id), nowMs) : null;
   const secrets = liveSecrets(webhook, nowMs);
-  const retired = webhook.previousSecret && !secrets.includes(webhook.previousSecret) ? webhook.previousSecret : null;
+  const retired = retiredSecret(secretSetOf(webhook), nowMs);
   return checkSignature({
     headers: received.headers,
     body: received.body,

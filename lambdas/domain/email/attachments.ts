@@ -25,6 +25,12 @@ export const ATTACHMENT_LIMITS = {
    * API function's outbound requests per call stay bounded, not 100 emails x 20 attachments.
    */
   pathFetchesPerRequest: 20,
+  /**
+   * Requests of one account that store attachments at once (the local runtime; on AWS each is its own function
+   * instance): each may download, copy and write 10 MB, so one tenant's flood of them holds a bounded share of
+   * the one process; the account's others wait their turn.
+   */
+  requestsAtOnce: 1,
 } as const;
 
 /**
@@ -61,8 +67,8 @@ export function filenameProblem(name: string): string | null {
   if (SEPARATOR.test(name)) return 'A filename cannot contain a path separator ("/" or "\\").';
   if (LONE_SURROGATE.test(name)) return 'The filename contains an unpaired UTF-16 surrogate.';
   if (name === '.' || name === '..') return 'A filename cannot be "." or "..".';
-  const extension = extensionOf(name);
-  if (extension && SES_BLOCKED_EXTENSIONS.has(extension)) {
+  const extension = windowsExtensionsOf(name).find((ext) => SES_BLOCKED_EXTENSIONS.has(ext));
+  if (extension) {
     return `Files ending in .${extension} cannot be sent (Amazon SES refuses executables and scripts: .exe, .bat, .js, .vbs, … see docs/sending.md).`;
   }
   return null;
@@ -73,6 +79,17 @@ export function extensionOf(name: string): string {
   const trimmed = name.replace(/[. ]+$/, '');
   const dot = trimmed.lastIndexOf('.');
   return dot <= 0 && !trimmed.startsWith('.') ? '' : trimmed.slice(dot + 1).toLowerCase();
+}
+
+/**
+ * The extensions Windows could act on for a name: its own, and the file's before an NTFS stream suffix. On NTFS
+ * `x.exe::$DATA`, `x.exe:stream` and `x.exe:stream:$DATA` name streams of the file `x.exe` (the name ends at
+ * the first colon), and trailing dots and spaces are dropped (`x.exe.`, `x.exe .::$DATA`).
+ */
+export function windowsExtensionsOf(name: string): string[] {
+  const colon = name.indexOf(':');
+  const own = extensionOf(name);
+  return colon < 0 ? [own] : [own, extensionOf(name.slice(0, colon))];
 }
 
 const MEDIA_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;

@@ -3,8 +3,13 @@
 import type { AttemptOutcome } from './delivery';
 
 export interface LanePolicy {
-  /** Attempts one endpoint may have in flight in the shared lane (per worker process). */
-  readonly perEndpoint: number;
+  /**
+   * Attempts one account may have in flight in the shared lane of one worker process; null for no share there.
+   * A process that runs many batches at once (the local runtime) needs one; a Lambda container runs one batch at a
+   * time, which SQS's fair queues already spread over the tenants, so a share there would only send jobs round the
+   * queue and make the batch's attempts wait on each other (issue 29).
+   */
+  readonly perEndpoint: number | null;
   /** A job of an endpoint at its share waits for one of its attempts to end while the oldest is this young. */
   readonly busyWaitMs: number;
   /** Then it goes back to the shared lane, to be received again this much later (seconds). */
@@ -13,13 +18,36 @@ export interface LanePolicy {
   readonly slowAfterMs: number;
   /** How long a slow endpoint's jobs stay in the slow lane. */
   readonly slowForMs: number;
+  /**
+   * The endpoint is slow once, among its observations in this process over the last `slowWindowMs` (ended
+   * attempts, and requests in flight for slowAfterMs or more), at least `slowQuorum` were slow and they are at
+   * least `slowShare` of them. One slow outcome is enough when absent. A share, not a count of the latest: a busy
+   * endpoint's batch ends with its slowest answers, so its last few are slow even when 97% of them were fast.
+   */
+  readonly slowWindowMs?: number;
+  readonly slowQuorum?: number;
+  readonly slowShare?: number;
+  /**
+   * A webhook whose failure streak (on its item, counted by every worker: app/webhooks/endpoint-watch) has this
+   * many failed deliveries and began `failingForMs` ago or more goes to the slow lane in every container,
+   * unattempted in the shared lane; none when absent or null. The streak ends at its endpoint's next success (made
+   * in the slow lane). The age keeps a busy healthy endpoint out: its streaks (a 5xx, then a success that a
+   * worker's cached copy of the webhook did not show as a streak yet) last a second or two.
+   */
+  readonly failingDeliveries?: number | null;
+  readonly failingForMs?: number;
+  /**
+   * A first attempt whose message waited this long or more in the shared lane (its SentTimestamp) is late: the
+   * lane is behind a backlog (an outage's, a burst's). It waits in the slow lane instead (a move costs a fraction
+   * of an attempt's time), so the shared lane skims the backlog and serves what is on time; the slow lane, fair
+   * between tenants, works the backlog off. None when absent.
+   */
+  readonly lateAfterMs?: number;
 }
 
 /**
- * An attempt holds its whole batch (an invocation on AWS, one of the local shared lane's 8) until it ends, so an
- * endpoint may hold at most half the local batches before it is known to be slow. On AWS an instance takes one
- * batch, so the share binds within a batch and the slow mark (shared by the instance's later batches) does the
- * rest.
+ * The local runtime's: an attempt holds its whole batch (one of the local shared lane's 8) until it ends, so an
+ * account may hold at most half the local batches before its endpoint is known to be slow.
  */
 export const LANE_POLICY: LanePolicy = {
   perEndpoint: 4,
@@ -27,6 +55,25 @@ export const LANE_POLICY: LanePolicy = {
   busyDelaySeconds: 1,
   slowAfterMs: 2_000,
   slowForMs: 60_000,
+};
+
+/**
+ * On AWS (issue 29): a container runs one batch, whose jobs are all attempted at once (no share). A bad day's
+ * endpoint answers past 2 s now and then (its p99 is 3 s, 0.5% of its requests time out: about 3% in all), so one
+ * slow answer no longer marks it: at least 4 of its observations in the container over the last minute must have
+ * been slow, and half of them (a hanging endpoint: all; an endpoint whose median answer takes 2 s: half). An
+ * endpoint seen failing by all the containers together (3 failed deliveries and no success for 30 s) goes to the
+ * slow lane in all of them, and so does a first attempt that waited a minute or more in the shared lane.
+ */
+export const AWS_LANE_POLICY: LanePolicy = {
+  ...LANE_POLICY,
+  perEndpoint: null,
+  slowWindowMs: 60_000,
+  slowQuorum: 4,
+  slowShare: 0.5,
+  failingDeliveries: 3,
+  failingForMs: 30_000,
+  lateAfterMs: 60_000,
 };
 
 /**

@@ -1,6 +1,7 @@
 // Delivery signatures (spec §6.4, DESIGN §4): X-Service-Signature over the raw body, and the Standard
 // Webhooks headers over id.timestamp.body, which give receivers replay protection.
 import { createHmac } from 'node:crypto';
+import { type StoredSecrets, secretSetOf, signingSecrets } from './secret-set';
 
 const SECRET_PREFIX = 'whsec_';
 
@@ -23,7 +24,7 @@ export function standardWebhookSignature(secret: string, id: string, timestampSe
 
 /**
  * Every signature header of one `standard` attempt; the timestamp is fresh per attempt. `secrets` are the live
- * ones, newest first (two during a rotation's grace period): `webhook-signature` carries one `v1,` signature
+ * ones, newest first (two or more during a rotation's grace period): `webhook-signature` carries one `v1,` signature
  * per secret, space-separated, as Standard Webhooks defines, so either secret verifies. `X-Service-Signature`
  * holds one value: the oldest live secret's, so a receiver that has not switched yet keeps working until the
  * grace period ends (the grace period's promise); one that switched early verifies `webhook-signature`.
@@ -45,12 +46,10 @@ export function signatureHeaders(
   };
 }
 
-/** The secrets that sign now, newest first: the current one, and the previous one until its expiry. */
-export function liveSecrets(
-  webhook: { readonly secret: string; readonly previousSecret?: string; readonly previousSecretExpiresAt?: string },
-  nowMs: number,
-): string[] {
-  const { previousSecret, previousSecretExpiresAt } = webhook;
-  const previousLive = previousSecret && previousSecretExpiresAt && Date.parse(previousSecretExpiresAt) > nowMs;
-  return previousLive ? [webhook.secret, previousSecret] : [webhook.secret];
+/**
+ * The secrets that sign now, newest first: the current one, and each earlier one until its expiry (its secret set,
+ * or the previous secret of a webhook rotated before sets were stored).
+ */
+export function liveSecrets(webhook: StoredSecrets, nowMs: number): string[] {
+  return signingSecrets(secretSetOf(webhook), nowMs);
 }

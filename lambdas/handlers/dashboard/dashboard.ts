@@ -29,6 +29,8 @@ import {
   sameOrigin,
   sealFlash,
   sessionCookieName,
+  sessionCookies,
+  withCookies,
 } from './http';
 import { bare, layout, type PageContext } from './layout';
 import { apiKeyRoutes } from './pages/api-keys';
@@ -90,8 +92,17 @@ export function dashboardHandlers(
         bare('Signed out', html`<p>You are signed out. Ask your administrator for a new sign-in link.</p>`).markup,
       );
     }
-    const sessionCookie = sessionCookieName(headers, await deps.links.secret());
-    const sessionToken = cookies(headers)[sessionCookie];
+    const carried = sessionCookies(headers, await deps.links.secret());
+    // Two sessions of this runtime in one browser: another page of this host planted one (locally any port of
+    // 127.0.0.1 can). Trust neither, and clear both, so the planted one does not outlive this answer.
+    if (carried.length > 1) {
+      return withCookies(
+        signInRequired(true),
+        carried.map((found) => cookie(found.name, '', 0, headers)),
+      );
+    }
+    const sessionCookie = carried[0]?.name ?? '';
+    const sessionToken = carried[0]?.token;
     const signedIn = await currentSession(deps, sessionToken);
     if (!signedIn) return signInRequired();
     const { session, principal } = signedIn;
@@ -146,8 +157,14 @@ export function dashboardHandlers(
     }
     const redeemed = await redeemSignIn(deps, formBody(request.rawBody).get('token') ?? undefined);
     if (!redeemed) return invalidLink();
-    const name = sessionCookieName(request.headers, await deps.links.secret());
-    return redirect(BASE, { 'Set-Cookie': cookie(name, redeemed.token, SESSION_TTL_MS / 1000, request.headers) });
+    const secret = await deps.links.secret();
+    const name = sessionCookieName(request.headers, secret, redeemed.token);
+    // The browser's earlier sessions here (or one planted) go: it holds exactly the one it signed in with.
+    const earlier = sessionCookies(request.headers, secret).filter((found) => found.name !== name);
+    return withCookies(
+      redirect(BASE, { 'Set-Cookie': cookie(name, redeemed.token, SESSION_TTL_MS / 1000, request.headers) }),
+      earlier.map((found) => cookie(found.name, '', 0, request.headers)),
+    );
   }
 }
 
@@ -217,11 +234,15 @@ function tooFast(retryAfter: number): APIGatewayProxyResult {
   );
 }
 
-function signInRequired(): APIGatewayProxyResult {
+/** `planted`: the browser held two sessions (one planted by another page of this host); both were signed out. */
+function signInRequired(planted = false): APIGatewayProxyResult {
+  const why = planted
+    ? html`<p>This browser held two sessions of this dashboard, so another page of this host may have planted one: both are signed out.</p>`
+    : '';
   return htmlResponse(
     bare(
       'Sign-in required',
-      html`<p>Your session has ended or you are not signed in. Open a new sign-in link (<code>npm run admin -- dashboard-link --account &lt;id&gt;</code>).</p>`,
+      html`${why}<p>Your session has ended or you are not signed in. Open a new sign-in link (<code>npm run admin -- dashboard-link --account &lt;id&gt;</code>).</p>`,
     ).markup,
     401,
   );

@@ -1,6 +1,6 @@
 // HTTP plumbing of the dashboard: HTML responses with the security headers, redirects, cookies, form bodies,
 // the same-origin check, and escaping. Nothing here knows a page.
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { escapeHtml } from '../http/pages';
 import { headerValue } from '../middleware/caller';
@@ -9,16 +9,52 @@ export { escapeHtml };
 
 /** Every dashboard URL begins with this (the stage, then the dashboard's resource). */
 export const BASE = '/v1/dashboard';
+const HOST_SESSION_COOKIE = '__Host-sf_session';
+const tag = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('hex').slice(0, 16);
+/** The local runtime's cookies begin with this: its link secret's tag (another runtime's are never looked at). */
+const runtimePrefix = (secret: string) => `sf_session_${tag(secret, 'dashboard session cookie')}_`;
+
 /**
- * The session cookie's name. Cookies do not isolate ports, so a page on another port of the same host could
- * plant a session cookie of its own account under a known name and switch a signed-in user silently. Over https
- * (always on AWS) the name is `__Host-sf_session`: only this secure origin can set it. Over http (the local
- * runtime) it carries a suffix derived from the deployment's link secret: HttpOnly, so no page ever reads it,
- * and unknowable elsewhere, so a planted `sf_session…` cookie is never read.
+ * The session cookie's name for the session `token`. Over https (always on AWS) it is `__Host-sf_session`: only
+ * this secure origin can set it. Over http (the local runtime) cookies do not isolate ports: a page on any port
+ * of 127.0.0.1 can set a cookie this port receives, and anyone with an account here can read their own session
+ * cookie in their browser. So the name is bound to the runtime (a tag of its link secret) and to the session (a
+ * tag of the token under that secret): another runtime's cookie is never read, and an attacker's own cookie,
+ * planted from another port, cannot replace a victim's (its name differs), only sit beside it, which
+ * `sessionCookies` refuses.
  */
-export function sessionCookieName(headers: Readonly<Record<string, string>>, secret: string): string {
-  if (isHttps(headers)) return '__Host-sf_session';
-  return `sf_session_${createHmac('sha256', secret).update('dashboard session cookie').digest('hex').slice(0, 16)}`;
+export function sessionCookieName(headers: Readonly<Record<string, string>>, secret: string, token: string): string {
+  if (isHttps(headers)) return HOST_SESSION_COOKIE;
+  return `${runtimePrefix(secret)}${tag(secret, `dashboard session ${token}`)}`;
+}
+
+/** A session cookie this runtime made: its name (to clear it) and its token. */
+export interface SessionCookie {
+  readonly name: string;
+  readonly token: string;
+}
+
+/**
+ * The session cookies of this runtime a request carries: over http, each cookie whose name is the one
+ * `sessionCookieName` gives its value here (a cookie of another runtime, or under a name this runtime did not
+ * give that token, is ignored). More than one means another page of this host planted one: trust none.
+ */
+export function sessionCookies(headers: Readonly<Record<string, string>>, secret: string): SessionCookie[] {
+  const all = cookies(headers);
+  if (isHttps(headers)) {
+    const token = all[HOST_SESSION_COOKIE];
+    return token ? [{ name: HOST_SESSION_COOKIE, token }] : [];
+  }
+  const prefix = runtimePrefix(secret);
+  return Object.entries(all)
+    .filter(([name, token]) => name.startsWith(prefix) && sameText(name, sessionCookieName(headers, secret, token)))
+    .map(([name, token]) => ({ name, token }));
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 export const FLASH_COOKIE = 'sf_flash';
 /** A flash message lives until the next page view, and at most this long. */
@@ -57,6 +93,17 @@ export function htmlResponse(markup: string, statusCode = 200, headers: Record<s
     headers: { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers },
     body: markup,
   } satisfies APIGatewayProxyResult;
+}
+
+/** The answer with these Set-Cookie headers (several: API Gateway's multiValueHeaders), beside any it has. */
+export function withCookies(result: APIGatewayProxyResult, setCookies: readonly string[]): APIGatewayProxyResult {
+  if (setCookies.length === 0) return result;
+  const { 'Set-Cookie': own, ...headers } = (result.headers ?? {}) as Record<string, string>;
+  return {
+    ...result,
+    headers,
+    multiValueHeaders: { ...result.multiValueHeaders, 'Set-Cookie': [...(own ? [own] : []), ...setCookies] },
+  };
 }
 
 /** Post/Redirect/Get: 303 so the browser follows with a GET. */

@@ -8,6 +8,7 @@ import type { SuppressionReason } from '../../app/emails/ports';
 import { EVENT_TYPES, type EventType } from '../../domain/events';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
+import { receivedStatusFields } from './received-fields';
 
 const time = (description: string) => z.string().meta({ format: 'date-time', description });
 const prefixed = (prefix: string, description: string) =>
@@ -86,6 +87,7 @@ const receivedData = {
       size: z.number().int().min(0).meta({ description: 'Bytes.' }),
     }),
   ),
+  ...receivedStatusFields,
 };
 
 const contactData = {

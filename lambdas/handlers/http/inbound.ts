@@ -13,7 +13,9 @@ import {
 } from '../../app/inbound/read-received';
 import { ValidationError } from '../../domain/errors';
 import { RECEIVED_EMAIL_ID } from '../../domain/inbound';
+import { omittedOf } from '../../domain/received-fields';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { receivedStatusFields } from './received-fields';
 import { type Body, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
@@ -55,6 +57,7 @@ const listed = {
   received_for: z.array(z.string()).meta({ description: 'The envelope recipients at your domains.' }),
   message_id: z.string(),
   attachments: z.array(inboundAttachment),
+  ...receivedStatusFields,
 };
 const listItem = named('ReceivedEmailSummary', z.strictObject(listed));
 const downloadLink = { download_url: z.string(), expires_at: isoTime };
@@ -133,6 +136,9 @@ function summary(email: ReceivedEmail): Body<typeof listItem> {
       content_id: attachment.contentId,
       content_disposition: attachment.contentDisposition,
     })),
+    status: email.status ?? 'received',
+    notes: (email.notes ?? []).map((note) => ({ code: note.code, message: note.message })),
+    omitted: omittedOf(email),
   };
 }
 

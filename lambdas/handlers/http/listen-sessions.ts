@@ -107,7 +107,7 @@ export function listenHandlers(deps: ListenDeps) {
     );
   const poll: RouteHandler = async ({ caller, params, query }) => {
     const { after, wait } = validate(pollQuery, query, 'query');
-    const result = await pollListenEvents(deps, tenantOf(caller), params.id ?? '', {
+    const result = await pollListenEvents(deps, { ...tenantOf(caller), plan: caller.plan }, params.id ?? '', {
       after: after ?? null,
       waitMs: wait * 1000,
     });

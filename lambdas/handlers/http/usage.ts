@@ -1,4 +1,5 @@
-// HTTP handler for GET /v1/usage: the account's plan, rate limit and quotas used (the dashboard's overview).
+// HTTP handler for GET /v1/usage: the account's plan, rate limit and quotas used, bytes stored today included
+// (the dashboard's overview).
 import * as z from 'zod';
 import { type QuotaUsage, readUsage, type UsageDeps } from '../../app/usage';
 import { PLAN_NAMES } from '../../domain/plans';
@@ -9,6 +10,7 @@ const quotaSchema = named(
   'QuotaUsage',
   z.strictObject({
     period: z.string().meta({ description: 'The month (YYYY-MM) or the UTC day (YYYY-MM-DD) counted.' }),
+    // used and limit count emails, recipients or bytes (attachment_bytes_today, inbound_bytes_today).
     used: integer,
     limit: integer,
     resets_at: isoTime,
@@ -26,6 +28,9 @@ const responses = {
         rate_limit: z.strictObject({ requests_per_second: integer }),
         live_emails_this_month: quotaSchema,
         test_recipients_today: quotaSchema,
+        // Bytes of attachments stored today (UTC), both modes; of received mail stored for the account.
+        attachment_bytes_today: quotaSchema,
+        inbound_bytes_today: quotaSchema,
       }),
     ),
     "The account's plan and what it has used",
@@ -48,6 +53,8 @@ export function usageHandlers(deps: UsageDeps) {
       rate_limit: { requests_per_second: usage.requestsPerSecond },
       live_emails_this_month: quota(usage.liveEmails),
       test_recipients_today: quota(usage.testRecipients),
+      attachment_bytes_today: quota(usage.attachmentBytes),
+      inbound_bytes_today: quota(usage.inboundBytes),
     });
   };
   return { getUsage: get };

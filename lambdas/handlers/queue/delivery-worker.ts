@@ -1,9 +1,11 @@
 // SQS handler of the deliveries queues (the shared lane and the slow lane): one attempt per record, records of
 // a batch in parallel. The endpoint's failures are outcomes (recorded, retried on schedule), not batch
 // failures; only our own errors make SQS redeliver. Webhooks are read once per batch (on AWS kept for
-// SF_WEBHOOK_CACHE_SECONDS: `webhookReads`). In the shared lane, a job whose endpoint is slow moves to the slow
-// lane unattempted, and one whose endpoint already has its share of
-// attempts in flight waits for one of them to end, or comes back a moment later. A recovery job's step rides on
+// SF_WEBHOOK_CACHE_SECONDS: `webhookReads`). In the shared lane, a job whose endpoint is slow (in this worker's
+// eyes, or failing in every worker's: its webhook's failure streak) moves to the slow lane unattempted, the
+// batch's moves gathered into sends of 10; where the lanes keep a share per account (the local runtime), one
+// whose account already has its share of attempts in flight waits for one of them to end, or comes back a moment
+// later. The retry of an attempt that was slow waits in the slow lane. A recovery job's step rides on
 // the shared lane too: it makes its own paced attempts (app/webhooks/recoveries). The deliveries DLQs are
 // consumed here too: a dead-lettered job's delivery is recorded failed (app/webhooks/dead-letters), never attempted.
 // A job of a paced webhook (its `ratePerSecond`) waits for its turn before anything else, or goes back to its
@@ -13,6 +15,8 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts';
 import { failDeadLettered } from '../../app/webhooks/dead-letters';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
+import { streakOf } from '../../app/webhooks/endpoint-watch';
+import { GatheredDeliveryQueue } from '../../app/webhooks/gathered-delivery-queue';
 import type { EndpointPace } from '../../app/webhooks/pace';
 import type {
   AttemptRecord,
@@ -20,6 +24,7 @@ import type {
   DeliveryQueue,
   RecoveryQueue,
   RecoveryStep,
+  RetryScheduler,
   Tenant,
   Webhook,
   WebhookReads,
@@ -39,6 +44,11 @@ export interface Lanes {
   readonly busyDelaySeconds: number;
   /** Whether a record came from the slow lane: its jobs are attempted whatever the gate says. */
   readonly isSlowLane: (record: SQSRecord) => boolean;
+  /**
+   * Where the retry of a slow attempt (a time-out, a slow answer) waits: the slow lane for a delay its queue holds,
+   * so a hanging endpoint's retries never come back through the shared lane.
+   */
+  readonly slowRetries: RetryScheduler;
 }
 
 /** Per-endpoint rate limits: the shared pace's turns and starts, and the queue a job goes back to until its turn. */
@@ -78,10 +88,22 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
       },
     };
   };
+  // The retry of an attempt whose outcome was slow goes to the slow lane (`slow` is asked when it is scheduled,
+  // after the outcome was observed).
+  const laneRetries = (base: RecoveryDeps, slow: () => boolean): RecoveryDeps =>
+    lanes
+      ? {
+          ...base,
+          retries: { schedule: (job, delay) => (slow() ? lanes.slowRetries : base.retries).schedule(job, delay) },
+        }
+      : base;
   return (event: SQSEvent) => {
     const jobs = new Map(event.Records.map((record) => [record, parseJob(record)]));
     const lookup = batchLookup(deps.webhookReads ?? deps.webhooks, [...jobs.values()]);
     const processor = new BatchProcessor(EventType.SQS);
+    // The batch's moves to the slow lane leave together, in sends of 10, once every record has chosen its lane.
+    const moves = lanes ? new GatheredDeliveryQueue(lanes.slowLane, event.Records.length) : undefined;
+    const members = new Map(event.Records.map((record) => [record, moves?.member()]));
     // A recovery step passes the same door as a job: its account's share, and the slow lane for a slow endpoint.
     const recoveryStep = async (record: SQSRecord, step: RecoveryStep) => {
       if (!lanes) return runRecoveryStep(deps, step);
@@ -102,8 +124,19 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
       }
     };
     const attempt = async (record: SQSRecord) => {
+      const member = members.get(record);
+      try {
+        return await attemptRecord(record, member?.queue, () => member?.done());
+      } finally {
+        member?.done();
+      }
+    };
+    /** One record: `move` sends its job to the slow lane with the batch's other moves; `stay` says it will not move. */
+    const attemptRecord = async (record: SQSRecord, move: DeliveryQueue | undefined, stay: () => void) => {
       const job = jobs.get(record) ?? parseJob(record);
       if (job instanceof Error) throw job;
+      // Only a shared-lane job may move to the slow lane; no other record holds the batch's moves back.
+      if (deps.isDeadLetter?.(record) || 'recovery' in job || lanes?.isSlowLane(record)) stay();
       if (deps.isDeadLetter?.(record)) {
         // A recovery step that dead-lettered leaves its job to the job's own staleness rule (a new one may start).
         if ('recovery' in job) return;
@@ -113,6 +146,7 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
       if (pacing && job.ratePerSecond) {
         const admission = await pacing.pace.admit(job, job.ratePerSecond);
         if (admission.kind === 'later') {
+          stay();
           const back = lanes?.isSlowLane(record) ? lanes.slowLane : pacing.queue;
           return back.send([{ ...job, paceTurn: admission.turn }], admission.delaySeconds);
         }
@@ -121,20 +155,46 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
       }
       if (!lanes) return attemptDelivery(pacedDeps(deps, job), job, lookup);
       const endpoint = job.webhookId;
+      let slow = false;
       if (lanes.isSlowLane(record)) {
-        return attemptDelivery(pacedDeps(deps, job), job, lookup, (seen) => lanes.gate.observe(endpoint, seen));
+        return attemptDelivery(
+          laneRetries(pacedDeps(deps, job), () => slow),
+          job,
+          lookup,
+          (seen) => {
+            slow = lanes.gate.isSlow(seen);
+            lanes.gate.observe(endpoint, seen);
+          },
+        );
+      }
+      // A first attempt that waited long in this lane (it is behind a backlog) waits in the slow lane, so the shared
+      // lane serves what is on time (a paced job's wait is its pace's). A first attempt names its tenant, so its
+      // webhook (read for the batch already) can say before the claim whether every worker together has seen the
+      // endpoint failing.
+      if (job.attempt === 1 && !job.ratePerSecond && lanes.gate.late(Number(record.attributes?.SentTimestamp))) {
+        return (move ?? lanes.slowLane).send([job]);
+      }
+      if (job.seed && lanes.gate.failing(streakOfWebhook(await lookup(job.seed, endpoint)))) {
+        return (move ?? lanes.slowLane).send([job]);
       }
       // A retry names its account too; a job from before that change falls back to its webhook.
       const who = { account: job.seed?.accountId ?? job.accountId ?? endpoint, endpoint };
       const answer = await lanes.gate.enterWhenFree(who);
-      if (answer.kind === 'slow') return lanes.slowLane.send([job]);
+      if (answer.kind === 'slow') return (move ?? lanes.slowLane).send([job]);
+      stay();
       if (answer.kind === 'busy') return lanes.sharedLane.send([job], lanes.busyDelaySeconds);
       const { ticket } = answer;
       let seen: AttemptRecord | undefined;
       try {
-        return await attemptDelivery(pacedDeps(timedDeps(endpoint), job), job, lookup, (outcome) => {
-          seen = outcome;
-        });
+        return await attemptDelivery(
+          laneRetries(pacedDeps(timedDeps(endpoint), job), () => slow),
+          job,
+          lookup,
+          (outcome) => {
+            seen = outcome;
+            slow = lanes.gate.isSlow(outcome);
+          },
+        );
       } finally {
         lanes.gate.leave(who, ticket, seen);
       }
@@ -155,6 +215,11 @@ function parseJob(record: SQSRecord): DeliveryJob | { recovery: RecoveryStep } |
 }
 
 const refKey = (tenant: Tenant, id: string) => `${tenant.accountId}#${tenant.mode}#${id}`;
+
+/** A webhook's failure streak as its item shows it (none: no streak, or no webhook). */
+function streakOfWebhook(webhook: Webhook | null) {
+  return webhook ? streakOf(webhook) : null;
+}
 
 /**
  * The batch's webhooks, each read once. First attempts name their tenant, so their webhooks are read in one

@@ -46,7 +46,7 @@ type SesReceiptRecord = z.infer<typeof sesReceiptEvent>['Records'][number];
 export interface InboundMailDeps {
   readonly source: RawMessageSource;
   /** receiveEmail (lambdas/app/inbound/receive-email.ts) with its deps bound, wired by the runtime. */
-  readonly receive: (message: InboundMessage) => Promise<{ readonly stored: readonly unknown[] }>;
+  readonly receive: (message: InboundMessage) => Promise<{ readonly stored: readonly { readonly status: string }[] }>;
   readonly logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -67,6 +67,8 @@ export function createInboundMailHandler(deps: InboundMailDeps) {
         recipients: message.recipients.length,
         bytes: raw.byteLength,
         stored: stored.length,
+        // Stored with part of it only in the raw message (a MIME limit, the parse time-box): someone's hostile mail.
+        partial: stored.filter((one) => one.status === 'partial').length,
         discarded,
       });
     }

@@ -8,13 +8,15 @@ import { ConfigError } from '../config';
 import { loadAwsWiring } from './env';
 import { emailBodies } from './plugs/bodies';
 import { inboundMessages, inboundRequires } from './plugs/inbound';
+import { mimeParser } from './plugs/mime';
 import { eventsQueue } from './plugs/queues';
 import { createAwsServices } from './services';
 
 const SERVICE = 'sendflow-inbound';
-// The events queue (email.received is relayed at once) and the bodies bucket (the file store: the raw message,
-// its parsed body and attachments under emails/<rcv id>/). DynamoDB is every function's base.
-const services = createAwsServices(SERVICE, [eventsQueue, emailBodies]);
+// The events queue (email.received is relayed at once), the bodies bucket (the file store: the raw message,
+// its parsed body and attachments under emails/<rcv id>/) and the time-boxed parse thread. DynamoDB is every
+// function's base.
+const services = createAwsServices(SERVICE, [eventsQueue, emailBodies, mimeParser]);
 const wiring = loadAwsWiring(process.env);
 const missing = inboundRequires(wiring).filter(([, value]) => !value);
 if (missing.length) throw new ConfigError(missing.map(([name]) => `${name}: required by ${SERVICE}, not set`));

@@ -21,6 +21,7 @@ import { backfillEmailTenants } from '../../adapters/dynamodb/emails';
 import { type TableName, type TableSpec, tables } from '../../manifest';
 import { documentClient } from '../document-client';
 import type { LocalDynamo } from './dynalite';
+import type { StoreLanes } from './request-lane';
 
 /** How long createTables waits for a new table to become ACTIVE. */
 const TABLE_ACTIVE_MS = 10_000;
@@ -39,24 +40,27 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
  * The runtime's client: the same SDK client, whose requests go to dynalite's thread as messages. The thread is
  * in this process, so there is nothing to sign and no socket to open.
  */
-export function embeddedDynamoClient(dynamo: LocalDynamo): DynamoDBClient {
+export function embeddedDynamoClient(dynamo: LocalDynamo, lanes?: StoreLanes): DynamoDBClient {
   return new DynamoDBClient({
     endpoint: dynamo.endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     signer: { sign: async (request) => request },
-    requestHandler: threadHandler(dynamo),
+    requestHandler: threadHandler(dynamo, lanes),
     maxAttempts: 2,
   });
 }
 
-function threadHandler(dynamo: LocalDynamo): HttpHandler {
+function threadHandler(dynamo: LocalDynamo, lanes?: StoreLanes): HttpHandler {
   return {
     async handle(request: HttpRequest) {
       // The SDK serializes JSON to bytes; they cross to the thread as they are.
       const body = request.body as string | Uint8Array | undefined;
       const bytes = typeof body === 'string' || body === undefined ? Buffer.from(body ?? '') : body;
-      const answer = await dynamo.request(String(request.headers['x-amz-target']), bytes);
+      const target = String(request.headers['x-amz-target']);
+      const answer = await (lanes
+        ? lanes.run(lanes.lane(), () => dynamo.request(target, bytes))
+        : dynamo.request(target, bytes));
       const response = new HttpResponse({
         statusCode: answer.status,
         headers: answer.headers,

@@ -18,6 +18,7 @@ import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { type RouteSpec, STAGE } from '../../manifest';
+import { inAccountLane, inCallerLane } from './request-lane';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -144,20 +145,24 @@ export function createGateway(options: GatewayOptions) {
     const hit = key && cache.get(key, options.clock());
     if (hit) return hit;
     const generation = cache.generation;
-    const result = await options.authorizer({
-      type: 'REQUEST',
-      methodArn,
-      resource: event.resource,
-      path: event.path,
-      httpMethod: event.httpMethod,
-      headers: event.headers,
-      multiValueHeaders: event.multiValueHeaders,
-      queryStringParameters: event.queryStringParameters,
-      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
-      pathParameters: event.pathParameters,
-      stageVariables: null,
-      requestContext: event.requestContext,
-    } as APIGatewayRequestAuthorizerEvent);
+    // The key's lookups take their turns in the key's lane (a malformed one: the client address's).
+    const lane = AuthorizerResultCache.keyOf(authorization) ?? `ip:${event.requestContext.identity.sourceIp}`;
+    const result = await inCallerLane(lane, () =>
+      options.authorizer({
+        type: 'REQUEST',
+        methodArn,
+        resource: event.resource,
+        path: event.path,
+        httpMethod: event.httpMethod,
+        headers: event.headers,
+        multiValueHeaders: event.multiValueHeaders,
+        queryStringParameters: event.queryStringParameters,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+        pathParameters: event.pathParameters,
+        stageVariables: null,
+        requestContext: event.requestContext,
+      } as APIGatewayRequestAuthorizerEvent),
+    );
     if (key) cache.set(key, result, options.clock() + options.authCacheTtlSeconds * 1000, generation);
     return result;
   }
@@ -193,13 +198,14 @@ export function createGateway(options: GatewayOptions) {
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
     }
-    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. A long-poll mostly
-    // waits: holding a slot for its 20 s would stall the account's other requests behind a listening CLI.
+    // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. Every request of the
+    // account runs in its slots, long-polls too: a poll gives its slot back while it waits (KeyedSlots.outside),
+    // so a listening CLI never stalls the account's other requests, and a burst of polls takes its turn like any.
     const slots = options.accountSlots;
-    const longPoll = match.kind === 'route' && (match.route as RouteSpec).longPoll === true;
-    return slots && account && !longPoll
-      ? slots.run(account, () => serve(req, event, readable, requestId, maxBytes))
-      : serve(req, event, readable, requestId, maxBytes);
+    if (!account) return serve(req, event, readable, requestId, maxBytes);
+    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts).
+    const served = () => inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
+    return slots ? slots.run(account, served) : served();
   }
 
   /** The body limit of the matched route: the send routes take attachments (largeBody). */
@@ -245,7 +251,12 @@ export function createGateway(options: GatewayOptions) {
 }
 
 function write(res: ServerResponse, result: Answer, close: boolean): void {
-  const headers = { ...(result.headers as Record<string, string>) };
+  // As API Gateway: `multiValueHeaders` beside `headers` (several Set-Cookie headers), a name in both getting all.
+  const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    const own = headers[name];
+    headers[name] = [...(own === undefined ? [] : [own].flat()), ...values.map(String)];
+  }
   if (close) headers.Connection = 'close';
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);

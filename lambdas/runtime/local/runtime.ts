@@ -13,20 +13,25 @@ import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
 import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
+import { InProcessListenSignals } from '../../adapters/in-process/listen-signals';
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
-import { localSpool } from '../../adapters/local/inbound-spool';
+import { localSpool, type SpoolEntry } from '../../adapters/local/inbound-spool';
 import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapters/local/smtp-inbound';
 import { noUsagePlans } from '../../adapters/local/usage-plans';
+import { parseThreadModule } from '../../adapters/mime/parse-thread-module';
+import { ThreadMimeParser } from '../../adapters/mime/thread-mime-parser';
 import { createAccount, createAccountKey, DEFAULT_KEY_NAME, findDefaultAccount } from '../../app/accounts';
 import { receivingDomain } from '../../app/domains/domains';
 import type { EmailBodyStore } from '../../app/emails/ports';
-import { receiveEmail } from '../../app/inbound/receive-email';
+import { type InboundMessage, receiveEmail } from '../../app/inbound/receive-email';
+import { recordFailedArrival } from '../../app/inbound/record-failed-arrival';
 import type { Clock } from '../../app/ports';
 import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
 import { errorBody } from '../../domain/error-names';
+import { LANE_POLICY, type LanePolicy } from '../../domain/webhooks/endpoint-health';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
@@ -51,6 +56,7 @@ import { createTables, embeddedDynamoClient } from './dynamo';
 import { createDownloadRoute } from './file-downloads';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
+import { accountStoreLanes } from './request-lane';
 
 /** API Gateway's integration time-out for REST APIs. */
 const INTEGRATION_TIMEOUT_MS = 29_000;
@@ -66,8 +72,11 @@ export interface LocalRuntime {
   readonly port: number;
   /** The inbound SMTP server's port (SF_SMTP_PORT, or the free one picked). */
   readonly smtpPort: number;
-  /** The inbound SMTP server's spool: `idle()` once every accepted message is stored (or waits for a retry). */
-  readonly inbound: Pick<SmtpInbound, 'idle' | 'pending'>;
+  /**
+   * The inbound SMTP server's spool: `idle()` once every accepted message is stored (or waits for a retry),
+   * `deadLetters()` the messages that failed every try.
+   */
+  readonly inbound: Pick<SmtpInbound, 'idle' | 'pending' | 'deadLetters'>;
   readonly dynamoEndpoint: string;
   /** Authorizes the admin CLI's cache flush (gateway ADMIN_FLUSH_PATH); random per start. */
   readonly adminToken: string;
@@ -101,6 +110,10 @@ export interface LocalRuntimeOptions {
   /** Called if the embedded DynamoDB dies while the runtime runs (it is logged in any case). */
   readonly onDynamoFailure?: (error: Error) => void;
   readonly sender?: WebhookSender;
+  /** The delivery lanes' rules (LANE_POLICY: one process for every batch); bench:cost measures AWS_LANE_POLICY. */
+  readonly lanePolicy?: LanePolicy;
+  /** Batches as large as the AWS event sources' (the manifest's batchSize) rather than LOCAL_BATCH_SIZE: bench:cost. */
+  readonly awsBatches?: boolean;
   /** Called once if the data directory is locked and the start waits for it (SF_DATA_DIR_WAIT_SECONDS). */
   readonly onDataDirWait?: () => void;
   /** The inbound SMTP server's limits (tests shorten its time-outs); DEFAULT_SMTP_LIMITS otherwise. */
@@ -124,19 +137,23 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
   makeDataDirPrivate(config.dataDir);
   const secret = config.signingSecret ?? localSigningSecret(config.dataDir);
   let baseUrl = config.publicUrl ?? '';
-  const client = embeddedDynamoClient(dynamo);
+  // The embedded store is one thread every tenant's requests share: one account's calls go there a few at a time,
+  // so one tenant's burst of reads never fills it ahead of another's next call.
+  const client = embeddedDynamoClient(dynamo, accountStoreLanes(LOCAL_STORE_CALLS_PER_ACCOUNT));
   // Both delivery lanes redrive to one DLQ (two on AWS), which the delivery worker consumes: a job that keeps
   // failing ends its delivery visibly failed (app/webhooks/dead-letters), as on AWS.
   const deliveriesDlq = localDeliveriesDlq(config.dataDir, logger);
+  const awsBatches = options.awsBatches === true;
   const local = {
-    events: localQueue(config.dataDir, 'events', logger),
-    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq),
-    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq),
-    sends: localQueue(config.dataDir, 'sends', logger),
+    events: localQueue(config.dataDir, 'events', logger, undefined, awsBatches),
+    deliveries: localQueue(config.dataDir, 'deliveries', logger, deliveriesDlq, awsBatches),
+    slowDeliveries: localQueue(config.dataDir, 'slowDeliveries', logger, deliveriesDlq, awsBatches),
+    sends: localQueue(config.dataDir, 'sends', logger, undefined, awsBatches),
     deliveriesDlq,
   };
   let server: Server | undefined;
   let smtp: SmtpInbound | undefined;
+  let mimeParser: ThreadMimeParser | undefined;
   let closing = false;
   let reconciler: NodeJS.Timeout | undefined;
   let reconciling: Promise<unknown> = Promise.resolve();
@@ -156,9 +173,16 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     // Files (attachments) in the data directory beside the bodies, as S3 holds them on AWS; its download links
     // are served below, as S3 serves presigned URLs.
     const files = localFileStore(config.dataDir, links, () => (options.clock ?? Date).now());
+    // Received messages are parsed in a thread of their own, time-boxed: never on the loop every tenant shares.
+    mimeParser = new ThreadMimeParser({
+      ...parseThreadModule(),
+      budgetMs: config.inboundParseMs,
+      maxHeapMb: PARSE_HEAP_MB,
+    });
     const services = createServices(config, client, logger, {
       emailBodies,
       files,
+      mimeParser,
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.
@@ -183,9 +207,15 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         steps: { send: async (step, delay) => local.slowDeliveries.send([encodeStep(step)], delay) },
         arn: local.slowDeliveries.arn,
       },
+      // One process runs every batch: a share per account (bench:cost gives AWS's rules instead).
+      lanePolicy: options.lanePolicy ?? LANE_POLICY,
       deliveryDlqArns: [local.deliveriesDlq.arn],
       // A receiving domain's MX record names the local SMTP server's host (its port is SF_SMTP_PORT).
       receivingMx: config.host,
+      // The fan-out runs here too: it wakes the waiting polls of a session it puts an event on.
+      listenSignals: new InProcessListenSignals(options.clock ?? { now: () => Date.now() }),
+      // A long-poll holds no gateway slot while it waits; its store calls take one each (app/listen).
+      accountSlots,
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -275,14 +305,18 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       spool: localSpool(config.dataDir),
       accepts: async (domain) => (await receivingDomain(services, domain)) !== null,
       deliver: async (entry) => {
-        await receiveEmail(services.inbound, {
-          raw: entry.raw,
-          mailFrom: entry.mailFrom,
-          recipients: entry.recipients,
-          verdicts: null,
-          receivedAt: entry.receivedAt,
-          sourceId: entry.id,
-        });
+        const { refused } = await receiveEmail(services.inbound, arrivalOf(entry));
+        for (const { accountId, reason } of refused ?? []) {
+          logger.warn('Inbound message not stored for an account', {
+            account_id: accountId,
+            reason,
+            spool_id: entry.id,
+          });
+        }
+      },
+      // Tried too often: the receiving account is shown a failed email (the operator has the message).
+      onDeadLetter: async (entry, letter) => {
+        await recordFailedArrival(services.inbound, arrivalOf(entry), letter.attempts);
       },
       onError: (message, error) => logger.error(message, error as Error),
       ...(options.smtpLimits ? { limits: options.smtpLimits } : {}),
@@ -332,6 +366,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         await Promise.race([reconciling, sleep(left())]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
+        await mimeParser?.close();
         client.destroy();
         await dynamo.close();
       },
@@ -340,6 +375,7 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
     clearInterval(reconciler);
     server?.close();
     await smtp?.stop();
+    await mimeParser?.close();
     await Promise.all(Object.values(local).map((q) => q.stop(0)));
     client.destroy();
     await dynamo.close();
@@ -369,6 +405,30 @@ export const LOCAL_RESERVED_BATCHES = 2;
  * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
  */
 export const LOCAL_ACCOUNT_CONCURRENCY = 4;
+
+/** The parse thread's heap ceiling: a 30 MB message parses in a few hundred MB; past it the parse fails, not the process. */
+const PARSE_HEAP_MB = 1024;
+
+/** A spool entry as receiveEmail's contract has it (SES hands the same on AWS). */
+function arrivalOf(entry: SpoolEntry): InboundMessage {
+  return {
+    raw: entry.raw,
+    mailFrom: entry.mailFrom,
+    recipients: entry.recipients,
+    verdicts: null,
+    receivedAt: entry.receivedAt,
+    sourceId: entry.id,
+  };
+}
+
+/**
+ * Store calls of one account (or one key's authorizer reads) in the embedded DynamoDB's thread at once; its others
+ * wait their turn. The thread interleaves the calls it holds: another tenant's call shares it with at most this many
+ * of a flood's (a listing's history reads, a burst of polls' reads), however many that tenant made. The runtime's
+ * own work (the queues' consumers, the reconciler) is bounded by the queues' concurrency instead: a global bound
+ * here throttled the delivery pipeline.
+ */
+export const LOCAL_STORE_CALLS_PER_ACCOUNT = 4;
 
 /** Wraps a handler so the telemetry it buffered is published when each invocation ends, however it ends. */
 function flushAfter(telemetry: Pick<Telemetry, 'flush'>) {
@@ -400,7 +460,7 @@ function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
   const journal = queueJournal(dataDir, 'deliveriesDlq');
   const visibilityTimeoutMs = visibilityTimeoutSeconds(queues.deliveries) * 1000;
   return new InProcessQueue('sendflow-deliveriesDlq', {
-    batchSize: queues.deliveries.batchSize,
+    batchSize: LOCAL_BATCH_SIZE,
     visibilityTimeoutMs,
     maxReceiveCount: Math.ceil(DLQ_RETENTION_MS / visibilityTimeoutMs),
     concurrency: 1,
@@ -409,11 +469,23 @@ function localDeliveriesDlq(dataDir: string, logger: Logger): InProcessQueue {
   });
 }
 
-function localQueue(dataDir: string, queue: QueueName, logger: Logger, redriveTo?: InProcessQueue): InProcessQueue {
+/**
+ * The most records a local batch holds: one process runs every batch, so the AWS event sources' larger batches
+ * (gathered over a batching window, to share an invocation's time) would only hold more of its attempts at once.
+ */
+export const LOCAL_BATCH_SIZE = 10;
+
+function localQueue(
+  dataDir: string,
+  queue: QueueName,
+  logger: Logger,
+  redriveTo?: InProcessQueue,
+  awsBatches = false,
+): InProcessQueue {
   const spec = queues[queue];
   const journal = queueJournal(dataDir, queue);
   return new InProcessQueue(`sendflow-${queue}`, {
-    batchSize: spec.batchSize,
+    batchSize: awsBatches ? spec.batchSize : Math.min(spec.batchSize, LOCAL_BATCH_SIZE),
     visibilityTimeoutMs: visibilityTimeoutSeconds(spec) * 1000,
     maxReceiveCount: spec.maxReceiveCount,
     concurrency: LOCAL_QUEUE_CONCURRENCY[queue],

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
-import { DELIVERY_SHARDS, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
+import { DELIVERY_SHARDS, DynamoDeliveryRepository, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
 import { shardOf } from '../../../lambdas/adapters/dynamodb/shards';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
 import { timeOrderedId } from '../../../lambdas/domain/ids';
@@ -1428,6 +1428,60 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
       // Assert
       expect(due).toEqual([{ id: old.id, webhookId, attempts: 1, nextAttemptAt: 5 }]);
       expect(listed).toEqual({ items: [old], hasMore: false });
+    });
+
+    // Expand/contract (lambdas/domain/stored-formats.ts): with a format's switch off, rows are written as the
+    // release before it wrote them, so a stage can still roll back past its reader.
+    it('with deliveryShards off, writes new rows in the unsuffixed partition (the layout before the shards); reads, claims, records and lists them', async () => {
+      // Arrange
+      const { db, table } = raw();
+      const unsharded = new DynamoDeliveryRepository(db.doc, table, { deliveryShards: false, deliveryPayloadZ1: true });
+      const webhookId = newWebhookId();
+      const row = newDelivery(webhookId, T0);
+
+      // Act
+      expect(await unsharded.createClaimed(row)).toBe(true);
+      const retry = after(row, 'pending', { nextAttemptAt: NOW - 1_000 });
+      expect(await unsharded.record(retry, 1)).toBe(true);
+      const pendingItem = await readLegacy(webhookId, row.id);
+      const claimed = await repo().claim(
+        webhookId,
+        row.id,
+        { attemptsBefore: 1, statuses: ['pending'], nowMs: NOW },
+        { attempt: 2, until: NOW + 30_000 },
+      );
+      const done = after(claimed ?? retry, 'succeeded');
+      expect(await repo().record(done, 2)).toBe(true);
+
+      // Assert: in the partition the release before the shards reads, never in a shard; the default repository
+      // (shards on) serves it whole.
+      expect(await readLegacy(webhookId, row.id)).toMatchObject({ webhookId, status: 'succeeded', attempts: 2 });
+      expect(await read(webhookId, row.id)).toBeUndefined();
+      expect(pendingItem).toMatchObject({ webhookId, status: 'pending', dueAt: expect.any(String) });
+      expect(await repo().get(webhookId, row.id, NOW)).toEqual(done);
+      expect((await unsharded.list(webhookId, { limit: 10 }, NOW)).items).toEqual([done]);
+      expect(await unsharded.createClaimed(row)).toBe(false);
+    });
+
+    it('with deliveryPayloadZ1 off, stores the payload as the string (no payloadZ1); rows of both forms read the same', async () => {
+      // Arrange: a payload long enough that deflating it would pay.
+      const { db, table } = raw();
+      const plain = new DynamoDeliveryRepository(db.doc, table, { deliveryShards: true, deliveryPayloadZ1: false });
+      const webhookId = newWebhookId();
+      const payload = JSON.stringify({ type: 'email.delivered', data: { subject: 'Your receipt '.repeat(20) } });
+      const row = newDelivery(webhookId, T0, { payload });
+
+      // Act
+      await plain.createClaimed(row);
+      const delivered = after(row, 'succeeded');
+      await plain.record(delivered, 1);
+
+      // Assert
+      const item = await read(webhookId, row.id);
+      expect(item?.payload).toBe(payload);
+      expect(item).not.toHaveProperty('payloadZ1');
+      expect(await repo().get(webhookId, row.id, NOW)).toEqual(delivered);
+      expect(await plain.get(webhookId, row.id, NOW)).toEqual(delivered);
     });
   }
 }

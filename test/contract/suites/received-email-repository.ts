@@ -93,6 +93,45 @@ export function receivedEmailRepositoryContract(harness: RepositoryHarness<Recei
     expect((await repo().get(tenant, email.id))?.subject).toBe(email.subject);
   });
 
+  it('create() of a full email replaces a failed one of the same id (a retried dead letter); never the other way', async () => {
+    // Arrange
+    const tenant = newTenant();
+    const failed = newEmail(tenant, T0, {
+      subject: '',
+      attachments: [],
+      status: 'failed',
+      notes: [{ code: 'storage_failed', message: 'could not be stored' }],
+      omitted: { receivedFor: 2 },
+    });
+    const full = { ...newEmail(tenant), id: failed.id, sourceId: failed.sourceId };
+    await repo().create(failed, [event(failed)]);
+
+    // Act
+    const again = await repo().create({ ...failed, subject: 'second failure' }, [event(failed)]);
+    const replaced = await repo().create(full, [event(full)]);
+    const afterwards = await repo().create(failed, [event(failed)]);
+
+    // Assert: the full one is read whole, without the failed one's status, notes or omitted.
+    expect(again).toBeNull();
+    expect(replaced?.events).toHaveLength(1);
+    expect(afterwards).toBeNull();
+    expect(await repo().get(tenant, failed.id)).toEqual(full);
+    for (const pending of await repo().outbox.due(Number.MAX_SAFE_INTEGER, 1000)) await repo().outbox.clear(pending);
+  });
+
+  it('reads partial emails whole (status, notes, omitted), and items written before those fields as received', async () => {
+    const tenant = newTenant();
+    const partial = newEmail(tenant, T0, {
+      status: 'partial',
+      notes: [{ code: 'fields_cut', message: 'Too long to list whole' }],
+      omitted: { to: 3, attachments: 1 },
+    });
+    const pending = await repo().create(partial, [event(partial)]);
+
+    expect(await repo().get(tenant, partial.id)).toEqual(partial);
+    if (pending) await repo().outbox.clear(pending);
+  });
+
   it('keeps tenants apart; an expired email is not read', async () => {
     // Arrange
     const tenant = newTenant();

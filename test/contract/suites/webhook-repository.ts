@@ -91,6 +91,54 @@ export function webhookRepositoryContract(harness: RepositoryHarness<WebhookRepo
     expect(await repo().list(tenant)).toEqual([expected]);
   });
 
+  it("replaces the secrets only while the secret is the one expected (a rotation's conditional write)", async () => {
+    // Arrange
+    const tenant = newTenant();
+    const webhook = newWebhook(tenant);
+    await repo().create(webhook);
+    const secretSet = {
+      current: 'whsec_bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmU=',
+      previous: [{ secret: webhook.secret, expiresAt: '2025-04-02T10:00:00.000Z' }],
+    };
+    const secrets = {
+      secret: secretSet.current,
+      previousSecret: webhook.secret,
+      previousSecretExpiresAt: '2025-04-02T10:00:00.000Z',
+      secretSet,
+    };
+
+    // Act
+    const written = await repo().replaceSecrets(
+      tenant,
+      webhook.id,
+      webhook.secret,
+      secrets,
+      '2025-04-01T10:00:00.000Z',
+    );
+    const overtaken = await repo().replaceSecrets(
+      tenant,
+      webhook.id,
+      webhook.secret,
+      { secret: 'whsec_late', secretSet: { current: 'whsec_late', previous: [] } },
+      '2025-04-01T10:00:01.000Z',
+    );
+    const missing = await repo().replaceSecrets(
+      tenant,
+      'wh_missing',
+      webhook.secret,
+      secrets,
+      '2025-04-01T10:00:00.000Z',
+    );
+
+    // Assert
+    const expected = { ...webhook, ...secrets, updatedAt: '2025-04-01T10:00:00.000Z' };
+    expect(written).toEqual(expected);
+    expect(overtaken).toBeNull();
+    expect(missing).toBeNull();
+    expect(await repo().get(tenant, webhook.id, { consistent: true })).toEqual(expected);
+    expect(await repo().list(tenant)).toEqual([expected]);
+  });
+
   it('gives null for an unknown id', async () => {
     expect(await repo().get(newTenant(), 'wh_unknown')).toBeNull();
   });

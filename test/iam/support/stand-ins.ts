@@ -280,13 +280,18 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
     throw new Error(`SES ${req.method} ${path}`);
   });
 
+  // One value per secret, as Secrets Manager keeps it: a link one function signs, another verifies (the API
+  // function and the public function read the same signing secret).
+  const secretValues = new Map<string, string>();
   await add('AWS_ENDPOINT_URL_SECRETS_MANAGER', 'secretsmanager', async (req, body, caller) => {
     const op = target(req);
     if (op !== 'GetSecretValue') throw new Error(`Secrets Manager ${op}`);
     const { SecretId } = JSON.parse(body) as { SecretId: string };
     const resource = SecretId.startsWith('arn:') ? SecretId : arn('secretsmanager', `secret:${SecretId}-AbCdEf`);
     record({ caller, operation: op, action: 'secretsmanager:GetSecretValue', resource });
-    return { json: { ARN: resource, Name: SecretId, SecretString: 'x'.repeat(24) + randomUUID(), VersionId: 'v1' } };
+    const value = secretValues.get(resource) ?? 'x'.repeat(24) + randomUUID();
+    secretValues.set(resource, value);
+    return { json: { ARN: resource, Name: SecretId, SecretString: value, VersionId: 'v1' } };
   });
 
   await add('AWS_ENDPOINT_URL_API_GATEWAY', 'apigateway', async (req, _body, caller) => {

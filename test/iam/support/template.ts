@@ -88,7 +88,7 @@ export function bundledFunctions(
         .filter(
           ([, r]) =>
             r.Type === 'AWS::Lambda::EventSourceMapping' &&
-            logicalIdOf(r.Properties?.FunctionName ?? null) === logicalId,
+            functionBehind(template, r.Properties?.FunctionName ?? null) === logicalId,
         )
         .map(([, r]) => String(resolver.resolve(r.Properties?.EventSourceArn ?? null))),
       destinations: resources
@@ -108,6 +108,19 @@ export function bundledFunctions(
 
 export function readTemplate(file: string): CfnTemplate {
   return JSON.parse(readFileSync(file, 'utf8')) as CfnTemplate;
+}
+
+/**
+ * The function an invoker's FunctionName names: the function, or the one behind the `live` alias it invokes
+ * (an event source mapping names `<function name>:live`, built from the alias's Ref).
+ */
+function functionBehind(template: CfnTemplate, value: Json): string | undefined {
+  for (const [, id] of JSON.stringify(value).matchAll(/"(?:Ref|Fn::GetAtt)":\[?"(\w+)"/g)) {
+    const resource = template.Resources[id ?? ''];
+    if (resource?.Type === 'AWS::Lambda::Function') return id;
+    if (resource?.Type === 'AWS::Lambda::Alias') return logicalIdOf(resource.Properties?.FunctionName ?? null);
+  }
+  return undefined;
 }
 
 /** The logical id a Ref or GetAtt points at. */

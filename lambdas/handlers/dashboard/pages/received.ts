@@ -19,6 +19,14 @@ interface ReceivedItem {
   headers?: Record<string, string>;
   raw?: { download_url: string };
   verdicts?: Record<string, string> | null;
+  status: 'received' | 'partial' | 'failed';
+  notes: { code: string; message: string }[];
+  omitted: Record<string, number>;
+}
+
+/** A partial or failed email says so where it is listed and shown: the raw message has what is not here. */
+function statusBadge(e: Pick<ReceivedItem, 'status'>) {
+  return e.status === 'received' ? '' : html` <span class="badge">${e.status}</span>`;
 }
 
 async function list({ api, query }: DashboardRequest) {
@@ -31,7 +39,7 @@ async function list({ api, query }: DashboardRequest) {
 <thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">For</th><th scope="col">Subject</th><th scope="col">Attachments</th></tr></thead>
 <tbody>${body.data.map(
         (e) => html`<tr><td><a href="${BASE}/received/${e.id}">${when(e.created_at)}</a></td><td>${e.from}</td>
-<td>${e.received_for.join(', ')}</td><td>${e.subject || '(no subject)'}</td><td>${e.attachments.length}</td></tr>`,
+<td>${e.received_for.join(', ')}</td><td>${e.subject || '(no subject)'}${statusBadge(e)}</td><td>${e.attachments.length}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No received emails. Turn receiving on for a verified live domain (docs/inbound.md).</p>`;
   const older =
@@ -56,7 +64,11 @@ async function detail({ api, params }: DashboardRequest) {
       )}</ul>`
     : html`<p>No attachments.</p>`;
   const headers = Object.entries(e.headers ?? {});
-  const content = html`<p><a href="${BASE}/received">All received emails</a></p>
+  const notes = e.notes.length
+    ? html`<section aria-labelledby="notes-h" id="received-notes"><h2 id="notes-h">Not complete${statusBadge(e)}</h2>
+<ul>${e.notes.map((note) => html`<li>${note.message}</li>`)}</ul></section>`
+    : '';
+  const content = html`<p><a href="${BASE}/received">All received emails</a></p>${notes}
 <dl class="facts"><dt>Id</dt><dd class="mono" id="received-id">${e.id}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
 ${e.cc.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}<dt>Received for</dt><dd>${e.received_for.join(', ')}</dd>
 <dt>Received</dt><dd>${when(e.created_at)}</dd><dt>Verdicts</dt><dd>${verdicts}</dd>

@@ -3,7 +3,12 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QueueRetryScheduler } from '../../../adapters/aws/retry-scheduler';
 import { QueueSendScheduler, SqsSendQueue } from '../../../adapters/aws/send-scheduler';
-import { SqsDeliveryQueue, SqsEventPublisher, SqsRecoveryQueue } from '../../../adapters/aws/sqs';
+import {
+  SQS_MAX_DELAY_SECONDS,
+  SqsDeliveryQueue,
+  SqsEventPublisher,
+  SqsRecoveryQueue,
+} from '../../../adapters/aws/sqs';
 import type { AwsPlug } from '../services';
 
 /** SqsEventPublisher on the events queue (the API, the send worker, the SES mapper, the reconciler). */
@@ -37,6 +42,7 @@ export const slowLane: AwsPlug = {
       queue: new SqsDeliveryQueue(ctx.client(SQSClient), String(ctx.wiring.slowDeliveriesQueueUrl)),
       steps: new SqsRecoveryQueue(ctx.client(SQSClient), String(ctx.wiring.slowDeliveriesQueueUrl)),
       arn: String(ctx.wiring.slowDeliveriesQueueArn),
+      maxDelaySeconds: SQS_MAX_DELAY_SECONDS,
     },
   }),
 };

@@ -1,7 +1,7 @@
 // EventBridge Scheduler plugs: retries and scheduled sends under a minute through SQS delays, beyond through
 // one-shot schedules in the stack's groups. The Scheduler client and the SQS client.
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { AwsRetryScheduler } from '../../../adapters/aws/retry-scheduler';
+import { AwsRetryScheduler, SCHEDULES_PER_SECOND } from '../../../adapters/aws/retry-scheduler';
 import { AwsSendScheduler } from '../../../adapters/aws/send-scheduler';
 import type { AwsPlug } from '../services';
 import { deliveries, deliveriesQueue, queuedSends, sendsQueue } from './queues';
@@ -24,6 +24,7 @@ export const scheduledRetries: AwsPlug = {
       roleArn: String(ctx.config.aws.schedulerRoleArn),
       dlqArn: String(ctx.config.aws.schedulerDlqArn),
       now: ctx.now,
+      schedulesPerSecond: SCHEDULES_PER_SECOND,
     }),
   }),
 };
