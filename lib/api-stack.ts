@@ -93,12 +93,12 @@ const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 /** The per-email ordering lanes' items in the deliveries table (adapters/dynamodb/order-lanes). */
 const ORDER_LANES = `${LANE_PREFIX}*`;
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
-/** The reputation table's counters (`c#…`: one ADD per counted event) and standings (`s#…`), adapters/dynamodb/reputation. */
+/** The reputation table's counters (`c#…`: ADDs of sent copies, bounces, complaints) and standings (`s#…`), adapters/dynamodb/reputation. */
 const REPUTATION_COUNTERS = 'c#*';
 const REPUTATION_STANDINGS = 's#*';
 /**
- * What processing an event does to the reputation table (app/reputation/track-reputation): counts it (UpdateItem
- * ADD on a counter); a hard bounce or complaint reads the window's counters (Query per shard) and the tenant's
+ * What processing an event does to the reputation table (app/reputation/track-reputation): a bounce or complaint
+ * is counted (UpdateItem ADD on a counter); a hard bounce or complaint then reads the window's counters (Query per shard) and the tenant's
  * standings (Query), and notes a warning or pause with its event in the standing's outbox, clears it once fanned
  * out, or ends a warning (UpdateItem of a standing). Those two kinds of item only.
  */
@@ -345,8 +345,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     // email.sent goes to the account's live listen sessions (one Query, a PutItem per session that takes it).
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
-    // email.sent is counted (UpdateItem ADD of counters; it never raises a rate, so no judgment here); a live email
-    // queued before its tenant was paused reads the standings before its copies go (Query).
+    // The copies a batch sent are counted (UpdateItem ADD of counters, one per tenant, day and domain: they never
+    // raise a rate, so no judgment here); an email queued before its tenant was paused reads the standings before
+    // its copies go (Query).
     reputation: {
       partitions: [
         { items: ['dynamodb:UpdateItem'], leadingKeys: [REPUTATION_COUNTERS] },

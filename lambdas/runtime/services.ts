@@ -27,6 +27,7 @@ import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { ListenSignals } from '../app/listen/ports';
 import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
+import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
@@ -141,7 +142,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
-  // Sending reputation (issue 29): counted and judged where events are processed, checked where emails are sent.
+  // Sending reputation (issue 29): bounces and complaints counted and judged where events are processed, copies
+  // counted where they are sent (sentTally), checked where emails are accepted and sent.
   const reputation: ReputationDeps = {
     store: repositories.reputationStore,
     policy: config.reputation,
@@ -321,6 +323,17 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     ipRateLimit: config.ipRateLimit,
     reputation,
     reputationFailed,
+    // The send worker's copies, counted toward reputation one write per batch, tenant, day and sending domain.
+    sentTally: () =>
+      new SentTally(repositories.reputationStore, clock, {
+        failed: (error, lost) =>
+          logger.warn('copies sent not counted (the reputation figures undercount them)', {
+            error: error as Error,
+            account_id: lost.tenant.accountId,
+            mode: lost.tenant.mode,
+            copies: lost.copies,
+          }),
+      }),
     // Expand/contract: subscriptions to the reputation event wait for the stage's switch (SF_REPUTATION_EVENTS).
     heldEventTypes: (config.reputation.events ? [] : ['account.reputation_warning']) as EventType[],
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally

@@ -1,5 +1,6 @@
-// Unit tests of the sending-reputation use cases on in-memory fakes: processEvent counts each event once (a
-// redelivery counts nothing) for the tenant and its sending domain; a hard bounce or complaint judges them: one
+// Unit tests of the sending-reputation use cases on in-memory fakes: processEvent counts each bounce and complaint
+// once (a redelivery counts nothing; email.sent and email.delivered write nothing: copies sent are the send worker's
+// to count, sent-tally.test.ts) for the tenant and its sending domain; a hard bounce or complaint judges them: one
 // account.reputation_warning (`warning`) per episode, then `paused`, fanned out to the subscribed webhooks and
 // cleared from the outbox (left there for the reconciler when the fan-out fails); untold with the switch off;
 // test mode judged only when the stage says; a failure to count is reported, never fails the event. The gate
@@ -13,6 +14,7 @@ import type { Principal } from '../../lambdas/app/ports';
 import { liftPause } from '../../lambdas/app/reputation/lift-pause';
 import { readReputation } from '../../lambdas/app/reputation/metrics';
 import { ACCOUNT } from '../../lambdas/app/reputation/ports';
+import { SentTally } from '../../lambdas/app/reputation/sent-tally';
 import type { ReputationDeps } from '../../lambdas/app/reputation/track-reputation';
 import type { Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { DEFAULT_REPUTATION_POLICY, NO_COUNTS, type ReputationPolicy } from '../../lambdas/domain/email/reputation';
@@ -98,32 +100,19 @@ function setup(options: { policy?: ReputationPolicy; announce?: boolean } = {}) 
       .map((job) => JSON.parse(String(job.seed?.payload)) as { type: string; data: Record<string, unknown> })
       .filter((payload) => payload.type === 'account.reputation_warning')
       .map((p) => `${p.data.scope}${p.data.domain ? ` ${p.data.domain}` : ''} ${p.data.level}`);
+  /** `n` copies sent from FROM's domain, counted as the send worker counts them (its batch's tally). */
   const send = async (n: number, tenant: Tenant = LIVE) => {
-    for (let i = 0; i < n; i++) await processEvent(deps, event('email.sent', {}, tenant));
+    const tally = new SentTally(store, clock);
+    serial += 1;
+    tally.add(tenant, { domain: 'bulk.example', copies: n, emailId: `email_sent_${serial}` });
+    await tally.flush();
   };
   return { clock, store, webhooks, deliveryQueue, deps, reputation, failures, told, send };
 }
 
 describe('counting', () => {
-  it('counts each event once for the tenant and its sending domain; a redelivered event counts nothing', async () => {
+  it('counts each bounce and complaint once; email.sent, email.delivered and a redelivery write nothing', async () => {
     // Arrange
-    const { store, deps } = setup();
-    const sent = event('email.sent');
-    const delivered = event('email.delivered');
-    const soft = event('email.bounced', { bounce_type: 'Transient', bounce_sub_type: 'MailboxFull' });
-
-    // Act
-    for (const e of [sent, sent, delivered, soft, soft, event('email.opened')]) await processEvent(deps, e);
-
-    // Assert
-    const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
-    const expected = { ...NO_COUNTS, sent: 1, delivered: 1, bounced: 1, bounced_transient: 1 };
-    expect(read.account).toEqual({ '2026-03-02': expected });
-    expect(read.domains).toEqual({ 'bulk.example': { '2026-03-02': expected } });
-  });
-
-  it('counts a batch of events together: one write per tenant, day and domain (processEvents)', async () => {
-    // Arrange: ten copies of one email sent, and one delivery of another domain, as one batch.
     const { store, deps } = setup();
     const writes: unknown[] = [];
     const count = store.count.bind(store);
@@ -131,47 +120,51 @@ describe('counting', () => {
       writes.push(entry.counts);
       return count(tenant, entry);
     };
-    const batch = [
-      ...Array.from({ length: 10 }, () => event('email.sent')),
-      event('email.delivered', { from: 'Receipts <r@receipts.example>' }),
-    ];
+    const soft = event('email.bounced', { bounce_type: 'Transient', bounce_sub_type: 'MailboxFull' });
+    const complaint = event('email.complained');
 
     // Act
-    expect(await processEvents(deps, batch)).toEqual([]);
+    for (const e of [event('email.sent'), event('email.delivered'), soft, soft, complaint, event('email.opened')]) {
+      await processEvent(deps, e);
+    }
 
-    // Assert
-    expect(writes).toEqual([{ sent: 10 }, { delivered: 1 }]);
+    // Assert: one write per bounce or complaint, none for the rest (copies sent are the send worker's to count).
+    expect(writes).toEqual([{ bounced: 1, bounced_transient: 1 }, { complained: 1 }]);
     const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
-    expect(read.account['2026-03-02']).toEqual({ ...NO_COUNTS, sent: 10, delivered: 1 });
+    const expected = { ...NO_COUNTS, bounced: 1, bounced_transient: 1, complained: 1 };
+    expect(read.account).toEqual({ '2026-03-02': expected });
+    expect(read.domains).toEqual({ 'bulk.example': { '2026-03-02': expected } });
   });
 
-  it('a batch whose events queue deliveries or none completes: deliveries are gathered before counts', async () => {
-    // Arrange: a webhook for email.delivered only, so one event of the batch queues a job and the other none.
-    const { deps, deliveryQueue, webhooks, store } = setup();
-    await webhooks.create({ ...hook(), id: 'wh_delivered', events: ['email.delivered'] });
-    const batch = [event('email.sent'), event('email.delivered')];
+  it('a batch of deliveries costs no reputation write (processEvents)', async () => {
+    // Arrange
+    const { store, deps } = setup();
+    let writes = 0;
+    const count = store.count.bind(store);
+    store.count = async (tenant, entry) => {
+      writes += 1;
+      return count(tenant, entry);
+    };
 
     // Act
-    const failed = await Promise.race([
-      processEvents(deps, batch),
-      new Promise((resolve) => setTimeout(() => resolve('stuck'), 2_000)),
-    ]);
+    const failed = await processEvents(
+      deps,
+      Array.from({ length: 10 }, () => event('email.delivered')),
+    );
 
     // Assert
     expect(failed).toEqual([]);
-    expect(deliveryQueue.sent.flatMap((s) => s.jobs)).toHaveLength(1);
-    const read = await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100);
-    expect(read.account['2026-03-02']).toEqual({ ...NO_COUNTS, sent: 1, delivered: 1 });
+    expect(writes).toBe(0);
   });
 
   it('reports a failure to count and goes on: the event is processed, only its count is lost', async () => {
     const { store, deps, failures } = setup();
     store.failCounts = 1;
-    const sent = event('email.sent');
+    const bounce = hardBounce();
 
-    await expect(processEvent(deps, sent)).resolves.toBeUndefined();
+    await expect(processEvent(deps, bounce)).resolves.toBeUndefined();
 
-    expect(failures.map((f) => f.event.id)).toEqual([sent.id]);
+    expect(failures.map((f) => f.event.id)).toEqual([bounce.id]);
     expect((await store.countsBetween(LIVE, '2026-03-02', '2026-03-02', 100)).account).toEqual({});
   });
 });
@@ -179,9 +172,9 @@ describe('counting', () => {
 describe('judging', () => {
   it('warns once per subject past the warning, then pauses past the pause, told to the subscribed webhooks', async () => {
     // Arrange: 24 copies sent, a webhook for the event.
-    const { webhooks, store, deps, told } = setup();
+    const { webhooks, store, deps, told, send } = setup();
     await webhooks.create(hook());
-    for (let i = 0; i < 24; i++) await processEvent(deps, event('email.sent'));
+    await send(24);
 
     // Act: 1 hard bounce of 25 sent is 4%: a warning; a second (8%) pauses.
     await processEvent(deps, hardBounce());
@@ -201,9 +194,9 @@ describe('judging', () => {
   });
 
   it('says which rate and what next in the event (a complaint past 0.3%)', async () => {
-    const { webhooks, deps, deliveryQueue } = setup();
+    const { webhooks, deps, deliveryQueue, send } = setup();
     await webhooks.create(hook());
-    for (let i = 0; i < 100; i++) await processEvent(deps, event('email.sent'));
+    await send(100);
 
     await processEvent(deps, event('email.complained'));
 
@@ -268,9 +261,9 @@ describe('judging', () => {
   });
 
   it('notes warnings and pauses but tells nothing with the switch off (expand/contract)', async () => {
-    const { deps, store, told, webhooks } = setup({ announce: false });
+    const { deps, store, told, webhooks, send } = setup({ announce: false });
     await webhooks.create(hook());
-    for (let i = 0; i < 20; i++) await processEvent(deps, event('email.sent'));
+    await send(20);
 
     await processEvent(deps, hardBounce());
     await processEvent(deps, hardBounce());
@@ -284,8 +277,8 @@ describe('judging', () => {
     const test: Tenant = { ...LIVE, mode: 'test' };
     const off = setup();
     const on = setup({ policy: { ...POLICY, judgeTestMode: true } });
-    for (const { deps } of [off, on]) {
-      for (let i = 0; i < 20; i++) await processEvent(deps, event('email.sent', {}, test));
+    for (const { deps, send } of [off, on]) {
+      await send(20, test);
       await processEvent(deps, hardBounce(test));
       await processEvent(deps, hardBounce(test));
     }
@@ -404,8 +397,8 @@ describe('the gate and the lift', () => {
 
   it('a lift keeps the window’s counts as its baseline: the same bounces do not pause again, fresh ones do', async () => {
     // Arrange: paused at 2 bounces of 25.
-    const { deps, store, clock } = setup();
-    for (let i = 0; i < 23; i++) await processEvent(deps, event('email.sent'));
+    const { deps, store, clock, send } = setup();
+    await send(23);
     await processEvent(deps, hardBounce());
     await processEvent(deps, hardBounce());
     expect((await store.standings(LIVE)).every((s) => s.pausedAt)).toBe(true);
@@ -415,7 +408,7 @@ describe('the gate and the lift', () => {
     await processEvent(deps, hardBounce());
     const afterOne = await store.standings(LIVE);
     // A fresh 20 sent with 2 hard bounces: 10%, paused again.
-    for (let i = 0; i < 20; i++) await processEvent(deps, event('email.sent'));
+    await send(20);
     await processEvent(deps, hardBounce());
 
     // Assert

@@ -1,7 +1,8 @@
 // Unit tests of the sending-reputation rules (lambdas/domain/email/reputation.ts): what each event counts (SES's
-// definition: hard bounces and complaints over copies sent, account-suppressed bounces left out), the rolling
-// window of UTC days, sums less a lift's baseline, the minimum volume, the thresholds (reached is past; judged on
-// the exact rate, not its rounding), the warn / pause / clear transitions, and the policy's own checks.
+// definition: hard bounces and complaints over copies sent, account-suppressed bounces left out; sent copies and
+// deliveries count nothing per event), delivered derived from sent less bounced, the rolling window of UTC days,
+// sums less a lift's baseline, the minimum volume, the thresholds (reached is past; judged on the exact rate, not
+// its rounding), the warn / pause / clear transitions, and the policy's own checks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
   DEFAULT_REPUTATION_POLICY,
   dayOf,
   daysBetween,
+  deliveredOf,
   isJudgedMode,
   judge,
   NO_COUNTS,
@@ -29,8 +31,9 @@ const counts = (c: Partial<Counts>): Counts => ({ ...NO_COUNTS, ...c });
 
 describe('countsOf', () => {
   it.each([
-    ['email.sent', {}, ['sent']],
-    ['email.delivered', {}, ['delivered']],
+    // Copies sent are counted by the send worker, a batch at a time; deliveries are derived, never counted.
+    ['email.sent', {}, null],
+    ['email.delivered', {}, null],
     ['email.complained', {}, ['complained']],
     ['email.bounced', { bounce_type: 'Permanent' }, ['bounced', 'bounced_permanent']],
     ['email.bounced', { bounce_type: 'Transient' }, ['bounced', 'bounced_transient']],
@@ -50,6 +53,15 @@ describe('countsOf', () => {
     expect(raisesRates(['complained'])).toBe(true);
     expect(raisesRates(['bounced', 'bounced_transient'])).toBe(false);
     expect(raisesRates(['sent'])).toBe(false);
+  });
+});
+
+describe('deliveredOf', () => {
+  it('is sent less every kind of bounce, never below zero (a day whose bounces came from the day before)', () => {
+    expect(deliveredOf(counts({ sent: 23, bounced: 1, bounced_permanent: 1, complained: 1 }))).toBe(22);
+    expect(deliveredOf(counts({ sent: 10, bounced: 3, bounced_transient: 2, bounced_undetermined: 1 }))).toBe(7);
+    expect(deliveredOf(counts({ sent: 1, bounced: 4, bounced_permanent: 4 }))).toBe(0);
+    expect(deliveredOf(NO_COUNTS)).toBe(0);
   });
 });
 

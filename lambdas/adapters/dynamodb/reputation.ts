@@ -1,10 +1,10 @@
 // Sending reputation in DynamoDB (the `reputation` table, issue 29). Two kinds of item:
-// - counters: pk `c#<account>#<mode>#<shard>`, sk `d#<day>#<domain>` (one sending domain's day); each counted
-//   event adds one to it with UpdateItem ADD (about 120 bytes: 1 WRU), a batch's events of one domain and day in
-//   one write (app/reputation/gathered-counts), spread over COUNTER_SHARDS by event id, so even one tenant's
-//   10,000 copies a second keep every key under half its 1,000 WCU. The tenant's
-//   own figures are the sum of its domains' (no second write per event). They expire COUNTER_RETENTION_DAYS after
-//   their day. A judgment and the metrics route read a range of days: one Query per shard.
+// - counters: pk `c#<account>#<mode>#<shard>`, sk `d#<day>#<domain>` (one sending domain's day), added to with
+//   UpdateItem ADD (about 120 bytes: 1 WRU): a send worker's batch of copies sent of one domain and day in one
+//   write (app/reputation/sent-tally), each bounce and complaint in one; spread over COUNTER_SHARDS by email or
+//   event id. The tenant's own figures are the sum of its domains' (no second write). They expire
+//   COUNTER_RETENTION_DAYS after their day. A judgment and the metrics route read a range of days: one Query per
+//   shard.
 // - standings: pk `s#<account>#<mode>`, sk `account` or `domain:<name>`: warned, paused, lifted, with the
 //   account.reputation_warning events in the item's outbox until relayed. No TTL: a pause stays until lifted.
 // Releases before this one never read the table (expand/contract: nothing of theirs changes).
@@ -36,9 +36,9 @@ import { DynamoOutbox, updateExpression } from './outbox';
 import { shardOf } from './shards';
 
 /**
- * Partition keys a tenant's counters are spread over: with a batch's counts written together (GatheredCounts),
- * one tenant's 10,000 copies a second (bench:cost's worst case) keep every key at about 250 WCU, half of half a
- * key's 1,000. A judgment or a metrics read is one Query per shard (0.5 RCU each when small).
+ * Partition keys a tenant's counters are spread over, so one tenant's writes (a write per batch of sends, one per
+ * bounce or complaint) keep every key far under its 1,000 WCU (docs/benchmarks.md, "Sending reputation counters").
+ * A judgment or a metrics read is one Query per shard (0.5 RCU each when small).
  */
 export const COUNTER_SHARDS = 16;
 

@@ -7,6 +7,7 @@ import { TEST_FILE_RETENTION_SECONDS } from '../../domain/email/byte-quota';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
+import { sendingDomain } from '../../domain/email/reputation';
 import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import {
@@ -26,6 +27,7 @@ import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { AccountSlots, Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
 import { assertSendingAllowed, pauseFor, type SendingGateDeps } from '../reputation/sending-gate';
+import type { SentCopies } from '../reputation/sent-tally';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { type OrderingDeps, type Reservation, releaseReserved, reserveSent } from '../webhooks/ordering';
 import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/ports';
@@ -127,6 +129,11 @@ export interface SendEmailDeps {
    * Absent: nothing is checked.
    */
   readonly reputation?: SendingGateDeps;
+  /**
+   * Where the copies the provider took are counted toward the tenant's sending reputation (the send worker's
+   * SentTally: one write per batch of sends, tenant, day and sending domain). Absent: not counted.
+   */
+  readonly sentCopies?: SentCopies;
 }
 
 /** As the email repositories default it (30 days). */
@@ -674,6 +681,8 @@ async function sendChunk(
     sentEvents.set(i, event);
     if (!early.has(n)) rest.push(event);
   }
+  // SES's denominator: every copy the provider took, whatever becomes of its event.
+  deps.sentCopies?.add(email, { domain: sendingDomain(email.from), copies: sentEvents.size, emailId: email.id });
   const unprocessed = new Set<string>();
   for (const ids of await Promise.all([...early.values(), processWhereArisen(deps, rest)])) {
     for (const id of ids) unprocessed.add(id);

@@ -8,7 +8,6 @@ import { statusFromEvent } from '../../domain/email/status';
 import type { SendflowEvent } from '../../domain/events';
 import type { EmailHistory, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
-import { countingThrough, GatheredCounts } from '../reputation/gathered-counts';
 import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
@@ -21,16 +20,13 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly listenSessions?: RelayDeps['listenSessions'];
   /** Told when putting an event on the listen sessions failed (a log line); the event goes on regardless. */
   readonly listenRelayFailed?: (event: SendflowEvent, error: unknown) => void;
-  /** Sending reputation: counts each event once (app/reputation/track-reputation); absent, nothing is counted. */
+  /**
+   * Sending reputation: counts each bounce and complaint once and judges its tenant (app/reputation/track-reputation);
+   * absent, nothing is counted. Copies sent are counted by the send worker; deliveries are not counted.
+   */
   readonly reputation?: ReputationDeps;
   /** Told when counting or judging an event failed (a log line): the event goes on regardless. */
   readonly reputationFailed?: (event: SendflowEvent, error: unknown) => void;
-  /**
-   * Told once the event's fan-out is over (its first steps settled): a batch's gathered delivery queue then stops
-   * waiting for it, before it counts (a batch's counts wait for every event in turn, so without this an event
-   * that queued no job would hold up the others' deliveries while they hold up its count).
-   */
-  readonly fannedOut?: () => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -75,11 +71,7 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
       }),
     );
   }
-  try {
-    await settled(event, steps);
-  } finally {
-    deps.fannedOut?.();
-  }
+  await settled(event, steps);
   const emailId = event.emailId;
   if (emailId === undefined) return;
   // Then the email's own record of it: its history, and the status it gives (noted again on a redelivery: the
@@ -93,18 +85,18 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
         timestamp: event.timestamp,
         ...(event.to ? { to: event.to } : {}),
       })
-      .then((recorded) => (recorded ? tally(deps, event) : undefined)),
+      .then((recorded) => (recorded ? countOnce(deps, event) : undefined)),
     ...(noted ? [deps.emailHistory.noteStatus(event, emailId, noted)] : []),
   ]);
 }
 
 /**
- * Counts the event toward its tenant's sending reputation, once: only when its history record is new, so a
+ * Counts a bounce or complaint toward its tenant's sending reputation, once: only when its history record is new, so a
  * redelivered event is never counted twice. Best effort: a failure is reported, not thrown (processing the event
  * again would find its record and count nothing), so a lost write can only undercount. A warning or pause it causes
  * is fanned out here, as this event is.
  */
-async function tally(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
+async function countOnce(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
   if (!deps.reputation) return;
   try {
     await trackReputation(deps.reputation, event, (told) => processEvent(deps, told));
@@ -135,40 +127,17 @@ export async function processEvents(
 ): Promise<SendflowEvent[]> {
   const batch = batchScoped(deps);
   const gathered = new GatheredDeliveryQueue(deps.deliveryQueue, events.length);
-  const counts = batchCounts(deps, events.length);
   const results = await Promise.allSettled(
     events.map(async (event) => {
       const member = gathered.member();
-      const counting = counts();
       try {
-        await processEvent({ ...batch, deliveryQueue: member.queue, fannedOut: member.done, ...counting.deps }, event);
+        await processEvent({ ...batch, deliveryQueue: member.queue }, event);
       } finally {
         member.done();
-        counting.done();
       }
     }),
   );
   return events.filter((_, i) => results[i]?.status === 'rejected');
-}
-
-/**
- * The reputation counts of a batch of `size` events, gathered (app/reputation/gathered-counts): each call gives one
- * event's deps overlay and its `done`, to call when its processing settles.
- */
-export function batchCounts(
-  deps: Pick<ProcessEventDeps, 'reputation'>,
-  size: number,
-): () => { deps: Pick<ProcessEventDeps, 'reputation'>; done(): void } {
-  const reputation = deps.reputation;
-  if (!reputation) return () => ({ deps: {}, done: () => {} });
-  const gathered = new GatheredCounts(reputation.store, size);
-  return () => {
-    const member = gathered.member();
-    return {
-      deps: { reputation: { ...reputation, store: countingThrough(reputation.store, member) } },
-      done: member.done,
-    };
-  };
 }
 
 /** The deps for one batch: reads the batch's events share (webhooks, listen sessions) made once per batch. */

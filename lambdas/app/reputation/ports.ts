@@ -45,7 +45,7 @@ export interface Standing {
   readonly baseline?: DailyCounts;
 }
 
-/** What one count adds: amounts per field (one event's are 1s), to one sending domain's day. */
+/** What one count adds: amounts per field (a bounce's are 1s; a batch's sent copies, their number), to one sending domain's day. */
 export interface CountEntry {
   readonly day: string;
   readonly domain: string | null;
@@ -63,10 +63,10 @@ export interface ReputationStore {
   /** Where warnings and pauses keep their events until relayed (the reconciler sweeps it). */
   readonly outbox: Outbox;
   /**
-   * Adds `counts` (one event's, or a batch's together: app/reputation/gathered-counts) to a sending domain's
-   * counters for the day (the tenant's figures are its domains' summed; with no domain, they count for the tenant
-   * only). `spread` (any string, e.g. an event id) picks the counter shard, so one tenant's thousands of events a
-   * second never heat one item.
+   * Adds `counts` to a sending domain's counters for the day (the tenant's figures are its domains' summed; with no
+   * domain, they count for the tenant only): a send worker's batch of copies sent (app/reputation/sent-tally), or
+   * one bounce or complaint. `spread` (any string, e.g. an email or event id) picks the counter shard, so one
+   * tenant's writes never heat one item.
    */
   count(tenant: Tenant, entry: CountEntry): Promise<void>;
   /**

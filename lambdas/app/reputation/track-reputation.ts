@@ -1,5 +1,6 @@
-// Use case: every email event that counts (sent, delivered, bounced, complained) adds to its tenant's and its
-// sending domain's counters for the day; a hard bounce or a complaint then judges the tenant and that domain over
+// Use case: every hard or soft bounce and complaint adds to its tenant's and its sending domain's counters for the
+// day as it arrives (they are few: copies sent are counted by the send worker, app/reputation/sent-tally, and
+// deliveries not at all); a hard bounce or a complaint then judges the tenant and that domain over
 // the rolling window (domain/email/reputation). Past the warning threshold the subject is warned once
 // (account.reputation_warning, level `warning`); past the pause threshold its sending is paused (the same event,
 // level `paused`) until an operator lifts it. The standing and its event are one conditional write (the event in
@@ -46,8 +47,9 @@ export interface ReputationDeps {
 export type FanOut = (event: SendflowEvent) => Promise<void>;
 
 /**
- * Counts an event the first time it is processed (its history record is new), then judges when it can raise a
- * rate. The day is the event's own (a bounce counts on the day it happened), the shard its id.
+ * Counts a bounce or complaint the first time it is processed (its history record is new): one write, then a
+ * judgment when it can raise a rate. Any other event counts nothing. The day is the event's own (a bounce counts on
+ * the day it happened), the shard its id.
  */
 export async function trackReputation(deps: ReputationDeps, event: SendflowEvent, fanOut: FanOut): Promise<void> {
   const fields = countsOf(event);

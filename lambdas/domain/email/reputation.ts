@@ -4,10 +4,14 @@
 // volume before judging, and the judgment's warn / pause / clear transitions. docs/sending.md "Sending reputation".
 import { bareAddress } from './email';
 
-/** What the daily counters keep (Resend's metric names): one ADD per counted event. */
+/**
+ * What the daily counters keep (Resend's metric names). `sent` is added by the send worker, a batch's copies of a
+ * sending domain in one write (app/reputation/sent-tally); bounces and complaints one event at a time, as they
+ * arrive (they are few). `delivered` is not kept: it is `sent` less `bounced` (deliveredOf), since counting each
+ * email.delivered would cost a write per copy (docs/benchmarks.md, "Sending reputation counters").
+ */
 export const COUNT_FIELDS = [
   'sent',
-  'delivered',
   'bounced',
   'bounced_permanent',
   'bounced_transient',
@@ -21,22 +25,20 @@ export const NO_COUNTS: Counts = Object.freeze(
   Object.fromEntries(COUNT_FIELDS.map((field) => [field, 0])) as Record<CountField, number>,
 );
 
-/** The event types that count (and so the ones the counters' writer needs to see). */
-export type CountedEventType = 'email.sent' | 'email.delivered' | 'email.bounced' | 'email.complained';
+/** The event types that count as they are processed (sent copies are counted where they are sent). */
+export type CountedEventType = 'email.bounced' | 'email.complained';
 
 /**
- * What one event adds, or null when it counts nothing. A bounce SES refused because the address is on its own
- * account-level suppression list is `bounced` but not `bounced_permanent`: SES leaves it out of the bounce rate.
+ * What one event adds, or null when it counts nothing. email.sent and email.delivered count nothing here: copies
+ * sent are counted by the send worker, and delivered is derived. A bounce SES refused because the address is on
+ * its own account-level suppression list is `bounced` but not `bounced_permanent`: SES leaves it out of the
+ * bounce rate.
  */
 export function countsOf(event: {
   readonly type: string;
   readonly data: Readonly<Record<string, unknown>>;
 }): readonly CountField[] | null {
   switch (event.type) {
-    case 'email.sent':
-      return ['sent'];
-    case 'email.delivered':
-      return ['delivered'];
     case 'email.complained':
       return ['complained'];
     case 'email.bounced': {
@@ -49,6 +51,16 @@ export function countsOf(event: {
     default:
       return null;
   }
+}
+
+/**
+ * Copies delivered, as the metrics show them: sent less every bounce (hard, soft, undetermined, refused by the
+ * account's suppression list), never below zero. A copy still in flight (or only delayed) counts as delivered
+ * until it bounces; a bounce counts on the day it arrives, so a day's figure can be off by what bounced from the
+ * day before.
+ */
+export function deliveredOf(counts: Pick<Counts, 'sent' | 'bounced'>): number {
+  return Math.max(0, counts.sent - counts.bounced);
 }
 
 /** Whether what an event counted can raise a rate (a hard bounce or a complaint): only those call for a judgment. */

@@ -18,6 +18,7 @@ import {
   type Counts,
   dayOf,
   dayStart,
+  deliveredOf,
   type RateLimits,
   rate,
 } from '../../domain/email/reputation';
@@ -26,7 +27,7 @@ import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf 
 import { type Body, integer, isoTime, named, reply, success } from './response';
 import { validate } from './validate';
 
-/** Resend's metric names that the counters keep (counts, then rates over `sent`). */
+/** Resend's metric names: counts (`delivered` is sent less bounced: deliveredOf), then rates over `sent`. */
 export const METRICS = [
   'sent',
   'delivered',
@@ -101,7 +102,8 @@ const query = z.strictObject({
 });
 
 const metricValues = z.record(z.string(), z.number()).meta({
-  description: 'The requested metrics: counts of copies (one per recipient) and rates (fractions: 0.05 is 5%).',
+  description:
+    'The requested metrics: counts of copies (one per recipient; `delivered` is `sent` less `bounced`) and rates (fractions: 0.05 is 5%).',
 });
 
 const thresholds = z.strictObject({ bounce_rate: z.number(), complaint_rate: z.number() });
@@ -284,13 +286,15 @@ function invalid(path: string, message: string): ValidationError {
 
 /** The requested metrics of some counts; a rate of nothing sent is 0 (Resend's totals are numbers). */
 function values(counts: Counts, metrics: readonly Metric[]): Record<string, number> {
-  const rates: Record<string, number> = {
-    delivery_rate: rate(counts.delivered, counts.sent) ?? 0,
+  const delivered = deliveredOf(counts);
+  const derived: Record<string, number> = {
+    delivered,
+    delivery_rate: rate(delivered, counts.sent) ?? 0,
     bounce_rate: rate(counts.bounced_permanent, counts.sent) ?? 0,
     complaint_rate: rate(counts.complained, counts.sent) ?? 0,
   };
   return Object.fromEntries(
-    metrics.map((metric) => [metric, metric in rates ? (rates[metric] as number) : counts[metric as keyof Counts]]),
+    metrics.map((metric) => [metric, metric in derived ? (derived[metric] as number) : counts[metric as keyof Counts]]),
   );
 }
 

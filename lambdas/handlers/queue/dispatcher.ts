@@ -1,11 +1,10 @@
 // SQS handler of the events queue: each record is one event, recorded on its email and fanned out to its
 // webhooks. A record that fails (a DynamoDB or SQS error) is reported back alone and retried by SQS, then
 // redriven to the DLQ. A tenant's webhooks are listed once per batch, and the batch's delivery jobs go out
-// together in sends of 10 (GatheredDeliveryQueue), not one send per event; its reputation counts are written
-// together too (GatheredCounts).
+// together in sends of 10 (GatheredDeliveryQueue), not one send per event.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { batchCounts, batchScoped, type ProcessEventDeps, processEvent } from '../../app/events/process-event';
+import { batchScoped, type ProcessEventDeps, processEvent } from '../../app/events/process-event';
 import { GatheredDeliveryQueue } from '../../app/webhooks/gathered-delivery-queue';
 import { eventMessage } from './messages';
 
@@ -13,21 +12,14 @@ export function createDispatcherHandler(deps: ProcessEventDeps) {
   return (event: SQSEvent) => {
     const batchDeps = batchScoped(deps);
     const gathered = new GatheredDeliveryQueue(deps.deliveryQueue, event.Records.length);
-    // The batch's reputation counts too: one write per tenant, day and sending domain.
-    const counts = batchCounts(deps, event.Records.length);
     const processor = new BatchProcessor(EventType.SQS);
     const record = async (message: SQSRecord) => {
       const member = gathered.member();
-      const counting = counts();
       try {
         const parsed = eventMessage.parse(JSON.parse(message.body));
-        return await processEvent(
-          { ...batchDeps, deliveryQueue: member.queue, fannedOut: member.done, ...counting.deps },
-          parsed,
-        );
+        return await processEvent({ ...batchDeps, deliveryQueue: member.queue }, parsed);
       } finally {
         member.done();
-        counting.done();
       }
     };
     // In parallel (the default, stated because the gathering needs it: every record must reach its send).

@@ -62,12 +62,12 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
     });
   });
 
-  it('adds amounts (a batch counted together), zeros left out', async () => {
+  it('adds amounts (a batch of sends counted together), zeros left out', async () => {
     const tenant = newTenant();
     await store().count(tenant, {
       day: '2026-03-02',
       domain: 'a.example',
-      counts: { sent: 10, delivered: 0 },
+      counts: { sent: 10, bounced: 0 },
       spread: 'b1',
     });
     await store().count(tenant, {
@@ -114,13 +114,13 @@ export function reputationStoreContract(harness: RepositoryHarness<ReputationSto
       ['2026-03-02', 'b.example'],
       ['2026-03-03', 'a.example'],
     ] as const) {
-      await store().count(tenant, { day, domain, counts: { sent: 1, delivered: 1 }, spread: `${day}${domain}` });
+      await store().count(tenant, { day, domain, counts: { sent: 1, bounced: 1 }, spread: `${day}${domain}` });
     }
 
     const range = await store().countsBetween(tenant, '2026-03-01', '2026-03-02', 100);
 
-    const one = { ...NO_COUNTS, sent: 1, delivered: 1 };
-    expect(range.account).toEqual({ '2026-03-01': { ...one, sent: 2, delivered: 2 }, '2026-03-02': one });
+    const one = { ...NO_COUNTS, sent: 1, bounced: 1 };
+    expect(range.account).toEqual({ '2026-03-01': { ...one, sent: 2, bounced: 2 }, '2026-03-02': one });
     expect(range.domains).toEqual({
       'a.example': { '2026-03-01': one },
       'b.example': { '2026-03-01': one, '2026-03-02': one },
