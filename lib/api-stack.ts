@@ -860,6 +860,8 @@ export class SendflowApiStack extends Stack {
         tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
       ),
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
+      // Where reputation is judged: a pause's WARN line there tells the non-paging subscribers.
+      reputationLogs: [functions.dispatcher.logGroup, functions.sesEvents.logGroup],
     });
     // Each function deploys by canary behind its `live` alias, rolled back on its own errors and on the symptom
     // its failure would show first: the API's 5XX, or a dead-lettered message of the queue it consumes.

@@ -45,6 +45,7 @@ import type {
 import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { EventType, SendflowEvent } from '../domain/events';
+import { REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -151,9 +152,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     random,
     announce: config.reputation.events,
     judgments: new SingleFlight(),
-    // One line per warning or pause, for operators (a metric filter on "sending paused" can page).
+    // One line per warning or pause, for operators: a metric filter counts the paused lines, and its alarm
+    // e-mails the stage's non-paging subscribers (lib/constructs/monitoring.ts).
     noted: (tenant, subject, level, figures) =>
-      logger.warn(level === 'paused' ? 'sending paused for reputation' : 'reputation warning', {
+      logger.warn(REPUTATION_LOG_LINES[level], {
         account_id: tenant.accountId,
         mode: tenant.mode,
         subject: subject.kind === 'account' ? 'account' : `domain ${subject.domain}`,
