@@ -1,5 +1,5 @@
-// Ports of sending reputation (issue 29): the daily counters every counted event adds to, and each subject's
-// standing (the account, or one of its sending domains): warned, paused, lifted by an operator.
+// Ports of sending reputation (issue 29): the daily counters (copies sent, each bounce and complaint), and each
+// subject's standing (the account, or one of its sending domains): warned, paused, lifted by an operator.
 import type { Breach, CountField, DailyCounts } from '../../domain/email/reputation';
 import type { SendflowEvent } from '../../domain/events';
 import type { Outbox, PendingEvents } from '../outbox';
