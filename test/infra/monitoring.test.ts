@@ -168,7 +168,8 @@ describe('account and service alarms', () => {
           JSON.stringify((f.Properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup) ===
           JSON.stringify({ Ref: id }),
       );
-      return (fn?.Properties.Environment as { Variables: Record<string, string> }).Variables.POWERTOOLS_SERVICE_NAME;
+      return (fn?.Properties.Environment as { Variables: Record<string, string> } | undefined)?.Variables
+        .POWERTOOLS_SERVICE_NAME;
     };
     const [metricName] = filters.map(
       (f) => (f.Properties.MetricTransformations as { MetricName: string }[])[0]?.MetricName,
