@@ -15,6 +15,8 @@ export type AdminCommand =
   | { name: 'upgrade-emails' }
   | { name: 'upgrade-suppressions' }
   | { name: 'dashboard-revoke'; accountId: string }
+  | { name: 'reputation'; accountId: string; mode: Mode }
+  | { name: 'reputation-lift'; accountId: string; mode: Mode; domain?: string | null; note: string }
   | { name: 'list-inbound-failures' }
   | { name: 'retry-inbound-failure'; id: string }
   /** `help`, `--help`, `-h`, or any command with `--help`: print USAGE, exit 0. */
@@ -42,6 +44,12 @@ commands:
   dashboard-link --account <id> [--mode live|test]   one-time dashboard sign-in link (15 min, works once) for
                  the whole account: --mode is the mode it opens in; the dashboard switches between live and test
   dashboard-revoke --account <id>   ends every dashboard session and unused sign-in link of the account
+  reputation     --account <id> [--mode live|test]   its sending reputation: bounce and complaint rates over
+                 the rolling window (the account's and each sending domain's), warnings and pauses
+  reputation-lift --account <id> [--mode live|test] [--domain <name>|--account-only] [--note text]
+                 lifts a reputation pause (sending answers 403 sending_paused until then): every paused
+                 subject of the account, or only that domain, or only the account-wide pause. What was
+                 counted before the lift is not judged again; a list that keeps bouncing is paused again
   upgrade-emails upgrades emails stored by earlier versions: their tenant key (GET /v1/emails lists them),
                  their body, links and recipient states moved out of the email item, and expiresAt on emails
                  and their events (SF_EMAIL_RETENTION_DAYS, the stage's; 30 by default). Idempotent; Scans
@@ -90,12 +98,14 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     'upgrade-suppressions': [],
     'dashboard-revoke': ['account'],
     'dashboard-link': ['account', 'mode'],
+    reputation: ['account', 'mode'],
+    'reputation-lift': ['account', 'mode', 'domain', 'account-only', 'note'],
     'list-inbound-failures': [],
     'retry-inbound-failure': ['id'],
   };
   const options = Object.hasOwn(allowed, name) ? allowed[name] : undefined;
   if (!options) throw new UsageError(`unknown command: ${name}`);
-  const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key', 'id'].filter(
+  const misplaced = ['plan', 'account', 'mode', 'scopes', 'name', 'key', 'domain', 'account-only', 'note', 'id'].filter(
     (option) => values[option as keyof typeof values] !== undefined && !options.includes(option),
   );
   if (misplaced.length) throw new UsageError(`${name} does not take --${misplaced.join(', --')}`);
@@ -121,7 +131,28 @@ export function parseAdminArgs(argv: readonly string[]): { command: AdminCommand
     case 'dashboard-revoke':
       return { command: { name, accountId: required(values.account, 'account') }, target };
     case 'dashboard-link':
+    case 'reputation':
       return { command: { name, accountId: required(values.account, 'account'), mode: mode(values.mode) }, target };
+    case 'reputation-lift': {
+      if (values.domain !== undefined && values['account-only']) {
+        throw new UsageError('--domain and --account-only exclude each other');
+      }
+      const only = values['account-only']
+        ? { domain: null }
+        : values.domain !== undefined
+          ? { domain: required(values.domain, 'domain').toLowerCase() }
+          : {};
+      return {
+        command: {
+          name,
+          accountId: required(values.account, 'account'),
+          mode: mode(values.mode),
+          ...only,
+          note: values.note?.trim() || 'lifted with the admin CLI',
+        },
+        target,
+      };
+    }
     default:
       return {
         command: {
@@ -148,6 +179,9 @@ function parse(argv: readonly string[]) {
       scopes: { type: 'string' },
       name: { type: 'string' },
       key: { type: 'string' },
+      domain: { type: 'string' },
+      'account-only': { type: 'boolean' },
+      note: { type: 'string' },
       id: { type: 'string' },
       aws: { type: 'boolean' },
       stage: { type: 'string' },

@@ -17,7 +17,8 @@ import { backfillEmailStatuses } from '../lambdas/adapters/dynamodb/email-histor
 import { upgradeEmails } from '../lambdas/adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../lambdas/adapters/dynamodb/suppressions';
 import { PLAN_NAMES, type PlanName } from '../lambdas/domain/plans';
-import { STAGE, type TableName, tableNames } from '../lambdas/manifest';
+import { STAGE, type TableName, tableEnvVar, tableNames } from '../lambdas/manifest';
+import { loadConfig } from '../lambdas/runtime/config';
 import { documentClient } from '../lambdas/runtime/document-client';
 import { createRepositories } from '../lambdas/runtime/repositories';
 import { outputNames } from '../lib/outputs';
@@ -106,7 +107,7 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
   };
   try {
     const { tables, usagePlanIds, restApiId, apiUrl } = await readStackTargets(cloudFormation, stack);
-    const { accounts, apiKeys, sessions } = createRepositories(dynamo, tables);
+    const { accounts, apiKeys, sessions, reputationStore } = createRepositories(dynamo, tables);
     return {
       dashboard: { sessions, accounts, clock: { now: () => Date.now() }, random: randomBytes, baseUrl: apiUrl },
       // The stage's retention is its functions' setting (sendflow:emailRetentionDays): the operator gives the same
@@ -116,6 +117,9 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
         statuses: await backfillEmailStatuses(documentClient(dynamo), tables.emails, tables.emailEvents),
       }),
       upgradeSuppressions: () => upgradeSuppressions(documentClient(dynamo), tables.suppressions),
+      // The stage's thresholds are its functions' settings (sendflow:reputation): the operator gives the same
+      // SF_REPUTATION_* to `reputation` (a lift needs none of them).
+      reputation: { store: reputationStore, policy: reputationPolicyFromEnv(), clock: { now: () => Date.now() } },
       // On AWS a message SES received is in the inbound bucket from the start; an event the inbound function gave
       // up on waits in the stage's failures queue, whose alarm pages (docs/runbook.md, "Inbound email on AWS").
       inboundFailures: () => Promise.reject(new Error(ON_AWS_INBOUND_FAILURES)),
@@ -134,6 +138,15 @@ export async function awsAdminDeps(stack: string, clients: AwsAdminClients = {})
     await close();
     throw error;
   }
+}
+
+/** SF_REPUTATION_* of the operator's environment (the stage's settings), the defaults where unset. */
+function reputationPolicyFromEnv() {
+  const { reputation } = loadConfig(
+    Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('SF_REPUTATION_'))),
+    Object.fromEntries(tableNames.map((table) => [tableEnvVar(table), `unused-${table}`])),
+  );
+  return reputation;
 }
 
 /** SF_EMAIL_RETENTION_DAYS of the operator's environment (the stage's setting), 30 when unset. */

@@ -57,6 +57,7 @@ export async function localAdminDeps(): Promise<AdminSession> {
       statuses: await backfillEmailStatuses(documentClient(client), config.tables.emails, config.tables.emailEvents),
     }),
     upgradeSuppressions: () => upgradeSuppressions(documentClient(client), config.tables.suppressions),
+    reputation: { store: repos.reputationStore, policy: config.reputation, clock },
     // Files in the data directory: read (and moved back) whether or not a runtime runs on it.
     inboundFailures: async () => {
       const dir = inboundDeadDir(running?.dataDir ?? config.dataDir);

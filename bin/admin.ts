@@ -14,6 +14,9 @@ import {
 } from '../lambdas/app/accounts';
 import { revokeKey } from '../lambdas/app/api-keys';
 import { createSignInLink, type SignInDeps } from '../lambdas/app/dashboard/sign-in';
+import { liftPause } from '../lambdas/app/reputation/lift-pause';
+import { type MetricsDeps, readReputation, type SubjectReputation } from '../lambdas/app/reputation/metrics';
+import type { ReputationStore, Standing } from '../lambdas/app/reputation/ports';
 import { AppError, NotFoundError } from '../lambdas/domain/errors';
 import { type AdminCommand, type AdminTarget, parseAdminArgs, USAGE, UsageError } from './admin-args';
 import { localAdminDeps } from './admin-local';
@@ -29,6 +32,11 @@ export interface AdminSession {
   upgradeEmails(): Promise<EmailUpgrade & { statuses: number }>;
   /** Moves suppressions stored by earlier versions to their shard, then marks the table (upgradeSuppressions). */
   upgradeSuppressions(): Promise<number>;
+  /**
+   * Sending reputation: the stage's store, and its policy (the running runtime's settings locally; with --aws the
+   * operator's SF_REPUTATION_* variables, which should be the stage's, for what `reputation` judges).
+   */
+  readonly reputation: MetricsDeps & { readonly store: ReputationStore };
   /** Received messages that failed every try (the local runtime's dead letters), with where each message is. */
   inboundFailures(): Promise<readonly (DeadLetter & { readonly file: string })[]>;
   /** Puts a dead letter back in the spool; false when there is none with that id. */
@@ -74,6 +82,30 @@ export async function runCommand(
     }
     case 'upgrade-suppressions':
       return { suppressions_moved: await session.upgradeSuppressions() };
+    case 'reputation': {
+      await requireAccount(deps, command.accountId);
+      const tenant = { accountId: command.accountId, mode: command.mode };
+      const judged = await readReputation(session.reputation, tenant);
+      return {
+        account_id: command.accountId,
+        mode: command.mode,
+        judged: judged.judged,
+        status: judged.status,
+        window_days: judged.policy.windowDays,
+        minimum_sent: judged.policy.minimumSent,
+        account: subjectView(judged.account),
+        domains: judged.domains.map(subjectView),
+      };
+    }
+    case 'reputation-lift': {
+      await requireAccount(deps, command.accountId);
+      const tenant = { accountId: command.accountId, mode: command.mode };
+      const lifted = await liftPause(session.reputation, tenant, {
+        ...(command.domain !== undefined ? { domain: command.domain } : {}),
+        note: command.note,
+      });
+      return { account_id: command.accountId, mode: command.mode, lifted: lifted.map(liftedView) };
+    }
     case 'list-inbound-failures':
       return {
         data: (await session.inboundFailures()).map((letter) => ({
@@ -143,6 +175,36 @@ export async function runCommand(
       };
     }
   }
+}
+
+/** One subject of `reputation`: its figures over the window and its standing. */
+function subjectView(s: SubjectReputation) {
+  const f = s.judgment.figures;
+  return {
+    ...(s.subject.kind === 'domain' ? { domain: s.subject.domain } : {}),
+    sent: f.sent,
+    bounced: f.bounced,
+    complained: f.complained,
+    bounce_rate: f.bounceRate,
+    complaint_rate: f.complaintRate,
+    enough_volume: s.judgment.judged,
+    level: s.judgment.level,
+    warned_at: s.standing?.warnedAt ?? null,
+    paused_at: s.standing?.pausedAt ?? null,
+    lifted_at: s.standing?.liftedAt ?? null,
+  };
+}
+
+function liftedView(s: Standing) {
+  return {
+    subject: s.subject.kind === 'account' ? 'account' : `domain ${s.subject.domain}`,
+    lifted_at: s.liftedAt,
+    note: s.liftNote,
+  };
+}
+
+async function requireAccount(deps: AccountDeps, accountId: string): Promise<void> {
+  if (!(await deps.accounts.get(accountId))) throw new NotFoundError(`No account with id ${accountId}.`);
 }
 
 async function main(argv: readonly string[]): Promise<number> {

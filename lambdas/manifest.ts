@@ -358,6 +358,14 @@ export const routes = [
     summary: 'List emails, newest first, by status or recipient',
   },
   {
+    id: 'getEmailMetrics',
+    method: 'GET',
+    path: '/emails/metrics',
+    access: { scope: 'email:read' },
+    summary:
+      "Sending metrics (Resend's shape): sent, delivered, bounced, complained and their rates by day and domain, with the sending reputation as judged now",
+  },
+  {
     id: 'listReceivedEmails',
     method: 'GET',
     path: '/emails/receiving',
@@ -755,6 +763,13 @@ export const tables = {
    * (bodies, written once) under `tenant#templateId` (adapters/dynamodb/templates.ts). Only the API reads it.
    */
   templates: { partitionKey: 'tenant', sortKey: 'id', retain: true },
+  /**
+   * Sending reputation (adapters/dynamodb/reputation.ts): per tenant, daily counters of sent, delivered, bounced
+   * and complained copies (the tenant's and each sending domain's, sharded, expiring after 92 days), and each
+   * subject's standing (warned, paused until an operator lifts it), its account.reputation_warning events in the
+   * item's outbox. Retained: a pause must outlive a replaced stack.
+   */
+  reputation: { partitionKey: 'pk', sortKey: 'sk', ttlAttribute: 'expiresAt', indexes: [outboxIndex], retain: true },
   /** The accounts' recent API requests (GET /v1/logs), per account and mode, newest last; kept 24 h: disposable. */
   apiRequests: { partitionKey: 'tenant', sortKey: 'id', ttlAttribute: 'expiresAt', retain: false },
 } as const satisfies Record<string, TableSpec>;

@@ -66,6 +66,7 @@ import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency
 import type { InboundSettings } from './inbound-settings';
 import { deployedIndexes } from './index-migration';
 import { outputNames } from './outputs';
+import { DEFAULT_REPUTATION, type ReputationSettings, reputationEnvironment } from './reputation-settings';
 
 type ItemAction =
   | 'dynamodb:Query'
@@ -92,13 +93,28 @@ const RELAY: readonly ItemAction[] = ['dynamodb:UpdateItem'];
 /** The per-email ordering lanes' items in the deliveries table (adapters/dynamodb/order-lanes). */
 const ORDER_LANES = `${LANE_PREFIX}*`;
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+/** The reputation table's counters (`c#…`: ADDs of sent copies, bounces, complaints) and standings (`s#…`), adapters/dynamodb/reputation. */
+const REPUTATION_COUNTERS = 'c#*';
+const REPUTATION_STANDINGS = 's#*';
+/**
+ * What processing an event does to the reputation table (app/reputation/track-reputation): a bounce or complaint
+ * is counted (UpdateItem ADD on a counter); a hard bounce or complaint then reads the window's counters (Query per shard) and the tenant's
+ * standings (Query), and notes a warning or pause with its event in the standing's outbox, clears it once fanned
+ * out, or ends a warning (UpdateItem of a standing). Those two kinds of item only.
+ */
+const JUDGE_REPUTATION: TableAccess = {
+  partitions: [
+    { items: ['dynamodb:Query', 'dynamodb:UpdateItem'], leadingKeys: [REPUTATION_COUNTERS, REPUTATION_STANDINGS] },
+  ],
+};
 
 /**
  * `read`: reads on the table and Query on its manifest indexes. `readWrite`: also PutItem and UpdateItem on the
  * table. An object grants exactly what it lists: `read` (the reads above), `write` (PutItem, UpdateItem),
  * `items` (these item actions on the table itself; a conditional write needs no read), `query` (Query on the
  * named indexes only), and `leadingKeys`: the item actions only on items whose partition key matches one of these
- * patterns (IAM's dynamodb:LeadingKeys), for a function that may touch one kind of item of a shared table.
+ * patterns (IAM's dynamodb:LeadingKeys), for a function that may touch one kind of item of a shared table;
+ * `partitions`: more such grants, each its own statement (other actions on other kinds of item of the table).
  */
 type TableAccess =
   | 'none'
@@ -110,6 +126,10 @@ type TableAccess =
       readonly items?: readonly ItemAction[];
       readonly query?: readonly string[];
       readonly leadingKeys?: readonly string[];
+      readonly partitions?: readonly {
+        readonly items: readonly ItemAction[];
+        readonly leadingKeys: readonly string[];
+      }[];
     };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
@@ -201,6 +221,9 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // reads its published version), put (conditionally), listed and counted per tenant (Query on the table), and
     // deleted one by one; never updated in place (a record is replaced whole, on its revision).
     templates: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem', 'dynamodb:Query'] },
+    // A send reads the tenant's reputation standings (a paused one is refused); GET /v1/emails/metrics queries the
+    // counters of a range and the standings. The API never writes them (the event processors and the admin CLI do).
+    reputation: { items: ['dynamodb:Query'] },
   },
   // The authorizer looks the key up by its hash and reads its account: two GetItems, nothing else.
   authorizer: {
@@ -221,6 +244,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     listenSessions: 'none',
     templates: 'none',
+    reputation: 'none',
   },
   // The events consumer: reads the tenant's webhooks for the fan-out (the delivery rows are created by the
   // worker from the job's seed; an ordered webhook's enters its email's lane first), records each event in its email's history with one conditional PutItem and
@@ -253,6 +277,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
     templates: 'none',
+    reputation: JUDGE_REPUTATION,
   },
   // The delivery worker reads the job's webhook by key (one or many), creates or claims the delivery row and
   // records each attempt. A recovery job's step reads a page of the webhook's log (Query on the table, or on
@@ -282,6 +307,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     listenSessions: 'none',
     templates: 'none',
+    reputation: 'none',
   },
   // Finds overdue pending attempts (byDueShard) and overdue scheduled sends (byScheduleShard) and queues them again;
   // re-checks pending domains (byPending) and stores a changed status with a conditional UpdateItem; sweeps
@@ -306,6 +332,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: { query: ['byOutboxEvents'], items: RELAY },
     listenSessions: 'none',
     templates: 'none',
+    // account.reputation_warning events an event processor noted and could not fan out (only standings hold them).
+    reputation: { query: ['byOutboxEvents'], partitions: [{ items: RELAY, leadingKeys: [REPUTATION_STANDINGS] }] },
   },
   // The send worker: reads the email, starts it and claims and settles each recipient with conditional
   // UpdateItems (their email.failed / email.suppressed in its outbox, relayed with UpdateItem), and skips
@@ -340,6 +368,15 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // email.sent goes to the account's live listen sessions (one Query, a PutItem per session that takes it).
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
     templates: 'none',
+    // The copies a batch sent are counted (UpdateItem ADD of counters, one per tenant, day and domain: they never
+    // raise a rate, so no judgment here); an email queued before its tenant was paused reads the standings before
+    // its copies go (Query).
+    reputation: {
+      partitions: [
+        { items: ['dynamodb:UpdateItem'], leadingKeys: [REPUTATION_COUNTERS] },
+        { items: ['dynamodb:Query'], leadingKeys: [REPUTATION_STANDINGS] },
+      ],
+    },
   },
   // The SES event mapper maps without reading (the message tags say whose email an event is about), then
   // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
@@ -362,6 +399,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     inboundEmails: 'none',
     listenSessions: { items: ['dynamodb:Query', 'dynamodb:PutItem'] },
     templates: 'none',
+    // Bounces and complaints arrive here: counted and judged as the dispatcher does.
+    reputation: JUDGE_REPUTATION,
   },
 };
 
@@ -388,6 +427,7 @@ const inboundAccess: Access = {
   inboundEmails: { items: RELAY },
   listenSessions: 'none',
   templates: 'none',
+  reputation: 'none',
 };
 
 export interface SendflowApiStackProps extends StackProps {
@@ -420,6 +460,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly customDomain?: CustomDomainSettings;
   /** Receive email through SES (docs/runbook.md, "Inbound email on AWS"); nothing of it is synthesized without. */
   readonly inbound?: InboundSettings;
+  /** Sending reputation: window, minimum volume, thresholds, the event switch (every function's SF_REPUTATION_*). */
+  readonly reputation?: ReputationSettings;
   /** How deployments shift traffic to a new version (lib/constructs/deployments.ts); a 10% canary for 5 minutes. */
   readonly deployment?: DeploymentStyle;
   /** SF_STORED_FORMATS of every function: the stage's expand/contract switches (lib/stored-formats.ts). */
@@ -464,6 +506,8 @@ export class SendflowApiStack extends Stack {
       SF_EMAIL_RETENTION_DAYS: String(props.emailRetentionDays ?? 30),
       // The `service` dimension of the EMF metrics: the stack name carries the stage, so stages never mix.
       SF_METRICS_SERVICE: this.stackName,
+      // Every function judges (or shows, or checks) reputation with the stage's settings (`sendflow:reputation`).
+      ...reputationEnvironment(props.reputation ?? DEFAULT_REPUTATION),
       // Stored formats the stage switches away from this release's defaults (expand/contract); none by default.
       ...(props.storedFormats ? { SF_STORED_FORMATS: props.storedFormats } : {}),
     };
@@ -842,6 +886,8 @@ export class SendflowApiStack extends Stack {
         tableNames.map((table) => [table, deployedIndexes(this, table, tables[table]).map((index) => index.name)]),
       ),
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
+      // Where reputation is judged: a pause's WARN line there tells the non-paging subscribers.
+      reputationLogs: [functions.dispatcher.logGroup, functions.sesEvents.logGroup],
     });
     // Each function deploys by canary behind its `live` alias, rolled back on its own errors and on the symptom
     // its failure would show first: the API's 5XX, or a dead-lettered message of the queue it consumes.
@@ -1067,6 +1113,11 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
     ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...access.leadingKeys] } }
     : undefined;
   if (items.length) allow([...new Set(items)], [tableArn], partitions);
+  for (const scoped of access.partitions ?? []) {
+    allow([...new Set(scoped.items)], [tableArn], {
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...scoped.leadingKeys] },
+    });
+  }
   if (access.query?.length) {
     const known = new Set((spec.indexes ?? []).map((index) => index.name));
     const unknown = access.query.filter((index) => !known.has(index));

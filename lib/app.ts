@@ -26,6 +26,7 @@ import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-s
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 import { CONTEXT_RECOVERY, parseRecovery, type RecoverySettings, recoveryStackName } from './recovery-settings';
 import { SendflowRecoveryStack } from './recovery-stack';
+import { CONTEXT_REPUTATION, parseReputation, type ReputationSettings } from './reputation-settings';
 import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
 
@@ -94,6 +95,8 @@ export interface SendflowSettings {
   readonly tableCapacity?: TableCapacity;
   /** SES receiving for this stage (`sendflow:inbound`, lib/inbound-settings.ts); nothing of it when omitted. */
   readonly inbound?: InboundSettings;
+  /** Sending reputation thresholds of this stage (`sendflow:reputation`, lib/reputation-settings.ts); defaults when omitted. */
+  readonly reputation?: ReputationSettings;
   /**
    * Copies in another region (`sendflow:recovery`, lib/recovery-settings.ts): table backups, the secret, the bodies
    * bucket, held by a third stack, Sendflow-<stage>-Recovery. Point-in-time recovery in the region only when omitted.
@@ -133,6 +136,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     webhookDisableAfterSeconds: parseWebhookDisableAfterSeconds(
       app.node.tryGetContext(CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS),
     ),
+    reputation: parseReputation(app.node.tryGetContext(CONTEXT_REPUTATION), stage),
     deployment: parseDeploymentStyle(app.node.tryGetContext(CONTEXT_DEPLOYMENT), stage),
     storedFormats: storedFormatsVariable(
       parseStoredFormatsContext(app.node.tryGetContext(CONTEXT_STORED_FORMATS), stage),
@@ -293,6 +297,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
       : {}),
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
+    ...(settings.reputation ? { reputation: settings.reputation } : {}),
     ...(settings.deployment ? { deployment: settings.deployment } : {}),
     ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
   });

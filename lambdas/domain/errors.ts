@@ -41,6 +41,15 @@ export class InsufficientScopeError extends AppError {
   readonly code = 'insufficient_scope';
 }
 
+/**
+ * Sending is paused for the account (or the sending domain) because its bounce or complaint rate passed the
+ * stage's pause threshold (docs/sending.md, "Sending reputation"); an operator lifts it.
+ */
+export class SendingPausedError extends AppError {
+  readonly status = 403;
+  readonly code = 'sending_paused';
+}
+
 export class NotFoundError extends AppError {
   readonly status = 404;
   readonly code = 'not_found';

@@ -31,6 +31,8 @@ export const EVENT_TYPES = [
   // About the account's own webhooks (auto-disable): sent to its other webhooks that subscribe to them.
   'webhook.failing',
   'webhook.disabled',
+  // About the account's sending reputation (docs/sending.md, "Sending reputation"): a warning, then a pause.
+  'account.reputation_warning',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

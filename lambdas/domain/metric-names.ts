@@ -35,3 +35,15 @@ export const METRIC_DIMENSIONS = {
   route: 'route',
   status: 'status',
 } as const;
+
+/**
+ * The WARN log lines of sending reputation (app/reputation/track-reputation's `noted`): a CloudWatch Logs metric
+ * filter on the paused line counts pauses (`ReputationPauses`), whose alarm e-mails the stage's non-paging
+ * subscribers (lib/constructs/monitoring.ts).
+ */
+export const REPUTATION_LOG_LINES = {
+  warning: 'reputation warning',
+  paused: 'sending paused for reputation',
+} as const;
+/** The metric the paused line's filter publishes (one per stage: the stack name is in it). */
+export const REPUTATION_PAUSES_METRIC = 'ReputationPauses';

@@ -1,6 +1,7 @@
 // One configuration schema, parsed once at start-up, frozen; every problem is reported at once.
 import * as z from 'zod';
 import { MAX_SEND_BODY_BYTES } from '../domain/body-ceiling';
+import { DEFAULT_REPUTATION_POLICY, policyProblems, type ReputationPolicy } from '../domain/email/reputation';
 import { LISTEN_MAX_WAIT_SECONDS } from '../domain/listen';
 import { parseStoredFormats, type StoredFormats } from '../domain/stored-formats';
 import { DEFAULT_DISABLE_AFTER_SECONDS, DEFAULT_FAILING_AFTER_SECONDS } from '../domain/webhooks/auto-disable';
@@ -123,6 +124,25 @@ const schema = z.object({
    * MaximumConcurrency); locally, one process, it is the whole rate. Test mode is never paced.
    */
   SF_SES_MAX_SEND_RATE: z.coerce.number().positive().max(10_000).optional(),
+  /**
+   * Sending reputation (docs/sending.md, "Sending reputation"): the rolling window (UTC days, today included), the
+   * copies sent in it before a tenant or domain is judged, and the warning and pause thresholds (fractions: 0.04 is
+   * 4%), below SES's own. On AWS the stage's `sendflow:reputation` sets them.
+   */
+  SF_REPUTATION_WINDOW_DAYS: positiveInt.default(DEFAULT_REPUTATION_POLICY.windowDays),
+  SF_REPUTATION_MINIMUM_SENT: positiveInt.default(DEFAULT_REPUTATION_POLICY.minimumSent),
+  SF_REPUTATION_WARN_BOUNCE_RATE: z.coerce.number().default(DEFAULT_REPUTATION_POLICY.warn.bounceRate),
+  SF_REPUTATION_WARN_COMPLAINT_RATE: z.coerce.number().default(DEFAULT_REPUTATION_POLICY.warn.complaintRate),
+  SF_REPUTATION_PAUSE_BOUNCE_RATE: z.coerce.number().default(DEFAULT_REPUTATION_POLICY.pause.bounceRate),
+  SF_REPUTATION_PAUSE_COMPLAINT_RATE: z.coerce.number().default(DEFAULT_REPUTATION_POLICY.pause.complaintRate),
+  /** Judge test mode too (its simulated bounces then warn and pause test-mode sending): tests and rehearsals. */
+  SF_REPUTATION_JUDGE_TEST_MODE: flag.default(DEFAULT_REPUTATION_POLICY.judgeTestMode),
+  /**
+   * Tell warnings as account.reputation_warning events and accept subscriptions to them. Off by default
+   * (expand/contract): a release before this one cannot read a webhook subscribed to the type; turn it on once the
+   * stage will not roll back past this release. Off, warnings and pauses are still noted, shown and enforced.
+   */
+  SF_REPUTATION_EVENTS: flag.default(false),
   /** Signs public links (one-click unsubscribe, contact confirmation); at least 32 characters. */
   SF_SIGNING_SECRET: z.string().min(32).optional(),
   /** Public base URL of the API including /v1, for links in emails (the local runtime knows its own). */
@@ -215,6 +235,8 @@ export interface Config {
   readonly domainVerifySeconds: number;
   /** Live-mode copies per second of this process (SF_SES_MAX_SEND_RATE); absent: unpaced. */
   readonly sesMaxSendRate?: number;
+  /** How tenants' bounce and complaint rates are judged (SF_REPUTATION_*), and whether warnings are told as events. */
+  readonly reputation: ReputationPolicy & { readonly events: boolean };
   readonly signingSecret?: string;
   readonly publicUrl?: string;
   /** Which new stored formats this process writes (SF_STORED_FORMATS over this release's defaults). */
@@ -251,6 +273,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     .refine((c) => !c.SF_SMTP_TLS_KEY === !c.SF_SMTP_TLS_CERT, {
       path: ['SF_SMTP_TLS_KEY'],
       message: 'set SF_SMTP_TLS_KEY and SF_SMTP_TLS_CERT together (STARTTLS needs both), or neither',
+    })
+    .superRefine((c, ctx) => {
+      for (const problem of policyProblems(reputationPolicy(c))) {
+        ctx.addIssue({ code: 'custom', path: ['SF_REPUTATION'], message: problem });
+      }
     })
     .safeParse(source);
   if (!parsed.success) {
@@ -297,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     simulatorStepSeconds: c.SF_SIMULATOR_STEP_SECONDS,
     domainVerifySeconds: c.SF_DOMAIN_VERIFY_SECONDS,
     ...(c.SF_SES_MAX_SEND_RATE !== undefined ? { sesMaxSendRate: c.SF_SES_MAX_SEND_RATE } : {}),
+    reputation: Object.freeze({ ...reputationPolicy(c), events: c.SF_REPUTATION_EVENTS }),
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     storedFormats: Object.freeze(c.SF_STORED_FORMATS),
@@ -316,6 +344,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       >,
     ),
   });
+}
+
+/** The stage's reputation policy from its SF_REPUTATION_* variables. */
+function reputationPolicy(c: z.infer<typeof schema>): ReputationPolicy {
+  return {
+    windowDays: c.SF_REPUTATION_WINDOW_DAYS,
+    minimumSent: c.SF_REPUTATION_MINIMUM_SENT,
+    warn: Object.freeze({
+      bounceRate: c.SF_REPUTATION_WARN_BOUNCE_RATE,
+      complaintRate: c.SF_REPUTATION_WARN_COMPLAINT_RATE,
+    }),
+    pause: Object.freeze({
+      bounceRate: c.SF_REPUTATION_PAUSE_BOUNCE_RATE,
+      complaintRate: c.SF_REPUTATION_PAUSE_COMPLAINT_RATE,
+    }),
+    judgeTestMode: c.SF_REPUTATION_JUDGE_TEST_MODE,
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import { DynamoOrderLanes } from '../adapters/dynamodb/order-lanes';
 import { DynamoQuotaCounter } from '../adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../adapters/dynamodb/recoveries';
+import { DynamoReputationStore } from '../adapters/dynamodb/reputation';
 import { DynamoSessionStore } from '../adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../adapters/dynamodb/suppressions';
 import { DynamoTemplateRepository } from '../adapters/dynamodb/templates';
@@ -73,6 +74,8 @@ export function createRepositories(
     listenSessions: new DynamoListenSessionRepository(doc, tables.listenSessions),
     receivedEmails: new DynamoReceivedEmailRepository(doc, tables.inboundEmails),
     templates: new DynamoTemplateRepository(doc, tables.templates),
+    // Sending reputation: daily counters and each tenant's standings (warned, paused).
+    reputationStore: new DynamoReputationStore(doc, tables.reputation),
   };
 }
 

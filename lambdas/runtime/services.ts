@@ -27,6 +27,9 @@ import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { ListenSignals } from '../app/listen/ports';
 import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
+import { SentTally } from '../app/reputation/sent-tally';
+import { SingleFlight } from '../app/reputation/single-flight';
+import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
@@ -42,6 +45,7 @@ import type {
 import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
+import { REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
@@ -140,6 +144,33 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
+  // Sending reputation (issue 29): bounces and complaints counted and judged where events are processed, copies
+  // counted where they are sent (sentTally), checked where emails are accepted and sent.
+  const reputation: ReputationDeps = {
+    store: repositories.reputationStore,
+    policy: config.reputation,
+    clock,
+    random,
+    announce: config.reputation.events,
+    judgments: new SingleFlight(),
+    // One line per warning or pause, for operators: a metric filter counts the paused lines, and its alarm
+    // e-mails the stage's non-paging subscribers (lib/constructs/monitoring.ts).
+    noted: (tenant, subject, level, figures) =>
+      logger.warn(REPUTATION_LOG_LINES[level], {
+        account_id: tenant.accountId,
+        mode: tenant.mode,
+        subject: subject.kind === 'account' ? 'account' : `domain ${subject.domain}`,
+        sent: figures.sent,
+        bounce_rate: figures.bounceRate,
+        complaint_rate: figures.complaintRate,
+      }),
+  };
+  const reputationFailed = (event: SendflowEvent, error: unknown) =>
+    logger.warn('reputation not counted or judged (the figures may undercount by this event)', {
+      error: error as Error,
+      event_id: event.id,
+      event_type: event.type,
+    });
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
   // cannot finish go to the events queue through the email's outbox (app/emails/send-emails).
   const eventDeps: ProcessEventDeps = {
@@ -156,6 +187,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // A bounce's suppression.added is relayed at once where this runtime has the events queue (locally, the SES
     // mapper); elsewhere (the AWS dispatcher) the publish is refused and the reconciler's sweep relays it.
     events: adapters.events,
+    reputation,
+    reputationFailed,
   };
   return {
     logger,
@@ -263,7 +296,12 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     retentionSeconds: hooks.retentionSeconds,
     // Expand/contract (domain/stored-formats.ts): suppression.* events are recorded, and subscribable, once on.
     suppressionEvents: config.storedFormats.suppressionEvents,
-    withheldEventTypes: withheldEventTypes(config.storedFormats),
+    // Expand/contract: event types a release before cannot read wait for their stage's switch (a stored format's,
+    // domain/stored-formats.ts; the reputation event's, SF_REPUTATION_EVENTS).
+    withheldEventTypes: [
+      ...withheldEventTypes(config.storedFormats),
+      ...(config.reputation.events ? [] : ['account.reputation_warning']),
+    ],
     graceSeconds: hooks.reconcileGraceSeconds,
     maxBodyBytes: config.maxBodyBytes,
     maxSendBodyBytes: config.maxSendBodyBytes,
@@ -298,6 +336,19 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       return failed;
     },
     ipRateLimit: config.ipRateLimit,
+    reputation,
+    reputationFailed,
+    // The send worker's copies, counted toward reputation one write per batch, tenant, day and sending domain.
+    sentTally: () =>
+      new SentTally(repositories.reputationStore, clock, {
+        failed: (error, lost) =>
+          logger.warn('copies sent not counted (the reputation figures undercount them)', {
+            error: error as Error,
+            account_id: lost.tenant.accountId,
+            mode: lost.tenant.mode,
+            copies: lost.copies,
+          }),
+      }),
     // Requests without a valid key are counted per IP in memory, never with a DynamoDB write: exact locally
     // (one process); on AWS the WAF's rate-based rules are the limit.
     anonymousCounter: new InMemoryRateLimitCounter(),

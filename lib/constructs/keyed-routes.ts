@@ -45,7 +45,7 @@ export function keyedPathPatterns(stageName: string, specs: readonly RouteSpec[]
   const patterns = new Map<string, string[]>();
   const prefix = `^(?:/${literal(stageName)})?`;
   for (const method of [...methods].sort()) {
-    const branches = childBranches(root, method);
+    const branches = fittedBranches(root, method, prefix);
     // Pack the top-level branches into as few patterns as fit.
     const packed: string[][] = [];
     for (const branch of branches) {
@@ -59,6 +59,28 @@ export function keyedPathPatterns(stageName: string, specs: readonly RouteSpec[]
     patterns.set(method, regexes);
   }
   return patterns;
+}
+
+/**
+ * The root's branches for `method`, each short enough for one pattern: a branch too long alone (a resource with
+ * many static siblings of a parameter, e.g. /emails with batch, metrics and receiving beside {id}) is split into
+ * its own resource and one branch per child, recursively; the alternatives together match the same paths.
+ */
+function fittedBranches(node: Node, method: string, prefix: string, path = ''): string[] {
+  const statics = [...node.children.keys()].filter((segment) => !segment.startsWith('{'));
+  const branches: string[] = [];
+  for (const [segment, child] of node.children) {
+    const rest = below(child, method);
+    if (rest === null) continue;
+    const here = `${path}/${segment.startsWith('{') ? segmentExcept(statics) : literal(segment)}`;
+    if (wrap(prefix, [`${here}${rest}`]).length <= WAF_REGEX_MAX_LENGTH || child.children.size === 0) {
+      branches.push(`${here}${rest}`);
+      continue;
+    }
+    if (child.keyed.has(method)) branches.push(here);
+    branches.push(...fittedBranches(child, method, prefix, here));
+  }
+  return branches;
 }
 
 function wrap(prefix: string, branches: readonly string[]): string {

@@ -23,11 +23,18 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription, UrlSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { CfnQueue, Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRIC_DIMENSIONS, METRIC_NAMES, METRICS_NAMESPACE } from '../../lambdas/domain/metric-names';
+import {
+  METRIC_DIMENSIONS,
+  METRIC_NAMES,
+  METRICS_NAMESPACE,
+  REPUTATION_LOG_LINES,
+  REPUTATION_PAUSES_METRIC,
+} from '../../lambdas/domain/metric-names';
 import type { AlarmSubscribers } from '../alarm-settings';
 import { CONCURRENCY_ALARM_SHARE } from '../concurrency';
 import type { NodeFunction } from './node-function';
@@ -97,6 +104,11 @@ export interface MonitoringProps {
   readonly indexes?: Readonly<Record<string, readonly string[]>>;
   /** The account's Lambda concurrency quota (sendflow:lambdaConcurrency): its alarm pages at CONCURRENCY_ALARM_SHARE. */
   readonly accountConcurrencyQuota: number;
+  /**
+   * The log groups of the functions that judge sending reputation (dispatcher, SES mapper): each pause is a WARN
+   * line there, counted by a metric filter whose alarm tells the non-paging subscribers (who lift pauses).
+   */
+  readonly reputationLogs?: readonly ILogGroup[];
 }
 
 export class Monitoring extends Construct {
@@ -269,6 +281,8 @@ export class Monitoring extends Construct {
       }),
     );
 
+    if (props.reputationLogs?.length) this.alarms.push(this.reputationPausesAlarm(props.reputationLogs));
+
     const nearRetention = Object.entries(props.queues).map(([name, queue]) => nearRetentionAlarm(this, name, queue));
     this.alarms.push(...nearRetention);
     this.pageOn(
@@ -321,6 +335,36 @@ export class Monitoring extends Construct {
         construct.addOkAction(action);
       }
     }
+  }
+
+  /**
+   * A customer's sending was paused for its bounce or complaint rate (app/reputation/track-reputation): the paused
+   * WARN line of any judging function, counted by a metric filter (the stage's own metric: its stack name is in the
+   * name). Not a page: the customer is already refused with a 403 that says why; whoever lifts pauses reads the
+   * account and the rates on the line (docs/runbook.md, "A customer's sending is paused").
+   */
+  private reputationPausesAlarm(logGroups: readonly ILogGroup[]): Alarm {
+    const metricName = `${REPUTATION_PAUSES_METRIC}-${Stack.of(this).stackName}`;
+    logGroups.forEach((logGroup, i) => {
+      new MetricFilter(this, `ReputationPausesFilter${i}`, {
+        logGroup,
+        filterPattern: FilterPattern.stringValue('$.message', '=', REPUTATION_LOG_LINES.paused),
+        metricNamespace: METRICS_NAMESPACE,
+        metricName,
+        metricValue: '1',
+      });
+    });
+    return sumAlarm(
+      this,
+      'ReputationPauses',
+      new Metric({ namespace: METRICS_NAMESPACE, metricName, ...fiveMinutes }),
+      1,
+      {
+        description:
+          "Sendflow: a customer's sending was paused for its bounce or complaint rate (sending_paused); the " +
+          'functions\' log line names the account and its rates; see "A customer\'s sending is paused"',
+      },
+    );
   }
 
   /** A composite alarm that pages while any of `alarms` is in ALARM, and says so when all are OK again. */

@@ -16,6 +16,7 @@ import { DynamoPaceCounter } from '../../lambdas/adapters/dynamodb/pace-counter'
 import { DynamoQuotaCounter } from '../../lambdas/adapters/dynamodb/quotas';
 import { DynamoRateLimitCounter } from '../../lambdas/adapters/dynamodb/rate-limits';
 import { DynamoRecoveryRepository } from '../../lambdas/adapters/dynamodb/recoveries';
+import { DynamoReputationStore } from '../../lambdas/adapters/dynamodb/reputation';
 import { DynamoSessionStore } from '../../lambdas/adapters/dynamodb/sessions';
 import { DynamoSuppressionList } from '../../lambdas/adapters/dynamodb/suppressions';
 import { DynamoTemplateRepository } from '../../lambdas/adapters/dynamodb/templates';
@@ -53,6 +54,7 @@ import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { receivedEmailRepositoryContract } from './suites/received-email-repository';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
+import { reputationStoreContract } from './suites/reputation-store';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
 import { templateRepositoryContract } from './suites/template-repository';
@@ -151,6 +153,10 @@ for (const { factory, skip } of backends) {
     describe('DynamoQuotaCounter', () =>
       quotaCounterContract(
         dynamoHarness(endpoint, 'rateLimits', (db, table) => new DynamoQuotaCounter(db.doc, table)),
+      ));
+    describe('DynamoReputationStore', () =>
+      reputationStoreContract(
+        dynamoHarness(endpoint, 'reputation', (db, table) => new DynamoReputationStore(db.doc, table)),
       ));
     describe('DynamoSuppressionList', () =>
       suppressionListContract(

@@ -20,6 +20,7 @@ import {
   InMemoryQuotaCounter,
   InMemoryRateLimitCounter,
   InMemoryRecoveryRepository,
+  InMemoryReputationStore,
   InMemorySessionStore,
   InMemorySuppressionList,
   InMemoryWebhookHealth,
@@ -45,6 +46,7 @@ import { quotaCounterContract } from './suites/quota-counter';
 import { rateLimitCounterContract } from './suites/rate-limit-counter';
 import { receivedEmailRepositoryContract } from './suites/received-email-repository';
 import { recoveryRepositoryContract } from './suites/recovery-repository';
+import { reputationStoreContract } from './suites/reputation-store';
 import { sessionStoreContract } from './suites/session-store';
 import { suppressionListContract } from './suites/suppression-list';
 import { templateRepositoryContract } from './suites/template-repository';
@@ -116,6 +118,8 @@ describe('InMemoryPaceCounter', () => paceCounterContract(memoryHarness(() => ne
 describe('InMemoryQuotaCounter', () => quotaCounterContract(memoryHarness(() => new InMemoryQuotaCounter())));
 
 describe('InMemorySuppressionList', () => suppressionListContract(memoryHarness(() => new InMemorySuppressionList())));
+
+describe('InMemoryReputationStore', () => reputationStoreContract(memoryHarness(() => new InMemoryReputationStore())));
 
 describe('InMemoryDomainRepository', () =>
   domainRepositoryContract(memoryHarness(() => new InMemoryDomainRepository())));

@@ -19,6 +19,7 @@ import { AuthorizerResultCache, createGateway, createGatewayServer } from '../..
 import { createRepositories } from '../../lambdas/runtime/repositories';
 import { buildSendflow, CONTEXT_UNMONITORED_STAGES } from '../../lib/app';
 import { CONTEXT_INBOUND } from '../../lib/inbound-settings';
+import { CONTEXT_REPUTATION } from '../../lib/reputation-settings';
 import { type DynamoEndpoint, dynaliteInMemory, dynamoDbLocal, hasJava } from '../support/dynamo';
 import { accessKeyIdFor, type LambdaHost, startLambda } from './support/lambda-host';
 import { deniedCalls, unusedGrants } from './support/policy-check';
@@ -55,6 +56,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
   let baseUrl = '';
   let liveKey = '';
   let testKey = '';
+  /** A second account's test key: its simulated bounce warns and pauses its test mode (the dispatcher judges). */
+  let bouncingKey = '';
   let accountId = '';
   let repositories: ReturnType<typeof createRepositories>;
   /** Makes a dashboard sign-in link for the account, as the admin CLI does (directly on the tables). */
@@ -97,6 +100,8 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     accountId = account.id;
     liveKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'live' })).secret;
     testKey = (await createAccountKey(deps as never, { accountId: account.id, mode: 'test' })).secret;
+    const bouncing = await createAccount(deps as never, 'free');
+    bouncingKey = (await createAccountKey(deps as never, { accountId: bouncing.id, mode: 'test' })).secret;
     dashboardLink = async () =>
       (
         await createSignInLink(
@@ -145,8 +150,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     const app = new App({
       outdir,
       builtinCloudFormationValidation: false,
+      // Reputation judged from the first copy, test mode too, its event on: every reputation grant gets used.
       // Never deployed: declared unmonitored, as a stage without alarm subscribers must be.
-      context: { [CONTEXT_INBOUND]: { prod: { region: REGION } }, [CONTEXT_UNMONITORED_STAGES]: ['prod'] },
+      context: {
+        [CONTEXT_INBOUND]: { prod: { region: REGION } },
+        [CONTEXT_REPUTATION]: { prod: { minimumSent: 1, judgeTestMode: true, events: true } },
+        [CONTEXT_UNMONITORED_STAGES]: ['prod'],
+      },
     });
     const { api } = buildSendflow(app);
     const assembly = app.synth();
@@ -382,6 +392,14 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       },
     });
     expectStatus(test, [200, 201, 202], 'send test email');
+    // Another account's simulated hard bounce: the dispatcher counts and judges it (test mode judged here).
+    const bounce = await call('/emails', {
+      method: 'POST',
+      key: bouncingKey,
+      body: { ...email, to: ['bounce@simulator.amazonses.com'] },
+    });
+    expectStatus(bounce, [200, 201, 202], 'send a test email that bounces');
+    expectStatus(await call('/emails/metrics?dimensions=period,domain', { key: liveKey }), 200, 'email metrics');
 
     // Templates: created with an alias (a version, the count, the claim, the record), read by alias, listed, updated
     // (a new draft, the old one deleted), published, sent by (the live send reads the claim, record and version),
@@ -673,6 +691,25 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     } finally {
       standIns.sqsOutage.delete(api);
     }
+    // A reputation warning its processor noted and could not fan out: it waits in the standing's outbox.
+    await repositories.reputationStore.note(
+      { accountId, mode: 'test' },
+      { kind: 'domain', domain: 'kept.example.com' },
+      {
+        at: new Date().toISOString(),
+        warning: { sent: 10, bounced: 1, complained: 0, bounceRate: 0.1, complaintRate: 0, breaches: ['bounce_rate'] },
+      },
+      [
+        {
+          id: `evt_${randomUUID().replaceAll('-', '').slice(0, 26)}`,
+          type: 'account.reputation_warning',
+          accountId,
+          mode: 'test',
+          timestamp: new Date().toISOString(),
+          data: { level: 'warning' },
+        },
+      ],
+    );
     // The same bundle and role, three hours on: every retry and the scheduled send are overdue.
     const reconciler = host('sendflow-reconciler');
     const threeHoursOn = await startLambda(reconciler.fn, standIns.endpoints, { clockOffsetMs: 3 * 3_600_000 });

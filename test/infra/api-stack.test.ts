@@ -413,6 +413,8 @@ describe('least privilege', () => {
       inboundEmails: sorted(get, query),
       // Templates: records, alias claims and versions read by key, put, deleted; listed and counted (Query).
       templates: sorted(del, get, put, query),
+      // Reputation: a send's standing check and the metrics route's ranges (Query); never written by the API.
+      reputation: [query],
     });
     for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
   });

@@ -15,6 +15,7 @@ import {
 } from '../../lib/app';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../../lib/concurrency';
 import { DEFAULT_MAX_CONCURRENCY } from '../../lib/consumers';
+import { CONTEXT_REPUTATION, DEFAULT_REPUTATION } from '../../lib/reputation-settings';
 import { synthSendflow, TEST_CONTEXT } from './synth';
 
 function nagCheckedApp(context: Record<string, unknown> = {}): App {
@@ -116,9 +117,53 @@ describe('settings from CDK context', () => {
       emailRetentionDays: 30,
       tableCapacity: { mode: 'on-demand' },
       webhookDisableAfterSeconds: 432_000,
+      reputation: DEFAULT_REPUTATION,
       deployment: 'canary10Percent5Minutes',
       storedFormats: '',
     });
+  });
+
+  it('gives every function the stage’s reputation settings (sendflow:reputation), the defaults for a stage without', () => {
+    const variablesOf = (context: Record<string, unknown>) =>
+      Object.values(synthSendflow(context).api.findResources('AWS::Lambda::Function'))
+        .map((fn) => (fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>)
+        .filter((variables) => 'SF_TABLE_REPUTATION' in variables);
+    const byDefault = variablesOf({});
+    const strict = variablesOf({
+      [CONTEXT_REPUTATION]: { prod: { minimumSent: 500, pauseBounceRate: 0.06, events: true }, staging: {} },
+    });
+    expect(byDefault.length).toBeGreaterThan(3);
+    for (const variables of byDefault) {
+      expect(variables).toMatchObject({
+        SF_REPUTATION_WINDOW_DAYS: '7',
+        SF_REPUTATION_MINIMUM_SENT: '200',
+        SF_REPUTATION_WARN_BOUNCE_RATE: '0.04',
+        SF_REPUTATION_WARN_COMPLAINT_RATE: '0.0008',
+        SF_REPUTATION_PAUSE_BOUNCE_RATE: '0.08',
+        SF_REPUTATION_PAUSE_COMPLAINT_RATE: '0.003',
+        SF_REPUTATION_JUDGE_TEST_MODE: 'false',
+        SF_REPUTATION_EVENTS: 'false',
+      });
+    }
+    for (const variables of strict) {
+      expect(variables).toMatchObject({
+        SF_REPUTATION_MINIMUM_SENT: '500',
+        SF_REPUTATION_PAUSE_BOUNCE_RATE: '0.06',
+        SF_REPUTATION_WARN_BOUNCE_RATE: '0.04',
+        SF_REPUTATION_EVENTS: 'true',
+      });
+    }
+  });
+
+  it.each([
+    [{ prod: { pauseBounceRate: 0.1 } }, /prod: pause.bounceRate must be below SES's own pause \(10%\)/],
+    [{ staging: { warnComplaintRate: 0.004 } }, /staging: warn.complaintRate is above pause.complaintRate/],
+    [{ prod: { windowDays: 0 } }, /prod.windowDays/],
+    [{ prod: { bounceRate: 0.05 } }, /Unrecognized key/],
+    ['{"prod": ', /must be a JSON object/],
+  ])('refuses sendflow:reputation %j, whichever stage is synthesized', (raw, message) => {
+    const app = new App({ context: { [CONTEXT_REPUTATION]: raw } });
+    expect(() => settingsFromContext(app)).toThrow(message);
   });
 
   it.each([

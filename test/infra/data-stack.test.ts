@@ -98,6 +98,23 @@ describe('tables', () => {
     expect(table.GlobalSecondaryIndexes).toBeUndefined();
   });
 
+  it('keeps sending reputation (counters and standings) in one retained table (pk, sk), counters expiring on expiresAt, with an outbox index', () => {
+    const { Properties: table, DeletionPolicy } = tableFor('reputation') as unknown as {
+      Properties: Record<string, unknown>;
+      DeletionPolicy: string;
+    };
+    expect(table.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(table.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+    // A pause must outlive a replaced stack: retained like the other stateful tables.
+    expect(DeletionPolicy).toBe('Retain');
+    expect((table.GlobalSecondaryIndexes as { IndexName: string }[]).map((index) => index.IndexName)).toEqual([
+      'byOutboxEvents',
+    ]);
+  });
+
   it('expires emails and everything of theirs (parts, event history) on expiresAt', () => {
     for (const name of ['emails', 'emailParts', 'emailEvents'] as const) {
       expect(tableFor(name).Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });

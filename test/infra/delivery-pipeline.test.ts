@@ -408,7 +408,33 @@ describe('table access', () => {
       suppressions: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       // Live listen sessions: the account's, one Query a batch; each event they take, one PutItem.
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
+      // Reputation: counters added to (UpdateItem ADD) and a window read (Query); standings read and noted.
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
     });
+  });
+
+  it('the event processors touch reputation counters (c#*) and standings (s#*) each with their own actions only', () => {
+    const onReputation = (fn: keyof typeof functions) =>
+      statementsOf(roleOf(functions[fn]))
+        .filter((s) => /tablesreputation[0-9A-F]{8,}/.test(JSON.stringify(s.Resource)))
+        .map((s) => ({ actions: actionsOf(s).sort(), condition: s.Condition ?? null }));
+    const scoped = (keys: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': keys } });
+    expect(onReputation('dispatcher')).toEqual([
+      { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], condition: scoped(['c#*', 's#*']) },
+    ]);
+    expect(onReputation('sender')).toEqual([
+      { actions: ['dynamodb:UpdateItem'], condition: scoped(['c#*']) },
+      { actions: ['dynamodb:Query'], condition: scoped(['s#*']) },
+    ]);
+    // The reconciler relays a standing's outbox (its index, then UpdateItem of standings only).
+    expect(onReputation('reconciler')).toEqual([
+      { actions: ['dynamodb:UpdateItem'], condition: scoped(['s#*']) },
+      { actions: ['dynamodb:Query'], condition: null },
+    ]);
+    // The API reads (a send's standing check, the metrics route), never writes.
+    expect(onReputation('api')).toEqual([{ actions: ['dynamodb:Query'], condition: null }]);
+    expect(onReputation('delivery')).toEqual([]);
+    expect(onReputation('authorizer')).toEqual([]);
   });
 
   it('the dispatcher and the send worker may write only ordering lane items of the deliveries table (dynamodb:LeadingKeys ord#*)', () => {
@@ -464,6 +490,8 @@ describe('table access', () => {
       },
       // email.received left in a received email's outbox.
       inboundEmails: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
+      // account.reputation_warning left in a reputation standing's outbox.
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['byOutboxEvents', 'table'] },
     });
     // Pending domains: byPending, then one item read or conditional update; its outbox as the others.
     expect(domains).toEqual({

@@ -566,6 +566,8 @@ describe('table access', () => {
         targets: ['table'],
       },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
+      // Its email.sent counted (UpdateItem ADD of a counter); a paused tenant's standing read before a send (Query).
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 
@@ -576,6 +578,8 @@ describe('table access', () => {
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       suppressions: { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
+      // Bounces and complaints counted and judged (app/reputation/track-reputation).
+      reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 });

@@ -3,6 +3,7 @@
 // dimension per stage.
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPUTATION_LOG_LINES } from '../../lambdas/domain/metric-names';
 import { tableNames } from '../../lambdas/manifest';
 import {
   CONTEXT_ALARM_EMAIL,
@@ -153,6 +154,48 @@ describe('account and service alarms', () => {
     expect(complaint?.Properties).toMatchObject({ Threshold: 0.0008, Statistic: 'Maximum' });
     // Account-wide rates (what SES reviews), not one configuration set's.
     expect(bounce?.Properties.Dimensions).toBeUndefined();
+  });
+
+  it("tells the non-paging subscribers when a customer's sending is paused: a metric filter on the judges' paused line", () => {
+    // Arrange
+    const filters = Object.values(api.findResources('AWS::Logs::MetricFilter') as Resources);
+    const logGroups = api.findResources('AWS::Logs::LogGroup') as Resources;
+    const functions = api.findResources('AWS::Lambda::Function') as Resources;
+    const serviceOf = (logGroupRef: unknown) => {
+      const id = (logGroupRef as { Ref: string }).Ref;
+      const fn = Object.values(functions).find(
+        (f) =>
+          JSON.stringify((f.Properties.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup) ===
+          JSON.stringify({ Ref: id }),
+      );
+      return (fn?.Properties.Environment as { Variables: Record<string, string> } | undefined)?.Variables
+        .POWERTOOLS_SERVICE_NAME;
+    };
+    const [metricName] = filters.map(
+      (f) => (f.Properties.MetricTransformations as { MetricName: string }[])[0]?.MetricName,
+    );
+
+    // Assert: the dispatcher's and the SES mapper's log groups, the exact line the code writes, one stage's metric.
+    expect(filters.map((f) => serviceOf(f.Properties.LogGroupName)).sort()).toEqual([
+      'sendflow-dispatcher',
+      'sendflow-ses-events',
+    ]);
+    for (const filter of filters) {
+      expect(Object.keys(logGroups)).toContain((filter.Properties.LogGroupName as { Ref: string }).Ref);
+      expect(filter.Properties.FilterPattern).toBe(`{ $.message = "${REPUTATION_LOG_LINES.paused}" }`);
+      expect(filter.Properties.MetricTransformations).toEqual([
+        { MetricNamespace: 'Sendflow', MetricName: metricName, MetricValue: '1' },
+      ]);
+    }
+    expect(metricName).toMatch(/^ReputationPauses-Sendflow\S*Api/);
+    const [alarm] = byMetric(api, 'Sendflow', metricName as string);
+    expect(alarm?.Properties).toMatchObject({
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Statistic: 'Sum',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: notifyTopicId(api) }],
+    });
   });
 
   it('pages on DynamoDB throttling, one alarm per table (read and write throttle events summed)', () => {

@@ -9,7 +9,8 @@ import { atWindowStart, startTestRuntime, type TestRuntime } from '../support/ru
 let rt: TestRuntime;
 let receiver: Receiver;
 beforeAll(async () => {
-  rt = await startTestRuntime();
+  // The reputation event's switch on, so a webhook may subscribe to every type (test mode is not judged here).
+  rt = await startTestRuntime({ SF_REPUTATION_EVENTS: 'true' });
   receiver = await startReceiver();
 });
 afterAll(async () => {

@@ -11,6 +11,8 @@ import { EVENT_TYPES } from '../../lambdas/domain/events';
 
 /** Made by auto-disable, whose own test validates them (test/integration/webhook-health.test.ts). */
 const WEBHOOK_EVENT_TYPES = ['webhook.disabled', 'webhook.failing'];
+/** Made by the reputation judgment, whose own test validates it (test/integration/reputation.test.ts). */
+const ACCOUNT_EVENT_TYPES = ['account.reputation_warning'];
 
 import { type Receiver, startReceiver } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
@@ -28,8 +30,8 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 let rt: TestRuntime;
 let receiver: Receiver;
 beforeAll(async () => {
-  // suppression.* too (behind their stored format, off by default).
-  rt = await startTestRuntime({ SF_STORED_FORMATS: 'suppressionEvents=on' });
+  // suppression.* (behind their stored format, off by default) and the reputation event (its switch) too.
+  rt = await startTestRuntime({ SF_STORED_FORMATS: 'suppressionEvents=on', SF_REPUTATION_EVENTS: 'true' });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -130,8 +132,11 @@ describe('every delivered payload validates against the schema GET /v1/event-typ
     expect(problems).toEqual([]);
     const seen = new Set(delivered.map((payload) => String(payload.type)));
     // email.received comes from inbound mail, whose own test validates it (test/integration/inbound-smtp.test.ts).
-    // The webhook.* events come from endpoint health, whose own tests drive a failing endpoint.
-    const made = EVENT_TYPES.filter((type) => !WEBHOOK_EVENT_TYPES.includes(type));
+    // The webhook.* events come from endpoint health, whose own tests drive a failing endpoint; the account.*
+    // event from the reputation judgment, whose own test drives bounces and complaints.
+    const made = EVENT_TYPES.filter(
+      (type) => !WEBHOOK_EVENT_TYPES.includes(type) && !ACCOUNT_EVENT_TYPES.includes(type),
+    );
     expect(made.filter((type) => !seen.has(type))).toEqual(['email.received']);
   });
 });

@@ -117,6 +117,7 @@ describe('every operation answers as the OpenAPI document says', () => {
     const [attachment] = listed.data as { id: string }[];
     await call('getEmailAttachment', 200, `/emails/${attached.id}/attachments/${attachment?.id}`);
     await call('listEmails', 200, '/emails?limit=5');
+    await call('getEmailMetrics', 200, '/emails/metrics?dimensions=period,domain&granularity=weekly');
     await call('listEmailDeliveries', 200, `/emails/${sent.id}/deliveries`);
     const later = await call('sendEmail', 200, '/emails', {
       json: { ...email, to: 'later@example.com', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },

@@ -65,6 +65,15 @@ import type {
   RateLimitCounter,
   UsagePlans,
 } from '../../lambdas/app/ports';
+import {
+  type CountEntry,
+  type NotedFigures,
+  type ReputationStore,
+  type Standing,
+  type Subject,
+  subjectKey,
+  type TenantCounts,
+} from '../../lambdas/app/reputation/ports';
 import type { AttemptReport, EmailOutcome, RequestReport, Telemetry } from '../../lambdas/app/telemetry';
 import type { LaneKey, OrderLanes } from '../../lambdas/app/webhooks/order-lanes';
 import type {
@@ -99,6 +108,7 @@ import type { Mode } from '../../lambdas/domain/api-keys';
 import { bareAddress, type EmailMessage, recipients } from '../../lambdas/domain/email/email';
 import { historyOrderKey } from '../../lambdas/domain/email/history';
 import type { QuotaWindow } from '../../lambdas/domain/email/quota';
+import { addCounts, type Counts, NO_COUNTS } from '../../lambdas/domain/email/reputation';
 import { isIndexedStatus } from '../../lambdas/domain/email/status';
 import { ConflictError, ServiceUnavailableError } from '../../lambdas/domain/errors';
 import type { SendflowEvent } from '../../lambdas/domain/events';
@@ -239,8 +249,6 @@ export function seededRandom(seed = 'sendflow-tests'): RandomBytes {
     return out;
   };
 }
-
-const tenantOf = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;
 
 export class InMemoryWebhookRepository implements WebhookRepository {
   /** Keyed by `account#mode#id`, as the table's (tenant, id) key. */
@@ -1517,3 +1525,109 @@ function sortedLane(entries: ReadonlyMap<string, LaneEntry>): LaneEntry[] {
     .map((entry) => ({ ...entry }))
     .sort((a, b) => a.sequence - b.sequence || (a.deliveryId < b.deliveryId ? -1 : 1));
 }
+
+/**
+ * Sending reputation in memory (app/reputation/ports): counters by tenant, day and domain (no shards: the sums are
+ * what the port returns), standings by tenant and subject with the conditional writes of the DynamoDB adapter.
+ */
+export class InMemoryReputationStore implements ReputationStore {
+  readonly outbox = new InMemoryOutbox('reputation');
+  /** `account#mode` → `a#day` / `d#day#domain` → counts. */
+  readonly counters = new Map<string, Map<string, Counts>>();
+  /** `account#mode` → subject key → standing. */
+  readonly standingsByTenant = new Map<string, Map<string, Standing>>();
+  /** Makes the next `count` calls throw (fault injection). */
+  failCounts = 0;
+
+  async count(tenant: Tenant, entry: CountEntry): Promise<void> {
+    if (this.failCounts > 0) {
+      this.failCounts -= 1;
+      throw new Error('counting failed (injected)');
+    }
+    const items = this.counters.get(tenantOf(tenant)) ?? new Map<string, Counts>();
+    this.counters.set(tenantOf(tenant), items);
+    const add = entry.counts;
+    for (const key of [`a#${entry.day}`, ...(entry.domain ? [`d#${entry.day}#${entry.domain}`] : [])]) {
+      items.set(key, addCounts(items.get(key) ?? NO_COUNTS, add));
+    }
+  }
+
+  async countsBetween(tenant: Tenant, from: string, to: string, maxItems: number): Promise<TenantCounts> {
+    const counted = this.gather(tenant, (day) => day >= from && day <= to);
+    const items = Object.values(counted.domains).flatMap(Object.keys).length;
+    if (items > maxItems)
+      throw new RangeError(`more than ${maxItems} counters from ${from} to ${to}: narrow the range`);
+    return counted;
+  }
+
+  async standings(tenant: Tenant): Promise<Standing[]> {
+    return structuredClone([...(this.standingsByTenant.get(tenantOf(tenant))?.values() ?? [])]);
+  }
+
+  async note(
+    tenant: Tenant,
+    subject: Subject,
+    change: { at: string; warning?: NotedFigures; pause?: NotedFigures },
+    events: readonly SendflowEvent[],
+  ): Promise<PendingEvents | null> {
+    const held = this.standing(tenant, subject);
+    if ((change.warning && held?.warnedAt) || (change.pause && held?.pausedAt)) return null;
+    if (!change.warning && !change.pause) return null;
+    this.put(tenant, {
+      ...(held ?? { subject }),
+      ...(change.warning ? { warnedAt: change.at, warning: change.warning } : {}),
+      ...(change.pause ? { pausedAt: change.at, pause: change.pause } : {}),
+    });
+    return this.outbox.record({ pk: tenantOf(tenant), sk: subjectKey(subject) }, events);
+  }
+
+  async clearWarning(tenant: Tenant, subject: Subject, warnedAt: string): Promise<void> {
+    const held = this.standing(tenant, subject);
+    if (!held || held.warnedAt !== warnedAt || held.pausedAt) return;
+    const { warnedAt: _at, warning: _figures, ...rest } = held;
+    this.put(tenant, rest);
+  }
+
+  async lift(
+    tenant: Tenant,
+    subject: Subject,
+    lift: { at: string; note: string; baseline: Readonly<Record<string, Counts>> },
+  ): Promise<Standing | null> {
+    const held = this.standing(tenant, subject);
+    if (!held?.pausedAt) return null;
+    const { pausedAt: _p, pause: _f, warnedAt: _w, warning: _g, ...rest } = held;
+    const after: Standing = {
+      ...rest,
+      liftedAt: lift.at,
+      liftNote: lift.note,
+      baseline: structuredClone(lift.baseline),
+    };
+    this.put(tenant, after);
+    return structuredClone(after);
+  }
+
+  private standing(tenant: Tenant, subject: Subject): Standing | undefined {
+    return this.standingsByTenant.get(tenantOf(tenant))?.get(subjectKey(subject));
+  }
+
+  private put(tenant: Tenant, standing: Standing): void {
+    const items = this.standingsByTenant.get(tenantOf(tenant)) ?? new Map<string, Standing>();
+    this.standingsByTenant.set(tenantOf(tenant), items);
+    items.set(subjectKey(standing.subject), structuredClone(standing));
+  }
+
+  private gather(tenant: Tenant, keep: (day: string) => boolean): TenantCounts {
+    const account: Record<string, Counts> = {};
+    const domains: Record<string, Record<string, Counts>> = {};
+    for (const [key, counts] of this.counters.get(tenantOf(tenant)) ?? []) {
+      const [kind, day = '', ...rest] = key.split('#');
+      const domain = kind === 'd' ? rest.join('#') : null;
+      if (!keep(day)) continue;
+      if (domain === null) account[day] = counts;
+      else domains[domain] = { ...(domains[domain] ?? {}), [day]: counts };
+    }
+    return structuredClone({ account, domains });
+  }
+}
+
+const tenantOf = (tenant: Tenant) => `${tenant.accountId}#${tenant.mode}`;

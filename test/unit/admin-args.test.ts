@@ -57,6 +57,34 @@ describe('parseAdminArgs', () => {
     });
   });
 
+  it('parses the reputation commands: show, and lift all, one domain or only the account-wide pause', () => {
+    expect(parseAdminArgs(['reputation', '--account', 'a']).command).toEqual({
+      name: 'reputation',
+      accountId: 'a',
+      mode: 'live',
+    });
+    expect(parseAdminArgs(['reputation-lift', '--account', 'a', '--mode', 'test']).command).toEqual({
+      name: 'reputation-lift',
+      accountId: 'a',
+      mode: 'test',
+      note: 'lifted with the admin CLI',
+    });
+    expect(
+      parseAdminArgs(['reputation-lift', '--account', 'a', '--domain', 'News.Example.com', '--note', ' ticket 42 '])
+        .command,
+    ).toEqual({ name: 'reputation-lift', accountId: 'a', mode: 'live', domain: 'news.example.com', note: 'ticket 42' });
+    expect(parseAdminArgs(['reputation-lift', '--account', 'a', '--account-only']).command).toMatchObject({
+      domain: null,
+    });
+    expect(() =>
+      parseAdminArgs(['reputation-lift', '--account', 'a', '--domain', 'x.example', '--account-only']),
+    ).toThrow(/--domain and --account-only exclude each other/);
+    expect(() => parseAdminArgs(['reputation', '--account', 'a', '--domain', 'x.example'])).toThrow(
+      /reputation does not take --domain/,
+    );
+    expect(() => parseAdminArgs(['reputation-lift'])).toThrow(/--account is required/);
+  });
+
   it('parses the list commands', () => {
     expect(parseAdminArgs(['list-accounts', '--aws']).command).toEqual({ name: 'list-accounts' });
     expect(parseAdminArgs(['dashboard-revoke', '--account', 'acct_1']).command).toEqual({

@@ -26,8 +26,10 @@ import {
 import { type EmailDraft, type SendEmailDeps, sendEmails, sendQueuedEmail } from '../../lambdas/app/emails/send-emails';
 import { unsubscribe } from '../../lambdas/app/emails/unsubscribe';
 import type { Principal } from '../../lambdas/app/ports';
+import { warningEvent } from '../../lambdas/app/reputation/track-reputation';
 import { addSuppressions, removeSuppressions, type SuppressionDeps } from '../../lambdas/app/suppressions/suppressions';
 import type { Tenant } from '../../lambdas/app/webhooks/ports';
+import { DEFAULT_REPUTATION_POLICY, judge, NO_COUNTS } from '../../lambdas/domain/email/reputation';
 import { SIMULATOR_DOMAIN, SIMULATOR_STORIES } from '../../lambdas/domain/email/simulator';
 import { EVENT_TYPES, type SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
@@ -211,9 +213,26 @@ async function accountEvents(): Promise<SendflowEvent[]> {
   return events.published.flatMap((p) => p.events);
 }
 
+/** account.reputation_warning at both levels, for the account and for a domain, as the judgment makes it. */
+function reputationEvents(): SendflowEvent[] {
+  const deps = { policy: DEFAULT_REPUTATION_POLICY, clock: new FakeClock(T0), random: seededRandom('catalog-rep') };
+  const warned = judge({ ...NO_COUNTS, sent: 400, bounced: 20, bounced_permanent: 20 }, DEFAULT_REPUTATION_POLICY);
+  const paused = judge({ ...NO_COUNTS, sent: 400, complained: 2 }, DEFAULT_REPUTATION_POLICY);
+  return [
+    warningEvent(deps, TENANT, { kind: 'account' }, warned, 'warning'),
+    warningEvent(deps, TENANT, { kind: 'domain', domain: 'acme.example' }, paused, 'paused'),
+  ];
+}
+
 let made: SendflowEvent[] = [];
 beforeAll(async () => {
-  made = [...(await simulatorEvents()), ...sesEvents(), ...(await sendingEvents()), ...(await accountEvents())];
+  made = [
+    ...(await simulatorEvents()),
+    ...sesEvents(),
+    ...(await sendingEvents()),
+    ...(await accountEvents()),
+    ...reputationEvents(),
+  ];
 });
 
 const bodies = () => made.map((event) => renderPayload(event, 'standard'));

@@ -65,6 +65,14 @@ describe('loadConfig', () => {
       attachments: { allowPrivateUrls: false },
       simulatorStepSeconds: 1,
       domainVerifySeconds: 10,
+      reputation: {
+        windowDays: 7,
+        minimumSent: 200,
+        warn: { bounceRate: 0.04, complaintRate: 0.0008 },
+        pause: { bounceRate: 0.08, complaintRate: 0.003 },
+        judgeTestMode: false,
+        events: false,
+      },
       storedFormats: { deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: false },
       aws: {},
     });
@@ -143,6 +151,41 @@ describe('loadConfig', () => {
     for (const bad of ['0', '-2', 'fast', '10001']) {
       expect(() => loadConfig({ ...TABLES, SF_SES_MAX_SEND_RATE: bad })).toThrow(/SF_SES_MAX_SEND_RATE/);
     }
+  });
+
+  it('reads the reputation policy from SF_REPUTATION_*, and refuses one that is not below SES’s own, listing every problem', () => {
+    const config = loadConfig({
+      ...TABLES,
+      SF_REPUTATION_WINDOW_DAYS: '14',
+      SF_REPUTATION_MINIMUM_SENT: '10',
+      SF_REPUTATION_WARN_BOUNCE_RATE: '0.03',
+      SF_REPUTATION_WARN_COMPLAINT_RATE: '0.0005',
+      SF_REPUTATION_PAUSE_BOUNCE_RATE: '0.06',
+      SF_REPUTATION_PAUSE_COMPLAINT_RATE: '0.002',
+      SF_REPUTATION_JUDGE_TEST_MODE: 'true',
+      SF_REPUTATION_EVENTS: '1',
+    });
+    expect(config.reputation).toEqual({
+      windowDays: 14,
+      minimumSent: 10,
+      warn: { bounceRate: 0.03, complaintRate: 0.0005 },
+      pause: { bounceRate: 0.06, complaintRate: 0.002 },
+      judgeTestMode: true,
+      events: true,
+    });
+    expect(
+      problemsOf({
+        ...TABLES,
+        SF_REPUTATION_WINDOW_DAYS: '31',
+        SF_REPUTATION_WARN_BOUNCE_RATE: '0.09',
+        SF_REPUTATION_PAUSE_BOUNCE_RATE: '0.1',
+        SF_REPUTATION_PAUSE_COMPLAINT_RATE: '0.005',
+      }),
+    ).toEqual([
+      'SF_REPUTATION: windowDays must be a whole number of days from 1 to 30',
+      "SF_REPUTATION: pause.bounceRate must be below SES's own pause (10%)",
+      "SF_REPUTATION: pause.complaintRate must be below SES's own pause (0.5%)",
+    ]);
   });
 
   it('keeps metrics off in the local runtime unless SF_METRICS says otherwise', () => {

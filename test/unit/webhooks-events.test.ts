@@ -39,10 +39,12 @@ const WEBHOOK_EVENTS = ['webhook.failing', 'webhook.disabled'];
 
 /** Issue 30: Resend's suppression events (behind the suppressionEvents stored format). */
 const SUPPRESSION_EVENTS = ['suppression.added', 'suppression.removed'];
+/** Issue 29: the account's sending reputation (a warning, then a pause). */
+const ACCOUNT_EVENTS = ['account.reputation_warning'];
 
 describe('event catalog', () => {
-  it('is exactly the spec §6.1 list, the suppression and the webhook events, without the test event', () => {
-    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...SUPPRESSION_EVENTS, ...WEBHOOK_EVENTS]);
+  it('is exactly the spec §6.1 list, the suppression, webhook and account events, without the test event', () => {
+    expect([...EVENT_TYPES]).toEqual([...SPEC_EVENTS, ...SUPPRESSION_EVENTS, ...WEBHOOK_EVENTS, ...ACCOUNT_EVENTS]);
     expect(EVENT_TYPES).not.toContain('test');
   });
 });

@@ -14,7 +14,7 @@ import type { ListenEvent, ListenSession, ListenSessionRepository } from '../../
 import type { Tenant } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
-import { EVENT_TYPES } from '../../domain/events';
+import { isEventType } from '../../domain/events';
 import { isLive } from '../../domain/listen';
 import { conditionHeld, queryAll, unlessConditionFails } from './operations';
 
@@ -23,7 +23,11 @@ const sessionItem = z.object({
   accountId: z.string(),
   mode: z.enum(MODES),
   secret: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)).nullable(),
+  // Tolerant of types a later release added (as webhooks: adapters/dynamodb/webhooks.ts).
+  events: z
+    .array(z.string())
+    .transform((names) => names.filter(isEventType))
+    .nullable(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });

@@ -5,7 +5,7 @@ import * as z from 'zod';
 import type { Tenant, Webhook, WebhookChanges, WebhookRef, WebhookRepository } from '../../app/webhooks/ports';
 import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
-import { EVENT_TYPES } from '../../domain/events';
+import { isEventType } from '../../domain/events';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
@@ -18,7 +18,9 @@ export const webhookItem = z.object({
   accountId: z.string(),
   mode: z.enum(MODES),
   url: z.string(),
-  events: z.array(z.enum(EVENT_TYPES)),
+  // Tolerant of types a later release added (expand/contract): after a rollback they are dropped on read, so the
+  // webhook keeps getting the types this release knows instead of failing every read of its tenant's webhooks.
+  events: z.array(z.string()).transform((names) => names.filter(isEventType)),
   format: z.enum(FORMATS),
   description: z.string().optional(),
   secret: z.string(),

@@ -8,6 +8,7 @@ import { TEST_FILE_RETENTION_SECONDS } from '../../domain/email/byte-quota';
 import { bareAddress, type EmailMessage, recipients } from '../../domain/email/email';
 import { EMAIL_LIMITS, storedBytes } from '../../domain/email/limits';
 import { type QuotaWindow, quotaWindow, secondsUntilReset } from '../../domain/email/quota';
+import { sendingDomain } from '../../domain/email/reputation';
 import { CANCELED_STATUS } from '../../domain/email/status';
 import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { ConflictError, InsufficientScopeError, NotFoundError, RateLimitedError } from '../../domain/errors';
@@ -21,6 +22,8 @@ import type { DomainRepository } from '../domains/ports';
 import type { FileStore } from '../files/ports';
 import { type PendingEvents, relay } from '../outbox';
 import type { AccountSlots, Clock, Principal, QuotaCounter, RandomBytes } from '../ports';
+import { assertSendingAllowed, pauseFor, type SendingGateDeps } from '../reputation/sending-gate';
+import type { SentCopies } from '../reputation/sent-tally';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import { type OrderingDeps, type Reservation, releaseReserved, reserveSent } from '../webhooks/ordering';
 import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/ports';
@@ -116,6 +119,17 @@ export interface SendEmailDeps {
    * lane is read or written here.
    */
   readonly sentOrdering?: OrderingDeps & { readonly webhooks: Pick<WebhookRepository, 'list'> };
+  /**
+   * Sending reputation (app/reputation/sending-gate): a paused tenant (or sending domain) is refused on accept
+   * (403 sending_paused), and its emails queued before the pause fail with reason `sending_paused` at send.
+   * Absent: nothing is checked.
+   */
+  readonly reputation?: SendingGateDeps;
+  /**
+   * Where the copies the provider took are counted toward the tenant's sending reputation (the send worker's
+   * SentTally: one write per batch of sends, tenant, day and sending domain). Absent: not counted.
+   */
+  readonly sentCopies?: SentCopies;
 }
 
 /** As the email repositories default it (30 days). */
@@ -131,6 +145,8 @@ const SEND_CHUNK = 10;
  * (docs/architecture.md, "Sends: one outcome per recipient").
  */
 export const OUTCOME_UNKNOWN = 'send_outcome_unknown';
+/** The reason of email.failed for a copy of an email accepted before its tenant's sending was paused. */
+export const SENDING_PAUSED = 'sending_paused';
 
 /** The send worker did not settle every recipient it could (retryable outcomes, or its time ran out). */
 export class SendIncompleteError extends Error {
@@ -210,6 +226,9 @@ async function acceptEmails(
   });
   // Before anything is counted: an email too large to store is refused whole, like any bad input.
   assertStorable(emails, options.batch);
+  // A tenant whose sending is paused for its bounce or complaint rate is refused before anything counts (403).
+  if (deps.reputation)
+    await assertSendingAllowed(deps.reputation, tenant, [...new Set(drafts.map((d) => senderDomain(d.from)))]);
   let counted: { window: QuotaWindow; count: number };
   if (caller.mode === 'live') {
     await assertVerifiedSenders(deps, tenant, drafts, options.batch);
@@ -442,6 +461,14 @@ async function sendStored(
     const event = emailEvents(deps, email, [to], 'email.suppressed', { reason: suppression.reason });
     await record(i, { state: 'pending' }, { state: 'suppressed', tries: stateOf(i).tries }, event);
   }
+  // Paused since it was accepted (its tenant's, or its domain's, bounce or complaint rate): no copy goes out.
+  if (toSend.length && deps.reputation && (await pauseFor(deps.reputation, email, [senderDomain(email.from)]))) {
+    for (const i of toSend.splice(0)) {
+      const failed = failedEvents(deps, email, [all[i] as string], SENDING_PAUSED);
+      const tries = stateOf(i).tries;
+      await record(i, { state: 'pending' }, { state: 'failed', tries, reason: SENDING_PAUSED }, failed);
+    }
+  }
   // Its attachments, read once for every chunk (null: one is no longer stored, so no copy can be sent).
   const attachments: OutgoingAttachment[] | null =
     toSend.length && email.attachments?.length ? await readAttachments(deps, email) : [];
@@ -650,6 +677,8 @@ async function sendChunk(
     sentEvents.set(i, event);
     if (!early.has(n)) rest.push(event);
   }
+  // SES's denominator: every copy the provider took, whatever becomes of its event.
+  deps.sentCopies?.add(email, { domain: sendingDomain(email.from), copies: sentEvents.size, emailId: email.id });
   const unprocessed = new Set<string>();
   for (const ids of await Promise.all([...early.values(), processWhereArisen(deps, rest)])) {
     for (const id of ids) unprocessed.add(id);

@@ -11,6 +11,7 @@ import { suppressionEvent } from '../../domain/suppressions';
 import type { EmailHistory, Suppression, SuppressionList, SuppressionReason } from '../emails/ports';
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
 import { relay } from '../outbox';
+import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
 import type { EventPublisher, Tenant, Webhook } from '../webhooks/ports';
@@ -26,6 +27,13 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly suppressionEvents?: boolean;
   /** Relays suppression.added at once; absent or failing, the reconciler's outbox sweep does. */
   readonly events?: EventPublisher;
+  /**
+   * Sending reputation: counts each bounce and complaint once and judges its tenant (app/reputation/track-reputation);
+   * absent, nothing is counted. Copies sent are counted by the send worker; deliveries are not counted.
+   */
+  readonly reputation?: ReputationDeps;
+  /** Told when counting or judging an event failed (a log line): the event goes on regardless. */
+  readonly reputationFailed?: (event: SendflowEvent, error: unknown) => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -78,12 +86,14 @@ export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent)
   // rank keeps it idempotent), together, so neither tells of an event that was not fanned out.
   const noted = statusFromEvent(event);
   await settled(event, [
-    deps.emailHistory.record(emailId, {
-      id: event.id,
-      type: event.type,
-      timestamp: event.timestamp,
-      ...(event.to ? { to: event.to } : {}),
-    }),
+    deps.emailHistory
+      .record(emailId, {
+        id: event.id,
+        type: event.type,
+        timestamp: event.timestamp,
+        ...(event.to ? { to: event.to } : {}),
+      })
+      .then((recorded) => (recorded ? countOnce(deps, event) : undefined)),
     ...(noted ? [deps.emailHistory.noteStatus(event, emailId, noted)] : []),
   ]);
 }
@@ -99,6 +109,21 @@ async function suppressWithEvent(deps: ProcessEventDeps, cause: SendflowEvent, s
   );
   const recorded = await deps.suppressions.record(cause, suppression, [added]);
   if (deps.events) await relay({ events: deps.events }, deps.suppressions.outbox, recorded);
+}
+
+/**
+ * Counts a bounce or complaint toward its tenant's sending reputation, once: only when its history record is new, so a
+ * redelivered event is never counted twice. Best effort: a failure is reported, not thrown (processing the event
+ * again would find its record and count nothing), so a lost write can only undercount. A warning or pause it causes
+ * is fanned out here, as this event is.
+ */
+async function countOnce(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
+  if (!deps.reputation) return;
+  try {
+    await trackReputation(deps.reputation, event, (told) => processEvent(deps, told));
+  } catch (error) {
+    deps.reputationFailed?.(event, error);
+  }
 }
 
 /** Waits for every step; throws the failure, or all of them, if any failed. */

@@ -214,8 +214,8 @@ export function validEventTypes(events: readonly string[], withheld: readonly st
       held.map((name) =>
         fieldProblem(
           ['events', events.indexOf(name)],
-          `${name} is not sent on this deployment yet: its operator turns it on with the suppressionEvents stored ` +
-            'format (docs/deploy-and-operate.md, "Every release can be rolled back").',
+          `${name} is not sent on this deployment yet: its operator turns it on (docs/deploy-and-operate.md, ` +
+            '"Every release can be rolled back").',
         ),
       ),
     );

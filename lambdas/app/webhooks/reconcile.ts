@@ -26,18 +26,21 @@ export interface ReconcileDeps {
   readonly suppressions: WithOutbox;
   /** Received emails (email.received). */
   readonly receivedEmails: WithOutbox;
+  /** Reputation standings (account.reputation_warning); absent where none is wired. */
+  readonly reputationStore?: WithOutbox;
   readonly clock: Clock;
 }
 
 /** Every table that keeps an outbox: the sweep goes through each. */
 export const outboxesOf = (
-  deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions' | 'receivedEmails'>,
+  deps: Pick<ReconcileDeps, 'emails' | 'domains' | 'contacts' | 'suppressions' | 'receivedEmails' | 'reputationStore'>,
 ): Outbox[] => [
   deps.emails.outbox,
   deps.domains.outbox,
   deps.contacts.outbox,
   deps.suppressions.outbox,
   deps.receivedEmails.outbox,
+  ...(deps.reputationStore ? [deps.reputationStore.outbox] : []),
 ];
 
 /**

@@ -29,6 +29,7 @@ const COLORS: Readonly<Record<Tone, number>> = {
 
 export function toneOf(event: Pick<SendflowEvent, 'type' | 'data'>): Tone {
   if (event.type === 'domain.updated') return event.data.status === 'verified' ? 'success' : 'warning';
+  if (event.type === 'account.reputation_warning') return event.data.level === 'paused' ? 'failure' : 'warning';
   return TONES[event.type] ?? 'info';
 }
 

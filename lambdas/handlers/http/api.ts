@@ -18,6 +18,8 @@ import type { IdempotencyStore } from '../../app/idempotency';
 import type { ReadReceivedDeps } from '../../app/inbound/read-received';
 import type { ListenDeps } from '../../app/listen/listen-sessions';
 import type { RateLimitCounter } from '../../app/ports';
+import type { MetricsDeps } from '../../app/reputation/metrics';
+import type { SendingGateDeps } from '../../app/reputation/sending-gate';
 import type { Telemetry } from '../../app/telemetry';
 import type { TemplateDeps } from '../../app/templates/templates';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
@@ -39,6 +41,7 @@ import { contactHandlers } from './contacts';
 import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from './context';
 import { deliveryHandlers } from './deliveries';
 import { domainHandlers } from './domains';
+import { emailMetricsHandlers } from './email-metrics';
 import { emailHandlers } from './emails';
 import { eventTypeHandlers } from './event-types';
 import { inboundHandlers } from './inbound';
@@ -86,6 +89,8 @@ export interface ApiDeps
   readonly files: FileStore;
   /** The accounts' recent API requests (GET /v1/logs). */
   readonly apiRequests: ApiRequestLog;
+  /** Sending reputation: the send gate, and GET /v1/emails/metrics. */
+  readonly reputation?: MetricsDeps & SendingGateDeps;
 }
 
 /** Every manifest route id must have a handler: the compiler checks the tables are complete. */
@@ -101,6 +106,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...webhookEventHandlers(deps),
     ...recoveryHandlers(deps),
     ...emailHandlers(deps),
+    ...emailMetricsHandlers(deps),
     ...inboundHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,

@@ -153,6 +153,19 @@ const webhookData = {
     .meta({ description: 'The HTTP status of that attempt; null when it got no answer.' }),
 };
 
+const rateField = (formula: string) =>
+  z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .meta({ description: `${formula}, a fraction (0.05 is 5%); null when nothing was sent.` });
+
+const thresholdPair = z.strictObject({
+  bounce_rate: z.number().meta({ description: 'A fraction (0.04 is 4%).' }),
+  complaint_rate: z.number().meta({ description: 'A fraction (0.0008 is 0.08%).' }),
+});
+
 interface Entry {
   readonly description: string;
   readonly payload: z.ZodType;
@@ -307,6 +320,33 @@ const entries: Record<EventType, Entry> = {
       ...webhookData,
       failing_since: time('Its first failure since its last success.'),
       disable_at: time('When it will be disabled if nothing succeeds before.'),
+    }),
+  },
+  'account.reputation_warning': {
+    description:
+      'The account’s (or one sending domain’s) bounce or complaint rate over the rolling window passed the ' +
+      'warning threshold (`level: warning`, told once until the rates fall back under it), or the pause ' +
+      'threshold (`level: paused`: sending from it is refused with 403 `sending_paused` until support lifts the ' +
+      'pause). Rates are SES’s: hard bounces and complaints over copies sent.',
+    payload: accountPayload('account.reputation_warning', {
+      message: z.string().meta({ description: 'What happened and what to do, for a person.' }),
+      level: z.enum(['warning', 'paused']).meta({ description: 'Which threshold was passed.' }),
+      scope: z.enum(['account', 'domain']).meta({ description: 'The whole account, or one sending domain of it.' }),
+      domain: z.string().nullable().meta({ description: 'The sending domain when `scope` is `domain`, else null.' }),
+      sending_paused: z.boolean().meta({ description: 'True when sending from it is now paused.' }),
+      breaches: z
+        .array(z.enum(['bounce_rate', 'complaint_rate']))
+        .meta({ description: 'The rates past the threshold of `level`.' }),
+      window_days: z.number().int().min(1).meta({ description: 'The rolling window: the last N UTC days.' }),
+      sent: z.number().int().min(0).meta({ description: 'Copies sent in the window.' }),
+      bounced: z.number().int().min(0).meta({ description: 'Hard (permanent) bounces in the window.' }),
+      complained: z.number().int().min(0).meta({ description: 'Complaints in the window.' }),
+      bounce_rate: rateField('bounced / sent'),
+      complaint_rate: rateField('complained / sent'),
+      thresholds: z.strictObject({
+        warning: thresholdPair,
+        pause: thresholdPair,
+      }),
     }),
   },
 };

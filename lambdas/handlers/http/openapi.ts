@@ -9,6 +9,7 @@ import { responseSchemas as contactResponses, requestSchemas as contacts } from 
 import type { RequestSchemas, ResponseSchemas } from './context';
 import { requestSchemas as deliveries, responseSchemas as deliveryResponses } from './deliveries';
 import { responseSchemas as domainResponses, requestSchemas as domains } from './domains';
+import { requestSchemas as emailMetrics, responseSchemas as emailMetricsResponses } from './email-metrics';
 import { responseSchemas as emailResponses, requestSchemas as emails } from './emails';
 import { responseSchemas as eventTypeResponses } from './event-types';
 import { requestSchemas as inbound, responseSchemas as inboundResponses } from './inbound';
@@ -40,6 +41,7 @@ const requests: RequestSchemas = {
   ...deliveries,
   ...recoveries,
   ...emails,
+  ...emailMetrics,
   ...domains,
   ...inbound,
   ...contacts,
@@ -61,6 +63,7 @@ const responses: ResponseSchemas = {
   ...deliveryResponses,
   ...recoveryResponses,
   ...emailResponses,
+  ...emailMetricsResponses,
   ...domainResponses,
   ...inboundResponses,
   ...contactResponses,

@@ -14,7 +14,7 @@ const MAX_PROXY_LENGTH = 512;
  * Resend's paths that Sendflow does not serve and that its `{id}` resources would take for an id (on AWS the
  * gateway matches them so too): they answer as the unknown routes they are, not "No email with id metrics."
  */
-const RESEND_PATHS_NOT_SERVED: ReadonlySet<string> = new Set(['/emails/{id} metrics', '/contacts/{id} imports']);
+const RESEND_PATHS_NOT_SERVED: ReadonlySet<string> = new Set(['/contacts/{id} imports']);
 /** A suppression's id or address (up to 254 characters; its id is longer), percent-encoded at worst. */
 const MAX_ADDRESS_PARAM_LENGTH = 1024;
 

@@ -3,10 +3,13 @@
 // recipients are not all settled (throttling, an outage, time running out mid-email) fails alone, so SQS receives
 // it again after the visibility time-out; each receive after the first puts the email in the schedule index first
 // (sendQueuedEmail's redelivered). A record the invocation has no time left to start is handed back to the queue.
+// The copies the batch sends are counted toward their tenants' reputation together, when the batch is over
+// (app/reputation/sent-tally).
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
 import { type SendEmailDeps, sendQueuedEmail } from '../../app/emails/send-emails';
+import type { SentTally } from '../../app/reputation/sent-tally';
 
 /** `accountId` names the tenant for fair dequeueing (SQS fair queues' MessageGroupId; the local queue's groups). */
 export const sendMessage = z.object({ emailId: z.string().min(1), accountId: z.string().optional() });
@@ -35,17 +38,23 @@ export interface SendWorkerDeps extends SendEmailDeps {
    * the SES rate); absent when unpaced. An email after the batch's first starts only with that much time left.
    */
   readonly pacedEmailMs?: number;
+  /** A new tally of sent copies for each batch (written when the batch is over); absent: nothing is counted. */
+  readonly sentTally?: () => SentTally;
 }
 
 export function createSendWorkerHandler(deps: SendWorkerDeps) {
-  const processor = new BatchProcessor(EventType.SQS);
   return (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => {
+    // One processor per invocation: it holds the batch's records, handler and outcomes, and the local runtime runs
+    // a queue's batches at once in one process (a shared one would run one batch's records with another's handler).
+    const processor = new BatchProcessor(EventType.SQS);
     const remaining = context?.getRemainingTimeInMillis();
     const deadline =
       remaining === undefined
         ? undefined
         : deps.clock.now() + remaining - Math.min(SEND_DEADLINE_MARGIN_MS, remaining / 2);
     let started = 0;
+    const tally = deps.sentTally?.();
+    const sendDeps: SendEmailDeps = tally ? { ...deps, sentCopies: tally } : deps;
     const record = async (message: SQSRecord) => {
       const { emailId, accountId } = sendMessage.parse(JSON.parse(message.body));
       // No time left to start it (after the first, the time a paced email may take, all its copies at this
@@ -57,16 +66,18 @@ export function createSendWorkerHandler(deps: SendWorkerDeps) {
         return 'handed back';
       }
       started += 1;
-      return sendQueuedEmail(deps, emailId, {
+      return sendQueuedEmail(sendDeps, emailId, {
         ...(deadline ? { deadline } : {}),
         redelivered: Number(message.attributes?.ApproximateReceiveCount ?? 1) > 1,
       });
     };
     // One email after another (not Powertools' parallel default): a live invocation's copies share its pace (its
     // share of the SES account's rate), and an email it cannot start in time is handed back, not begun.
-    return processPartialResponse(event, record, processor, {
+    const processed = processPartialResponse(event, record, processor, {
       throwOnFullBatchFailure: false,
       processInParallel: false,
     });
+    // The batch's counts are written before the invocation ends (a write that fails is reported by the tally).
+    return tally ? processed.finally(() => tally.flush()) : processed;
   };
 }

@@ -1,5 +1,6 @@
-// The overview: plan and rate limit, then the newest deliveries across the first webhooks and the failures
-// among them (each with its endpoint and why it failed).
+// The overview: plan and rate limit, the sending reputation (bounce and complaint rates over the rolling window,
+// a warning or a pause said plainly: GET /v1/emails/metrics), then the newest deliveries across the first webhooks
+// and the failures among them (each with its endpoint and why it failed).
 import { html, type Safe } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
@@ -22,10 +23,31 @@ interface UsageView {
   test_recipients_today: QuotaView;
 }
 
+interface SubjectView {
+  domain_name: string | null;
+  sent: number;
+  bounce_rate: number | null;
+  complaint_rate: number | null;
+  enough_volume: boolean;
+  warned_at: string | null;
+  paused_at: string | null;
+}
+
+interface ReputationView {
+  judged: boolean;
+  status: 'ok' | 'warning' | 'paused';
+  window_days: number;
+  minimum_sent: number;
+  thresholds: Record<'warning' | 'pause', { bounce_rate: number; complaint_rate: number }>;
+  account: SubjectView;
+  domains: SubjectView[];
+}
+
 async function overview({ api, page }: DashboardRequest) {
-  const [usage, hooks] = await Promise.all([
+  const [usage, hooks, metrics] = await Promise.all([
     api.get<UsageView>('/usage'),
     api.get<{ data: WebhookItem[] }>('/webhooks'),
+    api.get<{ reputation: ReputationView }>('/emails/metrics', { metrics: 'sent' }),
   ]);
   const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
   const logs = await Promise.all(
@@ -44,9 +66,43 @@ async function overview({ api, page }: DashboardRequest) {
 <dt>Live emails this month</dt><dd>${quota(u.live_emails_this_month, 'live-quota')}</dd>
 <dt>Test recipients today</dt><dd>${quota(u.test_recipients_today, 'test-quota')}</dd>
 <dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
+${reputation(metrics.body.reputation)}
 <section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, endpoints, 'Recent deliveries', 'No deliveries yet.')}</section>
 <section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, endpoints, 'Recent failures', 'No recent failures.')}</section>`;
   return { title: 'Overview', section: '', content };
+}
+
+const pct = (rate: number | null) => (rate === null ? '—' : `${+(rate * 100).toFixed(2)}%`);
+
+/** The sending reputation: a pause or a warning first, in words, then each subject's rates over the window. */
+function reputation(r: ReputationView): Safe {
+  const t = r.thresholds;
+  const who = (s: SubjectView) => (s.domain_name ? s.domain_name : 'Whole account');
+  const paused = [r.account, ...r.domains].filter((s) => s.paused_at);
+  const notice =
+    r.status === 'paused'
+      ? html`<p role="alert"><strong>Sending is paused</strong> for ${paused.map(who).join(', ')}: its bounce or complaint rate passed the pause threshold (${pct(t.pause.bounce_rate)} bounces, ${pct(t.pause.complaint_rate)} complaints), which puts the shared sending reputation at risk. Sends answer 403 <code>sending_paused</code>. Remove invalid and unconsenting addresses, then contact support to have the pause lifted.</p>`
+      : r.status === 'warning'
+        ? html`<p role="status"><strong>Reputation warning</strong>: a bounce or complaint rate passed the warning threshold (${pct(t.warning.bounce_rate)} bounces, ${pct(t.warning.complaint_rate)} complaints). Sending is paused at ${pct(t.pause.bounce_rate)} bounces or ${pct(t.pause.complaint_rate)} complaints.</p>`
+        : html``;
+  const judged = r.judged
+    ? html`Over the last ${r.window_days} days, judged once ${r.minimum_sent.toLocaleString('en-US')} copies are sent.`
+    : html`Test mode is not judged on this deployment: the figures are shown, nothing is paused.`;
+  const rows = [r.account, ...r.domains];
+  return html`<section aria-labelledby="reputation-h"><h2 id="reputation-h">Sending reputation</h2>${notice}
+<p>${judged}</p>
+<div class="table-wrap" tabindex="0"><table><caption class="skip">Bounce and complaint rates</caption>
+<thead><tr><th scope="col">Sender</th><th scope="col">Sent</th><th scope="col">Bounce rate</th><th scope="col">Complaint rate</th><th scope="col">Standing</th></tr></thead>
+<tbody>${rows.map(
+    (s) => html`<tr><td>${who(s)}</td><td>${s.sent.toLocaleString('en-US')}</td><td>${pct(s.bounce_rate)}</td>
+<td>${pct(s.complaint_rate)}</td><td>${standing(s)}</td></tr>`,
+  )}</tbody></table></div></section>`;
+}
+
+function standing(s: SubjectView): string {
+  if (s.paused_at) return `Paused since ${s.paused_at.slice(0, 16).replace('T', ' ')} UTC`;
+  if (s.warned_at) return `Warned ${s.warned_at.slice(0, 16).replace('T', ' ')} UTC`;
+  return s.enough_volume ? 'Good' : 'Not enough volume to judge';
 }
 
 function quota(q: QuotaView, id: string): Safe {
