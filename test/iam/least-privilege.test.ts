@@ -459,7 +459,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       key: liveKey,
       body: { email: 'gone@example.org' },
     });
-    expectStatus(suppressed, 200, 'add suppression');
+    expectStatus(suppressed, 201, 'add suppression');
     expectStatus(await call('/suppressions?origin=manual', { key: liveKey }), 200, 'list suppressions');
     expectStatus(await call(`/suppressions/${suppressed.body.id}`, { key: liveKey }), 200, 'get suppression');
     expectStatus(

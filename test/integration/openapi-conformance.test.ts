@@ -166,8 +166,8 @@ describe('every operation answers as the OpenAPI document says', () => {
   });
 
   it('suppressions: add, batch add, list, get, remove, batch remove', async () => {
-    const added = await call('addSuppression', 200, '/suppressions', { json: { email: 'gone@example.com' } });
-    await call('batchAddSuppressions', 200, '/suppressions/batch/add', { json: { emails: ['b@example.com'] } });
+    const added = await call('addSuppression', 201, '/suppressions', { json: { email: 'gone@example.com' } });
+    await call('batchAddSuppressions', 201, '/suppressions/batch/add', { json: { emails: ['b@example.com'] } });
     await call('listSuppressions', 200, '/suppressions?limit=1&origin=manual');
     await call('getSuppression', 200, `/suppressions/${added.id}`);
     await call('removeSuppression', 200, '/suppressions/gone@example.com', { method: 'DELETE' });

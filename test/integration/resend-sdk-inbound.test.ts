@@ -2,7 +2,8 @@
 // receiving and domains.verify, a webhook for email.received at a real receiver, nodemailer (a real SMTP
 // client) delivering to the runtime's SMTP port; the webhook arrives and its Standard Webhooks signature
 // verifies (recomputed here with node:crypto); then emails.receiving.list/get and
-// emails.receiving.attachments.list/get return the message, and the attachment downloads byte-identical.
+// emails.receiving.attachments.list/get return the message, the attachment downloads byte-identical, and
+// emails.receiving.forward sends it on (as is, and wrapped).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { Resend } from 'resend';
@@ -114,6 +115,40 @@ describe('Resend SDK: inbound mail', () => {
     const download = await fetch(one.data?.download_url as string);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
+
+    // emails.receiving.forward: the SDK reads the message, downloads raw.download_url, and sends it on through
+    // POST /v1/emails, as is (passthrough) or wrapped with the original attached as .eml.
+    const forwarded = await resend.emails.receiving.forward({
+      emailId: event.data.email_id,
+      from: 'support@sdk.acme.example',
+      to: 'ops@sdk.acme.example',
+    });
+    expect(forwarded.error).toBeNull();
+    const passedOn = await resend.emails.get(forwarded.data?.id as string);
+    expect(passedOn.data).toMatchObject({
+      from: 'support@sdk.acme.example',
+      to: ['ops@sdk.acme.example'],
+      subject: 'Help with my order',
+      html: expect.stringMatching(/^<p>HTML body<\/p>/),
+    });
+    const passedFiles = await resend.emails.attachments.list({ emailId: forwarded.data?.id as string });
+    expect(passedFiles.data?.data).toEqual([
+      expect.objectContaining({ filename: 'order.pdf', content_type: 'application/pdf', size: pdf.length }),
+    ]);
+    const wrapped = await resend.emails.receiving.forward({
+      emailId: event.data.email_id,
+      from: 'support@sdk.acme.example',
+      to: 'ops@sdk.acme.example',
+      passthrough: false,
+      text: 'See below.',
+    });
+    expect(wrapped.error).toBeNull();
+    expect((await resend.emails.get(wrapped.data?.id as string)).data).toMatchObject({
+      subject: 'Fwd: Help with my order',
+      text: 'See below.',
+    });
+    const wrappedFiles = await resend.emails.attachments.list({ emailId: wrapped.data?.id as string });
+    expect(wrappedFiles.data?.data.map((file) => file.filename)).toEqual([expect.stringMatching(/\.eml$/)]);
 
     // And another account's key gets not_found (the error's name and statusCode come with the errors part of issue 19).
     const stranger = new Resend((await rt.newKey({ mode: 'live' })).key, { baseUrl: rt.url });

@@ -1,7 +1,8 @@
 // The official `resend` SDK (resend@6, unmodified) against the local runtime, as a Resend user switching to
 // Sendflow would drive it: API keys, emails (send, get, list, update of a scheduled one, cancel), domains
-// (create, get, list, update, verify, remove), natural-language scheduledAt, and invalid requests whose errors the
-// SDK hands back readable (the spec wins over Resend: apiKeys.create({ name }) alone is a 422).
+// (create, get, list, update, verify, remove), contacts, usage, natural-language scheduledAt, and invalid requests
+// whose errors the SDK hands back readable (the spec wins over Resend: apiKeys.create({ name }) alone is a 422);
+// every namespace Sendflow does not offer answers an error naming the route.
 import type { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resendClient } from '../support/resend';
@@ -229,5 +230,78 @@ describe('the resend SDK, unmodified', () => {
     const removed = await resend.contacts.remove({ email: 'grace@example.com' });
     expect(removed.error).toBeNull();
     expect((await resend.contacts.get({ id })).error).toMatchObject({ statusCode: 404 });
+  });
+  it("contacts.list, and emails.create and batch.create (the SDK's other names for send)", async () => {
+    const created = await resend.contacts.create({ email: 'lin@example.com', firstName: 'Lin' });
+    expect(created.error).toBeNull();
+    const listed = await resend.contacts.list();
+    expect(listed.error).toBeNull();
+    expect(listed.data?.data).toContainEqual(
+      expect.objectContaining({ id: created.data?.id, email: 'lin@example.com', first_name: 'Lin' }),
+    );
+    const one = await resend.emails.create({ from: 'hi@acme.example', to, subject: 'Created', text: 'x' });
+    expect(one.error).toBeNull();
+    expect((await resend.emails.get(one.data?.id as string)).data).toMatchObject({ subject: 'Created' });
+    const batch = await resend.batch.create([{ from: 'hi@acme.example', to, subject: 'Batch created', text: 'x' }]);
+    expect(batch.error).toBeNull();
+    expect(batch.data?.data).toHaveLength(1);
+  });
+
+  it("usage.get answers Sendflow's usage (plan, rate limit, quotas), not Resend's (a difference docs/resend.md names)", async () => {
+    const usage = await resend.usage.get();
+    expect(usage.error).toBeNull();
+    expect(usage.data).toMatchObject({
+      object: 'usage',
+      plan: expect.any(String),
+      rate_limit: { requests_per_second: expect.any(Number) },
+      live_emails_this_month: { used: expect.any(Number), limit: expect.any(Number) },
+      test_recipients_today: { used: expect.any(Number), limit: expect.any(Number) },
+    });
+    expect(usage.data).not.toHaveProperty('emails');
+  });
+
+  it('what Sendflow does not offer answers an error naming the route, through every such namespace', async () => {
+    const calls = {
+      'segments.list': () => resend.segments.list(),
+      'audiences.list': () => resend.audiences.list(),
+      'automations.list': () => resend.automations.list(),
+      'broadcasts.list': () => resend.broadcasts.list(),
+      'contactProperties.list': () => resend.contactProperties.list(),
+      'contacts.imports.list': () => resend.contacts.imports.list(),
+      'contacts.segments.list': () => resend.contacts.segments.list({ contactId: 'ct_x' }),
+      'contacts.topics.list': () => resend.contacts.topics.list({ id: 'ct_x' }),
+      'events.list': () => resend.events.list(),
+      'inboxes.list': () => resend.inboxes.list(),
+      'oauthGrants.list': () => resend.oauthGrants.list(),
+      'topics.list': () => resend.topics.list(),
+      'emails.metrics': () => resend.emails.metrics(),
+      'emails.share': () => resend.emails.share('email_x'),
+      'domains.claims.create': () => resend.domains.claims.create({ name: 'claimed.example.com' }),
+      'apiKeys.update': () => resend.apiKeys.update('key_x', { name: 'renamed' }),
+    } as const;
+    const answers: Record<string, string> = {};
+    for (const [name, call] of Object.entries(calls)) {
+      const { data, error } = await call();
+      expect(data, name).toBeNull();
+      answers[name] = `${error?.statusCode} ${error?.message}`;
+    }
+    expect(answers).toEqual({
+      'segments.list': '404 No route GET /v1/segments.',
+      'audiences.list': '404 No route GET /v1/segments.',
+      'automations.list': '404 No route GET /v1/automations.',
+      'broadcasts.list': '404 No route GET /v1/broadcasts.',
+      'contactProperties.list': '404 No route GET /v1/contact-properties.',
+      'contacts.imports.list': '404 No route GET /v1/contacts/imports.',
+      'contacts.segments.list': '404 No route GET /v1/contacts/ct_x/segments.',
+      'contacts.topics.list': '404 No route GET /v1/contacts/ct_x/topics.',
+      'events.list': '404 No route GET /v1/events.',
+      'inboxes.list': '404 No route GET /v1/inboxes.',
+      'oauthGrants.list': '404 No route GET /v1/oauth/grants.',
+      'topics.list': '404 No route GET /v1/topics.',
+      'emails.metrics': '404 No route GET /v1/emails/metrics.',
+      'emails.share': '404 No route POST /v1/emails/email_x/share.',
+      'domains.claims.create': '405 Method POST is not allowed on /v1/domains/claim.',
+      'apiKeys.update': '405 Method PATCH is not allowed on /v1/api-keys/key_x.',
+    });
   });
 });

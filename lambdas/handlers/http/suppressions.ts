@@ -93,10 +93,11 @@ const responses = {
     'A page of suppressions in address order',
   ),
   getSuppression: success(200, suppressionSchema, 'The suppression'),
-  addSuppression: success(200, addedSchema, 'The address is suppressed'),
+  // 201 as Resend's document has it, also when the address was already suppressed (`added: false`).
+  addSuppression: success(201, addedSchema, 'The address is suppressed'),
   removeSuppression: success(200, removedSchema, 'The suppression is removed'),
   batchAddSuppressions: success(
-    200,
+    201,
     named('SuppressionBatchAdded', z.strictObject({ data: z.array(addedSchema) })),
     'Every address, in the order given',
   ),
