@@ -341,7 +341,7 @@ export class Monitoring extends Construct {
    * A customer's sending was paused for its bounce or complaint rate (app/reputation/track-reputation): the paused
    * WARN line of any judging function, counted by a metric filter (the stage's own metric: its stack name is in the
    * name). Not a page: the customer is already refused with a 403 that says why; whoever lifts pauses reads the
-   * account and the rates on the line (docs/runbook.md, "A customer's sending is paused").
+   * account and the rates on the line (docs/runbook.md, "A customer's sending is paused (`sending_paused`)").
    */
   private reputationPausesAlarm(logGroups: readonly ILogGroup[]): Alarm {
     const metricName = `${REPUTATION_PAUSES_METRIC}-${Stack.of(this).stackName}`;

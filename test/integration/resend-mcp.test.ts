@@ -515,6 +515,15 @@ const rows: Row[] = [
       expect((await read('/suppressions')).body.data).toEqual([]);
     },
   },
+  // Sending metrics (issue 29's reputation figures, in Resend's shape)
+  {
+    tool: 'get-email-metrics',
+    args: () => ({}),
+    async check(answer) {
+      expect(answer.text).not.toMatch(/error|No route/i);
+      expect((await read('/emails/metrics')).status).toBe(200);
+    },
+  },
   // Logs: the API request log
   {
     tool: 'list-logs',
@@ -566,10 +575,9 @@ const notOffered: { tool: string; args: Json; status: number; message: RegExp }[
     status: 404,
     message: /No route POST \/v1\/events\/send/,
   },
-  // Resend's GET /contacts/imports and GET /emails/metrics look like /contacts/:id and /emails/:id to a router:
-  // they answer as the routes they are, not as "no contact with id imports".
+  // Resend's GET /contacts/imports looks like /contacts/:id to a router: it answers as the route it is, not as
+  // "no contact with id imports".
   { tool: 'list-contact-imports', args: {}, status: 404, message: /No route GET \/v1\/contacts\/imports/ },
-  { tool: 'get-email-metrics', args: {}, status: 404, message: /No route GET \/v1\/emails\/metrics/ },
   {
     tool: 'share-email',
     args: { id: 'email_x' },

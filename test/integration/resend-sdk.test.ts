@@ -274,7 +274,6 @@ describe('the resend SDK, unmodified', () => {
       'inboxes.list': () => resend.inboxes.list(),
       'oauthGrants.list': () => resend.oauthGrants.list(),
       'topics.list': () => resend.topics.list(),
-      'emails.metrics': () => resend.emails.metrics(),
       'emails.share': () => resend.emails.share('email_x'),
       'domains.claims.create': () => resend.domains.claims.create({ name: 'claimed.example.com' }),
       'apiKeys.update': () => resend.apiKeys.update('key_x', { name: 'renamed' }),
@@ -285,6 +284,10 @@ describe('the resend SDK, unmodified', () => {
       expect(data, name).toBeNull();
       answers[name] = `${error?.statusCode} ${error?.message}`;
     }
+    // emails.metrics is served (issue 29: the reputation figures in Resend's shape).
+    const metrics = await resend.emails.metrics();
+    expect(metrics.error).toBeNull();
+    expect(metrics.data).toMatchObject({ object: 'metrics', totals: expect.any(Object) });
     expect(answers).toEqual({
       'segments.list': '404 No route GET /v1/segments.',
       'audiences.list': '404 No route GET /v1/segments.',
@@ -298,7 +301,6 @@ describe('the resend SDK, unmodified', () => {
       'inboxes.list': '404 No route GET /v1/inboxes.',
       'oauthGrants.list': '404 No route GET /v1/oauth/grants.',
       'topics.list': '404 No route GET /v1/topics.',
-      'emails.metrics': '404 No route GET /v1/emails/metrics.',
       'emails.share': '404 No route POST /v1/emails/email_x/share.',
       'domains.claims.create': '405 Method POST is not allowed on /v1/domains/claim.',
       'apiKeys.update': '405 Method PATCH is not allowed on /v1/api-keys/key_x.',

@@ -8,7 +8,7 @@ import { bareAddress } from './email';
  * What the daily counters keep (Resend's metric names). `sent` is added by the send worker, a batch's copies of a
  * sending domain in one write (app/reputation/sent-tally); bounces and complaints one event at a time, as they
  * arrive (they are few). `delivered` is not kept: it is `sent` less `bounced` (deliveredOf), since counting each
- * email.delivered would cost a write per copy (docs/benchmarks.md, "Sending reputation counters").
+ * email.delivered would cost a write per copy (docs/benchmarks.md, "Sending reputation counters (issue 29): before and after").
  */
 export const COUNT_FIELDS = [
   'sent',
