@@ -550,3 +550,41 @@ describe('listEmails: one listing of an account at a time (issue 28)', () => {
     await Promise.all([second, theirs]);
   });
 });
+
+describe('listEmails: a work share per account (issue 28)', () => {
+  it("runs every listing of an account, filtered or not, through the account's work share", async () => {
+    // Arrange: a share that records whose work it was given, and when the listing ran in it.
+    const w = world();
+    await w.emails.createMany([0, 1, 2].map((i) => newEmail(i)));
+    const ran: string[] = [];
+    let inShare = false;
+    const emails = {
+      list: (async (...args) => {
+        if (!inShare) throw new Error('a listing read outside its share');
+        return w.emails.list(...args);
+      }) as typeof w.emails.list,
+      listedByIds: w.emails.listedByIds.bind(w.emails),
+    };
+    const listShare = {
+      run: async <T>(key: string, work: () => Promise<T>) => {
+        ran.push(key);
+        inShare = true;
+        try {
+          return await work();
+        } finally {
+          inShare = false;
+        }
+      },
+    };
+    const deps = { emails, emailHistory: w.emailHistory, listSlots: new KeyedSlots(1), listShare };
+
+    // Act
+    const plain = await listEmails(deps, TENANT, { limit: 10 });
+    await listEmails(deps, TENANT, { limit: 10, to: 'nobody@example.com' });
+    await listEmails(deps, TENANT, { limit: 10, status: 'queued' });
+
+    // Assert
+    expect(plain.items).toHaveLength(3);
+    expect(ran).toEqual([TENANT.accountId, TENANT.accountId, TENANT.accountId]);
+  });
+});
