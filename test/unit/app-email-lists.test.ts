@@ -588,3 +588,35 @@ describe('listEmails: a work share per account (issue 28)', () => {
     expect(ran).toEqual([TENANT.accountId, TENANT.accountId, TENANT.accountId]);
   });
 });
+
+describe('listEmails: a status scan reads links and states of its matches only', () => {
+  it('walks the emails without their parts, then reads the parts of the emails that match', async () => {
+    // Arrange: 6 emails, the 2 newest queued (no event), the others delivered; a repository that records reads.
+    const w = world();
+    const all = Array.from({ length: 6 }, (_, i) => newEmail(i));
+    await w.emails.createMany(all);
+    for (const email of all.slice(0, 4)) await event(w, email, 'email.delivered', T0 + 10_000);
+    const listedWith: (boolean | undefined)[] = [];
+    const partsRead: string[] = [];
+    const emails = {
+      list: (async (tenant, query) => {
+        listedWith.push(query.parts);
+        return w.emails.list(tenant, query);
+      }) as typeof w.emails.list,
+      listedByIds: (async (tenant, ids, to) => {
+        partsRead.push(...ids);
+        return w.emails.listedByIds(tenant, ids, to);
+      }) as typeof w.emails.listedByIds,
+    };
+
+    // Act
+    const page = await listEmails({ emails, emailHistory: w.emailHistory }, TENANT, { limit: 10, status: 'queued' });
+
+    // Assert: the two queued, newest first; parts read for those two alone.
+    const queued = [all[5], all[4]].map((email) => email?.id);
+    expect(page.items.map(({ email }) => email.id)).toEqual(queued);
+    expect(listedWith.length).toBeGreaterThan(0);
+    expect(listedWith.every((parts) => parts === false)).toBe(true);
+    expect(partsRead).toEqual(queued);
+  });
+});

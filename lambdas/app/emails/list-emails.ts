@@ -102,14 +102,28 @@ async function list(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery
     // No more histories than the page still needs if every one matched (most recent emails do).
     const chunk = Math.min(STATUS_FILTER_CHUNK, budget, limit + 1 - matches.length);
     budget -= chunk;
+    // The chunk without links and states (a Query each): only the matches are read whole, with their histories.
     const page = await deps.emails.list(tenant, {
       limit: chunk,
       examine: chunk,
+      parts: false,
       ...filter,
       ...(cursor !== undefined ? { after: cursor } : {}),
     });
     const read = await withHistories(deps, page.items);
-    matches.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
+    const matched = read.filter(({ email, history }) => statusOf(email, history.events) === status);
+    const whole = new Map(
+      (
+        await deps.emails.listedByIds(
+          tenant,
+          matched.map(({ email }) => email.id),
+        )
+      ).map((email) => [email.id, email]),
+    );
+    for (const { email, history } of matched) {
+      const found = whole.get(email.id);
+      if (found) matches.push({ email: found, history });
+    }
     cursor = page.resumeAfter ?? page.items.at(-1)?.id;
     more = page.hasMore && cursor !== undefined;
   }
