@@ -117,6 +117,15 @@ export interface AccountSlots {
   outside<T>(accountId: string, task: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Where one key's (an account's) heavy work takes turns by time: `run` waits while the key's share of the time is
+ * spent, then runs the work and charges it the time it took (domain/work-share.ts). The local runtime's email
+ * listings; absent on AWS, where each request has its own function instance.
+ */
+export interface WorkShares {
+  run<T>(key: string, work: () => Promise<T>): Promise<T>;
+}
+
 /** The authenticated caller: what the authorizer hands to every handler. */
 export interface Principal {
   readonly accountId: string;

@@ -26,7 +26,7 @@ import type { FileStore } from '../app/files/ports';
 import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { ListenSignals } from '../app/listen/ports';
-import type { AccountSlots, AuthorizerCache, Clock } from '../app/ports';
+import type { AccountSlots, AuthorizerCache, Clock, WorkShares } from '../app/ports';
 import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
@@ -114,6 +114,11 @@ export interface RuntimeAdapters {
   readonly listenSignals?: ListenSignals;
   /** Each account's share of the runtime (the local gateway's slots), for work done outside a request's slot. */
   readonly accountSlots?: AccountSlots;
+  /**
+   * Each account's share of the time for its email listings (the local runtime: one process and one store thread
+   * for every tenant); absent on AWS (each request its own function instance).
+   */
+  readonly listShare?: WorkShares;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -235,6 +240,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // An account's requests with attachments, a bounded number at a time in this process; its email listings too.
     attachmentSlots: new KeyedSlots(ATTACHMENT_LIMITS.requestsAtOnce),
     listSlots: new KeyedSlots(LIST_QUERIES_AT_ONCE),
+    ...(adapters.listShare ? { listShare: adapters.listShare } : {}),
     emailRetentionSeconds: config.emailRetentionSeconds,
     // receiveEmail's (app/inbound): the local SMTP server's spool and the AWS inbound function hand it messages.
     inbound: {

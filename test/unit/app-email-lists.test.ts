@@ -550,3 +550,73 @@ describe('listEmails: one listing of an account at a time (issue 28)', () => {
     await Promise.all([second, theirs]);
   });
 });
+
+describe('listEmails: a work share per account (issue 28)', () => {
+  it("runs every listing of an account, filtered or not, through the account's work share", async () => {
+    // Arrange: a share that records whose work it was given, and when the listing ran in it.
+    const w = world();
+    await w.emails.createMany([0, 1, 2].map((i) => newEmail(i)));
+    const ran: string[] = [];
+    let inShare = false;
+    const emails = {
+      list: (async (...args) => {
+        if (!inShare) throw new Error('a listing read outside its share');
+        return w.emails.list(...args);
+      }) as typeof w.emails.list,
+      listedByIds: w.emails.listedByIds.bind(w.emails),
+    };
+    const listShare = {
+      run: async <T>(key: string, work: () => Promise<T>) => {
+        ran.push(key);
+        inShare = true;
+        try {
+          return await work();
+        } finally {
+          inShare = false;
+        }
+      },
+    };
+    const deps = { emails, emailHistory: w.emailHistory, listSlots: new KeyedSlots(1), listShare };
+
+    // Act
+    const plain = await listEmails(deps, TENANT, { limit: 10 });
+    await listEmails(deps, TENANT, { limit: 10, to: 'nobody@example.com' });
+    await listEmails(deps, TENANT, { limit: 10, status: 'queued' });
+
+    // Assert
+    expect(plain.items).toHaveLength(3);
+    expect(ran).toEqual([TENANT.accountId, TENANT.accountId, TENANT.accountId]);
+  });
+});
+
+describe('listEmails: a status scan reads links and states of its matches only', () => {
+  it('walks the emails without their parts, then reads the parts of the emails that match', async () => {
+    // Arrange: 6 emails, the 2 newest queued (no event), the others delivered; a repository that records reads.
+    const w = world();
+    const all = Array.from({ length: 6 }, (_, i) => newEmail(i));
+    await w.emails.createMany(all);
+    for (const email of all.slice(0, 4)) await event(w, email, 'email.delivered', T0 + 10_000);
+    const listedWith: (boolean | undefined)[] = [];
+    const partsRead: string[] = [];
+    const emails = {
+      list: (async (tenant, query) => {
+        listedWith.push(query.parts);
+        return w.emails.list(tenant, query);
+      }) as typeof w.emails.list,
+      listedByIds: (async (tenant, ids, to) => {
+        partsRead.push(...ids);
+        return w.emails.listedByIds(tenant, ids, to);
+      }) as typeof w.emails.listedByIds,
+    };
+
+    // Act
+    const page = await listEmails({ emails, emailHistory: w.emailHistory }, TENANT, { limit: 10, status: 'queued' });
+
+    // Assert: the two queued, newest first; parts read for those two alone.
+    const queued = [all[5], all[4]].map((email) => email?.id);
+    expect(page.items.map(({ email }) => email.id)).toEqual(queued);
+    expect(listedWith.length).toBeGreaterThan(0);
+    expect(listedWith.every((parts) => parts === false)).toBe(true);
+    expect(partsRead).toEqual(queued);
+  });
+});

@@ -630,15 +630,18 @@ export class DynamoEmailRepository implements EmailRepository {
       more = page.more;
       examined += page.ids.length;
       lastExamined = page.ids.at(-1) ?? lastExamined;
-      items.push(...(await this.listedByIds(tenant, page.ids, query.to)));
+      items.push(...(await this.listedByIds(tenant, page.ids, query.to, query.parts)));
     }
     if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
     if (more && lastExamined !== undefined) return { items, hasMore: true, resumeAfter: lastExamined };
     return { items, hasMore: false };
   }
 
-  /** The emails under these ids, in their order, without bodies; those of the tenant that match `to` only. */
-  async listedByIds(tenant: Tenant, ids: readonly string[], to?: string): Promise<EmailRecord[]> {
+  /**
+   * The emails under these ids, in their order, without bodies; those of the tenant that match `to` only. `parts`
+   * false: without their links and states too (no Query of emailParts per email).
+   */
+  async listedByIds(tenant: Tenant, ids: readonly string[], to?: string, parts?: false): Promise<EmailRecord[]> {
     if (ids.length === 0) return [];
     const rows = await batchGetAll(
       this.doc,
@@ -657,6 +660,7 @@ export class DynamoEmailRepository implements EmailRepository {
       if (to && !sentTo(email, to)) return [];
       return [item];
     });
+    if (parts === false) return matching.map((item) => assemble(item, { states: {} }, { headers: {} }));
     // Links and states of the page's emails, in parallel (eventually consistent: a listing is a view).
     return Promise.all(
       matching.map(async (item) => assemble(item, await this.partsOf(String(item.id), false), { headers: {} })),

@@ -5,10 +5,11 @@
 // them, most end delivered) goes through the newest emails in chunks until the page is full or STATUS_EXAMINE
 // emails were examined (then it answers what matched, with where to go on). An account's listings run one at a
 // time (listSlots): each may read hundreds of items, and one tenant's many at once would queue ahead of every
-// other tenant's reads at a shared store.
+// other tenant's reads at a shared store; and within the account's work share (listShare): a listing in a loop
+// takes at most its share of the time, so another tenant's calls find the shared store free most of it.
 import { emailStatus, isIndexedStatus, rankedStatus } from '../../domain/email/status';
 import { mapWithLimit } from '../pool';
-import type { AccountSlots } from '../ports';
+import type { AccountSlots, WorkShares } from '../ports';
 import type { Tenant } from '../webhooks/ports';
 import { EMAIL_LIST_EXAMINE, type EmailHistory, type EmailRecord, type EmailRepository } from './ports';
 import { type EmailWithHistory, withHistory } from './read-email';
@@ -33,6 +34,11 @@ export interface ListEmailsDeps {
   readonly listExamineCap?: number;
   /** An account's listings run here, LIST_QUERIES_AT_ONCE at a time (the local runtime); absent: at once. */
   readonly listSlots?: AccountSlots;
+  /**
+   * An account's listings take turns by time here (the local runtime: LOCAL_LIST_SHARE of the time after a burst),
+   * each charged the time it took; absent (AWS, each request its own function instance): none waits.
+   */
+  readonly listShare?: WorkShares;
 }
 
 /**
@@ -65,9 +71,10 @@ export interface EmailList {
 
 /** The tenant's emails, newest first, `limit` of them past `after`, examining at most the cap. */
 export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
-  return deps.listSlots
-    ? deps.listSlots.run(tenant.accountId, () => list(deps, tenant, query))
-    : list(deps, tenant, query);
+  const shared = () =>
+    deps.listShare ? deps.listShare.run(tenant.accountId, () => list(deps, tenant, query)) : list(deps, tenant, query);
+  // In its slot first: the account's next listing waits behind this one's wait for its share too.
+  return deps.listSlots ? deps.listSlots.run(tenant.accountId, shared) : shared();
 }
 
 async function list(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
@@ -95,14 +102,28 @@ async function list(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery
     // No more histories than the page still needs if every one matched (most recent emails do).
     const chunk = Math.min(STATUS_FILTER_CHUNK, budget, limit + 1 - matches.length);
     budget -= chunk;
+    // The chunk without links and states (a Query each): only the matches are read whole, with their histories.
     const page = await deps.emails.list(tenant, {
       limit: chunk,
       examine: chunk,
+      parts: false,
       ...filter,
       ...(cursor !== undefined ? { after: cursor } : {}),
     });
     const read = await withHistories(deps, page.items);
-    matches.push(...read.filter(({ email, history }) => statusOf(email, history.events) === status));
+    const matched = read.filter(({ email, history }) => statusOf(email, history.events) === status);
+    const whole = new Map(
+      (
+        await deps.emails.listedByIds(
+          tenant,
+          matched.map(({ email }) => email.id),
+        )
+      ).map((email) => [email.id, email]),
+    );
+    for (const { email, history } of matched) {
+      const found = whole.get(email.id);
+      if (found) matches.push({ email: found, history });
+    }
     cursor = page.resumeAfter ?? page.items.at(-1)?.id;
     more = page.hasMore && cursor !== undefined;
   }

@@ -72,6 +72,11 @@ export interface EmailListQuery {
   readonly to?: string;
   /** The most emails (index entries) to examine, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly examine?: number;
+  /**
+   * false: the emails without their links and recipient states (no read of their parts), for a caller that keeps
+   * only some of them (a status filter) and reads those whole (listedByIds). Absent: whole.
+   */
+  readonly parts?: false;
 }
 
 export interface EmailPage {

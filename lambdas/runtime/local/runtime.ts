@@ -15,6 +15,7 @@ import { QueueJournal } from '../../adapters/in-process/journal';
 import { KeyedSlots } from '../../adapters/in-process/keyed-slots';
 import { InProcessListenSignals } from '../../adapters/in-process/listen-signals';
 import { InProcessQueue } from '../../adapters/in-process/queue';
+import { KeyedWorkShares } from '../../adapters/in-process/work-shares';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
 import { localFileStore } from '../../adapters/local/file-store';
 import { localSpool, type SpoolEntry } from '../../adapters/local/inbound-spool';
@@ -33,6 +34,7 @@ import type { Telemetry } from '../../app/telemetry';
 import type { WebhookSender } from '../../app/webhooks/ports';
 import { errorBody } from '../../domain/error-names';
 import { LANE_POLICY, type LanePolicy } from '../../domain/webhooks/endpoint-health';
+import { shareRule } from '../../domain/work-share';
 import { createAuthorizerHandler } from '../../handlers/authorizer';
 import { createApiHandler } from '../../handlers/http/api';
 import type { ApiContext } from '../../handlers/http/context';
@@ -230,6 +232,11 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       listenSignals: new InProcessListenSignals(options.clock ?? { now: () => Date.now() }),
       // A long-poll holds no gateway slot while it waits; its store calls take one each (app/listen).
       accountSlots,
+      // An account's email listings in a loop take at most their share of the time (this process's, not the
+      // business clock's): the store thread is left free for other tenants' calls most of it.
+      listShare: new KeyedWorkShares(shareRule(LOCAL_LIST_SHARE, LOCAL_LIST_BURST_MS), {
+        clock: { now: () => Date.now() },
+      }),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
     });
@@ -429,6 +436,15 @@ export const LOCAL_RESERVED_BATCHES = 2;
  * process serves every tenant: this bounds one tenant's share of it, and of the embedded DynamoDB's thread.
  */
 export const LOCAL_ACCOUNT_CONCURRENCY = 4;
+
+/**
+ * The share of the time one account's email listings may take after a burst (LOCAL_LIST_BURST_MS of listing work):
+ * a page of 100 emails with their histories is some 300 store reads, and a tenant listing in a loop would otherwise
+ * keep the one process and its store thread busy for every other tenant (issue 28's filtered lists). A user paging
+ * through a few pages never waits; a loop gets a listing every ~4 times its duration.
+ */
+export const LOCAL_LIST_SHARE = 0.25;
+export const LOCAL_LIST_BURST_MS = 1_000;
 
 /** The parse thread's heap ceiling: a 30 MB message parses in a few hundred MB; past it the parse fails, not the process. */
 const PARSE_HEAP_MB = 1024;

@@ -471,6 +471,36 @@ export function emailRepositoryContract(factory: DynamoEndpointFactory): void {
     expect(bodyReads).toBe(0);
   });
 
+  it("list() with parts: false reads the emails' items only, never their parts: a status filter's scan reads those of its matches alone", async () => {
+    // Arrange: a client that records every command; three of the tenant's emails, with links.
+    const commands: string[] = [];
+    const client = localDynamoClient(db().endpoint);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        commands.push(`${context.commandName} ${String((args.input as { TableName?: string }).TableName)}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordListReads' },
+    );
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const tenant = { accountId: `acct_${randomBytes(4).toString('hex')}`, mode: 'test' } as const;
+    const emails = [0, 1, 2].map((i) => newEmail(i, { accountId: tenant.accountId }));
+    await repo.createMany(emails);
+
+    // Act
+    const bare = await new DynamoEmailRepository(doc, tablesOf(db())).list(tenant, { limit: 10, parts: false });
+    const bareReads = commands.splice(0);
+    const whole = await new DynamoEmailRepository(doc, tablesOf(db())).list(tenant, { limit: 10 });
+    client.destroy();
+
+    // Assert: the same emails, newest first; without parts, not one read of emailParts (with them, one each).
+    expect(bare.items.map((email) => email.id)).toEqual(whole.items.map((email) => email.id));
+    expect(bare.items).toHaveLength(3);
+    expect(bareReads.filter((command) => command.includes(db().tables.emailParts))).toEqual([]);
+    expect(whole.items.every((email) => Object.keys(email.unsubscribeUrls).length === 1)).toBe(true);
+    expect(commands.filter((command) => command.includes(db().tables.emailParts))).toHaveLength(3);
+  });
+
   const partItem = async (emailId: string, part: string) =>
     (await db().doc.send(new GetCommand({ TableName: db().tables.emailParts, Key: { emailId, part } }))).Item;
 
