@@ -404,12 +404,23 @@ export function webhookRepositoryContract(harness: RepositoryHarness<WebhookRepo
       // Arrange
       const tenant = newTenant();
       const { db, table } = raw();
-      const corrupt = { ...newWebhook(tenant), events: ['email.teleported'] };
+      const corrupt = { ...newWebhook(tenant), events: 'email.sent' };
       await db.doc.send(new PutCommand({ TableName: table, Item: { tenant: `${tenant.accountId}#test`, ...corrupt } }));
 
       // Act / Assert
       await expect(repo().get(tenant, corrupt.id)).rejects.toThrow();
       await expect(repo().list(tenant)).rejects.toThrow();
+    });
+
+    it('reads a webhook subscribed to an event type this release does not know, without it (a later release wrote it)', async () => {
+      // Arrange
+      const tenant = newTenant();
+      const { db, table } = raw();
+      const later = { ...newWebhook(tenant), events: ['email.sent', 'email.teleported'] };
+      await db.doc.send(new PutCommand({ TableName: table, Item: { tenant: `${tenant.accountId}#test`, ...later } }));
+
+      // Act / Assert: rolled back, the webhook still works for what this release sends.
+      expect((await repo().get(tenant, later.id))?.events).toEqual(['email.sent']);
     });
   }
 }
