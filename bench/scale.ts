@@ -19,6 +19,7 @@ import { AWS_LANE_POLICY } from '../lambdas/domain/webhooks/endpoint-health';
 import { queues } from '../lambdas/manifest';
 import { DEFAULT_LAMBDA_CONCURRENCY } from '../lib/concurrency';
 import { QUEUE_RETENTION } from '../lib/constructs/queues';
+import { DEFAULT_MAX_CONCURRENCY } from '../lib/consumers';
 import { percentile, positiveInt, printTable } from './report';
 import { VirtualTime } from './scale/virtual-time';
 import { createWorld, type Endpoint, type StageSettings, type TenantClass, type World } from './scale/world';
@@ -63,6 +64,7 @@ const STAGE: StageSettings = {
     DEFAULT_LAMBDA_CONCURRENCY.accountQuota - DEFAULT_LAMBDA_CONCURRENCY.api - DEFAULT_LAMBDA_CONCURRENCY.authorizer,
   lanePolicy: AWS_LANE_POLICY,
   scale: K,
+  ...(PREVIOUS ? {} : { bypass: { maxConcurrency: DEFAULT_MAX_CONCURRENCY.deliveriesBypass } }),
 };
 
 const seconds = (ms: number) => Number((ms / 1000).toFixed(2));
@@ -240,6 +242,51 @@ async function backlog(): Promise<BacklogFigures> {
       hanging_tenants_share: Number((hanging.reduce((a, b) => a + b, 0) / Math.max(1, total)).toFixed(3)),
     };
   };
+  // Each lane's attempts by tenant in the minutes it was behind (messages waiting 50 s of the minute or more),
+  // against each tenant's fair share: max-min over the tenants' demand (a tenant's attempts in the minute and its
+  // jobs still waiting at its end), the minute's attempts the capacity. A tenant over its fair share took slots
+  // another tenant's waiting jobs were owed; the busiest hanging tenant's attempts over its fair share, worst and
+  // median minute, and the same against an equal share of the tenants attempted in the minute.
+  const minutely = (name: string) => {
+    const overFair: number[] = [];
+    const overEqual: number[] = [];
+    for (const [key, seconds] of world.figures.laneBehind) {
+      const [lane, minute] = key.split(' ');
+      if (lane !== name || seconds < 50) continue;
+      const attempts = new Map(
+        [...(world.figures.laneAttempts.get(`${name} ${minute}`) ?? [])].filter(([t]) => t.startsWith('acct_')),
+      );
+      const waiting = world.figures.laneWaiting.get(`${name} ${minute}`) ?? new Map<string, number>();
+      const capacity = [...attempts.values()].reduce((a, b) => a + b, 0);
+      if (capacity === 0) continue;
+      const demand = new Map(attempts);
+      for (const [t, n] of waiting) if (t.startsWith('acct_')) demand.set(t, (demand.get(t) ?? 0) + n);
+      const level = waterLevel([...demand.values()], capacity);
+      let worst = 0;
+      let busiest = 0;
+      for (const [t, n] of attempts) {
+        if (world.classOf(t) !== 'hanging') continue;
+        worst = Math.max(worst, n / Math.min(demand.get(t) ?? n, level));
+        busiest = Math.max(busiest, n);
+      }
+      overFair.push(worst);
+      overEqual.push((busiest / capacity) * attempts.size);
+      if (process.env.BENCH_SCALE_DEBUG && worst > 1.2) {
+        console.log(
+          `${name} lane, minute ${minute}: ${attempts.size} tenants, ${capacity} attempts, busiest hanging ${busiest}, ` +
+            `fair share ${level.toFixed(0)}, ${[...waiting.values()].reduce((a, b) => a + b, 0)} waiting`,
+        );
+      }
+    }
+    const at = (list: number[], q: number) =>
+      Number((list.sort((a, b) => a - b)[Math.floor(q * (list.length - 1))] ?? 0).toFixed(2));
+    return {
+      minutes_behind: overFair.length,
+      busiest_hanging_tenant_vs_fair_share_worst_minute: at(overFair, 1),
+      busiest_hanging_tenant_vs_fair_share_median_minute: at(overFair, 0.5),
+      busiest_hanging_tenant_vs_equal_share_worst_minute: at(overEqual, 1),
+    };
+  };
   const figures: BacklogFigures = {
     pending: pending * K,
     drain_hours: drainedAt === null ? null : Number(((drainedAt - START) / 3_600_000).toFixed(2)),
@@ -272,12 +319,26 @@ async function backlog(): Promise<BacklogFigures> {
       hanging_share_of_slow_lane_time: share('slow'),
       shared_lane_slots: fairness('shared'),
       slow_lane_slots: fairness('slow'),
+      shared_lane_attempts_while_behind: minutely('shared'),
+      slow_lane_attempts_while_behind: minutely('slow'),
       scheduler_calls_per_second_max_over_10_s: world.scheduler.maxCallsPerSecondOver10s * K,
       scheduler_fired_per_second_max: world.scheduler.maxFiredPerSecond * K,
     },
     Date.now() - wall,
   );
   return figures;
+}
+
+/** Max-min fairness: the level c at which the demands, each capped at c, fill `capacity` (Infinity if they all fit). */
+function waterLevel(demands: readonly number[], capacity: number): number {
+  const sorted = [...demands].sort((a, b) => a - b);
+  let left = capacity;
+  for (let i = 0; i < sorted.length; i++) {
+    const share = left / (sorted.length - i);
+    if ((sorted[i] as number) >= share) return share;
+    left -= sorted[i] as number;
+  }
+  return Number.POSITIVE_INFINITY;
 }
 
 function report(name: string, world: World, figures: object, wallMs: number): void {
@@ -289,7 +350,9 @@ function report(name: string, world: World, figures: object, wallMs: number): vo
       q,
       String(sim.counts.sentMessages),
       String(sim.counts.receivedMessages),
-      String(sim.counts.sendRequests + sim.counts.receiveRequests + sim.counts.deleteRequests),
+      String(
+        sim.counts.sendRequests + sim.counts.receiveRequests + sim.counts.deleteRequests + sim.counts.attributeRequests,
+      ),
       String(sim.depth),
       String(sim.counts.expired),
       seconds(sim.counts.maxAgeAtReceiveMs).toString(),

@@ -578,6 +578,16 @@ export const queues = {
   sends: { functionTimeoutSeconds: 60, batchSize: 10, maxReceiveCount: 5, maxConcurrency: 10 },
 } as const satisfies Record<string, QueueSpec>;
 
+/**
+ * The shared lane's bypass (AWS; issue 29): a second queue with the deliveries queue's settings, consumed by the
+ * delivery worker as the shared lane. SQS hands out the oldest messages first, so a first attempt queued behind a
+ * backlog (an outage's: a million jobs) waits until the lane has received all of it. A function that sends first
+ * attempts (undelayed) sends them to the bypass instead while the deliveries queue holds `behindMessages` ready
+ * or more (ApproximateNumberOfMessages: 5 s of the stage's rated 10,000 deliveries a second) and the bypass holds
+ * fewer; each process asks SQS at most once every `checkEveryMs`. Everything else (retries, moves) stays where it was.
+ */
+export const DELIVERIES_BYPASS = { behindMessages: 50_000, checkEveryMs: 1_000 } as const;
+
 export type QueueName = keyof typeof queues;
 
 export function visibilityTimeoutSeconds(queue: QueueSpec): number {

@@ -531,6 +531,9 @@ export class SendflowApiStack extends Stack {
       maxConcurrency,
       sesMaxSendRate: props.sesMaxSendRate ?? DEFAULT_SES_MAX_SEND_RATE,
     });
+    // The send worker's and the SES mapper's fan-outs skip a backlog of the deliveries queue, as the dispatcher's.
+    this.pipeline.bypassFirstAttempts(this.emails.sender);
+    this.pipeline.bypassFirstAttempts(this.emails.sesEvents);
 
     const apiEnvironment = {
       ...environment,
@@ -864,6 +867,7 @@ export class SendflowApiStack extends Stack {
       queues: {
         events: pipeline.eventsQueue,
         deliveries: pipeline.deliveriesQueue,
+        deliveriesBypass: pipeline.deliveriesBypassQueue,
         slowDeliveries: pipeline.slowDeliveriesQueue,
         sends: this.emails.sendsQueue,
         providerEvents: this.emails.providerEventsQueue,

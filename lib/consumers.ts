@@ -6,14 +6,18 @@ import { queues } from '../lambdas/manifest';
 import { PROVIDER_EVENTS_QUEUE } from './constructs/email-pipeline';
 import { contextObject } from './context-object';
 
-/** The SQS consumers whose concurrency is bounded: the manifest's queues and the provider-events queue. */
-export type Consumer = keyof typeof queues | 'providerEvents';
+/**
+ * The SQS consumers whose concurrency is bounded: the manifest's queues, the shared lane's bypass (the deliveries
+ * queue's settings: DELIVERIES_BYPASS) and the provider-events queue.
+ */
+export type Consumer = keyof typeof queues | 'deliveriesBypass' | 'providerEvents';
 export type MaxConcurrency = Readonly<Record<Consumer, number>>;
 
 /** The manifest's values (and PROVIDER_EVENTS_QUEUE's): what a consumer not named in context gets. */
 export const DEFAULT_MAX_CONCURRENCY: MaxConcurrency = {
   events: queues.events.maxConcurrency,
   deliveries: queues.deliveries.maxConcurrency,
+  deliveriesBypass: queues.deliveries.maxConcurrency,
   slowDeliveries: queues.slowDeliveries.maxConcurrency,
   sends: queues.sends.maxConcurrency,
   providerEvents: PROVIDER_EVENTS_QUEUE.maxConcurrency,

@@ -34,6 +34,8 @@ export const QUEUE_FUNCTIONS: Readonly<Record<QueueName, string>> = {
   sends: 'sendflow-sender',
 };
 export const API_FUNCTION = 'sendflow-api';
+/** The functions whose fan-out sends first attempts, through the bypass on AWS (DeliveryPipeline.bypassFirstAttempts). */
+const FAN_OUT_FUNCTIONS = new Set(['sendflow-dispatcher', 'sendflow-sender', 'sendflow-ses-events']);
 
 /** Units on one partition key value of a table or an index. */
 export interface KeyUnits {
@@ -267,6 +269,16 @@ export function createMeter(physical: Readonly<Record<TableName, string>>): Mete
       const reply = await ask('take');
       priceWrites(reply, usage, logical, addKey, add);
       for (const q of usage.sqs.values()) q.billed += q.receive + q.delete;
+      // The shared lane's bypass (AWS only; app/webhooks/bypass-delivery-queue): a function that fans out first
+      // attempts looks at the deliveries queue's depth (GetQueueAttributes) at most once a second per container,
+      // and at the bypass's too while the deliveries queue is behind. Priced at one look per invocation of the
+      // dispatcher, the send worker and the SES mapper: an upper bound.
+      const looks = usage.invocations.filter((inv) => FAN_OUT_FUNCTIONS.has(inv.fn)).length;
+      if (looks) {
+        const q = usage.sqs.get('deliveries') ?? emptyQueue();
+        q.billed += looks;
+        usage.sqs.set('deliveries', q);
+      }
       return usage;
     },
     instrument(client) {

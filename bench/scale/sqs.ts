@@ -7,9 +7,15 @@
 // noisy neighbour while it has a backlog, and a receive takes quiet tenants' messages first (the oldest first),
 // then noisy tenants' (the one with the fewest in flight first). Otherwise a receive takes the oldest ready
 // messages: best-effort FIFO, as a standard queue's. Requests are counted as SQS bills them (10 messages a call).
+// GetQueueAttributes answers ApproximateNumberOfMessages with the messages ready now (SQS's figure is approximate,
+// and may lag).
 // Left out: SQS's own throughput limits (a standard queue's are "nearly unlimited"), the 256 KB payload limit
 // (the adapters enforce it), duplicates SQS itself may deliver (at-least-once), and short polling's sampling.
-import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
+import {
+  GetQueueAttributesCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchCommandOutput,
+} from '@aws-sdk/client-sqs';
 import { MinHeap } from './heap';
 import type { VirtualTime } from './virtual-time';
 
@@ -32,9 +38,13 @@ interface Group {
   readonly name: string;
   readonly ready: SimMessage[];
   head: number;
-  /** A preloaded backlog ahead of `ready`: this many messages made by `make`, enqueued at `backlogAt`. */
+  /**
+   * A preloaded backlog ahead of `ready`: this many messages made by `make`, the first enqueued at `backlogAt`,
+   * each next one `backlogSpacingMs` later (an outage's backlog builds up over its hour, its tenants interleaved).
+   */
   backlog: number;
   backlogAt: number;
+  backlogSpacingMs: number;
   makeBacklog?: (n: number) => string;
   made: number;
   inFlight: number;
@@ -61,6 +71,8 @@ export interface QueueCounts {
   receiveRequests: number;
   receivedMessages: number;
   deleteRequests: number;
+  /** GetQueueAttributes (ApproximateNumberOfMessages: the bypass's look at the queue's depth). */
+  attributeRequests: number;
   expired: number;
   redriven: number;
   /** The oldest age a message reached when it was received (ms). */
@@ -78,6 +90,7 @@ export class SimQueue {
     receiveRequests: 0,
     receivedMessages: 0,
     deleteRequests: 0,
+    attributeRequests: 0,
     expired: 0,
     redriven: 0,
     maxAgeAtReceiveMs: 0,
@@ -145,13 +158,14 @@ export class SimQueue {
   }
 
   /**
-   * A backlog already in the queue: `count` messages of `group`, the oldest enqueued at `sentAt` (their retention
-   * counts from there), the tenant's last sent at `lastSentAt`; bodies made on receive.
+   * A backlog already in the queue: `count` messages of `group`, enqueued evenly from `sentAt` until `lastSentAt`
+   * (each one's retention counts from its own time), the tenant's last sent at `lastSentAt`; bodies made on receive.
    */
   preload(group: string, count: number, sentAt: number, lastSentAt: number, make: (n: number) => string): void {
     const g = this.group(group);
     g.backlog += count;
     g.backlogAt = sentAt;
+    g.backlogSpacingMs = count > 0 ? (lastSentAt - sentAt) / count : 0;
     g.makeBacklog = make;
     g.queuedAt = -1;
     g.lastSentAt = lastSentAt;
@@ -210,12 +224,23 @@ export class SimQueue {
     }
   }
 
+  /** Each tenant's (MessageGroupId's) messages ready now. */
+  readyByGroup(): Map<string, number> {
+    const ready = new Map<string, number>();
+    for (const g of this.groups.values()) {
+      const n = g.backlog + g.ready.length - g.head;
+      if (n > 0) ready.set(g.name, n);
+    }
+    return ready;
+  }
+
   /** Every message of the queue (ready, delayed, in flight) that is older than the retention now. */
   overdue(): number {
     const now = this.time.now();
     let n = 0;
     for (const g of this.groups.values()) {
-      if (g.backlog && now - g.backlogAt > this.settings.retentionSeconds * 1000) n += g.backlog;
+      // (The backlog's oldest left stands for all of it: an upper bound.)
+      if (g.backlog && now - this.backlogTime(g, g.made) > this.settings.retentionSeconds * 1000) n += g.backlog;
       for (let i = g.head; i < g.ready.length; i++) {
         if (now - (g.ready[i] as SimMessage).sentAt > this.settings.retentionSeconds * 1000) n += 1;
       }
@@ -232,6 +257,7 @@ export class SimQueue {
         head: 0,
         backlog: 0,
         backlogAt: 0,
+        backlogSpacingMs: 0,
         made: 0,
         inFlight: 0,
         recentMs: 0,
@@ -258,7 +284,12 @@ export class SimQueue {
   }
 
   private headAt(g: Group): number {
-    return g.backlog > 0 ? g.backlogAt : ((g.ready[g.head] as SimMessage).readyAt ?? 0);
+    return g.backlog > 0 ? this.backlogTime(g, g.made) : ((g.ready[g.head] as SimMessage).readyAt ?? 0);
+  }
+
+  /** When the backlog's `n`th message was enqueued. */
+  private backlogTime(g: Group, n: number): number {
+    return Math.round(g.backlogAt + n * g.backlogSpacingMs);
   }
 
   /** The tenant whose message goes next: the oldest ready among quiet tenants, else the least busy noisy one. */
@@ -301,8 +332,8 @@ export class SimQueue {
         id: this.nextId++,
         body: make(n),
         group: g.name,
-        sentAt: g.backlogAt,
-        readyAt: g.backlogAt,
+        sentAt: this.backlogTime(g, n),
+        readyAt: this.backlogTime(g, n),
         receiveCount: 0,
         receipt: 0,
         inFlight: false,
@@ -377,7 +408,15 @@ export class SimSqsClient {
     private readonly latencyMs: number,
   ) {}
 
-  async send(command: unknown): Promise<Partial<SendMessageBatchCommandOutput>> {
+  async send(command: unknown): Promise<Partial<SendMessageBatchCommandOutput> | { Attributes: object }> {
+    if (command instanceof GetQueueAttributesCommand) {
+      // ApproximateNumberOfMessages: the messages ready now (exact here; SQS's is approximate).
+      const queue = this.queues.get(String(command.input.QueueUrl));
+      if (!queue) throw new Error(`no simulated queue at ${command.input.QueueUrl}`);
+      await this.time.sleep(this.latencyMs);
+      queue.counts.attributeRequests += 1;
+      return { Attributes: { ApproximateNumberOfMessages: String(queue.ready) } };
+    }
     if (!(command instanceof SendMessageBatchCommand)) {
       throw new Error(`bench:scale's SQS does not model ${(command as object).constructor.name}`);
     }

@@ -13,6 +13,7 @@ import {
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryQueue,
   SqsEventPublisher,
+  SqsQueueDepth,
   SqsRecoveryQueue,
 } from '../../lambdas/adapters/aws/sqs';
 import { InProcessKnownStreaks } from '../../lambdas/adapters/in-process/known-streaks';
@@ -20,6 +21,7 @@ import { InMemoryPaceCounter } from '../../lambdas/adapters/in-process/pace-coun
 import { CachedWebhookReads } from '../../lambdas/adapters/in-process/webhook-cache';
 import type { ProcessEventDeps } from '../../lambdas/app/events/process-event';
 import type { Telemetry } from '../../lambdas/app/telemetry';
+import { BypassDeliveryQueue } from '../../lambdas/app/webhooks/bypass-delivery-queue';
 import { watchEndpointSafely } from '../../lambdas/app/webhooks/endpoint-watch';
 import { EndpointPace, IN_PROCESS_PACE } from '../../lambdas/app/webhooks/pace';
 import type {
@@ -46,7 +48,7 @@ import { deliveryIdFor } from '../../lambdas/domain/webhooks/render';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../lambdas/domain/webhooks/retry-policy';
 import { createDeliveryWorkerHandler } from '../../lambdas/handlers/queue/delivery-worker';
 import { createDispatcherHandler } from '../../lambdas/handlers/queue/dispatcher';
-import { type QueueSpec, visibilityTimeoutSeconds } from '../../lambdas/manifest';
+import { DELIVERIES_BYPASS, type QueueSpec, visibilityTimeoutSeconds } from '../../lambdas/manifest';
 import { deliveryLanes } from '../../lambdas/runtime/services';
 import { InMemoryRecoveryRepository } from '../../test/support/fakes';
 import { BAD_DAY, badDayLatencyMs } from '../cost/bad-day';
@@ -87,6 +89,8 @@ export interface StageSettings {
   /** Unreserved account concurrency (the quota less the API's and the authorizer's reservations). */
   readonly unreservedConcurrency: number;
   readonly lanePolicy: LanePolicy;
+  /** The shared lane's bypass queue and its consumer's MaximumConcurrency (none: the settings before issue 29). */
+  readonly bypass?: { readonly maxConcurrency: number };
   /**
    * The simulation's scale-down factor k: every event source's MaximumConcurrency, the account's concurrency,
    * Lambda's scaling steps and SQS fair queues' absolute threshold (30 in flight) are divided by k, as the
@@ -120,6 +124,12 @@ export class Figures {
   readonly laneSeconds = new Map<string, number>();
   /** Records (a batch's slots: an attempt holds one while its batch runs) each tenant had in each lane. */
   readonly laneRecords = new Map<string, Map<string, number>>();
+  /** Attempts each tenant made in each lane, by the minute they started in (`lane minute` → tenant → count). */
+  readonly laneAttempts = new Map<string, Map<string, number>>();
+  /** The seconds of each minute a lane's queue had messages waiting (`lane minute` → seconds): it was behind. */
+  readonly laneBehind = new Map<string, number>();
+  /** Each tenant's jobs waiting (ready) in a lane at the end of each minute (`lane minute` → tenant → count). */
+  readonly laneWaiting = new Map<string, Map<string, number>>();
 
   add<K>(map: Map<K, number>, key: K, n = 1): void {
     map.set(key, (map.get(key) ?? 0) + n);
@@ -348,7 +358,14 @@ class SimSender implements WebhookSender {
 export interface World {
   readonly time: VirtualTime;
   readonly figures: Figures;
-  readonly queues: { events: SimQueue; deliveries: SimQueue; slow: SimQueue; dlq: SimQueue; slowDlq: SimQueue };
+  readonly queues: {
+    events: SimQueue;
+    deliveries: SimQueue;
+    bypass: SimQueue;
+    slow: SimQueue;
+    dlq: SimQueue;
+    slowDlq: SimQueue;
+  };
   readonly mappings: EventSourceMapping[];
   readonly functions: { dispatcher: SimFunction; delivery: SimFunction };
   readonly account: AccountConcurrency;
@@ -395,6 +412,8 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
   const q = {
     events: queue('events', stage.queues.events, eventsDlq),
     deliveries: queue('deliveries', stage.queues.deliveries, dlq),
+    // The shared lane's bypass: the deliveries queue's settings and DLQ.
+    bypass: queue('deliveries-bypass', stage.queues.deliveries, dlq),
     slow: queue('slow', stage.queues.slowDeliveries, slowDlq),
     dlq,
     slowDlq,
@@ -402,6 +421,7 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
   const byUrl = new Map([
     [url('events'), q.events],
     [url('deliveries'), q.deliveries],
+    [url('deliveries-bypass'), q.bypass],
     [url('slow'), q.slow],
   ]);
   const sqs = new SimSqsClient(byUrl, time, LATENCY.sqsMs) as unknown as SQSClient;
@@ -448,6 +468,8 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
       sleep: (ms) => time.sleep(ms),
     });
     let cpuFreeAt = 0;
+    // The lane of the batch this container runs (one at a time), for the attempts' figures.
+    let lane = 'other';
     const deps = {
       webhooks,
       deliveries,
@@ -455,6 +477,11 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
         send: async (request: { url: string; body: string; headers: Readonly<Record<string, string>> }) => {
           cpuFreeAt = Math.max(cpuFreeAt, time.now()) + TLS_HANDSHAKE_CPU_MS;
           await time.sleep(cpuFreeAt - time.now());
+          const tenant = endpoints.get(request.url)?.webhook.accountId ?? '?';
+          const key = `${lane} ${Math.floor((time.now() - start) / 60_000)}`;
+          const byTenant = figures.laneAttempts.get(key) ?? new Map<string, number>();
+          figures.laneAttempts.set(key, byTenant);
+          figures.add(byTenant, tenant);
           return sender.send(request);
         },
       },
@@ -503,6 +530,9 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
     const handler = createDeliveryWorkerHandler(deps);
     return async (event) => {
       const started = time.now();
+      const source = event.Records[0]?.eventSourceARN;
+      lane =
+        source === q.slow.arn ? 'slow' : source === q.deliveries.arn || source === q.bypass.arn ? 'shared' : 'other';
       const result = await handler(event);
       if (process.env.BENCH_SCALE_DEBUG && time.now() - started > 20_000) {
         const jobs = event.Records.map((r) => JSON.parse(r.body) as { attempt?: number; recovery?: unknown });
@@ -515,9 +545,22 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
   };
   // A dispatcher container.
   const noHistory = { record: async () => true, noteStatus: async () => {} };
+  // The dispatcher's fan-out, as the AWS plug wires it: first attempts skip a backlog of the deliveries queue.
+  const fanOut = stage.bypass
+    ? new BypassDeliveryQueue(
+        { queue: shared, depth: new SqsQueueDepth(sqs, url('deliveries')) },
+        {
+          queue: new SqsDeliveryQueue(sqs, url('deliveries-bypass')),
+          depth: new SqsQueueDepth(sqs, url('deliveries-bypass')),
+        },
+        time,
+        // A depth is a count of the load: scaled down with the rates.
+        { ...DELIVERIES_BYPASS, behindMessages: DELIVERIES_BYPASS.behindMessages / stage.scale },
+      )
+    : shared;
   const processDeps: ProcessEventDeps = {
     webhooks,
-    deliveryQueue: shared,
+    deliveryQueue: fanOut,
     clock: time,
     emailHistory: latent(noHistory, time, LATENCY.dynamoMs) as unknown as ProcessEventDeps['emailHistory'],
     suppressions: { add: async () => true } as unknown as ProcessEventDeps['suppressions'],
@@ -544,7 +587,7 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
       account,
       time,
       (records, _failed, ms) => {
-        const lane = source === q.slow ? 'slow' : source === q.deliveries ? 'shared' : 'other';
+        const lane = source === q.slow ? 'slow' : source === q.deliveries || source === q.bypass ? 'shared' : 'other';
         const byTenant = figures.laneRecords.get(lane) ?? new Map<string, number>();
         figures.laneRecords.set(lane, byTenant);
         for (const m of records) {
@@ -556,11 +599,23 @@ export async function createWorld(time: VirtualTime, stage: StageSettings): Prom
   const mappings = [
     mapping(q.events, functions.dispatcher, stage.queues.events),
     mapping(q.deliveries, functions.delivery, stage.queues.deliveries),
+    ...(stage.bypass
+      ? [mapping(q.bypass, functions.delivery, stage.queues.deliveries, stage.bypass.maxConcurrency)]
+      : []),
     mapping(q.slow, functions.delivery, stage.queues.slowDeliveries),
     mapping(q.dlq, functions.delivery, stage.queues.deliveries, 2),
     mapping(q.slowDlq, functions.delivery, stage.queues.slowDeliveries, 2),
   ];
   const publisher = new SqsEventPublisher(sqs, url('events'));
+  // Each second: which lanes had messages waiting (they were behind: their batches came full).
+  const sample = () => {
+    const minute = Math.floor((time.now() - start) / 60_000);
+    if ((time.now() - start) % 60_000 === 0) figures.laneWaiting.set(`slow ${minute - 1}`, q.slow.readyByGroup());
+    if (q.slow.ready > 0) figures.add(figures.laneBehind, `slow ${minute}`);
+    if (q.deliveries.ready + q.bypass.ready > 0) figures.add(figures.laneBehind, `shared ${minute}`);
+    time.after(1000, sample);
+  };
+  time.after(1000, sample);
 
   let webhookSeq = 0;
   return {

@@ -13,9 +13,18 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_DISABLE_AFTER_SECONDS } from '../../lambdas/domain/webhooks/auto-disable';
 import { type QueueName, type QueueSpec, queues, RECONCILE_EVERY_MINUTES } from '../../lambdas/manifest';
-import type { MaxConcurrency } from '../consumers';
+import { DEFAULT_MAX_CONCURRENCY, type MaxConcurrency } from '../consumers';
 import { NodeFunction } from './node-function';
-import { ageAlarm, allowSend, consume, dlqAlarm, queueWithDlq, schedulerDlq, schedulerPrincipal } from './queues';
+import {
+  ageAlarm,
+  allowDepth,
+  allowSend,
+  consume,
+  dlqAlarm,
+  queueWithDlq,
+  schedulerDlq,
+  schedulerPrincipal,
+} from './queues';
 
 /**
  * Age of the oldest message before its queue alarms, seconds. Events: the dispatcher only reads webhooks and
@@ -43,8 +52,8 @@ export interface DeliveryPipelineProps {
   /** Variables every function gets (table names, limits): loadConfig requires them. */
   readonly environment: Readonly<Record<string, string>>;
   readonly logRetention: RetentionDays;
-  /** MaximumConcurrency of the events, deliveries and slow-lane consumers; the manifest's when omitted. */
-  readonly maxConcurrency?: Pick<MaxConcurrency, 'events' | 'deliveries' | 'slowDeliveries'>;
+  /** MaximumConcurrency of the events, deliveries, bypass and slow-lane consumers; the defaults when omitted. */
+  readonly maxConcurrency?: Pick<MaxConcurrency, 'events' | 'deliveries' | 'deliveriesBypass' | 'slowDeliveries'>;
   /** Auto-disable's window, seconds (the worker's SF_WEBHOOK_DISABLE_AFTER_SECONDS); the runtime's default when omitted. */
   readonly webhookDisableAfterSeconds?: number;
 }
@@ -54,6 +63,11 @@ export class DeliveryPipeline extends Construct {
   readonly eventsDlq: Queue;
   readonly deliveriesQueue: Queue;
   readonly deliveriesDlq: Queue;
+  /**
+   * The shared lane's bypass (manifest DELIVERIES_BYPASS): first attempts go there while the deliveries queue is
+   * behind. The deliveries queue's settings and DLQ, consumed by the same worker as the shared lane.
+   */
+  readonly deliveriesBypassQueue: Queue;
   /** The slow lane (DESIGN §4, isolation): consumed by the same worker with its own small concurrency. */
   readonly slowDeliveriesQueue: Queue;
   readonly slowDeliveriesDlq: Queue;
@@ -88,6 +102,7 @@ export class DeliveryPipeline extends Construct {
 
     ({ queue: this.eventsQueue, dlq: this.eventsDlq } = queueWithDlq(this, 'Events', queues.events));
     ({ queue: this.deliveriesQueue, dlq: this.deliveriesDlq } = queueWithDlq(this, 'Deliveries', queues.deliveries));
+    this.deliveriesBypassQueue = queueWithDlq(this, 'DeliveriesBypass', queues.deliveries, this.deliveriesDlq).queue;
     ({ queue: this.slowDeliveriesQueue, dlq: this.slowDeliveriesDlq } = queueWithDlq(
       this,
       'SlowDeliveries',
@@ -122,6 +137,7 @@ export class DeliveryPipeline extends Construct {
       environment: { ...props.environment, SF_DELIVERIES_QUEUE_URL: this.deliveriesQueue.queueUrl },
     });
     allowSend(this.dispatcher.role, this.deliveriesQueue);
+    this.bypassFirstAttempts(this.dispatcher);
     consume(this.dispatcher, this.eventsQueue, spec('events'));
 
     this.delivery = new NodeFunction(this, 'Delivery', {
@@ -167,6 +183,10 @@ export class DeliveryPipeline extends Construct {
         'scheduler:CreateSchedule.',
     });
     consume(this.delivery, this.deliveriesQueue, spec('deliveries'));
+    consume(this.delivery, this.deliveriesBypassQueue, {
+      ...queues.deliveries,
+      maxConcurrency: props.maxConcurrency?.deliveriesBypass ?? DEFAULT_MAX_CONCURRENCY.deliveriesBypass,
+    });
     consume(this.delivery, this.slowDeliveriesQueue, spec('slowDeliveries'));
     // A first attempt's row is in no due index, so a job that dead-letters must not leave it pending: the worker
     // consumes both DLQs and records their jobs' deliveries failed (docs/architecture.md, "Never lost"). The
@@ -208,6 +228,7 @@ export class DeliveryPipeline extends Construct {
     this.ageAlarms = [
       ageAlarm(this, 'Events', this.eventsQueue, OLDEST_MESSAGE_ALARM_SECONDS.events),
       ageAlarm(this, 'Deliveries', this.deliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
+      ageAlarm(this, 'DeliveriesBypass', this.deliveriesBypassQueue, OLDEST_MESSAGE_ALARM_SECONDS.deliveries),
       ageAlarm(this, 'SlowDeliveries', this.slowDeliveriesQueue, OLDEST_MESSAGE_ALARM_SECONDS.slowDeliveries),
     ];
     this.deadLetterAlarms = {
@@ -217,5 +238,15 @@ export class DeliveryPipeline extends Construct {
       retrySchedules: dlqAlarm(this, 'RetryScheduleDlq', this.retryScheduleDlq),
       reconcileSchedule: dlqAlarm(this, 'ReconcileScheduleDlq', this.reconcileScheduleDlq),
     };
+  }
+
+  /**
+   * A function that sends first attempts (its fan-out) sends them to the bypass while the deliveries queue is
+   * behind: the bypass queue's URL, sqs:SendMessage on it, and sqs:GetQueueAttributes on both queues (their depth).
+   */
+  bypassFirstAttempts(fn: NodeFunction): void {
+    fn.handler.addEnvironment('SF_DELIVERIES_BYPASS_QUEUE_URL', this.deliveriesBypassQueue.queueUrl);
+    allowSend(fn.role, this.deliveriesBypassQueue);
+    allowDepth(fn.role, this.deliveriesQueue, this.deliveriesBypassQueue);
   }
 }

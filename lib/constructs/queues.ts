@@ -21,13 +21,23 @@ export const DLQ_RETENTION = Duration.days(14);
  */
 export const QUEUE_RETENTION = Duration.days(14);
 
-/** A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. */
-export function queueWithDlq(scope: Construct, name: string, spec: QueueSpec): { queue: Queue; dlq: Queue } {
-  const dlq = new Queue(scope, `${name}Dlq`, {
-    retentionPeriod: DLQ_RETENTION,
-    encryption: QueueEncryption.SQS_MANAGED,
-    enforceSSL: true,
-  });
+/**
+ * A manifest queue: visibility 6× its consumer's time-out, redrive after maxReceiveCount, SSE, TLS only. Its own
+ * DLQ, or `into` one it shares with another queue.
+ */
+export function queueWithDlq(
+  scope: Construct,
+  name: string,
+  spec: QueueSpec,
+  into?: Queue,
+): { queue: Queue; dlq: Queue } {
+  const dlq =
+    into ??
+    new Queue(scope, `${name}Dlq`, {
+      retentionPeriod: DLQ_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
   const queue = new Queue(scope, `${name}Queue`, {
     retentionPeriod: QUEUE_RETENTION,
     visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(spec)),
@@ -66,6 +76,17 @@ export function consume(fn: NodeFunction, queue: Queue, spec: QueueSpec): void {
       ...(spec.maxBatchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(spec.maxBatchingWindowSeconds) } : {}),
       reportBatchItemFailures: true,
       maxConcurrency: spec.maxConcurrency,
+    }),
+  );
+}
+
+/** sqs:GetQueueAttributes (a queue's depth: the bypass's look, app/webhooks/bypass-delivery-queue) and nothing else. */
+export function allowDepth(role: IRole, ...targets: Queue[]): void {
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      effect: Effect.ALLOW,
+      actions: ['sqs:GetQueueAttributes'],
+      resources: targets.map((queue) => queue.queueArn),
     }),
   );
 }

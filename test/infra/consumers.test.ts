@@ -16,6 +16,7 @@ type Resource = { Properties: Record<string, unknown> };
 const QUEUE_IDS = {
   events: /^DeliveryPipelineEventsQueue/,
   deliveries: /^DeliveryPipelineDeliveriesQueue/,
+  deliveriesBypass: /^DeliveryPipelineDeliveriesBypassQueue/,
   slowDeliveries: /^DeliveryPipelineSlowDeliveriesQueue/,
   sends: /^EmailPipelineSendsQueue/,
   providerEvents: /^EmailPipelineProviderEventsQueue/,
@@ -56,6 +57,8 @@ describe('sendflow:maxConcurrency', () => {
     expect(maxConcurrencyOf(api)).toEqual({
       events: queues.events.maxConcurrency,
       deliveries: queues.deliveries.maxConcurrency,
+      // The shared lane's bypass: the deliveries queue's settings.
+      deliveriesBypass: queues.deliveries.maxConcurrency,
       slowDeliveries: queues.slowDeliveries.maxConcurrency,
       sends: queues.sends.maxConcurrency,
       providerEvents: PROVIDER_EVENTS_QUEUE.maxConcurrency,
@@ -102,7 +105,7 @@ describe('sendflow:maxConcurrency', () => {
     [{ sends: null }, /sends must be an integer/],
     [
       { delivery: 10 },
-      /unknown consumer "delivery" \(known: events, deliveries, slowDeliveries, sends, providerEvents\)/,
+      /unknown consumer "delivery" \(known: events, deliveries, deliveriesBypass, slowDeliveries, sends, providerEvents\)/,
     ],
     ['{"deliveries": 20', /sendflow:maxConcurrency must be a JSON object/],
     ['20', /sendflow:maxConcurrency must be an object/],

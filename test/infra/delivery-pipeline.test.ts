@@ -18,6 +18,7 @@ const ids = {} as Record<
   | 'eventsQueue'
   | 'eventsDlq'
   | 'deliveriesQueue'
+  | 'deliveriesBypassQueue'
   | 'deliveriesDlq'
   | 'slowDeliveriesQueue'
   | 'slowDeliveriesDlq'
@@ -38,6 +39,7 @@ beforeAll(() => {
   ids.eventsQueue = queueId(/^DeliveryPipelineEventsQueue/);
   ids.eventsDlq = queueId(/^DeliveryPipelineEventsDlq/);
   ids.deliveriesQueue = queueId(/^DeliveryPipelineDeliveriesQueue/);
+  ids.deliveriesBypassQueue = queueId(/^DeliveryPipelineDeliveriesBypassQueue/);
   ids.slowDeliveriesQueue = queueId(/^DeliveryPipelineSlowDeliveriesQueue/);
   ids.deliveriesDlq = queueId(/^DeliveryPipelineDeliveriesDlq/);
   ids.slowDeliveriesDlq = queueId(/^DeliveryPipelineSlowDeliveriesDlq/);
@@ -53,6 +55,8 @@ beforeAll(() => {
 });
 
 const arn = (id: string) => ({ 'Fn::GetAtt': [id, 'Arn'] });
+const functionId = (pattern: RegExp) =>
+  Object.keys(api.findResources('AWS::Lambda::Function')).find((id) => pattern.test(id)) ?? '';
 const retryGroupId = () =>
   Object.keys(api.findResources('AWS::Scheduler::ScheduleGroup')).find((id) => /RetryGroup/.test(id)) ?? '';
 const sendsQueueId = () =>
@@ -132,7 +136,12 @@ describe('queues', () => {
     // Main queues are the ones with a redrive policy (the DLQs are checked above).
     const main = Object.entries(api.findResources('AWS::SQS::Queue')).filter(([, q]) => q.Properties.RedrivePolicy);
     expect(main.map(([id]) => id)).toEqual(
-      expect.arrayContaining([ids.eventsQueue, ids.deliveriesQueue, ids.slowDeliveriesQueue]),
+      expect.arrayContaining([
+        ids.eventsQueue,
+        ids.deliveriesQueue,
+        ids.deliveriesBypassQueue,
+        ids.slowDeliveriesQueue,
+      ]),
     );
     expect(main.length).toBeGreaterThanOrEqual(5);
     for (const [, queue] of main) expect(queue.Properties.MessageRetentionPeriod).toBe(14 * 86_400);
@@ -143,7 +152,7 @@ describe('queues', () => {
     expect(DEFAULT_DISABLE_AFTER_SECONDS).toBeLessThan(retention);
   });
 
-  it('has these eight queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
+  it('has these nine queues (the email pipeline adds its own), all standard (DelaySeconds needs standard)', () => {
     const all = Object.keys(api.findResources('AWS::SQS::Queue'));
     const pipeline = all.filter((id) => id.startsWith('DeliveryPipeline'));
     expect(pipeline.sort()).toEqual(Object.values(ids).sort());
@@ -168,6 +177,8 @@ describe('event sources', () => {
   it.each([
     ['dispatcher', 'eventsQueue', 'events'],
     ['delivery', 'deliveriesQueue', 'deliveries'],
+    // The shared lane's bypass: the deliveries queue's settings.
+    ['delivery', 'deliveriesBypassQueue', 'deliveries'],
     ['delivery', 'slowDeliveriesQueue', 'slowDeliveries'],
   ] as const)('%s consumes %s in manifest batches, partial batch responses, bounded concurrency', (fn, q, name) => {
     expect(invokedFunction(api, mappingOf(ids[q]).FunctionName)).toBe(functions[fn]);
@@ -183,6 +194,7 @@ describe('event sources', () => {
   it.each([
     ['eventsQueue', 100, 1, 25],
     ['deliveriesQueue', 500, 1, 300],
+    ['deliveriesBypassQueue', 500, 1, 300],
     ['slowDeliveriesQueue', 100, 1, 50],
   ] as const)(
     '%s: batches of %i gathered for up to %i s, %i at once (what bench:scale carries 10,000/s with)',
@@ -354,9 +366,49 @@ describe('queue access', () => {
     expect(variables.SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
   });
 
-  it('the dispatcher sends to the deliveries queue only; the delivery worker also to the slow lane', () => {
-    expect(sends('dispatcher')).toEqual([arn(ids.deliveriesQueue)]);
+  it('the dispatcher sends to the deliveries queue and its bypass; the delivery worker to it and the slow lane', () => {
+    expect(sends('dispatcher')).toEqual([arn(ids.deliveriesQueue), arn(ids.deliveriesBypassQueue)]);
     expect(sends('delivery')).toEqual([[arn(ids.deliveriesQueue), arn(ids.slowDeliveriesQueue)]]);
+  });
+
+  it("every function that fans out first attempts knows the bypass and may read both queues' depth, nothing more", () => {
+    // The dispatcher, the send worker and the SES mapper (events processed where they arise).
+    const fanOuts = Object.entries(api.findResources('AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Properties.Environment?.Variables?.SF_DELIVERIES_BYPASS_QUEUE_URL)
+      .map(([id]) => id);
+    expect(fanOuts.sort()).toEqual(
+      [functions.dispatcher, functions.sender, functionId(/^EmailPipelineSesEvents/)].sort(),
+    );
+    for (const id of fanOuts) {
+      expect(variablesOf(id).SF_DELIVERIES_BYPASS_QUEUE_URL).toEqual({ Ref: ids.deliveriesBypassQueue });
+      // (A consumer's own grant on its queue includes GetQueueAttributes too: the statement of that action alone.)
+      const depth = statementsOf(roleOf(id)).filter((s) => s.Action === 'sqs:GetQueueAttributes');
+      expect(depth).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'sqs:GetQueueAttributes',
+          Resource: [arn(ids.deliveriesQueue), arn(ids.deliveriesBypassQueue)],
+        },
+      ]);
+      const sending = statementsOf(roleOf(id)).filter((s) => actionsOf(s).includes('sqs:SendMessage'));
+      expect(JSON.stringify(sending)).toContain(ids.deliveriesBypassQueue);
+    }
+    // The delivery worker consumes it, and sends retries and moves only: never to the bypass (see above); the
+    // reconciler and the API (a recovery job's first step) have no business with it.
+    for (const fn of ['reconciler', 'api'] as const) {
+      expect(JSON.stringify(statementsOf(roleOf(functions[fn])))).not.toContain(ids.deliveriesBypassQueue);
+    }
+  });
+
+  it('the bypass keeps 14 days, redrives into the deliveries DLQ (whose consumer records dead letters failed)', () => {
+    const bypass = resources[ids.deliveriesBypassQueue]?.Properties;
+    const deliveries = resources[ids.deliveriesQueue]?.Properties;
+    expect(bypass?.MessageRetentionPeriod).toBe(14 * 86_400);
+    expect(bypass?.VisibilityTimeout).toBe(deliveries?.VisibilityTimeout);
+    expect(bypass?.RedrivePolicy).toEqual({
+      deadLetterTargetArn: arn(ids.deliveriesDlq),
+      maxReceiveCount: queues.deliveries.maxReceiveCount,
+    });
   });
 
   it('the reconciler sends to the deliveries queue, the sends queue and (domain.updated) the events queue', () => {
@@ -624,11 +676,12 @@ describe('alarms', () => {
     ]);
   });
 
-  it('has these eight alarms (the email pipeline adds its own)', () => {
+  it('has these nine alarms (the email pipeline adds its own)', () => {
     const pipeline = Object.keys(api.findResources('AWS::CloudWatch::Alarm')).filter((id) =>
       id.startsWith('DeliveryPipeline'),
     );
-    expect(pipeline).toHaveLength(8);
+    expect(pipeline).toHaveLength(9);
+    expect(pipeline.some((id) => id.startsWith('DeliveryPipelineDeliveriesBypassQueueOldestMessageAlarm'))).toBe(true);
     expect(pipeline.some((id) => id.startsWith('DeliveryPipelineSlowDeliveriesQueueOldestMessageAlarm'))).toBe(true);
     expect(pipeline.some((id) => id.startsWith('DeliveryPipelineSlowDeliveriesDlqDepthAlarm'))).toBe(true);
   });

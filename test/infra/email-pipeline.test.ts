@@ -22,6 +22,7 @@ let data: Template;
 let resources: Record<string, Resource>;
 const ids = {} as Record<
   | 'sendsQueue'
+  | 'deliveriesBypassQueue'
   | 'sendsDlq'
   | 'sendScheduleDlq'
   | 'eventsQueue'
@@ -50,6 +51,7 @@ beforeAll(() => {
   ids.sendScheduleDlq = find('AWS::SQS::Queue', /^EmailPipelineSendScheduleDlq/);
   ids.eventsQueue = find('AWS::SQS::Queue', /^DeliveryPipelineEventsQueue/);
   ids.deliveriesQueue = find('AWS::SQS::Queue', /^DeliveryPipelineDeliveriesQueue/);
+  ids.deliveriesBypassQueue = find('AWS::SQS::Queue', /^DeliveryPipelineDeliveriesBypassQueue/);
   ids.sendGroup = find('AWS::Scheduler::ScheduleGroup', /SendGroup/);
   ids.sendRole = find('AWS::IAM::Role', /SendSchedulerRole/);
   ids.restApi = find('AWS::ApiGateway::RestApi', /^Api/);
@@ -220,12 +222,18 @@ describe('queue access', () => {
     expect(variablesOf('reconciler').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
   });
 
-  it('the send worker fans its email.sent out onto the deliveries queue, publishes the rest to the events queue, hands sends back to its own', () => {
+  it('the send worker fans its email.sent out onto the deliveries queue (or its bypass), publishes the rest to the events queue, hands sends back to its own', () => {
     const queues = sendsTo('sender');
-    expect(queues).toHaveLength(3);
+    expect(queues).toHaveLength(4);
     expect(queues).toEqual(
-      expect.arrayContaining([arn(ids.deliveriesQueue), arn(ids.eventsQueue), arn(ids.sendsQueue)]),
+      expect.arrayContaining([
+        arn(ids.deliveriesQueue),
+        arn(ids.deliveriesBypassQueue),
+        arn(ids.eventsQueue),
+        arn(ids.sendsQueue),
+      ]),
     );
+    expect(variablesOf('sender').SF_DELIVERIES_BYPASS_QUEUE_URL).toEqual({ Ref: ids.deliveriesBypassQueue });
     expect(variablesOf('sender').SF_EVENTS_QUEUE_URL).toEqual({ Ref: ids.eventsQueue });
     expect(variablesOf('sender').SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
     expect(variablesOf('sender').SF_SENDS_QUEUE_URL).toEqual({ Ref: ids.sendsQueue });
@@ -426,14 +434,14 @@ describe('SES configuration set and its events', () => {
     }
   });
 
-  it('the mapper consumes it with partial batch responses and fans out onto the deliveries queue only', () => {
+  it('the mapper consumes it with partial batch responses and fans out onto the deliveries queue (or its bypass) only', () => {
     expect(invokedFunction(api, consumerOf(ids.providerEventsQueue))).toBe(functions['ses-events']);
     api.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: arn(ids.providerEventsQueue),
       BatchSize: PROVIDER_EVENTS_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(sendsTo('ses-events')).toEqual([arn(ids.deliveriesQueue)]);
+    expect(sendsTo('ses-events')).toEqual([arn(ids.deliveriesQueue), arn(ids.deliveriesBypassQueue)]);
     expect(variablesOf('ses-events').SF_DELIVERIES_QUEUE_URL).toEqual({ Ref: ids.deliveriesQueue });
     expect(variablesOf('ses-events').SF_EVENTS_QUEUE_URL).toBeUndefined();
     expect(JSON.stringify(statementsOf(roleOf('ses-events')))).not.toMatch(/ses:/);

@@ -454,7 +454,7 @@ describe('inbound mail: reserved concurrency', () => {
   it('counts the inbound reservation against the account quota only on a stage that receives', () => {
     // Arrange: 1000 - 800 - 100 leaves Lambda's least (100) without inbound, 95 with it.
     const tight = { accountQuota: 1000, api: 800, authorizer: 100, public: 0, inbound: 5 };
-    const small = { events: 2, deliveries: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
+    const small = { events: 2, deliveries: 2, deliveriesBypass: 2, slowDeliveries: 2, sends: 2, providerEvents: 2 };
 
     // Act / Assert
     expect(() => checkConcurrency(tight, small)).not.toThrow();

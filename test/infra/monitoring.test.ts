@@ -223,7 +223,7 @@ describe('account and service alarms', () => {
     // A smaller account: its consumers lowered to fit what the reservations leave (250).
     const small = synthSendflow({
       [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 400, api: 100, authorizer: 50 },
-      [CONTEXT_MAX_CONCURRENCY]: { deliveries: 100, slowDeliveries: 20 },
+      [CONTEXT_MAX_CONCURRENCY]: { deliveries: 100, deliveriesBypass: 20, slowDeliveries: 20 },
     }).api;
     expect(byMetric(small, 'AWS/Lambda', 'ConcurrentExecutions')[0]?.Properties.Threshold).toBe(320);
   });
@@ -264,7 +264,7 @@ describe('reserved concurrency', () => {
         [CONTEXT_LAMBDA_CONCURRENCY]: { accountQuota: 300, api: 100, authorizer: 50 },
         [CONTEXT_MAX_CONCURRENCY]: { deliveries: 200 },
       }),
-    ).toThrow(/queue consumers may run 300 .*only 130 .*sendflow:maxConcurrency/);
+    ).toThrow(/queue consumers may run 600 .*only 130 .*sendflow:maxConcurrency/);
   });
 });
 
@@ -319,6 +319,7 @@ describe('alarms', () => {
     expect(ages.map((a) => a.Properties.AlarmName).sort()).toEqual(
       [
         'Sendflow-prod-Api-DeliveriesQueueOldestMessage',
+        'Sendflow-prod-Api-DeliveriesBypassQueueOldestMessage',
         'Sendflow-prod-Api-EventsQueueOldestMessage',
         'Sendflow-prod-Api-ProviderEventsQueueOldestMessage',
         'Sendflow-prod-Api-SendsQueueOldestMessage',

@@ -221,7 +221,7 @@ describe('what pages', () => {
     },
   );
 
-  it('pages when deliveries are late: the events, deliveries, slow-lane and provider-events queues fall behind', () => {
+  it('pages when deliveries are late: the events, deliveries (and bypass), slow-lane and provider-events queues fall behind', () => {
     const api = synthSendflow().api;
     const rule = composite(api, 'DeliveriesLate').AlarmRule;
     expect(
@@ -229,9 +229,9 @@ describe('what pages', () => {
         .map((id) => nameOf(api, id))
         .sort(),
     ).toEqual(
-      ['Deliveries', 'Events', 'ProviderEvents', 'SlowDeliveries'].map(
-        (q) => `Sendflow-prod-Api-${q}QueueOldestMessage`,
-      ),
+      ['Deliveries', 'DeliveriesBypass', 'Events', 'ProviderEvents', 'SlowDeliveries']
+        .map((q) => `Sendflow-prod-Api-${q}QueueOldestMessage`)
+        .sort(),
     );
     expect(JSON.stringify(rule)).toMatch(/^"ALARM\(|^\{"Fn::Join"/);
   });
@@ -261,7 +261,8 @@ describe('what pages', () => {
       /DlqDepth$|QueueNearRetention$|-InboundFailuresDepth$|-InboundDestinationDeliveryFailures$/.test(name),
     );
     expect(children.sort()).toEqual(expected.sort());
-    expect(children.filter((n) => n.endsWith('QueueNearRetention'))).toHaveLength(5);
+    // Events, deliveries and its bypass, slow deliveries, sends, provider events.
+    expect(children.filter((n) => n.endsWith('QueueNearRetention'))).toHaveLength(6);
     expect(children.filter((n) => n.endsWith('DlqDepth'))).toHaveLength(8);
     expect(children).toEqual(
       expect.arrayContaining([
@@ -283,7 +284,7 @@ describe('what pages', () => {
     const near = ofType(api, 'AWS::CloudWatch::Alarm').filter(([, r]) =>
       String(r.Properties.AlarmName).endsWith('QueueNearRetention'),
     );
-    expect(near).toHaveLength(5);
+    expect(near).toHaveLength(6);
     for (const [, alarm] of near) {
       const queueRef = (alarm.Properties.Dimensions as { Value: { 'Fn::GetAtt': [string] } }[])[0]?.Value[
         'Fn::GetAtt'

@@ -6,10 +6,12 @@
 // hold back another's messages (as the local queues' groups do).
 import {
   type BatchResultErrorEntry,
+  GetQueueAttributesCommand,
   SendMessageBatchCommand,
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import type { QueueDepth } from '../../app/webhooks/bypass-delivery-queue';
 import type { DeliveryJob, DeliveryQueue, EventPublisher, RecoveryQueue, RecoveryStep } from '../../app/webhooks/ports';
 import type { SendflowEvent } from '../../domain/events';
 import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
@@ -115,6 +117,23 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       })),
       delaySeconds,
     );
+  }
+}
+
+/** A queue's messages ready now: GetQueueAttributes ApproximateNumberOfMessages (one request, approximate). */
+export class SqsQueueDepth implements QueueDepth {
+  constructor(
+    private readonly client: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async ready(): Promise<number> {
+    const { Attributes } = await this.client.send(
+      new GetQueueAttributesCommand({ QueueUrl: this.queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
+    const n = Number(Attributes?.ApproximateNumberOfMessages);
+    if (!Number.isFinite(n)) throw new Error(`SQS gave no ApproximateNumberOfMessages for ${this.queueUrl}`);
+    return n;
   }
 }
 

@@ -17,6 +17,7 @@ const schema = z.object({
   SF_SLOW_DELIVERIES_QUEUE_URL: optional,
   SF_SLOW_DELIVERIES_QUEUE_ARN: optional,
   SF_DELIVERY_DLQ_ARNS: optional,
+  SF_DELIVERIES_BYPASS_QUEUE_URL: optional,
   SF_EMAIL_BODIES_BUCKET: optional,
   SF_INBOUND_BUCKET: optional,
   SF_RECEIVING_MX: optional,
@@ -42,6 +43,11 @@ export interface AwsWiring {
   readonly slowDeliveriesQueueArn?: string;
   /** The deliveries DLQs the delivery worker consumes (comma-separated ARNs): their jobs are recorded failed. */
   readonly deliveryDlqArns?: string;
+  /**
+   * The shared lane's bypass queue (issue 29): where a function that sends first attempts sends them while the
+   * deliveries queue is behind (app/webhooks/bypass-delivery-queue). Absent: always the deliveries queue.
+   */
+  readonly deliveriesBypassQueueUrl?: string;
   /** The bucket holding email bodies too large to keep inline (the API writes and reads them, the send worker reads). */
   readonly emailBodiesBucket?: string;
   /** The bucket SES's receipt rule stores received messages in (the inbound function reads them). */
@@ -65,6 +71,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     slowDeliveriesQueueUrl: w.SF_SLOW_DELIVERIES_QUEUE_URL,
     slowDeliveriesQueueArn: w.SF_SLOW_DELIVERIES_QUEUE_ARN,
     deliveryDlqArns: w.SF_DELIVERY_DLQ_ARNS,
+    deliveriesBypassQueueUrl: w.SF_DELIVERIES_BYPASS_QUEUE_URL,
     emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
     inboundBucket: w.SF_INBOUND_BUCKET,
     receivingMx: w.SF_RECEIVING_MX,

@@ -162,6 +162,12 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
       const results = entries.map((e) => ({ Id: e.Id, MessageId: randomUUID(), MD5OfMessageBody: md5(e.MessageBody) }));
       return { json: op === 'SendMessage' ? results[0] : { Successful: results, Failed: [] } };
     }
+    if (op === 'GetQueueAttributes') {
+      // The bypass's look at a queue's depth (app/webhooks/bypass-delivery-queue): the messages sent to it here.
+      record({ caller, operation: op, action: 'sqs:GetQueueAttributes', resource: queueArn });
+      const ready = messages.filter((m) => m.queueArn === queueArn).length;
+      return { json: { Attributes: { ApproximateNumberOfMessages: String(ready) } } };
+    }
     throw new Error(`SQS ${op} has no stand-in`);
   });
 

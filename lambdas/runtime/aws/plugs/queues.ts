@@ -7,8 +7,11 @@ import {
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryQueue,
   SqsEventPublisher,
+  SqsQueueDepth,
   SqsRecoveryQueue,
 } from '../../../adapters/aws/sqs';
+import { BypassDeliveryQueue } from '../../../app/webhooks/bypass-delivery-queue';
+import { DELIVERIES_BYPASS } from '../../../manifest';
 import type { AwsPlug } from '../services';
 
 /** SqsEventPublisher on the events queue (the API, the send worker, the SES mapper, the reconciler). */
@@ -17,10 +20,27 @@ export const eventsQueue: AwsPlug = {
   build: (ctx) => ({ events: new SqsEventPublisher(ctx.client(SQSClient), String(ctx.config.aws.eventsQueueUrl)) }),
 };
 
-/** SqsDeliveryQueue (the dispatcher's fan-out, the delivery worker's lane moves). */
+/**
+ * SqsDeliveryQueue (the fan-out of every function that makes first attempts, the delivery worker's lane moves);
+ * where the stack gives a function the bypass queue (SF_DELIVERIES_BYPASS_QUEUE_URL), its first attempts go there
+ * while the deliveries queue is behind (BypassDeliveryQueue).
+ */
 export const deliveriesQueue: AwsPlug = {
   requires: ({ config }) => [['SF_DELIVERIES_QUEUE_URL', config.aws.deliveriesQueueUrl]],
-  build: (ctx) => ({ deliveryQueue: deliveries(ctx) }),
+  build: (ctx) => {
+    const bypassUrl = ctx.wiring.deliveriesBypassQueueUrl;
+    if (!bypassUrl) return { deliveryQueue: deliveries(ctx) };
+    const client = ctx.client(SQSClient);
+    const mainUrl = String(ctx.config.aws.deliveriesQueueUrl);
+    return {
+      deliveryQueue: new BypassDeliveryQueue(
+        { queue: deliveries(ctx), depth: new SqsQueueDepth(client, mainUrl) },
+        { queue: new SqsDeliveryQueue(client, bypassUrl), depth: new SqsQueueDepth(client, bypassUrl) },
+        { now: ctx.now },
+        DELIVERIES_BYPASS,
+      ),
+    };
+  },
 };
 
 /** Recovery steps on the deliveries queue (the API starts a job, the delivery worker queues its next steps). */
