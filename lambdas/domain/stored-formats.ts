@@ -48,6 +48,11 @@ export const SWITCHED_EVENT_TYPES: Readonly<Partial<Record<StoredFormatName, rea
   suppressionEvents: ['suppression.added', 'suppression.removed'],
 };
 
+/** The stored format whose switch holds `type` back, if one does. */
+export function switchOf(type: string): StoredFormatName | undefined {
+  return STORED_FORMAT_NAMES.find((name) => SWITCHED_EVENT_TYPES[name]?.includes(type));
+}
+
 /** The event types `formats` hold back (none when every switch that holds some is on). */
 export function withheldEventTypes(formats: StoredFormats): string[] {
   return STORED_FORMAT_NAMES.filter((name) => !formats[name]).flatMap((name) => SWITCHED_EVENT_TYPES[name] ?? []);

@@ -120,7 +120,18 @@ describe('email → events → webhook', () => {
     const bodies = requests.map((r) => JSON.parse(r.body) as Record<string, unknown>);
     expect(bodies.map((b) => b.type).sort()).toEqual(['email.delivered', 'email.sent']);
     const delivered = bodies.find((b) => b.type === 'email.delivered') as Record<string, unknown>;
-    expect(Object.keys(delivered)).toEqual(['id', 'type', 'email_id', 'to', 'timestamp', 'sequence', 'data']);
+    // The spec's fields, and Resend's `created_at` (issue 30: the same as `timestamp`).
+    expect(Object.keys(delivered)).toEqual([
+      'id',
+      'type',
+      'email_id',
+      'to',
+      'timestamp',
+      'created_at',
+      'sequence',
+      'data',
+    ]);
+    expect(delivered.created_at).toBe(delivered.timestamp);
     // The email's events carry a sequence that grows in the order they happened: sent, then delivered.
     const sentBody = bodies.find((b) => b.type === 'email.sent') as Record<string, unknown>;
     expect(Number.isSafeInteger(sentBody.sequence) && (sentBody.sequence as number) >= 1).toBe(true);

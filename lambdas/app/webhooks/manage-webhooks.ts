@@ -6,6 +6,7 @@ import { type EventType, normalizeEventName, normalizeEventNames, unknownEventTy
 import { problem as fieldProblem, invalidRequest } from '../../domain/field-problems';
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
+import { switchOf } from '../../domain/stored-formats';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
 import {
@@ -214,13 +215,19 @@ export function validEventTypes(events: readonly string[], withheld: readonly st
       held.map((name) =>
         fieldProblem(
           ['events', events.indexOf(name)],
-          `${name} is not sent on this deployment yet: its operator turns it on (docs/deploy-and-operate.md, ` +
-            '"Every release can be rolled back").',
+          `Not sent on this deployment yet (${name}): its operator turns it on with ${switchText(name)} ` +
+            '(docs/deploy-and-operate.md, "Every release can be rolled back").',
         ),
       ),
     );
   }
   return result.events;
+}
+
+/** How an operator turns a held-back event type on: its stored format's switch, or the reputation event's. */
+function switchText(name: string): string {
+  const format = switchOf(normalizeEventName(name) ?? name);
+  return format ? `the ${format} stored format` : 'SF_REPUTATION_EVENTS (cdk.json sendflow:reputation)';
 }
 
 async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {
