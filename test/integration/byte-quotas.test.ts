@@ -141,10 +141,12 @@ describe('received bytes are metered on the receiving account (issue 28)', () =>
     await rt.inbound.idle();
     return sent.data.code;
   }
-  const received = async (key: string) =>
-    ((await (await rt.call('/emails/receiving', { key })).json()) as { data: unknown[] }).data.length;
+  type Listed = { status: string; subject: string; notes: { code: string }[]; attachments: unknown[] };
+  const listed = async (key: string) =>
+    ((await (await rt.call('/emails/receiving', { key })).json()) as { data: Listed[] }).data;
+  const received = async (key: string) => (await listed(key)).length;
 
-  it('counts what a received message stores; past the day, the message is not stored for that account', async () => {
+  it('counts what a received message stores; past the day, nothing of it is stored for that account, which sees it failed', async () => {
     // Arrange
     const open = await receivingAccount('in.open.example');
     const full = await receivingAccount('in.full.example');
@@ -158,7 +160,15 @@ describe('received bytes are metered on the receiving account (issue 28)', () =>
     // Assert
     expect(await received(open.key)).toBe(1);
     expect((await usage(open.key)).inbound_bytes_today.used).toBeGreaterThan(message('a@in.open.example').length);
-    expect(await received(full.key)).toBe(0);
+    // The account over its day sees the message, failed, with what its header says and why; nothing counted.
+    expect(await listed(full.key)).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        subject: 'Hi',
+        attachments: [],
+        notes: [expect.objectContaining({ code: 'inbound_bytes_quota_exceeded' })],
+      }),
+    ]);
     expect((await usage(full.key)).inbound_bytes_today.used).toBe(limit);
   });
 });
