@@ -31,6 +31,9 @@ const STATUS: Record<string, number> = {
   createDomain: 201,
   createContact: 201,
   createTemplate: 201,
+  // Resend's document: adding suppressions creates them (201), even an address already suppressed.
+  addSuppression: 201,
+  batchAddSuppressions: 201,
   startRecovery: 202,
   createListenSession: 201,
 };
