@@ -18,6 +18,7 @@ import { liftPause } from '../lambdas/app/reputation/lift-pause';
 import { type MetricsDeps, readReputation, type SubjectReputation } from '../lambdas/app/reputation/metrics';
 import type { ReputationStore, Standing } from '../lambdas/app/reputation/ports';
 import { AppError, NotFoundError } from '../lambdas/domain/errors';
+import { subjectView as apiSubjectView } from '../lambdas/handlers/http/email-metrics';
 import { type AdminCommand, type AdminTarget, parseAdminArgs, USAGE, UsageError } from './admin-args';
 import { localAdminDeps } from './admin-local';
 
@@ -177,22 +178,10 @@ export async function runCommand(
   }
 }
 
-/** One subject of `reputation`: its figures over the window and its standing. */
+/** One subject of `reputation`: its figures over the window and its standing (the API's view, `domain` named so). */
 function subjectView(s: SubjectReputation) {
-  const f = s.judgment.figures;
-  return {
-    ...(s.subject.kind === 'domain' ? { domain: s.subject.domain } : {}),
-    sent: f.sent,
-    bounced: f.bounced,
-    complained: f.complained,
-    bounce_rate: f.bounceRate,
-    complaint_rate: f.complaintRate,
-    enough_volume: s.judgment.judged,
-    level: s.judgment.level,
-    warned_at: s.standing?.warnedAt ?? null,
-    paused_at: s.standing?.pausedAt ?? null,
-    lifted_at: s.standing?.liftedAt ?? null,
-  };
+  const { domain_name, ...rest } = apiSubjectView(s);
+  return { ...(domain_name !== null ? { domain: domain_name } : {}), ...rest };
 }
 
 function liftedView(s: Standing) {

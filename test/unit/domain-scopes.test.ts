@@ -160,6 +160,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Issue 30: Resend's names for the same operations take the same scopes (rotation and replay change; the events
   // are the delivery log, read).
   'POST /webhooks/{}/signing-secret/rotate': { scope: 'webhook:write' },
+  // Issue 29: the account's sending figures (Resend's emails.metrics) are read as emails are.
+  'GET /emails/metrics': { scope: 'email:read' },
   'GET /webhooks/{}/events': { scope: 'webhook:read' },
   'GET /webhooks/{}/events/{}': { scope: 'webhook:read' },
   'GET /webhooks/{}/events/{}/attempts': { scope: 'webhook:read' },

@@ -300,7 +300,8 @@ function values(counts: Counts, metrics: readonly Metric[]): Record<string, numb
 
 const pair = (limits: RateLimits) => ({ bounce_rate: limits.bounceRate, complaint_rate: limits.complaintRate });
 
-function subjectView(s: SubjectReputation) {
+/** One subject's figures over the window and its standing, as the API (and the admin CLI) show them. */
+export function subjectView(s: SubjectReputation) {
   const f = s.judgment.figures;
   return {
     domain_name: s.subject.kind === 'domain' ? s.subject.domain : null,
