@@ -1439,6 +1439,17 @@ export class InMemorySessionStore implements SessionStore {
     this.items.delete(hash);
   }
 
+  readonly signedOut = new Map<string, { at: number; expiresAt: number }>();
+
+  async signOutEverywhere(accountId: string, atMs: number, expiresAt: number): Promise<void> {
+    this.signedOut.set(accountId, { at: atMs, expiresAt });
+  }
+
+  async signedOutEverywhereAt(accountId: string, nowMs: number): Promise<number | null> {
+    const mark = this.signedOut.get(accountId);
+    return mark && mark.expiresAt > Math.floor(nowMs / 1000) ? mark.at : null;
+  }
+
   async revokeAccount(accountId: string): Promise<number> {
     const mine = [...this.items.values()].filter((item) => item.accountId === accountId);
     for (const item of mine) this.items.delete(item.hash);

@@ -2,7 +2,13 @@
 // as a hash; a session lasts 12 hours, stands in for a key of its account and mode with every scope and the
 // account's current plan; the CSRF token must match; sign-out ends it.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { checkCsrf, currentSession, signOut, switchMode } from '../../lambdas/app/dashboard/sessions';
+import {
+  checkCsrf,
+  currentSession,
+  signOut,
+  signOutEverywhere,
+  switchMode,
+} from '../../lambdas/app/dashboard/sessions';
 import { createSignInLink, redeemSignIn } from '../../lambdas/app/dashboard/sign-in';
 import { hashToken, SESSION_TTL_MS, SIGN_IN_TTL_MS } from '../../lambdas/domain/dashboard/session';
 import { NotFoundError } from '../../lambdas/domain/errors';
@@ -118,6 +124,32 @@ describe('currentSession', () => {
 
     expect(switched?.principal.mode).toBe('test');
     expect(await currentSession(deps, token)).toBeNull();
+  });
+});
+
+describe('signOutEverywhere', () => {
+  const signInAs = async (accountId: string, mode: 'live' | 'test' = 'live') => {
+    const token = tokenOf((await createSignInLink(deps, { accountId, mode, baseUrl: BASE })).url);
+    const redeemed = await redeemSignIn(deps, token);
+    if (!redeemed) throw new Error('no session');
+    return redeemed;
+  };
+
+  it("ends every session of the account, in both modes, and no other account's; a later sign-in works", async () => {
+    await deps.accounts.create({ id: 'acct_2', plan: 'starter', createdAt: '2025-01-01T00:00:00.000Z' });
+    const here = await signInAs('acct_1');
+    const laptop = await signInAs('acct_1', 'test');
+    const other = await signInAs('acct_2');
+    deps.clock.advance(60_000);
+
+    await signOutEverywhere(deps, here.session);
+
+    expect(await currentSession(deps, here.token)).toBeNull();
+    expect(await currentSession(deps, laptop.token)).toBeNull();
+    expect((await currentSession(deps, other.token))?.principal.accountId).toBe('acct_2');
+    deps.clock.advance(2_000);
+    const later = await signInAs('acct_1');
+    expect((await currentSession(deps, later.token))?.principal.accountId).toBe('acct_1');
   });
 });
 

@@ -30,6 +30,20 @@ const session = z.object({
   expiresAt: z.number(),
 });
 
+const signOutMark = z.object({
+  kind: z.literal('sign-out-everywhere'),
+  accountId: z.string(),
+  at: z.number(),
+  expiresAt: z.number(),
+});
+
+/**
+ * The key of an account's sign-out-everywhere mark: never a token's hash (64 hex digits), so no session or link
+ * lookup finds it, and the release before it never reads it (its Scan in `revokeAccount` may delete it, which only
+ * forgets a mark that operator tool made moot).
+ */
+const signOutKey = (accountId: string) => `sign-out-everywhere#${accountId}`;
+
 export class DynamoSessionStore implements SessionStore {
   constructor(
     private readonly doc: DynamoDBDocumentClient,
@@ -106,6 +120,24 @@ export class DynamoSessionStore implements SessionStore {
     await this.doc.send(new DeleteCommand({ TableName: this.tableName, Key: { hash } }));
   }
 
+  async signOutEverywhere(accountId: string, atMs: number, expiresAt: number): Promise<void> {
+    await this.doc.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { hash: signOutKey(accountId), kind: 'sign-out-everywhere', accountId, at: atMs, expiresAt },
+      }),
+    );
+  }
+
+  async signedOutEverywhereAt(accountId: string, nowMs: number): Promise<number | null> {
+    const { Item } = await this.doc.send(
+      new GetCommand({ TableName: this.tableName, Key: { hash: signOutKey(accountId) } }),
+    );
+    if (Item?.kind !== 'sign-out-everywhere') return null;
+    const mark = signOutMark.parse(Item);
+    return mark.expiresAt > toEpochSeconds(nowMs) ? mark.at : null;
+  }
+
   async revokeAccount(accountId: string): Promise<number> {
     let removed = 0;
     let cursor: Record<string, unknown> | undefined;
@@ -113,10 +145,11 @@ export class DynamoSessionStore implements SessionStore {
       const page = await this.doc.send(
         new ScanCommand({
           TableName: this.tableName,
-          FilterExpression: 'accountId = :a',
+          // Sessions and links, not the account's sign-out-everywhere mark (it ends nothing by itself).
+          FilterExpression: 'accountId = :a AND kind <> :mark',
           ProjectionExpression: '#h',
           ExpressionAttributeNames: { '#h': 'hash' },
-          ExpressionAttributeValues: { ':a': accountId },
+          ExpressionAttributeValues: { ':a': accountId, ':mark': 'sign-out-everywhere' },
           ExclusiveStartKey: cursor,
         }),
       );

@@ -44,4 +44,12 @@ export interface SessionStore {
    * No index by account: an operator's Scan of the table, never on a request path.
    */
   revokeAccount(accountId: string): Promise<number>;
+  /**
+   * Marks that every session of the account made at or before `atMs` has ended ("sign out everywhere" in the
+   * dashboard): one item keyed by the account (not a token hash), kept until `expiresAt` (epoch seconds, the TTL),
+   * by when every such session has expired anyway. A later mark replaces it.
+   */
+  signOutEverywhere(accountId: string, atMs: number, expiresAt: number): Promise<void>;
+  /** When the account last signed out everywhere (epoch ms), or null (never, or the mark expired at `nowMs`). */
+  signedOutEverywhereAt(accountId: string, nowMs: number): Promise<number | null>;
 }

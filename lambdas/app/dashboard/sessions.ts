@@ -5,7 +5,9 @@ import {
   hashToken,
   isWellFormedToken,
   SESSION_SCOPES,
+  SESSION_TTL_MS,
   sessionKeyId,
+  toEpochSeconds,
 } from '../../domain/dashboard/session';
 import type { AccountRepository, Clock, Principal } from '../ports';
 import type { SessionRecord, SessionStore } from './ports';
@@ -25,10 +27,15 @@ export interface SignedIn {
 /** The session behind a cookie token, or null (no cookie, unknown, expired, or its account is gone). */
 export async function currentSession(deps: SessionDeps, token: string | undefined): Promise<SignedIn | null> {
   if (!isWellFormedToken(token)) return null;
-  const session = await deps.sessions.getSession(hashToken(token), deps.clock.now());
+  const now = deps.clock.now();
+  const session = await deps.sessions.getSession(hashToken(token), now);
   if (!session) return null;
-  const account = await deps.accounts.get(session.accountId);
+  const [account, signedOutAt] = await Promise.all([
+    deps.accounts.get(session.accountId),
+    deps.sessions.signedOutEverywhereAt(session.accountId, now),
+  ]);
   if (!account) return null;
+  if (signedOutAt !== null && sessionStartedAt(session) <= signedOutAt) return null;
   return {
     session,
     principal: {
@@ -51,5 +58,26 @@ export async function switchMode(deps: SessionDeps, session: SessionRecord, mode
 }
 
 export async function signOut(deps: Pick<SessionDeps, 'sessions'>, session: SessionRecord): Promise<void> {
+  await deps.sessions.deleteSession(session.hash);
+}
+
+/**
+ * When a session began, as its expiry tells (sessions last SESSION_TTL_MS; expiry is kept in whole seconds, so
+ * this is up to a second early: a session made within a second after a sign-out everywhere ends with it, never
+ * one made before it survives).
+ */
+const sessionStartedAt = (session: SessionRecord) => session.expiresAt * 1000 - SESSION_TTL_MS;
+
+/**
+ * Signs the account out of every dashboard session, in every browser and both modes: one write (a mark every
+ * session check reads beside the account), no scan; this session is deleted at once. Sign-in links not yet used
+ * still work (they last 15 minutes and make a new session).
+ */
+export async function signOutEverywhere(
+  deps: Pick<SessionDeps, 'sessions' | 'clock'>,
+  session: SessionRecord,
+): Promise<void> {
+  const now = deps.clock.now();
+  await deps.sessions.signOutEverywhere(session.accountId, now, toEpochSeconds(now + SESSION_TTL_MS) + 1);
   await deps.sessions.deleteSession(session.hash);
 }

@@ -74,6 +74,19 @@ export function sessionStoreContract(harness: RepositoryHarness<SessionStore>): 
     expect(await store_.getSession(theirs.hash, T0)).toEqual(theirs);
   });
 
+  it("keeps when an account signed out everywhere, per account, for a session's lifetime; never as a session", async () => {
+    const store_ = await harness.fresh();
+    expect(await store_.signedOutEverywhereAt('acct_everywhere', T0)).toBeNull();
+
+    await store_.signOutEverywhere('acct_everywhere', T0, sec(T0 + 12 * 3_600_000));
+    await store_.signOutEverywhere('acct_everywhere', T0 + 5_000, sec(T0 + 5_000 + 12 * 3_600_000));
+
+    expect(await store_.signedOutEverywhereAt('acct_everywhere', T0 + 6_000)).toBe(T0 + 5_000);
+    expect(await store_.signedOutEverywhereAt('acct_other', T0 + 6_000)).toBeNull();
+    // Once every session it could end has expired, the mark is gone too (TTL).
+    expect(await store_.signedOutEverywhereAt('acct_everywhere', T0 + 5_000 + 12 * 3_600_000)).toBeNull();
+  });
+
   it('lets exactly one of two concurrent redemptions win', async () => {
     const record = link();
     await store().putSignIn(record);
