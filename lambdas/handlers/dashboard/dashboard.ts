@@ -3,7 +3,7 @@
 // the API client; the session store is the one thing read here directly.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { consumeDashboardRequest } from '../../app/dashboard/budget';
-import { checkCsrf, currentSession, signOut, switchMode } from '../../app/dashboard/sessions';
+import { checkCsrf, currentSession, signOut, signOutEverywhere, switchMode } from '../../app/dashboard/sessions';
 import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
 import type { LinkSigner } from '../../app/emails/ports';
 import type { RateLimitCounter } from '../../app/ports';
@@ -14,6 +14,7 @@ import type { PublicRouteHandler, PublicRouteRequest } from '../http/context';
 import { ApiCallError, type ApiInvoke, apiClient } from './api-client';
 import { ASSETS } from './assets';
 import {
+  apiBaseUrl,
   BASE,
   clearFlash,
   cookie,
@@ -41,8 +42,10 @@ import { emailRoutes } from './pages/emails';
 import { eventTypeRoutes } from './pages/event-types';
 import { overviewRoutes } from './pages/overview';
 import { receivedRoutes } from './pages/received';
+import { settingsRoutes } from './pages/settings';
 import { templateRoutes } from './pages/templates';
 import { webhookRoutes } from './pages/webhooks';
+import { plainMessage, plainProblem } from './plain-words';
 import type { DashboardRequest, DashboardRoute } from './routes';
 
 export interface DashboardDeps extends SignInDeps {
@@ -63,6 +66,7 @@ const PAGES: readonly DashboardRoute[] = [
   ...domainRoutes,
   ...contactRoutes,
   ...apiRequestRoutes,
+  ...settingsRoutes,
 ];
 
 /** `invoke` is the API handler itself, resolved lazily (the dashboard is one of its routes). */
@@ -124,6 +128,10 @@ export function dashboardHandlers(
       await signOut(deps, session);
       return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(sessionCookie, '', 0, headers) });
     }
+    if (method === 'POST' && path === 'sign-out-everywhere') {
+      await signOutEverywhere(deps, session);
+      return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(sessionCookie, '', 0, headers) });
+    }
     if (method === 'POST' && path === 'mode') {
       const mode = form.get('mode');
       if ((MODES as readonly string[]).includes(mode ?? '')) await switchMode(deps, session, mode as Mode);
@@ -137,6 +145,7 @@ export function dashboardHandlers(
       plan: principal.plan,
       csrf: session.csrf,
       flash: method === 'GET' ? openFlash(flashValue, sessionToken ?? '') : null,
+      apiUrl: apiBaseUrl(headers),
     };
     // Whatever page a GET shows, the message it opened is shown once: its cookie goes.
     const shown: Record<string, string> = flashValue ? { 'Set-Cookie': clearFlash(headers) } : {};
@@ -150,7 +159,11 @@ export function dashboardHandlers(
         ? servePage(candidate, dashboardRequest, shown)
         : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken ?? '', headers));
     }
-    return htmlResponse(layout(page, '', 'Page not found', html`<p>There is no such page.</p>`).markup, 404, shown);
+    return htmlResponse(
+      layout(page, { section: '', title: 'Page not found', content: html`<p>There is no such page.</p>` }).markup,
+      404,
+      shown,
+    );
   }
 
   async function signIn(request: PublicRouteRequest): Promise<APIGatewayProxyResult> {
@@ -179,11 +192,11 @@ async function servePage(route: PageRoute, request: DashboardRequest, headers: R
   try {
     const result = await route.page(request);
     if (result.response) return { ...result.response, headers: { ...result.response.headers, ...headers } };
-    return htmlResponse(layout(page, result.section, result.title, result.content).markup, 200, headers);
+    return htmlResponse(layout(page, result).markup, 200, headers);
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
     const content = html`<p role="alert">${error.message}</p>`;
-    return htmlResponse(layout(page, '', 'Not available', content).markup, error.status, headers);
+    return htmlResponse(layout(page, { section: '', title: 'Not available', content }).markup, error.status, headers);
   }
 }
 
@@ -203,18 +216,18 @@ async function runAction(route: ActionRoute, request: DashboardRequest, seal: (f
 const FLASH_FIELDS = 6;
 const FLASH_TEXT = 400;
 
-/** A refused form's flash: the API's words at the top, and each field's problem kept for that field. */
+/** A refused form's flash: in plain words at the top, and each field's problem kept for that field. */
 function refusal(error: ApiCallError): Flash {
   const clip = (text: string) => (text.length > FLASH_TEXT ? `${text.slice(0, FLASH_TEXT)}…` : text);
   const fields: Record<string, string> = {};
   for (const { path, message } of error.details) {
     const field = path.split('.')[0] ?? '';
     if (field && !Object.hasOwn(fields, field) && Object.keys(fields).length < FLASH_FIELDS)
-      fields[field] = clip(message);
+      fields[field] = clip(plainProblem(path, message));
   }
   return {
     kind: 'error',
-    text: clip(error.message),
+    text: clip(plainMessage(error)),
     ...(Object.keys(fields).length ? { fields } : {}),
   };
 }

@@ -244,6 +244,13 @@ function flashKey(sessionSecret: string): Buffer {
   return createHash('sha256').update(`sendflow-dashboard-flash:${sessionSecret}`, 'utf8').digest();
 }
 
+/** The API's base URL as this request reached it (its host, http or https): `https://api.example.com/v1`. */
+export function apiBaseUrl(headers: Readonly<Record<string, string>>): string | undefined {
+  const host = headerValue(headers, 'host');
+  if (!host || !/^[A-Za-z0-9.:[\]-]+$/.test(host)) return undefined;
+  return `${isHttps(headers) ? 'https' : 'http'}://${host}${BASE.replace(/\/dashboard$/, '')}`;
+}
+
 /** A dashboard URL with a query string; empty values are left out. */
 export function href(path: string, query: Record<string, string | undefined> = {}): string {
   const params = new URLSearchParams();

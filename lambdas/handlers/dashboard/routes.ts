@@ -2,8 +2,8 @@
 // /v1/dashboard. Pages return content for the layout; actions return where to redirect (Post/Redirect/Get).
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { ApiClient } from './api-client';
-import type { Flash, Safe } from './http';
-import type { PageContext } from './layout';
+import type { Flash } from './http';
+import type { PageContext, PageView } from './layout';
 
 export interface DashboardRequest {
   readonly api: ApiClient;
@@ -17,13 +17,9 @@ export interface DashboardRequest {
   readonly now: number;
 }
 
-export interface PageResult {
+export interface PageResult extends PageView {
   /** A response of its own instead of a page in the layout (the email preview, with its own CSP). */
   readonly response?: APIGatewayProxyResult;
-  readonly title: string;
-  /** The navigation entry it belongs to ('' = overview). */
-  readonly section: string;
-  readonly content: Safe;
 }
 
 export interface ActionResult {

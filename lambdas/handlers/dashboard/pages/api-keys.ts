@@ -2,6 +2,7 @@
 // secret shown once), revoke (after a confirmation page naming the key).
 import { SCOPES } from '../../../domain/scopes';
 import { ApiCallError } from '../api-client';
+import { at, badge, dataTable } from '../components';
 import { BASE, html } from '../http';
 import { confirmForm, dangerLink, fieldError, invalidAttrs, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
@@ -20,14 +21,20 @@ interface KeyItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: KeyItem[] }>('/api-keys');
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>API keys (${page.mode} mode)</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
-<tbody>${body.data.map(
-        (
-          k,
-        ) => html`<tr><td>${k.name}</td><td class="mono">${k.hint}</td><td>${k.scopes.join(', ')}</td><td>${when(k.created_at)}</td>
-<td>${k.revoked_at ? `Revoked ${when(k.revoked_at)}` : dangerLink(`/api-keys/${k.id}/revoke`, `Revoke ${k.name}`)}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        `API keys (${page.mode} mode)`,
+        ['Name', 'Key', 'Scopes', 'Created', 'State'],
+        body.data.map((k) => [
+          k.name,
+          html`<span class="mono">${k.hint}</span>`,
+          k.scopes.join(', '),
+          at(k.created_at),
+          k.revoked_at
+            ? html`${badge('Revoked', 'bad')} ${at(k.revoked_at)}`
+            : html`${badge('Active', 'ok')} ${dangerLink(`/api-keys/${k.id}/revoke`, `Revoke ${k.name}`, 'small')}`,
+        ]),
+        { hiddenCaption: true },
+      )
     : html`<p>No keys in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/api-keys',
@@ -41,7 +48,7 @@ async function list({ api, page }: DashboardRequest) {
   return {
     title: 'API keys',
     section: '/api-keys',
-    content: html`${rows}<section aria-labelledby="new-key-h"><h2 id="new-key-h">New ${page.mode} key</h2>${form}</section>`,
+    content: html`<section aria-labelledby="keys-h"><h2 id="keys-h">Keys in ${page.mode} mode</h2>${rows}</section><section aria-labelledby="new-key-h"><h2 id="new-key-h">New ${page.mode} key</h2>${form}</section>`,
   };
 }
 
@@ -72,11 +79,11 @@ async function confirmRevoke({ api, page, params }: DashboardRequest) {
   if (!key) throw new ApiCallError(404, 'not_found', `No API key ${id} in ${page.mode} mode.`);
   const content = key.revoked_at
     ? html`<p>Key ${key.name} was revoked ${when(key.revoked_at)}.</p><p><a href="${BASE}/api-keys">All keys</a></p>`
-    : html`<dl class="facts"><dt>Name</dt><dd>${key.name}</dd><dt>Key</dt><dd class="mono">${key.hint}</dd>
+    : html`<section aria-label="The key"><dl class="facts"><dt>Name</dt><dd>${key.name}</dd><dt>Key</dt><dd class="mono">${key.hint}</dd>
 <dt>Mode</dt><dd>${key.mode}</dd><dt>Scopes</dt><dd>${key.scopes.join(', ')}</dd><dt>Created</dt><dd>${when(key.created_at)}</dd></dl>
-<p>Every request made with this key (<span class="mono">${key.hint}</span>) is refused with 401 from now on, whoever uses it. This dashboard is not affected: it signs in with your session, not a key. A revoked key cannot be restored.</p>
-${confirmForm(`/api-keys/${id}/revoke`, `Revoke ${key.name}`, page.csrf, '/api-keys')}`;
-  return { title: `Revoke key ${key.name}?`, section: '/api-keys', content };
+<p>Every request made with this key (<span class="mono">${key.hint}</span>) is refused from now on, whoever uses it. This dashboard is not affected: it signs in with your session, not a key. A revoked key cannot be restored.</p>
+${confirmForm(`/api-keys/${id}/revoke`, `Revoke ${key.name}`, page.csrf, '/api-keys')}</section>`;
+  return { title: `Revoke key ${key.name}?`, section: '/api-keys', back: ['/api-keys', 'API keys'] as const, content };
 }
 
 async function revoke({ api, params, form }: DashboardRequest) {

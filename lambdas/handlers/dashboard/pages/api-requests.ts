@@ -1,7 +1,7 @@
 // API requests: the account's recent requests made with its keys in this mode (GET /v1/logs): time, method,
 // path, status, the key's hint. The dashboard's own calls are not among them (a session is not a key).
+import { at, badge, dataTable, tokens } from '../components';
 import { html } from '../http';
-import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
 
 interface RequestItem {
@@ -22,18 +22,22 @@ async function list({ api, page }: DashboardRequest) {
   ]);
   const hints = new Map(keys.data.map((k) => [k.id, `${k.name} (${k.hint})`]));
   const rows = log.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>API requests, newest first</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Method</th><th scope="col">Path</th><th scope="col">Status</th><th scope="col">Key</th><th scope="col">Duration</th></tr></thead>
-<tbody>${log.data.map(
-        (
-          r,
-        ) => html`<tr><td>${when(r.created_at)}</td><td class="token">${r.method}</td><td class="mono url">${r.path}</td>
-<td class="${r.status >= 400 ? 'status-failed' : 'status-succeeded'}">${r.status}</td><td class="mono">${hints.get(r.api_key_id) ?? r.api_key_id}</td><td>${r.duration_ms} ms</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'API requests, newest first',
+        ['Time', 'Method', 'Path', 'Status', 'Key', 'Duration'],
+        log.data.map((r) => [
+          at(r.created_at),
+          r.method,
+          html`<span class="mono">${tokens(r.path)}</span>`,
+          badge(String(r.status), r.status >= 500 ? 'bad' : r.status >= 400 ? 'warn' : 'ok'),
+          html`<span class="mono">${hints.get(r.api_key_id) ?? r.api_key_id}</span>`,
+          `${r.duration_ms} ms`,
+        ]),
+        { classes: [undefined, 'token'] },
+      )
     : html`<p>No API requests in ${page.mode} mode in the last 24 hours.</p>`;
-  const content = html`<p>The newest 100 requests made with this account's ${page.mode} keys in the last 24 hours
-(also at <code>GET /v1/logs</code>). Only method, path, status, key and time are kept: never headers or bodies.
-Pages of this dashboard are not listed.</p>${rows}`;
+  const content = html`<section aria-labelledby="requests-h"><h2 id="requests-h" class="visually-hidden">Requests</h2><p>The newest 100 requests made with this account's ${page.mode} keys in the last 24 hours.
+Only method, path, status, key and time are kept: never headers or bodies. Pages of this dashboard are not listed.</p>${rows}</section>`;
   return { title: 'API requests', section: '/api-requests', content };
 }
 

@@ -1,7 +1,8 @@
 // Contacts: the list, add one (double opt-in: its confirmation link is shown, for the customer to send), delete
 // (after a confirmation page).
+import { at, dataTable, statusBadge, tokens } from '../components';
 import { html } from '../http';
-import { confirmForm, dangerLink, isConfirmed, postForm, textField, when } from '../layout';
+import { confirmForm, dangerLink, isConfirmed, postForm, textField } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
 
 interface ContactItem {
@@ -16,14 +17,18 @@ interface ContactItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: ContactItem[] }>('/contacts');
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Contacts</caption>
-<thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Added</th><th scope="col">Actions</th></tr></thead>
-<tbody>${body.data.map(
-        (
-          c,
-        ) => html`<tr><td>${c.email}</td><td>${[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</td><td>${c.status ?? '—'}</td>
-<td>${when(c.created_at)}</td><td>${dangerLink(`/contacts/${c.id}/delete`, `Delete ${c.email}`)}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Contacts',
+        ['Email', 'Name', 'Status', 'Added', 'Actions'],
+        body.data.map((c) => [
+          tokens(c.email),
+          [c.first_name, c.last_name].filter(Boolean).join(' ') || '—',
+          c.status ? statusBadge(c.status) : '—',
+          at(c.created_at),
+          dangerLink(`/contacts/${c.id}/delete`, `Delete ${c.email}`, 'small'),
+        ]),
+        { hiddenCaption: true },
+      )
     : html`<p>No contacts in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/contacts',
@@ -37,7 +42,7 @@ ${textField(page, { id: 'contact-last', name: 'last_name', label: 'Last name (op
   return {
     title: 'Contacts',
     section: '/contacts',
-    content: html`${rows}<section aria-labelledby="new-contact-h"><h2 id="new-contact-h">Add a contact</h2>${form}</section>`,
+    content: html`<section aria-labelledby="contacts-h"><h2 id="contacts-h">Contacts</h2>${rows}</section><section aria-labelledby="new-contact-h"><h2 id="new-contact-h">Add a contact</h2>${form}</section>`,
   };
 }
 
@@ -62,9 +67,9 @@ async function create({ api, form }: DashboardRequest) {
 async function confirmRemove({ api, page, params }: DashboardRequest) {
   const [id = ''] = params;
   const { body: c } = await api.get<ContactItem>(`/contacts/${id}`);
-  const content = html`<p>The contact <span class="mono">${c.email}</span> is removed from your list. It cannot be undone.</p>
-${confirmForm(`/contacts/${id}/delete`, `Delete ${c.email}`, page.csrf, '/contacts')}`;
-  return { title: 'Delete this contact?', section: '/contacts', content };
+  const content = html`<section aria-label="What goes"><p>The contact <span class="mono">${tokens(c.email)}</span> is removed from your list. It cannot be undone.</p>
+${confirmForm(`/contacts/${id}/delete`, `Delete ${c.email}`, page.csrf, '/contacts')}</section>`;
+  return { title: 'Delete this contact?', section: '/contacts', back: ['/contacts', 'Contacts'] as const, content };
 }
 
 async function remove({ api, params, form }: DashboardRequest) {

@@ -1,4 +1,5 @@
 // Sending domains: add one, see its DNS records (with copy buttons), check them now, its status, delete it.
+import { at, dataTable, statusBadge, tokens } from '../components';
 import { BASE, html, type Safe } from '../http';
 import { actionButton, confirmForm, dangerLink, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
@@ -14,12 +15,16 @@ interface DomainItem {
 async function list({ api, page }: DashboardRequest) {
   const { body } = await api.get<{ data: DomainItem[] }>('/domains');
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Sending domains</caption>
-<thead><tr><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
-<tbody>${body.data.map(
-        (d) =>
-          html`<tr><td><a href="${BASE}/domains/${d.id}">${d.name}</a></td><td>${d.status}</td><td>${when(d.created_at)}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Sending domains',
+        ['Domain', 'Status', 'Added'],
+        body.data.map((d) => [
+          html`<a href="${BASE}/domains/${d.id}">${tokens(d.name)}</a>`,
+          statusBadge(d.status),
+          at(d.created_at),
+        ]),
+        { hiddenCaption: true },
+      )
     : html`<p>No domains in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/domains',
@@ -31,7 +36,7 @@ async function list({ api, page }: DashboardRequest) {
   return {
     title: 'Domains',
     section: '/domains',
-    content: html`${rows}<section aria-labelledby="new-domain-h"><h2 id="new-domain-h">Add a domain</h2>${form}</section>`,
+    content: html`<section aria-labelledby="domains-h"><h2 id="domains-h">Sending domains</h2>${rows}</section><section aria-labelledby="new-domain-h"><h2 id="new-domain-h">Add a domain</h2>${form}</section>`,
   };
 }
 
@@ -46,19 +51,26 @@ async function create({ api, form }: DashboardRequest) {
 async function detail({ api, page, params }: DashboardRequest) {
   const [id = ''] = params;
   const { body: d } = await api.get<DomainItem>(`/domains/${id}`);
-  const records = html`<div class="table-wrap" tabindex="0"><table><caption>DNS records to publish</caption>
-<thead><tr><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
-<tbody>${d.records.map(
-    (r, i) => html`<tr><td class="token">${r.type}</td>
-<td class="dns-name"><code id="rec-name-${i}">${atDots(r.name)}</code> <button type="button" class="secondary" data-copy="rec-name-${i}" aria-label="Copy name of record ${i + 1}">Copy</button></td>
-<td class="dns-value"><code id="rec-value-${i}">${r.value}</code> <button type="button" class="secondary" data-copy="rec-value-${i}" aria-label="Copy value of record ${i + 1}">Copy</button></td></tr>`,
-  )}</tbody></table></div>`;
-  const content = html`<p><a href="${BASE}/domains">All domains</a></p>
-<dl class="facts"><dt>Status</dt><dd id="domain-status">${d.status}</dd><dt>Added</dt><dd>${when(d.created_at)}</dd></dl>
-<div class="actions">${actionButton(`/domains/${id}/verify`, 'Verify DNS records now', page.csrf, '')}
-${dangerLink(`/domains/${id}/delete`, 'Delete domain')}</div>
-<section aria-labelledby="dns-h"><h2 id="dns-h">DNS records</h2>${records}</section>`;
-  return { title: `Domain ${d.name}`, section: '/domains', content };
+  const records = dataTable(
+    'DNS records to publish',
+    ['Type', 'Name', 'Value'],
+    d.records.map((r, i) => [
+      r.type,
+      html`<span class="dns-name"><code id="rec-name-${i}">${atDots(r.name)}</code> <button type="button" class="secondary small" data-copy="rec-name-${i}" aria-label="Copy name of record ${i + 1}">Copy</button></span>`,
+      html`<span class="dns-value"><code id="rec-value-${i}">${tokens(r.value)}</code> <button type="button" class="secondary small" data-copy="rec-value-${i}" aria-label="Copy value of record ${i + 1}">Copy</button></span>`,
+    ]),
+    { classes: ['token'] },
+  );
+  const content = html`<section aria-labelledby="state-h"><h2 id="state-h">Verification</h2>
+<dl class="facts"><dt>Status</dt><dd id="domain-status">${statusBadge(d.status)}</dd><dt>Added</dt><dd>${when(d.created_at)}</dd></dl></section>
+<section aria-labelledby="dns-h"><h2 id="dns-h">DNS records</h2><p>Publish these records at your DNS provider, then verify.</p>${records}</section>`;
+  return {
+    title: `Domain ${d.name}`,
+    section: '/domains',
+    back: ['/domains', 'Domains'] as const,
+    actions: html`${actionButton(`/domains/${id}/verify`, 'Verify DNS records now', page.csrf, '')}${dangerLink(`/domains/${id}/delete`, 'Delete domain')}`,
+    content,
+  };
 }
 
 /** A record name may wrap only after a dot (never inside a label): a break opportunity after each. */
@@ -78,8 +90,8 @@ async function verify({ api, params }: DashboardRequest) {
 async function confirmRemove({ api, page, params }: DashboardRequest) {
   const [id = ''] = params;
   const { body: d } = await api.get<DomainItem>(`/domains/${id}`);
-  const content = html`<p>The domain <span class="mono">${d.name}</span> and its DNS records are removed from Sendflow. It cannot be undone: adding it again starts a new verification.</p>
-${confirmForm(`/domains/${id}/delete`, `Delete ${d.name}`, page.csrf, `/domains/${id}`)}`;
+  const content = html`<section aria-label="What goes"><p>The domain <span class="mono">${tokens(d.name)}</span> and its DNS records are removed from Sendflow. It cannot be undone: adding it again starts a new verification.</p>
+${confirmForm(`/domains/${id}/delete`, `Delete ${d.name}`, page.csrf, `/domains/${id}`)}</section>`;
   return { title: `Delete domain ${d.name}?`, section: '/domains', content };
 }
 

@@ -1,11 +1,14 @@
-// Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email: id, tags,
-// recipients, status, its bodies (the HTML in a sandboxed frame, the text as text), event timeline, and the
-// webhook deliveries it caused (GET /v1/emails/:id/deliveries), each with its endpoint and result, and its
-// attachments with download links (GET /v1/emails/:id/attachments, asked only when it has some).
+// Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email in tabs, each
+// its own view: the overview (id, tags, recipients, status, event timeline), the content (the HTML in a sandboxed
+// frame, inline images as placeholders, the text as text, the attachments with download links: GET
+// /v1/emails/:id/attachments, asked only when it has some), and the webhook deliveries it caused (GET
+// /v1/emails/:id/deliveries), each with its endpoint and result.
 import { EVENT_TYPES } from '../../../domain/events';
-import { BASE, href, html, PREVIEW_HEADERS } from '../http';
-import { when } from '../layout';
-import { type DashboardRequest, ID, route } from '../routes';
+import { at, dataTable, statusBadge, tokens } from '../components';
+import { BASE, href, html, PREVIEW_HEADERS, type Safe } from '../http';
+import { tabs, when } from '../layout';
+import { type DashboardRequest, ID, type PageResult, route } from '../routes';
+import { inlineImagePlaceholders } from './inline-images';
 import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
@@ -62,86 +65,140 @@ async function list({ api, query }: DashboardRequest) {
     to,
     after: query.after,
   });
-  const filter = html`<form method="get" action="${BASE}/emails" class="stack">
-<label for="email-status">Status</label><select id="email-status" name="status"><option value="">Any</option>${EMAIL_STATUSES.map(
+  const filter = html`<form method="get" action="${BASE}/emails" class="filters">
+<div class="field"><label for="email-status">Status</label><select id="email-status" name="status"><option value="">Any</option>${EMAIL_STATUSES.map(
     (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
-  )}</select>
-<label for="email-to">Recipient</label><input id="email-to" name="to" type="email" value="${to ?? ''}">
-<div><button type="submit" class="secondary">Filter</button></div></form>`;
+  )}</select></div>
+<div class="field"><label for="email-to">Recipient</label><input id="email-to" name="to" type="email" value="${to ?? ''}"></div>
+<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Emails, newest first</caption>
-<thead><tr><th scope="col">Sent</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead>
-<tbody>${body.data.map(
-        (e) => html`<tr><td><a href="${BASE}/emails/${e.id}">${when(e.created_at)}</a></td><td>${e.to.join(', ')}</td>
-<td>${e.subject}</td><td>${e.status}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Emails, newest first',
+        ['Sent', 'To', 'Subject', 'Status'],
+        body.data.map((e) => [
+          html`<a href="${BASE}/emails/${e.id}">${at(e.created_at)}</a>`,
+          tokens(e.to.join(', ')),
+          e.subject,
+          statusBadge(e.status),
+        ]),
+      )
     : html`<p>No emails match.</p>`;
   const older =
     body.has_more && body.data.length
       ? html`<p><a href="${href('/emails', { status, to, after: body.data.at(-1)?.id })}">Older emails</a></p>`
       : '';
-  return { title: 'Emails', section: '/emails', content: html`${filter}${rows}${older}` };
+  return {
+    title: 'Emails',
+    section: '/emails',
+    content: html`<section aria-labelledby="emails-h"><h2 id="emails-h" class="visually-hidden">Emails</h2>${filter}${rows}${older}</section>`,
+  };
 }
 
+/** The email page's tabs, each its own view. */
+const TABS = (id: string) =>
+  [
+    [`/emails/${id}`, 'Overview'],
+    [`/emails/${id}/content`, 'Content'],
+    [`/emails/${id}/deliveries`, 'Webhook deliveries'],
+  ] as const;
+
+function emailView(e: EmailItem, tab: string, content: Safe): PageResult {
+  return {
+    title: `Email: ${e.subject}`,
+    section: '/emails',
+    back: ['/emails', 'Emails'],
+    tabs: tabs('Email', TABS(e.id), `/emails/${e.id}${tab}`),
+    content,
+  };
+}
+
+/** Overview: id, status, sender and recipients, tags, the event timeline. */
 async function detail({ api, params }: DashboardRequest) {
   const [id = ''] = params;
-  const [{ body: e }, { body: deliveries }, { body: webhooks }] = await Promise.all([
-    api.get<EmailItem>(`/emails/${id}`),
-    api.get<{ data: DeliveryItem[] }>(`/emails/${id}/deliveries`),
-    api.get<{ data: WebhookItem[] }>('/webhooks'),
-  ]);
-  const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
+  const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
+  const events = e.events?.length
+    ? html`<ol class="timeline">${e.events.map((ev) => html`<li>${at(ev.timestamp)} ${statusBadge(ev.type.replace(/^email\./, ''))} ${ev.type}${ev.to ? html` (${tokens(ev.to)})` : ''}</li>`)}</ol>`
+    : html`<p>No events yet.</p>`;
+  const tags = e.tags?.length
+    ? html`<ul class="tags">${e.tags.map((t) => html`<li><span class="badge tone-neutral">${t.name}: ${t.value}</span></li>`)}</ul>`
+    : 'none';
+  const content = html`<section aria-labelledby="facts-h"><h2 id="facts-h">Email</h2>
+<dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${statusBadge(e.status)}</dd><dt>From</dt><dd>${tokens(e.from)}</dd><dt>To</dt><dd>${tokens(e.to.join(', '))}</dd>
+${e.cc?.length ? html`<dt>Cc</dt><dd>${tokens(e.cc.join(', '))}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${tokens(e.bcc.join(', '))}</dd>` : ''}
+<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd>
+${e.template_id ? html`<dt>Template</dt><dd><a class="mono" href="${BASE}/templates/${e.template_id}">${e.template_id}</a></dd>` : ''}</dl></section>
+<section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>`;
+  return emailView(e, '', content);
+}
+
+/** Content: the HTML body in a sandboxed frame, the text body, the attachments with download links. */
+async function content({ api, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
   // Links are made on each view (they expire in an hour), only for an email that has attachments.
   const files = e.attachments?.length
     ? (await api.get<{ data: AttachmentItem[] }>(`/emails/${id}/attachments`)).body.data
     : [];
   const attachments = files.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Attachments (links work for an hour)</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Type</th><th scope="col">Download</th></tr></thead>
-<tbody>${files.map(
-        (
-          a,
-        ) => html`<tr><td>${a.filename}${a.content_id ? html` <span class="badge">inline: ${a.content_id}</span>` : ''}</td>
-<td>${fileSize(a.size)}</td><td class="mono">${a.content_type}</td><td><a href="${a.download_url ?? '#'}" download="${a.filename}" rel="noreferrer">Download ${a.filename}</a></td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Attachments (links work for an hour)',
+        ['Name', 'Size', 'Type', 'Download'],
+        files.map((a) => [
+          html`${a.filename}${a.content_id ? html` <span class="badge tone-info">inline: ${a.content_id}</span>` : ''}`,
+          fileSize(a.size),
+          html`<span class="mono">${a.content_type}</span>`,
+          html`<a href="${a.download_url ?? '#'}" download="${a.filename}" rel="noreferrer">Download ${a.filename}</a>`,
+        ]),
+      )
     : html`<p>No attachments.</p>`;
-  const events = e.events?.length
-    ? html`<ol>${e.events.map((ev) => html`<li>${when(ev.timestamp)}: ${ev.type}${ev.to ? ` (${ev.to})` : ''}</li>`)}</ol>`
-    : html`<p>No events yet.</p>`;
-  const hooks = deliveries.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook deliveries of this email</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
-<tbody>${deliveries.data.map(
-        (d) => html`<tr><td><a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${d.event}</a></td>
-<td class="url">${endpoints.get(d.webhook_id) ?? d.webhook_id}</td><td>${deliveryStatus(d.status)}</td><td>${failureText(d)}</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p>No webhook deliveries.</p>`;
-  const tags = e.tags?.length
-    ? html`<ul class="tags">${e.tags.map((t) => html`<li><span class="badge">${t.name}: ${t.value}</span></li>`)}</ul>`
-    : 'none';
   const bodies = html`<section aria-labelledby="body-h"><h2 id="body-h">Content</h2>
 ${
   e.html
     ? html`<h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the HTML body" src="${BASE}/emails/${e.id}/preview"></iframe>
-<p>Shown without scripts or remote images (nothing is fetched, so no open is counted).</p>`
+<p class="hint">Shown without scripts or remote images (nothing is fetched, so no open is counted); an inline image shows as a placeholder naming its attachment.</p>`
     : html`<p>No HTML body.</p>`
 }
 <h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>`;
-  const content = html`<p><a href="${BASE}/emails">All emails</a></p>
-<dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${e.status}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
-${e.cc?.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${e.bcc.join(', ')}</dd>` : ''}
-<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd>
-${e.template_id ? html`<dt>Template</dt><dd><a class="mono" href="${BASE}/templates/${e.template_id}">${e.template_id}</a></dd>` : ''}</dl>
-${bodies}
-<section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>
-<section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>
-<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`;
-  return { title: `Email: ${e.subject}`, section: '/emails', content };
+  return emailView(
+    e,
+    '/content',
+    html`${bodies}<section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>`,
+  );
+}
+
+/** Webhook deliveries: what this email's events caused, each with its endpoint and result. */
+async function deliveries({ api, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const [{ body: e }, { body: found }, { body: webhooks }] = await Promise.all([
+    api.get<EmailItem>(`/emails/${id}`),
+    api.get<{ data: DeliveryItem[] }>(`/emails/${id}/deliveries`),
+    api.get<{ data: WebhookItem[] }>('/webhooks'),
+  ]);
+  const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
+  const hooks = found.data.length
+    ? dataTable(
+        'Webhook deliveries of this email',
+        ['Event', 'Endpoint', 'Status', 'Result'],
+        found.data.map((d) => [
+          html`<a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${d.event}</a>`,
+          tokens(endpoints.get(d.webhook_id) ?? d.webhook_id),
+          deliveryStatus(d.status),
+          failureText(d),
+        ]),
+        { classes: [undefined, 'url'] },
+      )
+    : html`<p>No webhook deliveries.</p>`;
+  return emailView(
+    e,
+    '/deliveries',
+    html`<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`,
+  );
 }
 
 /** The HTML body alone, for the email page's frame, under PREVIEW_HEADERS (sandboxed, nothing fetched). */
 async function preview({ api, params }: DashboardRequest) {
-  const { body: e } = await api.get<EmailItem>(`/emails/${params[0] ?? ''}`);
+  const [id = ''] = params;
+  const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
   return {
     title: 'Preview',
     section: '/emails',
@@ -149,7 +206,7 @@ async function preview({ api, params }: DashboardRequest) {
     response: {
       statusCode: 200,
       headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
-      body: e.html ?? '',
+      body: inlineImagePlaceholders(e.html ?? '', e.attachments ?? []),
     },
   };
 }
@@ -157,5 +214,7 @@ async function preview({ api, params }: DashboardRequest) {
 export const emailRoutes = [
   route.get('emails', list),
   route.get(`emails/${ID}`, detail),
+  route.get(`emails/${ID}/content`, content),
+  route.get(`emails/${ID}/deliveries`, deliveries),
   route.get(`emails/${ID}/preview`, preview),
 ];

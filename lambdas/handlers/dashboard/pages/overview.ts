@@ -1,7 +1,8 @@
 // The overview: plan and rate limit, the sending reputation (bounce and complaint rates over the rolling window,
 // a warning or a pause said plainly: GET /v1/emails/metrics), then the newest deliveries across the first webhooks
 // and the failures among them (each with its endpoint and why it failed).
-import { html, type Safe } from '../http';
+import { at, badge, dataTable, tokens } from '../components';
+import { BASE, html, type Safe } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
 import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
@@ -91,18 +92,24 @@ function reputation(r: ReputationView): Safe {
   const rows = [r.account, ...r.domains];
   return html`<section aria-labelledby="reputation-h"><h2 id="reputation-h">Sending reputation</h2>${notice}
 <p>${judged}</p>
-<div class="table-wrap" tabindex="0"><table><caption class="skip">Bounce and complaint rates</caption>
-<thead><tr><th scope="col">Sender</th><th scope="col">Sent</th><th scope="col">Bounce rate</th><th scope="col">Complaint rate</th><th scope="col">Standing</th></tr></thead>
-<tbody>${rows.map(
-    (s) => html`<tr><td>${who(s)}</td><td>${s.sent.toLocaleString('en-US')}</td><td>${pct(s.bounce_rate)}</td>
-<td>${pct(s.complaint_rate)}</td><td>${standing(s)}</td></tr>`,
-  )}</tbody></table></div></section>`;
+${dataTable(
+  'Bounce and complaint rates',
+  ['Sender', 'Sent', 'Bounce rate', 'Complaint rate', 'Standing'],
+  rows.map((s) => [
+    tokens(who(s)),
+    s.sent.toLocaleString('en-US'),
+    pct(s.bounce_rate),
+    pct(s.complaint_rate),
+    standing(s),
+  ]),
+  { hiddenCaption: true },
+)}</section>`;
 }
 
-function standing(s: SubjectView): string {
-  if (s.paused_at) return `Paused since ${s.paused_at.slice(0, 16).replace('T', ' ')} UTC`;
-  if (s.warned_at) return `Warned ${s.warned_at.slice(0, 16).replace('T', ' ')} UTC`;
-  return s.enough_volume ? 'Good' : 'Not enough volume to judge';
+function standing(s: SubjectView): Safe {
+  if (s.paused_at) return html`${badge('Paused', 'bad')} since ${at(s.paused_at)}`;
+  if (s.warned_at) return html`${badge('Warned', 'warn')} ${at(s.warned_at)}`;
+  return s.enough_volume ? badge('Good', 'ok') : badge('Not enough volume to judge', 'neutral');
 }
 
 function quota(q: QuotaView, id: string): Safe {
@@ -117,15 +124,18 @@ function deliveryTable(
   empty: string,
 ): Safe {
   if (!rows.length) return html`<p>${empty}</p>`;
-  return html`<div class="table-wrap" tabindex="0"><table><caption class="skip">${caption}</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Endpoint</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
-<tbody>${rows.map(
-    (
-      d,
-    ) => html`<tr><td><a href="/v1/dashboard/webhooks/${d.webhook_id}/deliveries/${d.id}">${when(d.created_at)}</a></td>
-<td class="url"><a href="/v1/dashboard/webhooks/${d.webhook_id}">${endpoints.get(d.webhook_id) ?? d.webhook_id}</a></td>
-<td>${d.event}</td><td>${deliveryStatus(d.status)}</td><td>${failureText(d)}</td></tr>`,
-  )}</tbody></table></div>`;
+  return dataTable(
+    caption,
+    ['Time', 'Endpoint', 'Event', 'Status', 'Result'],
+    rows.map((d) => [
+      html`<a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${at(d.created_at)}</a>`,
+      html`<a href="${BASE}/webhooks/${d.webhook_id}">${tokens(endpoints.get(d.webhook_id) ?? d.webhook_id)}</a>`,
+      d.event,
+      deliveryStatus(d.status),
+      failureText(d),
+    ]),
+    { hiddenCaption: true, classes: [undefined, 'url'] },
+  );
 }
 
 export const overviewRoutes = [route.get('', overview)];

@@ -1,9 +1,11 @@
 // Received (inbound) emails: the list, newest first (GET /v1/emails/receiving), and one email: sender,
 // recipients, verdicts, the HTML in a sandboxed frame under its own CSP (scripts never run, nothing is
 // fetched), the text as text, the headers, and download links of the raw message and each attachment.
+import { at, dataTable, statusBadge, tokens } from '../components';
 import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
+import { inlineImagePlaceholders } from './inline-images';
 
 interface ReceivedItem {
   id: string;
@@ -13,7 +15,13 @@ interface ReceivedItem {
   received_for: string[];
   subject: string;
   created_at: string;
-  attachments: { id: string; filename: string | null; size: number; content_type: string }[];
+  attachments: {
+    id: string;
+    filename: string | null;
+    size: number;
+    content_type: string;
+    content_id?: string | null;
+  }[];
   html?: string | null;
   text?: string | null;
   headers?: Record<string, string>;
@@ -25,8 +33,8 @@ interface ReceivedItem {
 }
 
 /** A partial or failed email says so where it is listed and shown: the raw message has what is not here. */
-function statusBadge(e: Pick<ReceivedItem, 'status'>) {
-  return e.status === 'received' ? '' : html` <span class="badge">${e.status}</span>`;
+function receivedBadge(e: Pick<ReceivedItem, 'status'>) {
+  return e.status === 'received' ? '' : html` ${statusBadge(e.status)}`;
 }
 
 async function list({ api, query }: DashboardRequest) {
@@ -35,18 +43,28 @@ async function list({ api, query }: DashboardRequest) {
     after: query.after,
   });
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Received emails, newest first</caption>
-<thead><tr><th scope="col">Received</th><th scope="col">From</th><th scope="col">For</th><th scope="col">Subject</th><th scope="col">Attachments</th></tr></thead>
-<tbody>${body.data.map(
-        (e) => html`<tr><td><a href="${BASE}/received/${e.id}">${when(e.created_at)}</a></td><td>${e.from}</td>
-<td>${e.received_for.join(', ')}</td><td>${e.subject || '(no subject)'}${statusBadge(e)}</td><td>${e.attachments.length}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Received emails, newest first',
+        ['Received', 'From', 'For', 'Subject', 'Attachments'],
+        body.data.map((e) => [
+          html`<a href="${BASE}/received/${e.id}">${at(e.created_at)}</a>`,
+          tokens(e.from),
+          tokens(e.received_for.join(', ')),
+          html`${e.subject || '(no subject)'}${receivedBadge(e)}`,
+          e.attachments.length,
+        ]),
+        { hiddenCaption: true },
+      )
     : html`<p>No received emails. Turn receiving on for a verified live domain (docs/inbound.md).</p>`;
   const older =
     body.has_more && body.data.length
       ? html`<p><a href="${href('/received', { after: body.data.at(-1)?.id })}">Older emails</a></p>`
       : '';
-  return { title: 'Received emails', section: '/received', content: html`${rows}${older}` };
+  return {
+    title: 'Received emails',
+    section: '/received',
+    content: html`<section aria-labelledby="received-h"><h2 id="received-h">Received, newest first</h2>${rows}${older}</section>`,
+  };
 }
 
 async function detail({ api, params }: DashboardRequest) {
@@ -65,14 +83,14 @@ async function detail({ api, params }: DashboardRequest) {
     : html`<p>No attachments.</p>`;
   const headers = Object.entries(e.headers ?? {});
   const notes = e.notes.length
-    ? html`<section aria-labelledby="notes-h" id="received-notes"><h2 id="notes-h">Not complete${statusBadge(e)}</h2>
+    ? html`<section aria-labelledby="notes-h" id="received-notes"><h2 id="notes-h">Not complete${receivedBadge(e)}</h2>
 <ul>${e.notes.map((note) => html`<li>${note.message}</li>`)}</ul></section>`
     : '';
-  const content = html`<p><a href="${BASE}/received">All received emails</a></p>${notes}
-<dl class="facts"><dt>Id</dt><dd class="mono" id="received-id">${e.id}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
+  const content = html`${notes}<section aria-labelledby="facts-h"><h2 id="facts-h">Email</h2>
+<dl class="facts"><dt>Id</dt><dd class="mono" id="received-id">${e.id}</dd><dt>From</dt><dd>${tokens(e.from)}</dd><dt>To</dt><dd>${tokens(e.to.join(', '))}</dd>
 ${e.cc.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}<dt>Received for</dt><dd>${e.received_for.join(', ')}</dd>
 <dt>Received</dt><dd>${when(e.created_at)}</dd><dt>Verdicts</dt><dd>${verdicts}</dd>
-<dt>Raw message</dt><dd>${e.raw ? html`<a href="${e.raw.download_url}" rel="noreferrer">Download (.eml)</a>` : 'gone'}</dd></dl>
+<dt>Raw message</dt><dd>${e.raw ? html`<a href="${e.raw.download_url}" rel="noreferrer">Download (.eml)</a>` : 'gone'}</dd></dl></section>
 <section aria-labelledby="body-h"><h2 id="body-h">Content</h2>
 ${
   e.html
@@ -82,10 +100,17 @@ ${
 }
 <h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>
 <section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>
-<section aria-labelledby="headers-h"><h2 id="headers-h">Headers</h2><div class="table-wrap" tabindex="0"><table><caption>Headers as received</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Value</th></tr></thead>
-<tbody>${headers.map(([name, value]) => html`<tr><td class="mono">${name}</td><td>${value}</td></tr>`)}</tbody></table></div></section>`;
-  return { title: `Received: ${e.subject || '(no subject)'}`, section: '/received', content };
+<section aria-labelledby="headers-h"><h2 id="headers-h">Headers</h2>${dataTable(
+    'Headers as received',
+    ['Name', 'Value'],
+    headers.map(([name, value]) => [html`<span class="mono">${name}</span>`, tokens(value)]),
+  )}</section>`;
+  return {
+    title: `Received: ${e.subject || '(no subject)'}`,
+    section: '/received',
+    back: ['/received', 'Received emails'] as const,
+    content,
+  };
 }
 
 /** The received HTML alone, for the page's frame, under PREVIEW_HEADERS (CSP sandbox: no script, no fetch). */
@@ -98,7 +123,7 @@ async function preview({ api, params }: DashboardRequest) {
     response: {
       statusCode: 200,
       headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
-      body: e.html ?? '',
+      body: inlineImagePlaceholders(e.html ?? '', e.attachments),
     },
   };
 }

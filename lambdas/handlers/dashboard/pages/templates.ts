@@ -6,6 +6,7 @@
 import { EMAIL_LIMITS } from '../../../domain/email/limits';
 import { RenderBudgetExceeded, renderTemplate } from '../../../domain/templates/syntax';
 import { parseContent, resolveValues } from '../../../domain/templates/templates';
+import { at, dataTable, statusBadge } from '../components';
 import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
@@ -46,21 +47,28 @@ async function list({ api, page, query }: DashboardRequest) {
     after: query.after,
   });
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Templates, newest first</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Alias</th><th scope="col">Status</th><th scope="col">Updated</th></tr></thead>
-<tbody>${body.data.map(
-        (
-          t,
-        ) => html`<tr><td><a href="${BASE}/templates/${t.id}">${t.name}</a></td><td class="mono">${t.alias ?? '—'}</td>
-<td>${t.status}</td><td>${when(t.updated_at)}</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p>No templates in ${page.mode} mode yet. Create one with <span class="mono">POST /v1/templates</span> (the resend
-SDK's <span class="mono">templates.create</span>), then publish it to send with it.</p>`;
+    ? dataTable(
+        'Templates, newest first',
+        ['Name', 'Alias', 'Status', 'Updated'],
+        body.data.map((t) => [
+          html`<a href="${BASE}/templates/${t.id}">${t.name}</a>`,
+          html`<span class="mono">${t.alias ?? '—'}</span>`,
+          statusBadge(t.status),
+          at(t.updated_at),
+        ]),
+        { hiddenCaption: true },
+      )
+    : html`<p>No templates in ${page.mode} mode yet. Templates are made through the API (the resend SDK's
+<span class="mono">templates.create</span>), then published to send with them.</p>`;
   const older =
     body.has_more && body.data.length
       ? html`<p><a href="${href('/templates', { after: body.data.at(-1)?.id })}">Older templates</a></p>`
       : '';
-  return { title: 'Templates', section: '/templates', content: html`${rows}${older}` };
+  return {
+    title: 'Templates',
+    section: '/templates',
+    content: html`<section aria-labelledby="templates-h"><h2 id="templates-h">Templates, newest first</h2>${rows}${older}</section>`,
+  };
 }
 
 /** Each variable's sample: the value in the URL, else its fallback, else an example of its type. */
@@ -131,14 +139,16 @@ async function detail({ api, params, query }: DashboardRequest) {
       ? `Published ${when(t.published_at)}${t.has_unpublished_versions ? '; the draft has changes not published yet (sends use the published version)' : ''}`
       : 'Draft: not published, so it cannot be sent yet';
   const variables = t.variables.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Variables</caption>
-<thead><tr><th scope="col">Key</th><th scope="col">Type</th><th scope="col">Fallback</th><th scope="col">In html</th></tr></thead>
-<tbody>${t.variables.map(
-        (
-          v,
-        ) => html`<tr><td class="mono">${v.key}</td><td>${v.type}</td><td>${v.fallback_value === null ? 'none (required)' : String(v.fallback_value)}</td>
-<td>${v.unescaped ? 'as given (unescaped)' : 'HTML-escaped'}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Variables',
+        ['Key', 'Type', 'Fallback', 'In html'],
+        t.variables.map((v) => [
+          html`<span class="mono">${v.key}</span>`,
+          v.type,
+          v.fallback_value === null ? 'none (required)' : String(v.fallback_value),
+          v.unescaped ? 'as given (unescaped)' : 'HTML-escaped',
+        ]),
+      )
     : html`<p>No declared variables.</p>`;
   const sampleQuery = new URLSearchParams(
     shown.samples.map((s): [string, string] => [`${PARAM}${s.key}`, s.text]),
@@ -156,14 +166,14 @@ async function detail({ api, params, query }: DashboardRequest) {
 <h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the template's HTML" src="${BASE}/templates/${t.id}/preview${sampleQuery ? `?${sampleQuery}` : ''}"></iframe>
 <p>Shown without scripts or remote images.</p>
 <h3>Text</h3>${shown.text ? html`<pre id="preview-text" tabindex="0">${shown.text}</pre>` : html`<p>No text body.</p>`}`;
-  const content = html`<p><a href="${BASE}/templates">All templates</a></p>
+  const content = html`<section aria-labelledby="template-h"><h2 id="template-h">Template</h2>
 <dl class="facts"><dt>Id</dt><dd class="mono" id="template-id">${t.id}</dd><dt>Alias</dt><dd class="mono">${t.alias ?? '—'}</dd>
 <dt>Status</dt><dd id="template-status">${state}</dd><dt>From</dt><dd>${t.from ?? '— (give from when sending)'}</dd>
 <dt>Subject</dt><dd class="mono">${t.subject ?? '—'}</dd><dt>Reply-to</dt><dd>${t.reply_to?.join(', ') ?? '—'}</dd>
-<dt>Updated</dt><dd>${when(t.updated_at)}</dd></dl>
+<dt>Updated</dt><dd>${when(t.updated_at)}</dd></dl></section>
 <section aria-labelledby="variables-h"><h2 id="variables-h">Variables</h2>${variables}</section>
 <section aria-labelledby="preview-h"><h2 id="preview-h">Preview of the draft with sample values</h2>${form}${rendered}</section>`;
-  return { title: `Template: ${t.name}`, section: '/templates', content };
+  return { title: `Template: ${t.name}`, section: '/templates', back: ['/templates', 'Templates'] as const, content };
 }
 
 /** The draft's HTML rendered with the samples in the URL, for the detail page's frame (sandboxed, nothing fetched). */

@@ -1,4 +1,5 @@
 // The API's JSON shapes as the dashboard reads them (the fields it shows), and small shared renderings.
+import { statusBadge } from '../components';
 import { html, type Safe } from '../http';
 
 export interface WebhookItem {
@@ -66,8 +67,9 @@ export interface RecoveryItem {
   updated_at: string;
 }
 
+/** A delivery's status as a badge (colour and word). */
 export function deliveryStatus(status: string): Safe {
-  return html`<span class="status-${status}">${status}</span>`;
+  return statusBadge(status);
 }
 
 /** Checkbox values of a form field, e.g. the events picked. */

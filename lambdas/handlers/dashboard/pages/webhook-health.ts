@@ -1,13 +1,15 @@
 // A webhook's health as the API gives it (health, success_rate_24h, last_failure_at, disabled_reason,
 // disabled_at), rendered: the state badge, the figures, and why Sendflow disabled it. Nothing is recomputed here.
 import { isSuccess } from '../../../domain/webhooks/delivery';
-import { html, type Safe } from '../http';
+import { badge } from '../components';
+import { BASE, html, type Safe } from '../http';
 import { actionButton, when } from '../layout';
 import type { AttemptItem, DeliveryItem, WebhookItem } from './views';
 
 type Health = Pick<WebhookItem, 'active' | 'health' | 'disabled_reason'>;
 
 const HEALTH_LABELS = { healthy: 'Healthy', failing: 'Failing', quiet: 'No recent deliveries' } as const;
+const HEALTH_TONES = { healthy: 'ok', failing: 'bad', quiet: 'neutral' } as const;
 
 /** Why Sendflow disabled a webhook, in a few words (the list) and in full (its page). */
 const REASONS = {
@@ -26,9 +28,9 @@ const REASONS = {
 /** Disabled (by Sendflow) wins, then Paused (by its owner), then the API's health: never "Active" when failing. */
 export function stateBadge(hook: Health): Safe {
   if (hook.disabled_reason)
-    return html`<span class="badge health health-disabled">Disabled</span>: ${REASONS[hook.disabled_reason].short}`;
-  if (!hook.active) return html`<span class="badge health">Paused</span>`;
-  return html`<span class="badge health health-${hook.health}">${HEALTH_LABELS[hook.health]}</span>`;
+    return html`${badge('Disabled', 'bad', 'health health-disabled')}: ${REASONS[hook.disabled_reason].short}`;
+  if (!hook.active) return badge('Paused', 'neutral', 'health');
+  return badge(HEALTH_LABELS[hook.health], HEALTH_TONES[hook.health], `health health-${hook.health}`);
 }
 
 /** "83%", or a dash without an attempt in the last 24 h. */
@@ -67,7 +69,7 @@ export function disabledSection(
 <p>Sendflow stopped sending to this endpoint at ${when(hook.disabled_at)}: ${REASONS[hook.disabled_reason].long}.</p>
 <p>Last error: ${attemptError(newestFailure(newest))}.</p>
 <p>Retries that were pending are kept, not lost. Once the endpoint answers again, resume it: the reason goes away and
-deliveries start again. What failed meanwhile can be replayed with a recovery job ("Recover after an outage" below,
+deliveries start again. What failed meanwhile can be replayed with a recovery job (the <a href="${BASE}/webhooks/${hook.id}/recovery">Recovery</a> tab,
 from before ${when(hook.disabled_at)}, failed ones only).</p>
 <div class="actions">${actionButton(`/webhooks/${hook.id}/resume`, 'Resume', csrf, '')}</div></section>`;
 }

@@ -1,6 +1,8 @@
 // A webhook's delivery options in the dashboard: rate_limit_per_second and ordering, as form fields (create and
-// edit), as read back from a form, and as facts. The API alone judges the values (its 422 is shown as is).
+// edit), as read back from a form, and as facts. The API alone judges the values (its 422 is shown next to the
+// field, in plain words).
 import { html, type Safe } from '../http';
+import { fieldError, type PageContext } from '../layout';
 import type { WebhookItem } from './views';
 
 type Options = Pick<WebhookItem, 'rate_limit_per_second' | 'ordering'>;
@@ -11,13 +13,14 @@ const ORDERINGS = [
 ] as const;
 
 /** The two fields, prefilled from the webhook on its edit form; `prefix` keeps the ids unique on a page. */
-export function optionFields(prefix: string, hook: Options | null): Safe {
+export function optionFields(ctx: PageContext, prefix: string, hook: Options | null): Safe {
   const rate = hook?.rate_limit_per_second ?? '';
   const ordering = hook?.ordering ?? 'none';
+  const rateInvalid = Boolean(ctx.flash?.fields?.rate_limit_per_second);
   // No min/max on the input: the browser would refuse 0 or 5000 in its own words; the API says what it accepts.
   return html`<label for="${prefix}-rate">Rate limit (requests per second, optional)</label>
-<input id="${prefix}-rate" name="rate_limit_per_second" type="number" inputmode="numeric" value="${String(rate)}" aria-describedby="${prefix}-rate-hint">
-<p id="${prefix}-rate-hint" class="hint">1 to 1000 requests started per second; empty: unpaced. Nothing is dropped, deliveries wait their turn.</p>
+<input id="${prefix}-rate" name="rate_limit_per_second" type="number" inputmode="numeric" value="${String(rate)}"${rateInvalid ? html` aria-invalid="true"` : ''} aria-describedby="${prefix}-rate-hint${rateInvalid ? ` ${prefix}-rate-error` : ''}">
+<p id="${prefix}-rate-hint" class="hint">1 to 1000 requests started per second; empty: unpaced. Nothing is dropped, deliveries wait their turn.</p>${fieldError(ctx, 'rate_limit_per_second', `${prefix}-rate`)}
 <label for="${prefix}-ordering">Ordering</label><select id="${prefix}-ordering" name="ordering" aria-describedby="${prefix}-ordering-hint">${ORDERINGS.map(
     ([value, label]) => html`<option value="${value}"${value === ordering ? html` selected` : ''}>${label}</option>`,
   )}</select>

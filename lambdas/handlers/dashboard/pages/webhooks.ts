@@ -1,12 +1,25 @@
-// Webhooks: the list and the create form; one webhook (settings, test send, pause/resume, rotate, delete, the
-// delivery log with its status filter and paging, recovery jobs); one delivery (attempt timeline, exact payload,
+// Webhooks: the list and the create form; one webhook in tabs, each its own view (overview, the delivery log with
+// its status filter and paging, settings and delete, the signing secret, recovery jobs), with test send and
+// pause/resume in its header; one delivery (attempt timeline, exact payload,
 // retry, with a 409 explained).
 import { EVENT_TYPES } from '../../../domain/events';
 import { FORMATS } from '../../../domain/webhooks/format';
 import { ApiCallError } from '../api-client';
+import { at, badge, dataTable, statusBadge, tokens } from '../components';
 import { BASE, href, html, type Safe } from '../http';
-import { actionButton, confirmForm, dangerLink, fieldError, isConfirmed, postForm, textField, when } from '../layout';
-import { type DashboardRequest, ID, route } from '../routes';
+import {
+  actionButton,
+  confirmForm,
+  dangerLink,
+  fieldError,
+  invalidAttrs,
+  isConfirmed,
+  postForm,
+  tabs,
+  textField,
+  when,
+} from '../layout';
+import { type DashboardRequest, ID, type PageResult, route } from '../routes';
 import {
   attemptsText,
   checked,
@@ -39,12 +52,18 @@ async function list({ api, page }: DashboardRequest) {
   // Health comes with the list (the API reads each webhook's newest deliveries once): no read of our own.
   const { body } = await api.get<{ data: WebhookItem[] }>('/webhooks');
   const rows = body.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook endpoints</caption>
-<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
-<tbody>${body.data.map(
-        (w) => html`<tr><td class="url"><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${stateBadge(w)}</td>
-<td>${successRateText(w)}</td><td>${lastFailureText(w)}</td><td>${w.events.join(', ')}</td></tr>`,
-      )}</tbody></table></div>`
+    ? dataTable(
+        'Webhook endpoints',
+        ['Endpoint', 'State', 'Success (24 h)', 'Last failure', 'Events'],
+        body.data.map((w) => [
+          html`<a href="${BASE}/webhooks/${w.id}">${tokens(w.url)}</a>`,
+          stateBadge(w),
+          successRateText(w),
+          lastFailureText(w),
+          w.events.join(', '),
+        ]),
+        { classes: ['url'] },
+      )
     : html`<p>No webhooks in ${page.mode} mode yet.</p>`;
   const form = postForm(
     '/webhooks',
@@ -54,19 +73,22 @@ ${eventPicker(['email.delivered', 'email.bounced'], 'Events to send')}${fieldErr
       (f) => html`<option value="${f}">${f}</option>`,
     )}</select>
 ${textField(page, { id: 'wh-description', name: 'description', label: 'Description (optional)', attrs: html` maxlength="500"` })}
-${optionFields('wh', null)}
+${optionFields(page, 'wh', null)}
 <div><button type="submit">Create webhook</button></div>`,
     page.csrf,
     'stack',
   );
+  const api_ = page.apiUrl ? html`SENDFLOW_API_URL=${page.apiUrl} ` : '';
   return {
     title: 'Webhooks',
     section: '/webhooks',
-    content: html`${rows}<p><a href="${BASE}/event-types">Event types</a>: what each event means, and the schema of its payload.</p>
+    actions: html`<a class="button secondary" href="${BASE}/event-types">Event types</a>`,
+    content: html`<section aria-labelledby="list-h"><h2 id="list-h">Endpoints</h2>${rows}</section>
 <section aria-labelledby="new-h"><h2 id="new-h">New webhook</h2>${form}</section>
 <section aria-labelledby="listen-h"><h2 id="listen-h">Test on your laptop</h2>
-<p>No public URL needed: <code>SENDFLOW_API_KEY=sf_${page.mode}_… npm run listen -- --forward-to http://127.0.0.1:4000/webhooks</code>
-forwards this mode's events to your machine, signed with the secret it prints (docs/webhooks.md, "Listen on your laptop").</p></section>`,
+<p>No public URL needed: this forwards this mode's events to an app on your machine, signed with the secret it prints
+(docs/webhooks.md, "Listen on your laptop"). Replace <code>PORT</code> with the port your app listens on.</p>
+<pre class="code" tabindex="0"><code>${api_}SENDFLOW_API_KEY=sf_${page.mode}_… npm run listen -- --forward-to http://127.0.0.1:PORT/webhooks</code></pre></section>`,
   };
 }
 
@@ -88,93 +110,170 @@ async function create({ api, form }: DashboardRequest) {
   };
 }
 
-async function detail({ api, page, params, query }: DashboardRequest) {
-  const [id = ''] = params;
-  const status = DELIVERY_STATUSES.find((s) => s === query.status);
-  const after = query.after;
-  const filtered = Boolean(status || after);
-  // Health comes with the webhook; the log is one page of 20, filtered or not.
-  const [{ body: hook }, { body: jobs }, { body: log }] = await Promise.all([
-    api.get<WebhookItem>(`/webhooks/${id}`),
-    api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
-    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20', status, after }),
-  ]);
-  const { csrf } = page;
+/** The webhook page's tabs, each its own view (a sub-route of the webhook). */
+const TABS = (id: string) =>
+  [
+    [`/webhooks/${id}`, 'Overview'],
+    [`/webhooks/${id}/deliveries`, 'Deliveries'],
+    [`/webhooks/${id}/settings`, 'Settings'],
+    [`/webhooks/${id}/secret`, 'Signing secret'],
+    [`/webhooks/${id}/recovery`, 'Recovery'],
+  ] as const;
+
+/** One tab of a webhook's page: its title, the actions every tab offers (test send, pause), the tabs. */
+function webhookView(hook: WebhookItem, tab: string, csrf: string, content: Safe): PageResult {
   // A disabled webhook's Resume is in its explanation; the button here pauses or resumes one its owner paused.
   const toggle = hook.disabled_reason
     ? ''
-    : actionButton(`/webhooks/${id}/${hook.active ? 'pause' : 'resume'}`, hook.active ? 'Pause' : 'Resume', csrf);
-  const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd>
-<dt>Format</dt><dd>${hook.format ?? 'standard'}</dd><dt>Description</dt><dd>${hook.description || '—'}</dd>
-${optionFacts(hook)}
-<dt>State</dt><dd>${stateBadge(hook)}</dd><dt>Success (24 h)</dt><dd>${successRateText(hook)}</dd>
-<dt>Last failure</dt><dd>${lastFailureText(hook)}</dd><dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>
-${disabledSection(hook, filtered ? [] : log.data, csrf)}
-<div class="actions">${actionButton(`/webhooks/${id}/test`, 'Send test event', csrf, '')}
-${toggle}</div>`;
+    : actionButton(`/webhooks/${hook.id}/${hook.active ? 'pause' : 'resume'}`, hook.active ? 'Pause' : 'Resume', csrf);
+  return {
+    title: `Webhook ${hook.url}`,
+    section: '/webhooks',
+    back: ['/webhooks', 'Webhooks'],
+    actions: html`${actionButton(`/webhooks/${hook.id}/test`, 'Send test event', csrf, '')}${toggle}`,
+    tabs: tabs('Webhook', TABS(hook.id), `/webhooks/${hook.id}${tab}`),
+    content,
+  };
+}
+
+function deliveryRows(id: string, deliveries: readonly DeliveryItem[], caption: string, hidden = false): Safe {
+  return dataTable(
+    caption,
+    ['Time', 'Event', 'Status', 'Attempts', 'Result', 'Next attempt'],
+    deliveries.map((d) => [
+      html`<a href="${BASE}/webhooks/${id}/deliveries/${d.id}">${at(d.created_at)}</a>`,
+      d.event,
+      deliveryStatus(d.status),
+      d.attempts,
+      failureText(d),
+      d.next_attempt_at ? at(d.next_attempt_at) : '—',
+    ]),
+    { hiddenCaption: hidden },
+  );
+}
+
+/** Overview: the facts and health, why it is disabled (when it is), the newest deliveries. */
+async function overview({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const [{ body: hook }, { body: log }] = await Promise.all([
+    api.get<WebhookItem>(`/webhooks/${id}`),
+    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20' }),
+  ]);
+  const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${tokens(hook.url)}</dd><dt>State</dt><dd>${stateBadge(hook)}</dd>
+<dt>Success (24 h)</dt><dd>${successRateText(hook)}</dd><dt>Last failure</dt><dd>${lastFailureText(hook)}</dd>
+<dt>Events</dt><dd>${hook.events.join(', ')}</dd><dt>Format</dt><dd>${hook.format ?? 'standard'}</dd>
+<dt>Description</dt><dd>${hook.description || '—'}</dd>${optionFacts(hook)}<dt>Created</dt><dd>${when(hook.created_at)}</dd></dl>`;
+  const newest = log.data.slice(0, 5);
+  const recent = newest.length
+    ? html`${deliveryRows(id, newest, 'Newest deliveries', true)}<p><a href="${BASE}/webhooks/${id}/deliveries">All deliveries</a></p>`
+    : html`<p>No deliveries yet. Send a test event to see one.</p>`;
+  const content = html`${disabledSection(hook, log.data, page.csrf)}
+<section aria-labelledby="facts-h"><h2 id="facts-h">Endpoint</h2>${facts}</section>
+<section aria-labelledby="recent-h"><h2 id="recent-h">Newest deliveries</h2>${recent}</section>`;
+  return webhookView(hook, '', page.csrf, content);
+}
+
+/** Deliveries: the log, 20 a page, with its status filter and paging. */
+async function deliveries({ api, page, params, query }: DashboardRequest) {
+  const [id = ''] = params;
+  const status = DELIVERY_STATUSES.find((s) => s === query.status);
+  const after = query.after;
+  const [{ body: hook }, { body: log }] = await Promise.all([
+    api.get<WebhookItem>(`/webhooks/${id}`),
+    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20', status, after }),
+  ]);
+  const filter = html`<form method="get" action="${BASE}/webhooks/${id}/deliveries" class="actions"><label for="status-filter">Status</label>
+<select id="status-filter" name="status"><option value="">All</option>${DELIVERY_STATUSES.map(
+    (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
+  )}</select><button type="submit" class="secondary">Filter</button></form>`;
+  const rows = log.data.length
+    ? deliveryRows(id, log.data, `Deliveries${status ? ` (${status})` : ''}`)
+    : html`<p>No deliveries${status ? ` with status ${status}` : ''}.</p>`;
+  const older =
+    log.has_more && log.data.length
+      ? html`<a href="${href(`/webhooks/${id}/deliveries`, { status, after: log.data.at(-1)?.id })}">Older deliveries</a>`
+      : '';
+  const newest = after ? html`<a href="${href(`/webhooks/${id}/deliveries`, { status })}">Newest deliveries</a>` : '';
+  const content = html`<section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}
+${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</section>`;
+  return webhookView(hook, '/deliveries', page.csrf, content);
+}
+
+/** Settings: edit the URL, events and delivery options; delete. */
+async function settings({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
   const edit = postForm(
     `/webhooks/${id}`,
-    html`<label for="edit-url">Endpoint URL</label><input id="edit-url" name="url" type="url" required value="${hook.url}">
-${eventPicker(hook.events, 'Events')}
-${optionFields('edit', hook)}<div><button type="submit">Save changes</button></div>`,
-    csrf,
+    html`${textField(page, { id: 'edit-url', name: 'url', label: 'Endpoint URL', type: 'url', attrs: html` required value="${hook.url}"` })}
+${eventPicker(hook.events, 'Events')}${fieldError(page, 'events', 'edit-events')}
+${optionFields(page, 'edit', hook)}<div><button type="submit">Save changes</button></div>`,
+    page.csrf,
     'stack',
   );
+  const content = html`<section aria-labelledby="edit-h"><h2 id="edit-h">Edit webhook</h2>${edit}</section>
+<section aria-labelledby="danger-h"><h2 id="danger-h">Delete</h2><p>Deleting stops every delivery to this endpoint.</p>${dangerLink(`/webhooks/${id}/delete`, 'Delete webhook')}</section>`;
+  return webhookView(hook, '/settings', page.csrf, content);
+}
+
+/** Signing secret: rotate it, keeping the old one signing for a while. */
+async function secret({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
   const rotate = postForm(
     `/webhooks/${id}/rotate`,
     html`<label for="grace">Keep the previous secret signing for</label><select id="grace" name="grace_period_seconds">${GRACE_PERIODS.map(
       ([seconds, label]) =>
         html`<option value="${seconds}"${seconds === 86_400 ? html` selected` : ''}>${label}</option>`,
     )}</select><div><button type="submit" class="secondary">Rotate signing secret</button></div>`,
-    csrf,
+    page.csrf,
     'stack',
   );
-  const filter = html`<form method="get" action="${BASE}/webhooks/${id}" class="actions"><label for="status-filter">Status</label>
-<select id="status-filter" name="status"><option value="">All</option>${DELIVERY_STATUSES.map(
-    (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
-  )}</select><button type="submit" class="secondary">Filter</button></form>`;
-  const rows = log.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Deliveries${status ? ` (${status})` : ''}</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Result</th></tr></thead>
-<tbody>${log.data.map(
-        (
-          d,
-        ) => html`<tr><td><a href="${BASE}/webhooks/${id}/deliveries/${d.id}">${when(d.created_at)}</a></td><td>${d.event}</td>
-<td>${deliveryStatus(d.status)}</td><td>${d.attempts}</td><td>${failureText(d)}</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p>No deliveries${status ? ` with status ${status}` : ''}.</p>`;
-  const older =
-    log.has_more && log.data.length
-      ? html`<p><a href="${href(`/webhooks/${id}`, { status, after: log.data.at(-1)?.id })}">Older deliveries</a></p>`
-      : '';
-  const newest = after ? html`<p><a href="${href(`/webhooks/${id}`, { status })}">Newest deliveries</a></p>` : '';
+  const content = html`<section aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>
+<p>Every request to this endpoint is signed with its secret, shown once when the webhook was made. Rotating makes a
+new one (shown once); the previous one can keep signing beside it while your receiver moves over.</p>${rotate}</section>`;
+  return webhookView(hook, '/secret', page.csrf, content);
+}
+
+/** Recovery: the recent recovery jobs, and start one over a window. */
+async function recoveries({ api, page, params }: DashboardRequest) {
+  const [id = ''] = params;
+  const [{ body: hook }, { body: jobs }] = await Promise.all([
+    api.get<WebhookItem>(`/webhooks/${id}`),
+    api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
+  ]);
   const recovery = postForm(
     `/webhooks/${id}/recoveries`,
     html`<p>Replays every delivery of a window once, in the background (docs/webhooks.md, "Recovery jobs").</p>
-<label for="rec-since">From (UTC)</label><input id="rec-since" name="since" type="datetime-local" required step="1">
-<label for="rec-until">Until (UTC, optional: now)</label><input id="rec-until" name="until" type="datetime-local" step="1">
+<label for="rec-since">From (UTC)</label><input id="rec-since" name="since" type="datetime-local" required step="1"${invalidAttrs(page, 'since', 'rec-since')}>${fieldError(page, 'since', 'rec-since')}
+<label for="rec-until">Until (UTC, optional: now)</label><input id="rec-until" name="until" type="datetime-local" step="1"${invalidAttrs(page, 'until', 'rec-until')}>${fieldError(page, 'until', 'rec-until')}
 <fieldset><legend>Which deliveries</legend><label><input type="checkbox" name="failed_only" value="1" checked> Failed ones only</label></fieldset>
 <div><button type="submit" class="secondary">Start recovery</button></div>`,
-    csrf,
+    page.csrf,
     'stack',
   );
   const recent = jobs.data.length
-    ? html`<ul>${jobs.data.map(
-        (job) =>
-          html`<li><a href="${BASE}/webhooks/${id}/recoveries/${job.id}">${when(job.created_at)}</a>: ${job.status}, ${job.attempted} attempted of ${job.total}</li>`,
-      )}</ul>`
-    : '';
-  const danger = dangerLink(`/webhooks/${id}/delete`, 'Delete webhook');
-  const content = html`${facts}
-<section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}${older}${newest}</section>
-<section aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>${edit}</section>
-<section aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>${rotate}</section>
-<section aria-labelledby="rec-h"><h2 id="rec-h">Recover after an outage</h2>${recent}${recovery}</section>
-<section aria-labelledby="danger-h"><h2 id="danger-h">Delete</h2><p>Deleting stops every delivery to this endpoint.</p>${danger}</section>`;
-  return { title: `Webhook ${hook.url}`, section: '/webhooks', content };
+    ? dataTable(
+        'Recovery jobs',
+        ['Started', 'Status', 'Attempted'],
+        jobs.data.map((job) => [
+          html`<a href="${BASE}/webhooks/${id}/recoveries/${job.id}">${at(job.created_at)}</a>`,
+          statusBadge(job.status),
+          `${job.attempted} of ${job.total}`,
+        ]),
+        { hiddenCaption: true },
+      )
+    : html`<p>No recovery job yet.</p>`;
+  const content = html`<section aria-labelledby="jobs-h"><h2 id="jobs-h">Recovery jobs</h2>${recent}</section>
+<section aria-labelledby="rec-h"><h2 id="rec-h">Recover after an outage</h2>${recovery}</section>`;
+  return webhookView(hook, '/recovery', page.csrf, content);
 }
 
 const back = ([id = '']: readonly string[]) => `/webhooks/${id}`;
+const backTo =
+  (tab: string) =>
+  ([id = '']: readonly string[]) =>
+    `/webhooks/${id}${tab}`;
 
 async function update({ api, params, form }: DashboardRequest) {
   const [id = ''] = params;
@@ -183,7 +282,7 @@ async function update({ api, params, form }: DashboardRequest) {
     events: checked(form, 'events'),
     ...optionsFromForm(form, 'update'),
   });
-  return { to: back(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
+  return { to: backTo('/settings')(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
 }
 
 const setActive =
@@ -199,10 +298,16 @@ const setActive =
 async function confirmRemove({ api, page, params }: DashboardRequest) {
   const [id = ''] = params;
   const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
-  const content = html`<dl class="facts"><dt>URL</dt><dd class="mono">${hook.url}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd></dl>
+  const content = html`<section aria-labelledby="confirm-h"><h2 id="confirm-h" class="visually-hidden">What goes</h2>
+<dl class="facts"><dt>URL</dt><dd class="mono">${tokens(hook.url)}</dd><dt>Events</dt><dd>${hook.events.join(', ')}</dd></dl>
 <p>Deleting stops every delivery to this endpoint at once, scheduled retries included. It cannot be undone.</p>
-${confirmForm(`/webhooks/${id}/delete`, 'Delete webhook', page.csrf, `/webhooks/${id}`)}`;
-  return { title: 'Delete this webhook?', section: '/webhooks', content };
+${confirmForm(`/webhooks/${id}/delete`, 'Delete webhook', page.csrf, `/webhooks/${id}/settings`)}</section>`;
+  return {
+    title: 'Delete this webhook?',
+    section: '/webhooks',
+    back: [`/webhooks/${id}/settings`, 'Webhook settings'] as const,
+    content,
+  };
 }
 
 async function remove({ api, params, form }: DashboardRequest) {
@@ -230,7 +335,7 @@ async function rotate({ api, params, form }: DashboardRequest) {
     ? `The previous secret keeps signing until ${when(body.previous_secret_expires_at)}.`
     : 'The previous secret no longer signs.';
   return {
-    to: back(params),
+    to: backTo('/secret')(params),
     flash: {
       kind: 'notice' as const,
       text: `Signing secret rotated. ${until}`,
@@ -246,32 +351,42 @@ async function delivery({ api, page, params }: DashboardRequest) {
     api.get<WebhookItem>(`/webhooks/${id}`),
   ]);
   const timeline = d.attempt_log.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Attempts</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Kind</th><th scope="col">HTTP status</th><th scope="col">Duration</th><th scope="col">Error</th></tr></thead>
-<tbody>${d.attempt_log.map(
-        (a) =>
-          html`<tr><td>${when(a.at)}</td><td>${a.kind ?? '—'}</td><td>${a.status_code || 'none'}</td><td>${a.duration_ms} ms</td><td>${a.error || '—'}${a.error_class ? html` <span class="badge">${a.error_class}</span>` : ''}${
+    ? dataTable(
+        'Attempts',
+        ['Time', 'Kind', 'HTTP status', 'Duration', 'Error'],
+        d.attempt_log.map((a) => [
+          at(a.at),
+          a.kind ?? '—',
+          a.status_code || 'none',
+          `${a.duration_ms} ms`,
+          html`${a.error || '—'}${a.error_class ? html` ${badge(a.error_class.replaceAll('_', ' '), 'bad')}` : ''}${
             a.retry_after_seconds ? html` (the endpoint asked to wait ${a.retry_after_seconds} s)` : ''
-          }</td></tr>`,
-      )}</tbody></table></div>`
+          }`,
+        ]),
+      )
     : html`<p>No attempt yet.</p>`;
   const latest = d.attempt_log.at(-1);
   const exchange = latest
     ? html`<section aria-labelledby="exchange-h"><h2 id="exchange-h">Latest attempt: request and response</h2>
 <p>Headers are kept for the latest attempt only (the signing secret itself is never sent).</p>
-<h3>Request</h3><p class="mono">POST ${hook.url}</p>${headerList(latest.request_headers, 'Request headers')}
+<h3>Request</h3><p class="mono">POST ${tokens(hook.url)}</p>${headerList(latest.request_headers, 'Request headers')}
 <h3>Response</h3><p>${latest.status_code ? html`HTTP ${latest.status_code}` : html`No answer: ${latest.error || '—'}`}</p>
 ${headerList(latest.response_headers, 'Response headers')}
 <p>Body (first 500 characters):</p><pre id="response-body" tabindex="0">${d.response || '(empty)'}</pre></section>`
     : '';
-  const content = html`<p><a href="${BASE}/webhooks/${id}">Back to the webhook</a></p>
-<dl class="facts"><dt>Endpoint</dt><dd class="mono">${hook.url}</dd><dt>Event</dt><dd>${d.event}</dd><dt>Status</dt><dd>${deliveryStatus(d.status)}</dd>
-<dt>Attempts</dt><dd>${attemptsText(d)}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl>
-<div class="actions">${actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, '')}</div>
+  const content = html`<section aria-labelledby="summary-h"><h2 id="summary-h">Summary</h2>
+<dl class="facts"><dt>Endpoint</dt><dd class="mono">${tokens(hook.url)}</dd><dt>Event</dt><dd>${d.event}</dd><dt>Status</dt><dd>${deliveryStatus(d.status)}</dd>
+<dt>Attempts</dt><dd>${attemptsText(d)}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl></section>
 <section aria-labelledby="attempts-h"><h2 id="attempts-h">Attempt timeline</h2>${timeline}</section>${exchange}
-<section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" tabindex="0">${pretty(d.payload ?? '')}</pre>
+<section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" class="code" tabindex="0">${pretty(d.payload ?? '')}</pre>
 <button type="button" class="secondary" data-copy="payload">Copy payload</button></section>`;
-  return { title: `Delivery ${d.id}`, section: '/webhooks', content };
+  return {
+    title: `Delivery ${d.id}`,
+    section: '/webhooks',
+    back: [`/webhooks/${id}/deliveries`, 'Deliveries of the webhook'] as const,
+    actions: actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, ''),
+    content,
+  };
 }
 
 /** The exact payload, indented when it is JSON (the bytes sent are what the API stores; this only spaces them). */
@@ -326,15 +441,21 @@ async function recovery({ api, page, params }: DashboardRequest) {
   const [id = '', recoveryId = ''] = params;
   const { body: r } = await api.get<RecoveryItem>(`/webhooks/${id}/recoveries/${recoveryId}`);
   const done = r.attempted + r.skipped;
-  const content = html`<p><a href="${BASE}/webhooks/${id}">Back to the webhook</a></p>
-<dl class="facts"><dt>Status</dt><dd id="recovery-status">${r.status}</dd><dt>Window</dt><dd>${when(r.since)} to ${when(r.until)}</dd>
+  const content = html`<section aria-labelledby="job-h"><h2 id="job-h">Progress</h2>
+<dl class="facts"><dt>Status</dt><dd id="recovery-status">${statusBadge(r.status)}</dd><dt>Window</dt><dd>${when(r.since)} to ${when(r.until)}</dd>
 <dt>Deliveries</dt><dd>${r.delivery_status === 'failed' ? 'failed only' : 'all'}</dd>
 <dt>Read so far</dt><dd>${r.total}</dd><dt>Attempted</dt><dd>${r.attempted} (${r.succeeded} succeeded, ${r.failed} failed)</dd>
 <dt>Skipped</dt><dd>${r.skipped}</dd><dt>Updated</dt><dd>${when(r.updated_at)}</dd></dl>
 <p><label for="recovery-progress">Progress</label> <progress id="recovery-progress" max="${Math.max(r.total, 1)}" value="${done}">${done} of ${r.total}</progress></p>
-<div class="actions"><a href="${BASE}/webhooks/${id}/recoveries/${recoveryId}">Refresh</a>
-${r.status === 'running' ? actionButton(`/webhooks/${id}/recoveries/${recoveryId}/cancel`, 'Cancel recovery', page.csrf) : ''}</div>`;
-  return { title: 'Recovery job', section: '/webhooks', content };
+</section>`;
+  return {
+    title: 'Recovery job',
+    section: '/webhooks',
+    back: [`/webhooks/${id}/recovery`, 'Recovery of the webhook'] as const,
+    actions: html`<a class="button secondary" href="${BASE}/webhooks/${id}/recoveries/${recoveryId}">Refresh</a>
+${r.status === 'running' ? actionButton(`/webhooks/${id}/recoveries/${recoveryId}/cancel`, 'Cancel recovery', page.csrf) : ''}`,
+    content,
+  };
 }
 
 async function cancelRecovery({ api, params }: DashboardRequest) {
@@ -349,15 +470,19 @@ async function cancelRecovery({ api, params }: DashboardRequest) {
 export const webhookRoutes = [
   route.get('webhooks', list),
   route.post('webhooks', create, () => '/webhooks'),
-  route.get(`webhooks/${ID}`, detail),
-  route.post(`webhooks/${ID}`, update, back),
+  route.get(`webhooks/${ID}`, overview),
+  route.get(`webhooks/${ID}/deliveries`, deliveries),
+  route.get(`webhooks/${ID}/settings`, settings),
+  route.get(`webhooks/${ID}/secret`, secret),
+  route.get(`webhooks/${ID}/recovery`, recoveries),
+  route.post(`webhooks/${ID}`, update, backTo('/settings')),
   route.post(`webhooks/${ID}/pause`, setActive(false), back),
   route.post(`webhooks/${ID}/resume`, setActive(true), back),
   route.get(`webhooks/${ID}/delete`, confirmRemove),
-  route.post(`webhooks/${ID}/delete`, remove, back),
+  route.post(`webhooks/${ID}/delete`, remove, backTo('/settings')),
   route.post(`webhooks/${ID}/test`, test, back),
-  route.post(`webhooks/${ID}/rotate`, rotate, back),
-  route.post(`webhooks/${ID}/recoveries`, startRecovery, back),
+  route.post(`webhooks/${ID}/rotate`, rotate, backTo('/secret')),
+  route.post(`webhooks/${ID}/recoveries`, startRecovery, backTo('/recovery')),
   route.get(`webhooks/${ID}/recoveries/${ID}`, recovery),
   route.post(
     `webhooks/${ID}/recoveries/${ID}/cancel`,

@@ -1,0 +1,49 @@
+// Settings: the account's plan and limits (GET /v1/usage), the account itself (its id, the mode, where notices
+// go), and "Sign out everywhere", which ends every dashboard session of the account (the POST is the
+// dashboard's own: lambdas/handlers/dashboard/dashboard.ts, beside sign-out).
+import { html } from '../http';
+import { postForm, when } from '../layout';
+import { type DashboardRequest, route } from '../routes';
+
+interface QuotaView {
+  used: number;
+  limit: number;
+  resets_at: string;
+}
+
+interface UsageView {
+  plan: string;
+  rate_limit: { requests_per_second: number };
+  live_emails_this_month: QuotaView;
+  test_recipients_today: QuotaView;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+const quota = (q: QuotaView, what: string) =>
+  `${count(q.limit)} ${what} (${count(q.used)} used, resets ${when(q.resets_at)})`;
+
+async function settings({ api, page }: DashboardRequest) {
+  const { body: u } = await api.get<UsageView>('/usage');
+  const signOutEverywhere = postForm(
+    '/sign-out-everywhere',
+    html`<button type="submit" class="danger">Sign out everywhere</button>`,
+    page.csrf,
+  );
+  const content = html`<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>
+<dl class="facts"><dt>Plan</dt><dd>${u.plan}</dd>
+<dt>API rate limit</dt><dd>${count(u.rate_limit.requests_per_second)} requests per second for your API keys</dd>
+<dt>Live emails</dt><dd>${quota(u.live_emails_this_month, 'a month')}</dd>
+<dt>Test recipients</dt><dd>${quota(u.test_recipients_today, 'a day')}</dd></dl>
+<p class="hint">The plan is changed by whoever runs this Sendflow (<code>npm run admin -- set-plan</code>).</p></section>
+<section aria-labelledby="account-h"><h2 id="account-h">Account</h2>
+<dl class="facts"><dt>Account</dt><dd class="mono">${page.accountId}</dd><dt>This session's mode</dt><dd>${page.mode}</dd>
+<dt>Address for notices</dt><dd>None: Sendflow keeps no email address for an account and sends it no notices. A sending
+pause, a reputation warning and a webhook Sendflow disabled are shown in this dashboard: on the overview and on the
+webhook's page.</dd></dl></section>
+<section aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
+<p>Signs this account out of the dashboard in every browser, in both modes, this one included (for example after a
+shared computer or a lost laptop). Your API keys keep working; revoke one on the API keys page.</p>${signOutEverywhere}</section>`;
+  return { title: 'Settings', section: '/settings', content };
+}
+
+export const settingsRoutes = [route.get('settings', settings)];
