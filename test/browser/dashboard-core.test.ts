@@ -135,7 +135,7 @@ describe('API keys', () => {
 });
 
 describe('API keys: a refused form', () => {
-  it('with no scope ticked, says so in the API words under the scopes, and makes no key', async () => {
+  it('with no scope ticked, says so in plain words under the scopes, and makes no key', async () => {
     const { accountId, key } = await rt.newKey();
     const { context, page } = await newPage(browser);
     await signIn(page, rt, accountId);
@@ -147,7 +147,7 @@ describe('API keys: a refused form', () => {
     }
     await page.getByRole('button', { name: 'Create key' }).click();
 
-    const words = 'scopes must list at least one scope.';
+    const words = 'Scopes must list at least one scope.';
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(words);
     const scopes = page.getByRole('group', { name: /Scopes/ });
     expect(await scopes.getAttribute('aria-invalid')).toBe('true');

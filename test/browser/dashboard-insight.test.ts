@@ -26,6 +26,9 @@ const json = (body: unknown) => ({
 });
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 const flash = (page: Page, role: 'status' | 'alert') => page.getByRole(role).first().textContent();
+/** Opens one of the email page's tabs (each its own view). */
+const emailTab = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Email' }).getByRole('link', { name, exact: true }).click();
 
 /**
  * Waits for the page a form's redirect lands on to show a status flash containing `text`. Fails at once, with
@@ -108,7 +111,7 @@ describe('destructive actions', () => {
     const { context, page } = await newPage(browser);
     await signIn(page, rt, accountId);
 
-    await page.goto(`${rt.url}/dashboard/webhooks/${hook.id}`);
+    await page.goto(`${rt.url}/dashboard/webhooks/${hook.id}/settings`);
     await page.getByRole('link', { name: 'Delete webhook' }).click();
     await expect.poll(() => heading(page)).toBe('Delete this webhook?');
     expect((await rt.call(`/webhooks/${hook.id}`, { key })).status).toBe(200);
@@ -230,6 +233,7 @@ describe('a failing endpoint', () => {
     const facts = (await page.locator('dl.facts').textContent()) ?? '';
     expect(facts).toContain('Failing');
     expect(facts).toContain('0%');
+    await page.getByRole('navigation', { name: 'Webhook' }).getByRole('link', { name: 'Deliveries' }).click();
     const logRow = page
       .getByRole('table', { name: /^Deliveries/ })
       .getByRole('row')
@@ -259,6 +263,7 @@ describe('a failing endpoint', () => {
     await page.goto(`${rt.url}/dashboard/emails/${emailId}`);
     expect(await page.locator('#email-id').textContent()).toBe(emailId);
     expect(await page.locator('dl.facts').textContent()).toContain('category: receipt');
+    await emailTab(page, 'Content');
     const frame = page.frameLocator('iframe.preview');
     await expect.poll(() => frame.locator('p').textContent()).toBe('Receipt body');
     expect(await page.locator('iframe.preview').getAttribute('sandbox')).toBe('');
@@ -266,6 +271,7 @@ describe('a failing endpoint', () => {
     expect(preview.headers()['content-security-policy']).toMatch(/^sandbox;/);
     expect(await frame.locator('title').count()).toBe(0);
     expect(await page.locator('#text-body').textContent()).toBe('Thanks. Receipt body.');
+    await emailTab(page, 'Webhook deliveries');
     const deliveries =
       (await page.getByRole('table', { name: 'Webhook deliveries of this email' }).textContent()) ?? '';
     expect(deliveries).toContain(`${receiver.url}/failing`);
@@ -296,6 +302,7 @@ describe('attachments', () => {
     await signIn(page, rt, accountId);
 
     await page.goto(`${rt.url}/dashboard/emails/${emailId}`);
+    await emailTab(page, 'Content');
     const table = page.getByRole('table', { name: /^Attachments/ });
     const rows = table.getByRole('row');
     expect(await rows.count()).toBe(3);

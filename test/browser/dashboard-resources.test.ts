@@ -54,14 +54,15 @@ describe('domains', () => {
     const { context, page } = await signedIn('Domains');
     await page.getByLabel('Domain name').fill('not a domain');
     await page.getByRole('button', { name: 'Add domain' }).click();
-    const words = 'name must be a domain name such as mail.example.com.';
+    // In plain words: the form's label, not the API's field name.
+    const words = 'Domain name must be a domain name such as mail.example.com.';
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(words);
     // The same sentence under the input, which points at it (its accessible description) and is marked invalid.
     const input = page.getByLabel('Domain name');
     expect(await input.getAttribute('aria-invalid')).toBe('true');
     const describedBy = (await input.getAttribute('aria-describedby')) ?? '';
     expect(await page.locator(`#${describedBy}`).textContent()).toBe(words);
-    expect(await page.locator(`#${describedBy} code`).textContent()).toBe('name');
+    expect(await page.locator(`#${describedBy} code`).count()).toBe(0);
     await expectAccessibleAndNarrow(browser, page);
     // It is shown once: the next view of the form is clean.
     await page.reload();
@@ -133,6 +134,7 @@ describe('emails', () => {
     await page.getByRole('table', { name: 'Emails, newest first' }).getByRole('link').first().click();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Email: First');
     expect(await page.getByRole('region', { name: 'Events' }).textContent()).toContain('email.delivered');
+    await page.getByRole('navigation', { name: 'Email' }).getByRole('link', { name: 'Webhook deliveries' }).click();
     const deliveries = page.getByRole('table', { name: 'Webhook deliveries of this email' }).getByRole('row');
     expect(await deliveries.count()).toBeGreaterThan(1);
     await expectAccessibleAndNarrow(browser, page);

@@ -37,11 +37,16 @@ async function onWebhookPage(path = '/hook') {
 }
 
 const flash = (page: Page, role: 'status' | 'alert') => page.getByRole(role).first().textContent();
+/** Opens one of the webhook page's tabs (each its own view). */
+const tab = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Webhook' }).getByRole('link', { name, exact: true }).click();
 const heading = (page: Page) => page.getByRole('heading', { level: 1 }).textContent();
 
 describe('one webhook', () => {
   it('edits the URL and events, pauses and resumes', async () => {
     const { key, hook, context, page } = await onWebhookPage('/edit');
+    await expectAccessibleAndNarrow(browser, page);
+    await tab(page, 'Settings');
     await expectAccessibleAndNarrow(browser, page);
 
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/edited`);
@@ -79,6 +84,7 @@ describe('one webhook', () => {
     await expect.poll(() => flash(page, 'alert')).toContain('Test event: Not delivered');
     receiver.answer({ kind: 'status', status: 200, body: 'ok' });
 
+    await tab(page, 'Signing secret');
     await page.getByLabel('Keep the previous secret signing for').selectOption('3600');
     await page.getByRole('button', { name: 'Rotate signing secret' }).click();
     await expect.poll(() => flash(page, 'status')).toContain('The previous secret keeps signing until');
@@ -95,7 +101,7 @@ describe('one webhook', () => {
     receiver.answer((n) => ({ kind: 'status', status: n % 3 === 0 ? 500 : 200 }));
     for (let i = 0; i < 22; i++) await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     receiver.answer({ kind: 'status', status: 200 });
-    await page.reload();
+    await tab(page, 'Deliveries');
 
     const rows = () => page.getByRole('table', { name: /^Deliveries/ }).getByRole('row');
     expect(await rows().count()).toBe(21); // the header and 20
@@ -142,7 +148,7 @@ describe('one webhook', () => {
         { timeout: 10_000 },
       )
       .toBe(true);
-    await page.reload();
+    await tab(page, 'Deliveries');
     await page
       .getByRole('table', { name: /^Deliveries/ })
       .getByRole('link')
@@ -168,7 +174,7 @@ describe('one webhook', () => {
 
     receiver.answer({ kind: 'status', status: 200, body: 'ok' });
     await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
-    await page.goto(`${rt.url}/dashboard/webhooks/${hook.id}?status=succeeded`);
+    await page.goto(`${rt.url}/dashboard/webhooks/${hook.id}/deliveries?status=succeeded`);
     await page
       .getByRole('table', { name: /^Deliveries/ })
       .getByRole('link')
@@ -185,7 +191,7 @@ describe('one webhook', () => {
     receiver.answer({ kind: 'status', status: 500 });
     for (let i = 0; i < 3; i++) await rt.call(`/webhooks/${hook.id}/test`, { key, method: 'POST' });
     receiver.answer({ kind: 'status', status: 200 });
-    await page.reload();
+    await tab(page, 'Recovery');
 
     await page.getByLabel('From (UTC)').fill(new Date(Date.now() - 10 * 60_000).toISOString().slice(0, 19));
     await page.getByRole('button', { name: 'Start recovery' }).click();
@@ -209,7 +215,7 @@ describe('one webhook', () => {
 
   it('lists the event types with their payload schemas (the event catalog)', async () => {
     const { context, page } = await onWebhookPage('/catalog');
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await page.getByRole('link', { name: 'Event types' }).click();
     expect(await heading(page)).toBe('Event types');
     await expectAccessibleAndNarrow(browser, page);
@@ -229,6 +235,7 @@ describe('one webhook', () => {
   it('deletes the webhook after its confirmation page', async () => {
     const { key, hook, context, page } = await onWebhookPage('/delete');
 
+    await tab(page, 'Settings');
     await page.getByRole('link', { name: 'Delete webhook' }).click();
     await expect.poll(() => heading(page)).toBe('Delete this webhook?');
     await page.getByRole('button', { name: 'Delete webhook' }).click();

@@ -10,7 +10,9 @@
     const style = getComputedStyle(el);
     const box = el.getBoundingClientRect();
     // checkVisibility: also false inside a closed <details> (its content is skipped, yet has boxes).
-    return el.checkVisibility({ visibilityProperty: true }) && style.display !== 'none' && box.width > 0 && box.height > 0;
+    return (
+      el.checkVisibility({ visibilityProperty: true }) && style.display !== 'none' && box.width > 0 && box.height > 0
+    );
   };
   // An element inside a scroll frame (overflow-x auto/scroll) or a visually hidden one (the skip link, a
   // caption kept for screen readers) is judged by that frame, not itself.

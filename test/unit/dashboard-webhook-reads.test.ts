@@ -71,12 +71,21 @@ describe('webhook pages read health from the webhook object', () => {
     expect(markup.match(/>Healthy</g)).toHaveLength(25);
   });
 
-  it('one webhook reads itself, its recoveries and 20 deliveries, not a 100-delivery sample', async () => {
+  it("one webhook's overview reads itself and 20 deliveries, not a 100-delivery sample", async () => {
     const { calls } = await render('webhooks/wh_0', 1);
 
-    expect(calls.sort()).toEqual([
+    expect(calls.sort()).toEqual(['GET /webhooks/wh_0', 'GET /webhooks/wh_0/deliveries?limit=20']);
+  });
+
+  it('each tab of a webhook reads only what it shows', async () => {
+    expect((await render('webhooks/wh_0/deliveries', 1)).calls.sort()).toEqual([
       'GET /webhooks/wh_0',
       'GET /webhooks/wh_0/deliveries?limit=20',
+    ]);
+    expect((await render('webhooks/wh_0/settings', 1)).calls).toEqual(['GET /webhooks/wh_0']);
+    expect((await render('webhooks/wh_0/secret', 1)).calls).toEqual(['GET /webhooks/wh_0']);
+    expect((await render('webhooks/wh_0/recovery', 1)).calls.sort()).toEqual([
+      'GET /webhooks/wh_0',
       'GET /webhooks/wh_0/recoveries',
     ]);
   });

@@ -208,7 +208,7 @@ async function runAction(route: ActionRoute, request: DashboardRequest, seal: (f
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
     const back = route.back(request.params);
-    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal(refusal(error)) });
+    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal(refusal(error, route.labels)) });
   }
 }
 
@@ -217,17 +217,17 @@ const FLASH_FIELDS = 6;
 const FLASH_TEXT = 400;
 
 /** A refused form's flash: in plain words at the top, and each field's problem kept for that field. */
-function refusal(error: ApiCallError): Flash {
+function refusal(error: ApiCallError, labels: Readonly<Record<string, string>> = {}): Flash {
   const clip = (text: string) => (text.length > FLASH_TEXT ? `${text.slice(0, FLASH_TEXT)}…` : text);
   const fields: Record<string, string> = {};
   for (const { path, message } of error.details) {
     const field = path.split('.')[0] ?? '';
     if (field && !Object.hasOwn(fields, field) && Object.keys(fields).length < FLASH_FIELDS)
-      fields[field] = clip(plainProblem(path, message));
+      fields[field] = clip(plainProblem(path, message, labels));
   }
   return {
     kind: 'error',
-    text: clip(plainMessage(error)),
+    text: clip(plainMessage(error, labels)),
     ...(Object.keys(fields).length ? { fields } : {}),
   };
 }

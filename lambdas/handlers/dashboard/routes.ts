@@ -36,6 +36,8 @@ export type DashboardRoute =
       action(request: DashboardRequest): Promise<ActionResult>;
       /** Where a failed action sends the person back to, with the API's error message. */
       back(params: readonly string[]): string;
+      /** The form's labels of the API's fields where they differ from the usual ones (plain-words.ts). */
+      labels?: Readonly<Record<string, string>>;
     };
 
 /** An id segment: what our ids look like (letters, digits, `_`, `-`); anything else is no page of ours. */
@@ -51,5 +53,12 @@ export const route = {
     pattern: string,
     action: (request: DashboardRequest) => Promise<ActionResult>,
     back: (params: readonly string[]) => string,
-  ): DashboardRoute => ({ method: 'POST', pattern: new RegExp(`^${pattern}$`), action, back }),
+    labels?: Readonly<Record<string, string>>,
+  ): DashboardRoute => ({
+    method: 'POST',
+    pattern: new RegExp(`^${pattern}$`),
+    action,
+    back,
+    ...(labels ? { labels } : {}),
+  }),
 };

@@ -103,7 +103,7 @@ async function remove({ api, params, form }: DashboardRequest) {
 
 export const domainRoutes = [
   route.get('domains', list),
-  route.post('domains', create, () => '/domains'),
+  route.post('domains', create, () => '/domains', { name: 'Domain name' }),
   route.get(`domains/${ID}`, detail),
   route.post(`domains/${ID}/verify`, verify, ([id]) => `/domains/${id}`),
   route.get(`domains/${ID}/delete`, confirmRemove),
