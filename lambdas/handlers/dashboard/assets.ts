@@ -10,6 +10,7 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--text);background:var(--bg)}
 a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 p a,li a,dd a,.flash a,.back a{text-decoration:underline}
+.side-nav a,.menu nav a,.tabs a{text-decoration:none}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible,summary:focus-visible,[tabindex]:focus-visible{outline:3px solid var(--accent);outline-offset:2px}
 .skip{position:absolute;left:-999px}.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:20}
 .visually-hidden{position:absolute!important;width:1px;height:1px;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -104,6 +105,8 @@ summary{cursor:pointer}
 .menu nav{position:absolute;left:0;right:0;top:100%;z-index:10;background:#fff;border-bottom:1px solid var(--line);padding:.5rem 1rem;box-shadow:0 6px 12px rgba(0,0,0,.08)}
 .account{margin-left:0;width:100%}
 main{padding:1rem}
+h1{font-size:1.3rem}
+.account .small{padding:0 .55rem}
 .page-body>section,.page-body>.table-wrap,.page-body>dl.facts,.card{padding:.85rem}
 }
 @media (max-width:40rem){
