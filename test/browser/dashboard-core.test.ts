@@ -186,7 +186,7 @@ describe('webhooks', () => {
 
     await page.reload();
     expect(await page.content()).not.toContain(secret);
-    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).click();
     await expect.poll(() => page.getByRole('link', { name: `${receiver.url}/hooks` }).count()).toBe(1);
     await context.close();
   });

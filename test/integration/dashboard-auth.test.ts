@@ -221,6 +221,41 @@ describe('session', () => {
     expect((await fetch(dash(), { headers: { cookie } })).status).toBe(401);
   });
 
+  it("signs out everywhere: every session of the account ends, in both modes, and no other account's", async () => {
+    const { accountId } = await rt.newKey();
+    const here = await signedIn(accountId);
+    const elsewhere = await signedIn(accountId);
+    const other = await signedIn((await rt.newKey()).accountId);
+
+    const out = await post('/sign-out-everywhere', { csrf: here.csrf }, { cookie: here.cookie });
+
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/v1/dashboard/signed-out');
+    expect(out.headers.get('set-cookie')).toMatch(/Max-Age=0/);
+    expect((await fetch(dash(), { headers: { cookie: here.cookie } })).status).toBe(401);
+    expect((await fetch(dash(), { headers: { cookie: elsewhere.cookie } })).status).toBe(401);
+    expect((await fetch(dash(), { headers: { cookie: other.cookie } })).status).toBe(200);
+    // Without the CSRF token it is refused and ends nothing.
+    const refused = await post('/sign-out-everywhere', {}, { cookie: other.cookie });
+    expect(refused.status).toBe(403);
+    expect((await fetch(dash(), { headers: { cookie: other.cookie } })).status).toBe(200);
+  });
+
+  it('the settings page shows the plan and limits; the webhooks page names the real API URL for npm run listen', async () => {
+    const { accountId } = await rt.newKey({ plan: 'growth' });
+    const { cookie } = await signedIn(accountId);
+
+    const settings = await fetch(dash('/settings'), { headers: { cookie } });
+    const webhooks = await (await fetch(dash('/webhooks'), { headers: { cookie } })).text();
+
+    expect(settings.status).toBe(200);
+    const page = await settings.text();
+    expect(page).toContain('growth');
+    expect(page).toContain('Sign out everywhere');
+    expect(webhooks).toContain(`SENDFLOW_API_URL=${rt.url} `);
+    expect(webhooks).not.toContain('127.0.0.1:4000');
+  });
+
   it('acts as the account through the API: scopes, rate-limit window and tenant isolation as for a key', async () => {
     const { accountId, key } = await rt.newKey({ mode: 'live' });
     const { cookie } = await signedIn(accountId);
@@ -313,13 +348,17 @@ describe('hostile requests (security review)', () => {
     const { cookie, csrf } = await signedIn(accountId);
 
     const res = await post(`/webhooks/${id}/recoveries`, { csrf, since: 'garbage' }, { cookie });
-    const back = await fetch(dash(`/webhooks/${id}`), {
+    const back = await fetch(dash(`/webhooks/${id}/recovery`), {
       headers: { cookie: `${cookie}; ${(res.headers.get('set-cookie') ?? '').split(';')[0]}` },
     });
 
     expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe(`/v1/dashboard/webhooks/${id}`);
-    expect(await back.text()).toContain('role="alert"');
+    expect(res.headers.get('location')).toBe(`/v1/dashboard/webhooks/${id}/recovery`);
+    const shown = await back.text();
+    expect(shown).toContain('role="alert"');
+    // In plain words next to its field, and the field is marked.
+    expect(shown).toMatch(/<p class="field-error" id="rec-since-error">From [^<]+<\/p>/);
+    expect(shown).toContain('aria-invalid="true"');
   });
 
   it('the message a page showed is cleared whatever page shows it, the not-found page too', async () => {
