@@ -17,6 +17,7 @@ describe('tokens', () => {
     expect(tokens('abc.dkim.amazonses.com').markup).toBe('abc.<wbr>dkim.<wbr>amazonses.<wbr>com');
     expect(tokens('ada@example.com').markup).toBe('ada@<wbr>example.<wbr>com');
     expect(tokens('Webhook 1.5 KB <b>').markup).toBe('Webhook 1.5 KB &lt;b&gt;');
+    expect(tokens('a date, e.g. 2026-12-01T09:00:00Z.').markup).toBe('a date, e.g. 2026-12-01T09:00:00Z.');
   });
 });
 

@@ -55,7 +55,7 @@ export function statusBadge(status: string): Safe {
 
 /** A URL (with a scheme), a dotted host name, or an address: a token that may wrap only at its boundaries. */
 const TOKEN =
-  /^(?:[a-z][a-z0-9+.-]*:\/\/\S+|[^\s@]*@[^\s@]+|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.[A-Za-z][A-Za-z0-9-]*\.?)$/i;
+  /^(?:[a-z][a-z0-9+.-]*:\/\/\S+|[^\s@]*@[^\s@]+|[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.[A-Za-z][A-Za-z0-9-]+\.?)$/i;
 /** Where a token may wrap: after its scheme's `://`, after . / : ? & = @ (never inside a label or a port). */
 const BOUNDARY = /(:\/\/|[./:?&=@])/;
 
