@@ -275,7 +275,7 @@ describe('listen sessions API', () => {
 });
 
 describe("the dashboard's webhooks page", () => {
-  it('says how to listen on a laptop, with the mode of the page', async () => {
+  it("says how to listen on a laptop, with the mode of the page and this API's real URL", async () => {
     const { accountId } = await rt.newKey();
     const { url } = await createSignInLink(rt.services, { accountId, mode: 'test', baseUrl: rt.url });
     const token = new URL(url).searchParams.get('token') ?? '';
@@ -288,6 +288,8 @@ describe("the dashboard's webhooks page", () => {
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const page = await (await fetch(`${rt.url}/dashboard/webhooks`, { headers: { cookie } })).text();
     expect(page).toContain('<h2 id="listen-h">Test on your laptop</h2>');
-    expect(page).toContain('SENDFLOW_API_KEY=sf_test_… npm run listen -- --forward-to http://127.0.0.1:4000/webhooks');
+    expect(page).toContain(
+      `SENDFLOW_API_URL=${rt.url} SENDFLOW_API_KEY=sf_test_… npm run listen -- --forward-to http://127.0.0.1:PORT/webhooks`,
+    );
   });
 });
