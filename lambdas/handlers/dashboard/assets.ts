@@ -111,12 +111,12 @@ h1{font-size:1.3rem}
 }
 @media (max-width:40rem){
 dl.facts,dl.headers{grid-template-columns:minmax(0,1fr)}dl.facts dd+dt{margin-top:.35rem}
-table.data,table.data>tbody,table.data>tbody>tr,table.data>tbody>tr>*{display:block;width:100%}
+table.data,table.data>tbody,table.data>tbody>tr{display:block;width:100%}
 table.data>thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.data>caption{display:block}
 table.data>tbody>tr{border:1px solid var(--line);border-radius:8px;padding:.3rem .75rem;margin:0 0 .6rem;background:#fff}
-table.data>tbody>tr>*{position:relative;padding:.3rem 0 .3rem 7rem;border:0;min-height:1.9rem}
-table.data>tbody>tr>*::before{content:attr(data-label);position:absolute;left:0;top:.3rem;width:6.5rem;font-size:.8rem;font-weight:600;color:var(--muted);overflow-wrap:break-word}
+table.data>tbody>tr>*{display:flow-root;width:100%;padding:.3rem 0 .3rem 7rem;border:0}
+table.data>tbody>tr>*::before{content:attr(data-label);float:left;width:6.5rem;margin-left:-7rem;font-size:.8rem;line-height:1.9;font-weight:600;color:var(--muted);overflow-wrap:break-word}
 }
 `;
 

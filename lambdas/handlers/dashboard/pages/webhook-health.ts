@@ -1,7 +1,7 @@
 // A webhook's health as the API gives it (health, success_rate_24h, last_failure_at, disabled_reason,
 // disabled_at), rendered: the state badge, the figures, and why Sendflow disabled it. Nothing is recomputed here.
 import { isSuccess } from '../../../domain/webhooks/delivery';
-import { badge } from '../components';
+import { at, badge } from '../components';
 import { BASE, html, type Safe } from '../http';
 import { actionButton, when } from '../layout';
 import type { AttemptItem, DeliveryItem, WebhookItem } from './views';
@@ -38,8 +38,10 @@ export function successRateText(hook: Pick<WebhookItem, 'success_rate_24h'>): st
   return hook.success_rate_24h === null ? '—' : `${Math.round(hook.success_rate_24h * 100)}%`;
 }
 
-export function lastFailureText(hook: Pick<WebhookItem, 'last_failure_at'>): string {
-  return hook.last_failure_at ? when(hook.last_failure_at) : 'none';
+/** The last failure's time: in full (a webhook's facts), or compact (a table's cell). */
+export function lastFailureText(hook: Pick<WebhookItem, 'last_failure_at'>, compact = false): Safe | string {
+  if (!hook.last_failure_at) return 'none';
+  return compact ? at(hook.last_failure_at) : when(hook.last_failure_at);
 }
 
 /** The newest failed attempt among deliveries the page already read (the log's newest page). */

@@ -59,7 +59,7 @@ async function list({ api, page }: DashboardRequest) {
           html`<a href="${BASE}/webhooks/${w.id}">${tokens(w.url)}</a>`,
           stateBadge(w),
           successRateText(w),
-          lastFailureText(w),
+          lastFailureText(w, true),
           w.events.join(', '),
         ]),
         { classes: ['url'] },
