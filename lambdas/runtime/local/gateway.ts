@@ -136,6 +136,9 @@ export function createGatewayServer(
 /** A gateway answer; `close` ends the connection after it (the request's body was not read to its end). */
 type Answer = APIGatewayProxyResult & { close?: boolean };
 
+/** The "answer" of a request dropped because its client left: never written (the listener finds no one to tell). */
+const ABANDONED: Answer = { statusCode: 499, body: '', close: true };
+
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
 
@@ -167,7 +170,8 @@ export function createGateway(options: GatewayOptions) {
     return result;
   }
 
-  async function handle(req: IncomingMessage): Promise<Answer> {
+  /** `left`: whether the client has gone (its connection closed): nothing is answered to it any more. */
+  async function handle(req: IncomingMessage, left: () => boolean): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     if (url.pathname === ADMIN_FLUSH_PATH && isAdmin(req, options.adminToken)) {
@@ -203,8 +207,13 @@ export function createGateway(options: GatewayOptions) {
     // so a listening CLI never stalls the account's other requests, and a burst of polls takes its turn like any.
     const slots = options.accountSlots;
     if (!account) return serve(req, event, readable, requestId, maxBytes);
-    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts).
-    const served = () => inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
+    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts). One
+    // whose client left while it waited for its turn is dropped then: no work for nobody, and the turn goes on at
+    // once (else it would wait for a body that never comes, holding the slot until the body's idle time-out).
+    const served = () =>
+      left()
+        ? Promise.resolve(ABANDONED)
+        : inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
     return slots ? slots.run(account, served) : served();
   }
 
@@ -235,7 +244,7 @@ export function createGateway(options: GatewayOptions) {
   return async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let result: Answer;
     try {
-      result = await handle(req);
+      result = await handle(req, () => res.destroyed);
     } catch {
       result = errorResponse(new Error('gateway'));
     }
