@@ -14,10 +14,13 @@ import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runti
 import { bearerToken, hashApiKey, parseApiKey } from '../../domain/api-keys';
 import { errorBody } from '../../domain/error-names';
 import { PayloadTooLargeError } from '../../domain/errors';
+import { allows } from '../../domain/scopes';
+import { fromAuthorizerContext } from '../../handlers/authorizer-context';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { type RouteSpec, STAGE } from '../../manifest';
+import type { PollCaller, PollRefusals } from './poll-refusals';
 import { inAccountLane, inCallerLane } from './request-lane';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -103,6 +106,8 @@ export interface GatewayOptions {
   readonly adminToken?: string;
   /** Each account's requests run through these (KeyedSlots): one tenant's burst takes a bounded share. */
   readonly accountSlots?: KeyedSlots;
+  /** Long-polls past their account's open polls, refused from memory before its slot (poll-refusals.ts). */
+  readonly pollRefusals?: Pick<PollRefusals, 'recall' | 'refuse'>;
 }
 
 export interface GatewayTimeouts {
@@ -194,6 +199,14 @@ export function createGateway(options: GatewayOptions) {
     let readable = match.kind === 'route' && match.route.access === 'public';
     let account: string | undefined;
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
+      // A long-poll of a key whose account has every poll open: refused from memory, before the key lookup.
+      const refusals = match.route.longPoll ? options.pollRefusals : undefined;
+      const keyHash = refusals ? AuthorizerResultCache.keyOf(key) : undefined;
+      const known = keyHash ? refusals?.recall(keyHash) : undefined;
+      const early =
+        known && (await inAccountLane(known.accountId, () => refusals?.refuse(known, keyHash, cache.generation)));
+      if (early) return withRequestId(early, requestId);
+      const generation = cache.generation;
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
       const allowed = isAllow(result);
@@ -201,6 +214,10 @@ export function createGateway(options: GatewayOptions) {
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
+      const caller = refusals && account ? pollCaller(result, match.route.access) : undefined;
+      const refused =
+        caller && (await inAccountLane(caller.accountId, () => refusals?.refuse(caller, keyHash, generation)));
+      if (refused) return withRequestId(refused, requestId);
     }
     // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. Every request of the
     // account runs in its slots, long-polls too: a poll gives its slot back while it waits (KeyedSlots.outside),
@@ -270,6 +287,21 @@ function write(res: ServerResponse, result: Answer, close: boolean): void {
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
+
+/**
+ * The caller of an authorized long-poll as a refusal needs it, when its key may make the call (a key without the
+ * route's scope is the API's to refuse, 403); undefined otherwise.
+ */
+function pollCaller(result: APIGatewayAuthorizerResult, access: RouteSpec['access']): PollCaller | undefined {
+  const principal = fromAuthorizerContext(result.context);
+  if (!principal || access === 'public' || !allows(access, principal.scopes)) return undefined;
+  return { accountId: principal.accountId, plan: principal.plan };
+}
+
+const withRequestId = (answer: APIGatewayProxyResult, requestId: string): Answer => ({
+  ...answer,
+  headers: { ...answer.headers, 'X-Request-Id': requestId },
+});
 
 function isAdmin(req: IncomingMessage, token: string | undefined): boolean {
   const given = req.headers[ADMIN_TOKEN_HEADER];
