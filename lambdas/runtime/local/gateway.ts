@@ -191,6 +191,16 @@ export function createGateway(options: GatewayOptions) {
     const maxBytes = limitOf(match);
     const declared = Number(req.headers['content-length']);
     if (declared > maxBytes) return gatewayError(tooLarge(maxBytes), requestId);
+    // A long-poll of a key remembered refused (its account has every poll open): answered from memory, before the
+    // event is built or the key looked up (poll-refusals.ts).
+    const refusals = match.kind === 'route' && match.route.longPoll ? options.pollRefusals : undefined;
+    const pollKey = refusals ? authorizationOf(req) : undefined;
+    const keyHash = pollKey ? AuthorizerResultCache.keyOf(pollKey) : undefined;
+    const known = keyHash ? refusals?.recall(keyHash) : undefined;
+    if (known) {
+      const early = await inAccountLane(known.accountId, () => refusals?.refuse(known, keyHash, cache.generation));
+      if (early) return withRequestId(early, requestId);
+    }
     const event = toEvent(req, url, path, match, requestId);
 
     // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
@@ -199,13 +209,6 @@ export function createGateway(options: GatewayOptions) {
     let readable = match.kind === 'route' && match.route.access === 'public';
     let account: string | undefined;
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
-      // A long-poll of a key whose account has every poll open: refused from memory, before the key lookup.
-      const refusals = match.route.longPoll ? options.pollRefusals : undefined;
-      const keyHash = refusals ? AuthorizerResultCache.keyOf(key) : undefined;
-      const known = keyHash ? refusals?.recall(keyHash) : undefined;
-      const early =
-        known && (await inAccountLane(known.accountId, () => refusals?.refuse(known, keyHash, cache.generation)));
-      if (early) return withRequestId(early, requestId);
       const generation = cache.generation;
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
@@ -214,6 +217,7 @@ export function createGateway(options: GatewayOptions) {
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
+      // A long-poll of an account with every poll open: refused here, before its slot (and its key remembered).
       const caller = refusals && account ? pollCaller(result, match.route.access) : undefined;
       const refused =
         caller && (await inAccountLane(caller.accountId, () => refusals?.refuse(caller, keyHash, generation)));
@@ -296,6 +300,16 @@ function pollCaller(result: APIGatewayAuthorizerResult, access: RouteSpec['acces
   const principal = fromAuthorizerContext(result.context);
   if (!principal || access === 'public' || !allows(access, principal.scopes)) return undefined;
   return { accountId: principal.accountId, plan: principal.plan };
+}
+
+/** The Authorization header as the event's `headers` give it (the last of a spelling), without building the event. */
+function authorizationOf(req: IncomingMessage): string | undefined {
+  const single = new Map<string, string>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') single.set(name, req.rawHeaders[i + 1] as string);
+  }
+  return single.size ? headerValue(Object.fromEntries(single), 'authorization') : undefined;
 }
 
 const withRequestId = (answer: APIGatewayProxyResult, requestId: string): Answer => ({

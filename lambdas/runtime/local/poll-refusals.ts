@@ -40,6 +40,8 @@ export interface PollRefusalDeps {
 export class PollRefusals {
   private readonly remembered = new Map<string, { caller: PollCaller; generation: number; until: number }>();
   private readonly closed = new ClosedWindows();
+  /** Each account's last refusal in line: the next takes its turn after it. */
+  private readonly lines = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: PollRefusalDeps) {}
 
@@ -68,6 +70,7 @@ export class PollRefusals {
       return undefined;
     }
     if (keyHash && generation === this.deps.generation()) this.remember(keyHash, caller, generation);
+    await this.turn(caller.accountId);
     const perSecond = PLANS[caller.plan].requestsPerSecond;
     const decision = await consumeRequest(
       { counter: this.deps.counter, clock: this.deps.clock, closed: this.closed },
@@ -82,6 +85,20 @@ export class PollRefusals {
       : pollLimitError(limit, caller.plan);
     const answer = errorResponse(error);
     return { ...answer, headers: { ...answer.headers, ...rateLimitHeaders(decision) } };
+  }
+
+  /**
+   * Waits for the account's turn: one refusal of an account per turn of the event loop (setImmediate), in arrival
+   * order. A burst of a thousand polls comes in together; answered at once they would hold the loop every tenant
+   * shares for as long as a thousand answers take to write, where in turns other tenants' requests go in between.
+   */
+  private async turn(accountId: string): Promise<void> {
+    const mine = (this.lines.get(accountId) ?? Promise.resolve()).then(
+      () => new Promise<void>((resolve) => setImmediate(resolve)),
+    );
+    this.lines.set(accountId, mine);
+    await mine;
+    if (this.lines.get(accountId) === mine) this.lines.delete(accountId);
   }
 
   private remember(keyHash: string, caller: PollCaller, generation: number): void {
