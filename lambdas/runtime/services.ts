@@ -366,7 +366,7 @@ export type Services = ReturnType<typeof createServices>;
 /** The file store of a runtime that wires none: any use is a wiring bug, reported as such. */
 function unavailableFiles(): FileStore {
   const refuse = () => Promise.reject(new Error('No file store is wired into this function (see runtime/).'));
-  return { put: refuse, get: refuse, downloadUrl: refuse };
+  return { put: refuse, get: refuse, exists: refuse, downloadUrl: refuse };
 }
 
 /** No silent fallback to a parse on the event loop: a runtime that receives mail wires the thread parser. */

@@ -92,8 +92,9 @@ describe('S3FileStore (aws-sdk-client-mock holding the objects)', () => {
     });
     // A HEAD of a missing key: 404 with no body, which the SDK names NotFound.
     s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => {
-      if (!objects.has(input.Key)) throw new NotFound({ message: 'UnknownError', $metadata: { httpStatusCode: 404 } });
-      return {};
+      const object = objects.get(input.Key);
+      if (!object) throw new NotFound({ message: 'UnknownError', $metadata: { httpStatusCode: 404 } });
+      return { ContentType: object.ContentType, Metadata: object.Metadata, ContentLength: object.Body.byteLength };
     });
   });
   afterAll(() => s3.restore());

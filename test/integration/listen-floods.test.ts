@@ -66,6 +66,55 @@ describe('listen polls count toward their account (issue 28)', () => {
     expect((await poll(key, session, 0)).status).toBe(200);
   }, 20_000);
 
+  it('refuses polls past the cap from memory: the key looked up once, no API log write, each counted in the rate window; a revoked key is 401 at once', async () => {
+    // Arrange: a starter-plan account (3 open polls, 50 requests a second) with its polls all open.
+    const { key, keyId } = await rt.newKey({ plan: 'starter' });
+    const limit = PLANS.starter.listenPolls;
+    const session = await open(key);
+    const waiting = Array.from({ length: limit }, () => poll(key, session, 4));
+    await sleep(300);
+    counts?.reset();
+
+    // Act 1: ten polls past the cap, one after another.
+    const refused: Response[] = [];
+    for (let i = 0; i < 10; i++) refused.push(await poll(key, session, 4));
+
+    // Assert 1: each the one error shape with Retry-After and the rate-limit headers (counted: Remaining falls);
+    // the key and its account read once (the first refusal), nothing written but the rate window's counter.
+    for (const res of refused) {
+      expect(res.status).toBe(429);
+      expect(res.headers.get('retry-after')).toBe(String(LISTEN_POLL_RETRY_SECONDS));
+      expect(res.headers.get('x-ratelimit-limit')).toBe(String(PLANS.starter.requestsPerSecond));
+      expect(res.headers.get('x-request-id')).toBeTruthy();
+      expect(((await res.json()) as { code: string }).code).toBe('listen_polls_exceeded');
+    }
+    const remaining = refused.map((res) => Number(res.headers.get('x-ratelimit-remaining')));
+    expect(remaining.some((n, i) => i > 0 && n < (remaining[i - 1] as number))).toBe(true);
+    const calls = counts?.snapshot({ byTable: true }) ?? {};
+    const on = (table: string) =>
+      Object.entries(calls)
+        .filter(([name]) => name.includes(table))
+        .reduce((sum, [, n]) => sum + n, 0);
+    expect(on('apiKeys'), JSON.stringify(calls)).toBeLessThanOrEqual(1);
+    expect(on('accounts'), JSON.stringify(calls)).toBeLessThanOrEqual(1);
+    expect(on('apiRequests'), JSON.stringify(calls)).toBe(0);
+
+    // Act 2: the key is revoked (by another key of the account); its next poll.
+    const other = await rt.call('/api-keys', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ name: 'other', permission: 'full_access' }),
+    });
+    expect(other.status).toBe(201);
+    const { token } = (await other.json()) as { token: string };
+    expect((await rt.call(`/api-keys/${keyId}`, { method: 'DELETE', key: token })).status).toBe(200);
+    const afterRevoke = await poll(key, session, 0);
+
+    // Assert 2: refused as a revoked key, not remembered as a full account's.
+    expect(afterRevoke.status).toBe(401);
+    expect((await Promise.all(waiting)).map((r) => r.status)).toEqual(Array(limit).fill(200));
+  }, 20_000);
+
   it("runs a burst of polls through the account's slots (its concurrency limit), and waiting ones hold none", async () => {
     // Arrange: one account, 5 sessions.
     const { key, accountId } = await rt.newKey();

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { S3FileStore } from '../../lambdas/adapters/aws/s3-files';
 import { KeyedSlots } from '../../lambdas/adapters/in-process/keyed-slots';
 import { MemoryFileStore } from '../../lambdas/adapters/local/file-store';
+import { SimulatedEmailProvider } from '../../lambdas/adapters/simulator/simulated-provider';
 import type { AttachmentFetcher } from '../../lambdas/app/emails/ports';
 import {
   ATTACHMENT_UNAVAILABLE,
@@ -359,6 +360,52 @@ describe('sending an email with attachments', () => {
     // Assert
     s3.restore();
     expect(s.provider.sent).toHaveLength(0);
+    expect(s.failed()).toEqual([
+      expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
+    ]);
+  });
+
+  it('reads no bytes back for a provider that takes none (the simulator): the files are checked, the email delivered', async () => {
+    // Arrange: the simulator as the provider, and a file store that counts its reads.
+    const s = setup();
+    const events = new RecordingEventPublisher();
+    const simulator = new SimulatedEmailProvider({ events, stepSeconds: 0 });
+    const reads: string[] = [];
+    const get = s.files.get.bind(s.files);
+    s.files.get = (k: string) => {
+      reads.push(k);
+      return get(k);
+    };
+    const deps: SendEmailDeps = { ...s.deps, providerFor: () => simulator };
+    const [id] = await sendEmails(deps, CALLER, [
+      draft([{ filename: 'report.pdf', content: bytes(10_000, 7) }], { to: ['success@simulator.amazonses.com'] }),
+    ]);
+
+    // Act
+    await sendQueuedEmail(deps, id as string);
+
+    // Assert: the story went on (delivered), nothing failed, and no file was read back.
+    expect(events.published.flatMap((p) => p.events.map((e) => e.type))).toContain('email.delivered');
+    expect(s.failed()).toEqual([]);
+    expect(reads).toEqual([]);
+  });
+
+  it('still fails the copies (attachment_unavailable) for the simulator when a file is no longer stored', async () => {
+    // Arrange
+    const s = setup();
+    const events = new RecordingEventPublisher();
+    const deps: SendEmailDeps = {
+      ...s.deps,
+      providerFor: () => new SimulatedEmailProvider({ events, stepSeconds: 0 }),
+    };
+    const [id] = await sendEmails(deps, CALLER, [draft([{ filename: 'a.txt', content: bytes(3) }])]);
+    (s.files as unknown as { files: Map<string, unknown> }).files.clear();
+
+    // Act
+    await sendQueuedEmail(deps, id as string);
+
+    // Assert: no story published, the copy failed.
+    expect(events.published).toEqual([]);
     expect(s.failed()).toEqual([
       expect.objectContaining({ emailId: id, data: expect.objectContaining({ reason: ATTACHMENT_UNAVAILABLE }) }),
     ]);

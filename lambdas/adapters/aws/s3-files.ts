@@ -75,6 +75,21 @@ export class S3FileStore implements FileStore {
     return null;
   }
 
+  /** A HEAD of each key the file may be stored under (its bytes never read): found, and not expired. */
+  async exists(key: string): Promise<boolean> {
+    if (!isFileKey(key)) return false;
+    for (const stored of readKeys(key)) {
+      try {
+        const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: stored }));
+        const expiresAt = Number(head.Metadata?.[EXPIRES_AT_METADATA]);
+        return Number.isFinite(expiresAt) && expiresAt * 1000 > this.now();
+      } catch (error) {
+        if (!isMissingHead(error)) throw error;
+      }
+    }
+    return false;
+  }
+
   /** The key the file is stored under: the retention key when a HEAD finds it there, else the plain one. */
   private async storedKey(key: string): Promise<string> {
     const [retained, plain] = readKeys(key);

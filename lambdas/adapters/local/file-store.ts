@@ -4,7 +4,7 @@
 // `<base>/files/<token>`, a signed token (domain/tokens.ts, kind `download`) naming the key, the download's
 // name and type and its expiry, served by the runtime (file-downloads.ts), which streams the file (`open`) as S3
 // would rather than reading it whole.
-import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import * as z from 'zod';
@@ -121,6 +121,19 @@ export class DiskFileStore extends SignedLinks implements LocalFileStore {
     }
   }
 
+  async exists(key: string): Promise<boolean> {
+    if (!isFileKey(key)) return false;
+    const { data, meta: metaPath } = this.paths(key);
+    try {
+      const parsed = meta.safeParse(JSON.parse(await readFile(metaPath, 'utf8')));
+      if (!parsed.success || parsed.data.expiresAt * 1000 <= this.now()) return false;
+      return (await stat(data)).isFile();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return false;
+      throw error;
+    }
+  }
+
   async open(key: string): Promise<OpenedFile | null> {
     if (!isFileKey(key)) return null;
     const { data, meta: metaPath } = this.paths(key);
@@ -160,6 +173,11 @@ export class MemoryFileStore extends SignedLinks implements LocalFileStore {
     const file = this.files.get(key);
     if (!file || file.expiresAt * 1000 <= this.now()) return null;
     return { ...file, bytes: Uint8Array.from(file.bytes) };
+  }
+
+  async exists(key: string): Promise<boolean> {
+    const file = this.files.get(key);
+    return file !== undefined && file.expiresAt * 1000 > this.now();
   }
 
   async open(key: string): Promise<OpenedFile | null> {

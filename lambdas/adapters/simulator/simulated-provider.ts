@@ -9,11 +9,14 @@ import { simulatedStory } from '../../domain/email/simulator';
 import { emailEvent, type SendflowEvent } from '../../domain/events';
 
 export class SimulatedEmailProvider implements EmailProvider {
+  /** No attachment's bytes are read back for it: the send worker checks they are stored, and hands it none. */
+  readonly readsAttachments = false;
+
   constructor(private readonly deps: { events: EventPublisher; stepSeconds: number }) {}
 
   /**
    * Every copy is taken (a refusal is part of a story: reject@ publishes email.failed as SES would). Attachments
-   * are taken as SES takes them and go nowhere: the send worker has already read them back from the file store.
+   * go nowhere: an email whose files are still stored is taken as SES would take it (the send worker checks them).
    */
   async send(
     email: EmailMessage & { readonly scheduledAt?: string },

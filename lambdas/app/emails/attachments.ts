@@ -28,7 +28,7 @@ export interface AttachmentInput {
 export const FETCH_BUDGET_MS = 15_000;
 
 export interface AttachmentDeps {
-  readonly files: Pick<FileStore, 'put' | 'get' | 'downloadUrl'>;
+  readonly files: Pick<FileStore, 'put' | 'get' | 'exists' | 'downloadUrl'>;
   readonly attachmentFetcher?: AttachmentFetcher;
   readonly random: RandomBytes;
 }
@@ -173,6 +173,16 @@ export async function loadAttachments(
   const files = await Promise.all(metas.map((meta) => deps.files.get(attachmentKey(email.id, meta.id))));
   if (files.some((file) => file === null)) return null;
   return metas.map((meta, i) => ({ ...meta, content: (files[i] as { bytes: Uint8Array }).bytes }));
+}
+
+/** Whether every attachment of the email is still stored (their bytes not read). */
+export async function attachmentsStored(
+  deps: Pick<AttachmentDeps, 'files'>,
+  email: Pick<EmailRecord, 'id' | 'attachments'>,
+): Promise<boolean> {
+  const metas = email.attachments ?? [];
+  const found = await Promise.all(metas.map((meta) => deps.files.exists(attachmentKey(email.id, meta.id))));
+  return found.every(Boolean);
 }
 
 /** An attachment as GET /v1/emails/:id/attachments[/:aid] shows it: its metadata and a download link. */

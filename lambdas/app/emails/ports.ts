@@ -328,6 +328,11 @@ export interface OutgoingAttachment extends AttachmentMeta {
  * It publishes no email.failed itself: the send worker records each outcome with the recipient's state.
  */
 export interface EmailProvider {
+  /**
+   * false: it takes attachments without reading their bytes (the simulator), so the send worker only checks they
+   * are still stored and hands it none. Absent: it reads them (SES), and is handed every one with its bytes.
+   */
+  readonly readsAttachments?: false;
   /** `scheduledAt`: when a scheduled email was due (the simulator starts its stories there). */
   send(
     email: EmailMessage & { readonly scheduledAt?: string },

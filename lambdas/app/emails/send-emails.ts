@@ -30,6 +30,7 @@ import type { EventPublisher, Tenant, WebhookRepository } from '../webhooks/port
 import { assertAttachmentRoom, type CountedBytes, meterAttachmentBytes } from './attachment-quota';
 import {
   type AttachmentInput,
+  attachmentsStored,
   loadAttachments,
   type PreparedAttachments,
   prepareAttachments,
@@ -94,7 +95,7 @@ export interface SendEmailDeps {
    */
   readonly livePacer?: SendPacer;
   /** Where attachments' bytes are stored at accept and read at send (absent: an email with attachments fails). */
-  readonly files?: Pick<FileStore, 'put' | 'get' | 'downloadUrl'>;
+  readonly files?: Pick<FileStore, 'put' | 'get' | 'exists' | 'downloadUrl'>;
   /** Fetches attachments given by `path` at accept. */
   readonly attachmentFetcher?: AttachmentFetcher;
   /**
@@ -761,8 +762,15 @@ async function processWhereArisen(
 /** The reason of email.failed for a copy whose attachment was no longer stored (it expired before the send). */
 export const ATTACHMENT_UNAVAILABLE = 'attachment_unavailable';
 
+/**
+ * The email's attachments for its provider, null when one is no longer stored. A provider that reads no bytes (the
+ * simulator: every test-mode send) is handed none, and its files are only checked (no 10 MB read for nothing).
+ */
 async function readAttachments(deps: SendEmailDeps, email: EmailRecord): Promise<OutgoingAttachment[] | null> {
   if (!deps.files) throw new Error('No file store is wired for attachments (see runtime/).');
+  if (deps.providerFor(email.mode).readsAttachments === false) {
+    return (await attachmentsStored({ files: deps.files }, email)) ? [] : null;
+  }
   return loadAttachments({ files: deps.files }, email);
 }
 

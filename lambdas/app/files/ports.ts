@@ -47,6 +47,8 @@ export interface FileStore {
   put(key: string, bytes: Uint8Array, options: PutFileOptions): Promise<void>;
   /** The file, or null when there is none under the key or its expiry has passed. */
   get(key: string): Promise<StoredFile | null>;
+  /** Whether `get` would find a file under the key now, without reading its bytes (S3: a HEAD). */
+  exists(key: string): Promise<boolean>;
   /** An expiring link that downloads the file under `key` as an attachment named `filename`. */
   downloadUrl(key: string, options: DownloadOptions): Promise<DownloadLink>;
 }

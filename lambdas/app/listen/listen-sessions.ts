@@ -106,18 +106,21 @@ export async function pollListenEvents(
 ): Promise<PollResult> {
   const limit = PLANS[caller.plan].listenPolls;
   const end = deps.openPolls ? deps.openPolls.tryOpen(caller.accountId, limit) : () => {};
-  if (!end) {
-    throw new RateLimitedError(
-      `An account has at most ${limit} open listen polls at once (plan ${caller.plan}); wait for one to answer, or end a session.`,
-      LISTEN_POLL_RETRY_SECONDS,
-      'listen_polls_exceeded',
-    );
-  }
+  if (!end) throw pollLimitError(limit, caller.plan);
   try {
     return await poll(deps, { accountId: caller.accountId, mode: caller.mode }, id, query);
   } finally {
     end();
   }
+}
+
+/** A poll past the plan's open polls: 429 listen_polls_exceeded, asked again after LISTEN_POLL_RETRY_SECONDS. */
+export function pollLimitError(limit: number, plan: PlanName): RateLimitedError {
+  return new RateLimitedError(
+    `An account has at most ${limit} open listen polls at once (plan ${plan}); wait for one to answer, or end a session.`,
+    LISTEN_POLL_RETRY_SECONDS,
+    'listen_polls_exceeded',
+  );
 }
 
 async function poll(

@@ -14,10 +14,13 @@ import { ADMIN_FLUSH_PATH, ADMIN_TOKEN_HEADER } from '../../adapters/local/runti
 import { bearerToken, hashApiKey, parseApiKey } from '../../domain/api-keys';
 import { errorBody } from '../../domain/error-names';
 import { PayloadTooLargeError } from '../../domain/errors';
+import { allows } from '../../domain/scopes';
+import { fromAuthorizerContext } from '../../handlers/authorizer-context';
 import { errorResponse, json } from '../../handlers/http/response';
 import { matchPath, type PathMatch } from '../../handlers/http/routing';
 import { headerValue } from '../../handlers/middleware/caller';
 import { type RouteSpec, STAGE } from '../../manifest';
+import type { PollCaller, PollRefusals } from './poll-refusals';
 import { inAccountLane, inCallerLane } from './request-lane';
 
 export type Authorizer = (event: APIGatewayRequestAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
@@ -103,6 +106,8 @@ export interface GatewayOptions {
   readonly adminToken?: string;
   /** Each account's requests run through these (KeyedSlots): one tenant's burst takes a bounded share. */
   readonly accountSlots?: KeyedSlots;
+  /** Long-polls past their account's open polls, refused from memory before its slot (poll-refusals.ts). */
+  readonly pollRefusals?: Pick<PollRefusals, 'recall' | 'refuse'>;
 }
 
 export interface GatewayTimeouts {
@@ -136,6 +141,9 @@ export function createGatewayServer(
 /** A gateway answer; `close` ends the connection after it (the request's body was not read to its end). */
 type Answer = APIGatewayProxyResult & { close?: boolean };
 
+/** The "answer" of a request dropped because its client left: never written (the listener finds no one to tell). */
+const ABANDONED: Answer = { statusCode: 499, body: '', close: true };
+
 export function createGateway(options: GatewayOptions) {
   const { cache } = options;
 
@@ -167,7 +175,8 @@ export function createGateway(options: GatewayOptions) {
     return result;
   }
 
-  async function handle(req: IncomingMessage): Promise<Answer> {
+  /** `left`: whether the client has gone (its connection closed): nothing is answered to it any more. */
+  async function handle(req: IncomingMessage, left: () => boolean): Promise<Answer> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const requestId = randomUUID();
     if (url.pathname === ADMIN_FLUSH_PATH && isAdmin(req, options.adminToken)) {
@@ -182,6 +191,16 @@ export function createGateway(options: GatewayOptions) {
     const maxBytes = limitOf(match);
     const declared = Number(req.headers['content-length']);
     if (declared > maxBytes) return gatewayError(tooLarge(maxBytes), requestId);
+    // A long-poll of a key remembered refused (its account has every poll open): answered from memory, before the
+    // event is built or the key looked up (poll-refusals.ts).
+    const refusals = match.kind === 'route' && match.route.longPoll ? options.pollRefusals : undefined;
+    const pollKey = refusals ? authorizationOf(req) : undefined;
+    const keyHash = pollKey ? AuthorizerResultCache.keyOf(pollKey) : undefined;
+    const known = keyHash ? refusals?.recall(keyHash) : undefined;
+    if (known) {
+      const early = await inAccountLane(known.accountId, () => refusals?.refuse(known, keyHash, cache.generation));
+      if (early) return withRequestId(early, requestId);
+    }
     const event = toEvent(req, url, path, match, requestId);
 
     // A request without the identity source never reaches the authorizer or its cache: API Gateway answers
@@ -190,6 +209,7 @@ export function createGateway(options: GatewayOptions) {
     let readable = match.kind === 'route' && match.route.access === 'public';
     let account: string | undefined;
     if (match.kind === 'route' && match.route.access !== 'public' && key) {
+      const generation = cache.generation;
       const methodArn = `arn:aws:execute-api:local:000000000000:local/${STAGE}/${event.httpMethod}${event.resource}`;
       const result = await authorize(event, methodArn, key);
       const allowed = isAllow(result);
@@ -197,14 +217,24 @@ export function createGateway(options: GatewayOptions) {
       if (allowed) event.requestContext.authorizer = { ...result.context, principalId: result.principalId };
       readable = allowed;
       if (allowed && typeof result.context?.accountId === 'string') account = result.context.accountId;
+      // A long-poll of an account with every poll open: refused here, before its slot (and its key remembered).
+      const caller = refusals && account ? pollCaller(result, match.route.access) : undefined;
+      const refused =
+        caller && (await inAccountLane(caller.accountId, () => refusals?.refuse(caller, keyHash, generation)));
+      if (refused) return withRequestId(refused, requestId);
     }
     // Arrival is stamped (requestTimeEpoch) before an account's request waits for its turn. Every request of the
     // account runs in its slots, long-polls too: a poll gives its slot back while it waits (KeyedSlots.outside),
     // so a listening CLI never stalls the account's other requests, and a burst of polls takes its turn like any.
     const slots = options.accountSlots;
     if (!account) return serve(req, event, readable, requestId, maxBytes);
-    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts).
-    const served = () => inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
+    // The account's request: its store calls, however deep, take their turns in its lane (request-lane.ts). One
+    // whose client left while it waited for its turn is dropped then: no work for nobody, and the turn goes on at
+    // once (else it would wait for a body that never comes, holding the slot until the body's idle time-out).
+    const served = () =>
+      left()
+        ? Promise.resolve(ABANDONED)
+        : inAccountLane(account, () => serve(req, event, readable, requestId, maxBytes));
     return slots ? slots.run(account, served) : served();
   }
 
@@ -235,7 +265,7 @@ export function createGateway(options: GatewayOptions) {
   return async function listener(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let result: Answer;
     try {
-      result = await handle(req);
+      result = await handle(req, () => res.destroyed);
     } catch {
       result = errorResponse(new Error('gateway'));
     }
@@ -261,6 +291,31 @@ function write(res: ServerResponse, result: Answer, close: boolean): void {
   res.writeHead(result.statusCode, headers);
   res.end(result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body);
 }
+
+/**
+ * The caller of an authorized long-poll as a refusal needs it, when its key may make the call (a key without the
+ * route's scope is the API's to refuse, 403); undefined otherwise.
+ */
+function pollCaller(result: APIGatewayAuthorizerResult, access: RouteSpec['access']): PollCaller | undefined {
+  const principal = fromAuthorizerContext(result.context);
+  if (!principal || access === 'public' || !allows(access, principal.scopes)) return undefined;
+  return { accountId: principal.accountId, plan: principal.plan };
+}
+
+/** The Authorization header as the event's `headers` give it (the last of a spelling), without building the event. */
+function authorizationOf(req: IncomingMessage): string | undefined {
+  const single = new Map<string, string>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') single.set(name, req.rawHeaders[i + 1] as string);
+  }
+  return single.size ? headerValue(Object.fromEntries(single), 'authorization') : undefined;
+}
+
+const withRequestId = (answer: APIGatewayProxyResult, requestId: string): Answer => ({
+  ...answer,
+  headers: { ...answer.headers, 'X-Request-Id': requestId },
+});
 
 function isAdmin(req: IncomingMessage, token: string | undefined): boolean {
   const given = req.headers[ADMIN_TOKEN_HEADER];

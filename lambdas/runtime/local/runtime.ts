@@ -60,6 +60,7 @@ import { startDynalite } from './dynalite';
 import { createTables, embeddedDynamoClient } from './dynamo';
 import { createDownloadRoute } from './file-downloads';
 import { AuthorizerResultCache, createGateway, createGatewayServer } from './gateway';
+import { PollRefusals } from './poll-refusals';
 import { makeDataDirPrivate, PRIVATE_FILE_MODE } from './private-files';
 import { accountStoreLanes } from './request-lane';
 
@@ -286,6 +287,13 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       bodyIdleTimeoutMs: config.localHttp.bodyIdleTimeoutMs,
       adminToken,
       accountSlots,
+      // Polls past their account's open polls: refused before its slot, from memory (issue 28's listen flood).
+      pollRefusals: new PollRefusals({
+        openPolls: services.openPolls,
+        counter: services.counter,
+        clock: services.clock,
+        generation: () => authorizerCache.generation,
+      }),
     });
     const downloads = createDownloadRoute({
       files,

@@ -51,6 +51,18 @@ export function fileStoreContract(make: FileStoreFactory, options: FileStoreCont
     expect(await make(() => NOW + 60_000).get(k)).toBeNull();
   });
 
+  it('says whether a file is stored without reading it: yes until its expiry, then no; no for a key never given', async () => {
+    // Arrange
+    const k = key();
+    await make(() => NOW).put(k, new Uint8Array([1, 2, 3]), { contentType: 'image/png', expiresAt: NOW / 1000 + 60 });
+
+    // Act / Assert
+    expect(await make(() => NOW + 59_000).exists(k)).toBe(true);
+    expect(await make(() => NOW + 60_000).exists(k)).toBe(false);
+    expect(await make(() => NOW).exists(key())).toBe(false);
+    expect(await make(() => NOW).exists('../escape')).toBe(false);
+  });
+
   it('reads back a file that expires long after now (a scheduled email), as one that expires soon', async () => {
     // Arrange: S3 keys the two under different prefixes (lifecycle rules); the port hides that.
     const store = make(() => NOW);
