@@ -45,7 +45,13 @@ export class KeyedSlots {
     const running = this.running.get(key) ?? 0;
     if (running < this.perKey) this.running.set(key, running + 1);
     // Full: wait for a slot handed over by a task that ends (the count stays, so no newcomer slips in between).
-    else await new Promise<void>((resolve) => this.waiting.set(key, [...(this.waiting.get(key) ?? []), resolve]));
+    else await new Promise<void>((resolve) => this.queueOf(key).push(resolve));
+  }
+
+  private queueOf(key: string): (() => void)[] {
+    const queue = this.waiting.get(key) ?? [];
+    this.waiting.set(key, queue);
+    return queue;
   }
 
   private release(key: string): void {
