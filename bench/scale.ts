@@ -62,7 +62,10 @@ const STAGE: StageSettings = {
   retentionSeconds: PREVIOUS ? 4 * 86_400 : QUEUE_RETENTION.toSeconds(),
   unreservedConcurrency:
     DEFAULT_LAMBDA_CONCURRENCY.accountQuota - DEFAULT_LAMBDA_CONCURRENCY.api - DEFAULT_LAMBDA_CONCURRENCY.authorizer,
-  lanePolicy: AWS_LANE_POLICY,
+  // BENCH_SCALE_FAIR_ROUND=<ms>: the slow lane's fair order (app/webhooks/fair-lane) with that round; tried, off.
+  lanePolicy: process.env.BENCH_SCALE_FAIR_ROUND
+    ? { ...AWS_LANE_POLICY, fairRoundMs: positiveInt('BENCH_SCALE_FAIR_ROUND', 1000) }
+    : AWS_LANE_POLICY,
   scale: K,
   ...(PREVIOUS ? {} : { bypass: { maxConcurrency: DEFAULT_MAX_CONCURRENCY.deliveriesBypass } }),
 };
@@ -250,6 +253,10 @@ async function backlog(): Promise<BacklogFigures> {
   const minutely = (name: string) => {
     const overFair: number[] = [];
     const overEqual: number[] = [];
+    // The same for the healthy backlog tenants (who get what a hanging tenant gets if the lane favours neither),
+    // and the tenants with jobs waiting that got no attempt in the minute (starved: what lowers everyone's share).
+    const healthyOverFair: number[] = [];
+    const starved: number[] = [];
     for (const [key, seconds] of world.figures.laneBehind) {
       const [lane, minute] = key.split(' ');
       if (lane !== name || seconds < 50) continue;
@@ -264,12 +271,17 @@ async function backlog(): Promise<BacklogFigures> {
       const level = waterLevel([...demand.values()], capacity);
       let worst = 0;
       let busiest = 0;
+      let healthiest = 0;
       for (const [t, n] of attempts) {
+        const ratio = n / Math.min(demand.get(t) ?? n, level);
+        if (world.classOf(t) === 'backlog') healthiest = Math.max(healthiest, ratio);
         if (world.classOf(t) !== 'hanging') continue;
-        worst = Math.max(worst, n / Math.min(demand.get(t) ?? n, level));
+        worst = Math.max(worst, ratio);
         busiest = Math.max(busiest, n);
       }
       overFair.push(worst);
+      healthyOverFair.push(healthiest);
+      starved.push([...demand.keys()].filter((t) => !attempts.has(t)).length);
       overEqual.push((busiest / capacity) * attempts.size);
       if (process.env.BENCH_SCALE_DEBUG && worst > 1.2) {
         console.log(
@@ -285,6 +297,10 @@ async function backlog(): Promise<BacklogFigures> {
       busiest_hanging_tenant_vs_fair_share_worst_minute: at(overFair, 1),
       busiest_hanging_tenant_vs_fair_share_median_minute: at(overFair, 0.5),
       busiest_hanging_tenant_vs_equal_share_worst_minute: at(overEqual, 1),
+      busiest_healthy_backlog_tenant_vs_fair_share_worst_minute: at(healthyOverFair, 1),
+      busiest_healthy_backlog_tenant_vs_fair_share_median_minute: at(healthyOverFair, 0.5),
+      starved_tenants_median_minute: at(starved, 0.5),
+      starved_tenants_worst_minute: at(starved, 1),
     };
   };
   const figures: BacklogFigures = {
