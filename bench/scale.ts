@@ -62,10 +62,7 @@ const STAGE: StageSettings = {
   retentionSeconds: PREVIOUS ? 4 * 86_400 : QUEUE_RETENTION.toSeconds(),
   unreservedConcurrency:
     DEFAULT_LAMBDA_CONCURRENCY.accountQuota - DEFAULT_LAMBDA_CONCURRENCY.api - DEFAULT_LAMBDA_CONCURRENCY.authorizer,
-  // BENCH_SCALE_FAIR_ROUND=<ms>: the slow lane's fair order (app/webhooks/fair-lane) with that round; tried, off.
-  lanePolicy: process.env.BENCH_SCALE_FAIR_ROUND
-    ? { ...AWS_LANE_POLICY, fairRoundMs: positiveInt('BENCH_SCALE_FAIR_ROUND', 1000) }
-    : AWS_LANE_POLICY,
+  lanePolicy: AWS_LANE_POLICY,
   scale: K,
   ...(PREVIOUS ? {} : { bypass: { maxConcurrency: DEFAULT_MAX_CONCURRENCY.deliveriesBypass } }),
 };

@@ -33,7 +33,6 @@ import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
-import { FairDeliveryQueue, FairLaneOrder, fairTenantOf } from '../app/webhooks/fair-lane';
 import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
 import type {
   DeliveryJob,
@@ -393,30 +392,16 @@ export function deliveryLanes(
   clock: Clock,
 ): Lanes {
   const longest = slow.maxDelaySeconds ?? Number.POSITIVE_INFINITY;
-  // The slow lane's fair order (app/webhooks/fair-lane), where the policy gives a round: every job entering the
-  // lane waits its tenant's turn; a retry past the queue's longest wait takes its turn on its schedule.
-  const fair =
-    policy.fairRoundMs !== undefined && policy.fairRoundMs !== null
-      ? new FairDeliveryQueue(
-          slow.queue,
-          new FairLaneOrder({ roundMs: policy.fairRoundMs, maxDelaySeconds: longest }, clock),
-        )
-      : undefined;
-  const slowLane = fair ?? slow.queue;
   return {
     gate: new EndpointGate(policy, clock),
-    slowLane,
+    slowLane: slow.queue,
     slowSteps: slow.steps,
     sharedLane: shared,
     busyDelaySeconds: policy.busyDelaySeconds,
     isSlowLane: (record) => record.eventSourceARN === slow.arn,
     slowRetries: {
-      schedule: (job, delaySeconds) => {
-        if (fair && delaySeconds > longest) {
-          return retries.schedule(job, Math.ceil(fair.order.delayMs(fairTenantOf(job), delaySeconds * 1000) / 1000));
-        }
-        return delaySeconds <= longest ? slowLane.send([job], delaySeconds) : retries.schedule(job, delaySeconds);
-      },
+      schedule: (job, delaySeconds) =>
+        delaySeconds <= longest ? slow.queue.send([job], delaySeconds) : retries.schedule(job, delaySeconds),
     },
   };
 }

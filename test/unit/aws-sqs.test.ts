@@ -41,22 +41,6 @@ beforeEach(() => {
 });
 
 describe('SqsDeliveryQueue', () => {
-  it("sends each job with its own DelaySeconds when asked (the slow lane's fair order), 10 a request", async () => {
-    const entries = Array.from({ length: 12 }, (_, n) => ({
-      job: job(n, { accountId: `acct_${n % 2}` }),
-      delaySeconds: n * 100,
-    }));
-
-    await new SqsDeliveryQueue(client, QUEUE_URL).sendEach(entries);
-
-    const sent = batches();
-    expect(sent.map((b) => b.Entries?.length)).toEqual([10, 2]);
-    expect(sent.flatMap((b) => b.Entries?.map((e) => e.DelaySeconds))).toEqual([
-      0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 900, 900,
-    ]);
-    expect(sent[0]?.Entries?.[1]?.MessageGroupId).toBe('acct_1');
-  });
-
   it('sends each job as its JSON body with the delay, one entry id per message, its account as MessageGroupId (a fair queue)', async () => {
     // Arrange
     const seeded = job(1, {

@@ -12,7 +12,6 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { QueueDepth } from '../../app/webhooks/bypass-delivery-queue';
-import type { EachDelayQueue } from '../../app/webhooks/fair-lane';
 import type { DeliveryJob, DeliveryQueue, EventPublisher, RecoveryQueue, RecoveryStep } from '../../app/webhooks/ports';
 import type { SendflowEvent } from '../../domain/events';
 import { encodeEvent, encodeJob, encodeStep } from '../../handlers/queue/messages';
@@ -45,8 +44,6 @@ interface Outgoing {
   readonly label: string;
   /** The tenant, as MessageGroupId (fair queues); none when the message names no account. */
   readonly group: string | undefined;
-  /** This message's own DelaySeconds (the slow lane's fair order); the call's otherwise. */
-  readonly delaySeconds?: number;
 }
 
 /** Sends bodies with SendMessageBatch; shared by both adapters. */
@@ -62,7 +59,7 @@ class BatchSender {
       const entries: SendMessageBatchRequestEntry[] = chunk.map((message, i) => ({
         Id: `m${i}`,
         MessageBody: message.body,
-        DelaySeconds: message.delaySeconds === undefined ? delay : sqsDelaySeconds(message.delaySeconds),
+        DelaySeconds: delay,
         ...(message.group ? { MessageGroupId: message.group } : {}),
       }));
       const result = await this.client.send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
@@ -104,7 +101,7 @@ function chunks(messages: readonly Outgoing[]): Outgoing[][] {
 }
 
 /** The deliveries queue: each job is one attempt of one delivery (DESIGN §1). */
-export class SqsDeliveryQueue implements DeliveryQueue, EachDelayQueue {
+export class SqsDeliveryQueue implements DeliveryQueue {
   private readonly sender: BatchSender;
 
   constructor(client: SQSClient, queueUrl: string) {
@@ -112,21 +109,15 @@ export class SqsDeliveryQueue implements DeliveryQueue, EachDelayQueue {
   }
 
   send(jobs: readonly DeliveryJob[], delaySeconds?: number): Promise<void> {
-    return this.sender.send(jobs.map(outgoingJob), delaySeconds);
+    return this.sender.send(
+      jobs.map((job) => ({
+        body: encodeJob(job),
+        label: `${job.deliveryId} attempt ${job.attempt}`,
+        group: job.seed?.accountId ?? job.accountId,
+      })),
+      delaySeconds,
+    );
   }
-
-  /** Each job with its own DelaySeconds, in the same sends of 10 (the slow lane's fair order). */
-  sendEach(entries: readonly { readonly job: DeliveryJob; readonly delaySeconds: number }[]): Promise<void> {
-    return this.sender.send(entries.map(({ job, delaySeconds }) => ({ ...outgoingJob(job), delaySeconds })));
-  }
-}
-
-function outgoingJob(job: DeliveryJob): Outgoing {
-  return {
-    body: encodeJob(job),
-    label: `${job.deliveryId} attempt ${job.attempt}`,
-    group: job.seed?.accountId ?? job.accountId,
-  };
 }
 
 /** A queue's messages ready now: GetQueueAttributes ApproximateNumberOfMessages (one request, approximate). */

@@ -43,12 +43,6 @@ export interface LanePolicy {
    * between tenants, works the backlog off. None when absent.
    */
   readonly lateAfterMs?: number;
-  /**
-   * The slow lane's fair order (app/webhooks/fair-lane): one container lets a tenant's jobs into the slow lane one
-   * round apart once the tenant has jobs waiting there (a job waits its turn with SQS DelaySeconds), so the lane,
-   * which serves its oldest ready jobs first, serves the tenants in turn. None when absent or null.
-   */
-  readonly fairRoundMs?: number | null;
 }
 
 /**
