@@ -87,7 +87,7 @@ export function redactQuery(query: Readonly<Record<string, string>>): string | u
   const entries = Object.entries(query);
   if (!entries.length) return undefined;
   return new URLSearchParams(
-    entries.map(([name, value]) => [name, isDeniedName(name) ? REDACTED : redactText(value)]),
+    entries.map(([name, value]): [string, string] => [name, isDeniedName(name) ? REDACTED : redactText(value)]),
   ).toString();
 }
 
