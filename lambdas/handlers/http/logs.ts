@@ -54,22 +54,20 @@ const BODY_NOTE =
   '(about 1 KB with the rest of a 2xx entry, 8 KB for a 4xx or 5xx): long values end in "… (N more characters)", ' +
   'long lists in "… N more items". A body that was not JSON is its text, cut.';
 
+/** A stored body: a JSON object (most), a list (a batch), or text (a body that was not JSON, or cut). */
+const jsonBody = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()]);
+type JsonBody = z.infer<typeof jsonBody> | null;
+
 const logSchema = named(
   'ApiRequestLogItem',
   z.strictObject({
     object: z.literal('log'),
     ...entryFields,
     query: z.string().nullable().meta({ description: 'The query string sent, secrets removed; null if none.' }),
-    request_body: z
-      .json()
-      .nullable()
-      .meta({ description: `The request's JSON body; null without one. ${BODY_NOTE}` }),
-    response_body: z
-      .json()
-      .nullable()
-      .meta({
-        description: `The response's JSON body (a 4xx's error and field problems); null without one. ${BODY_NOTE}`,
-      }),
+    request_body: jsonBody.nullable().meta({ description: `The request's JSON body; null without one. ${BODY_NOTE}` }),
+    response_body: jsonBody.nullable().meta({
+      description: `The response's JSON body (a 4xx's error and field problems); null without one. ${BODY_NOTE}`,
+    }),
   }),
 );
 
@@ -128,10 +126,11 @@ function entryView(e: ApiRequestEntry) {
 }
 
 /** A stored body back as JSON (it is stored as JSON text; an unreadable one as its text). */
-function bodyView(text: string | undefined): z.core.util.JSONType {
+function bodyView(text: string | undefined): JsonBody {
   if (text === undefined) return null;
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return value === null || typeof value !== 'object' ? String(value) : (value as JsonBody);
   } catch {
     return text;
   }
