@@ -54,6 +54,22 @@ export async function noteDeliveries(clients: Clients, ledger: Ledger) {
   return { total, pending };
 }
 
+/**
+ * Notes the newest entries of the test key's API request log, after a request refused with 422: entries with the
+ * route, query and bodies this release stores (and a failure's copy in its status class's index), which the
+ * release rolled back to must serve by id.
+ */
+export async function noteRequestLog(clients: Clients, ledger: Ledger) {
+  const refused = await clients.test.post('/webhooks?from=rollback-check', { url: 'not a url', events: [] });
+  if (refused.status !== 422) throw new Error(`the refused webhook answered ${refused.status}, not 422`);
+  const list = await clients.test.get('/logs?limit=20');
+  if (list.status !== 200) throw new Error(`listing the API request log: HTTP ${list.status}`);
+  ledger.requestLog = (list.body.data as { id: string; path: string; status: number }[]).map(
+    ({ id, path, status }) => ({ id, path, status }),
+  );
+  if (!ledger.requestLog.some((e) => e.status === 422)) throw new Error('the 422 is not in the API request log');
+}
+
 async function checkFiles(
   api: ApiClient,
   what: string,
@@ -172,6 +188,18 @@ export async function checkServed(clients: Clients, ledger: Ledger, caps: Capabi
       problems.push(`received email: HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 200)}`);
     else if (got.body.subject !== subject) problems.push(`received email: subject ${JSON.stringify(got.body.subject)}`);
     await checkFiles(clients.live, 'received email', `/emails/receiving/${id}/attachments`, files, problems);
+  }
+  if (caps.requestLog) {
+    const unread: string[] = [];
+    for (const entry of ledger.requestLog) {
+      const got = await clients.test.get(`/logs/${entry.id}`);
+      if (got.status !== 200 || got.body.path !== entry.path || got.body.status !== entry.status)
+        unread.push(`${entry.id} (${entry.status} ${entry.path}): HTTP ${got.status}`);
+    }
+    if (unread.length)
+      problems.push(
+        `API request log: ${unread.length} of ${ledger.requestLog.length} entries not served by id, e.g. ${unread[0]}`,
+      );
   }
   if (caps.recoveries) {
     for (const { webhookId, id } of ledger.recoveries) {
