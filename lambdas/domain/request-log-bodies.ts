@@ -67,8 +67,12 @@ export function redactText(text: string): string {
 }
 
 /** A JSON value with secrets removed, email bodies cut and attachment content dropped (a new value). */
-export function redactValue(value: unknown, name = ''): unknown {
+/** Nesting kept: deeper values are replaced (a hostile body's depth never overflows the stack). */
+export const DEPTH_KEPT = 32;
+
+export function redactValue(value: unknown, name = '', depth = 0): unknown {
   if (name && isDeniedName(name)) return REDACTED;
+  if (depth > DEPTH_KEPT && value !== null && typeof value === 'object') return '[nested too deep]';
   if (typeof value === 'string') {
     const n = normal(name);
     if (CONTENT_FIELDS.has(n)) return `[${value.length} characters removed]`;
@@ -76,9 +80,9 @@ export function redactValue(value: unknown, name = ''): unknown {
       return `${redactText(value.slice(0, EMAIL_BODY_KEPT))}… (${value.length - EMAIL_BODY_KEPT} more characters)`;
     return redactText(value);
   }
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, name));
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, name, depth + 1));
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, key)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, redactValue(item, key, depth + 1)]));
   return value;
 }
 

@@ -94,6 +94,13 @@ describe('redactValue', () => {
     expect(out.text).toBe('short');
     expect(out.attachments[0]).toEqual({ filename: 'a.pdf', content: '[4000 characters removed]' });
   });
+
+  it('replaces what is nested deeper than it keeps, however deep a body goes', () => {
+    let deep: unknown = { token: 'x' };
+    for (let i = 0; i < 50_000; i++) deep = [deep];
+
+    expect(JSON.stringify(redactValue(deep))).toContain('[nested too deep]');
+  });
 });
 
 describe('redactText and redactQuery', () => {
