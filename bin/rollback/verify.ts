@@ -107,6 +107,29 @@ async function checkFiles(
 /** What earlier releases wrote, read through this one's API. Returns the problems found (none: all served). */
 export async function checkServed(clients: Clients, ledger: Ledger, caps: Capabilities): Promise<string[]> {
   const problems: string[] = [];
+  // Each entry by id where the release can; else listed, checked first, while the newest 100 are still the last
+  // release's.
+  if (caps.requestLog) {
+    const list = caps.requestLogById ? null : await clients.test.get('/logs?limit=100');
+    const listed = new Map(
+      ((list?.body?.data ?? []) as { id: string; path: string; status: number }[]).map((e) => [e.id, e]),
+    );
+    const unread: string[] = [];
+    for (const entry of ledger.requestLog) {
+      const got = list
+        ? { status: list.status, body: listed.get(entry.id) }
+        : await clients.test.get(`/logs/${entry.id}`);
+      if (got.status !== 200 || got.body?.path !== entry.path || got.body?.status !== entry.status)
+        unread.push(
+          `${entry.id} (${entry.status} ${entry.path}): HTTP ${got.status}, ${got.body ? 'differs' : 'absent'}`,
+        );
+    }
+    if (unread.length)
+      problems.push(
+        `API request log: ${unread.length} of ${ledger.requestLog.length} entries not served, e.g. ${unread[0]}`,
+      );
+  }
+
   for (const webhook of ledger.webhooks) {
     const api = clientOf(clients, webhook.mode);
     const got = await api.get(`/webhooks/${webhook.id}`);
@@ -188,18 +211,6 @@ export async function checkServed(clients: Clients, ledger: Ledger, caps: Capabi
       problems.push(`received email: HTTP ${got.status} ${JSON.stringify(got.body).slice(0, 200)}`);
     else if (got.body.subject !== subject) problems.push(`received email: subject ${JSON.stringify(got.body.subject)}`);
     await checkFiles(clients.live, 'received email', `/emails/receiving/${id}/attachments`, files, problems);
-  }
-  if (caps.requestLog) {
-    const unread: string[] = [];
-    for (const entry of ledger.requestLog) {
-      const got = await clients.test.get(`/logs/${entry.id}`);
-      if (got.status !== 200 || got.body.path !== entry.path || got.body.status !== entry.status)
-        unread.push(`${entry.id} (${entry.status} ${entry.path}): HTTP ${got.status}`);
-    }
-    if (unread.length)
-      problems.push(
-        `API request log: ${unread.length} of ${ledger.requestLog.length} entries not served by id, e.g. ${unread[0]}`,
-      );
   }
   if (caps.recoveries) {
     for (const { webhookId, id } of ledger.recoveries) {

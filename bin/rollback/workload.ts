@@ -24,8 +24,9 @@ export interface Capabilities {
   readonly attachments: boolean;
   readonly receiving: boolean;
   readonly recoveries: boolean;
-  /** GET /v1/logs/:id: the API request log's entries by id. */
+  /** The API request log: listed (GET /v1/logs), and by id (GET /v1/logs/:id) where it has the route. */
   readonly requestLog: boolean;
+  readonly requestLogById: boolean;
 }
 
 export function capabilitiesOf(manifestSource: string): Capabilities {
@@ -36,7 +37,8 @@ export function capabilitiesOf(manifestSource: string): Capabilities {
     attachments: has('listEmailAttachments'),
     receiving: has('listReceivedEmails'),
     recoveries: has('getRecovery'),
-    requestLog: has('getApiRequest'),
+    requestLog: has('listApiRequests'),
+    requestLogById: has('getApiRequest'),
   };
 }
 
