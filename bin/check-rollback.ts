@@ -21,7 +21,7 @@ import {
   thisRelease,
 } from './rollback/release';
 import { type RunningRelease, startRelease } from './rollback/runtime-process';
-import { type Clients, checkExactlyOnce, checkServed, noteDeliveries, settle } from './rollback/verify';
+import { type Clients, checkExactlyOnce, checkServed, noteDeliveries, noteRequestLog, settle } from './rollback/verify';
 import {
   type Capabilities,
   capabilitiesOf,
@@ -186,6 +186,7 @@ async function main(argv: readonly string[]): Promise<number> {
     received: null,
     recoveries: [],
     deliveries: {},
+    requestLog: [],
   };
   const oldCaps = capabilities(before);
   const ourCaps = capabilities(current);
@@ -202,6 +203,7 @@ async function main(argv: readonly string[]): Promise<number> {
           Object.assign(ledger, await seedAccount(runtime.dynamoEndpoint));
           await firstWorkload(runtime, ledger, receiver, { dueInSeconds: SCHEDULED_DUE_SECONDS, log });
           const { total, pending } = await noteDeliveries(clientsOf(runtime, ledger), ledger);
+          await noteRequestLog(clientsOf(runtime, ledger), ledger);
           const lanes = await laneEntries(runtime.dynamoEndpoint);
           report.notes.push(
             `left ${total} deliveries, ${pending} with a retry pending; ordering lanes hold ${lanes.maps} ` +

@@ -146,7 +146,7 @@ const HASH_SHARDS: readonly { readonly key: RegExp; readonly count: number }[] =
   { key: /^(emails\|byScheduleShard\|scheduled)#(\d+)$/, count: SCHEDULE_SHARDS },
   { key: /^(emails\|byTenant\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: TENANT_SHARDS },
   { key: /^(emailEvents\|byStatus\|acct_[0-9a-z]+#(?:test|live)#[a-z_]+)#(\d+)$/, count: STATUS_SHARDS },
-  { key: /^(apiRequests\|\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: API_REQUEST_SHARDS },
+  { key: /^(apiRequests\|\|acct_[0-9a-z]+#(?:test|live)(?:#[45]xx)?)#(\d+)$/, count: API_REQUEST_SHARDS },
   { key: /^(suppressions\|\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: SUPPRESSION_SHARDS },
 ];
 

@@ -54,6 +54,22 @@ export async function noteDeliveries(clients: Clients, ledger: Ledger) {
   return { total, pending };
 }
 
+/**
+ * Notes the newest entries of the test key's API request log, after a request refused with 422: entries with the
+ * route, query and bodies this release stores (and a failure's copy in its status class's index), which the
+ * release rolled back to must serve by id.
+ */
+export async function noteRequestLog(clients: Clients, ledger: Ledger) {
+  const refused = await clients.test.post('/webhooks?from=rollback-check', { url: 'not a url', events: [] });
+  if (refused.status !== 422) throw new Error(`the refused webhook answered ${refused.status}, not 422`);
+  const list = await clients.test.get('/logs?limit=20');
+  if (list.status !== 200) throw new Error(`listing the API request log: HTTP ${list.status}`);
+  ledger.requestLog = (list.body.data as { id: string; path: string; status: number }[]).map(
+    ({ id, path, status }) => ({ id, path, status }),
+  );
+  if (!ledger.requestLog.some((e) => e.status === 422)) throw new Error('the 422 is not in the API request log');
+}
+
 async function checkFiles(
   api: ApiClient,
   what: string,
@@ -91,6 +107,29 @@ async function checkFiles(
 /** What earlier releases wrote, read through this one's API. Returns the problems found (none: all served). */
 export async function checkServed(clients: Clients, ledger: Ledger, caps: Capabilities): Promise<string[]> {
   const problems: string[] = [];
+  // Each entry by id where the release can; else listed, checked first, while the newest 100 are still the last
+  // release's.
+  if (caps.requestLog) {
+    const list = caps.requestLogById ? null : await clients.test.get('/logs?limit=100');
+    const listed = new Map(
+      ((list?.body?.data ?? []) as { id: string; path: string; status: number }[]).map((e) => [e.id, e]),
+    );
+    const unread: string[] = [];
+    for (const entry of ledger.requestLog) {
+      const got = list
+        ? { status: list.status, body: listed.get(entry.id) }
+        : await clients.test.get(`/logs/${entry.id}`);
+      if (got.status !== 200 || got.body?.path !== entry.path || got.body?.status !== entry.status)
+        unread.push(
+          `${entry.id} (${entry.status} ${entry.path}): HTTP ${got.status}, ${got.body ? 'differs' : 'absent'}`,
+        );
+    }
+    if (unread.length)
+      problems.push(
+        `API request log: ${unread.length} of ${ledger.requestLog.length} entries not served, e.g. ${unread[0]}`,
+      );
+  }
+
   for (const webhook of ledger.webhooks) {
     const api = clientOf(clients, webhook.mode);
     const got = await api.get(`/webhooks/${webhook.id}`);

@@ -24,6 +24,9 @@ export interface Capabilities {
   readonly attachments: boolean;
   readonly receiving: boolean;
   readonly recoveries: boolean;
+  /** The API request log: listed (GET /v1/logs), and by id (GET /v1/logs/:id) where it has the route. */
+  readonly requestLog: boolean;
+  readonly requestLogById: boolean;
 }
 
 export function capabilitiesOf(manifestSource: string): Capabilities {
@@ -34,6 +37,8 @@ export function capabilitiesOf(manifestSource: string): Capabilities {
     attachments: has('listEmailAttachments'),
     receiving: has('listReceivedEmails'),
     recoveries: has('getRecovery'),
+    requestLog: has('listApiRequests'),
+    requestLogById: has('getApiRequest'),
   };
 }
 
@@ -80,6 +85,8 @@ export interface Ledger {
   recoveries: { webhookId: string; id: string }[];
   /** Each delivery as the last release left it: webhook id → delivery id → attempts then. */
   deliveries: Record<string, Record<string, { status: string; attempts: number }>>;
+  /** Entries of the API request log the first release wrote (with route, query and bodies, a 422 among them). */
+  requestLog: { id: string; path: string; status: number }[];
 }
 
 /** Event types every test-mode webhook of the check takes. */

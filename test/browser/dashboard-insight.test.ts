@@ -339,6 +339,12 @@ describe('API requests', () => {
     expect(rows[1]).toContain(key.slice(-4));
     expect(await page.content()).not.toContain(key);
     await expectAccessibleAndNarrow(browser, page);
+
+    // A row opens the request: its detail page, with the response body, is accessible and fits 375 px too
+    await page.getByRole('table', { name: 'API requests, newest first' }).getByRole('link').first().click();
+    await expect.poll(() => heading(page)).toBe('POST /webhooks 201');
+    expect(await page.getByRole('heading', { name: 'Response body' }).count()).toBe(1);
+    await expectAccessibleAndNarrow(browser, page);
     await context.close();
   });
 });

@@ -601,7 +601,8 @@ const notOffered: { tool: string; args: Json; status: number; message: RegExp }[
     tool: 'list-logs',
     args: { before: 'req_x' },
     status: 422,
-    message: /Unknown query parameter `before`\. Known parameters here: `limit`, `after`\./,
+    message:
+      /Unknown query parameter `before`\. Known parameters here: `limit`, `after`, `status`, `method`, `route`, `api_key_id`, `since`, `until`\./,
   },
 ];
 

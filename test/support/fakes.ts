@@ -4,7 +4,13 @@
 // quota, suppression, domain and contact fakes pass the same contract suites as their DynamoDB adapters
 // (test/contract/in-memory-repositories.test.ts).
 import { createHash } from 'node:crypto';
-import type { ApiRequestEntry, ApiRequestLog } from '../../lambdas/app/api-requests/ports';
+import { matchesFilter } from '../../lambdas/app/api-requests/api-requests';
+import type {
+  ApiRequestEntry,
+  ApiRequestFilter,
+  ApiRequestLog,
+  ApiRequestPage,
+} from '../../lambdas/app/api-requests/ports';
 import type { Contact, ContactChanges, ContactRepository } from '../../lambdas/app/contacts/contacts';
 import type { SessionRecord, SessionStore, SignInRecord } from '../../lambdas/app/dashboard/ports';
 import {
@@ -1477,13 +1483,26 @@ export class InMemoryApiRequestLog implements ApiRequestLog {
     nowMs: number,
     before?: string,
   ): Promise<ApiRequestEntry[]> {
+    return (await this.search(accountId, mode, {}, limit, nowMs, before)).entries;
+  }
+
+  async search(
+    accountId: string,
+    mode: Mode,
+    filter: ApiRequestFilter,
+    limit: number,
+    nowMs: number,
+    before?: string,
+  ): Promise<ApiRequestPage> {
     const now = Math.floor(nowMs / 1000);
-    return this.entries
+    const found = this.entries
       .filter((e) => e.accountId === accountId && e.mode === mode && (before === undefined || e.id < before))
-      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .filter((e) => e.expiresAt > now && matchesFilter(e, filter))
+      .sort((a, b) => (a.id < b.id ? 1 : -1));
+    const entries = found
       .slice(0, limit)
-      .filter((e) => e.expiresAt > now)
-      .map((e) => structuredClone(e));
+      .map(({ requestBody: _b, responseBody: _r, query: _q, ...row }) => ({ ...row }));
+    return { entries, next: found.length > limit ? (entries.at(-1)?.id ?? null) : null };
   }
 }
 

@@ -1,11 +1,13 @@
 // Records each request that authenticated with an API key, once answered, in the account's API request log
-// (GET /v1/logs, the dashboard's "API requests"): method, path, status, key id, time, User-Agent. Never the
-// Authorization value, other headers, the query string or a body. The dashboard's own in-process calls are not logged (its
-// session is not a key). One PutItem of ~200 bytes per request, awaited: a failed write is logged, never the
-// request's failure.
+// (GET /v1/logs, the dashboard's "API requests"): method, path, the route it matched, status, key id, time,
+// User-Agent, and its query and both bodies as the redaction rule leaves them (domain/request-log-bodies: secrets
+// removed, bounded). Never the Authorization value or another header. The dashboard's own in-process calls are
+// not logged (its session is not a key). One PutItem per request (1 WRU for a 2xx), awaited: a failed write is
+// logged, never the request's failure.
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type ApiRequestDeps, recordApiRequest } from '../../app/api-requests/api-requests';
 import { isSessionKeyId } from '../../domain/dashboard/session';
+import { parsedBody } from '../../domain/request-log-bodies';
 import { STAGE } from '../../manifest';
 import type { ApiMiddleware } from '../http/context';
 
@@ -26,6 +28,10 @@ export function apiRequestLog(deps: ApiRequestDeps & { logger: Logger }): ApiMid
         at: event.requestContext.requestTimeEpoch ?? deps.clock.now(),
         durationMs: Math.round(performance.now() - begin),
         ...userAgentOf(event.headers),
+        ...(state.route ? { route: state.route.path } : {}),
+        ...(event.queryStringParameters ? { query: definedOnly(event.queryStringParameters) } : {}),
+        requestBody: state.body !== undefined ? state.body : rawBody(event.body, event.isBase64Encoded),
+        responseBody: rawBody(request.response?.body, request.response?.isBase64Encoded),
       });
     } catch (error) {
       deps.logger.warn('api request log: entry not written', { error: error as Error });
@@ -38,6 +44,20 @@ export function apiRequestLog(deps: ApiRequestDeps & { logger: Logger }): ApiMid
     after: record,
     onError: record,
   };
+}
+
+/** A body larger than this is not parsed for the log (its stored form is cut to 8 KB at most anyway). */
+const PARSED_AT_MOST = 256 * 1024;
+
+/** A raw body as the log takes it: parsed JSON or text; a binary or huge one only by its size. */
+function rawBody(body: string | null | undefined, base64: boolean | undefined): unknown {
+  if (!body) return undefined;
+  if (base64 || body.length > PARSED_AT_MOST) return `[a body of ${body.length} characters, not kept]`;
+  return parsedBody(body);
+}
+
+function definedOnly(record: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(record).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 /** The User-Agent header, whatever its casing (absent when not sent). */
