@@ -10,6 +10,7 @@ import { routes as allRoutes } from '../../lambdas/manifest';
 const routes = allRoutes.filter((route) => !('dashboard' in route));
 
 import { answerOf, type OpenApiChecker, openApiChecker } from '../support/openapi-check';
+import { raw } from '../support/raw-http';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 import { RawSmtp } from '../support/smtp-client';
@@ -334,7 +335,24 @@ describe('the API reference, served offline at stable URLs', () => {
     const res = await fetch(`${rt.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+    const { servers, ...served } = (await res.json()) as { servers: unknown };
+    const { servers: _generated, ...generated } = JSON.parse(JSON.stringify(buildOpenApi()));
+    expect(served).toEqual(generated);
+    // It names the server it came from (this runtime's port, not the default 3000): a client built from it works.
+    expect(servers).toEqual([{ url: new URL(rt.url).origin, description: expect.any(String) }]);
+  });
+
+  it('names the host and scheme a request came through (a deployed stage behind https), never a forged one', async () => {
+    // node:http, since fetch never sends the Host it is given.
+    const viaGateway = await raw(rt, 'GET', '/openapi.json', { Host: 'api.example.com', 'X-Forwarded-Proto': 'https' });
+    const forged = await raw(rt, 'GET', '/openapi.json', { Host: 'evil.example/"><x' });
+
+    expect(viaGateway.status).toBe(200);
+    expect((JSON.parse(viaGateway.body) as { servers: unknown }).servers).toEqual([
+      { url: 'https://api.example.com', description: expect.any(String) },
+    ]);
+    expect(forged.status).toBe(200);
+    expect((JSON.parse(forged.body) as { servers: { url: string }[] }).servers.map((s) => s.url)).toEqual(['/']);
   });
 
   it('GET /v1/reference is one HTML page listing every operation with its anchor, under a strict CSP', async () => {
