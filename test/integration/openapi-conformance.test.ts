@@ -355,6 +355,24 @@ describe('the API reference, served offline at stable URLs', () => {
     expect((JSON.parse(forged.body) as { servers: { url: string }[] }).servers.map((s) => s.url)).toEqual(['/']);
   });
 
+  it('gives every field of the served reference a description and an example', async () => {
+    const served = (await (await fetch(`${rt.url}/openapi.json`)).json()) as Record<string, unknown>;
+    const page = await (await fetch(`${rt.url}/reference`)).text();
+
+    const fields = [...servedFields(served)];
+    expect(fields.length).toBeGreaterThan(800);
+    expect(
+      fields.filter((f) => typeof f.schema.description !== 'string' || !f.schema.description).map((f) => f.at),
+    ).toEqual([]);
+    expect(fields.filter((f) => f.schema.example === undefined).map((f) => f.at)).toEqual([]);
+    // On the page: no field or parameter row with an empty Description or Example cell.
+    const rows = [...page.matchAll(/<tr><td><code>([^<]*)<\/code><\/td>(.*?)<\/tr>/g)].filter(([, , rest]) =>
+      /<td>(?:yes|no)<\/td>/.test(rest ?? ''),
+    );
+    expect(rows.length).toBeGreaterThan(500);
+    expect(rows.filter(([, , rest]) => /<td><\/td>/.test(rest ?? '')).map(([, name]) => name)).toEqual([]);
+  });
+
   it('GET /v1/reference is one HTML page listing every operation with its anchor, under a strict CSP', async () => {
     const res = await fetch(`${rt.url}/reference`);
     const html = await res.text();
@@ -374,3 +392,35 @@ describe('the API reference, served offline at stable URLs', () => {
     expect(html).toContain('href="openapi.json"');
   });
 });
+
+/** Every field of a served OpenAPI document: schema properties (components, bodies, answers, webhooks), parameters. */
+function* servedFields(doc: Record<string, unknown>): Generator<{ at: string; schema: Record<string, unknown> }> {
+  type Json = Record<string, unknown>;
+  function* walk(schema: unknown, at: string): Generator<{ at: string; schema: Json }> {
+    if (!schema || typeof schema !== 'object') return;
+    const s = schema as Json;
+    for (const [name, inner] of Object.entries((s.properties ?? {}) as Record<string, Json>)) {
+      yield { at: `${at}.${name}`, schema: inner };
+      yield* walk(inner, `${at}.${name}`);
+    }
+    for (const key of ['items', 'additionalProperties']) yield* walk(s[key], at);
+    for (const key of ['anyOf', 'oneOf', 'allOf'])
+      for (const inner of (s[key] ?? []) as unknown[]) yield* walk(inner, at);
+  }
+  for (const [name, schema] of Object.entries((doc.components as { schemas: Json }).schemas)) yield* walk(schema, name);
+  const items = [...Object.entries(doc.paths as Json), ...Object.entries((doc.webhooks ?? {}) as Json)];
+  for (const [path, item] of items) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      const at = `${method.toUpperCase()} ${path}`;
+      for (const p of (op.parameters ?? []) as Json[]) yield { at: `${at} ${p.name}`, schema: p };
+      for (const media of Object.values(((op.requestBody as Json)?.content ?? {}) as Record<string, Json>)) {
+        yield* walk(media.schema, `${at} body`);
+      }
+      for (const [status, answer] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+        for (const media of Object.values((answer.content ?? {}) as Record<string, Json>)) {
+          yield* walk(media.schema, `${at} ${status}`);
+        }
+      }
+    }
+  }
+}

@@ -15,6 +15,7 @@ import { responseSchemas as eventTypeResponses } from './event-types';
 import { requestSchemas as inbound, responseSchemas as inboundResponses } from './inbound';
 import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
 import { responseSchemas as logResponses, requestSchemas as logs } from './logs';
+import { documentFields } from './openapi-fields';
 import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
@@ -271,7 +272,7 @@ export function buildOpenApi(): Record<string, unknown> {
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
   const tags = [...new Set(operations.map(tagOf))].map((name) => ({ name }));
-  return {
+  return documentFields({
     openapi: '3.1.0',
     info: {
       title: 'Sendflow API',
@@ -331,5 +332,5 @@ export function buildOpenApi(): Record<string, unknown> {
       schemas: componentSchemas(),
     },
     webhooks: webhooksSection(),
-  };
+  });
 }
