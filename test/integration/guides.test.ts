@@ -172,7 +172,7 @@ async function runGuide(file: string): Promise<string[]> {
       for (const segment of segments(localized(block.text, receiver))) {
         const pasted = pasteCopied(segment, printed);
         if (pasted.problems.length) {
-          failures.push(`${file}:${block.line}: ${pasted.problems.join('; ')}`);
+          failures.push(`${file}:${block.line}: ${pasted.problems.join('; ')}\n--- printed:\n${printed.slice(-600)}`);
           break;
         }
         const { code, output } = await run(`${PRELUDE}${pasted.script}${SAVE}`, { ...own, SF_DOC_STATE: stateFile });
