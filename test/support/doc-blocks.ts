@@ -93,7 +93,7 @@ export function segments(text: string): string[] {
 export function pasteCopied(text: string, printed: string): { script: string; problems: string[] } {
   const problems: string[] = [];
   const script = text.replace(COPIED, (_all, head: string, prefix: string) => {
-    const tokens = printed.match(new RegExp(`\\b${prefix}[A-Za-z0-9_-]{6,}`, 'g')) ?? [];
+    const tokens = printed.match(new RegExp(`\\b${prefix}[A-Za-z0-9_+/=-]{6,}`, 'g')) ?? [];
     const value = tokens.at(-1);
     if (!value) problems.push(`nothing printed so far to copy for ${head}${prefix}…`);
     return `${head}${value ?? ''}`;

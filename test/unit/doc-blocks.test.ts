@@ -16,11 +16,12 @@ describe('guide shell blocks', () => {
   });
 
   it('pastes the newest printed token for `export NAME=prefix_…`, and names what cannot run as written', () => {
-    const printed = '{"id":"wh_first1"} {"id":"wh_second2","signing_secret":"whsec_abcdef"}';
+    const printed = '{"id":"wh_first1"} {"id":"wh_second2","signing_secret":"whsec_uim/Y+elCG="}';
     expect(pasteCopied('export SF_WEBHOOK=wh_…   # the id\ncurl x/$SF_WEBHOOK', printed)).toEqual({
       script: 'export SF_WEBHOOK=wh_second2   # the id\ncurl x/$SF_WEBHOOK',
       problems: [],
     });
+    expect(pasteCopied('export S=whsec_…', printed).script).toBe('export S=whsec_uim/Y+elCG=');
     expect(pasteCopied('export K=sf_test_…', printed).problems).toEqual([
       'nothing printed so far to copy for export K=sf_test_…',
     ]);
