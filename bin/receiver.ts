@@ -32,7 +32,8 @@ function options(argv: readonly string[]): Options | 'help' {
     },
   });
   if (values.help) return 'help';
-  const port = Number(values.port ?? 4000);
+  // SF_RECEIVER_PORT: the default a script (the guides' doc-test) sets for a bare `npm run receiver`.
+  const port = Number(values.port ?? process.env.SF_RECEIVER_PORT ?? 4000);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0 to 65535, not ${values.port}`);
   const secret = values.secret ?? (process.env.SF_WEBHOOK_SECRET || undefined);

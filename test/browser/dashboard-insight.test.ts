@@ -100,10 +100,10 @@ describe('destructive actions', () => {
     await context.close();
   });
 
-  // Three tests, each its own account and browser context, each retried once: in fresh-clone CI runs the
-  // contacts page after a form's redirect sometimes showed no status flash (never reproduced here; the contact
-  // steps now say what the page showed instead of timing out).
-  it('deleting a webhook takes its confirmation page', { retry: 1 }, async () => {
+  // Three tests, each its own account and browser context. They were retried once: a status flash sometimes
+  // missed the page a form's redirect landed on, because any dashboard GET opened and cleared the flash cookie.
+  // A flash now names its page and only that page clears it (test/integration/dashboard-auth.test.ts).
+  it('deleting a webhook takes its confirmation page', async () => {
     const { accountId, key } = await rt.newKey();
     const hook = (await (
       await rt.call('/webhooks', { key, ...json({ url: `${receiver.url}/del`, events: ['email.sent'] }) })
@@ -122,7 +122,7 @@ describe('destructive actions', () => {
     await context.close();
   });
 
-  it('deleting a domain takes its confirmation page; DNS names wrap only after a dot', { retry: 1 }, async () => {
+  it('deleting a domain takes its confirmation page; DNS names wrap only after a dot', async () => {
     const { accountId } = await rt.newKey();
     const { context, page } = await newPage(browser);
     await signIn(page, rt, accountId);
@@ -157,9 +157,7 @@ describe('destructive actions', () => {
     await context.close();
   });
 
-  it('adding a contact shows its confirmation link; deleting it takes its confirmation page', {
-    retry: 1,
-  }, async () => {
+  it('adding a contact shows its confirmation link; deleting it takes its confirmation page', async () => {
     const { accountId, key } = await rt.newKey();
     const { context, page } = await newPage(browser);
     await signIn(page, rt, accountId);

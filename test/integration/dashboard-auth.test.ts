@@ -361,18 +361,35 @@ describe('hostile requests (security review)', () => {
     expect(shown).toContain('aria-invalid="true"');
   });
 
-  it('the message a page showed is cleared whatever page shows it, the not-found page too', async () => {
+  it('a message shows on the page its form redirects to, never consumed by another dashboard GET in between', async () => {
+    // Arrange: a form's answer (a new key, shown once) and the page its redirect lands on.
     const { accountId } = await rt.newKey();
     const { cookie, csrf } = await signedIn(accountId);
     const created = await post('/api-keys', { csrf, name: 'ci', scopes: 'email:send' }, { cookie });
     const flash = (created.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const target = created.headers.get('location') ?? '';
+    const withFlash = { headers: { cookie: `${cookie}; ${flash}` } };
 
-    const notFound = await fetch(dash('/no-such-page'), { headers: { cookie: `${cookie}; ${flash}` } });
+    // Act: other dashboard GETs the browser may make first (another tab, a page not found, an asset), then the
+    // redirect's target, then that page again.
+    const others = [
+      await fetch(dash(), withFlash),
+      await fetch(dash('/no-such-page'), withFlash),
+      await fetch(dash('/assets/app.css'), withFlash),
+    ];
+    const landed = await fetch(`${new URL(rt.url).origin}${target}`, withFlash);
+    const landedBody = await landed.text();
 
+    // Assert: only the target shows the message and clears it; the others neither show nor clear it.
     expect(flash).toMatch(/^sf_flash=./);
-    expect(notFound.status).toBe(404);
-    expect(await notFound.text()).toContain('sf_test_');
-    expect(notFound.headers.get('set-cookie')).toMatch(/^sf_flash=; .*Max-Age=0/);
+    expect(target).toBe('/v1/dashboard/api-keys');
+    for (const other of others) {
+      expect(await other.text()).not.toContain('id="secret-value"');
+      expect(other.headers.get('set-cookie')).toBeNull();
+    }
+    expect(landed.status).toBe(200);
+    expect(landedBody).toMatch(/id="secret-value">sf_test_/);
+    expect(landed.headers.get('set-cookie')).toMatch(/^sf_flash=; .*Max-Age=0/);
   });
 
   it('a session cookie sent twice (one planted with a longer path) counts as no session', async () => {

@@ -10,6 +10,7 @@ import { routes as allRoutes } from '../../lambdas/manifest';
 const routes = allRoutes.filter((route) => !('dashboard' in route));
 
 import { answerOf, type OpenApiChecker, openApiChecker } from '../support/openapi-check';
+import { raw } from '../support/raw-http';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 import { RawSmtp } from '../support/smtp-client';
@@ -334,7 +335,42 @@ describe('the API reference, served offline at stable URLs', () => {
     const res = await fetch(`${rt.url}/openapi.json`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApi())));
+    const { servers, ...served } = (await res.json()) as { servers: unknown };
+    const { servers: _generated, ...generated } = JSON.parse(JSON.stringify(buildOpenApi()));
+    expect(served).toEqual(generated);
+    // It names the server it came from (this runtime's port, not the default 3000): a client built from it works.
+    expect(servers).toEqual([{ url: new URL(rt.url).origin, description: expect.any(String) }]);
+  });
+
+  it('names the host and scheme a request came through (a deployed stage behind https), never a forged one', async () => {
+    // node:http, since fetch never sends the Host it is given.
+    const viaGateway = await raw(rt, 'GET', '/openapi.json', { Host: 'api.example.com', 'X-Forwarded-Proto': 'https' });
+    const forged = await raw(rt, 'GET', '/openapi.json', { Host: 'evil.example/"><x' });
+
+    expect(viaGateway.status).toBe(200);
+    expect((JSON.parse(viaGateway.body) as { servers: unknown }).servers).toEqual([
+      { url: 'https://api.example.com', description: expect.any(String) },
+    ]);
+    expect(forged.status).toBe(200);
+    expect((JSON.parse(forged.body) as { servers: { url: string }[] }).servers.map((s) => s.url)).toEqual(['/']);
+  });
+
+  it('gives every field of the served reference a description and an example', async () => {
+    const served = (await (await fetch(`${rt.url}/openapi.json`)).json()) as Record<string, unknown>;
+    const page = await (await fetch(`${rt.url}/reference`)).text();
+
+    const fields = [...servedFields(served)];
+    expect(fields.length).toBeGreaterThan(800);
+    expect(
+      fields.filter((f) => typeof f.schema.description !== 'string' || !f.schema.description).map((f) => f.at),
+    ).toEqual([]);
+    expect(fields.filter((f) => f.schema.example === undefined).map((f) => f.at)).toEqual([]);
+    // On the page: no field or parameter row with an empty Description or Example cell.
+    const rows = [...page.matchAll(/<tr><td><code>([^<]*)<\/code><\/td>(.*?)<\/tr>/g)].filter(([, , rest]) =>
+      /<td>(?:yes|no)<\/td>/.test(rest ?? ''),
+    );
+    expect(rows.length).toBeGreaterThan(500);
+    expect(rows.filter(([, , rest]) => /<td><\/td>/.test(rest ?? '')).map(([, name]) => name)).toEqual([]);
   });
 
   it('GET /v1/reference is one HTML page listing every operation with its anchor, under a strict CSP', async () => {
@@ -356,3 +392,35 @@ describe('the API reference, served offline at stable URLs', () => {
     expect(html).toContain('href="openapi.json"');
   });
 });
+
+/** Every field of a served OpenAPI document: schema properties (components, bodies, answers, webhooks), parameters. */
+function* servedFields(doc: Record<string, unknown>): Generator<{ at: string; schema: Record<string, unknown> }> {
+  type Json = Record<string, unknown>;
+  function* walk(schema: unknown, at: string): Generator<{ at: string; schema: Json }> {
+    if (!schema || typeof schema !== 'object') return;
+    const s = schema as Json;
+    for (const [name, inner] of Object.entries((s.properties ?? {}) as Record<string, Json>)) {
+      yield { at: `${at}.${name}`, schema: inner };
+      yield* walk(inner, `${at}.${name}`);
+    }
+    for (const key of ['items', 'additionalProperties']) yield* walk(s[key], at);
+    for (const key of ['anyOf', 'oneOf', 'allOf'])
+      for (const inner of (s[key] ?? []) as unknown[]) yield* walk(inner, at);
+  }
+  for (const [name, schema] of Object.entries((doc.components as { schemas: Json }).schemas)) yield* walk(schema, name);
+  const items = [...Object.entries(doc.paths as Json), ...Object.entries((doc.webhooks ?? {}) as Json)];
+  for (const [path, item] of items) {
+    for (const [method, op] of Object.entries(item as Record<string, Json>)) {
+      const at = `${method.toUpperCase()} ${path}`;
+      for (const p of (op.parameters ?? []) as Json[]) yield { at: `${at} ${p.name}`, schema: p };
+      for (const media of Object.values(((op.requestBody as Json)?.content ?? {}) as Record<string, Json>)) {
+        yield* walk(media.schema, `${at} body`);
+      }
+      for (const [status, answer] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
+        for (const media of Object.values((answer.content ?? {}) as Record<string, Json>)) {
+          yield* walk(media.schema, `${at} ${status}`);
+        }
+      }
+    }
+  }
+}

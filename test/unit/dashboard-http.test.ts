@@ -5,6 +5,8 @@ import {
   cookie,
   cookies,
   FLASH_COOKIE,
+  flashIsFor,
+  flashTarget,
   html,
   openFlash,
   Safe,
@@ -120,5 +122,19 @@ describe('flash', () => {
     expect(openFlash(`${value.slice(0, -2)}AA`, 'csrf-of-session-a')).toBeNull();
     expect(openFlash('garbage', 'csrf-of-session-a')).toBeNull();
     expect(openFlash(undefined, 'csrf-of-session-a')).toBeNull();
+  });
+
+  it('is for the page its redirect names (no query, no trailing slash); one sealed without a page is for any', () => {
+    expect(flashTarget('/webhooks/wh_1?tab=settings#log')).toBe('/webhooks/wh_1');
+    expect(flashTarget('/')).toBe('');
+    expect(flashTarget('')).toBe('');
+    const to = { ...flash, to: flashTarget('/api-keys?new=1') };
+
+    expect(flashIsFor(to, '/api-keys')).toBe(true);
+    expect(flashIsFor(to, '/api-keys/')).toBe(true);
+    expect(flashIsFor(to, '/')).toBe(false);
+    expect(flashIsFor(to, '/emails/em_1/preview')).toBe(false);
+    expect(flashIsFor({ ...flash, to: '' }, '/')).toBe(true);
+    expect(flashIsFor(flash, '/anything')).toBe(true);
   });
 });

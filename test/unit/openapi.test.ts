@@ -112,6 +112,8 @@ describe('success responses', () => {
     expect(((schemas.Recovery as Json).properties as Json).status).toEqual({
       type: 'string',
       enum: ['running', 'completed', 'canceled'],
+      description: expect.any(String),
+      example: 'running',
     });
     expect(jsonSchema(responsesOf('get', '/v1/webhooks')['200'])).toEqual({ $ref: '#/components/schemas/WebhookList' });
   });
@@ -227,6 +229,8 @@ describe('requests', () => {
       expect(((doc.components.schemas[name] as Json).properties as Json).events, name).toEqual({
         type: 'array',
         items: { $ref: '#/components/schemas/EventType' },
+        description: expect.any(String),
+        example: expect.anything(),
       });
     }
   });

@@ -21,6 +21,8 @@ import {
   cookies,
   FLASH_COOKIE,
   type Flash,
+  flashIsFor,
+  flashTarget,
   formBody,
   html,
   htmlResponse,
@@ -138,17 +140,22 @@ export function dashboardHandlers(
       return redirect(BASE);
     }
     const flashValue = cookies(headers)[FLASH_COOKIE];
-    // Flash messages are sealed with the session's own token (the HttpOnly cookie, never in a page).
+    // Flash messages are sealed with the session's own token (the HttpOnly cookie, never in a page). Only the page
+    // the form's redirect lands on opens one: another dashboard GET in flight (a preview frame, another tab)
+    // leaves it for that page.
+    const opened = method === 'GET' ? openFlash(flashValue, sessionToken ?? '') : null;
+    const flash = opened && flashIsFor(opened, `/${path}`) ? opened : null;
     const page: PageContext = {
       accountId: principal.accountId,
       mode: principal.mode,
       plan: principal.plan,
       csrf: session.csrf,
-      flash: method === 'GET' ? openFlash(flashValue, sessionToken ?? '') : null,
+      flash,
       apiUrl: apiBaseUrl(headers),
     };
-    // Whatever page a GET shows, the message it opened is shown once: its cookie goes.
-    const shown: Record<string, string> = flashValue ? { 'Set-Cookie': clearFlash(headers) } : {};
+    // The message a page shows is shown once: its cookie goes (and so does one no session of ours can open).
+    const shown: Record<string, string> =
+      flash || (method === 'GET' && flashValue && !opened) ? { 'Set-Cookie': clearFlash(headers) } : {};
     const api = apiClient(invoke(), principal, 'dashboard', () => deps.clock.now());
     for (const candidate of PAGES) {
       const found = candidate.method === method ? candidate.pattern.exec(path) : null;
@@ -157,7 +164,9 @@ export function dashboardHandlers(
       const dashboardRequest = { api, page, params, query: request.query, form, now: deps.clock.now() };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)
-        : runAction(candidate, dashboardRequest, (flash) => sealFlash(flash, sessionToken ?? '', headers));
+        : runAction(candidate, dashboardRequest, (flash, to) =>
+            sealFlash({ ...flash, to: flashTarget(to) }, sessionToken ?? '', headers),
+          );
     }
     return htmlResponse(
       layout(page, { section: '', title: 'Page not found', content: html`<p>There is no such page.</p>` }).markup,
@@ -191,7 +200,8 @@ async function servePage(route: PageRoute, request: DashboardRequest, headers: R
   const { page } = request;
   try {
     const result = await route.page(request);
-    if (result.response) return { ...result.response, headers: { ...result.response.headers, ...headers } };
+    // A frame's document or a download shows no message: it leaves the flash cookie to the page it is for.
+    if (result.response) return result.response;
     return htmlResponse(layout(page, result).markup, 200, headers);
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
@@ -201,14 +211,14 @@ async function servePage(route: PageRoute, request: DashboardRequest, headers: R
 }
 
 /** Post/Redirect/Get: 303 to the action's page, or back with the API's message when the API refused. */
-async function runAction(route: ActionRoute, request: DashboardRequest, seal: (flash: Flash) => string) {
+async function runAction(route: ActionRoute, request: DashboardRequest, seal: (flash: Flash, to: string) => string) {
   try {
     const result = await route.action(request);
-    return redirect(`${BASE}${result.to}`, result.flash ? { 'Set-Cookie': seal(result.flash) } : {});
+    return redirect(`${BASE}${result.to}`, result.flash ? { 'Set-Cookie': seal(result.flash, result.to) } : {});
   } catch (error) {
     if (!(error instanceof ApiCallError) || error.status >= 500) throw error;
     const back = route.back(request.params);
-    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal(refusal(error, route.labels)) });
+    return redirect(`${BASE}${back}`, { 'Set-Cookie': seal(refusal(error, route.labels), back) });
   }
 }
 

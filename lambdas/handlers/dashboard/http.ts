@@ -201,12 +201,28 @@ export interface Flash {
   readonly secret?: { readonly label: string; readonly value: string };
   /** The API's problem with each field of a refused form (by the field's name), shown next to that field. */
   readonly fields?: Readonly<Record<string, string>>;
+  /**
+   * The dashboard path (after BASE, no query) of the page the form's redirect lands on: only that page shows the
+   * message and clears it, so another dashboard GET in flight (a preview frame, another tab) never consumes it.
+   * Absent in a flash sealed by the release before (any page shows it, as that release did).
+   */
+  readonly to?: string;
+}
+
+/** The dashboard path a redirect's location (after BASE) names: no query, no trailing slash. */
+export function flashTarget(location: string): string {
+  return (location.split(/[?#]/)[0] ?? '').replace(/\/+$/, '');
+}
+
+/** Whether the page at `here` (after BASE, as flashTarget gives it) is the one to show this message. */
+export function flashIsFor(flash: Flash, here: string): boolean {
+  return flash.to === undefined || flash.to === flashTarget(here);
 }
 
 /**
  * A flash message survives the redirect in a short cookie, sealed (AES-256-GCM) with a key derived from the
  * session's token (its HttpOnly cookie, which no page ever shows): a secret shown once is never stored anywhere,
- * and the cookie is useless without the session it belongs to. The next page shown clears it.
+ * and the cookie is useless without the session it belongs to. The page it is for (`to`) clears it.
  */
 export function sealFlash(flash: Flash, sessionSecret: string, headers: Readonly<Record<string, string>>): string {
   const iv = randomBytes(12);

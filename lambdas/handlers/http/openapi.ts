@@ -15,6 +15,7 @@ import { responseSchemas as eventTypeResponses } from './event-types';
 import { requestSchemas as inbound, responseSchemas as inboundResponses } from './inbound';
 import { requestSchemas as listen, responseSchemas as listenResponses } from './listen-sessions';
 import { responseSchemas as logResponses, requestSchemas as logs } from './logs';
+import { documentFields } from './openapi-fields';
 import { webhooksSection } from './openapi-webhooks';
 import { requestSchemas as recoveries, responseSchemas as recoveryResponses } from './recoveries';
 import { apiSchemas, htmlPage, named, type SuccessSpec, success } from './response';
@@ -246,6 +247,22 @@ const errorResponse = (description: string, headers: Record<string, unknown> = C
   content: errorContent,
 });
 
+/** A Host header we name as a server: a DNS name or an IP literal, with an optional port; nothing else. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)*[A-Za-z0-9-]{1,63}|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The document's `servers` for a request: the origin it came through (its Host, and https when the gateway says
+ * so in X-Forwarded-Proto), so a client built from the served document calls the server that served it. A Host
+ * that is no host name gives the relative `/` (this host, whatever it is).
+ */
+export function servedFrom(headers: Readonly<Record<string, string>>): { url: string; description: string }[] {
+  const find = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const host = find('host')?.trim() ?? '';
+  const proto = find('x-forwarded-proto')?.split(',')[0]?.trim() === 'https' ? 'https' : 'http';
+  const description = 'The server that served this document (paths begin with the stage, /v1)';
+  return [{ url: HOST.test(host) ? `${proto}://${host}` : '/', description }];
+}
+
 export function buildOpenApi(): Record<string, unknown> {
   const missing = undocumentedRoutes();
   if (missing.length) throw new Error(`routes without a declared success response: ${missing.join(', ')}`);
@@ -255,7 +272,7 @@ export function buildOpenApi(): Record<string, unknown> {
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation(route) };
   }
   const tags = [...new Set(operations.map(tagOf))].map((name) => ({ name }));
-  return {
+  return documentFields({
     openapi: '3.1.0',
     info: {
       title: 'Sendflow API',
@@ -264,10 +281,9 @@ export function buildOpenApi(): Record<string, unknown> {
         'Email delivery with signed, retried, logged webhooks. Generated from lambdas/manifest.ts and the ' +
         'handlers\u2019 zod schemas.',
     },
-    servers: [
-      { url: 'http://127.0.0.1:3000', description: 'npm start' },
-      { url: '/', description: 'The host serving this document (on AWS, the API\u2019s URL)' },
-    ],
+    // The committed file names `npm start` on its default port; GET /v1/openapi.json names the server that
+    // served it (servedFrom). Paths carry the stage (/v1/…): a client's base URL is the origin alone.
+    servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start on its default PORT (3000)' }],
     security: [{ bearer: [] }],
     tags,
     paths,
@@ -316,5 +332,5 @@ export function buildOpenApi(): Record<string, unknown> {
       schemas: componentSchemas(),
     },
     webhooks: webhooksSection(),
-  };
+  });
 }

@@ -100,10 +100,10 @@ function renderOperation({ method, path, op }: Operation): string {
     op['x-sendflow-idempotent'] ? '; honours <code>Idempotency-Key</code>' : ''
   }</small></p>${
     params.length
-      ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Type</th><th>Description</th></tr></thead><tbody>${params
+      ? `<h4>Parameters</h4><table><thead><tr><th>Name</th><th>In</th><th>Required</th><th>Type</th><th>Description</th><th>Example</th></tr></thead><tbody>${params
           .map(
             (p) =>
-              `<tr><td><code>${esc(String(p.name))}</code></td><td>${esc(String(p.in))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${typeOf(p.schema as Json)}</td><td>${esc(String(p.description ?? (p.schema as Json)?.description ?? ''))}</td></tr>`,
+              `<tr><td><code>${esc(String(p.name))}</code></td><td>${esc(String(p.in))}</td><td>${p.required ? 'yes' : 'no'}</td><td>${typeOf(p.schema as Json)}</td><td>${esc(String(p.description ?? (p.schema as Json)?.description ?? ''))}</td><td>${exampleCell(p.example ?? (p.schema as Json)?.example)}</td></tr>`,
           )
           .join('')}</tbody></table>`
       : ''
@@ -129,6 +129,11 @@ function renderOperation({ method, path, op }: Operation): string {
     .join('')}</tbody></table></article>`;
 }
 
+/** A field's example, as JSON in code (empty when it has none). */
+function exampleCell(example: unknown): string {
+  return example === undefined ? '' : `<code>${esc(JSON.stringify(example))}</code>`;
+}
+
 /** A schema as a table of its properties (for an object), then its JSON Schema, folded. */
 function schemaBlock(schema: Json | undefined): string {
   if (!schema) return '';
@@ -136,12 +141,12 @@ function schemaBlock(schema: Json | undefined): string {
   const properties = (schema.properties ?? undefined) as Record<string, Json> | undefined;
   const required = new Set((schema.required ?? []) as string[]);
   const table = properties
-    ? `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${Object.entries(
+    ? `<table><thead><tr><th>Field</th><th>Type</th><th>Required</th><th>Description</th><th>Example</th></tr></thead><tbody>${Object.entries(
         properties,
       )
         .map(
           ([name, property]) =>
-            `<tr><td><code>${esc(name)}</code></td><td>${typeOf(property)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${esc(String(property.description ?? ''))}</td></tr>`,
+            `<tr><td><code>${esc(name)}</code></td><td>${typeOf(property)}</td><td>${required.has(name) ? 'yes' : 'no'}</td><td>${esc(String(property.description ?? ''))}</td><td>${exampleCell(property.example)}</td></tr>`,
         )
         .join('')}</tbody></table>`
     : `<p>${typeOf(schema)}</p>`;

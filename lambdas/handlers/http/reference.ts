@@ -2,7 +2,7 @@
 // page made from it). Both are built from the code once per container, on first use, and never change after.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import type { PublicRouteHandler } from './context';
-import { buildOpenApi, referenceResponses } from './openapi';
+import { buildOpenApi, referenceResponses, servedFrom } from './openapi';
 import { referencePage } from './reference-page';
 import { reply } from './response';
 
@@ -16,8 +16,13 @@ export function referenceHandlers() {
     document ??= buildOpenApi();
     return document;
   };
-  const getOpenApi: PublicRouteHandler = async () =>
-    reply(referenceResponses.getOpenApi, built(), { ...CACHE, 'Access-Control-Allow-Origin': '*' });
+  // Built once; only `servers` is the request's own (the host and scheme it came through).
+  const getOpenApi: PublicRouteHandler = async (request) =>
+    reply(
+      referenceResponses.getOpenApi,
+      { ...built(), servers: servedFrom(request.headers) },
+      { ...CACHE, 'Access-Control-Allow-Origin': '*', Vary: 'Host, X-Forwarded-Proto' },
+    );
   const apiReference: PublicRouteHandler = async () => {
     page ??= referencePage(built());
     return { ...page, headers: { ...page.headers, ...CACHE } };
