@@ -48,7 +48,7 @@ describe('a filtered webhook over real HTTP', () => {
       send('other@example.com', 'pro'),
     ]);
     expect(sent.map((r) => r.status)).toEqual([200, 200, 200]);
-    const keptId = ((await sent[0]?.json()) as { id: string }).id;
+    const keptId = ((await (sent[0] as Response).json()) as { id: string }).id;
     await rt.settle();
 
     // Assert: the filtered endpoint got the two events of the matching email; the other got all six.

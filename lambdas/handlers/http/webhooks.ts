@@ -230,12 +230,9 @@ const responses = {
       'FilterTestResult',
       z.strictObject({
         matches: z.boolean(),
-        reason: z
-          .string()
-          .nullable()
-          .meta({
-            description: 'Which clause failed and why (its event field, the value found); null when it matches.',
-          }),
+        reason: z.string().nullable().meta({
+          description: 'Which clause failed and why (its event field, the value found); null when it matches.',
+        }),
       }),
     ),
     'Whether the event matches the filter',
