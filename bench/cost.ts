@@ -109,10 +109,10 @@ async function main(): Promise<void> {
     for (const w of ONLY_FILTERS
       ? FILTER_SAMPLES
       : ONLY_PARTITIONS
-      ? PARTITION_SAMPLES
-      : ONLY_DELIVERIES
-        ? DELIVERY_SAMPLES
-        : [...DELIVERY_WORKLOADS, BAD_DAY_WORKLOAD, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
+        ? PARTITION_SAMPLES
+        : ONLY_DELIVERIES
+          ? DELIVERY_SAMPLES
+          : [...DELIVERY_WORKLOADS, BAD_DAY_WORKLOAD, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
       const sample = w.kind === 'deliveries' ? await runDeliveries(h, w) : await runEmails(h, w);
       console.log(`measured ${label(w)}: ${describe(sample)}`);
       samples.push(sample);

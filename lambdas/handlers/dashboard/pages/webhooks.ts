@@ -17,6 +17,7 @@ import {
   type RecoveryItem,
   type WebhookItem,
 } from './views';
+import { filterField, filterFromForm, testFilterAction } from './webhook-filter';
 import { disabledSection, lastFailureText, stateBadge, successRateText } from './webhook-health';
 import { optionFacts, optionFields, optionsFromForm } from './webhook-options';
 
@@ -116,7 +117,8 @@ ${toggle}</div>`;
     `/webhooks/${id}`,
     html`<label for="edit-url">Endpoint URL</label><input id="edit-url" name="url" type="url" required value="${hook.url}">
 ${eventPicker(hook.events, 'Events')}
-${optionFields('edit', hook)}<div><button type="submit">Save changes</button></div>`,
+${optionFields('edit', hook)}
+${filterField(id, hook, query.filter_draft)}<div><button type="submit">Save changes</button></div>`,
     csrf,
     'stack',
   );
@@ -182,6 +184,7 @@ async function update({ api, params, form }: DashboardRequest) {
     url: form.get('url') ?? '',
     events: checked(form, 'events'),
     ...optionsFromForm(form, 'update'),
+    ...filterFromForm(form),
   });
   return { to: back(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
 }
@@ -356,6 +359,7 @@ export const webhookRoutes = [
   route.get(`webhooks/${ID}/delete`, confirmRemove),
   route.post(`webhooks/${ID}/delete`, remove, back),
   route.post(`webhooks/${ID}/test`, test, back),
+  route.post(`webhooks/${ID}/filter-test`, testFilterAction, back),
   route.post(`webhooks/${ID}/rotate`, rotate, back),
   route.post(`webhooks/${ID}/recoveries`, startRecovery, back),
   route.get(`webhooks/${ID}/recoveries/${ID}`, recovery),
