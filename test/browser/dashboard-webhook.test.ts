@@ -84,9 +84,7 @@ describe('one webhook', () => {
     // A filter that does not match the newest delivery (email.sent to ada@): the reason names the clause.
     await filter.fill('{"tags": {"plan": "free"}}');
     await page.getByRole('button', { name: 'Test filter on the newest delivery' }).click();
-    await expect
-      .poll(() => flash(page, 'alert'))
-      .toContain('no match (not delivered): tags.plan is "pro", not "free"');
+    await expect.poll(() => flash(page, 'alert')).toContain('no match (not delivered): tags.plan is "pro", not "free"');
     expect(await filter.inputValue()).toBe('{"tags": {"plan": "free"}}');
     await filter.fill('{"data": {"to": "ada@example.com"}, "tags": {"plan": "pro"}}');
     await page.getByRole('button', { name: 'Test filter on the newest delivery' }).click();
