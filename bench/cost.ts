@@ -106,11 +106,13 @@ async function main(): Promise<void> {
   const { runtime, receiver } = h;
   const samples: Sample[] = [];
   try {
-    for (const w of ONLY_PARTITIONS
-      ? PARTITION_SAMPLES
-      : ONLY_DELIVERIES
-        ? DELIVERY_SAMPLES
-        : [...DELIVERY_WORKLOADS, BAD_DAY_WORKLOAD, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
+    for (const w of ONLY_FILTERS
+      ? FILTER_SAMPLES
+      : ONLY_PARTITIONS
+        ? PARTITION_SAMPLES
+        : ONLY_DELIVERIES
+          ? DELIVERY_SAMPLES
+          : [...DELIVERY_WORKLOADS, BAD_DAY_WORKLOAD, ...EMAIL_WORKLOADS, PARTITION_EMAIL_WORKLOAD]) {
       const sample = w.kind === 'deliveries' ? await runDeliveries(h, w) : await runEmails(h, w);
       console.log(`measured ${label(w)}: ${describe(sample)}`);
       samples.push(sample);
@@ -125,6 +127,10 @@ async function main(): Promise<void> {
     console.log(
       `${kb} KB body: ${stored.toLocaleString('en')} bytes stored (gzip, ${((kb * 1024) / stored).toFixed(1)}x)`,
     );
+  }
+  if (ONLY_FILTERS) {
+    reportFilters(samples, deployment);
+    return;
   }
   if (ONLY_DELIVERIES) {
     reportDeliveries(samples, deployment, before);
@@ -165,6 +171,39 @@ const DELIVERY_SAMPLES: readonly DeliveryWorkload[] = [
   { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'five' },
   BAD_DAY_WORKLOAD,
 ];
+
+/**
+ * BENCH_COST_ONLY=filters (issue 32): the perfect day's full-batch sample (M = 5, fast endpoints) without and with
+ * a sixth webhook whose payload filter keeps every event back: the difference is what filtering costs (the events
+ * consumer's counter writes, one per webhook per batch, and its time), per million events filtered.
+ */
+const ONLY_FILTERS = process.env.BENCH_COST_ONLY === 'filters';
+const FILTER_SAMPLES: readonly DeliveryWorkload[] = [
+  { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full' },
+  { kind: 'deliveries', webhooks: 5, endpoint: 'fast', batching: 'full', filtered: true },
+];
+
+function reportFilters(samples: readonly Sample[], deployment: Deployment): void {
+  const [plain, filtered] = samples as [Sample, Sample];
+  // Events published: every delivery of the M = 5 webhooks is one event's; the filtered webhook gets none.
+  const events = (s: Sample) => s.deliveries / (s.workload as DeliveryWorkload).webhooks;
+  const perMillionEvents = (s: Sample) => sum(bill(s, deployment)) * (1e6 / events(s));
+  // The filtered-event counters' writes (filtered#… items of the counters table), units as billed.
+  const writes = (s: Sample) =>
+    s.usage.dynamo.writes.filter((w) => w.key.includes('filtered#')).reduce((n, w) => n + w.units, 0);
+  console.log(`\nUSD per million events (${REGION} list prices read ${PRICES_READ_ON})`);
+  printTable(
+    ['workload', 'events', 'deliveries', 'USD per million events'],
+    samples.map((s) => [label(s.workload), String(events(s)), String(s.deliveries), usd(perMillionEvents(s))]),
+  );
+  const figures = {
+    filtered_usd_per_million_events: round(perMillionEvents(filtered) - perMillionEvents(plain)),
+    counter_write_units: writes(filtered),
+    counter_write_units_per_event: round(writes(filtered) / events(filtered), 4),
+    deliveries_to_filtered_webhook: filtered.deliveries - plain.deliveries,
+  };
+  console.log(JSON.stringify(figures));
+}
 
 /** The figures of the deliveries-only run (its JSON line). */
 interface DeliveryFigures {

@@ -70,6 +70,14 @@ export const routes = [
   },
   { id: 'deleteWebhook', method: 'DELETE', path: '/webhooks/{id}', access: write, summary: 'Delete a webhook' },
   { id: 'testWebhook', method: 'POST', path: '/webhooks/{id}/test', access: write, summary: 'Send a test event' },
+  // Issue 32: a filter tried on an event; stores nothing and reads nothing of the account.
+  {
+    id: 'testWebhookFilter',
+    method: 'POST',
+    path: '/webhooks/filter-test',
+    access: read,
+    summary: 'Try a payload filter on an event: whether it matches, and which clause failed',
+  },
   // Listen sessions (`npm run listen`, docs/webhooks.md "Listen on your laptop"): the CLI pulls the events a webhook
   // would get; the webhook scope that creates webhooks opens, polls and ends them.
   {

@@ -34,6 +34,7 @@ import { LogGroup, LogRetention, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { RETENTION_PREFIX } from '../lambdas/adapters/aws/s3-expiry-keys';
+import { FILTERED_PREFIX } from '../lambdas/adapters/dynamodb/filtered-counts';
 import { LANE_PREFIX } from '../lambdas/adapters/dynamodb/order-lanes';
 import { EMAIL_OBJECTS_PREFIX } from '../lambdas/adapters/email-body-object';
 import { MAX_SEND_BODY_BYTES } from '../lambdas/domain/body-ceiling';
@@ -95,6 +96,8 @@ const ORDER_LANES = `${LANE_PREFIX}*`;
 const RELAY_TOMBSTONES: readonly ItemAction[] = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
 /** The reputation table's counters (`c#…`: ADDs of sent copies, bounces, complaints) and standings (`s#…`), adapters/dynamodb/reputation. */
 const REPUTATION_COUNTERS = 'c#*';
+/** The counters table's filtered-event counters (`filtered#…`: ADD only), adapters/dynamodb/filtered-counts. */
+const FILTERED_COUNTERS: TableAccess = { items: ['dynamodb:UpdateItem'], leadingKeys: [`${FILTERED_PREFIX}*`] };
 const REPUTATION_STANDINGS = 's#*';
 /**
  * What processing an event does to the reputation table (app/reputation/track-reputation): a bounce or complaint
@@ -255,7 +258,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   dispatcher: {
     accounts: 'none',
     apiKeys: 'none',
-    rateLimits: 'none',
+    // The events a webhook's filter kept back: one ADD per webhook per batch on its hour's counter (filtered#…).
+    rateLimits: FILTERED_COUNTERS,
     // The fan-out lists the tenant's webhooks: one Query on the table.
     webhooks: { items: ['dynamodb:Query'] },
     // An ordered webhook's delivery enters its email's lane (an UpdateItem of the `ord#` item) before its job is
@@ -345,7 +349,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   sender: {
     accounts: 'none',
     apiKeys: 'none',
-    rateLimits: 'none',
+    // email.sent filtered from a webhook is counted as the dispatcher counts (filtered#… counters only).
+    rateLimits: FILTERED_COUNTERS,
     webhooks: { items: ['dynamodb:Query'] },
     // Per-email ordering: a copy's email.sent enters its lanes before the hand-over, leaves them if the copy was
     // not taken, and its fan-out enters them again (UpdateItems of `ord#` items only; no row is read or written).
@@ -383,7 +388,7 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
   sesEvents: {
     accounts: 'none',
     apiKeys: 'none',
-    rateLimits: 'none',
+    rateLimits: FILTERED_COUNTERS,
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
     emails: 'none',

@@ -24,6 +24,11 @@ export interface DeliveryWorkload {
   readonly webhooks: 1 | 5;
   readonly endpoint: Endpoint;
   readonly batching: Batching;
+  /**
+   * One more webhook subscribed to the same events whose payload filter keeps every one of them back (issue 32):
+   * what filtering costs beside the deliveries (BENCH_COST_ONLY=filters).
+   */
+  readonly filtered?: true;
 }
 
 /**
@@ -89,7 +94,7 @@ const BATCHING_LABELS: Readonly<Record<EmailBatching, string>> = {
 
 export function label(w: Workload): string {
   return w.kind === 'deliveries'
-    ? `deliveries M=${w.webhooks} ${w.endpoint} ${w.batching === 'full' ? 'full batches' : 'five per batch'}`
+    ? `deliveries M=${w.webhooks} ${w.endpoint} ${w.batching === 'full' ? 'full batches' : 'five per batch'}${w.filtered ? ' +1 filtered webhook' : ''}`
     : `email ${w.sizeKb}KB x${w.recipients}${w.webhooks ? ` +${w.webhooks} webhooks` : ''} ${BATCHING_LABELS[w.batching]}`;
 }
 
@@ -342,6 +347,12 @@ export async function runDeliveries(h: Harness, w: DeliveryWorkload): Promise<Sa
       format: 'standard',
     } as const;
     await createWebhook(h.runtime.services, tenant, input);
+  }
+  if (w.filtered) {
+    // Its filter matches none of these events: each costs a match, and the batch one counter write.
+    const filter = { tags: { plan: 'enterprise' } };
+    const url = h.receiver.url(`${tenant.accountId}/filtered`);
+    await createWebhook(h.runtime.services, tenant, { url, events: ['email.delivered'], format: 'standard', filter });
   }
   h.receiver.reset(w.endpoint);
   await h.meter.start();

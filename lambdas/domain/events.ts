@@ -99,6 +99,11 @@ export interface SendflowEvent {
   readonly emailId?: string;
   readonly to?: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * The email's tags (`{name: value}`) on an email event, for webhook filters (domain/webhooks/filter.ts); not in
+   * any payload. Absent on other events, on emails without tags, and on events recorded before it was carried.
+   */
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -106,8 +111,13 @@ export interface SendflowEvent {
  * `sequence` (domain/email/sequence.ts), after `timestamp`: computed from the event, so every render is the same.
  */
 export function standardPayload(event: SendflowEvent): string {
+  return JSON.stringify(standardBody(event));
+}
+
+/** The `standard` format body as an object (what standardPayload serializes, and what a webhook filter sees). */
+export function standardBody(event: SendflowEvent): Record<string, unknown> {
   const sequence = eventSequence(event);
-  return JSON.stringify({
+  return {
     id: event.id,
     type: event.type,
     ...(event.emailId !== undefined ? { email_id: event.emailId } : {}),
@@ -117,7 +127,7 @@ export function standardPayload(event: SendflowEvent): string {
     created_at: event.timestamp,
     ...(sequence !== null ? { sequence } : {}),
     data: { ...event.data, ...resendEmailData(event) },
-  });
+  };
 }
 
 /**
@@ -180,6 +190,7 @@ export interface NewEvent {
   readonly emailId?: string;
   readonly to?: string;
   readonly data: Readonly<Record<string, unknown>>;
+  readonly tags?: Readonly<Record<string, string>>;
 }
 
 /** A new event with a time-ordered id from `random` (a seeded one makes the id deterministic). */
@@ -193,12 +204,14 @@ export function newEvent(event: NewEvent, random: (size: number) => Uint8Array):
     ...(event.emailId !== undefined ? { emailId: event.emailId } : {}),
     ...(event.to !== undefined ? { to: event.to } : {}),
     data: event.data,
+    ...(event.tags !== undefined ? { tags: event.tags } : {}),
   };
 }
 
 /** An event about one recipient of an email: `to` is its bare address; data carries from and subject. */
 export function emailEvent(
-  email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject' | 'templateId'>,
+  email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject' | 'templateId'> &
+    Partial<Pick<EmailMessage, 'tags'>>,
   recipient: string,
   type: SendflowEvent['type'],
   data: Readonly<Record<string, unknown>>,
@@ -219,7 +232,16 @@ export function emailEvent(
         ...(email.templateId !== undefined ? { template_id: email.templateId } : {}),
         ...data,
       },
+      ...(email.tags?.length ? { tags: tagMap(email.tags) } : {}),
     },
     random,
   );
+}
+
+/** An email's tags as a filter reads them: `{name: value}` (a name given twice: its last value). */
+export function tagMap(tags: readonly { readonly name: string; readonly value: string }[]): Record<string, string> {
+  const map: Record<string, string> = {};
+  for (const { name, value } of tags)
+    Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
+  return map;
 }

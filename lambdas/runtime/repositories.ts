@@ -9,6 +9,7 @@ import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
 import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
+import { DynamoFilteredCounts } from '../adapters/dynamodb/filtered-counts';
 import { DynamoIdempotencyStore } from '../adapters/dynamodb/idempotency';
 import { DynamoReceivedEmailRepository } from '../adapters/dynamodb/inbound-emails';
 import { DynamoListenSessionRepository } from '../adapters/dynamodb/listen-sessions';
@@ -52,6 +53,8 @@ export function createRepositories(
     counter: new DynamoRateLimitCounter(doc, tables.rateLimits),
     quotas: new DynamoQuotaCounter(doc, tables.rateLimits),
     webhooks: new DynamoWebhookRepository(doc, tables.webhooks),
+    // Events webhook filters kept back, per webhook and hour (filtered_24h), among the counters.
+    filteredCounts: new DynamoFilteredCounts(doc, tables.rateLimits),
     // Auto-disable's streak and disabling, on the webhook items.
     webhookHealth: new DynamoWebhookHealth(doc, tables.webhooks),
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries, options.storedFormats ?? defaultStoredFormats()),

@@ -176,6 +176,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       event_id: event.id,
       event_type: event.type,
     });
+  const filteredCountFailed = (error: unknown) =>
+    logger.warn('filtered events not counted (filtered_24h undercounts them)', { error: error as Error });
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
   // cannot finish go to the events queue through the email's outbox (app/emails/send-emails).
   const eventDeps: ProcessEventDeps = {
@@ -194,6 +196,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     events: adapters.events,
     reputation,
     reputationFailed,
+    filteredCounts: repositories.filteredCounts,
+    filteredCountFailed,
   };
   return {
     logger,
@@ -344,6 +348,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     ipRateLimit: config.ipRateLimit,
     reputation,
     reputationFailed,
+    filteredCountFailed,
     // The send worker's copies, counted toward reputation one write per batch, tenant, day and sending domain.
     sentTally: () =>
       new SentTally(repositories.reputationStore, clock, {

@@ -70,6 +70,47 @@ describe('one webhook', () => {
     await context.close();
   });
 
+  it('edits the payload filter and tests it on the newest delivery (with its email tags)', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/filtered');
+    const sent = await rt.call('/emails', {
+      key,
+      ...json({
+        from: 'a@acme.test',
+        to: 'ada@example.com',
+        subject: 'Hi',
+        text: 'x',
+        tags: [{ name: 'plan', value: 'pro' }],
+      }),
+    });
+    expect(sent.status).toBe(200);
+    await rt.settle();
+    const filter = page.getByLabel('Filter (JSON, optional)');
+
+    // A filter that does not match the newest delivery (email.sent to ada@): the reason names the clause.
+    await filter.fill('{"tags": {"plan": "free"}}');
+    await page.getByRole('button', { name: 'Test filter on the newest delivery' }).click();
+    await expect.poll(() => flash(page, 'alert')).toContain('no match (not delivered): tags.plan is "pro", not "free"');
+    expect(await filter.inputValue()).toBe('{"tags": {"plan": "free"}}');
+    await filter.fill('{"data": {"to": "ada@example.com"}, "tags": {"plan": "pro"}}');
+    await page.getByRole('button', { name: 'Test filter on the newest delivery' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('it matches (it would be delivered)');
+
+    // Saved with the form; a bad one is the API's 422, shown; emptied, it is removed.
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook saved.');
+    const read = async () =>
+      ((await (await rt.call(`/webhooks/${hook.id}`, { key })).json()) as { filter: unknown }).filter;
+    expect(await read()).toEqual({ data: { to: 'ada@example.com' }, tags: { plan: 'pro' } });
+    await page.getByLabel('Filter (JSON, optional)').fill('{"data": {"to": {"$regex": "x"}}}');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'alert')).toContain('is not an operator');
+    await page.getByLabel('Filter (JSON, optional)').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook saved.');
+    expect(await read()).toBeNull();
+    await context.close();
+  });
+
   it('sends a test event and shows the result; rotates the secret with a grace period, shown once', async () => {
     const { hook, context, page } = await onWebhookPage('/test-send');
     receiver.answer({ kind: 'status', status: 200, body: 'ok' });

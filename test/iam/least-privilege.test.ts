@@ -285,6 +285,28 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       'update webhook',
     );
     await call(`/webhooks/${hook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
+    // Filtered: its filter keeps every event back, so the event processors count them (filtered#… counters) and its
+    // read sums them (the API's BatchGetItem on the counters); a filter tried on an event touches no table.
+    const filtered = await call('/webhooks', {
+      method: 'POST',
+      key: liveKey,
+      body: {
+        url: 'https://hooks.example.com/filtered',
+        events: ['email.sent', 'email.delivered', 'domain.created'],
+        filter: { tags: { plan: 'never' } },
+      },
+    });
+    expectStatus(filtered, 201, 'create filtered webhook');
+    expectStatus(await call(`/webhooks/${filtered.body.id}`, { key: liveKey }), 200, 'get filtered webhook');
+    expectStatus(
+      await call('/webhooks/filter-test', {
+        method: 'POST',
+        key: liveKey,
+        body: { filter: { type: 'email.sent' }, event: { type: 'email.sent', data: {} } },
+      }),
+      200,
+      'test a filter',
+    );
     expectStatus(await call(`/webhooks/${hook.body.id}/deliveries`, { key: liveKey }), 200, 'list deliveries');
 
     // A listen session (`npm run listen`), open before the sends so the dispatcher puts their events on it.

@@ -462,7 +462,23 @@ describe('table access', () => {
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
       // Reputation: counters added to (UpdateItem ADD) and a window read (Query); standings read and noted.
       reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
+      // The events webhook filters kept back: an ADD on a filtered#… counter (the next test scopes it).
+      rateLimits: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
     });
+  });
+
+  it('the event processors may only ADD to filtered-event counters of the counters table (dynamodb:LeadingKeys filtered#*)', () => {
+    for (const fn of ['dispatcher', 'sender'] as const) {
+      const onCounters = statementsOf(roleOf(functions[fn])).filter((s) =>
+        /tablesrateLimits[0-9A-F]{8,}/i.test(JSON.stringify(s.Resource)),
+      );
+      expect(onCounters, fn).toEqual([
+        expect.objectContaining({
+          Action: 'dynamodb:UpdateItem',
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['filtered#*'] } },
+        }),
+      ]);
+    }
   });
 
   it('the event processors touch reputation counters (c#*) and standings (s#*) each with their own actions only', () => {

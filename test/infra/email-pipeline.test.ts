@@ -576,6 +576,8 @@ describe('table access', () => {
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
       // Its email.sent counted (UpdateItem ADD of a counter); a paused tenant's standing read before a send (Query).
       reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
+      // An email.sent a webhook's filter kept back, counted (ADD on a filtered#… counter only).
+      rateLimits: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 
@@ -588,6 +590,8 @@ describe('table access', () => {
       listenSessions: { actions: ['dynamodb:PutItem', 'dynamodb:Query'], targets: ['table'] },
       // Bounces and complaints counted and judged (app/reputation/track-reputation).
       reputation: { actions: ['dynamodb:Query', 'dynamodb:UpdateItem'], targets: ['table'] },
+      // Events webhook filters kept back, counted as the dispatcher counts them.
+      rateLimits: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
     });
   });
 });

@@ -18,7 +18,13 @@ import { startTestRuntime, TEST_ENV, type TestRuntime } from '../support/runtime
 const SCALE = Number(process.env.SF_FUZZ_SCALE ?? 1);
 const RUNS_PER_ROUTE = 10;
 /** Routes with the richest bodies get more runs. */
-const RUNS: Partial<Record<RouteSpec['id'], number>> = { sendEmail: 40, sendEmailBatch: 30, createWebhook: 15 };
+const RUNS: Partial<Record<RouteSpec['id'], number>> = {
+  sendEmail: 40,
+  sendEmailBatch: 30,
+  createWebhook: 15,
+  // Issue 32: payload filters, fuzzed (hostileFilter) on the route that only evaluates them.
+  testWebhookFilter: 30,
+};
 /** Counters that legitimately change on a refused request (its rate-limit window) or are freed by it. */
 /** Tables every request writes by design (its rate-limit window, its idempotency claim, its log entry): not data. */
 const COUNTER_TABLES: readonly TableName[] = ['rateLimits', 'idempotency', 'apiRequests'];
@@ -36,7 +42,11 @@ beforeAll(async () => {
   // No reconciler run during the fuzz: its domain checks would change tables and queue events in the background.
   rt = await startTestRuntime({ SF_RECONCILE_INTERVAL_SECONDS: '3600' });
   receiver = await startReceiver();
-  BASES.createWebhook = { url: `${receiver.url}/created`, events: ['email.sent', 'email.delivered'] };
+  BASES.createWebhook = {
+    url: `${receiver.url}/created`,
+    events: ['email.sent', 'email.delivered'],
+    filter: { tags: { plan: 'pro' } },
+  };
   doc = DynamoDBDocumentClient.from(localDynamoClient(rt.dynamoEndpoint));
   const tables = loadConfig(TEST_ENV, localTableDefaults()).tables;
   dataTables = Object.entries(tables)
@@ -151,7 +161,27 @@ const deepValue = fc.integer({ min: 33, max: 500 }).map((depth) => {
   for (let i = 0; i < depth; i++) value = [value];
   return value;
 });
+/** Filter-shaped values (issue 32): operators with operands of every kind, event fields, prototype names, depth. */
+const FILTER_KEYS = ['$eq', '$neq', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exist', '$exists', '$and', '$or'];
+const hostileFilter: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small' },
+    fc.jsonValue({ maxDepth: 1 }),
+    fc.constantFrom(1e308, -0, '', '$', null),
+    fc.array(tie('node'), { maxLength: 3 }),
+    fc.dictionary(
+      fc.oneof(
+        fc.constantFrom(...FILTER_KEYS, '$not', '$startsWith', '$regex', 'type', 'data', 'tags', 'to', ...PROTO_NAMES),
+        hostileKey,
+      ),
+      tie('node'),
+      { maxKeys: 4 },
+    ),
+  ),
+})).node;
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  hostileFilter,
+  deepValue.map((v) => ({ data: v })),
   headersLike,
   deepValue,
   hostileString,
@@ -169,8 +199,12 @@ const EMAIL = { from: 'a@acme.test', to: 'fuzz@example.com', subject: 'Fuzz', te
 const BASES: Partial<Record<RouteSpec['id'], unknown>> = {
   createApiKey: { scopes: ['email:send'], name: 'fuzz' },
   // Filled in once the receiver listens: webhooks the fuzzer creates answer at once, so settling stays quick.
-  createWebhook: { url: '', events: ['email.sent'] },
-  updateWebhook: { active: true },
+  createWebhook: { url: '', events: ['email.sent'], filter: { tags: { plan: 'pro' } } },
+  updateWebhook: { active: true, filter: { data: { to: { $in: ['a@b.c'] } } } },
+  testWebhookFilter: {
+    filter: { type: 'email.sent', tags: { plan: 'pro' } },
+    event: { type: 'email.sent', data: { to: ['a@b.c'] }, tags: { plan: 'pro' } },
+  },
   sendEmail: EMAIL,
   sendEmailBatch: [EMAIL, EMAIL],
   createDomain: { name: 'mutated.example.com' },

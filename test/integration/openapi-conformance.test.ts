@@ -92,6 +92,9 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('listWebhooks', 200, '/webhooks');
     await call('getWebhook', 200, `/webhooks/${hook.id}`);
     await call('updateWebhook', 200, `/webhooks/${hook.id}`, { method: 'PUT', json: { events: ['email.sent'] } });
+    await call('testWebhookFilter', 200, '/webhooks/filter-test', {
+      json: { filter: { tags: { plan: 'pro' } }, event: { type: 'email.sent', data: {}, tags: { plan: 'free' } } },
+    });
     await call('testWebhook', 200, `/webhooks/${hook.id}/test`, { method: 'POST' });
     await call('rotateWebhookSecret', 200, `/webhooks/${hook.id}/rotate-secret`, {
       json: { grace_period_seconds: 60 },

@@ -35,6 +35,7 @@ describe('POST /v1/webhooks', () => {
         'created_at',
         'description',
         'events',
+        'filter',
         'format',
         'id',
         'object',
@@ -160,7 +161,7 @@ describe('GET, PUT, DELETE', () => {
     expect(body.data[0]?.object).toBe('webhook');
   });
 
-  it('updates url, events and active; the response has id, url, events, active, ordering, rate limit, updated_at, disabled_reason, disabled_at', async () => {
+  it('updates url, events and active; the response has id, url, events, active, ordering, rate limit, filter, updated_at, disabled_reason, disabled_at', async () => {
     const created = (await (await create({ url: hook, events: ['email.sent'] })).json()) as { id: string };
     const res = await rt.call(`/webhooks/${created.id}`, {
       method: 'PUT',
@@ -176,6 +177,7 @@ describe('GET, PUT, DELETE', () => {
       'disabled_reason',
       'endpoint',
       'events',
+      'filter',
       'id',
       'object',
       'ordering',

@@ -154,6 +154,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   // Issue 10: rotating changes the webhook; checking a signature only reads it.
   'POST /webhooks/{}/rotate-secret': { scope: 'webhook:write' },
   'POST /webhooks/{}/signature-check': { scope: 'webhook:read' },
+  // Issue 32: trying a filter on an event reads nothing of the account and changes nothing.
+  'POST /webhooks/filter-test': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries': { scope: 'webhook:write' },
   'GET /webhooks/{}/recoveries': { scope: 'webhook:read' },
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },

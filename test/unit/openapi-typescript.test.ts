@@ -30,6 +30,7 @@ export const created: Created = {
   active: true,
   ordering: 'none',
   rate_limit_per_second: null,
+  filter: null,
   created_at: '2026-01-01T00:00:00.000Z',
 };
 

@@ -7,6 +7,7 @@ import { MODES } from '../../domain/api-keys';
 import { ConflictError } from '../../domain/errors';
 import { isEventType } from '../../domain/events';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
+import type { WebhookFilter } from '../../domain/webhooks/filter';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import type { StoredSecrets } from '../../domain/webhooks/secret-set';
@@ -43,7 +44,30 @@ export const webhookItem = z.object({
   failingSince: z.number().nullable().optional(),
   failedDeliveries: z.number().nullable().optional(),
   failingNotifiedAt: z.number().nullable().optional(),
+  // The payload filter as its JSON text (validated before it is written); null or absent: none. A release before
+  // it strips the attribute on read (and delivers every subscribed event: docs/deploy-and-operate.md).
+  filter: z.string().nullable().optional().transform(decodeFilter),
 });
+
+/** The stored text of a filter, parsed; a text that is no JSON object fails the read, as any malformed item does. */
+function decodeFilter(text: string | null | undefined, ctx: z.RefinementCtx): WebhookFilter | null | undefined {
+  if (text === null || text === undefined) return text;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as WebhookFilter;
+  } catch {}
+  ctx.addIssue({ code: 'custom', message: 'filter is not the JSON text of an object' });
+  return z.NEVER;
+}
+
+/** The attributes a webhook (or changes to one) are stored as: the filter as its JSON text, none when empty. */
+function encode<T extends { readonly filter?: WebhookFilter | null }>(
+  webhook: T,
+): Omit<T, 'filter'> & { filter?: string | null } {
+  const { filter, ...rest } = webhook;
+  if (filter === undefined) return rest;
+  return { ...rest, filter: filter === null || Object.keys(filter).length === 0 ? null : JSON.stringify(filter) };
+}
 
 export class DynamoWebhookRepository implements WebhookRepository {
   private readonly table: TenantTable<Webhook>;
@@ -56,7 +80,10 @@ export class DynamoWebhookRepository implements WebhookRepository {
   }
 
   async create(webhook: Webhook): Promise<void> {
-    if (!(await this.table.create(webhook))) throw new ConflictError(`Webhook ${webhook.id} exists.`);
+    const { filter, ...item } = encode(webhook);
+    // A webhook made without a filter has no attribute at all, as every webhook made before filters.
+    const stored: typeof item & { filter?: string } = filter ? { ...item, filter } : item;
+    if (!(await this.table.create(stored))) throw new ConflictError(`Webhook ${webhook.id} exists.`);
   }
 
   get(tenant: Tenant, id: string, options: { readonly consistent?: boolean } = {}): Promise<Webhook | null> {
@@ -93,7 +120,7 @@ export class DynamoWebhookRepository implements WebhookRepository {
     updatedAt: string,
     expectedSecret?: string,
   ): Promise<Webhook | null> {
-    const entries = [...Object.entries(changes).filter(([, v]) => v !== undefined), ['updatedAt', updatedAt]];
+    const entries = [...Object.entries(encode(changes)).filter(([, v]) => v !== undefined), ['updatedAt', updatedAt]];
     const guard = expectedSecret === undefined ? {} : { ':expected': expectedSecret };
     const written = await unlessConditionFails(
       this.doc.send(

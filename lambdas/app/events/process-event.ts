@@ -13,8 +13,9 @@ import { type RelayDeps, relayToListeners } from '../listen/relay-event';
 import { relay } from '../outbox';
 import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
+import { FilteredTally } from '../webhooks/filtered-tally';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
-import type { EventPublisher, Tenant, Webhook } from '../webhooks/ports';
+import type { EventPublisher, FilteredCounts, Tenant, Webhook } from '../webhooks/ports';
 
 export interface ProcessEventDeps extends DispatchDeps {
   readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
@@ -34,6 +35,13 @@ export interface ProcessEventDeps extends DispatchDeps {
   readonly reputation?: ReputationDeps;
   /** Told when counting or judging an event failed (a log line): the event goes on regardless. */
   readonly reputationFailed?: (event: SendflowEvent, error: unknown) => void;
+  /**
+   * Where the events webhook filters kept back are counted (filtered_24h), once per batch and webhook; absent,
+   * they are not counted.
+   */
+  readonly filteredCounts?: FilteredCounts;
+  /** Told when writing a batch's filtered counts failed (a log line): the events go on regardless. */
+  readonly filteredCountFailed?: (error: unknown) => void;
 }
 
 /** Why an event suppresses its recipient, if it does: a permanent bounce or a complaint. */
@@ -158,12 +166,29 @@ export async function processEvents(
       }
     }),
   );
+  await endBatch(batch);
   return events.filter((_, i) => results[i]?.status === 'rejected');
+}
+
+/**
+ * What a batch does once all its events are processed: writes the events its webhooks' filters kept back (one
+ * counter write per webhook). Best effort, like the reputation counts: a lost write undercounts filtered_24h, it
+ * never fails the events.
+ */
+export async function endBatch(batch: ProcessEventDeps): Promise<void> {
+  if (batch.filtered instanceof FilteredTally && batch.filteredCounts)
+    await batch.filtered.flush(batch.filteredCounts).catch((error: unknown) => batch.filteredCountFailed?.(error));
 }
 
 /** The deps for one batch: reads the batch's events share (webhooks, listen sessions) made once per batch. */
 export function batchScoped(deps: ProcessEventDeps): ProcessEventDeps {
-  return { ...deps, webhooks: { list: batchList(deps) }, ...batchListeners(deps) };
+  return {
+    ...deps,
+    webhooks: { list: batchList(deps) },
+    ...batchListeners(deps),
+    // The batch's filtered events, counted in memory and written by endBatch.
+    ...(deps.filteredCounts ? { filtered: new FilteredTally(deps.clock) } : {}),
+  };
 }
 
 /** One listing per tenant per batch, shared by the batch's events (if it fails, they fail and are retried). */

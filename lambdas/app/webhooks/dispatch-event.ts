@@ -1,5 +1,7 @@
-// Use case: fan one event out to the active webhooks of its account and mode that subscribe to it.
+// Use case: fan one event out to the active webhooks of its account and mode that subscribe to it and whose payload
+// filter (domain/webhooks/filter.ts) it matches.
 import type { SendflowEvent } from '../../domain/events';
+import { evaluateFilter, filterInput, isEmptyFilter } from '../../domain/webhooks/filter';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import { deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import type { Clock } from '../ports';
@@ -15,13 +17,24 @@ export interface DispatchDeps {
   readonly orderLanes?: OrderLanes;
   /** How long a lane is kept (the deliveries' retention, seconds); needed with `orderLanes`. */
   readonly retentionSeconds?: number;
+  /** Told of each webhook whose filter kept this event from it (filtered_24h: app/webhooks/filtered-tally). */
+  readonly filtered?: { note(webhookId: string): void };
 }
 
 /** Returns how many deliveries were queued. Re-dispatching the same event yields the same delivery ids. */
 export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): Promise<number> {
-  const targets = (await deps.webhooks.list(event)).filter(
+  const subscribed = (await deps.webhooks.list(event)).filter(
     (webhook) => webhook.active && (webhook.events as readonly string[]).includes(event.type),
   );
+  // After the subscription check, so an unsubscribed event costs no match; the view is built once per event.
+  let input: Record<string, unknown> | undefined;
+  const targets = subscribed.filter((webhook) => {
+    if (isEmptyFilter(webhook.filter)) return true;
+    input ??= filterInput(event);
+    if (evaluateFilter(webhook.filter, input).matches) return true;
+    deps.filtered?.note(webhook.id);
+    return false;
+  });
   const bodies = new Map<WebhookFormat, string>();
   const render = (format: WebhookFormat) =>
     bodies.get(format) ?? bodies.set(format, renderPayload(event, format)).get(format) ?? '';

@@ -7,6 +7,7 @@ import { problem as fieldProblem, invalidRequest } from '../../domain/field-prob
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { switchOf } from '../../domain/stored-formats';
+import { filterProblems, isEmptyFilter, type WebhookFilter } from '../../domain/webhooks/filter';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
 import {
@@ -40,6 +41,8 @@ export interface WebhookInput {
   readonly ordering?: Ordering;
   /** Null or absent: unpaced. */
   readonly rateLimitPerSecond?: number | null;
+  /** The payload filter, as given (checked here); null, `{}` or absent: none. */
+  readonly filter?: unknown;
 }
 
 /**
@@ -48,6 +51,7 @@ export interface WebhookInput {
  * order, and one that finds itself past the limit removes its own webhook and answers 422.
  */
 export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, input: WebhookInput): Promise<Webhook> {
+  const filter = withFilter(input.filter);
   if ((await deps.webhooks.list(tenant)).length >= WEBHOOKS_PER_MODE) throw webhookLimit();
   await verifyUrl(deps, input.url);
   const now = new Date(deps.clock.now()).toISOString();
@@ -61,6 +65,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(typeof input.rateLimitPerSecond === 'number' ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
+    ...filter,
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -118,8 +123,11 @@ export async function updateWebhook(
     description?: string;
     ordering?: Ordering;
     rateLimitPerSecond?: number | null;
+    /** null or `{}`: the filter is removed. */
+    filter?: unknown;
   },
 ): Promise<Webhook> {
+  const filter = input.filter === undefined ? undefined : validFilter(input.filter);
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
   // A format that was detected from the old URL follows the new one (a Slack hook moved to your own endpoint
@@ -136,6 +144,7 @@ export async function updateWebhook(
     ...(input.description !== undefined ? { description: input.description } : {}),
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
+    ...(filter !== undefined ? { filter } : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);
@@ -228,6 +237,24 @@ export function validEventTypes(events: readonly string[], withheld: readonly st
 function switchText(name: string): string {
   const format = switchOf(normalizeEventName(name) ?? name);
   return format ? `the ${format} stored format` : 'SF_REPUTATION_EVENTS (cdk.json sendflow:reputation)';
+}
+
+/**
+ * A payload filter as given: null when it is none (null, `{}`), else the filter; a 422 naming every problem's
+ * path under `filter` (domain/webhooks/filter.ts says what a filter may be).
+ */
+export function validFilter(filter: unknown): WebhookFilter | null {
+  if (filter === null) return null;
+  const problems = filterProblems(filter);
+  if (problems.length) throw invalidRequest(problems.map((p) => fieldProblem(['filter', ...p.path], p.message)));
+  return isEmptyFilter(filter as WebhookFilter) ? null : (filter as WebhookFilter);
+}
+
+/** A new webhook's filter attribute: only when it has one (an item without it has none, as every older webhook). */
+function withFilter(given: unknown): { filter?: WebhookFilter } {
+  if (given === undefined) return {};
+  const filter = validFilter(given);
+  return filter ? { filter } : {};
 }
 
 async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {

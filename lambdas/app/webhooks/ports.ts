@@ -4,6 +4,7 @@ import type { EventType, SendflowEvent } from '../../domain/events';
 import type { DisabledReason, FailureStreak } from '../../domain/webhooks/auto-disable';
 import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
+import type { WebhookFilter } from '../../domain/webhooks/filter';
 import type { WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
@@ -54,6 +55,11 @@ export interface Webhook extends Tenant {
   readonly failingSince?: number | null;
   readonly failedDeliveries?: number | null;
   readonly failingNotifiedAt?: number | null;
+  /**
+   * The payload filter (domain/webhooks/filter.ts): only events it matches are delivered. Absent or null: every
+   * subscribed event. Stored as its JSON text (adapters/dynamodb/webhooks.ts); a release before it ignores it.
+   */
+  readonly filter?: WebhookFilter | null;
 }
 
 export type WebhookChanges = Partial<
@@ -75,8 +81,17 @@ export type WebhookChanges = Partial<
     | 'failingSince'
     | 'failedDeliveries'
     | 'failingNotifiedAt'
+    | 'filter'
   >
 >;
+
+/** Events a webhook's filter kept from it: one counter per webhook and hour (adapters/dynamodb/filtered-counts). */
+export interface FilteredCounts {
+  /** Adds each entry's count to its webhook's counter of that hour (hours since the epoch). */
+  add(entries: readonly { readonly webhookId: string; readonly hour: number; readonly count: number }[]): Promise<void>;
+  /** The webhook's filtered events of the 24 hours ending with `hour` (that hour and the 23 before it). */
+  last24h(webhookId: string, hour: number): Promise<number>;
+}
 
 /** A webhook's key: its tenant and its id. */
 export type WebhookRef = Tenant & { readonly id: string };

@@ -1,6 +1,8 @@
 // HTTP handlers for /v1/webhooks (spec §4.1): parse → use case → the spec's field sets, nothing more.
 import * as z from 'zod';
 import { type AttemptDeps, testWebhook } from '../../app/webhooks/attempts';
+import { testFilter } from '../../app/webhooks/filter-test';
+import { hourOf } from '../../app/webhooks/filtered-tally';
 import {
   createWebhook,
   DEFAULT_GRACE_SECONDS,
@@ -12,13 +14,14 @@ import {
   rotateSecret,
   updateWebhook,
 } from '../../app/webhooks/manage-webhooks';
-import type { Webhook } from '../../app/webhooks/ports';
+import type { FilteredCounts, Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
 import { withHealth } from '../../app/webhooks/webhook-health-view';
 import { EVENT_TYPES } from '../../domain/events';
 import { invalidRequest, problem } from '../../domain/field-problems';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { type DeliveryHealth, HEALTH_STATES } from '../../domain/webhooks/delivery-health';
+import { EVENT_FIELDS, FILTER_LIMITS, FILTER_OPERATORS } from '../../domain/webhooks/filter';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
@@ -69,6 +72,21 @@ const rateLimitGiven = z
   .nullable()
   .optional()
   .meta({ description: 'Requests started per second at most (1–1000); null or absent: unpaced.' });
+// A filter is checked by the use case (domain/webhooks/filter.ts), which names each problem's path; here it is any
+// JSON (never copied by zod, so keys such as `__proto__` reach the check as given).
+const filterGiven = z.unknown().meta({
+  type: ['object', 'null'],
+  description:
+    `Payload filter (docs/webhooks.md, "Filters"): only events it matches are delivered. Hookdeck Outpost's syntax: ` +
+    `fields of the event (${EVENT_FIELDS.join(', ')}) with values to equal (a list field: to contain), nested ` +
+    `objects, and operators ${FILTER_OPERATORS.join(' ')}. At most ${FILTER_LIMITS.bytes} bytes of JSON and ` +
+    `${FILTER_LIMITS.depth} levels deep. null or {}: no filter (on update: removes it).`,
+});
+const filterShown = z
+  .record(z.string(), z.unknown())
+  .nullable()
+  .meta({ description: 'The payload filter; null without one (every subscribed event is delivered).' });
+
 /** Why Sendflow disabled a webhook, and when: null while active or when its owner paused it. */
 const disabledFields = {
   disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
@@ -119,6 +137,11 @@ const webhookSchema = named(
     description: z.string().nullable(),
     ordering,
     rate_limit_per_second: rateLimitShown,
+    filter: filterShown,
+    filtered_24h: integer.meta({
+      description:
+        'Subscribed events its filter kept from it in the last 24 hours (hourly counters: this hour and the 23 before); 0 without a filter.',
+    }),
     updated_at: isoTime,
   }),
 );
@@ -137,6 +160,7 @@ const createdSchema = named(
     active: z.boolean(),
     ordering,
     rate_limit_per_second: rateLimitShown,
+    filter: filterShown,
     created_at: isoTime,
   }),
 );
@@ -152,6 +176,7 @@ const updatedSchema = named(
     active: z.boolean(),
     ordering,
     rate_limit_per_second: rateLimitShown,
+    filter: filterShown,
     updated_at: isoTime,
     ...disabledFields,
   }),
@@ -199,6 +224,19 @@ const responses = {
     ),
     'How the endpoint answered the test event',
   ),
+  testWebhookFilter: success(
+    200,
+    named(
+      'FilterTestResult',
+      z.strictObject({
+        matches: z.boolean(),
+        reason: z.string().nullable().meta({
+          description: 'Which clause failed and why (its event field, the value found); null when it matches.',
+        }),
+      }),
+    ),
+    'Whether the event matches the filter',
+  ),
   checkWebhookSignature: success(
     200,
     named('SignatureCheckResult', z.strictObject({ valid: z.boolean(), diagnosis: z.string() })),
@@ -234,6 +272,7 @@ const createBody = z.strictObject({
   description: z.string().max(500).optional(),
   ordering: ordering.optional(),
   rate_limit_per_second: rateLimitGiven,
+  filter: filterGiven.optional(),
 });
 
 const updateBody = z
@@ -248,11 +287,21 @@ const updateBody = z
       .meta({ description: "Resend's name for `active`: `enabled` is active: true, `disabled` active: false." }),
     ordering: ordering.optional(),
     rate_limit_per_second: rateLimitGiven,
+    filter: filterGiven.optional(),
   })
   .refine(
     (body) => Object.keys(body).length > 0,
-    'Give at least one of url, events, active, ordering, rate_limit_per_second (or endpoint, status).',
+    'Give at least one of url, events, active, ordering, rate_limit_per_second, filter (or endpoint, status).',
   );
+
+const filterTestBody = z.strictObject({
+  filter: filterGiven,
+  event: z.unknown().meta({
+    type: 'object',
+    description:
+      'An event as a filter sees it: a `standard` payload (e.g. one from the delivery log), with the email tags as `tags` ({"plan": "pro"}); at most 64 KB of JSON.',
+  }),
+});
 
 const rotateBody = z.strictObject({
   grace_period_seconds: z.number().int().min(0).max(MAX_GRACE_SECONDS).default(DEFAULT_GRACE_SECONDS),
@@ -277,7 +326,7 @@ const signatureCheckBody = z.strictObject({
   body: z.string().max(256 * 1024),
 });
 
-export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
+export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readonly filteredCounts?: FilteredCounts }) {
   const create: RouteHandler = async ({ caller, body }) => {
     const { rate_limit_per_second, url: given, endpoint: alias, ...input } = validate(createBody, body ?? {});
     const webhook = await createWebhook(deps, tenantOf(caller), {
@@ -298,6 +347,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       active: webhook.active,
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
+      filter: webhook.filter ?? null,
       created_at: webhook.createdAt,
     });
   };
@@ -309,13 +359,15 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     });
   const get: RouteHandler = async ({ caller, params }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
-    const [seen] = await withHealth(deps, [webhook]);
+    const [[seen], filtered] = await Promise.all([withHealth(deps, [webhook]), filteredOf(webhook)]);
     return reply(responses.getWebhook, {
       ...listItem(seen ?? { webhook, health: null }),
       format: webhook.format,
       description: webhook.description ?? null,
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
+      filter: webhook.filter ?? null,
+      filtered_24h: filtered,
       updated_at: webhook.updatedAt,
     });
   };
@@ -347,9 +399,17 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
       active: webhook.active,
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
+      filter: webhook.filter ?? null,
       updated_at: webhook.updatedAt,
       ...disabledView(webhook),
     });
+  };
+  // Counted while a filter keeps events back, and for a day after it is removed: read whenever counters are wired.
+  const filteredOf = (webhook: Webhook): Promise<number> =>
+    deps.filteredCounts ? deps.filteredCounts.last24h(webhook.id, hourOf(deps.clock.now())) : Promise.resolve(0);
+  const filterTest: RouteHandler = async ({ body }) => {
+    const { filter, event } = validate(filterTestBody, body ?? {});
+    return reply(responses.testWebhookFilter, testFilter(filter, event));
   };
   const remove: RouteHandler = async ({ caller, params }) => {
     const id = params.id ?? '';
@@ -393,6 +453,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps) {
     rotateWebhookSigningSecret: rotate,
     patchWebhook: update,
     checkWebhookSignature: signatureCheck,
+    testWebhookFilter: filterTest,
     createWebhook: create,
     listWebhooks: list,
     getWebhook: get,
@@ -452,6 +513,7 @@ export const requestSchemas: RequestSchemas = {
   updateWebhook: { body: updateBody },
   patchWebhook: { body: updateBody },
   checkWebhookSignature: { body: signatureCheckBody },
+  testWebhookFilter: { body: filterTestBody },
   rotateWebhookSecret: { body: rotateBody },
   rotateWebhookSigningSecret: { body: rotateBody },
 };

@@ -16,6 +16,8 @@ export const eventMessage: z.ZodType<SendflowEvent> = z.object({
   emailId: z.string().optional(),
   to: z.string().optional(),
   data: z.record(z.string(), z.unknown()),
+  // Since webhook filters (issue 32): an email event's tags. The release before drops it (z.object strips it).
+  tags: z.record(z.string(), z.string()).optional(),
 });
 
 export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({

@@ -20,6 +20,9 @@ export interface WebhookItem {
   /** On one webhook (GET /v1/webhooks/:id), not in the list. */
   ordering?: 'none' | 'per_email';
   rate_limit_per_second?: number | null;
+  /** On one webhook: its payload filter (null without one) and the events it kept back in 24 h. */
+  filter?: Record<string, unknown> | null;
+  filtered_24h?: number;
 }
 
 export interface AttemptItem {

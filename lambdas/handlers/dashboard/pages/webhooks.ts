@@ -30,6 +30,7 @@ import {
   type RecoveryItem,
   type WebhookItem,
 } from './views';
+import { filterField, filterFromForm, testFilterAction } from './webhook-filter';
 import { disabledSection, lastFailureText, stateBadge, successRateText } from './webhook-health';
 import { optionFacts, optionFields, optionsFromForm } from './webhook-options';
 
@@ -200,14 +201,15 @@ ${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</se
 }
 
 /** Settings: edit the URL, events and delivery options; delete. */
-async function settings({ api, page, params }: DashboardRequest) {
+async function settings({ api, page, params, query }: DashboardRequest) {
   const [id = ''] = params;
   const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
   const edit = postForm(
     `/webhooks/${id}`,
     html`${textField(page, { id: 'edit-url', name: 'url', label: 'Endpoint URL', type: 'url', attrs: html` required value="${hook.url}"` })}
 ${eventPicker(hook.events, 'Events')}${fieldError(page, 'events', 'edit-events')}
-${optionFields(page, 'edit', hook)}<div><button type="submit">Save changes</button></div>`,
+${optionFields(page, 'edit', hook)}
+${filterField(id, hook, query.filter_draft)}<div><button type="submit">Save changes</button></div>`,
     page.csrf,
     'stack',
   );
@@ -281,6 +283,7 @@ async function update({ api, params, form }: DashboardRequest) {
     url: form.get('url') ?? '',
     events: checked(form, 'events'),
     ...optionsFromForm(form, 'update'),
+    ...filterFromForm(form),
   });
   return { to: backTo('/settings')(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
 }
@@ -481,6 +484,7 @@ export const webhookRoutes = [
   route.get(`webhooks/${ID}/delete`, confirmRemove),
   route.post(`webhooks/${ID}/delete`, remove, backTo('/settings')),
   route.post(`webhooks/${ID}/test`, test, back),
+  route.post(`webhooks/${ID}/filter-test`, testFilterAction, backTo('/settings')),
   route.post(`webhooks/${ID}/rotate`, rotate, backTo('/secret')),
   route.post(`webhooks/${ID}/recoveries`, startRecovery, backTo('/recovery')),
   route.get(`webhooks/${ID}/recoveries/${ID}`, recovery),
