@@ -84,6 +84,7 @@ describe('one webhook', () => {
     });
     expect(sent.status).toBe(200);
     await rt.settle();
+    await tab(page, 'Settings');
     const filter = page.getByLabel('Filter (JSON, optional)');
 
     // A filter that does not match the newest delivery (email.sent to ada@): the reason names the clause.

@@ -229,9 +229,13 @@ const responses = {
     named(
       'FilterTestResult',
       z.strictObject({
-        matches: z.boolean(),
+        matches: z.boolean().meta({
+          description: 'Whether the event passes the filter: a webhook with this filter would receive it.',
+          example: false,
+        }),
         reason: z.string().nullable().meta({
           description: 'Which clause failed and why (its event field, the value found); null when it matches.',
+          example: 'tags.plan is "pro", not "free"',
         }),
       }),
     ),
