@@ -31,6 +31,7 @@ import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
+import { countAttemptSafely } from '../app/webhooks/delivery-figures';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
 import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
@@ -272,6 +273,14 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         },
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
+      ),
+    // The charts' hourly figures (app/webhooks/delivery-figures): one ADD per recorded attempt, best effort.
+    countFigures: (
+      attempt: Parameters<typeof countAttemptSafely>[1],
+      figure: Parameters<typeof countAttemptSafely>[2],
+    ) =>
+      countAttemptSafely({ figures: repositories.deliveryFigures }, attempt, figure, (error) =>
+        logger.warn('delivery figures not counted', { error: error as Error, webhook_id: attempt.webhookId }),
       ),
     claimMs: deliveryClaimMs(hooks.attemptTimeoutMs),
     claimEpoch: adapters.claimEpoch ?? 0,

@@ -92,6 +92,8 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('getWebhook', 200, `/webhooks/${hook.id}`);
     await call('updateWebhook', 200, `/webhooks/${hook.id}`, { method: 'PUT', json: { events: ['email.sent'] } });
     await call('testWebhook', 200, `/webhooks/${hook.id}/test`, { method: 'POST' });
+    await call('getWebhooksMetrics', 200, '/webhooks/metrics');
+    await call('getWebhookMetrics', 200, `/webhooks/${hook.id}/metrics?window=7d`);
     await call('rotateWebhookSecret', 200, `/webhooks/${hook.id}/rotate-secret`, {
       json: { grace_period_seconds: 60 },
     });
