@@ -4,6 +4,7 @@
 import { html, type Safe } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
+import { deliveryHealthSection, emailFiguresSection, windowOf } from './health-figures';
 import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
 
 /** The overview reads at most this many webhooks' logs (one API call each, in the dashboard's budget). */
@@ -43,11 +44,13 @@ interface ReputationView {
   domains: SubjectView[];
 }
 
-async function overview({ api, page }: DashboardRequest) {
-  const [usage, hooks, metrics] = await Promise.all([
+async function overview({ api, page, query }: DashboardRequest) {
+  const [usage, hooks, metrics, health, emails] = await Promise.all([
     api.get<UsageView>('/usage'),
     api.get<{ data: WebhookItem[] }>('/webhooks'),
     api.get<{ reputation: ReputationView }>('/emails/metrics', { metrics: 'sent' }),
+    deliveryHealthSection(api, { path: '', window: windowOf(query) }),
+    emailFiguresSection(api),
   ]);
   const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
   const logs = await Promise.all(
@@ -66,7 +69,7 @@ async function overview({ api, page }: DashboardRequest) {
 <dt>Live emails this month</dt><dd>${quota(u.live_emails_this_month, 'live-quota')}</dd>
 <dt>Test recipients today</dt><dd>${quota(u.test_recipients_today, 'test-quota')}</dd>
 <dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
-${reputation(metrics.body.reputation)}
+${health}${emails}${reputation(metrics.body.reputation)}
 <section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, endpoints, 'Recent deliveries', 'No deliveries yet.')}</section>
 <section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, endpoints, 'Recent failures', 'No recent failures.')}</section>`;
   return { title: 'Overview', section: '', content };

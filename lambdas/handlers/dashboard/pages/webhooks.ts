@@ -7,6 +7,7 @@ import { ApiCallError } from '../api-client';
 import { BASE, href, html, type Safe } from '../http';
 import { actionButton, confirmForm, dangerLink, fieldError, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
+import { deliveryHealthSection, successSparklines, windowOf } from './health-figures';
 import {
   attemptsText,
   checked,
@@ -37,13 +38,14 @@ function eventPicker(selected: readonly string[], legend: string): Safe {
 
 async function list({ api, page }: DashboardRequest) {
   // Health comes with the list (the API reads each webhook's newest deliveries once): no read of our own.
-  const { body } = await api.get<{ data: WebhookItem[] }>('/webhooks');
+  // The success-rate trends: one more call for the whole list (the hourly figures: pages/health-figures).
+  const [{ body }, trends] = await Promise.all([api.get<{ data: WebhookItem[] }>('/webhooks'), successSparklines(api)]);
   const rows = body.data.length
     ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook endpoints</caption>
-<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
+<thead><tr><th scope="col">Endpoint</th><th scope="col">State</th><th scope="col">Success (24 h)</th><th scope="col">Trend (24 h)</th><th scope="col">Last failure</th><th scope="col">Events</th></tr></thead>
 <tbody>${body.data.map(
         (w) => html`<tr><td class="url"><a href="${BASE}/webhooks/${w.id}">${w.url}</a></td><td>${stateBadge(w)}</td>
-<td>${successRateText(w)}</td><td>${lastFailureText(w)}</td><td>${w.events.join(', ')}</td></tr>`,
+<td>${successRateText(w)}</td><td>${trends.get(w.id) ?? '—'}</td><td>${lastFailureText(w)}</td><td>${w.events.join(', ')}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No webhooks in ${page.mode} mode yet.</p>`;
   const form = postForm(
@@ -94,10 +96,11 @@ async function detail({ api, page, params, query }: DashboardRequest) {
   const after = query.after;
   const filtered = Boolean(status || after);
   // Health comes with the webhook; the log is one page of 20, filtered or not.
-  const [{ body: hook }, { body: jobs }, { body: log }] = await Promise.all([
+  const [{ body: hook }, { body: jobs }, { body: log }, health] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
     api.get<{ data: RecoveryItem[] }>(`/webhooks/${id}/recoveries`),
     api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20', status, after }),
+    deliveryHealthSection(api, { path: `/webhooks/${id}`, window: windowOf(query), webhookId: id }),
   ]);
   const { csrf } = page;
   // A disabled webhook's Resume is in its explanation; the button here pauses or resumes one its owner paused.
@@ -166,6 +169,7 @@ ${optionFields('edit', hook)}<div><button type="submit">Save changes</button></d
     : '';
   const danger = dangerLink(`/webhooks/${id}/delete`, 'Delete webhook');
   const content = html`${facts}
+${health}
 <section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}${older}${newest}</section>
 <section aria-labelledby="edit-h"><h2 id="edit-h">Edit</h2>${edit}</section>
 <section aria-labelledby="rotate-h"><h2 id="rotate-h">Signing secret</h2>${rotate}</section>
