@@ -9,19 +9,9 @@ import { alignHours, emptyHour, type HourFigures, hoursOf } from '../../lambdas/
 import { sparkline, stackedBars } from '../../lambdas/handlers/dashboard/pages/charts';
 import { deliveryFigures, type WebhookMetricsView } from '../../lambdas/handlers/dashboard/pages/health-figures';
 import { metricsView } from '../../lambdas/handlers/http/webhook-metrics';
+import { tableCells } from '../support/html-tables';
 
 const NOW = Date.UTC(2026, 11, 7, 9, 30);
-
-/** The cells of the table `id` in `markup`, row by row (header row first). */
-export function tableCells(markup: string, id: string): string[][] {
-  const table = new RegExp(`<table id="${id}">([\\s\\S]*?)</table>`).exec(markup)?.[1];
-  if (!table) throw new Error(`no table ${id}`);
-  return [...table.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map((row) =>
-    [...(row[1] ?? '').matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map((cell) =>
-      (cell[1] ?? '').replace(/<[^>]+>/g, '').trim(),
-    ),
-  );
-}
 
 function hour(at: string, figures: Partial<HourFigures>): HourFigures {
   return { ...emptyHour(at), ...figures };

@@ -6,7 +6,8 @@ import { EVENT_TYPES } from '../../../domain/events';
 import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
-import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
+import { deliveriesByEvent, emailTime } from './delivery-states';
+import type { DeliveryItem, WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
 const EMAIL_STATUSES: readonly string[] = [
@@ -27,6 +28,7 @@ interface EmailItem {
   status: string;
   created_at: string;
   scheduled_at?: string | null;
+  canceled_at?: string | null;
   events?: { id: string; type: string; to: string | null; timestamp: string }[];
   tags?: { name: string; value: string }[];
   html?: string | null;
@@ -70,9 +72,9 @@ async function list({ api, query }: DashboardRequest) {
 <div><button type="submit" class="secondary">Filter</button></div></form>`;
   const rows = body.data.length
     ? html`<div class="table-wrap" tabindex="0"><table><caption>Emails, newest first</caption>
-<thead><tr><th scope="col">Sent</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead>
+<thead><tr><th scope="col">When</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th></tr></thead>
 <tbody>${body.data.map(
-        (e) => html`<tr><td><a href="${BASE}/emails/${e.id}">${when(e.created_at)}</a></td><td>${e.to.join(', ')}</td>
+        (e) => html`<tr><td><a href="${BASE}/emails/${e.id}">${emailTime(e)}</a></td><td>${e.to.join(', ')}</td>
 <td>${e.subject}</td><td>${e.status}</td></tr>`,
       )}</tbody></table></div>`
     : html`<p>No emails match.</p>`;
@@ -108,14 +110,8 @@ async function detail({ api, params }: DashboardRequest) {
   const events = e.events?.length
     ? html`<ol>${e.events.map((ev) => html`<li>${when(ev.timestamp)}: ${ev.type}${ev.to ? ` (${ev.to})` : ''}</li>`)}</ol>`
     : html`<p>No events yet.</p>`;
-  const hooks = deliveries.data.length
-    ? html`<div class="table-wrap" tabindex="0"><table><caption>Webhook deliveries of this email</caption>
-<thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Result</th></tr></thead>
-<tbody>${deliveries.data.map(
-        (d) => html`<tr><td><a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${d.event}</a></td>
-<td class="url">${endpoints.get(d.webhook_id) ?? d.webhook_id}</td><td>${deliveryStatus(d.status)}</td><td>${failureText(d)}</td></tr>`,
-      )}</tbody></table></div>`
-    : html`<p>No webhook deliveries.</p>`;
+  // Grouped by the event that caused them, each with its recipient and time (pages/delivery-states).
+  const hooks = deliveriesByEvent(deliveries.data, e.events ?? [], endpoints);
   const tags = e.tags?.length
     ? html`<ul class="tags">${e.tags.map((t) => html`<li><span class="badge">${t.name}: ${t.value}</span></li>`)}</ul>`
     : 'none';
@@ -130,7 +126,7 @@ ${
   const content = html`<p><a href="${BASE}/emails">All emails</a></p>
 <dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${e.status}</dd><dt>From</dt><dd>${e.from}</dd><dt>To</dt><dd>${e.to.join(', ')}</dd>
 ${e.cc?.length ? html`<dt>Cc</dt><dd>${e.cc.join(', ')}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${e.bcc.join(', ')}</dd>` : ''}
-<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd>
+<dt>Created</dt><dd>${when(e.created_at)}</dd>${e.canceled_at ? html`<dt>Canceled</dt><dd>${when(e.canceled_at)}</dd>` : ''}<dt>Tags</dt><dd>${tags}</dd>
 ${e.template_id ? html`<dt>Template</dt><dd><a class="mono" href="${BASE}/templates/${e.template_id}">${e.template_id}</a></dd>` : ''}</dl>
 ${bodies}
 <section aria-labelledby="files-h"><h2 id="files-h">Attachments</h2>${attachments}</section>

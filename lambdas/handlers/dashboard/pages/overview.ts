@@ -4,6 +4,7 @@
 import { html, type Safe } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
+import { isFailure } from './delivery-states';
 import { deliveryHealthSection, emailFiguresSection, windowOf } from './health-figures';
 import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
 
@@ -60,7 +61,8 @@ async function overview({ api, page, query }: DashboardRequest) {
     .flatMap((log) => log.body.data)
     .sort((a, b) => b.created_at.localeCompare(a.created_at))
     .slice(0, 10);
-  const failures = recent.filter((d) => d.status === 'failed');
+  // Failed ones and pending ones whose latest attempt failed (a 500 or 429 waiting for its retry).
+  const failures = recent.filter(isFailure);
   const { body: u } = usage;
   const endpoints = new Map(hooks.body.data.map((hook) => [hook.id, hook.url]));
   const content = html`<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>

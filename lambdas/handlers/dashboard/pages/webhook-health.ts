@@ -7,7 +7,12 @@ import type { AttemptItem, DeliveryItem, WebhookItem } from './views';
 
 type Health = Pick<WebhookItem, 'active' | 'health' | 'disabled_reason'>;
 
-const HEALTH_LABELS = { healthy: 'Healthy', failing: 'Failing', quiet: 'No recent deliveries' } as const;
+const HEALTH_LABELS = {
+  healthy: 'Healthy',
+  failing: 'Failing',
+  quiet: 'No recent deliveries',
+  disabled: 'Disabled',
+} as const;
 
 /** Why Sendflow disabled a webhook, in a few words (the list) and in full (its page). */
 const REASONS = {

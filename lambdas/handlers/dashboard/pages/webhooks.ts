@@ -7,6 +7,7 @@ import { ApiCallError } from '../api-client';
 import { BASE, href, html, type Safe } from '../http';
 import { actionButton, confirmForm, dangerLink, fieldError, isConfirmed, postForm, textField, when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
+import { retryControl } from './delivery-states';
 import { deliveryHealthSection, successSparklines, windowOf } from './health-figures';
 import {
   attemptsText,
@@ -271,7 +272,7 @@ ${headerList(latest.response_headers, 'Response headers')}
   const content = html`<p><a href="${BASE}/webhooks/${id}">Back to the webhook</a></p>
 <dl class="facts"><dt>Endpoint</dt><dd class="mono">${hook.url}</dd><dt>Event</dt><dd>${d.event}</dd><dt>Status</dt><dd>${deliveryStatus(d.status)}</dd>
 <dt>Attempts</dt><dd>${attemptsText(d)}</dd><dt>Next attempt</dt><dd>${when(d.next_attempt_at)}</dd></dl>
-<div class="actions">${actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, '')}</div>
+<div class="actions">${retryControl(d, hook, page.csrf)}</div>
 <section aria-labelledby="attempts-h"><h2 id="attempts-h">Attempt timeline</h2>${timeline}</section>${exchange}
 <section aria-labelledby="payload-h"><h2 id="payload-h">Payload</h2><pre id="payload" tabindex="0">${pretty(d.payload ?? '')}</pre>
 <button type="button" class="secondary" data-copy="payload">Copy payload</button></section>`;
