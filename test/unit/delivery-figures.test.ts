@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDeliveryFigures, FIGURE_SHARDS } from '../../lambdas/adapters/dynamodb/delivery-figures';
 import { type AttemptDeps, attemptDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
 import { countAttempt, type DeliveryFigureStore, readFigures } from '../../lambdas/app/webhooks/delivery-figures';
+import { FigureTally } from '../../lambdas/app/webhooks/figure-tally';
 import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { NotFoundError } from '../../lambdas/domain/errors';
 import {
@@ -15,6 +16,7 @@ import {
   expiryOf,
   figureOf,
   hourOf,
+  hourOfAttempt,
   hoursOf,
   percentile,
 } from '../../lambdas/domain/webhooks/delivery-figures';
@@ -203,6 +205,56 @@ describe.each([
 
 const tables = useDynamoTables(dynaliteInMemory);
 
+describe("the worker's tally", () => {
+  const ok = { outcome: 'succeeded', errorClass: null, bucket: 1 } as const;
+  const bad = { outcome: 'retrying', errorClass: 'http_5xx', bucket: 3 } as const;
+
+  it('holds a second of attempts and writes them as one ADD per webhook and hour', async () => {
+    const clock = new FakeClock(T0);
+    const store = new InMemoryDeliveryFigures();
+    const tally = new FigureTally(store, clock);
+    for (let i = 0; i < 50; i++) tally.add({ webhookId: 'wh_a', at: clock.now(), spread: `d${i}` }, i % 5 ? ok : bad);
+    tally.add({ webhookId: 'wh_b', at: clock.now(), spread: 'x' }, ok);
+
+    await tally.settle();
+    const beforeDue = store.adds;
+    clock.advance(1_000);
+    await tally.settle();
+
+    expect(beforeDue).toBe(0);
+    expect(store.adds).toBe(2);
+    const [a] = await store.read('wh_a', '2026-12-07T09', '2026-12-07T09');
+    expect(a).toMatchObject({ succeeded: 40, retrying: 10, errors: { http_5xx: 10 } });
+    expect(a?.latency.slice(0, 4)).toEqual([0, 40, 0, 10]);
+  });
+
+  it('writes at once once the oldest has been held a second, and a new hour apart', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 11, 7, 9, 59, 59, 500));
+    const store = new InMemoryDeliveryFigures();
+    const tally = new FigureTally(store, clock);
+    tally.add({ webhookId: 'wh_a', at: clock.now(), spread: 'a' }, ok);
+    clock.advance(1_000);
+    tally.add({ webhookId: 'wh_a', at: clock.now(), spread: 'b' }, ok);
+    await tally.flush();
+
+    expect((await store.read('wh_a', '2026-12-07T09', '2026-12-07T10')).map((h) => [h.hour, h.succeeded])).toEqual([
+      ['2026-12-07T09', 1],
+      ['2026-12-07T10', 1],
+    ]);
+  });
+
+  it('reports a failed write and what it lost, and throws nothing', async () => {
+    const clock = new FakeClock(T0);
+    const lost: unknown[] = [];
+    const tally = new FigureTally({ add: () => Promise.reject(new Error('throttled')) }, clock, {
+      failed: (error, what) => lost.push([(error as Error).message, what]),
+    });
+    tally.add({ webhookId: 'wh_a', at: T0, spread: 'a' }, ok);
+    await tally.flush();
+    expect(lost).toEqual([['throttled', { webhookId: 'wh_a', attempts: 1 }]]);
+  });
+});
+
 describe('the DynamoDB items', () => {
   it('are one ADD-only item per webhook, hour and shard, with a TTL, outside every delivery partition', async () => {
     const { doc, tables: names } = tables();
@@ -210,7 +262,12 @@ describe('the DynamoDB items', () => {
     const hour = '2026-12-07T09';
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        store.add('wh_items', hour, { outcome: 'succeeded', errorClass: null, bucket: 2 }, `dlv_${i}#1`),
+        store.add(
+          'wh_items',
+          hour,
+          hourOfAttempt(hour, { outcome: 'succeeded', errorClass: null, bucket: 2 }),
+          `dlv_${i}#1`,
+        ),
       ),
     );
 

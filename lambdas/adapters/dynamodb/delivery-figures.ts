@@ -2,13 +2,12 @@
 // partition key (`fig#<webhookId>#<n>`, sort key the hour `YYYY-MM-DDTHH`): never one of a webhook's delivery
 // partitions, so no log read, listing or claim meets it, and a release that predates it never reads it (a new
 // item type: rollback-safe by construction). Each attempt is one ADD-only UpdateItem (about 0.5 KB: one write
-// unit) of its counters; the item expires FIGURE_RETENTION_SECONDS after its hour ends (TTL `expiresAt`, and
+// unit) of its counters, or of a worker's attempts of a second added up (app/webhooks/figure-tally); the item expires FIGURE_RETENTION_SECONDS after its hour ends (TTL `expiresAt`, and
 // reads ignore nothing: an expired hour is outside every window read).
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { DeliveryFigureStore } from '../../app/webhooks/delivery-figures';
 import {
-  type AttemptFigure,
   emptyHour,
   expiryOf,
   FIGURE_OUTCOMES,
@@ -47,19 +46,19 @@ export class DynamoDeliveryFigures implements DeliveryFigureStore {
     private readonly tableName: string,
   ) {}
 
-  async add(webhookId: string, hour: string, figure: AttemptFigure, spread: string): Promise<void> {
-    const counters = [
-      figure.outcome,
-      ...(figure.errorClass ? [`err_${figure.errorClass}`] : []),
-      ...(figure.bucket !== null ? [`lat_${figure.bucket}`] : []),
-    ];
+  async add(webhookId: string, hour: string, figures: HourFigures, spread: string): Promise<void> {
+    const counters = countersOf(figures);
+    if (!counters.length) return;
     await this.doc.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { webhookId: `${FIGURE_PREFIX}${webhookId}#${shardOf(spread, FIGURE_SHARDS)}`, id: hour },
-        UpdateExpression: `ADD ${counters.map((_, i) => `#c${i} :one`).join(', ')} SET expiresAt = :expires`,
-        ExpressionAttributeNames: Object.fromEntries(counters.map((name, i) => [`#c${i}`, name])),
-        ExpressionAttributeValues: { ':one': 1, ':expires': expiryOf(hour) },
+        UpdateExpression: `ADD ${counters.map((_, i) => `#c${i} :n${i}`).join(', ')} SET expiresAt = :expires`,
+        ExpressionAttributeNames: Object.fromEntries(counters.map(([name], i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(counters.map(([, n], i) => [`:n${i}`, n])),
+          ':expires': expiryOf(hour),
+        },
       }),
     );
   }
@@ -76,6 +75,16 @@ export class DynamoDeliveryFigures implements DeliveryFigureStore {
     );
     return shards.flat().map((raw) => figuresOf(figureItem.parse(raw)));
   }
+}
+
+/** The stored counters of some figures, the ones above zero: `[attribute, count]`. */
+function countersOf(f: HourFigures): [string, number][] {
+  const all: [string, number][] = [
+    ...FIGURE_OUTCOMES.map((outcome): [string, number] => [outcome, f[outcome]]),
+    ...ERROR_CLASSES.map((name): [string, number] => [`err_${name}`, f.errors[name] ?? 0]),
+    ...f.latency.map((n, i): [string, number] => [`lat_${i}`, n]),
+  ];
+  return all.filter(([, n]) => n > 0);
 }
 
 function figuresOf(item: z.infer<typeof figureItem>): HourFigures {

@@ -69,7 +69,13 @@ export interface AttemptDeps {
    * which the charts read. Best effort where wired (a lost count never fails the attempt); nothing when absent.
    */
   readonly countFigures?: (
-    attempt: { readonly webhookId: string; readonly deliveryId: string; readonly attempt: number; readonly at: number },
+    attempt: {
+      readonly webhookId: string;
+      readonly deliveryId: string;
+      readonly attempt: number;
+      readonly at: number;
+      readonly kind: AttemptKind;
+    },
     figure: AttemptFigure,
   ) => Promise<void>;
 }
@@ -362,7 +368,10 @@ async function makeAttempt(
     });
     await Promise.all([
       webhook?.active && deps.watch ? deps.watch({ webhook, outcome, kind, attempt }) : undefined,
-      deps.countFigures?.({ webhookId: delivery.webhookId, deliveryId: delivery.id, attempt, at: outcome.at }, figure),
+      deps.countFigures?.(
+        { webhookId: delivery.webhookId, deliveryId: delivery.id, attempt, at: outcome.at, kind },
+        figure,
+      ),
     ]);
   }
   (deps.telemetry ?? noTelemetry).attempted({

@@ -11,6 +11,7 @@ import {
   type FigureWindow,
   type HourFigures,
   hourOf,
+  hourOfAttempt,
   hoursOf,
 } from '../../domain/webhooks/delivery-figures';
 import { mapWithLimit } from '../pool';
@@ -20,10 +21,10 @@ import type { Tenant, Webhook, WebhookRepository } from './ports';
 /** Port: the hourly aggregates, per webhook. */
 export interface DeliveryFigureStore {
   /**
-   * Adds one attempt to its webhook's figures of `hour` (one ADD-only write: concurrent workers never lose each
-   * other's counts). `spread` (the delivery and attempt) picks where, so a busy webhook's writes spread out.
+   * Adds figures (one attempt's, or several added up) to its webhook's figures of `hour` (one ADD-only write:
+   * concurrent workers never lose each other's counts). `spread` picks where, so a busy webhook's writes spread out.
    */
-  add(webhookId: string, hour: string, figure: AttemptFigure, spread: string): Promise<void>;
+  add(webhookId: string, hour: string, figures: HourFigures, spread: string): Promise<void>;
   /** The webhook's figures of the hours from `from` to `to` (both included, `YYYY-MM-DDTHH`), any order. */
   read(webhookId: string, from: string, to: string): Promise<HourFigures[]>;
 }
@@ -38,7 +39,13 @@ export function countAttempt(
   attempt: { readonly webhookId: string; readonly deliveryId: string; readonly attempt: number; readonly at: number },
   figure: AttemptFigure,
 ): Promise<void> {
-  return deps.figures.add(attempt.webhookId, hourOf(attempt.at), figure, `${attempt.deliveryId}#${attempt.attempt}`);
+  const hour = hourOf(attempt.at);
+  return deps.figures.add(
+    attempt.webhookId,
+    hour,
+    hourOfAttempt(hour, figure),
+    `${attempt.deliveryId}#${attempt.attempt}`,
+  );
 }
 
 /** Like countAttempt, but a failed write is only reported (`onError`): a figure is never worth a delivery. */

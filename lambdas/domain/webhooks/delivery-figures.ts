@@ -100,6 +100,17 @@ export const emptyHour = (hour: string): HourFigures => ({
   latency: Array.from({ length: LATENCY_BUCKETS }, () => 0),
 });
 
+/** One attempt's figure as an hour's figures (what it adds to its hour). */
+export function hourOfAttempt(hour: string, figure: AttemptFigure): HourFigures {
+  const one = emptyHour(hour);
+  return {
+    ...one,
+    [figure.outcome]: 1,
+    errors: figure.errorClass ? { [figure.errorClass]: 1 } : {},
+    latency: one.latency.map((_, i) => (i === figure.bucket ? 1 : 0)),
+  };
+}
+
 /** Two sets of figures added (the hour is the first's). */
 export function addFigures(a: HourFigures, b: HourFigures): HourFigures {
   const errors: Partial<Record<ErrorClass, number>> = { ...a.errors };
