@@ -93,4 +93,40 @@ describe('delivery health charts', () => {
     // …and the list's sparkline, in words.
     expect(list).toMatch(/aria-label="Success rate per hour, last 24 h: 50% on average over [12] hours? with attempts/);
   }, 60_000);
+
+  it("count the delivery worker's automatic attempts too (held a second, then written)", async () => {
+    // Arrange
+    const { key } = await rt.newKey({ mode: 'test' });
+    const hooked = await startReceiver();
+    const created = await rt.call('/webhooks', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ url: `${hooked.url}/auto`, events: ['email.sent', 'email.delivered'] }),
+    });
+    const { id } = (await created.json()) as { id: string };
+
+    // Act
+    const sent = await rt.call('/emails', {
+      method: 'POST',
+      key,
+      body: JSON.stringify({ from: 'a@acme.test', to: 'delivered@simulator.sendflow.dev', subject: 'Hi', text: 'Hi' }),
+    });
+    expect(sent.status).toBe(200);
+    await rt.settle();
+    await hooked.waitFor(2);
+    const started = Date.now();
+    let attempts = 0;
+    while (attempts < 2 && Date.now() - started < 10_000) {
+      const body = (await (await rt.call(`/webhooks/${id}/metrics`, { key })).json()) as {
+        totals: { attempts: number; succeeded: number };
+      };
+      attempts = body.totals.succeeded;
+      if (attempts < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    await hooked.close();
+
+    // Assert: email.sent and email.delivered, each delivered once.
+    expect(attempts).toBe(hooked.received.length);
+    expect(attempts).toBe(2);
+  }, 60_000);
 });
