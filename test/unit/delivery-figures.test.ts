@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDeliveryFigures, FIGURE_SHARDS } from '../../lambdas/adapters/dynamodb/delivery-figures';
 import { type AttemptDeps, attemptDelivery, testWebhook } from '../../lambdas/app/webhooks/attempts';
 import { countAttempt, type DeliveryFigureStore, readFigures } from '../../lambdas/app/webhooks/delivery-figures';
-import { FigureTally } from '../../lambdas/app/webhooks/figure-tally';
+import { FIGURE_TALLY_MAX_HOLD_MS, FigureTally } from '../../lambdas/app/webhooks/figure-tally';
 import type { DeliveryJob, Tenant, Webhook } from '../../lambdas/app/webhooks/ports';
 import { NotFoundError } from '../../lambdas/domain/errors';
 import {
@@ -209,7 +209,7 @@ describe("the worker's tally", () => {
   const ok = { outcome: 'succeeded', errorClass: null, bucket: 1 } as const;
   const bad = { outcome: 'retrying', errorClass: 'http_5xx', bucket: 3 } as const;
 
-  it('holds a second of attempts and writes them as one ADD per webhook and hour', async () => {
+  it('holds 5 s of attempts and writes them as one ADD per webhook and hour', async () => {
     const clock = new FakeClock(T0);
     const store = new InMemoryDeliveryFigures();
     const tally = new FigureTally(store, clock);
@@ -218,7 +218,7 @@ describe("the worker's tally", () => {
 
     await tally.settle();
     const beforeDue = store.adds;
-    clock.advance(1_000);
+    clock.advance(FIGURE_TALLY_MAX_HOLD_MS);
     await tally.settle();
 
     expect(beforeDue).toBe(0);
@@ -228,12 +228,12 @@ describe("the worker's tally", () => {
     expect(a?.latency.slice(0, 4)).toEqual([0, 40, 0, 10]);
   });
 
-  it('writes at once once the oldest has been held a second, and a new hour apart', async () => {
-    const clock = new FakeClock(Date.UTC(2026, 11, 7, 9, 59, 59, 500));
+  it('writes at once once the oldest has been held 5 s, and a new hour apart', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 11, 7, 9, 59, 57));
     const store = new InMemoryDeliveryFigures();
     const tally = new FigureTally(store, clock);
     tally.add({ webhookId: 'wh_a', at: clock.now(), spread: 'a' }, ok);
-    clock.advance(1_000);
+    clock.advance(FIGURE_TALLY_MAX_HOLD_MS);
     tally.add({ webhookId: 'wh_a', at: clock.now(), spread: 'b' }, ok);
     await tally.flush();
 

@@ -1,10 +1,10 @@
 // The delivery worker's figures, held a moment and written together (issue 31): a worker process (a Lambda
 // container, the local runtime) adds each automatic attempt to the hourly figures it holds per webhook, and writes
-// them as one ADD per webhook and hour once the oldest has been held `maxHoldMs` (1 s: at the end of the invocation
-// that finds them due, or by a timer). A webhook's attempts of that second cost one write, not one each: at five
-// jobs a batch a write per attempt would have cost $0.63 more per million deliveries (docs/benchmarks.md, "Delivery
-// figures"). What a container holds when it is frozen and never thawed again (at most its last second's attempts)
-// is lost: the figures may undercount, never overcount. Manual retries, test sends and recovery steps are written
+// them as one ADD per webhook and hour once the oldest has been held `maxHoldMs` (5 s: at the end of the invocation
+// that finds them due, or by a timer). A webhook's attempts of those seconds cost one write, not one each: at five
+// jobs a batch a write per attempt would have cost $0.63 more per million deliveries, and a 1 s hold $0.11
+// (docs/benchmarks.md, "Delivery figures"). What a container holds when it is frozen and never thawed again (at
+// most its last 5 s of attempts) is lost: the figures may undercount, never overcount. Manual retries, test sends and recovery steps are written
 // at once (countAttempt): they are few, and an API request has no batch end.
 import {
   type AttemptFigure,
@@ -17,7 +17,7 @@ import type { Clock } from '../ports';
 import type { DeliveryFigureStore } from './delivery-figures';
 
 /** Held at most this long before it is written. */
-export const FIGURE_TALLY_MAX_HOLD_MS = 1_000;
+export const FIGURE_TALLY_MAX_HOLD_MS = 5_000;
 
 interface Held {
   readonly webhookId: string;
