@@ -3,6 +3,7 @@
 // 3,000 RCU/s per partition; the target is half of that.
 import { API_REQUEST_SHARDS } from '../../lambdas/adapters/dynamodb/api-requests';
 import { DELIVERY_SHARDS } from '../../lambdas/adapters/dynamodb/deliveries';
+import { FIGURE_SHARDS } from '../../lambdas/adapters/dynamodb/delivery-figures';
 import { STATUS_SHARDS } from '../../lambdas/adapters/dynamodb/email-history';
 import { SCHEDULE_SHARDS } from '../../lambdas/adapters/dynamodb/emails';
 import { SUPPRESSION_SHARDS } from '../../lambdas/adapters/dynamodb/suppressions';
@@ -143,6 +144,8 @@ export function scaleKeys(
  */
 const HASH_SHARDS: readonly { readonly key: RegExp; readonly count: number }[] = [
   { key: /^(deliveries\|\|wh_[0-9a-z]+)#(\d+)$/, count: DELIVERY_SHARDS },
+  // The delivery figures' items (issue 31): a webhook's hour, spread by delivery and attempt over its shards.
+  { key: /^(deliveries\|\|fig#wh_[0-9a-z]+)#(\d+)$/, count: FIGURE_SHARDS },
   { key: /^(emails\|byScheduleShard\|scheduled)#(\d+)$/, count: SCHEDULE_SHARDS },
   { key: /^(emails\|byTenant\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: TENANT_SHARDS },
   { key: /^(emailEvents\|byStatus\|acct_[0-9a-z]+#(?:test|live)#[a-z_]+)#(\d+)$/, count: STATUS_SHARDS },

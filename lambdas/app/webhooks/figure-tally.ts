@@ -3,7 +3,7 @@
 // them as one ADD per webhook and hour once the oldest has been held `maxHoldMs` (5 s: at the end of the invocation
 // that finds them due, or by a timer). A webhook's attempts of those seconds cost one write, not one each: at five
 // jobs a batch a write per attempt would have cost $0.63 more per million deliveries, and a 1 s hold $0.11
-// (docs/benchmarks.md, "Delivery figures"). What a container holds when it is frozen and never thawed again (at
+// (docs/benchmarks.md, "Delivery figures (issue 31)"). What a container holds when it is frozen and never thawed again (at
 // most its last 5 s of attempts) is lost: the figures may undercount, never overcount. Manual retries, test sends and recovery steps are written
 // at once (countAttempt): they are few, and an API request has no batch end.
 import {
