@@ -78,6 +78,12 @@ describe('delivery health charts', () => {
       { error_class: 'http_4xx', count: 1 },
     ]);
     expect(api.data).toHaveLength(24);
+    // A bad window is the caller's mistake (422, the API's words); another account's webhook is not found.
+    const bad = await rt.call('/webhooks/metrics?window=1y', { key });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(await bad.json())).toContain('Must be 24h or 7d.');
+    const { key: other } = await rt.newKey({ mode: 'test' });
+    expect((await rt.call(`/webhooks/${id}/metrics`, { key: other })).status).toBe(404);
     // …the tables behind the webhook page's charts and the overview's (succeeded, retrying, failed)…
     expect(columnSums(tableCells(webhookPage, 'webhook-outcomes-table'))).toEqual([3, 0, 3]);
     expect(tableCells(webhookPage, 'webhook-errors-table')).toEqual([
