@@ -60,6 +60,20 @@ export const routes = [
   { id: 'createWebhook', method: 'POST', path: '/webhooks', access: write, summary: 'Register a webhook endpoint' },
   { id: 'listWebhooks', method: 'GET', path: '/webhooks', access: read, summary: 'List webhook endpoints' },
   { id: 'getWebhook', method: 'GET', path: '/webhooks/{id}', access: read, summary: 'Retrieve a webhook endpoint' },
+  {
+    id: 'getWebhooksMetrics',
+    method: 'GET',
+    path: '/webhooks/metrics',
+    access: read,
+    summary: 'Delivery figures of every webhook per hour: attempts by outcome, failures by class, p50/p95 latency',
+  },
+  {
+    id: 'getWebhookMetrics',
+    method: 'GET',
+    path: '/webhooks/{id}/metrics',
+    access: read,
+    summary: "A webhook's delivery figures per hour: attempts by outcome, failures by class, p50/p95 latency",
+  },
   { id: 'updateWebhook', method: 'PUT', path: '/webhooks/{id}', access: write, summary: 'Update, pause or resume' },
   {
     id: 'patchWebhook',

@@ -9,6 +9,12 @@ import { SUPPRESSION_SHARDS } from '../../lambdas/adapters/dynamodb/suppressions
 import { TENANT_SHARDS } from '../../lambdas/adapters/dynamodb/tenant-index';
 import type { FunctionReads, KeyUnits } from './meter';
 
+/** The delivery figures' shards (issue 31); none in a tree from before them (BENCH_BEFORE runs this file there). */
+const FIGURE_SHARDS: number = await import('../../lambdas/adapters/dynamodb/delivery-figures').then(
+  (m: { FIGURE_SHARDS?: number }) => m.FIGURE_SHARDS ?? 0,
+  () => 0,
+);
+
 export const PARTITION_LIMITS = { wcu: 1000, rcu: 3000 } as const;
 
 export interface HotKey {
@@ -143,6 +149,8 @@ export function scaleKeys(
  */
 const HASH_SHARDS: readonly { readonly key: RegExp; readonly count: number }[] = [
   { key: /^(deliveries\|\|wh_[0-9a-z]+)#(\d+)$/, count: DELIVERY_SHARDS },
+  // The delivery figures' items (issue 31): a webhook's hour, spread by delivery and attempt over its shards.
+  { key: /^(deliveries\|\|fig#wh_[0-9a-z]+)#(\d+)$/, count: FIGURE_SHARDS },
   { key: /^(emails\|byScheduleShard\|scheduled)#(\d+)$/, count: SCHEDULE_SHARDS },
   { key: /^(emails\|byTenant\|acct_[0-9a-z]+#(?:test|live))#(\d+)$/, count: TENANT_SHARDS },
   { key: /^(emailEvents\|byStatus\|acct_[0-9a-z]+#(?:test|live)#[a-z_]+)#(\d+)$/, count: STATUS_SHARDS },

@@ -6,6 +6,7 @@ import { DynamoApiKeyRepository } from '../adapters/dynamodb/api-keys';
 import { DynamoApiRequestLog } from '../adapters/dynamodb/api-requests';
 import { DynamoContactRepository } from '../adapters/dynamodb/contacts';
 import { DynamoDeliveryRepository } from '../adapters/dynamodb/deliveries';
+import { DynamoDeliveryFigures } from '../adapters/dynamodb/delivery-figures';
 import { DynamoDomainRepository } from '../adapters/dynamodb/domains';
 import { DynamoEmailHistory } from '../adapters/dynamodb/email-history';
 import { DynamoEmailRepository } from '../adapters/dynamodb/emails';
@@ -60,6 +61,8 @@ export function createRepositories(
     deliveries: new DynamoDeliveryRepository(doc, tables.deliveries, options.storedFormats ?? defaultStoredFormats()),
     // Recovery jobs live in the deliveries table, next to the log they replay.
     recoveries: new DynamoRecoveryRepository(doc, tables.deliveries),
+    // The hourly delivery figures the charts read (one `fig#` item per webhook, hour and shard) too.
+    deliveryFigures: new DynamoDeliveryFigures(doc, tables.deliveries),
     // Per-email ordering's lanes too: one item per (webhook, email) under its own partition key.
     orderLanes: new DynamoOrderLanes(doc, tables.deliveries),
     emails: new DynamoEmailRepository(

@@ -31,8 +31,11 @@ import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
+import type { AttemptDeps } from '../app/webhooks/attempts';
+import { countAttemptSafely } from '../app/webhooks/delivery-figures';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
 import { type SeenAttempt, watchEndpointSafely } from '../app/webhooks/endpoint-watch';
+import { FigureTally } from '../app/webhooks/figure-tally';
 import { EndpointPace, IN_PROCESS_PACE, type PaceCounter, type PaceOptions } from '../app/webhooks/pace';
 import type {
   DeliveryJob,
@@ -48,6 +51,7 @@ import type { SendflowEvent } from '../domain/events';
 import { REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
+import type { AttemptFigure } from '../domain/webhooks/delivery-figures';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
 import type { Lanes } from '../handlers/queue/delivery-worker';
@@ -141,6 +145,15 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   });
   // One per process: the streaks its attempts counted (adapters/in-process/known-streaks).
   const knownStreaks = new InProcessKnownStreaks();
+  // One per process: the delivery figures its worker holds for a second (app/webhooks/figure-tally).
+  const figureTally = new FigureTally(repositories.deliveryFigures, clock, {
+    failed: (error, lost) =>
+      logger.warn('delivery figures not counted (the charts undercount them)', {
+        error: error as Error,
+        webhook_id: lost.webhookId,
+        attempts: lost.attempts,
+      }),
+  });
   const files = adapters.files ?? unavailableFiles();
   const providerFor = (mode: 'live' | 'test'): EmailProvider => (mode === 'live' && adapters.liveProvider) || simulator;
   // Every event put on a session wakes its waiting polls, where they run in this process (app/listen).
@@ -277,6 +290,19 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),
       ),
+    // The charts' hourly figures (app/webhooks/delivery-figures): the worker's automatic attempts held a second
+    // and written one ADD per webhook and hour (figureTally, settled at each worker invocation's end); manual
+    // retries, test sends and recovery steps written at once. Best effort: a lost count never fails an attempt.
+    figureTally,
+    countFigures: async (attempt: Parameters<NonNullable<AttemptDeps['countFigures']>>[0], figure: AttemptFigure) => {
+      if (attempt.kind === 'automatic') {
+        figureTally.add({ ...attempt, spread: `${attempt.deliveryId}#${attempt.attempt}` }, figure);
+        return;
+      }
+      await countAttemptSafely({ figures: repositories.deliveryFigures }, attempt, figure, (error) =>
+        logger.warn('delivery figures not counted', { error: error as Error, webhook_id: attempt.webhookId }),
+      );
+    },
     claimMs: deliveryClaimMs(hooks.attemptTimeoutMs),
     claimEpoch: adapters.claimEpoch ?? 0,
     ...(adapters.slowLane

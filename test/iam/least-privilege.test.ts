@@ -308,6 +308,9 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       'test a filter',
     );
     expectStatus(await call(`/webhooks/${hook.body.id}/deliveries`, { key: liveKey }), 200, 'list deliveries');
+    // The charts' figures: the test send counted them (UpdateItem of a `fig#` item), these read them (Query).
+    expectStatus(await call(`/webhooks/${hook.body.id}/metrics`, { key: liveKey }), 200, 'webhook metrics');
+    expectStatus(await call('/webhooks/metrics?window=7d', { key: liveKey }), 200, 'webhooks metrics');
 
     // A listen session (`npm run listen`), open before the sends so the dispatcher puts their events on it.
     const listen = await call('/listen-sessions', { method: 'POST', key: liveKey, body: {} });

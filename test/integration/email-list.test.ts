@@ -137,6 +137,7 @@ describe('GET /v1/emails', () => {
     const later = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await send(key, email('success@simulator.amazonses.com', { scheduled_at: later }));
     const canceled = await send(key, email('success@simulator.amazonses.com', { scheduled_at: later }));
+    const beforeCancel = Date.now();
     expect((await rt.call(`/emails/${canceled}/cancel`, { method: 'POST', key })).status).toBe(200);
     await rt.settle();
 
@@ -145,6 +146,12 @@ describe('GET /v1/emails', () => {
     expect((await walk(key, 2, '&status=delivered')).ids).toEqual(newestFirst(delivered));
     expect((await list(key, '?status=scheduled')).data.map((e) => e.id)).toEqual([scheduled]);
     expect((await list(key, '?status=canceled')).data.map((e) => e.id)).toEqual([canceled]);
+    // Issue 31: when it was canceled (the dashboard shows it instead of the creation time); null on the others.
+    const [canceledItem] = (await list(key, '?status=canceled')).data as unknown as { canceled_at: string | null }[];
+    expect(Date.parse(canceledItem?.canceled_at ?? '')).toBeGreaterThanOrEqual(beforeCancel - 1000);
+    expect(
+      ((await list(key, '?status=scheduled')).data[0] as unknown as { canceled_at: unknown }).canceled_at,
+    ).toBeNull();
     expect(await list(key, '?status=clicked')).toEqual({ object: 'list', has_more: false, next_after: null, data: [] });
     const exact = await list(key, '?status=bounced&limit=4');
     expect(exact.data).toHaveLength(4);

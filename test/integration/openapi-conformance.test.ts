@@ -96,6 +96,8 @@ describe('every operation answers as the OpenAPI document says', () => {
       json: { filter: { tags: { plan: 'pro' } }, event: { type: 'email.sent', data: {}, tags: { plan: 'free' } } },
     });
     await call('testWebhook', 200, `/webhooks/${hook.id}/test`, { method: 'POST' });
+    await call('getWebhooksMetrics', 200, '/webhooks/metrics');
+    await call('getWebhookMetrics', 200, `/webhooks/${hook.id}/metrics?window=7d`);
     await call('rotateWebhookSecret', 200, `/webhooks/${hook.id}/rotate-secret`, {
       json: { grace_period_seconds: 60 },
     });

@@ -137,7 +137,8 @@ describe('auto-disable', () => {
       disabled_reason: 'failing',
       disabled_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       success_rate_24h: 0,
-      health: 'failing',
+      // Issue 31: a webhook Sendflow disabled says so in `health` too.
+      health: 'disabled',
       last_failure_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(announced).toMatchObject({
@@ -211,7 +212,13 @@ describe('auto-disable', () => {
     await rt.settle();
 
     // Assert: one request, no retry reached the endpoint.
-    expect(disabled).toMatchObject({ disabled_reason: 'gone', disabled_at: expect.any(String) });
+    // Issue 31: 0% success and disabled by the 410 is not `healthy`.
+    expect(disabled).toMatchObject({
+      disabled_reason: 'gone',
+      disabled_at: expect.any(String),
+      success_rate_24h: 0,
+      health: 'disabled',
+    });
     expect(announced).toMatchObject({
       data: { webhook_id: hook.id, reason: 'gone', last_status_code: 410, failing_since: null },
     });

@@ -21,6 +21,25 @@ const hook = (i: number) => ({
   health: 'healthy',
 });
 
+/** GET /v1/webhooks/metrics (or one webhook's) with nothing attempted: the charts' read, one call. */
+const noFigures = (webhooks: number) => {
+  const zero = { attempts: 0, succeeded: 0, retrying: 0, failed: 0, success_rate: null, p50_ms: null, p95_ms: null };
+  return {
+    object: 'webhook_metrics',
+    window: '24h',
+    totals: { ...zero, errors: [] },
+    data: Array.from({ length: 24 }, (_, i) => ({
+      hour: new Date(Date.UTC(2026, 10, 25, 7 + i)).toISOString(),
+      ...zero,
+    })),
+    webhooks: Array.from({ length: webhooks }, (_, i) => ({
+      webhook_id: `wh_${i}`,
+      totals: zero,
+      success_rate_by_hour: Array.from({ length: 24 }, () => null),
+    })),
+  };
+};
+
 function recordingApi(webhooks: number) {
   const calls: string[] = [];
   const answer = <T>(body: unknown): ApiResponse<T> => ({ status: 200, body: body as T, headers: {} });
@@ -31,6 +50,7 @@ function recordingApi(webhooks: number) {
       if (path === '/webhooks')
         return answer<T>({ object: 'list', data: Array.from({ length: webhooks }, (_, i) => hook(i)) });
       if (path.endsWith('/deliveries') || path.endsWith('/recoveries')) return answer<T>({ data: [], has_more: false });
+      if (path.endsWith('/metrics')) return answer<T>(noFigures(webhooks));
       return answer<T>({
         ...hook(0),
         format: 'standard',
@@ -63,18 +83,22 @@ async function render(path: string, webhooks: number) {
 }
 
 describe('webhook pages read health from the webhook object', () => {
-  it("the list is one API call for 25 webhooks, with each one's rate and state", async () => {
+  it("the list is two API calls for 25 webhooks (the list, the trends' figures), with each one's rate and state", async () => {
     const { calls, markup } = await render('webhooks', 25);
 
-    expect(calls).toEqual(['GET /webhooks']);
+    expect(calls.sort()).toEqual(['GET /webhooks', 'GET /webhooks/metrics?window=24h']);
     expect(markup.match(/50%/g)).toHaveLength(25);
     expect(markup.match(/>Healthy</g)).toHaveLength(25);
   });
 
-  it("one webhook's overview reads itself and 20 deliveries, not a 100-delivery sample", async () => {
+  it("one webhook's overview reads itself, 20 deliveries and its hourly figures, not a 100-delivery sample", async () => {
     const { calls } = await render('webhooks/wh_0', 1);
 
-    expect(calls.sort()).toEqual(['GET /webhooks/wh_0', 'GET /webhooks/wh_0/deliveries?limit=20']);
+    expect(calls.sort()).toEqual([
+      'GET /webhooks/wh_0',
+      'GET /webhooks/wh_0/deliveries?limit=20',
+      'GET /webhooks/wh_0/metrics?window=24h',
+    ]);
   });
 
   it('each tab of a webhook reads only what it shows', async () => {

@@ -96,6 +96,23 @@ describe('deliveryHealth', () => {
     });
   });
 
+  // Issue 31: a webhook disabled by a 410 after one attempt, 0% success, reported `healthy`.
+  it('is failing when no attempt of the window succeeded, however few', () => {
+    const twoFailed = [
+      { createdAt: T0, attempts: [attempt(T0, false, 'http_4xx')] },
+      { createdAt: T0 - 60_000, attempts: [attempt(T0 - 60_000, false)] },
+    ];
+    expect(deliveryHealth(twoFailed, T0)).toMatchObject({ state: 'failing', successRate24h: 0, attempts24h: 2 });
+  });
+
+  it('is disabled when Sendflow disabled the webhook, whatever its attempts', () => {
+    const gone = [{ createdAt: T0, attempts: [attempt(T0, false, 'http_4xx')] }];
+    const fine = [{ createdAt: T0, attempts: [attempt(T0, true)] }];
+    expect(deliveryHealth(gone, T0, { disabled: true })).toMatchObject({ state: 'disabled', successRate24h: 0 });
+    expect(deliveryHealth(fine, T0, { disabled: true }).state).toBe('disabled');
+    expect(deliveryHealth([], T0, { disabled: true }).state).toBe('disabled');
+  });
+
   it(`reads at most the newest ${HEALTH_SAMPLE} deliveries and says so`, () => {
     const many = Array.from({ length: HEALTH_SAMPLE + 50 }, (_, i) => ({
       createdAt: T0 - i,
@@ -129,6 +146,23 @@ describe('withHealth (the webhook object’s health)', () => {
     });
     expect(healthy).toMatchObject({ state: 'healthy', attempts24h: 6, deliveries24h: 6 });
     expect(healthy?.successRate24h).toBeCloseTo(1 / 6);
+  });
+
+  it('says disabled for a webhook Sendflow disabled after a 410, not healthy', async () => {
+    const { webhooks, deliveries, sender, deps, clock } = setup();
+    await webhooks.create(HOOK);
+    sender.answers({ statusCode: 410, error: 'HTTP 410' });
+    await testWebhook(deps, TENANT, HOOK.id);
+    const disabled: Webhook = {
+      ...HOOK,
+      active: false,
+      disabledReason: 'gone',
+      disabledAt: new Date(T0).toISOString(),
+    };
+
+    const [seen] = await withHealth({ deliveries, clock }, [disabled]);
+
+    expect(seen?.health).toMatchObject({ state: 'disabled', successRate24h: 0, attempts24h: 1 });
   });
 });
 

@@ -170,6 +170,9 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'POST /webhooks/{}/events/{}/replay': { scope: 'webhook:write' },
   'POST /webhooks/{}/recoveries/{}/cancel': { scope: 'webhook:write' },
   'GET /emails/{}/deliveries': { scope: 'webhook:read' },
+  // Issue 31: the delivery figures the charts draw are read as the delivery log is.
+  'GET /webhooks/metrics': { scope: 'webhook:read' },
+  'GET /webhooks/{}/metrics': { scope: 'webhook:read' },
   // Issue 18: a listen session is a webhook the CLI pulls: the scope that creates webhooks opens, polls and ends it.
   'POST /listen-sessions': { scope: 'webhook:write' },
   'GET /listen-sessions/{}/events': { scope: 'webhook:write' },

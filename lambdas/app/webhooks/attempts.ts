@@ -13,6 +13,7 @@ import {
   NO_TIMINGS,
   type Transition,
 } from '../../domain/webhooks/delivery';
+import { type AttemptFigure, figureOf } from '../../domain/webhooks/delivery-figures';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
@@ -63,6 +64,20 @@ export interface AttemptDeps {
     readonly kind: AttemptKind;
     readonly attempt: number;
   }) => Promise<void>;
+  /**
+   * Told of every recorded attempt, requested or not: its webhook's hourly figures (app/webhooks/delivery-figures),
+   * which the charts read. Best effort where wired (a lost count never fails the attempt); nothing when absent.
+   */
+  readonly countFigures?: (
+    attempt: {
+      readonly webhookId: string;
+      readonly deliveryId: string;
+      readonly attempt: number;
+      readonly at: number;
+      readonly kind: AttemptKind;
+    },
+    figure: AttemptFigure,
+  ) => Promise<void>;
 }
 
 export type WebhookLookup = (tenant: Tenant, id: string) => Promise<Webhook | null>;
@@ -344,7 +359,21 @@ async function makeAttempt(
     ...(final ? { expiresAt: Math.floor(deps.clock.now() / 1000) + deps.retentionSeconds } : {}),
   };
   const recorded = await deps.deliveries.record(next, attempt);
-  if (recorded && webhook?.active && deps.watch) await deps.watch({ webhook, outcome, kind, attempt });
+  if (recorded) {
+    const figure = figureOf({
+      deliveryStatus: transition.status,
+      errorClass: outcome.errorClass,
+      requested: webhook?.active === true,
+      durationMs: outcome.durationMs,
+    });
+    await Promise.all([
+      webhook?.active && deps.watch ? deps.watch({ webhook, outcome, kind, attempt }) : undefined,
+      deps.countFigures?.(
+        { webhookId: delivery.webhookId, deliveryId: delivery.id, attempt, at: outcome.at, kind },
+        figure,
+      ),
+    ]);
+  }
   (deps.telemetry ?? noTelemetry).attempted({
     deliveryId: delivery.id,
     webhookId: delivery.webhookId,

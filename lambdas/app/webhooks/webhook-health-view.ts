@@ -30,7 +30,8 @@ export function withHealth(deps: WebhookHealthViewDeps, webhooks: readonly Webho
   const now = deps.clock.now();
   return mapWithLimit(webhooks, READS_AT_ONCE, async (webhook) => {
     const page = await deps.deliveries.list(webhook.id, { limit: HEALTH_SAMPLE, examine: HEALTH_SAMPLE }, now);
-    return { webhook, health: deliveryHealth(page.items.map(healthOf), now) };
+    const disabled = Boolean(webhook.disabledReason);
+    return { webhook, health: deliveryHealth(page.items.map(healthOf), now, { disabled }) };
   });
 }
 

@@ -1,6 +1,7 @@
 // A webhook's delivery health as its owner sees it (the webhook object's health, success_rate_24h and
 // last_failure_at, which the dashboard shows): success rate and volume over the last 24 h, the latest failure,
-// and "failing" when the newest attempts all failed. Pure: computed from a bounded sample of the newest
+// "failing" when the newest attempts all failed or none of the window succeeded, and "disabled" when Sendflow
+// disabled the webhook (a 410, or failing for days). Pure: computed from a bounded sample of the newest
 // deliveries. Not the delivery lanes' notion (endpoint-health.ts).
 
 /** The newest deliveries a health figure reads, at most (one page of the delivery log). */
@@ -23,11 +24,14 @@ export interface HealthDelivery {
   readonly attempts: readonly HealthAttempt[];
 }
 
-export const HEALTH_STATES = ['healthy', 'failing', 'quiet'] as const;
+export const HEALTH_STATES = ['healthy', 'failing', 'quiet', 'disabled'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 export interface DeliveryHealth {
-  /** failing: the newest FAILING_AFTER attempts all failed; quiet: no attempt in the window. */
+  /**
+   * disabled: Sendflow disabled the webhook (its disabled_reason); failing: the newest FAILING_AFTER attempts all
+   * failed, or none of the window's attempts succeeded; quiet: no attempt in the window; else healthy.
+   */
   readonly state: HealthState;
   /** Succeeded attempts over all attempts in the window, 0..1; null without any. */
   readonly successRate24h: number | null;
@@ -40,7 +44,12 @@ export interface DeliveryHealth {
   readonly sampled: boolean;
 }
 
-export function deliveryHealth(newestFirst: readonly HealthDelivery[], nowMs: number): DeliveryHealth {
+export function deliveryHealth(
+  newestFirst: readonly HealthDelivery[],
+  nowMs: number,
+  /** The webhook's own state: `disabled` when Sendflow disabled it (a disabled_reason). */
+  webhook: { readonly disabled: boolean } = { disabled: false },
+): DeliveryHealth {
   const sample = newestFirst.slice(0, HEALTH_SAMPLE);
   const since = nowMs - HEALTH_WINDOW_MS;
   const attempts = sample.flatMap((d) => d.attempts).sort((a, b) => b.at - a.at);
@@ -49,8 +58,9 @@ export function deliveryHealth(newestFirst: readonly HealthDelivery[], nowMs: nu
   const lastFailure = attempts.find((a) => !a.ok);
   const newest = recent.slice(0, FAILING_AFTER);
   let state: HealthState = 'healthy';
-  if (!recent.length) state = 'quiet';
-  else if (newest.length === FAILING_AFTER && newest.every((a) => !a.ok)) state = 'failing';
+  if (webhook.disabled) state = 'disabled';
+  else if (!recent.length) state = 'quiet';
+  else if (succeeded === 0 || (newest.length === FAILING_AFTER && newest.every((a) => !a.ok))) state = 'failing';
   return {
     state,
     successRate24h: recent.length ? succeeded / recent.length : null,

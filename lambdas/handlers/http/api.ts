@@ -23,6 +23,7 @@ import type { SendingGateDeps } from '../../app/reputation/sending-gate';
 import type { Telemetry } from '../../app/telemetry';
 import type { TemplateDeps } from '../../app/templates/templates';
 import type { AttemptDeps } from '../../app/webhooks/attempts';
+import type { DeliveryFigureStore } from '../../app/webhooks/delivery-figures';
 import type { ManageWebhookDeps } from '../../app/webhooks/manage-webhooks';
 import type { RecoveryDeps } from '../../app/webhooks/recoveries';
 import type { PublicRouteId, RouteId } from '../../manifest';
@@ -55,6 +56,7 @@ import { templateHandlers } from './templates';
 import { unsubscribeHandlers } from './unsubscribe';
 import { usageHandlers } from './usage';
 import { webhookEventHandlers } from './webhook-events';
+import { webhookMetricsHandlers } from './webhook-metrics';
 import { webhookHandlers } from './webhooks';
 
 export interface ApiDeps
@@ -91,6 +93,8 @@ export interface ApiDeps
   readonly apiRequests: ApiRequestLog;
   /** Sending reputation: the send gate, and GET /v1/emails/metrics. */
   readonly reputation?: MetricsDeps & SendingGateDeps;
+  /** The hourly delivery figures: GET /v1/webhooks/metrics and /v1/webhooks/:id/metrics. */
+  readonly deliveryFigures?: DeliveryFigureStore;
 }
 
 /** Every manifest route id must have a handler: the compiler checks the tables are complete. */
@@ -107,6 +111,7 @@ export function routeTable(deps: ApiDeps): RouteTable {
     ...recoveryHandlers(deps),
     ...emailHandlers(deps),
     ...emailMetricsHandlers(deps),
+    ...webhookMetricsHandlers(deps),
     ...inboundHandlers(deps),
     ...domainHandlers(deps),
     ...contacts,

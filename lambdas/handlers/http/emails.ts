@@ -376,6 +376,9 @@ const emailSchema = named(
     }),
     last_event: z.string().meta({ description: "The same as status, where Resend's SDK reads it." }),
     scheduled_at: isoTime.nullable(),
+    canceled_at: isoTime
+      .nullable()
+      .meta({ description: 'When it was canceled (POST …/cancel); null unless canceled.' }),
     recipient_headers: z
       .record(z.string(), z.record(z.string(), z.string()))
       .meta({ description: "By recipient: the List-Unsubscribe headers that recipient's copy carries (RFC 8058)." }),
@@ -586,6 +589,7 @@ export function emailView({ email, history }: EmailWithHistory): Body<typeof ema
     status,
     last_event: status,
     scheduled_at: email.scheduledAt ?? null,
+    canceled_at: email.canceledAt ?? null,
     // What each recipient's copy carries (RFC 8058), recorded for simulated sends too.
     recipient_headers: Object.fromEntries(
       Object.entries(email.unsubscribeUrls).map(([to, url]) => [to, listUnsubscribeHeaders(url)]),

@@ -24,6 +24,7 @@ import { responseSchemas as templateResponses, requestSchemas as templates } fro
 import { requestSchemas as unsubscribe, responseSchemas as unsubscribeResponses } from './unsubscribe';
 import { responseSchemas as usageResponses } from './usage';
 import { responseSchemas as webhookEventResponses, requestSchemas as webhookEvents } from './webhook-events';
+import { requestSchemas as webhookMetrics, responseSchemas as webhookMetricsResponses } from './webhook-metrics';
 import { responseSchemas as webhookResponses, requestSchemas as webhooks } from './webhooks';
 
 /** The answers of the reference routes themselves (lambdas/handlers/http/reference.ts answers through them). */
@@ -43,6 +44,7 @@ const requests: RequestSchemas = {
   ...recoveries,
   ...emails,
   ...emailMetrics,
+  ...webhookMetrics,
   ...domains,
   ...inbound,
   ...contacts,
@@ -65,6 +67,7 @@ const responses: ResponseSchemas = {
   ...recoveryResponses,
   ...emailResponses,
   ...emailMetricsResponses,
+  ...webhookMetricsResponses,
   ...domainResponses,
   ...inboundResponses,
   ...contactResponses,

@@ -124,7 +124,7 @@ const summarySchema = named(
     }),
     health: z.enum(HEALTH_STATES).meta({
       description:
-        'From the same newest 100 deliveries: `failing` when the newest 5 attempts of the last 24 h all failed, `quiet` without an attempt in the last 24 h, `healthy` otherwise. Kept while paused or disabled (see active, disabled_reason).',
+        '`disabled` while Sendflow has the webhook disabled (see disabled_reason: a 410, or failing for days); otherwise from the same newest 100 deliveries: `failing` when none of the attempts of the last 24 h succeeded or the newest 5 all failed, `quiet` without an attempt in the last 24 h, `healthy` otherwise. Kept while paused by its owner (see active).',
     }),
   }),
 );

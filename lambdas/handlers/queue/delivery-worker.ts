@@ -16,6 +16,7 @@ import { attemptDelivery, type WebhookLookup } from '../../app/webhooks/attempts
 import { failDeadLettered } from '../../app/webhooks/dead-letters';
 import type { EndpointGate } from '../../app/webhooks/endpoint-gate';
 import { streakOf } from '../../app/webhooks/endpoint-watch';
+import type { FigureTally } from '../../app/webhooks/figure-tally';
 import { GatheredDeliveryQueue } from '../../app/webhooks/gathered-delivery-queue';
 import type { EndpointPace } from '../../app/webhooks/pace';
 import type {
@@ -64,6 +65,8 @@ export interface DeliveryWorkerDeps extends RecoveryDeps {
   readonly webhookReads?: WebhookReads;
   /** Whether a record comes from a deliveries DLQ (its job failed maxReceiveCount times): recorded failed. */
   readonly isDeadLetter?: (record: SQSRecord) => boolean;
+  /** The process's held delivery figures: what is due is written before the invocation ends. */
+  readonly figureTally?: Pick<FigureTally, 'settle'>;
 }
 
 export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
@@ -199,7 +202,9 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
         lanes.gate.leave(who, ticket, seen);
       }
     };
-    return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false });
+    return processPartialResponse(event, attempt, processor, { throwOnFullBatchFailure: false }).finally(() =>
+      deps.figureTally?.settle(),
+    );
   };
 }
 

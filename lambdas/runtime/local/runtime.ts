@@ -396,6 +396,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         await Promise.all(Object.values(local).map((q) => q.drain(left())));
         await Promise.all(Object.values(local).map((q) => q.stop(0)));
         await Promise.race([reconciling, sleep(left())]);
+        // The delivery figures the worker still holds (app/webhooks/figure-tally) go before the store closes.
+        await Promise.race([services.figureTally.flush(), sleep(left())]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         await mimeParser?.close();

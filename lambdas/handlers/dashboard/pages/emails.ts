@@ -8,8 +8,9 @@ import { at, dataTable, statusBadge, tokens } from '../components';
 import { BASE, href, html, PREVIEW_HEADERS, type Safe } from '../http';
 import { tabs, when } from '../layout';
 import { type DashboardRequest, ID, type PageResult, route } from '../routes';
+import { deliveriesByEvent, emailTime } from './delivery-states';
 import { inlineImagePlaceholders } from './inline-images';
-import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
+import type { DeliveryItem, WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
 const EMAIL_STATUSES: readonly string[] = [
@@ -30,6 +31,7 @@ interface EmailItem {
   status: string;
   created_at: string;
   scheduled_at?: string | null;
+  canceled_at?: string | null;
   events?: { id: string; type: string; to: string | null; timestamp: string }[];
   tags?: { name: string; value: string }[];
   html?: string | null;
@@ -74,9 +76,9 @@ async function list({ api, query }: DashboardRequest) {
   const rows = body.data.length
     ? dataTable(
         'Emails, newest first',
-        ['Sent', 'To', 'Subject', 'Status'],
+        ['When', 'To', 'Subject', 'Status'],
         body.data.map((e) => [
-          html`<a href="${BASE}/emails/${e.id}">${at(e.created_at)}</a>`,
+          html`<a href="${BASE}/emails/${e.id}">${emailTime(e)}</a>`,
           tokens(e.to.join(', ')),
           e.subject,
           statusBadge(e.status),
@@ -125,7 +127,7 @@ async function detail({ api, params }: DashboardRequest) {
   const content = html`<section aria-labelledby="facts-h"><h2 id="facts-h">Email</h2>
 <dl class="facts"><dt>Id</dt><dd class="mono" id="email-id">${e.id}</dd><dt>Status</dt><dd>${statusBadge(e.status)}</dd><dt>From</dt><dd>${tokens(e.from)}</dd><dt>To</dt><dd>${tokens(e.to.join(', '))}</dd>
 ${e.cc?.length ? html`<dt>Cc</dt><dd>${tokens(e.cc.join(', '))}</dd>` : ''}${e.bcc?.length ? html`<dt>Bcc</dt><dd>${tokens(e.bcc.join(', '))}</dd>` : ''}
-<dt>Created</dt><dd>${when(e.created_at)}</dd><dt>Tags</dt><dd>${tags}</dd>
+<dt>Created</dt><dd>${when(e.created_at)}</dd>${e.canceled_at ? html`<dt>Canceled</dt><dd>${when(e.canceled_at)}</dd>` : ''}<dt>Tags</dt><dd>${tags}</dd>
 ${e.template_id ? html`<dt>Template</dt><dd><a class="mono" href="${BASE}/templates/${e.template_id}">${e.template_id}</a></dd>` : ''}</dl></section>
 <section aria-labelledby="events-h"><h2 id="events-h">Events</h2>${events}</section>`;
   return emailView(e, '', content);
@@ -175,19 +177,8 @@ async function deliveries({ api, params }: DashboardRequest) {
     api.get<{ data: WebhookItem[] }>('/webhooks'),
   ]);
   const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
-  const hooks = found.data.length
-    ? dataTable(
-        'Webhook deliveries of this email',
-        ['Event', 'Endpoint', 'Status', 'Result'],
-        found.data.map((d) => [
-          html`<a href="${BASE}/webhooks/${d.webhook_id}/deliveries/${d.id}">${d.event}</a>`,
-          tokens(endpoints.get(d.webhook_id) ?? d.webhook_id),
-          deliveryStatus(d.status),
-          failureText(d),
-        ]),
-        { classes: [undefined, 'url'] },
-      )
-    : html`<p>No webhook deliveries.</p>`;
+  // Grouped by the event that caused them, each with its recipient and time (pages/delivery-states).
+  const hooks = deliveriesByEvent(found.data, e.events ?? [], endpoints);
   return emailView(
     e,
     '/deliveries',

@@ -5,6 +5,8 @@ import { at, badge, dataTable, tokens } from '../components';
 import { BASE, html, type Safe } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
+import { isFailure } from './delivery-states';
+import { deliveryHealthSection, emailFiguresSection, windowOf } from './health-figures';
 import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
 
 /** The overview reads at most this many webhooks' logs (one API call each, in the dashboard's budget). */
@@ -44,11 +46,13 @@ interface ReputationView {
   domains: SubjectView[];
 }
 
-async function overview({ api, page }: DashboardRequest) {
-  const [usage, hooks, metrics] = await Promise.all([
+async function overview({ api, page, query }: DashboardRequest) {
+  const [usage, hooks, metrics, health, emails] = await Promise.all([
     api.get<UsageView>('/usage'),
     api.get<{ data: WebhookItem[] }>('/webhooks'),
     api.get<{ reputation: ReputationView }>('/emails/metrics', { metrics: 'sent' }),
+    deliveryHealthSection(api, { path: '', window: windowOf(query) }),
+    emailFiguresSection(api),
   ]);
   const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
   const logs = await Promise.all(
@@ -58,7 +62,8 @@ async function overview({ api, page }: DashboardRequest) {
     .flatMap((log) => log.body.data)
     .sort((a, b) => b.created_at.localeCompare(a.created_at))
     .slice(0, 10);
-  const failures = recent.filter((d) => d.status === 'failed');
+  // Failed ones and pending ones whose latest attempt failed (a 500 or 429 waiting for its retry).
+  const failures = recent.filter(isFailure);
   const { body: u } = usage;
   const endpoints = new Map(hooks.body.data.map((hook) => [hook.id, hook.url]));
   const content = html`<section aria-labelledby="plan-h"><h2 id="plan-h">Plan and limits</h2>
@@ -67,7 +72,7 @@ async function overview({ api, page }: DashboardRequest) {
 <dt>Live emails this month</dt><dd>${quota(u.live_emails_this_month, 'live-quota')}</dd>
 <dt>Test recipients today</dt><dd>${quota(u.test_recipients_today, 'test-quota')}</dd>
 <dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
-${reputation(metrics.body.reputation)}
+${health}${emails}${reputation(metrics.body.reputation)}
 <section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, endpoints, 'Recent deliveries', 'No deliveries yet.')}</section>
 <section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, endpoints, 'Recent failures', 'No recent failures.')}</section>`;
   return { title: 'Overview', section: '', content };

@@ -12,7 +12,7 @@ export interface WebhookItem {
   description?: string | null;
   updated_at?: string;
   /** Health, as the API computes it from the newest 100 deliveries (docs/webhooks.md, "Endpoint health and auto-disable"). */
-  health: 'healthy' | 'failing' | 'quiet';
+  health: 'healthy' | 'failing' | 'quiet' | 'disabled';
   success_rate_24h: number | null;
   last_failure_at: string | null;
   disabled_reason: 'failing' | 'gone' | null;

@@ -8,8 +8,13 @@ import type { AttemptItem, DeliveryItem, WebhookItem } from './views';
 
 type Health = Pick<WebhookItem, 'active' | 'health' | 'disabled_reason'>;
 
-const HEALTH_LABELS = { healthy: 'Healthy', failing: 'Failing', quiet: 'No recent deliveries' } as const;
-const HEALTH_TONES = { healthy: 'ok', failing: 'bad', quiet: 'neutral' } as const;
+const HEALTH_LABELS = {
+  healthy: 'Healthy',
+  failing: 'Failing',
+  quiet: 'No recent deliveries',
+  disabled: 'Disabled',
+} as const;
+const HEALTH_TONES = { healthy: 'ok', failing: 'bad', quiet: 'neutral', disabled: 'bad' } as const;
 
 /** Why Sendflow disabled a webhook, in a few words (the list) and in full (its page). */
 const REASONS = {

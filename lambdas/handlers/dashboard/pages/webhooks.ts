@@ -20,6 +20,8 @@ import {
   when,
 } from '../layout';
 import { type DashboardRequest, ID, type PageResult, route } from '../routes';
+import { retryControl } from './delivery-states';
+import { deliveryHealthSection, successSparklines, windowOf } from './health-figures';
 import {
   attemptsText,
   checked,
@@ -51,15 +53,17 @@ function eventPicker(selected: readonly string[], legend: string): Safe {
 
 async function list({ api, page }: DashboardRequest) {
   // Health comes with the list (the API reads each webhook's newest deliveries once): no read of our own.
-  const { body } = await api.get<{ data: WebhookItem[] }>('/webhooks');
+  // The success-rate trends: one more call for the whole list (the hourly figures: pages/health-figures).
+  const [{ body }, trends] = await Promise.all([api.get<{ data: WebhookItem[] }>('/webhooks'), successSparklines(api)]);
   const rows = body.data.length
     ? dataTable(
         'Webhook endpoints',
-        ['Endpoint', 'State', 'Success (24 h)', 'Last failure', 'Events'],
+        ['Endpoint', 'State', 'Success (24 h)', 'Trend (24 h)', 'Last failure', 'Events'],
         body.data.map((w) => [
           html`<a href="${BASE}/webhooks/${w.id}">${tokens(w.url)}</a>`,
           stateBadge(w),
           successRateText(w),
+          trends.get(w.id) ?? '—',
           lastFailureText(w, true),
           w.events.join(', '),
         ]),
@@ -154,11 +158,12 @@ function deliveryRows(id: string, deliveries: readonly DeliveryItem[], caption: 
 }
 
 /** Overview: the facts and health, why it is disabled (when it is), the newest deliveries. */
-async function overview({ api, page, params }: DashboardRequest) {
+async function overview({ api, page, params, query }: DashboardRequest) {
   const [id = ''] = params;
-  const [{ body: hook }, { body: log }] = await Promise.all([
+  const [{ body: hook }, { body: log }, health] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
     api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20' }),
+    deliveryHealthSection(api, { path: `/webhooks/${id}`, window: windowOf(query), webhookId: id }),
   ]);
   const facts = html`<dl class="facts"><dt>URL</dt><dd class="mono">${tokens(hook.url)}</dd><dt>State</dt><dd>${stateBadge(hook)}</dd>
 <dt>Success (24 h)</dt><dd>${successRateText(hook)}</dd><dt>Last failure</dt><dd>${lastFailureText(hook)}</dd>
@@ -170,6 +175,7 @@ async function overview({ api, page, params }: DashboardRequest) {
     : html`<p>No deliveries yet. Send a test event to see one.</p>`;
   const content = html`${disabledSection(hook, log.data, page.csrf)}
 <section aria-labelledby="facts-h"><h2 id="facts-h">Endpoint</h2>${facts}</section>
+${health}
 <section aria-labelledby="recent-h"><h2 id="recent-h">Newest deliveries</h2>${recent}</section>`;
   return webhookView(hook, '', page.csrf, content);
 }
@@ -387,7 +393,7 @@ ${headerList(latest.response_headers, 'Response headers')}
     title: `Delivery ${d.id}`,
     section: '/webhooks',
     back: [`/webhooks/${id}/deliveries`, 'Deliveries of the webhook'] as const,
-    actions: actionButton(`/webhooks/${id}/deliveries/${deliveryId}/retry`, 'Retry now', page.csrf, ''),
+    actions: retryControl(d, hook, page.csrf),
     content,
   };
 }
