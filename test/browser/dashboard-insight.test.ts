@@ -228,7 +228,7 @@ describe('a failing endpoint', () => {
 
     // And on its page.
     await page.getByRole('link', { name: `${receiver.url}/failing` }).click();
-    const facts = (await page.locator('dl.facts').textContent()) ?? '';
+    const facts = (await page.locator('dl.facts').first().textContent()) ?? '';
     expect(facts).toContain('Failing');
     expect(facts).toContain('0%');
     await page.getByRole('navigation', { name: 'Webhook' }).getByRole('link', { name: 'Deliveries' }).click();

@@ -111,7 +111,9 @@ async function render(routes: readonly DashboardRoute[], path: string, answers: 
     form: new URLSearchParams(),
     now: NOW,
   };
-  return (await found.page(request)).content.markup;
+  // The page's header actions (Retry now sits there) and its content.
+  const result = await found.page(request);
+  return `${result.actions?.markup ?? ''}${result.content.markup}`;
 }
 
 /** The markup of the section whose heading has `id`. */
@@ -200,7 +202,7 @@ describe('emails', () => {
     });
 
     const row = (id: string) =>
-      new RegExp(`<tr><td><a href="/v1/dashboard/emails/${id}">[\\s\\S]*?</tr>`).exec(markup)?.[0] ?? '';
+      new RegExp(`<tr><td data-label="When"><a href="/v1/dashboard/emails/${id}">[\\s\\S]*?</tr>`).exec(markup)?.[0] ?? '';
     expect(row('email_c')).toContain(
       `Canceled ${iso(5)
         .replace('T', ' ')
@@ -226,7 +228,7 @@ describe('emails', () => {
     const ofEvent = (eventId: string, status: string) => ({
       ...delivery(deliveryIdFor(eventId, 'wh_1'), status, [attempt(40, status === 'succeeded' ? 200 : 500)], 40),
     });
-    const markup = await render(emailRoutes, 'emails/email_1', {
+    const markup = await render(emailRoutes, 'emails/email_1/deliveries', {
       '/emails/email_1': email({ events }),
       '/emails/email_1/deliveries': { data: [ofEvent('evt_01b', 'failed'), ofEvent('evt_01a', 'succeeded')] },
       '/webhooks': { data: [hook()] },

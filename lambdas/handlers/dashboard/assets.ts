@@ -118,6 +118,9 @@ table.data>tbody>tr{border:1px solid var(--line);border-radius:8px;padding:.3rem
 table.data>tbody>tr>*{display:flow-root;width:100%;padding:.3rem 0 .3rem 7rem;border:0}
 table.data>tbody>tr>*::before{content:attr(data-label);float:left;width:6.5rem;margin-left:-7rem;font-size:.8rem;line-height:1.9;font-weight:600;color:var(--muted);overflow-wrap:break-word}
 }
+.chart{margin:1rem 0}.chart svg{display:block;max-width:100%;height:auto}.chart figcaption{font-weight:600;margin-bottom:.25rem}
+.legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:.5rem 0;padding:0;font-size:.875rem}.legend li{display:inline-flex;align-items:center;gap:.35rem}
+.sparkline{display:block;vertical-align:middle}
 `;
 
 const JS = `// Copy buttons: <button data-copy="ID"> copies the text of the element with that id.
