@@ -202,7 +202,8 @@ describe('emails', () => {
     });
 
     const row = (id: string) =>
-      new RegExp(`<tr><td data-label="When"><a href="/v1/dashboard/emails/${id}">[\\s\\S]*?</tr>`).exec(markup)?.[0] ?? '';
+      new RegExp(`<tr><td data-label="When"><a href="/v1/dashboard/emails/${id}">[\\s\\S]*?</tr>`).exec(markup)?.[0] ??
+      '';
     expect(row('email_c')).toContain(
       `Canceled ${iso(5)
         .replace('T', ' ')
