@@ -74,6 +74,8 @@ export async function startTestRuntime(
       await runtime.queues.events.idle();
       await runtime.queues.deliveries.idle();
       await runtime.queues.slowDeliveries.idle();
+      // And the delivery figures the worker holds for up to 5 s (app/webhooks/figure-tally), written now.
+      await runtime.services.figureTally.flush();
     },
     call(path, init = {}) {
       const { key, headers, ...rest } = init;

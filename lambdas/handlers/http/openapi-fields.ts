@@ -17,6 +17,7 @@ const FIELDS: Readonly<Record<string, FieldDoc>> = {
   object: { description: 'What kind of object this is (its type name, as Resend spells it).' },
   id: { description: 'The object’s id, with its type’s prefix.' },
   created_at: { description: 'When it was created (ISO 8601, UTC).', example: TIME },
+  webhook_id: { description: 'The webhook’s id.', example: 'wh_01jdq6x5r7m8v0a2b3c4d5e6f7' },
   updated_at: { description: 'When it last changed (ISO 8601, UTC).', example: TIME },
   revoked_at: { description: 'When the key was revoked; null while it works.', example: TIME },
   revoked: { description: 'true: the key no longer authenticates.' },

@@ -56,12 +56,23 @@ const totalsSchema = named(
   z.strictObject({
     ...figuresFields,
     errors: z
-      .array(z.strictObject({ error_class: z.enum(ERROR_CLASSES), count: integer }))
+      .array(
+        z.strictObject({
+          error_class: z.enum(ERROR_CLASSES),
+          count: integer.meta({ description: 'Failed attempts of this class in the window.', example: 3 }),
+        }),
+      )
       .meta({ description: 'Failed attempts (retrying and failed) by error class, most frequent first.' }),
   }),
 );
 
-const hourSchema = named('DeliveryFiguresHour', z.strictObject({ hour: isoTime, ...figuresFields }));
+const hourSchema = named(
+  'DeliveryFiguresHour',
+  z.strictObject({
+    hour: isoTime.meta({ description: 'The hour’s start (ISO 8601, UTC): its figures count attempts made in it.' }),
+    ...figuresFields,
+  }),
+);
 
 const metricsSchema = named(
   'WebhookMetrics',
