@@ -23,6 +23,11 @@ export interface Account {
   readonly usageKeyId?: string;
   /** The account the local runtime created (and printed a key for) on its first start; absent otherwise. */
   readonly isDefault?: true;
+  /**
+   * Where Sendflow sends the account's notices (a reputation warning or pause, a webhook it disabled); absent:
+   * none are sent. Set and cleared on the dashboard's settings page (app/dashboard/notice-address).
+   */
+  readonly noticeEmail?: string;
 }
 
 export interface AccountRepository {
@@ -31,6 +36,8 @@ export interface AccountRepository {
   get(id: string): Promise<Account | null>;
   /** Returns the updated account, or null when it does not exist. */
   update(id: string, changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>): Promise<Account | null>;
+  /** Sets the address for notices, or removes it (null). Returns the updated account, or null when none exists. */
+  setNoticeEmail(id: string, email: string | null): Promise<Account | null>;
   /** Whether any account exists. */
   any(): Promise<boolean>;
   /**

@@ -151,6 +151,15 @@ export class InMemoryAccountRepository implements AccountRepository {
     return structuredClone(updated);
   }
 
+  async setNoticeEmail(id: string, email: string | null): Promise<Account | null> {
+    const account = this.items.get(id);
+    if (!account) return null;
+    const { noticeEmail: _previous, ...rest } = account;
+    const updated: Account = email === null ? rest : { ...rest, noticeEmail: email };
+    this.items.set(id, updated);
+    return structuredClone(updated);
+  }
+
   async any(): Promise<boolean> {
     return this.items.size > 0;
   }
