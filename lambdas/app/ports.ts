@@ -36,8 +36,11 @@ export interface AccountRepository {
   get(id: string): Promise<Account | null>;
   /** Returns the updated account, or null when it does not exist. */
   update(id: string, changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>): Promise<Account | null>;
-  /** Sets the address for notices, or removes it (null). Returns the updated account, or null when none exists. */
-  setNoticeEmail(id: string, email: string | null): Promise<Account | null>;
+  /**
+   * Sets the address for notices, or removes it (null); false when the account does not exist. Writes that one
+   * attribute and reads nothing back: the API's role may update no other attribute of an account (lib/api-stack).
+   */
+  setNoticeEmail(id: string, email: string | null): Promise<boolean>;
   /** Whether any account exists. */
   any(): Promise<boolean>;
   /**

@@ -151,13 +151,12 @@ export class InMemoryAccountRepository implements AccountRepository {
     return structuredClone(updated);
   }
 
-  async setNoticeEmail(id: string, email: string | null): Promise<Account | null> {
+  async setNoticeEmail(id: string, email: string | null): Promise<boolean> {
     const account = this.items.get(id);
-    if (!account) return null;
+    if (!account) return false;
     const { noticeEmail: _previous, ...rest } = account;
-    const updated: Account = email === null ? rest : { ...rest, noticeEmail: email };
-    this.items.set(id, updated);
-    return structuredClone(updated);
+    this.items.set(id, email === null ? rest : { ...rest, noticeEmail: email });
+    return true;
   }
 
   async any(): Promise<boolean> {

@@ -61,7 +61,7 @@ export class DynamoAccountRepository implements AccountRepository {
     return accountItem.parse(written.Attributes);
   }
 
-  async setNoticeEmail(id: string, email: string | null): Promise<Account | null> {
+  async setNoticeEmail(id: string, email: string | null): Promise<boolean> {
     const written = await unlessConditionFails(
       this.doc.send(
         new UpdateCommand({
@@ -71,12 +71,12 @@ export class DynamoAccountRepository implements AccountRepository {
           ExpressionAttributeNames: { '#e': 'noticeEmail' },
           ...(email === null ? {} : { ExpressionAttributeValues: { ':e': email } }),
           ConditionExpression: 'attribute_exists(id)',
-          ReturnValues: 'ALL_NEW',
+          // The grant allows this attribute only, and no values returned beyond it (dynamodb:Attributes).
+          ReturnValues: 'NONE',
         }),
       ),
     );
-    if (written === null) return null;
-    return accountItem.parse(written.Attributes);
+    return written !== null;
   }
 
   async any(): Promise<boolean> {

@@ -33,7 +33,8 @@ export async function setNoticeAddress(
   const problem = noticeEmailProblem(value);
   if (problem) return { ok: false, problem };
   const address = value.trim() || null;
-  const updated = await deps.accounts.setNoticeEmail(accountId, address);
-  if (!updated) throw new NotFoundError(`No account with id ${accountId}.`);
-  return { ok: true, noticeEmail: updated.noticeEmail ?? null };
+  if (!(await deps.accounts.setNoticeEmail(accountId, address))) {
+    throw new NotFoundError(`No account with id ${accountId}.`);
+  }
+  return { ok: true, noticeEmail: address };
 }

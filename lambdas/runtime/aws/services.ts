@@ -5,8 +5,6 @@
 // start with every missing name listed, instead of a vague failure on the first message.
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SESv2Client } from '@aws-sdk/client-sesv2';
-import { SesNotifier } from '../../adapters/ses/ses-notifier';
 import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
 import type { AuthorizerCache } from '../../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
@@ -102,8 +100,6 @@ export function createAwsServices(
     sendScheduler: unavailable(serviceName, 'send scheduler'),
     links: unavailableLinks(serviceName),
     ...(wiring.receivingMx ? { receivingMx: wiring.receivingMx } : {}),
-    // The accounts' notices from the stage's sender (SF_NOTICE_FROM); unset: skipped with a log line.
-    ...(env.SF_NOTICE_FROM ? { notifier: new SesNotifier(context.client(SESv2Client), env.SF_NOTICE_FROM) } : {}),
     ...Object.assign({}, ...plugs.map((plug) => plug.build(context))),
   };
   return createServices(config, dynamo, logger, adapters);
