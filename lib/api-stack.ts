@@ -133,6 +133,8 @@ type TableAccess =
         readonly items: readonly ItemAction[];
         readonly leadingKeys: readonly string[];
       }[];
+      /** Item actions that may touch only these attributes (the key's included) and return no others. */
+      readonly attributes?: { readonly items: readonly ItemAction[]; readonly names: readonly string[] };
     };
 
 type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconciler' | 'sender' | 'sesEvents';
@@ -144,12 +146,17 @@ type FunctionName = 'api' | 'authorizer' | 'dispatcher' | 'delivery' | 'reconcil
 type Access = Readonly<Record<TableName | 'domains' | 'contacts', TableAccess>>;
 
 const tableAccess: Readonly<Record<FunctionName, Access>> = {
-  // accounts: read only; plans and usage keys are changed by the admin CLI, never by the API.
+  // accounts: read, and the address for notices only; plans and usage keys are changed by the admin CLI.
   api: {
     // Each table gets the item actions its repositories issue for the API's routes (lambdas/adapters/dynamodb),
     // Query on the table where a route lists a tenant's items, and only the indexes a route queries.
-    // The caller's key and account are looked up by key (the fallback routes authenticate too).
-    accounts: { items: ['dynamodb:GetItem'] },
+    // The caller's key and account are looked up by key (the fallback routes authenticate too). The dashboard's
+    // settings page sets or removes the account's address for notices: an UpdateItem of that attribute only, so
+    // the plan and usage key stay the admin CLI's.
+    accounts: {
+      items: ['dynamodb:GetItem'],
+      attributes: { items: ['dynamodb:UpdateItem'], names: ['id', 'noticeEmail'] },
+    },
     // Keys are listed by account (byAccount) and revoked with an UpdateItem; never deleted.
     apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
     // Rate-limit windows and monthly quotas: one UpdateItem (ADD) each, and a window counted on several items
@@ -1125,6 +1132,12 @@ function grantTable(stack: Stack, grantee: IGrantable, table: TableName, name: s
   for (const scoped of access.partitions ?? []) {
     allow([...new Set(scoped.items)], [tableArn], {
       'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...scoped.leadingKeys] },
+    });
+  }
+  if (access.attributes) {
+    allow([...new Set(access.attributes.items)], [tableArn], {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...access.attributes.names] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
     });
   }
   if (access.query?.length) {

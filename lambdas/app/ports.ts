@@ -23,6 +23,11 @@ export interface Account {
   readonly usageKeyId?: string;
   /** The account the local runtime created (and printed a key for) on its first start; absent otherwise. */
   readonly isDefault?: true;
+  /**
+   * Where Sendflow sends the account's notices (a reputation warning or pause, a webhook it disabled); absent:
+   * none are sent. Set and cleared on the dashboard's settings page (app/dashboard/notice-address).
+   */
+  readonly noticeEmail?: string;
 }
 
 export interface AccountRepository {
@@ -31,6 +36,11 @@ export interface AccountRepository {
   get(id: string): Promise<Account | null>;
   /** Returns the updated account, or null when it does not exist. */
   update(id: string, changes: Partial<Pick<Account, 'plan' | 'usageKey' | 'usageKeyId'>>): Promise<Account | null>;
+  /**
+   * Sets the address for notices, or removes it (null); false when the account does not exist. Writes that one
+   * attribute and reads nothing back: the API's role may update no other attribute of an account (lib/api-stack).
+   */
+  setNoticeEmail(id: string, email: string | null): Promise<boolean>;
   /** Whether any account exists. */
   any(): Promise<boolean>;
   /**

@@ -26,6 +26,7 @@ import type { FileStore } from '../app/files/ports';
 import type { MimeParser } from '../app/inbound/ports';
 import type { InboundDeps } from '../app/inbound/receive-email';
 import type { ListenSignals } from '../app/listen/ports';
+import { type Notifier, reputationNotice, sendNotice, webhookDisabledNotice } from '../app/notices/notify';
 import type { AccountSlots, AuthorizerCache, Clock, WorkShares } from '../app/ports';
 import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
@@ -50,7 +51,7 @@ import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
 import { REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
-import { autoDisablePolicy } from '../domain/webhooks/auto-disable';
+import { autoDisablePolicy, redactedUrl } from '../domain/webhooks/auto-disable';
 import type { AttemptFigure } from '../domain/webhooks/delivery-figures';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -123,6 +124,11 @@ export interface RuntimeAdapters {
    * for every tenant); absent on AWS (each request its own function instance).
    */
   readonly listShare?: WorkShares;
+  /**
+   * Sends the accounts' notices (app/notices): SES from SF_NOTICE_FROM on AWS, notices.jsonl locally. Absent (a
+   * stage without a sender): a notice is skipped with a log line.
+   */
+  readonly notifier?: Notifier;
 }
 
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
@@ -162,6 +168,24 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     : repositories.listenSessions;
   const listenRelayFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('listen relay failed', { error: error as Error, event_id: event.id });
+  // The account's notice (an e-mail to its address for notices, if it keeps one), best effort: never fails the
+  // warning, the pause or the disable it tells of.
+  const notify = async (accountId: string, notice: ReturnType<typeof reputationNotice>) => {
+    if (!adapters.notifier) {
+      logger.info('notice not sent: no sender configured (SF_NOTICE_FROM)', {
+        account_id: accountId,
+        kind: notice.kind,
+      });
+      return;
+    }
+    const deps = { accounts: repositories.accounts, counter: repositories.counter, notifier: adapters.notifier, clock };
+    try {
+      const outcome = await sendNotice(deps, accountId, notice.kind, notice);
+      logger.info('account notice', { account_id: accountId, kind: notice.kind, outcome });
+    } catch (error) {
+      logger.warn('account notice not sent', { error: error as Error, account_id: accountId, kind: notice.kind });
+    }
+  };
   // Sending reputation (issue 29): bounces and complaints counted and judged where events are processed, copies
   // counted where they are sent (sentTally), checked where emails are accepted and sent.
   const reputation: ReputationDeps = {
@@ -173,7 +197,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     judgments: new SingleFlight(),
     // One line per warning or pause, for operators: a metric filter counts the paused lines, and its alarm
     // e-mails the stage's non-paging subscribers (lib/constructs/monitoring.ts).
-    noted: (tenant, subject, level, figures) =>
+    noted: (tenant, subject, level, figures) => {
       logger.warn(REPUTATION_LOG_LINES[level], {
         account_id: tenant.accountId,
         mode: tenant.mode,
@@ -181,7 +205,9 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         sent: figures.sent,
         bounce_rate: figures.bounceRate,
         complaint_rate: figures.complaintRate,
-      }),
+      });
+      return notify(tenant.accountId, reputationNotice(tenant, subject, level, figures));
+    },
   };
   const reputationFailed = (event: SendflowEvent, error: unknown) =>
     logger.warn('reputation not counted or judged (the figures may undercount by this event)', {
@@ -286,6 +312,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
           random,
           autoDisable: autoDisablePolicy(hooks.disableAfterSeconds, hooks.failingAfterSeconds),
           known: knownStreaks,
+          disabled: (webhook, reason) =>
+            notify(webhook.accountId, webhookDisabledNotice(webhook, redactedUrl(webhook.url), reason)),
         },
         seen,
         (error) => logger.warn('endpoint health not noted', { error: error as Error, webhook_id: seen.webhook.id }),

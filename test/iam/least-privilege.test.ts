@@ -792,7 +792,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await call(`/webhooks/${hook?.id}`, { method: 'DELETE', key: liveKey })).status).toBeLessThan(300);
   });
 
-  it('API: the dashboard signs in, shows pages through the in-process API, switches mode and signs out', async () => {
+  it('API: the dashboard signs in, shows pages through the in-process API, sets the address for notices, switches mode and signs out', async () => {
     const token = new URL(await dashboardLink()).searchParams.get('token') ?? '';
     const form = (fields: Record<string, string>, cookie = '') => ({
       method: 'POST',
@@ -818,6 +818,14 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     // GET /v1/logs/:id reads one entry by key (GetItem).
     const [newest] = (logged.body as { data: { id: string }[] }).data;
     expect((await call(`/logs/${newest?.id}`, { key: liveKey })).status).toBe(200);
+    // The settings page's address for notices: set, then removed (UpdateItem of that attribute only).
+    for (const address of ['ops@example.com', '']) {
+      const saved = await fetch(
+        `${baseUrl}/dashboard/settings/notice-email`,
+        form({ csrf, notice_email: address }, cookie),
+      );
+      expect(saved.status, host('sendflow-public').output()).toBe(303);
+    }
     expect((await fetch(`${baseUrl}/dashboard/mode`, form({ csrf, mode: 'test' }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard/sign-out`, form({ csrf }, cookie))).status).toBe(303);
     expect((await fetch(`${baseUrl}/dashboard`, { headers: { cookie } })).status).toBe(401);

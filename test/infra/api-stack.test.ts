@@ -389,7 +389,8 @@ describe('least privilege', () => {
     ];
     const sorted = (...actions: string[]) => actions.sort();
     expect(tableActions(apiFunctionId)).toEqual({
-      accounts: [get],
+      // The settings page's address for notices: an UpdateItem of that attribute only (next test).
+      accounts: sorted(get, update),
       apiKeys: sorted(get, put, query, update),
       // A scale plan's window is counted on 4 items: one UpdateItem, the others' counts read in one BatchGetItem.
       rateLimits: sorted(batchGet, get, update),
@@ -416,7 +417,30 @@ describe('least privilege', () => {
       // Reputation: a send's standing check and the metrics route's ranges (Query); never written by the API.
       reputation: [query],
     });
-    for (const write of writes) expect(tableActions(apiFunctionId).accounts).not.toContain(write);
+  });
+
+  it("lets the API update an account's address for notices and no other attribute (plans stay the admin CLI's)", () => {
+    const fn = api.findResources('AWS::Lambda::Function')[apiFunctionId] ?? {};
+    const role = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const policy = Object.values(api.findResources('AWS::IAM::Policy')).find((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role),
+    );
+    const onAccounts = (policy?.Properties.PolicyDocument.Statement ?? []).filter(
+      (statement: { Resource: unknown }) =>
+        /tables(\w+?)[0-9A-F]{8,}/.exec(JSON.stringify(statement.Resource))?.[1] === 'accounts',
+    );
+    const writing = onAccounts.filter((statement: { Action: string | string[] }) =>
+      [statement.Action].flat().some((action) => writes.includes(action)),
+    );
+    expect(writing).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:UpdateItem',
+        Condition: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'noticeEmail'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+        },
+      }),
+    ]);
   });
 
   it('lets the API manage suppressions item by item (/v1/suppressions, one-click unsubscribe), never in bulk', () => {

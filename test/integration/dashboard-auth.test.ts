@@ -256,6 +256,42 @@ describe('session', () => {
     expect(webhooks).not.toContain('127.0.0.1:4000');
   });
 
+  it('sets, shows, refuses a malformed and clears the address for notices on the settings page', async () => {
+    const { accountId } = await rt.newKey();
+    const other = await rt.newKey();
+    const { cookie, csrf } = await signedIn(accountId);
+    // The settings page as the form's redirect lands on it, carrying the flash cookie the redirect set.
+    const landing = async (res: Response) => {
+      const flash = (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+      return (await fetch(dash('/settings'), { headers: { cookie: `${cookie}; ${flash}` } })).text();
+    };
+
+    const set = await post('/settings/notice-email', { csrf, notice_email: ' ops@example.com ' }, { cookie });
+    const shown = await landing(set);
+    const refused = await post('/settings/notice-email', { csrf, notice_email: 'ops at example' }, { cookie });
+    const refusedPage = await landing(refused);
+    const forged = await post('/settings/notice-email', { notice_email: 'evil@example.net' }, { cookie });
+    const stored = await rt.services.accounts.get(accountId);
+    const cleared = await post('/settings/notice-email', { csrf, notice_email: '' }, { cookie });
+    const clearedPage = await landing(cleared);
+
+    expect(set.status).toBe(303);
+    expect(set.headers.get('location')).toBe('/v1/dashboard/settings');
+    expect(shown).toContain('Notices now go to ops@<wbr>example.<wbr>com.');
+    expect(shown).toContain('<span class="mono">ops@example.com</span>');
+    expect(shown).toContain('Remove address');
+    // A malformed address changes nothing and says why next to the field.
+    expect(refused.status).toBe(303);
+    expect(refusedPage).toMatch(/<p class="field-error" id="notice-email-error">[^<]*@/);
+    expect(refusedPage).toContain('aria-invalid="true"');
+    expect(refusedPage).toContain('<span class="mono">ops@example.com</span>');
+    expect(forged.status).toBe(403);
+    expect(stored?.noticeEmail).toBe('ops@example.com');
+    expect((await rt.services.accounts.get(other.accountId))?.noticeEmail).toBeUndefined();
+    expect(clearedPage).toContain('None: Sendflow sends this account no notices.');
+    expect((await rt.services.accounts.get(accountId))?.noticeEmail).toBeUndefined();
+  });
+
   it('acts as the account through the API: scopes, rate-limit window and tenant isolation as for a key', async () => {
     const { accountId, key } = await rt.newKey({ mode: 'live' });
     const { cookie } = await signedIn(accountId);

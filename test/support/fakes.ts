@@ -151,6 +151,14 @@ export class InMemoryAccountRepository implements AccountRepository {
     return structuredClone(updated);
   }
 
+  async setNoticeEmail(id: string, email: string | null): Promise<boolean> {
+    const account = this.items.get(id);
+    if (!account) return false;
+    const { noticeEmail: _previous, ...rest } = account;
+    this.items.set(id, email === null ? rest : { ...rest, noticeEmail: email });
+    return true;
+  }
+
   async any(): Promise<boolean> {
     return this.items.size > 0;
   }

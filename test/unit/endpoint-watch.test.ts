@@ -80,7 +80,10 @@ async function setup() {
     clock,
     random: seededRandom(),
     autoDisable: autoDisablePolicy(5 * 86_400, 86_400),
+    // The account's notice (app/notices): told once per webhook this disables.
+    disabled: async (webhook: { id: string }, reason: string) => void disabledTold.push([webhook.id, reason]),
   };
+  const disabledTold: [string, string][] = [];
   const deps: AttemptDeps = {
     webhooks,
     deliveries,
@@ -120,7 +123,20 @@ async function setup() {
     queue.sent
       .flatMap((s) => s.jobs)
       .map((job) => ({ to: job.webhookId, body: JSON.parse(job.seed?.payload ?? '{}') }));
-  return { clock, webhooks, deliveries, sender, queue, retries, calls, deps, failing, deliver, announced };
+  return {
+    clock,
+    webhooks,
+    deliveries,
+    sender,
+    queue,
+    retries,
+    calls,
+    deps,
+    failing,
+    deliver,
+    announced,
+    disabledTold,
+  };
 }
 
 describe('auto-disable through the delivery worker', () => {
@@ -231,6 +247,8 @@ describe('auto-disable through the delivery worker', () => {
     s.sender.answers({ statusCode: 410, error: 'HTTP 410' });
     await testWebhook(s.deps, TENANT, s.failing.id);
     expect(await s.webhooks.get(TENANT, s.failing.id)).toMatchObject({ active: false, disabledReason: 'gone' });
+    // The account's notice is asked for, once.
+    expect(s.disabledTold).toEqual([['wh_failing', 'gone']]);
     expect(s.announced()).toEqual([
       {
         to: 'wh_watcher',

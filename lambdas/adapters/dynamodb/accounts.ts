@@ -13,6 +13,9 @@ const accountItem = z.object({
   usageKey: z.string().optional(),
   usageKeyId: z.string().optional(),
   isDefault: z.literal(true).optional(),
+  // Added with the settings page's address for notices: the release before parses accounts with this schema's
+  // earlier form, which drops unknown attributes (zod's default), so an item carrying it reads there as before.
+  noticeEmail: z.string().optional(),
 });
 
 export class DynamoAccountRepository implements AccountRepository {
@@ -56,6 +59,24 @@ export class DynamoAccountRepository implements AccountRepository {
     );
     if (written === null) return null;
     return accountItem.parse(written.Attributes);
+  }
+
+  async setNoticeEmail(id: string, email: string | null): Promise<boolean> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: email === null ? 'REMOVE #e' : 'SET #e = :e',
+          ExpressionAttributeNames: { '#e': 'noticeEmail' },
+          ...(email === null ? {} : { ExpressionAttributeValues: { ':e': email } }),
+          ConditionExpression: 'attribute_exists(id)',
+          // The grant allows this attribute only, and no values returned beyond it (dynamodb:Attributes).
+          ReturnValues: 'NONE',
+        }),
+      ),
+    );
+    return written !== null;
   }
 
   async any(): Promise<boolean> {

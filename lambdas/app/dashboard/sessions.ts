@@ -22,6 +22,8 @@ export interface SignedIn {
   readonly session: SessionRecord;
   /** The session standing in for a key of its account and mode: every scope, the account's current plan. */
   readonly principal: Principal;
+  /** The account's address for notices, read with the account (the settings page shows it); null: none. */
+  readonly noticeEmail: string | null;
 }
 
 /** The session behind a cookie token, or null (no cookie, unknown, expired, or its account is gone). */
@@ -45,6 +47,7 @@ export async function currentSession(deps: SessionDeps, token: string | undefine
       scopes: [...SESSION_SCOPES],
       plan: account.plan,
     },
+    noticeEmail: account.noticeEmail ?? null,
   };
 }
 

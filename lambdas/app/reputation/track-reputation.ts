@@ -39,8 +39,16 @@ export interface ReputationDeps {
   readonly announce: boolean;
   /** Collapses concurrent judgments of one subject in this process (none: every bounce judges on its own). */
   readonly judgments?: SingleFlight;
-  /** Told of every warning or pause noted (an operator's log line); nothing when absent. */
-  readonly noted?: (tenant: Tenant, subject: Subject, level: 'warning' | 'paused', figures: NotedFigures) => void;
+  /**
+   * Told of every warning or pause noted (an operator's log line, the account's notice); nothing when absent.
+   * Awaited: it must not throw.
+   */
+  readonly noted?: (
+    tenant: Tenant,
+    subject: Subject,
+    level: 'warning' | 'paused',
+    figures: NotedFigures,
+  ) => void | Promise<void>;
 }
 
 /** Fans an event out where it arises (processEvent's dispatch and listen sessions). */
@@ -131,7 +139,7 @@ async function judgeTenant(
       { at, ...(warn ? { warning: noted } : {}), ...(pause ? { pause: noted } : {}) },
       events,
     );
-    if (pending) deps.noted?.(tenant, subject, pause ? 'paused' : 'warning', noted);
+    if (pending) await deps.noted?.(tenant, subject, pause ? 'paused' : 'warning', noted);
     if (pending) await tell(deps, pending, fanOut).catch((error: unknown) => failures.push(error));
   }
   if (failures.length) throw new AggregateError(failures, 'a reputation warning was noted but not fanned out yet');

@@ -27,6 +27,8 @@ export interface EndpointWatchDeps {
   readonly autoDisable: AutoDisablePolicy;
   /** What this process last wrote of each streak (adapters/in-process/known-streaks); none when absent. */
   readonly known?: KnownStreaks;
+  /** Told once of each webhook this disables, after its event (the account's notice, app/notices); none: nothing. */
+  readonly disabled?: (webhook: Webhook, reason: DisabledReason) => Promise<void>;
 }
 
 /**
@@ -143,6 +145,7 @@ async function disable(
     disabled_at: disabled.disabledAt ?? new Date(at).toISOString(),
     failing_since: streak ? new Date(streak.since).toISOString() : null,
   });
+  await deps.disabled?.(webhook, reason);
 }
 
 /** What both events say of the webhook and its last attempt. */

@@ -3,6 +3,7 @@
 // the API client; the session store is the one thing read here directly.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { consumeDashboardRequest } from '../../app/dashboard/budget';
+import { NOTICE_EMAIL_FIELD, setNoticeAddress } from '../../app/dashboard/notice-address';
 import { checkCsrf, currentSession, signOut, signOutEverywhere, switchMode } from '../../app/dashboard/sessions';
 import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
 import type { LinkSigner } from '../../app/emails/ports';
@@ -113,7 +114,7 @@ export function dashboardHandlers(
     const sessionToken = carried[0]?.token;
     const signedIn = await currentSession(deps, sessionToken);
     if (!signedIn) return signInRequired();
-    const { session, principal } = signedIn;
+    const { session, principal, noticeEmail } = signedIn;
     const budget = await consumeDashboardRequest(deps, principal.accountId);
     if (budget.limited) return tooFast(budget.retryAfter);
     const form = method === 'POST' ? formBody(request.rawBody) : new URLSearchParams();
@@ -134,6 +135,26 @@ export function dashboardHandlers(
       await signOutEverywhere(deps, session);
       return redirect(`${BASE}/signed-out`, { 'Set-Cookie': cookie(sessionCookie, '', 0, headers) });
     }
+    if (method === 'POST' && path === 'settings/notice-email') {
+      // Dashboard-only, like sign-out everywhere (no API route): the answer is the settings page with a message.
+      const result = await setNoticeAddress(deps, principal.accountId, form.get(NOTICE_EMAIL_FIELD) ?? '');
+      const flash: Flash = result.ok
+        ? {
+            kind: 'notice',
+            text: result.noticeEmail
+              ? `Notices now go to ${result.noticeEmail}.`
+              : 'The address for notices is removed: Sendflow sends this account no notices.',
+          }
+        : {
+            kind: 'error',
+            text: 'The address for notices was not changed.',
+            fields: { [NOTICE_EMAIL_FIELD]: result.problem },
+          };
+      const to = '/settings';
+      return redirect(`${BASE}${to}`, {
+        'Set-Cookie': sealFlash({ ...flash, to: flashTarget(to) }, sessionToken ?? '', headers),
+      });
+    }
     if (method === 'POST' && path === 'mode') {
       const mode = form.get('mode');
       if ((MODES as readonly string[]).includes(mode ?? '')) await switchMode(deps, session, mode as Mode);
@@ -152,6 +173,7 @@ export function dashboardHandlers(
       csrf: session.csrf,
       flash,
       apiUrl: apiBaseUrl(headers),
+      noticeEmail,
     };
     // The message a page shows is shown once: its cookie goes (and so does one no session of ours can open).
     const shown: Record<string, string> =

@@ -12,6 +12,8 @@ export interface PageContext {
   readonly flash: Flash | null;
   /** The API's base URL as this request reached it (`http://127.0.0.1:3000/v1`), for commands a page shows. */
   readonly apiUrl?: string;
+  /** The account's address for notices (the settings page), read with the session; null or absent: none. */
+  readonly noticeEmail?: string | null;
 }
 
 /** What a page puts in the shell: its section (the navigation entry), title, header actions and tabs. */

@@ -21,6 +21,7 @@ const schema = z.object({
   SF_EMAIL_BODIES_BUCKET: optional,
   SF_INBOUND_BUCKET: optional,
   SF_RECEIVING_MX: optional,
+  SF_NOTICE_FROM: optional,
 });
 
 export interface AwsWiring {
@@ -54,6 +55,8 @@ export interface AwsWiring {
   readonly inboundBucket?: string;
   /** SES's inbound endpoint where this stage receives email: a receiving domain's MX record (API). */
   readonly receivingMx?: string;
+  /** The stage's sender of the accounts' notices (an SES identity); absent: notices are skipped with a log line. */
+  readonly noticeFrom?: string;
 }
 
 export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
@@ -75,6 +78,7 @@ export function loadAwsWiring(env: NodeJS.ProcessEnv): AwsWiring {
     emailBodiesBucket: w.SF_EMAIL_BODIES_BUCKET,
     inboundBucket: w.SF_INBOUND_BUCKET,
     receivingMx: w.SF_RECEIVING_MX,
+    noticeFrom: w.SF_NOTICE_FROM,
   };
   return Object.freeze(Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined)) as AwsWiring);
 }

@@ -3,6 +3,7 @@
 // from a small plug module (runtime/aws/plugs/) that imports only its own SDK client, so a function's bundle
 // carries the clients it uses and no other. A variable the plugs need that the stack did not set stops the cold
 // start with every missing name listed, instead of a vague failure on the first message.
+
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { LinkSigner, SendScheduler } from '../../app/emails/ports';
 import type { AuthorizerCache } from '../../app/ports';

@@ -17,6 +17,7 @@ import { InProcessListenSignals } from '../../adapters/in-process/listen-signals
 import { InProcessQueue } from '../../adapters/in-process/queue';
 import { KeyedWorkShares } from '../../adapters/in-process/work-shares';
 import { localEmailBodies } from '../../adapters/local/file-email-bodies';
+import { FileNotifier } from '../../adapters/local/file-notifier';
 import { localFileStore } from '../../adapters/local/file-store';
 import { localSpool, type SpoolEntry } from '../../adapters/local/inbound-spool';
 import { type SmtpInbound, type SmtpLimits, startSmtpInbound } from '../../adapters/local/smtp-inbound';
@@ -200,6 +201,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       emailBodies,
       files,
       mimeParser,
+      // The accounts' notices: notices.jsonl in the data directory and a console line (SES on AWS).
+      notifier: new FileNotifier(config.dataDir),
       deliveryQueue: { send: async (jobs, delay) => local.deliveries.send(jobs.map(encodeJob), delay) },
       recoveryQueue: { send: async (step, delay) => local.deliveries.send([encodeStep(step)], delay) },
       // Locally one timer-driven queue serves both SQS delays and Scheduler's one-shot schedules.

@@ -50,6 +50,24 @@ export function accountRepositoryContract(factory: DynamoEndpointFactory): void 
     expect(Object.keys(Item ?? {}).sort()).toEqual(['createdAt', 'id', 'plan']);
   });
 
+  it('sets and removes the address for notices (no empty attribute left), and not on an unknown id', async () => {
+    const account = newAccount();
+    await repo.create(account);
+
+    const set = await repo.setNoticeEmail(account.id, 'ops@example.com');
+    const read = await repo.get(account.id);
+    const removed = await repo.setNoticeEmail(account.id, null);
+    const { Item } = await db().doc.send(new GetCommand({ TableName: db().tables.accounts, Key: { id: account.id } }));
+
+    expect(set).toBe(true);
+    expect(read).toEqual({ ...account, noticeEmail: 'ops@example.com' });
+    expect(removed).toBe(true);
+    expect(await repo.get(account.id)).toEqual(account);
+    expect(Object.keys(Item ?? {}).sort()).toEqual(['createdAt', 'id', 'plan']);
+    expect(await repo.setNoticeEmail('acct_unknown', 'ops@example.com')).toBe(false);
+    expect(await repo.get('acct_unknown')).toBeNull();
+  });
+
   it('gives null for an unknown id', async () => {
     expect(await repo.get('acct_unknown')).toBeNull();
   });

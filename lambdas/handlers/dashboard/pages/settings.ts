@@ -1,8 +1,9 @@
 // Settings: the account's plan and limits (GET /v1/usage), the account itself (its id, the mode, where notices
-// go), and "Sign out everywhere", which ends every dashboard session of the account (the POST is the
-// dashboard's own: lambdas/handlers/dashboard/dashboard.ts, beside sign-out).
+// go), and "Sign out everywhere", which ends every dashboard session of the account. The address form and sign out
+// everywhere POST to the dashboard's own actions (lambdas/handlers/dashboard/dashboard.ts, beside sign-out): no
+// API route reads or writes the address (app/dashboard/notice-address).
 import { html } from '../http';
-import { postForm, when } from '../layout';
+import { type PageContext, postForm, textField, when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
 
 interface QuotaView {
@@ -37,13 +38,39 @@ async function settings({ api, page }: DashboardRequest) {
 <p class="hint">The plan is changed by whoever runs this Sendflow (<code>npm run admin -- set-plan</code>).</p></section>
 <section aria-labelledby="account-h"><h2 id="account-h">Account</h2>
 <dl class="facts"><dt>Account</dt><dd class="mono">${page.accountId}</dd><dt>This session's mode</dt><dd>${page.mode}</dd>
-<dt>Address for notices</dt><dd>None: Sendflow keeps no email address for an account and sends it no notices. A sending
-pause, a reputation warning and a webhook Sendflow disabled are shown in this dashboard: on the overview and on the
-webhook's page.</dd></dl></section>
+<dt>Address for notices</dt><dd>${page.noticeEmail ? html`<span class="mono">${page.noticeEmail}</span>` : 'None: Sendflow sends this account no notices.'}</dd></dl>
+${noticeForm(page)}</section>
 <section aria-labelledby="sessions-h"><h2 id="sessions-h">Sessions</h2>
 <p>Signs this account out of the dashboard in every browser, in both modes, this one included (for example after a
 shared computer or a lost laptop). Your API keys keep working; revoke one on the API keys page.</p>${signOutEverywhere}</section>`;
   return { title: 'Settings', section: '/settings', content };
+}
+
+/**
+ * The address form: Save sets it (an empty field clears it), Remove clears it. A reputation warning or pause and a
+ * webhook Sendflow disabled are mailed there (at most one notice of each kind a day) and shown in this dashboard
+ * whether or not an address is kept.
+ */
+function noticeForm(page: PageContext) {
+  const field = textField(page, {
+    id: 'notice-email',
+    name: 'notice_email',
+    label: 'Email address for notices',
+    type: 'email',
+    attrs: html` autocomplete="email" maxlength="254" value="${page.noticeEmail ?? ''}"`,
+  });
+  const save = postForm('/settings/notice-email', html`${field}<button type="submit">Save address</button>`, page.csrf);
+  const remove = page.noticeEmail
+    ? postForm(
+        '/settings/notice-email',
+        html`<input type="hidden" name="notice_email" value=""><button type="submit" class="secondary">Remove address</button>`,
+        page.csrf,
+        'inline',
+      )
+    : '';
+  return html`<p class="hint">Sendflow mails this address a short notice when the account's sending reputation is warned
+or paused, or when it disables a webhook (at most one of each kind a day). The same is shown in this dashboard: on the
+overview and on the webhook's page.</p>${save}${remove}`;
 }
 
 export const settingsRoutes = [route.get('settings', settings)];

@@ -2,6 +2,7 @@
 // SES identities with Easy DKIM (the API; the reconciler re-checks pending ones). Only the SES client.
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SesDomainProvider } from '../../../adapters/ses/ses-domains';
+import { SesNotifier } from '../../../adapters/ses/ses-notifier';
 import { SesEmailProvider } from '../../../adapters/ses/ses-provider';
 import { trackingLookup } from '../../../app/domains/tracking';
 import { createRepositories } from '../../repositories';
@@ -29,4 +30,15 @@ export const sesDomains: AwsPlug = {
   build: (ctx) => ({
     liveDomainProvider: new SesDomainProvider(ctx.client(SESv2Client), { owner: String(ctx.wiring.sesIdentityOwner) }),
   }),
+};
+
+/**
+ * The accounts' notices (app/notices) by SES from the stage's sender, SF_NOTICE_FROM. Optional: without it the
+ * functions log each notice they skip. For the functions where notices arise: reputation judged (dispatcher, SES
+ * events) and webhooks auto-disabled (delivery worker, the API's test sends and retries).
+ */
+export const sesNotices: AwsPlug = {
+  requires: () => [],
+  build: (ctx) =>
+    ctx.wiring.noticeFrom ? { notifier: new SesNotifier(ctx.client(SESv2Client), ctx.wiring.noticeFrom) } : {},
 };
