@@ -11,6 +11,7 @@ const alone = [
   'test/integration/cli-restart.test.ts',
   'test/integration/crash-recovery.test.ts',
   'test/integration/delivery-timeout.test.ts',
+  'test/integration/guides.test.ts',
   'test/integration/inbound-hostile.test.ts',
   'test/integration/listen.test.ts',
   'test/integration/listen-floods.test.ts',
