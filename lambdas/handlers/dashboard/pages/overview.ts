@@ -7,24 +7,17 @@ import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
 import { isFailure } from './delivery-states';
 import { deliveryHealthSection, emailFiguresSection, windowOf } from './health-figures';
-import { type DeliveryItem, deliveryStatus, failureText, type WebhookItem } from './views';
+import {
+  type DeliveryItem,
+  deliveryStatus,
+  failureText,
+  type QuotaView,
+  type UsageView,
+  type WebhookItem,
+} from './views';
 
 /** The overview reads at most this many webhooks' logs (one API call each, in the dashboard's budget). */
 const WEBHOOKS_SHOWN = 4;
-
-interface QuotaView {
-  period: string;
-  used: number;
-  limit: number;
-  resets_at: string;
-}
-
-interface UsageView {
-  plan: string;
-  rate_limit: { requests_per_second: number };
-  live_emails_this_month: QuotaView;
-  test_recipients_today: QuotaView;
-}
 
 interface SubjectView {
   domain_name: string | null;

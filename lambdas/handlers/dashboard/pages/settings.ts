@@ -5,19 +5,7 @@
 import { html } from '../http';
 import { type PageContext, postForm, textField, when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
-
-interface QuotaView {
-  used: number;
-  limit: number;
-  resets_at: string;
-}
-
-interface UsageView {
-  plan: string;
-  rate_limit: { requests_per_second: number };
-  live_emails_this_month: QuotaView;
-  test_recipients_today: QuotaView;
-}
+import type { QuotaView, UsageView } from './views';
 
 const count = (n: number) => n.toLocaleString('en-US');
 const quota = (q: QuotaView, what: string) =>

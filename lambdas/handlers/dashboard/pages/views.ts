@@ -108,3 +108,18 @@ export function headerList(headers: Record<string, string> | null | undefined, l
     ([name, value]) => html`<dt class="mono">${name}</dt><dd class="mono">${value}</dd>`,
   )}</dl>`;
 }
+
+/** A quota and the usage of `GET /v1/usage`, as the overview and settings pages show them. */
+export interface QuotaView {
+  period: string;
+  used: number;
+  limit: number;
+  resets_at: string;
+}
+
+export interface UsageView {
+  plan: string;
+  rate_limit: { requests_per_second: number };
+  live_emails_this_month: QuotaView;
+  test_recipients_today: QuotaView;
+}
