@@ -5,9 +5,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { createSesEventsHandler } from '../../adapters/ses/ses-events-handler';
 import { deliveriesQueue } from './plugs/queues';
+import { sesNotices } from './plugs/ses';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-ses-events', [deliveriesQueue]);
+// A warning or pause judged here is told to its account by e-mail (SF_NOTICE_FROM).
+export const services = createAwsServices('sendflow-ses-events', [deliveriesQueue, sesNotices]);
 
 export const handler = middy(createSesEventsHandler(services)).use(
   injectLambdaContext(services.logger, { resetKeys: true }),
