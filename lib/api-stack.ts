@@ -391,15 +391,17 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       ],
     },
   },
-  // The SES event mapper maps without reading (the message tags say whose email an event is about), then
-  // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
+  // The SES event mapper maps from the message tags (whose email an event is about, and its own tags when they
+  // fit), then processes the events where they arrive, as the dispatcher does: the dispatcher's access, and a read
+  // of the email for tags that did not fit.
   sesEvents: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: FILTERED_COUNTERS,
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
-    emails: 'none',
+    // An email whose own tags did not fit SES's message tags (adapters/ses/tags) is read by id for them: GetItem.
+    emails: { items: ['dynamodb:GetItem'] },
     emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
