@@ -880,6 +880,8 @@ describe('sender entry point: live mode', () => {
         { Name: 'email_id', Value: 'email_3' },
         { Name: 'account_id', Value: 'acct_1' },
         { Name: 'mode', Value: 'live' },
+        // The email's own tags travel inline as t-<name> (none here); the marker says they are complete.
+        { Name: 'tags', Value: 'inline' },
       ],
     });
     const headers = ses.commandCalls(SendEmailCommand)[0]?.args[0].input.Content?.Simple?.Headers;

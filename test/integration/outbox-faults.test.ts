@@ -28,6 +28,8 @@ const TYPES = [
   'contact.deleted',
   'contact.subscribed',
   'email.unsubscribed',
+  // A one-click unsubscribe suppresses the address: its suppression.added rides the same outbox.
+  'suppression.added',
 ];
 
 async function account(path: string) {
@@ -137,7 +139,14 @@ describe('a publish that fails after the state change', () => {
     expect(beforeSweep).toEqual([]);
     const got = received('/publish');
     expect(got.map((r) => r.type).sort()).toEqual(
-      ['contact.created', 'contact.deleted', 'domain.created', 'domain.updated', 'email.unsubscribed'].sort(),
+      [
+        'contact.created',
+        'contact.deleted',
+        'domain.created',
+        'domain.updated',
+        'email.unsubscribed',
+        'suppression.added',
+      ].sort(),
     );
     expect(new Set(got.map((r) => r.id)).size).toBe(got.length);
     expect(await waiting()).toEqual([]);
@@ -163,7 +172,12 @@ describe('an outbox clear that fails after the publish', () => {
 
     // Assert
     expect([contact.status, domain.status, unsubscribed.status]).toEqual([201, 201, 200]);
-    expect(first.map((r) => r.type).sort()).toEqual(['contact.created', 'domain.created', 'email.unsubscribed']);
+    expect(first.map((r) => r.type).sort()).toEqual([
+      'contact.created',
+      'domain.created',
+      'email.unsubscribed',
+      'suppression.added',
+    ]);
     expect(
       left
         .flatMap((p) => p.events)
