@@ -10,6 +10,14 @@ import { tabs, when } from '../layout';
 import { type DashboardRequest, ID, type PageResult, route } from '../routes';
 import { deliveriesByEvent, emailTime } from './delivery-states';
 import { inlineImagePlaceholders } from './inline-images';
+import {
+  apiFilterQuery,
+  EMAIL_EVENT_TYPES,
+  filtered,
+  filterFields,
+  pageFilterQuery,
+  readListFilters,
+} from './list-filters';
 import type { DeliveryItem, WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
@@ -61,18 +69,22 @@ export function fileSize(bytes: number): string {
 async function list({ api, query }: DashboardRequest) {
   const status = EMAIL_STATUSES.find((s) => s === query.status);
   const to = query.to?.trim() || undefined;
-  const { body } = await api.get<{ data: EmailItem[]; has_more: boolean }>('/emails', {
+  const filters = readListFilters(query);
+  const { body } = await api.get<{ data: EmailItem[]; has_more: boolean; next_after: string | null }>('/emails', {
     limit: '20',
     status,
     to,
     after: query.after,
+    since: filters.since,
+    until: filters.until,
   });
+  const kept = { status, to, ...pageFilterQuery(filters) };
   const filter = html`<form method="get" action="${BASE}/emails" class="filters">
 <div class="field"><label for="email-status">Status</label><select id="email-status" name="status"><option value="">Any</option>${EMAIL_STATUSES.map(
     (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
   )}</select></div>
 <div class="field"><label for="email-to">Recipient</label><input id="email-to" name="to" type="email" value="${to ?? ''}"></div>
-<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
+${filterFields(filters, 'emails')}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
   const rows = body.data.length
     ? dataTable(
         'Emails, newest first',
@@ -84,11 +96,10 @@ async function list({ api, query }: DashboardRequest) {
           statusBadge(e.status),
         ]),
       )
-    : html`<p>No emails match.</p>`;
-  const older =
-    body.has_more && body.data.length
-      ? html`<p><a href="${href('/emails', { status, to, after: body.data.at(-1)?.id })}">Older emails</a></p>`
-      : '';
+    : html`<p>${body.has_more ? 'None of the emails read so far matches: look further with “Older emails”.' : 'No emails match.'}</p>`;
+  // A filtered read can stop short (even empty) with more to read: next_after says where to go on.
+  const next = body.has_more ? (body.next_after ?? body.data.at(-1)?.id) : undefined;
+  const older = next ? html`<p><a href="${href('/emails', { ...kept, after: next })}">Older emails</a></p>` : '';
   return {
     title: 'Emails',
     section: '/emails',
@@ -168,21 +179,38 @@ ${
   );
 }
 
-/** Webhook deliveries: what this email's events caused, each with its endpoint and result. */
-async function deliveries({ api, params }: DashboardRequest) {
+/** Webhook deliveries: what this email's events caused, each with its endpoint and result; filtered, paged. */
+async function deliveries({ api, params, query }: DashboardRequest) {
   const [id = ''] = params;
+  const filters = readListFilters(query, EMAIL_EVENT_TYPES);
   const [{ body: e }, { body: found }, { body: webhooks }] = await Promise.all([
     api.get<EmailItem>(`/emails/${id}`),
-    api.get<{ data: DeliveryItem[] }>(`/emails/${id}/deliveries`),
+    api.get<{ data: DeliveryItem[]; has_more: boolean; next_after: string | null }>(`/emails/${id}/deliveries`, {
+      limit: '20',
+      after: query.after,
+      ...apiFilterQuery(filters),
+    }),
     api.get<{ data: WebhookItem[] }>('/webhooks'),
   ]);
   const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
+  const path = `/emails/${id}/deliveries`;
+  const form = html`<form method="get" action="${BASE}${path}" class="filters">${filterFields(filters, 'hooks', EMAIL_EVENT_TYPES)}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
   // Grouped by the event that caused them, each with its recipient and time (pages/delivery-states).
-  const hooks = deliveriesByEvent(found.data, e.events ?? [], endpoints);
+  const hooks =
+    found.data.length || !filtered(filters)
+      ? deliveriesByEvent(found.data, e.events ?? [], endpoints)
+      : html`<p>No webhook deliveries match these filters.</p>`;
+  const kept = pageFilterQuery(filters);
+  const older =
+    found.has_more && found.next_after
+      ? html`<a href="${href(path, { ...kept, after: found.next_after })}">Older deliveries</a>`
+      : '';
+  const newest = query.after ? html`<a href="${href(path, kept)}">Newest deliveries</a>` : '';
   return emailView(
     e,
     '/deliveries',
-    html`<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`,
+    html`<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${form}${hooks}
+${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</section>`,
   );
 }
 
