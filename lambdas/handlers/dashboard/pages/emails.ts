@@ -1,6 +1,6 @@
 // Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email in tabs, each
 // its own view: the overview (id, tags, recipients, status, event timeline), the content (the HTML in a sandboxed
-// frame, inline images as placeholders, the text as text, the attachments with download links: GET
+// frame, inline images inlined from their attachments (else placeholders), the text as text, the attachments with download links: GET
 // /v1/emails/:id/attachments, asked only when it has some), and the webhook deliveries it caused (GET
 // /v1/emails/:id/deliveries), each with its endpoint and result.
 import { EVENT_TYPES } from '../../../domain/events';
@@ -9,7 +9,7 @@ import { BASE, href, html, PREVIEW_HEADERS, type Safe } from '../http';
 import { tabs, when } from '../layout';
 import { type DashboardRequest, ID, type PageResult, route } from '../routes';
 import { deliveriesByEvent, emailTime } from './delivery-states';
-import { inlineImagePlaceholders } from './inline-images';
+import { cidsOf, inlineImagePlaceholders } from './inline-images';
 import {
   apiFilterQuery,
   EMAIL_EVENT_TYPES,
@@ -168,7 +168,7 @@ async function content({ api, params }: DashboardRequest) {
 ${
   e.html
     ? html`<h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the HTML body" src="${BASE}/emails/${e.id}/preview"></iframe>
-<p class="hint">Shown without scripts or remote images (nothing is fetched, so no open is counted); an inline image shows as a placeholder naming its attachment.</p>`
+<p class="hint">Shown without scripts or remote images (nothing is fetched, so no open is counted); an inline image shows the attached image (PNG, JPEG, GIF or WebP up to 1 MB), any other a placeholder naming its attachment.</p>`
     : html`<p>No HTML body.</p>`
 }
 <h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>`;
@@ -215,9 +215,12 @@ ${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</se
 }
 
 /** The HTML body alone, for the email page's frame, under PREVIEW_HEADERS (sandboxed, nothing fetched). */
-async function preview({ api, params }: DashboardRequest) {
+async function preview({ api, params, inlineImages }: DashboardRequest) {
   const [id = ''] = params;
   const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
+  const body = e.html ?? '';
+  const wanted = cidsOf(body);
+  const images = wanted.size && inlineImages ? await inlineImages('emails', e.id, wanted) : new Map<string, string>();
   return {
     title: 'Preview',
     section: '/emails',
@@ -225,7 +228,7 @@ async function preview({ api, params }: DashboardRequest) {
     response: {
       statusCode: 200,
       headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
-      body: inlineImagePlaceholders(e.html ?? '', e.attachments ?? []),
+      body: inlineImagePlaceholders(body, e.attachments ?? [], images),
     },
   };
 }
