@@ -3,8 +3,8 @@
 // preview is a sandboxed frame (an opaque origin): it sends no cookie, so it could not load an image from a
 // signed-in route; and its CSP lets it fetch nothing but `data:` images (no open counted, nothing of the sender's
 // reaches the network). Only raster images whose bytes say so (PNG, JPEG, GIF, WebP) are inlined, whatever type
-// the sender declared: never SVG (it can hold script) or HTML. Bounded: 1 MB an image, 3 MB a preview; the rest
-// stay placeholders naming the attachment.
+// the sender declared: never SVG (it can hold script) or HTML. Bounded: 1 MB an image, 2 MB a preview, and the
+// HTML and its images within PREVIEW_MAX_CHARS; the rest stay placeholders naming the attachment.
 import { attachmentKey } from '../../domain/email/attachments';
 import type { EmailRepository } from '../emails/ports';
 import type { FileStore } from '../files/ports';
@@ -12,7 +12,12 @@ import type { ReceivedEmailRepository } from '../inbound/ports';
 import type { Tenant } from '../webhooks/ports';
 
 export const INLINE_IMAGE_MAX_BYTES = 1_000_000;
-export const INLINE_IMAGES_MAX_BYTES = 3_000_000;
+export const INLINE_IMAGES_MAX_BYTES = 2_000_000;
+/**
+ * The most characters a preview answer holds, its HTML and its images (base64: 4 characters per 3 bytes) together:
+ * under Lambda's 6 MB response with room for the headers.
+ */
+export const PREVIEW_MAX_CHARS = 5_000_000;
 
 export interface InlineImageDeps {
   readonly emails: Pick<EmailRepository, 'get'>;
@@ -52,14 +57,16 @@ export async function inlineImages(
   source: InlineImageSource,
   emailId: string,
   wanted: ReadonlySet<string>,
+  htmlChars = 0,
 ): Promise<Map<string, string>> {
+  const budget = Math.min(INLINE_IMAGES_MAX_BYTES, Math.floor(((PREVIEW_MAX_CHARS - htmlChars) * 3) / 4));
   const candidates = (await candidatesOf(deps, tenant, source, emailId)).filter(
     (c) => wanted.has(c.contentId) && c.size <= INLINE_IMAGE_MAX_BYTES,
   );
   const images = new Map<string, string>();
   let total = 0;
   for (const candidate of candidates) {
-    if (images.has(candidate.contentId) || total + candidate.size > INLINE_IMAGES_MAX_BYTES) continue;
+    if (images.has(candidate.contentId) || total + candidate.size > budget) continue;
     const file = await deps.files.get(candidate.key);
     if (!file || file.bytes.length > INLINE_IMAGE_MAX_BYTES) continue;
     const type = rasterImageType(file.bytes);

@@ -191,8 +191,8 @@ export function dashboardHandlers(
         query: request.query,
         form,
         now: deps.clock.now(),
-        inlineImages: (source: InlineImageSource, emailId: string, wanted: ReadonlySet<string>) =>
-          inlineImages(deps, principal, source, emailId, wanted),
+        inlineImages: (source: InlineImageSource, emailId: string, wanted: ReadonlySet<string>, htmlChars: number) =>
+          inlineImages(deps, principal, source, emailId, wanted, htmlChars),
       };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)

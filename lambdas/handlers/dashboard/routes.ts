@@ -24,6 +24,7 @@ export interface DashboardRequest {
     source: InlineImageSource,
     emailId: string,
     wanted: ReadonlySet<string>,
+    htmlChars: number,
   ) => Promise<Map<string, string>>;
 }
 

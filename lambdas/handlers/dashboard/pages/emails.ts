@@ -220,7 +220,8 @@ async function preview({ api, params, inlineImages }: DashboardRequest) {
   const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
   const body = e.html ?? '';
   const wanted = cidsOf(body);
-  const images = wanted.size && inlineImages ? await inlineImages('emails', e.id, wanted) : new Map<string, string>();
+  const images =
+    wanted.size && inlineImages ? await inlineImages('emails', e.id, wanted, body.length) : new Map<string, string>();
   return {
     title: 'Preview',
     section: '/emails',

@@ -118,7 +118,8 @@ async function preview({ api, params, inlineImages }: DashboardRequest) {
   const { body: e } = await api.get<ReceivedItem>(`/emails/receiving/${params[0] ?? ''}`);
   const body = e.html ?? '';
   const wanted = cidsOf(body);
-  const images = wanted.size && inlineImages ? await inlineImages('received', e.id, wanted) : new Map<string, string>();
+  const images =
+    wanted.size && inlineImages ? await inlineImages('received', e.id, wanted, body.length) : new Map<string, string>();
   return {
     title: 'Preview',
     section: '/received',
