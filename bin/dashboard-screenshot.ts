@@ -60,14 +60,17 @@ async function main(): Promise<void> {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     mkdirSync(OUT, { recursive: true });
-    for (const target of tourPages(ids)) {
+    // `npm run screenshot:dashboard -- overview,emails`: only those pages (the ones a change touched).
+    const only = process.argv[2]?.split(',').filter(Boolean);
+    const targets = tourPages(ids).filter((target) => !only?.length || only.includes(target.name));
+    for (const target of targets) {
       for (const width of TOUR_WIDTHS) {
         await page.setViewportSize({ width, height: HEIGHTS[width] ?? 800 });
         await page.goto(`${runtime.url}/dashboard${target.path ? `/${target.path}` : ''}`);
         await page.screenshot({ path: join(OUT, `${target.name}-${width}.png`), fullPage: false });
       }
     }
-    console.log(`wrote ${tourPages(ids).length * TOUR_WIDTHS.length} pictures to ${OUT}`);
+    console.log(`wrote ${targets.length * TOUR_WIDTHS.length} pictures to ${OUT}`);
   } finally {
     await browser.close();
     await runtime.stop();

@@ -134,4 +134,6 @@ export function tourPages(ids: TourIds): TourPage[] {
 }
 
 /** A 1×1 transparent PNG (the inline logo). */
-const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+/** A 1×1 PNG (base64): the inline image of the tour's email and of the layout test's received one. */
+export const TINY_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';

@@ -447,10 +447,13 @@ export class InMemoryDeliveryRepository implements DeliveryRepository {
     const candidates = [...this.items.values()]
       .filter((d) => d.webhookId === webhookId && (query.status !== 'failed' || d.status === 'failed'))
       .filter((d) => after === undefined || d.id < after)
+      // As the table: a window's lower end is a key condition (older rows are not examined).
+      .filter((d) => query.from === undefined || d.id >= query.from)
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const examined = candidates.slice(0, examine);
     const matching = examined
       .filter((d) => query.status === undefined || d.status === query.status)
+      .filter((d) => query.eventTypes === undefined || query.eventTypes.includes(d.event))
       // As the table: the latest attempt's recorded class (an entry stored before classes never matches).
       .filter((d) => errorClass === undefined || d.attemptLog.at(-1)?.errorClass === errorClass)
       .filter((d) => liveAt(d, nowMs));
@@ -1033,6 +1036,7 @@ export class InMemoryEmailRepository implements EmailRepository {
     const candidates = [...this.items.values()]
       .filter((e) => e.accountId === tenant.accountId && e.mode === tenant.mode)
       .filter((e) => after === undefined || e.id < after)
+      .filter((e) => query.from === undefined || e.id >= query.from)
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const examined = candidates.slice(0, examine);
     const matching = examined.filter((e) => to === undefined || recipients(e).some((r) => bareAddress(r) === to));

@@ -247,6 +247,8 @@ describe('emails', () => {
       `email.delivered to x@example.com at ${at(50)}`,
       `email.delivered to y@example.com at ${at(49)}`,
     ]);
-    expect(hooks.indexOf('succeeded')).toBeLessThan(hooks.indexOf('failed'));
+    // In the table (the filter form above it lists event types, email.failed among them).
+    const table = hooks.slice(hooks.indexOf('<table'));
+    expect(table.indexOf('succeeded')).toBeLessThan(table.indexOf('failed'));
   });
 });

@@ -249,7 +249,17 @@ describe('requests', () => {
   it('states the query parameters of list routes with their enums', () => {
     const params = op('get', '/v1/webhooks/{id}/deliveries').parameters as { name: string; in: string; schema: Json }[];
     const query = Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, p.schema]));
-    expect(Object.keys(query).sort()).toEqual(['after', 'error_class', 'limit', 'status']);
+    expect(Object.keys(query).sort()).toEqual([
+      'after',
+      'error_class',
+      'event_type',
+      'limit',
+      'since',
+      'status',
+      'until',
+    ]);
+    expect(query.since).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(query.until).toMatchObject({ type: 'string', format: 'date-time' });
     expect(query.status?.enum).toEqual(['pending', 'succeeded', 'failed']);
     expect(query.error_class?.enum).toEqual([...ERROR_CLASSES]);
     expect(query.limit).toMatchObject({ minimum: 1, maximum: 100, default: 20 });

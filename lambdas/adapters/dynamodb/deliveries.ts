@@ -305,15 +305,25 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     // merged newest first and filtered here. Never an index shared with other webhooks: another tenant's backlog
     // must not slow this read. A filtered read takes large pages (a log of mostly failures is a few round trips,
     // not hundreds), and examines at most `examine` rows in all (in merged order): a rare match stops there.
-    const { status, errorClass } = query;
-    const filtered = status !== undefined || errorClass !== undefined;
+    const { status, errorClass, from } = query;
+    const types = query.eventTypes ? new Set(query.eventTypes) : undefined;
+    if (isBelow(query.after, from)) return { items: [], hasMore: false };
+    const filtered = status !== undefined || errorClass !== undefined || types !== undefined;
     const now = Math.floor(nowMs / 1000);
     const merge = new ShardMerge(this.doc, {
       queries: deliveryPartitionsOf(webhookId).map((partition) => ({
         TableName: this.tableName,
         // The legacy partition also holds the webhook's recovery jobs (adapters/dynamodb/recoveries): deliveries only.
-        KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
-        ExpressionAttributeValues: { ':p': partition, ':dlv': DELIVERY_ID_PREFIX },
+        // A window's lower end is a key condition: rows older than it are never read.
+        ...(from === undefined
+          ? {
+              KeyConditionExpression: 'webhookId = :p AND begins_with(id, :dlv)',
+              ExpressionAttributeValues: { ':p': partition, ':dlv': DELIVERY_ID_PREFIX },
+            }
+          : {
+              KeyConditionExpression: 'webhookId = :p AND id BETWEEN :from AND :to',
+              ExpressionAttributeValues: { ':p': partition, ...idRange(from, query.after) },
+            }),
         ScanIndexForward: false,
         ...(query.after ? { ExclusiveStartKey: { webhookId: partition, id: query.after } } : {}),
       })),
@@ -334,7 +344,10 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
       if (!item) return { items, hasMore: false };
       examined += 1;
       last = String(item.id);
-      if (matches(item)) items.push(parse(item));
+      if (!matches(item)) continue;
+      // The event type is in the payload's head for most rows (delivery-codec): checked on the parsed row.
+      const delivery = parse(item);
+      if (types === undefined || types.has(delivery.event)) items.push(delivery);
     }
     if (items.length > query.limit) return { items: items.slice(0, query.limit), hasMore: true };
     // Stopped at the bound of rows examined: more only if a row is left past the last one examined.
@@ -354,12 +367,16 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     nowMs: number,
   ): Promise<DeliveryPage> {
     const partition = `${webhookId}#failed`;
+    if (isBelow(query.after, query.from)) return { items: [], hasMore: false };
+    const types = query.eventTypes ? new Set(query.eventTypes) : undefined;
+    const range = query.from === undefined ? undefined : idRange(query.from, query.after);
     const base = {
       TableName: this.tableName,
       IndexName: 'byStatusKey',
-      KeyConditionExpression: 'statusKey = :p',
+      KeyConditionExpression: range ? 'statusKey = :p AND id BETWEEN :from AND :to' : 'statusKey = :p',
       ScanIndexForward: false,
     };
+    const keyValues = { ':p': partition, ...range };
     // The index orders by id alone (ids are unique): the table key part of the start key only has to be a key.
     let cursor: Record<string, unknown> | undefined = query.after
       ? { webhookId: shardKeyOf(webhookId, query.after), id: query.after, statusKey: partition }
@@ -367,22 +384,28 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
     const items: Delivery[] = [];
     let examined = 0;
     do {
-      const need = query.errorClass ? FILTERED_CHUNK : query.limit + 1 - items.length;
+      const need = query.errorClass || types ? FILTERED_CHUNK : query.limit + 1 - items.length;
       const page = await this.doc.send(
         new QueryCommand({
           ...base,
           FilterExpression: expiryFilter,
-          ExpressionAttributeValues: { ':p': partition, ':now': Math.floor(nowMs / 1000) },
+          ExpressionAttributeValues: { ...keyValues, ':now': Math.floor(nowMs / 1000) },
           Limit: Math.min(need, query.examine - examined),
           ExclusiveStartKey: cursor,
         }),
       );
       examined += page.ScannedCount ?? page.Items?.length ?? 0;
       const rows = await this.rows(page.Items ?? [], 'failed', nowMs);
-      items.push(...rows.filter((row) => !query.errorClass || row.attemptLog.at(-1)?.errorClass === query.errorClass));
+      items.push(
+        ...rows.filter(
+          (row) =>
+            (!query.errorClass || row.attemptLog.at(-1)?.errorClass === query.errorClass) &&
+            (!types || types.has(row.event)),
+        ),
+      );
       cursor = page.LastEvaluatedKey;
     } while (cursor && items.length <= query.limit && examined < query.examine);
-    return this.pageOf(items, query.limit, cursor, { ...base, ExpressionAttributeValues: { ':p': partition } });
+    return this.pageOf(items, query.limit, cursor, { ...base, ExpressionAttributeValues: keyValues });
   }
 
   /**
@@ -535,4 +558,17 @@ export class DynamoDeliveryRepository implements DeliveryRepository {
 
 function live(delivery: Delivery, nowMs: number): boolean {
   return delivery.expiresAt === undefined || delivery.expiresAt > Math.floor(nowMs / 1000);
+}
+
+/** True when a cursor `after` leaves nothing at or above `from` (the window's lower end): the page is empty. */
+function isBelow(after: string | undefined, from: string | undefined): boolean {
+  return after !== undefined && from !== undefined && after <= from;
+}
+
+/**
+ * A window's key range, newest first: from `from` up to `after` (an ExclusiveStartKey at the top of the range:
+ * DynamoDB refuses one outside it), or every delivery id above `from` (`~` sorts after an id's characters).
+ */
+function idRange(from: string, after: string | undefined) {
+  return { ':from': from, ':to': after ?? `${DELIVERY_ID_PREFIX}~` };
 }

@@ -619,7 +619,14 @@ export class DynamoEmailRepository implements EmailRepository {
   async list(tenant: Tenant, query: EmailListQuery): Promise<EmailPage> {
     const examine = Math.max(1, query.examine ?? EMAIL_LIST_EXAMINE);
     const expected = query.to ? FILTERED_CHUNK : query.limit + 1;
-    const walk = new TenantIndexWalk(this.doc, this.tables.emails, tenant, query.after, Math.min(expected, examine));
+    const walk = new TenantIndexWalk(
+      this.doc,
+      this.tables.emails,
+      tenant,
+      query.after,
+      Math.min(expected, examine),
+      query.from,
+    );
     const items: EmailRecord[] = [];
     let examined = 0;
     let lastExamined: string | undefined;

@@ -25,9 +25,14 @@ export const tenantKeys = (tenant: Tenant): string[] => [
 /** The most entries one Query of a key reads (keys only: small entries). */
 const MAX_PAGE = 1000;
 
-/** A merged, newest-first walk over a tenant's byTenant keys (older than `after` when given). */
+/**
+ * A merged, newest-first walk over a tenant's byTenant keys (older than `after` when given; at or after `from`
+ * when given: a time window's lower end, a key condition, so nothing older is read).
+ */
 export class TenantIndexWalk {
   private readonly merge: ShardMerge;
+  private readonly empty: boolean;
+  private readonly skip: string | undefined;
 
   constructor(
     doc: DynamoDBDocumentClient,
@@ -35,13 +40,15 @@ export class TenantIndexWalk {
     tenant: Tenant,
     after: string | undefined,
     expected: number,
+    from?: string,
   ) {
+    this.empty = after !== undefined && from !== undefined && after <= from;
+    this.skip = from !== undefined ? after : undefined;
     this.merge = new ShardMerge(doc, {
       queries: tenantKeys(tenant).map((key) => ({
         TableName: tableName,
         IndexName: 'byTenant',
-        KeyConditionExpression: after ? 'tenant = :t AND id < :after' : 'tenant = :t',
-        ExpressionAttributeValues: { ':t': key, ...(after ? { ':after': after } : {}) },
+        ...keyCondition(key, after, from),
         ScanIndexForward: false,
       })),
       sortKey: 'id',
@@ -53,12 +60,34 @@ export class TenantIndexWalk {
 
   /** The next `n` ids of all keys, newest first, and whether any is left after them (exact). */
   async next(n: number): Promise<{ ids: string[]; more: boolean }> {
+    if (this.empty) return { ids: [], more: false };
     const ids: string[] = [];
     while (ids.length < n) {
       const entry = await this.merge.next();
       if (!entry) break;
-      ids.push(String(entry.id));
+      if (entry.id !== this.skip) ids.push(String(entry.id));
     }
     return { ids, more: await this.merge.hasMore() };
   }
+}
+
+/**
+ * One key's condition: below `after`, at or above `from`. With both, BETWEEN `from` AND `after` (inclusive: the
+ * walk skips `after` itself, the first entry it could meet, as the merge is newest first).
+ */
+function keyCondition(key: string, after: string | undefined, from: string | undefined) {
+  if (from === undefined)
+    return {
+      KeyConditionExpression: after ? 'tenant = :t AND id < :after' : 'tenant = :t',
+      ExpressionAttributeValues: { ':t': key, ...(after ? { ':after': after } : {}) },
+    };
+  if (after === undefined)
+    return {
+      KeyConditionExpression: 'tenant = :t AND id >= :from',
+      ExpressionAttributeValues: { ':t': key, ':from': from },
+    };
+  return {
+    KeyConditionExpression: 'tenant = :t AND id BETWEEN :from AND :after',
+    ExpressionAttributeValues: { ':t': key, ':from': from, ':after': after },
+  };
 }

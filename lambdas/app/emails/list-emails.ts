@@ -52,6 +52,8 @@ export interface ListEmailsQuery {
   readonly limit: number;
   /** An email id: only older ones. */
   readonly after?: string;
+  /** An email id or a prefix of one (a time window's lower end): only ids at or after it. */
+  readonly from?: string;
   /** Bare, lower-cased: only emails with this recipient. */
   readonly to?: string;
   /** Only emails whose status (emailStatus) is this one. */
@@ -78,9 +80,9 @@ export async function listEmails(deps: ListEmailsDeps, tenant: Tenant, query: Li
 }
 
 async function list(deps: ListEmailsDeps, tenant: Tenant, query: ListEmailsQuery): Promise<EmailList> {
-  const { limit, after, to, status } = query;
+  const { limit, after, to, status, from } = query;
   const cap = Math.max(1, deps.listExamineCap ?? EMAIL_LIST_EXAMINE);
-  const filter = { ...(to !== undefined ? { to } : {}) };
+  const filter = { ...(to !== undefined ? { to } : {}), ...(from !== undefined ? { from } : {}) };
   if (status === undefined) {
     const page = await deps.emails.list(tenant, {
       limit,
@@ -163,7 +165,10 @@ async function listByStatusIndex(
       limit: take,
       ...(after !== undefined ? { after } : {}),
     });
-    const emails = await deps.emails.listedByIds(tenant, page.ids, query.to);
+    // A window's lower end: the index is newest first, so the first id below it ends the listing.
+    const from = query.from;
+    const ids = from === undefined ? page.ids : page.ids.filter((id) => id >= from);
+    const emails = await deps.emails.listedByIds(tenant, ids, query.to);
     const read = await withHistories(deps, emails);
     // An entry can trail a newer event by a moment, or stay behind one noted out of order or at the same time:
     // the history decides, and the entry is noted again from it (which takes a stale one out of the index).
@@ -173,7 +178,7 @@ async function listByStatusIndex(
     }
     examined += page.ids.length;
     after = page.ids.at(-1) ?? after;
-    more = page.hasMore;
+    more = page.hasMore && ids.length === page.ids.length;
   }
   if (items.length > query.limit) {
     const page = items.slice(0, query.limit);

@@ -69,6 +69,8 @@ export const EMAIL_LIST_EXAMINE = 1000;
 export interface EmailListQuery {
   readonly limit: number;
   readonly after?: string;
+  /** An email id or a prefix of one (`email_` and an id's time part): only ids at or after it (a key condition). */
+  readonly from?: string;
   readonly to?: string;
   /** The most emails (index entries) to examine, matching or not; EMAIL_LIST_EXAMINE when absent. */
   readonly examine?: number;

@@ -33,6 +33,10 @@ export interface EmailDeliveriesPage {
   readonly limit: number;
   /** A delivery id: only the ones that sort before it (older events; then by webhook). */
   readonly after?: string;
+  /** A delivery id or a prefix of one: only the ones at or after it (a time window's lower end). */
+  readonly from?: string;
+  /** Only deliveries of these event types. */
+  readonly eventTypes?: readonly string[];
 }
 
 export interface EmailDeliveries {
@@ -59,13 +63,16 @@ export async function listEmailDeliveries(
 ): Promise<EmailDeliveries> {
   const [{ history }, webhooks] = await Promise.all([readEmail(deps, tenant, emailId), deps.webhooks.list(tenant)]);
   if (webhooks.length === 0) return { items: [], hasMore: false, nextAfter: null };
-  const eventsRead = Math.min(history.events.length, Math.floor(EMAIL_DELIVERY_KEYS / webhooks.length));
+  // The filters narrow the events before the bound (a key per event and webhook): no read is spent on the others.
+  const types = page.eventTypes ? new Set(page.eventTypes) : undefined;
+  const wanted = types ? history.events.filter((event) => types.has(event.type)) : history.events;
+  const eventsRead = Math.min(wanted.length, Math.floor(EMAIL_DELIVERY_KEYS / webhooks.length));
   // history.events is oldest first: the newest ones are at its end.
-  const events = history.events.slice(history.events.length - eventsRead);
-  const { after, limit } = page;
+  const events = wanted.slice(wanted.length - eventsRead);
+  const { after, from, limit } = page;
   const keys: DeliveryKey[] = events
     .flatMap((event) => webhooks.map((webhook) => ({ webhookId: webhook.id, id: deliveryIdFor(event.id, webhook.id) })))
-    .filter((key) => after === undefined || key.id < after)
+    .filter((key) => (after === undefined || key.id < after) && (from === undefined || key.id >= from))
     .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const items: Delivery[] = [];
   for (let i = 0; i < keys.length && items.length <= limit; i += KEYS_PER_READ) {

@@ -247,6 +247,13 @@ export interface DeliveryListQuery {
   readonly limit: number;
   readonly after?: string;
   /**
+   * A delivery id (or a prefix of one, e.g. `dlv_` and an id's time part): only ids at or after it. A time window's
+   * lower end, read as a key condition (no row before it is read); its upper end is an `after`.
+   */
+  readonly from?: string;
+  /** Only deliveries of these event types (`test` for test sends); checked on the rows examined. */
+  readonly eventTypes?: readonly string[];
+  /**
    * The most rows to examine, matching or not (`status=failed` examines failed rows only); DELIVERY_LIST_EXAMINE
    * when absent.
    */

@@ -66,7 +66,16 @@ const BOUNDARY = /(:\/\/|[./:?&=@])/;
  */
 export function tokens(text: string): Safe {
   const parts = text.split(/(\s+)/);
-  return html`${parts.map((part) => (TOKEN.test(part) ? breakable(part) : part))}`;
+  return html`${parts.map(tokenPart)}`;
+}
+
+/** Brackets, quotes and sentence punctuation around a token (`(https://…)`, `<a@b.example>,`): kept whole. */
+const WRAPPED = /^([("'<[]*)(.*?)([)"'>\].,;:!?]*)$/;
+
+function tokenPart(part: string): Safe | string {
+  if (TOKEN.test(part)) return breakable(part);
+  const [, before = '', token = '', after = ''] = WRAPPED.exec(part) ?? [];
+  return (before || after) && TOKEN.test(token) ? html`${before}${breakable(token)}${after}` : part;
 }
 
 function breakable(token: string): Safe {

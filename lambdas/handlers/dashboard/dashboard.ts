@@ -3,6 +3,7 @@
 // the API client; the session store is the one thing read here directly.
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { consumeDashboardRequest } from '../../app/dashboard/budget';
+import { type InlineImageDeps, type InlineImageSource, inlineImages } from '../../app/dashboard/inline-images';
 import { NOTICE_EMAIL_FIELD, setNoticeAddress } from '../../app/dashboard/notice-address';
 import { checkCsrf, currentSession, signOut, signOutEverywhere, switchMode } from '../../app/dashboard/sessions';
 import { previewSignIn, redeemSignIn, type SignInDeps } from '../../app/dashboard/sign-in';
@@ -51,7 +52,7 @@ import { webhookRoutes } from './pages/webhooks';
 import { plainMessage, plainProblem } from './plain-words';
 import type { DashboardRequest, DashboardRoute } from './routes';
 
-export interface DashboardDeps extends SignInDeps {
+export interface DashboardDeps extends SignInDeps, InlineImageDeps {
   /** The deployment's link secret: the local session cookie's name derives from it (sessionCookieName). */
   readonly links: Pick<LinkSigner, 'secret'>;
   /** The rate-limit windows (the API's store): the dashboard's own budget is a window there. */
@@ -183,7 +184,16 @@ export function dashboardHandlers(
       const found = candidate.method === method ? candidate.pattern.exec(path) : null;
       if (!found) continue;
       const params = found.slice(1).map((p) => p ?? '');
-      const dashboardRequest = { api, page, params, query: request.query, form, now: deps.clock.now() };
+      const dashboardRequest = {
+        api,
+        page,
+        params,
+        query: request.query,
+        form,
+        now: deps.clock.now(),
+        inlineImages: (source: InlineImageSource, emailId: string, wanted: ReadonlySet<string>, htmlChars: number) =>
+          inlineImages(deps, principal, source, emailId, wanted, htmlChars),
+      };
       return candidate.method === 'GET'
         ? servePage(candidate, dashboardRequest, shown)
         : runAction(candidate, dashboardRequest, (flash, to) =>

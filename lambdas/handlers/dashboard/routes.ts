@@ -1,6 +1,7 @@
 // What a dashboard page module declares: its GET pages and POST actions, matched on the path below
 // /v1/dashboard. Pages return content for the layout; actions return where to redirect (Post/Redirect/Get).
 import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { InlineImageSource } from '../../app/dashboard/inline-images';
 import type { ApiClient } from './api-client';
 import type { Flash } from './http';
 import type { PageContext, PageView } from './layout';
@@ -15,6 +16,16 @@ export interface DashboardRequest {
   readonly form: URLSearchParams;
   /** Epoch ms, the deployment's clock (health windows). */
   readonly now: number;
+  /**
+   * The inline images of the signed-in account's email that its HTML names (Content-ID → data: URL), for the
+   * preview (app/dashboard/inline-images); absent: none (placeholders).
+   */
+  readonly inlineImages?: (
+    source: InlineImageSource,
+    emailId: string,
+    wanted: ReadonlySet<string>,
+    htmlChars: number,
+  ) => Promise<Map<string, string>>;
 }
 
 export interface PageResult extends PageView {

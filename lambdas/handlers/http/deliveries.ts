@@ -1,4 +1,5 @@
-// HTTP handlers for the delivery log (spec §2.2, §4.1): list with status and error-class filters and cursor, one
+// HTTP handlers for the delivery log (spec §2.2, §4.1): list with status, error-class, event-type and time filters
+// and cursor, one
 // delivery with its payload, manual retry; and one email's deliveries to every webhook (GET /v1/emails/:id/deliveries).
 import * as z from 'zod';
 import { type AttemptDeps, retryDelivery } from '../../app/webhooks/attempts';
@@ -6,6 +7,7 @@ import { type EmailDeliveriesDeps, listEmailDeliveries } from '../../app/webhook
 import { getWebhook } from '../../app/webhooks/manage-webhooks';
 import type { Delivery } from '../../app/webhooks/ports';
 import { NotFoundError } from '../../domain/errors';
+import { EVENT_TYPES, TEST_EVENT } from '../../domain/events';
 import {
   type AttemptTimings,
   DELIVERY_STATUSES,
@@ -14,6 +16,7 @@ import {
 } from '../../domain/webhooks/delivery';
 import { ERROR_CLASSES, errorClassOf } from '../../domain/webhooks/error-class';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { checkWindow, eventTypeField, idWindow, windowFields } from './list-filters';
 import { type Body, integer, isoTime, named, pageSchema, reply, success } from './response';
 import { validate } from './validate';
 
@@ -25,15 +28,25 @@ const pageQuery = {
     .optional(),
 };
 
-const listQuery = z.strictObject({
-  status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
-  /** Deliveries whose latest attempt failed with this class. */
-  error_class: z.enum(ERROR_CLASSES).optional(),
-  ...pageQuery,
-});
+/** What a delivery's `event` can be: an event type, or `test` for a test send. */
+const DELIVERY_EVENTS = [...EVENT_TYPES, TEST_EVENT];
+const WHAT = 'deliveries whose event happened';
+
+const listQuery = z
+  .strictObject({
+    status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
+    /** Deliveries whose latest attempt failed with this class. */
+    error_class: z.enum(ERROR_CLASSES).optional(),
+    event_type: eventTypeField(DELIVERY_EVENTS),
+    ...windowFields(WHAT),
+    ...pageQuery,
+  })
+  .superRefine(checkWindow);
 
 /** An email's deliveries, a page at a time (each can carry 50 attempts: all of them could pass 6 MB). */
-const emailDeliveriesQuery = z.strictObject(pageQuery);
+const emailDeliveriesQuery = z
+  .strictObject({ event_type: eventTypeField(EVENT_TYPES), ...windowFields(WHAT), ...pageQuery })
+  .superRefine(checkWindow);
 
 const deliveryStatus = z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]);
 const milliseconds = integer.nullable();
@@ -176,10 +189,22 @@ export function attemptSummary(delivery: Delivery): string {
 export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
   const list: RouteHandler = async ({ caller, params, query }) => {
     const webhook = await getWebhook(deps, tenantOf(caller), params.id ?? '');
-    const { status, error_class: errorClass, limit, after } = validate(listQuery, query, 'query');
+    const {
+      status,
+      error_class: errorClass,
+      event_type: eventTypes,
+      limit,
+      ...rest
+    } = validate(listQuery, query, 'query');
     const page = await deps.deliveries.list(
       webhook.id,
-      { limit, ...(status ? { status } : {}), ...(errorClass ? { errorClass } : {}), ...(after ? { after } : {}) },
+      {
+        limit,
+        ...(status ? { status } : {}),
+        ...(errorClass ? { errorClass } : {}),
+        ...(eventTypes ? { eventTypes } : {}),
+        ...idWindow('dlv', rest),
+      },
       deps.clock.now(),
     );
     return reply(responses.listDeliveries, {
@@ -205,10 +230,11 @@ export function deliveryHandlers(deps: AttemptDeps & EmailDeliveriesDeps) {
     });
   };
   const ofEmail: RouteHandler = async ({ caller, params, query }) => {
-    const { limit, after } = validate(emailDeliveriesQuery, query, 'query');
+    const { limit, event_type: eventTypes, ...rest } = validate(emailDeliveriesQuery, query, 'query');
     const found = await listEmailDeliveries(deps, tenantOf(caller), params.id ?? '', {
       limit,
-      ...(after ? { after } : {}),
+      ...(eventTypes ? { eventTypes } : {}),
+      ...idWindow('dlv', rest),
     });
     return reply(responses.listEmailDeliveries, {
       object: 'list',

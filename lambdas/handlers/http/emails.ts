@@ -33,6 +33,7 @@ import { listUnsubscribeHeaders } from '../../domain/email/unsubscribe';
 import { InvalidAttachmentError, ValidationError } from '../../domain/errors';
 import { summary } from '../../domain/field-problems';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
+import { checkWindow, idWindow, windowFields } from './list-filters';
 import { type Body, isoTime, named, pageSchema, reply, success } from './response';
 import { renderTemplatedBodies, templateField } from './templated-emails';
 import { validate } from './validate';
@@ -283,22 +284,25 @@ export const emailBody = (now: number) =>
     );
 
 /** GET /v1/emails: newest first, `after` an email id (older ones), filtered by status and by a recipient. */
-const listQuery = z.strictObject({
-  status: z.enum(EMAIL_STATUSES as [string, ...string[]]).optional(),
-  to: z
-    .string()
-    .trim()
-    .superRefine(
-      rule((value) => (/[<>]/.test(value) ? 'Give a bare address, e.g. a@example.com.' : addressProblem(value))),
-    )
-    .transform(bareAddress)
-    .optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z
-    .string()
-    .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id (email_…).')
-    .optional(),
-});
+const listQuery = z
+  .strictObject({
+    status: z.enum(EMAIL_STATUSES as [string, ...string[]]).optional(),
+    to: z
+      .string()
+      .trim()
+      .superRefine(
+        rule((value) => (/[<>]/.test(value) ? 'Give a bare address, e.g. a@example.com.' : addressProblem(value))),
+      )
+      .transform(bareAddress)
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    after: z
+      .string()
+      .regex(/^email_[0-9a-z]{10,60}$/, 'must be an email id (email_…).')
+      .optional(),
+    ...windowFields('emails created'),
+  })
+  .superRefine(checkWindow);
 
 /**
  * What the OpenAPI document publishes for a send: the email's fields, and `template` (docs/templates.md) instead
@@ -472,10 +476,10 @@ export function emailHandlers(
   const get: RouteHandler = async ({ caller, params }) =>
     reply(responses.getEmail, emailView(await readEmail(deps, tenantOf(caller), params.id ?? '')));
   const list: RouteHandler = async ({ caller, query }) => {
-    const { limit, after, to, status } = validate(listQuery, query, 'query');
+    const { limit, to, status, ...rest } = validate(listQuery, query, 'query');
     const page = await listEmails(deps, tenantOf(caller), {
       limit,
-      ...(after !== undefined ? { after } : {}),
+      ...idWindow('email', rest),
       ...(to !== undefined ? { to } : {}),
       ...(status !== undefined ? { status } : {}),
     });

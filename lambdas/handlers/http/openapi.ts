@@ -200,8 +200,16 @@ function operation(route: RouteSpec): JsonSchema {
   const query = own?.query ? requestSchema(own.query) : undefined;
   const required = new Set((query?.required ?? []) as string[]);
   const queryParams = Object.entries((query?.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => {
-    const { description, ...rest } = schema;
-    return { name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest };
+    // A parameter's own words and example go on the Parameter Object (where the reference reads them).
+    const { description, example, ...rest } = schema;
+    return {
+      name,
+      in: 'query',
+      required: required.has(name),
+      ...(description ? { description } : {}),
+      ...(example !== undefined ? { example } : {}),
+      schema: rest,
+    };
   });
   const idempotent = 'idempotent' in route && route.idempotent;
   const body = own?.body

@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { DELIVERY_SHARDS, DynamoDeliveryRepository, shardKeyOf } from '../../../lambdas/adapters/dynamodb/deliveries';
 import { shardOf } from '../../../lambdas/adapters/dynamodb/shards';
 import type { Delivery, DeliveryRepository } from '../../../lambdas/app/webhooks/ports';
-import { timeOrderedId } from '../../../lambdas/domain/ids';
+import { idTime, timeOrderedId } from '../../../lambdas/domain/ids';
 import type { DeliveryStatus } from '../../../lambdas/domain/webhooks/delivery';
 import type { ErrorClass } from '../../../lambdas/domain/webhooks/error-class';
 import type { RepositoryHarness } from './harness';
@@ -830,6 +830,44 @@ export function deliveryRepositoryContract(harness: RepositoryHarness<DeliveryRe
     expect(failed5xx).toEqual({ items: latestIs('http_5xx').filter((d) => d.status === 'failed'), hasMore: false });
     expect(pending5xx).toEqual({ items: latestIs('http_5xx').filter((d) => d.status === 'pending'), hasMore: false });
     expect(none).toEqual({ items: [], hasMore: false });
+  });
+
+  it('filters by event types and reads from `from` up (a key bound), with `after`, alone or with a status (failed from its index)', async () => {
+    // Arrange: rows a second apart; events cycle sent, delivered, bounced; every other row failed.
+    const webhookId = newWebhookId();
+    const events = ['email.sent', 'email.delivered', 'email.bounced'] as const;
+    const log = await seedLog(webhookId, 9, (d, i) =>
+      after({ ...d, event: events[i % 3] ?? 'email.sent' }, i % 2 ? 'failed' : 'succeeded'),
+    );
+    const from = `dlv_${idTime(T0 + 3_000)}`;
+    const since = log.filter((d) => d.createdAt >= T0 + 3_000);
+    const kept = (types: readonly string[]) => log.filter((d) => types.includes(d.event));
+
+    // Act
+    const bounced = await repo().list(webhookId, { eventTypes: ['email.bounced'], limit: 10 }, NOW);
+    const two = await repo().list(webhookId, { eventTypes: ['email.sent', 'email.bounced'], limit: 2 }, NOW);
+    const fromUp = await repo().list(webhookId, { from, limit: 10 }, NOW);
+    const fromPaged = await repo().list(webhookId, { from, limit: 3, after: since[1]?.id }, NOW);
+    const belowFrom = await repo().list(webhookId, { from, limit: 3, after: log.at(-1)?.id }, NOW);
+    const failedFrom = await repo().list(
+      webhookId,
+      { status: 'failed', from, eventTypes: ['email.sent', 'email.delivered'], limit: 10 },
+      NOW,
+    );
+    const failedUp = await repo().list(webhookId, { status: 'failed', from, limit: 1 }, NOW);
+
+    // Assert
+    expect(bounced).toEqual({ items: kept(['email.bounced']), hasMore: false });
+    expect(two).toEqual({ items: kept(['email.sent', 'email.bounced']).slice(0, 2), hasMore: true });
+    expect(since).toHaveLength(6);
+    expect(fromUp).toEqual({ items: since, hasMore: false });
+    expect(fromPaged).toEqual({ items: since.slice(2, 5), hasMore: true });
+    expect(belowFrom).toEqual({ items: [], hasMore: false });
+    expect(failedFrom).toEqual({
+      items: since.filter((d) => d.status === 'failed' && d.event !== 'email.bounced'),
+      hasMore: false,
+    });
+    expect(failedUp).toEqual({ items: since.filter((d) => d.status === 'failed').slice(0, 1), hasMore: true });
   });
 
   it('never matches a row whose latest attempt was stored without a class (written before classes)', async () => {

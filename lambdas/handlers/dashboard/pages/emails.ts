@@ -1,6 +1,6 @@
 // Emails: the list, newest first, filtered by status or recipient (GET /v1/emails), and one email in tabs, each
 // its own view: the overview (id, tags, recipients, status, event timeline), the content (the HTML in a sandboxed
-// frame, inline images as placeholders, the text as text, the attachments with download links: GET
+// frame, inline images inlined from their attachments (else placeholders), the text as text, the attachments with download links: GET
 // /v1/emails/:id/attachments, asked only when it has some), and the webhook deliveries it caused (GET
 // /v1/emails/:id/deliveries), each with its endpoint and result.
 import { EVENT_TYPES } from '../../../domain/events';
@@ -9,7 +9,15 @@ import { BASE, href, html, PREVIEW_HEADERS, type Safe } from '../http';
 import { tabs, when } from '../layout';
 import { type DashboardRequest, ID, type PageResult, route } from '../routes';
 import { deliveriesByEvent, emailTime } from './delivery-states';
-import { inlineImagePlaceholders } from './inline-images';
+import { cidsOf, inlineImagePlaceholders } from './inline-images';
+import {
+  apiFilterQuery,
+  EMAIL_EVENT_TYPES,
+  filtered,
+  filterFields,
+  pageFilterQuery,
+  readListFilters,
+} from './list-filters';
 import type { DeliveryItem, WebhookItem } from './views';
 
 /** The statuses GET /v1/emails filters on: queued, canceled, and each email event's name without `email.`. */
@@ -61,18 +69,22 @@ export function fileSize(bytes: number): string {
 async function list({ api, query }: DashboardRequest) {
   const status = EMAIL_STATUSES.find((s) => s === query.status);
   const to = query.to?.trim() || undefined;
-  const { body } = await api.get<{ data: EmailItem[]; has_more: boolean }>('/emails', {
+  const filters = readListFilters(query);
+  const { body } = await api.get<{ data: EmailItem[]; has_more: boolean; next_after: string | null }>('/emails', {
     limit: '20',
     status,
     to,
     after: query.after,
+    since: filters.since,
+    until: filters.until,
   });
+  const kept = { status, to, ...pageFilterQuery(filters) };
   const filter = html`<form method="get" action="${BASE}/emails" class="filters">
 <div class="field"><label for="email-status">Status</label><select id="email-status" name="status"><option value="">Any</option>${EMAIL_STATUSES.map(
     (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
   )}</select></div>
 <div class="field"><label for="email-to">Recipient</label><input id="email-to" name="to" type="email" value="${to ?? ''}"></div>
-<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
+${filterFields(filters, 'emails')}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
   const rows = body.data.length
     ? dataTable(
         'Emails, newest first',
@@ -84,11 +96,10 @@ async function list({ api, query }: DashboardRequest) {
           statusBadge(e.status),
         ]),
       )
-    : html`<p>No emails match.</p>`;
-  const older =
-    body.has_more && body.data.length
-      ? html`<p><a href="${href('/emails', { status, to, after: body.data.at(-1)?.id })}">Older emails</a></p>`
-      : '';
+    : html`<p>${body.has_more ? 'None of the emails read so far matches: look further with “Older emails”.' : 'No emails match.'}</p>`;
+  // A filtered read can stop short (even empty) with more to read: next_after says where to go on.
+  const next = body.has_more ? (body.next_after ?? body.data.at(-1)?.id) : undefined;
+  const older = next ? html`<p><a href="${href('/emails', { ...kept, after: next })}">Older emails</a></p>` : '';
   return {
     title: 'Emails',
     section: '/emails',
@@ -157,7 +168,7 @@ async function content({ api, params }: DashboardRequest) {
 ${
   e.html
     ? html`<h3>HTML</h3><iframe class="preview" sandbox="" referrerpolicy="no-referrer" title="Preview of the HTML body" src="${BASE}/emails/${e.id}/preview"></iframe>
-<p class="hint">Shown without scripts or remote images (nothing is fetched, so no open is counted); an inline image shows as a placeholder naming its attachment.</p>`
+<p class="hint">Shown without scripts or remote images (nothing is fetched, so no open is counted); an inline image shows the attached image (PNG, JPEG, GIF or WebP up to 1 MB), any other a placeholder naming its attachment.</p>`
     : html`<p>No HTML body.</p>`
 }
 <h3>Text</h3>${e.text ? html`<pre id="text-body" tabindex="0">${e.text}</pre>` : html`<p>No text body.</p>`}</section>`;
@@ -168,28 +179,49 @@ ${
   );
 }
 
-/** Webhook deliveries: what this email's events caused, each with its endpoint and result. */
-async function deliveries({ api, params }: DashboardRequest) {
+/** Webhook deliveries: what this email's events caused, each with its endpoint and result; filtered, paged. */
+async function deliveries({ api, params, query }: DashboardRequest) {
   const [id = ''] = params;
+  const filters = readListFilters(query, EMAIL_EVENT_TYPES);
   const [{ body: e }, { body: found }, { body: webhooks }] = await Promise.all([
     api.get<EmailItem>(`/emails/${id}`),
-    api.get<{ data: DeliveryItem[] }>(`/emails/${id}/deliveries`),
+    api.get<{ data: DeliveryItem[]; has_more: boolean; next_after: string | null }>(`/emails/${id}/deliveries`, {
+      limit: '20',
+      after: query.after,
+      ...apiFilterQuery(filters),
+    }),
     api.get<{ data: WebhookItem[] }>('/webhooks'),
   ]);
   const endpoints = new Map(webhooks.data.map((hook) => [hook.id, hook.url]));
+  const path = `/emails/${id}/deliveries`;
+  const form = html`<form method="get" action="${BASE}${path}" class="filters">${filterFields(filters, 'hooks', EMAIL_EVENT_TYPES)}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
   // Grouped by the event that caused them, each with its recipient and time (pages/delivery-states).
-  const hooks = deliveriesByEvent(found.data, e.events ?? [], endpoints);
+  const hooks =
+    found.data.length || !filtered(filters)
+      ? deliveriesByEvent(found.data, e.events ?? [], endpoints)
+      : html`<p>No webhook deliveries match these filters.</p>`;
+  const kept = pageFilterQuery(filters);
+  const older =
+    found.has_more && found.next_after
+      ? html`<a href="${href(path, { ...kept, after: found.next_after })}">Older deliveries</a>`
+      : '';
+  const newest = query.after ? html`<a href="${href(path, kept)}">Newest deliveries</a>` : '';
   return emailView(
     e,
     '/deliveries',
-    html`<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${hooks}</section>`,
+    html`<section aria-labelledby="hooks-h"><h2 id="hooks-h">Webhook deliveries</h2>${form}${hooks}
+${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</section>`,
   );
 }
 
 /** The HTML body alone, for the email page's frame, under PREVIEW_HEADERS (sandboxed, nothing fetched). */
-async function preview({ api, params }: DashboardRequest) {
+async function preview({ api, params, inlineImages }: DashboardRequest) {
   const [id = ''] = params;
   const { body: e } = await api.get<EmailItem>(`/emails/${id}`);
+  const body = e.html ?? '';
+  const wanted = cidsOf(body);
+  const images =
+    wanted.size && inlineImages ? await inlineImages('emails', e.id, wanted, body.length) : new Map<string, string>();
   return {
     title: 'Preview',
     section: '/emails',
@@ -197,7 +229,7 @@ async function preview({ api, params }: DashboardRequest) {
     response: {
       statusCode: 200,
       headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
-      body: inlineImagePlaceholders(e.html ?? '', e.attachments ?? []),
+      body: inlineImagePlaceholders(body, e.attachments ?? [], images),
     },
   };
 }

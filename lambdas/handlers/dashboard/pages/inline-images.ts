@@ -1,6 +1,7 @@
 // An HTML body's inline images (`<img src="cid:logo">`, the Content-ID of an attachment) in the dashboard's
 // preview: the preview fetches nothing (its CSP allows data: images only), so a `cid:` source would show as a
-// broken image. Each becomes a placeholder, an SVG data: image naming the attachment, and the page lists the
+// broken image. Each becomes the attached image itself as a data: URL (app/dashboard/inline-images: raster
+// images only, bounded), or else a placeholder, an SVG data: image naming the attachment; the page lists the
 // attachment itself with its download link.
 
 interface InlineAttachment {
@@ -25,14 +26,28 @@ export function placeholderImage(label: string): string {
   return `data:image/svg+xml,${encodeURIComponent(svg)}`;
 }
 
-/** The HTML with every cid: image source replaced by a placeholder naming its attachment (or its Content-ID). */
-export function inlineImagePlaceholders(html: string, attachments: readonly InlineAttachment[]): string {
+/** The Content-IDs the HTML's cid: image sources name (decoded). */
+export function cidsOf(html: string): Set<string> {
+  return new Set(
+    [...html.matchAll(CID_SRC)].map(([, , double, single, bare]) => decodeSafely(double ?? single ?? bare ?? '')),
+  );
+}
+
+/**
+ * The HTML with every cid: image source replaced by its image (`images`: Content-ID → data: URL) or, when there
+ * is none, a placeholder naming its attachment (or its Content-ID).
+ */
+export function inlineImagePlaceholders(
+  html: string,
+  attachments: readonly InlineAttachment[],
+  images: ReadonlyMap<string, string> = new Map(),
+): string {
   const byId = new Map(
     attachments.filter((a) => a.content_id).map((a) => [String(a.content_id).replace(/^<|>$/g, ''), a.filename ?? '']),
   );
   return html.replace(CID_SRC, (_match, prefix: string, double?: string, single?: string, bare?: string) => {
     const id = decodeSafely(double ?? single ?? bare ?? '');
-    return `${prefix}"${placeholderImage(byId.get(id) || id || 'attachment')}"`;
+    return `${prefix}"${images.get(id) ?? placeholderImage(byId.get(id) || id || 'attachment')}"`;
   });
 }
 

@@ -7,6 +7,7 @@ import { when } from '../layout';
 import { type DashboardRequest, route } from '../routes';
 import { isFailure } from './delivery-states';
 import { deliveryHealthSection, emailFiguresSection, windowOf } from './health-figures';
+import { apiFilterQuery, DELIVERY_EVENT_TYPES, filtered, filterFields, readListFilters } from './list-filters';
 import {
   type DeliveryItem,
   deliveryStatus,
@@ -48,8 +49,11 @@ async function overview({ api, page, query }: DashboardRequest) {
     emailFiguresSection(api),
   ]);
   const shown = hooks.body.data.slice(0, WEBHOOKS_SHOWN);
+  const filters = readListFilters(query, DELIVERY_EVENT_TYPES);
   const logs = await Promise.all(
-    shown.map((hook) => api.get<{ data: DeliveryItem[] }>(`/webhooks/${hook.id}/deliveries`, { limit: '10' })),
+    shown.map((hook) =>
+      api.get<{ data: DeliveryItem[] }>(`/webhooks/${hook.id}/deliveries`, { limit: '10', ...apiFilterQuery(filters) }),
+    ),
   );
   const recent = logs
     .flatMap((log) => log.body.data)
@@ -66,10 +70,15 @@ async function overview({ api, page, query }: DashboardRequest) {
 <dt>Test recipients today</dt><dd>${quota(u.test_recipients_today, 'test-quota')}</dd>
 <dt>Webhooks</dt><dd>${hooks.body.data.length} in ${page.mode} mode</dd></dl></section>
 ${health}${emails}${reputation(metrics.body.reputation)}
-<section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2>${deliveryTable(recent, endpoints, 'Recent deliveries', 'No deliveries yet.')}</section>
+<section aria-labelledby="recent-h"><h2 id="recent-h">Recent deliveries</h2><form method="get" action="${BASE}" class="filters">${windowField(query)}${filterFields(filters, 'recent', DELIVERY_EVENT_TYPES)}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>
+${deliveryTable(recent, endpoints, 'Recent deliveries', filtered(filters) ? 'No recent deliveries match these filters.' : 'No deliveries yet.')}</section>
 <section aria-labelledby="failures-h"><h2 id="failures-h">Recent failures</h2>${deliveryTable(failures, endpoints, 'Recent failures', 'No recent failures.')}</section>`;
   return { title: 'Overview', section: '', content };
 }
+
+/** The chart window the page shows (`window=`), kept when the deliveries are filtered. */
+const windowField = (query: Readonly<Record<string, string>>) =>
+  query.window ? html`<input type="hidden" name="window" value="${query.window}">` : '';
 
 const pct = (rate: number | null) => (rate === null ? '—' : `${+(rate * 100).toFixed(2)}%`);
 

@@ -5,7 +5,7 @@ import { at, dataTable, statusBadge, tokens } from '../components';
 import { BASE, href, html, PREVIEW_HEADERS } from '../http';
 import { when } from '../layout';
 import { type DashboardRequest, ID, route } from '../routes';
-import { inlineImagePlaceholders } from './inline-images';
+import { cidsOf, inlineImagePlaceholders } from './inline-images';
 
 interface ReceivedItem {
   id: string;
@@ -50,7 +50,7 @@ async function list({ api, query }: DashboardRequest) {
           html`<a href="${BASE}/received/${e.id}">${at(e.created_at)}</a>`,
           tokens(e.from),
           tokens(e.received_for.join(', ')),
-          html`${e.subject || '(no subject)'}${receivedBadge(e)}`,
+          html`${tokens(e.subject || '(no subject)')}${receivedBadge(e)}`,
           e.attachments.length,
         ]),
         { hiddenCaption: true },
@@ -114,8 +114,12 @@ ${
 }
 
 /** The received HTML alone, for the page's frame, under PREVIEW_HEADERS (CSP sandbox: no script, no fetch). */
-async function preview({ api, params }: DashboardRequest) {
+async function preview({ api, params, inlineImages }: DashboardRequest) {
   const { body: e } = await api.get<ReceivedItem>(`/emails/receiving/${params[0] ?? ''}`);
+  const body = e.html ?? '';
+  const wanted = cidsOf(body);
+  const images =
+    wanted.size && inlineImages ? await inlineImages('received', e.id, wanted, body.length) : new Map<string, string>();
   return {
     title: 'Preview',
     section: '/received',
@@ -123,7 +127,7 @@ async function preview({ api, params }: DashboardRequest) {
     response: {
       statusCode: 200,
       headers: { 'Content-Type': 'text/html; charset=utf-8', ...PREVIEW_HEADERS },
-      body: inlineImagePlaceholders(e.html ?? '', e.attachments),
+      body: inlineImagePlaceholders(body, e.attachments, images),
     },
   };
 }

@@ -23,6 +23,14 @@ import { type DashboardRequest, ID, type PageResult, route } from '../routes';
 import { retryControl } from './delivery-states';
 import { deliveryHealthSection, successSparklines, windowOf } from './health-figures';
 import {
+  apiFilterQuery,
+  DELIVERY_EVENT_TYPES,
+  filtered,
+  filterFields,
+  pageFilterQuery,
+  readListFilters,
+} from './list-filters';
+import {
   attemptsText,
   checked,
   type DeliveryItem,
@@ -180,27 +188,37 @@ ${health}
   return webhookView(hook, '', page.csrf, content);
 }
 
-/** Deliveries: the log, 20 a page, with its status filter and paging. */
+/** Deliveries: the log, 20 a page, filtered by status, event type and time; paging keeps the filters. */
 async function deliveries({ api, page, params, query }: DashboardRequest) {
   const [id = ''] = params;
   const status = DELIVERY_STATUSES.find((s) => s === query.status);
+  const filters = readListFilters(query, DELIVERY_EVENT_TYPES);
   const after = query.after;
   const [{ body: hook }, { body: log }] = await Promise.all([
     api.get<WebhookItem>(`/webhooks/${id}`),
-    api.get<{ data: DeliveryItem[]; has_more: boolean }>(`/webhooks/${id}/deliveries`, { limit: '20', status, after }),
+    api.get<{ data: DeliveryItem[]; has_more: boolean; next_after: string | null }>(`/webhooks/${id}/deliveries`, {
+      limit: '20',
+      status,
+      after,
+      ...apiFilterQuery(filters),
+    }),
   ]);
-  const filter = html`<form method="get" action="${BASE}/webhooks/${id}/deliveries" class="actions"><label for="status-filter">Status</label>
+  const kept = { status, ...pageFilterQuery(filters) };
+  const filter = html`<form method="get" action="${BASE}/webhooks/${id}/deliveries" class="filters"><div class="field"><label for="status-filter">Status</label>
 <select id="status-filter" name="status"><option value="">All</option>${DELIVERY_STATUSES.map(
     (s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${s}</option>`,
-  )}</select><button type="submit" class="secondary">Filter</button></form>`;
+  )}</select></div>
+${filterFields(filters, 'log', DELIVERY_EVENT_TYPES)}<div class="field"><button type="submit" class="secondary">Filter</button></div></form>`;
+  const narrowed = status || filtered(filters);
   const rows = log.data.length
     ? deliveryRows(id, log.data, `Deliveries${status ? ` (${status})` : ''}`)
-    : html`<p>No deliveries${status ? ` with status ${status}` : ''}.</p>`;
-  const older =
-    log.has_more && log.data.length
-      ? html`<a href="${href(`/webhooks/${id}/deliveries`, { status, after: log.data.at(-1)?.id })}">Older deliveries</a>`
-      : '';
-  const newest = after ? html`<a href="${href(`/webhooks/${id}/deliveries`, { status })}">Newest deliveries</a>` : '';
+    : html`<p>${log.has_more ? 'None of the deliveries read so far matches: look further with “Older deliveries”.' : `No deliveries${narrowed ? ' match these filters' : ''}.`}</p>`;
+  // A filtered read can stop short (even empty) with more to read: next_after says where to go on.
+  const next = log.has_more ? (log.next_after ?? log.data.at(-1)?.id) : undefined;
+  const older = next
+    ? html`<a href="${href(`/webhooks/${id}/deliveries`, { ...kept, after: next })}">Older deliveries</a>`
+    : '';
+  const newest = after ? html`<a href="${href(`/webhooks/${id}/deliveries`, kept)}">Newest deliveries</a>` : '';
   const content = html`<section aria-labelledby="log-h"><h2 id="log-h">Delivery log</h2>${filter}${rows}
 ${older || newest ? html`<div class="actions">${newest}${older}</div>` : ''}</section>`;
   return webhookView(hook, '/deliveries', page.csrf, content);
