@@ -29,6 +29,7 @@ import { SendflowRecoveryStack } from './recovery-stack';
 import { CONTEXT_REPUTATION, parseReputation, type ReputationSettings } from './reputation-settings';
 import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
+import { CONTEXT_TRACING, parseTracing, type TracingSettings } from './tracing-settings';
 
 export { CONTEXT_API_THROTTLE } from './api-throttle';
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
@@ -106,6 +107,8 @@ export interface SendflowSettings {
   readonly deployment?: DeploymentStyle;
   /** SF_STORED_FORMATS of the stage's functions (`sendflow:storedFormats`, lib/stored-formats.ts); '' or omitted: the defaults. */
   readonly storedFormats?: string;
+  /** OpenTelemetry traces of the stage (`sendflow:tracing`, lib/tracing-settings.ts); off when omitted. */
+  readonly tracing?: TracingSettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -118,6 +121,7 @@ export function settingsFromContext(app: App): SendflowSettings {
   const customDomain = customDomainFromContext(app);
   const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
   const recovery = parseRecovery(app.node.tryGetContext(CONTEXT_RECOVERY), stage);
+  const tracing = parseTracing(app.node.tryGetContext(CONTEXT_TRACING), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage,
@@ -145,6 +149,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     ...(customDomain ? { customDomain } : {}),
     ...(inbound ? { inbound } : {}),
     ...(recovery ? { recovery } : {}),
+    ...(tracing ? { tracing } : {}),
   };
 }
 
@@ -300,6 +305,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.reputation ? { reputation: settings.reputation } : {}),
     ...(settings.deployment ? { deployment: settings.deployment } : {}),
     ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
+    ...(settings.tracing ? { tracing: settings.tracing } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');
