@@ -247,20 +247,35 @@ async function backlog(): Promise<BacklogFigures> {
   // jobs still waiting at its end), the minute's attempts the capacity. A tenant over its fair share took slots
   // another tenant's waiting jobs were owed; the busiest hanging tenant's attempts over its fair share, worst and
   // median minute, and the same against an equal share of the tenants attempted in the minute.
-  const minutely = (name: string) => {
+  // Each lane's attempts by tenant in the windows it was behind (every minute of it with messages waiting 50 s or
+  // more), against each tenant's fair share: max-min over the tenants' demand (a tenant's attempts in the window and
+  // its jobs still waiting at its end), the window's attempts the capacity. A tenant over its fair share took slots
+  // another tenant's waiting jobs were owed; the busiest hanging tenant's attempts over its fair share, worst and
+  // median window, and the same against an equal share of the tenants attempted in the window. A window of one
+  // minute shows how the lane turns between hungry tenants; of five, what each gets over a few turns.
+  const windowed = (name: string, minutes: number) => {
     const overFair: number[] = [];
     const overEqual: number[] = [];
     // The same for the healthy backlog tenants (who get what a hanging tenant gets if the lane favours neither),
-    // and the tenants with jobs waiting that got no attempt in the minute (starved: what lowers everyone's share).
+    // and the tenants with jobs waiting that got no attempt in the window (starved: what lowers everyone's share).
     const healthyOverFair: number[] = [];
     const starved: number[] = [];
-    for (const [key, seconds] of world.figures.laneBehind) {
-      const [lane, minute] = key.split(' ');
-      if (lane !== name || seconds < 50) continue;
-      const attempts = new Map(
-        [...(world.figures.laneAttempts.get(`${name} ${minute}`) ?? [])].filter(([t]) => t.startsWith('acct_')),
-      );
-      const waiting = world.figures.laneWaiting.get(`${name} ${minute}`) ?? new Map<string, number>();
+    const behind = [...world.figures.laneBehind]
+      .map(([key, seconds]) => ({ lane: key.split(' ')[0], minute: Number(key.split(' ')[1]), seconds }))
+      .filter((m) => m.lane === name);
+    const isBehind = (minute: number) => behind.some((m) => m.minute === minute && m.seconds >= 50);
+    const first = Math.min(...behind.map((m) => m.minute));
+    const last = Math.max(...behind.map((m) => m.minute));
+    for (let start = first; start + minutes - 1 <= last; start += 1) {
+      const range = Array.from({ length: minutes }, (_, i) => start + i);
+      if (!range.every(isBehind)) continue;
+      const attempts = new Map<string, number>();
+      for (const minute of range) {
+        for (const [t, n] of world.figures.laneAttempts.get(`${name} ${minute}`) ?? []) {
+          if (t.startsWith('acct_')) attempts.set(t, (attempts.get(t) ?? 0) + n);
+        }
+      }
+      const waiting = world.figures.laneWaiting.get(`${name} ${start + minutes - 1}`) ?? new Map<string, number>();
       const capacity = [...attempts.values()].reduce((a, b) => a + b, 0);
       if (capacity === 0) continue;
       const demand = new Map(attempts);
@@ -276,28 +291,30 @@ async function backlog(): Promise<BacklogFigures> {
         worst = Math.max(worst, ratio);
         busiest = Math.max(busiest, n);
       }
+      const hungry = [...demand.keys()].filter((t) => !attempts.has(t)).length;
       overFair.push(worst);
       healthyOverFair.push(healthiest);
-      starved.push([...demand.keys()].filter((t) => !attempts.has(t)).length);
+      starved.push(hungry);
       overEqual.push((busiest / capacity) * attempts.size);
-      if (process.env.BENCH_SCALE_DEBUG && worst > 1.2) {
+      if (process.env.BENCH_SCALE_DEBUG && minutes === 1) {
         console.log(
-          `${name} lane, minute ${minute}: ${attempts.size} tenants, ${capacity} attempts, busiest hanging ${busiest}, ` +
-            `fair share ${level.toFixed(0)}, ${[...waiting.values()].reduce((a, b) => a + b, 0)} waiting`,
+          `${name} lane, minute ${start}: ${attempts.size} tenants, ${capacity} attempts, busiest hanging ${busiest}, ` +
+            `fair share ${level.toFixed(0)}, ${[...waiting.values()].reduce((a, b) => a + b, 0)} waiting, ` +
+            `ratio ${worst.toFixed(2)}, starved ${hungry}`,
         );
       }
     }
     const at = (list: number[], q: number) =>
       Number((list.sort((a, b) => a - b)[Math.floor(q * (list.length - 1))] ?? 0).toFixed(2));
     return {
-      minutes_behind: overFair.length,
-      busiest_hanging_tenant_vs_fair_share_worst_minute: at(overFair, 1),
-      busiest_hanging_tenant_vs_fair_share_median_minute: at(overFair, 0.5),
-      busiest_hanging_tenant_vs_equal_share_worst_minute: at(overEqual, 1),
-      busiest_healthy_backlog_tenant_vs_fair_share_worst_minute: at(healthyOverFair, 1),
-      busiest_healthy_backlog_tenant_vs_fair_share_median_minute: at(healthyOverFair, 0.5),
-      starved_tenants_median_minute: at(starved, 0.5),
-      starved_tenants_worst_minute: at(starved, 1),
+      [minutes === 1 ? 'minutes_behind' : 'windows_behind']: overFair.length,
+      busiest_hanging_tenant_vs_fair_share_worst: at(overFair, 1),
+      busiest_hanging_tenant_vs_fair_share_median: at(overFair, 0.5),
+      busiest_hanging_tenant_vs_equal_share_worst: at(overEqual, 1),
+      busiest_healthy_backlog_tenant_vs_fair_share_worst: at(healthyOverFair, 1),
+      busiest_healthy_backlog_tenant_vs_fair_share_median: at(healthyOverFair, 0.5),
+      starved_tenants_median: at(starved, 0.5),
+      starved_tenants_worst: at(starved, 1),
     };
   };
   const figures: BacklogFigures = {
@@ -332,8 +349,9 @@ async function backlog(): Promise<BacklogFigures> {
       hanging_share_of_slow_lane_time: share('slow'),
       shared_lane_slots: fairness('shared'),
       slow_lane_slots: fairness('slow'),
-      shared_lane_attempts_while_behind: minutely('shared'),
-      slow_lane_attempts_while_behind: minutely('slow'),
+      shared_lane_attempts_while_behind: windowed('shared', 1),
+      slow_lane_attempts_while_behind: windowed('slow', 1),
+      slow_lane_attempts_while_behind_5_minutes: windowed('slow', 5),
       scheduler_calls_per_second_max_over_10_s: world.scheduler.maxCallsPerSecondOver10s * K,
       scheduler_fired_per_second_max: world.scheduler.maxFiredPerSecond * K,
     },

@@ -66,6 +66,7 @@ import { allowSend } from './constructs/queues';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
 import type { InboundSettings } from './inbound-settings';
 import { deployedIndexes } from './index-migration';
+import type { NoticeSender } from './notice-settings';
 import { outputNames } from './outputs';
 import { DEFAULT_REPUTATION, type ReputationSettings, reputationEnvironment } from './reputation-settings';
 import { type TracingSettings, tracingEnvironment } from './tracing-settings';
@@ -391,15 +392,17 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
       ],
     },
   },
-  // The SES event mapper maps without reading (the message tags say whose email an event is about), then
-  // processes the events where they arrive, as the dispatcher does: the same access as the dispatcher's.
+  // The SES event mapper maps from the message tags (whose email an event is about, and its own tags when they
+  // fit), then processes the events where they arrive, as the dispatcher does: the dispatcher's access, and a read
+  // of the email for tags that did not fit.
   sesEvents: {
     accounts: 'none',
     apiKeys: 'none',
     rateLimits: FILTERED_COUNTERS,
     webhooks: { items: ['dynamodb:Query'] },
     deliveries: { items: ['dynamodb:UpdateItem'], leadingKeys: [ORDER_LANES] },
-    emails: 'none',
+    // An email whose own tags did not fit SES's message tags (adapters/ses/tags) is read by id for them: GetItem.
+    emails: { items: ['dynamodb:GetItem'] },
     emailParts: 'none',
     emailEvents: { items: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'] },
     idempotency: 'none',
@@ -414,6 +417,30 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     templates: 'none',
     // Bounces and complaints arrive here: counted and judged as the dispatcher does.
     reputation: JUDGE_REPUTATION,
+  },
+};
+
+/**
+ * The functions where an account's notice arises: a reputation warning or pause is judged where bounces and
+ * complaints are processed (dispatcher, SES mapper); a webhook is auto-disabled where attempts are made (delivery
+ * worker; the API's test sends and manual retries, which the public function's dashboard makes too, on its role).
+ */
+const NOTIFYING = ['api', 'dispatcher', 'delivery', 'sesEvents'] as const satisfies readonly FunctionName[];
+/** The day's claim of a notice (app/notices/notify): a counter item of the rateLimits table, `notice#…` only. */
+const NOTICE_CLAIMS = 'notice#*';
+/** What a notice takes beyond each function's own access (tableAccess), granted only on a stage with a sender. */
+const NOTICE_ACCESS: Readonly<Record<(typeof NOTIFYING)[number], Partial<Access>>> = {
+  // The API reads accounts and updates rateLimits items already.
+  api: {},
+  dispatcher: {
+    accounts: { items: ['dynamodb:GetItem'] },
+    rateLimits: { partitions: [{ items: ['dynamodb:UpdateItem'], leadingKeys: [NOTICE_CLAIMS] }] },
+  },
+  // The delivery worker updates rateLimits items already (pace items); it reads the account.
+  delivery: { accounts: { items: ['dynamodb:GetItem'] } },
+  sesEvents: {
+    accounts: { items: ['dynamodb:GetItem'] },
+    rateLimits: { partitions: [{ items: ['dynamodb:UpdateItem'], leadingKeys: [NOTICE_CLAIMS] }] },
   },
 };
 
@@ -481,6 +508,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly storedFormats?: string;
   /** OpenTelemetry traces (lib/tracing-settings.ts): every function's OTEL_EXPORTER_OTLP_ENDPOINT; off when omitted. */
   readonly tracing?: TracingSettings;
+  /** The accounts' notices' sender (`sendflow:noticeFrom`); none: no function may send notices, each is logged. */
+  readonly noticeFrom?: NoticeSender;
 }
 
 export class SendflowApiStack extends Stack {
@@ -679,6 +708,9 @@ export class SendflowApiStack extends Stack {
       for (const table of tableNames) {
         grantTable(this, fn.role, table, tableNamesByKey[table], tableAccess[name][table]);
       }
+    }
+    if (props.noticeFrom) {
+      this.grantNotices(props.noticeFrom, functions, tableNamesByKey);
     }
 
     this.api = this.restApi(logRetention, props.apiThrottle ?? DEFAULT_API_THROTTLE);
@@ -909,6 +941,8 @@ export class SendflowApiStack extends Stack {
       accountConcurrencyQuota: lambdaConcurrency.accountQuota,
       // Where reputation is judged: a pause's WARN line there tells the non-paging subscribers.
       reputationLogs: [functions.dispatcher.logGroup, functions.sesEvents.logGroup],
+      // Where notices arise: each one not sent (no sender, or SES failed) is a WARN line there, counted.
+      noticeLogs: NOTIFYING.map((name) => functions[name].logGroup).concat(this.publicFunction.logGroup),
     });
     // Each function deploys by canary behind its `live` alias, rolled back on its own errors and on the symptom
     // its failure would show first: the API's 5XX, or a dead-lettered message of the queue it consumes.
@@ -952,6 +986,36 @@ export class SendflowApiStack extends Stack {
       this.monitoring.notifyTopic.topicArn,
       'SNS topic every other alarm notifies (not paging): subscribe a team list or chat here',
     );
+  }
+
+  /**
+   * The accounts' notices (app/notices, runtime/aws/plugs/ses sesNotices) from the stage's sender: SF_NOTICE_FROM on
+   * the functions where they arise, ses:SendEmail on the sender's identity as that From address only, and what
+   * sendNotice reads and writes: the account by key (its address) and the day's claim, a counter item `notice#…`
+   * of the rateLimits table (the API and the delivery worker already update that table).
+   */
+  private grantNotices(
+    sender: NoticeSender,
+    functions: Readonly<Record<FunctionName, NodeFunction>>,
+    tableNamesByKey: Readonly<Record<TableName, string>>,
+  ): void {
+    const identity = this.formatArn({ service: 'ses', resource: 'identity', resourceName: sender.identity });
+    for (const name of NOTIFYING) {
+      const fn = functions[name];
+      fn.handler.addEnvironment('SF_NOTICE_FROM', sender.address);
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [identity],
+          conditions: { StringEquals: { 'ses:FromAddress': sender.address } },
+        }),
+      );
+      for (const [table, access] of Object.entries(NOTICE_ACCESS[name]) as [TableName, TableAccess][]) {
+        grantTable(this, fn.role, table, tableNamesByKey[table], access);
+      }
+    }
+    // The public function runs the API's code with its role (granted above): only the variable is its own.
+    this.publicFunction.handler.addEnvironment('SF_NOTICE_FROM', sender.address);
   }
 
   private restApi(logRetention: RetentionDays, throttle: ApiThrottle): RestApi {

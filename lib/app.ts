@@ -23,6 +23,7 @@ import { CONTEXT_DEPLOYMENT, type DeploymentStyle, parseDeploymentStyle } from '
 import { type MaxConcurrency, parseMaxConcurrency, parseSesMaxSendRate } from './consumers';
 import { SendflowDataStack } from './data-stack';
 import { CONTEXT_INBOUND, type InboundSettings, parseInbound } from './inbound-settings';
+import { CONTEXT_NOTICE_FROM, type NoticeSender, parseNoticeFrom } from './notice-settings';
 import { DEFAULT_STAGE, InvalidStageError, parseStage, STAGE_TAG, stackNames } from './outputs';
 import { CONTEXT_RECOVERY, parseRecovery, type RecoverySettings, recoveryStackName } from './recovery-settings';
 import { SendflowRecoveryStack } from './recovery-stack';
@@ -54,6 +55,7 @@ export const CONTEXT_SES_MAX_SEND_RATE = 'sendflow:sesMaxSendRate';
 export const CONTEXT_EMAIL_RETENTION_DAYS = 'sendflow:emailRetentionDays';
 /** `-c sendflow:webhookDisableAfterSeconds=86400`: auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS; 5 days by default). */
 export const CONTEXT_WEBHOOK_DISABLE_AFTER_SECONDS = 'sendflow:webhookDisableAfterSeconds';
+export { CONTEXT_NOTICE_FROM } from './notice-settings';
 export { CONTEXT_RECOVERY } from './recovery-settings';
 /** `-c sendflow:domainName=api.example.com`, with CONTEXT_CERTIFICATE_ARN: public links use this host. */
 export const CONTEXT_DOMAIN_NAME = 'sendflow:domainName';
@@ -98,6 +100,8 @@ export interface SendflowSettings {
   readonly inbound?: InboundSettings;
   /** Sending reputation thresholds of this stage (`sendflow:reputation`, lib/reputation-settings.ts); defaults when omitted. */
   readonly reputation?: ReputationSettings;
+  /** The accounts' notices' sender of this stage (`sendflow:noticeFrom`, lib/notice-settings.ts); none: notices are logged. */
+  readonly noticeFrom?: NoticeSender;
   /**
    * Copies in another region (`sendflow:recovery`, lib/recovery-settings.ts): table backups, the secret, the bodies
    * bucket, held by a third stack, Sendflow-<stage>-Recovery. Point-in-time recovery in the region only when omitted.
@@ -122,6 +126,7 @@ export function settingsFromContext(app: App): SendflowSettings {
   const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
   const recovery = parseRecovery(app.node.tryGetContext(CONTEXT_RECOVERY), stage);
   const tracing = parseTracing(app.node.tryGetContext(CONTEXT_TRACING), stage);
+  const noticeFrom = parseNoticeFrom(app.node.tryGetContext(CONTEXT_NOTICE_FROM), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
     stage,
@@ -150,6 +155,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     ...(inbound ? { inbound } : {}),
     ...(recovery ? { recovery } : {}),
     ...(tracing ? { tracing } : {}),
+    ...(noticeFrom ? { noticeFrom } : {}),
   };
 }
 
@@ -303,6 +309,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.customDomain ? { customDomain: settings.customDomain } : {}),
     ...(settings.inbound ? { inbound: settings.inbound } : {}),
     ...(settings.reputation ? { reputation: settings.reputation } : {}),
+    ...(settings.noticeFrom ? { noticeFrom: settings.noticeFrom } : {}),
     ...(settings.deployment ? { deployment: settings.deployment } : {}),
     ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
     ...(settings.tracing ? { tracing: settings.tracing } : {}),

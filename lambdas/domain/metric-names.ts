@@ -47,3 +47,18 @@ export const REPUTATION_LOG_LINES = {
 } as const;
 /** The metric the paused line's filter publishes (one per stage: the stack name is in it). */
 export const REPUTATION_PAUSES_METRIC = 'ReputationPauses';
+
+/**
+ * The WARN log lines of an account notice that was not sent (runtime/services' notify): the stage has no sender
+ * (SF_NOTICE_FROM), or SES refused or failed the send. Both begin with the same words, which a CloudWatch Logs
+ * metric filter on every notifying function counts (`NoticesNotSent`, lib/constructs/monitoring.ts). Neither names
+ * the recipient nor carries the notice's text: the account id and the kind only.
+ */
+export const NOTICE_LOG_LINES = {
+  noSender: 'account notice not sent: no sender configured (SF_NOTICE_FROM)',
+  failed: 'account notice not sent: the send failed',
+} as const;
+/** What the filters match: the words both lines begin with. */
+export const NOTICE_NOT_SENT_PREFIX = 'account notice not sent';
+/** The metric the filters publish (one per stage: the stack name is in it). */
+export const NOTICES_NOT_SENT_METRIC = 'NoticesNotSent';

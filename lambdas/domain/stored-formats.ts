@@ -39,7 +39,7 @@ export const STORED_FORMATS = {
       "delivery rows) and webhooks and listen sessions may subscribe to them; a removed suppression's item stays " +
       'as a tombstone until its event is relayed. Releases before read no such event type, webhook or tombstone.',
     readSince: 'efc9c37',
-    writtenByDefault: false,
+    writtenByDefault: true,
   },
 } as const satisfies Record<string, StoredFormat>;
 

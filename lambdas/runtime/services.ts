@@ -50,7 +50,7 @@ import type {
 import { ATTACHMENT_LIMITS } from '../domain/email/attachments';
 import { EMAIL_LIMITS } from '../domain/email/limits';
 import type { SendflowEvent } from '../domain/events';
-import { REPUTATION_LOG_LINES } from '../domain/metric-names';
+import { NOTICE_LOG_LINES, REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy, redactedUrl } from '../domain/webhooks/auto-disable';
 import type { AttemptFigure } from '../domain/webhooks/delivery-figures';
@@ -176,11 +176,10 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   // The account's notice (an e-mail to its address for notices, if it keeps one), best effort: never fails the
   // warning, the pause or the disable it tells of.
   const notify = async (accountId: string, notice: ReturnType<typeof reputationNotice>) => {
+    // Not sent: one WARN line (account and kind only, never the address or the text), which a metric filter
+    // counts on AWS (NoticesNotSent, lib/constructs/monitoring.ts): nothing is dropped unseen.
     if (!adapters.notifier) {
-      logger.info('notice not sent: no sender configured (SF_NOTICE_FROM)', {
-        account_id: accountId,
-        kind: notice.kind,
-      });
+      logger.warn(NOTICE_LOG_LINES.noSender, { account_id: accountId, kind: notice.kind });
       return;
     }
     const deps = { accounts: repositories.accounts, counter: repositories.counter, notifier: adapters.notifier, clock };
@@ -188,7 +187,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
       const outcome = await sendNotice(deps, accountId, notice.kind, notice);
       logger.info('account notice', { account_id: accountId, kind: notice.kind, outcome });
     } catch (error) {
-      logger.warn('account notice not sent', { error: error as Error, account_id: accountId, kind: notice.kind });
+      logger.warn(NOTICE_LOG_LINES.failed, { error: error as Error, account_id: accountId, kind: notice.kind });
     }
   };
   // Sending reputation (issue 29): bounces and complaints counted and judged where events are processed, copies

@@ -32,6 +32,8 @@ import {
   METRIC_DIMENSIONS,
   METRIC_NAMES,
   METRICS_NAMESPACE,
+  NOTICE_NOT_SENT_PREFIX,
+  NOTICES_NOT_SENT_METRIC,
   REPUTATION_LOG_LINES,
   REPUTATION_PAUSES_METRIC,
 } from '../../lambdas/domain/metric-names';
@@ -109,6 +111,11 @@ export interface MonitoringProps {
    * line there, counted by a metric filter whose alarm tells the non-paging subscribers (who lift pauses).
    */
   readonly reputationLogs?: readonly ILogGroup[];
+  /**
+   * The log groups of the functions where accounts' notices arise: each notice not sent (the stage has no sender,
+   * or SES failed it) is a WARN line there, counted by a metric filter (no alarm: a stage may run without a sender).
+   */
+  readonly noticeLogs?: readonly ILogGroup[];
 }
 
 export class Monitoring extends Construct {
@@ -282,6 +289,7 @@ export class Monitoring extends Construct {
     );
 
     if (props.reputationLogs?.length) this.alarms.push(this.reputationPausesAlarm(props.reputationLogs));
+    this.countUnsentNotices(props.noticeLogs ?? []);
 
     const nearRetention = Object.entries(props.queues).map(([name, queue]) => nearRetentionAlarm(this, name, queue));
     this.alarms.push(...nearRetention);
@@ -365,6 +373,24 @@ export class Monitoring extends Construct {
           'functions\' log line names the account and its rates; see "A customer\'s sending is paused"',
       },
     );
+  }
+
+  /**
+   * Accounts' notices not sent (runtime/services' notify): the `account notice not sent…` WARN line of any notifying
+   * function, counted in `NoticesNotSent-<stack>` (Sendflow namespace). On a stage without `sendflow:noticeFrom` it
+   * counts every notice raised (so nothing is dropped unseen); with one, the sends SES refused or failed.
+   */
+  private countUnsentNotices(logGroups: readonly ILogGroup[]): void {
+    const metricName = `${NOTICES_NOT_SENT_METRIC}-${Stack.of(this).stackName}`;
+    logGroups.forEach((logGroup, i) => {
+      new MetricFilter(this, `NoticesNotSentFilter${i}`, {
+        logGroup,
+        filterPattern: FilterPattern.stringValue('$.message', '=', `${NOTICE_NOT_SENT_PREFIX}*`),
+        metricNamespace: METRICS_NAMESPACE,
+        metricName,
+        metricValue: '1',
+      });
+    });
   }
 
   /** A composite alarm that pages while any of `alarms` is in ALARM, and says so when all are OK again. */

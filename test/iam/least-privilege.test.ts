@@ -542,7 +542,7 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
     expect((await call(`/domains/${domain?.id}`, { method: 'DELETE', key: liveKey })).status).toBeLessThan(300);
   });
 
-  it('ses-events: maps SES events of a sent email onto the events queue', async () => {
+  it('ses-events: maps SES events of a sent email onto the events queue (reading an email for its tags)', async () => {
     const outbound = standIns.messages.filter((m) => m.queueArn === 'ses:outbound');
     const sent = JSON.parse(String(outbound[0]?.body)) as { EmailTags?: { Name: string; Value: string }[] };
     const tags = Object.fromEntries((sent.EmailTags ?? []).map((t) => [t.Name, [t.Value]]));
@@ -579,6 +579,13 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
             smtpResponse: '250 ok',
           },
         }),
+      });
+      // An email sent before its own tags rode along as SES tags (no `tags` mark): the mapper reads it for them.
+      standIns.messages.push({
+        queueArn,
+        body: event('Delivery', {
+          delivery: { timestamp: new Date().toISOString(), recipients: ['reader@example.org'], smtpResponse: '250 ok' },
+        }).replace('"tags":["inline"]', '"legacy":["1"]'),
       });
       standIns.messages.push({
         queueArn,

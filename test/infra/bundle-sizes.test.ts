@@ -11,11 +11,12 @@ import { type BuiltBundle, buildBundle, bytesByPackage, FUNCTIONS } from '../../
 const CLIENTS: Record<string, readonly string[]> = {
   api: ['api-gateway', 'dynamodb', 's3', 'scheduler', 'secrets-manager', 'sesv2', 'sqs'],
   authorizer: ['dynamodb'],
-  dispatcher: ['dynamodb', 'sqs'],
-  delivery: ['dynamodb', 'scheduler', 'sqs'],
+  // SES v2 in the functions where accounts' notices arise (SF_NOTICE_FROM): judged reputation, disabled webhooks.
+  dispatcher: ['dynamodb', 'sesv2', 'sqs'],
+  delivery: ['dynamodb', 'scheduler', 'sesv2', 'sqs'],
   reconciler: ['dynamodb', 'sesv2', 'sqs'],
   sender: ['dynamodb', 's3', 'sesv2', 'sqs'],
-  'ses-events': ['dynamodb', 'sqs'],
+  'ses-events': ['dynamodb', 'sesv2', 'sqs'],
   // S3 reads the stored message and keeps its parts; email.received goes to the events queue.
   inbound: ['dynamodb', 's3', 'sqs'],
 };

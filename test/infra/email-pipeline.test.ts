@@ -581,8 +581,10 @@ describe('table access', () => {
     });
   });
 
-  it('the mapper processes its events as the dispatcher does: the same table access, nothing else', () => {
+  it('the mapper processes its events as the dispatcher does: the same table access, and reads emails by key', () => {
     expect(access('ses-events')).toEqual({
+      // The tags of an email whose tags did not fit SES's message tags (adapters/ses/tags): one GetItem by id.
+      emails: { actions: ['dynamodb:GetItem'], targets: ['table'] },
       webhooks: { actions: ['dynamodb:Query'], targets: ['table'] },
       deliveries: { actions: ['dynamodb:UpdateItem'], targets: ['table'] },
       emailEvents: { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], targets: ['table'] },

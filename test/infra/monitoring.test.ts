@@ -158,7 +158,9 @@ describe('account and service alarms', () => {
 
   it("tells the non-paging subscribers when a customer's sending is paused: a metric filter on the judges' paused line", () => {
     // Arrange
-    const filters = Object.values(api.findResources('AWS::Logs::MetricFilter') as Resources);
+    const filters = Object.values(api.findResources('AWS::Logs::MetricFilter') as Resources).filter((f) =>
+      JSON.stringify(f.Properties.MetricTransformations).includes('ReputationPauses'),
+    );
     const logGroups = api.findResources('AWS::Logs::LogGroup') as Resources;
     const functions = api.findResources('AWS::Lambda::Function') as Resources;
     const serviceOf = (logGroupRef: unknown) => {

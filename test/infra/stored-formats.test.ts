@@ -50,7 +50,7 @@ describe('sendflow:storedFormats', () => {
     expect(parseStoredFormatsContext('{"prod":{"deliveryPayloadZ1":false}}', 'prod')).toEqual({
       deliveryShards: true,
       deliveryPayloadZ1: false,
-      suppressionEvents: false,
+      suppressionEvents: true,
     });
   });
 });

@@ -31,7 +31,7 @@ let rt: TestRuntime;
 let receiver: Receiver;
 beforeAll(async () => {
   // suppression.* (behind their stored format, off by default) and the reputation event (its switch) too.
-  rt = await startTestRuntime({ SF_STORED_FORMATS: 'suppressionEvents=on', SF_REPUTATION_EVENTS: 'true' });
+  rt = await startTestRuntime({ SF_REPUTATION_EVENTS: 'true' });
   receiver = await startReceiver();
 });
 afterAll(async () => {

@@ -14,7 +14,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   // suppression.* are behind their stored format (off by default: the release before reads no such event).
-  rt = await startTestRuntime({ SF_ALLOW_PRIVATE_WEBHOOKS: 'true', SF_STORED_FORMATS: 'suppressionEvents=on' });
+  rt = await startTestRuntime({ SF_ALLOW_PRIVATE_WEBHOOKS: 'true' });
   receiver = await startReceiver();
   resend = resendClient(rt, (await rt.newKey()).key);
 });

@@ -291,7 +291,7 @@ describe("Resend's names (endpoint, status) and the events a stored format holds
   const details = async (res: Response) =>
     (await res.json()) as { name: string; details: { path: string; message: string }[] };
 
-  it('takes endpoint for url (both only when equal) and status for active; refuses suppression.* while its stored format is off', async () => {
+  it('takes endpoint for url (both only when equal) and status for active; takes suppression.* by default and refuses it where its stored format is off', async () => {
     const conflicting = await create({ url: hook, endpoint: 'https://other.example.com/in', events: ['email.sent'] });
     expect(conflicting.status).toBe(422);
     expect((await details(conflicting)).details[0]?.path).toBe('endpoint');
@@ -308,11 +308,22 @@ describe("Resend's names (endpoint, status) and the events a stored format holds
     expect((await details(both)).details[0]?.path).toBe('status');
     expect(await (await patch({ status: 'disabled' })).json()).toMatchObject({ active: false, status: 'disabled' });
 
-    // The release before this one cannot read a webhook subscribed to suppression.*: refused until the switch is on.
-    const held = await create({ url: hook, events: ['email.sent', 'suppression.added'] });
-    expect(held.status).toBe(422);
-    expect((await details(held)).details).toEqual([
-      { path: 'events.1', message: expect.stringMatching(/suppressionEvents stored format/) },
-    ]);
+    // On by default (the release before this one reads them); a stage that keeps the switch off refuses them.
+    expect((await create({ url: hook, events: ['email.sent', 'suppression.added'] })).status).toBe(201);
+    const off = await startTestRuntime({ SF_STORED_FORMATS: 'suppressionEvents=off' });
+    try {
+      const { key: offKey } = await off.newKey();
+      const held = await off.call('/webhooks', {
+        method: 'POST',
+        key: offKey,
+        body: JSON.stringify({ url: hook, events: ['email.sent', 'suppression.added'] }),
+      });
+      expect(held.status).toBe(422);
+      expect((await details(held)).details).toEqual([
+        { path: 'events.1', message: expect.stringMatching(/suppressionEvents stored format/) },
+      ]);
+    } finally {
+      await off.stop();
+    }
   });
 });

@@ -73,7 +73,7 @@ describe('loadConfig', () => {
         judgeTestMode: false,
         events: false,
       },
-      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: false },
+      storedFormats: { deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: true },
       aws: {},
     });
   });

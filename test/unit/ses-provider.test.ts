@@ -101,6 +101,9 @@ describe('the SendEmail request of a copy', () => {
         { Name: 'email_id', Value: email.id },
         { Name: 'account_id', Value: email.accountId },
         { Name: 'mode', Value: 'live' },
+        // The email's own tags ride along (SES copies them into every event's mail.tags), `t-` before each name.
+        { Name: 'tags', Value: 'inline' },
+        { Name: 't-category', Value: 'invoice' },
       ],
     });
   });
@@ -145,6 +148,94 @@ describe('the SendEmail request of a copy', () => {
     expect(() => sendEmailRequest({ ...email, id: 'email 1' }, copies[0] as OutgoingCopy, CONFIGURATION_SET)).toThrow(
       /SES tag email_id/,
     );
+  });
+});
+
+describe("the email's tags as SES message tags", () => {
+  const tagsOf = (tags: EmailMessage['tags'], more: Partial<EmailMessage> = {}) =>
+    sendEmailRequest({ ...email, ...more, tags }, copies[0] as OutgoingCopy, CONFIGURATION_SET).EmailTags;
+  const many = (n: number, nameLength = 8) =>
+    Array.from({ length: n }, (_, i) => ({ name: `${i}`.padStart(nameLength, 'n'), value: `v-${i}` }));
+
+  it('sends every tag with its routing tags when all fit SES’s 50 (45 of them with a template)', () => {
+    const fits = tagsOf(many(46));
+    expect(fits).toHaveLength(50);
+    expect(fits?.slice(3, 5)).toEqual([
+      { Name: 'tags', Value: 'inline' },
+      { Name: 't-nnnnnnn0', Value: 'v-0' },
+    ]);
+    expect(tagsOf(many(45), { templateId: 'tmpl_1' })).toHaveLength(50);
+  });
+
+  it('sends none of them, marked `stored`, when they do not fit: the SES mapper reads them from the email', () => {
+    // 46 with a template, the API's maximum of 50, or a name of 255 or 256 characters (with `t-`, past SES's 256).
+    for (const [tags, more] of [
+      [many(46), { templateId: 'tmpl_1' }],
+      [many(50), {}],
+      [[{ name: 'a'.repeat(255), value: 'x' }], {}],
+    ] as const) {
+      expect(tagsOf(tags, more)).toEqual([
+        { Name: 'email_id', Value: email.id },
+        { Name: 'account_id', Value: email.accountId },
+        { Name: 'mode', Value: 'live' },
+        ...('templateId' in more ? [{ Name: 'template_id', Value: 'tmpl_1' }] : []),
+        { Name: 'tags', Value: 'stored' },
+      ]);
+    }
+  });
+
+  it('names a tag once, with its last value, as the email’s events do; none is marked inline too', () => {
+    expect(
+      tagsOf([
+        { name: 'plan', value: 'free' },
+        { name: 'plan', value: 'pro' },
+      ])?.slice(3),
+    ).toEqual([
+      { Name: 'tags', Value: 'inline' },
+      { Name: 't-plan', Value: 'pro' },
+    ]);
+    expect(tagsOf([])?.slice(3)).toEqual([{ Name: 'tags', Value: 'inline' }]);
+  });
+
+  it('keeps a customer tag named like a routing tag apart from it (account_id, email_id, tags)', () => {
+    const request = tagsOf([
+      { name: 'account_id', value: 'acct_other' },
+      { name: 'email_id', value: 'email_other' },
+      { name: 'tags', value: 'stored' },
+    ]);
+    expect(request).toEqual([
+      { Name: 'email_id', Value: email.id },
+      { Name: 'account_id', Value: email.accountId },
+      { Name: 'mode', Value: 'live' },
+      { Name: 'tags', Value: 'inline' },
+      { Name: 't-account_id', Value: 'acct_other' },
+      { Name: 't-email_id', Value: 'email_other' },
+      { Name: 't-tags', Value: 'stored' },
+    ]);
+  });
+
+  it('is the exact EmailTags of the SendEmail command SES receives', async () => {
+    const { provider } = harness();
+    const tagged = {
+      ...email,
+      tags: [
+        { name: 'plan', value: 'pro' },
+        { name: 'cohort', value: '2026-11' },
+      ],
+    };
+
+    await provider.send(tagged, [copies[0] as OutgoingCopy]);
+
+    expect(requests().map((r) => r.EmailTags)).toEqual([
+      [
+        { Name: 'email_id', Value: email.id },
+        { Name: 'account_id', Value: email.accountId },
+        { Name: 'mode', Value: 'live' },
+        { Name: 'tags', Value: 'inline' },
+        { Name: 't-plan', Value: 'pro' },
+        { Name: 't-cohort', Value: '2026-11' },
+      ],
+    ]);
   });
 });
 

@@ -1,5 +1,7 @@
 // Unit tests for expand/contract's switches (lambdas/domain/stored-formats.ts): the catalog, SF_STORED_FORMATS'
 // syntax, and the configuration that carries them to every store.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   defaultStoredFormats,
@@ -26,14 +28,38 @@ describe('the stored formats catalog', () => {
     }
   });
 
-  it('writes by default what the release before this one (5446728) reads: sharded rows and deflated payloads', () => {
-    expect(defaultStoredFormats()).toEqual({ deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: false });
+  it('writes by default what the release before this one (c65cb50) reads: all three formats', () => {
+    expect(defaultStoredFormats()).toEqual({ deliveryShards: true, deliveryPayloadZ1: true, suppressionEvents: true });
   });
 
   it('holds back suppression.added and suppression.removed while suppressionEvents is off, and only then', () => {
-    expect(withheldEventTypes(defaultStoredFormats())).toEqual(['suppression.added', 'suppression.removed']);
-    expect(withheldEventTypes(parseStoredFormats('suppressionEvents=on'))).toEqual([]);
+    expect(withheldEventTypes(defaultStoredFormats())).toEqual([]);
+    expect(withheldEventTypes(parseStoredFormats('suppressionEvents=off'))).toEqual([
+      'suppression.added',
+      'suppression.removed',
+    ]);
   });
+
+  // A shallow clone lacks the history to ask (check:rollback deepens it, as CI runs it first).
+  const shallow =
+    spawnSync('git', ['rev-parse', '--is-shallow-repository'], { encoding: 'utf8' }).stdout.trim() !== 'false';
+  it.skipIf(shallow)(
+    'writes by default only formats that the release CI rolls back to (.ci/previous-release) reads',
+    () => {
+      const previous = readFileSync('.ci/previous-release', 'utf8')
+        .split('\n')
+        .find((line) => line.trim() && !line.startsWith('#'))
+        ?.trim();
+      expect(previous).toMatch(/^[0-9a-f]{7,40}$/);
+      for (const name of STORED_FORMAT_NAMES.filter((n) => STORED_FORMATS[n].writtenByDefault)) {
+        const reader = STORED_FORMATS[name].readSince;
+        expect(
+          spawnSync('git', ['merge-base', '--is-ancestor', reader, String(previous)]).status,
+          `${name} is read since ${reader}`,
+        ).toBe(0);
+      }
+    },
+  );
 });
 
 describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by commas)', () => {
@@ -47,12 +73,12 @@ describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by comm
     expect(parseStoredFormats('deliveryShards=off')).toEqual({
       deliveryShards: false,
       deliveryPayloadZ1: true,
-      suppressionEvents: false,
+      suppressionEvents: true,
     });
     expect(parseStoredFormats(' deliveryPayloadZ1 = off , deliveryShards=on ')).toEqual({
       deliveryShards: true,
       deliveryPayloadZ1: false,
-      suppressionEvents: false,
+      suppressionEvents: true,
     });
   });
 
@@ -74,11 +100,11 @@ describe('parseStoredFormats (SF_STORED_FORMATS, `name=on|off` separated by comm
   });
 
   it('writes switches back in the same syntax, only those that differ from the defaults', () => {
-    expect(describeStoredFormats({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: false })).toBe(
+    expect(describeStoredFormats({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: true })).toBe(
       'deliveryShards=off',
     );
     expect(describeStoredFormats(defaultStoredFormats())).toBe('');
-    const all = { deliveryShards: false, deliveryPayloadZ1: false, suppressionEvents: true };
+    const all = { deliveryShards: false, deliveryPayloadZ1: false, suppressionEvents: false };
     expect(parseStoredFormats(describeStoredFormats(all))).toEqual(all);
   });
 });
@@ -87,7 +113,7 @@ describe('loadConfig', () => {
   it('carries the switches as storedFormats, frozen; defaults without SF_STORED_FORMATS', () => {
     expect(loadConfig({ ...TABLES }).storedFormats).toEqual(defaultStoredFormats());
     const config = loadConfig({ ...TABLES, SF_STORED_FORMATS: 'deliveryShards=off' });
-    expect(config.storedFormats).toEqual({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: false });
+    expect(config.storedFormats).toEqual({ deliveryShards: false, deliveryPayloadZ1: true, suppressionEvents: true });
     expect(Object.isFrozen(config.storedFormats)).toBe(true);
   });
 

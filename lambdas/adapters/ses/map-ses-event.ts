@@ -1,7 +1,8 @@
 // SES event → Sendflow events (DESIGN §6, research/email.md §2), pure. One event per recipient the SES event
-// names; the email, account and mode come from the message tags we put on SendEmail. Ids are derived from the
-// SES event itself (message id, event type, recipient, time), so an EventBridge redelivery maps to the same
-// ids and the pipeline, which dedupes on event id, records and delivers it once.
+// names; the email, account and mode come from the message tags we put on SendEmail, and so do the email's own
+// tags (each event's `tags`, for webhook filters) when they fit SES's limits (adapters/ses/tags). Ids are derived
+// from the SES event itself (message id, event type, recipient, time), so an EventBridge redelivery maps to the
+// same ids and the pipeline, which dedupes on event id, records and delivers it once.
 //
 //   Send → skipped (email.sent is the send worker's own) · Delivery → email.delivered (smtp_response)
 //   DeliveryDelay → email.delivery_delayed
@@ -17,7 +18,7 @@ import { timeOrderedId } from '../../domain/ids';
 import { expandTrace } from '../../domain/trace-context';
 import { decodeMimeWords } from './addresses';
 import { SES_EVENT_TYPES, type SesEventRecord, sesEventRecord } from './ses-event';
-import { SES_TAGS } from './tags';
+import { customerTagsOf, SES_TAGS } from './tags';
 
 /** SES's bounce sub-type for an address on the account-level suppression list (never attempted). */
 export const ACCOUNT_SUPPRESSION = 'OnAccountSuppressionList';
@@ -25,7 +26,15 @@ export const ACCOUNT_SUPPRESSION = 'OnAccountSuppressionList';
 export const SUPPRESSED_BY_PROVIDER = 'suppressed_by_provider';
 
 export type SesMapping =
-  | { readonly kind: 'events'; readonly events: SendflowEvent[] }
+  | {
+      readonly kind: 'events';
+      readonly events: SendflowEvent[];
+      /**
+       * The email's own tags did not come with the SES event (they did not fit SES's limits, or the email was
+       * sent before they rode along): the events have none yet; the handler gives them the stored email's.
+       */
+      readonly tagsFromEmail: boolean;
+    }
   /** Not an SES event we map (Subscription, a type SES adds later), or not one of our emails (no tags). */
   | { readonly kind: 'skipped'; readonly why: string };
 
@@ -53,7 +62,11 @@ export function mapSesEvent(detail: unknown): SesMapping {
   if (!origin) return { kind: 'skipped', why: `SES message ${record.mail.messageId} carries no Sendflow tags` };
   // The configuration sets no longer ask for Send; one still on its way when that changed is not told twice.
   if (record.eventType === 'Send') return { kind: 'skipped', why: SEND_IS_THE_WORKERS };
-  return { kind: 'events', events: eventsOf(record, origin) };
+  const customer = customerTagsOf(record.mail.tags);
+  const events = eventsOf(record, origin);
+  if (customer.mark === 'stored') return { kind: 'events', events, tagsFromEmail: true };
+  const { tags } = customer;
+  return { kind: 'events', events: tags ? events.map((event) => ({ ...event, tags })) : events, tagsFromEmail: false };
 }
 
 function originOf(record: SesEventRecord): Origin | null {

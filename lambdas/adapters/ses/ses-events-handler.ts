@@ -7,13 +7,19 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import type { SendflowEvent } from '../../domain/events';
+import type { EmailRecord } from '../../app/emails/ports';
+import { type SendflowEvent, tagMap } from '../../domain/events';
 import { mapSesEvent, type SesMapping } from './map-ses-event';
 import { sesEventBridgeEnvelope } from './ses-event';
 
 export interface SesEventsDeps {
   /** Processes events as the events queue's consumer would; returns those it could not finish. */
   readonly processEvents: (events: readonly SendflowEvent[]) => Promise<readonly SendflowEvent[]>;
+  /**
+   * The stored emails, for the tags of an SES event that did not bring them (mapping.tagsFromEmail): one item
+   * read (metadataOnly) per email of the batch. Absent: such events go without tags.
+   */
+  readonly emails?: { get(id: string, options?: { readonly metadataOnly?: boolean }): Promise<EmailRecord | null> };
   readonly logger: Pick<Logger, 'debug' | 'warn'>;
 }
 
@@ -33,10 +39,52 @@ function mapRecord(message: SQSRecord): Mapped | Error {
   }
 }
 
+/**
+ * The email's own tags on the events of mappings that did not bring them, from the stored email: only one of the
+ * event's own account and mode (an id is no proof of ownership); none when it is gone (past its retention). A
+ * mapping whose email cannot be read becomes that read's error: its record fails and SQS retries it.
+ */
+async function withStoredTags(
+  mapped: Map<string, Mapped | Error>,
+  emails: NonNullable<SesEventsDeps['emails']>,
+): Promise<void> {
+  const waiting = [...mapped].filter(
+    (entry): entry is [string, Mapped & { mapping: { kind: 'events' } }] =>
+      !(entry[1] instanceof Error) && entry[1].mapping.kind === 'events' && entry[1].mapping.tagsFromEmail,
+  );
+  const ids = [...new Set(waiting.flatMap(([, m]) => m.mapping.events.map((e) => e.emailId ?? '')).filter(Boolean))];
+  const reads = new Map<string, EmailRecord | null | Error>(
+    await Promise.all(
+      ids.map(async (id): Promise<[string, EmailRecord | null | Error]> => {
+        try {
+          return [id, await emails.get(id, { metadataOnly: true })];
+        } catch (error) {
+          return [id, error instanceof Error ? error : new Error(String(error))];
+        }
+      }),
+    ),
+  );
+  for (const [messageId, m] of waiting) {
+    const failed = m.mapping.events.map((e) => reads.get(e.emailId ?? '')).find((r) => r instanceof Error);
+    if (failed instanceof Error) {
+      mapped.set(messageId, failed);
+      continue;
+    }
+    const events = m.mapping.events.map((event) => {
+      const email = reads.get(event.emailId ?? '');
+      const own =
+        email && !(email instanceof Error) && email.accountId === event.accountId && email.mode === event.mode;
+      return own && email.tags?.length ? { ...event, tags: tagMap(email.tags) } : event;
+    });
+    mapped.set(messageId, { ...m, mapping: { ...m.mapping, events, tagsFromEmail: false } });
+  }
+}
+
 export function createSesEventsHandler(deps: SesEventsDeps) {
   const processor = new BatchProcessor(EventType.SQS);
   return async (event: SQSEvent) => {
     const mapped = new Map(event.Records.map((message) => [message.messageId, mapRecord(message)]));
+    if (deps.emails) await withStoredTags(mapped, deps.emails);
     const events = [...mapped.values()].flatMap((m) =>
       m instanceof Error || m.mapping.kind === 'skipped' ? [] : m.mapping.events,
     );

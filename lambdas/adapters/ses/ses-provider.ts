@@ -24,7 +24,7 @@ import { bareAddress, type EmailMessage } from '../../domain/email/email';
 import { expandTrace } from '../../domain/trace-context';
 import { mimeAddress } from './addresses';
 import { configurationSetFor } from './configuration-sets';
-import { SES_TAGS } from './tags';
+import { customerSesTags, SES_TAGS } from './tags';
 
 /** SES message tag values: ASCII letters, digits, `_` and `-`, at most 256 characters. */
 const TAG_VALUE = /^[A-Za-z0-9_-]{1,256}$/;
@@ -79,6 +79,9 @@ export function sendEmailRequest(
   for (const [name, value] of Object.entries(tags)) {
     if (!TAG_VALUE.test(value)) throw new TypeError(`SES tag ${name} cannot carry ${JSON.stringify(value)}`);
   }
+  // The email's own tags ride along when they fit SES's limits, so its SES events carry them (webhook filters);
+  // otherwise the mark says the SES mapper reads them from the stored email (adapters/ses/tags).
+  const customer = customerSesTags(email.tags ?? [], Object.keys(tags).length);
   const body = {
     ...(email.html !== undefined ? { Html: { Data: email.html, Charset: 'UTF-8' } } : {}),
     ...(email.text !== undefined ? { Text: { Data: email.text, Charset: 'UTF-8' } } : {}),
@@ -107,7 +110,11 @@ export function sendEmailRequest(
       },
     },
     ConfigurationSetName: configurationSet,
-    EmailTags: Object.entries(tags).map(([Name, Value]) => ({ Name, Value })),
+    EmailTags: [
+      ...Object.entries(tags).map(([Name, Value]) => ({ Name, Value })),
+      { Name: SES_TAGS.customerTags, Value: customer.mark },
+      ...customer.tags,
+    ],
   };
 }
 

@@ -6,6 +6,7 @@
 // domain costs one write, not five; no email.sent or email.delivered event costs one (docs/benchmarks.md,
 // "Sending reputation counters").
 import { dayOf } from '../../domain/email/reputation';
+import { HeldWrites } from '../held-writes';
 import type { Clock } from '../ports';
 import type { Tenant } from '../webhooks/ports';
 import type { ReputationStore } from './ports';
@@ -23,7 +24,7 @@ interface Held {
   readonly tenant: Tenant;
   readonly day: string;
   readonly domain: string | null;
-  copies: number;
+  readonly copies: number;
   readonly spread: string;
 }
 
@@ -31,14 +32,12 @@ interface Held {
 export const SENT_TALLY_MAX_HOLD_MS = 1_000;
 
 export class SentTally implements SentCopies {
-  private held = new Map<string, Held>();
-  private heldSince: number | null = null;
-  private readonly writing = new Set<Promise<void>>();
+  private readonly held: HeldWrites<Held>;
 
   constructor(
-    private readonly store: Pick<ReputationStore, 'count'>,
+    store: Pick<ReputationStore, 'count'>,
     private readonly clock: Clock,
-    private readonly options: {
+    options: {
       readonly maxHoldMs?: number;
       /**
        * Told of a write that failed (after the SDK's retries) and the copies it lost: the figures then undercount
@@ -47,36 +46,26 @@ export class SentTally implements SentCopies {
        */
       readonly failed?: (error: unknown, lost: { readonly tenant: Tenant; readonly copies: number }) => void;
     } = {},
-  ) {}
+  ) {
+    this.held = new HeldWrites(clock, {
+      maxHoldMs: options.maxHoldMs ?? SENT_TALLY_MAX_HOLD_MS,
+      write: ({ tenant, day, domain, copies, spread }) =>
+        store
+          .count({ accountId: tenant.accountId, mode: tenant.mode }, { day, domain, counts: { sent: copies }, spread })
+          .catch((error: unknown) => options.failed?.(error, { tenant, copies })),
+    });
+  }
 
   add(tenant: Tenant, sent: { readonly domain: string | null; readonly copies: number; readonly emailId: string }) {
     if (sent.copies <= 0) return;
-    const now = this.clock.now();
-    const day = dayOf(now);
+    const day = dayOf(this.clock.now());
     const key = JSON.stringify([tenant.accountId, tenant.mode, day, sent.domain]);
-    const held = this.held.get(key);
-    if (held) held.copies += sent.copies;
-    else this.held.set(key, { tenant, day, domain: sent.domain, copies: sent.copies, spread: sent.emailId });
-    this.heldSince ??= now;
-    if (now - this.heldSince >= (this.options.maxHoldMs ?? SENT_TALLY_MAX_HOLD_MS)) this.write();
+    const counts = { tenant, day, domain: sent.domain, copies: sent.copies, spread: sent.emailId };
+    this.held.add(key, counts, (held, more) => ({ ...held, copies: held.copies + more.copies }));
   }
 
   /** Writes everything held and waits for every write under way (the end of a batch of sends). */
-  async flush(): Promise<void> {
-    this.write();
-    while (this.writing.size) await Promise.all([...this.writing]);
-  }
-
-  private write(): void {
-    const groups = [...this.held.values()];
-    this.held = new Map();
-    this.heldSince = null;
-    for (const { tenant, day, domain, copies, spread } of groups) {
-      const written: Promise<void> = this.store
-        .count({ accountId: tenant.accountId, mode: tenant.mode }, { day, domain, counts: { sent: copies }, spread })
-        .catch((error: unknown) => this.options.failed?.(error, { tenant, copies }))
-        .finally(() => this.writing.delete(written));
-      this.writing.add(written);
-    }
+  flush(): Promise<void> {
+    return this.held.flush();
   }
 }

@@ -52,12 +52,6 @@ export class EndpointGate {
     return { kind: 'go', ticket: now };
   }
 
-  /** Whether a first attempt sent to the lane at `sentAt` (epoch ms) is late now: the lane is behind. */
-  late(sentAt: number): boolean {
-    const after = this.policy.lateAfterMs;
-    return after !== undefined && Number.isFinite(sentAt) && this.clock.now() - sentAt >= after;
-  }
-
   /** Whether an outcome counts as slow (it held its slot slowAfterMs or more). */
   isSlow(outcome: AttemptRecord): boolean {
     return isSlowOutcome(outcome, this.policy);

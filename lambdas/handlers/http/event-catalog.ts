@@ -294,13 +294,13 @@ const entries: Record<EventType, Entry> = {
   'suppression.added': {
     description:
       'An address was suppressed: a hard bounce, a complaint, a one-click unsubscribe, or by hand (POST ' +
-      '/v1/suppressions). Only once its operator turns on the suppressionEvents stored format.',
+      '/v1/suppressions). Not on a stage that turned the suppressionEvents stored format off.',
     payload: accountPayload('suppression.added', suppressionData),
   },
   'suppression.removed': {
     description:
-      'A suppression was removed (DELETE /v1/suppressions/{id}): the address gets email again. Only once its ' +
-      'operator turns on the suppressionEvents stored format.',
+      'A suppression was removed (DELETE /v1/suppressions/{id}): the address gets email again. Not on a stage ' +
+      'that turned the suppressionEvents stored format off.',
     payload: accountPayload('suppression.removed', suppressionData),
   },
   'webhook.disabled': {

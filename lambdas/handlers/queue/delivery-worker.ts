@@ -170,13 +170,8 @@ export function createDeliveryWorkerHandler(deps: DeliveryWorkerDeps) {
           },
         );
       }
-      // A first attempt that waited long in this lane (it is behind a backlog) waits in the slow lane, so the shared
-      // lane serves what is on time (a paced job's wait is its pace's). A first attempt names its tenant, so its
-      // webhook (read for the batch already) can say before the claim whether every worker together has seen the
-      // endpoint failing.
-      if (job.attempt === 1 && !job.ratePerSecond && lanes.gate.late(Number(record.attributes?.SentTimestamp))) {
-        return (move ?? lanes.slowLane).send([job]);
-      }
+      // A first attempt names its tenant, so its webhook (read for the batch already) can say before the claim
+      // whether every worker together has seen the endpoint failing.
       if (job.seed && lanes.gate.failing(streakOfWebhook(await lookup(job.seed, endpoint)))) {
         return (move ?? lanes.slowLane).send([job]);
       }

@@ -7,14 +7,14 @@ import { emailBodies } from './plugs/bodies';
 import { signedLinks } from './plugs/links';
 import { deliveriesQueue, eventsQueue, recoverySteps } from './plugs/queues';
 import { scheduledSends } from './plugs/schedules';
-import { sesDomains } from './plugs/ses';
+import { sesDomains, sesNotices } from './plugs/ses';
 import { createAwsServices } from './services';
 
 // Emails are stored and queued here (the send worker hands them to SES); domains are SES identities. Links
 // in emails are signed with the stack's secret, read on first use and cached (no AWS call at cold start: a
 // Secrets Manager failure fails that request with a 503, not the container). Test sends and manual retries
 // are synchronous attempts; a recovery job is started here and runs on the deliveries queue.
-const services = createAwsServices('sendflow-api', [
+export const services = createAwsServices('sendflow-api', [
   eventsQueue,
   // A test send or manual retry answered 410 disables its webhook and fans webhook.disabled out (endpoint-watch).
   deliveriesQueue,
@@ -24,6 +24,8 @@ const services = createAwsServices('sendflow-api', [
   sesDomains,
   authorizerCache,
   emailBodies,
+  // A webhook a test send or manual retry disables is told to its account by e-mail (SF_NOTICE_FROM).
+  sesNotices,
 ]);
 
 export const handler = createApiHandler(

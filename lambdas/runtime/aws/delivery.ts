@@ -8,15 +8,18 @@ import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worke
 import { sharedPace } from './plugs/pace';
 import { deadLetters, deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
 import { scheduledRetries } from './plugs/schedules';
+import { sesNotices } from './plugs/ses';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-delivery', [
+export const services = createAwsServices('sendflow-delivery', [
   scheduledRetries,
   slowLane,
   deliveriesQueue,
   recoverySteps,
   deadLetters,
   sharedPace,
+  // A webhook auto-disabled here is told to its account by e-mail (SF_NOTICE_FROM).
+  sesNotices,
 ]);
 
 export const handler = middy(createDeliveryWorkerHandler(services))

@@ -4,9 +4,11 @@ import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDispatcherHandler } from '../../handlers/queue/dispatcher';
 import { deliveriesQueue } from './plugs/queues';
+import { sesNotices } from './plugs/ses';
 import { createAwsServices } from './services';
 
-const services = createAwsServices('sendflow-dispatcher', [deliveriesQueue]);
+// A warning or pause judged here is told to its account by e-mail (SF_NOTICE_FROM). Exported for tests.
+export const services = createAwsServices('sendflow-dispatcher', [deliveriesQueue, sesNotices]);
 
 export const handler = middy(createDispatcherHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))
