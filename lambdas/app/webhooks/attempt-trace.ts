@@ -19,7 +19,7 @@ const UNTRACED: AttemptTrace = { headers: {}, end: () => {} };
 /** Starts the span of attempt `attempt` of `delivery` to `url` (only its host is recorded: a path may hold a token). */
 export function traceAttempt(
   tracing: Tracing | undefined,
-  delivery: Pick<Delivery, 'id' | 'webhookId' | 'eventId' | 'event' | 'accountId' | 'trace'>,
+  delivery: Pick<Delivery, 'id' | 'webhookId' | 'eventId' | 'event' | 'accountId' | 'trace' | 'emailId'>,
   url: string,
   attempt: number,
   kind: AttemptKind,
@@ -35,6 +35,8 @@ export function traceAttempt(
     'sendflow.account.id': delivery.accountId,
     'sendflow.attempt': attempt,
     'sendflow.attempt.kind': kind,
+    // Rows keep their email only for a `per_email` webhook; the event's span (the parent) always names it.
+    ...(delivery.emailId !== undefined ? { 'sendflow.email.id': delivery.emailId } : {}),
   });
   return {
     headers: traceHeaders(expandTrace(span.trace)),
