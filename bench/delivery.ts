@@ -5,7 +5,9 @@
 // calls and request units, SQS requests, Scheduler invocations), priced per million deliveries.
 // docs/benchmarks.md has the method and the figures. Env: BENCH_EVENTS (default 1000), BENCH_WEBHOOKS
 // (default 5), BENCH_DATA_DIR (default: a temporary directory on disk), BENCH_LATENCY_ROUNDS (default 20 rounds of one batch of 10 events), BENCH_COST_EVENTS (default
-// 200: the burst in which request units are measured).
+// 200: the burst in which request units are measured), BENCH_TRACING (default `off`: untraced events, as before;
+// `carried`: every event carries a trace context and tracing is off, so it passes through to the traceparent;
+// `on`: the same with spans exported over OTLP/HTTP to a sink on loopback in this process: docs/webhooks.md#traces).
 
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +31,7 @@ import { createWebhook } from '../lambdas/app/webhooks/manage-webhooks';
 import type { Webhook } from '../lambdas/app/webhooks/ports';
 import type { SendflowEvent } from '../lambdas/domain/events';
 import { timeOrderedId } from '../lambdas/domain/ids';
+import { compactTrace } from '../lambdas/domain/trace-context';
 import { attemptHeaders, renderPayload } from '../lambdas/domain/webhooks/render';
 import { standardWebhookSignature } from '../lambdas/domain/webhooks/signature';
 import type { Config } from '../lambdas/runtime/config';
@@ -39,6 +42,7 @@ import {
   type LocalRuntime,
   startLocalRuntime,
 } from '../lambdas/runtime/local/runtime';
+import type { DeferredTracing } from '../lambdas/runtime/tracing';
 import { PRICES as UNIT_PRICES } from './cost/prices';
 import { benchConfig, positiveInt, printTable } from './report';
 
@@ -49,6 +53,9 @@ const WEBHOOKS = positiveInt('BENCH_WEBHOOKS', 5);
 const LATENCY_ROUNDS = positiveInt('BENCH_LATENCY_ROUNDS', 20);
 /** Events of the cost phase: request units are measured there (per-delivery counts do not depend on N). */
 const COST_EVENTS = positiveInt('BENCH_COST_EVENTS', 200);
+const TRACING_MODES = ['off', 'carried', 'on'] as const;
+const TRACING = (process.env.BENCH_TRACING || 'off') as (typeof TRACING_MODES)[number];
+if (!TRACING_MODES.includes(TRACING)) throw new Error(`BENCH_TRACING must be one of ${TRACING_MODES.join(', ')}`);
 /** Events per publish call: one SendMessageBatch, as SQS takes them. */
 const PUBLISH_BATCH = 10;
 const WARMUP_EVENTS = 100;
@@ -385,7 +392,11 @@ async function main(): Promise<void> {
       `deliveries ×${WORKER_BATCHES} batches of ${LOCAL_BATCH_SIZE}); receiver: a child process on ` +
       `127.0.0.1 that answers 200 and verifies every signature\n`,
   );
-  const bench = await startBench();
+  const sink = TRACING === 'on' ? await startSpanSink() : undefined;
+  console.log(
+    `tracing: ${TRACING}${sink ? ` (spans exported over OTLP/HTTP to a sink on ${sink.url}, which counts and drops them)` : ''}\n`,
+  );
+  const bench = await startBench(sink?.url);
   try {
     process.stdout.write(
       `warm-up: ${WARMUP_EVENTS} events through the pipeline, ${WARMUP_EVENTS * WEBHOOKS} bare POSTs… `,
@@ -417,7 +428,16 @@ async function main(): Promise<void> {
     const stored = await countStored(bench);
     const published = WARMUP_EVENTS + 3 * EVENTS + LATENCY_ROUNDS * PUBLISH_BATCH + COST_EVENTS;
     report([loop, wide, pipeline, latency, metered], { burst: burstCosts, metered: costs }, stored, published);
+    if (sink) {
+      await bench.runtime.services.tracing.flush();
+      const counts = (bench.runtime.services.tracing as Partial<DeferredTracing>).counts;
+      console.log(
+        `\nspans: ${counts?.exported ?? 0} exported, ${counts?.failed ?? 0} failed; the sink took ${sink.requests()} ` +
+          `export requests, ${(sink.bytes() / 1e6).toFixed(1)} MB`,
+      );
+    }
   } finally {
+    sink?.close();
     bench.receiver.stop();
     bench.seeder.destroy();
     await bench.sender.close();
@@ -426,8 +446,9 @@ async function main(): Promise<void> {
   }
 }
 
-async function startBench(): Promise<Bench> {
+async function startBench(otlpEndpoint?: string): Promise<Bench> {
   const config = benchConfig({
+    ...(otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint, OTEL_SERVICE_NAME: 'bench-delivery' } : {}),
     SF_HOST: '127.0.0.1',
     // On disk, as `npm start` runs: the store and the queue journals write files.
     SF_DATA_DIR: DATA_DIR,
@@ -487,8 +508,46 @@ function makeEvents(bench: Bench, count: number): SendflowEvent[] {
       emailId: timeOrderedId('email', at, randomBytes),
       to: `delivered+${i}@resend.dev`,
       data: { from: 'Acme <onboarding@acme.dev>', subject: `Your receipt #${100_000 + i}` },
+      // As the API request that caused it would leave it (BENCH_TRACING carried or on): its span's context.
+      ...(TRACING === 'off' ? {} : { trace: benchTrace() }),
     };
   });
+}
+
+/** A fresh sampled trace context, in the compact form events carry. */
+function benchTrace(): string {
+  const bytes = randomBytes(24);
+  return compactTrace({
+    traceId: bytes.subarray(0, 16).toString('hex'),
+    spanId: bytes.subarray(16).toString('hex'),
+    flags: 1,
+  });
+}
+
+/** An OTLP/HTTP endpoint on loopback that answers 200 to every export and only counts requests and bytes. */
+async function startSpanSink(): Promise<{ url: string; requests(): number; bytes(): number; close(): void }> {
+  let requests = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    req.on('end', () => {
+      requests += 1;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    bytes: () => bytes,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 /**

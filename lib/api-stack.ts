@@ -69,6 +69,7 @@ import { deployedIndexes } from './index-migration';
 import type { NoticeSender } from './notice-settings';
 import { outputNames } from './outputs';
 import { DEFAULT_REPUTATION, type ReputationSettings, reputationEnvironment } from './reputation-settings';
+import { type TracingSettings, tracingEnvironment } from './tracing-settings';
 
 type ItemAction =
   | 'dynamodb:Query'
@@ -505,6 +506,8 @@ export interface SendflowApiStackProps extends StackProps {
   readonly deployment?: DeploymentStyle;
   /** SF_STORED_FORMATS of every function: the stage's expand/contract switches (lib/stored-formats.ts). */
   readonly storedFormats?: string;
+  /** OpenTelemetry traces (lib/tracing-settings.ts): every function's OTEL_EXPORTER_OTLP_ENDPOINT; off when omitted. */
+  readonly tracing?: TracingSettings;
   /** The accounts' notices' sender (`sendflow:noticeFrom`); none: no function may send notices, each is logged. */
   readonly noticeFrom?: NoticeSender;
 }
@@ -551,6 +554,8 @@ export class SendflowApiStack extends Stack {
       ...reputationEnvironment(props.reputation ?? DEFAULT_REPUTATION),
       // Stored formats the stage switches away from this release's defaults (expand/contract); none by default.
       ...(props.storedFormats ? { SF_STORED_FORMATS: props.storedFormats } : {}),
+      // Traces: only a stage that names an OTLP endpoint exports spans (`sendflow:tracing`); off by default.
+      ...tracingEnvironment(props.tracing),
     };
 
     const maxConcurrency = props.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;

@@ -30,6 +30,7 @@ import { SendflowRecoveryStack } from './recovery-stack';
 import { CONTEXT_REPUTATION, parseReputation, type ReputationSettings } from './reputation-settings';
 import { CONTEXT_STORED_FORMATS, parseStoredFormatsContext, storedFormatsVariable } from './stored-formats';
 import { CONTEXT_CAPACITY, parseTableCapacity, type TableCapacity } from './table-capacity';
+import { CONTEXT_TRACING, parseTracing, type TracingSettings } from './tracing-settings';
 
 export { CONTEXT_API_THROTTLE } from './api-throttle';
 export const CONTEXT_AUTHORIZER_CACHE_TTL = 'sendflow:authorizerCacheTtlSeconds';
@@ -110,6 +111,8 @@ export interface SendflowSettings {
   readonly deployment?: DeploymentStyle;
   /** SF_STORED_FORMATS of the stage's functions (`sendflow:storedFormats`, lib/stored-formats.ts); '' or omitted: the defaults. */
   readonly storedFormats?: string;
+  /** OpenTelemetry traces of the stage (`sendflow:tracing`, lib/tracing-settings.ts); off when omitted. */
+  readonly tracing?: TracingSettings;
 }
 
 /** Settings from CDK context (cdk.json, or `-c key=value`, which arrives as a string). */
@@ -122,6 +125,7 @@ export function settingsFromContext(app: App): SendflowSettings {
   const customDomain = customDomainFromContext(app);
   const inbound = parseInbound(app.node.tryGetContext(CONTEXT_INBOUND), stage);
   const recovery = parseRecovery(app.node.tryGetContext(CONTEXT_RECOVERY), stage);
+  const tracing = parseTracing(app.node.tryGetContext(CONTEXT_TRACING), stage);
   const noticeFrom = parseNoticeFrom(app.node.tryGetContext(CONTEXT_NOTICE_FROM), stage);
   return {
     authorizerCacheTtlSeconds: authorizerCacheTtl(app),
@@ -150,6 +154,7 @@ export function settingsFromContext(app: App): SendflowSettings {
     ...(customDomain ? { customDomain } : {}),
     ...(inbound ? { inbound } : {}),
     ...(recovery ? { recovery } : {}),
+    ...(tracing ? { tracing } : {}),
     ...(noticeFrom ? { noticeFrom } : {}),
   };
 }
@@ -307,6 +312,7 @@ export function buildSendflow(app: App, settings: SendflowSettings = settingsFro
     ...(settings.noticeFrom ? { noticeFrom: settings.noticeFrom } : {}),
     ...(settings.deployment ? { deployment: settings.deployment } : {}),
     ...(settings.storedFormats ? { storedFormats: settings.storedFormats } : {}),
+    ...(settings.tracing ? { tracing: settings.tracing } : {}),
   });
   // Deploy order only: the api stack reads the data stack's SSM parameters, it imports nothing.
   api.addStackDependency(data, 'reads the table names and the secret ARN the data stack publishes in SSM');

@@ -6,6 +6,9 @@ export interface ApiAnswer {
   readonly body: any;
 }
 
+/** The fixed caller context of the workload's requests (W3C traceparent, sampled). */
+const ROLLBACK_TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -40,6 +43,9 @@ export class ApiClient {
         method,
         headers: {
           Authorization: `Bearer ${this.key}`,
+          // A caller's trace context (issue 32): every email, event, job and delivery row the workload makes
+          // carries the compact `trace` field, which the other release must read past.
+          traceparent: ROLLBACK_TRACEPARENT,
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -104,6 +104,11 @@ export interface SendflowEvent {
    * any payload. Absent on other events, on emails without tags, and on events recorded before it was carried.
    */
   readonly tags?: Readonly<Record<string, string>>;
+  /**
+   * The trace that caused it (domain/trace-context.ts, compact): the API request's span, or the caller's context
+   * passed through. Not in any payload; the webhook request's `traceparent` continues it. Absent when untraced.
+   */
+  readonly trace?: string;
 }
 
 /**
@@ -191,6 +196,7 @@ export interface NewEvent {
   readonly to?: string;
   readonly data: Readonly<Record<string, unknown>>;
   readonly tags?: Readonly<Record<string, string>>;
+  readonly trace?: string;
 }
 
 /** A new event with a time-ordered id from `random` (a seeded one makes the id deterministic). */
@@ -205,13 +211,14 @@ export function newEvent(event: NewEvent, random: (size: number) => Uint8Array):
     ...(event.to !== undefined ? { to: event.to } : {}),
     data: event.data,
     ...(event.tags !== undefined ? { tags: event.tags } : {}),
+    ...(event.trace !== undefined ? { trace: event.trace } : {}),
   };
 }
 
 /** An event about one recipient of an email: `to` is its bare address; data carries from and subject. */
 export function emailEvent(
   email: Pick<EmailMessage, 'id' | 'accountId' | 'mode' | 'from' | 'subject' | 'templateId'> &
-    Partial<Pick<EmailMessage, 'tags'>>,
+    Partial<Pick<EmailMessage, 'tags' | 'trace'>>,
   recipient: string,
   type: SendflowEvent['type'],
   data: Readonly<Record<string, unknown>>,
@@ -233,6 +240,7 @@ export function emailEvent(
         ...data,
       },
       ...(email.tags?.length ? { tags: tagMap(email.tags) } : {}),
+      ...(email.trace !== undefined ? { trace: email.trace } : {}),
     },
     random,
   );

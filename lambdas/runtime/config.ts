@@ -162,6 +162,18 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * OpenTelemetry traces (docs/webhooks.md#traces), in OpenTelemetry's own names: set, spans are exported over
+   * OTLP/HTTP (JSON) to `<endpoint>/v1/traces` (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given); unset, none are.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** `key=value` pairs, comma-separated, URL-encoded values (an API key of the backend): never logged. */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional(),
+  /** The spans' `service.name`; the function's or `sendflow` when unset. */
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).optional(),
+  /** `true` turns tracing off whatever the endpoint says (OpenTelemetry's switch). */
+  OTEL_SDK_DISABLED: flag.default(false),
   /** AWS only: queue URLs and the retry schedule group, set by the stack. */
   SF_EVENTS_QUEUE_URL: z.string().optional(),
   /** The REST API whose authorizer cache is flushed on revocations and plan changes. */
@@ -241,6 +253,8 @@ export interface Config {
   readonly publicUrl?: string;
   /** Which new stored formats this process writes (SF_STORED_FORMATS over this release's defaults). */
   readonly storedFormats: StoredFormats;
+  /** Where spans go (OTLP/HTTP), when tracing is on; absent: off (a caller's traceparent still passes through). */
+  readonly tracing?: TracingConfig;
   /** AWS wiring; absent locally. */
   readonly aws: {
     readonly eventsQueueUrl?: string;
@@ -251,6 +265,15 @@ export interface Config {
     readonly schedulerRoleArn?: string;
     readonly schedulerDlqArn?: string;
   };
+}
+
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL (`…/v1/traces`). */
+  readonly url: string;
+  /** Headers of every export (OTEL_EXPORTER_OTLP_HEADERS). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** OTEL_SERVICE_NAME, when set (else the function's service name). */
+  readonly serviceName?: string;
 }
 
 export class ConfigError extends Error {
@@ -328,6 +351,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
     ...(c.SF_SIGNING_SECRET ? { signingSecret: c.SF_SIGNING_SECRET } : {}),
     ...(c.SF_PUBLIC_URL ? { publicUrl: c.SF_PUBLIC_URL.replace(/\/$/, '') } : {}),
     storedFormats: Object.freeze(c.SF_STORED_FORMATS),
+    ...tracingConfig(c),
     aws: Object.freeze({
       ...(c.SF_EVENTS_QUEUE_URL ? { eventsQueueUrl: c.SF_EVENTS_QUEUE_URL } : {}),
       ...(c.SF_REST_API_ID ? { restApiId: c.SF_REST_API_ID } : {}),
@@ -344,6 +368,33 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       >,
     ),
   });
+}
+
+/** Tracing's settings from the OTEL_* variables: none when no endpoint is set or the SDK is disabled. */
+function tracingConfig(c: z.infer<typeof schema>): { tracing?: TracingConfig } {
+  const base = c.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url = c.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (base ? `${base.replace(/\/$/, '')}/v1/traces` : undefined);
+  if (!url || c.OTEL_SDK_DISABLED) return {};
+  return {
+    tracing: Object.freeze({
+      url,
+      headers: Object.freeze(otlpHeaders(c.OTEL_EXPORTER_OTLP_HEADERS)),
+      ...(c.OTEL_SERVICE_NAME ? { serviceName: c.OTEL_SERVICE_NAME } : {}),
+    }),
+  };
+}
+
+/** OTEL_EXPORTER_OTLP_HEADERS: `k1=v1,k2=v2`, values URL-encoded; a malformed pair is skipped (as the SDK does). */
+function otlpHeaders(raw: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    try {
+      headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {}
+  }
+  return headers;
 }
 
 /** The stage's reputation policy from its SF_REPUTATION_* variables. */

@@ -32,6 +32,7 @@ import { SentTally } from '../app/reputation/sent-tally';
 import { SingleFlight } from '../app/reputation/single-flight';
 import type { ReputationDeps } from '../app/reputation/track-reputation';
 import type { Telemetry } from '../app/telemetry';
+import type { Tracing } from '../app/tracing';
 import type { AttemptDeps } from '../app/webhooks/attempts';
 import { countAttemptSafely } from '../app/webhooks/delivery-figures';
 import { EndpointGate } from '../app/webhooks/endpoint-gate';
@@ -59,6 +60,7 @@ import type { Lanes } from '../handlers/queue/delivery-worker';
 import { deliveryClaimMs, queues, visibilityTimeoutSeconds } from '../manifest';
 import type { Config } from './config';
 import { createRepositories } from './repositories';
+import { createTracing } from './tracing';
 
 /** What differs between AWS and the local runtime. */
 export interface RuntimeAdapters {
@@ -84,6 +86,8 @@ export interface RuntimeAdapters {
   readonly claimEpoch?: number;
   /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
   readonly telemetry?: Telemetry;
+  /** Spans (runtime/tracing.ts): from config.tracing (OTEL_*) unless given; off without an endpoint. */
+  readonly tracing?: Tracing;
   /** Where email bodies are written once and read: S3 on AWS, the data directory locally (emailParts if absent). */
   readonly emailBodies?: EmailBodyStore;
   /**
@@ -134,6 +138,7 @@ export interface RuntimeAdapters {
 export function createServices(config: Config, client: DynamoDBClient, logger: Logger, adapters: RuntimeAdapters) {
   const clock = adapters.clock ?? { now: () => Date.now() };
   const { webhooks: hooks } = config;
+  const tracing = adapters.tracing ?? createTracing(config.tracing, 'sendflow');
   const random = randomBytes;
   // Test mode is simulated everywhere; live mode uses the live provider where one is wired (SES on AWS).
   const simulator = new SimulatedEmailProvider({
@@ -219,6 +224,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   // The send worker's own events (email.sent) are processed where they arise, as the dispatcher would; those it
   // cannot finish go to the events queue through the email's outbox (app/emails/send-emails).
   const eventDeps: ProcessEventDeps = {
+    tracing,
     webhooks: repositories.webhooks,
     deliveryQueue: adapters.deliveryQueue,
     clock,
@@ -240,6 +246,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
   return {
     logger,
     telemetry: adapters.telemetry ?? new PowertoolsTelemetry({ logger, metricsService: config.metricsService }),
+    tracing,
     clock,
     random,
     ...repositories,

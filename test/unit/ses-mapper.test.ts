@@ -9,6 +9,7 @@ import { mapSesEvent, SEND_IS_THE_WORKERS } from '../../lambdas/adapters/ses/map
 import { createSesEventsHandler } from '../../lambdas/adapters/ses/ses-events-handler';
 import type { SendflowEvent } from '../../lambdas/domain/events';
 import { timeOrderedId } from '../../lambdas/domain/ids';
+import { compactTrace } from '../../lambdas/domain/trace-context';
 import { eventMessage } from '../../lambdas/handlers/queue/messages';
 
 const FIXTURES = new URL('../fixtures/ses/', import.meta.url);
@@ -312,6 +313,18 @@ describe('correlation and identity', () => {
       accountId: 'acct_other',
       mode: 'test',
     });
+  });
+
+  it("carries a traced email's trace tag to its events (traces: docs/webhooks.md#traces); a malformed one is ignored", () => {
+    const trace = compactTrace({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 });
+    const detail = fixture('delivery').detail;
+    detail.mail.tags = { ...detail.mail.tags, trace: [trace] };
+    const traced = mapSesEvent(detail);
+    expect(traced.kind === 'events' && traced.events.map((e) => e.trace)).toEqual([trace]);
+    expect(traced.kind === 'events' && eventMessage.parse(traced.events[0]).trace).toBe(trace);
+    detail.mail.tags = { ...detail.mail.tags, trace: ['not-a-trace'] };
+    const bad = mapSesEvent(detail);
+    expect(bad.kind === 'events' && bad.events[0]?.trace).toBeUndefined();
   });
 
   it.each([

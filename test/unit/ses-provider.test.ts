@@ -22,6 +22,7 @@ import { trackingLookup } from '../../lambdas/app/domains/tracking';
 import type { OutgoingCopy } from '../../lambdas/app/emails/ports';
 import type { EmailMessage } from '../../lambdas/domain/email/email';
 import { listUnsubscribeHeaders } from '../../lambdas/domain/email/unsubscribe';
+import { compactTrace } from '../../lambdas/domain/trace-context';
 
 const ses = mockClient(SESv2Client);
 const NOW = Date.UTC(2026, 10, 22, 9, 30, 0);
@@ -105,6 +106,18 @@ describe('the SendEmail request of a copy', () => {
         { Name: 't-category', Value: 'invoice' },
       ],
     });
+  });
+
+  it("tags a traced email with its trace's ids, not its tracestate (SES tag values cannot hold one)", () => {
+    const ids = compactTrace({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', flags: 1 });
+    const request = sendEmailRequest(
+      { ...email, trace: `${ids} a=1,b=2` },
+      copies[0] as OutgoingCopy,
+      CONFIGURATION_SET,
+    );
+    expect(request.EmailTags).toContainEqual({ Name: 'trace', Value: ids });
+    const untraced = sendEmailRequest(email, copies[0] as OutgoingCopy, CONFIGURATION_SET);
+    expect(untraced.EmailTags?.map((tag) => tag.Name)).not.toContain('trace');
   });
 
   it('leaves out what the email does not have (no reply-to, no text part)', () => {

@@ -134,6 +134,8 @@ const deliveryItem = z.object({
   emailId: z.string().optional(),
   sequence: z.number().int().optional(),
   waitingFor: z.number().int().optional(),
+  // The event span's trace context (issue 32): only on rows of traced events; a release before it ignores it.
+  trace: z.string().optional(),
 });
 
 const parse = (item: Record<string, unknown>): Delivery =>

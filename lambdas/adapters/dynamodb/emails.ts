@@ -77,6 +77,8 @@ const emailItem = z.object({
   batchId: z.string().optional(),
   // Sent by template (a release before templates ignores it: the email reads and sends as any other).
   templateId: z.string().optional(),
+  // The accepting request's trace (issue 32); a release before it ignores the attribute.
+  trace: z.string().optional(),
   // Legacy (inside the item before the parts): read as they are until `admin upgrade-emails` moves them.
   html: z.string().optional(),
   text: z.string().optional(),

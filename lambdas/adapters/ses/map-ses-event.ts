@@ -15,6 +15,7 @@ import { MODES, type Mode } from '../../domain/api-keys';
 import { bareAddress } from '../../domain/email/email';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import { timeOrderedId } from '../../domain/ids';
+import { expandTrace } from '../../domain/trace-context';
 import { decodeMimeWords } from './addresses';
 import { SES_EVENT_TYPES, type SesEventRecord, sesEventRecord } from './ses-event';
 import { customerTagsOf, SES_TAGS } from './tags';
@@ -43,6 +44,8 @@ interface Origin {
   readonly mode: Mode;
   /** The template the email was sent by (its tag), when it was. */
   readonly templateId?: string;
+  /** The trace the email was sent in (its tag), when it was traced. */
+  readonly trace?: string;
 }
 
 /** Why SES's Send is skipped: the send worker tells email.sent itself when SES takes a copy (app/emails/send-emails). */
@@ -73,7 +76,14 @@ function originOf(record: SesEventRecord): Origin | null {
   const mode = tag(SES_TAGS.mode);
   if (!emailId || !accountId || !(MODES as readonly string[]).includes(mode ?? '')) return null;
   const templateId = tag(SES_TAGS.templateId);
-  return { emailId, accountId, mode: mode as Mode, ...(templateId ? { templateId } : {}) };
+  const trace = tag(SES_TAGS.trace);
+  return {
+    emailId,
+    accountId,
+    mode: mode as Mode,
+    ...(templateId ? { templateId } : {}),
+    ...(trace && expandTrace(trace) ? { trace } : {}),
+  };
 }
 
 /** One of our events, before the common fields: for whom, when, what. */
@@ -204,6 +214,7 @@ function eventsOf(record: Exclude<SesEventRecord, { eventType: 'Send' }>, origin
       emailId: origin.emailId,
       to,
       data: { ...common, ...m.data },
+      ...(origin.trace ? { trace: origin.trace } : {}),
     };
   });
 }

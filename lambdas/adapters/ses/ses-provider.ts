@@ -21,6 +21,7 @@ import { NO_TRACKING, type Tracking, type TrackingLookup } from '../../app/domai
 import type { CopyOutcome, EmailProvider, OutgoingAttachment, OutgoingCopy } from '../../app/emails/ports';
 import { mapWithLimit } from '../../app/pool';
 import { bareAddress, type EmailMessage } from '../../domain/email/email';
+import { expandTrace } from '../../domain/trace-context';
 import { mimeAddress } from './addresses';
 import { configurationSetFor } from './configuration-sets';
 import { customerSesTags, SES_TAGS } from './tags';
@@ -73,6 +74,7 @@ export function sendEmailRequest(
     [SES_TAGS.accountId]: email.accountId,
     [SES_TAGS.mode]: email.mode,
     ...(email.templateId !== undefined ? { [SES_TAGS.templateId]: email.templateId } : {}),
+    ...traceTag(email.trace),
   };
   for (const [name, value] of Object.entries(tags)) {
     if (!TAG_VALUE.test(value)) throw new TypeError(`SES tag ${name} cannot carry ${JSON.stringify(value)}`);
@@ -223,4 +225,10 @@ export class SesEmailProvider implements EmailProvider {
       }
     }
   }
+}
+
+/** The trace tag of a traced email: the compact context's ids only (a tracestate stays behind). */
+function traceTag(trace: string | undefined): Record<string, string> {
+  const ids = trace?.split(' ')[0];
+  return ids && expandTrace(ids) ? { [SES_TAGS.trace]: ids } : {};
 }

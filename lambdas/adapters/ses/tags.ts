@@ -10,6 +10,11 @@ export const SES_TAGS = {
   /** Only on emails sent by template: its id comes back on every SES event as `template_id`. */
   templateId: 'template_id',
   /**
+   * Only on traced emails: the trace context's ids (domain/trace-context.ts's compact form without a tracestate,
+   * which SES tag values cannot hold), so SES's events join the trace of the request that sent the email.
+   */
+  trace: 'trace',
+  /**
    * Where the email's own tags are: `inline` (each one as `t-<name>` beside this one: all fit), `stored` (they do
    * not fit SES's limits: the SES mapper reads them from the stored email). Absent on emails sent before it was
    * carried: read from the stored email too.

@@ -173,7 +173,8 @@ export async function sendEmails(
   deps: SendEmailDeps,
   caller: Principal,
   drafts: readonly EmailDraft[],
-  options: { batch: boolean } = { batch: false },
+  /** `trace`: the request's trace context (compact), carried by each email to its events and their deliveries. */
+  options: { batch: boolean; trace?: string } = { batch: false },
 ): Promise<string[]> {
   const slots = deps.attachmentSlots;
   return slots && drafts.some((draft) => draft.attachments?.length)
@@ -185,7 +186,7 @@ async function acceptEmails(
   deps: SendEmailDeps,
   caller: Principal,
   drafts: readonly EmailDraft[],
-  options: { batch: boolean },
+  options: { batch: boolean; trace?: string },
 ): Promise<string[]> {
   const now = deps.clock.now();
   const tenant: Tenant = { accountId: caller.accountId, mode: caller.mode };
@@ -223,6 +224,7 @@ async function acceptEmails(
         recipients(draft).map((r) => [r, unsubscribeUrl(deps.links, secret, tenant, id, r)]),
       ),
       ...(batchId ? { batchId } : {}),
+      ...(options.trace !== undefined ? { trace: options.trace } : {}),
     };
   });
   // Before anything is counted: an email too large to store is refused whole, like any bad input.

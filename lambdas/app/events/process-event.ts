@@ -12,12 +12,15 @@ import type { EmailHistory, Suppression, SuppressionList, SuppressionReason } fr
 import { type RelayDeps, relayToListeners } from '../listen/relay-event';
 import { relay } from '../outbox';
 import { type ReputationDeps, trackReputation } from '../reputation/track-reputation';
+import { noTracing, type TraceSpan, type Tracing } from '../tracing';
 import { type DispatchDeps, dispatchEvent } from '../webhooks/dispatch-event';
 import { FilteredTally } from '../webhooks/filtered-tally';
 import { GatheredDeliveryQueue } from '../webhooks/gathered-delivery-queue';
 import type { EventPublisher, FilteredCounts, Tenant, Webhook } from '../webhooks/ports';
 
 export interface ProcessEventDeps extends DispatchDeps {
+  /** Each event's span (under the trace it carries), the parent of its deliveries' attempts; off when absent. */
+  readonly tracing?: Tracing;
   readonly emailHistory: Pick<EmailHistory, 'record' | 'noteStatus'>;
   readonly suppressions: SuppressionList;
   /** Live listen sessions (`npm run listen`) get the event as a subscribed webhook would; absent: none are read. */
@@ -67,7 +70,36 @@ export function suppressionReason(event: Pick<SendflowEvent, 'type' | 'data'>): 
  * app/emails/send-emails).
  */
 export async function processEvent(deps: ProcessEventDeps, event: SendflowEvent): Promise<void> {
-  const steps: Promise<unknown>[] = [dispatchEvent(deps, event)];
+  const span = eventSpan(deps, event);
+  try {
+    await processTraced(deps, event, span.trace);
+    span.end();
+  } catch (error) {
+    span.end(error instanceof Error ? error.name : 'Error');
+    throw error;
+  }
+}
+
+/**
+ * The event's span: under the trace it carries (the request that caused it), its attributes the event's ids and
+ * type, never its data. Its context goes to the deliveries' jobs and rows (dispatchEvent). An event that carries
+ * no trace starts none: its deliveries stay untraced (a receiver sees no `traceparent`).
+ */
+function eventSpan(deps: ProcessEventDeps, event: SendflowEvent): TraceSpan {
+  const tracing = deps.tracing ?? noTracing;
+  if (event.trace === undefined || !tracing.enabled) return tracing.start('', event.trace, 'internal');
+  return tracing.start(`event ${event.type}`, event.trace, 'consumer', {
+    'sendflow.event.id': event.id,
+    'sendflow.event.type': event.type,
+    'sendflow.account.id': event.accountId,
+    'sendflow.mode': event.mode,
+    ...(event.emailId !== undefined ? { 'sendflow.email.id': event.emailId } : {}),
+  });
+}
+
+async function processTraced(deps: ProcessEventDeps, event: SendflowEvent, trace: string | undefined): Promise<void> {
+  const traced = trace === event.trace ? event : { ...event, trace };
+  const steps: Promise<unknown>[] = [dispatchEvent(deps, traced)];
   // Best effort: a developer's listen session never fails (and so never repeats) the event's real work.
   if (deps.listenSessions)
     steps.push(

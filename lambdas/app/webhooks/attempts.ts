@@ -20,6 +20,8 @@ import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-polic
 import { liveSecrets } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
+import type { Tracing } from '../tracing';
+import { traceAttempt } from './attempt-trace';
 import { assertActive, getWebhook } from './manage-webhooks';
 import type { OrderLanes } from './order-lanes';
 import { admitInOrder, releaseNext } from './ordering';
@@ -52,6 +54,8 @@ export interface AttemptDeps {
   readonly retentionSeconds: number;
   /** Told of every attempt (a log line and metrics); nothing when absent. */
   readonly telemetry?: Telemetry;
+  /** Each attempt's span, and its request's `traceparent` (app/webhooks/attempt-trace); off when absent. */
+  readonly tracing?: Tracing;
   /** Per-email ordering's lanes (app/webhooks/ordering); without them `per_email` has no effect. */
   readonly orderLanes?: OrderLanes;
   /**
@@ -320,8 +324,15 @@ async function makeAttempt(
     const now = deps.clock.now();
     const headers = attemptHeaders(delivery.format, liveSecrets(webhook, now), delivery.eventId, delivery.payload, now);
     sent = headers;
-    outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
+    // The attempt's span; its `traceparent` goes with the request but not into the stored log (the row keeps `trace`).
+    const traced = traceAttempt(deps.tracing, delivery, webhook.url, attempt, kind);
+    outcome = await deps.sender.send({
+      url: webhook.url,
+      body: delivery.payload,
+      headers: { ...headers, ...traced.headers },
+    });
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
+    traced.end(outcome, transition.status);
   } else {
     // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume). Both are
     // `webhook_paused`: the class says the endpoint was not tried because of the webhook's state; the text says which.

@@ -57,6 +57,8 @@ export async function dispatchEvent(deps: DispatchDeps, event: SendflowEvent): P
       payload: render(webhook.format),
       createdAt,
       ...(order && webhook.ordering === 'per_email' ? order : {}),
+      // The event's span: each attempt's span is its child, and the receiver's `traceparent` continues it.
+      ...(event.trace !== undefined ? { trace: event.trace } : {}),
     },
   }));
   if (deps.orderLanes && deps.retentionSeconds !== undefined)

@@ -211,6 +211,11 @@ export interface Delivery extends Tenant {
   readonly emailId?: string;
   readonly sequence?: number;
   readonly waitingFor?: number;
+  /**
+   * The trace context of the event's span (domain/trace-context.ts, compact): every attempt's span is its child
+   * and every request's `traceparent` continues it. Absent when the event was untraced.
+   */
+  readonly trace?: string;
 }
 
 /**
@@ -388,7 +393,7 @@ export interface DeliveryJob {
    */
   readonly seed?: Pick<
     Delivery,
-    'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt' | 'emailId' | 'sequence'
+    'accountId' | 'mode' | 'eventId' | 'event' | 'format' | 'payload' | 'createdAt' | 'emailId' | 'sequence' | 'trace'
   >;
 }
 

@@ -87,6 +87,11 @@ export interface EmailMessage {
   readonly attachments?: readonly AttachmentMeta[];
   /** The template it was rendered from (a send with `template`): on GET, on its events and SES's tags. */
   readonly templateId?: string;
+  /**
+   * The trace of the request that accepted it (domain/trace-context.ts, compact), carried to its events; absent when
+   * untraced. Stored on the email item (a release before it ignores the attribute).
+   */
+  readonly trace?: string;
 }
 
 /** Everyone the email goes to: each gets its own events. */

@@ -37,6 +37,7 @@ import { idempotency } from '../middleware/idempotency';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import { requestLog } from '../middleware/request-log';
+import { traceRequest } from '../middleware/trace-request';
 import { apiKeyHandlers } from './api-keys';
 import { contactHandlers } from './contacts';
 import type { ApiContext, ApiMiddleware, PublicRouteHandler, RouteHandler } from './context';
@@ -143,6 +144,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
   const publicTable = publicRouteTable(deps, () => self);
   const apiHandler = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use(observability)
+    .use(traceRequest(deps.tracing))
     .use(requestLog(deps.telemetry))
     .use(apiRequestLog(deps))
     .use(requestIdHeader())
@@ -173,6 +175,7 @@ export function createApiHandler(deps: ApiDeps, observability: ApiMiddleware[] =
         query: stringRecord(event.queryStringParameters),
         headers: stringRecord(event.headers),
         receivedAt: event.requestContext.requestTimeEpoch ?? deps.clock.now(),
+        ...(context.span ? { span: context.span } : {}),
       };
       if (route.access === 'public') {
         const raw =

@@ -4,6 +4,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { ZodType } from 'zod';
 import type { Principal } from '../../app/ports';
+import type { TraceSpan } from '../../app/tracing';
 import type { Tenant } from '../../app/webhooks/ports';
 import type { RateDecision } from '../../domain/rate-limit';
 import type { RouteId, RouteSpec } from '../../manifest';
@@ -25,7 +26,8 @@ export interface RequestState {
   replay?: { statusCode: number; body: string };
 }
 
-export type ApiContext = Context & { sendflow: RequestState };
+/** `span`: the request's trace span (handlers/middleware/trace-request.ts), absent where no middleware made one. */
+export type ApiContext = Context & { sendflow: RequestState; span?: TraceSpan };
 export type ApiMiddleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>;
 
 /** What a route handler receives. */
@@ -37,6 +39,8 @@ export interface RouteRequest {
   readonly body: unknown;
   /** Epoch ms when the request arrived at the gateway (API Gateway's requestTimeEpoch). */
   readonly receivedAt: number;
+  /** The request's trace span: its `trace` goes with what the request stores (a send's emails); absent untraced. */
+  readonly span?: TraceSpan;
 }
 
 export type RouteHandler = (request: RouteRequest) => Promise<APIGatewayProxyResult>;

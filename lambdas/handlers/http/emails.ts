@@ -17,6 +17,7 @@ import {
 import type { FileStore } from '../../app/files/ports';
 import type { Principal } from '../../app/ports';
 import type { TemplateRepository } from '../../app/templates/ports';
+import type { TraceSpan } from '../../app/tracing';
 import {
   ATTACHMENT_LIMITS,
   type AttachmentMeta,
@@ -459,18 +460,20 @@ export function emailHandlers(
       maxSendBodyBytes?: number;
     },
 ) {
-  const send: RouteHandler = async ({ caller, body }) => {
+  const send: RouteHandler = async ({ caller, body, span }) => {
     const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? {}, false);
     const draft = withTemplate(validateEmails(emailBody(deps.clock.now()), rendered.body), rendered.templateIds[0]);
-    const [id] = await sendEmails(deps, caller, [draft]);
+    const [id] = await sendEmails(deps, caller, [draft], { batch: false, ...traced(span) });
+    span?.setAttributes({ 'sendflow.email.id': id ?? '' });
     return reply(responses.sendEmail, { id: id ?? '' });
   };
-  const batch: RouteHandler = async ({ caller, body }) => {
+  const batch: RouteHandler = async ({ caller, body, span }) => {
     const rendered = await renderTemplatedBodies(deps, tenantOf(caller), body ?? [], true);
     const drafts = validateEmails(batchBody(deps.clock.now()), rendered.body).map((draft, i) =>
       withTemplate(draft, rendered.templateIds[i]),
     );
-    const ids = await sendEmails(deps, caller, drafts, { batch: true });
+    const ids = await sendEmails(deps, caller, drafts, { batch: true, ...traced(span) });
+    span?.setAttributes({ 'sendflow.email.count': ids.length });
     return reply(responses.sendEmailBatch, { data: ids.map((id) => ({ id })) });
   };
   const get: RouteHandler = async ({ caller, params }) =>
@@ -634,3 +637,8 @@ export const requestSchemas: RequestSchemas = {
   updateEmail: { body: updateBody(0) },
 };
 export const responseSchemas: ResponseSchemas = responses;
+
+/** The request's trace context for the emails it accepts (none when untraced). */
+function traced(span: TraceSpan | undefined): { trace?: string } {
+  return span?.trace !== undefined ? { trace: span.trace } : {};
+}

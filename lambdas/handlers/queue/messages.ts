@@ -18,6 +18,8 @@ export const eventMessage: z.ZodType<SendflowEvent> = z.object({
   data: z.record(z.string(), z.unknown()),
   // Since webhook filters (issue 32): an email event's tags. The release before drops it (z.object strips it).
   tags: z.record(z.string(), z.string()).optional(),
+  // Since traces (issue 32): the compact trace context. The release before drops it (z.object strips it).
+  trace: z.string().optional(),
 });
 
 export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
@@ -39,6 +41,8 @@ export const deliveryJobMessage: z.ZodType<DeliveryJob> = z.object({
       createdAt: z.number(),
       emailId: z.string().optional(),
       sequence: z.number().int().min(1).optional(),
+      // Since traces (issue 32); the release before strips it.
+      trace: z.string().optional(),
     })
     .optional(),
 });

@@ -32,5 +32,5 @@ export const handler = createApiHandler(
   services,
   // Request id, cold start and function name on every log line; keys appended per request are reset. The
   // request's metrics are published before the invocation ends.
-  [injectLambdaContext(services.logger, { resetKeys: true }), flushTelemetry(services.telemetry)],
+  [injectLambdaContext(services.logger, { resetKeys: true }), flushTelemetry(services.telemetry, services.tracing)],
 );

@@ -25,4 +25,4 @@ export const services = createAwsServices('sendflow-delivery', [
 export const handler = middy(createDeliveryWorkerHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))
   // The attempts' metrics are published before the invocation ends.
-  .use(flushTelemetry(services.telemetry));
+  .use(flushTelemetry(services.telemetry, services.tracing));

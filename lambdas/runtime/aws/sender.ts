@@ -25,4 +25,4 @@ const services = createAwsServices('sendflow-sender', [
 export const handler = middy(createSendWorkerHandler(services))
   .use(injectLambdaContext(services.logger, { resetKeys: true }))
   // The sent and failed recipients' metrics are published before the invocation ends.
-  .use(flushTelemetry(services.telemetry));
+  .use(flushTelemetry(services.telemetry, services.tracing));

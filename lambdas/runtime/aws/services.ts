@@ -10,6 +10,7 @@ import type { AuthorizerCache } from '../../app/ports';
 import type { DeliveryQueue, EventPublisher, RetryScheduler } from '../../app/webhooks/ports';
 import { type Config, ConfigError } from '../config';
 import { createServices, type RuntimeAdapters, type Services } from '../services';
+import { createTracing } from '../tracing';
 import { createAwsBase } from './base';
 import { type AwsWiring, loadAwsWiring } from './env';
 
@@ -100,6 +101,8 @@ export function createAwsServices(
     sendScheduler: unavailable(serviceName, 'send scheduler'),
     links: unavailableLinks(serviceName),
     ...(wiring.receivingMx ? { receivingMx: wiring.receivingMx } : {}),
+    // Spans named after the function (OTEL_SERVICE_NAME wins); off without OTEL_EXPORTER_OTLP_ENDPOINT.
+    tracing: createTracing(config.tracing, serviceName),
     ...Object.assign({}, ...plugs.map((plug) => plug.build(context))),
   };
   return createServices(config, dynamo, logger, adapters);

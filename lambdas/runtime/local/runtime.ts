@@ -326,6 +326,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
           ),
         );
     }, config.localHttp);
+    // Spans are recorded from the first request on (tracing on: the exporter's module is loaded by now).
+    await services.tracing.ready();
     await listen(server, config.port, config.host);
     const { port } = server.address() as AddressInfo;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -401,6 +403,8 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
         await Promise.race([reconciling, sleep(left())]);
         // The delivery figures the worker still holds (app/webhooks/figure-tally) go before the store closes.
         await Promise.race([services.figureTally.flush(), sleep(left())]);
+        // The spans still queued for export (tracing on), within what is left of the time.
+        await Promise.race([services.tracing.flush(), sleep(Math.min(left(), 1_000))]);
         httpServer.closeAllConnections();
         await (services.sender as Partial<{ close(): Promise<void> }>).close?.();
         await mimeParser?.close();
