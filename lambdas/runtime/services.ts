@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
+import { AwsDestinationSender } from '../adapters/aws/destination-sender';
+import { DestinationSender } from '../adapters/destination-sender';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
@@ -262,13 +264,25 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         }
       : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
+    // AWS destinations: external ids live on the account item; the principal their trust policies name.
+    externalIds: repositories.accounts,
+    ...(hooks.aws.trustPrincipal ? { awsTrustPrincipal: hooks.aws.trustPrincipal } : {}),
+    // One seam for every destination: HTTP to the URL, or the customer's EventBridge bus or SQS queue.
     sender:
       adapters.sender ??
-      new HttpWebhookSender({
-        timeoutMs: hooks.attemptTimeoutMs,
-        allowPrivate: hooks.allowPrivateUrls,
-        now: () => clock.now(),
-      }),
+      new DestinationSender(
+        new HttpWebhookSender({
+          timeoutMs: hooks.attemptTimeoutMs,
+          allowPrivate: hooks.allowPrivateUrls,
+          now: () => clock.now(),
+        }),
+        new AwsDestinationSender({
+          timeoutMs: hooks.attemptTimeoutMs,
+          region: hooks.aws.region,
+          ...(hooks.aws.endpoint ? { endpoint: hooks.aws.endpoint } : {}),
+          now: () => clock.now(),
+        }),
+      ),
     deliveryQueue: adapters.deliveryQueue,
     recoveryQueue: adapters.recoveryQueue,
     // A step fits in the delivery function's time, 5 s to spare, whatever the attempt time-out.

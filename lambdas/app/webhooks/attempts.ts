@@ -29,6 +29,7 @@ import type {
   Delivery,
   DeliveryJob,
   DeliveryRepository,
+  OutboundRequest,
   RetryScheduler,
   Tenant,
   Webhook,
@@ -267,6 +268,40 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
   return (await makeAttempt(deps, delivery, webhook, 'test', 1)).delivery;
 }
 
+/**
+ * The one request an attempt makes: the body to the webhook's URL, or to its AWS destination (the sender chooses
+ * by `destination`: adapters/destination-sender.ts), with what such a destination labels the message with.
+ */
+export function outboundOf(
+  webhook: Webhook,
+  delivery: Pick<Delivery, 'accountId' | 'eventId' | 'event' | 'id' | 'payload' | 'emailId'>,
+  headers: Record<string, string>,
+): OutboundRequest {
+  const request: OutboundRequest = { url: webhook.url, body: delivery.payload, headers };
+  if (!webhook.destination) return request;
+  return {
+    ...request,
+    destination: webhook.destination,
+    context: {
+      accountId: delivery.accountId,
+      eventId: delivery.eventId,
+      eventType: delivery.event,
+      deliveryId: delivery.id,
+      orderingKey: delivery.emailId ?? emailIdIn(delivery.payload) ?? delivery.eventId,
+    },
+  };
+}
+
+/** The email a standard payload is about (`data.email_id`), if it names one. */
+function emailIdIn(payload: string): string | undefined {
+  try {
+    const parsed = JSON.parse(payload) as { data?: { email_id?: unknown } };
+    return typeof parsed.data?.email_id === 'string' ? parsed.data.email_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs' | 'claimEpoch'>, attempt: number): Claim {
   return { attempt, until: deps.clock.now() + deps.claimMs, epoch: deps.claimEpoch ?? 0 };
 }
@@ -320,7 +355,7 @@ async function makeAttempt(
     const now = deps.clock.now();
     const headers = attemptHeaders(delivery.format, liveSecrets(webhook, now), delivery.eventId, delivery.payload, now);
     sent = headers;
-    outcome = await deps.sender.send({ url: webhook.url, body: delivery.payload, headers });
+    outcome = await deps.sender.send(outboundOf(webhook, delivery, headers));
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
   } else {
     // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume). Both are
