@@ -285,6 +285,29 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       'update webhook',
     );
     await call(`/webhooks/${hook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
+    // An AWS destination: the account's external id is made (UpdateItem of that one attribute on the account), and
+    // the test send assumes the customer's role with it (sts:AssumeRole, allowed only with sts:ExternalId).
+    const queueHook = await call('/webhooks', {
+      method: 'POST',
+      key: liveKey,
+      body: {
+        events: ['email.sent'],
+        destination: {
+          type: 'aws_sqs',
+          queue_url: `https://sqs.${REGION}.amazonaws.com/111122223333/customer-events`,
+          role_arn: 'arn:aws:iam::111122223333:role/sendflow-delivery',
+        },
+      },
+    });
+    expectStatus(queueHook, 201, 'create AWS webhook');
+    const aws = await call(`/webhooks/${queueHook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
+    expectStatus(aws, 200, 'test AWS webhook');
+    expect(aws.body).toMatchObject({ success: true });
+    expectStatus(
+      await call(`/webhooks/${queueHook.body.id}`, { method: 'DELETE', key: liveKey }),
+      200,
+      'delete AWS webhook',
+    );
     // Filtered: its filter keeps every event back, so the event processors count them (filtered#… counters) and its
     // read sums them (the API's BatchGetItem on the counters); a filter tried on an event touches no table.
     const filtered = await call('/webhooks', {

@@ -13,7 +13,7 @@ import {
   SESSION_RENEW_MS,
 } from '../../lambdas/adapters/aws/destination-sender';
 import { DestinationSender } from '../../lambdas/adapters/destination-sender';
-import { type AttemptDeps, attemptDelivery, retryDelivery } from '../../lambdas/app/webhooks/attempts';
+import { type AttemptDeps, attemptDelivery, outboundOf, retryDelivery } from '../../lambdas/app/webhooks/attempts';
 import { dispatchEvent } from '../../lambdas/app/webhooks/dispatch-event';
 import { createWebhook, getWebhook, updateWebhook } from '../../lambdas/app/webhooks/manage-webhooks';
 import type { Delivery, DeliveryJob, OutboundRequest, Webhook } from '../../lambdas/app/webhooks/ports';
@@ -23,12 +23,15 @@ import type { SendflowEvent } from '../../lambdas/domain/events';
 import { checkWebhookUrl } from '../../lambdas/domain/webhooks/address-guard';
 import {
   type AwsDestination,
+  activeDestination,
   destinationProblems,
   errorClassOfAws,
   isAwsStoredUrl,
   storedUrlOf,
   trustPolicyOf,
 } from '../../lambdas/domain/webhooks/destination';
+import type { WebhookItem } from '../../lambdas/handlers/dashboard/pages/views';
+import { answerText, destinationSection } from '../../lambdas/handlers/dashboard/pages/webhook-destination';
 import { AwsStandIn, type StandInCredentials } from '../support/aws-stand-in';
 import {
   FakeClock,
@@ -96,6 +99,15 @@ describe('destination rules', () => {
       expect(checkWebhookUrl(stored, { allowPrivate: true })).toEqual({ ok: false, reason: 'must use http or https' });
       expect(checkWebhookUrl(stored, { allowPrivate: false })).toEqual({ ok: false, reason: 'must use https' });
     }
+  });
+
+  it('delivers to the AWS destination only while url is its stand-in (a URL set during a rollback wins)', () => {
+    const bus: AwsDestination = { type: 'aws_eventbridge', eventBusArn: BUS, roleArn: ROLE, externalId: EXTERNAL_ID };
+    expect(activeDestination({ url: storedUrlOf(bus), destination: bus })).toEqual(bus);
+    expect(activeDestination({ url: 'https://example.com/hook', destination: bus })).toBeNull();
+    const webhook = { ...webhookOf(), url: 'https://example.com/hook', destination: bus };
+    const delivery = { accountId: 'a', eventId: 'evt_1', event: 'email.sent', id: 'dlv_1', payload: '{}' };
+    expect(outboundOf(webhook, delivery, {})).toEqual({ url: 'https://example.com/hook', body: '{}', headers: {} });
   });
 
   it('classes AWS failures as the HTTP ones: 5xx, else 4xx (AccessDenied, throttling), no answer a network error', () => {
@@ -190,6 +202,37 @@ describe('creating a webhook with an AWS destination', () => {
     await expect(updateWebhook(deps, TENANT, bus.id, { url: 'https://example.com/x' })).rejects.toMatchObject({
       details: [{ path: 'url' }],
     });
+  });
+});
+
+describe('the dashboard', () => {
+  it("shows an AWS destination's external id and trust policy, and an attempt's AWS code and request id", () => {
+    const trust = trustPolicyOf({ principalArn: 'arn:aws:iam::999988887777:root' }, EXTERNAL_ID);
+    const section = String(
+      destinationSection({
+        ...({} as WebhookItem),
+        destination: {
+          type: 'aws_sqs',
+          queue_url: QUEUE,
+          role_arn: ROLE,
+          external_id: EXTERNAL_ID,
+          trust_policy: trust,
+        },
+      }),
+    );
+    expect(section).toContain(`id="external-id">${EXTERNAL_ID}<`);
+    expect(section).toContain('&quot;sts:ExternalId&quot;');
+    expect(String(destinationSection({ ...({} as WebhookItem), destination: { type: 'http' } }))).toBe('');
+    const answer = answerText({
+      at: '',
+      status_code: 0,
+      duration_ms: 1,
+      error: 'x',
+      aws_error_code: 'AccessDenied',
+      aws_request_id: 'req-1',
+    });
+    expect(String(answer)).toContain('AccessDenied');
+    expect(String(answer)).toContain('request req-1');
   });
 });
 

@@ -14,6 +14,7 @@ import {
   type Transition,
 } from '../../domain/webhooks/delivery';
 import { type AttemptFigure, figureOf } from '../../domain/webhooks/delivery-figures';
+import { activeDestination } from '../../domain/webhooks/destination';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
@@ -278,10 +279,11 @@ export function outboundOf(
   headers: Record<string, string>,
 ): OutboundRequest {
   const request: OutboundRequest = { url: webhook.url, body: delivery.payload, headers };
-  if (!webhook.destination) return request;
+  const destination = activeDestination(webhook);
+  if (!destination) return request;
   return {
     ...request,
-    destination: webhook.destination,
+    destination,
     context: {
       accountId: delivery.accountId,
       eventId: delivery.eventId,

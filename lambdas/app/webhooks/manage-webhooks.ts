@@ -9,6 +9,7 @@ import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { switchOf } from '../../domain/stored-formats';
 import {
   type AwsDestination,
+  activeDestination,
   type DestinationInput,
   destinationOf,
   destinationProblems,
@@ -191,7 +192,12 @@ export async function updateWebhook(
   const filter = input.filter === undefined ? undefined : validFilter(input.filter);
   const current = await getWebhook(deps, tenant, id);
   // An AWS webhook's `url` is its stand-in: its destination is set when it is made (a new one: a new webhook).
-  if (input.url !== undefined && (current.destination || isAwsStoredUrl(current.url))) {
+  // The unchanged url is accepted (a client or the dashboard sending the whole webhook back).
+  if (
+    input.url !== undefined &&
+    input.url !== current.url &&
+    (activeDestination(current) || isAwsStoredUrl(current.url))
+  ) {
     throw invalidRequest([
       fieldProblem(
         ['url'],

@@ -134,6 +134,19 @@ export function storedUrlOf(destination: AwsDestination): string {
     : `aws-sqs:${destination.queueUrl}`;
 }
 
+/**
+ * The destination a webhook delivers to: its AWS destination only while `url` is still that destination's stand-in.
+ * A release before destinations may have changed `url` (PUT, during a rollback) while keeping the attribute it does
+ * not know: the customer then asked for that URL, and HTTP it is.
+ */
+export function activeDestination(webhook: {
+  readonly url: string;
+  readonly destination?: AwsDestination;
+}): AwsDestination | null {
+  const { destination } = webhook;
+  return destination && webhook.url === storedUrlOf(destination) ? destination : null;
+}
+
 /** Whether a stored url is an AWS stand-in (never a URL a client may give: they must be http or https). */
 export const isAwsStoredUrl = (url: string): boolean => /^aws-(eventbridge|sqs):/.test(url);
 

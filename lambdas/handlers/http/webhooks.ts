@@ -21,7 +21,7 @@ import { EVENT_TYPES } from '../../domain/events';
 import { invalidRequest, problem } from '../../domain/field-problems';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { type DeliveryHealth, HEALTH_STATES } from '../../domain/webhooks/delivery-health';
-import { DESTINATION_TYPES, rolePolicyOf, trustPolicyOf } from '../../domain/webhooks/destination';
+import { activeDestination, DESTINATION_TYPES, rolePolicyOf, trustPolicyOf } from '../../domain/webhooks/destination';
 import { EVENT_FIELDS, FILTER_LIMITS, FILTER_OPERATORS } from '../../domain/webhooks/filter';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
@@ -462,7 +462,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
     deps.filteredCounts ? deps.filteredCounts.last24h(webhook.id, hourOf(deps.clock.now())) : Promise.resolve(0);
   /** The destination as shown: for AWS, with the external id and the two policies the customer attaches. */
   const destinationView = (webhook: Webhook): Body<typeof destinationShown> => {
-    const d = webhook.destination;
+    const d = activeDestination(webhook);
     if (!d) return { type: 'http' };
     const principalArn = deps.awsTrustPrincipal ?? 'arn:aws:iam::<Sendflow account id>:root';
     return {

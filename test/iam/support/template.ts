@@ -135,7 +135,7 @@ function logicalIdOf(value: Json): string | undefined {
 }
 
 /** Inline policies of the role, and every AWS::IAM::Policy / ManagedPolicy attached to it. */
-function rolePolicies(template: CfnTemplate, roleId: string, resolver: Resolver) {
+export function rolePolicies(template: CfnTemplate, roleId: string, resolver: Resolver) {
   const policies: { name: string; document: PolicyDocument }[] = [];
   const role = template.Resources[roleId];
   for (const inline of (role?.Properties?.Policies ?? []) as { PolicyName: Json; PolicyDocument: Json }[]) {
