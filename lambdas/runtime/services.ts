@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { AwsDestinationSender } from '../adapters/aws/destination-sender';
 import { DestinationSender } from '../adapters/destination-sender';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
@@ -54,6 +53,7 @@ import type { SendflowEvent } from '../domain/events';
 import { REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy, redactedUrl } from '../domain/webhooks/auto-disable';
+import { NO_TIMINGS } from '../domain/webhooks/delivery';
 import type { AttemptFigure } from '../domain/webhooks/delivery-figures';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -82,6 +82,12 @@ export interface RuntimeAdapters {
   readonly clock?: Clock;
   /** Tests and benchmarks may swap the HTTP sender. */
   readonly sender?: WebhookSender;
+  /**
+   * The AWS destinations' sender (adapters/aws/destination-sender.ts: STS, EventBridge and SQS clients), given only
+   * by the runtimes whose functions make attempts (the delivery worker, the API, the local runtime), so no other
+   * bundle carries those clients. Absent: an attempt to an AWS destination fails visibly, naming the function.
+   */
+  readonly awsDestinations?: WebhookSender;
   /** See Claim.epoch: the local runtime's start time; absent (0) on AWS. */
   readonly claimEpoch?: number;
   /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
@@ -276,12 +282,7 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
           allowPrivate: hooks.allowPrivateUrls,
           now: () => clock.now(),
         }),
-        new AwsDestinationSender({
-          timeoutMs: hooks.attemptTimeoutMs,
-          region: hooks.aws.region,
-          ...(hooks.aws.endpoint ? { endpoint: hooks.aws.endpoint } : {}),
-          now: () => clock.now(),
-        }),
+        adapters.awsDestinations ?? noAwsDestinations(clock),
       ),
     deliveryQueue: adapters.deliveryQueue,
     recoveryQueue: adapters.recoveryQueue,
@@ -435,6 +436,21 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Where AWS destinations are not wired: every attempt to one fails, saying so (a wiring bug, never silent). */
+function noAwsDestinations(clock: Clock): WebhookSender {
+  return {
+    send: async () => ({
+      at: clock.now(),
+      statusCode: null,
+      durationMs: 0,
+      error: 'AWS destinations are not wired into this function (see runtime/)',
+      errorClass: 'network_error',
+      timings: NO_TIMINGS,
+      response: '',
+    }),
+  };
+}
 
 /** The file store of a runtime that wires none: any use is a wiring bug, reported as such. */
 function unavailableFiles(): FileStore {

@@ -373,6 +373,17 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   servers.push(s3);
   endpoints.AWS_ENDPOINT_URL_S3 = `http://127.0.0.1:${(s3.address() as AddressInfo).port}`;
 
+  // EventBridge (AWS destinations): PutEvents on a customer's bus, signed with the assumed role's session (the
+  // customer's call, checked against no role of ours); answered as AWS does, one entry with its EventId.
+  await add('AWS_ENDPOINT_URL_EVENTBRIDGE', 'events', async (req, body, caller) => {
+    const op = target(req);
+    if (op !== 'PutEvents') throw new Error(`EventBridge ${op} has no stand-in`);
+    const input = JSON.parse(body || '{}') as { Entries?: { EventBusName?: string }[] };
+    for (const entry of input.Entries ?? [])
+      record({ caller, operation: op, action: 'events:PutEvents', resource: String(entry.EventBusName) });
+    return { json: { FailedEntryCount: 0, Entries: (input.Entries ?? []).map(() => ({ EventId: randomUUID() })) } };
+  });
+
   // STS (AWS destinations): AssumeRole of a customer's role, authorized with its external id (sts:ExternalId) as
   // the condition key; answered (AWS Query protocol, XML) with credentials of the customer's role, whose own calls
   // (the customer's queue or bus) are no function's and so are checked against no role here.
