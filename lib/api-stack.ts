@@ -157,7 +157,8 @@ const tableAccess: Readonly<Record<FunctionName, Access>> = {
     // the plan and usage key stay the admin CLI's.
     accounts: {
       items: ['dynamodb:GetItem'],
-      attributes: { items: ['dynamodb:UpdateItem'], names: ['id', 'noticeEmail'] },
+      // noticeEmail: the settings page; awsExternalId: made once, on the account's first AWS destination.
+      attributes: { items: ['dynamodb:UpdateItem'], names: ['id', 'noticeEmail', 'awsExternalId'] },
     },
     // Keys are listed by account (byAccount) and revoked with an UpdateItem; never deleted.
     apiKeys: { items: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], query: ['byAccount'] },
@@ -678,6 +679,29 @@ export class SendflowApiStack extends Stack {
     // within the retention), which IAM authorizes as s3:PutObjectTagging. Only the API function accepts emails.
     grantBodyObjects(this.apiFunction, ['s3:PutObjectTagging'], [retainedPrefix]);
     grantBodyObjects(this.emails.sender, ['s3:GetObject']);
+
+    // AWS destinations (docs/webhooks.md, "AWS destinations"): the delivery worker (and the API, for test sends and
+    // manual retries) assume customers' roles, in any account, but only with an external id (sts:ExternalId
+    // present): the confused-deputy defence. Customers' trust policies name this account with their own external
+    // id (SF_AWS_TRUST_PRINCIPAL, shown with each AWS webhook).
+    const trustPrincipal = `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:root`;
+    for (const fn of [this.pipeline.delivery, this.apiFunction]) {
+      fn.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['sts:AssumeRole'],
+          resources: [`arn:${Aws.PARTITION}:iam::*:role/*`],
+          conditions: { Null: { 'sts:ExternalId': 'false' } },
+        }),
+      );
+      Validations.of(fn.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
+        reason:
+          "Customers' roles, in their own accounts, are named at run time by their webhooks; only with an external " +
+          'id (Null sts:ExternalId false), which their trust policies require.',
+      });
+    }
+    for (const fn of [...apiFunctions, this.pipeline.delivery])
+      fn.handler.addEnvironment('SF_AWS_TRUST_PRINCIPAL', trustPrincipal);
 
     // Live mode sends through SES with our configuration set, from the send worker only: the API stores and
     // queues every email. Domains are SES identities with Easy DKIM: the API adds, reads and deletes them.

@@ -28,6 +28,11 @@ export interface Account {
    * none are sent. Set and cleared on the dashboard's settings page (app/dashboard/notice-address).
    */
   readonly noticeEmail?: string;
+  /**
+   * The external id Sendflow gives STS when it assumes this account's roles (AWS destinations): made once, on the
+   * first AWS destination, and never changed (the customer's trust policies name it).
+   */
+  readonly awsExternalId?: string;
 }
 
 export interface AccountRepository {
@@ -41,6 +46,11 @@ export interface AccountRepository {
    * attribute and reads nothing back: the API's role may update no other attribute of an account (lib/api-stack).
    */
   setNoticeEmail(id: string, email: string | null): Promise<boolean>;
+  /**
+   * The account's external id: the stored one, else `candidate`, stored now (only if none is: of simultaneous
+   * first calls, one candidate wins and every caller gets it). Null when the account does not exist.
+   */
+  ensureAwsExternalId(id: string, candidate: string): Promise<string | null>;
   /** Whether any account exists. */
   any(): Promise<boolean>;
   /**

@@ -76,6 +76,19 @@ const schema = z.object({
   /** Allow http:// and private/loopback webhook URLs: on in the local runtime, never on AWS. */
   SF_ALLOW_PRIVATE_WEBHOOKS: flag.default(false),
   /**
+   * AWS destinations (docs/webhooks.md): every STS, EventBridge and SQS call of the delivery goes to this endpoint
+   * instead of AWS's (a local stand-in, LocalStack); unset: AWS's own. Sendflow's own STS calls sign with the
+   * process's AWS credentials (the default chain: AWS_ACCESS_KEY_ID…, a profile, the Lambda role).
+   */
+  SF_AWS_ENDPOINT_URL: z.url().optional(),
+  /**
+   * The principal customers' trust policies name (the delivery function's role ARN; set by the stack on AWS).
+   * Unset: the trust policy snippet names `arn:aws:iam::<Sendflow's account>:root` as a placeholder to fill in.
+   */
+  SF_AWS_TRUST_PRINCIPAL: z.string().min(1).optional(),
+  /** The region of Sendflow's own STS calls: Lambda's AWS_REGION; locally us-east-1 unless set. */
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  /**
    * Allow http://, private/loopback addresses and any port for attachment `path` URLs: off everywhere by default
    * (locally too: a `path`'s body comes back to the caller as a file, a webhook's never does). Tests with a
    * loopback file server set it. Link-local and metadata addresses stay refused.
@@ -231,6 +244,12 @@ export interface Config {
     /** Auto-disable's window (SF_WEBHOOK_DISABLE_AFTER_SECONDS) and failing notice (SF_WEBHOOK_FAILING_AFTER_SECONDS). */
     readonly disableAfterSeconds: number;
     readonly failingAfterSeconds: number;
+    /** AWS destinations: the endpoint override, the trust policies' principal, the STS region. */
+    readonly aws: {
+      readonly endpoint?: string;
+      readonly trustPrincipal?: string;
+      readonly region: string;
+    };
   };
   /** Attachment `path` fetching. */
   readonly attachments: {
@@ -339,6 +358,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, defaults: Record<string, stri
       cacheSeconds: c.SF_WEBHOOK_CACHE_SECONDS,
       disableAfterSeconds: c.SF_WEBHOOK_DISABLE_AFTER_SECONDS,
       failingAfterSeconds: c.SF_WEBHOOK_FAILING_AFTER_SECONDS,
+      aws: Object.freeze({
+        ...(c.SF_AWS_ENDPOINT_URL ? { endpoint: c.SF_AWS_ENDPOINT_URL } : {}),
+        ...(c.SF_AWS_TRUST_PRINCIPAL ? { trustPrincipal: c.SF_AWS_TRUST_PRINCIPAL } : {}),
+        region: c.AWS_REGION,
+      }),
     }),
     attachments: Object.freeze({ allowPrivateUrls: c.SF_ALLOW_PRIVATE_ATTACHMENT_URLS }),
     emailRetentionSeconds: c.SF_EMAIL_RETENTION_DAYS * 86_400,

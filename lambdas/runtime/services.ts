@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
+import { DestinationSender } from '../adapters/destination-sender';
 import { HttpAttachmentFetcher } from '../adapters/http/attachment-fetcher';
 import { DnsUrlVerifier } from '../adapters/http/url-verifier';
 import { HttpWebhookSender } from '../adapters/http/webhook-sender';
@@ -53,6 +54,7 @@ import type { SendflowEvent } from '../domain/events';
 import { NOTICE_LOG_LINES, REPUTATION_LOG_LINES } from '../domain/metric-names';
 import { withheldEventTypes } from '../domain/stored-formats';
 import { autoDisablePolicy, redactedUrl } from '../domain/webhooks/auto-disable';
+import { NO_TIMINGS } from '../domain/webhooks/delivery';
 import type { AttemptFigure } from '../domain/webhooks/delivery-figures';
 import { AWS_LANE_POLICY, type LanePolicy } from '../domain/webhooks/endpoint-health';
 import { recoveryPageSize } from '../domain/webhooks/recovery';
@@ -82,6 +84,12 @@ export interface RuntimeAdapters {
   readonly clock?: Clock;
   /** Tests and benchmarks may swap the HTTP sender. */
   readonly sender?: WebhookSender;
+  /**
+   * The AWS destinations' sender (adapters/aws/destination-sender.ts: STS, EventBridge and SQS clients), given only
+   * by the runtimes whose functions make attempts (the delivery worker, the API, the local runtime), so no other
+   * bundle carries those clients. Absent: an attempt to an AWS destination fails visibly, naming the function.
+   */
+  readonly awsDestinations?: WebhookSender;
   /** See Claim.epoch: the local runtime's start time; absent (0) on AWS. */
   readonly claimEpoch?: number;
   /** Tests may record telemetry; otherwise log lines on `logger` and Powertools Metrics per the config. */
@@ -268,13 +276,20 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         }
       : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
+    // AWS destinations: external ids live on the account item; the principal their trust policies name.
+    externalIds: repositories.accounts,
+    ...(hooks.aws.trustPrincipal ? { awsTrustPrincipal: hooks.aws.trustPrincipal } : {}),
+    // One seam for every destination: HTTP to the URL, or the customer's EventBridge bus or SQS queue.
     sender:
       adapters.sender ??
-      new HttpWebhookSender({
-        timeoutMs: hooks.attemptTimeoutMs,
-        allowPrivate: hooks.allowPrivateUrls,
-        now: () => clock.now(),
-      }),
+      new DestinationSender(
+        new HttpWebhookSender({
+          timeoutMs: hooks.attemptTimeoutMs,
+          allowPrivate: hooks.allowPrivateUrls,
+          now: () => clock.now(),
+        }),
+        adapters.awsDestinations ?? noAwsDestinations(clock),
+      ),
     deliveryQueue: adapters.deliveryQueue,
     recoveryQueue: adapters.recoveryQueue,
     // A step fits in the delivery function's time, 5 s to spare, whatever the attempt time-out.
@@ -427,6 +442,21 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/** Where AWS destinations are not wired: every attempt to one fails, saying so (a wiring bug, never silent). */
+function noAwsDestinations(clock: Clock): WebhookSender {
+  return {
+    send: async () => ({
+      at: clock.now(),
+      statusCode: null,
+      durationMs: 0,
+      error: 'AWS destinations are not wired into this function (see runtime/)',
+      errorClass: 'network_error',
+      timings: NO_TIMINGS,
+      response: '',
+    }),
+  };
+}
 
 /** The file store of a runtime that wires none: any use is a wiring bug, reported as such. */
 function unavailableFiles(): FileStore {

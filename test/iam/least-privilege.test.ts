@@ -285,6 +285,31 @@ describe(`IAM tier: bundles against their roles (${DYNAMO.name})`, { timeout: 60
       'update webhook',
     );
     await call(`/webhooks/${hook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
+    // An AWS destination: the account's external id is made (UpdateItem of that one attribute on the account), and
+    // the test send assumes the customer's role with it (sts:AssumeRole, allowed only with sts:ExternalId).
+    const queueHook = await call('/webhooks', {
+      method: 'POST',
+      key: liveKey,
+      body: {
+        events: ['email.sent'],
+        // A bus, not a queue: the SQS client sends to its queue URL's host, which here would be AWS itself.
+        destination: {
+          type: 'aws_eventbridge',
+          event_bus_arn: `arn:aws:events:${REGION}:111122223333:event-bus/customer-events`,
+          role_arn: 'arn:aws:iam::111122223333:role/sendflow-delivery',
+        },
+      },
+    });
+    expectStatus(queueHook, 201, 'create AWS webhook');
+    const aws = await call(`/webhooks/${queueHook.body.id}/test`, { method: 'POST', key: liveKey, body: {} });
+    expectStatus(aws, 200, 'test AWS webhook');
+    // The message says what went wrong, if anything did.
+    expect([aws.body.success, aws.body.message]).toEqual([true, expect.any(String)]);
+    expectStatus(
+      await call(`/webhooks/${queueHook.body.id}`, { method: 'DELETE', key: liveKey }),
+      200,
+      'delete AWS webhook',
+    );
     // Filtered: its filter keeps every event back, so the event processors count them (filtered#… counters) and its
     // read sums them (the API's BatchGetItem on the counters); a filter tried on an event touches no table.
     const filtered = await call('/webhooks', {

@@ -419,7 +419,7 @@ describe('least privilege', () => {
     });
   });
 
-  it("lets the API update an account's address for notices and no other attribute (plans stay the admin CLI's)", () => {
+  it("lets the API update an account's address for notices and external id and no other attribute (plans stay the admin CLI's)", () => {
     const fn = api.findResources('AWS::Lambda::Function')[apiFunctionId] ?? {};
     const role = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const policy = Object.values(api.findResources('AWS::IAM::Policy')).find((p) =>
@@ -436,7 +436,7 @@ describe('least privilege', () => {
       expect.objectContaining({
         Action: 'dynamodb:UpdateItem',
         Condition: {
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'noticeEmail'] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'noticeEmail', 'awsExternalId'] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
         },
       }),
@@ -667,7 +667,11 @@ describe('outputs', () => {
 describe('authorizer cache flush', () => {
   it('lets the API flush only its own stage authorizer cache, and tells it the REST API id', async () => {
     const { api } = await synthSendflow();
-    const policies = JSON.stringify(api.findResources('AWS::IAM::Policy'));
+    // A role's statements past the inline policy's 10 KB go to its overflow managed policy (CDK): both count.
+    const policies = JSON.stringify([
+      api.findResources('AWS::IAM::Policy'),
+      api.findResources('AWS::IAM::ManagedPolicy'),
+    ]);
     expect(policies).toContain('"apigateway:DELETE"');
     expect(policies).toMatch(/\/stages\/v1\/cache\/authorizers/);
     expect(policies.match(/apigateway:DELETE/g)).toHaveLength(1);
@@ -676,5 +680,57 @@ describe('authorizer cache flush', () => {
     }[];
     // The API function and the public function (the dashboard revokes keys too), which share one role.
     expect(fns.filter((f) => f.Properties.Environment?.Variables?.SF_REST_API_ID)).toHaveLength(2);
+  });
+});
+
+// AWS destinations (docs/webhooks.md): the delivery function and the API (test sends, manual retries) may call
+// sts:AssumeRole on roles only with an external id present, no other function may, and the principal customers'
+// trust policies name reaches the functions that show or use it (test/iam/assume-role.test.ts simulates it).
+type StsResources = Record<string, { Properties: Record<string, unknown> }>;
+
+/** Service name (POWERTOOLS_SERVICE_NAME) → its statements naming sts:AssumeRole, and its environment. */
+function stsGrantsByService() {
+  const functions = api.findResources('AWS::Lambda::Function') as StsResources;
+  // A role's statements past the inline policy's 10 KB go to its overflow managed policy (CDK): both count.
+  const policies = {
+    ...api.findResources('AWS::IAM::Policy'),
+    ...api.findResources('AWS::IAM::ManagedPolicy'),
+  } as StsResources;
+  return Object.values(functions).flatMap((fn) => {
+    const env = (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+    const service = String(env.POWERTOOLS_SERVICE_NAME ?? '');
+    if (!service.startsWith('sendflow-')) return [];
+    const role = (fn.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const statements = Object.values(policies)
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === role))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: unknown }[] }).Statement)
+      .filter((s) => JSON.stringify(s.Action).includes('sts:'));
+    return [{ service, statements, env }];
+  });
+}
+
+describe('AWS destinations: sts:AssumeRole', () => {
+  it('is granted to the delivery function and the API on any role, only with sts:ExternalId present', () => {
+    const granted = stsGrantsByService().filter((f) => f.statements.length);
+    expect(granted.map((f) => f.service).sort()).toEqual(['sendflow-api', 'sendflow-delivery', 'sendflow-public']);
+    for (const { statements } of granted) {
+      expect(statements).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'sts:AssumeRole',
+          Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::*:role/*']] },
+          Condition: { Null: { 'sts:ExternalId': 'false' } },
+        },
+      ]);
+    }
+  });
+
+  it("tells them the principal customers' trust policies name: this account", () => {
+    for (const { service, env } of stsGrantsByService().filter((f) => f.statements.length)) {
+      expect([service, env.SF_AWS_TRUST_PRINCIPAL]).toEqual([
+        service,
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] },
+      ]);
+    }
   });
 });

@@ -77,6 +77,8 @@ describe('cdk-nag AwsSolutions', () => {
               'IAM5\\[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/Sendflow-prod-Api-sends/\\*\\]',
               // the link-signing key is not rotated: delivered links must keep verifying
               'SMG4',
+              // AWS destinations: customers' roles, in their accounts, named at run time; only with an external id
+              'IAM5\\[Resource::arn:<AWS::Partition>:iam::\\*:role/\\*\\]',
               // SES identities are customer domains added at run time
               'IAM5\\[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/\\*\\]',
               // grantInvoke's function-versions suffix on the reconciler schedule role

@@ -9,11 +9,12 @@ import { type BuiltBundle, buildBundle, bytesByPackage, FUNCTIONS } from '../../
 
 /** The SDK clients each function's code calls (its IAM policy is the other half of that story). */
 const CLIENTS: Record<string, readonly string[]> = {
-  api: ['api-gateway', 'dynamodb', 's3', 'scheduler', 'secrets-manager', 'sesv2', 'sqs'],
+  // STS and EventBridge: test sends and manual retries to AWS destinations (the delivery worker's attempts too).
+  api: ['api-gateway', 'dynamodb', 'eventbridge', 's3', 'scheduler', 'secrets-manager', 'sesv2', 'sqs', 'sts'],
   authorizer: ['dynamodb'],
   // SES v2 in the functions where accounts' notices arise (SF_NOTICE_FROM): judged reputation, disabled webhooks.
   dispatcher: ['dynamodb', 'sesv2', 'sqs'],
-  delivery: ['dynamodb', 'scheduler', 'sesv2', 'sqs'],
+  delivery: ['dynamodb', 'eventbridge', 'scheduler', 'sesv2', 'sqs', 'sts'],
   reconciler: ['dynamodb', 'sesv2', 'sqs'],
   sender: ['dynamodb', 's3', 'sesv2', 'sqs'],
   'ses-events': ['dynamodb', 'sesv2', 'sqs'],

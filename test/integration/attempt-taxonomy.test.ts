@@ -87,6 +87,9 @@ describe('attempt_log error_class and timings', () => {
         request_headers: expect.objectContaining({ 'webhook-signature': expect.stringMatching(/^v1,/) }),
         response_headers: null,
         retry_after_seconds: null,
+        // AWS destinations only.
+        aws_error_code: null,
+        aws_request_id: null,
         timings: { dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null },
       },
     ]);

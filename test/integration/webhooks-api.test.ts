@@ -34,6 +34,8 @@ describe('POST /v1/webhooks', () => {
         'active',
         'created_at',
         'description',
+        // {"type": "http"} here; an AWS destination's fields otherwise (docs/webhooks.md, "AWS destinations").
+        'destination',
         'events',
         'filter',
         'format',

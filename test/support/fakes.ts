@@ -159,6 +159,14 @@ export class InMemoryAccountRepository implements AccountRepository {
     return true;
   }
 
+  async ensureAwsExternalId(id: string, candidate: string): Promise<string | null> {
+    const account = this.items.get(id);
+    if (!account) return null;
+    if (account.awsExternalId) return account.awsExternalId;
+    this.items.set(id, { ...account, awsExternalId: candidate });
+    return candidate;
+  }
+
   async any(): Promise<boolean> {
     return this.items.size > 0;
   }

@@ -57,6 +57,9 @@ describe('deliveryView attempt_log', () => {
         request_headers: null,
         response_headers: null,
         retry_after_seconds: null,
+        // AWS destinations only.
+        aws_error_code: null,
+        aws_request_id: null,
         timings: { dns_ms: 2, connect_ms: 11, tls_ms: null, ttfb_ms: null },
       },
     ]);

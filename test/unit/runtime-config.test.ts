@@ -57,6 +57,7 @@ describe('loadConfig', () => {
         cacheSeconds: 1,
         disableAfterSeconds: 432_000,
         failingAfterSeconds: 86_400,
+        aws: { region: 'us-east-1' },
         allowPrivateUrls: false,
         retentionSeconds: 30 * 86_400,
         reconcileGraceSeconds: 120,

@@ -16,6 +16,8 @@ const accountItem = z.object({
   // Added with the settings page's address for notices: the release before parses accounts with this schema's
   // earlier form, which drops unknown attributes (zod's default), so an item carrying it reads there as before.
   noticeEmail: z.string().optional(),
+  // AWS destinations' external id: the release before drops it on read, as it dropped noticeEmail.
+  awsExternalId: z.string().optional(),
 });
 
 export class DynamoAccountRepository implements AccountRepository {
@@ -77,6 +79,27 @@ export class DynamoAccountRepository implements AccountRepository {
       ),
     );
     return written !== null;
+  }
+
+  async ensureAwsExternalId(id: string, candidate: string): Promise<string | null> {
+    const written = await unlessConditionFails(
+      this.doc.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          // Set once: a later call (or a simultaneous first one) keeps the stored id and gets it back.
+          UpdateExpression: 'SET #x = if_not_exists(#x, :x)',
+          ExpressionAttributeNames: { '#x': 'awsExternalId' },
+          ExpressionAttributeValues: { ':x': candidate },
+          ConditionExpression: 'attribute_exists(id)',
+          // The grant allows this attribute only, and returns nothing beyond it (dynamodb:Attributes).
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      ),
+    );
+    if (written === null) return null;
+    const stored = written.Attributes?.awsExternalId;
+    return typeof stored === 'string' ? stored : null;
   }
 
   async any(): Promise<boolean> {

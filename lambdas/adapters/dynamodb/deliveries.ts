@@ -117,6 +117,9 @@ const deliveryItem = z.object({
       requestHeaders: z.record(z.string(), z.string()).optional(),
       responseHeaders: z.record(z.string(), z.string()).optional(),
       retryAfterSeconds: z.number().optional(),
+      // AWS destinations' attempts only (after retryAfterSeconds in the stored entry: older releases drop them).
+      awsErrorCode: z.string().optional(),
+      awsRequestId: z.string().optional(),
     }),
   ),
   response: z.string(),

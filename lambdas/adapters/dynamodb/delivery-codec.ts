@@ -25,7 +25,8 @@ const PAYLOAD_HEAD = /^\{"id":"([^"\\]+)","type":"([^"\\]+)"/;
 
 /**
  * One attempt: [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders,
- * retryAfterSeconds].
+ * retryAfterSeconds, awsErrorCode, awsRequestId]. The two AWS fields came last (destinations): a release before
+ * them reads the first ten positions and ignores the rest.
  * 0 marks a field the entry does not have (entries stored before classes, timings or kinds were recorded);
  * timings are null when none was measured, else [dns, connect, tls, ttfb]; trailing absent fields are cut.
  */
@@ -47,14 +48,28 @@ function encodeEntry(entry: AttemptRecord): WireEntry {
     entry.requestHeaders ?? ABSENT,
     entry.responseHeaders ?? ABSENT,
     entry.retryAfterSeconds ?? ABSENT,
+    entry.awsErrorCode ?? ABSENT,
+    entry.awsRequestId ?? ABSENT,
   ];
   while (wire.length > 4 && wire.at(-1) === ABSENT) wire.pop();
   return wire;
 }
 
 function decodeEntry(wire: WireEntry): Record<string, unknown> {
-  const [at, statusCode, durationMs, error, errorClass, timings, kind, requestHeaders, responseHeaders, retryAfter] =
-    wire;
+  const [
+    at,
+    statusCode,
+    durationMs,
+    error,
+    errorClass,
+    timings,
+    kind,
+    requestHeaders,
+    responseHeaders,
+    retryAfter,
+    awsErrorCode,
+    awsRequestId,
+  ] = wire;
   const has = (value: unknown) => value !== undefined && value !== ABSENT;
   const times = Array.isArray(timings) ? timings : [null, null, null, null];
   return {
@@ -68,6 +83,8 @@ function decodeEntry(wire: WireEntry): Record<string, unknown> {
     ...(has(requestHeaders) ? { requestHeaders } : {}),
     ...(has(responseHeaders) ? { responseHeaders } : {}),
     ...(has(retryAfter) ? { retryAfterSeconds: retryAfter } : {}),
+    ...(has(awsErrorCode) ? { awsErrorCode } : {}),
+    ...(has(awsRequestId) ? { awsRequestId } : {}),
   };
 }
 

@@ -47,6 +47,19 @@ export const webhookItem = z.object({
   // The payload filter as its JSON text (validated before it is written); null or absent: none. A release before
   // it strips the attribute on read (and delivers every subscribed event: docs/deploy-and-operate.md).
   filter: z.string().nullable().optional().transform(decodeFilter),
+  // An AWS destination (domain/webhooks/destination.ts); absent: HTTP to `url`. A release before it strips the
+  // attribute on read and sends to `url`, which then holds a scheme its sender refuses (storedUrlOf).
+  destination: z
+    .discriminatedUnion('type', [
+      z.object({
+        type: z.literal('aws_eventbridge'),
+        eventBusArn: z.string(),
+        roleArn: z.string(),
+        externalId: z.string(),
+      }),
+      z.object({ type: z.literal('aws_sqs'), queueUrl: z.string(), roleArn: z.string(), externalId: z.string() }),
+    ])
+    .optional(),
 });
 
 /** The stored text of a filter, parsed; a text that is no JSON object fails the read, as any malformed item does. */

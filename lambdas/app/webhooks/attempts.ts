@@ -14,6 +14,7 @@ import {
   type Transition,
 } from '../../domain/webhooks/delivery';
 import { type AttemptFigure, figureOf } from '../../domain/webhooks/delivery-figures';
+import { activeDestination } from '../../domain/webhooks/destination';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
 import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
@@ -31,6 +32,7 @@ import type {
   Delivery,
   DeliveryJob,
   DeliveryRepository,
+  OutboundRequest,
   RetryScheduler,
   Tenant,
   Webhook,
@@ -271,6 +273,41 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
   return (await makeAttempt(deps, delivery, webhook, 'test', 1)).delivery;
 }
 
+/**
+ * The one request an attempt makes: the body to the webhook's URL, or to its AWS destination (the sender chooses
+ * by `destination`: adapters/destination-sender.ts), with what such a destination labels the message with.
+ */
+export function outboundOf(
+  webhook: Webhook,
+  delivery: Pick<Delivery, 'accountId' | 'eventId' | 'event' | 'id' | 'payload' | 'emailId'>,
+  headers: Record<string, string>,
+): OutboundRequest {
+  const request: OutboundRequest = { url: webhook.url, body: delivery.payload, headers };
+  const destination = activeDestination(webhook);
+  if (!destination) return request;
+  return {
+    ...request,
+    destination,
+    context: {
+      accountId: delivery.accountId,
+      eventId: delivery.eventId,
+      eventType: delivery.event,
+      deliveryId: delivery.id,
+      orderingKey: delivery.emailId ?? emailIdIn(delivery.payload) ?? delivery.eventId,
+    },
+  };
+}
+
+/** The email a standard payload is about (`data.email_id`), if it names one. */
+function emailIdIn(payload: string): string | undefined {
+  try {
+    const parsed = JSON.parse(payload) as { data?: { email_id?: unknown } };
+    return typeof parsed.data?.email_id === 'string' ? parsed.data.email_id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs' | 'claimEpoch'>, attempt: number): Claim {
   return { attempt, until: deps.clock.now() + deps.claimMs, epoch: deps.claimEpoch ?? 0 };
 }
@@ -326,11 +363,7 @@ async function makeAttempt(
     sent = headers;
     // The attempt's span; its `traceparent` goes with the request but not into the stored log (the row keeps `trace`).
     const traced = traceAttempt(deps.tracing, delivery, webhook.url, attempt, kind);
-    outcome = await deps.sender.send({
-      url: webhook.url,
-      body: delivery.payload,
-      headers: { ...headers, ...traced.headers },
-    });
+    outcome = await deps.sender.send(outboundOf(webhook, delivery, { ...headers, ...traced.headers }));
     transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
     traced.end(outcome, transition.status);
   } else {

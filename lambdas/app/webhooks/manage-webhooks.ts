@@ -7,6 +7,16 @@ import { problem as fieldProblem, invalidRequest } from '../../domain/field-prob
 import { timeOrderedId } from '../../domain/ids';
 import { WEBHOOKS_PER_MODE } from '../../domain/plans';
 import { switchOf } from '../../domain/stored-formats';
+import {
+  type AwsDestination,
+  activeDestination,
+  type DestinationInput,
+  destinationOf,
+  destinationProblems,
+  generateExternalId,
+  isAwsStoredUrl,
+  storedUrlOf,
+} from '../../domain/webhooks/destination';
 import { filterProblems, isEmptyFilter, type WebhookFilter } from '../../domain/webhooks/filter';
 import { detectFormat, type WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
@@ -18,7 +28,7 @@ import {
   storedSecrets,
 } from '../../domain/webhooks/secret-set';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
-import type { Clock, RandomBytes } from '../ports';
+import type { AccountRepository, Clock, RandomBytes } from '../ports';
 import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
 
 export interface ManageWebhookDeps {
@@ -31,10 +41,17 @@ export interface ManageWebhookDeps {
    * in a subscription, since the release before this one cannot read a webhook that names them.
    */
   readonly withheldEventTypes?: readonly string[];
+  /** The accounts' external ids (AWS destinations); without it an AWS destination is refused. */
+  readonly externalIds?: Pick<AccountRepository, 'ensureAwsExternalId'>;
+  /** The principal customers' trust policies name (SF_AWS_TRUST_PRINCIPAL); absent: a placeholder to fill in. */
+  readonly awsTrustPrincipal?: string;
 }
 
 export interface WebhookInput {
-  readonly url: string;
+  /** Required for HTTP; never with an AWS destination. */
+  readonly url?: string;
+  /** Absent: HTTP to `url`. */
+  readonly destination?: DestinationInput;
   readonly events: readonly string[];
   readonly format?: WebhookFormat;
   readonly description?: string;
@@ -52,15 +69,26 @@ export interface WebhookInput {
  */
 export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, input: WebhookInput): Promise<Webhook> {
   const filter = withFilter(input.filter);
+  const aws = checkedDestination(input);
+  const events = validEventTypes(input.events, deps.withheldEventTypes);
   if ((await deps.webhooks.list(tenant)).length >= WEBHOOKS_PER_MODE) throw webhookLimit();
-  await verifyUrl(deps, input.url);
+  let url: string;
+  let destination: AwsDestination | null = null;
+  if (aws) {
+    destination = destinationOf(aws, await externalIdOf(deps, tenant));
+    url = storedUrlOf(destination as AwsDestination);
+  } else {
+    url = input.url ?? '';
+    await verifyUrl(deps, url);
+  }
   const now = new Date(deps.clock.now()).toISOString();
   const webhook: Webhook = {
     ...tenant,
     id: timeOrderedId('wh', deps.clock.now(), deps.random),
-    url: input.url,
-    events: validEventTypes(input.events, deps.withheldEventTypes),
-    format: input.format ?? detectFormat(input.url),
+    url,
+    ...(destination ? { destination } : {}),
+    events,
+    format: input.format ?? (destination ? 'standard' : detectFormat(url)),
     ...(input.description !== undefined ? { description: input.description } : {}),
     // Stored only when asked for: an item without it is `none`, as every webhook made before the option.
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
@@ -78,6 +106,40 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     throw webhookLimit();
   }
   return webhook;
+}
+
+/**
+ * The AWS destination asked for, checked (422 naming each problem under `destination`, or `url` given with one,
+ * or a chat format, which only an HTTP endpoint of Slack or Discord reads); null for HTTP.
+ */
+function checkedDestination(input: WebhookInput): DestinationInput | null {
+  const given = input.destination;
+  const problems = given
+    ? destinationProblems(given).map((p) => fieldProblem(['destination', ...p.path], p.message))
+    : [];
+  const aws = given !== undefined && given.type !== 'http';
+  if (aws && input.url !== undefined)
+    problems.push(fieldProblem(['url'], 'is not given with an AWS destination: events go to its bus or queue.'));
+  if (aws && input.format !== undefined && input.format !== 'standard')
+    problems.push(fieldProblem(['format'], 'must be standard for an AWS destination (the event as JSON).'));
+  if (problems.length) throw invalidRequest(problems);
+  if (!aws && input.url === undefined) {
+    throw invalidRequest(
+      [fieldProblem(['url'], "is required: the endpoint's URL, as `url` (or Resend's `endpoint`).")],
+      'missing_required_field',
+    );
+  }
+  return aws ? (given as DestinationInput) : null;
+}
+
+/** The account's external id: made on its first AWS destination, the same for every one after (and both modes). */
+export async function externalIdOf(
+  deps: Pick<ManageWebhookDeps, 'externalIds' | 'random'>,
+  tenant: Tenant,
+): Promise<string> {
+  const stored = await deps.externalIds?.ensureAwsExternalId(tenant.accountId, generateExternalId(deps.random));
+  if (!stored) throw new NotFoundError(`No account ${tenant.accountId}.`);
+  return stored;
 }
 
 const webhookLimit = () =>
@@ -129,6 +191,20 @@ export async function updateWebhook(
 ): Promise<Webhook> {
   const filter = input.filter === undefined ? undefined : validFilter(input.filter);
   const current = await getWebhook(deps, tenant, id);
+  // An AWS webhook's `url` is its stand-in: its destination is set when it is made (a new one: a new webhook).
+  // The unchanged url is accepted (a client or the dashboard sending the whole webhook back).
+  if (
+    input.url !== undefined &&
+    input.url !== current.url &&
+    (activeDestination(current) || isAwsStoredUrl(current.url))
+  ) {
+    throw invalidRequest([
+      fieldProblem(
+        ['url'],
+        'cannot be set on a webhook with an AWS destination; create a webhook for an HTTP endpoint.',
+      ),
+    ]);
+  }
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
   // A format that was detected from the old URL follows the new one (a Slack hook moved to your own endpoint
   // becomes `standard`, signed); a format chosen explicitly otherwise stays.

@@ -3,6 +3,7 @@ import type { Mode } from '../../domain/api-keys';
 import type { EventType, SendflowEvent } from '../../domain/events';
 import type { DisabledReason, FailureStreak } from '../../domain/webhooks/auto-disable';
 import type { AttemptKind, AttemptOutcome, DeliveryStatus } from '../../domain/webhooks/delivery';
+import type { AwsDestination } from '../../domain/webhooks/destination';
 import type { ErrorClass } from '../../domain/webhooks/error-class';
 import type { WebhookFilter } from '../../domain/webhooks/filter';
 import type { WebhookFormat } from '../../domain/webhooks/format';
@@ -60,6 +61,12 @@ export interface Webhook extends Tenant {
    * subscribed event. Stored as its JSON text (adapters/dynamodb/webhooks.ts); a release before it ignores it.
    */
   readonly filter?: WebhookFilter | null;
+  /**
+   * Where events go when not to `url` (domain/webhooks/destination.ts): the customer's EventBridge bus or SQS
+   * queue. Absent: HTTP to `url`. With one, `url` holds a stand-in no HTTP sender accepts (storedUrlOf), so a
+   * release before destinations, which ignores this attribute, fails those attempts visibly instead.
+   */
+  readonly destination?: AwsDestination;
 }
 
 export type WebhookChanges = Partial<
@@ -415,9 +422,25 @@ export interface OutboundRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Not HTTP: the AWS destination to send the body to instead of `url` (DestinationSender chooses by it). */
+  readonly destination?: AwsDestination;
+  /** What the attempt carries, for destinations that name it (EventBridge's DetailType, SQS's attributes). */
+  readonly context?: OutboundContext;
 }
 
-/** One HTTP attempt: never throws for the endpoint's failures; they are the outcome. */
+/** The attempt's event and delivery, as a non-HTTP destination labels its message. */
+export interface OutboundContext {
+  readonly accountId: string;
+  readonly eventId: string;
+  /** Event type (EventBridge DetailType, SQS attribute). */
+  readonly eventType: string;
+  /** SQS FIFO MessageDeduplicationId: every attempt of one delivery is the same message. */
+  readonly deliveryId: string;
+  /** SQS FIFO MessageGroupId: the email the event is about (per-email order), else the event. */
+  readonly orderingKey: string;
+}
+
+/** One attempt: never throws for the endpoint's failures; they are the outcome. */
 export interface WebhookSender {
   send(request: OutboundRequest): Promise<AttemptOutcome>;
 }

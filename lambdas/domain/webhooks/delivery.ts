@@ -24,6 +24,13 @@ export interface AttemptOutcome {
   readonly response: string;
   /** The answer's headers, bounded by boundHeaders; absent without an answer. */
   readonly responseHeaders?: Readonly<Record<string, string>>;
+  /**
+   * AWS destinations only (domain/webhooks/destination.ts): the error code AWS answered (AccessDenied,
+   * ThrottlingException, a PutEvents entry's ErrorCode…), in place of an HTTP status, and the request id of the
+   * call that failed or succeeded (x-amzn-RequestId), for the customer's own CloudTrail and AWS Support.
+   */
+  readonly awsErrorCode?: string;
+  readonly awsRequestId?: string;
 }
 
 /**

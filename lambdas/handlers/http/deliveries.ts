@@ -76,6 +76,13 @@ const attemptSchema = z.strictObject({
     description:
       'Seconds the endpoint asked to wait (a 429 or 503 with Retry-After, capped at 3600): the next automatic attempt was no earlier than that. Null when it did not ask.',
   }),
+  aws_error_code: z.string().nullable().meta({
+    description:
+      "AWS destinations: the error code AWS answered (AccessDenied, ThrottlingException, a PutEvents entry's ErrorCode…), in place of an HTTP status; null otherwise.",
+  }),
+  aws_request_id: z.string().nullable().meta({
+    description: "AWS destinations: the request id of AWS's answer (x-amzn-RequestId), failed or not; null otherwise.",
+  }),
   timings: z.strictObject({
     dns_ms: milliseconds,
     connect_ms: milliseconds,
@@ -161,6 +168,8 @@ export function deliveryView(delivery: Delivery): Body<typeof deliverySchema> {
       request_headers: entry.requestHeaders ? { ...entry.requestHeaders } : null,
       response_headers: entry.responseHeaders ? { ...entry.responseHeaders } : null,
       retry_after_seconds: entry.retryAfterSeconds ?? null,
+      aws_error_code: entry.awsErrorCode ?? null,
+      aws_request_id: entry.awsRequestId ?? null,
       timings: timingsView(entry.timings ?? NO_TIMINGS),
     })),
     next_attempt_at: delivery.status === 'pending' ? iso(delivery.nextAttemptAt) : null,

@@ -21,6 +21,7 @@ import { EVENT_TYPES } from '../../domain/events';
 import { invalidRequest, problem } from '../../domain/field-problems';
 import { DISABLED_REASONS } from '../../domain/webhooks/auto-disable';
 import { type DeliveryHealth, HEALTH_STATES } from '../../domain/webhooks/delivery-health';
+import { activeDestination, DESTINATION_TYPES, rolePolicyOf, trustPolicyOf } from '../../domain/webhooks/destination';
 import { EVENT_FIELDS, FILTER_LIMITS, FILTER_OPERATORS } from '../../domain/webhooks/filter';
 import { FORMATS } from '../../domain/webhooks/format';
 import { ORDERINGS } from '../../domain/webhooks/ordering';
@@ -87,6 +88,46 @@ const filterShown = z
   .nullable()
   .meta({ description: 'The payload filter; null without one (every subscribed event is delivered).' });
 
+// An AWS destination is checked by the use case (domain/webhooks/destination.ts: shapes, regions, partitions),
+// which names each problem's path under `destination`; here only its fields and their types.
+const destinationGiven = z
+  .strictObject({
+    type: z.enum(DESTINATION_TYPES),
+    event_bus_arn: z.string().max(1600).optional().meta({ description: 'aws_eventbridge: the ARN of your event bus.' }),
+    queue_url: z.string().max(1024).optional().meta({ description: 'aws_sqs: the URL of your queue (FIFO too).' }),
+    role_arn: z
+      .string()
+      .max(2048)
+      .optional()
+      .meta({ description: "AWS destinations: the role Sendflow assumes, with your account's external id." }),
+  })
+  .meta({
+    description:
+      'Where events go (docs/webhooks.md, "AWS destinations"): `http` (the default) to `url`; `aws_eventbridge` (event_bus_arn, role_arn) or `aws_sqs` (queue_url, role_arn), without `url`. Set when the webhook is made.',
+  });
+
+const policyDocument = z.record(z.string(), z.unknown());
+const destinationShown = named(
+  'WebhookDestination',
+  z.strictObject({
+    type: z.enum(DESTINATION_TYPES),
+    event_bus_arn: z.string().optional(),
+    queue_url: z.string().optional(),
+    role_arn: z.string().optional(),
+    external_id: z.string().optional().meta({
+      description:
+        "AWS destinations: your account's external id (the same for all its AWS destinations): Sendflow passes it to sts:AssumeRole, and your role's trust policy requires it. Not a secret; never guessable.",
+    }),
+    trust_policy: policyDocument.optional().meta({
+      description: "AWS destinations: the trust policy to attach to role_arn (Sendflow's principal, your external id).",
+    }),
+    role_policy: policyDocument.optional().meta({
+      description:
+        'AWS destinations: the permission role_arn needs (events:PutEvents or sqs:SendMessage on the target).',
+    }),
+  }),
+);
+
 /** Why Sendflow disabled a webhook, and when: null while active or when its owner paused it. */
 const disabledFields = {
   disabled_reason: z.enum(DISABLED_REASONS).nullable().meta({
@@ -138,6 +179,7 @@ const webhookSchema = named(
     ordering,
     rate_limit_per_second: rateLimitShown,
     filter: filterShown,
+    destination: destinationShown,
     filtered_24h: integer.meta({
       description:
         'Subscribed events its filter kept from it in the last 24 hours (hourly counters: this hour and the 23 before); 0 without a filter.',
@@ -161,6 +203,7 @@ const createdSchema = named(
     ordering,
     rate_limit_per_second: rateLimitShown,
     filter: filterShown,
+    destination: destinationShown,
     created_at: isoTime,
   }),
 );
@@ -269,7 +312,9 @@ const rotateResponses = { ...responses, rotateWebhookSigningSecret: responses.ro
 const endpoint = url.meta({ description: "Resend's name for `url`: give either (both only if they are equal)." });
 
 const createBody = z.strictObject({
-  url: url.optional().meta({ description: 'The endpoint receiving events (required, or `endpoint`).' }),
+  url: url
+    .optional()
+    .meta({ description: 'The endpoint receiving events (required, or `endpoint`, unless the destination is AWS).' }),
   endpoint: endpoint.optional(),
   events,
   format: z.enum(FORMATS).optional(),
@@ -277,6 +322,7 @@ const createBody = z.strictObject({
   ordering: ordering.optional(),
   rate_limit_per_second: rateLimitGiven,
   filter: filterGiven.optional(),
+  destination: destinationGiven.optional(),
 });
 
 const updateBody = z
@@ -333,9 +379,10 @@ const signatureCheckBody = z.strictObject({
 export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readonly filteredCounts?: FilteredCounts }) {
   const create: RouteHandler = async ({ caller, body }) => {
     const { rate_limit_per_second, url: given, endpoint: alias, ...input } = validate(createBody, body ?? {});
+    const url = theUrl(given, alias, false);
     const webhook = await createWebhook(deps, tenantOf(caller), {
       ...input,
-      url: theUrl(given, alias, true) as string,
+      ...(url !== undefined ? { url } : {}),
       ...(rate_limit_per_second !== undefined ? { rateLimitPerSecond: rate_limit_per_second } : {}),
     });
     return reply(responses.createWebhook, {
@@ -352,6 +399,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       filter: webhook.filter ?? null,
+      destination: destinationView(webhook),
       created_at: webhook.createdAt,
     });
   };
@@ -371,6 +419,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       filter: webhook.filter ?? null,
+      destination: destinationView(webhook),
       filtered_24h: filtered,
       updated_at: webhook.updatedAt,
     });
@@ -411,6 +460,20 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
   // Counted while a filter keeps events back, and for a day after it is removed: read whenever counters are wired.
   const filteredOf = (webhook: Webhook): Promise<number> =>
     deps.filteredCounts ? deps.filteredCounts.last24h(webhook.id, hourOf(deps.clock.now())) : Promise.resolve(0);
+  /** The destination as shown: for AWS, with the external id and the two policies the customer attaches. */
+  const destinationView = (webhook: Webhook): Body<typeof destinationShown> => {
+    const d = activeDestination(webhook);
+    if (!d) return { type: 'http' };
+    const principalArn = deps.awsTrustPrincipal ?? 'arn:aws:iam::<Sendflow account id>:root';
+    return {
+      type: d.type,
+      ...(d.type === 'aws_eventbridge' ? { event_bus_arn: d.eventBusArn } : { queue_url: d.queueUrl }),
+      role_arn: d.roleArn,
+      external_id: d.externalId,
+      trust_policy: trustPolicyOf({ principalArn }, d.externalId),
+      role_policy: rolePolicyOf(d),
+    };
+  };
   const filterTest: RouteHandler = async ({ body }) => {
     const { filter, event } = validate(filterTestBody, body ?? {});
     return reply(responses.testWebhookFilter, testFilter(filter, event));

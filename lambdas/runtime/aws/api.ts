@@ -4,6 +4,7 @@ import { createApiHandler } from '../../handlers/http/api';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { authorizerCache } from './plugs/authorizer-cache';
 import { emailBodies } from './plugs/bodies';
+import { awsDestinations } from './plugs/destinations';
 import { signedLinks } from './plugs/links';
 import { deliveriesQueue, eventsQueue, recoverySteps } from './plugs/queues';
 import { scheduledSends } from './plugs/schedules';
@@ -26,6 +27,8 @@ export const services = createAwsServices('sendflow-api', [
   emailBodies,
   // A webhook a test send or manual retry disables is told to its account by e-mail (SF_NOTICE_FROM).
   sesNotices,
+  // Test sends and manual retries to AWS destinations assume the customer's role here too.
+  awsDestinations,
 ]);
 
 export const handler = createApiHandler(

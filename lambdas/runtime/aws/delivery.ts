@@ -5,6 +5,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { flushTelemetry } from '../../handlers/middleware/flush-telemetry';
 import { createDeliveryWorkerHandler } from '../../handlers/queue/delivery-worker';
+import { awsDestinations } from './plugs/destinations';
 import { sharedPace } from './plugs/pace';
 import { deadLetters, deliveriesQueue, recoverySteps, slowLane } from './plugs/queues';
 import { scheduledRetries } from './plugs/schedules';
@@ -20,6 +21,7 @@ export const services = createAwsServices('sendflow-delivery', [
   sharedPace,
   // A webhook auto-disabled here is told to its account by e-mail (SF_NOTICE_FROM).
   sesNotices,
+  awsDestinations,
 ]);
 
 export const handler = middy(createDeliveryWorkerHandler(services))

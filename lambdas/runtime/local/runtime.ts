@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { AwsDestinationSender } from '../../adapters/aws/destination-sender';
 import { upgradeEmails } from '../../adapters/dynamodb/emails';
 import { upgradeSuppressions } from '../../adapters/dynamodb/suppressions';
 import { QueueJournal } from '../../adapters/in-process/journal';
@@ -243,6 +244,12 @@ export async function startLocalRuntime(config: Config, options: LocalRuntimeOpt
       }),
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.sender ? { sender: options.sender } : {}),
+      // AWS destinations: to SF_AWS_ENDPOINT_URL when set (a stand-in, LocalStack), else AWS itself.
+      awsDestinations: new AwsDestinationSender({
+        timeoutMs: config.webhooks.attemptTimeoutMs,
+        region: config.webhooks.aws.region,
+        ...(config.webhooks.aws.endpoint ? { endpoint: config.webhooks.aws.endpoint } : {}),
+      }),
     });
     const seeded = config.seed ? await seed({ ...services, usagePlans: noUsagePlans }) : undefined;
     const defaultAccountId = seeded?.accountId ?? (await findDefaultAccount(services))?.id;

@@ -1,6 +1,6 @@
 // Recording stand-ins for the AWS services the bundles call: a proxy in front of DynamoDB Local and small
-// node:http servers speaking enough of the SQS, EventBridge Scheduler, SES v2, Secrets Manager, API Gateway and S3
-// protocols. Every request becomes a Call: who made it (the fake access key id each function is given), the IAM
+// node:http servers speaking enough of the SQS, EventBridge Scheduler, SES v2, Secrets Manager, API Gateway, S3 and
+// STS protocols. Every request becomes a Call: who made it (the fake access key id each function is given), the IAM
 // action it needs and the resource ARN (and condition keys) it is authorized against.
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -372,6 +372,56 @@ export async function startStandIns(dynamoEndpoint: () => string): Promise<Stand
   await new Promise<void>((resolve) => s3.listen(0, '127.0.0.1', resolve));
   servers.push(s3);
   endpoints.AWS_ENDPOINT_URL_S3 = `http://127.0.0.1:${(s3.address() as AddressInfo).port}`;
+
+  // EventBridge (AWS destinations): PutEvents on a customer's bus, signed with the assumed role's session (the
+  // customer's call, checked against no role of ours); answered as AWS does, one entry with its EventId.
+  await add('AWS_ENDPOINT_URL_EVENTBRIDGE', 'events', async (req, body, caller) => {
+    const op = target(req);
+    if (op !== 'PutEvents') throw new Error(`EventBridge ${op} has no stand-in`);
+    const input = JSON.parse(body || '{}') as { Entries?: { EventBusName?: string }[] };
+    for (const entry of input.Entries ?? [])
+      record({ caller, operation: op, action: 'events:PutEvents', resource: String(entry.EventBusName) });
+    return { json: { FailedEntryCount: 0, Entries: (input.Entries ?? []).map(() => ({ EventId: randomUUID() })) } };
+  });
+
+  // STS (AWS destinations): AssumeRole of a customer's role, authorized with its external id (sts:ExternalId) as
+  // the condition key; answered (AWS Query protocol, XML) with credentials of the customer's role, whose own calls
+  // (the customer's queue or bus) are no function's and so are checked against no role here.
+  const sts = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+      const caller = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? 'unsigned';
+      const operation = form.get('Action') ?? '';
+      if (operation !== 'AssumeRole') {
+        record({ caller, operation, action: 'sts:UNKNOWN', resource: '*' });
+        res.writeHead(400, { 'content-type': 'text/xml' });
+        res.end('<ErrorResponse><Error><Code>InvalidAction</Code></Error></ErrorResponse>');
+        return;
+      }
+      const externalId = form.get('ExternalId');
+      record({
+        caller,
+        operation,
+        action: 'sts:AssumeRole',
+        resource: String(form.get('RoleArn')),
+        context: externalId ? { 'sts:ExternalId': externalId } : {},
+      });
+      const expires = new Date(Date.now() + 900_000).toISOString();
+      res.writeHead(200, { 'content-type': 'text/xml', 'x-amzn-requestid': randomUUID() });
+      res.end(
+        `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult><Credentials>` +
+          `<AccessKeyId>ASIACUSTOMERROLE</AccessKeyId><SecretAccessKey>customer-secret</SecretAccessKey>` +
+          `<SessionToken>customer-session</SessionToken><Expiration>${expires}</Expiration></Credentials>` +
+          `<AssumedRoleUser><AssumedRoleId>AROA:sendflow</AssumedRoleId><Arn>${form.get('RoleArn')}</Arn></AssumedRoleUser>` +
+          `</AssumeRoleResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+      );
+    });
+  });
+  await new Promise<void>((resolve) => sts.listen(0, '127.0.0.1', resolve));
+  servers.push(sts);
+  endpoints.AWS_ENDPOINT_URL_STS = `http://127.0.0.1:${(sts.address() as AddressInfo).port}`;
 
   // Every other service (AWS_ENDPOINT_URL, which the service-specific variables override): a call to it is
   // recorded as unknown, so a new SDK client in a bundle fails the tier until it has a stand-in and a check.

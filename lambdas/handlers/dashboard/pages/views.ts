@@ -23,6 +23,16 @@ export interface WebhookItem {
   /** On one webhook: its payload filter (null without one) and the events it kept back in 24 h. */
   filter?: Record<string, unknown> | null;
   filtered_24h?: number;
+  /** Where events go: `http`, or an AWS destination with the account's external id and the policies to attach. */
+  destination?: {
+    type: 'http' | 'aws_eventbridge' | 'aws_sqs';
+    event_bus_arn?: string;
+    queue_url?: string;
+    role_arn?: string;
+    external_id?: string;
+    trust_policy?: Record<string, unknown>;
+    role_policy?: Record<string, unknown>;
+  };
 }
 
 export interface AttemptItem {
@@ -36,6 +46,9 @@ export interface AttemptItem {
   response_headers?: Record<string, string> | null;
   /** Seconds the endpoint asked to wait (Retry-After); null when it did not ask. */
   retry_after_seconds?: number | null;
+  /** AWS destinations: AWS's error code and the answer's request id. */
+  aws_error_code?: string | null;
+  aws_request_id?: string | null;
 }
 
 export interface DeliveryItem {

@@ -40,6 +40,7 @@ import {
   type RecoveryItem,
   type WebhookItem,
 } from './views';
+import { answerText, destinationSection } from './webhook-destination';
 import { filterField, filterFromForm, testFilterAction } from './webhook-filter';
 import { disabledSection, lastFailureText, stateBadge, successRateText } from './webhook-health';
 import { optionFacts, optionFields, optionsFromForm } from './webhook-options';
@@ -183,6 +184,7 @@ async function overview({ api, page, params, query }: DashboardRequest) {
     : html`<p>No deliveries yet. Send a test event to see one.</p>`;
   const content = html`${disabledSection(hook, log.data, page.csrf)}
 <section aria-labelledby="facts-h"><h2 id="facts-h">Endpoint</h2>${facts}</section>
+${destinationSection(hook)}
 ${health}
 <section aria-labelledby="recent-h"><h2 id="recent-h">Newest deliveries</h2>${recent}</section>`;
   return webhookView(hook, '', page.csrf, content);
@@ -230,7 +232,14 @@ async function settings({ api, page, params, query }: DashboardRequest) {
   const { body: hook } = await api.get<WebhookItem>(`/webhooks/${id}`);
   const edit = postForm(
     `/webhooks/${id}`,
-    html`${textField(page, { id: 'edit-url', name: 'url', label: 'Endpoint URL', type: 'url', attrs: html` required value="${hook.url}"` })}
+    html`${textField(page, {
+      id: 'edit-url',
+      name: 'url',
+      label: 'Endpoint URL',
+      type: 'url',
+      // An AWS destination's url is its stand-in: shown, never edited (the destination is set when it is made).
+      attrs: html` required value="${hook.url}"${hook.destination && hook.destination.type !== 'http' ? html` readonly` : ''}`,
+    })}
 ${eventPicker(hook.events, 'Events')}${fieldError(page, 'events', 'edit-events')}
 ${optionFields(page, 'edit', hook)}
 ${filterField(id, hook, query.filter_draft)}<div><button type="submit">Save changes</button></div>`,
@@ -380,11 +389,11 @@ async function delivery({ api, page, params }: DashboardRequest) {
   const timeline = d.attempt_log.length
     ? dataTable(
         'Attempts',
-        ['Time', 'Kind', 'HTTP status', 'Duration', 'Error'],
+        ['Time', 'Kind', 'Answer', 'Duration', 'Error'],
         d.attempt_log.map((a) => [
           at(a.at),
           a.kind ?? '—',
-          a.status_code || 'none',
+          answerText(a),
           `${a.duration_ms} ms`,
           html`${a.error || '—'}${a.error_class ? html` ${badge(a.error_class.replaceAll('_', ' '), 'bad')}` : ''}${
             a.retry_after_seconds ? html` (the endpoint asked to wait ${a.retry_after_seconds} s)` : ''
