@@ -15,6 +15,7 @@ import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
 import { CachedWebhookReads } from '../adapters/in-process/webhook-cache';
+import { QuickJsTransformRunner } from '../adapters/sandbox/quickjs-sandbox';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
@@ -262,6 +263,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
         }
       : {}),
     urlVerifier: new DnsUrlVerifier({ allowPrivate: hooks.allowPrivateUrls }),
+    // Webhook transformations' sandbox: its WebAssembly module is loaded on the first transformation run or check.
+    transforms: new QuickJsTransformRunner(),
     sender:
       adapters.sender ??
       new HttpWebhookSender({

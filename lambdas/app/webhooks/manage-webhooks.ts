@@ -18,8 +18,9 @@ import {
   storedSecrets,
 } from '../../domain/webhooks/secret-set';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
+import { sourceProblem } from '../../domain/webhooks/transformation';
 import type { Clock, RandomBytes } from '../ports';
-import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
+import type { Tenant, TransformRunner, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
 
 export interface ManageWebhookDeps {
   readonly webhooks: WebhookRepository;
@@ -31,6 +32,8 @@ export interface ManageWebhookDeps {
    * in a subscription, since the release before this one cannot read a webhook that names them.
    */
   readonly withheldEventTypes?: readonly string[];
+  /** The sandbox a transformation is checked in (its syntax, its `handler`); without one none can be set. */
+  readonly transforms?: TransformRunner;
 }
 
 export interface WebhookInput {
@@ -43,6 +46,8 @@ export interface WebhookInput {
   readonly rateLimitPerSecond?: number | null;
   /** The payload filter, as given (checked here); null, `{}` or absent: none. */
   readonly filter?: unknown;
+  /** The transformation's source, as given (checked here); null or absent: none. */
+  readonly transformation?: unknown;
 }
 
 /**
@@ -52,6 +57,7 @@ export interface WebhookInput {
  */
 export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, input: WebhookInput): Promise<Webhook> {
   const filter = withFilter(input.filter);
+  const transformation = await validTransformation(deps, input.transformation);
   if ((await deps.webhooks.list(tenant)).length >= WEBHOOKS_PER_MODE) throw webhookLimit();
   await verifyUrl(deps, input.url);
   const now = new Date(deps.clock.now()).toISOString();
@@ -66,6 +72,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(typeof input.rateLimitPerSecond === 'number' ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     ...filter,
+    ...(transformation ? { transformation } : {}),
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -125,9 +132,12 @@ export async function updateWebhook(
     rateLimitPerSecond?: number | null;
     /** null or `{}`: the filter is removed. */
     filter?: unknown;
+    /** null: the transformation is removed. */
+    transformation?: unknown;
   },
 ): Promise<Webhook> {
   const filter = input.filter === undefined ? undefined : validFilter(input.filter);
+  const transformation = await validTransformation(deps, input.transformation);
   const current = await getWebhook(deps, tenant, id);
   if (input.url !== undefined && input.url !== current.url) await verifyUrl(deps, input.url);
   // A format that was detected from the old URL follows the new one (a Slack hook moved to your own endpoint
@@ -145,6 +155,13 @@ export async function updateWebhook(
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     ...(filter !== undefined ? { filter } : {}),
+    // Written together: the stored URL says whether there is a transformation (adapters/dynamodb/webhooks.ts).
+    ...(input.url !== undefined || transformation !== undefined
+      ? {
+          url: input.url ?? current.url,
+          transformation: transformation === undefined ? (current.transformation ?? null) : transformation,
+        }
+      : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);
@@ -255,6 +272,23 @@ function withFilter(given: unknown): { filter?: WebhookFilter } {
   if (given === undefined) return {};
   const filter = validFilter(given);
   return filter ? { filter } : {};
+}
+
+/**
+ * A transformation as given: undefined when not given, null to remove it, else its source once it loads in the
+ * sandbox and defines `handler` (a 422 on `transformation` with the sandbox's message otherwise).
+ */
+export async function validTransformation(
+  deps: Pick<ManageWebhookDeps, 'transforms'>,
+  given: unknown,
+): Promise<string | null | undefined> {
+  if (given === undefined || given === null) return given;
+  const problem =
+    sourceProblem(given) ??
+    (deps.transforms ? await deps.transforms.check(given as string) : 'cannot be set: this runtime has no sandbox.');
+  if (problem)
+    throw invalidRequest([fieldProblem(['transformation'], problem.endsWith('.') ? problem : `${problem}.`)]);
+  return given as string;
 }
 
 async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {
