@@ -4,8 +4,11 @@
 // transformation_error within the limits while another webhook's deliveries keep arriving; a cancel ends the
 // delivery without a request; a transformation is checked on create and update (422, nothing written); the
 // simulate endpoint answers the request, a cancel or the error, for the stored or an unsaved transformation.
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORED_URL_PREFIX } from '../../lambdas/domain/webhooks/transformation';
+import { localDynamoClient } from '../../lambdas/runtime/local/dynamo';
 import { type Receiver, startReceiver, stringHeaders } from '../support/receiver';
 import { startTestRuntime, type TestRuntime } from '../support/runtime';
 
@@ -182,11 +185,21 @@ describe('checked on create and update', () => {
     );
     expect(ok.body.transformation).toBe('function handler(w) { return w }');
     expect(ok.body.url).toBe(`${receiver.url}/x`);
+    // Stored: the URL behind a scheme the release before refuses to send to (docs/deploy-and-operate.md).
+    const storedUrl = async () => {
+      const doc = DynamoDBDocumentClient.from(localDynamoClient(rt.dynamoEndpoint));
+      const items = (await doc.send(new ScanCommand({ TableName: 'sendflow-webhooks' }))).Items ?? [];
+      doc.destroy();
+      return items.find((item) => item.id === id)?.url as string;
+    };
+    expect(await storedUrl()).toBe(`${STORED_URL_PREFIX}${receiver.url}/x`);
+    expect(new URL(await storedUrl()).protocol).toBe('sendflow-transformation+http:');
     const removed = await json(
       await rt.call(`/webhooks/${id}`, { method: 'PATCH', key, body: JSON.stringify({ transformation: null }) }),
     );
     expect(removed.body.transformation).toBeNull();
     expect(removed.body.url).toBe(`${receiver.url}/x`);
+    expect(await storedUrl()).toBe(`${receiver.url}/x`);
   });
 });
 
