@@ -281,8 +281,12 @@ const responses = {
               .meta({ description: 'As sent: the signature over `body` included.' }),
             body: z.string(),
           })
-          .nullable(),
-        error: z.string().nullable(),
+          .nullable()
+          .meta({ description: 'The request the attempt would make (outcome `request`); null otherwise.' }),
+        error: z
+          .string()
+          .nullable()
+          .meta({ description: 'Why the attempt would fail (outcome `error`); null otherwise.' }),
       }),
     ),
     'The request an attempt would make, or why it would make none',
