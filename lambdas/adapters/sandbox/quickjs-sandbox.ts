@@ -35,6 +35,9 @@ function wasmBytes(): ArrayBuffer {
 
 let loaded: Promise<QuickJSWASMModule> | undefined;
 
+/** The wall-time backstop of a run, as a multiple of its CPU limit. */
+const WALL_FACTOR = 20;
+
 /** The module, loaded on first use and kept for the life of the process; a failed load is tried again next time. */
 function quickjs(): Promise<QuickJSWASMModule> {
   loaded ??= newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmBinary: async () => wasmBytes() })).catch(
@@ -121,25 +124,33 @@ export class QuickJsTransformRunner implements TransformRunner {
     } catch (error) {
       return { ok: false, error: `sandbox unavailable (${(error as Error).message})`, cpuMs: 0 };
     }
-    // The run's own time: a fresh runtime and context, the source, the call (the module's load is not counted).
-    const started = performance.now();
-    const took = () => performance.now() - started;
-    const deadline = performance.now() + this.limits.cpuMs;
-    let interrupted = false;
+    // The run's own CPU time: a fresh runtime and context, the source, the call (the module's load is not counted).
+    const cpuStart = process.cpuUsage();
+    const took = () => {
+      const used = process.cpuUsage(cpuStart);
+      return (used.user + used.system) / 1000;
+    };
+    // The deadline is CPU time (this process's, as the interrupt handler sees it every few thousand instructions):
+    // a busy host or a Lambda's fractional vCPU does not fail a handler that would fit; a wall-time backstop
+    // (WALL_FACTOR times the CPU limit) ends one that is starved of CPU all the same.
+    const wallDeadline = performance.now() + this.limits.cpuMs * WALL_FACTOR;
+    let interrupted: string | null = null;
     const runtime = module.newRuntime();
     try {
       runtime.setMemoryLimit(this.limits.memoryBytes);
       runtime.setMaxStackSize(this.limits.stackBytes);
       runtime.setInterruptHandler(() => {
-        if (performance.now() > deadline) interrupted = true;
-        return interrupted;
+        if (interrupted) return true;
+        if (took() > this.limits.cpuMs)
+          interrupted = `CPU time limit exceeded (${this.limits.cpuMs} ms)`;
+        else if (performance.now() > wallDeadline)
+          interrupted = `time limit exceeded (${this.limits.cpuMs * WALL_FACTOR} ms of wall time)`;
+        return interrupted !== null;
       });
       const context = runtime.newContext();
       try {
         const failed = (phase: string, handle: QuickJSHandle): TransformRun => {
-          const message = interrupted
-            ? `CPU time limit exceeded (${this.limits.cpuMs} ms)`
-            : `${phase}: ${errorText(context, handle)}`;
+          const message = interrupted ?? `${phase}: ${errorText(context, handle)}`;
           handle.dispose();
           return { ok: false, error: message, cpuMs: took() };
         };

@@ -447,7 +447,7 @@ export interface WebhookHealthStore {
   disable(tenant: Tenant, id: string, reason: DisabledReason, at: number, since?: number): Promise<Webhook | null>;
 }
 
-/** One run of a transformation in the sandbox: the handler's result as JSON, or why there is none. */
+/** One run of a transformation in the sandbox: the handler's result as JSON, or why there is none; its CPU time. */
 export type TransformRun =
   | { readonly ok: true; readonly output: string; readonly cpuMs: number }
   | { readonly ok: false; readonly error: string; readonly cpuMs: number };
