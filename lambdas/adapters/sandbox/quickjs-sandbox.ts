@@ -141,8 +141,7 @@ export class QuickJsTransformRunner implements TransformRunner {
       runtime.setMaxStackSize(this.limits.stackBytes);
       runtime.setInterruptHandler(() => {
         if (interrupted) return true;
-        if (took() > this.limits.cpuMs)
-          interrupted = `CPU time limit exceeded (${this.limits.cpuMs} ms)`;
+        if (took() > this.limits.cpuMs) interrupted = `CPU time limit exceeded (${this.limits.cpuMs} ms)`;
         else if (performance.now() > wallDeadline)
           interrupted = `time limit exceeded (${this.limits.cpuMs * WALL_FACTOR} ms of wall time)`;
         return interrupted !== null;

@@ -23,6 +23,8 @@ export interface WebhookItem {
   /** On one webhook: its payload filter (null without one) and the events it kept back in 24 h. */
   filter?: Record<string, unknown> | null;
   filtered_24h?: number;
+  /** On one webhook: its transformation's source (null without one). */
+  transformation?: string | null;
 }
 
 export interface AttemptItem {
