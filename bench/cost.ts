@@ -31,6 +31,7 @@ import {
   withoutCachedReads,
 } from './cost/partitions';
 import { PRICES_READ_ON, REGION } from './cost/prices';
+import { reportTransformations } from './cost/transformations';
 import {
   BAD_DAY_WORKLOAD,
   DELIVERY_WORKLOADS,
@@ -101,6 +102,8 @@ async function main(): Promise<void> {
   const started = Date.now();
   const before = BEFORE ? figuresAt(BEFORE) : null;
   const deployment = readDeployment();
+  // BENCH_COST_ONLY=transformations (issue 32): the sandbox's time per attempt, priced; needs no runtime.
+  if (process.env.BENCH_COST_ONLY === 'transformations') return reportTransformations(deployment);
   const provisioned = readDeployment(EVERY_TABLE_PROVISIONED);
   const h = await startHarness(deployment);
   const { runtime, receiver } = h;

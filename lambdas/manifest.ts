@@ -92,6 +92,14 @@ export const routes = [
     access: read,
     summary: 'Try a payload filter on an event: whether it matches, and which clause failed',
   },
+  // Issue 32: the request a webhook's transformation (or one given to try) makes of an event; sends and stores nothing.
+  {
+    id: 'simulateWebhookTransformation',
+    method: 'POST',
+    path: '/webhooks/{id}/transformation/simulate',
+    access: read,
+    summary: "Run a webhook's transformation on an event: the request an attempt would make, or its error",
+  },
   // Listen sessions (`npm run listen`, docs/webhooks.md "Listen on your laptop"): the CLI pulls the events a webhook
   // would get; the webhook scope that creates webhooks opens, polls and ends them.
   {

@@ -63,6 +63,7 @@ import { InboundMail } from './constructs/inbound-mail';
 import { Monitoring } from './constructs/monitoring';
 import { NodeFunction, timeouts } from './constructs/node-function';
 import { allowSend } from './constructs/queues';
+import { quickjsWasmBundling } from './constructs/quickjs-wasm';
 import { DEFAULT_MAX_CONCURRENCY, DEFAULT_SES_MAX_SEND_RATE, type MaxConcurrency } from './consumers';
 import type { InboundSettings } from './inbound-settings';
 import { deployedIndexes } from './index-migration';
@@ -604,6 +605,8 @@ export class SendflowApiStack extends Stack {
       description: 'Sendflow API: every /v1 route behind the authorizer',
       serviceName: 'sendflow-api',
       environment: apiEnvironment,
+      // Transformations are checked on save, simulated, and run by test sends and manual retries here.
+      afterBundling: quickjsWasmBundling,
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,
@@ -620,6 +623,8 @@ export class SendflowApiStack extends Stack {
       description: 'Sendflow public routes: dashboard, unsubscribe, confirmation, reference, 404/405 fallbacks',
       serviceName: 'sendflow-public',
       environment: apiEnvironment,
+      // The dashboard's webhook settings check and simulate transformations in process.
+      afterBundling: quickjsWasmBundling,
       timeout: timeouts.api,
       memorySize: 1024,
       logRetention,

@@ -16,6 +16,7 @@ import { InMemoryPaceCounter } from '../adapters/in-process/pace-counter';
 import { InMemoryRateLimitCounter } from '../adapters/in-process/rate-limit-counter';
 import { TokenBucketPacer } from '../adapters/in-process/send-pacer';
 import { CachedWebhookReads } from '../adapters/in-process/webhook-cache';
+import { QuickJsTransformRunner } from '../adapters/sandbox/quickjs-sandbox';
 import { SimulatedDomainProvider } from '../adapters/simulator/simulated-domains';
 import { SimulatedEmailProvider } from '../adapters/simulator/simulated-provider';
 import { PowertoolsTelemetry } from '../adapters/telemetry/powertools-telemetry';
@@ -279,6 +280,8 @@ export function createServices(config: Config, client: DynamoDBClient, logger: L
     // AWS destinations: external ids live on the account item; the principal their trust policies name.
     externalIds: repositories.accounts,
     ...(hooks.aws.trustPrincipal ? { awsTrustPrincipal: hooks.aws.trustPrincipal } : {}),
+    // Webhook transformations' sandbox: its WebAssembly module is loaded on the first transformation run or check.
+    transforms: new QuickJsTransformRunner(),
     // One seam for every destination: HTTP to the URL, or the customer's EventBridge bus or SQS queue.
     sender:
       adapters.sender ??

@@ -25,6 +25,7 @@ import {
   schedulerDlq,
   schedulerPrincipal,
 } from './queues';
+import { quickjsWasmBundling } from './quickjs-wasm';
 
 /**
  * Age of the oldest message before its queue alarms, seconds. Events: the dispatcher only reads webhooks and
@@ -145,6 +146,8 @@ export class DeliveryPipeline extends Construct {
       entry: 'lambdas/runtime/aws/delivery.ts',
       description: 'Sendflow delivery worker: one signed webhook attempt per job, then the retry on schedule',
       serviceName: 'sendflow-delivery',
+      // Webhook transformations run here (each attempt's request): the sandbox's WebAssembly beside the bundle.
+      afterBundling: quickjsWasmBundling,
       timeout: Duration.seconds(queues.deliveries.functionTimeoutSeconds),
       environment: {
         ...props.environment,

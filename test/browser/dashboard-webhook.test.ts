@@ -112,6 +112,48 @@ describe('one webhook', () => {
     await context.close();
   });
 
+  it('edits the transformation, simulates typed code on the newest delivery, shows a 422 next to the field', async () => {
+    const { key, hook, context, page } = await onWebhookPage('/transformed');
+    const sent = await rt.call('/emails', {
+      key,
+      ...json({ from: 'a@acme.test', to: 'ada@example.com', subject: 'Hi', text: 'x' }),
+    });
+    expect(sent.status).toBe(200);
+    await rt.settle();
+    await tab(page, 'Settings');
+    await expectAccessibleAndNarrow(browser, page);
+    const code = page.getByLabel('Transformation (JavaScript, optional)');
+    const simulate = page.getByRole('button', { name: 'Simulate on the newest delivery' });
+
+    // Simulated, not saved: the request it would make; a throw is the error the attempt would record.
+    const card = 'function handler(w) { w.payload = { card: w.eventType }; w.method = "PUT"; return w }';
+    await code.fill(card);
+    await simulate.click();
+    await expect
+      .poll(() => flash(page, 'status'))
+      .toContain(`PUT ${receiver.url}/transformed with {"card":"email.sent"}`);
+    expect(await code.inputValue()).toBe(card);
+    await code.fill('function handler(w) { throw new Error("nope") }');
+    await simulate.click();
+    await expect.poll(() => flash(page, 'alert')).toContain('transformation failed: Error: nope');
+
+    // Saved with the form; a syntax error is the API's 422, shown; emptied, it is removed.
+    await code.fill(card);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook saved.');
+    const read = async () =>
+      ((await (await rt.call(`/webhooks/${hook.id}`, { key })).json()) as { transformation: unknown }).transformation;
+    expect(await read()).toBe(card);
+    await page.getByLabel('Transformation (JavaScript, optional)').fill('function handler(w) {');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.locator('#edit-transformation-error').textContent()).toContain('SyntaxError');
+    await page.getByLabel('Transformation (JavaScript, optional)').fill('');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => flash(page, 'status')).toContain('Webhook saved.');
+    expect(await read()).toBeNull();
+    await context.close();
+  });
+
   it('sends a test event and shows the result; rotates the secret with a grace period, shown once', async () => {
     const { hook, context, page } = await onWebhookPage('/test-send');
     receiver.answer({ kind: 'status', status: 200, body: 'ok' });

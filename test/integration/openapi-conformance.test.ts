@@ -95,6 +95,9 @@ describe('every operation answers as the OpenAPI document says', () => {
     await call('testWebhookFilter', 200, '/webhooks/filter-test', {
       json: { filter: { tags: { plan: 'pro' } }, event: { type: 'email.sent', data: {}, tags: { plan: 'free' } } },
     });
+    await call('simulateWebhookTransformation', 200, `/webhooks/${hook.id}/transformation/simulate`, {
+      json: { event_type: 'email.sent', payload: { n: 1 }, transformation: 'function handler(w) { return w }' },
+    });
     await call('testWebhook', 200, `/webhooks/${hook.id}/test`, { method: 'POST' });
     await call('getWebhooksMetrics', 200, '/webhooks/metrics');
     await call('getWebhookMetrics', 200, `/webhooks/${hook.id}/metrics?window=7d`);

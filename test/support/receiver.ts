@@ -12,6 +12,7 @@ export type Answer =
   | { kind: 'hang' };
 
 export interface Received {
+  readonly method: string;
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
@@ -44,6 +45,7 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       received.push({
+        method: req.method ?? 'GET',
         path: req.url ?? '/',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),

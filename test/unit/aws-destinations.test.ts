@@ -107,7 +107,12 @@ describe('destination rules', () => {
     expect(activeDestination({ url: 'https://example.com/hook', destination: bus })).toBeNull();
     const webhook = { ...webhookOf(), url: 'https://example.com/hook', destination: bus };
     const delivery = { accountId: 'a', eventId: 'evt_1', event: 'email.sent', id: 'dlv_1', payload: '{}' };
-    expect(outboundOf(webhook, delivery, {})).toEqual({ url: 'https://example.com/hook', body: '{}', headers: {} });
+    const request = { url: webhook.url, body: '{}', headers: {} };
+    expect(outboundOf(webhook, delivery, request)).toEqual({
+      url: 'https://example.com/hook',
+      body: '{}',
+      headers: {},
+    });
   });
 
   it('classes AWS failures as the HTTP ones: 5xx, else 4xx (AccessDenied, throttling), no answer a network error', () => {

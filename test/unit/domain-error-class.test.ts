@@ -90,6 +90,12 @@ describe('errorClassOf', () => {
     expect(errorClassOf({ statusCode: null, error: null })).toBe('network_error');
   });
 
+  it('derives transformation_error from the text of an entry stored without its class (the rollback-safe form)', () => {
+    expect(errorClassOf({ statusCode: null, error: 'transformation failed: CPU time limit exceeded (50 ms)' })).toBe(
+      'transformation_error',
+    );
+  });
+
   it('only ever answers one of the closed list of classes', () => {
     expect(ERROR_CLASSES).toEqual([
       'timeout',
@@ -102,6 +108,7 @@ describe('errorClassOf', () => {
       'blocked_address',
       'webhook_paused',
       'network_error',
+      'transformation_error',
     ]);
     const samples = [failed('x'), failed('x', 302), failed('x', 418), failed('x', 504), failed('x', 700)];
     for (const sample of samples) expect(ERROR_CLASSES).toContain(errorClassOf(sample));

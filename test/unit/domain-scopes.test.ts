@@ -156,6 +156,8 @@ const DESIGN_ACCESS: Record<string, Access> = {
   'POST /webhooks/{}/signature-check': { scope: 'webhook:read' },
   // Issue 32: trying a filter on an event reads nothing of the account and changes nothing.
   'POST /webhooks/filter-test': { scope: 'webhook:read' },
+  // Simulating a transformation reads the webhook and sends and stores nothing.
+  'POST /webhooks/{}/transformation/simulate': { scope: 'webhook:read' },
   'POST /webhooks/{}/recoveries': { scope: 'webhook:write' },
   'GET /webhooks/{}/recoveries': { scope: 'webhook:read' },
   'GET /webhooks/{}/recoveries/{}': { scope: 'webhook:read' },

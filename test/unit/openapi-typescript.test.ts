@@ -31,6 +31,7 @@ export const created: Created = {
   ordering: 'none',
   rate_limit_per_second: null,
   filter: null,
+  transformation: null,
   created_at: '2026-01-01T00:00:00.000Z',
 };
 

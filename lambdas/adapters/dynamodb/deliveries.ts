@@ -35,7 +35,7 @@ import {
 import { MODES } from '../../domain/api-keys';
 import { defaultStoredFormats, type StoredFormats } from '../../domain/stored-formats';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../domain/webhooks/delivery';
-import { ERROR_CLASSES } from '../../domain/webhooks/error-class';
+import { ERROR_CLASSES, isTransformationError } from '../../domain/webhooks/error-class';
 import { FORMATS } from '../../domain/webhooks/format';
 import { compactDelivery, expandDelivery } from './delivery-codec';
 import { batchGetAll, conditionHeld, unlessConditionFails } from './operations';
@@ -142,7 +142,35 @@ const deliveryItem = z.object({
 });
 
 const parse = (item: Record<string, unknown>): Delivery =>
-  deliveryItem.parse({ ...expandDelivery(item), webhookId: webhookOf(item.webhookId) });
+  withStoredClasses(deliveryItem.parse({ ...expandDelivery(item), webhookId: webhookOf(item.webhookId) }));
+
+/**
+ * Classes a release before them cannot parse (its attempt entries take a closed list) are stored without the
+ * class: their error text names it (TRANSFORMATION_ERROR_PREFIX), as for entries stored before classes were
+ * recorded, and it is put back on read. The previous release reads such an entry as a `network_error`.
+ */
+const withoutNewClasses = (delivery: Delivery): Delivery =>
+  delivery.attemptLog.some((entry) => entry.errorClass === 'transformation_error')
+    ? {
+        ...delivery,
+        attemptLog: delivery.attemptLog.map(({ errorClass, ...entry }) =>
+          errorClass === 'transformation_error'
+            ? entry
+            : { ...entry, ...(errorClass === undefined ? {} : { errorClass }) },
+        ),
+      }
+    : delivery;
+const withStoredClasses = (delivery: Delivery): Delivery =>
+  delivery.attemptLog.some((entry) => entry.errorClass === undefined && isTransformationError(entry.error))
+    ? {
+        ...delivery,
+        attemptLog: delivery.attemptLog.map((entry) =>
+          entry.errorClass === undefined && isTransformationError(entry.error)
+            ? { ...entry, errorClass: 'transformation_error' as const }
+            : entry,
+        ),
+      }
+    : delivery;
 
 /**
  * The stored item: a pending retry (an attempt made, the next one due) carries its byDueShard keys, a failed
@@ -158,7 +186,7 @@ function toItem(delivery: Delivery, partition: string, formats: DeliveryFormats)
   const latest = delivery.attemptLog.at(-1);
   const latestErrorClass = latest?.errorClass ?? null;
   return {
-    ...compactDelivery(delivery, { deflate: formats.deliveryPayloadZ1 }),
+    ...compactDelivery(withoutNewClasses(delivery), { deflate: formats.deliveryPayloadZ1 }),
     webhookId: partition,
     ...(latestErrorClass !== null ? { latestErrorClass } : {}),
     ...(status === 'failed' ? { statusKey: `${webhookId}#failed` } : {}),

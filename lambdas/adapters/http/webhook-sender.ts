@@ -98,7 +98,7 @@ export class HttpWebhookSender implements WebhookSender {
       const req = (secure ? httpsRequest : httpRequest)(
         url,
         {
-          method: 'POST',
+          method: outbound.method ?? 'POST',
           headers: { ...outbound.headers, 'Content-Length': String(body.byteLength) },
           agent: secure ? this.https : this.http,
           lookup: timedLookup(this.lookup, phases),

@@ -16,9 +16,8 @@ import {
 import { type AttemptFigure, figureOf } from '../../domain/webhooks/delivery-figures';
 import { activeDestination } from '../../domain/webhooks/destination';
 import { ATTEMPT_ERRORS } from '../../domain/webhooks/error-class';
-import { attemptHeaders, deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
+import { deliveryIdFor, renderPayload } from '../../domain/webhooks/render';
 import { maxAttempts, type RetryPolicy } from '../../domain/webhooks/retry-policy';
-import { liveSecrets } from '../../domain/webhooks/signature';
 import type { Clock, RandomBytes } from '../ports';
 import { noTelemetry, type Telemetry } from '../telemetry';
 import type { Tracing } from '../tracing';
@@ -39,8 +38,9 @@ import type {
   WebhookRepository,
   WebhookSender,
 } from './ports';
+import { prepareAttempt, type TransformDeps } from './transform';
 
-export interface AttemptDeps {
+export interface AttemptDeps extends TransformDeps {
   readonly webhooks: WebhookRepository;
   readonly deliveries: DeliveryRepository;
   readonly sender: WebhookSender;
@@ -136,7 +136,7 @@ export async function attemptDelivery(
   const made = await makeAttempt(deps, delivery, webhook, 'automatic', job.attempt, eventAt);
   const { transition, recorded } = made;
   const last = made.delivery.attemptLog.at(-1);
-  if (webhook?.active && last) observe?.(last);
+  if (made.requested && last) observe?.(last);
   if (recorded) await releaseNext(deps, made.delivery, webhook);
   if (recorded && transition.retryInSeconds !== null) {
     await deps.retries.schedule(
@@ -280,9 +280,8 @@ export async function testWebhook(deps: AttemptDeps, tenant: Tenant, webhookId: 
 export function outboundOf(
   webhook: Webhook,
   delivery: Pick<Delivery, 'accountId' | 'eventId' | 'event' | 'id' | 'payload' | 'emailId'>,
-  headers: Record<string, string>,
+  request: OutboundRequest,
 ): OutboundRequest {
-  const request: OutboundRequest = { url: webhook.url, body: delivery.payload, headers };
   const destination = activeDestination(webhook);
   if (!destination) return request;
   return {
@@ -306,6 +305,17 @@ function emailIdIn(payload: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A delivery its transformation canceled: final, no request made, nothing to retry (recorded `succeeded`). */
+function canceledTransition(attemptsBefore: number): Transition {
+  return {
+    status: 'succeeded',
+    attempts: attemptsBefore + 1,
+    nextAttemptAt: null,
+    retryInSeconds: null,
+    deliveredAt: null,
+  };
 }
 
 function claimFor(deps: Pick<AttemptDeps, 'clock' | 'claimMs' | 'claimEpoch'>, attempt: number): Claim {
@@ -352,20 +362,31 @@ async function makeAttempt(
   attempt: number,
   /** First automatic attempts: when their event happened (epoch ms). */
   eventAt?: number,
-): Promise<{ delivery: Delivery; transition: Transition; recorded: boolean }> {
+): Promise<{ delivery: Delivery; transition: Transition; recorded: boolean; requested: boolean }> {
   let outcome: AttemptOutcome;
   let transition: Transition;
   let sent: Record<string, string> | undefined;
+  let requested = false;
   if (webhook?.active) {
-    // Signed with the secrets live now, so a retry of an old delivery uses the secrets of the day.
-    const now = deps.clock.now();
-    const headers = attemptHeaders(delivery.format, liveSecrets(webhook, now), delivery.eventId, delivery.payload, now);
-    sent = headers;
-    // The attempt's span; its `traceparent` goes with the request but not into the stored log (the row keeps `trace`).
-    const traced = traceAttempt(deps.tracing, delivery, webhook.url, attempt, kind);
-    outcome = await deps.sender.send(outboundOf(webhook, delivery, { ...headers, ...traced.headers }));
-    transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
-    traced.end(outcome, transition.status);
+    // Signed with the secrets live now, so a retry of an old delivery uses the secrets of the day; through the
+    // webhook's transformation when it has one (which may fail the attempt or cancel the delivery).
+    const prepared = await prepareAttempt(deps, webhook, delivery, deps.clock.now());
+    if (prepared.kind === 'send') {
+      sent = prepared.request.headers;
+      requested = true;
+      // The attempt's span; its `traceparent` goes with the request but not into the stored log (the row keeps `trace`).
+      const traced = traceAttempt(deps.tracing, delivery, prepared.request.url, attempt, kind);
+      const request = { ...prepared.request, headers: { ...prepared.request.headers, ...traced.headers } };
+      outcome = await deps.sender.send(outboundOf(webhook, delivery, request));
+      transition = afterAttempt(delivery.attempts, outcome, kind, deps.policy);
+      traced.end(outcome, transition.status);
+    } else {
+      outcome = prepared.outcome;
+      transition =
+        prepared.kind === 'canceled'
+          ? canceledTransition(delivery.attempts)
+          : afterAttempt(delivery.attempts, outcome, kind, deps.policy);
+    }
   } else {
     // A paused or deleted webhook gets no request: the delivery ends failed (retryable after a resume). Both are
     // `webhook_paused`: the class says the endpoint was not tried because of the webhook's state; the text says which.
@@ -383,7 +404,7 @@ async function makeAttempt(
   }
   const { response, ...outcomeEntry } = outcome;
   // The exchange's headers explain a failure; a success's would only grow the row past 1 KB (2 write units).
-  const failedEntry = !isSuccess(outcome);
+  const failedEntry = !isSuccess(outcome) && outcome.error !== null;
   const paced = transition.retryAfterSeconds !== undefined ? { retryAfterSeconds: transition.retryAfterSeconds } : {};
   const entry: AttemptRecord = failedEntry
     ? { ...outcomeEntry, kind, ...(sent ? { requestHeaders: sent } : {}), ...paced }
@@ -407,11 +428,12 @@ async function makeAttempt(
     const figure = figureOf({
       deliveryStatus: transition.status,
       errorClass: outcome.errorClass,
-      requested: webhook?.active === true,
+      requested,
       durationMs: outcome.durationMs,
     });
     await Promise.all([
-      webhook?.active && deps.watch ? deps.watch({ webhook, outcome, kind, attempt }) : undefined,
+      // The endpoint's health counts requests only: a transformation's failure says nothing of the endpoint.
+      webhook?.active && requested && deps.watch ? deps.watch({ webhook, outcome, kind, attempt }) : undefined,
       deps.countFigures?.(
         { webhookId: delivery.webhookId, deliveryId: delivery.id, attempt, at: outcome.at, kind },
         figure,
@@ -426,7 +448,7 @@ async function makeAttempt(
     eventType: delivery.event,
     attempt,
     kind,
-    requested: webhook?.active === true,
+    requested,
     statusCode: outcome.statusCode,
     durationMs: outcome.durationMs,
     error: outcome.error,
@@ -435,5 +457,5 @@ async function makeAttempt(
     recorded,
     ...(eventAt !== undefined ? { firstAttemptLagMs: Math.max(0, outcome.at - eventAt) } : {}),
   });
-  return { delivery: next, transition, recorded };
+  return { delivery: next, transition, recorded, requested };
 }

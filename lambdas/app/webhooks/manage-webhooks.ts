@@ -28,8 +28,9 @@ import {
   storedSecrets,
 } from '../../domain/webhooks/secret-set';
 import { generateSigningSecret } from '../../domain/webhooks/signature';
+import { sourceProblem } from '../../domain/webhooks/transformation';
 import type { AccountRepository, Clock, RandomBytes } from '../ports';
-import type { Tenant, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
+import type { Tenant, TransformRunner, UrlVerifier, Webhook, WebhookChanges, WebhookRepository } from './ports';
 
 export interface ManageWebhookDeps {
   readonly webhooks: WebhookRepository;
@@ -45,6 +46,8 @@ export interface ManageWebhookDeps {
   readonly externalIds?: Pick<AccountRepository, 'ensureAwsExternalId'>;
   /** The principal customers' trust policies name (SF_AWS_TRUST_PRINCIPAL); absent: a placeholder to fill in. */
   readonly awsTrustPrincipal?: string;
+  /** The sandbox a transformation is checked in (its syntax, its `handler`); without one none can be set. */
+  readonly transforms?: TransformRunner;
 }
 
 export interface WebhookInput {
@@ -60,6 +63,8 @@ export interface WebhookInput {
   readonly rateLimitPerSecond?: number | null;
   /** The payload filter, as given (checked here); null, `{}` or absent: none. */
   readonly filter?: unknown;
+  /** The transformation's source, as given (checked here); null or absent: none. */
+  readonly transformation?: unknown;
 }
 
 /**
@@ -71,6 +76,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
   const filter = withFilter(input.filter);
   const aws = checkedDestination(input);
   const events = validEventTypes(input.events, deps.withheldEventTypes);
+  const transformation = await validTransformation(deps, input.transformation);
   if ((await deps.webhooks.list(tenant)).length >= WEBHOOKS_PER_MODE) throw webhookLimit();
   let url: string;
   let destination: AwsDestination | null = null;
@@ -94,6 +100,7 @@ export async function createWebhook(deps: ManageWebhookDeps, tenant: Tenant, inp
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(typeof input.rateLimitPerSecond === 'number' ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     ...filter,
+    ...(transformation ? { transformation } : {}),
     secret: generateSigningSecret(deps.random),
     active: true,
     createdAt: now,
@@ -122,6 +129,7 @@ function checkedDestination(input: WebhookInput): DestinationInput | null {
     problems.push(fieldProblem(['url'], 'is not given with an AWS destination: events go to its bus or queue.'));
   if (aws && input.format !== undefined && input.format !== 'standard')
     problems.push(fieldProblem(['format'], 'must be standard for an AWS destination (the event as JSON).'));
+  if (aws && input.transformation !== undefined && input.transformation !== null) problems.push(transformationOnAws());
   if (problems.length) throw invalidRequest(problems);
   if (!aws && input.url === undefined) {
     throw invalidRequest(
@@ -130,6 +138,14 @@ function checkedDestination(input: WebhookInput): DestinationInput | null {
     );
   }
   return aws ? (given as DestinationInput) : null;
+}
+
+/** Transformations reshape an HTTP request (its URL, method, headers): an AWS destination takes the event as it is. */
+function transformationOnAws() {
+  return fieldProblem(
+    ['transformation'],
+    'applies to HTTP endpoints only: an AWS destination gets the event as it is.',
+  );
 }
 
 /** The account's external id: made on its first AWS destination, the same for every one after (and both modes). */
@@ -187,10 +203,16 @@ export async function updateWebhook(
     rateLimitPerSecond?: number | null;
     /** null or `{}`: the filter is removed. */
     filter?: unknown;
+    /** null: the transformation is removed. */
+    transformation?: unknown;
   },
 ): Promise<Webhook> {
   const filter = input.filter === undefined ? undefined : validFilter(input.filter);
+  const transformation = await validTransformation(deps, input.transformation);
   const current = await getWebhook(deps, tenant, id);
+  if (transformation && (activeDestination(current) || isAwsStoredUrl(current.url))) {
+    throw invalidRequest([transformationOnAws()]);
+  }
   // An AWS webhook's `url` is its stand-in: its destination is set when it is made (a new one: a new webhook).
   // The unchanged url is accepted (a client or the dashboard sending the whole webhook back).
   if (
@@ -221,6 +243,13 @@ export async function updateWebhook(
     ...(input.ordering !== undefined ? { ordering: input.ordering } : {}),
     ...(input.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: input.rateLimitPerSecond } : {}),
     ...(filter !== undefined ? { filter } : {}),
+    // Written together: the stored URL says whether there is a transformation (adapters/dynamodb/webhooks.ts).
+    ...(input.url !== undefined || transformation !== undefined
+      ? {
+          url: input.url ?? current.url,
+          transformation: transformation === undefined ? (current.transformation ?? null) : transformation,
+        }
+      : {}),
   };
   const updated = await deps.webhooks.update(tenant, id, changes, new Date(deps.clock.now()).toISOString());
   if (!updated) throw new NotFoundError(`No webhook with id ${id}.`);
@@ -331,6 +360,23 @@ function withFilter(given: unknown): { filter?: WebhookFilter } {
   if (given === undefined) return {};
   const filter = validFilter(given);
   return filter ? { filter } : {};
+}
+
+/**
+ * A transformation as given: undefined when not given, null to remove it, else its source once it loads in the
+ * sandbox and defines `handler` (a 422 on `transformation` with the sandbox's message otherwise).
+ */
+export async function validTransformation(
+  deps: Pick<ManageWebhookDeps, 'transforms'>,
+  given: unknown,
+): Promise<string | null | undefined> {
+  if (given === undefined || given === null) return given;
+  const problem =
+    sourceProblem(given) ??
+    (deps.transforms ? await deps.transforms.check(given as string) : 'cannot be set: this runtime has no sandbox.');
+  if (problem)
+    throw invalidRequest([fieldProblem(['transformation'], problem.endsWith('.') ? problem : `${problem}.`)]);
+  return given as string;
 }
 
 async function verifyUrl(deps: Pick<ManageWebhookDeps, 'urlVerifier'>, url: string): Promise<void> {

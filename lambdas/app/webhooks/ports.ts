@@ -10,6 +10,7 @@ import type { WebhookFormat } from '../../domain/webhooks/format';
 import type { Ordering } from '../../domain/webhooks/ordering';
 import type { RecoveryCounts, RecoveryStatus } from '../../domain/webhooks/recovery';
 import type { SecretSet, StoredSecrets } from '../../domain/webhooks/secret-set';
+import type { TransformInput } from '../../domain/webhooks/transformation';
 
 /** An account in one mode: test-mode data never meets live-mode data. */
 export interface Tenant {
@@ -67,6 +68,11 @@ export interface Webhook extends Tenant {
    * release before destinations, which ignores this attribute, fails those attempts visibly instead.
    */
   readonly destination?: AwsDestination;
+  /**
+   * The transformation's JavaScript source (domain/webhooks/transformation.ts): `handler(webhook)` reshapes each
+   * attempt's request or cancels it. Absent or null: none. While set, the stored URL carries STORED_URL_PREFIX.
+   */
+  readonly transformation?: string | null;
 }
 
 export type WebhookChanges = Partial<
@@ -89,6 +95,7 @@ export type WebhookChanges = Partial<
     | 'failedDeliveries'
     | 'failingNotifiedAt'
     | 'filter'
+    | 'transformation'
   >
 >;
 
@@ -420,6 +427,8 @@ export interface EventPublisher {
 
 export interface OutboundRequest {
   readonly url: string;
+  /** POST unless a transformation chose another (domain/webhooks/transformation.ts TRANSFORM_METHODS). */
+  readonly method?: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
   /** Not HTTP: the AWS destination to send the body to instead of `url` (DestinationSender chooses by it). */
@@ -471,4 +480,20 @@ export interface WebhookHealthStore {
    * the webhook as disabled, or null when this call did not disable it (inactive already, gone, another streak).
    */
   disable(tenant: Tenant, id: string, reason: DisabledReason, at: number, since?: number): Promise<Webhook | null>;
+}
+
+/** One run of a transformation in the sandbox: the handler's result as JSON, or why there is none; its CPU time. */
+export type TransformRun =
+  | { readonly ok: true; readonly output: string; readonly cpuMs: number }
+  | { readonly ok: false; readonly error: string; readonly cpuMs: number };
+
+/**
+ * The sandbox transformations run in (adapters/sandbox/quickjs-sandbox.ts): no I/O, no host objects, a fresh
+ * context per run, limits on CPU time, memory, stack and output. Never throws: a failure is the run's `error`.
+ */
+export interface TransformRunner {
+  /** Null when `source` loads and defines `handler`; else what is wrong (a syntax error, no handler, a limit). */
+  check(source: string): Promise<string | null>;
+  /** Calls `handler(input)`; `fixedNow` is what the clock reads inside (Date.now(), new Date()). */
+  run(source: string, input: TransformInput, fixedNow: number): Promise<TransformRun>;
 }

@@ -15,6 +15,9 @@ export const ERROR_CLASSES = [
   'blocked_address',
   'webhook_paused',
   'network_error',
+  // The webhook's transformation (domain/webhooks/transformation.ts) threw, hit a limit or returned a request it
+  // may not make: no request was sent. Stored without the class (its text says it) for the release before it.
+  'transformation_error',
 ] as const;
 
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
@@ -51,9 +54,17 @@ export const ATTEMPT_ERRORS = {
     refused: 'TLS handshake failed: the endpoint refused the handshake',
     other: (code: string) => `TLS handshake failed (${code})`,
   },
+  /** The transformation failed: what it threw, the limit it hit, or what is wrong with what it returned. */
+  transformation: (message: string) => `${TRANSFORMATION_ERROR_PREFIX}${message}`,
   /** Any other network failure, by its code (e.g. EHOSTUNREACH). */
   network: (code: string) => `network error (${code})`,
 } as const;
+
+/** How a transformation's failure text begins: what names its class in a stored entry without one. */
+export const TRANSFORMATION_ERROR_PREFIX = 'transformation failed: ';
+
+export const isTransformationError = (error: string | null): boolean =>
+  error?.startsWith(TRANSFORMATION_ERROR_PREFIX) === true;
 
 /**
  * The class of an answered attempt, from its status alone: null for a 2xx, then redirect, http_4xx, http_5xx.
@@ -89,6 +100,7 @@ export function errorClassOf(
   }
   if (error === null) return 'network_error';
   if (error === ATTEMPT_ERRORS.webhookPaused || error === ATTEMPT_ERRORS.webhookDeleted) return 'webhook_paused';
+  if (isTransformationError(error)) return 'transformation_error';
   if (BLOCKED.test(error)) return 'blocked_address';
   if (TIMEOUT.test(error)) return 'timeout';
   if (DNS.test(error)) return 'dns_error';

@@ -114,7 +114,13 @@ export const deliverySchema = named(
 
 const deliveryWithPayload = named(
   'DeliveryWithPayload',
-  z.strictObject({ ...deliverySchema.shape, payload: z.string().meta({ description: 'The exact body sent.' }) }),
+  z.strictObject({
+    ...deliverySchema.shape,
+    payload: z.string().meta({
+      description:
+        'The exact body sent (stored once); a webhook with a transformation sends what its handler makes of it, signed over that body.',
+    }),
+  }),
 );
 
 const deliveryList = pageSchema('DeliveryList', deliverySchema, 'rows examined');

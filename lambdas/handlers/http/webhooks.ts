@@ -16,6 +16,7 @@ import {
 } from '../../app/webhooks/manage-webhooks';
 import type { FilteredCounts, Webhook } from '../../app/webhooks/ports';
 import { checkWebhookSignature } from '../../app/webhooks/signature-check';
+import { simulateTransformation } from '../../app/webhooks/simulate-transformation';
 import { withHealth } from '../../app/webhooks/webhook-health-view';
 import { EVENT_TYPES } from '../../domain/events';
 import { invalidRequest, problem } from '../../domain/field-problems';
@@ -28,6 +29,7 @@ import { ORDERINGS } from '../../domain/webhooks/ordering';
 import { MAX_RATE_LIMIT_PER_SECOND, MIN_RATE_LIMIT_PER_SECOND } from '../../domain/webhooks/pace';
 import { oneOf, WEBHOOK_STATUSES, webhookStatus } from '../../domain/webhooks/resend-view';
 import { MAX_CHECKED_SIGNATURES } from '../../domain/webhooks/signature-check';
+import { TRANSFORMATION_LIMITS } from '../../domain/webhooks/transformation';
 import { type RequestSchemas, type ResponseSchemas, type RouteHandler, tenantOf } from './context';
 import { attemptSummary, deliverySchema, deliveryView } from './deliveries';
 import { type Body, integer, isoTime, named, reply, success } from './response';
@@ -83,6 +85,22 @@ const filterGiven = z.unknown().meta({
     `objects, and operators ${FILTER_OPERATORS.join(' ')}. At most ${FILTER_LIMITS.bytes} bytes of JSON and ` +
     `${FILTER_LIMITS.depth} levels deep. null or {}: no filter (on update: removes it).`,
 });
+const transformationGiven = z
+  .string()
+  .nullable()
+  .optional()
+  .meta({
+    description:
+      `JavaScript defining \`function handler(webhook)\` (docs/webhooks.md, "Transformations"; Svix's transformations): it ` +
+      'gets {eventType, payload, url, method, headers} and returns it changed (payload, url, method, headers) or sets ' +
+      `cancel = true. Runs in a WebAssembly sandbox (QuickJS) per attempt: ${TRANSFORMATION_LIMITS.cpuMs} ms, ` +
+      `${TRANSFORMATION_LIMITS.memoryBytes / 1024 / 1024} MB, no I/O. At most ${TRANSFORMATION_LIMITS.sourceChars} ` +
+      'characters; checked on save (a 422 names a syntax error or a missing handler). null: removes it.',
+  });
+const transformationShown = z
+  .string()
+  .nullable()
+  .meta({ description: "The transformation's source; null without one (the stored body is sent as it is)." });
 const filterShown = z
   .record(z.string(), z.unknown())
   .nullable()
@@ -180,6 +198,7 @@ const webhookSchema = named(
     rate_limit_per_second: rateLimitShown,
     filter: filterShown,
     destination: destinationShown,
+    transformation: transformationShown,
     filtered_24h: integer.meta({
       description:
         'Subscribed events its filter kept from it in the last 24 hours (hourly counters: this hour and the 23 before); 0 without a filter.',
@@ -204,6 +223,7 @@ const createdSchema = named(
     rate_limit_per_second: rateLimitShown,
     filter: filterShown,
     destination: destinationShown,
+    transformation: transformationShown,
     created_at: isoTime,
   }),
 );
@@ -220,6 +240,7 @@ const updatedSchema = named(
     ordering,
     rate_limit_per_second: rateLimitShown,
     filter: filterShown,
+    transformation: transformationShown,
     updated_at: isoTime,
     ...disabledFields,
   }),
@@ -284,6 +305,35 @@ const responses = {
     ),
     'Whether the event matches the filter',
   ),
+  simulateWebhookTransformation: success(
+    200,
+    named(
+      'TransformationSimulation',
+      z.strictObject({
+        object: z.literal('transformation_simulation'),
+        outcome: z.enum(['request', 'canceled', 'error']).meta({
+          description:
+            'request: the attempt would make `request`; canceled: the handler set cancel (no request, the delivery ends succeeded); error: the attempt would fail with error class transformation_error (or blocked_address for a refused URL) and `error`.',
+        }),
+        request: z
+          .strictObject({
+            url: z.string(),
+            method: z.string(),
+            headers: z
+              .record(z.string(), z.string())
+              .meta({ description: 'As sent: the signature over `body` included.' }),
+            body: z.string(),
+          })
+          .nullable()
+          .meta({ description: 'The request the attempt would make (outcome `request`); null otherwise.' }),
+        error: z
+          .string()
+          .nullable()
+          .meta({ description: 'Why the attempt would fail (outcome `error`); null otherwise.' }),
+      }),
+    ),
+    'The request an attempt would make, or why it would make none',
+  ),
   checkWebhookSignature: success(
     200,
     named('SignatureCheckResult', z.strictObject({ valid: z.boolean(), diagnosis: z.string() })),
@@ -323,6 +373,7 @@ const createBody = z.strictObject({
   rate_limit_per_second: rateLimitGiven,
   filter: filterGiven.optional(),
   destination: destinationGiven.optional(),
+  transformation: transformationGiven,
 });
 
 const updateBody = z
@@ -338,10 +389,36 @@ const updateBody = z
     ordering: ordering.optional(),
     rate_limit_per_second: rateLimitGiven,
     filter: filterGiven.optional(),
+    transformation: transformationGiven,
   })
   .refine(
     (body) => Object.keys(body).length > 0,
-    'Give at least one of url, events, active, ordering, rate_limit_per_second, filter (or endpoint, status).',
+    'Give at least one of url, events, active, ordering, rate_limit_per_second, filter, transformation (or endpoint, status).',
+  );
+
+const simulateBody = z
+  .strictObject({
+    event: z.record(z.string(), z.unknown()).optional().meta({
+      description: 'An event as the webhook receives it (its `type` is the event type; the whole is the payload).',
+    }),
+    event_type: z
+      .string()
+      .max(100)
+      .optional()
+      .meta({ description: 'The event type, with `payload` (instead of `event`).' }),
+    payload: z.unknown().optional().meta({ description: 'The payload, with `event_type`; at most 64 KB of JSON.' }),
+    transformation: z
+      .string()
+      .optional()
+      .meta({ description: "Source to try instead of the webhook's own (not saved)." }),
+  })
+  .refine(
+    (body) => (body.event !== undefined) !== (body.event_type !== undefined || body.payload !== undefined),
+    'Give either event, or event_type and payload.',
+  )
+  .refine(
+    (body) => body.event !== undefined || (body.event_type !== undefined && body.payload !== undefined),
+    'event_type and payload go together.',
   );
 
 const filterTestBody = z.strictObject({
@@ -400,6 +477,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       filter: webhook.filter ?? null,
       destination: destinationView(webhook),
+      transformation: webhook.transformation ?? null,
       created_at: webhook.createdAt,
     });
   };
@@ -420,6 +498,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       filter: webhook.filter ?? null,
       destination: destinationView(webhook),
+      transformation: webhook.transformation ?? null,
       filtered_24h: filtered,
       updated_at: webhook.updatedAt,
     });
@@ -453,6 +532,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
       ordering: webhook.ordering ?? 'none',
       rate_limit_per_second: webhook.rateLimitPerSecond ?? null,
       filter: webhook.filter ?? null,
+      transformation: webhook.transformation ?? null,
       updated_at: webhook.updatedAt,
       ...disabledView(webhook),
     });
@@ -477,6 +557,20 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
   const filterTest: RouteHandler = async ({ body }) => {
     const { filter, event } = validate(filterTestBody, body ?? {});
     return reply(responses.testWebhookFilter, testFilter(filter, event));
+  };
+  const simulate: RouteHandler = async ({ caller, params, body }) => {
+    const given = validate(simulateBody, body ?? {});
+    const result = await simulateTransformation(deps, tenantOf(caller), params.id ?? '', {
+      eventType: given.event ? String(given.event.type ?? '') : (given.event_type ?? ''),
+      payload: given.event ?? given.payload,
+      ...(given.transformation !== undefined ? { transformation: given.transformation } : {}),
+    });
+    return reply(responses.simulateWebhookTransformation, {
+      object: 'transformation_simulation',
+      outcome: result.outcome,
+      request: result.outcome === 'request' ? result.request : null,
+      error: result.outcome === 'error' ? result.error : null,
+    });
   };
   const remove: RouteHandler = async ({ caller, params }) => {
     const id = params.id ?? '';
@@ -521,6 +615,7 @@ export function webhookHandlers(deps: ManageWebhookDeps & AttemptDeps & { readon
     patchWebhook: update,
     checkWebhookSignature: signatureCheck,
     testWebhookFilter: filterTest,
+    simulateWebhookTransformation: simulate,
     createWebhook: create,
     listWebhooks: list,
     getWebhook: get,
@@ -581,6 +676,7 @@ export const requestSchemas: RequestSchemas = {
   patchWebhook: { body: updateBody },
   checkWebhookSignature: { body: signatureCheckBody },
   testWebhookFilter: { body: filterTestBody },
+  simulateWebhookTransformation: { body: simulateBody },
   rotateWebhookSecret: { body: rotateBody },
   rotateWebhookSigningSecret: { body: rotateBody },
 };

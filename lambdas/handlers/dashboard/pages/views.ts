@@ -33,6 +33,8 @@ export interface WebhookItem {
     trust_policy?: Record<string, unknown>;
     role_policy?: Record<string, unknown>;
   };
+  /** On one webhook: its transformation's source (null without one). */
+  transformation?: string | null;
 }
 
 export interface AttemptItem {

@@ -44,6 +44,7 @@ import { answerText, destinationSection } from './webhook-destination';
 import { filterField, filterFromForm, testFilterAction } from './webhook-filter';
 import { disabledSection, lastFailureText, stateBadge, successRateText } from './webhook-health';
 import { optionFacts, optionFields, optionsFromForm } from './webhook-options';
+import { simulateTransformationAction, transformationField, transformationFromForm } from './webhook-transformation';
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 /** Grace periods offered when rotating (seconds); the API allows any up to its maximum. */
@@ -242,7 +243,8 @@ async function settings({ api, page, params, query }: DashboardRequest) {
     })}
 ${eventPicker(hook.events, 'Events')}${fieldError(page, 'events', 'edit-events')}
 ${optionFields(page, 'edit', hook)}
-${filterField(id, hook, query.filter_draft)}<div><button type="submit">Save changes</button></div>`,
+${filterField(id, hook, query.filter_draft)}
+${transformationField(page, id, hook, query.transformation_draft)}<div><button type="submit">Save changes</button></div>`,
     page.csrf,
     'stack',
   );
@@ -317,6 +319,7 @@ async function update({ api, params, form }: DashboardRequest) {
     events: checked(form, 'events'),
     ...optionsFromForm(form, 'update'),
     ...filterFromForm(form),
+    ...transformationFromForm(form),
   });
   return { to: backTo('/settings')(params), flash: { kind: 'notice' as const, text: 'Webhook saved.' } };
 }
@@ -518,6 +521,7 @@ export const webhookRoutes = [
   route.post(`webhooks/${ID}/delete`, remove, backTo('/settings')),
   route.post(`webhooks/${ID}/test`, test, back),
   route.post(`webhooks/${ID}/filter-test`, testFilterAction, backTo('/settings')),
+  route.post(`webhooks/${ID}/transformation-simulate`, simulateTransformationAction, backTo('/settings')),
   route.post(`webhooks/${ID}/rotate`, rotate, backTo('/secret')),
   route.post(`webhooks/${ID}/recoveries`, startRecovery, backTo('/recovery')),
   route.get(`webhooks/${ID}/recoveries/${ID}`, recovery),
