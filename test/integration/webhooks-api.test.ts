@@ -44,6 +44,8 @@ describe('POST /v1/webhooks', () => {
         'ordering',
         'rate_limit_per_second',
         'signing_secret',
+        // The transformation's source, null without one (docs/webhooks.md, "Transformations").
+        'transformation',
         'url',
         // Resend's names for url and active (docs/resend.md).
         'endpoint',
@@ -185,6 +187,7 @@ describe('GET, PUT, DELETE', () => {
       'ordering',
       'rate_limit_per_second',
       'status',
+      'transformation',
       'updated_at',
       'url',
     ]);
