@@ -27,7 +27,7 @@ export interface FunctionBundle {
 export const FUNCTIONS: readonly FunctionBundle[] = [
   // Every route and the dashboard, with the S3, SES, Scheduler, SQS and API Gateway clients they call: 1.1 MB since
   // issue 19's attachments and inbound reads passed 1 MB (its import time is measured in bench:bundles).
-  { name: 'api', entry: 'lambdas/runtime/aws/api.ts', service: 'sendflow-api', maxBytes: 1_300 * KB },
+  { name: 'api', entry: 'lambdas/runtime/aws/api.ts', service: 'sendflow-api', maxBytes: 1_500 * KB },
   // Runs on every uncached request, in front of every route: the tightest budget.
   {
     name: 'authorizer',
