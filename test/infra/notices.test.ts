@@ -38,8 +38,9 @@ function functionsOf(template: Template) {
     if (typeof service !== 'string') continue;
     const role = String((resource.Properties.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0]);
     const statements = Object.values(resources)
-      .filter((r) => r.Type === 'AWS::IAM::Policy')
-      .filter((r) => (r.Properties.Roles as { Ref: string }[]).some((ref) => ref.Ref === role))
+      // A role's statements past the inline policy's 10 KB go to its overflow managed policy (CDK): both count.
+      .filter((r) => r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy')
+      .filter((r) => ((r.Properties.Roles ?? []) as { Ref: string }[]).some((ref) => ref.Ref === role))
       .flatMap((r) => (r.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
     out.set(service, { env, role, statements });
   }

@@ -32,6 +32,7 @@ export const created: Created = {
   rate_limit_per_second: null,
   filter: null,
   transformation: null,
+  destination: { type: 'http' },
   created_at: '2026-01-01T00:00:00.000Z',
 };
 
