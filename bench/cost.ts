@@ -31,7 +31,6 @@ import {
   withoutCachedReads,
 } from './cost/partitions';
 import { PRICES_READ_ON, REGION } from './cost/prices';
-import { reportTransformations } from './cost/transformations';
 import {
   BAD_DAY_WORKLOAD,
   DELIVERY_WORKLOADS,
@@ -103,7 +102,10 @@ async function main(): Promise<void> {
   const before = BEFORE ? figuresAt(BEFORE) : null;
   const deployment = readDeployment();
   // BENCH_COST_ONLY=transformations (issue 32): the sandbox's time per attempt, priced; needs no runtime.
-  if (process.env.BENCH_COST_ONLY === 'transformations') return reportTransformations(deployment);
+  // Imported only here: BENCH_BEFORE runs this bench on an older release's lambdas/, which may have no sandbox.
+  if (process.env.BENCH_COST_ONLY === 'transformations') {
+    return (await import('./cost/transformations')).reportTransformations(deployment);
+  }
   const provisioned = readDeployment(EVERY_TABLE_PROVISIONED);
   const h = await startHarness(deployment);
   const { runtime, receiver } = h;
