@@ -86,9 +86,10 @@ function localized(text: string, receiver: number): string {
 /**
  * What every block starts with: the guide's variables so far, and curl failing on an HTTP error. The guides run
  * side by side on one account, whose plan allows 10 requests a second: curl retries a 429 after its Retry-After,
- * as a reader pressing Enter again would (a refused request changed nothing).
+ * as a reader pressing Enter again would (a refused request changed nothing). Enough times for every guide's
+ * burst at once: the guides together make more than 10 requests in some seconds.
  */
-const PRELUDE = `curl() { command curl --fail-with-body --retry 5 "$@"; }
+const PRELUDE = `curl() { command curl --fail-with-body --retry 30 --retry-max-time 60 "$@"; }
 [ -f "$SF_DOC_STATE" ] && . "$SF_DOC_STATE"
 set -eo pipefail
 `;
