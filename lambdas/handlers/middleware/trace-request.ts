@@ -7,6 +7,7 @@ import type { TraceSpan, Tracing } from '../../app/tracing';
 import { noTracing } from '../../app/tracing';
 import { compactTrace, parseTraceparent } from '../../domain/trace-context';
 import type { ApiContext, ApiMiddleware } from '../http/context';
+import { headerValue } from './caller';
 
 export function traceRequest(tracing: Tracing = noTracing): ApiMiddleware {
   const spans = new WeakMap<object, TraceSpan>();
@@ -25,8 +26,8 @@ export function traceRequest(tracing: Tracing = noTracing): ApiMiddleware {
     before: async (request) => {
       // A cold start's first request waits for the exporter to load (a few ms), so its span is recorded.
       if (tracing.enabled) await tracing.ready();
-      const headers = request.event.headers ?? {};
-      const caller = parseTraceparent(header(headers, 'traceparent'), header(headers, 'tracestate'));
+      const { headers } = request.event;
+      const caller = parseTraceparent(headerValue(headers, 'traceparent'), headerValue(headers, 'tracestate'));
       const parent = caller ? compactTrace(caller) : undefined;
       const { httpMethod, resource } = request.event;
       const span = tracing.start(`${httpMethod} ${resource}`, parent, 'server', {
@@ -40,10 +41,4 @@ export function traceRequest(tracing: Tracing = noTracing): ApiMiddleware {
     after: end,
     onError: end,
   };
-}
-
-/** A header by name, whatever its case (API Gateway keeps the client's). */
-function header(headers: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return undefined;
 }
